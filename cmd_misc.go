@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rev := ""
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				for _, s := range bi.Settings {
+					if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+						rev = " (" + s.Value[:12] + ")"
+					}
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "sweepbench %s%s %s %s/%s\n", version, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return nil
+		},
+	}
+}
+
+func newDevicesCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "devices",
+		Short: "List the backends and devices available on this machine",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "BACKEND\tSTATUS\tDEVICE\tMEMORY\tCOMPUTE\tDRIVER")
+			for _, b := range backends().All() {
+				if err := b.Available(); err != nil {
+					fmt.Fprintf(tw, "%s\tunavailable\t%v\t\t\t\n", b.Name(), err)
+					continue
+				}
+				devs, err := b.Devices()
+				if err != nil {
+					fmt.Fprintf(tw, "%s\terror\t%v\t\t\t\n", b.Name(), err)
+					continue
+				}
+				for _, d := range devs {
+					mem := ""
+					if d.Memory > 0 {
+						mem = fmt.Sprintf("%.1f GiB", float64(d.Memory)/(1<<30))
+					}
+					fmt.Fprintf(tw, "%s\tavailable\t%s\t%s\t%s\t%s\n", b.Name(), d.Name, mem, d.ComputeCapability, d.Driver)
+				}
+			}
+			return tw.Flush()
+		},
+	}
+}

@@ -1,0 +1,235 @@
+// sweep_common.h — the arithmetic every GPU backend shares (CUDA now, Metal
+// later): the WMA window sum, the per-bar state machine of docs/SPEC.md
+// ("Signal, position, fills", "Trades", "Metrics per combo") and the exact
+// k-th smallest selection. Plain C-like functions templated on the float
+// type F (float or double); no thread indexing, no shared memory, no
+// intrinsics: the kernels that include this file own the parallel layout.
+//
+// Bit-exactness: every operation below is one IEEE operation rounded to F,
+// in the order engine/wma.go and engine/backtest.go evaluate it. Compile
+// with --fmad=false (CUDA) or with fast math off (Metal): a fused
+// multiply-add would change the bits.
+#ifndef SWEEPBENCH_SWEEP_COMMON_H
+#define SWEEPBENCH_SWEEP_COMMON_H
+
+#if defined(__CUDACC__)
+#define SB_FN __device__ __forceinline__
+#define SB_GLOBAL            /* generic pointers reach global memory */
+#define SB_THREAD            /* thread-private references need no qualifier */
+#elif defined(__METAL_VERSION__)
+#define SB_FN inline
+#define SB_GLOBAL device
+#define SB_THREAD thread
+#else
+#define SB_FN inline
+#define SB_GLOBAL
+#define SB_THREAD
+#endif
+
+// ---- WMA (SPEC "Indicators"; engine.WMA) ---------------------------------
+
+// sb_wma_den is p(p+1)/2 evaluated in double and rounded to F, as
+// engine.WMA does (F(float64(p)*float64(p+1)/2)).
+template <typename F>
+SB_FN F sb_wma_den(int p) {
+    return (F)((double)p * (double)(p + 1) / 2.0);
+}
+
+// sb_wma_window returns WMA(x, p) at the bar whose window ends at w[(p-1)*stride]:
+// sum_{k=1..p} k*w[(k-1)*stride], oldest first, each product rounded, then /den.
+template <typename F>
+SB_FN F sb_wma_window(const SB_GLOBAL F* w, long stride, int p, F den) {
+    F acc = (F)0;
+    for (int k = 1; k <= p; ++k) {
+        F prod = (F)k * w[(long)(k - 1) * stride];
+        acc = acc + prod;
+    }
+    return acc / den;
+}
+
+// sb_wma_prefix evaluates engine.WMAPrefix at prefix index t (t >= p):
+// ((S2[t]-S2[t-p]) - (t-p)*(S1[t]-S1[t-p])) / den, each operation rounded.
+template <typename F>
+SB_FN F sb_wma_prefix(const SB_GLOBAL F* s1, const SB_GLOBAL F* s2, int t, int p, F den) {
+    F a = s2[t] - s2[t - p];
+    F b = s1[t] - s1[t - p];
+    F c = (F)(t - p) * b;
+    return (a - c) / den;
+}
+
+// ---- per-bar state machine (engine.Backtest) ------------------------------
+
+// SbState is one combo's running state over bars first..n-2.
+template <typename F>
+struct SbState {
+    F E;        // equity E[i+1]
+    F peak;     // running max of E
+    F segMin;   // min of E since peak was set (drawdown without a division per bar)
+    F minRatio; // min over closed peak segments of segMin/peak
+    F sum;      // sum rs
+    F neg2;     // sum min(rs,0)^2
+    F gains;    // sum max(rs,0)
+    F losses;   // sum max(-rs,0)
+    F tp;       // running product of the open trade, entry fee included
+    int prev;   // pos[i-1]
+    int trades, wins, nlong, nshort, nflat;
+};
+
+template <typename F>
+SB_FN void sb_init(SB_THREAD SbState<F>& s, int first) {
+    s.E = (F)1; s.peak = (F)1; s.segMin = (F)1; s.minRatio = (F)1;
+    s.sum = (F)0; s.neg2 = (F)0; s.gains = (F)0; s.losses = (F)0; s.tp = (F)0;
+    s.prev = 0; s.trades = 0; s.wins = 0; s.nlong = 0; s.nshort = 0; s.nflat = first;
+}
+
+// sb_position is pos[i] (SPEC "Signal"): +1 if h3 > h, -1 (0 long-only) if
+// h3 < h, else unchanged; NaN compares false, so undefined keeps prev.
+template <typename F>
+SB_FN int sb_position(F a3, F a, int prev, int longOnly) {
+    int pos = prev;
+    if (a3 > a) {
+        pos = 1;
+    } else if (a3 < a) {
+        pos = longOnly ? 0 : -1;
+    }
+    return pos;
+}
+
+// sb_growth is the bar's growth factor g of engine.Backtest (fees at a
+// change of position, (1 +- r) while held, the exit fee on the last bar).
+// It updates prev only: the light second pass replays it to get rs again.
+template <typename F>
+SB_FN F sb_growth(SB_THREAD int& prev, F a3, F a, F rr, bool last, F keep, F keep2, int longOnly) {
+    int pos = sb_position<F>(a3, a, prev, longOnly);
+    F g = (F)1;
+    if (pos != prev) {
+        int d = pos - prev;
+        g = (d == 2 || d == -2) ? keep2 : keep;
+    }
+    if (pos == 1) {
+        F f = (F)1 + rr;
+        g = g * f;
+    } else if (pos == -1) {
+        F f = (F)1 - rr;
+        g = g * f;
+    }
+    if (last && pos != 0) g = g * keep;
+    prev = pos;
+    return g;
+}
+
+// sb_step is one bar of engine.Backtest's loop: it updates every
+// accumulator and returns the strategy return rs = g - 1.
+template <typename F>
+SB_FN F sb_step(SB_THREAD SbState<F>& s, F a3, F a, F rr, bool last, F keep, F keep2, int longOnly) {
+    int prev = s.prev;
+    int pos = sb_position<F>(a3, a, prev, longOnly);
+    F g = (F)1;
+    if (pos != prev) {
+        int d = pos - prev;
+        g = (d == 2 || d == -2) ? keep2 : keep;
+        if (prev != 0) {
+            F t = s.tp * keep;
+            if (t - (F)1 > (F)0) s.wins++;
+        }
+        if (pos != 0) {
+            s.trades++;
+            s.tp = keep;
+        }
+    }
+    if (pos == 1) {
+        F f = (F)1 + rr;
+        g = g * f;
+        s.tp = s.tp * f;
+        s.nlong++;
+    } else if (pos == -1) {
+        F f = (F)1 - rr;
+        g = g * f;
+        s.tp = s.tp * f;
+        s.nshort++;
+    } else {
+        s.nflat++;
+    }
+    if (last && pos != 0) {
+        g = g * keep;
+        F t = s.tp * keep;
+        if (t - (F)1 > (F)0) s.wins++;
+    }
+    s.prev = pos;
+    F E = s.E * g;
+    s.E = E;
+    // Max drawdown: min over bars of E/peak. For a fixed peak a correctly
+    // rounded division is monotone in E, so the minimum ratio of a peak
+    // segment is segMin/peak: one division per new peak, not per bar,
+    // and the same bits as engine.Backtest's per-bar E/peak.
+    if (E > s.peak) {
+        F q = s.segMin / s.peak;
+        if (q < s.minRatio) s.minRatio = q;
+        s.peak = E;
+        s.segMin = E;
+    } else if (E < s.segMin) {
+        s.segMin = E;
+    }
+    F v = g - (F)1;
+    s.sum = s.sum + v;
+    if (v > (F)0) {
+        s.gains = s.gains + v;
+    } else if (v < (F)0) {
+        s.losses = s.losses - v;
+        F v2 = v * v;
+        s.neg2 = s.neg2 + v2;
+    }
+    return v;
+}
+
+// sb_finish_drawdown closes the last peak segment.
+template <typename F>
+SB_FN void sb_finish_drawdown(SB_THREAD SbState<F>& s) {
+    F q = s.segMin / s.peak;
+    if (q < s.minRatio) s.minRatio = q;
+}
+
+// ---- exact selection (engine.Select) --------------------------------------
+
+// sb_select reorders a[0..len) so that a[k] is the k-th smallest (0-based)
+// and returns it: Hoare partition around a median of three, insertion sort
+// under 16 elements. a is one thread's buffer (any address space).
+template <typename F>
+SB_FN F sb_select(SB_GLOBAL F* a, int len, int k) {
+    int lo = 0, hi = len - 1;
+    while (hi > lo) {
+        if (hi - lo < 16) {
+            for (int i = lo + 1; i <= hi; ++i) {
+                for (int j = i; j > lo && a[j] < a[j - 1]; --j) {
+                    F t = a[j]; a[j] = a[j - 1]; a[j - 1] = t;
+                }
+            }
+            return a[k];
+        }
+        int mid = lo + (hi - lo) / 2;
+        F t;
+        if (a[mid] < a[lo]) { t = a[mid]; a[mid] = a[lo]; a[lo] = t; }
+        if (a[hi] < a[lo]) { t = a[hi]; a[hi] = a[lo]; a[lo] = t; }
+        if (a[hi] < a[mid]) { t = a[hi]; a[hi] = a[mid]; a[mid] = t; }
+        F pivot = a[mid];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot) ++i;
+            while (a[j] > pivot) --j;
+            if (i <= j) {
+                t = a[i]; a[i] = a[j]; a[j] = t;
+                ++i; --j;
+            }
+        }
+        if (k <= j) {
+            hi = j;
+        } else if (k >= i) {
+            lo = i;
+        } else {
+            return a[k];
+        }
+    }
+    return a[k];
+}
+
+#endif // SWEEPBENCH_SWEEP_COMMON_H

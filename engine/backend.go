@@ -1,0 +1,139 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Job is one sweep request in one precision: every combo of Grid over Bars.
+type Job struct {
+	Bars      *Bars
+	Grid      Grid
+	Params    Params
+	Precision Precision
+	WMA       Formulation // fp32 honours it; the fp64 reference is always Direct
+	// Cache, when set, shares indicator series between the runs and the
+	// parity report of one study so each is computed once. May be nil.
+	Cache *IndicatorCache
+}
+
+// Validate checks the grid against the bars and the parameters.
+func (j *Job) Validate() error {
+	if j.Bars == nil || j.Bars.Len() == 0 {
+		return errors.New("no bars loaded")
+	}
+	if err := j.Grid.Validate(j.Bars.Len()); err != nil {
+		return err
+	}
+	return j.Params.Validate()
+}
+
+// Backend is a compute device family (the CPU reference, CUDA, Metal).
+// Backends live in their own packages and import engine; engine imports
+// none of them. main wires them in through a Registry.
+type Backend interface {
+	// Name is the --backend value: "reference", "cuda", "metal".
+	Name() string
+	// Available returns nil when the backend can run on this machine, or an
+	// error that says plainly why not (no driver, no GPU, wrong OS).
+	Available() error
+	// Devices describes the devices it would use (for `sweepbench devices`).
+	Devices() ([]Device, error)
+	// Prepare readies a job (upload bars, compute shared indicators, load
+	// kernels) and returns a Kernel that evaluates its combos.
+	Prepare(ctx context.Context, job *Job) (Kernel, error)
+}
+
+// Device is one compute device a backend can use.
+type Device struct {
+	Name              string // "NVIDIA H200", "AMD EPYC 7B13 (2 threads)"
+	Memory            int64  // bytes; 0 when not applicable
+	ComputeCapability string // "9.0" for CUDA; "" elsewhere
+	Driver            string // driver version; "" when not applicable
+}
+
+// Kernel evaluates combos of a prepared job. Compute may be called from
+// Lanes() goroutines at once, each with its own lane index.
+type Kernel interface {
+	// Lanes is how many Compute calls may run concurrently (CPU cores, GPUs).
+	Lanes() int
+	// ChunkSize is the preferred number of combos per Compute call.
+	ChunkSize() int
+	// Compute evaluates combos [first, first+len(out)) of the job's grid into
+	// out. It returns ctx.Err() promptly when ctx is cancelled; out is then
+	// discarded by the caller.
+	Compute(ctx context.Context, lane, first int, out []Metrics) error
+	// Device names where it ran, for reports.
+	Device() string
+	// Close releases device memory and contexts.
+	Close() error
+}
+
+// Registry holds the backends main wires in, in preference order for auto.
+type Registry struct {
+	backends []Backend
+}
+
+// Register adds a backend. The last registered is tried first by auto
+// except the reference, which is always the fallback.
+func (r *Registry) Register(b Backend) { r.backends = append(r.backends, b) }
+
+// All returns the registered backends in registration order.
+func (r *Registry) All() []Backend { return r.backends }
+
+// Lookup resolves a --backend value. "auto" picks the first available GPU
+// backend, else "reference"; note says which ran and why. A named backend
+// that is not available is an error carrying its reason.
+func (r *Registry) Lookup(name string) (b Backend, note string, err error) {
+	if name == "" || name == "auto" {
+		var reasons []string
+		var ref Backend
+		for _, c := range r.backends {
+			if c.Name() == "reference" {
+				ref = c
+				continue
+			}
+			if err := c.Available(); err != nil {
+				reasons = append(reasons, fmt.Sprintf("%s: %v", c.Name(), err))
+				continue
+			}
+			return c, fmt.Sprintf("auto: using %s", c.Name()), nil
+		}
+		if ref == nil {
+			return nil, "", errors.New("--backend auto: no backend is registered")
+		}
+		note = "auto: using reference (CPU)"
+		if len(reasons) > 0 {
+			note += "; " + joinReasons(reasons)
+		}
+		return ref, note, nil
+	}
+	for _, c := range r.backends {
+		if c.Name() == name {
+			if err := c.Available(); err != nil {
+				return nil, "", fmt.Errorf("--backend %s is not available: %w", name, err)
+			}
+			return c, "", nil
+		}
+	}
+	names := ""
+	for i, c := range r.backends {
+		if i > 0 {
+			names += ", "
+		}
+		names += c.Name()
+	}
+	return nil, "", fmt.Errorf("--backend %q: unknown (want auto, %s)", name, names)
+}
+
+func joinReasons(rs []string) string {
+	s := ""
+	for i, r := range rs {
+		if i > 0 {
+			s += "; "
+		}
+		s += r
+	}
+	return s
+}

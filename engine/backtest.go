@@ -1,0 +1,276 @@
+package engine
+
+import "math"
+
+// Scratch is per-worker memory reused across combos: the strategy returns
+// of one combo (n-1 values) for the second-pass statistics and VaR selection.
+type Scratch[F Float] struct{ rs, band, sample []F }
+
+// Backtest runs one combo over n bars in F and returns its metrics
+// (SPEC "Signal, position, fills", "Trades", "Metrics per combo").
+//
+// h and h3 (len n) are the combo's indicator series, NaN before their
+// warm-up; r (len n) holds the bar returns with r[0] unused. first is the
+// first bar where both are defined (max(W, W3)); pos is 0 before it.
+//
+// Conventions where SPEC leaves a choice (docs/SPEC.md "Conventions"):
+//   - a bar's growth factor is g = (1-f)^|pos[i]-pos[i-1]| * (1 + pos[i]*r[i+1]),
+//     each factor rounded in F, and E[i+1] = E[i]*g, rs[i+1] = g - 1;
+//   - the exit fee of an open position multiplies the last bar's g, so the
+//     final equity point E_final enters the drawdown and the last return;
+//   - pos[n-1] is never held, so a signal on the last bar opens no trade.
+//
+// Sums run sequentially in F; the mean is removed in a second pass before
+// the variance (two-pass, population). The finishing formulas (sqrt, pow,
+// ratios) are evaluated in float64 from the F accumulators and rounded to F.
+func Backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F]) Metrics {
+	n := len(r)
+	var m Metrics
+	if n < 2 {
+		return m
+	}
+	if cap(sc.rs) < n-1 {
+		sc.rs = make([]F, n-1)
+	}
+	rs := sc.rs[:n-1]
+	keep := F(1) - F(p.Fee) // 1-f
+	keep2 := keep * keep    // (1-f)^2
+	first = min(max(first, 0), n-1)
+
+	var (
+		E, peak           = F(1), F(1)
+		minRatio          = F(1) // min over bars of E[i]/peak_i
+		sum, neg2         F      // sum rs, sum min(rs,0)^2
+		gains, losses     F      // sum max(rs,0), sum max(-rs,0)
+		prev              int8   // pos[i-1]
+		trades, wins      int
+		tp                F // running product of the open trade, entry fee included
+		long, short, flat int
+	)
+	longOnly := p.Mode == LongOnly
+	flat = first // bars 0..first-1 are held flat
+	for i := 0; i < first; i++ {
+		rs[i] = 0
+	}
+	for i := first; i < n-1; i++ {
+		pos := prev
+		if a, b := h3[i], h[i]; a > b {
+			pos = 1
+		} else if a < b {
+			pos = -1
+			if longOnly {
+				pos = 0
+			}
+		}
+		g := F(1)
+		if pos != prev {
+			d := pos - prev
+			if d == 2 || d == -2 {
+				g = keep2
+			} else {
+				g = keep
+			}
+			if prev != 0 {
+				if tp*keep-1 > 0 {
+					wins++
+				}
+			}
+			if pos != 0 {
+				trades++
+				tp = keep
+			}
+		}
+		rr := r[i+1]
+		switch pos {
+		case 1:
+			g *= 1 + rr
+			tp *= 1 + rr
+			long++
+		case -1:
+			g *= 1 - rr
+			tp *= 1 - rr
+			short++
+		default:
+			flat++
+		}
+		if i == n-2 && pos != 0 {
+			g *= keep // exit fee at the last bar
+			if tp*keep-1 > 0 {
+				wins++
+			}
+		}
+		prev = pos
+		E *= g
+		if E > peak {
+			peak = E
+		} else if q := E / peak; q < minRatio {
+			minRatio = q
+		}
+		v := g - 1
+		rs[i] = v
+		sum += v
+		lo := min(v, 0) // branchless: the sign of a return is a coin flip
+		gains += max(v, 0)
+		losses -= lo
+		neg2 += lo * lo
+	}
+
+	mf := F(n - 1)
+	mean := sum / mf
+	var ssd F
+	for _, v := range rs {
+		d := v - mean
+		ssd += d * d
+	}
+	std := F(math.Sqrt(float64(ssd / mf)))
+	down := F(math.Sqrt(float64(neg2 / mf)))
+	ann := math.Sqrt(p.BarsPerYear)
+
+	m.TotalReturn = float64(E - 1)
+	m.CAGR = float64(F(math.Pow(float64(E), p.BarsPerYear/float64(n-1)) - 1))
+	if std > 0 {
+		m.Sharpe = float64(F(float64(mean/std) * ann))
+	}
+	switch {
+	case down > 0:
+		m.Sortino = float64(F(float64(mean/down) * ann))
+	case mean > 0:
+		m.Sortino = math.Inf(1)
+	}
+	m.MaxDrawdown = float64(1 - minRatio)
+	if m.MaxDrawdown > 0 {
+		m.Calmar = float64(F(m.CAGR / m.MaxDrawdown))
+	}
+	m.TotalTrades = trades
+	if trades > 0 {
+		m.WinRate = float64(F(wins) / F(trades))
+	}
+	switch {
+	case losses > 0:
+		m.Omega = float64(gains / losses)
+	case gains > 0:
+		m.Omega = math.Inf(1)
+	}
+	m.LongBars, m.ShortBars, m.FlatBars = long, short, flat
+
+	k := int(math.Floor(0.05 * float64(len(rs)-1)))
+	v, cs, cnt := tailSelect(rs, k, sc)
+	m.VaR95 = float64(v)
+	m.CVaR95 = float64(cs / F(cnt))
+	return m
+}
+
+// tailSelect returns the k-th smallest element of a (0-based, exact) and
+// the sum and count of the elements <= it, for VaR and CVaR. It reorders a.
+//
+// Floyd-Rivest style: a strided sample of 1024 elements brackets rank k
+// between two pivots; one pass counts and sums what lies below the lower
+// pivot and gathers the narrow band between them (branches that rarely
+// fire, so they predict well, unlike a partition's coin flips); the exact
+// selection then runs on the band alone. When the band misses rank k (not
+// seen on real data) it falls back to a full Select.
+func tailSelect[F Float](a []F, k int, sc *Scratch[F]) (v, sumLE F, cntLE int) {
+	const sampleN, halfWidth = 1024, 48
+	n := len(a)
+	if n >= 8*sampleN {
+		if cap(sc.sample) < sampleN {
+			sc.sample = make([]F, sampleN)
+		}
+		s := sc.sample[:sampleN]
+		stride := n / sampleN
+		for i := range s {
+			s[i] = a[i*stride]
+		}
+		r := int(float64(k) / float64(n) * sampleN)
+		rlo, rhi := r-halfWidth, r+halfWidth
+		lo, hi := F(math.Inf(-1)), F(math.Inf(1))
+		if rlo > 0 {
+			lo = Select(s, rlo)
+		}
+		if rhi < sampleN-1 {
+			hi = Select(s, rhi)
+		}
+		band := sc.band[:0]
+		var below F
+		nBelow := 0
+		for _, x := range a {
+			if x < lo {
+				below += x
+				nBelow++
+			} else if x <= hi {
+				band = append(band, x)
+			}
+		}
+		sc.band = band
+		if j := k - nBelow; j >= 0 && j < len(band) {
+			v = Select(band, j)
+			sumLE, cntLE = below, nBelow
+			for _, x := range band {
+				if x <= v {
+					sumLE += x
+					cntLE++
+				}
+			}
+			return v, sumLE, cntLE
+		}
+	}
+	v = Select(a, k)
+	for _, x := range a {
+		if x <= v {
+			sumLE += x
+			cntLE++
+		}
+	}
+	return v, sumLE, cntLE
+}
+
+// Select reorders a so that a[k] is the k-th smallest element (0-based),
+// a[:k] <= a[k] <= a[k+1:], and returns it. Hoare partition around a
+// median of three; O(len(a)) expected; no NaN allowed. 0 <= k < len(a).
+func Select[F Float](a []F, k int) F {
+	lo, hi := 0, len(a)-1
+	for hi > lo {
+		if hi-lo < 16 {
+			for i := lo + 1; i <= hi; i++ {
+				for j := i; j > lo && a[j] < a[j-1]; j-- {
+					a[j], a[j-1] = a[j-1], a[j]
+				}
+			}
+			return a[k]
+		}
+		mid := lo + (hi-lo)/2
+		if a[mid] < a[lo] {
+			a[mid], a[lo] = a[lo], a[mid]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[mid] {
+			a[hi], a[mid] = a[mid], a[hi]
+		}
+		pivot := a[mid]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < pivot {
+				i++
+			}
+			for a[j] > pivot {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
+}

@@ -1,0 +1,263 @@
+package data
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// timeColumnNames are the timestamp column names tried in order when
+// Options.TimeColumn is empty (SPEC "Input files").
+var timeColumnNames = []string{"open_time", "timestamp", "time", "datetime", "date"}
+
+// parseHeaderCSV reads a delimited file whose first row names the columns:
+// the layouts csv, csv-semicolon and binance-archive. Columns are matched
+// case-insensitively: the timestamp column (see timeColumnNames), open, high,
+// low, close and optionally volume (the column named "volume", else the first
+// whose name starts with "volume", as in Bitstamp's "Volume_(BTC)"; none
+// means volume 0). Other columns are ignored. semi is non-nil for
+// csv-semicolon and decides its decimal mark.
+func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *semicolonNumbers) (*builder, error) {
+	r := newCSVReader(text, comma)
+	hdr, err := r.Read()
+	if err != nil {
+		if err == io.EOF {
+			return nil, &Error{File: name, Line: 1, Reason: "empty file: no bars"}
+		}
+		return nil, csvError(name, err)
+	}
+	hdrLine, _ := r.FieldPos(0)
+	header := make([]string, len(hdr))
+	lower := make([]string, len(hdr))
+	for i, h := range hdr {
+		header[i] = strings.TrimSpace(h)
+		lower[i] = strings.ToLower(header[i])
+	}
+	herr := func(reason string) error {
+		return &Error{File: name, Line: hdrLine, Reason: reason}
+	}
+	found := "found: " + strings.Join(header, ", ")
+
+	// find returns the column named want, -1 when absent, and an error when
+	// the name appears twice (which one is meant would be a guess).
+	find := func(want string) (int, error) {
+		idx := -1
+		for i, n := range lower {
+			if n != want {
+				continue
+			}
+			if idx >= 0 {
+				return -1, herr("column " + quote(header[i]) + " appears twice (columns " +
+					strconv.Itoa(idx+1) + " and " + strconv.Itoa(i+1) + "): rename one")
+			}
+			idx = i
+		}
+		return idx, nil
+	}
+	timeIdx := -1
+	if opt.TimeColumn != "" {
+		if timeIdx, err = find(strings.ToLower(strings.TrimSpace(opt.TimeColumn))); err != nil {
+			return nil, err
+		}
+		if timeIdx < 0 {
+			return nil, herr("no column " + quote(opt.TimeColumn) + " (the time column asked for) in the header; " + found)
+		}
+	} else {
+		for _, n := range timeColumnNames {
+			if timeIdx, err = find(n); err != nil {
+				return nil, err
+			}
+			if timeIdx >= 0 {
+				break
+			}
+		}
+		if timeIdx < 0 {
+			return nil, herr("no timestamp column (open_time, timestamp, time, datetime or date) in the header; " +
+				found + "; name it with the time column option")
+		}
+	}
+	var cols [nCols]int
+	for i := colOpen; i <= colClose; i++ {
+		if cols[i], err = find(canonicalNames[i]); err != nil {
+			return nil, err
+		}
+		if cols[i] < 0 {
+			return nil, herr("no " + quote(canonicalNames[i]) + " column in the header; " + found)
+		}
+	}
+	if cols[colVolume], err = find("volume"); err != nil {
+		return nil, err
+	}
+	if cols[colVolume] < 0 {
+		for i, n := range lower {
+			if strings.HasPrefix(n, "volume") {
+				cols[colVolume] = i
+				break
+			}
+		}
+	}
+
+	bl := newBuilder(name, bytes.Count(text, []byte{'\n'})+1)
+	bl.timeName = header[timeIdx]
+	bl.semi = semi
+	for i := range cols {
+		if cols[i] >= 0 {
+			bl.names[i] = header[cols[i]]
+		}
+	}
+	tp := newTimeParser(opt.Location)
+	var rw row
+	rw.hasVol = cols[colVolume] >= 0
+	last := colClose
+	if rw.hasVol {
+		last = colVolume
+	}
+	endLine := hdrLine + 1
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(name, err)
+		}
+		line, _ := r.FieldPos(0)
+		endLine = line + 1
+		if len(rec) != len(header) {
+			if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+				continue // a line of blanks
+			}
+			return nil, fieldCountError(name, line, rec, header, timeIdx, comma)
+		}
+		rw.at = where{line: line}
+		t, reason := tp.parse(rec[timeIdx])
+		if reason != "" {
+			return nil, bl.timeError(rw.at, reason)
+		}
+		rw.t = t
+		for i := colOpen; i <= last; i++ {
+			s := strings.TrimSpace(rec[cols[i]])
+			rw.raw[i] = s
+			if semi != nil {
+				rw.val[i], rw.kind[i] = semi.parse(s, line)
+			} else {
+				rw.val[i], rw.kind[i] = parseNumber(s)
+			}
+		}
+		if e := bl.add(&rw); e != nil {
+			return nil, e
+		}
+	}
+	if _, e := bl.finish(where{line: endLine}); e != nil {
+		return nil, e
+	}
+	return bl, nil
+}
+
+// parseFixedCSV reads a comma-separated file without a header whose first
+// six of ncols fields are time, open, high, low, close, volume (Binance
+// archive without header, LEAN). Prices are divided by scale.
+func parseFixedCSV(text []byte, name string, ncols int, timeName string,
+	parseTime func(string) (int64, string), scale float64) (*builder, error) {
+	r := newCSVReader(text, ',')
+	bl := newBuilder(name, bytes.Count(text, []byte{'\n'})+1)
+	bl.timeName = timeName
+	var rw row
+	rw.hasVol = true
+	endLine := 1
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(name, err)
+		}
+		line, _ := r.FieldPos(0)
+		endLine = line + 1
+		if len(rec) != ncols {
+			if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+				continue
+			}
+			reason := "row has " + strconv.Itoa(len(rec)) + " fields, expected " + strconv.Itoa(ncols)
+			if len(rec) > ncols {
+				reason += ": a decimal comma or thousands separator in a comma-separated file?"
+			}
+			return nil, &Error{File: name, Line: line, Reason: reason}
+		}
+		rw.at = where{line: line}
+		t, reason := parseTime(rec[0])
+		if reason != "" {
+			return nil, bl.timeError(rw.at, reason)
+		}
+		rw.t = t
+		for i := colOpen; i <= colVolume; i++ {
+			s := strings.TrimSpace(rec[1+i])
+			rw.raw[i] = s
+			rw.val[i], rw.kind[i] = parseNumber(s)
+			if i != colVolume && rw.kind[i] == numOK {
+				rw.val[i] /= scale
+			}
+		}
+		if e := bl.add(&rw); e != nil {
+			return nil, e
+		}
+	}
+	if _, e := bl.finish(where{line: endLine}); e != nil {
+		return nil, e
+	}
+	return bl, nil
+}
+
+func newCSVReader(text []byte, comma rune) *csv.Reader {
+	r := csv.NewReader(bytes.NewReader(text))
+	r.Comma = comma
+	r.FieldsPerRecord = -1
+	r.ReuseRecord = true
+	return r
+}
+
+// csvError converts encoding/csv's syntax errors into *Error.
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &Error{File: name, Line: pe.Line, Reason: "column " + strconv.Itoa(pe.Column) + ": " + pe.Err.Error()}
+	}
+	return &Error{File: name, Reason: err.Error()}
+}
+
+// fieldCountError explains a row whose field count differs from the
+// header's. More fields than the header in a comma-separated file usually
+// mean an unquoted decimal comma ("4,255") or thousands separator
+// ("1,234.5"); the field named is the first number column whose value is
+// followed by a run of digits that looks like its own continuation.
+func fieldCountError(name string, line int, rec, header []string, timeIdx int, comma rune) error {
+	reason := "row has " + strconv.Itoa(len(rec)) + " fields but the header has " + strconv.Itoa(len(header))
+	field := ""
+	if len(rec) > len(header) && comma == ',' {
+		reason += ": a decimal comma or thousands separator in a comma-separated file? " +
+			"Export with '.' as the decimal mark and no digit grouping"
+		for k := 0; k < len(header) && k+1 < len(rec); k++ {
+			if k != timeIdx && allDigits(strings.TrimSpace(rec[k])) && allDigits(strings.TrimSpace(rec[k+1])) {
+				field = header[k]
+				break
+			}
+		}
+	}
+	return &Error{File: name, Line: line, Field: field, Reason: reason}
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,198 @@
+package data
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// Column indexes of a row's numeric fields.
+const (
+	colOpen = iota
+	colHigh
+	colLow
+	colClose
+	colVolume
+	nCols
+)
+
+// canonicalNames are the field names used in messages for layouts without a
+// header (Binance archive without header, LEAN, JSON).
+var canonicalNames = [nCols]string{"open", "high", "low", "close", "volume"}
+
+// row is one parsed input row, before validation. The parsers fill it
+// without allocating; raw keeps the field texts for messages.
+type row struct {
+	at     where
+	t      int64
+	val    [nCols]float64
+	kind   [nCols]numKind
+	raw    [nCols]string
+	hasVol bool
+}
+
+// builder validates rows one at a time (SPEC "Input": strictly increasing
+// time, prices finite and > 0) and appends the good ones to the bars.
+// All-NaN rows are counted and dropped.
+type builder struct {
+	file     string
+	timeName string            // the timestamp field's name, for messages
+	names    [nCols]string     // the numeric fields' names, for messages
+	semi     *semicolonNumbers // non-nil for csv-semicolon (messages about the decimal mark)
+	bars     Bars
+	dropped  int
+	rows     int
+	prev     int64
+	prevAt   where
+	firstAt  where
+}
+
+func newBuilder(file string, capacity int) *builder {
+	if capacity < 0 || capacity > 1<<24 {
+		capacity = 1 << 24
+	}
+	b := &builder{file: file, timeName: "time", names: canonicalNames}
+	b.bars = Bars{
+		Time: make([]int64, 0, capacity), Open: make([]float64, 0, capacity),
+		High: make([]float64, 0, capacity), Low: make([]float64, 0, capacity),
+		Close: make([]float64, 0, capacity), Volume: make([]float64, 0, capacity),
+	}
+	return b
+}
+
+// errAt builds an *Error at a place.
+func (bl *builder) errAt(at where, field, reason string) *Error {
+	return &Error{File: bl.file, Line: at.line, Record: at.record, Field: field, Reason: reason}
+}
+
+// timeError reports a timestamp that could not be read.
+func (bl *builder) timeError(at where, reason string) *Error {
+	return bl.errAt(at, bl.timeName, reason)
+}
+
+// add validates one row and appends it unless it is all NaN.
+func (bl *builder) add(r *row) *Error {
+	if bl.rows == 0 {
+		bl.firstAt = r.at
+	}
+	bl.rows++
+	last := colClose
+	if r.hasVol {
+		last = colVolume
+	}
+	for i := 0; i <= last; i++ {
+		if err := bl.numberError(r, i); err != nil {
+			return err
+		}
+	}
+	if bl.rows > 1 {
+		switch {
+		case r.t == bl.prev:
+			return bl.errAt(r.at, bl.timeName, "duplicate timestamp "+fmtTime(r.t)+": same as "+bl.prevAt.String())
+		case r.t < bl.prev:
+			return bl.errAt(r.at, bl.timeName, "timestamp "+fmtTime(r.t)+" is earlier than "+fmtTime(bl.prev)+
+				" on "+bl.prevAt.String()+": timestamps must be strictly increasing (sort the file)")
+		}
+	}
+	bl.prev, bl.prevAt = r.t, r.at
+
+	nan := 0
+	for i := colOpen; i <= colClose; i++ {
+		if r.kind[i] == numNaN {
+			nan++
+		}
+	}
+	if nan == 4 {
+		bl.dropped++
+		return nil
+	}
+	if nan > 0 {
+		for i := colOpen; i <= colClose; i++ {
+			if r.kind[i] == numNaN {
+				return bl.errAt(r.at, bl.names[i], "missing price ("+describeNaN(r.raw[i])+
+					") in a row whose other prices are numbers; only rows with open, high, low and close all NaN are dropped")
+			}
+		}
+	}
+	for i := colOpen; i <= colClose; i++ {
+		v := r.val[i]
+		switch {
+		case math.IsInf(v, 0):
+			return bl.errAt(r.at, bl.names[i], "price "+r.raw[i]+" is not finite")
+		case v <= 0:
+			return bl.errAt(r.at, bl.names[i], "price "+r.raw[i]+" is not positive")
+		}
+	}
+	if r.val[colHigh] < r.val[colLow] {
+		return bl.errAt(r.at, bl.names[colHigh], "high "+r.raw[colHigh]+" is below low "+r.raw[colLow])
+	}
+	vol := 0.0
+	if r.hasVol {
+		vol = r.val[colVolume]
+		switch {
+		case r.kind[colVolume] == numNaN:
+			return bl.errAt(r.at, bl.names[colVolume], "missing volume ("+describeNaN(r.raw[colVolume])+") in a row with prices")
+		case math.IsInf(vol, 0):
+			return bl.errAt(r.at, bl.names[colVolume], "volume "+r.raw[colVolume]+" is not finite")
+		case vol < 0:
+			return bl.errAt(r.at, bl.names[colVolume], "volume "+r.raw[colVolume]+" is negative")
+		}
+	}
+	b := &bl.bars
+	b.Time = append(b.Time, r.t)
+	b.Open = append(b.Open, r.val[colOpen])
+	b.High = append(b.High, r.val[colHigh])
+	b.Low = append(b.Low, r.val[colLow])
+	b.Close = append(b.Close, r.val[colClose])
+	b.Volume = append(b.Volume, vol)
+	return nil
+}
+
+// numberError turns a bad number kind into an error naming the field.
+func (bl *builder) numberError(r *row, i int) *Error {
+	if r.kind[i] == numOK || r.kind[i] == numNaN {
+		return nil
+	}
+	raw := strconv.Quote(r.raw[i])
+	switch r.kind[i] {
+	case numBad:
+		return bl.errAt(r.at, bl.names[i], "cannot parse "+raw+" as a number")
+	case numDecimalComma:
+		return bl.errAt(r.at, bl.names[i], "decimal comma in "+raw+" in a comma-separated file: "+
+			"export with '.' as the decimal mark, or as a semicolon-separated file")
+	case numThousands:
+		return bl.errAt(r.at, bl.names[i], "thousands separator in "+raw+": export numbers without digit grouping")
+	case numMixedMark:
+		mark, line := byte(0), 0
+		if bl.semi != nil {
+			mark, line = bl.semi.mark, bl.semi.markLine
+		}
+		return bl.errAt(r.at, bl.names[i], raw+" does not use the file's decimal mark '"+string(rune(mark))+
+			"' (set by line "+strconv.Itoa(line)+"): a thousands separator, or mixed formats")
+	}
+	return nil
+}
+
+func describeNaN(raw string) string {
+	if raw == "" {
+		return "empty"
+	}
+	return strconv.Quote(raw)
+}
+
+// fmtTime formats Unix nanoseconds for messages.
+func fmtTime(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05.999999999") + " UTC"
+}
+
+// finish checks that there are bars and returns them.
+func (bl *builder) finish(endAt where) (Bars, *Error) {
+	if len(bl.bars.Time) == 0 {
+		if bl.rows == 0 {
+			return Bars{}, bl.errAt(endAt, "", "no bars: the file has no data rows")
+		}
+		return Bars{}, bl.errAt(bl.firstAt, "", "no bars: all "+strconv.Itoa(bl.rows)+
+			" rows have open, high, low and close NaN")
+	}
+	return bl.bars, nil
+}

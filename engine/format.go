@@ -1,0 +1,248 @@
+package engine
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteTable writes the human report: dataset, parameters, each run's
+// speed, the top combos (fp64 and fp32 side by side when both ran, every
+// headline metric otherwise) and the parity summary with its verdict.
+func (r *Report) WriteTable(w io.Writer, top int) error {
+	bw := &errWriter{w: w}
+	d := r.Dataset
+	tf := d.Timeframe
+	if tf == "" && d.MedianSpacing > 0 {
+		tf = shortDuration(d.MedianSpacing)
+	}
+	bw.printf("data    %s: %s bars %s .. %s UTC (%s", d.Name, thousands(d.Bars),
+		d.First.Format("2006-01-02 15:04"), d.Last.Format("2006-01-02 15:04"), tf)
+	if d.Timeframe != "" {
+		bw.printf(", resampled from %s bars", thousands(d.SourceBars))
+	}
+	bw.printf(", %d gaps", d.Gaps)
+	if d.Gaps > 0 {
+		bw.printf(", largest %s", shortDuration(d.LargestGap))
+	}
+	if d.DroppedNaN > 0 {
+		bw.printf(", %d NaN rows dropped", d.DroppedNaN)
+	}
+	bw.printf(")\n")
+	bw.printf("grid    hma %s x hma3 %s = %s combos; fee %s%% per side; %s; source %s; %s bars/year\n",
+		r.Grid.HMA, r.Grid.HMA3, thousands(r.Grid.Len()), trimFloat(r.Params.Fee*100, 4), r.Params.Mode,
+		r.Params.Source, trimFloat(r.Params.BarsPerYear, 2))
+	if r.Note != "" {
+		bw.printf("note    %s\n", r.Note)
+	}
+	bw.printf("\n")
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "backend\tprecision\twma\tstatus\tcombos\tprepare\telapsed\tcombos/s\tdevice\t\n")
+	for _, run := range r.Runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\t\n", run.Backend, run.Precision, run.WMA, run.Status,
+			thousands(len(run.Results)), thousands(run.Grid.Len()), secs(run.Prepare), secs(run.Elapsed),
+			thousands(int(run.CombosPerSecond()+0.5)), run.Device)
+	}
+	tw.Flush()
+	for _, run := range r.Runs {
+		if run.Err != nil && run.Status != StatusComplete {
+			bw.printf("%s %s: %s\n", run.Precision, run.Status, run.Err)
+		}
+	}
+
+	ref, test := r.Run(FP64), r.Run(FP32)
+	switch {
+	case ref != nil && test != nil && len(ref.Results) > 0:
+		bw.printf("\nTop %d combos by fp64 Sharpe, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", min(top, len(ref.Results)))
+		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "hma\thma3\ttrades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t\n")
+		for _, c := range TopBySharpe(ref, top) {
+			t := test.Lookup(c.Index)
+			if t == nil {
+				fmt.Fprintf(tw, "%d\t%d\t%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t\n", c.HMA, c.HMA3, c.TotalTrades,
+					pct(c.TotalReturn), num(c.Sharpe), pct(c.MaxDrawdown), pct(c.WinRate))
+				continue
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, c.HMA3, c.TotalTrades, t.TotalTrades,
+				t.TotalTrades-c.TotalTrades, pct(c.TotalReturn), pct(t.TotalReturn), signed(100*(t.TotalReturn-c.TotalReturn)),
+				num(c.Sharpe), num(t.Sharpe), pct(c.MaxDrawdown), pct(c.WinRate))
+		}
+		tw.Flush()
+	default:
+		for _, run := range r.Runs {
+			if len(run.Results) == 0 {
+				continue
+			}
+			bw.printf("\nTop %d combos by %s Sharpe (returns, drawdown, win rate, VaR in %%)\n", min(top, len(run.Results)), run.Precision)
+			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintf(tw, "hma\thma3\ttrades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n")
+			for _, c := range TopBySharpe(run, top) {
+				fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, c.HMA3, c.TotalTrades,
+					pct(c.TotalReturn), pct(c.CAGR), num(c.Sharpe), num(c.Sortino), pct(c.MaxDrawdown), num(c.Calmar),
+					pct(c.WinRate), pct(c.VaR95), pct(c.CVaR95), num(c.Omega))
+			}
+			tw.Flush()
+		}
+	}
+	if p := r.Parity; p != nil {
+		r.writeParity(bw, p)
+	}
+	return bw.err
+}
+
+func (r *Report) writeParity(bw *errWriter, p *Parity) {
+	bw.printf("\nParity %s: %s", r.ParityOf, strings.ToUpper(p.Verdict))
+	if p.Incomplete {
+		bw.printf(" (INCOMPLETE: %d combos compared)", p.CombosCompared)
+	}
+	bw.printf("\n")
+	for _, reason := range p.Reasons {
+		bw.printf("  collapse: %s\n", reason)
+	}
+	bw.printf("  trades        fp64 %s, fp32 %s; shifted %s (%s%%); max |dn| %d (%s%% of its combo)\n",
+		thousands(p.TotalTrades64), thousands(p.TotalTrades32), thousands(p.ShiftedTrades), trimFloat(100*p.ShiftedShare, 4),
+		p.MaxAbsDn, trimFloat(100*p.MaxRelDn, 3))
+	bw.printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %d of %d\n",
+		trimFloat(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), p.CombosDiffering, p.CombosCompared)
+	bw.printf("  flips         %s (%d non-borderline; borderline = margin |h3-h|/close < %g)\n",
+		thousands(p.FlipCount), p.NonBorderlineFlips, p.Tolerance)
+	if len(p.IndicatorErrors) > 0 {
+		e := p.IndicatorErrors[0]
+		bw.printf("  indicators    max relative error %s (%s %d, bar %d); limit %g\n", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar, MaxIndicatorRel)
+	}
+	if n := min(5, len(p.Flips)); n > 0 {
+		bw.printf("  worst flips (of %s):\n", thousands(p.FlipCount))
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "    hma\thma3\tbar\ttime (UTC)\tpos64\tpos32\tmargin\tborderline\t\n")
+		for _, f := range p.Flips[:n] {
+			fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%+d\t%+d\t%s\t%v\t\n", f.HMA, f.HMA3, f.Bar,
+				time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"), f.Pos64, f.Pos32, sci(f.Margin), f.Borderline)
+		}
+		tw.Flush()
+	}
+}
+
+// WriteCSV writes one row per combo and run: precision, backend, wma,
+// hma, hma3 and every SPEC metric by its SPEC name ("inf"/"nan" spelled out).
+func (r *Report) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	head := append([]string{"precision", "backend", "wma", "hma", "hma3"}, MetricNames...)
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	row := make([]string, len(head))
+	for _, run := range r.Runs {
+		for i := range run.Results {
+			c := &run.Results[i]
+			row[0], row[1], row[2] = run.Precision.String(), run.Backend, run.WMA.String()
+			row[3], row[4] = strconv.Itoa(c.HMA), strconv.Itoa(c.HMA3)
+			for j, name := range MetricNames {
+				v, _ := c.Value(name)
+				row[5+j] = FormatFloat(v)
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+
+// thousands formats n with comma separators.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// Thousands is thousands for other packages' tables.
+func Thousands(n int) string { return thousands(n) }
+
+// trimFloat formats v with at most prec decimals, trailing zeros dropped.
+func trimFloat(v float64, prec int) string {
+	if s := FormatFloat(v); s == "inf" || s == "-inf" || s == "nan" {
+		return s
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// pct formats a fraction as percent with two decimals.
+func pct(v float64) string {
+	if s := FormatFloat(v); s == "inf" || s == "-inf" || s == "nan" {
+		return s
+	}
+	return strconv.FormatFloat(100*v, 'f', 2, 64)
+}
+
+func num(v float64) string {
+	if s := FormatFloat(v); s == "inf" || s == "-inf" || s == "nan" {
+		return s
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func signed(v float64) string {
+	if s := FormatFloat(v); s == "inf" || s == "-inf" || s == "nan" {
+		return s
+	}
+	return fmt.Sprintf("%+.4f", v)
+}
+
+func sci(v float64) string {
+	if s := FormatFloat(v); s == "inf" || s == "-inf" || s == "nan" {
+		return s
+	}
+	return strconv.FormatFloat(v, 'e', 2, 64)
+}
+
+func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + "s" }
+
+func shortDuration(d time.Duration) string {
+	switch {
+	case d%(24*time.Hour) == 0:
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+	case d%time.Hour == 0:
+		return strconv.Itoa(int(d/time.Hour)) + "h"
+	case d%time.Minute == 0:
+		return strconv.Itoa(int(d/time.Minute)) + "m"
+	}
+	return d.String()
+}

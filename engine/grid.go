@@ -1,0 +1,128 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Range is an inclusive integer range start:stop:step (SPEC "Input").
+type Range struct {
+	Start, Stop, Step int
+}
+
+// ParseRange parses "start:stop:step", "start:stop" (step 1) or a single
+// length. name is the flag name used in errors (e.g. "--hma").
+func ParseRange(name, s string) (Range, error) {
+	parts := strings.Split(strings.TrimSpace(s), ":")
+	if len(parts) > 3 || s == "" {
+		return Range{}, fmt.Errorf("%s %q: want start:stop:step, e.g. 20:200:20", name, s)
+	}
+	var v [3]int
+	v[2] = 1
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return Range{}, fmt.Errorf("%s %q: %q is not an integer", name, s, p)
+		}
+		v[i] = n
+	}
+	if len(parts) == 1 {
+		v[1] = v[0]
+	}
+	r := Range{v[0], v[1], v[2]}
+	if r.Step <= 0 {
+		return Range{}, fmt.Errorf("%s %q: step %d must be positive", name, s, r.Step)
+	}
+	if r.Stop < r.Start {
+		return Range{}, fmt.Errorf("%s %q: empty range (stop %d < start %d)", name, s, r.Stop, r.Start)
+	}
+	return r, nil
+}
+
+// Len is the number of values in the range.
+func (r Range) Len() int {
+	if r.Step <= 0 || r.Stop < r.Start {
+		return 0
+	}
+	return (r.Stop-r.Start)/r.Step + 1
+}
+
+// At returns the i-th value, 0 <= i < Len().
+func (r Range) At(i int) int { return r.Start + i*r.Step }
+
+// Values expands the range (its length is the range's, not the grid's).
+func (r Range) Values() []int {
+	out := make([]int, r.Len())
+	for i := range out {
+		out[i] = r.At(i)
+	}
+	return out
+}
+
+// Last is the largest value in the range.
+func (r Range) Last() int { return r.At(r.Len() - 1) }
+
+func (r Range) String() string { return fmt.Sprintf("%d:%d:%d", r.Start, r.Stop, r.Step) }
+
+// Combo is one (Lh, L3) pair of the grid.
+type Combo struct {
+	HMA  int // Lh, the HMA length in bars
+	HMA3 int // L3, the HMA3 length in bars
+}
+
+// Grid is the Cartesian product HMA x HMA3, expanded lazily: combo i is
+// (HMA.At(i / HMA3.Len()), HMA3.At(i % HMA3.Len())), HMA-major.
+type Grid struct {
+	HMA, HMA3 Range
+}
+
+// Len is the number of combos.
+func (g Grid) Len() int { return g.HMA.Len() * g.HMA3.Len() }
+
+// At returns combo i without materialising the grid.
+func (g Grid) At(i int) Combo {
+	n3 := g.HMA3.Len()
+	return Combo{HMA: g.HMA.At(i / n3), HMA3: g.HMA3.At(i % n3)}
+}
+
+// Index returns the combo index of the cell (row, col) = (HMA index, HMA3 index).
+func (g Grid) Index(row, col int) int { return row*g.HMA3.Len() + col }
+
+// MaxCombos bounds a grid so that index arithmetic and progress stay sane.
+const MaxCombos = 1 << 40
+
+// Validate checks minimum lengths (HMA >= 2, HMA3 >= 6, SPEC "Indicators")
+// and, when n > 0, that the longest combo fits in n bars (SPEC "How many bars
+// are enough"). Errors name the parameter, the combo and the counts.
+func (g Grid) Validate(n int) error {
+	if g.HMA.Len() == 0 {
+		return fmt.Errorf("--hma %s: empty range", g.HMA)
+	}
+	if g.HMA3.Len() == 0 {
+		return fmt.Errorf("--hma3 %s: empty range", g.HMA3)
+	}
+	if g.HMA.Start < MinHMA {
+		return fmt.Errorf("--hma %s: length %d is below the minimum %d (HMA needs floor(L/2) >= 1)", g.HMA, g.HMA.Start, MinHMA)
+	}
+	if g.HMA3.Start < MinHMA3 {
+		return fmt.Errorf("--hma3 %s: length %d is below the minimum %d (HMA3 needs floor(floor(L/2)/3) >= 1)", g.HMA3, g.HMA3.Start, MinHMA3)
+	}
+	if float64(g.HMA.Len())*float64(g.HMA3.Len()) > MaxCombos {
+		return fmt.Errorf("grid %s x %s: %.3g combos is more than %d", g.HMA, g.HMA3, float64(g.HMA.Len())*float64(g.HMA3.Len()), int64(MaxCombos))
+	}
+	if n > 0 {
+		c := Combo{HMA: g.HMA.Last(), HMA3: g.HMA3.Last()}
+		need := BarsNeeded(c)
+		if n < need {
+			return fmt.Errorf("grid %s x %s: combo (hma %d, hma3 %d) needs %d bars (warm-up %d + 2), the data has %d",
+				g.HMA, g.HMA3, c.HMA, c.HMA3, need, need-2, n)
+		}
+	}
+	return nil
+}
+
+// BarsNeeded is max(W, W3) + 2 for the combo (SPEC "How many bars are enough").
+func BarsNeeded(c Combo) int {
+	return max(HMAWarmup(c.HMA), HMA3Warmup(c.HMA3)) + 2
+}

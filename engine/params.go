@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Mode says which positions the strategy may hold (SPEC "Signal, position, fills").
+type Mode int
+
+const (
+	// LongShort holds +1 when h3 > h and -1 when h3 < h (the default).
+	LongShort Mode = iota
+	// LongOnly maps the -1 state to flat (0).
+	LongOnly
+)
+
+func (m Mode) String() string {
+	if m == LongOnly {
+		return "long-only"
+	}
+	return "long-short"
+}
+
+// ParseMode accepts "long-short" or "long-only".
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(s) {
+	case "long-short", "longshort", "ls":
+		return LongShort, nil
+	case "long-only", "longonly", "lo":
+		return LongOnly, nil
+	}
+	return 0, fmt.Errorf("--mode %q: want long-short or long-only", s)
+}
+
+// Source picks the swept series x from the bars (SPEC "Input").
+type Source int
+
+const (
+	SourceClose Source = iota // close
+	SourceHL2                 // (high+low)/2
+	SourceHLC3                // (high+low+close)/3
+	SourceOHLC4               // (open+high+low+close)/4
+)
+
+var sourceNames = [...]string{"close", "hl2", "hlc3", "ohlc4"}
+
+func (s Source) String() string {
+	if int(s) < len(sourceNames) {
+		return sourceNames[s]
+	}
+	return fmt.Sprintf("source(%d)", int(s))
+}
+
+// ParseSource accepts close, hl2, hlc3 or ohlc4.
+func ParseSource(s string) (Source, error) {
+	for i, n := range sourceNames {
+		if strings.EqualFold(s, n) {
+			return Source(i), nil
+		}
+	}
+	return 0, fmt.Errorf("--source %q: want close, hl2, hlc3 or ohlc4", s)
+}
+
+// Precision is the floating-point type a run computes in.
+type Precision int
+
+const (
+	FP64 Precision = iota // float64 throughout (the reference)
+	FP32                  // float32 throughout, as a GPU without fp64 would
+)
+
+func (p Precision) String() string {
+	if p == FP32 {
+		return "fp32"
+	}
+	return "fp64"
+}
+
+// ParsePrecisions accepts fp64, fp32 or both and returns the runs to make,
+// fp64 first.
+func ParsePrecisions(s string) ([]Precision, error) {
+	switch strings.ToLower(s) {
+	case "fp64", "float64", "f64":
+		return []Precision{FP64}, nil
+	case "fp32", "float32", "f32":
+		return []Precision{FP32}, nil
+	case "both", "":
+		return []Precision{FP64, FP32}, nil
+	}
+	return nil, fmt.Errorf("--precision %q: want fp64, fp32 or both", s)
+}
+
+// Formulation is the WMA evaluation method (SPEC "WMA formulations").
+type Formulation int
+
+const (
+	// Direct sums each window, oldest bar first (the default and the reference).
+	Direct Formulation = iota
+	// Prefix recovers each window from two running prefix sums: O(n) but its
+	// intermediates grow to ~n^2*price and lose every digit in fp32.
+	Prefix
+)
+
+func (f Formulation) String() string {
+	if f == Prefix {
+		return "prefix"
+	}
+	return "direct"
+}
+
+// ParseFormulation accepts direct or prefix.
+func ParseFormulation(s string) (Formulation, error) {
+	switch strings.ToLower(s) {
+	case "direct", "":
+		return Direct, nil
+	case "prefix":
+		return Prefix, nil
+	}
+	return 0, fmt.Errorf("--wma %q: want direct or prefix", s)
+}
+
+// DefaultFee is the fee per side, a fraction (0.00045 = 0.045% per side,
+// 0.09% round trip), SPEC "Input".
+const DefaultFee = 0.00045
+
+// Params are the options that apply to the whole sweep.
+type Params struct {
+	Fee         float64 // per side, fraction in [0, 1)
+	Mode        Mode
+	Source      Source
+	BarsPerYear float64 // annualisation factor; > 0
+}
+
+// Validate checks the ranges of the parameters.
+func (p Params) Validate() error {
+	if !(p.Fee >= 0 && p.Fee < 1) {
+		return fmt.Errorf("--fee %v: want a fraction per side in [0, 1), e.g. 0.00045", p.Fee)
+	}
+	if !(p.BarsPerYear > 0) || p.BarsPerYear > 1e12 {
+		return fmt.Errorf("--bars-per-year %v: want a positive number", p.BarsPerYear)
+	}
+	return nil
+}
+
+// SecondsPerYear is the 24/7 calendar year SPEC annualises with (365 days).
+const SecondsPerYear = 365 * 24 * 3600
+
+// BarsPerYear derives the annualisation factor from the median bar spacing
+// on a 24/7 calendar (SPEC "Metrics per combo"): 525,600 for one-minute
+// bars, 8,760 for hourly. Returns 0 for a non-positive spacing.
+func BarsPerYear(medianSpacing time.Duration) float64 {
+	if medianSpacing <= 0 {
+		return 0
+	}
+	return SecondsPerYear / medianSpacing.Seconds()
+}

@@ -1,0 +1,431 @@
+package engine
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+)
+
+// Parity thresholds (SPEC "Parity").
+const (
+	// DefaultBorderline is the margin |h3-h|/close under which a flip is
+	// explained by rounding.
+	DefaultBorderline = 1e-5
+	// MaxDPnLpp: a |dPnL| above this many percentage points is a collapse.
+	MaxDPnLpp = 5.0
+	// MaxIndicatorRel: a relative indicator error above this is a collapse.
+	MaxIndicatorRel = 1e-4
+	// MaxFlipsListed bounds Parity.Flips; FlipCount holds the total.
+	MaxFlipsListed = 1000
+)
+
+// Verdicts.
+const (
+	VerdictPass     = "pass"
+	VerdictCollapse = "collapse"
+)
+
+// ComboParity compares one combo between the two runs.
+type ComboParity struct {
+	Index int
+	Combo
+	Trades64        int
+	Trades32        int
+	Dn              int     // trades32 - trades64
+	RelDn           float64 // |dn|/trades64 (fraction); 0 when both are 0, +Inf when only trades64 is 0
+	DPnLpp          float64 // 100*(total_return32 - total_return64), percentage points
+	RelDPnL         float64 // |total_return32 - total_return64| / |total_return64| (fraction)
+	Flips           int     // bars where the held positions differ
+	NonBorderline   int     // flips whose margin is >= the tolerance
+	MaxFlipMargin   float64 // largest margin among its flips (0 when none)
+	DnLimitBreached bool    // |dn| > max(1% of trades64, 2)
+}
+
+// Flip is one bar where the fp32 and fp64 positions differ.
+type Flip struct {
+	Index int // combo index
+	Combo
+	Bar        int   // bar i whose position pos[i] is held over bar i+1
+	Time       int64 // bar i's open time, Unix nanoseconds
+	Pos64      int8
+	Pos32      int8
+	Margin     float64 // |h3-h|/close at bar i in fp64 (fraction)
+	Borderline bool    // Margin < tolerance
+}
+
+// SeriesError is the max relative error of one fp32 indicator series.
+type SeriesError struct {
+	Series string  // "h" (HMA) or "h3" (HMA3)
+	Length int     // the HMA or HMA3 length
+	MaxRel float64 // max over defined bars of |x32-x64|/|x64|
+	Bar    int     // where it occurs
+}
+
+// Parity is the report of SPEC "Parity": fp32 (or any second run) against
+// the fp64 reference, per combo and over the sweep.
+type Parity struct {
+	Verdict              string   // "pass" or "collapse"
+	Reasons              []string // the conditions that fired (empty on pass)
+	Tolerance            float64  // borderline margin tolerance
+	Incomplete           bool     // one run did not complete: only common combos compared
+	CombosCompared       int
+	TotalTrades64        int
+	TotalTrades32        int
+	ShiftedTrades        int     // sum |dn|
+	ShiftedShare         float64 // ShiftedTrades / TotalTrades64 (fraction)
+	MaxAbsDn             int
+	MaxRelDn             float64
+	MaxAbsDPnLpp         float64
+	MaxRelDPnL           float64
+	CombosDiffering      int // combos with dn != 0 or dPnL != 0 (shown, not a health figure)
+	FlipCount            int
+	NonBorderlineFlips   int
+	MaxRelIndicatorError float64
+	IndicatorErrors      []SeriesError // one per series, worst first
+	Combos               []ComboParity // grid order
+	Flips                []Flip        // worst MaxFlipsListed: non-borderline first, then by margin, descending
+}
+
+// ParityInput names what Compare compares: two runs of one job's grid and
+// the indicator series both precisions used.
+type ParityInput[A, B Float] struct {
+	Bars      *Bars
+	Grid      Grid
+	Params    Params
+	Ref       *Run // the fp64 reference
+	Test      *Run // the run under test (usually fp32)
+	RefInd    *Indicators[A]
+	TestInd   *Indicators[B]
+	Tolerance float64 // 0 = DefaultBorderline
+}
+
+// CompareRuns builds the parity report of test (fp32) against ref (fp64)
+// for job, taking the indicator series from job.Cache (computed there
+// once). The fp32 series are the CPU float32 path's, which SPEC makes
+// bit-identical on every backend; trade counts and PnL come from the runs.
+func CompareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64) (*Parity, error) {
+	j64 := *job
+	j64.Precision, j64.WMA = FP64, Direct
+	ind64, err := GetIndicators[float64](ctx, &j64)
+	if err != nil {
+		return nil, err
+	}
+	jt := *job
+	jt.Precision, jt.WMA = test.Precision, test.WMA
+	if test.Precision == FP32 {
+		ind32, err := GetIndicators[float32](ctx, &jt)
+		if err != nil {
+			return nil, err
+		}
+		return Compare(ctx, ParityInput[float64, float32]{job.Bars, job.Grid, job.Params, ref, test, ind64, ind32, tol})
+	}
+	indT, err := GetIndicators[float64](ctx, &jt)
+	if err != nil {
+		return nil, err
+	}
+	return Compare(ctx, ParityInput[float64, float64]{job.Bars, job.Grid, job.Params, ref, test, ind64, indT, tol})
+}
+
+// Compare builds the parity report (SPEC "Parity"). Combos present in both
+// runs are compared; when either run is incomplete the report says so.
+func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, error) {
+	tol := in.Tolerance
+	if tol <= 0 {
+		tol = DefaultBorderline
+	}
+	p := &Parity{Tolerance: tol}
+	p.Incomplete = !in.Ref.Complete() || !in.Test.Complete()
+
+	// Indicator errors, per series.
+	for _, L := range in.Grid.HMA.Values() {
+		if in.RefInd.H[L] != nil && in.TestInd.H[L] != nil {
+			p.IndicatorErrors = append(p.IndicatorErrors, seriesError("h", L, in.RefInd.H[L], in.TestInd.H[L]))
+		}
+	}
+	for _, L := range in.Grid.HMA3.Values() {
+		if in.RefInd.H3[L] != nil && in.TestInd.H3[L] != nil {
+			p.IndicatorErrors = append(p.IndicatorErrors, seriesError("h3", L, in.RefInd.H3[L], in.TestInd.H3[L]))
+		}
+	}
+	sort.SliceStable(p.IndicatorErrors, func(i, j int) bool {
+		return gtNaN(p.IndicatorErrors[i].MaxRel, p.IndicatorErrors[j].MaxRel)
+	})
+	if len(p.IndicatorErrors) > 0 {
+		p.MaxRelIndicatorError = p.IndicatorErrors[0].MaxRel
+	}
+
+	// Pair the combos present in both runs.
+	type pair struct{ ref, test *ComboResult }
+	var pairs []pair
+	i, j := 0, 0
+	for i < len(in.Ref.Results) && j < len(in.Test.Results) {
+		a, b := &in.Ref.Results[i], &in.Test.Results[j]
+		switch {
+		case a.Index == b.Index:
+			pairs = append(pairs, pair{a, b})
+			i++
+			j++
+		case a.Index < b.Index:
+			i++
+		default:
+			j++
+		}
+	}
+	p.CombosCompared = len(pairs)
+	p.Combos = make([]ComboParity, len(pairs))
+
+	// Per combo: counts, PnL and flips, spread over all cores.
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(pairs)))
+	heaps := make([]flipHeap, workers)
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	close := in.Bars.Close
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			pos64 := make([]int8, len(close))
+			pos32 := make([]int8, len(close))
+			for ctx.Err() == nil {
+				mu.Lock()
+				k := next
+				next++
+				mu.Unlock()
+				if k >= len(pairs) {
+					return
+				}
+				pr := pairs[k]
+				c := pr.ref.Combo
+				cp := &p.Combos[k]
+				*cp = ComboParity{Index: pr.ref.Index, Combo: c, Trades64: pr.ref.TotalTrades, Trades32: pr.test.TotalTrades}
+				cp.Dn = cp.Trades32 - cp.Trades64
+				cp.RelDn = relInt(cp.Dn, cp.Trades64)
+				d := pr.test.TotalReturn - pr.ref.TotalReturn
+				cp.DPnLpp = 100 * d
+				cp.RelDPnL = relFloat(d, pr.ref.TotalReturn)
+				cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
+
+				h64, h364 := in.RefInd.H[c.HMA], in.RefInd.H3[c.HMA3]
+				h32, h332 := in.TestInd.H[c.HMA], in.TestInd.H3[c.HMA3]
+				if h64 == nil || h364 == nil || h32 == nil || h332 == nil {
+					continue
+				}
+				warm := max(HMAWarmup(c.HMA), HMA3Warmup(c.HMA3))
+				Positions(h64, h364, warm, in.Params.Mode, pos64)
+				Positions(h32, h332, warm, in.Params.Mode, pos32)
+				for b := warm; b < len(close)-1; b++ {
+					if pos64[b] == pos32[b] {
+						continue
+					}
+					m := math.Abs(float64(h364[b])-float64(h64[b])) / close[b]
+					f := Flip{Index: cp.Index, Combo: c, Bar: b, Time: in.Bars.Time[b],
+						Pos64: pos64[b], Pos32: pos32[b], Margin: m, Borderline: m < tol}
+					cp.Flips++
+					if !f.Borderline {
+						cp.NonBorderline++
+					}
+					cp.MaxFlipMargin = math.Max(cp.MaxFlipMargin, m)
+					heaps[w].offer(f)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	for k := range p.Combos {
+		c := &p.Combos[k]
+		p.TotalTrades64 += c.Trades64
+		p.TotalTrades32 += c.Trades32
+		p.ShiftedTrades += abs(c.Dn)
+		p.MaxAbsDn = max(p.MaxAbsDn, abs(c.Dn))
+		if gtNaN(c.RelDn, p.MaxRelDn) {
+			p.MaxRelDn = c.RelDn
+		}
+		if gtNaN(math.Abs(c.DPnLpp), p.MaxAbsDPnLpp) {
+			p.MaxAbsDPnLpp = math.Abs(c.DPnLpp)
+		}
+		if gtNaN(c.RelDPnL, p.MaxRelDPnL) {
+			p.MaxRelDPnL = c.RelDPnL
+		}
+		if c.Dn != 0 || c.DPnLpp != 0 {
+			p.CombosDiffering++
+		}
+		p.FlipCount += c.Flips
+		p.NonBorderlineFlips += c.NonBorderline
+	}
+	if p.TotalTrades64 > 0 {
+		p.ShiftedShare = float64(p.ShiftedTrades) / float64(p.TotalTrades64)
+	}
+	var all flipHeap
+	for _, h := range heaps {
+		for _, f := range h {
+			all.offer(f)
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return worse(all[i], all[j]) })
+	p.Flips = all
+
+	// Verdict (SPEC "Parity"): every condition that fires is named.
+	if !(p.MaxAbsDPnLpp <= MaxDPnLpp) {
+		p.Reasons = append(p.Reasons, fmt.Sprintf("max |dPnL| %s pp > %g pp", FormatFloat(p.MaxAbsDPnLpp), MaxDPnLpp))
+	}
+	breached := 0
+	var worst *ComboParity
+	for k := range p.Combos {
+		if p.Combos[k].DnLimitBreached {
+			breached++
+			if worst == nil || abs(p.Combos[k].Dn) > abs(worst.Dn) {
+				worst = &p.Combos[k]
+			}
+		}
+	}
+	if breached > 0 {
+		p.Reasons = append(p.Reasons, fmt.Sprintf("%d combos with |dn| > max(1%% of fp64 trades, 2); worst (hma %d, hma3 %d): dn %+d of %d",
+			breached, worst.HMA, worst.HMA3, worst.Dn, worst.Trades64))
+	}
+	if !(p.MaxRelIndicatorError <= MaxIndicatorRel) {
+		p.Reasons = append(p.Reasons, fmt.Sprintf("max relative indicator error %.3g > %g", p.MaxRelIndicatorError, MaxIndicatorRel))
+	}
+	if p.NonBorderlineFlips > 0 {
+		p.Reasons = append(p.Reasons, fmt.Sprintf("%d non-borderline flips (margin >= %g)", p.NonBorderlineFlips, tol))
+	}
+	p.Verdict = VerdictPass
+	if len(p.Reasons) > 0 {
+		p.Verdict = VerdictCollapse
+	}
+	return p, nil
+}
+
+// Positions writes pos[i] for i in [0, n) by the SPEC state machine: 0
+// before first (either series undefined), +1 when h3 > h, -1 when h3 < h
+// (0 in long-only), unchanged when equal. pos[n-1] is computed but never held.
+func Positions[F Float](h, h3 []F, first int, mode Mode, pos []int8) {
+	var prev int8
+	for i := range pos {
+		if i < first {
+			pos[i] = 0
+			continue
+		}
+		cur := prev
+		if a, b := h3[i], h[i]; a > b {
+			cur = 1
+		} else if a < b {
+			cur = -1
+			if mode == LongOnly {
+				cur = 0
+			}
+		}
+		pos[i] = cur
+		prev = cur
+	}
+}
+
+func seriesError[A, B Float](name string, L int, ref []A, test []B) SeriesError {
+	e := SeriesError{Series: name, Length: L, Bar: -1}
+	for i := range ref {
+		r := float64(ref[i])
+		if math.IsNaN(r) {
+			continue
+		}
+		var rel float64
+		t := float64(test[i])
+		switch {
+		case math.IsNaN(t) || math.IsInf(t, 0):
+			rel = math.Inf(1)
+		case r == 0:
+			if t != 0 {
+				rel = math.Inf(1)
+			}
+		default:
+			rel = math.Abs(t-r) / math.Abs(r)
+		}
+		if e.Bar < 0 || rel > e.MaxRel {
+			e.MaxRel, e.Bar = rel, i
+		}
+	}
+	return e
+}
+
+func relInt(d, base int) float64 {
+	switch {
+	case d == 0:
+		return 0
+	case base == 0:
+		return math.Inf(1)
+	}
+	return math.Abs(float64(d)) / float64(base)
+}
+
+func relFloat(d, base float64) float64 {
+	switch {
+	case d == 0:
+		return 0
+	case base == 0:
+		return math.Inf(1)
+	}
+	return math.Abs(d) / math.Abs(base)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// gtNaN is a > b where NaN counts as larger than everything.
+func gtNaN(a, b float64) bool {
+	if math.IsNaN(a) {
+		return !math.IsNaN(b)
+	}
+	return a > b
+}
+
+// worse orders flips worst first: non-borderline before borderline, then
+// larger margin, then grid order and bar for a stable report.
+func worse(a, b Flip) bool {
+	if a.Borderline != b.Borderline {
+		return !a.Borderline
+	}
+	if a.Margin != b.Margin {
+		return a.Margin > b.Margin
+	}
+	if a.Index != b.Index {
+		return a.Index < b.Index
+	}
+	return a.Bar < b.Bar
+}
+
+// flipHeap keeps the MaxFlipsListed worst flips: a min-heap on worse, so
+// the root is the mildest kept and is evicted first.
+type flipHeap []Flip
+
+func (h flipHeap) Len() int           { return len(h) }
+func (h flipHeap) Less(i, j int) bool { return worse(h[j], h[i]) }
+func (h flipHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *flipHeap) Push(x any)        { *h = append(*h, x.(Flip)) }
+func (h *flipHeap) Pop() any {
+	old := *h
+	f := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return f
+}
+
+func (h *flipHeap) offer(f Flip) {
+	if len(*h) < MaxFlipsListed {
+		heap.Push(h, f)
+		return
+	}
+	if worse(f, (*h)[0]) {
+		(*h)[0] = f
+		heap.Fix(h, 0)
+	}
+}

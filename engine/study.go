@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"sweepbench/engine/data"
+)
+
+// Study is one user request: a dataset, a grid, the sweep parameters, the
+// precisions to run and the backend, run by RunStudy as one sweep per
+// precision (fp64 first) followed by the parity report when both ran. The
+// CLI, the TUI and the sessions store all go through it, so they compute
+// the same thing the same way.
+type Study struct {
+	Dataset    *data.Dataset
+	Grid       Grid
+	Params     Params
+	Precisions []Precision // e.g. {FP64, FP32}
+	WMA        Formulation // applies to fp32; fp64 is always Direct
+	Backend    Backend
+	Tolerance  float64 // borderline margin; 0 = DefaultBorderline
+}
+
+// StudyOptions route a study's events.
+type StudyOptions struct {
+	// Progress receives each lane's events without blocking (see SweepOptions).
+	Progress chan<- Progress
+	// Sink receives each completed chunk of a run, tagged with its precision.
+	Sink func(Precision, []ComboResult) error
+	// Skip, per precision, reports combos already done (resume).
+	Skip func(Precision, int) bool
+}
+
+// Report is what a study produced: the dataset, the parameters, each run and
+// the parity report (nil unless an fp64 and an fp32 run both produced results).
+type Report struct {
+	Dataset  data.Info
+	Params   Params
+	Grid     Grid
+	WMA      Formulation
+	Backend  string
+	Note     string // e.g. which backend auto picked and why
+	Created  time.Time
+	Runs     []*Run
+	Parity   *Parity
+	ParityOf string // "fp32 vs fp64"
+}
+
+// Complete reports whether every run completed.
+func (r *Report) Complete() bool {
+	for _, run := range r.Runs {
+		if !run.Complete() {
+			return false
+		}
+	}
+	return len(r.Runs) > 0
+}
+
+// Run returns the run of precision p, or nil.
+func (r *Report) Run(p Precision) *Run {
+	for _, run := range r.Runs {
+		if run.Precision == p {
+			return run
+		}
+	}
+	return nil
+}
+
+// Validate checks the study before anything runs, with errors naming the
+// parameter.
+func (s *Study) Validate() error {
+	if s.Dataset == nil {
+		return errors.New("--data: no dataset loaded")
+	}
+	if s.Backend == nil {
+		return errors.New("--backend: none selected")
+	}
+	if len(s.Precisions) == 0 {
+		return errors.New("--precision: nothing to run")
+	}
+	j := s.job(FP64, nil)
+	return j.Validate()
+}
+
+func (s *Study) job(p Precision, cache *IndicatorCache) *Job {
+	return &Job{Bars: &s.Dataset.Bars, Grid: s.Grid, Params: s.Params, Precision: p, WMA: s.WMA, Cache: cache}
+}
+
+// RunStudy runs every precision of s in order, then the parity report when
+// an fp64 and an fp32 run exist. On cancellation or a backend failure the
+// report holds what completed (runs marked cancelled/failed) and the error
+// is returned with it; a later precision is not started after a failure.
+func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	rep := &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA,
+		Backend: s.Backend.Name(), Created: time.Now().UTC()}
+	cache := &IndicatorCache{}
+	var runErr error
+	for _, p := range s.Precisions {
+		so := SweepOptions{Progress: opt.Progress}
+		if opt.Sink != nil {
+			so.Sink = func(rs []ComboResult) error { return opt.Sink(p, rs) }
+		}
+		if opt.Skip != nil {
+			so.Skip = func(i int) bool { return opt.Skip(p, i) }
+		}
+		run, err := Sweep(ctx, s.Backend, s.job(p, cache), so)
+		if run != nil {
+			rep.Runs = append(rep.Runs, run)
+		}
+		if err != nil {
+			runErr = err
+			break
+		}
+	}
+	ref, test := rep.Run(FP64), rep.Run(FP32)
+	if ref != nil && test != nil && len(ref.Results) > 0 && len(test.Results) > 0 {
+		pctx := ctx
+		if ctx.Err() != nil {
+			// Cancelled: still explain what completed, on a fresh context.
+			pctx = context.Background()
+		}
+		par, err := CompareRuns(pctx, s.job(FP64, cache), ref, test, s.Tolerance)
+		if err != nil && runErr == nil {
+			runErr = fmt.Errorf("parity: %w", err)
+		}
+		rep.Parity, rep.ParityOf = par, "fp32 vs fp64"
+	}
+	return rep, runErr
+}
+
+// TopBySharpe returns up to k results of run sorted by Sharpe, descending
+// (NaN last), ties by grid order.
+func TopBySharpe(run *Run, k int) []ComboResult {
+	rs := append([]ComboResult(nil), run.Results...)
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i].Sharpe, rs[j].Sharpe
+		if math.IsNaN(b) {
+			return !math.IsNaN(a)
+		}
+		return a > b
+	})
+	if k < len(rs) {
+		rs = rs[:k]
+	}
+	return rs
+}
+
+// Lookup returns the result of combo index in run, or nil (binary search:
+// Results are in grid order).
+func (r *Run) Lookup(index int) *ComboResult {
+	i := sort.Search(len(r.Results), func(i int) bool { return r.Results[i].Index >= index })
+	if i < len(r.Results) && r.Results[i].Index == index {
+		return &r.Results[i]
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ComboResult is one evaluated combo: its grid index, lengths and metrics.
+type ComboResult struct {
+	Index int // position in the grid, HMA-major
+	Combo
+	Metrics
+}
+
+// Status is a run's final state.
+type Status string
+
+const (
+	StatusComplete  Status = "complete"
+	StatusCancelled Status = "cancelled" // stopped by the user; Results hold what completed
+	StatusFailed    Status = "failed"    // a backend error; Results hold what completed
+)
+
+// Run is the outcome of one sweep in one precision on one backend.
+type Run struct {
+	Backend   string
+	Device    string
+	Precision Precision
+	WMA       Formulation
+	Grid      Grid
+	Status    Status
+	Err       error         // why it is not complete; nil when complete
+	Prepare   time.Duration // shared indicators, uploads, kernel load
+	Elapsed   time.Duration // wall time, Prepare included
+	// Results in grid-index order. When Status is not complete, only the
+	// combos that completed are present (holes omitted): check Index.
+	Results []ComboResult
+}
+
+// Complete reports whether every combo of the grid was evaluated.
+func (r *Run) Complete() bool { return r.Status == StatusComplete }
+
+// CombosPerSecond is the end-to-end rate over Elapsed.
+func (r *Run) CombosPerSecond() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(len(r.Results)) / r.Elapsed.Seconds()
+}
+
+// Progress is a sweep's state, sent at most every SweepOptions.Every.
+type Progress struct {
+	Backend   string
+	Precision Precision
+	Done      int           // combos evaluated
+	Total     int           // combos in the grid
+	Rate      float64       // combos per second since compute started
+	Elapsed   time.Duration // since the sweep started
+	ETA       time.Duration // estimated time left; 0 when unknown
+	Phase     string        // "prepare", "compute", "done"
+	Best      *ComboResult  // best Sharpe so far; nil before the first chunk
+}
+
+// SweepOptions configure Sweep. The zero value collects results and sends
+// no progress.
+type SweepOptions struct {
+	// Progress receives events, never blocking: an event is dropped when the
+	// channel is full. Sweep does not close it.
+	Progress chan<- Progress
+	// Every throttles progress events (default 50ms: <= 20 per second).
+	Every time.Duration
+	// Sink, when set, receives each completed chunk in completion order
+	// (e.g. to write it to the sessions store). An error from Sink stops
+	// the sweep and is returned.
+	Sink func([]ComboResult) error
+	// Discard drops results after Sink has seen them (a huge grid streamed
+	// to a store); Run.Results then stays empty.
+	Discard bool
+	// Skip, when set, reports combos already done (a resumed run); they are
+	// neither computed nor counted in Run.Results.
+	Skip func(index int) bool
+}
+
+// Sweep evaluates every combo of job on backend b. Chunks of combos are
+// pulled by Kernel.Lanes() goroutines; results are assembled in grid order.
+// When ctx is cancelled, what completed is returned with Status cancelled
+// and the error context.Canceled; a backend error returns what completed
+// with Status failed and the error. A panic inside a backend becomes an error.
+func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (*Run, error) {
+	if err := job.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Every <= 0 {
+		opt.Every = 50 * time.Millisecond
+	}
+	start := time.Now()
+	run := &Run{Backend: b.Name(), Precision: job.Precision, WMA: job.WMA, Grid: job.Grid}
+	if job.Precision == FP64 {
+		run.WMA = Direct
+	}
+	total := job.Grid.Len()
+	send := func(p Progress) {
+		if opt.Progress == nil {
+			return
+		}
+		select {
+		case opt.Progress <- p:
+		default:
+		}
+	}
+	send(Progress{Backend: b.Name(), Precision: job.Precision, Total: total, Phase: "prepare"})
+
+	var k Kernel
+	err := protect(func() error {
+		var err error
+		k, err = b.Prepare(ctx, job)
+		return err
+	})
+	if err != nil {
+		run.Elapsed = time.Since(start)
+		if ctx.Err() != nil {
+			run.Status, run.Err = StatusCancelled, ctx.Err()
+			return run, ctx.Err()
+		}
+		run.Status, run.Err = StatusFailed, fmt.Errorf("%s: prepare: %w", b.Name(), err)
+		return run, run.Err
+	}
+	defer k.Close()
+	run.Device = k.Device()
+	run.Prepare = time.Since(start)
+	computeStart := time.Now()
+
+	chunk := max(k.ChunkSize(), 1)
+	lanes := max(k.Lanes(), 1)
+	var (
+		next     atomic.Int64
+		done     atomic.Int64
+		mu       sync.Mutex
+		chunks   [][]ComboResult
+		best     *ComboResult
+		firstErr error
+		lastSent time.Time
+	)
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	var wg sync.WaitGroup
+	for lane := 0; lane < lanes; lane++ {
+		wg.Add(1)
+		go func(lane int) {
+			defer wg.Done()
+			buf := make([]Metrics, chunk)
+			for cctx.Err() == nil {
+				lo := int(next.Add(int64(chunk))) - chunk
+				if lo >= total {
+					return
+				}
+				hi := min(lo+chunk, total)
+				// Split the chunk around combos already done (resume).
+				for a := lo; a < hi; {
+					for a < hi && opt.Skip != nil && opt.Skip(a) {
+						a++
+						done.Add(1)
+					}
+					z := a
+					for z < hi && (opt.Skip == nil || !opt.Skip(z)) {
+						z++
+					}
+					if a == z {
+						continue
+					}
+					out := buf[:z-a]
+					err := protect(func() error { return k.Compute(cctx, lane, a, out) })
+					if err != nil {
+						if cctx.Err() == nil {
+							fail(fmt.Errorf("%s: combos %d..%d: %w", b.Name(), a, z-1, err))
+						}
+						return
+					}
+					res := make([]ComboResult, z-a)
+					for i := range res {
+						res[i] = ComboResult{Index: a + i, Combo: job.Grid.At(a + i), Metrics: out[i]}
+					}
+					if opt.Sink != nil {
+						mu.Lock()
+						err := opt.Sink(res)
+						mu.Unlock()
+						if err != nil {
+							fail(fmt.Errorf("saving results: %w", err))
+							return
+						}
+					}
+					d := int(done.Add(int64(z - a)))
+					mu.Lock()
+					if !opt.Discard {
+						chunks = append(chunks, res)
+					}
+					for i := range res {
+						if best == nil || res[i].Sharpe > best.Sharpe {
+							c := res[i]
+							best = &c
+						}
+					}
+					if now := time.Now(); now.Sub(lastSent) >= opt.Every || d == total {
+						lastSent = now
+						send(progressAt(b.Name(), job.Precision, d, total, start, computeStart, best))
+					}
+					mu.Unlock()
+					a = z
+				}
+			}
+		}(lane)
+	}
+	wg.Wait()
+
+	sort.Slice(chunks, func(i, j int) bool { return chunks[i][0].Index < chunks[j][0].Index })
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	run.Results = make([]ComboResult, 0, n)
+	for _, c := range chunks {
+		run.Results = append(run.Results, c...)
+	}
+	run.Elapsed = time.Since(start)
+	p := progressAt(b.Name(), job.Precision, int(done.Load()), total, start, computeStart, best)
+	p.Phase = "done"
+	send(p)
+	switch {
+	case firstErr != nil:
+		run.Status, run.Err = StatusFailed, firstErr
+		return run, firstErr
+	case ctx.Err() != nil:
+		run.Status, run.Err = StatusCancelled, ctx.Err()
+		return run, ctx.Err()
+	}
+	run.Status = StatusComplete
+	return run, nil
+}
+
+func progressAt(backend string, prec Precision, done, total int, start, computeStart time.Time, best *ComboResult) Progress {
+	p := Progress{Backend: backend, Precision: prec, Done: done, Total: total,
+		Elapsed: time.Since(start), Phase: "compute"}
+	if s := time.Since(computeStart).Seconds(); s > 0 && done > 0 {
+		p.Rate = float64(done) / s
+		p.ETA = time.Duration(float64(total-done) / p.Rate * float64(time.Second))
+	}
+	if best != nil {
+		c := *best
+		p.Best = &c
+	}
+	return p
+}
+
+// ErrPanic wraps a panic recovered from a backend.
+var ErrPanic = errors.New("internal error")
+
+// protect runs f, turning a panic into an error so it never reaches the user
+// as a crash (the boundary where a goroutine's panic would kill the UI).
+func protect(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v\n%s", ErrPanic, r, debug.Stack())
+		}
+	}()
+	return f()
+}

@@ -1,0 +1,76 @@
+// Command sweepbench sweeps a Hull MA / HMA3 crossover strategy over a grid
+// of lengths on the CPU or a GPU, in fp64 and fp32 side by side, and checks
+// every fp32 result against the fp64 reference (docs/SPEC.md).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"sweepbench/engine"
+	"sweepbench/metal"
+	"sweepbench/reference"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// exitError carries a process exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// backends wires every backend into the engine's registry; the engine
+// itself imports none of them.
+func backends() *engine.Registry {
+	r := &engine.Registry{}
+	r.Register(reference.New())
+	r.Register(metal.New())
+	return r
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "sweepbench",
+		Short: "GPU parameter-sweep backtests with every fp32 result checked against fp64",
+		Long: `sweepbench sweeps a Hull MA / HMA3 crossover over a grid of lengths on
+minute bars, in fp64 and fp32 side by side, and ratifies the fast fp32
+numbers against the fp64 reference through trade-count parity.
+
+  sweepbench run                       the default sweep on the embedded FIL/USDT 1m data
+  sweepbench run --data FILE --hma 10:100:10 --hma3 30:120:30
+  sweepbench devices                   what can compute here`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	root.AddCommand(newRunCmd(), newDevicesCmd(), newVersionCmd())
+	return root
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := newRoot().ExecuteContext(ctx)
+	if err == nil {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "sweepbench:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.code)
+	}
+	os.Exit(1)
+}
