@@ -24,6 +24,38 @@ type Scratch[F Float] struct{ rs, band, sample []F }
 // the variance (two-pass, population). The finishing formulas (sqrt, pow,
 // ratios) are evaluated in float64 from the F accumulators and rounded to F.
 func Backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F]) Metrics {
+	return backtest(h, h3, r, first, p, sc, nil)
+}
+
+// Trace is the bar-by-bar record of one combo, for charts and trade lists.
+// Pos and Equity have n elements: Pos[i] is the position decided at the
+// close of bar i (Pos[n-1] = 0: never held); Equity[i] is E[i] with the
+// final exit fee in Equity[n-1].
+type Trace struct {
+	Pos    []int8
+	Equity []float64
+	Trades []Trade
+}
+
+// Trade is one maximal run of a non-zero held position (SPEC "Trades").
+type Trade struct {
+	Entry  int     // bar a: entered at its close
+	Exit   int     // bar b: exited at its close (n-1 for the last open trade)
+	Side   int8    // +1 long, -1 short
+	Return float64 // R = (1-f)*prod(1+side*r)*(1-f) - 1, fraction
+}
+
+// BacktestTrace is Backtest with the bar-by-bar record: the same loop, so
+// the trace always agrees with the metrics.
+func BacktestTrace[F Float](h, h3, r []F, first int, p Params) (Metrics, *Trace) {
+	n := len(r)
+	tr := &Trace{Pos: make([]int8, n), Equity: make([]float64, n)}
+	var sc Scratch[F]
+	m := backtest(h, h3, r, first, p, &sc, tr)
+	return m, tr
+}
+
+func backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F], tr *Trace) Metrics {
 	n := len(r)
 	var m Metrics
 	if n < 2 {
@@ -52,6 +84,11 @@ func Backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F]) Metric
 	for i := 0; i < first; i++ {
 		rs[i] = 0
 	}
+	if tr != nil {
+		for i := 0; i <= first; i++ {
+			tr.Equity[i] = 1
+		}
+	}
 	for i := first; i < n-1; i++ {
 		pos := prev
 		if a, b := h3[i], h[i]; a > b {
@@ -74,10 +111,17 @@ func Backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F]) Metric
 				if tp*keep-1 > 0 {
 					wins++
 				}
+				if tr != nil {
+					t := &tr.Trades[len(tr.Trades)-1]
+					t.Exit, t.Return = i, float64(tp*keep-1)
+				}
 			}
 			if pos != 0 {
 				trades++
 				tp = keep
+				if tr != nil {
+					tr.Trades = append(tr.Trades, Trade{Entry: i, Side: pos})
+				}
 			}
 		}
 		rr := r[i+1]
@@ -98,9 +142,17 @@ func Backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F]) Metric
 			if tp*keep-1 > 0 {
 				wins++
 			}
+			if tr != nil {
+				t := &tr.Trades[len(tr.Trades)-1]
+				t.Exit, t.Return = n-1, float64(tp*keep-1)
+			}
 		}
 		prev = pos
 		E *= g
+		if tr != nil {
+			tr.Pos[i] = pos
+			tr.Equity[i+1] = float64(E)
+		}
 		if E > peak {
 			peak = E
 		} else if q := E / peak; q < minRatio {

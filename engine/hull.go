@@ -24,6 +24,20 @@ func HMAWarmup(L int) int { return (L - 1) + (HMASqrtLen(L) - 1) }
 // HMA3(x, L) when x is defined from 0.
 func HMA3Warmup(L int) int { p := L / 2; return 2 * (p - 1) }
 
+// hullBuffers are the scratch series of one HMA or HMA3 evaluation, reused
+// across lengths by one worker.
+type hullBuffers[F Float] struct {
+	a, b, c, scratch []F
+}
+
+func newHullBuffers[F Float](n int, f Formulation) *hullBuffers[F] {
+	hb := &hullBuffers[F]{a: make([]F, n), b: make([]F, n), c: make([]F, n)}
+	if f == Prefix {
+		hb.scratch = make([]F, 2*(n+1))
+	}
+	return hb
+}
+
 // HMA writes the Hull moving average (TradingView "Hull Suite"):
 //
 //	HMA(x, L) = WMA(2*WMA(x, floor(L/2)) - WMA(x, L), round(sqrt(L)))
@@ -35,20 +49,19 @@ func HMA[F Float](x []F, L int, f Formulation, out []F) error {
 	if L < MinHMA {
 		return fmt.Errorf("HMA length %d is below the minimum %d", L, MinHMA)
 	}
+	hmaInto(x, L, f, out, newHullBuffers[F](len(x), f))
+	return nil
+}
+
+func hmaInto[F Float](x []F, L int, f Formulation, out []F, hb *hullBuffers[F]) {
 	n := len(x)
-	a := make([]F, n)
-	b := make([]F, n)
-	var scratch []F
-	if f == Prefix {
-		scratch = make([]F, 2*(n+1))
-	}
-	wmaForm(f, x, L/2, 0, a, scratch)
-	wmaForm(f, x, L, 0, b, scratch)
+	a, b := hb.a, hb.b
+	wmaForm(f, x, L/2, 0, a, hb.scratch)
+	wmaForm(f, x, L, 0, b, hb.scratch)
 	for i := range a {
 		a[i] = F(F(2)*a[i]) - b[i]
 	}
-	wmaForm(f, a, HMASqrtLen(L), min(L-1, n), out, scratch)
-	return nil
+	wmaForm(f, a, HMASqrtLen(L), min(L-1, n), out, hb.scratch)
 }
 
 // HMA3 writes the three-WMA Hull variant of the "Hull Suite":
@@ -61,21 +74,19 @@ func HMA3[F Float](x []F, L int, f Formulation, out []F) error {
 	if L < MinHMA3 {
 		return fmt.Errorf("HMA3 length %d is below the minimum %d", L, MinHMA3)
 	}
+	hma3Into(x, L, f, out, newHullBuffers[F](len(x), f))
+	return nil
+}
+
+func hma3Into[F Float](x []F, L int, f Formulation, out []F, hb *hullBuffers[F]) {
 	n := len(x)
 	p := L / 2
-	a := make([]F, n)
-	b := make([]F, n)
-	c := make([]F, n)
-	var scratch []F
-	if f == Prefix {
-		scratch = make([]F, 2*(n+1))
-	}
-	wmaForm(f, x, p/3, 0, a, scratch)
-	wmaForm(f, x, p/2, 0, b, scratch)
-	wmaForm(f, x, p, 0, c, scratch)
+	a, b, c := hb.a, hb.b, hb.c
+	wmaForm(f, x, p/3, 0, a, hb.scratch)
+	wmaForm(f, x, p/2, 0, b, hb.scratch)
+	wmaForm(f, x, p, 0, c, hb.scratch)
 	for i := range a {
 		a[i] = F(F(F(3)*a[i])-b[i]) - c[i]
 	}
-	wmaForm(f, a, p, min(p-1, n), out, scratch)
-	return nil
+	wmaForm(f, a, p, min(p-1, n), out, hb.scratch)
 }

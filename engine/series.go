@@ -64,11 +64,12 @@ type Indicators[F Float] struct {
 
 // BuildIndicators computes h for every Lh and h3 for every L3 of the grid
 // in F. h uses the chosen source, h3 always close (SPEC: h = HMA(x, Lh),
-// h3 = HMA3(close, L3)). Work is shared twice over: each unique length is
-// computed once for all combos, and each component WMA(x, p) once for every
-// HMA and HMA3 that needs it (WMA(x, 20) serves HMA(20) and HMA(40)). Both
-// phases (component WMAs, then the compositions) run on every core, longest
-// first. The result is bit-identical to calling HMA and HMA3 per length.
+// h3 = HMA3(close, L3)). Each unique length is computed once and shared by
+// all combos that use it; the series are spread over every core, longest
+// first. Each worker reuses its own buffers for the component WMAs: with
+// the vectorised WMA the arithmetic is cheap and first-touch memory is not
+// (about 2.5 ms per MB on a small VM), so memory is kept to the outputs plus
+// four buffers per worker. The result is bit-identical to HMA and HMA3.
 // It stops early with ctx.Err() when ctx is cancelled.
 func BuildIndicators[F Float](ctx context.Context, b *Bars, g Grid, src Source, f Formulation) (*Indicators[F], error) {
 	n := b.Len()
@@ -78,104 +79,50 @@ func BuildIndicators[F Float](ctx context.Context, b *Bars, g Grid, src Source, 
 		cl = SourceSeries[F](b, SourceClose)
 	}
 	ind := &Indicators[F]{H: map[int][]F{}, H3: map[int][]F{}, R: BarReturns[F](b), Form: f}
+	type task struct {
+		hma3 bool
+		L    int
+		out  []F
+	}
+	var tasks []task
 	for _, L := range g.HMA.Values() {
 		if L < MinHMA {
 			return nil, fmt.Errorf("HMA length %d is below the minimum %d", L, MinHMA)
+		}
+		if _, ok := ind.H[L]; !ok {
+			ind.H[L] = make([]F, n)
+			tasks = append(tasks, task{false, L, ind.H[L]})
 		}
 	}
 	for _, L := range g.HMA3.Values() {
 		if L < MinHMA3 {
 			return nil, fmt.Errorf("HMA3 length %d is below the minimum %d", L, MinHMA3)
 		}
-	}
-
-	// Phase 1: the component WMAs of x and of close, each length once.
-	type base struct {
-		close bool // of close (for HMA3) rather than x
-		p     int
-	}
-	comps := map[base][]F{}
-	var order []base
-	need := func(k base) {
-		if src == SourceClose {
-			k.close = false // x is close: one family
-		}
-		if _, ok := comps[k]; !ok {
-			comps[k] = make([]F, n)
-			order = append(order, k)
-		}
-	}
-	for _, L := range g.HMA.Values() {
-		need(base{false, L / 2})
-		need(base{false, L})
-	}
-	for _, L := range g.HMA3.Values() {
-		p := L / 2
-		need(base{true, p / 3})
-		need(base{true, p / 2})
-		need(base{true, p})
-	}
-	comp := func(closeSeries bool, p int) []F {
-		if src == SourceClose {
-			closeSeries = false
-		}
-		return comps[base{closeSeries, p}]
-	}
-	sort.Slice(order, func(i, j int) bool { return order[i].p > order[j].p })
-	err := parallel(ctx, len(order), func(i int) {
-		k := order[i]
-		in := x
-		if k.close {
-			in = cl
-		}
-		wmaForm(f, in, k.p, 0, comps[k], nil)
-	})
-	if err != nil {
-		return nil, err
-	}
-
-	// Phase 2: the compositions and their outer WMAs, longest first.
-	type outer struct {
-		hma3 bool
-		L    int
-	}
-	var outs []outer
-	for _, L := range g.HMA.Values() {
-		if _, ok := ind.H[L]; !ok {
-			ind.H[L] = make([]F, n)
-			outs = append(outs, outer{false, L})
-		}
-	}
-	for _, L := range g.HMA3.Values() {
 		if _, ok := ind.H3[L]; !ok {
 			ind.H3[L] = make([]F, n)
-			outs = append(outs, outer{true, L})
+			tasks = append(tasks, task{true, L, ind.H3[L]})
 		}
 	}
-	cost := func(o outer) int {
-		if o.hma3 {
-			return o.L / 2
+	cost := func(t task) int { // terms per bar
+		if t.hma3 {
+			p := t.L / 2
+			return p/3 + p/2 + 2*p
 		}
-		return HMASqrtLen(o.L)
+		return t.L/2 + t.L + HMASqrtLen(t.L)
 	}
-	sort.Slice(outs, func(i, j int) bool { return cost(outs[i]) > cost(outs[j]) })
-	err = parallel(ctx, len(outs), func(i int) {
-		o := outs[i]
-		d := make([]F, n)
-		if o.hma3 {
-			p := o.L / 2
-			a, bb, c := comp(true, p/3), comp(true, p/2), comp(true, p)
-			for j := range d {
-				d[j] = F(F(F(3)*a[j])-bb[j]) - c[j]
-			}
-			wmaForm(f, d, p, min(p-1, n), ind.H3[o.L], nil)
-			return
+	sort.SliceStable(tasks, func(i, j int) bool { return cost(tasks[i]) > cost(tasks[j]) })
+	workers := min(runtime.GOMAXPROCS(0), len(tasks))
+	bufs := make([]*hullBuffers[F], workers)
+	err := parallel(ctx, len(tasks), workers, func(w, i int) {
+		if bufs[w] == nil {
+			bufs[w] = newHullBuffers[F](n, f)
 		}
-		a, bb := comp(false, o.L/2), comp(false, o.L)
-		for j := range d {
-			d[j] = F(F(2)*a[j]) - bb[j]
+		t := tasks[i]
+		if t.hma3 {
+			hma3Into(cl, t.L, f, t.out, bufs[w])
+		} else {
+			hmaInto(x, t.L, f, t.out, bufs[w])
 		}
-		wmaForm(f, d, HMASqrtLen(o.L), min(o.L-1, n), ind.H[o.L], nil)
 	})
 	if err != nil {
 		return nil, err
@@ -183,12 +130,13 @@ func BuildIndicators[F Float](ctx context.Context, b *Bars, g Grid, src Source, 
 	return ind, nil
 }
 
-// parallel runs do(0..n-1) on GOMAXPROCS goroutines, in index order of
-// start, and returns ctx.Err() if ctx was cancelled before all ran.
-func parallel(ctx context.Context, n int, do func(i int)) error {
+// parallel runs do(w, i) for i in 0..n-1 on the given number of
+// goroutines (w is the worker's index), starting in index order, and
+// returns ctx.Err() if ctx was cancelled before all ran.
+func parallel(ctx context.Context, n, workers int, do func(w, i int)) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -197,7 +145,7 @@ func parallel(ctx context.Context, n int, do func(i int)) error {
 				if i >= n {
 					return
 				}
-				do(i)
+				do(w, i)
 			}
 		}()
 	}

@@ -20,8 +20,10 @@ func nan[F Float]() F { return F(math.NaN()) }
 // Evaluation order is fixed so every backend gets the same bits: the window
 // is summed oldest bar first, each product k*x rounded to F before it is
 // added (no fused multiply-add; the explicit conversion forbids Go from
-// fusing), then divided by p(p+1)/2. Eight windows are accumulated side by side
-// for instruction-level parallelism; each keeps its own sequential order.
+// fusing), then divided by p(p+1)/2. Windows are accumulated side by side
+// (AVX2 blocks of 32 or 64 outputs on amd64, then eight at a time) for
+// instruction-level parallelism; each keeps its own sequential order, so
+// the bits do not depend on the path.
 func WMA[F Float](x []F, p, s int, out []F) {
 	n := len(x)
 	start := s + p - 1
@@ -30,6 +32,9 @@ func WMA[F Float](x []F, p, s int, out []F) {
 	}
 	den := F(float64(p) * float64(p+1) / 2)
 	i := start
+	if i < n {
+		i += wmaSIMD(x, p, i, out, den)
+	}
 	for ; i+8 <= n; i += 8 {
 		w := x[i-p+1 : i+8 : i+8] // len p+7: the windows of outputs i..i+7
 		_ = w[p+6]
