@@ -145,13 +145,14 @@ func newRunCmd() *cobra.Command {
 		top            int
 		failOnCollapse bool
 		quiet          bool
+		save, noSave   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Sweep the grid headless and print fp64 and fp32 side by side with the parity verdict",
 		Example: `  sweepbench run
   sweepbench run --data embedded:btcusdt-1m --hma 10:100:10 --hma3 12:120:12
-  sweepbench run --precision fp32 --wma prefix          # show the prefix-sum trap
+  sweepbench run --wma prefix        # fp32 through prefix sums: watch the verdict collapse
   sweepbench run --format json --out run.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -179,10 +180,21 @@ func newRunCmd() *cobra.Command {
 				opt.Progress = ch
 				bar = newProgressView(ch, stderr)
 			}
+			var rec *sessionRecorder
+			if save && !noSave {
+				rec = beginSession(cmd, &sf, s, note, quiet)
+			}
+			if rec != nil {
+				opt.Sink = rec.sink()
+			}
 			rep, runErr := engine.RunStudy(ctx, s, opt)
 			if bar != nil {
 				close(opt.Progress)
 				bar.wait()
+			}
+			saved := ""
+			if rec != nil {
+				saved = rec.finish(rep, runErr)
 			}
 			if rep == nil {
 				return runErr
@@ -214,6 +226,9 @@ func newRunCmd() *cobra.Command {
 					fmt.Fprintf(stderr, "wrote %s\n", out)
 				}
 			}
+			if saved != "" {
+				fmt.Fprintln(stderr, saved)
+			}
 			if err != nil {
 				return fmt.Errorf("writing the report: %w", err)
 			}
@@ -235,6 +250,8 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
+	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")
+	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the run (overrides --save)")
 	return cmd
 }
 

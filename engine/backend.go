@@ -12,7 +12,10 @@ type Job struct {
 	Grid      Grid
 	Params    Params
 	Precision Precision
-	WMA       Formulation // fp32 honours it; the fp64 reference is always Direct
+	WMA       Formulation // Direct for the reference; Prefix to show the trap (Study sets fp64 to Direct)
+	// Threads caps the CPU threads a CPU backend uses (0 = all cores); the
+	// bench ladder's serial rungs set 1.
+	Threads int
 	// Cache, when set, shares indicator series between the runs and the
 	// parity report of one study so each is computed once. May be nil.
 	Cache *IndicatorCache
@@ -136,4 +139,12 @@ func joinReasons(rs []string) string {
 		s += r
 	}
 	return s
+}
+
+// MultiDevice is implemented by backends that shard combos over several
+// devices: the bench ladder adds a row per device count.
+type MultiDevice interface {
+	DeviceCount() int
+	// WithDevices returns the backend restricted to its first n devices.
+	WithDevices(n int) Backend
 }

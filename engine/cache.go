@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"runtime"
 	"sync"
 )
 
@@ -28,11 +29,12 @@ type cacheEntry struct {
 // when set (computing them once), else freshly built.
 func GetIndicators[F Float](ctx context.Context, job *Job) (*Indicators[F], error) {
 	form := job.WMA
-	if job.Precision == FP64 {
-		form = Direct
-	}
 	build := func() (*Indicators[F], error) {
-		return BuildIndicators[F](ctx, job.Bars, job.Grid, job.Params.Source, form)
+		w := job.Threads
+		if w <= 0 {
+			w = runtime.GOMAXPROCS(0)
+		}
+		return BuildIndicatorsN[F](ctx, job.Bars, job.Grid, job.Params.Source, form, w)
 	}
 	if job.Cache == nil {
 		return build()

@@ -72,6 +72,12 @@ type Indicators[F Float] struct {
 // four buffers per worker. The result is bit-identical to HMA and HMA3.
 // It stops early with ctx.Err() when ctx is cancelled.
 func BuildIndicators[F Float](ctx context.Context, b *Bars, g Grid, src Source, f Formulation) (*Indicators[F], error) {
+	return BuildIndicatorsN[F](ctx, b, g, src, f, runtime.GOMAXPROCS(0))
+}
+
+// BuildIndicatorsN is BuildIndicators on at most workers goroutines (1 for
+// the serial rungs of the bench ladder).
+func BuildIndicatorsN[F Float](ctx context.Context, b *Bars, g Grid, src Source, f Formulation, workers int) (*Indicators[F], error) {
 	n := b.Len()
 	x := SourceSeries[F](b, src)
 	cl := x
@@ -111,7 +117,7 @@ func BuildIndicators[F Float](ctx context.Context, b *Bars, g Grid, src Source, 
 		return t.L/2 + t.L + HMASqrtLen(t.L)
 	}
 	sort.SliceStable(tasks, func(i, j int) bool { return cost(tasks[i]) > cost(tasks[j]) })
-	workers := min(runtime.GOMAXPROCS(0), len(tasks))
+	workers = max(1, min(workers, len(tasks)))
 	bufs := make([]*hullBuffers[F], workers)
 	err := parallel(ctx, len(tasks), workers, func(w, i int) {
 		if bufs[w] == nil {

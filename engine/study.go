@@ -87,8 +87,14 @@ func (s *Study) Validate() error {
 	return j.Validate()
 }
 
+// job is the study's job in precision p. The fp64 reference is always the
+// direct sum (SPEC "WMA formulations"); the formulation applies to fp32.
 func (s *Study) job(p Precision, cache *IndicatorCache) *Job {
-	return &Job{Bars: &s.Dataset.Bars, Grid: s.Grid, Params: s.Params, Precision: p, WMA: s.WMA, Cache: cache}
+	form := s.WMA
+	if p == FP64 {
+		form = Direct
+	}
+	return &Job{Bars: &s.Dataset.Bars, Grid: s.Grid, Params: s.Params, Precision: p, WMA: form, Cache: cache}
 }
 
 // RunStudy runs every precision of s in order, then the parity report when

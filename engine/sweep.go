@@ -37,7 +37,10 @@ type Run struct {
 	Status    Status
 	Err       error         // why it is not complete; nil when complete
 	Prepare   time.Duration // shared indicators, uploads, kernel load
-	Elapsed   time.Duration // wall time, Prepare included
+	// Indicators is the device's own indicator time when the kernel
+	// reports one (IndicatorTimer); 0 otherwise.
+	Indicators time.Duration
+	Elapsed    time.Duration // wall time, Prepare included
 	// Results in grid-index order. When Status is not complete, only the
 	// combos that completed are present (holes omitted): check Index.
 	Results []ComboResult
@@ -101,9 +104,6 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (*Run, er
 	}
 	start := time.Now()
 	run := &Run{Backend: b.Name(), Precision: job.Precision, WMA: job.WMA, Grid: job.Grid}
-	if job.Precision == FP64 {
-		run.WMA = Direct
-	}
 	total := job.Grid.Len()
 	send := func(p Progress) {
 		if opt.Progress == nil {
@@ -236,6 +236,9 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (*Run, er
 		run.Results = append(run.Results, c...)
 	}
 	run.Elapsed = time.Since(start)
+	if it, ok := k.(IndicatorTimer); ok {
+		run.Indicators = it.IndicatorTime()
+	}
 	p := progressAt(b.Name(), job.Precision, int(done.Load()), total, start, computeStart, best)
 	p.Phase = "done"
 	send(p)
@@ -263,6 +266,12 @@ func progressAt(backend string, prec Precision, done, total int, start, computeS
 		p.Best = &c
 	}
 	return p
+}
+
+// IndicatorTimer is implemented by kernels that measure their indicator
+// phase on the device (with device events).
+type IndicatorTimer interface {
+	IndicatorTime() time.Duration
 }
 
 // ErrPanic wraps a panic recovered from a backend.

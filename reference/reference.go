@@ -37,20 +37,27 @@ func (b *Backend) Devices() ([]engine.Device, error) {
 
 // Prepare computes every indicator series the grid needs (each unique
 // length once, shared by all combos) in the job's precision.
+// job.Threads, when set, caps the threads below the backend's own count.
 func (b *Backend) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
-	dev := fmt.Sprintf("%s (%d threads)", CPUModel(), b.threads())
+	threads := b.threads()
+	if job.Threads > 0 {
+		threads = min(threads, job.Threads)
+	}
+	j := *job
+	j.Threads = threads
+	dev := fmt.Sprintf("%s (%d threads)", CPUModel(), threads)
 	if job.Precision == engine.FP32 {
-		ind, err := engine.GetIndicators[float32](ctx, job)
+		ind, err := engine.GetIndicators[float32](ctx, &j)
 		if err != nil {
 			return nil, err
 		}
-		return newKernel(job, ind, b.threads(), dev), nil
+		return newKernel(job, ind, threads, dev), nil
 	}
-	ind, err := engine.GetIndicators[float64](ctx, job)
+	ind, err := engine.GetIndicators[float64](ctx, &j)
 	if err != nil {
 		return nil, err
 	}
-	return newKernel(job, ind, b.threads(), dev), nil
+	return newKernel(job, ind, threads, dev), nil
 }
 
 type kernel[F engine.Float] struct {

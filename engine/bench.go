@@ -1,0 +1,357 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"time"
+)
+
+// The method ladder of `sweepbench bench`: the same dataset, grid and
+// parameters computed by successively better methods, each timed best of N
+// after a warm-up and checked against M2 (direct fp64, shared indicators,
+// serial) by trade-count parity.
+
+// RungFunc computes every combo of job by one method and returns the run
+// (Results in grid order) and the part of the time spent on indicators.
+type RungFunc func(ctx context.Context, job *Job) (run *Run, indicators time.Duration, err error)
+
+// Rung is one method of the ladder.
+type Rung struct {
+	ID        string    // "M0".."M7"
+	Method    string    // what it does, in a few words
+	Precision Precision // of its results
+	// Sample, when > 0, times only this many combos spread uniformly over
+	// the grid and extrapolates (for the naive baseline); parity then covers
+	// the sampled combos only.
+	Sample int
+	Run    RungFunc
+	Skip   string // non-empty: not run, and why (no GPU, not on macOS, ...)
+}
+
+// RungResult is one row of the ladder.
+type RungResult struct {
+	ID, Method   string
+	Precision    Precision
+	Skipped      string
+	Combos       int           // combos timed
+	Extrapolated bool          // timed on a sample; CombosPerS and Wall scaled to the grid
+	Wall         time.Duration // end to end for the whole grid (extrapolated when sampled)
+	Indicators   time.Duration // of which indicators (extrapolated when sampled)
+	CombosPerS   float64
+	SpeedupVsM0  float64 // 0 when M0 did not run
+	SpeedupVsM3  float64 // 0 when M3 did not run
+	Repeats      int
+	Parity       *RungParity // against M2; nil for M2 itself or when M2 did not run
+	Err          string
+}
+
+// RungParity is the trade-count parity of a rung against M2.
+type RungParity struct {
+	Compared      int     // combos compared
+	ShiftedTrades int     // sum |dn|
+	MaxAbsDn      int     // max |dn|
+	MaxAbsDPnLpp  float64 // max |dPnL| in percentage points
+	Verdict       string  // pass or collapse (SPEC rules on dn and dPnL; flips and indicator errors are the run report's business)
+	Note          string
+}
+
+// BenchOptions configure RunLadder.
+type BenchOptions struct {
+	Repeat   int                     // timed repetitions, best kept (default 3)
+	Progress func(id, status string) // optional: called as each rung starts and ends
+}
+
+// RunLadder runs the rungs in order on job's bars and grid. Each rung gets
+// one untimed warm-up run (kernel load, JIT, first-touch memory) and then
+// Repeat timed runs; the best wall time is kept. Speedups are ratios of
+// wall times measured in this one process.
+func RunLadder(ctx context.Context, base *Job, rungs []Rung, opt BenchOptions) ([]RungResult, error) {
+	if err := base.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Repeat <= 0 {
+		opt.Repeat = 3
+	}
+	var out []RungResult
+	runs := map[string]*Run{}
+	for _, r := range rungs {
+		res := RungResult{ID: r.ID, Method: r.Method, Precision: r.Precision, Skipped: r.Skip}
+		if r.Skip != "" {
+			out = append(out, res)
+			continue
+		}
+		if opt.Progress != nil {
+			opt.Progress(r.ID, "running")
+		}
+		job := *base
+		job.Precision = r.Precision
+		job.Cache = nil
+		total := base.Grid.Len()
+		var sample []int
+		if r.Sample > 0 && r.Sample < total {
+			for i := 0; i < r.Sample; i++ {
+				sample = append(sample, int(float64(i)*float64(total-1)/float64(max(r.Sample-1, 1))+0.5))
+			}
+		}
+		var best *Run
+		var bestInd time.Duration
+		var err error
+		for rep := 0; rep <= opt.Repeat && err == nil; rep++ {
+			var run *Run
+			var ind time.Duration
+			if sample != nil {
+				run, ind, err = runSample(ctx, &job, r.Run, sample)
+			} else {
+				run, ind, err = r.Run(ctx, &job)
+			}
+			if err != nil {
+				break
+			}
+			if rep == 0 {
+				continue // warm-up
+			}
+			if best == nil || run.Elapsed < best.Elapsed {
+				best, bestInd = run, ind
+			}
+		}
+		if err != nil {
+			res.Err = err.Error()
+			out = append(out, res)
+			if ctx.Err() != nil {
+				return out, ctx.Err()
+			}
+			continue
+		}
+		res.Repeats = opt.Repeat
+		res.Combos = len(best.Results)
+		scale := 1.0
+		if sample != nil {
+			res.Extrapolated = true
+			scale = float64(total) / float64(len(sample))
+		}
+		res.Wall = time.Duration(float64(best.Elapsed) * scale)
+		res.Indicators = time.Duration(float64(bestInd) * scale)
+		if res.Wall > 0 {
+			res.CombosPerS = float64(total) / res.Wall.Seconds()
+		}
+		runs[r.ID] = best
+		out = append(out, res)
+		if opt.Progress != nil {
+			opt.Progress(r.ID, "done")
+		}
+	}
+	wall := func(id string) time.Duration {
+		for i := range out {
+			if out[i].ID == id && out[i].Skipped == "" && out[i].Err == "" {
+				return out[i].Wall
+			}
+		}
+		return 0
+	}
+	m0, m3, m2 := wall("M0"), wall("M3"), runs["M2"]
+	for i := range out {
+		r := &out[i]
+		if runs[r.ID] == nil || r.Wall <= 0 {
+			continue
+		}
+		if m0 > 0 {
+			r.SpeedupVsM0 = m0.Seconds() / r.Wall.Seconds()
+		}
+		if m3 > 0 {
+			r.SpeedupVsM3 = m3.Seconds() / r.Wall.Seconds()
+		}
+		if m2 != nil && r.ID != "M2" {
+			r.Parity = rungParity(m2, runs[r.ID])
+		}
+	}
+	return out, nil
+}
+
+// runSample times fn on a sampled sub-grid: each sampled combo as its own
+// one-combo job, results re-indexed to the full grid.
+func runSample(ctx context.Context, job *Job, fn RungFunc, sample []int) (*Run, time.Duration, error) {
+	start := time.Now()
+	run := &Run{Precision: job.Precision, WMA: job.WMA, Grid: job.Grid, Status: StatusComplete}
+	var ind time.Duration
+	for _, idx := range sample {
+		c := job.Grid.At(idx)
+		one := *job
+		one.Grid = Grid{HMA: Range{c.HMA, c.HMA, 1}, HMA3: Range{c.HMA3, c.HMA3, 1}}
+		r, d, err := fn(ctx, &one)
+		if err != nil {
+			return nil, 0, err
+		}
+		ind += d
+		for _, res := range r.Results {
+			res.Index = idx
+			run.Results = append(run.Results, res)
+		}
+		run.Backend, run.Device = r.Backend, r.Device
+	}
+	run.Elapsed = time.Since(start)
+	return run, ind, nil
+}
+
+func rungParity(ref, test *Run) *RungParity {
+	p := &RungParity{Verdict: VerdictPass}
+	for i := range test.Results {
+		t := &test.Results[i]
+		r := ref.Lookup(t.Index)
+		if r == nil {
+			continue
+		}
+		p.Compared++
+		dn := t.TotalTrades - r.TotalTrades
+		p.ShiftedTrades += abs(dn)
+		p.MaxAbsDn = max(p.MaxAbsDn, abs(dn))
+		d := math.Abs(100 * (t.TotalReturn - r.TotalReturn))
+		if gtNaN(d, p.MaxAbsDPnLpp) {
+			p.MaxAbsDPnLpp = d
+		}
+		if float64(abs(dn)) > math.Max(0.01*float64(r.TotalTrades), 2) {
+			p.Verdict = VerdictCollapse
+		}
+	}
+	if !(p.MaxAbsDPnLpp <= MaxDPnLpp) {
+		p.Verdict = VerdictCollapse
+	}
+	return p
+}
+
+// RungNaive is M0: every combo recomputes its own WMAs by the direct
+// O(n*p) sum, scalar, serial: the pandas-like baseline.
+func RungNaive(ctx context.Context, job *Job) (*Run, time.Duration, error) {
+	start := time.Now()
+	b := job.Bars
+	x := SourceSeries[float64](b, job.Params.Source)
+	cl := SourceSeries[float64](b, SourceClose)
+	r := BarReturns[float64](b)
+	run := &Run{Backend: "reference", Device: "1 CPU thread", Precision: FP64, WMA: Direct, Grid: job.Grid, Status: StatusComplete}
+	h := make([]float64, b.Len())
+	h3 := make([]float64, b.Len())
+	var sc Scratch[float64]
+	var ind time.Duration
+	for i := 0; i < job.Grid.Len(); i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
+		c := job.Grid.At(i)
+		t0 := time.Now()
+		scalarHMA(x, c.HMA, h)
+		scalarHMA3(cl, c.HMA3, h3)
+		ind += time.Since(t0)
+		warm := max(HMAWarmup(c.HMA), HMA3Warmup(c.HMA3))
+		run.Results = append(run.Results, ComboResult{Index: i, Combo: c, Metrics: Backtest(h, h3, r, warm, job.Params, &sc)})
+	}
+	run.Elapsed = time.Since(start)
+	return run, ind, nil
+}
+
+// scalarWMA is the textbook loop: one output at a time, one accumulator,
+// no vector path. Same bits as WMA.
+func scalarWMA(x []float64, p, s int, out []float64) {
+	den := float64(p) * float64(p+1) / 2
+	for i := range out {
+		if i < s+p-1 {
+			out[i] = math.NaN()
+			continue
+		}
+		var acc float64
+		for k := 1; k <= p; k++ {
+			acc += float64(float64(k) * x[i-p+k])
+		}
+		out[i] = acc / den
+	}
+}
+
+func scalarHMA(x []float64, L int, out []float64) {
+	n := len(x)
+	a, b := make([]float64, n), make([]float64, n)
+	scalarWMA(x, L/2, 0, a)
+	scalarWMA(x, L, 0, b)
+	for i := range a {
+		a[i] = float64(2*a[i]) - b[i]
+	}
+	scalarWMA(a, HMASqrtLen(L), min(L-1, n), out)
+}
+
+func scalarHMA3(x []float64, L int, out []float64) {
+	n := len(x)
+	p := L / 2
+	a, b, c := make([]float64, n), make([]float64, n), make([]float64, n)
+	scalarWMA(x, p/3, 0, a)
+	scalarWMA(x, p/2, 0, b)
+	scalarWMA(x, p, 0, c)
+	for i := range a {
+		a[i] = float64(float64(3*a[i])-b[i]) - c[i]
+	}
+	scalarWMA(a, p, min(p-1, n), out)
+}
+
+// RungBackend returns a RungFunc that sweeps with backend b: the job's
+// precision, formulation and thread cap apply. The indicator share is the
+// backend's own report when its kernel gives one (Run.Indicators), else the
+// prepare time.
+func RungBackend(b Backend, form Formulation, threads int) RungFunc {
+	return func(ctx context.Context, job *Job) (*Run, time.Duration, error) {
+		j := *job
+		j.WMA, j.Threads, j.Cache = form, threads, nil
+		run, err := Sweep(ctx, b, &j, SweepOptions{})
+		if err != nil {
+			return nil, 0, err
+		}
+		ind := run.Prepare
+		if run.Indicators > 0 {
+			ind = run.Indicators
+		}
+		return run, ind, nil
+	}
+}
+
+// IndicatorDevice is implemented by backends that can compute the fp32
+// indicator series of a job on their device and return them to the host
+// (the article's method: GPU indicators, CPU trades).
+type IndicatorDevice interface {
+	Indicators32(ctx context.Context, job *Job) (*Indicators[float32], error)
+}
+
+// RungDeviceIndicators is M5: fp32 indicators from the device, trades and
+// metrics on the CPU in fp64 from those series, on every core.
+func RungDeviceIndicators(dev IndicatorDevice, name string) RungFunc {
+	return func(ctx context.Context, job *Job) (*Run, time.Duration, error) {
+		start := time.Now()
+		j := *job
+		j.Precision, j.WMA = FP32, Direct
+		ind32, err := dev.Indicators32(ctx, &j)
+		if err != nil {
+			return nil, 0, err
+		}
+		indTime := time.Since(start)
+		h := map[int][]float64{}
+		for L, s := range ind32.H {
+			h[L] = toFloat64(s)
+		}
+		h3 := map[int][]float64{}
+		for L, s := range ind32.H3 {
+			h3[L] = toFloat64(s)
+		}
+		r := BarReturns[float64](job.Bars)
+		run := &Run{Backend: name, Device: fmt.Sprintf("%s + %d CPU threads", name, runtime.GOMAXPROCS(0)),
+			Precision: FP32, WMA: Direct, Grid: job.Grid, Status: StatusComplete,
+			Results: make([]ComboResult, job.Grid.Len())}
+		workers := runtime.GOMAXPROCS(0)
+		scs := make([]Scratch[float64], workers)
+		err = parallel(ctx, job.Grid.Len(), workers, func(w, i int) {
+			c := job.Grid.At(i)
+			warm := max(HMAWarmup(c.HMA), HMA3Warmup(c.HMA3))
+			run.Results[i] = ComboResult{Index: i, Combo: c, Metrics: Backtest(h[c.HMA], h3[c.HMA3], r, warm, job.Params, &scs[w])}
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+		run.Elapsed = time.Since(start)
+		return run, indTime, nil
+	}
+}
