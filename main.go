@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"sweepbench/cuda"
 	"sweepbench/engine"
 	"sweepbench/metal"
 	"sweepbench/reference"
@@ -35,6 +36,7 @@ func (e *exitError) Unwrap() error { return e.err }
 func backends() *engine.Registry {
 	r := &engine.Registry{}
 	r.Register(reference.New())
+	r.Register(cuda.New())
 	r.Register(metal.New())
 	return r
 }
@@ -53,10 +55,11 @@ numbers against the fp64 reference through trade-count parity.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmd.Help()
+			return runRootTUI(cmd)
 		},
 	}
-	root.AddCommand(newRunCmd(), newDevicesCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newDevicesCmd(), newVersionCmd(), newSessionsCmd(), newTUICmd(), newBenchCmd())
+	addDBFlag(root)
 	return root
 }
 

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -17,42 +18,40 @@ const driverLib = "libcuda.so.1"
 // pointers are CUdeviceptr (uint64); handles (context, module, function,
 // event) are opaque pointers kept as uintptr.
 var drv struct {
-	cuInit                     func(flags uint32) int32
-	cuDriverGetVersion         func(v *int32) int32
-	cuDeviceGetCount           func(n *int32) int32
-	cuDeviceGet                func(dev *int32, ordinal int32) int32
-	cuDeviceGetName            func(name []byte, n int32, dev int32) int32
-	cuDeviceTotalMem           func(bytes *uint64, dev int32) int32
-	cuDeviceGetAttribute       func(v *int32, attr int32, dev int32) int32
-	cuDevicePrimaryCtxRetain   func(ctx *uintptr, dev int32) int32
-	cuDevicePrimaryCtxRelease  func(dev int32) int32
-	cuCtxSetCurrent            func(ctx uintptr) int32
-	cuCtxSynchronize           func() int32
-	cuModuleLoadDataEx         func(mod *uintptr, image []byte, n uint32, opts []int32, vals []uintptr) int32
-	cuModuleGetFunction        func(fn *uintptr, mod uintptr, name string) int32
-	cuModuleUnload             func(mod uintptr) int32
-	cuMemAlloc                 func(p *uint64, bytes uint64) int32
-	cuMemFree                  func(p uint64) int32
-	cuMemGetInfo               func(free, total *uint64) int32
-	cuMemcpyHtoD               func(dst uint64, src unsafe.Pointer, bytes uint64) int32
-	cuMemcpyDtoH               func(dst unsafe.Pointer, src uint64, bytes uint64) int32
-	cuMemsetD8                 func(dst uint64, v uint8, n uint64) int32
-	cuLaunchKernel             func(fn uintptr, gx, gy, gz, bx, by, bz, shmem uint32, stream uintptr, params []unsafe.Pointer, extra uintptr) int32
-	cuEventCreate              func(ev *uintptr, flags uint32) int32
-	cuEventRecord              func(ev uintptr, stream uintptr) int32
-	cuEventSynchronize         func(ev uintptr) int32
-	cuEventElapsedTime         func(ms *float32, start, end uintptr) int32
-	cuEventDestroy             func(ev uintptr) int32
-	cuGetErrorName             func(code int32, s **byte) int32
-	cuGetErrorString           func(code int32, s **byte) int32
-	cuFuncGetAttribute         func(v *int32, attr int32, fn uintptr) int32
-	cuOccupancyMaxBlocksPerSM  func(n *int32, fn uintptr, block int32, shmem uint64) int32
-	cuDeviceGetPCIBusId        func(id []byte, n int32, dev int32) int32
-	cuCtxGetCurrent            func(ctx *uintptr) int32
+	cuInit                    func(flags uint32) int32
+	cuDriverGetVersion        func(v *int32) int32
+	cuDeviceGetCount          func(n *int32) int32
+	cuDeviceGet               func(dev *int32, ordinal int32) int32
+	cuDeviceGetName           func(name []byte, n int32, dev int32) int32
+	cuDeviceTotalMem          func(bytes *uint64, dev int32) int32
+	cuDeviceGetAttribute      func(v *int32, attr int32, dev int32) int32
+	cuDevicePrimaryCtxRetain  func(ctx *uintptr, dev int32) int32
+	cuDevicePrimaryCtxRelease func(dev int32) int32
+	cuCtxSetCurrent           func(ctx uintptr) int32
+	cuCtxSynchronize          func() int32
+	cuModuleLoadDataEx        func(mod *uintptr, image []byte, n uint32, opts []int32, vals []uintptr) int32
+	cuModuleGetFunction       func(fn *uintptr, mod uintptr, name string) int32
+	cuModuleUnload            func(mod uintptr) int32
+	cuMemAlloc                func(p *uint64, bytes uint64) int32
+	cuMemFree                 func(p uint64) int32
+	cuMemGetInfo              func(free, total *uint64) int32
+	cuMemcpyHtoD              func(dst uint64, src unsafe.Pointer, bytes uint64) int32
+	cuMemcpyDtoH              func(dst unsafe.Pointer, src uint64, bytes uint64) int32
+	cuMemsetD8                func(dst uint64, v uint8, n uint64) int32
+	cuLaunchKernel            func(fn uintptr, gx, gy, gz, bx, by, bz, shmem uint32, stream uintptr, params []unsafe.Pointer, extra uintptr) int32
+	cuEventCreate             func(ev *uintptr, flags uint32) int32
+	cuEventRecord             func(ev uintptr, stream uintptr) int32
+	cuEventSynchronize        func(ev uintptr) int32
+	cuEventElapsedTime        func(ms *float32, start, end uintptr) int32
+	cuEventDestroy            func(ev uintptr) int32
+	cuGetErrorName            func(code int32, s **byte) int32
+	cuGetErrorString          func(code int32, s **byte) int32
+	cuFuncGetAttribute        func(v *int32, attr int32, fn uintptr) int32
 }
 
-// symbols maps each bound function to its exported name. Versioned names
-// (_v2) are the ones the headers of CUDA >= 4 resolve to.
+// symbols maps each bound function to its exported name, alternatives
+// separated by "|" (preferred first). Versioned names (_v2) are the ones
+// the headers of recent CUDA versions resolve to.
 var symbols = []struct {
 	fptr any
 	name string
@@ -67,7 +66,6 @@ var symbols = []struct {
 	{&drv.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"},
 	{&drv.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2"},
 	{&drv.cuCtxSetCurrent, "cuCtxSetCurrent"},
-	{&drv.cuCtxGetCurrent, "cuCtxGetCurrent"},
 	{&drv.cuCtxSynchronize, "cuCtxSynchronize"},
 	{&drv.cuModuleLoadDataEx, "cuModuleLoadDataEx"},
 	{&drv.cuModuleGetFunction, "cuModuleGetFunction"},
@@ -82,21 +80,18 @@ var symbols = []struct {
 	{&drv.cuEventCreate, "cuEventCreate"},
 	{&drv.cuEventRecord, "cuEventRecord"},
 	{&drv.cuEventSynchronize, "cuEventSynchronize"},
-	{&drv.cuEventElapsedTime, "cuEventElapsedTime"},
+	{&drv.cuEventElapsedTime, "cuEventElapsedTime_v2|cuEventElapsedTime"},
 	{&drv.cuEventDestroy, "cuEventDestroy_v2"},
 	{&drv.cuGetErrorName, "cuGetErrorName"},
 	{&drv.cuGetErrorString, "cuGetErrorString"},
 	{&drv.cuFuncGetAttribute, "cuFuncGetAttribute"},
-	{&drv.cuOccupancyMaxBlocksPerSM, "cuOccupancyMaxActiveBlocksPerMultiprocessor"},
-	{&drv.cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId"},
 }
 
 // CUDA driver enums this package uses (cuda.h).
 const (
-	attrMaxSharedPerBlock = 8  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
-	attrMultiprocessors   = 16 // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
-	attrCCMajor           = 75 // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
-	attrCCMinor           = 76 // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
+	attrMultiprocessors = 16 // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+	attrCCMajor         = 75 // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+	attrCCMinor         = 76 // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR
 
 	funcAttrNumRegs     = 4 // CU_FUNC_ATTRIBUTE_NUM_REGS
 	funcAttrLocalBytes  = 3 // CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES
@@ -106,7 +101,6 @@ const (
 	jitInfoLogBufferSize  = 4 // CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES
 	jitErrorLogBuffer     = 5 // CU_JIT_ERROR_LOG_BUFFER
 	jitErrorLogBufferSize = 6 // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
-	jitLogVerbose         = 12
 
 	eventDefault = 0
 )
@@ -126,7 +120,13 @@ func loadDriver() error {
 			return
 		}
 		for _, s := range symbols {
-			sym, err := purego.Dlsym(h, s.name)
+			var sym uintptr
+			var err error
+			for _, name := range strings.Split(s.name, "|") { // preferred name first
+				if sym, err = purego.Dlsym(h, name); err == nil {
+					break
+				}
+			}
 			if err != nil {
 				driverErr = fmt.Errorf("CUDA driver %s lacks %s (driver too old?): %v", driverLib, s.name, err)
 				return

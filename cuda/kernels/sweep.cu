@@ -2,39 +2,46 @@
 // equity, drawdown, the moments for Sharpe/Sortino/omega and the exact
 // VaR/CVaR 95 of docs/SPEC.md, for a contiguous range of combos.
 //
-// sweep_f32 / sweep_f64
-//   Grid:   1-D, ceil(count / SB_BLOCK) blocks.
-//   Block:  SB_BLOCK (128) threads, one combo per thread: combo
-//           c = comboFirst + blockIdx.x*SB_BLOCK + threadIdx.x, with
-//           (hmaIdx, hma3Idx) = (c / n3, c % n3). Consecutive threads take
-//           consecutive HMA3 lengths, so the bar-major indicator reads
+// sweep_{f32,f64}_k{1,2}
+//   Grid:   1-D, ceil(count / (SB_BLOCK*K)) blocks.
+//   Block:  SB_BLOCK (64) threads; thread t of block b owns K consecutive
+//           combos. The backend launches K = 1; K = 2 (twice the
+//           independent work per thread, half the threads) measured 1.8x
+//           slower on the H200 and stays for measurement. Local combo
+//           j = (b*SB_BLOCK + t)*K + k is grid combo c = comboFirst + j,
+//           (hmaIdx, hma3Idx) = (c / n3, c % n3): neighbouring threads take
+//           neighbouring HMA3 lengths, so the bar-major reads
 //           h3[i*n3 + hma3Idx] coalesce across a warp and h[i*nh + hmaIdx]
-//           and r[i+1] are broadcasts.
-//   Thread: owns its combo end to end, sequentially over the bars, in the
+//           and r[i+1] are (near-)broadcasts. Bars are loaded SB_U (4) at a
+//           time before they are used, to keep several loads in flight.
+//   Thread: runs its combos end to end, sequentially over the bars, in the
 //           exact order of engine.Backtest (so fp64 results equal the CPU
-//           reference's bits except for the CVaR sum order):
-//           pass 1  the state machine + a 64-bin histogram of rs over the
+//           reference's bits except for the order of the CVaR sum):
+//           pass 1  the state machine + a 32-bin histogram of rs over the
 //                   job's thresholds (quantiles of the candidate returns);
 //           pass 2  replays the positions to get rs again: the two-pass
 //                   variance, and the values of the bin that holds the k-th
-//                   smallest are copied to the thread's buffer (cap values);
+//                   smallest are copied to the combo's buffer (cap values);
 //           refine  only if that bin holds more than cap values: histogram
 //                   passes over the float bits of the bin's range (radix
 //                   select on the order-preserving key) until it fits;
 //           select  Hoare select of the k-th smallest in the buffer; CVaR is
 //                   the sum below the bin plus the buffer values <= VaR.
-//   Shared: SB_BINS*SB_BLOCK int32 counters (32 KiB; counter b of thread t
-//           at [b*SB_BLOCK + t], so a warp's increments hit 32 distinct
-//           banks) plus SB_BINS-1 thresholds (504 B as double). 32.5 KiB
-//           static, under the 48 KiB default.
+//   Shared: K*SB_BINS*SB_BLOCK int32 counters (8 KiB per combo slot: 8 KiB
+//           for K=1, 16 KiB for K=2; counter b of combo k of thread t at
+//           [(k*SB_BINS + b)*SB_BLOCK + t], so a warp's increments hit 32
+//           distinct banks) plus SB_BINS-1 thresholds (248 B as double).
+//   Global: buf, cap values per combo (combo-major), written and re-read
+//           by its own thread only.
 //   Output: structure of arrays, one entry per combo of the launch:
 //           outF[f*count + j] (SB_NF fields of F), outI[f*count + j]
 //           (SB_NI int32 fields). The host finishes the ratios
 //           (sqrt, pow) in float64 exactly as engine.Backtest does.
 #include "sweep_common.h"
 
-#define SB_BLOCK 128
-#define SB_BINS 64
+#define SB_BLOCK 64
+#define SB_BINS 32
+#define SB_U 4
 #define SB_NF 9
 #define SB_NI 8
 
@@ -84,6 +91,10 @@ template <> struct SbKey<double> {
     }
 };
 
+template <typename F> __device__ __forceinline__ F sb_nan_seg();
+template <> __device__ __forceinline__ float sb_nan_seg<float>() { return __int_as_float(0x7fc00000); }
+template <> __device__ __forceinline__ double sb_nan_seg<double>() { return __longlong_as_double(0x7ff8000000000000ll); }
+
 template <typename F> __device__ __forceinline__ F sb_inf();
 template <> __device__ __forceinline__ float sb_inf<float>() { return __int_as_float(0x7f800000); }
 template <> __device__ __forceinline__ double sb_inf<double>() { return __longlong_as_double(0x7ff0000000000000ll); }
@@ -93,130 +104,51 @@ template <typename F>
 __device__ __forceinline__ int sb_bin(const F* thr, F v) {
     int b = 0;
 #pragma unroll
-    for (int step = 32; step > 0; step >>= 1) {
+    for (int step = SB_BINS / 2; step > 0; step >>= 1) {
         if (thr[b + step - 1] <= v) b += step;
     }
     return b;
 }
 
+// One combo's VaR selection after pass 1 (hist, the bracket) and pass 2
+// (the buffer): refinement if the bin overflowed, then the k-th smallest
+// and the CVaR sum. Rarely-taken paths replay the combo with sb_growth,
+// sequentially in the calling thread. myHist: 32 counters at stride hs;
+// h3col/hcol: the combo's series with element stride n3/nh.
 template <typename F>
-__device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, const F* __restrict__ R,
-                           int n, int nh, int n3, const int* __restrict__ warmH, const int* __restrict__ warm3,
-                           long long comboFirst, int count, F keep, F keep2, int longOnly, int kth,
-                           const F* __restrict__ thrIn, F* __restrict__ buf, int cap,
-                           F* __restrict__ outF, int* __restrict__ outI) {
-    __shared__ int hist[SB_BINS * SB_BLOCK];
-    __shared__ F thr[SB_BINS - 1];
-    const int tid = threadIdx.x;
-    for (int b = tid; b < SB_BINS - 1; b += SB_BLOCK) thr[b] = thrIn[b];
-    __syncthreads();
-    const int j = blockIdx.x * SB_BLOCK + tid;
-    if (j >= count) return;
-    const long long c = comboFirst + j;
-    const int hi = (int)(c / n3), ti = (int)(c % n3);
-    int first = max(warmH[hi], warm3[ti]);
-    first = min(max(first, 0), n - 1);
-    const F* hcol = H + hi;
-    const F* h3col = H3 + ti;
-    int* myHist = hist + tid;
-#pragma unroll 8
-    for (int b = 0; b < SB_BINS; ++b) myHist[b * SB_BLOCK] = 0;
-
-    // Pass 1: the state machine; rs[0..first) are zeros.
-    SbState<F> s;
-    sb_init<F>(s, first);
-    myHist[sb_bin<F>(thr, (F)0) * SB_BLOCK] += first;
-    for (int i = first; i < n - 1; ++i) {
-        F a3 = h3col[(long)i * n3];
-        F a = hcol[(long)i * nh];
-        F rr = R[i + 1];
-        F v = sb_step<F>(s, a3, a, rr, i == n - 2, keep, keep2, longOnly);
-        myHist[sb_bin<F>(thr, v) * SB_BLOCK] += 1;
-    }
-    sb_finish_drawdown<F>(s);
-    const F mean = s.sum / (F)(n - 1);
-
-    // The bin that holds the k-th smallest.
-    int below = 0, b = 0;
-    for (; b < SB_BINS - 1; ++b) {
-        int h = myHist[b * SB_BLOCK];
-        if (below + h > kth) break;
-        below += h;
-    }
-    int inBin = myHist[b * SB_BLOCK];
-    F lo = b == 0 ? -sb_inf<F>() : thr[b - 1];
-    F up = b == SB_BINS - 1 ? sb_inf<F>() : thr[b];
-
-    // Pass 2: variance around the mean (engine's two-pass order), the
-    // bin's values to the buffer, the sum below the bin.
-    F* mybuf = buf + (long)j * cap;
-    F ssd = (F)0, sumBelow = (F)0, sumIn = (F)0;
-    int nIn = 0;
-    {
-        F d0 = (F)0 - mean;
-        F dd = d0 * d0;
-        for (int i = 0; i < first; ++i) ssd = ssd + dd;
-        if (!((F)0 < lo) && (F)0 < up) {
-            for (int i = 0; i < first; ++i) {
-                if (nIn < cap) mybuf[nIn] = (F)0;
-                ++nIn;
-            }
-        }
-    }
-    int prev = 0;
-    for (int i = first; i < n - 1; ++i) {
-        F a3 = h3col[(long)i * n3];
-        F a = hcol[(long)i * nh];
-        F rr = R[i + 1];
-        F g = sb_growth<F>(prev, a3, a, rr, i == n - 2, keep, keep2, longOnly);
-        F v = g - (F)1;
-        F d = v - mean;
-        F d2 = d * d;
-        ssd = ssd + d2;
-        if (v < lo) {
-            sumBelow = sumBelow + v;
-        } else if (v < up) {
-            if (nIn < cap) mybuf[nIn] = v;
-            sumIn = sumIn + v;
-            ++nIn;
-        }
-    }
-
-    // Refinement (rare): the bin overflowed the buffer. Split its key range
-    // into 32 sub-bins per pass until the k-th smallest's sub-bin fits or is
-    // one key wide (then every value in it equals lo).
+__device__ __forceinline__ void sb_var(const F* h3col, const F* hcol, const F* R, int n, int nh, int n3, int f0,
+                                       F keep, F keep2, int longOnly, int kth, int* myHist, int hs, int below, int inBin,
+                                       F lo, F up, F sumBelow, F sumIn, int nIn, F* mybuf, int cap, F& var,
+                                       F& cvarSum, int& cvarCnt, int& refine, int& status) {
     typedef typename SbKey<F>::U U;
-    int refine = 0;
+    refine = 0;
     while (inBin > cap) {
         U klo = SbKey<F>::key(lo), kup = SbKey<F>::key(up);
         if (kup - klo <= (U)1) break;
         U w = (kup - klo + (U)31) / (U)32;
-        for (int q = 0; q < 32; ++q) myHist[q * SB_BLOCK] = 0;
-        prev = 0;
-        for (int i = 0; i < first; ++i) {
-            F v = (F)0;
-            if (!(v < lo) && v < up) {
-                U kv = SbKey<F>::key(v);
-                int q = kv < klo ? 0 : min((int)((kv - klo) / w), 31);
-                myHist[q * SB_BLOCK] += 1;
-            }
+        for (int q = 0; q < 32; ++q) myHist[q * hs] = 0;
+        if (!((F)0 < lo) && (F)0 < up) {
+            U kv = SbKey<F>::key((F)0);
+            int q = kv < klo ? 0 : min((int)((kv - klo) / w), 31);
+            myHist[q * hs] += f0;
         }
-        for (int i = first; i < n - 1; ++i) {
+        int prev = 0;
+        for (int i = f0; i < n - 1; ++i) {
             F g = sb_growth<F>(prev, h3col[(long)i * n3], hcol[(long)i * nh], R[i + 1], i == n - 2, keep, keep2, longOnly);
             F v = g - (F)1;
             if (!(v < lo) && v < up) {
                 U kv = SbKey<F>::key(v);
                 int q = kv < klo ? 0 : min((int)((kv - klo) / w), 31);
-                myHist[q * SB_BLOCK] += 1;
+                myHist[q * hs] += 1;
             }
         }
         int q = 0;
         for (; q < 31; ++q) {
-            int h = myHist[q * SB_BLOCK];
+            int h = myHist[q * hs];
             if (below + h > kth) break;
             below += h;
         }
-        inBin = myHist[q * SB_BLOCK];
+        inBin = myHist[q * hs];
         U nlo = klo + (U)q * w;
         U nup = q == 31 ? kup : nlo + w;
         if (nup > kup) nup = kup;
@@ -229,18 +161,14 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         sumBelow = (F)0;
         sumIn = (F)0;
         nIn = 0;
-        prev = 0;
-        for (int i = 0; i < first; ++i) {
-            F v = (F)0;
-            if (v < lo) {
-                sumBelow = sumBelow + v;
-            } else if (v < up) {
-                if (nIn < cap) mybuf[nIn] = v;
-                sumIn = sumIn + v;
+        if (!((F)0 < lo) && (F)0 < up) {
+            for (int i = 0; i < f0; ++i) {
+                if (nIn < cap) mybuf[nIn] = (F)0;
                 ++nIn;
             }
         }
-        for (int i = first; i < n - 1; ++i) {
+        int prev = 0;
+        for (int i = f0; i < n - 1; ++i) {
             F g = sb_growth<F>(prev, h3col[(long)i * n3], hcol[(long)i * nh], R[i + 1], i == n - 2, keep, keep2, longOnly);
             F v = g - (F)1;
             if (v < lo) {
@@ -252,10 +180,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
             }
         }
     }
-
-    F var, cvarSum;
-    int cvarCnt;
-    int status = 0;
+    status = 0;
     if (nIn <= cap) {
         var = sb_select<F>(mybuf, nIn, kth - below);
         cvarSum = sumBelow;
@@ -274,34 +199,455 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         cvarCnt = below + nIn;
         status = 1;
     }
-
-    outF[OF_E * count + j] = s.E;
-    outF[OF_MINRATIO * count + j] = s.minRatio;
-    outF[OF_SUM * count + j] = s.sum;
-    outF[OF_SSD * count + j] = ssd;
-    outF[OF_NEG2 * count + j] = s.neg2;
-    outF[OF_GAINS * count + j] = s.gains;
-    outF[OF_LOSSES * count + j] = s.losses;
-    outF[OF_VAR * count + j] = var;
-    outF[OF_CVARSUM * count + j] = cvarSum;
-    outI[OI_TRADES * count + j] = s.trades;
-    outI[OI_WINS * count + j] = s.wins;
-    outI[OI_LONG * count + j] = s.nlong;
-    outI[OI_SHORT * count + j] = s.nshort;
-    outI[OI_FLAT * count + j] = s.nflat;
-    outI[OI_CVARCNT * count + j] = cvarCnt;
-    outI[OI_REFINE * count + j] = refine;
-    outI[OI_STATUS * count + j] = status;
 }
 
-#define SB_SWEEP(NAME, F)                                                                              \
-    extern "C" __global__ void __launch_bounds__(SB_BLOCK) NAME(                                       \
+// K combos per thread, bars prefetched SB_U at a time: the K state
+// machines and the SB_U loads in flight are independent work for the
+// scheduler while one waits on memory.
+template <typename F, int K>
+__device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, const F* __restrict__ R,
+                           int n, int nh, int n3, const int* __restrict__ warmH, const int* __restrict__ warm3,
+                           long long comboFirst, int count, F keep, F keep2, int longOnly, int kth,
+                           const F* __restrict__ thrIn, F* __restrict__ buf, int cap,
+                           F* __restrict__ outF, int* __restrict__ outI) {
+    __shared__ int hist[K * SB_BINS * SB_BLOCK];
+    __shared__ F thr[SB_BINS - 1];
+    const int tid = threadIdx.x;
+    for (int b = tid; b < SB_BINS - 1; b += SB_BLOCK) thr[b] = thrIn[b];
+    __syncthreads();
+    const int j0 = (blockIdx.x * SB_BLOCK + tid) * K;
+    if (j0 >= count) return;
+
+    const F* hcol[K];
+    const F* h3col[K];
+    int f0 = n - 1;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        // A thread past the end repeats the launch's last combo and writes nothing.
+        const long long c = comboFirst + min(j0 + k, count - 1);
+        const int hi = (int)(c / n3), ti = (int)(c % n3);
+        int first = max(warmH[hi], warm3[ti]);
+        first = min(max(first, 0), n - 1);
+        f0 = min(f0, first);
+        hcol[k] = H + hi;
+        h3col[k] = H3 + ti;
+    }
+    // Bars before a combo's own first bar have an undefined indicator, so
+    // the state machine holds flat there with rs = 0 exactly as
+    // engine.Backtest's warm-up: starting all K combos at the smallest
+    // first bar f0 gives the same bits.
+    const int z0 = sb_bin<F>(thr, (F)0);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        for (int b = 0; b < SB_BINS; ++b) hist[(k * SB_BINS + b) * SB_BLOCK + tid] = 0;
+        hist[(k * SB_BINS + z0) * SB_BLOCK + tid] = f0;
+    }
+
+    // Pass 1: the state machines and the histograms.
+    SbState<F> s[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) sb_init<F>(s[k], f0);
+    int i = f0;
+    for (; i + SB_U <= n - 1; i += SB_U) {
+        F rr[SB_U], a3[K][SB_U], a[K][SB_U];
+#pragma unroll
+        for (int u = 0; u < SB_U; ++u) {
+            rr[u] = R[i + u + 1];
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                a3[k][u] = h3col[k][(long)(i + u) * n3];
+                a[k][u] = hcol[k][(long)(i + u) * nh];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < SB_U; ++u) {
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                F v = sb_step<F>(s[k], a3[k][u], a[k][u], rr[u], i + u == n - 2, keep, keep2, longOnly);
+                hist[(k * SB_BINS + sb_bin<F>(thr, v)) * SB_BLOCK + tid] += 1;
+            }
+        }
+    }
+    for (; i < n - 1; ++i) {
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            F v = sb_step<F>(s[k], h3col[k][(long)i * n3], hcol[k][(long)i * nh], R[i + 1], i == n - 2, keep, keep2, longOnly);
+            hist[(k * SB_BINS + sb_bin<F>(thr, v)) * SB_BLOCK + tid] += 1;
+        }
+    }
+
+    // The bin that holds each combo's k-th smallest rs.
+    F mean[K], lo[K], up[K], ssd[K], sumBelow[K], sumIn[K];
+    int below[K], inBin[K], nIn[K], prev[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        sb_finish_drawdown<F>(s[k]);
+        mean[k] = s[k].sum / (F)(n - 1);
+        int bl = 0, b = 0;
+        for (; b < SB_BINS - 1; ++b) {
+            int h = hist[(k * SB_BINS + b) * SB_BLOCK + tid];
+            if (bl + h > kth) break;
+            bl += h;
+        }
+        below[k] = bl;
+        inBin[k] = hist[(k * SB_BINS + b) * SB_BLOCK + tid];
+        lo[k] = b == 0 ? -sb_inf<F>() : thr[b - 1];
+        up[k] = b == SB_BINS - 1 ? sb_inf<F>() : thr[b];
+        ssd[k] = (F)0;
+        sumBelow[k] = (F)0;
+        sumIn[k] = (F)0;
+        nIn[k] = 0;
+        prev[k] = 0;
+        // rs = 0 for bars 0..f0-1: the variance terms in engine's order,
+        // and the zeros into the buffer when their bin is the VaR bin.
+        F d0 = (F)0 - mean[k];
+        F dd = d0 * d0;
+        for (int q = 0; q < f0; ++q) ssd[k] = ssd[k] + dd;
+        if (!((F)0 < lo[k]) && (F)0 < up[k]) {
+            F* mybuf = buf + (long)(j0 + k) * cap;
+            for (int q = 0; q < f0; ++q) {
+                if (nIn[k] < cap && j0 + k < count) mybuf[nIn[k]] = (F)0;
+                ++nIn[k];
+            }
+        }
+    }
+
+    // Pass 2: rs again; the variance around the mean (engine's two-pass
+    // order), the VaR bin's values to the buffer, the sum below the bin.
+    i = f0;
+    for (; i < n - 1; i += SB_U) {
+        const int m = min(SB_U, n - 1 - i);
+        F rr[SB_U], a3[K][SB_U], a[K][SB_U];
+#pragma unroll
+        for (int u = 0; u < SB_U; ++u) {
+            const int iu = u < m ? i + u : i;
+            rr[u] = R[iu + 1];
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                a3[k][u] = h3col[k][(long)iu * n3];
+                a[k][u] = hcol[k][(long)iu * nh];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < SB_U; ++u) {
+            if (u < m) {
+#pragma unroll
+                for (int k = 0; k < K; ++k) {
+                    F g = sb_growth<F>(prev[k], a3[k][u], a[k][u], rr[u], i + u == n - 2, keep, keep2, longOnly);
+                    F v = g - (F)1;
+                    F d = v - mean[k];
+                    F d2 = d * d;
+                    ssd[k] = ssd[k] + d2;
+                    const bool isBelow = v < lo[k];
+                    const bool isIn = !isBelow && v < up[k];
+                    sumBelow[k] = sumBelow[k] + (isBelow ? v : (F)0);
+                    sumIn[k] = sumIn[k] + (isIn ? v : (F)0);
+                    if (isIn) {
+                        if (nIn[k] < cap && j0 + k < count) buf[(long)(j0 + k) * cap + nIn[k]] = v;
+                        ++nIn[k];
+                    }
+                }
+            }
+        }
+    }
+
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        const int j = j0 + k;
+        if (j >= count) break;
+        F var, cvarSum;
+        int cvarCnt, refine, status;
+        sb_var<F>(h3col[k], hcol[k], R, n, nh, n3, f0, keep, keep2, longOnly, kth,
+                  hist + k * SB_BINS * SB_BLOCK + tid, SB_BLOCK, below[k], inBin[k], lo[k], up[k], sumBelow[k], sumIn[k],
+                  nIn[k], buf + (long)j * cap, cap, var, cvarSum, cvarCnt, refine, status);
+        outF[OF_E * count + j] = s[k].E;
+        outF[OF_MINRATIO * count + j] = s[k].minRatio;
+        outF[OF_SUM * count + j] = s[k].sum;
+        outF[OF_SSD * count + j] = ssd[k];
+        outF[OF_NEG2 * count + j] = s[k].neg2;
+        outF[OF_GAINS * count + j] = s[k].gains;
+        outF[OF_LOSSES * count + j] = s[k].losses;
+        outF[OF_VAR * count + j] = var;
+        outF[OF_CVARSUM * count + j] = cvarSum;
+        outI[OI_TRADES * count + j] = s[k].trades;
+        outI[OI_WINS * count + j] = s[k].wins;
+        outI[OI_LONG * count + j] = s[k].nlong;
+        outI[OI_SHORT * count + j] = s[k].nshort;
+        outI[OI_FLAT * count + j] = s[k].nflat;
+        outI[OI_CVARCNT * count + j] = cvarCnt;
+        outI[OI_REFINE * count + j] = refine;
+        outI[OI_STATUS * count + j] = status;
+    }
+}
+
+#define SB_SWEEP(NAME, F, K, MINB)                                                                     \
+    extern "C" __global__ void __launch_bounds__(SB_BLOCK, MINB) NAME(                                       \
         const F* H, const F* H3, const F* R, int n, int nh, int n3, const int* warmH, const int* warm3, \
         long long comboFirst, int count, F keep, F keep2, int longOnly, int kth, const F* thr, F* buf,   \
         int cap, F* outF, int* outI) {                                                                 \
-        sweep_body<F>(H, H3, R, n, nh, n3, warmH, warm3, comboFirst, count, keep, keep2, longOnly, kth, \
-                      thr, buf, cap, outF, outI);                                                      \
+        sweep_body<F, K>(H, H3, R, n, nh, n3, warmH, warm3, comboFirst, count, keep, keep2, longOnly,   \
+                         kth, thr, buf, cap, outF, outI);                                              \
     }
 
-SB_SWEEP(sweep_f32, float)
-SB_SWEEP(sweep_f64, double)
+// MINB: resident blocks per multiprocessor the register budget must allow.
+// 13 blocks of 64 threads = 832 per SM: a 102,400-combo launch of one
+// combo per thread then fits one wave on a 132-SM H200.
+SB_SWEEP(sweep_f32_k1, float, 1, 13)
+SB_SWEEP(sweep_f32_k2, float, 2, 1)
+SB_SWEEP(sweep_f64_k1, double, 1, 13)
+SB_SWEEP(sweep_f64_k2, double, 2, 1)
+
+// ---------------------------------------------------------------------------
+// sweep_seg_{f32,f64}: the bar-parallel sweep for small grids.
+//   Grid:   one block per combo of the launch (combo comboFirst + blockIdx.x).
+//   Block:  SEG_T (256) threads. The combo's bars [first, n-1) are split into
+//           SEG_T contiguous segments; thread t owns segment t. Indicator
+//           series are series-major here (h[hmaIdx*n + i]) so each thread
+//           walks contiguous memory.
+//   Steps:  A  each thread finds its segment's exit position if the segment
+//              holds a decisive signal (h3 != h), else "pass through";
+//              thread 0 scans the segments in order: entry position of each.
+//           B  each thread runs the state machine over its segment from its
+//              entry position with local equity 1: segment product T, local
+//              peak M, min prefix product m, internal min ratio D, sums, counts,
+//              histogram (shared atomics). The open incoming trade's product
+//              is unknown here (NaN: no win is counted for it).
+//           C  thread 0 combines the segments in order: equity, max drawdown
+//              min(D_j, E_in*m_j/peak_in) (exact in exact arithmetic: the
+//              ratio at a bar is min(P/M, E_in*P/peak_in)), sums; and the
+//              product of the trade open at each segment's start, replaying
+//              sequentially through segments that hold no change, so every
+//              trade's product has engine.Backtest's bits.
+//           D  each thread replays its head (bars before its first change)
+//              from that product: the incoming trade's win, exactly.
+//           E  pass 2: variance around the mean, the VaR bin's values to the
+//              combo's buffer (shared atomic index); thread 0 then selects
+//              (sb_var: refinement, if needed, runs in thread 0 serially).
+//   Shared: per segment 10 values of F and 3 ints (23 KiB for fp64, 13 KiB
+//           for fp32), 32 histogram counters, 31 thresholds.
+//   Sums run in another order than engine's (segment by segment), so
+//   equity, sums and ratios agree to rounding; positions, trades, wins,
+//   counts and VaR are exact.
+#define SEG_T 256
+
+template <typename F>
+__device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3, const F* __restrict__ R,
+                               int n, const int* __restrict__ warmH, const int* __restrict__ warm3, int n3,
+                               long long comboFirst, int count, F keep, F keep2, int longOnly, int kth,
+                               const F* __restrict__ thrIn, F* __restrict__ buf, int cap,
+                               F* __restrict__ outF, int* __restrict__ outI) {
+    __shared__ F thr[SB_BINS - 1];
+    __shared__ int hist[SB_BINS]; // the combo's histogram, then sb_var's refinement counters
+    __shared__ int sExit[SEG_T], sEntry[SEG_T], sChange[SEG_T];
+    __shared__ F sT[SEG_T], sM[SEG_T], sm[SEG_T], sD[SEG_T], sSum[SEG_T], sNeg2[SEG_T], sGain[SEG_T],
+        sLoss[SEG_T], sTail[SEG_T], sTpIn[SEG_T];
+    __shared__ int cTrades, cWins, cLong, cShort, cFlat, cIn;
+    __shared__ F shMean, shLo, shUp;
+    __shared__ int shBelow, shInBin;
+
+    const int tid = threadIdx.x;
+    const int j = blockIdx.x;
+    for (int b = tid; b < SB_BINS - 1; b += SEG_T) thr[b] = thrIn[b];
+    for (int b = tid; b < SB_BINS; b += SEG_T) hist[b] = 0;
+    if (tid == 0) {
+        cTrades = 0; cWins = 0; cLong = 0; cShort = 0; cFlat = 0; cIn = 0;
+    }
+    const long long c = comboFirst + j;
+    const int hi = (int)(c / n3), ti = (int)(c % n3);
+    int first = max(warmH[hi], warm3[ti]);
+    first = min(max(first, 0), n - 1);
+    const F* h = H + (long)hi * n;
+    const F* h3 = H3 + (long)ti * n;
+    const int L = n - 1 - first;
+    const int seg = (L + SEG_T - 1) / SEG_T;
+    const int b0 = first + min(tid * seg, L);
+    const int e0 = first + min((tid + 1) * seg, L);
+    __syncthreads();
+
+    // A: exit position of the segment (2: no decisive bar, passes through).
+    int ex = 2;
+    for (int i = b0; i < e0; ++i) {
+        F a3 = h3[i], a = h[i];
+        ex = a3 > a ? 1 : (a3 < a ? (longOnly ? 0 : -1) : ex);
+    }
+    sExit[tid] = ex;
+    __syncthreads();
+    if (tid == 0) {
+        int p = 0;
+        for (int t = 0; t < SEG_T; ++t) {
+            sEntry[t] = p;
+            if (sExit[t] != 2) p = sExit[t];
+        }
+    }
+    __syncthreads();
+
+    // B: the segment's state machine from its entry position, local equity 1.
+    const int entry = sEntry[tid];
+    SbState<F> s;
+    sb_init<F>(s, 0);
+    s.prev = entry;
+    s.tp = entry != 0 ? sb_nan_seg<F>() : (F)0;
+    F mMin = sb_inf<F>();
+    int headEnd = e0;
+    for (int i = b0; i < e0; ++i) {
+        int before = s.prev;
+        F v = sb_step<F>(s, h3[i], h[i], R[i + 1], i == n - 2, keep, keep2, longOnly);
+        headEnd = (headEnd == e0 && s.prev != before) ? i : headEnd;
+        mMin = s.E < mMin ? s.E : mMin;
+        atomicAdd(&hist[sb_bin<F>(thr, v)], 1);
+    }
+    sb_finish_drawdown<F>(s);
+    sT[tid] = s.E; sM[tid] = s.peak; sm[tid] = mMin; sD[tid] = s.minRatio;
+    sSum[tid] = s.sum; sNeg2[tid] = s.neg2; sGain[tid] = s.gains; sLoss[tid] = s.losses;
+    sTail[tid] = s.tp;
+    sChange[tid] = headEnd < e0;
+    atomicAdd(&cTrades, s.trades);
+    atomicAdd(&cWins, s.wins);
+    atomicAdd(&cLong, s.nlong);
+    atomicAdd(&cShort, s.nshort);
+    atomicAdd(&cFlat, s.nflat);
+    __syncthreads();
+
+    // C: combine in order (thread 0).
+    if (tid == 0) {
+        F Eg = (F)1, peakG = (F)1, minR = (F)1, sum = (F)0, neg2 = (F)0, gains = (F)0, losses = (F)0;
+        F carry = sb_nan_seg<F>();
+        for (int t = 0; t < SEG_T; ++t) {
+            const int bt = first + min(t * seg, L), et = first + min((t + 1) * seg, L);
+            sTpIn[t] = carry;
+            if (bt < et) {
+                F q = Eg * sm[t];
+                q = q / peakG;
+                minR = sD[t] < minR ? sD[t] : minR;
+                minR = q < minR ? q : minR;
+                F pk = Eg * sM[t];
+                peakG = pk > peakG ? pk : peakG;
+                Eg = Eg * sT[t];
+                sum = sum + sSum[t];
+                neg2 = neg2 + sNeg2[t];
+                gains = gains + sGain[t];
+                losses = losses + sLoss[t];
+            }
+            if (sChange[t]) {
+                carry = sTail[t];
+            } else if (sEntry[t] != 0) {
+                // One trade spans the whole segment: continue its product in order.
+                F tp = carry;
+                for (int i = bt; i < et; ++i) {
+                    F f = sEntry[t] == 1 ? (F)1 + R[i + 1] : (F)1 - R[i + 1];
+                    tp = tp * f;
+                }
+                carry = tp;
+            }
+        }
+        outF[OF_E * count + j] = Eg;
+        outF[OF_MINRATIO * count + j] = minR;
+        outF[OF_SUM * count + j] = sum;
+        outF[OF_NEG2 * count + j] = neg2;
+        outF[OF_GAINS * count + j] = gains;
+        outF[OF_LOSSES * count + j] = losses;
+        shMean = sum / (F)(n - 1);
+        // rs = 0 for bars 0..first-1 join the histogram, then the VaR bin.
+        hist[sb_bin<F>(thr, (F)0)] += first;
+        int bl = 0, b = 0;
+        for (; b < SB_BINS - 1; ++b) {
+            if (bl + hist[b] > kth) break;
+            bl += hist[b];
+        }
+        shBelow = bl;
+        shInBin = hist[b];
+        shLo = b == 0 ? -sb_inf<F>() : thr[b - 1];
+        shUp = b == SB_BINS - 1 ? sb_inf<F>() : thr[b];
+    }
+    __syncthreads();
+
+    // D: the incoming trade's win, from its exact product.
+    if (entry != 0 && b0 < e0) {
+        F tp = sTpIn[tid];
+        int w = 0;
+        for (int i = b0; i < headEnd; ++i) {
+            F f = entry == 1 ? (F)1 + R[i + 1] : (F)1 - R[i + 1];
+            tp = tp * f;
+            if (i == n - 2) {
+                F t = tp * keep;
+                w += t - (F)1 > (F)0 ? 1 : 0;
+            }
+        }
+        if (headEnd < e0) {
+            F t = tp * keep;
+            w += t - (F)1 > (F)0 ? 1 : 0;
+        }
+        if (w) atomicAdd(&cWins, w);
+    }
+
+    // E: pass 2 over the segment.
+    const F mean = shMean, lo = shLo, up = shUp;
+    F* mybuf = buf + (long)j * cap;
+    F ssd = (F)0, sumBelow = (F)0, sumIn = (F)0;
+    int prev = entry;
+    for (int i = b0; i < e0; ++i) {
+        F g = sb_growth<F>(prev, h3[i], h[i], R[i + 1], i == n - 2, keep, keep2, longOnly);
+        F v = g - (F)1;
+        F d = v - mean;
+        F d2 = d * d;
+        ssd = ssd + d2;
+        const bool isBelow = v < lo;
+        const bool isIn = !isBelow && v < up;
+        sumBelow = sumBelow + (isBelow ? v : (F)0);
+        sumIn = sumIn + (isIn ? v : (F)0);
+        if (isIn) {
+            int q = atomicAdd(&cIn, 1);
+            if (q < cap) mybuf[q] = v;
+        }
+    }
+    __syncthreads();
+    sSum[tid] = ssd;
+    sGain[tid] = sumBelow;
+    sLoss[tid] = sumIn;
+    __syncthreads();
+    if (tid == 0) {
+        F ssdT = (F)0, sb = (F)0, si = (F)0;
+        F d0 = (F)0 - mean;
+        F dd = d0 * d0;
+        for (int q = 0; q < first; ++q) ssdT = ssdT + dd;
+        int nIn = cIn;
+        if (!((F)0 < lo) && (F)0 < up) {
+            for (int q = 0; q < first; ++q) {
+                if (nIn < cap) mybuf[nIn] = (F)0;
+                ++nIn;
+            }
+        }
+        for (int t = 0; t < SEG_T; ++t) {
+            ssdT = ssdT + sSum[t];
+            sb = sb + sGain[t];
+            si = si + sLoss[t];
+        }
+        F var, cvarSum;
+        int cvarCnt, refine, status;
+        sb_var<F>(h3, h, R, n, 1, 1, first, keep, keep2, longOnly, kth, hist, 1, shBelow, shInBin, lo, up, sb, si,
+                  nIn, mybuf, cap, var, cvarSum, cvarCnt, refine, status);
+        outF[OF_SSD * count + j] = ssdT;
+        outF[OF_VAR * count + j] = var;
+        outF[OF_CVARSUM * count + j] = cvarSum;
+        outI[OI_TRADES * count + j] = cTrades;
+        outI[OI_WINS * count + j] = cWins;
+        outI[OI_LONG * count + j] = cLong;
+        outI[OI_SHORT * count + j] = cShort;
+        outI[OI_FLAT * count + j] = cFlat + first;
+        outI[OI_CVARCNT * count + j] = cvarCnt;
+        outI[OI_REFINE * count + j] = refine;
+        outI[OI_STATUS * count + j] = status;
+    }
+}
+
+#define SB_SWEEP_SEG(NAME, F)                                                                            \
+    extern "C" __global__ void __launch_bounds__(SEG_T) NAME(                                            \
+        const F* H, const F* H3, const F* R, int n, const int* warmH, const int* warm3, int n3,           \
+        long long comboFirst, int count, F keep, F keep2, int longOnly, int kth, const F* thr, F* buf,     \
+        int cap, F* outF, int* outI) {                                                                   \
+        sweep_seg_body<F>(H, H3, R, n, warmH, warm3, n3, comboFirst, count, keep, keep2, longOnly, kth,   \
+                          thr, buf, cap, outF, outI);                                                    \
+    }
+
+SB_SWEEP_SEG(sweep_seg_f32, float)
+SB_SWEEP_SEG(sweep_seg_f64, double)

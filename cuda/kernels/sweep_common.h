@@ -95,25 +95,26 @@ SB_FN int sb_position(F a3, F a, int prev, int longOnly) {
     return pos;
 }
 
+// The per-bar functions below are written with selects instead of
+// branches: neighbouring GPU threads run different combos, so a branch on
+// the position would run every side of it for the whole warp. Each select
+// keeps engine.Backtest's arithmetic exactly: multiplying by 1 and adding
+// +0 leave a finite positive (or +0) accumulator's bits unchanged.
+
 // sb_growth is the bar's growth factor g of engine.Backtest (fees at a
 // change of position, (1 +- r) while held, the exit fee on the last bar).
 // It updates prev only: the light second pass replays it to get rs again.
 template <typename F>
 SB_FN F sb_growth(SB_THREAD int& prev, F a3, F a, F rr, bool last, F keep, F keep2, int longOnly) {
     int pos = sb_position<F>(a3, a, prev, longOnly);
-    F g = (F)1;
-    if (pos != prev) {
-        int d = pos - prev;
-        g = (d == 2 || d == -2) ? keep2 : keep;
-    }
-    if (pos == 1) {
-        F f = (F)1 + rr;
-        g = g * f;
-    } else if (pos == -1) {
-        F f = (F)1 - rr;
-        g = g * f;
-    }
-    if (last && pos != 0) g = g * keep;
+    int d = pos - prev;
+    F g = d == 0 ? (F)1 : ((d == 2 || d == -2) ? keep2 : keep);
+    F up = (F)1 + rr;
+    F dn = (F)1 - rr;
+    F f = pos == 1 ? up : (pos == -1 ? dn : (F)1);
+    g = g * f;
+    F e = (last && pos != 0) ? keep : (F)1;
+    g = g * e;
     prev = pos;
     return g;
 }
@@ -124,37 +125,29 @@ template <typename F>
 SB_FN F sb_step(SB_THREAD SbState<F>& s, F a3, F a, F rr, bool last, F keep, F keep2, int longOnly) {
     int prev = s.prev;
     int pos = sb_position<F>(a3, a, prev, longOnly);
-    F g = (F)1;
-    if (pos != prev) {
-        int d = pos - prev;
-        g = (d == 2 || d == -2) ? keep2 : keep;
-        if (prev != 0) {
-            F t = s.tp * keep;
-            if (t - (F)1 > (F)0) s.wins++;
-        }
-        if (pos != 0) {
-            s.trades++;
-            s.tp = keep;
-        }
-    }
-    if (pos == 1) {
-        F f = (F)1 + rr;
-        g = g * f;
-        s.tp = s.tp * f;
-        s.nlong++;
-    } else if (pos == -1) {
-        F f = (F)1 - rr;
-        g = g * f;
-        s.tp = s.tp * f;
-        s.nshort++;
-    } else {
-        s.nflat++;
-    }
-    if (last && pos != 0) {
-        g = g * keep;
-        F t = s.tp * keep;
-        if (t - (F)1 > (F)0) s.wins++;
-    }
+    int d = pos - prev;
+    bool changed = d != 0;
+    F g = !changed ? (F)1 : ((d == 2 || d == -2) ? keep2 : keep);
+    // The trade held until now closes: a win if tp*(1-f) - 1 > 0.
+    F t = s.tp * keep;
+    s.wins += (changed && prev != 0 && t - (F)1 > (F)0) ? 1 : 0;
+    bool enter = changed && pos != 0;
+    s.trades += enter ? 1 : 0;
+    F tp = enter ? keep : s.tp;
+    F up = (F)1 + rr;
+    F dn = (F)1 - rr;
+    F f = pos == 1 ? up : (pos == -1 ? dn : (F)1);
+    g = g * f;
+    tp = tp * f;
+    s.nlong += pos == 1 ? 1 : 0;
+    s.nshort += pos == -1 ? 1 : 0;
+    s.nflat += pos == 0 ? 1 : 0;
+    bool exitLast = last && pos != 0;
+    F e = exitLast ? keep : (F)1;
+    g = g * e;
+    F t2 = tp * keep;
+    s.wins += (exitLast && t2 - (F)1 > (F)0) ? 1 : 0;
+    s.tp = tp;
     s.prev = pos;
     F E = s.E * g;
     s.E = E;
@@ -167,18 +160,17 @@ SB_FN F sb_step(SB_THREAD SbState<F>& s, F a3, F a, F rr, bool last, F keep, F k
         if (q < s.minRatio) s.minRatio = q;
         s.peak = E;
         s.segMin = E;
-    } else if (E < s.segMin) {
-        s.segMin = E;
+    } else {
+        s.segMin = E < s.segMin ? E : s.segMin;
     }
     F v = g - (F)1;
     s.sum = s.sum + v;
-    if (v > (F)0) {
-        s.gains = s.gains + v;
-    } else if (v < (F)0) {
-        s.losses = s.losses - v;
-        F v2 = v * v;
-        s.neg2 = s.neg2 + v2;
-    }
+    F gv = v > (F)0 ? v : (F)0;
+    F lv = v < (F)0 ? v : (F)0;
+    F v2 = lv * lv;
+    s.gains = s.gains + gv;
+    s.losses = s.losses - lv;
+    s.neg2 = s.neg2 + v2;
     return v;
 }
 

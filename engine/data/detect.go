@@ -86,7 +86,7 @@ func detect(text []byte, name string) (string, *Error) {
 			return LayoutBinanceArchive, nil
 		}
 	}
-	if len(commaFields) < 5 {
+	if len(commaFields) < 2 {
 		return fail("cannot detect the layout: expected a header row such as timestamp,open,high,low,close,volume, " +
 			"a Binance archive row, a LEAN row (yyyyMMdd HH:mm,open,high,low,close,volume) or a JSON array")
 	}

@@ -179,9 +179,10 @@ func gunzip(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	// The gzip trailer holds the uncompressed size mod 2^32 (of the last
-	// member): a good first guess for the buffer, capped for safety.
+	// member): a good first guess for the buffer, unless it is more than
+	// deflate's best ratio (about 1032:1) allows, as in a damaged file.
 	guess := int(binary.LittleEndian.Uint32(b[len(b)-4:])) + bytes.MinRead
-	if guess > 1<<30 || guess < len(b) {
+	if guess > 1<<30 || guess > 1032*len(b)+bytes.MinRead || guess < len(b) {
 		guess = 4 * len(b)
 	}
 	var out bytes.Buffer

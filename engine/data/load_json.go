@@ -37,7 +37,7 @@ func parseJSON(text []byte, name string, opt Options, layout string) (*builder, 
 	case LayoutBinanceKlinesJSON:
 		want = 12
 	}
-	bl := newBuilder(name, bytes.Count(text, []byte{'['})-1)
+	bl := newBuilder(name, min(bytes.Count(text, []byte{'['})-1, len(text)/14+1))
 	bl.timeName = "time"
 	tp := newTimeParser(opt.Location)
 	var rec []json.RawMessage

@@ -14,7 +14,9 @@ import (
 // testdata is the repository's shared test data folder (see its README.md).
 const testdata = "../../testdata/data/"
 
-func utc(y int, mo time.Month, d, h, mi int) time.Time { return time.Date(y, mo, d, h, mi, 0, 0, time.UTC) }
+func utc(y int, mo time.Month, d, h, mi int) time.Time {
+	return time.Date(y, mo, d, h, mi, 0, 0, time.UTC)
+}
 
 // ohlcv is one bar's values as written in the file.
 type ohlcv [5]float64

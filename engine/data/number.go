@@ -12,18 +12,20 @@ import (
 type numKind uint8
 
 const (
-	numOK           numKind = iota
-	numNaN                  // "NaN" in any case, or an empty field: a missing value
-	numBad                  // not a decimal number
-	numDecimalComma         // "4,255" in a comma-separated file
-	numThousands            // "1,234.5" (or "1.234,5" in a semicolon file)
-	numMixedMark            // '.' in a file whose decimal mark is ',' or the reverse
+	numOK             numKind = iota
+	numNaN                    // "NaN" in any case, or an empty field: a missing value
+	numBad                    // not a decimal number
+	numDecimalComma           // "4,255" in a comma-separated file
+	numThousands              // "1,234.5" (or "1.234,5" in a semicolon file)
+	numCommaAmbiguous         // "4,255": a decimal comma or a thousands separator
+	numMixedMark              // '.' in a file whose decimal mark is ',' or the reverse
 )
 
 // parseNumber parses a decimal number from a comma-separated file, where
 // '.' is the only decimal mark. It never guesses: a comma inside the value
 // (possible only in a quoted field) is reported as a thousands separator or
-// a decimal comma. Hexadecimal and the "inf" spellings strconv accepts are
+// a decimal comma ("4,255" could be either, and is reported as such).
+// Hexadecimal and the "inf" spellings strconv accepts are
 // caught by the callers' checks (hex here, infinity as a non-finite price).
 func parseNumber(s string) (float64, numKind) {
 	s = strings.TrimSpace(s)
@@ -31,10 +33,13 @@ func parseNumber(s string) (float64, numKind) {
 		return math.NaN(), numNaN
 	}
 	if strings.IndexByte(s, ',') >= 0 {
-		if isGrouped(s, ',', '.') {
+		switch {
+		case !isGrouped(s, ',', '.'):
+			return 0, numDecimalComma
+		case strings.IndexByte(s, '.') >= 0:
 			return 0, numThousands
 		}
-		return 0, numDecimalComma
+		return 0, numCommaAmbiguous
 	}
 	return parseDecimal(s)
 }

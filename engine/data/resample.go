@@ -79,11 +79,16 @@ func Resample(b Bars, tf time.Duration) (Bars, error) {
 	if n == 0 {
 		return Bars{}, errors.New("resample: no bars")
 	}
+	if len(b.Time) != n || len(b.Open) != n || len(b.High) != n || len(b.Low) != n || len(b.Volume) != n {
+		return Bars{}, errors.New("resample: the bars' columns have different lengths")
+	}
+	for i := 1; i < n; i++ {
+		if b.Time[i] <= b.Time[i-1] {
+			return Bars{}, fmt.Errorf("resample: bar %d is not after bar %d in time", i, i-1)
+		}
+	}
 	w := int64(tf)
 	if med := medianSpacing(b.Time); n >= 2 {
-		if med <= 0 {
-			return Bars{}, errors.New("resample: bars are not strictly increasing in time")
-		}
 		if w < med {
 			return Bars{}, fmt.Errorf("resample to %s: the bars are %s apart (median spacing), coarser than %s; "+
 				"pick a timeframe of at least %s", FormatTimeframe(tf), time.Duration(med), FormatTimeframe(tf), time.Duration(med))
@@ -113,7 +118,9 @@ func Resample(b Bars, tf time.Duration) (Bars, error) {
 	}
 	cur := bucket(b.Time[0])
 	o, h, l, c, v := b.Open[0], b.High[0], b.Low[0], b.Close[0], b.Volume[0]
+	overflow := false
 	flush := func() {
+		overflow = overflow || math.IsInf(v, 0)
 		out.Time = append(out.Time, cur)
 		out.Open = append(out.Open, o)
 		out.High = append(out.High, h)
@@ -134,6 +141,9 @@ func Resample(b Bars, tf time.Duration) (Bars, error) {
 		v += b.Volume[i]
 	}
 	flush()
+	if overflow {
+		return Bars{}, fmt.Errorf("resample to %s: a bucket's volume overflows float64", FormatTimeframe(tf))
+	}
 	return out, nil
 }
 

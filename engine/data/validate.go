@@ -47,10 +47,10 @@ type builder struct {
 	firstAt  where
 }
 
+// newBuilder starts a builder with room for about capacity rows (the
+// parsers pass a count of lines or records, which is only an estimate).
 func newBuilder(file string, capacity int) *builder {
-	if capacity < 0 || capacity > 1<<24 {
-		capacity = 1 << 24
-	}
+	capacity = max(0, min(capacity, 1<<24))
 	b := &builder{file: file, timeName: "time", names: canonicalNames}
 	b.bars = Bars{
 		Time: make([]int64, 0, capacity), Open: make([]float64, 0, capacity),
@@ -160,6 +160,9 @@ func (bl *builder) numberError(r *row, i int) *Error {
 	case numDecimalComma:
 		return bl.errAt(r.at, bl.names[i], "decimal comma in "+raw+" in a comma-separated file: "+
 			"export with '.' as the decimal mark, or as a semicolon-separated file")
+	case numCommaAmbiguous:
+		return bl.errAt(r.at, bl.names[i], "comma in "+raw+" in a comma-separated file: a decimal comma or a thousands separator, "+
+			"which cannot be told apart: export with '.' as the decimal mark and no digit grouping")
 	case numThousands:
 		return bl.errAt(r.at, bl.names[i], "thousands separator in "+raw+": export numbers without digit grouping")
 	case numMixedMark:

@@ -1,0 +1,547 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/sessions"
+)
+
+// addDBFlag gives root the persistent --db flag: the sessions database
+// every command that saves or reads sessions uses.
+func addDBFlag(root *cobra.Command) {
+	root.PersistentFlags().String("db", "", "sessions database file (default $XDG_DATA_HOME/sweepbench/sessions.db, i.e. ~/.local/share/sweepbench/sessions.db on Linux)")
+}
+
+// dbPath is --db, or the default path.
+func dbPath(cmd *cobra.Command) (string, error) {
+	if f := cmd.Flag("db"); f != nil && f.Value.String() != "" {
+		return f.Value.String(), nil
+	}
+	return sessions.DefaultPath()
+}
+
+func openStore(cmd *cobra.Command) (*sessions.Store, error) {
+	p, err := dbPath(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return sessions.Open(p)
+}
+
+// openStoreToRead opens the store for ls, show, export and diff: as Open
+// does, or read-only when the file cannot be written.
+func openStoreToRead(cmd *cobra.Command) (*sessions.Store, error) {
+	p, err := dbPath(cmd)
+	if err != nil {
+		return nil, err
+	}
+	st, err := sessions.Open(p)
+	if err != nil && sessions.IsReadOnly(err) {
+		if ro, roErr := sessions.OpenReadOnly(p); roErr == nil {
+			return ro, nil
+		}
+	}
+	return st, err
+}
+
+// originOf says how the flags loaded the dataset, for resume and diff: a
+// file path is made absolute so that they work from another directory.
+func originOf(sf *studyFlags) sessions.Origin {
+	d := sf.data
+	if !strings.HasPrefix(d, "embedded:") && d != "" {
+		if abs, err := filepath.Abs(d); err == nil {
+			d = abs
+		}
+	}
+	return sessions.Origin{Data: d, TZ: sf.tz, TimeColumn: sf.timeColumn, Timeframe: sf.timeframe, Head: sf.head}
+}
+
+// flagsOf rebuilds the flags of a saved session, so that resume and diff
+// load its data and build its study through the same code as `run`.
+func flagsOf(ss *sessions.Session) studyFlags {
+	prec := "both"
+	if len(ss.Precisions) == 1 {
+		prec = ss.Precisions[0].String()
+	}
+	o := ss.Origin
+	return studyFlags{data: o.Data, tz: o.TZ, timeColumn: o.TimeColumn, timeframe: o.Timeframe, head: o.Head,
+		hma: ss.Grid.HMA.String(), hma3: ss.Grid.HMA3.String(), mode: ss.Params.Mode.String(), source: ss.Params.Source.String(),
+		backend: ss.Backend, precision: prec, wma: ss.WMA.String(),
+		fee: ss.Params.Fee, barsPerYear: ss.Params.BarsPerYear, tolerance: ss.Tolerance}
+}
+
+// loadSessionData is the sessions.Loader of the CLI.
+func loadSessionData(_ context.Context, ss *sessions.Session) (*data.Dataset, error) {
+	sf := flagsOf(ss)
+	return sf.loadDataset()
+}
+
+// sessionRecorder saves a `run` as it computes. Every failure of the
+// database is a warning naming its path: the run goes on unsaved and its
+// results are still printed.
+type sessionRecorder struct {
+	w      *sessions.Writer
+	stderr io.Writer
+	quiet  bool
+	warned bool
+}
+
+// beginSession opens the store and records the study; nil (after a
+// warning) when the database cannot be used.
+func beginSession(cmd *cobra.Command, sf *studyFlags, s *engine.Study, note string, quiet bool) *sessionRecorder {
+	stderr := cmd.ErrOrStderr()
+	st, err := openStore(cmd)
+	if err == nil {
+		var w *sessions.Writer
+		if w, err = st.Begin(cmd.Context(), s, originOf(sf), note); err == nil {
+			return &sessionRecorder{w: w, stderr: stderr, quiet: quiet}
+		}
+		st.Close()
+	}
+	fmt.Fprintf(stderr, "sweepbench: warning: this run is not saved: %v; it is still computed and printed (--no-save skips saving)\n", err)
+	return nil
+}
+
+// sink is the StudyOptions.Sink: it never stops the sweep.
+func (r *sessionRecorder) sink() func(engine.Precision, []engine.ComboResult) error {
+	return r.w.Sink(func(err error) {
+		r.warned = true
+		fmt.Fprintf(r.stderr, "sweepbench: warning: saving stopped: %v; the run goes on unsaved and is still printed\n", err)
+	})
+}
+
+// finish records the final state and returns the line to print once the
+// report is out ("" when quiet).
+func (r *sessionRecorder) finish(rep *engine.Report, runErr error) string {
+	defer r.w.Store().Close()
+	id, path := r.w.ID(), r.w.Store().Path()
+	if err := r.w.Finish(rep, runErr); err != nil && !r.warned {
+		fmt.Fprintf(r.stderr, "sweepbench: warning: session %d was not finished in the database: %v\n", id, err)
+		return ""
+	}
+	if r.quiet || r.warned {
+		return ""
+	}
+	if runErr != nil {
+		return fmt.Sprintf("saved as session %d in %s; `sweepbench sessions resume %d` computes the combos not done", id, path, id)
+	}
+	return fmt.Sprintf("saved as session %d in %s (sweepbench sessions show %d)", id, path, id)
+}
+
+func newSessionsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List, show, compare, export, remove and resume saved runs",
+		Long: `Every "sweepbench run" is saved as a session (unless --no-save) in the
+sessions database (--db), batch by batch while it computes: a killed run
+keeps what it saved and shows as interrupted, and "sessions resume"
+computes only the combos that are missing.
+
+A session is one run command: its fp64 and fp32 runs and their parity.
+Commands that take one run name it ID (the fp64 run, or the only one)
+or ID:fp32.`,
+		Example: `  sweepbench sessions ls
+  sweepbench sessions show 3
+  sweepbench sessions diff 3 5            # fee 0.045% vs 0.1%, say
+  sweepbench sessions diff 3:fp64 3:fp32  # the session's own parity, recomputed
+  sweepbench sessions export 3 --format csv --out run3.csv
+  sweepbench sessions resume 4
+  sweepbench sessions rm 2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newSessionsLsCmd(), newSessionsShowCmd(), newSessionsDiffCmd(), newSessionsExportCmd(),
+		newSessionsRmCmd(), newSessionsResumeCmd())
+	return cmd
+}
+
+func parseID(s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("%q: want a session id (sweepbench sessions ls)", s)
+	}
+	return id, nil
+}
+
+func newSessionsLsCmd() *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:     "ls",
+		Aliases: []string{"list"},
+		Short:   "List the saved sessions, newest first",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := openStoreToRead(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			list, err := st.List(cmd.Context(), sessions.ListOptions{Limit: limit})
+			if err != nil {
+				return err
+			}
+			if len(list) == 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "no sessions in %s yet: sweepbench run saves one\n", st.Path())
+				return nil
+			}
+			return writeSessionList(cmd.OutOrStdout(), list)
+		},
+	}
+	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "list only the newest N sessions; 0 = all")
+	return cmd
+}
+
+func writeSessionList(w io.Writer, list []sessions.Session) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tWHEN\tDATASET\tGRID\tPRECISION\tSTATUS\tBEST SHARPE\tSETTINGS")
+	for i := range list {
+		ss := &list[i]
+		var precs []string
+		for _, p := range ss.Precisions {
+			precs = append(precs, p.String())
+		}
+		status := string(ss.Status)
+		if done, total := ss.Done(); done < total {
+			status += fmt.Sprintf(" %s/%s", engine.Thousands(done), engine.Thousands(total))
+		}
+		best := "-"
+		if sh, c, p, ok := ss.Best(); ok {
+			best = fmt.Sprintf("%s (%d, %d)", sharpeString(sh), c.HMA, c.HMA3)
+			if p != engine.FP64 {
+				best += " " + p.String()
+			}
+		}
+		settings := fmt.Sprintf("fee %s%%, %s, %s, %s", engine.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, ss.Backend)
+		if ss.WMA != engine.Direct && hasFP32(ss.Precisions) {
+			settings += ", wma " + ss.WMA.String()
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s x %s (%s)\t%s\t%s\t%s\t%s\n", ss.ID, ss.Created.Local().Format("2006-01-02 15:04"),
+			ss.Dataset.Name, ss.Grid.HMA, ss.Grid.HMA3, engine.Thousands(ss.Grid.Len()), strings.Join(precs, "+"), status, best, settings)
+	}
+	return tw.Flush()
+}
+
+func hasFP32(ps []engine.Precision) bool {
+	for _, p := range ps {
+		if p == engine.FP32 {
+			return true
+		}
+	}
+	return false
+}
+
+func sharpeString(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return engine.FormatFloat(v)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// writeReport writes rep as `run` does: table, json or csv.
+func writeReport(w io.Writer, rep *engine.Report, format string, top int) error {
+	switch format {
+	case "json":
+		return rep.WriteJSON(w)
+	case "csv":
+		return rep.WriteCSV(w)
+	case "table":
+		return rep.WriteTable(w, top)
+	}
+	return fmt.Errorf("--format %q: want table, json or csv", format)
+}
+
+// sessionHeader is the line `show` and `resume` print above the table.
+func sessionHeader(ss *sessions.Session) string {
+	h := fmt.Sprintf("session %d  %s, saved %s by pid %d on %s", ss.ID, ss.Status,
+		ss.Created.Local().Format("2006-01-02 15:04:05"), ss.PID, ss.Host)
+	if ss.Error != "" && ss.Status != engine.StatusComplete {
+		h += "\n        " + ss.Error
+	}
+	return h + "\n"
+}
+
+func newSessionsShowCmd() *cobra.Command {
+	var (
+		format string
+		top    int
+	)
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print a saved session as `run` printed it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			st, err := openStoreToRead(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			rep, err := st.Open(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if format == "table" {
+				ss, err := st.Get(cmd.Context(), id)
+				if err != nil {
+					return err
+				}
+				fmt.Fprint(w, sessionHeader(ss))
+			}
+			return writeReport(w, rep, format, top)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json or csv")
+	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
+	return cmd
+}
+
+func newSessionsExportCmd() *cobra.Command {
+	var format, out string
+	cmd := &cobra.Command{
+		Use:   "export ID",
+		Short: "Write a saved session as CSV (one row per combo and run) or JSON (the whole report)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "csv" && format != "json" {
+				return fmt.Errorf("--format %q: want csv or json", format)
+			}
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			st, err := openStoreToRead(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			rep, err := st.Open(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			if out == "" || out == "-" {
+				return writeReport(cmd.OutOrStdout(), rep, format, 0)
+			}
+			f, err := os.Create(out)
+			if err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			err = writeReport(f, rep, format, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("writing %s: %w", out, err)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "csv", "csv or json")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write; stdout when empty or -")
+	return cmd
+}
+
+func newSessionsRmCmd() *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "rm ID...",
+		Short: "Remove saved sessions with their results",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ids := make([]int64, len(args))
+			for i, a := range args {
+				id, err := parseID(a)
+				if err != nil {
+					return err
+				}
+				ids[i] = id
+			}
+			st, err := openStore(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			var errs []error
+			for _, id := range ids {
+				if err := st.Delete(cmd.Context(), id, force); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "removed session %d\n", id)
+			}
+			return errors.Join(errs...)
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "remove a session marked running by another host")
+	return cmd
+}
+
+func newSessionsDiffCmd() *cobra.Command {
+	var (
+		format string
+		top    int
+	)
+	cmd := &cobra.Command{
+		Use:   "diff A B",
+		Short: "Compare two saved runs on the same data and grid (B against A) with the parity report",
+		Long: `diff compares run B against run A combo by combo, as the parity report
+compares fp32 against fp64: trade counts, returns, and, when both use the
+same HMA source and mode, the bars where their positions differ (flips,
+with their margin from A) and the indicator error of B against A, from
+indicator series recomputed for each side's precision and WMA formulation
+on the dataset loaded again. With different sources or modes, or when the
+dataset cannot be loaded again, only the saved metrics are compared.
+
+The collapse/pass verdict applies when only numerical settings differ
+(precision, WMA formulation, backend, device); with a different fee,
+mode, source or bars per year the deltas are the effect of the change.
+
+A and B are session ids (the fp64 run, or the only run) or ID:fp32.`,
+		Example: `  sweepbench sessions diff 3 5
+  sweepbench sessions diff 3:fp64 3:fp32
+  sweepbench sessions diff 3:fp32 7:fp32 --format json`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "table" && format != "json" {
+				return fmt.Errorf("--format %q: want table or json", format)
+			}
+			a, err := sessions.ParseRunRef(args[0])
+			if err != nil {
+				return err
+			}
+			b, err := sessions.ParseRunRef(args[1])
+			if err != nil {
+				return err
+			}
+			st, err := openStoreToRead(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			d, err := st.Diff(cmd.Context(), a, b, loadSessionData)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				return d.WriteJSON(cmd.OutOrStdout())
+			}
+			return d.WriteTable(cmd.OutOrStdout(), top)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "table", "table or json")
+	cmd.Flags().IntVar(&top, "top", 10, "combos listed, by |dPnL|")
+	return cmd
+}
+
+func newSessionsResumeCmd() *cobra.Command {
+	var (
+		backend, format string
+		top             int
+		force, quiet    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "resume ID",
+		Short: "Compute the combos an interrupted, cancelled or failed session is missing",
+		Long: `resume loads the session's dataset again (refusing if its SHA-256 or
+its bars changed), computes only the combos that were not saved, then the
+parity report over the complete runs, and prints the whole session as
+"run" prints it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			if format != "table" && format != "json" && format != "csv" {
+				return fmt.Errorf("--format %q: want table, json or csv", format)
+			}
+			st, err := openStore(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			ctx := cmd.Context()
+			ss, err := st.Get(ctx, id)
+			if err != nil {
+				return err
+			}
+			sf := flagsOf(ss)
+			if backend != "" {
+				sf.backend = backend
+			}
+			study, note, err := sf.study(backends())
+			if err != nil {
+				return fmt.Errorf("session %d: building its study again: %w", id, err)
+			}
+			stderr := cmd.ErrOrStderr()
+			if note != "" && !quiet {
+				fmt.Fprintln(stderr, note)
+			}
+			opt := sessions.ResumeOptions{Force: force}
+			var bar *progressView
+			if !quiet && isTerminal(stderr) {
+				ch := make(chan engine.Progress, 16)
+				opt.Progress = ch
+				bar = newProgressView(ch, stderr)
+			}
+			start := time.Now()
+			rep, lanes, runErr := st.Resume(ctx, id, study, opt)
+			if bar != nil {
+				close(opt.Progress)
+				bar.wait()
+			}
+			if !quiet {
+				for _, l := range lanes {
+					if l.Complete {
+						fmt.Fprintf(stderr, "%s: complete already (%s combos)\n", l.Precision, engine.Thousands(l.Saved))
+						continue
+					}
+					fmt.Fprintf(stderr, "%s: %s combos were saved, %s computed now\n", l.Precision, engine.Thousands(l.Saved), engine.Thousands(l.Computed))
+				}
+				if len(lanes) > 0 {
+					fmt.Fprintf(stderr, "resumed session %d in %.1fs\n", id, time.Since(start).Seconds())
+				}
+			}
+			if rep == nil {
+				return runErr
+			}
+			w := cmd.OutOrStdout()
+			if format == "table" {
+				if ss, err := st.Get(context.Background(), id); err == nil {
+					fmt.Fprint(w, sessionHeader(ss))
+				}
+			}
+			if err := writeReport(w, rep, format, top); err != nil {
+				return fmt.Errorf("writing the report: %w", err)
+			}
+			if errors.Is(runErr, context.Canceled) {
+				return &exitError{130, fmt.Errorf("interrupted: what was computed is saved; `sweepbench sessions resume %d` goes on", id)}
+			}
+			return runErr
+		},
+	}
+	cmd.Flags().StringVar(&backend, "backend", "", "compute on this backend instead of the session's (auto, reference, cuda, metal)")
+	cmd.Flags().BoolVar(&force, "force", false, "take over a session marked running by another host")
+	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json or csv")
+	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
+	return cmd
+}

@@ -1,0 +1,241 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"sweepbench/engine"
+)
+
+// TestPTXFresh fails when a kernel source changed without the embedded PTX
+// being regenerated (scripts/cuda-build.sh on a machine with nvcc, or
+// scripts/cuda-device.sh through the device tool, then copy $OUT/ptx/*
+// into cuda/ptx/).
+func TestPTXFresh(t *testing.T) {
+	want, err := SourcesHash(os.DirFS("kernels"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := embeddedSourcesHash()
+	if err != nil {
+		t.Fatalf("cuda/ptx/SOURCES.sha256 missing (%v): generate the PTX with scripts/cuda-build.sh", err)
+	}
+	if got != want {
+		t.Fatalf("embedded PTX was built from kernel sources %s, the sources now hash to %s: regenerate with scripts/cuda-build.sh", got, want)
+	}
+	if os.Getenv(PTXDirEnv) != "" {
+		t.Skip("PTX overridden by " + PTXDirEnv)
+	}
+	for _, m := range moduleNames {
+		b, src, err := loadPTX(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), ".target sm_80") {
+			t.Errorf("%s: want PTX for .target sm_80 (compute_80)", src)
+		}
+		for _, k := range kernelNames[m] {
+			if !strings.Contains(string(b), ".entry "+k+"(") {
+				t.Errorf("%s lacks kernel %s", src, k)
+			}
+		}
+		// --fmad=false: no fused multiply-add anywhere (SPEC "Indicators").
+		if strings.Contains(string(b), "fma.rn") {
+			t.Errorf("%s contains fma.rn: built without --fmad=false?", src)
+		}
+	}
+}
+
+func TestPackArgs(t *testing.T) {
+	ka, err := packArgs(devPtr(0x1234_5678_9abc), int32(-2), int64(-3), float32(1.5), float64(-0.25))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []uint64{0x1234_5678_9abc, 0xffff_fffe, 0xffff_ffff_ffff_fffd, uint64(math.Float32bits(1.5)), math.Float64bits(-0.25)}
+	for i, w := range want {
+		if ka.slots[i] != w {
+			t.Errorf("slot %d = %#x, want %#x", i, ka.slots[i], w)
+		}
+		if ka.ptrs[i] != unsafe.Pointer(&ka.slots[i]) {
+			t.Errorf("pointer %d does not address its slot", i)
+		}
+	}
+	// The C side reads a 4-byte parameter from the slot's first bytes.
+	if got := *(*int32)(ka.ptrs[1]); got != -2 {
+		t.Errorf("int32 read back as %d", got)
+	}
+	if got := *(*float32)(ka.ptrs[3]); got != 1.5 {
+		t.Errorf("float32 read back as %v", got)
+	}
+	if _, err := packArgs(7); err == nil {
+		t.Error("a Go int was accepted; its C width is ambiguous")
+	}
+	if floatArg(float32(2)) != any(float32(2)) || floatArg(2.0) != any(2.0) {
+		t.Error("floatArg changed the parameter's width")
+	}
+}
+
+func TestLaunchSizing(t *testing.T) {
+	per := bytesPerCombo(selectCap(150_000), 8)
+	if per != uint64(2343*8+9*8+8*4) {
+		t.Fatalf("bytes per combo = %d", per)
+	}
+	cases := []struct {
+		name string
+		free uint64
+		want int
+		got  int
+	}{
+		{"fits", 140 << 30, 102_400, 102_400},
+		{"capped at maxLaunch", 1 << 50, 5 << 20, maxLaunch},
+		{"memory bound", 1 << 30, 102_400, int(uint64(1<<29) / per)},
+		{"small grid", 1 << 30, 80, 80},
+		{"nothing fits", 1 << 20, 102_400, 0},
+		{"empty", 1 << 30, 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := launchCombos(c.free, per, c.want); got != c.got {
+				t.Errorf("launchCombos(%d, %d, %d) = %d, want %d", c.free, per, c.want, got, c.got)
+			}
+		})
+	}
+	for _, c := range []struct{ total, lanes, want int }{
+		{80, 1, 80}, {102_400, 1, 102_400}, {102_400, 2, 51_200}, {1 << 22, 1, maxChunk}, {1, 8, 1},
+	} {
+		if got := chunkSize(c.total, c.lanes); got != c.want {
+			t.Errorf("chunkSize(%d, %d) = %d, want %d", c.total, c.lanes, got, c.want)
+		}
+	}
+	if selectCap(10) != 1024 || selectCap(10_000_000) != 8192 {
+		t.Error("selectCap bounds")
+	}
+	// kthIndex against the SPEC formula by hand: m = 149,999 -> floor(0.05*149998) = 7499.
+	if k := kthIndex(149_999); k != 7499 {
+		t.Errorf("kthIndex = %d, want 7499", k)
+	}
+}
+
+func TestErrorType(t *testing.T) {
+	err := fmt.Errorf("sweep: %w", &Error{Call: "cuMemAlloc", Code: codeOutOfMemory, Name: "CUDA_ERROR_OUT_OF_MEMORY", String: "out of memory"})
+	if !IsOutOfMemory(err) {
+		t.Error("IsOutOfMemory misses a wrapped out-of-memory error")
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Call != "cuMemAlloc" {
+		t.Error("errors.As does not reach *cuda.Error")
+	}
+	if IsOutOfMemory(errors.New("out of memory")) {
+		t.Error("a plain error counted as CUDA out of memory")
+	}
+	if !strings.Contains(err.Error(), "CUDA_ERROR_OUT_OF_MEMORY") {
+		t.Errorf("message %q lacks the error name", err)
+	}
+}
+
+// TestAvailableSaysWhy: on a machine without the driver (CI, this
+// workstation) Available returns a plain reason.
+func TestAvailableSaysWhy(t *testing.T) {
+	b := New()
+	if b.Name() != "cuda" {
+		t.Errorf("Name = %q", b.Name())
+	}
+	err := b.Available()
+	if err == nil {
+		t.Log("CUDA available")
+		return
+	}
+	t.Logf("not available: %v", err)
+	if !strings.Contains(err.Error(), "CUDA") && !strings.Contains(err.Error(), "PTX") {
+		t.Errorf("reason %q does not say what is missing", err)
+	}
+	if _, err2 := b.Devices(); err2 == nil {
+		t.Error("Devices succeeded although Available failed")
+	}
+	if n := b.DeviceCount(); n != 0 {
+		t.Errorf("DeviceCount = %d without CUDA", n)
+	}
+	if v := b.WithDevices(1); v.Available() == nil {
+		t.Error("WithDevices made an unavailable backend available")
+	}
+}
+
+// The optional engine interfaces the bench ladder and Sweep look for.
+var (
+	_ interface {
+		DeviceCount() int
+		WithDevices(int) engine.Backend
+	} = (*Backend)(nil)
+	_ interface{ IndicatorTime() time.Duration } = (*kernel[float32])(nil)
+)
+
+// TestEmulatedKernel checks the sweep kernel's algorithm, transcribed in
+// emulateCombo, against engine.Backtest on fresh random walks: every
+// accumulator is summed in the reference's order, so everything but
+// cvar_95 must be identical, in fp64 and fp32; a tiny buffer forces the
+// refinement passes of the VaR selection.
+func TestEmulatedKernel(t *testing.T) {
+	rng := newRand(t)
+	for _, tc := range []struct {
+		name  string
+		n     int
+		price float64
+		tick  float64
+		mode  engine.Mode
+		cap   int
+	}{
+		{"long-short", 6000, 4, 0.001, engine.LongShort, 0},
+		{"long-only", 6000, 4, 0.001, engine.LongOnly, 0},
+		{"refine", 4000, 30000, 0.1, engine.LongShort, 4},
+		{"refine long-only", 4000, 4, 0.001, engine.LongOnly, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bars := randomBars(rng, tc.n, tc.price, tc.tick)
+			grid := engine.Grid{HMA: mustRange(t, "--hma", "4:60:7"), HMA3: mustRange(t, "--hma3", "6:90:12")}
+			p := defaultParams()
+			p.Mode = tc.mode
+			emulateGrid[float64](t, bars, grid, p, tc.cap, 1e-12)
+			emulateGrid[float32](t, bars, grid, p, tc.cap, 1e-5)
+		})
+	}
+}
+
+func emulateGrid[F engine.Float](t *testing.T, bars *engine.Bars, grid engine.Grid, p engine.Params, capacity int, cvarTol float64) {
+	ind, err := engine.BuildIndicators[F](t.Context(), bars, grid, p.Source, engine.Direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := bars.Len()
+	if capacity == 0 {
+		capacity = selectCap(n)
+	}
+	keep := F(1) - F(p.Fee)
+	thr := thresholds(ind.R)
+	if len(thr) != sweepBins-1 {
+		t.Fatalf("%d thresholds, want %d", len(thr), sweepBins-1)
+	}
+	got := make([]engine.Metrics, grid.Len())
+	want := make([]engine.Metrics, grid.Len())
+	var sc engine.Scratch[F]
+	refined := 0
+	for i := range got {
+		c := grid.At(i)
+		warm := max(engine.HMAWarmup(c.HMA), engine.HMA3Warmup(c.HMA3))
+		raw := emulateCombo(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, keep, keep*keep, p.Mode == engine.LongOnly, kthIndex(n-1), thr, capacity)
+		if raw.Refine > 0 {
+			refined++
+		}
+		got[i] = finish(raw, n, p)
+		want[i] = engine.Backtest(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, p, &sc)
+	}
+	var z F
+	label := fmt.Sprintf("emulated fp%d cap %d", 8*unsafe.Sizeof(z), capacity)
+	compareMetrics(t, label, got, want, grid, 0, cvarTol)
+	t.Logf("%s: %d of %d combos refined their VaR bin", label, refined, len(got))
+}

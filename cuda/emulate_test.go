@@ -1,0 +1,323 @@
+package cuda
+
+import (
+	"math"
+	"unsafe"
+
+	"sweepbench/engine"
+)
+
+// emulateCombo is a CPU transcription of one thread of sweep.cu
+// (sweep_body with sweep_common.h): the same passes, histogram, bracket,
+// refinement and selection, statement for statement. Tests run it where no
+// GPU is, against engine.Backtest, so the kernel's algorithm (the drawdown
+// without a division per bar, the bin search, the refinement on the float
+// keys) is checked before any device time is spent; the GPU tests then
+// check the kernel against the same reference.
+func emulateCombo[F engine.Float](h, h3, r []F, first int, keep, keep2 F, longOnly bool, kth int, thr []F, capacity int) rawCombo[F] {
+	n := len(r)
+	first = min(max(first, 0), n-1)
+	lo1 := int32(0)
+	if longOnly {
+		lo1 = 1
+	}
+	var hist [sweepBins]int
+	bin := func(v F) int {
+		b := 0
+		for step := sweepBins / 2; step > 0; step >>= 1 {
+			if thr[b+step-1] <= v {
+				b += step
+			}
+		}
+		return b
+	}
+	var s emuState[F]
+	s.init(first)
+	hist[bin(0)] += first
+	for i := first; i < n-1; i++ {
+		v := s.step(h3[i], h[i], r[i+1], i == n-2, keep, keep2, lo1)
+		hist[bin(v)]++
+	}
+	if q := s.segMin / s.peak; q < s.minRatio {
+		s.minRatio = q
+	}
+	mean := s.sum / F(n-1)
+
+	below, b := 0, 0
+	for ; b < sweepBins-1; b++ {
+		if below+hist[b] > kth {
+			break
+		}
+		below += hist[b]
+	}
+	inBin := hist[b]
+	lo, up := F(math.Inf(-1)), F(math.Inf(1))
+	if b > 0 {
+		lo = thr[b-1]
+	}
+	if b < sweepBins-1 {
+		up = thr[b]
+	}
+	buf := make([]F, capacity)
+	var ssd, sumBelow, sumIn F
+	nIn := 0
+	d0 := F(0) - mean
+	dd := d0 * d0
+	for i := 0; i < first; i++ {
+		ssd += dd
+	}
+	if !(F(0) < lo) && F(0) < up {
+		for i := 0; i < first; i++ {
+			if nIn < capacity {
+				buf[nIn] = 0
+			}
+			nIn++
+		}
+	}
+	collect := func(v F) {
+		if v < lo {
+			sumBelow += v
+		} else if v < up {
+			if nIn < capacity {
+				buf[nIn] = v
+			}
+			sumIn += v
+			nIn++
+		}
+	}
+	prev := int32(0)
+	for i := first; i < n-1; i++ {
+		g := emuGrowth(&prev, h3[i], h[i], r[i+1], i == n-2, keep, keep2, lo1)
+		v := g - 1
+		d := v - mean
+		d2 := d * d
+		ssd += d2
+		collect(v)
+	}
+	refine := 0
+	for inBin > capacity {
+		klo, kup := keyOf(lo), keyOf(up)
+		if kup-klo <= 1 {
+			break
+		}
+		w := (kup - klo + 31) / 32
+		var sub [32]int
+		count := func(v F) {
+			if !(v < lo) && v < up {
+				kv := keyOf(v)
+				q := 0
+				if kv >= klo {
+					q = int(min((kv-klo)/w, 31))
+				}
+				sub[q]++
+			}
+		}
+		for i := 0; i < first; i++ {
+			count(0)
+		}
+		prev = 0
+		for i := first; i < n-1; i++ {
+			count(emuGrowth(&prev, h3[i], h[i], r[i+1], i == n-2, keep, keep2, lo1) - 1)
+		}
+		q := 0
+		for ; q < 31; q++ {
+			if below+sub[q] > kth {
+				break
+			}
+			below += sub[q]
+		}
+		inBin = sub[q]
+		nlo := klo + uint64(q)*w
+		nup := nlo + w
+		if q == 31 {
+			nup = kup
+		}
+		nup = min(nup, kup)
+		lo, up = valOf[F](nlo), valOf[F](nup)
+		refine++
+	}
+	if refine > 0 {
+		sumBelow, sumIn, nIn = 0, 0, 0
+		for i := 0; i < first; i++ {
+			collect(0)
+		}
+		prev = 0
+		for i := first; i < n-1; i++ {
+			collect(emuGrowth(&prev, h3[i], h[i], r[i+1], i == n-2, keep, keep2, lo1) - 1)
+		}
+	}
+	raw := rawCombo[F]{
+		E: s.E, MinRatio: s.minRatio, Sum: s.sum, SSD: ssd, Neg2: s.neg2, Gains: s.gains, Losses: s.losses,
+		Trades: int32(s.trades), Wins: int32(s.wins), Long: int32(s.nlong), Short: int32(s.nshort), Flat: int32(s.nflat),
+		Refine: int32(refine),
+	}
+	if nIn <= capacity {
+		raw.VaR = engine.Select(buf[:nIn], kth-below)
+		raw.CVaRSum = sumBelow
+		raw.CVaRCount = int32(below)
+		for _, v := range buf[:nIn] {
+			if v <= raw.VaR {
+				raw.CVaRSum += v
+				raw.CVaRCount++
+			}
+		}
+	} else {
+		raw.VaR = lo
+		raw.CVaRSum = sumBelow + sumIn
+		raw.CVaRCount = int32(below + nIn)
+		raw.Status = 1
+	}
+	return raw
+}
+
+type emuState[F engine.Float] struct {
+	E, peak, segMin, minRatio, sum, neg2, gains, losses, tp F
+	prev                                                    int32
+	trades, wins, nlong, nshort, nflat                      int
+}
+
+func (s *emuState[F]) init(first int) {
+	*s = emuState[F]{E: 1, peak: 1, segMin: 1, minRatio: 1, nflat: first}
+}
+
+func emuPosition[F engine.Float](a3, a F, prev, longOnly int32) int32 {
+	pos := prev
+	if a3 > a {
+		pos = 1
+	} else if a3 < a {
+		pos = -1
+		if longOnly != 0 {
+			pos = 0
+		}
+	}
+	return pos
+}
+
+func emuGrowth[F engine.Float](prev *int32, a3, a, rr F, last bool, keep, keep2 F, longOnly int32) F {
+	pos := emuPosition(a3, a, *prev, longOnly)
+	g := F(1)
+	if pos != *prev {
+		if d := pos - *prev; d == 2 || d == -2 {
+			g = keep2
+		} else {
+			g = keep
+		}
+	}
+	switch pos {
+	case 1:
+		f := F(1) + rr
+		g = g * f
+	case -1:
+		f := F(1) - rr
+		g = g * f
+	}
+	if last && pos != 0 {
+		g = g * keep
+	}
+	*prev = pos
+	return g
+}
+
+func (s *emuState[F]) step(a3, a, rr F, last bool, keep, keep2 F, longOnly int32) F {
+	prev := s.prev
+	pos := emuPosition(a3, a, prev, longOnly)
+	g := F(1)
+	if pos != prev {
+		if d := pos - prev; d == 2 || d == -2 {
+			g = keep2
+		} else {
+			g = keep
+		}
+		if prev != 0 {
+			t := s.tp * keep
+			if t-1 > 0 {
+				s.wins++
+			}
+		}
+		if pos != 0 {
+			s.trades++
+			s.tp = keep
+		}
+	}
+	switch pos {
+	case 1:
+		f := F(1) + rr
+		g = g * f
+		s.tp = s.tp * f
+		s.nlong++
+	case -1:
+		f := F(1) - rr
+		g = g * f
+		s.tp = s.tp * f
+		s.nshort++
+	default:
+		s.nflat++
+	}
+	if last && pos != 0 {
+		g = g * keep
+		t := s.tp * keep
+		if t-1 > 0 {
+			s.wins++
+		}
+	}
+	s.prev = pos
+	E := s.E * g
+	s.E = E
+	if E > s.peak {
+		if q := s.segMin / s.peak; q < s.minRatio {
+			s.minRatio = q
+		}
+		s.peak = E
+		s.segMin = E
+	} else if E < s.segMin {
+		s.segMin = E
+	}
+	v := g - 1
+	s.sum += v
+	if v > 0 {
+		s.gains += v
+	} else if v < 0 {
+		s.losses -= v
+		v2 := v * v
+		s.neg2 += v2
+	}
+	return v
+}
+
+// keyOf is SbKey<F>::key: an order-preserving unsigned key of a float.
+func keyOf[F engine.Float](v F) uint64 {
+	if unsafe.Sizeof(v) == 4 {
+		u := math.Float32bits(float32(v))
+		if u&0x80000000 != 0 {
+			return uint64(^u)
+		}
+		return uint64(u | 0x80000000)
+	}
+	u := math.Float64bits(float64(v))
+	if u&(1<<63) != 0 {
+		return ^u
+	}
+	return u | 1<<63
+}
+
+// valOf is SbKey<F>::val, the inverse of keyOf.
+func valOf[F engine.Float](k uint64) F {
+	var z F
+	if unsafe.Sizeof(z) == 4 {
+		k32 := uint32(k)
+		var u uint32
+		if k32&0x80000000 != 0 {
+			u = k32 & 0x7fffffff
+		} else {
+			u = ^k32
+		}
+		return F(math.Float32frombits(u))
+	}
+	var u uint64
+	if k&(1<<63) != 0 {
+		u = k &^ (1 << 63)
+	} else {
+		u = ^k
+	}
+	return F(math.Float64frombits(u))
+}

@@ -1,0 +1,524 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"sweepbench/engine"
+)
+
+// The GPU tests need the CUDA driver and a GPU; elsewhere they skip. On the
+// device machine: scripts/cuda-device.sh runs them with -test.run GPU.
+
+var (
+	sharedOnce    sync.Once
+	sharedBackend *Backend
+)
+
+func gpuBackend(t testing.TB) *Backend {
+	t.Helper()
+	sharedOnce.Do(func() { sharedBackend = New() })
+	if err := sharedBackend.Available(); err != nil {
+		if strings.Contains(err.Error(), "CUDA driver not found") || strings.Contains(err.Error(), "no CUDA device") {
+			t.Skipf("no CUDA driver: skipping GPU test (%v)", err)
+		}
+		t.Fatalf("CUDA backend not available: %v", err)
+	}
+	return sharedBackend
+}
+
+// sameBits reports whether two series are bit-identical (any NaN equals any
+// NaN: engine and kernel write different NaN payloads), and where not.
+func sameBits[F engine.Float](got, want []F) (int, bool) {
+	for i := range want {
+		g, w := got[i], want[i]
+		if g != g && w != w {
+			continue
+		}
+		if bitsOf(g) != bitsOf(w) {
+			return i, false
+		}
+	}
+	return -1, true
+}
+
+func bitsOf[F engine.Float](v F) uint64 {
+	if unsafe.Sizeof(v) == 4 {
+		return uint64(math.Float32bits(float32(v)))
+	}
+	return math.Float64bits(float64(v))
+}
+
+// poisoned reports whether v still holds the 0xFF fill (never written).
+func poisoned[F engine.Float](v F) bool {
+	if unsafe.Sizeof(v) == 4 {
+		return math.Float32bits(float32(v)) == 0xFFFFFFFF
+	}
+	return math.Float64bits(float64(v)) == math.MaxUint64
+}
+
+func precName[F engine.Float]() string {
+	var z F
+	return fmt.Sprintf("fp%d", 8*unsafe.Sizeof(z))
+}
+
+func TestGPUDevices(t *testing.T) {
+	b := gpuBackend(t)
+	devs, err := b.Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range devs {
+		t.Logf("GPU %d: %s, %d MiB, compute capability %s, driver %s", i, d.Name, d.Memory>>20, d.ComputeCapability, d.Driver)
+		if d.Name == "" || d.Memory <= 0 || d.ComputeCapability == "" {
+			t.Errorf("GPU %d: incomplete description %+v", i, d)
+		}
+	}
+	d := b.devs[0]
+	d.do(func() error {
+		for _, names := range kernelNames {
+			for _, k := range names {
+				regs, local, shared := d.funcInfo(k)
+				t.Logf("kernel %-16s %3d registers, %4d B local (spills), %6d B static shared", k, regs, local, shared)
+			}
+		}
+		for m, src := range d.modSrc {
+			t.Logf("module %s from %s", m, src)
+		}
+		return nil
+	})
+}
+
+// TestGPUWMA: the batched WMA kernel against engine.WMA and engine.WMAPrefix,
+// bit for bit, in both precisions, on a fresh random walk.
+func TestGPUWMA(t *testing.T) {
+	b := gpuBackend(t)
+	rng := newRand(t)
+	bars := randomBars(rng, 20_000, 30_000, 0.1)
+	lens := []int{1, 2, 3, 5, 17, 64, 200, 333}
+	gpuWMA[float64](t, b.devs[0], bars, lens)
+	gpuWMA[float32](t, b.devs[0], bars, lens)
+}
+
+func gpuWMA[F engine.Float](t *testing.T, d *device, bars *engine.Bars, lens []int) {
+	x := engine.SourceSeries[F](bars, engine.SourceClose)
+	n := len(x)
+	for _, prefix := range []bool{false, true} {
+		var got []F
+		err := d.do(func() error {
+			var err error
+			got, err = wmaBatch(d, x, lens, prefix)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]F, n)
+		for j, p := range lens {
+			if prefix {
+				engine.WMAPrefix(x, p, 0, want, nil)
+			} else {
+				engine.WMA(x, p, 0, want)
+			}
+			g := got[j*n : (j+1)*n]
+			for i, v := range g {
+				if poisoned(v) {
+					t.Fatalf("%s prefix=%v p=%d: bar %d never written", precName[F](), prefix, p, i)
+				}
+			}
+			if i, ok := sameBits(g, want); !ok {
+				t.Errorf("%s prefix=%v WMA p=%d: bar %d = %v, engine %v", precName[F](), prefix, p, i, g[i], want[i])
+			}
+		}
+	}
+}
+
+// deviceSeries downloads a prepared kernel's indicator series, bar-major
+// whatever the device layout.
+func deviceSeries[F engine.Float](t *testing.T, l *lane) (h, h3 []F) {
+	n, nh, n3 := l.ind.n, len(l.ind.hma), len(l.ind.hma3)
+	h = make([]F, n*nh)
+	h3 = make([]F, n*n3)
+	if err := l.d.do(func() error {
+		if err := download(h, l.ind.H); err != nil {
+			return err
+		}
+		return download(h3, l.ind.H3)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if l.ind.seriesMajor {
+		tr := func(a []F, ns int) []F {
+			out := make([]F, len(a))
+			for j := 0; j < ns; j++ {
+				for i := 0; i < n; i++ {
+					out[i*ns+j] = a[j*n+i]
+				}
+			}
+			return out
+		}
+		h, h3 = tr(h, nh), tr(h3, n3)
+	}
+	return h, h3
+}
+
+// withKernel runs f with the bar-parallel kernel (seg) or the
+// thread-per-combo one forced for every grid.
+func withKernel(seg bool, f func()) {
+	old := segMaxCombos
+	if seg {
+		segMaxCombos = 1 << 40
+	} else {
+		segMaxCombos = 0
+	}
+	defer func() { segMaxCombos = old }()
+	f()
+}
+
+// fp32Tol is the relative tolerance of fp32 GPU metrics against
+// engine.Backtest[float32]. The thread-per-combo kernel sums in the
+// reference's order, so only cvar_95 may differ; the bar-parallel kernel
+// sums segment by segment, and over 150,000 bars fp32 rounding alone moves
+// a sum by ~1e-4 relative (seen: sharpe 1.4e-4 on FIL). Positions, trades,
+// wins, bar counts and VaR are exact either way (compareMetrics checks
+// trade counts separately; they must be identical).
+func fp32Tol(seg bool) float64 {
+	if seg {
+		return 1e-3
+	}
+	return 1e-6
+}
+
+func kernelName(seg bool) string {
+	if seg {
+		return "bar-parallel"
+	}
+	return "thread-per-combo"
+}
+
+// checkIndicators compares the device series with engine.BuildIndicators
+// bit for bit and checks that every element was written.
+func checkIndicators[F engine.Float](t *testing.T, l *lane, bars *engine.Bars, grid engine.Grid, src engine.Source, form engine.Formulation) {
+	t.Helper()
+	h, h3 := deviceSeries[F](t, l)
+	ref, err := engine.BuildIndicators[F](t.Context(), bars, grid, src, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := bars.Len()
+	check := func(kind string, dev []F, lens []int, want map[int][]F) {
+		ns := len(lens)
+		col := make([]F, n)
+		bad := 0
+		for j, L := range lens {
+			for i := 0; i < n; i++ {
+				col[i] = dev[i*ns+j]
+				if poisoned(col[i]) {
+					t.Fatalf("%s %s(%d) bar %d never written", precName[F](), kind, L, i)
+				}
+			}
+			if i, ok := sameBits(col, want[L]); !ok {
+				bad++
+				if bad <= 5 {
+					t.Errorf("%s %s %s(%d): bar %d = %v, engine %v", precName[F](), form, kind, L, i, col[i], want[L][i])
+				}
+			}
+		}
+		t.Logf("%s %s %s: %d lengths x %d bars, %d differ from engine bit for bit", precName[F](), form, kind, ns, n, bad)
+	}
+	check("HMA", h, grid.HMA.Values(), ref.H)
+	check("HMA3", h3, grid.HMA3.Values(), ref.H3)
+}
+
+func prepared[F engine.Float](t *testing.T, b *Backend, job *engine.Job) *kernel[F] {
+	t.Helper()
+	k, err := b.Prepare(t.Context(), job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return k.(*kernel[F])
+}
+
+// TestGPUIndicators: h and h3 for every length, in fp64 and fp32, direct
+// and prefix, bit for bit against engine on a fresh random walk (price
+// ~30,000, where fp32 prefix sums are garbage: the same garbage).
+func TestGPUIndicators(t *testing.T) {
+	b := gpuBackend(t)
+	rng := newRand(t)
+	bars := randomBars(rng, 30_000, 30_000, 0.1)
+	grid := engine.Grid{HMA: mustRange(t, "--hma", "2:101:9"), HMA3: mustRange(t, "--hma3", "6:150:11")}
+	p := defaultParams()
+	p.Source = engine.SourceHL2
+	for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
+		job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: form}
+		k32 := prepared[float32](t, b, job)
+		checkIndicators[float32](t, k32.lanes[0], bars, grid, p.Source, form)
+		// fp64 through buildIndicators directly, so that one formulation
+		// also runs in the series-major layout of the bar-parallel kernel.
+		d := b.devs[0]
+		var di *deviceIndicators
+		x := engine.SourceSeries[float64](bars, p.Source)
+		cl := engine.SourceSeries[float64](bars, engine.SourceClose)
+		r := engine.BarReturns[float64](bars)
+		if err := d.do(func() error {
+			var err error
+			// Prefix also exercises the series-major layout.
+			di, err = buildIndicators(d, x, cl, r, grid.HMA.Values(), grid.HMA3.Values(), form == engine.Prefix, form == engine.Prefix)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		l := &lane{d: d, ind: di}
+		checkIndicators[float64](t, l, bars, grid, p.Source, form)
+		d.do(func() error { di.free(d); return nil })
+	}
+}
+
+func sweepRun(t *testing.T, b engine.Backend, job *engine.Job) []engine.Metrics {
+	t.Helper()
+	run, err := engine.Sweep(t.Context(), b, job, engine.SweepOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]engine.Metrics, len(run.Results))
+	for i, r := range run.Results {
+		if r.Index != i {
+			t.Fatalf("result %d has index %d", i, r.Index)
+		}
+		out[i] = r.Metrics
+	}
+	return out
+}
+
+// TestGPUSweepFIL is the acceptance test: FIL/USDT one-minute bars trimmed
+// to 150,000, grid 20:200:20 x 30:240:30. fp64: indicators bit for bit,
+// trade counts identical on every combo, every metric within 1e-9
+// relative of engine's fp64 reference. fp32: indicators bit for bit with
+// engine's float32 path, and the sweep against engine.Backtest[float32].
+func TestGPUSweepFIL(t *testing.T) {
+	b := gpuBackend(t)
+	bars := filBars(t, 150_000)
+	grid := engine.Grid{HMA: mustRange(t, "--hma", "20:200:20"), HMA3: mustRange(t, "--hma3", "30:240:30")}
+	p := defaultParams()
+	want := referenceMetrics[float64](t, bars, grid, p, engine.Direct)
+	want32 := referenceMetrics[float32](t, bars, grid, p, engine.Direct)
+	for _, seg := range []bool{true, false} {
+		withKernel(seg, func() {
+			job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64}
+			k := prepared[float64](t, b, job)
+			checkIndicators[float64](t, k.lanes[0], bars, grid, p.Source, engine.Direct)
+			got := sweepRun(t, b, job)
+			compareMetrics(t, "FIL fp64 GPU "+kernelName(seg)+" vs engine fp64", got, want, grid, 1e-9, 1e-9)
+			if !seg {
+				// The two-combos-per-thread variant, on the same data.
+				k.kpt = 2
+				got2 := make([]engine.Metrics, grid.Len())
+				if err := k.Compute(t.Context(), 0, 0, got2); err != nil {
+					t.Fatal(err)
+				}
+				compareMetrics(t, "FIL fp64 GPU (2 combos/thread) vs engine fp64", got2, want, grid, 1e-9, 1e-9)
+			}
+			job32 := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32}
+			k32 := prepared[float32](t, b, job32)
+			checkIndicators[float32](t, k32.lanes[0], bars, grid, p.Source, engine.Direct)
+			got32 := sweepRun(t, b, job32)
+			compareMetrics(t, "FIL fp32 GPU "+kernelName(seg)+" vs engine fp32", got32, want32, grid, fp32Tol(seg), 1e-3)
+		})
+	}
+}
+
+// TestGPUSweepRandom: fresh random walks with ties, long-short and
+// long-only, fp64 and fp32, against engine.Backtest.
+func TestGPUSweepRandom(t *testing.T) {
+	b := gpuBackend(t)
+	rng := newRand(t)
+	for _, mode := range []engine.Mode{engine.LongShort, engine.LongOnly} {
+		bars := randomBars(rng, 20_000, 4, 0.001)
+		grid := engine.Grid{HMA: mustRange(t, "--hma", "4:60:7"), HMA3: mustRange(t, "--hma3", "6:90:12")}
+		p := defaultParams()
+		p.Mode = mode
+		want := referenceMetrics[float64](t, bars, grid, p, engine.Direct)
+		want32 := referenceMetrics[float32](t, bars, grid, p, engine.Direct)
+		for _, seg := range []bool{true, false} {
+			withKernel(seg, func() {
+				got := sweepRun(t, b, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64})
+				compareMetrics(t, "random "+mode.String()+" fp64 "+kernelName(seg), got, want, grid, 1e-9, 1e-9)
+				got32 := sweepRun(t, b, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32})
+				compareMetrics(t, "random "+mode.String()+" fp32 "+kernelName(seg), got32, want32, grid, fp32Tol(seg), 1e-3)
+			})
+		}
+	}
+}
+
+// TestGPUSmall is a small grid with a 4-value selection buffer, so nearly
+// every combo takes the VaR refinement passes; scripts/cuda-device.sh also
+// runs it under compute-sanitizer (memcheck, racecheck).
+func TestGPUSmall(t *testing.T) {
+	b := gpuBackend(t)
+	rng := newRand(t)
+	bars := randomBars(rng, 3000, 30_000, 0.1)
+	grid := engine.Grid{HMA: mustRange(t, "--hma", "4:40:6"), HMA3: mustRange(t, "--hma3", "6:60:9")}
+	p := defaultParams()
+	want64 := referenceMetrics[float64](t, bars, grid, p, engine.Direct)
+	want32 := referenceMetrics[float32](t, bars, grid, p, engine.Direct)
+	for _, kpt := range []int{0, 1, 2} { // 0: bar-parallel; 49 combos: kpt 2 leaves one thread half idle
+		for _, prec := range []engine.Precision{engine.FP64, engine.FP32} {
+			old := segMaxCombos
+			segMaxCombos = 0
+			if kpt == 0 {
+				segMaxCombos = 1 << 40
+			}
+			job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: prec}
+			out := make([]engine.Metrics, grid.Len())
+			var refined int
+			want := want64
+			if prec == engine.FP64 {
+				k := prepared[float64](t, b, job)
+				k.cap, k.kpt = 4, kpt
+				if err := k.Compute(t.Context(), 0, 0, out); err != nil {
+					t.Fatal(err)
+				}
+				_, _, _, refined = k.stats()
+			} else {
+				want = want32
+				k := prepared[float32](t, b, job)
+				k.cap, k.kpt = 4, kpt
+				if err := k.Compute(t.Context(), 0, 0, out); err != nil {
+					t.Fatal(err)
+				}
+				_, _, _, refined = k.stats()
+			}
+			segMaxCombos = old
+			label := fmt.Sprintf("small %s cap 4, %d combos/thread", prec, kpt)
+			if kpt == 0 {
+				label = fmt.Sprintf("small %s cap 4, bar-parallel", prec)
+			}
+			tol := 1e-9
+			if prec == engine.FP32 {
+				tol = fp32Tol(kpt == 0)
+			}
+			compareMetrics(t, label, out, want, grid, tol, 1e-3)
+			t.Logf("%s: %d of %d combos refined", label, refined, len(out))
+			if refined == 0 {
+				t.Error("no combo took the refinement path")
+			}
+		}
+	}
+}
+
+// recorder keeps the kernel Sweep prepares, for its device-time counters,
+// and can force the combos-per-thread variant (0: automatic).
+type recorder struct {
+	*Backend
+	k   engine.Kernel
+	kpt int
+}
+
+func (r *recorder) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	k, err := r.Backend.Prepare(ctx, job)
+	switch k := k.(type) {
+	case *kernel[float32]:
+		k.kpt = r.kpt
+	case *kernel[float64]:
+		k.kpt = r.kpt
+	}
+	r.k = k
+	return k, err
+}
+
+// TestGPUTiming times engine.Sweep end to end (bars in host memory to
+// every combo's metrics in host memory: upload, indicators, sweep,
+// download, finishing) after a warm-up, median of 3, and the kernels'
+// device time from CUDA events. It writes the table to $SWEEPBENCH_OUT.
+func TestGPUTiming(t *testing.T) {
+	b := gpuBackend(t)
+	if testing.Short() {
+		t.Skip("timing skipped in -short")
+	}
+	bars := filBars(t, 150_000)
+	devs, _ := b.Devices()
+	cases := []struct {
+		hma, hma3 string
+		kpt       int // 0: automatic; n > 0: thread-per-combo kernel, n combos per thread; -1: bar-parallel
+	}{
+		{"20:200:20", "30:240:30", 0},
+		{"20:200:20", "30:240:30", 1},
+		{"10:329:1", "12:331:1", 0},
+		{"10:329:1", "12:331:1", 1},
+		{"10:329:1", "12:331:1", 2},
+		{"10:329:1", "12:331:1", -1},
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "kernel: auto = bar-parallel (sweep_seg) below %d combos, else one combo per thread (sweep_*_k1); n/thread = thread-per-combo kernel forced, n combos per thread; bar-parallel = sweep_seg forced\n\n", segMaxCombos)
+	fmt.Fprintf(&sb, "| grid | precision | kernel | combos | end-to-end median (ms) | combos/s end-to-end | indicator kernels (ms) | sweep kernel (ms) | combos/s sweep kernel | refined |\n")
+	fmt.Fprintf(&sb, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, c := range cases {
+		grid := engine.Grid{HMA: mustRange(t, "--hma", c.hma), HMA3: mustRange(t, "--hma3", c.hma3)}
+		kpt := "auto"
+		old := segMaxCombos
+		switch {
+		case c.kpt > 0:
+			kpt = fmt.Sprintf("%d/thread", c.kpt)
+			segMaxCombos = 0
+		case c.kpt < 0:
+			kpt = "bar-parallel"
+			segMaxCombos = 1 << 40
+		}
+		for _, prec := range []engine.Precision{engine.FP32, engine.FP64} {
+			job := &engine.Job{Bars: bars, Grid: grid, Params: defaultParams(), Precision: prec}
+			rec := &recorder{Backend: b, kpt: max(c.kpt, 0)}
+			var times []time.Duration
+			var ind, sw float64
+			var refined int
+			for rep := 0; rep < 4; rep++ {
+				start := time.Now()
+				run, err := engine.Sweep(t.Context(), rec, job, engine.SweepOptions{})
+				el := time.Since(start)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(run.Results) != grid.Len() {
+					t.Fatalf("%d results, want %d", len(run.Results), grid.Len())
+				}
+				if rep == 0 {
+					continue // warm-up
+				}
+				times = append(times, el)
+				var i, s float64
+				switch k := rec.k.(type) {
+				case *kernel[float32]:
+					i, s, _, refined = k.stats()
+				case *kernel[float64]:
+					i, s, _, refined = k.stats()
+				}
+				ind += i / 3
+				sw += s / 3
+			}
+			slices.Sort(times)
+			med := times[len(times)/2]
+			row := fmt.Sprintf("| %s x %s | %s | %s | %d | %.2f | %.0f | %.2f | %.2f | %.0f | %d |",
+				c.hma, c.hma3, prec, kpt, grid.Len(), float64(med.Microseconds())/1000, float64(grid.Len())/med.Seconds(),
+				ind, sw, float64(grid.Len())/(sw/1000), refined)
+			t.Log("timing " + row)
+			sb.WriteString(row + "\n")
+		}
+		segMaxCombos = old
+	}
+	fmt.Fprintf(&sb, "\n%s, %d bars (FIL/USDT 1m), %s\n", devs[0].Name+" "+devs[0].Driver, bars.Len(), time.Now().UTC().Format(time.RFC3339))
+	fmt.Print(sb.String())
+	if dir := os.Getenv("SWEEPBENCH_OUT"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, "timing.md"), []byte(sb.String()), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}

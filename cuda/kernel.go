@@ -1,0 +1,341 @@
+package cuda
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
+
+	"sweepbench/engine"
+)
+
+// kernel is a prepared job on every GPU: one lane per GPU, each holding
+// its own copy of the indicator series.
+type kernel[F engine.Float] struct {
+	job      *engine.Job
+	n        int
+	n3       int
+	keep     F // 1-f in F, as engine.Backtest rounds it
+	keep2    F // (1-f)^2
+	longOnly int32
+	kth      int
+	cap      int
+	chunk    int
+	// kpt is the combos per GPU thread (kernel variant _k1 or _k2); 0 means
+	// 1. Two per thread measured slower on the H200 (docs/PERFORMANCE.md):
+	// the variant stays for measurement.
+	kpt   int
+	seg   bool // bar-parallel kernel (sweep_seg), series-major indicators
+	lanes []*lane
+	label string
+}
+
+// lane is one GPU's share of a kernel. Only the goroutine Sweep gives the
+// lane index touches it.
+type lane struct {
+	d            *device
+	ind          *deviceIndicators
+	warmH, warm3 devPtr
+	thr          devPtr
+	maxLaunch    int // combos per launch; halves on out-of-memory
+	buf, outF    devPtr
+	outI         devPtr
+	scratchFor   int     // combos the scratch buffers hold
+	indMs        float64 // device time of the indicator kernels
+	sweepMs      float64 // device time of the sweep launches so far
+	launches     int
+	refined      int // combos whose VaR bin needed refinement passes
+}
+
+func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Job, prefix bool) (engine.Kernel, error) {
+	bars := job.Bars
+	n := bars.Len()
+	x := engine.SourceSeries[F](bars, job.Params.Source)
+	cl := x
+	if job.Params.Source != engine.SourceClose {
+		cl = engine.SourceSeries[F](bars, engine.SourceClose)
+	}
+	r := engine.BarReturns[F](bars)
+	keep := F(1) - F(job.Params.Fee)
+	k := &kernel[F]{
+		job: job, n: n, n3: job.Grid.HMA3.Len(),
+		keep: keep, keep2: keep * keep,
+		kth:   kthIndex(n - 1),
+		cap:   selectCap(n),
+		chunk: chunkSize(job.Grid.Len(), len(devs)),
+		lanes: make([]*lane, len(devs)),
+		label: deviceLabel(devs),
+		seg:   useSeg(job.Grid.Len()),
+	}
+	if job.Params.Mode == engine.LongOnly {
+		k.longOnly = 1
+	}
+	hma, hma3 := job.Grid.HMA.Values(), job.Grid.HMA3.Values()
+	warmH := make([]int32, len(hma))
+	for i, L := range hma {
+		warmH[i] = int32(engine.HMAWarmup(L))
+	}
+	warm3 := make([]int32, len(hma3))
+	for i, L := range hma3 {
+		warm3[i] = int32(engine.HMA3Warmup(L))
+	}
+	thr := thresholds(r)
+
+	errs := make([]error, len(devs))
+	var wg sync.WaitGroup
+	for i, d := range devs {
+		wg.Add(1)
+		go func(i int, d *device) {
+			defer wg.Done()
+			l := &lane{d: d}
+			errs[i] = d.do(func() error {
+				var err error
+				if l.ind, err = buildIndicators(d, x, cl, r, hma, hma3, prefix, k.seg); err != nil {
+					return err
+				}
+				l.indMs = float64(l.ind.ms)
+				if l.warmH, err = allocUpload(d, warmH); err != nil {
+					return err
+				}
+				if l.warm3, err = allocUpload(d, warm3); err != nil {
+					return err
+				}
+				if l.thr, err = allocUpload(d, thr); err != nil {
+					return err
+				}
+				free, _, err := d.memInfo()
+				if err != nil {
+					return err
+				}
+				var z F
+				l.maxLaunch = launchCombos(free, bytesPerCombo(k.cap, int(unsafe.Sizeof(z))), k.chunk)
+				if l.maxLaunch == 0 {
+					return fmt.Errorf("out of GPU memory on %s: %d MiB free after the indicator series, a launch of %d combos needs %d MiB",
+						d.info.Name, free>>20, minLaunch, uint64(minLaunch)*bytesPerCombo(k.cap, int(unsafe.Sizeof(z)))>>20)
+				}
+				return nil
+			})
+			k.lanes[i] = l
+		}(i, d)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			k.Close()
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		k.Close()
+		return nil, err
+	}
+	return k, nil
+}
+
+func (k *kernel[F]) Lanes() int     { return len(k.lanes) }
+func (k *kernel[F]) ChunkSize() int { return k.chunk }
+func (k *kernel[F]) Device() string { return k.label }
+
+// Close frees every lane's device memory.
+func (k *kernel[F]) Close() error {
+	for _, l := range k.lanes {
+		if l == nil {
+			continue
+		}
+		l.d.do(func() error {
+			if l.ind != nil {
+				l.ind.free(l.d)
+				l.ind = nil
+			}
+			for _, p := range []*devPtr{&l.warmH, &l.warm3, &l.thr, &l.buf, &l.outF, &l.outI} {
+				l.d.free(*p)
+				*p = 0
+			}
+			l.scratchFor = 0
+			return nil
+		})
+	}
+	return nil
+}
+
+// Compute sweeps combos [first, first+len(out)) on GPU lane, in launches of
+// at most lane.maxLaunch combos; an out-of-memory halves the launch and
+// retries, down to minLaunch.
+func (k *kernel[F]) Compute(ctx context.Context, laneIdx, first int, out []engine.Metrics) error {
+	l := k.lanes[laneIdx]
+	for a := 0; a < len(out); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cnt := min(len(out)-a, l.maxLaunch)
+		outF, outI, err := k.launch(l, first+a, cnt)
+		if IsOutOfMemory(err) && cnt > minLaunch {
+			l.maxLaunch = max(cnt/2, minLaunch)
+			l.d.do(func() error { l.freeScratch(); return nil })
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := k.finishAll(outF, outI, cnt, first+a, out[a:a+cnt], l); err != nil {
+			return err
+		}
+		a += cnt
+	}
+	return nil
+}
+
+func (l *lane) freeScratch() {
+	l.d.free(l.buf)
+	l.d.free(l.outF)
+	l.d.free(l.outI)
+	l.buf, l.outF, l.outI, l.scratchFor = 0, 0, 0, 0
+}
+
+// launch runs the sweep kernel for cnt combos from first and downloads its
+// raw outputs.
+func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
+	var z F
+	es := uint64(unsafe.Sizeof(z))
+	kpt := k.kpt
+	if kpt == 0 {
+		kpt = 1
+	}
+	name := fmt.Sprintf("sweep_%s_k%d", suffix[F](), kpt)
+	if k.seg {
+		name = "sweep_seg_" + suffix[F]()
+	}
+	outF := make([]F, sweepNF*cnt)
+	outI := make([]int32, sweepNI*cnt)
+	err := l.d.do(func() error {
+		if l.scratchFor < cnt {
+			l.freeScratch()
+			var err error
+			if l.buf, err = l.d.alloc(uint64(cnt) * uint64(k.cap) * es); err != nil {
+				return err
+			}
+			if l.outF, err = l.d.alloc(uint64(cnt) * sweepNF * es); err != nil {
+				l.freeScratch()
+				return err
+			}
+			if l.outI, err = l.d.alloc(uint64(cnt) * sweepNI * 4); err != nil {
+				l.freeScratch()
+				return err
+			}
+			l.scratchFor = cnt
+		}
+		if err := l.d.poison(l.outF, uint64(cnt)*sweepNF*es); err != nil {
+			return err
+		}
+		if err := l.d.poison(l.outI, uint64(cnt)*sweepNI*4); err != nil {
+			return err
+		}
+		start, err := l.d.newEvent()
+		if err != nil {
+			return err
+		}
+		defer l.d.destroyEvent(start)
+		stop, err := l.d.newEvent()
+		if err != nil {
+			return err
+		}
+		defer l.d.destroyEvent(stop)
+		if err := l.d.record(start); err != nil {
+			return err
+		}
+		if k.seg {
+			err = l.d.launch(name, [3]uint32{uint32(cnt), 1, 1}, [3]uint32{segThreads, 1, 1}, 0,
+				l.ind.H, l.ind.H3, l.ind.R, int32(k.n), l.warmH, l.warm3, int32(len(l.ind.hma3)),
+				int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
+				int32(k.kth), l.thr, l.buf, int32(k.cap), l.outF, l.outI)
+		} else {
+			per := sweepBlock * kpt
+			g := [3]uint32{uint32((cnt + per - 1) / per), 1, 1}
+			err = l.d.launch(name, g, [3]uint32{sweepBlock, 1, 1}, 0,
+				l.ind.H, l.ind.H3, l.ind.R, int32(k.n), int32(len(l.ind.hma)), int32(len(l.ind.hma3)),
+				l.warmH, l.warm3, int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
+				int32(k.kth), l.thr, l.buf, int32(k.cap), l.outF, l.outI)
+		}
+		if err != nil {
+			return fmt.Errorf("combos %d..%d: %w", first, first+cnt-1, err)
+		}
+		if err := l.d.record(stop); err != nil {
+			return err
+		}
+		if err := l.d.sync(fmt.Sprintf("kernel %s, combos %d..%d", name, first, first+cnt-1)); err != nil {
+			return err
+		}
+		ms, err := l.d.elapsed(start, stop)
+		if err != nil {
+			return err
+		}
+		l.sweepMs += float64(ms)
+		l.launches++
+		if err := download(outF, l.outF); err != nil {
+			return err
+		}
+		return download(outI, l.outI)
+	})
+	return outF, outI, err
+}
+
+// finishAll checks that every combo was written and finishes its metrics,
+// on all cores.
+func (k *kernel[F]) finishAll(outF []F, outI []int32, cnt, first int, out []engine.Metrics, l *lane) error {
+	workers := min(runtime.GOMAXPROCS(0), max(cnt/1024, 1))
+	errs := make([]error, workers)
+	refined := make([]int, workers)
+	var wg sync.WaitGroup
+	per := (cnt + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*per, min((w+1)*per, cnt)
+		wg.Add(1)
+		go func(w, lo, hi int) {
+			defer wg.Done()
+			for j := lo; j < hi; j++ {
+				r := rawAt(outF, outI, cnt, j)
+				if !r.written() {
+					errs[w] = fmt.Errorf("kernel sweep_%s left combo %d unwritten (launch of combos %d..%d)", suffix[F](), first+j, first, first+cnt-1)
+					return
+				}
+				if r.Refine > 0 {
+					refined[w]++
+				}
+				out[j] = finish(r, k.n, k.job.Params)
+			}
+		}(w, lo, hi)
+	}
+	wg.Wait()
+	for w := range errs {
+		if errs[w] != nil {
+			return errs[w]
+		}
+		l.refined += refined[w]
+	}
+	return nil
+}
+
+// IndicatorTime is the device time of the indicator kernels (CUDA events),
+// the slowest GPU's when there are several (engine.IndicatorTimer).
+func (k *kernel[F]) IndicatorTime() time.Duration {
+	var ms float64
+	for _, l := range k.lanes {
+		if l != nil {
+			ms = max(ms, l.indMs)
+		}
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}
+
+// stats sums the lanes' device times, for the timing test.
+func (k *kernel[F]) stats() (indMs, sweepMs float64, launches, refined int) {
+	for _, l := range k.lanes {
+		indMs += l.indMs
+		sweepMs += l.sweepMs
+		launches += l.launches
+		refined += l.refined
+	}
+	return
+}

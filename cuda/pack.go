@@ -1,0 +1,123 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+// devPtr is a CUdeviceptr: an address in device memory.
+type devPtr uint64
+
+// kernelArgs holds a launch's parameters in the form cuLaunchKernel takes:
+// one 8-byte slot per parameter holding its value (little-endian, so a
+// 4-byte int or float sits in the slot's low bytes), and an array of
+// pointers to the slots. The slots live on the heap, which the Go collector
+// never moves, and stay alive as long as the kernelArgs value does.
+type kernelArgs struct {
+	slots []uint64
+	ptrs  []unsafe.Pointer
+}
+
+// packArgs lays out kernel parameters. Allowed types mirror the kernels'
+// C signatures: devPtr (any T*), int32 (int), int64 (long long), float32,
+// float64. A Go int is refused: its C width would be a guess.
+func packArgs(args ...any) (*kernelArgs, error) {
+	ka := &kernelArgs{slots: make([]uint64, len(args)), ptrs: make([]unsafe.Pointer, len(args))}
+	for i, a := range args {
+		var v uint64
+		switch x := a.(type) {
+		case devPtr:
+			v = uint64(x)
+		case int32:
+			v = uint64(uint32(x))
+		case int64:
+			v = uint64(x)
+		case float32:
+			v = uint64(math.Float32bits(x))
+		case float64:
+			v = math.Float64bits(x)
+		default:
+			return nil, fmt.Errorf("kernel argument %d: unsupported type %T", i, a)
+		}
+		ka.slots[i] = v
+	}
+	for i := range ka.slots {
+		ka.ptrs[i] = unsafe.Pointer(&ka.slots[i])
+	}
+	return ka, nil
+}
+
+// floatArg converts a float64 parameter to the kernel's float type F.
+func floatArg[F ~float32 | ~float64](v F) any {
+	if unsafe.Sizeof(v) == 4 {
+		return float32(v)
+	}
+	return float64(v)
+}
+
+// Limits of one sweep launch.
+const (
+	sweepBlock     = 64      // SB_BLOCK in sweep.cu
+	segThreads     = 256     // SEG_T in sweep.cu: threads (bar segments) per combo
+	sweepBins      = 32      // SB_BINS
+	sweepNF        = 9       // float fields per combo (SB_NF)
+	sweepNI        = 8       // int32 fields per combo (SB_NI)
+	maxLaunch      = 1 << 20 // combos per launch, at most
+	minLaunch      = 128     // below this an out-of-memory is final
+	maxChunk       = 1 << 18 // combos per Compute call (engine.Sweep's buffer)
+	memoryFraction = 0.5     // of the free device memory a launch may take
+)
+
+// selectCap is how many values of its VaR bin a thread keeps (the buffer
+// per combo): about 1/64 of the m = n-1 strategy returns, at least 1024
+// and at most 8192. Bins near the 5% quantile are ~0.5% of the candidate
+// returns wide, so the bin normally holds several hundred; an overflow
+// costs refinement passes, never a wrong answer.
+func selectCap(n int) int {
+	return min(max((n-1)/64, 1024), 8192)
+}
+
+// bytesPerCombo is the device memory one combo of a launch needs: its
+// selection buffer and its outputs.
+func bytesPerCombo(cap, elem int) uint64 {
+	return uint64(cap*elem + sweepNF*elem + sweepNI*4)
+}
+
+// launchCombos is how many combos one launch takes: want, bounded by
+// maxLaunch and by memoryFraction of free device memory. 0 means not even
+// minLaunch combos fit.
+func launchCombos(free, perCombo uint64, want int) int {
+	if want <= 0 {
+		return 0
+	}
+	budget := uint64(float64(free) * memoryFraction)
+	fit := budget / perCombo
+	c := min(uint64(want), uint64(maxLaunch), fit)
+	if c < uint64(min(want, minLaunch)) {
+		return 0
+	}
+	return int(c)
+}
+
+// chunkSize is the combos per Compute call: the grid split evenly over the
+// lanes (GPUs), at most maxChunk so engine.Sweep's per-lane buffer stays
+// small.
+func chunkSize(total, lanes int) int {
+	lanes = max(lanes, 1)
+	return max(min((total+lanes-1)/lanes, maxChunk), 1)
+}
+
+// kthIndex is SPEC's VaR index floor(0.05*(m-1)) for m returns, computed
+// as engine.Backtest does.
+func kthIndex(m int) int { return int(math.Floor(0.05 * float64(m-1))) }
+
+// segMaxCombos: grids of fewer combos run the bar-parallel kernel
+// (sweep_seg: one block of segThreads per combo, bars split across its
+// threads); larger ones one thread per combo (sweep_*_k1), which fills the
+// GPU once there are tens of thousands of combos. A variable so tests can
+// force either kernel.
+var segMaxCombos = 8192
+
+// useSeg reports whether a grid of total combos takes the bar-parallel kernel.
+func useSeg(total int) bool { return total < segMaxCombos }

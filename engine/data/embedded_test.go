@@ -1,0 +1,64 @@
+package data
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestEmbedded(t *testing.T) {
+	list := Embedded()
+	want := []struct {
+		name string
+		bars int
+		sha  string // sha256sum of the file in engine/data/embedded
+	}{
+		{"filusdt-1m", 175680, "bd4d721e65d23cb1fbcb4211418d01ea0c332975d6643b4fa20f169a69aef02f"},
+		{"btcusdt-1m", 43208, "384c11bd0227c7bf0f1ad35461e8b48f6e69f81d597c1b859e723144c3636988"},
+	}
+	if len(list) != len(want) {
+		t.Fatalf("%d embedded datasets, want %d", len(list), len(want))
+	}
+	if DefaultDataset != "embedded:"+list[0].Name {
+		t.Errorf("DefaultDataset %q is not the first embedded set %q", DefaultDataset, list[0].Name)
+	}
+	for i, w := range want {
+		e := list[i]
+		if e.Name != w.name || e.Bars != w.bars || e.Description == "" {
+			t.Errorf("entry %d: %+v, want %s %d", i, e, w.name, w.bars)
+		}
+		d, err := Open("embedded:"+e.Name, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Info.Bars != w.bars || d.Info.SHA256 != w.sha || d.Info.Name != "embedded:"+w.name || d.Info.Path != "" {
+			t.Errorf("%s: info %+v", e.Name, d.Info)
+		}
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	tests := []struct{ spec, want string }{
+		{"embedded:nope", "embedded:nope: no such embedded dataset: use one of embedded:filusdt-1m, embedded:btcusdt-1m"},
+		{"", ": no dataset given: name a file or embedded:filusdt-1m"},
+	}
+	for _, tc := range tests {
+		_, err := Open(tc.spec, Options{})
+		var de *Error
+		if !errors.As(err, &de) || err.Error() != tc.want {
+			t.Errorf("Open(%q): %v, want %s", tc.spec, err, tc.want)
+		}
+	}
+	if _, err := Open(testdata+"no-such-file.csv", Options{}); err == nil || !strings.Contains(err.Error(), "no-such-file.csv") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestSupportedExtensions(t *testing.T) {
+	if got := strings.Join(SupportedExtensions(), " "); got != ".csv .json .gz .txt" {
+		t.Errorf("SupportedExtensions() = %s", got)
+	}
+	if got := len(Layouts()); got != 7 {
+		t.Errorf("%d layouts", got)
+	}
+}

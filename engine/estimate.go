@@ -1,0 +1,134 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// Estimate is a forecast of the wall time of RunStudy on the CPU reference,
+// calibrated on the study's own bars (see EstimateStudy).
+type Estimate struct {
+	Combos  int // combos per precision (the grid's size)
+	Series  int // indicator series built per precision: unique HMA plus unique HMA3 lengths
+	Workers int // goroutines the work is spread over (GOMAXPROCS)
+	// Measured on one core for the middle combo of the grid, summed over the
+	// study's precisions.
+	PerHMA    time.Duration // one HMA series of the middle HMA length
+	PerHMA3   time.Duration // one HMA3 series of the middle HMA3 length
+	PerCombo  time.Duration // one backtest of the middle combo
+	Parity    bool          // both fp64 and fp32 run, so the parity pass is counted
+	Total     time.Duration // the forecast: see EstimateStudy
+	Calibrate time.Duration // how long the calibration itself took
+}
+
+// String is a one-line summary, e.g. "~1.2s (80 combos x 2 precisions on 8 cores)".
+func (e Estimate) String() string {
+	return fmt.Sprintf("~%s (%d combos, %d series, %d cores)", roundDuration(e.Total), e.Combos, e.Series, e.Workers)
+}
+
+// EstimateStudy forecasts how long RunStudy(s) takes on the CPU reference
+// backend. It times, on the study's bars and in each of its precisions and
+// formulations, one HMA series of the middle HMA length, one HMA3 series of
+// the middle HMA3 length and one backtest of the middle combo (the best of
+// three, so one page fault or preemption does not dominate), then scales:
+//
+//	Total = sum over precisions of (nHMA*PerHMA + nHMA3*PerHMA3 + combos*PerCombo) / Workers
+//	        + combos*PerCombo/Workers when both fp64 and fp32 run (the parity
+//	          pass, bounded above by one backtest's worth of work per combo)
+//
+// with nHMA, nHMA3 the unique lengths, combos the grid's size and Workers =
+// runtime.GOMAXPROCS(0), the reference backend's default thread count. The
+// calibration costs about one combo per precision: milliseconds on a small
+// file, tens of milliseconds at 150k bars. A GPU backend is not modelled
+// (its time is dominated by uploads and kernel launches): for it the figure
+// is an upper bound. Returns Study.Validate's error for an invalid study and
+// ctx.Err() when cancelled.
+func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
+	if err := s.Validate(); err != nil {
+		return Estimate{}, err
+	}
+	start := time.Now()
+	g := s.Grid
+	e := Estimate{Combos: g.Len(), Series: g.HMA.Len() + g.HMA3.Len(), Workers: max(1, runtime.GOMAXPROCS(0))}
+	c := Combo{HMA: g.HMA.At(g.HMA.Len() / 2), HMA3: g.HMA3.At(g.HMA3.Len() / 2)}
+	var has64, has32 bool
+	for _, p := range s.Precisions {
+		if err := ctx.Err(); err != nil {
+			return Estimate{}, err
+		}
+		var h, h3, bt time.Duration
+		var err error
+		switch p {
+		case FP32:
+			has32 = true
+			h, h3, bt, err = calibrate[float32](&s.Dataset.Bars, c, s.Params, s.WMA)
+		default:
+			has64 = true
+			h, h3, bt, err = calibrate[float64](&s.Dataset.Bars, c, s.Params, Direct)
+		}
+		if err != nil {
+			return Estimate{}, fmt.Errorf("estimate: combo (hma %d, hma3 %d): %w", c.HMA, c.HMA3, err)
+		}
+		e.PerHMA += h
+		e.PerHMA3 += h3
+		e.PerCombo += bt
+	}
+	e.Parity = has64 && has32
+	work := time.Duration(g.HMA.Len())*e.PerHMA + time.Duration(g.HMA3.Len())*e.PerHMA3 +
+		time.Duration(e.Combos)*e.PerCombo
+	if e.Parity {
+		work += time.Duration(e.Combos) * e.PerCombo / 2
+	}
+	e.Total = work / time.Duration(e.Workers)
+	e.Calibrate = time.Since(start)
+	return e, nil
+}
+
+// calibrate times one HMA, one HMA3 and one backtest of combo c in F, each
+// the fastest of three runs.
+func calibrate[F Float](b *Bars, c Combo, p Params, form Formulation) (h, h3, bt time.Duration, err error) {
+	x := SourceSeries[F](b, p.Source)
+	cl := x
+	if p.Source != SourceClose {
+		cl = SourceSeries[F](b, SourceClose)
+	}
+	r := BarReturns[F](b)
+	hs := make([]F, len(x))
+	h3s := make([]F, len(x))
+	best := func(f func() error) (time.Duration, error) {
+		d := time.Duration(1<<63 - 1)
+		for range 3 {
+			t := time.Now()
+			if err := f(); err != nil {
+				return 0, err
+			}
+			d = min(d, time.Since(t))
+		}
+		return d, nil
+	}
+	if h, err = best(func() error { return HMA(x, c.HMA, form, hs) }); err != nil {
+		return
+	}
+	if h3, err = best(func() error { return HMA3(cl, c.HMA3, form, h3s) }); err != nil {
+		return
+	}
+	warm := max(HMAWarmup(c.HMA), HMA3Warmup(c.HMA3))
+	var sc Scratch[F]
+	bt, err = best(func() error { Backtest(hs, h3s, r, warm, p, &sc); return nil })
+	return
+}
+
+// roundDuration keeps two or three significant figures for display.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= 10*time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(10 * time.Microsecond)
+}

@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSourceSeriesAndReturnsHand: the swept series and the bar returns on
+// a three-bar example.
+//
+//	high = 3, 5, 4; low = 2, 4, 3; close = 2.5, 5, 4; open = 2, 4, 4
+//	hl2   = (3+2)/2, (5+4)/2, (4+3)/2           = 2.5, 4.5, 3.5
+//	hlc3  = (3+2+2.5)/3, (5+4+5)/3, (4+3+4)/3    = 2.5, 14/3, 11/3
+//	ohlc4 = (2+3+2+2.5)/4, (4+5+4+5)/4, (4+4+3+4)/4 = 2.375, 4.5, 3.75
+//	r     = 0, 5/2.5 - 1, 4/5 - 1                 = 0, 1, -0.2
+func TestSourceSeriesAndReturnsHand(t *testing.T) {
+	b := &Bars{Open: []float64{2, 4, 4}, High: []float64{3, 5, 4}, Low: []float64{2, 4, 3}, Close: []float64{2.5, 5, 4}}
+	for _, c := range []struct {
+		src  Source
+		want []float64
+	}{
+		{SourceClose, []float64{2.5, 5, 4}},
+		{SourceHL2, []float64{2.5, 4.5, 3.5}},
+		{SourceHLC3, []float64{2.5, 14.0 / 3, 11.0 / 3}},
+		{SourceOHLC4, []float64{2.375, 4.5, 3.75}},
+	} {
+		got := SourceSeries[float64](b, c.src)
+		for i := range got {
+			if !near(got[i], c.want[i], 1e-15, 0) {
+				t.Errorf("%s[%d] = %v, want %v", c.src, i, got[i], c.want[i])
+			}
+		}
+		got32 := SourceSeries[float32](b, c.src)
+		for i := range got32 {
+			if !near(float64(got32[i]), c.want[i], 1e-7, 0) {
+				t.Errorf("fp32 %s[%d] = %v, want %v", c.src, i, got32[i], c.want[i])
+			}
+		}
+	}
+	r := BarReturns[float64](b)
+	if r[0] != 0 || r[1] != 1 || !near(r[2], -0.2, 1e-15, 0) {
+		t.Errorf("BarReturns = %v, want [0 1 -0.2]", r)
+	}
+	// fp32: each close rounded to float32 first, then divided in float32.
+	r32 := BarReturns[float32](b)
+	if want := float32(4)/float32(5) - 1; r32[2] != want {
+		t.Errorf("fp32 BarReturns[2] = %v, want %v", r32[2], want)
+	}
+}
+
+// TestBuildIndicatorsMatchesPerLength: the shared, parallel build gives the
+// same bits as calling HMA and HMA3 once per length, for the close and the
+// hl2 source (h from the source, h3 always from close), direct and prefix,
+// float32 and float64.
+func TestBuildIndicatorsMatchesPerLength(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	b := synthBars(rng, randomWalk(rng, 1500, 30000, 0.002))
+	g := Grid{HMA: Range{2, 44, 3}, HMA3: Range{6, 66, 6}}
+	for _, src := range []Source{SourceClose, SourceHL2} {
+		for _, form := range []Formulation{Direct, Prefix} {
+			t.Run(fmt.Sprintf("%s/%s", src, form), func(t *testing.T) {
+				checkBuild[float64](t, b, g, src, form)
+				checkBuild[float32](t, b, g, src, form)
+			})
+		}
+	}
+}
+
+func checkBuild[F Float](t *testing.T, b *Bars, g Grid, src Source, form Formulation) {
+	t.Helper()
+	ind, err := BuildIndicators[F](context.Background(), b, g, src, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ind.Form != form {
+		t.Errorf("Form = %v, want %v", ind.Form, form)
+	}
+	if len(ind.H) != g.HMA.Len() || len(ind.H3) != g.HMA3.Len() {
+		t.Fatalf("%d h and %d h3 series, want %d and %d", len(ind.H), len(ind.H3), g.HMA.Len(), g.HMA3.Len())
+	}
+	x := SourceSeries[F](b, src)
+	cl := SourceSeries[F](b, SourceClose)
+	want := make([]F, b.Len())
+	for _, L := range g.HMA.Values() {
+		if err := HMA(x, L, form, want); err != nil {
+			t.Fatal(err)
+		}
+		assertSameSeries(t, fmt.Sprintf("%s h(%d)", precName[F](), L), ind.H[L], want)
+	}
+	for _, L := range g.HMA3.Values() {
+		if err := HMA3(cl, L, form, want); err != nil {
+			t.Fatal(err)
+		}
+		assertSameSeries(t, fmt.Sprintf("%s h3(%d)", precName[F](), L), ind.H3[L], want)
+	}
+	assertSameSeries(t, precName[F]()+" r", ind.R, BarReturns[F](b))
+	if src != SourceClose {
+		// h3 must not follow the source: HMA3 of hl2 differs from HMA3 of close.
+		L := g.HMA3.Start
+		if err := HMA3(x, L, form, want); err != nil {
+			t.Fatal(err)
+		}
+		if sameSeries(ind.H3[L], want) {
+			t.Errorf("%s h3(%d) equals HMA3(%s): h3 must be HMA3(close)", precName[F](), L, src)
+		}
+	}
+}
+
+func sameSeries[F Float](a, b []F) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !sameBits(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func assertSameSeries[F Float](t *testing.T, what string, got, want []F) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: len %d, want %d", what, len(got), len(want))
+		return
+	}
+	for i := range got {
+		if !sameBits(got[i], want[i]) {
+			t.Errorf("%s[%d] = %v, per-length computation %v (not bit-identical)", what, i, got[i], want[i])
+			return
+		}
+	}
+}
+
+// TestBuildIndicatorsCancelled: a cancelled context stops the build with
+// ctx.Err().
+func TestBuildIndicatorsCancelled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	b := synthBars(rng, randomWalk(rng, 500, 100, 0.01))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := BuildIndicators[float64](ctx, b, Grid{HMA: Range{2, 100, 1}, HMA3: Range{6, 100, 1}}, SourceClose, Direct)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}

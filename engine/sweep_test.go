@@ -1,0 +1,437 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// fakeBackend is a Backend whose kernel writes Metrics{TotalReturn: index,
+// Sharpe: index} for each combo (so every result says which combo it is),
+// unless compute overrides it. It records which combos it computed.
+type fakeBackend struct {
+	lanes, chunk int
+	prepare      func(ctx context.Context) error
+	compute      func(ctx context.Context, lane, first int, out []Metrics) error
+	closePanic   bool
+
+	mu       sync.Mutex
+	computed []int
+	closed   atomic.Bool
+}
+
+func (f *fakeBackend) Name() string               { return "fake" }
+func (f *fakeBackend) Available() error           { return nil }
+func (f *fakeBackend) Devices() ([]Device, error) { return []Device{{Name: "fake device"}}, nil }
+func (f *fakeBackend) Prepare(ctx context.Context, job *Job) (Kernel, error) {
+	if f.prepare != nil {
+		if err := f.prepare(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return &fakeKernel{f}, nil
+}
+
+type fakeKernel struct{ b *fakeBackend }
+
+func (k *fakeKernel) Lanes() int     { return k.b.lanes }
+func (k *fakeKernel) ChunkSize() int { return k.b.chunk }
+func (k *fakeKernel) Device() string { return "fake device" }
+func (k *fakeKernel) Close() error {
+	k.b.closed.Store(true)
+	if k.b.closePanic {
+		panic("driver crashed while releasing memory")
+	}
+	return nil
+}
+
+func (k *fakeKernel) Compute(ctx context.Context, lane, first int, out []Metrics) error {
+	if k.b.compute != nil {
+		if err := k.b.compute(ctx, lane, first, out); err != nil {
+			return err
+		}
+	} else {
+		fillIndex(first, out)
+	}
+	k.b.mu.Lock()
+	for i := range out {
+		k.b.computed = append(k.b.computed, first+i)
+	}
+	k.b.mu.Unlock()
+	return nil
+}
+
+func fillIndex(first int, out []Metrics) {
+	for i := range out {
+		out[i] = Metrics{TotalReturn: float64(first + i), Sharpe: float64(first + i)}
+	}
+}
+
+// sweepJob is a 10 x 10 grid (100 combos) over bars long enough for it.
+func sweepJob() *Job {
+	rng := rand.New(rand.NewPCG(71, 72))
+	return &Job{
+		Bars:   closeBars(randomWalk(rng, 100, 100, 0.01)),
+		Grid:   Grid{HMA: Range{2, 11, 1}, HMA3: Range{6, 15, 1}},
+		Params: Params{Fee: DefaultFee, BarsPerYear: 525600},
+	}
+}
+
+// checkResults: strictly increasing indices, each result the one the fake
+// computed for its index, on the right combo.
+func checkResults(t *testing.T, job *Job, res []ComboResult) {
+	t.Helper()
+	for i, r := range res {
+		if i > 0 && r.Index <= res[i-1].Index {
+			t.Fatalf("Results not in index order: %d after %d", r.Index, res[i-1].Index)
+		}
+		if r.TotalReturn != float64(r.Index) || r.Combo != job.Grid.At(r.Index) {
+			t.Fatalf("Results[%d] = %+v: metrics or combo not those of index %d (%+v)", i, r, r.Index, job.Grid.At(r.Index))
+		}
+	}
+}
+
+func indices(res []ComboResult) []int {
+	out := make([]int, len(res))
+	for i, r := range res {
+		out[i] = r.Index
+	}
+	return out
+}
+
+func TestSweepComplete(t *testing.T) {
+	job := sweepJob()
+	b := &fakeBackend{lanes: 3, chunk: 7}
+	run, err := Sweep(context.Background(), b, job, SweepOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Status != StatusComplete || !run.Complete() || run.Err != nil || len(run.Results) != 100 {
+		t.Fatalf("status %s err %v, %d results, want complete with 100", run.Status, run.Err, len(run.Results))
+	}
+	checkResults(t, job, run.Results)
+	if run.Backend != "fake" || run.Device != "fake device" || run.Precision != FP64 || run.WMA != Direct {
+		t.Errorf("run labels %q %q %v %v", run.Backend, run.Device, run.Precision, run.WMA)
+	}
+	if !b.closed.Load() {
+		t.Error("kernel not closed")
+	}
+	if got := run.Lookup(42); got == nil || got.Index != 42 {
+		t.Errorf("Lookup(42) = %+v", got)
+	}
+	if top := TopBySharpe(run, 3); len(top) != 3 || top[0].Index != 99 || top[2].Index != 97 {
+		t.Errorf("TopBySharpe = %v, want 99, 98, 97", indices(top))
+	}
+}
+
+// TestSweepCancelMidRun: combos 0..11 compute at once, every later chunk
+// blocks until the context is cancelled (as a well-behaved kernel returns
+// ctx.Err()). Cancelling once 12 combos are saved must return Status
+// cancelled, context.Canceled, and exactly combos 0..11 in index order.
+func TestSweepCancelMidRun(t *testing.T) {
+	job := sweepJob()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b := &fakeBackend{lanes: 2, chunk: 3, compute: func(ctx context.Context, lane, first int, out []Metrics) error {
+		if first >= 12 {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		fillIndex(first, out)
+		return nil
+	}}
+	saved := 0
+	run, err := Sweep(ctx, b, job, SweepOptions{Sink: func(rs []ComboResult) error {
+		if saved += len(rs); saved == 12 {
+			cancel()
+		}
+		return nil
+	}})
+	if !errors.Is(err, context.Canceled) || run == nil || run.Status != StatusCancelled || !errors.Is(run.Err, context.Canceled) {
+		t.Fatalf("err %v, run %+v: want context.Canceled and Status cancelled", err, run)
+	}
+	if want := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}; !slices.Equal(indices(run.Results), want) {
+		t.Errorf("Results %v, want %v", indices(run.Results), want)
+	}
+	checkResults(t, job, run.Results)
+	if !b.closed.Load() {
+		t.Error("kernel not closed after cancellation")
+	}
+}
+
+// TestSweepCancelSlowBackend: a kernel that ignores the context and takes
+// its time; whatever it completed before the lanes noticed is kept, in
+// index order, and nothing else.
+func TestSweepCancelSlowBackend(t *testing.T) {
+	job := sweepJob()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b := &fakeBackend{lanes: 4, chunk: 2, compute: func(ctx context.Context, lane, first int, out []Metrics) error {
+		time.Sleep(time.Millisecond)
+		fillIndex(first, out)
+		return nil
+	}}
+	saved := 0
+	run, err := Sweep(ctx, b, job, SweepOptions{Sink: func(rs []ComboResult) error {
+		if saved += len(rs); saved >= 20 {
+			cancel()
+		}
+		return nil
+	}})
+	if !errors.Is(err, context.Canceled) || run.Status != StatusCancelled {
+		t.Fatalf("err %v status %s, want cancelled", err, run.Status)
+	}
+	checkResults(t, job, run.Results)
+	b.mu.Lock()
+	computed := slices.Sorted(slices.Values(b.computed))
+	b.mu.Unlock()
+	if !slices.Equal(indices(run.Results), computed) {
+		t.Errorf("Results %v, but the kernel completed %v", indices(run.Results), computed)
+	}
+	if len(run.Results) < 20 || len(run.Results) >= 100 {
+		t.Errorf("%d results: want at least the 20 saved before cancelling and not all 100", len(run.Results))
+	}
+}
+
+// TestSweepPanicBecomesError: a panic in Compute or in Prepare is returned
+// as an error wrapping ErrPanic with Status failed; the test process
+// survives.
+func TestSweepPanicBecomesError(t *testing.T) {
+	job := sweepJob()
+	b := &fakeBackend{lanes: 1, chunk: 4, compute: func(ctx context.Context, lane, first int, out []Metrics) error {
+		if first <= 42 && 42 < first+len(out) {
+			var m map[string]int
+			m["boom"]++ // a nil-map write: a real runtime panic
+		}
+		fillIndex(first, out)
+		return nil
+	}}
+	run, err := Sweep(context.Background(), b, job, SweepOptions{})
+	if !errors.Is(err, ErrPanic) || run.Status != StatusFailed || !errors.Is(run.Err, ErrPanic) {
+		t.Fatalf("err %v status %s, want ErrPanic and failed", err, run.Status)
+	}
+	if !strings.Contains(err.Error(), "combos 40..43") {
+		t.Errorf("error %q does not name the combo range 40..43", err)
+	}
+	if want := 40; len(run.Results) != want { // one lane: chunks 0..39 completed first
+		t.Errorf("%d results, want %d", len(run.Results), want)
+	}
+	checkResults(t, job, run.Results)
+
+	bp := &fakeBackend{lanes: 1, chunk: 4, prepare: func(ctx context.Context) error { panic("no device") }}
+	run, err = Sweep(context.Background(), bp, job, SweepOptions{})
+	if !errors.Is(err, ErrPanic) || run == nil || run.Status != StatusFailed || !strings.Contains(err.Error(), "prepare") {
+		t.Errorf("Prepare panic: err %v run %+v, want ErrPanic naming prepare, Status failed", err, run)
+	}
+}
+
+// TestSweepClosePanic: Kernel.Close is a backend method too (it releases
+// device memory); Sweep documents that "a panic inside a backend becomes
+// an error", so a panic there must not escape Sweep.
+func TestSweepClosePanic(t *testing.T) {
+	job := sweepJob()
+	b := &fakeBackend{lanes: 1, chunk: 10, closePanic: true}
+	var (
+		run *Run
+		err error
+	)
+	escaped := func() (p any) {
+		defer func() { p = recover() }()
+		run, err = Sweep(context.Background(), b, job, SweepOptions{})
+		return nil
+	}()
+	if escaped != nil {
+		t.Errorf("BUG: a panic in Kernel.Close escaped Sweep (%v): want an error wrapping ErrPanic; "+
+			"sweep.go calls k.Close() in a plain defer, outside protect", escaped)
+		return
+	}
+	if !errors.Is(err, ErrPanic) {
+		t.Errorf("Close panic: err %v (run %+v), want ErrPanic", err, run)
+	}
+}
+
+// TestSweepBackendError: a kernel error fails the run with the error
+// wrapped, naming the backend and the combo range; what completed before is
+// kept.
+func TestSweepBackendError(t *testing.T) {
+	job := sweepJob()
+	errLost := errors.New("device lost")
+	b := &fakeBackend{lanes: 1, chunk: 4, compute: func(ctx context.Context, lane, first int, out []Metrics) error {
+		if first == 4 {
+			return errLost
+		}
+		fillIndex(first, out)
+		return nil
+	}}
+	run, err := Sweep(context.Background(), b, job, SweepOptions{})
+	if !errors.Is(err, errLost) || run.Status != StatusFailed || !errors.Is(run.Err, errLost) {
+		t.Fatalf("err %v status %s, want device lost and failed", err, run.Status)
+	}
+	if !strings.Contains(err.Error(), "fake: combos 4..7") {
+		t.Errorf("error %q does not name the backend and combos 4..7", err)
+	}
+	if want := []int{0, 1, 2, 3}; !slices.Equal(indices(run.Results), want) {
+		t.Errorf("Results %v, want %v", indices(run.Results), want)
+	}
+
+	// A Prepare error fails the run before anything is computed.
+	bp := &fakeBackend{lanes: 1, chunk: 4, prepare: func(ctx context.Context) error { return errLost }}
+	run, err = Sweep(context.Background(), bp, job, SweepOptions{})
+	if !errors.Is(err, errLost) || run.Status != StatusFailed || len(run.Results) != 0 {
+		t.Errorf("Prepare error: err %v status %s results %d", err, run.Status, len(run.Results))
+	}
+
+	// A Sink error stops the sweep and is returned.
+	errDisk := errors.New("disk full")
+	run, err = Sweep(context.Background(), &fakeBackend{lanes: 2, chunk: 5}, job, SweepOptions{Sink: func([]ComboResult) error { return errDisk }})
+	if !errors.Is(err, errDisk) || run.Status != StatusFailed {
+		t.Errorf("Sink error: err %v status %s", err, run.Status)
+	}
+}
+
+// TestSweepSkipResumes: with Skip reporting every third combo as done, the
+// kernel computes exactly the others, Results hold exactly those, and the
+// final progress counts all 100 as done.
+func TestSweepSkipResumes(t *testing.T) {
+	job := sweepJob()
+	done := func(i int) bool { return i%3 == 0 }
+	b := &fakeBackend{lanes: 2, chunk: 8}
+	prog := make(chan Progress, 1000)
+	run, err := Sweep(context.Background(), b, job, SweepOptions{Skip: done, Progress: prog, Every: time.Nanosecond})
+	if err != nil || run.Status != StatusComplete {
+		t.Fatalf("err %v status %s", err, run.Status)
+	}
+	var want []int
+	for i := range 100 {
+		if !done(i) {
+			want = append(want, i)
+		}
+	}
+	b.mu.Lock()
+	computed := slices.Sorted(slices.Values(b.computed))
+	b.mu.Unlock()
+	if !slices.Equal(computed, want) {
+		t.Errorf("kernel computed %v, want %v", computed, want)
+	}
+	if !slices.Equal(indices(run.Results), want) {
+		t.Errorf("Results %v, want %v", indices(run.Results), want)
+	}
+	checkResults(t, job, run.Results)
+	close(prog)
+	var last Progress
+	for p := range prog {
+		last = p
+	}
+	if last.Phase != "done" || last.Done != 100 || last.Total != 100 {
+		t.Errorf("last progress %+v, want done 100/100", last)
+	}
+}
+
+// TestSweepProgress: events start with "prepare", end with "done", carry
+// the grid's total, and Done never goes back; Best is the best Sharpe so
+// far (here the highest index seen). One lane, so the order is the order of
+// completion.
+func TestSweepProgress(t *testing.T) {
+	job := sweepJob()
+	prog := make(chan Progress, 1000)
+	_, err := Sweep(context.Background(), &fakeBackend{lanes: 1, chunk: 3}, job, SweepOptions{Progress: prog, Every: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(prog)
+	var evs []Progress
+	for p := range prog {
+		evs = append(evs, p)
+	}
+	if len(evs) < 3 || evs[0].Phase != "prepare" || evs[len(evs)-1].Phase != "done" {
+		t.Fatalf("%d events, first %+v last %+v", len(evs), evs[0], evs[len(evs)-1])
+	}
+	for i, p := range evs {
+		if p.Total != 100 || p.Backend != "fake" {
+			t.Errorf("event %d: Total %d backend %q", i, p.Total, p.Backend)
+		}
+		if i > 0 && p.Done < evs[i-1].Done {
+			t.Errorf("event %d: Done %d after %d", i, p.Done, evs[i-1].Done)
+		}
+		if p.Phase == "compute" && (p.Best == nil || p.Best.Index != p.Done-1) {
+			t.Errorf("event %d: Best %+v, want index %d (the highest Sharpe so far)", i, p.Best, p.Done-1)
+		}
+	}
+	if last := evs[len(evs)-1]; last.Done != 100 || last.Best == nil || last.Best.Index != 99 {
+		t.Errorf("last event %+v", last)
+	}
+}
+
+// TestSweepProgressMonotonicManyLanes: with several lanes finishing chunks
+// at once and no throttling, Done must still never go back: a progress bar
+// that steps backwards is wrong.
+func TestSweepProgressMonotonicManyLanes(t *testing.T) {
+	job := sweepJob()
+	job.Grid = Grid{HMA: Range{2, 41, 1}, HMA3: Range{6, 55, 1}} // 2000 combos
+	job.Bars = closeBars(randomWalk(rand.New(rand.NewPCG(1, 1)), 200, 100, 0.01))
+	for attempt := range 20 {
+		prog := make(chan Progress, 10000)
+		_, err := Sweep(context.Background(), &fakeBackend{lanes: 4, chunk: 1}, job, SweepOptions{Progress: prog, Every: time.Nanosecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		close(prog)
+		prev := -1
+		for p := range prog {
+			if p.Done < prev {
+				t.Errorf("BUG: attempt %d: progress Done went back from %d to %d; want non-decreasing Done "+
+					"(sweep.go takes d := done.Add(...) before mu.Lock, so a lane preempted in between sends a stale, smaller Done after a newer one)",
+					attempt, prev, p.Done)
+				return
+			}
+			prev = p.Done
+		}
+	}
+}
+
+// TestSweepHugeGridStreams: a 10^7-combo grid streamed to a Sink with
+// Discard must not allocate per-combo storage up front (10^7 ComboResults
+// would be ~1.4 GB). Cancelled after a few chunks, the sweep must have
+// allocated a tiny fraction of that.
+func TestSweepHugeGridStreams(t *testing.T) {
+	g := Grid{HMA: Range{2, 10001, 1}, HMA3: Range{6, 1005, 1}}
+	if g.Len() != 10_000_000 {
+		t.Fatalf("grid has %d combos", g.Len())
+	}
+	n := BarsNeeded(Combo{10001, 1005})
+	job := &Job{Bars: closeBars(randomWalk(rand.New(rand.NewPCG(1, 2)), n, 100, 0.01)), Grid: g,
+		Params: Params{Fee: DefaultFee, BarsPerYear: 525600}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	chunks := 0
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	run, err := Sweep(ctx, &fakeBackend{lanes: 2, chunk: 1024}, job, SweepOptions{Discard: true, Sink: func(rs []ComboResult) error {
+		if chunks++; chunks == 8 {
+			cancel()
+		}
+		return nil
+	}})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, context.Canceled) || run.Status != StatusCancelled {
+		t.Fatalf("err %v status %s", err, run.Status)
+	}
+	if len(run.Results) != 0 {
+		t.Errorf("Discard: %d results kept", len(run.Results))
+	}
+	full := uint64(g.Len()) * uint64(unsafe.Sizeof(ComboResult{}))
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("allocated %d KB during the sweep; storing every result would take %d MB", alloc>>10, full>>20)
+	if alloc > full/100 {
+		t.Errorf("allocated %d bytes for a cancelled streamed sweep: more than 1%% of storing all %d results (%d bytes)", alloc, g.Len(), full)
+	}
+}

@@ -1,0 +1,172 @@
+package reference
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"sweepbench/engine"
+)
+
+// synthBars is a one-minute random walk with high/low around the close.
+func synthBars(seed uint64, n int) *engine.Bars {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	b := &engine.Bars{Time: make([]int64, n), Open: make([]float64, n), High: make([]float64, n),
+		Low: make([]float64, n), Close: make([]float64, n), Volume: make([]float64, n)}
+	v := 30000.0
+	for i := range n {
+		v *= math.Exp(0.002 * rng.NormFloat64())
+		b.Time[i] = int64(1_700_000_000+60*i) * 1e9
+		b.Open[i], b.Close[i] = v*(1+0.001*rng.NormFloat64()), v
+		b.High[i] = max(b.Open[i], v) * (1 + 0.001*rng.Float64())
+		b.Low[i] = min(b.Open[i], v) * (1 - 0.001*rng.Float64())
+		b.Volume[i] = 1
+	}
+	return b
+}
+
+// TestSweepEqualsBacktest: the reference backend's sweep gives, for every
+// combo, exactly the bits of engine.Backtest run by hand on HMA and HMA3
+// computed once per combo (no shared indicators, no cache, no chunking):
+// fp64 and fp32, close and hl2, both modes, both WMA formulations, with one
+// thread, with GOMAXPROCS and with more lanes than cores.
+func TestSweepEqualsBacktest(t *testing.T) {
+	b := synthBars(7, 3000)
+	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 40, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 48, Step: 12}}
+	for _, c := range []struct {
+		prec engine.Precision
+		form engine.Formulation
+		src  engine.Source
+		mode engine.Mode
+	}{
+		{engine.FP64, engine.Direct, engine.SourceClose, engine.LongShort},
+		{engine.FP32, engine.Direct, engine.SourceClose, engine.LongShort},
+		{engine.FP64, engine.Direct, engine.SourceHL2, engine.LongOnly},
+		{engine.FP32, engine.Direct, engine.SourceHL2, engine.LongOnly},
+		{engine.FP32, engine.Prefix, engine.SourceClose, engine.LongShort},
+	} {
+		for _, threads := range []int{1, 0, 5} {
+			name := fmt.Sprintf("%s/%s/%s/%s/threads=%d", c.prec, c.form, c.src, c.mode, threads)
+			t.Run(name, func(t *testing.T) {
+				p := engine.Params{Fee: engine.DefaultFee, Mode: c.mode, Source: c.src, BarsPerYear: 525600}
+				job := &engine.Job{Bars: b, Grid: g, Params: p, Precision: c.prec, WMA: c.form}
+				run, err := engine.Sweep(context.Background(), &Backend{Threads: threads}, job, engine.SweepOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if run.Status != engine.StatusComplete || len(run.Results) != g.Len() {
+					t.Fatalf("status %s, %d results", run.Status, len(run.Results))
+				}
+				var want []engine.Metrics
+				if c.prec == engine.FP32 {
+					want = byHand[float32](t, b, g, p, c.form)
+				} else {
+					want = byHand[float64](t, b, g, p, c.form)
+				}
+				trades := 0
+				for i, r := range run.Results {
+					if r.Index != i || r.Combo != g.At(i) {
+						t.Fatalf("Results[%d] is combo %d %+v", i, r.Index, r.Combo)
+					}
+					if !sameMetrics(r.Metrics, want[i]) {
+						t.Errorf("combo %+v: sweep %+v, by hand %+v", r.Combo, r.Metrics, want[i])
+					}
+					trades += r.TotalTrades
+				}
+				if trades == 0 {
+					t.Error("no trades at all: the comparison proves nothing")
+				}
+			})
+		}
+	}
+}
+
+func byHand[F engine.Float](t *testing.T, b *engine.Bars, g engine.Grid, p engine.Params, form engine.Formulation) []engine.Metrics {
+	t.Helper()
+	x := engine.SourceSeries[F](b, p.Source)
+	cl := engine.SourceSeries[F](b, engine.SourceClose)
+	r := engine.BarReturns[F](b)
+	h, h3 := make([]F, b.Len()), make([]F, b.Len())
+	var sc engine.Scratch[F]
+	out := make([]engine.Metrics, g.Len())
+	for i := range out {
+		c := g.At(i)
+		if err := engine.HMA(x, c.HMA, form, h); err != nil {
+			t.Fatal(err)
+		}
+		if err := engine.HMA3(cl, c.HMA3, form, h3); err != nil {
+			t.Fatal(err)
+		}
+		warm := max(engine.HMAWarmup(c.HMA), engine.HMA3Warmup(c.HMA3))
+		out[i] = engine.Backtest(h, h3, r, warm, p, &sc)
+	}
+	return out
+}
+
+// sameMetrics is bit-for-bit equality of every metric (NaN equal to NaN).
+func sameMetrics(a, b engine.Metrics) bool {
+	for _, name := range engine.MetricNames {
+		x, _ := a.Value(name)
+		y, _ := b.Value(name)
+		if math.Float64bits(x) != math.Float64bits(y) && !(math.IsNaN(x) && math.IsNaN(y)) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFP64IgnoresPrefix: the fp64 reference is always the direct sum; a
+// job asking for prefix in fp64 gets direct results, labelled direct.
+func TestFP64IgnoresPrefix(t *testing.T) {
+	b := synthBars(8, 1500)
+	g := engine.Grid{HMA: engine.Range{Start: 20, Stop: 40, Step: 20}, HMA3: engine.Range{Start: 30, Stop: 60, Step: 30}}
+	p := engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}
+	runs := map[engine.Formulation]*engine.Run{}
+	for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
+		run, err := engine.Sweep(context.Background(), New(), &engine.Job{Bars: b, Grid: g, Params: p, Precision: engine.FP64, WMA: form}, engine.SweepOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[form] = run
+	}
+	if runs[engine.Prefix].WMA != engine.Direct {
+		t.Errorf("fp64 run labelled %s, want direct", runs[engine.Prefix].WMA)
+	}
+	for i := range runs[engine.Direct].Results {
+		if !sameMetrics(runs[engine.Direct].Results[i].Metrics, runs[engine.Prefix].Results[i].Metrics) {
+			t.Errorf("combo %d: fp64 prefix job differs from direct", i)
+		}
+	}
+}
+
+// TestBackendDescribesItself: name, availability and the device line.
+func TestBackendDescribesItself(t *testing.T) {
+	b := &Backend{Threads: 3}
+	if b.Name() != "reference" || b.Available() != nil {
+		t.Errorf("Name %q Available %v", b.Name(), b.Available())
+	}
+	devs, err := b.Devices()
+	if err != nil || len(devs) != 1 || !strings.Contains(devs[0].Name, "(3 threads)") || !strings.HasPrefix(devs[0].Name, CPUModel()) {
+		t.Errorf("Devices = %+v, %v", devs, err)
+	}
+	if CPUModel() == "" {
+		t.Error("empty CPU model")
+	}
+}
+
+// TestPrepareCancelled: a cancelled context stops Prepare (the indicator
+// build), and the sweep reports it as cancelled, not failed.
+func TestPrepareCancelled(t *testing.T) {
+	b := synthBars(9, 2000)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	job := &engine.Job{Bars: b, Grid: engine.Grid{HMA: engine.Range{Start: 20, Stop: 200, Step: 20}, HMA3: engine.Range{Start: 30, Stop: 240, Step: 30}},
+		Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}}
+	run, err := engine.Sweep(ctx, New(), job, engine.SweepOptions{})
+	if err == nil || run == nil || run.Status != engine.StatusCancelled {
+		t.Errorf("err %v run %+v: want Status cancelled", err, run)
+	}
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# End-to-end check of the workbench (issue 3): drive the real binary in a
+# private tmux server, run the issue's small study, assert the parity pane
+# shows the verdict and its numbers, quit, and check the terminal is
+# restored (alternate screen off, cooked tty, shell prompt back). Then open
+# it again with NO_COLOR=1 and check the screen is plain ASCII.
+#
+#   scripts/tui-e2e.sh                      # builds ./sweepbench into a temp dir
+#   SWEEPBENCH_BIN=bin/sweepbench scripts/tui-e2e.sh
+#
+# Exit status: 0 pass, 1 a check failed, 2 tmux missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command -v tmux >/dev/null 2>&1 || { echo "tui-e2e: tmux is not installed (apt-get install -y tmux)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+bin=${SWEEPBENCH_BIN:-}
+if [ -z "$bin" ]; then
+	bin=$tmp/sweepbench
+	CGO_ENABLED=0 go build -o "$bin" .
+fi
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+
+sock=sweepbench-e2e-$$
+pane=e2e:0.0
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+cleanup() { tm kill-server >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+fail() {
+	echo "tui-e2e: FAIL: $*" >&2
+	echo "---- screen ----" >&2
+	tm capture-pane -p -t "$pane" >&2 || true
+	exit 1
+}
+screen() { tm capture-pane -p -t "$pane"; }
+# wait_for REGEX [SECONDS]: until the visible screen matches.
+wait_for() {
+	local re=$1 secs=${2:-60} i
+	for ((i = 0; i < secs * 10; i++)); do
+		if screen | grep -Eq -- "$re"; then return 0; fi
+		sleep 0.1
+	done
+	fail "timed out after ${secs}s waiting for /$re/"
+}
+alt_on() { tm display-message -p -t "$pane" '#{alternate_on}'; }
+
+tm new-session -d -s e2e -x 120 -y 40 "env -i HOME=$tmp PATH=/usr/bin:/bin TERM=xterm-256color bash --norc --noprofile"
+tm send-keys -t "$pane" "PS1='e2e\$ '; cd $(printf %q "$PWD")" Enter
+wait_for '^e2e\$( |$)' 10
+tm send-keys -t "$pane" "clear; $(printf %q "$bin") tui --data embedded:btcusdt-1m --head 5000 --hma 10:30:10 --hma3 12:36:12 --backend reference; echo \"exit=\$?\"" Enter
+
+# Setup: the dataset summary, the form prefilled from the flags.
+wait_for '5,000 bars, 2025-06-01 17:23'
+[ "$(alt_on)" = 1 ] || fail "the workbench is not on the alternate screen"
+wait_for 'HMA range +10:30:10'
+wait_for 'grid 3 x 3 = 9 combos'
+
+# Run: enter runs the sweep; the results come up.
+tm send-keys -t "$pane" Enter
+wait_for 'Metrics: 9 of 9 combos' 120
+
+# Parity: at 120x40 every pane is on screen; focus it with tab.
+tm send-keys -t "$pane" Tab
+wait_for 'VERDICT: (PASS|COLLAPSE)'
+s=$(screen)
+grep -Eq 'trades [0-9,]+ fp64 / [0-9,]+ fp32, shifted [0-9,]+ \([0-9.]+%\), max \|dn\| [0-9]+' <<<"$s" || fail "no trade counts in the parity pane"
+grep -Eq 'max \|dPnL\| [0-9.e+-]+ pp \(rel [0-9.]+%\), indicator error [0-9.e+-]+' <<<"$s" || fail "no dPnL / indicator error in the parity pane"
+grep -Eq 'flips [0-9,]+, non-borderline [0-9,]+' <<<"$s" || fail "no flip counts in the parity pane"
+grep -Eq 'runs: fp64 complete 9/9 in [0-9.]+(ms|s|µs)' <<<"$s" || fail "the runs are not reported complete"
+grep -Eq '^. +.? *30 +12 +[0-9,]+ +[-+][0-9]+ +[-0-9.]+ +[0-9]+' <<<"$s" || fail "no per-combo parity rows"
+echo "tui-e2e: parity pane:"
+grep -E 'VERDICT|trades .* fp64|max \|dPnL\||flips [0-9]' <<<"$s" | sed 's/^/  /'
+
+# The crossover pane answers n (next flip).
+wait_for 'Crossover: flip [0-9]+ of [0-9]+'
+
+# Quit and check the terminal is restored.
+tm send-keys -t "$pane" q
+wait_for '^exit=0$' 20
+wait_for '^e2e\$( |$)' 10
+[ "$(alt_on)" = 0 ] || fail "the alternate screen is still on after quitting"
+tm send-keys -t "$pane" "stty -a | tr ' ;' '\n\n' | grep -Ex -- '-?(icanon|echo)' | tr '\n' ' '; echo" Enter
+wait_for '^icanon echo $' 10
+
+# NO_COLOR: the same screens in plain ASCII.
+tm send-keys -t "$pane" "clear; NO_COLOR=1 $(printf %q "$bin") tui --data embedded:btcusdt-1m --head 5000 --hma 10:30:10 --hma3 12:36:12; echo \"exit=\$?\"" Enter
+wait_for '5,000 bars, 2025-06-01 17:23'
+if screen | LC_ALL=C grep -q '[^ -~]'; then fail "NO_COLOR: the screen is not plain ASCII"; fi
+tm send-keys -t "$pane" q
+wait_for '^exit=0$' 20
+[ "$(alt_on)" = 0 ] || fail "the alternate screen is still on after quitting (NO_COLOR)"
+
+echo "tui-e2e: ok"

@@ -1,0 +1,344 @@
+//go:build unix
+
+package sessions_test
+
+// End-to-end tests of the CLI on real database files: the binary is built
+// once into a temporary directory and run as a subprocess.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/sessions"
+)
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binPath string
+	binErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// sweepbench builds the command once and returns its path.
+func sweepbench(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: builds and runs the sweepbench binary")
+	}
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "sweepbench-cli"); binErr != nil {
+			return
+		}
+		os.Chmod(binDir, 0o755) // the read-only test runs it as another user
+		binPath = filepath.Join(binDir, "sweepbench")
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			binErr = err
+			return
+		}
+		cmd := exec.Command(goTool, "build", "-o", binPath, "sweepbench")
+		cmd.Dir = ".."
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// cli runs the binary with XDG_DATA_HOME in a temporary directory, so that
+// no test touches the user's default database.
+func cli(t *testing.T, xdg string, args ...string) result {
+	t.Helper()
+	return cliAs(t, xdg, nil, args...)
+}
+
+func cliAs(t *testing.T, xdg string, attr *syscall.SysProcAttr, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(sweepbench(t), args...)
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+xdg)
+	cmd.SysProcAttr = attr
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{out.String(), errb.String(), 0}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// A grid that takes a couple of seconds on two cores.
+var killArgs = []string{"run", "--data", "embedded:btcusdt-1m", "--head", "20000", "--hma", "10:240:5", "--hma3", "12:300:12",
+	"--backend", "reference", "--format", "csv", "-q"}
+
+// TestKillAndResume kills `sweepbench run` with SIGKILL once its first
+// batch is committed, checks that the next start shows the session
+// interrupted, resumes it, and compares the result with an uninterrupted
+// run of the same sweep: the CSV of every metric byte for byte, and the
+// parity report.
+func TestKillAndResume(t *testing.T) {
+	bin := sweepbench(t)
+	dir := t.TempDir()
+	killed, fresh := filepath.Join(dir, "killed.db"), filepath.Join(dir, "fresh.db")
+
+	cmd := exec.Command(bin, append(killArgs, "--db", killed)...)
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	st := openStore(t, killed)
+	bg := context.Background()
+	var id int64
+	for deadline := time.Now().Add(60 * time.Second); id == 0; time.Sleep(10 * time.Millisecond) {
+		select {
+		case err := <-exited:
+			t.Fatalf("the run exited (%v) before a batch was seen: make the grid larger", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no batch committed within a minute")
+		}
+		if list, err := st.List(bg, sessions.ListOptions{}); err == nil && len(list) == 1 {
+			if done, _ := list[0].Done(); done > 0 {
+				id = list[0].ID
+			}
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+
+	ss, err := st.Get(bg, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, total := ss.Done()
+	if ss.Status != sessions.StatusInterrupted || done == 0 || done >= total {
+		t.Fatalf("after kill -9: %s with %d of %d combos saved, want interrupted part way", ss.Status, done, total)
+	}
+	if r := cli(t, dir, "sessions", "ls", "--db", killed); r.code != 0 || !strings.Contains(r.stdout, "interrupted") {
+		t.Errorf("ls: %+v", r)
+	}
+	if r := cli(t, dir, "sessions", "show", strconv.FormatInt(id, 10), "--db", killed); r.code != 0 ||
+		!strings.Contains(r.stdout, "sessions resume "+strconv.FormatInt(id, 10)) {
+		t.Errorf("show of an interrupted session does not say how to resume:\n%s%s", r.stdout, r.stderr)
+	}
+
+	resumed := cli(t, dir, "sessions", "resume", strconv.FormatInt(id, 10), "--db", killed, "--format", "csv")
+	if resumed.code != 0 {
+		t.Fatalf("resume: %+v", resumed)
+	}
+	// Only the missing combos were computed.
+	lane := regexp.MustCompile(`(fp64|fp32): ([\d,]+) combos were saved, ([\d,]+) computed now`)
+	m := lane.FindAllStringSubmatch(resumed.stderr, -1)
+	if len(m) != 2 {
+		t.Fatalf("resume said:\n%s", resumed.stderr)
+	}
+	saved := 0
+	for _, l := range m {
+		s, c := atoi(l[2]), atoi(l[3])
+		if s+c != total/2 {
+			t.Errorf("%s: %d saved + %d computed != %d", l[1], s, c, total/2)
+		}
+		saved += s
+	}
+	if saved != done {
+		t.Errorf("resume found %d combos saved, the store had %d", saved, done)
+	}
+
+	want := cli(t, dir, append(killArgs, "--db", fresh)...)
+	if want.code != 0 {
+		t.Fatalf("uninterrupted run: %+v", want)
+	}
+	if resumed.stdout != want.stdout {
+		t.Error("the resumed session's CSV differs from the uninterrupted run's")
+	}
+	exportCSV := cli(t, dir, "sessions", "export", strconv.FormatInt(id, 10), "--db", killed, "--format", "csv")
+	if exportCSV.stdout != want.stdout {
+		t.Error("export --format csv differs from the uninterrupted run's CSV")
+	}
+
+	parity := func(db string, id int64) any {
+		r := cli(t, dir, "sessions", "export", strconv.FormatInt(id, 10), "--db", db, "--format", "json")
+		var v map[string]any
+		if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+			t.Fatalf("export json: %v\n%s", err, r.stderr)
+		}
+		if v["parity"] == nil {
+			t.Fatal("no parity in the export")
+		}
+		return v["parity"]
+	}
+	if a, b := parity(killed, id), parity(fresh, 1); !reflect.DeepEqual(a, b) {
+		t.Errorf("parity after resume differs from the uninterrupted run's:\n%v\n%v", a, b)
+	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(strings.ReplaceAll(s, ",", ""))
+	return n
+}
+
+// TestBrokenDatabase: with a database that cannot be used (corrupted,
+// read-only, a directory), `run` warns, naming the file, and prints the
+// results anyway; ls fails with an error naming the file.
+func TestBrokenDatabase(t *testing.T) {
+	sweepbench(t)
+	xdg := t.TempDir()
+	args := []string{"run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "10:30:10", "--hma3", "12:36:12",
+		"--backend", "reference", "--format", "csv"}
+	want := cli(t, xdg, append(args, "--no-save")...)
+	if want.code != 0 || strings.Count(want.stdout, "\n") != 1+2*9 {
+		t.Fatalf("run --no-save: %+v", want)
+	}
+	if _, err := os.Stat(filepath.Join(xdg, "sweepbench")); !os.IsNotExist(err) {
+		t.Errorf("--no-save created the default database directory (%v)", err)
+	}
+
+	// A world-readable directory, so that the read-only case can run as an
+	// unprivileged user when the tests run as root.
+	dir, err := os.MkdirTemp("", "sessions-broken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+
+	corrupted := filepath.Join(dir, "corrupted.db")
+	os.WriteFile(corrupted, bytes.Repeat([]byte("this is not a sqlite database\n"), 200), 0o644)
+
+	roDir := filepath.Join(dir, "ro")
+	os.Mkdir(roDir, 0o755)
+	readOnly := filepath.Join(roDir, "sessions.db")
+	s, err := sessions.Open(readOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	os.Chmod(readOnly, 0o444)
+	os.Chmod(roDir, 0o555)
+	defer os.Chmod(roDir, 0o755)
+	var asUser *syscall.SysProcAttr
+	if os.Geteuid() == 0 {
+		asUser = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+
+	directory := filepath.Join(dir, "adir")
+	os.Mkdir(directory, 0o755)
+
+	for _, c := range []struct {
+		name, db string
+		attr     *syscall.SysProcAttr
+		says     string
+	}{
+		{"corrupted", corrupted, nil, "not a database"},
+		{"read-only", readOnly, asUser, "not writable"},
+		{"directory", directory, nil, "is a directory"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := cliAs(t, xdg, c.attr, append(args, "--db", c.db)...)
+			if r.code != 0 || r.stdout != want.stdout {
+				t.Errorf("exit %d; stdout differs from the unsaved run: %v\nstderr: %s", r.code, r.stdout != want.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "warning") || !strings.Contains(r.stderr, c.db) || !strings.Contains(r.stderr, c.says) {
+				t.Errorf("stderr does not warn naming %s (%q):\n%s", c.db, c.says, r.stderr)
+			}
+			// ls reads a read-only file as it is; it names any other broken file.
+			ls := cliAs(t, xdg, c.attr, "sessions", "ls", "--db", c.db)
+			if c.name == "read-only" {
+				if ls.code != 0 {
+					t.Errorf("ls of a read-only file: exit %d, stderr %s", ls.code, ls.stderr)
+				}
+			} else if ls.code == 0 || !strings.Contains(ls.stderr, c.db) {
+				t.Errorf("ls: exit %d, stderr %s", ls.code, ls.stderr)
+			}
+		})
+	}
+}
+
+// TestResumeRefusesChangedFile: a session on a CSV file resumes while the
+// file is unchanged, and is refused, with an error that says so, once the
+// file's bytes changed.
+func TestResumeRefusesChangedFile(t *testing.T) {
+	sweepbench(t)
+	dir := t.TempDir()
+	csvPath, db := filepath.Join(dir, "bars.csv"), filepath.Join(dir, "sessions.db")
+	ds := btcusdt(t, 3000)
+	var b strings.Builder
+	b.WriteString("open_time,open,high,low,close,volume\n")
+	for i := 0; i < ds.Bars.Len(); i++ {
+		fmt.Fprintf(&b, "%d,%g,%g,%g,%g,%g\n", ds.Bars.Time[i]/1e6, ds.Bars.Open[i], ds.Bars.High[i], ds.Bars.Low[i], ds.Bars.Close[i], ds.Bars.Volume[i])
+	}
+	if err := os.WriteFile(csvPath, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fileData, err := data.Open(csvPath, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openStore(t, db)
+	bg := context.Background()
+	var ids []string
+	for range 2 {
+		st := newStudy(t, fileData, "10:30:10", "12:36:12")
+		w, err := s.Begin(bg, st, sessions.Origin{Data: csvPath}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Save(engine.FP64, []engine.ComboResult{{Index: 0, Combo: st.Grid.At(0)}})
+		if err := w.Finish(nil, context.Canceled); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, strconv.FormatInt(w.ID(), 10))
+	}
+
+	if r := cli(t, dir, "sessions", "resume", ids[0], "--db", db, "-q"); r.code != 0 || !strings.Contains(r.stdout, "complete") {
+		t.Fatalf("resume of an unchanged file: %+v", r)
+	}
+	changed := strings.Replace(b.String(), "\n", "\n", 1)
+	changed = changed[:len(changed)-2] + "9\n" // the last volume
+	if err := os.WriteFile(csvPath, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, dir, "sessions", "resume", ids[1], "--db", db)
+	if r.code == 0 || !strings.Contains(r.stderr, "changed since the session was saved") || !strings.Contains(r.stderr, "sha256") {
+		t.Errorf("resume of a changed file: %+v", r)
+	}
+}

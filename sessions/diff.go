@@ -1,0 +1,430 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+)
+
+// RunRef names one stored run: a session id and, optionally, a precision,
+// written "12" or "12:fp32". Without a precision it is the session's fp64
+// run, or its only run.
+type RunRef struct {
+	ID        int64
+	Precision engine.Precision
+	Explicit  bool // the precision was given
+}
+
+// ParseRunRef parses "ID" or "ID:PRECISION".
+func ParseRunRef(s string) (RunRef, error) {
+	idPart, prec, hasPrec := strings.Cut(strings.TrimSpace(s), ":")
+	id, err := strconv.ParseInt(idPart, 10, 64)
+	if err != nil || id <= 0 {
+		return RunRef{}, fmt.Errorf("%q: want a session id (sweepbench sessions ls), optionally with :fp64 or :fp32, e.g. 12:fp32", s)
+	}
+	r := RunRef{ID: id}
+	if hasPrec {
+		ps, err := engine.ParsePrecisions(prec)
+		if err != nil || len(ps) != 1 {
+			return RunRef{}, fmt.Errorf("%q: precision %q: want fp64 or fp32", s, prec)
+		}
+		r.Precision, r.Explicit = ps[0], true
+	}
+	return r, nil
+}
+
+func (r RunRef) String() string { return fmt.Sprintf("%d:%s", r.ID, r.Precision) }
+
+// Loader loads a session's dataset again, from its Origin, the way `run`
+// loaded it. Diff uses it to recompute the indicator series.
+type Loader func(ctx context.Context, ss *Session) (*data.Dataset, error)
+
+// DiffSide is one side of a Diff.
+type DiffSide struct {
+	Ref     RunRef // with the precision resolved
+	Session *Session
+	Run     *engine.Run
+}
+
+// Diff is a parity report between two stored runs of the same dataset and
+// grid: B (the test) against A (the reference), as SPEC "Parity" compares
+// fp32 against fp64, whatever differs between them (precision, backend,
+// WMA formulation, fee, bars per year).
+type Diff struct {
+	A, B    DiffSide
+	Dataset data.Info
+	Grid    engine.Grid
+	// Differences lists the settings that differ, "fee 0.00045 -> 0.001".
+	Differences []string
+	// VerdictApplies is true when only numerical settings differ (precision,
+	// WMA formulation, backend, device): the runs should agree, and the
+	// SPEC verdict says whether they do. When a strategy setting differs
+	// (fee, mode, source, bars per year) the deltas are the effect of the
+	// change and the verdict means nothing.
+	VerdictApplies bool
+	// MetricsOnly: trade counts and returns compared per combo, without
+	// flips or indicator errors, because the indicator series cannot be
+	// compared (Why says why: the sources or modes differ, or the dataset
+	// could not be loaded again).
+	MetricsOnly bool
+	Why         string
+	Parity      *engine.Parity
+}
+
+// Diff compares run b against run a. Both must be on the same bars (same
+// SHA-256, count, first and last bar) and the same grid. When their HMA
+// source and mode agree, the indicator series of each side are recomputed
+// with engine.BuildIndicators in that side's precision and WMA formulation
+// on the dataset load returns, and engine.Compare reports flips with their
+// margins (taken from A) and the indicator errors of B against A. When the
+// sources or the modes differ, or load is nil or fails, the comparison is
+// of the saved metrics only (trade counts and returns per combo).
+func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, error) {
+	var err error
+	d := &Diff{}
+	if d.A, err = s.side(ctx, a); err != nil {
+		return nil, err
+	}
+	if d.B, err = s.side(ctx, b); err != nil {
+		return nil, err
+	}
+	sa, sb := d.A.Session, d.B.Session
+	da, db := &sa.Dataset, &sb.Dataset
+	if da.SHA256 != db.SHA256 || da.Bars != db.Bars || !da.First.Equal(db.First) || !da.Last.Equal(db.Last) {
+		return nil, fmt.Errorf("sessions %d and %d are on different data (%s, %d bars, sha256 %s; %s, %d bars, sha256 %s): a diff compares runs on the same bars",
+			sa.ID, sb.ID, da.Name, da.Bars, short(da.SHA256), db.Name, db.Bars, short(db.SHA256))
+	}
+	if sa.Grid != sb.Grid {
+		return nil, fmt.Errorf("sessions %d and %d swept different grids (hma %s x hma3 %s; hma %s x hma3 %s): a diff compares the same combos",
+			sa.ID, sb.ID, sa.Grid.HMA, sa.Grid.HMA3, sb.Grid.HMA, sb.Grid.HMA3)
+	}
+	d.Dataset, d.Grid = *da, sa.Grid
+	strategy := d.differences()
+	d.VerdictApplies = !strategy
+
+	var bars *engine.Bars
+	switch {
+	case sa.Params.Source != sb.Params.Source:
+		d.MetricsOnly, d.Why = true, fmt.Sprintf("the HMA sources differ (%s -> %s): the indicator series are not comparable", sa.Params.Source, sb.Params.Source)
+	case sa.Params.Mode != sb.Params.Mode:
+		d.MetricsOnly, d.Why = true, fmt.Sprintf("the modes differ (%s -> %s): positions are not comparable bar by bar", sa.Params.Mode, sb.Params.Mode)
+	case load == nil:
+		d.MetricsOnly, d.Why = true, "no dataset loader was given"
+	default:
+		ds, err := load(ctx, sa)
+		switch {
+		case err != nil:
+			d.MetricsOnly, d.Why = true, fmt.Sprintf("the dataset could not be loaded again (%v)", err)
+		case ds.Info.SHA256 != da.SHA256 || ds.Bars.Len() != da.Bars:
+			d.MetricsOnly, d.Why = true, fmt.Sprintf("the dataset %s changed since the sessions were saved (sha256 %s -> %s)",
+				sa.Origin.Data, short(da.SHA256), short(ds.Info.SHA256))
+		default:
+			bars = &ds.Bars
+		}
+	}
+	tol := sa.Tolerance
+	if bars == nil {
+		d.Parity, err = engine.Compare(ctx, engine.ParityInput[float64, float64]{Bars: &engine.Bars{}, Grid: d.Grid, Params: sa.Params,
+			Ref: d.A.Run, Test: d.B.Run, RefInd: noIndicators(), TestInd: noIndicators(), Tolerance: tol})
+	} else {
+		d.Parity, err = compareRecomputed(ctx, bars, d.Grid, sa.Params, d.A.Run, d.B.Run, tol)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("diff %s %s: %w", d.A.Ref, d.B.Ref, err)
+	}
+	return d, nil
+}
+
+func noIndicators() *engine.Indicators[float64] {
+	return &engine.Indicators[float64]{H: map[int][]float64{}, H3: map[int][]float64{}}
+}
+
+// side resolves a RunRef and reads its run.
+func (s *Store) side(ctx context.Context, r RunRef) (DiffSide, error) {
+	ss, err := s.Get(ctx, r.ID)
+	if err != nil {
+		return DiffSide{}, err
+	}
+	if !r.Explicit {
+		switch {
+		case ss.Run(engine.FP64) != nil:
+			r.Precision = engine.FP64
+		case len(ss.Runs) > 0:
+			r.Precision = ss.Runs[0].Precision
+		default:
+			return DiffSide{}, fmt.Errorf("session %d has no saved run", r.ID)
+		}
+	}
+	rs := ss.Run(r.Precision)
+	if rs == nil {
+		return DiffSide{}, fmt.Errorf("session %d has no %s run (it has %s)", r.ID, r.Precision, runList(ss))
+	}
+	run, err := loadRun(ctx, s.db, ss, rs)
+	if err != nil {
+		return DiffSide{}, s.wrap(fmt.Sprintf("read session %d", r.ID), err)
+	}
+	r.Explicit = true
+	return DiffSide{Ref: r, Session: ss, Run: run}, nil
+}
+
+// differences fills d.Differences and reports whether a strategy setting
+// (one that changes the trades or the metrics by design) differs.
+func (d *Diff) differences() (strategy bool) {
+	a, b := d.A.Session, d.B.Session
+	ra, rb := d.A.Run, d.B.Run
+	add := func(strat bool, name, x, y string) {
+		if x != y {
+			d.Differences = append(d.Differences, fmt.Sprintf("%s %s -> %s", name, x, y))
+			strategy = strategy || strat
+		}
+	}
+	g := func(v float64) string { return engine.FormatFloat(v) }
+	add(true, "fee", g(100*a.Params.Fee)+"%", g(100*b.Params.Fee)+"%")
+	add(true, "mode", a.Params.Mode.String(), b.Params.Mode.String())
+	add(true, "source", a.Params.Source.String(), b.Params.Source.String())
+	add(true, "bars/year", g(a.Params.BarsPerYear), g(b.Params.BarsPerYear))
+	add(false, "precision", ra.Precision.String(), rb.Precision.String())
+	add(false, "wma", ra.WMA.String(), rb.WMA.String())
+	add(false, "backend", ra.Backend, rb.Backend)
+	add(false, "device", ra.Device, rb.Device)
+	return strategy
+}
+
+// compareRecomputed builds each side's indicator series in its own
+// precision and formulation, then compares.
+func compareRecomputed(ctx context.Context, bars *engine.Bars, g engine.Grid, p engine.Params, a, b *engine.Run, tol float64) (*engine.Parity, error) {
+	switch {
+	case a.Precision == engine.FP64 && b.Precision == engine.FP64:
+		return compareT[float64, float64](ctx, bars, g, p, a, b, tol)
+	case a.Precision == engine.FP64:
+		return compareT[float64, float32](ctx, bars, g, p, a, b, tol)
+	case b.Precision == engine.FP64:
+		return compareT[float32, float64](ctx, bars, g, p, a, b, tol)
+	}
+	return compareT[float32, float32](ctx, bars, g, p, a, b, tol)
+}
+
+func compareT[A, B engine.Float](ctx context.Context, bars *engine.Bars, g engine.Grid, p engine.Params, a, b *engine.Run, tol float64) (*engine.Parity, error) {
+	ia, err := engine.BuildIndicators[A](ctx, bars, g, p.Source, formulation(a))
+	if err != nil {
+		return nil, err
+	}
+	ib, err := engine.BuildIndicators[B](ctx, bars, g, p.Source, formulation(b))
+	if err != nil {
+		return nil, err
+	}
+	return engine.Compare(ctx, engine.ParityInput[A, B]{Bars: bars, Grid: g, Params: p, Ref: a, Test: b, RefInd: ia, TestInd: ib, Tolerance: tol})
+}
+
+// formulation is the WMA a run computed with: fp64 is always direct.
+func formulation(r *engine.Run) engine.Formulation {
+	if r.Precision == engine.FP64 {
+		return engine.Direct
+	}
+	return r.WMA
+}
+
+func (s DiffSide) label(name string) string {
+	r := s.Run
+	return fmt.Sprintf("%s = session %d %s (%s, wma %s, fee %s%%, %s, source %s)", name, s.Ref.ID, r.Precision, r.Backend, r.WMA,
+		trim(100*s.Session.Params.Fee, 4), s.Session.Params.Mode, s.Session.Params.Source)
+}
+
+// WriteTable writes the diff for a terminal: both sides, what differs,
+// how they were compared, the parity summary (with the verdict when it
+// applies), and the top combos by |dPnL|.
+func (d *Diff) WriteTable(w io.Writer, top int) error {
+	ew := &errWriter{w: w}
+	p := d.Parity
+	ew.printf("diff    %s\n        against %s\n", d.B.label("B"), d.A.label("A"))
+	ew.printf("data    %s: %s bars %s .. %s UTC, sha256 %s\n", d.Dataset.Name, engine.Thousands(d.Dataset.Bars),
+		d.Dataset.First.Format("2006-01-02 15:04"), d.Dataset.Last.Format("2006-01-02 15:04"), short(d.Dataset.SHA256))
+	ew.printf("grid    hma %s x hma3 %s = %s combos\n", d.Grid.HMA, d.Grid.HMA3, engine.Thousands(d.Grid.Len()))
+	if len(d.Differences) == 0 {
+		ew.printf("differs nothing: the same settings run twice\n")
+	} else {
+		ew.printf("differs %s\n", strings.Join(d.Differences, "; "))
+	}
+	if d.MetricsOnly {
+		ew.printf("method  saved metrics only (trades and returns per combo; no flips, no indicator errors): %s\n", d.Why)
+	} else {
+		ew.printf("method  positions bar by bar from indicator series recomputed for each side (A %s %s, B %s %s); flip margins from A\n",
+			d.A.Run.Precision, formulation(d.A.Run), d.B.Run.Precision, formulation(d.B.Run))
+	}
+	ew.printf("\n")
+	if d.VerdictApplies {
+		ew.printf("Parity B vs A: %s", strings.ToUpper(p.Verdict))
+	} else {
+		ew.printf("Parity B vs A: verdict n/a (a strategy setting differs: the deltas are the effect of the change)")
+	}
+	if p.Incomplete {
+		ew.printf(" (INCOMPLETE: %d combos compared)", p.CombosCompared)
+	}
+	ew.printf("\n")
+	if d.VerdictApplies {
+		for _, r := range p.Reasons {
+			ew.printf("  collapse: %s\n", r)
+		}
+	}
+	ew.printf("  trades        A %s, B %s; shifted %s (%s%%); max |dn| %d (%s%% of its combo)\n",
+		engine.Thousands(p.TotalTrades64), engine.Thousands(p.TotalTrades32), engine.Thousands(p.ShiftedTrades),
+		trim(100*p.ShiftedShare, 4), p.MaxAbsDn, trim(100*p.MaxRelDn, 3))
+	ew.printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %d of %d\n",
+		trim(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), p.CombosDiffering, p.CombosCompared)
+	if !d.MetricsOnly {
+		ew.printf("  flips         %s (%d non-borderline; borderline = margin |h3-h|/close < %g)\n",
+			engine.Thousands(p.FlipCount), p.NonBorderlineFlips, p.Tolerance)
+		if len(p.IndicatorErrors) > 0 {
+			e := p.IndicatorErrors[0]
+			ew.printf("  indicators    max relative error %s (%s %d, bar %d)\n", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)
+		}
+	}
+
+	if n := min(5, len(p.Flips)); n > 0 && !d.MetricsOnly {
+		ew.printf("  worst flips (of %s):\n", engine.Thousands(p.FlipCount))
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "    hma\thma3\tbar\ttime (UTC)\tposA\tposB\tmargin\tborderline\t\n")
+		for _, f := range p.Flips[:n] {
+			fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%+d\t%+d\t%s\t%v\t\n", f.HMA, f.HMA3, f.Bar,
+				time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"), f.Pos64, f.Pos32, sci(f.Margin), f.Borderline)
+		}
+		tw.Flush()
+	}
+
+	combos := append([]engine.ComboParity(nil), p.Combos...)
+	sort.SliceStable(combos, func(i, j int) bool { return math.Abs(combos[i].DPnLpp) > math.Abs(combos[j].DPnLpp) })
+	if top < len(combos) {
+		combos = combos[:top]
+	}
+	if len(combos) > 0 {
+		ew.printf("\nTop %d combos by |dPnL| (returns in %%, dPnL in pp)\n", len(combos))
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "hma\thma3\ttradesA\ttradesB\tdn\treturnA\treturnB\tdPnL\tsharpeA\tsharpeB\tflips\t\n")
+		for _, c := range combos {
+			ra, rb := d.A.Run.Lookup(c.Index), d.B.Run.Lookup(c.Index)
+			flips := strconv.Itoa(c.Flips)
+			if d.MetricsOnly {
+				flips = "-"
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, c.HMA3, c.Trades64, c.Trades32, c.Dn,
+				pct(ra.TotalReturn), pct(rb.TotalReturn), signed(c.DPnLpp), num(ra.Sharpe), num(rb.Sharpe), flips)
+		}
+		tw.Flush()
+	}
+	return ew.err
+}
+
+type diffSideJSON struct {
+	Session     int64            `json:"session"`
+	Precision   string           `json:"precision"`
+	Backend     string           `json:"backend"`
+	Device      string           `json:"device"`
+	WMA         string           `json:"wma"`
+	Fee         engine.JSONFloat `json:"fee"`
+	Mode        string           `json:"mode"`
+	Source      string           `json:"source"`
+	BarsPerYear engine.JSONFloat `json:"bars_per_year"`
+	Status      string           `json:"status"`
+	Created     time.Time        `json:"created"`
+}
+
+func (s DiffSide) toJSON() diffSideJSON {
+	p := s.Session.Params
+	return diffSideJSON{s.Ref.ID, s.Run.Precision.String(), s.Run.Backend, s.Run.Device, s.Run.WMA.String(),
+		engine.JSONFloat(p.Fee), p.Mode.String(), p.Source.String(), engine.JSONFloat(p.BarsPerYear), string(s.Run.Status), s.Session.Created}
+}
+
+// Report is the diff as an engine.Report: runs A and B, and the parity of
+// B against A (in its JSON, "fp64" fields are A's and "fp32" fields B's).
+func (d *Diff) Report() *engine.Report {
+	a := d.A.Session
+	return &engine.Report{Dataset: d.Dataset, Params: a.Params, Grid: d.Grid, WMA: a.WMA, Backend: d.A.Run.Backend,
+		Note: "diff: " + strings.Join(d.Differences, "; "), Created: time.Now().UTC(),
+		Runs: []*engine.Run{d.A.Run, d.B.Run}, Parity: d.Parity, ParityOf: fmt.Sprintf("B (%s) vs A (%s)", d.B.Ref, d.A.Ref)}
+}
+
+// WriteJSON writes {"a", "b", "differences", "verdict_applies",
+// "metrics_only", "why", "report"}, the report in `run --format json`'s
+// shape (see Report).
+func (d *Diff) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		A              diffSideJSON   `json:"a"`
+		B              diffSideJSON   `json:"b"`
+		Differences    []string       `json:"differences"`
+		VerdictApplies bool           `json:"verdict_applies"`
+		MetricsOnly    bool           `json:"metrics_only"`
+		Why            string         `json:"why,omitempty"`
+		Report         *engine.Report `json:"report"`
+	}{d.A.toJSON(), d.B.toJSON(), append([]string{}, d.Differences...), d.VerdictApplies, d.MetricsOnly, d.Why, d.Report()})
+}
+
+// Small formatters in the engine's table conventions.
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func trim(v float64, prec int) string {
+	if !finite(v) {
+		return engine.FormatFloat(v)
+	}
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+func pct(v float64) string {
+	if !finite(v) {
+		return engine.FormatFloat(v)
+	}
+	return strconv.FormatFloat(100*v, 'f', 2, 64)
+}
+
+func num(v float64) string {
+	if !finite(v) {
+		return engine.FormatFloat(v)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func signed(v float64) string {
+	if !finite(v) {
+		return engine.FormatFloat(v)
+	}
+	return fmt.Sprintf("%+.4f", v)
+}
+
+func sci(v float64) string {
+	if !finite(v) {
+		return engine.FormatFloat(v)
+	}
+	return strconv.FormatFloat(v, 'e', 2, 64)
+}

@@ -1,0 +1,115 @@
+package sessions
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"sweepbench/engine"
+)
+
+// Open rebuilds the engine.Report of session id from the store: dataset,
+// parameters, every run with its saved results in grid order, and the
+// parity report, so that WriteTable, WriteJSON and WriteCSV print what
+// `sweepbench run` printed. A run that is not complete holds the combos
+// saved so far, and its Err says why and what to do (resume).
+func (s *Store) Open(ctx context.Context, id int64) (*engine.Report, error) {
+	s.reap(ctx)
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("read session %d", id), err)
+	}
+	defer tx.Rollback()
+	ss, err := getSession(ctx, tx, id)
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("read session %d", id), err)
+	}
+	s.settle(ss)
+	rep := &engine.Report{Dataset: ss.Dataset, Params: ss.Params, Grid: ss.Grid, WMA: ss.WMA,
+		Backend: ss.Backend, Note: ss.Note, Created: ss.Created}
+	for i := range ss.Runs {
+		run, err := loadRun(ctx, tx, ss, &ss.Runs[i])
+		if err != nil {
+			return nil, s.wrap(fmt.Sprintf("read session %d", id), err)
+		}
+		rep.Runs = append(rep.Runs, run)
+	}
+	rep.Parity, rep.ParityOf, err = loadStudyParity(ctx, tx, id)
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("read the parity of session %d", id), err)
+	}
+	return rep, nil
+}
+
+// OpenRun reads one run of session id with its results.
+func (s *Store) OpenRun(ctx context.Context, id int64, p engine.Precision) (*engine.Run, *Session, error) {
+	ss, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs := ss.Run(p)
+	if rs == nil {
+		return nil, nil, fmt.Errorf("session %d has no %s run (it has %s)", id, p, runList(ss))
+	}
+	run, err := loadRun(ctx, s.db, ss, rs)
+	if err != nil {
+		return nil, nil, s.wrap(fmt.Sprintf("read session %d", id), err)
+	}
+	return run, ss, nil
+}
+
+func runList(ss *Session) string {
+	if len(ss.Runs) == 0 {
+		return "none"
+	}
+	var names []string
+	for _, r := range ss.Runs {
+		names = append(names, r.Precision.String())
+	}
+	return strings.Join(names, " and ")
+}
+
+var selectResults = `SELECT idx, hma, hma3, ` + strings.Join(engine.MetricNames, ", ") + ` FROM results WHERE run_id = ? ORDER BY idx`
+
+func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engine.Run, error) {
+	run := &engine.Run{Backend: rs.Backend, Device: rs.Device, Precision: rs.Precision, WMA: rs.WMA, Grid: ss.Grid,
+		Status: rs.Status, Prepare: rs.Prepare, Elapsed: rs.Elapsed}
+	rows, err := q.QueryContext(ctx, selectResults, rs.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	vals := make([]sql.NullFloat64, len(engine.MetricNames))
+	dest := make([]any, 3+len(vals))
+	var r engine.ComboResult
+	dest[0], dest[1], dest[2] = &r.Index, &r.HMA, &r.HMA3
+	for i := range vals {
+		dest[3+i] = &vals[i]
+	}
+	run.Results = make([]engine.ComboResult, 0, rs.Done)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		for i, name := range engine.MetricNames {
+			r.SetValue(name, fromNull(vals[i]))
+		}
+		run.Results = append(run.Results, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	missing := ss.Grid.Len() - len(run.Results)
+	switch {
+	case rs.Error != "":
+		run.Err = errors.New(rs.Error)
+	case rs.Status == StatusInterrupted:
+		run.Err = fmt.Errorf("the process writing it (pid %d on %s) stopped with %d combos to go: `sweepbench sessions resume %d` computes them",
+			ss.PID, ss.Host, missing, ss.ID)
+	case rs.Status == StatusRunning:
+		run.Err = fmt.Errorf("still running (pid %d on %s): %d combos to go", ss.PID, ss.Host, missing)
+	}
+	return run, nil
+}

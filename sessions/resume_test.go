@@ -1,0 +1,119 @@
+package sessions_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/sessions"
+)
+
+// TestResumeAfterCancel cancels a study after a few batches, resumes it,
+// and compares the whole session with an uninterrupted run of the same
+// study: every metric bit for bit, and the parity report.
+func TestResumeAfterCancel(t *testing.T) {
+	ds := btcusdt(t, 8000)
+	st := newStudy(t, ds, "10:100:5", "12:96:12")
+	s := openStore(t, "")
+	bg := context.Background()
+
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	w, err := s.Begin(ctx, st, origin(8000), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.BatchRows = 16
+	seen := 0
+	sink := func(p engine.Precision, rs []engine.ComboResult) error {
+		err := w.Save(p, rs)
+		if seen += len(rs); seen >= 40 {
+			cancel()
+		}
+		return err
+	}
+	rep, runErr := engine.RunStudy(ctx, st, engine.StudyOptions{Sink: sink})
+	if !errors.Is(runErr, context.Canceled) {
+		t.Fatalf("RunStudy: %v, want cancelled", runErr)
+	}
+	if err := w.Finish(rep, runErr); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := s.Get(bg, w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, total := ss.Done()
+	if ss.Status != engine.StatusCancelled || done < 40 || done >= total {
+		t.Fatalf("after cancel: %s, %d of %d saved", ss.Status, done, total)
+	}
+
+	got, lanes, err := s.Resume(bg, w.ID(), st, sessions.ResumeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lanes) != 2 || lanes[0].Saved != done || lanes[0].Saved+lanes[0].Computed != st.Grid.Len() ||
+		lanes[1].Saved != 0 || lanes[1].Computed != st.Grid.Len() {
+		t.Errorf("lanes %+v: want fp64 %d saved + the rest computed, fp32 all computed", lanes, done)
+	}
+	if ss, _ := s.Get(bg, w.ID()); ss.Status != engine.StatusComplete {
+		t.Errorf("after resume: %s", ss.Status)
+	}
+
+	s2 := openStore(t, "")
+	_, id2 := runSaved(t, s2, newStudy(t, ds, "10:100:5", "12:96:12"), origin(8000), "")
+	want, err := s2.Open(bg, id2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want.Runs {
+		w, g := *want.Runs[i], *got.Runs[i]
+		g.Prepare, g.Elapsed, g.Device = w.Prepare, w.Elapsed, w.Device // timings differ
+		compareRuns(t, &w, &g)
+	}
+	if !reflect.DeepEqual(got.Parity, want.Parity) {
+		t.Errorf("parity after resume differs:\n got %+v\nwant %+v", got.Parity, want.Parity)
+	}
+
+	if _, _, err := s.Resume(bg, w.ID(), st, sessions.ResumeOptions{}); !errors.Is(err, sessions.ErrComplete) {
+		t.Errorf("resuming a complete session: %v, want ErrComplete", err)
+	}
+}
+
+// TestResumeRefusesChangedData: the dataset must be the one saved, by its
+// SHA-256 and its bars.
+func TestResumeRefusesChangedData(t *testing.T) {
+	ds := btcusdt(t, 4000)
+	st := newStudy(t, ds, "10:40:10", "12:48:12", engine.FP64)
+	s := openStore(t, "")
+	bg := context.Background()
+	w, err := s.Begin(bg, st, origin(4000), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Save(engine.FP64, []engine.ComboResult{{Index: 0, Combo: st.Grid.At(0)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Finish(nil, context.Canceled); err != nil {
+		t.Fatal(err)
+	}
+
+	changed := *ds
+	changed.Info.SHA256 = "0123456789abcdef" + ds.Info.SHA256[16:]
+	longer := btcusdt(t, 4001)
+	for name, d := range map[string]*engine.Study{
+		"sha256": newStudy(t, &changed, "10:40:10", "12:48:12", engine.FP64),
+		"bars":   newStudy(t, longer, "10:40:10", "12:48:12", engine.FP64),
+	} {
+		_, _, err := s.Resume(bg, w.ID(), d, sessions.ResumeOptions{})
+		var dc *sessions.DatasetChangedError
+		if !errors.As(err, &dc) {
+			t.Errorf("%s changed: %v, want *DatasetChangedError", name, err)
+		}
+	}
+	if ss, _ := s.Get(bg, w.ID()); ss.Status != engine.StatusCancelled {
+		t.Errorf("a refused resume left the session %s, want cancelled", ss.Status)
+	}
+}

@@ -1,0 +1,446 @@
+package sessions
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+)
+
+// Statuses a stored study or run may have beyond the engine's complete,
+// cancelled and failed.
+const (
+	// StatusRunning: a process is computing it now (or was, on another host).
+	StatusRunning engine.Status = "running"
+	// StatusInterrupted: it was running and its process is gone (kill -9, a
+	// dropped SSH session, a reboot); `sessions resume` computes the rest.
+	StatusInterrupted engine.Status = "interrupted"
+)
+
+// Origin is how a study's dataset was loaded (the run's --data, --tz,
+// --time-column, --timeframe and --head), so that resume and diff can load
+// the same bars again, and check that their SHA-256 is unchanged.
+type Origin struct {
+	Data       string // embedded:NAME or an absolute file path
+	TZ         string
+	TimeColumn string
+	Timeframe  string
+	Head       int // 0 = all bars
+}
+
+// Session is one stored study (one `sweepbench run`): its dataset, its
+// parameters, its state and a summary of each run, without the results.
+type Session struct {
+	ID       int64
+	Created  time.Time
+	Updated  time.Time // when the last batch was committed
+	Finished time.Time // zero while running or interrupted
+	// Status is running, complete, cancelled, failed or interrupted. A study
+	// left running by a process that is gone reads as interrupted.
+	Status engine.Status
+	Error  string // why it is not complete, when known
+	Host   string // the host and pid of the process that wrote it last
+	PID    int
+
+	Dataset    data.Info
+	Origin     Origin
+	Grid       engine.Grid
+	Params     engine.Params
+	Precisions []engine.Precision // as requested, fp64 first
+	WMA        engine.Formulation // of the fp32 run
+	Backend    string
+	Tolerance  float64 // parity borderline margin
+	Note       string
+	Runs       []RunSummary // the runs started so far, fp64 first
+
+	proc process
+}
+
+// RunSummary describes one stored run (one precision of a study).
+type RunSummary struct {
+	ID         int64
+	Precision  engine.Precision
+	Backend    string
+	Device     string
+	WMA        engine.Formulation
+	Status     engine.Status
+	Error      string
+	Done       int // combos saved
+	Combos     int // combos in the grid
+	Prepare    time.Duration
+	Elapsed    time.Duration // summed over the processes that worked on it
+	BestSharpe float64       // NaN when no combo has a Sharpe
+	Best       engine.Combo  // the combo of BestSharpe
+}
+
+// Run returns the summary of the run of precision p, or nil.
+func (s *Session) Run(p engine.Precision) *RunSummary {
+	for i := range s.Runs {
+		if s.Runs[i].Precision == p {
+			return &s.Runs[i]
+		}
+	}
+	return nil
+}
+
+// Done returns the combos saved and the combos requested, over every
+// precision of the study.
+func (s *Session) Done() (done, total int) {
+	for _, r := range s.Runs {
+		done += r.Done
+	}
+	return done, s.Grid.Len() * len(s.Precisions)
+}
+
+// Best returns the best Sharpe of the study: of the fp64 run when it has
+// one (the reference), else of the first run with one.
+func (s *Session) Best() (sharpe float64, c engine.Combo, p engine.Precision, ok bool) {
+	if r := s.Run(engine.FP64); r != nil && !math.IsNaN(r.BestSharpe) {
+		return r.BestSharpe, r.Best, r.Precision, true
+	}
+	for _, r := range s.Runs {
+		if !math.IsNaN(r.BestSharpe) {
+			return r.BestSharpe, r.Best, r.Precision, true
+		}
+	}
+	return math.NaN(), engine.Combo{}, 0, false
+}
+
+// querier is what both *sql.DB and *sql.Tx offer.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+const sessionColumns = `s.id, s.created, s.updated, s.finished, s.status, s.error, s.host, s.pid, s.pid_start,
+	s.data_spec, s.tz, s.time_column, s.timeframe, s.head,
+	s.hma_start, s.hma_stop, s.hma_step, s.hma3_start, s.hma3_stop, s.hma3_step,
+	s.fee, s.mode, s.source, s.bars_per_year, s.precisions, s.wma, s.tolerance, s.backend, s.note,
+	d.name, d.path, d.sha256, d.layout, d.timeframe, d.bars, d.source_bars, d.first_time, d.last_time,
+	d.median_spacing_ns, d.gaps, d.largest_gap_ns, d.dropped_nan, d.min_price, d.max_price`
+
+const sessionFrom = ` FROM studies s JOIN datasets d ON d.id = s.dataset_id`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanSession(sc scanner) (*Session, error) {
+	var (
+		s                                Session
+		created, updated, first, last    string
+		finished                         sql.NullString
+		status, mode, source, precs, wma string
+		minP, maxP                       sql.NullFloat64
+		medianNs, largestNs              int64
+		di                               = &s.Dataset
+		g                                = &s.Grid
+	)
+	err := sc.Scan(&s.ID, &created, &updated, &finished, &status, &s.Error, &s.Host, &s.PID, &s.proc.Start,
+		&s.Origin.Data, &s.Origin.TZ, &s.Origin.TimeColumn, &s.Origin.Timeframe, &s.Origin.Head,
+		&g.HMA.Start, &g.HMA.Stop, &g.HMA.Step, &g.HMA3.Start, &g.HMA3.Stop, &g.HMA3.Step,
+		&s.Params.Fee, &mode, &source, &s.Params.BarsPerYear, &precs, &wma, &s.Tolerance, &s.Backend, &s.Note,
+		&di.Name, &di.Path, &di.SHA256, &di.Layout, &di.Timeframe, &di.Bars, &di.SourceBars, &first, &last,
+		&medianNs, &di.Gaps, &largestNs, &di.DroppedNaN, &minP, &maxP)
+	if err != nil {
+		return nil, err
+	}
+	s.Created, s.Updated = parseTime(created), parseTime(updated)
+	if finished.Valid {
+		s.Finished = parseTime(finished.String)
+	}
+	s.Status = engine.Status(status)
+	s.proc.Host, s.proc.PID = s.Host, s.PID
+	di.First, di.Last = parseTime(first), parseTime(last)
+	di.MedianSpacing, di.LargestGap = time.Duration(medianNs), time.Duration(largestNs)
+	di.MinPrice, di.MaxPrice = fromNull(minP), fromNull(maxP)
+	if s.Params.Mode, err = engine.ParseMode(mode); err != nil {
+		return nil, fmt.Errorf("session %d: %w", s.ID, err)
+	}
+	if s.Params.Source, err = engine.ParseSource(source); err != nil {
+		return nil, fmt.Errorf("session %d: %w", s.ID, err)
+	}
+	if s.WMA, err = engine.ParseFormulation(wma); err != nil {
+		return nil, fmt.Errorf("session %d: %w", s.ID, err)
+	}
+	for _, p := range strings.Split(precs, ",") {
+		ps, err := engine.ParsePrecisions(p)
+		if err != nil || len(ps) != 1 {
+			return nil, fmt.Errorf("session %d: precisions %q", s.ID, precs)
+		}
+		s.Precisions = append(s.Precisions, ps[0])
+	}
+	return &s, nil
+}
+
+const runColumns = `r.id, r.study_id, r.precision, r.backend, r.device, r.wma, r.status, r.error,
+	r.combos, r.done, r.prepare_ns, r.elapsed_ns, r.best_sharpe, r.best_index`
+
+func scanRun(sc scanner, g func(studyID int64) engine.Grid) (studyID int64, r RunSummary, err error) {
+	var (
+		prec, wma, status string
+		prepNs, elapNs    int64
+		best              sql.NullFloat64
+		bestIdx           sql.NullInt64
+	)
+	err = sc.Scan(&r.ID, &studyID, &prec, &r.Backend, &r.Device, &wma, &status, &r.Error,
+		&r.Combos, &r.Done, &prepNs, &elapNs, &best, &bestIdx)
+	if err != nil {
+		return 0, r, err
+	}
+	r.Precision = parsePrecision(prec)
+	r.WMA, _ = engine.ParseFormulation(wma)
+	r.Status = engine.Status(status)
+	r.Prepare, r.Elapsed = time.Duration(prepNs), time.Duration(elapNs)
+	r.BestSharpe = fromNull(best)
+	if bestIdx.Valid && best.Valid {
+		r.Best = g(studyID).At(int(bestIdx.Int64))
+	}
+	return studyID, r, nil
+}
+
+func parsePrecision(s string) engine.Precision {
+	if s == "fp32" {
+		return engine.FP32
+	}
+	return engine.FP64
+}
+
+// fromNull reads a nullable REAL: NULL is NaN (SQLite stores a NaN as NULL).
+func fromNull(v sql.NullFloat64) float64 {
+	if !v.Valid {
+		return math.NaN()
+	}
+	return v.Float64
+}
+
+// nullable writes a float for a REAL column: NaN as NULL, explicitly.
+func nullable(v float64) any {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return v
+}
+
+// ListOptions select the sessions List returns.
+type ListOptions struct {
+	Limit int // newest first; 0 = all
+}
+
+// List returns the stored sessions, newest first, each with its runs'
+// summaries (no results). A session whose writer is gone reads as
+// interrupted.
+func (s *Store) List(ctx context.Context, opt ListOptions) ([]Session, error) {
+	s.reap(ctx)
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, s.wrap("list sessions", err)
+	}
+	defer tx.Rollback()
+	limit := opt.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+sessionColumns+sessionFrom+` ORDER BY s.id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, s.wrap("list sessions", err)
+	}
+	var out []Session
+	byID := map[int64]int{}
+	for rows.Next() {
+		ss, err := scanSession(rows)
+		if err != nil {
+			rows.Close()
+			return nil, s.wrap("list sessions", err)
+		}
+		byID[ss.ID] = len(out)
+		out = append(out, *ss)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, s.wrap("list sessions", err)
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.study_id >= ?
+		ORDER BY r.study_id, CASE r.precision WHEN 'fp64' THEN 0 ELSE 1 END`, out[len(out)-1].ID)
+	if err != nil {
+		return nil, s.wrap("list sessions", err)
+	}
+	defer rows.Close()
+	grid := func(id int64) engine.Grid { return out[byID[id]].Grid }
+	for rows.Next() {
+		id, r, err := scanRun(rows, func(id int64) engine.Grid {
+			if _, ok := byID[id]; !ok {
+				return engine.Grid{HMA: engine.Range{Step: 1}, HMA3: engine.Range{Step: 1}}
+			}
+			return grid(id)
+		})
+		if err != nil {
+			return nil, s.wrap("list sessions", err)
+		}
+		if i, ok := byID[id]; ok {
+			out[i].Runs = append(out[i].Runs, r)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap("list sessions", err)
+	}
+	for i := range out {
+		s.settle(&out[i])
+	}
+	return out, nil
+}
+
+// Get returns one session with its runs' summaries.
+func (s *Store) Get(ctx context.Context, id int64) (*Session, error) {
+	s.reap(ctx)
+	ss, err := getSession(ctx, s.db, id)
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("read session %d", id), err)
+	}
+	s.settle(ss)
+	return ss, nil
+}
+
+func getSession(ctx context.Context, q querier, id int64) (*Session, error) {
+	ss, err := scanSession(q.QueryRowContext(ctx, `SELECT `+sessionColumns+sessionFrom+` WHERE s.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+runColumns+` FROM runs r WHERE r.study_id = ?
+		ORDER BY CASE r.precision WHEN 'fp64' THEN 0 ELSE 1 END`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		_, r, err := scanRun(rows, func(int64) engine.Grid { return ss.Grid })
+		if err != nil {
+			return nil, err
+		}
+		ss.Runs = append(ss.Runs, r)
+	}
+	return ss, rows.Err()
+}
+
+// settle reports a study whose writer is gone as interrupted, even where
+// the file could not be updated (read-only).
+func (s *Store) settle(ss *Session) {
+	if ss.Status != StatusRunning || s.liveness(ss.proc) != dead {
+		return
+	}
+	ss.Status = StatusInterrupted
+	for i := range ss.Runs {
+		if ss.Runs[i].Status == StatusRunning {
+			ss.Runs[i].Status = StatusInterrupted
+		}
+	}
+}
+
+// reap marks the studies left running by a process of this host that is
+// gone as interrupted, with their running runs. Best effort: a read-only
+// file is left as it is (settle still reports them interrupted).
+func (s *Store) reap(ctx context.Context) {
+	if s.readOnly {
+		return
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, host, pid, pid_start FROM studies WHERE status = 'running'`)
+	if err != nil {
+		return
+	}
+	type gone struct {
+		id  int64
+		pid int
+	}
+	var stale []gone
+	for rows.Next() {
+		var id int64
+		var p process
+		if rows.Scan(&id, &p.Host, &p.PID, &p.Start) == nil && s.liveness(p) == dead {
+			stale = append(stale, gone{id, p.PID})
+		}
+	}
+	rows.Close()
+	if len(stale) == 0 {
+		return
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return
+	}
+	defer tx.Rollback()
+	now := fmtTime(time.Now())
+	for _, g := range stale {
+		// The status and pid guard against a resume that claimed it meanwhile.
+		res, err := tx.ExecContext(ctx, `UPDATE studies SET status = 'interrupted', updated = ? WHERE id = ? AND status = 'running' AND pid = ?`,
+			now, g.id, g.pid)
+		if err != nil {
+			return
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'interrupted', updated = ? WHERE study_id = ? AND status = 'running'`,
+			now, g.id); err != nil {
+			return
+		}
+	}
+	_ = tx.Commit()
+}
+
+// ErrRunning is returned (wrapped) when an operation needs a study that no
+// live process is writing.
+var ErrRunning = errors.New("still running")
+
+// Delete removes a session: its study, runs, results and parity, and its
+// dataset row when no other session uses it. A session that a live process
+// is writing is refused, as is one marked running by another host unless
+// force is set.
+func (s *Store) Delete(ctx context.Context, id int64, force bool) error {
+	ss, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := s.checkNotRunning(ss, force, "remove it"); err != nil {
+		return err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.wrap(fmt.Sprintf("remove session %d", id), err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM studies WHERE id = ?`, id); err != nil {
+		return s.wrap(fmt.Sprintf("remove session %d", id), err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM datasets WHERE id NOT IN (SELECT dataset_id FROM studies)`); err != nil {
+		return s.wrap(fmt.Sprintf("remove session %d", id), err)
+	}
+	return s.wrap(fmt.Sprintf("remove session %d", id), tx.Commit())
+}
+
+// checkNotRunning refuses a study that a live process is writing, or that
+// another host marked running (unless force).
+func (s *Store) checkNotRunning(ss *Session, force bool, what string) error {
+	if ss.Status != StatusRunning {
+		return nil
+	}
+	switch s.liveness(ss.proc) {
+	case alive:
+		return fmt.Errorf("session %d is %w (pid %d on %s): stop that process first, then %s", ss.ID, ErrRunning, ss.PID, ss.Host, what)
+	case unknown:
+		if !force {
+			return fmt.Errorf("session %d is marked %w by host %s (pid %d), which cannot be checked from here: if that process is gone, pass --force to %s",
+				ss.ID, ErrRunning, ss.Host, ss.PID, what)
+		}
+	}
+	return nil
+}

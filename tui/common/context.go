@@ -1,0 +1,90 @@
+// Package common is what every workbench component shares: the program
+// context (size, theme, keys, the current run), the messages components
+// send the root, and the read-only views of a report they display.
+package common
+
+import (
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/tui/keys"
+	"sweepbench/tui/theme"
+)
+
+// Context is created once by the root model and passed by pointer to every
+// component. Only the root model writes it; components read it in View and
+// Update.
+type Context struct {
+	Width, Height int // the terminal
+	Theme         *theme.Theme
+	Keys          *keys.KeyMap
+	Registry      *engine.Registry
+
+	// Deterministic masks what changes from run to run or machine to
+	// machine (timings, estimates, device names), for golden tests and
+	// screenshots.
+	Deterministic bool
+
+	// The dataset as loaded and as swept (after timeframe and head).
+	Raw     *data.Dataset
+	Dataset *data.Dataset
+
+	// The current run.
+	Study    *engine.Study // the study last started; r reruns it
+	Note     string        // what backend auto picked and why
+	Results  *Results      // the last report, nil before the first
+	Selected int           // combo index (grid order) the panes show; -1 none
+	Metric   string        // the metric the table, heatmap and sort use
+	Prec     engine.Precision
+	Inspect  *Inspection // both precisions of Selected; nil while computing
+
+	// Status line.
+	Backend, Device string
+	LastErr         string
+}
+
+// Inspection is one combo recomputed in both precisions by engine.InspectCombo.
+type Inspection struct {
+	Index    int
+	Combo    engine.Combo
+	D64, D32 *engine.ComboDetail // nil when that precision did not run
+	Err      error
+}
+
+// Duration formats d for display, or "-" when the context is deterministic.
+func (c *Context) Duration(d time.Duration) string {
+	if c.Deterministic {
+		return "-"
+	}
+	return FormatDuration(d)
+}
+
+// DeviceName is the device for display ("-" when deterministic).
+func (c *Context) DeviceName(d string) string {
+	if c.Deterministic && d != "" {
+		return "(device)"
+	}
+	return d
+}
+
+// Messages the components send to the root model.
+type (
+	// SelectMsg selects a combo by grid index in every pane.
+	SelectMsg struct{ Index int }
+	// MetricMsg makes Name the metric of the table, heatmap and sort.
+	MetricMsg struct{ Name string }
+	// ErrMsg reports an error for the status line.
+	ErrMsg struct{ Err error }
+	// LoadMsg asks the root to load a dataset (a path or embedded:NAME).
+	LoadMsg struct{ Spec string }
+	// RunMsg asks the root to run the study the form describes.
+	RunMsg struct{}
+	// FormChangedMsg tells the root the form's values changed.
+	FormChangedMsg struct{}
+)
+
+// Send wraps a message in a command.
+func Send(m tea.Msg) tea.Cmd { return func() tea.Msg { return m } }

@@ -1,0 +1,90 @@
+package common
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"sweepbench/engine"
+)
+
+// Thousands writes n with comma separators: 175680 -> "175,680".
+func Thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// Num writes a metric value compactly (5 significant digits), non-finite
+// values as engine.FormatFloat does ("inf", "-inf", "nan").
+func Num(v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return engine.FormatFloat(v)
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e9 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 5, 64)
+}
+
+// Signed writes v with an explicit sign and prec decimals.
+func Signed(v float64, prec int) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return engine.FormatFloat(v)
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+// Pct writes a fraction as a percentage with two decimals: 0.1234 -> "12.34%".
+func Pct(v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return engine.FormatFloat(v)
+	}
+	return fmt.Sprintf("%.2f%%", 100*v)
+}
+
+// Price writes a price with the precision its size needs.
+func Price(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1000:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// FormatDuration rounds d for display: "850ms", "12.3s", "4m05s".
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// BarTime formats a bar's open time (Unix ns) in UTC.
+func BarTime(ns int64, layout string) string {
+	return time.Unix(0, ns).UTC().Format(layout)
+}

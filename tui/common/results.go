@@ -1,0 +1,152 @@
+package common
+
+import (
+	"math"
+
+	"sweepbench/engine"
+)
+
+// Parity columns the panes offer next to the SPEC metrics.
+const (
+	ColDn    = "dn"      // trades32 - trades64
+	ColDPnL  = "dpnl_pp" // 100*(total_return32 - total_return64), pp
+	ColFlips = "flips"   // bars where the held positions differ
+)
+
+// Columns lists every value a combo has, SPEC metrics first.
+func Columns() []string {
+	return append(append([]string(nil), engine.MetricNames...), ColDn, ColDPnL, ColFlips)
+}
+
+// IsParityColumn reports whether name is one of the parity columns.
+func IsParityColumn(name string) bool {
+	return name == ColDn || name == ColDPnL || name == ColFlips
+}
+
+// Results is a read-only view of a report for the panes: lookups by combo
+// index, nothing computed.
+type Results struct {
+	Report   *engine.Report
+	Grid     engine.Grid
+	R64, R32 *engine.Run
+	Err      error // why the study stopped early, if it did
+	parity   map[int]*engine.ComboParity
+}
+
+// NewResults indexes rep for the panes.
+func NewResults(rep *engine.Report, err error) *Results {
+	r := &Results{Report: rep, Grid: rep.Grid, R64: rep.Run(engine.FP64), R32: rep.Run(engine.FP32), Err: err}
+	if rep.Parity != nil {
+		r.parity = make(map[int]*engine.ComboParity, len(rep.Parity.Combos))
+		for i := range rep.Parity.Combos {
+			c := &rep.Parity.Combos[i]
+			r.parity[c.Index] = c
+		}
+	}
+	return r
+}
+
+// Complete reports whether every run completed.
+func (r *Results) Complete() bool { return r.Report.Complete() }
+
+// Run returns the run of precision p, or nil.
+func (r *Results) Run(p engine.Precision) *engine.Run {
+	if p == engine.FP32 {
+		return r.R32
+	}
+	return r.R64
+}
+
+// Primary is the run the tables list: fp64 when it ran, else fp32.
+func (r *Results) Primary() *engine.Run {
+	if r.R64 != nil {
+		return r.R64
+	}
+	return r.R32
+}
+
+// Combo returns combo idx's result in precision p, or nil.
+func (r *Results) Combo(idx int, p engine.Precision) *engine.ComboResult {
+	run := r.Run(p)
+	if run == nil {
+		return nil
+	}
+	return run.Lookup(idx)
+}
+
+// Parity returns combo idx's parity row, or nil.
+func (r *Results) Parity(idx int) *engine.ComboParity {
+	return r.parity[idx]
+}
+
+// Value returns column name of combo idx in precision p (parity columns
+// ignore p); ok is false when the combo or the column has no value.
+func (r *Results) Value(idx int, name string, p engine.Precision) (float64, bool) {
+	if IsParityColumn(name) {
+		c := r.Parity(idx)
+		if c == nil {
+			return 0, false
+		}
+		switch name {
+		case ColDn:
+			return float64(c.Dn), true
+		case ColDPnL:
+			return c.DPnLpp, true
+		default:
+			return float64(c.Flips), true
+		}
+	}
+	c := r.Combo(idx, p)
+	if c == nil {
+		return 0, false
+	}
+	return c.Metrics.Value(name)
+}
+
+// Better reports whether value a of column name is better than b: lower is
+// better for max_drawdown, larger magnitude is "better" (worth a look) for
+// the parity columns, higher for everything else. NaN is never better.
+func Better(name string, a, b float64) bool {
+	if math.IsNaN(a) {
+		return false
+	}
+	if math.IsNaN(b) {
+		return true
+	}
+	switch {
+	case name == "max_drawdown":
+		return a < b
+	case IsParityColumn(name):
+		return math.Abs(a) > math.Abs(b)
+	}
+	return a > b
+}
+
+// Best returns the index of the best combo by column name in precision p
+// among idxs (Better; ties keep grid order), or -1.
+func (r *Results) Best(name string, p engine.Precision, idxs []int) int {
+	best, bv := -1, 0.0
+	for _, i := range idxs {
+		v, ok := r.Value(i, name, p)
+		if !ok {
+			continue
+		}
+		if best < 0 || Better(name, v, bv) {
+			best, bv = i, v
+		}
+	}
+	return best
+}
+
+// Indexes lists the combo indexes of the primary run, in grid order.
+func (r *Results) Indexes() []int {
+	run := r.Primary()
+	if run == nil {
+		return nil
+	}
+	out := make([]int, len(run.Results))
+	for i := range run.Results {
+		out[i] = run.Results[i].Index
+	}
+	return out
+}

@@ -1,0 +1,309 @@
+// Package crossover is the results pane that shows one combo around a bar
+// where its fp32 and fp64 positions differ (a flip): close, h and h3 over a
+// window centred on the flip, both precisions' positions under it, and the
+// flip's margin |h3-h|/close. Keys step through the combo's flips.
+package crossover
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"sweepbench/engine"
+	"sweepbench/tui/common"
+	"sweepbench/tui/components/chart"
+)
+
+// Model is the crossover pane.
+type Model struct {
+	ctx   *common.Context
+	w, h  int
+	flips []int // bars b (< n-1) where the held positions differ, ascending
+	cur   int   // the flip shown
+}
+
+// New returns the pane.
+func New(ctx *common.Context) *Model { return &Model{ctx: ctx} }
+
+// SetSize sets the inner size.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// Title names the pane.
+func (m *Model) Title() string {
+	if len(m.flips) > 0 {
+		return fmt.Sprintf("Crossover: flip %d of %d", m.cur+1, len(m.flips))
+	}
+	return "Crossover"
+}
+
+// Reload lists the flips of the inspected combo (a comparison of the two
+// precisions' positions, bar by bar) and shows the worst one first.
+func (m *Model) Reload() {
+	m.flips, m.cur = nil, 0
+	in := m.ctx.Inspect
+	if in == nil || in.Err != nil || in.D64 == nil || in.D32 == nil {
+		return
+	}
+	p64, p32 := in.D64.Pos, in.D32.Pos
+	for b := 0; b+1 < len(p64) && b < len(p32); b++ {
+		if p64[b] != p32[b] {
+			m.flips = append(m.flips, b)
+		}
+	}
+	worst := -1.0
+	for k, b := range m.flips {
+		mg, _ := m.margin(b)
+		if !m.borderline(mg) {
+			mg += 1 // non-borderline first
+		}
+		if mg > worst {
+			worst, m.cur = mg, k
+		}
+	}
+}
+
+// margin is the flip's |h3-h|/close in fp64: from the parity report when it
+// lists the flip (listed says so), else read off the fp64 series.
+func (m *Model) margin(bar int) (v float64, listed bool) {
+	in := m.ctx.Inspect
+	if r := m.ctx.Results; r != nil && r.Report.Parity != nil {
+		for _, f := range r.Report.Parity.Flips {
+			if f.Index == in.Index && f.Bar == bar {
+				return f.Margin, true
+			}
+		}
+	}
+	d := in.D64
+	return math.Abs(d.H3[bar]-d.H[bar]) / d.Close[bar], false
+}
+
+func (m *Model) tolerance() float64 {
+	if r := m.ctx.Results; r != nil && r.Report.Parity != nil {
+		return r.Report.Parity.Tolerance
+	}
+	if m.ctx.Study != nil && m.ctx.Study.Tolerance > 0 {
+		return m.ctx.Study.Tolerance
+	}
+	return engine.DefaultBorderline
+}
+
+func (m *Model) borderline(margin float64) bool { return margin < m.tolerance() }
+
+// Update handles the keys of the focused pane.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok || len(m.flips) == 0 {
+		return nil
+	}
+	k := m.ctx.Keys
+	switch {
+	case key.Matches(km, k.NextFlip), key.Matches(km, k.Right), key.Matches(km, k.Down):
+		m.cur = (m.cur + 1) % len(m.flips)
+	case key.Matches(km, k.PrevFlip), key.Matches(km, k.Left), key.Matches(km, k.Up):
+		m.cur = (m.cur - 1 + len(m.flips)) % len(m.flips)
+	case key.Matches(km, k.Top):
+		m.cur = 0
+	case key.Matches(km, k.Bottom):
+		m.cur = len(m.flips) - 1
+	}
+	return nil
+}
+
+func posRune(p int8) rune {
+	switch p {
+	case 1:
+		return '+'
+	case -1:
+		return '-'
+	}
+	return '.'
+}
+
+func posName(p int8) string {
+	switch p {
+	case 1:
+		return "+1 long"
+	case -1:
+		return "-1 short"
+	}
+	return "0 flat"
+}
+
+// View renders the pane body, exactly w x h.
+func (m *Model) View() string {
+	t := m.ctx.Theme
+	st := newStyles(t)
+	in := m.ctx.Inspect
+	switch {
+	case m.ctx.Results == nil:
+		return t.Fit("", m.w, m.h)
+	case in == nil:
+		return t.Fit(st.label.Render("computing the selected combo"+t.Ellipsis), m.w, m.h)
+	case in.Err != nil:
+		return t.Fit(st.bad.Render(strings.Join(t.Wrap(in.Err.Error(), m.w), "\n")), m.w, m.h)
+	}
+	d := in.D64
+	if d == nil {
+		d = in.D32
+	}
+	n := len(d.Close)
+	first := 0
+	for first < n && (math.IsNaN(d.H[first]) || math.IsNaN(d.H3[first])) {
+		first++
+	}
+	var lines []string
+	center := n - 1
+	if len(m.flips) > 0 {
+		b := m.flips[m.cur]
+		center = b
+		mg, listed := m.margin(b)
+		kind := st.good.Render("borderline")
+		if !m.borderline(mg) {
+			kind = st.bad.Render("NON-BORDERLINE")
+		}
+		src := ""
+		if !listed {
+			src = " (fp64 series)"
+		}
+		lines = append(lines,
+			fmt.Sprintf("hma %d x hma3 %d: flip %d/%d at bar %s, %s UTC", in.Combo.HMA, in.Combo.HMA3,
+				m.cur+1, len(m.flips), common.Thousands(b), common.BarTime(m.barTime(b), "2006-01-02 15:04")),
+			kind+fmt.Sprintf(": margin |h3-h|/close %.3g%s vs %g; fp64 %s, fp32 %s", mg, src, m.tolerance(),
+				posName(in.D64.Pos[b]), posName(in.D32.Pos[b])))
+	} else {
+		why := "no flips: fp32 and fp64 hold the same position on every bar"
+		if in.D64 == nil || in.D32 == nil {
+			why = "one precision ran: no flips to show"
+		}
+		lines = append(lines, fmt.Sprintf("hma %d x hma3 %d: last bars", in.Combo.HMA, in.Combo.HMA3),
+			st.label.Render(why))
+	}
+	chartH := m.h - len(lines) - 4
+	if chartH < 4 {
+		return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
+	}
+
+	// The window: one bar per column where the data allows, the flip centred.
+	npts := max(2, m.w-10)
+	for range 2 {
+		s, e := window(center, npts, first, n)
+		lo, hi := extent(d, s, e)
+		lw := max(len(strconv.FormatFloat(lo, 'g', 6, 64)), len(strconv.FormatFloat(hi, 'g', 6, 64)))
+		npts = chart.PointsFor(m.w, lw)
+	}
+	s, e := window(center, npts, first, n)
+	sl := func(x []float64) []float64 { return x[s:e] }
+	var hl []int
+	for _, b := range m.flips {
+		if b >= s && b < e {
+			hl = append(hl, b-s)
+		}
+	}
+	xlab := func(k int) string {
+		if k < 0 || s+k >= n {
+			return ""
+		}
+		return common.BarTime(m.barTime(s+k), "15:04")
+	}
+	body, lay := chart.Render(m.ctx, chart.Spec{W: m.w, H: chartH, XStep: 12, XLabel: xlab, Highlight: hl,
+		Series: []chart.Series{
+			{Name: "1close", Values: sl(d.Close), Color: st.close, Marker: '.'},
+			{Name: "2h", Values: sl(d.H), Color: st.h, Marker: 'h'},
+			{Name: "3h3", Values: sl(d.H3), Color: st.h3, Marker: '3'},
+		}})
+	lines = append(lines, body)
+
+	// Position strips and flip marks aligned under the points.
+	strip := func(label string, pos []int8) string {
+		if pos == nil {
+			return ""
+		}
+		row := []rune(strings.Repeat(" ", m.w))
+		copy(row, []rune(label))
+		styled := make([]lipgloss.Style, m.w)
+		for k := 0; k < e-s; k++ {
+			c := lay.Col(k)
+			if c >= 0 && c < m.w {
+				p := pos[s+k]
+				row[c] = posRune(p)
+				styled[c] = map[int8]lipgloss.Style{1: st.long, -1: st.short, 0: st.flat}[p]
+			}
+		}
+		var b strings.Builder
+		for c, r := range row {
+			if c >= len(label) && row[c] != ' ' {
+				b.WriteString(styled[c].Render(string(r)))
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	}
+	var p64, p32 []int8
+	if in.D64 != nil {
+		p64 = in.D64.Pos
+	}
+	if in.D32 != nil {
+		p32 = in.D32.Pos
+	}
+	lines = append(lines, strip("fp64", p64), strip("fp32", p32))
+	mark := []rune(strings.Repeat(" ", m.w))
+	copy(mark, []rune("flip"))
+	for k, b := range m.flips {
+		if b >= s && b < e {
+			if c := lay.Col(b - s); c >= 4 && c < m.w {
+				mark[c] = 'x'
+				if k == m.cur {
+					mark[c] = '^'
+				}
+			}
+		}
+	}
+	lines = append(lines, st.mark.Render(strings.TrimRight(string(mark), " ")))
+	legend := st.label.Render("close") + " " + legendKey(t.Plain, '.', st.close) + "  " +
+		st.label.Render("h (hma)") + " " + legendKey(t.Plain, 'h', st.h) + "  " +
+		st.label.Render("h3 (hma3)") + " " + legendKey(t.Plain, '3', st.h3) + "  " +
+		st.label.Render("position + long - short . flat; x flip, ^ this one")
+	lines = append(lines, legend)
+	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
+}
+
+func (m *Model) barTime(b int) int64 {
+	if s := m.ctx.Study; s != nil && b < len(s.Dataset.Bars.Time) {
+		ds := s.Dataset
+		return ds.Bars.Time[b]
+	}
+	return 0
+}
+
+func legendKey(plain bool, marker rune, c lipgloss.TerminalColor) string {
+	if plain {
+		return string(marker)
+	}
+	return lipgloss.NewStyle().Foreground(c).Render("──")
+}
+
+// window returns [s, e) of up to npts bars around center, within [first, n).
+func window(center, npts, first, n int) (int, int) {
+	npts = max(2, min(npts, n-first))
+	s := max(first, min(center-npts/2, n-npts))
+	return s, min(n, s+npts)
+}
+
+// extent is the value range of close, h and h3 over [s, e).
+func extent(d *engine.ComboDetail, s, e int) (float64, float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := s; i < e; i++ {
+		for _, v := range []float64{d.Close[i], d.H[i], d.H3[i]} {
+			if !math.IsNaN(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	return lo, hi
+}

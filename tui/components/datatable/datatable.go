@@ -1,0 +1,240 @@
+// Package datatable is the scrolling table the metrics, parity and trade
+// panes share: a bubbles table fed only the rows and columns that fit, with
+// a marker column so the cursor and flagged rows show without colour, and
+// an optional column cursor with horizontal scrolling.
+package datatable
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/table"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"sweepbench/tui/common"
+)
+
+// Column is one column: its title, its width in cells and its alignment.
+type Column struct {
+	Title string
+	Width int
+	Right bool // right-align (numbers)
+}
+
+// Model is the table's state.
+type Model struct {
+	ctx      *common.Context
+	cols     []Column
+	fixed    int // leading columns that never scroll away
+	rows     [][]string
+	flags    []bool // rows shown as flagged ("!")
+	cursor   int
+	offset   int // first row shown
+	colStart int // first scrollable column shown
+	colCur   int // selected column, -1 when columns are not selectable
+	marks    map[int]string
+	w, h     int
+	focused  bool
+	tbl      table.Model
+}
+
+// New returns an empty table; fixed leading columns stay when the others
+// scroll horizontally.
+func New(ctx *common.Context, cols []Column, fixed int) *Model {
+	return &Model{ctx: ctx, cols: cols, fixed: fixed, colCur: -1, marks: map[int]string{},
+		tbl: table.New(table.WithKeyMap(table.KeyMap{}))}
+}
+
+// SetColumns replaces the columns and the count of leading fixed ones
+// (keeping the column cursor in range).
+func (m *Model) SetColumns(cols []Column, fixed int) {
+	m.cols, m.fixed = cols, fixed
+	m.colStart = max(m.colStart, fixed)
+	if m.colCur >= len(cols) {
+		m.colCur = len(cols) - 1
+	}
+}
+
+// SetRows replaces the rows; flags (may be nil) marks rows to highlight.
+// The cursor is kept in range.
+func (m *Model) SetRows(rows [][]string, flags []bool) {
+	m.rows, m.flags = rows, flags
+	m.SetCursor(m.cursor)
+}
+
+// SetSize sets the table's outer size (the header is one of its h lines).
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.SetCursor(m.cursor) }
+
+// Focus shows the cursor row in the focused style.
+func (m *Model) Focus(f bool) { m.focused = f }
+
+// Len is the number of rows.
+func (m *Model) Len() int { return len(m.rows) }
+
+// Cursor is the selected row.
+func (m *Model) Cursor() int { return m.cursor }
+
+// SetMark sets the header suffix of column c (e.g. a sort arrow); "" clears it.
+func (m *Model) SetMark(c int, s string) {
+	clear(m.marks)
+	if s != "" {
+		m.marks[c] = s
+	}
+}
+
+func (m *Model) page() int { return max(1, m.h-1) }
+
+// SetCursor moves the cursor to row i (clamped) and scrolls it into view.
+func (m *Model) SetCursor(i int) {
+	m.cursor = max(0, min(i, len(m.rows)-1))
+	p := m.page()
+	if m.cursor < m.offset {
+		m.offset = m.cursor
+	}
+	if m.cursor >= m.offset+p {
+		m.offset = m.cursor - p + 1
+	}
+	m.offset = max(0, min(m.offset, len(m.rows)-p))
+}
+
+// HandleNav moves the cursor for the vertical navigation keys; it reports
+// whether msg was one of them.
+func (m *Model) HandleNav(msg tea.KeyMsg) bool {
+	k := m.ctx.Keys
+	switch {
+	case key.Matches(msg, k.Up):
+		m.SetCursor(m.cursor - 1)
+	case key.Matches(msg, k.Down):
+		m.SetCursor(m.cursor + 1)
+	case key.Matches(msg, k.PageUp):
+		m.SetCursor(m.cursor - m.page())
+	case key.Matches(msg, k.PageDown):
+		m.SetCursor(m.cursor + m.page())
+	case key.Matches(msg, k.Top):
+		m.SetCursor(0)
+	case key.Matches(msg, k.Bottom):
+		m.SetCursor(len(m.rows) - 1)
+	default:
+		return false
+	}
+	return true
+}
+
+// ColumnCursor is the selected column, -1 when none.
+func (m *Model) ColumnCursor() int { return m.colCur }
+
+// SetColumnCursor selects column c (clamped to the scrollable columns) and
+// scrolls it into view; -1 turns the column cursor off.
+func (m *Model) SetColumnCursor(c int) {
+	if c < 0 {
+		m.colCur = -1
+		return
+	}
+	m.colCur = max(m.fixed, min(c, len(m.cols)-1))
+	if m.colCur < m.colStart {
+		m.colStart = m.colCur
+	}
+	for m.colStart < m.colCur && !m.fits(m.colStart, m.colCur) {
+		m.colStart++
+	}
+}
+
+// fits reports whether columns from..to (plus the fixed ones) fit in the width.
+func (m *Model) fits(from, to int) bool {
+	w := 2 + 1 // marker column and its padding
+	for i := 0; i < m.fixed && i < len(m.cols); i++ {
+		w += m.cols[i].Width + 1
+	}
+	for i := from; i <= to; i++ {
+		w += m.cols[i].Width + 1
+	}
+	return w <= m.w
+}
+
+// visible returns the column indexes shown.
+func (m *Model) visible() []int {
+	var out []int
+	for i := 0; i < m.fixed && i < len(m.cols); i++ {
+		out = append(out, i)
+	}
+	start := max(m.colStart, m.fixed)
+	for i := start; i < len(m.cols); i++ {
+		if !m.fits(start, i) {
+			break
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// View renders exactly w x h cells.
+func (m *Model) View() string {
+	t := m.ctx.Theme
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	st := newStyles(t, m.focused)
+	vis := m.visible()
+	cols := []table.Column{{Title: "", Width: 2}}
+	for _, c := range vis {
+		title := m.cols[c].Title + m.marks[c]
+		if c == m.colCur {
+			title = strings.ToUpper(title)
+		}
+		cols = append(cols, table.Column{Title: align(t.Truncate(title, m.cols[c].Width), m.cols[c].Width, m.cols[c].Right), Width: m.cols[c].Width})
+	}
+	p := m.page()
+	var rows []table.Row
+	for r := m.offset; r < len(m.rows) && r < m.offset+p; r++ {
+		mark := " "
+		if r == m.cursor {
+			mark = t.Cursor
+		}
+		if r < len(m.flags) && m.flags[r] {
+			mark += "!"
+		}
+		row := table.Row{mark}
+		for _, c := range vis {
+			cell := ""
+			if c < len(m.rows[r]) {
+				cell = m.rows[r][c]
+			}
+			row = append(row, align(t.Truncate(cell, m.cols[c].Width), m.cols[c].Width, m.cols[c].Right))
+		}
+		rows = append(rows, row)
+	}
+	m.tbl.SetStyles(st.table)
+	m.tbl.SetColumns(cols)
+	m.tbl.SetHeight(m.h)
+	m.tbl.SetWidth(m.w)
+	m.tbl.SetRows(rows)
+	m.tbl.SetCursor(m.cursor - m.offset)
+	out := m.tbl.View()
+	// Flagged rows in the error colour (plain mode has the "!" marker).
+	if !t.Plain && len(m.flags) > 0 {
+		lines := strings.Split(out, "\n")
+		for i := 1; i < len(lines); i++ {
+			r := m.offset + i - 1
+			if r < len(m.flags) && m.flags[r] && r != m.cursor {
+				lines[i] = st.flagged.Render(ansi.Strip(lines[i]))
+			}
+		}
+		out = strings.Join(lines, "\n")
+	}
+	if len(m.rows) == 0 {
+		out = strings.SplitN(out, "\n", 2)[0] + "\n" + t.Subtle.Render("  (no rows)")
+	}
+	return t.Fit(out, m.w, m.h)
+}
+
+func align(s string, w int, right bool) string {
+	n := ansi.StringWidth(s)
+	if n >= w {
+		return s
+	}
+	if right {
+		return strings.Repeat(" ", w-n) + s
+	}
+	return s + strings.Repeat(" ", w-n)
+}

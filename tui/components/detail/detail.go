@@ -1,0 +1,161 @@
+// Package detail is the results pane for one combo: its equity curve in
+// fp64 and fp32 and its trade list, from engine.InspectCombo.
+package detail
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"sweepbench/engine"
+	"sweepbench/tui/common"
+	"sweepbench/tui/components/chart"
+	"sweepbench/tui/components/datatable"
+)
+
+// Model is the combo detail pane.
+type Model struct {
+	ctx  *common.Context
+	tbl  *datatable.Model
+	w, h int
+}
+
+// New returns the pane.
+func New(ctx *common.Context) *Model {
+	cols := []datatable.Column{
+		{Title: "#", Width: 4, Right: true}, {Title: "side", Width: 5},
+		{Title: "entry (UTC)", Width: 11}, {Title: "exit (UTC)", Width: 11},
+		{Title: "bars", Width: 6, Right: true}, {Title: "return", Width: 8, Right: true},
+	}
+	return &Model{ctx: ctx, tbl: datatable.New(ctx, cols, 2)}
+}
+
+// Title names the pane.
+func (m *Model) Title() string {
+	if in := m.ctx.Inspect; in != nil {
+		return fmt.Sprintf("Combo hma %d x hma3 %d", in.Combo.HMA, in.Combo.HMA3)
+	}
+	return "Combo"
+}
+
+// SetSize sets the inner size.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// Focus shows the focused cursor.
+func (m *Model) Focus(f bool) { m.tbl.Focus(f) }
+
+func (m *Model) detail() *engine.ComboDetail {
+	in := m.ctx.Inspect
+	if in == nil || in.Err != nil {
+		return nil
+	}
+	if in.D64 != nil {
+		return in.D64
+	}
+	return in.D32
+}
+
+// Reload lists the trades of the inspected combo.
+func (m *Model) Reload() {
+	d := m.detail()
+	if d == nil || d.Trace == nil {
+		m.tbl.SetRows(nil, nil)
+		return
+	}
+	var times []int64
+	if s := m.ctx.Study; s != nil {
+		times = s.Dataset.Bars.Time
+	}
+	at := func(b int) string {
+		if b < len(times) {
+			return common.BarTime(times[b], "01-02 15:04")
+		}
+		return fmt.Sprint(b)
+	}
+	rows := make([][]string, len(d.Trades))
+	for i, tr := range d.Trades {
+		side := "long"
+		if tr.Side < 0 {
+			side = "short"
+		}
+		rows[i] = []string{fmt.Sprint(i + 1), side, at(tr.Entry), at(tr.Exit),
+			fmt.Sprint(tr.Exit - tr.Entry), common.Pct(tr.Return)}
+	}
+	m.tbl.SetRows(rows, nil)
+	m.tbl.SetCursor(0)
+}
+
+// Update handles the keys of the focused pane.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if km, ok := msg.(tea.KeyMsg); ok {
+		m.tbl.HandleNav(km)
+	}
+	return nil
+}
+
+// View renders the pane body, exactly w x h.
+func (m *Model) View() string {
+	t := m.ctx.Theme
+	st := newStyles(t)
+	in := m.ctx.Inspect
+	switch {
+	case m.ctx.Results == nil:
+		return t.Fit("", m.w, m.h)
+	case in == nil:
+		return t.Fit(st.label.Render("computing the selected combo"+t.Ellipsis), m.w, m.h)
+	case in.Err != nil:
+		return t.Fit(st.bad.Render(strings.Join(t.Wrap(in.Err.Error(), m.w), "\n")), m.w, m.h)
+	}
+	var head []string
+	for _, d := range []*engine.ComboDetail{in.D64, in.D32} {
+		if d == nil {
+			continue
+		}
+		head = append(head, fmt.Sprintf("%s: return %s, sharpe %s, max dd %s, %d trades",
+			d.Precision, common.Pct(d.TotalReturn), common.Num(d.Sharpe), common.Pct(d.MaxDrawdown), d.TotalTrades))
+	}
+	rest := m.h - len(head) - 1
+	chartH := max(0, min(rest/2, 12))
+	if chartH < 4 {
+		chartH = 0
+	}
+	var parts []string
+	parts = append(parts, head...)
+	if chartH > 0 {
+		var series []chart.Series
+		// fp32 first: fp64 is drawn over it, so fp32 shows where they differ.
+		if in.D32 != nil {
+			series = append(series, chart.Series{Name: "1fp32", Values: in.D32.Equity, Color: st.e32, Marker: 'o'})
+		}
+		if in.D64 != nil {
+			series = append(series, chart.Series{Name: "2fp64", Values: in.D64.Equity, Color: st.e64, Marker: '*'})
+		}
+		var times []int64
+		if s := m.ctx.Study; s != nil {
+			times = s.Dataset.Bars.Time
+		}
+		xlab := func(k int) string {
+			if k >= 0 && k < len(times) {
+				return common.BarTime(times[k], "01-02")
+			}
+			return ""
+		}
+		body, _ := chart.Render(m.ctx, chart.Spec{W: m.w, H: chartH, XStep: 14, XLabel: xlab, Series: series})
+		parts = append(parts, body)
+	}
+	legend := st.label.Render("equity ") + key(t.Plain, '*', st.e64) + st.label.Render(" fp64  ") +
+		key(t.Plain, 'o', st.e32) + st.label.Render(" fp32; trades (fp64):")
+	parts = append(parts, legend)
+	m.tbl.SetSize(m.w, m.h-len(parts))
+	parts = append(parts, m.tbl.View())
+	return t.Fit(strings.Join(parts, "\n"), m.w, m.h)
+}
+
+func key(plain bool, marker rune, c lipgloss.TerminalColor) string {
+	if plain {
+		return string(marker)
+	}
+	return lipgloss.NewStyle().Foreground(c).Render("──")
+}

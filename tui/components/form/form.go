@@ -1,0 +1,317 @@
+// Package form is the setup pane with the study's parameters: text fields
+// for the ranges and numbers, choices for the rest (a backend that cannot
+// run here is listed with its reason and cannot be chosen). It holds
+// strings only; the root model builds and validates the engine.Study from
+// them and hands the engine's errors back with SetErrors.
+package form
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/tui/common"
+)
+
+// Field keys, also the Values map's keys.
+const (
+	HMA        = "hma"
+	HMA3       = "hma3"
+	Fee        = "fee"
+	Mode       = "mode"
+	Source     = "source"
+	Timeframe  = "timeframe"
+	Head       = "head"
+	Backend    = "backend"
+	Precision  = "precision"
+	WMA        = "wma"
+	Borderline = "borderline"
+)
+
+// Option is one choice of a choice field; Disabled (the reason) makes it
+// unselectable.
+type Option struct {
+	Value, Label, Disabled string
+}
+
+type field struct {
+	key, label string
+	input      *textinput.Model // text field
+	options    []Option         // choice field
+	sel        int
+}
+
+func (f *field) value() string {
+	if f.input != nil {
+		return strings.TrimSpace(f.input.Value())
+	}
+	if f.sel < len(f.options) {
+		return f.options[f.sel].Value
+	}
+	return ""
+}
+
+// Spec describes a field for New.
+type Spec struct {
+	Key, Label, Value string
+	Options           []Option // nil for a text field
+}
+
+// Model is the parameter form.
+type Model struct {
+	ctx     *common.Context
+	fields  []*field
+	focus   int
+	errs    map[string]error
+	general error
+	info    []string
+	notes   []string
+	w, h    int
+	focused bool
+}
+
+// New builds the form from specs (values prefilled).
+func New(ctx *common.Context, specs []Spec) *Model {
+	m := &Model{ctx: ctx, errs: map[string]error{}}
+	for _, s := range specs {
+		f := &field{key: s.Key, label: s.Label}
+		if s.Options == nil {
+			in := textinput.New()
+			in.Prompt = ""
+			in.CharLimit = 64
+			in.SetValue(s.Value)
+			in.Cursor.SetMode(cursor.CursorStatic)
+			f.input = &in
+		} else {
+			f.options = s.Options
+			for i, o := range s.Options {
+				if o.Value == s.Value && o.Disabled == "" {
+					f.sel = i
+				}
+			}
+			if f.options[f.sel].Disabled != "" {
+				f.sel = f.next(0, 1)
+			}
+		}
+		m.fields = append(m.fields, f)
+	}
+	return m
+}
+
+// next returns the next enabled option from i in direction d (i itself when none).
+func (f *field) next(i, d int) int {
+	n := len(f.options)
+	for k := 1; k <= n; k++ {
+		j := ((i+d*k)%n + n) % n
+		if f.options[j].Disabled == "" {
+			return j
+		}
+	}
+	return i
+}
+
+// Values returns every field's current value by key.
+func (m *Model) Values() map[string]string {
+	v := make(map[string]string, len(m.fields))
+	for _, f := range m.fields {
+		v[f.key] = f.value()
+	}
+	return v
+}
+
+// SetErrors shows the engine's errors: per field, and one for the whole
+// study (e.g. the grid does not fit the bars); info lines describe the
+// grid and the estimate, notes the backends that cannot run.
+func (m *Model) SetErrors(perField map[string]error, general error, info, notes []string) {
+	m.errs, m.general, m.info, m.notes = perField, general, info, notes
+}
+
+// Valid reports whether no error is shown.
+func (m *Model) Valid() bool { return len(m.errs) == 0 && m.general == nil }
+
+// Typing reports whether the focused field is a text field.
+func (m *Model) Typing() bool { return m.focused && m.fields[m.focus].input != nil }
+
+// Takes reports whether the focused text field takes msg: the characters
+// of numbers and ranges (0-9 : . e E + -) and the editing keys. Other
+// letters stay global keys (q quits, ? helps, j/k move) even while typing.
+func (m *Model) Takes(msg tea.KeyMsg) bool {
+	if !m.Typing() {
+		return false
+	}
+	if msg.Type != tea.KeyRunes {
+		return msg.Type != tea.KeyEsc && msg.Type != tea.KeyTab && msg.Type != tea.KeyShiftTab &&
+			msg.Type != tea.KeyCtrlC && msg.Type != tea.KeyEnter && msg.Type != tea.KeyUp && msg.Type != tea.KeyDown
+	}
+	return numeric(msg.Runes)
+}
+
+func numeric(rs []rune) bool {
+	for _, r := range rs {
+		if !strings.ContainsRune("0123456789:.eE+-", r) {
+			return false
+		}
+	}
+	return len(rs) > 0
+}
+
+// Focus gives the form the keys.
+func (m *Model) Focus(f bool) tea.Cmd {
+	m.focused = f
+	return m.refocus()
+}
+
+func (m *Model) refocus() tea.Cmd {
+	var cmd tea.Cmd
+	for i, f := range m.fields {
+		if f.input == nil {
+			continue
+		}
+		if m.focused && i == m.focus {
+			cmd = f.input.Focus()
+		} else {
+			f.input.Blur()
+		}
+	}
+	return cmd
+}
+
+// SetSize sets the inner size.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// Update handles the keys of the focused form.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok || !m.focused {
+		return nil
+	}
+	k := m.ctx.Keys
+	f := m.fields[m.focus]
+	changed := common.Send(common.FormChangedMsg{})
+	// Arrow keys always move between fields; letters only on choice fields.
+	switch {
+	case km.Type == tea.KeyEnter:
+		return common.Send(common.RunMsg{})
+	case km.Type == tea.KeyUp || (f.input == nil && key.Matches(km, k.Up)):
+		m.focus = (m.focus - 1 + len(m.fields)) % len(m.fields)
+		return m.refocus()
+	case km.Type == tea.KeyDown || (f.input == nil && key.Matches(km, k.Down)):
+		m.focus = (m.focus + 1) % len(m.fields)
+		return m.refocus()
+	}
+	if f.input != nil && km.Type == tea.KeyRunes && !numeric(km.Runes) {
+		switch {
+		case key.Matches(km, k.Up):
+			m.focus = (m.focus - 1 + len(m.fields)) % len(m.fields)
+			return m.refocus()
+		case key.Matches(km, k.Down):
+			m.focus = (m.focus + 1) % len(m.fields)
+			return m.refocus()
+		}
+		return nil
+	}
+	if f.input == nil {
+		switch {
+		case key.Matches(km, k.Left):
+			f.sel = f.next(f.sel, -1)
+			return changed
+		case key.Matches(km, k.Right), km.Type == tea.KeySpace:
+			f.sel = f.next(f.sel, 1)
+			return changed
+		}
+		return nil
+	}
+	before := f.input.Value()
+	in, cmd := f.input.Update(msg)
+	*f.input = in
+	if in.Value() != before {
+		return tea.Batch(cmd, changed)
+	}
+	return cmd
+}
+
+// View renders the pane body, exactly w x h.
+func (m *Model) View() string {
+	t := m.ctx.Theme
+	st := newStyles(t)
+	cols := 1
+	if m.w >= 64 {
+		cols = 2
+	}
+	colW := m.w / cols
+	labelW := 11
+	rows := (len(m.fields) + cols - 1) / cols
+	grid := make([][]string, rows)
+	for i, f := range m.fields {
+		r := i % rows
+		focused := m.focused && i == m.focus
+		mark := "  "
+		if focused {
+			mark = t.Cursor + " "
+		}
+		if m.errs[f.key] != nil {
+			mark = mark[:len(mark)-1] + "!"
+			if focused {
+				mark = t.Cursor + "!"
+			}
+		}
+		ls, vs := st.label, st.value
+		if focused {
+			ls, vs = st.labelFocus, st.valueFocus
+		}
+		label := ls.Render(fmt.Sprintf("%-*s", labelW, f.label))
+		var val string
+		vw := colW - labelW - 4
+		if f.input != nil {
+			f.input.Width = max(1, vw-1)
+			val = f.input.View()
+			if m.errs[f.key] != nil && !focused {
+				val = st.err.Render(t.Truncate(f.input.Value(), vw))
+			}
+		} else {
+			val = vs.Render(f.options[f.sel].Label)
+			if focused {
+				l, r := "‹ ", " ›"
+				if t.Plain {
+					l, r = "< ", " >"
+				}
+				val = l + val + r
+			}
+		}
+		grid[r] = append(grid[r], t.Fit(mark+label+" "+val, colW, 1))
+	}
+	var lines []string
+	for _, r := range grid {
+		lines = append(lines, strings.Join(r, ""))
+	}
+	lines = append(lines, "")
+	// The engine's errors, the field's first.
+	var errs []string
+	for _, f := range m.fields {
+		if e := m.errs[f.key]; e != nil {
+			errs = append(errs, e.Error())
+		}
+	}
+	if m.general != nil {
+		errs = append(errs, m.general.Error())
+	}
+	for _, e := range errs {
+		for _, l := range t.Wrap(e, m.w) {
+			lines = append(lines, st.err.Render(l))
+		}
+	}
+	if len(errs) == 0 {
+		for _, s := range m.info {
+			lines = append(lines, st.info.Render(s))
+		}
+		lines = append(lines, st.button.Render("enter runs the sweep"))
+	}
+	for _, s := range m.notes {
+		lines = append(lines, st.note.Render(s))
+	}
+	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
+}

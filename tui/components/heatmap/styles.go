@@ -1,0 +1,24 @@
+package heatmap
+
+import (
+	"github.com/charmbracelet/lipgloss"
+
+	"sweepbench/tui/theme"
+)
+
+type styles struct {
+	label, info, value, cursor lipgloss.Style
+	scale                      []lipgloss.Color
+	ramp                       []rune
+}
+
+func newStyles(t *theme.Theme) styles {
+	return styles{
+		label:  t.Subtle,
+		info:   t.Subtle,
+		value:  t.Strong,
+		cursor: lipgloss.NewStyle().Bold(true).Foreground(t.Text),
+		scale:  t.HeatScale,
+		ramp:   t.HeatRamp,
+	}
+}

@@ -1,0 +1,190 @@
+// Package parity is the results pane with the parity report of SPEC
+// "Parity": the verdict and the conditions that fired, the sweep's figures,
+// then every combo's dn, dPnL and flips, worst first, with the combos that
+// have non-borderline flips flagged.
+package parity
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/engine"
+	"sweepbench/tui/common"
+	"sweepbench/tui/components/datatable"
+)
+
+// Model is the parity pane.
+type Model struct {
+	ctx  *common.Context
+	tbl  *datatable.Model
+	rows []int // combo index per row, worst first
+	w, h int
+}
+
+// New returns the pane.
+func New(ctx *common.Context) *Model {
+	cols := []datatable.Column{
+		{Title: "hma", Width: 5, Right: true}, {Title: "hma3", Width: 5, Right: true},
+		{Title: "trades", Width: 7, Right: true}, {Title: "dn", Width: 5, Right: true},
+		{Title: "dPnL pp", Width: 10, Right: true}, {Title: "flips", Width: 5, Right: true},
+		{Title: "non-bl", Width: 6, Right: true}, {Title: "max margin", Width: 10, Right: true},
+	}
+	return &Model{ctx: ctx, tbl: datatable.New(ctx, cols, 2)}
+}
+
+// Title names the pane.
+func (m *Model) Title() string {
+	r := m.ctx.Results
+	if r == nil || r.Report.Parity == nil {
+		return "Parity"
+	}
+	return "Parity: " + r.Report.ParityOf
+}
+
+// SetSize sets the inner size.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// Focus shows the focused cursor.
+func (m *Model) Focus(f bool) { m.tbl.Focus(f) }
+
+// Reload rebuilds the rows from the context's results.
+func (m *Model) Reload() {
+	m.rows = nil
+	r := m.ctx.Results
+	if r == nil || r.Report.Parity == nil {
+		m.tbl.SetRows(nil, nil)
+		return
+	}
+	cs := append([]engine.ComboParity(nil), r.Report.Parity.Combos...)
+	sort.SliceStable(cs, func(i, j int) bool { return worse(&cs[i], &cs[j]) })
+	cells := make([][]string, len(cs))
+	flags := make([]bool, len(cs))
+	for k := range cs {
+		c := &cs[k]
+		m.rows = append(m.rows, c.Index)
+		margin := "-"
+		if c.Flips > 0 {
+			margin = fmt.Sprintf("%.2e", c.MaxFlipMargin)
+		}
+		cells[k] = []string{fmt.Sprint(c.HMA), fmt.Sprint(c.HMA3), common.Thousands(c.Trades64),
+			fmt.Sprintf("%+d", c.Dn), common.Signed(c.DPnLpp, 4), fmt.Sprint(c.Flips),
+			fmt.Sprint(c.NonBorderline), margin}
+		flags[k] = c.NonBorderline > 0
+	}
+	m.tbl.SetRows(cells, flags)
+	m.Sync()
+}
+
+// worse orders combos worst first: non-borderline flips, a breached dn
+// limit, |dn|, |dPnL|, flips, then grid order.
+func worse(a, b *engine.ComboParity) bool {
+	if a.NonBorderline != b.NonBorderline {
+		return a.NonBorderline > b.NonBorderline
+	}
+	if a.DnLimitBreached != b.DnLimitBreached {
+		return a.DnLimitBreached
+	}
+	if x, y := abs(a.Dn), abs(b.Dn); x != y {
+		return x > y
+	}
+	if x, y := math.Abs(a.DPnLpp), math.Abs(b.DPnLpp); x != y {
+		return x > y
+	}
+	if a.Flips != b.Flips {
+		return a.Flips > b.Flips
+	}
+	return a.Index < b.Index
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// Sync puts the cursor on the selected combo.
+func (m *Model) Sync() {
+	for k, i := range m.rows {
+		if i == m.ctx.Selected {
+			m.tbl.SetCursor(k)
+			return
+		}
+	}
+}
+
+// Update handles the keys of the focused pane.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok || len(m.rows) == 0 {
+		return nil
+	}
+	if m.tbl.HandleNav(km) {
+		return common.Send(common.SelectMsg{Index: m.rows[m.tbl.Cursor()]})
+	}
+	return nil
+}
+
+// Summary returns the report's lines: verdict, reasons, figures, runs.
+func (m *Model) Summary() []string {
+	t := m.ctx.Theme
+	st := newStyles(t)
+	r := m.ctx.Results
+	if r == nil {
+		return nil
+	}
+	var out []string
+	p := r.Report.Parity
+	if p != nil {
+		v := st.pass.Render("VERDICT: " + strings.ToUpper(p.Verdict))
+		if p.Verdict != engine.VerdictPass {
+			v = st.collapse.Render("VERDICT: " + strings.ToUpper(p.Verdict))
+		}
+		out = append(out, v+st.label.Render(fmt.Sprintf("  %d/%d combos compared, borderline < %g",
+			p.CombosCompared, r.Grid.Len(), p.Tolerance)))
+		for _, why := range p.Reasons {
+			for _, l := range t.Wrap("! "+why, m.w) {
+				out = append(out, st.reason.Render(l))
+			}
+		}
+		if p.Incomplete {
+			out = append(out, st.warn.Render("incomplete: only the combos both runs completed are compared"))
+		}
+		out = append(out,
+			fmt.Sprintf("trades %s fp64 / %s fp32, shifted %s (%s), max |dn| %d (rel %s)",
+				common.Thousands(p.TotalTrades64), common.Thousands(p.TotalTrades32),
+				common.Thousands(p.ShiftedTrades), common.Pct(p.ShiftedShare), p.MaxAbsDn, common.Pct(p.MaxRelDn)),
+			fmt.Sprintf("max |dPnL| %s pp (rel %s), indicator error %.3g, %d combos differ",
+				common.Num(p.MaxAbsDPnLpp), common.Pct(p.MaxRelDPnL), p.MaxRelIndicatorError, p.CombosDiffering),
+			fmt.Sprintf("flips %s, non-borderline %s", common.Thousands(p.FlipCount), common.Thousands(p.NonBorderlineFlips)))
+	} else {
+		out = append(out, st.warn.Render("no parity report: it needs an fp64 and an fp32 run (precision both)"))
+	}
+	var runs []string
+	for _, run := range r.Report.Runs {
+		s := fmt.Sprintf("%s %s %s/%s in %s", run.Precision, run.Status,
+			common.Thousands(len(run.Results)), common.Thousands(run.Grid.Len()), m.ctx.Duration(run.Elapsed))
+		runs = append(runs, s)
+	}
+	out = append(out, st.label.Render("runs: "+strings.Join(runs, t.Sep)))
+	return out
+}
+
+// View renders the pane body, exactly w x h.
+func (m *Model) View() string {
+	t := m.ctx.Theme
+	sum := m.Summary()
+	if len(m.rows) == 0 {
+		return t.Fit(strings.Join(sum, "\n"), m.w, m.h)
+	}
+	// Keep at least four table lines (header and three rows).
+	if keep := m.h - 4; len(sum) > keep {
+		sum = sum[:max(keep, 1)]
+	}
+	m.tbl.SetSize(m.w, m.h-len(sum))
+	return t.Fit(strings.Join(sum, "\n")+"\n"+m.tbl.View(), m.w, m.h)
+}

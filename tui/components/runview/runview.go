@@ -1,0 +1,158 @@
+// Package runview is the run screen: one progress lane per precision
+// (bar, combos done of total, combos/s, ETA), a streamline chart of the
+// throughput, and the best combo so far. It only displays the
+// engine.Progress events the root model hands it.
+package runview
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/NimbleMarkets/ntcharts/canvas/runes"
+	"github.com/NimbleMarkets/ntcharts/linechart/streamlinechart"
+	"github.com/charmbracelet/bubbles/progress"
+	"github.com/charmbracelet/bubbles/spinner"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/engine"
+	"sweepbench/tui/common"
+)
+
+type lane struct {
+	prec engine.Precision
+	p    engine.Progress
+	seen bool
+}
+
+// Model is the run screen.
+type Model struct {
+	ctx        *common.Context
+	w, h       int
+	lanes      []lane
+	spin       spinner.Model
+	rates      []float64 // throughput samples, combos/s, oldest first
+	cancelling bool
+}
+
+// New returns the run screen.
+func New(ctx *common.Context) *Model {
+	sp := spinner.New(spinner.WithSpinner(spinner.Line))
+	return &Model{ctx: ctx, spin: sp}
+}
+
+// SetSize sets the inner size.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
+
+// Start resets the lanes for a new study and starts the spinner.
+func (m *Model) Start(s *engine.Study) tea.Cmd {
+	m.lanes = m.lanes[:0]
+	for _, p := range s.Precisions {
+		m.lanes = append(m.lanes, lane{prec: p, p: engine.Progress{Precision: p, Total: s.Grid.Len()}})
+	}
+	m.rates = nil
+	m.cancelling = false
+	return m.spin.Tick
+}
+
+// SetCancelling shows that a cancel was asked for.
+func (m *Model) SetCancelling() { m.cancelling = true }
+
+// Progress takes the latest event of each lane (already throttled).
+func (m *Model) Progress(ps []engine.Progress) {
+	var rate float64
+	for _, p := range ps {
+		for i := range m.lanes {
+			if m.lanes[i].prec == p.Precision {
+				m.lanes[i].p, m.lanes[i].seen = p, true
+			}
+		}
+		if p.Phase == "compute" {
+			rate += p.Rate
+		}
+	}
+	m.rates = append(m.rates, rate)
+	if len(m.rates) > 1000 {
+		m.rates = m.rates[len(m.rates)-1000:]
+	}
+}
+
+// Update advances the spinner.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if _, ok := msg.(spinner.TickMsg); ok {
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+// View renders the screen body, exactly w x h.
+func (m *Model) View() string {
+	t := m.ctx.Theme
+	st := newStyles(t)
+	s := m.ctx.Study
+	if s == nil {
+		return t.Fit("", m.w, m.h)
+	}
+	var lines []string
+	lines = append(lines, st.title.Render(fmt.Sprintf("%s Sweeping hma %s x hma3 %s = %s combos per precision",
+		m.spin.View(), s.Grid.HMA, s.Grid.HMA3, common.Thousands(s.Grid.Len()))))
+	lines = append(lines, st.label.Render(fmt.Sprintf("%s on %s%s%s", s.Dataset.Info.Name, s.Backend.Name(), t.Sep,
+		m.ctx.DeviceName(m.ctx.Device))), "")
+	var best *engine.ComboResult
+	var bestPrec engine.Precision
+	barW := max(10, min(50, m.w-52))
+	for _, l := range m.lanes {
+		p := l.p
+		frac := 0.0
+		if p.Total > 0 {
+			frac = float64(p.Done) / float64(p.Total)
+		}
+		bar := progress.New(append(st.bar, progress.WithWidth(barW))...)
+		phase := p.Phase
+		if !l.seen {
+			phase = "waiting"
+		}
+		eta := "-"
+		if p.ETA > 0 {
+			eta = m.ctx.Duration(p.ETA)
+		}
+		rate := "-"
+		if p.Rate > 0 {
+			rate = fmt.Sprintf("%.0f", p.Rate)
+			if m.ctx.Deterministic {
+				rate = "-"
+			}
+		}
+		lines = append(lines, fmt.Sprintf("%s %s %5.1f%%  %s/%s  %s combos/s  ETA %s  %s",
+			st.value.Render(p.Precision.String()), bar.ViewAs(frac), 100*frac,
+			common.Thousands(p.Done), common.Thousands(p.Total), rate, eta, phase))
+		if p.Best != nil && (best == nil || p.Best.Sharpe > best.Sharpe) {
+			best, bestPrec = p.Best, p.Precision
+		}
+	}
+	lines = append(lines, "")
+	if best != nil {
+		lines = append(lines, fmt.Sprintf("best so far: sharpe %s at hma %d x hma3 %d (%s), return %s, %d trades",
+			common.Num(best.Sharpe), best.HMA, best.HMA3, bestPrec, common.Pct(best.TotalReturn), best.TotalTrades))
+	} else {
+		lines = append(lines, st.label.Render("best so far: -"))
+	}
+	foot := st.label.Render("esc cancels (keeps the combos that completed), q quits")
+	if m.cancelling {
+		foot = st.warn.Render("cancelling" + t.Ellipsis + " the workers stop after their current chunk")
+	}
+	ch := m.h - len(lines) - 3
+	if ch >= 4 {
+		lines = append(lines, st.label.Render("throughput, combos/s (all lanes)"))
+		sl := streamlinechart.New(m.w, ch)
+		sl.SetStyles(runes.ArcLineStyle, st.chart)
+		for _, r := range m.rates {
+			sl.Push(r)
+		}
+		sl.Draw()
+		lines = append(lines, t.Sanitize(sl.View()))
+	}
+	lines = append(lines, foot)
+	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
+}

@@ -1,0 +1,76 @@
+// Package statusbar is the bottom line: dataset, backend and device on the
+// left; the last error, or the short help generated from the key map, on
+// the right.
+package statusbar
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/x/ansi"
+
+	"sweepbench/tui/common"
+)
+
+// Model is the status line.
+type Model struct {
+	ctx *common.Context
+	w   int
+}
+
+// New returns the status line.
+func New(ctx *common.Context) *Model { return &Model{ctx: ctx} }
+
+// SetWidth sets its width.
+func (m *Model) SetWidth(w int) { m.w = w }
+
+// View renders exactly one line of width w.
+func (m *Model) View() string {
+	t := m.ctx.Theme
+	st := newStyles(t)
+	ds := "no dataset"
+	if m.ctx.Dataset != nil {
+		ds = m.ctx.Dataset.Info.Name
+	}
+	if s := m.ctx.Study; s != nil && m.ctx.Results != nil {
+		ds = s.Dataset.Info.Name
+	}
+	segs := []string{ds, orDash(m.ctx.Backend)}
+	if d := m.ctx.DeviceName(m.ctx.Device); d != "" {
+		segs = append(segs, d)
+	}
+	left := func(n int) string {
+		return " " + st.value.Render(strings.Join(segs[:n], t.Sep))
+	}
+	if m.ctx.LastErr != "" {
+		right := st.err.Render("error: " + m.ctx.LastErr)
+		// The error matters more than the device: give it most of the line.
+		l := t.Truncate(left(len(segs)), max(m.w/4, m.w-ansi.StringWidth(right)-2))
+		right = t.Truncate(right, max(0, m.w-ansi.StringWidth(l)-2))
+		return t.Fit(l+"  "+right, m.w, 1)
+	}
+	h := help.New()
+	h.Styles = st.help
+	h.ShortSeparator = "  "
+	if !t.Plain {
+		h.ShortSeparator = " • "
+	}
+	h.Ellipsis = t.Ellipsis
+	// Drop the device, then the backend, before the help gets too short.
+	n := len(segs)
+	for n > 1 && m.w-ansi.StringWidth(left(n)) < 40 {
+		n--
+	}
+	l := left(n)
+	h.Width = max(0, m.w-ansi.StringWidth(l)-2)
+	right := h.ShortHelpView(m.ctx.Keys.ShortHelp())
+	gap := max(1, m.w-ansi.StringWidth(l)-ansi.StringWidth(right))
+	return t.Fit(l+strings.Repeat(" ", gap)+right, m.w, 1)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

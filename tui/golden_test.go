@@ -1,0 +1,87 @@
+package tui
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest"
+)
+
+// The golden files (testdata/TestGolden/*) are the screens as a user at
+// an 80x24 or 160x48 terminal without colour sees them, on the issue's
+// small real study (embedded BTC/USDT 1m, first 5,000 bars, hma 10:30:10 x
+// hma3 12:36:12, reference backend). Timings and the device are masked, so
+// they are the same on every machine. Refresh with: go test ./tui -run
+// TestGolden -update, and review the diff.
+
+func waitOutput(t *testing.T, tm *teatest.TestModel, what string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(what)) },
+		teatest.WithDuration(90*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+// checkSize asserts the view fills exactly w x h cells.
+func checkSize(t *testing.T, view string, w, h int) {
+	t.Helper()
+	lines := strings.Split(view, "\n")
+	if len(lines) != h {
+		t.Fatalf("view has %d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := ansi.StringWidth(l); n != w {
+			t.Fatalf("line %d is %d cells wide, want %d: %q", i, n, w, l)
+		}
+	}
+}
+
+func requireGolden(t *testing.T, name, view string, w, h int) {
+	t.Run(name, func(t *testing.T) {
+		checkSize(t, view, w, h)
+		for i := 0; i < len(view); i++ {
+			if view[i] >= 0x80 {
+				t.Fatalf("non-ASCII byte %#x at %d in a plain view", view[i], i)
+			}
+		}
+		golden.RequireEqual(t, []byte(view))
+	})
+}
+
+func TestGolden(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		w, h := sz[0], sz[1]
+		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
+			// The setup screen once the dataset is loaded.
+			tm := teatest.NewTestModel(t, newTestModel(smallFlags()), teatest.WithInitialTermSize(w, h))
+			waitOutput(t, tm, "5,000 bars")
+			tm.Send(keyMsg("q"))
+			fm := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+			requireGolden(t, "setup", fm.View(), w, h)
+
+			// Run it and wait for the results.
+			tm = teatest.NewTestModel(t, newTestModel(smallFlags()), teatest.WithInitialTermSize(w, h))
+			waitOutput(t, tm, "5,000 bars")
+			tm.Send(keyMsg("enter"))
+			waitOutput(t, tm, "Metrics: 9 of 9")
+			tm.Send(keyMsg("q"))
+			fm = tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+			d := &driver{t: t, m: fm}
+			d.settle()
+			if fm.ctx.Results == nil || !fm.ctx.Results.Complete() {
+				t.Fatal("the study did not complete")
+			}
+			requireGolden(t, "results", fm.View(), w, h)
+			for _, name := range []string{"parity", "heatmap", "crossover", "combo"} {
+				d.key("tab")
+				if w >= 120 && name != "crossover" {
+					continue // every pane is on screen already
+				}
+				requireGolden(t, name, fm.View(), w, h)
+			}
+		})
+	}
+}

@@ -1,0 +1,828 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/tui/common"
+	"sweepbench/tui/components/crossover"
+	"sweepbench/tui/components/datasets"
+	"sweepbench/tui/components/detail"
+	"sweepbench/tui/components/form"
+	"sweepbench/tui/components/heatmap"
+	"sweepbench/tui/components/helpview"
+	"sweepbench/tui/components/metrics"
+	"sweepbench/tui/components/parity"
+	"sweepbench/tui/components/runview"
+	"sweepbench/tui/components/statusbar"
+	"sweepbench/tui/keys"
+	"sweepbench/tui/theme"
+)
+
+type screen int
+
+const (
+	screenSetup screen = iota
+	screenRun
+	screenResults
+)
+
+// pane is a results pane, in tab order.
+type pane int
+
+const (
+	paneMetrics pane = iota
+	paneParity
+	paneHeatmap
+	paneCrossover
+	paneDetail
+	nPanes
+)
+
+var paneNames = [nPanes]string{"Metrics", "Parity", "Heatmap", "Crossover", "Combo"}
+
+// Minimum terminal size the layout is designed for.
+const minW, minH = 60, 16
+
+// Model is the root model: it owns the screen size, the screen and the
+// focused pane, routes messages to the components and runs the engine
+// through commands.go.
+type Model struct {
+	ctx    *common.Context
+	cfg    Config
+	parent context.Context
+
+	screen     screen
+	setupFocus int // 0 dataset pane, 1 form
+	focus      pane
+	showHelp   bool
+
+	datasets *datasets.Model
+	form     *form.Model
+	runv     *runview.Model
+	metrics  *metrics.Model
+	parity   *parity.Model
+	heat     *heatmap.Model
+	cross    *crossover.Model
+	detail   *detail.Model
+	status   *statusbar.Model
+
+	run                *runner
+	runGen, loadGen    int
+	estGen, inspectGen int
+	estimate           string
+	deriveKey          string
+	deriveErr          error
+	rects              [nPanes]rect
+	single             bool // results show one pane at a time
+	devices            map[string]string
+	lastEstKey         string
+	loadErr            string // the last failed load's message
+}
+
+type rect struct{ w, h int }
+
+// newModel builds the root model. deterministic masks timings and machine
+// facts (tests).
+func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark, deterministic bool) *Model {
+	ctx := &common.Context{
+		Theme:         theme.New(profile, dark),
+		Keys:          keys.Default(),
+		Registry:      cfg.Registry,
+		Deterministic: deterministic,
+		Selected:      -1,
+		Metric:        "sharpe",
+	}
+	f := cfg.Flags
+	m := &Model{ctx: ctx, cfg: cfg, parent: parent, devices: map[string]string{}}
+	m.datasets = datasets.New(ctx, f.Data)
+	m.form = form.New(ctx, m.formSpecs())
+	m.runv = runview.New(ctx)
+	m.metrics = metrics.New(ctx)
+	m.parity = parity.New(ctx)
+	m.heat = heatmap.New(ctx)
+	m.cross = crossover.New(ctx)
+	m.detail = detail.New(ctx)
+	m.status = statusbar.New(ctx)
+	return m
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// formSpecs lists the form's fields, prefilled from the flags.
+func (m *Model) formSpecs() []form.Spec {
+	f := m.cfg.Flags
+	opts := func(vals ...string) []form.Option {
+		out := make([]form.Option, len(vals))
+		for i, v := range vals {
+			out[i] = form.Option{Value: v, Label: v}
+		}
+		return out
+	}
+	tfs := []form.Option{{Value: "", Label: "as loaded"}}
+	for _, tf := range data.Timeframes() {
+		tfs = append(tfs, form.Option{Value: tf, Label: tf})
+	}
+	bes := []form.Option{{Value: "auto", Label: "auto"}}
+	for _, b := range m.ctx.Registry.All() {
+		o := form.Option{Value: b.Name(), Label: b.Name()}
+		if err := b.Available(); err != nil {
+			o.Disabled = err.Error()
+		}
+		bes = append(bes, o)
+	}
+	fee := f.Fee
+	tol := f.Tolerance
+	if tol == 0 {
+		tol = engine.DefaultBorderline
+	}
+	return []form.Spec{
+		{Key: form.HMA, Label: "HMA range", Value: orDefault(f.HMA, "20:200:20")},
+		{Key: form.HMA3, Label: "HMA3 range", Value: orDefault(f.HMA3, "30:240:30")},
+		{Key: form.Fee, Label: "fee/side", Value: engine.FormatFloat(fee)},
+		{Key: form.Mode, Label: "mode", Value: orDefault(f.Mode, "long-short"), Options: opts("long-short", "long-only")},
+		{Key: form.Source, Label: "source", Value: orDefault(f.Source, "close"), Options: opts("close", "hl2", "hlc3", "ohlc4")},
+		{Key: form.Timeframe, Label: "timeframe", Value: f.Timeframe, Options: tfs},
+		{Key: form.Head, Label: "head bars", Value: fmt.Sprint(f.Head)},
+		{Key: form.Backend, Label: "backend", Value: orDefault(f.Backend, "auto"), Options: bes},
+		{Key: form.Precision, Label: "precision", Value: orDefault(f.Precision, "both"), Options: opts("both", "fp64", "fp32")},
+		{Key: form.WMA, Label: "WMA (fp32)", Value: orDefault(f.WMA, "direct"), Options: opts("direct", "prefix")},
+		{Key: form.Borderline, Label: "borderline", Value: engine.FormatFloat(tol)},
+	}
+}
+
+// Init loads the dataset named on the command line, if any.
+func (m *Model) Init() tea.Cmd {
+	var cmds []tea.Cmd
+	if b := m.cfg.Flags.Backend; b != "" && b != "auto" {
+		if _, _, err := m.ctx.Registry.Lookup(b); err != nil {
+			m.ctx.LastErr = err.Error()
+		}
+	}
+	if m.cfg.Flags.DataGiven && m.cfg.Flags.Data != "" {
+		m.setupFocus = 1
+		cmds = append(cmds, m.load(m.cfg.Flags.Data))
+	}
+	cmds = append(cmds, m.focusSetup())
+	m.validate()
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) load(spec string) tea.Cmd {
+	m.loadGen++
+	return tea.Batch(m.datasets.Loading(spec), loadCmd(m.loadGen, spec, m.cfg.Flags))
+}
+
+func (m *Model) setErr(err error) {
+	if err == nil {
+		m.ctx.LastErr = ""
+		return
+	}
+	m.ctx.LastErr = strings.ReplaceAll(err.Error(), "\n", " ")
+}
+
+// Update routes a message. A panic in any component is turned into an
+// error on the status line: the workbench keeps running.
+func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			m.setErr(fmt.Errorf("internal error: %v (%s)", r, firstFrames(debug.Stack())))
+			cmd = nil
+		}
+	}()
+	return m, m.update(msg)
+}
+
+func firstFrames(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "panic(") && i+3 < len(lines) {
+			return strings.TrimSpace(lines[i+3])
+		}
+	}
+	return ""
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.ctx.Width, m.ctx.Height = msg.Width, msg.Height
+		m.layout()
+		return nil
+	case tea.KeyMsg:
+		return m.key(msg)
+	case spinner.TickMsg:
+		return tea.Batch(m.datasets.Update(msg), m.runv.Update(msg))
+	case common.ErrMsg:
+		m.setErr(msg.Err)
+	case common.LoadMsg:
+		return m.load(msg.Spec)
+	case loadedMsg:
+		if msg.gen != m.loadGen {
+			return nil
+		}
+		m.datasets.Loaded(msg.err)
+		if msg.err != nil {
+			m.setErr(msg.err)
+			m.loadErr = m.ctx.LastErr
+			return nil
+		}
+		m.ctx.Raw, m.deriveKey = msg.ds, ""
+		if m.ctx.LastErr == m.loadErr {
+			m.setErr(nil) // the last load's error is resolved
+		}
+		m.setupFocus = 1
+		return tea.Batch(m.focusSetup(), m.validate())
+	case common.FormChangedMsg:
+		return m.validate()
+	case estimateTickMsg:
+		if msg.gen != m.estGen {
+			return nil
+		}
+		if s, _, _, _ := m.buildStudy(); s != nil {
+			return estimateCmd(msg.gen, s)
+		}
+	case estimateMsg:
+		if msg.gen != m.estGen {
+			return nil
+		}
+		if msg.err != nil {
+			m.estimate = "estimate: " + msg.err.Error()
+		} else if m.ctx.Deterministic {
+			m.estimate = "estimate: - (timings masked)"
+		} else {
+			m.estimate = fmt.Sprintf("estimate ~%s on the CPU reference, %d cores (calibrated in %s)",
+				common.FormatDuration(msg.est.Total), msg.est.Workers, common.FormatDuration(msg.est.Calibrate))
+		}
+		m.validate()
+	case common.RunMsg:
+		return m.startRun(nil)
+	case progressMsg:
+		if m.run == nil || msg.gen != m.run.gen {
+			return nil
+		}
+		m.runv.Progress(msg.ps)
+		return m.run.next()
+	case doneMsg:
+		if m.run == nil || msg.gen != m.run.gen {
+			return nil
+		}
+		m.runv.Progress(msg.ps)
+		return m.finish(msg)
+	case common.SelectMsg:
+		return m.selectCombo(msg.Index)
+	case common.MetricMsg:
+		m.ctx.Metric = msg.Name
+		m.metrics.Reload()
+	case inspectTickMsg:
+		if msg.gen == m.inspectGen && m.ctx.Study != nil && m.ctx.Selected >= 0 {
+			return inspectCmd(msg.gen, m.ctx.Study, m.ctx.Selected)
+		}
+	case inspectMsg:
+		if msg.gen != m.inspectGen {
+			return nil
+		}
+		m.ctx.Inspect = msg.ins
+		if msg.ins.Err != nil {
+			m.setErr(msg.ins.Err)
+		}
+		m.cross.Reload()
+		m.detail.Reload()
+	default:
+		// The file picker reads directories through its own messages.
+		if m.datasets.Picking() {
+			return m.datasets.Update(msg)
+		}
+	}
+	return nil
+}
+
+// key handles a key press: global keys first, then the screen's, then the
+// focused component's.
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	k := m.ctx.Keys
+	if key.Matches(msg, k.ForceQuit) {
+		return m.quit()
+	}
+	if m.showHelp {
+		switch {
+		case key.Matches(msg, k.Help), key.Matches(msg, k.Back):
+			m.showHelp = false
+		case key.Matches(msg, k.Quit):
+			return m.quit()
+		}
+		return nil
+	}
+	// A text field takes every key but the ones that leave it.
+	if m.screen == screenResults && m.metrics.Editing() {
+		return m.metrics.Update(msg)
+	}
+	typing := m.screen == screenSetup && m.setupFocus == 1 && m.form.Takes(msg)
+	picking := m.screen == screenSetup && m.datasets.Picking()
+	if !typing && !picking {
+		switch {
+		case key.Matches(msg, k.Quit):
+			return m.quit()
+		case key.Matches(msg, k.Help):
+			m.showHelp = true
+			return nil
+		}
+	}
+	switch m.screen {
+	case screenSetup:
+		return m.setupKey(msg, typing, picking)
+	case screenRun:
+		if key.Matches(msg, k.Back) && m.run != nil {
+			m.run.cancel()
+			m.runv.SetCancelling()
+		}
+		return nil
+	}
+	return m.resultsKey(msg)
+}
+
+func (m *Model) setupKey(msg tea.KeyMsg, typing, picking bool) tea.Cmd {
+	k := m.ctx.Keys
+	if picking {
+		return m.datasets.Update(msg)
+	}
+	switch {
+	case key.Matches(msg, k.NextPane), key.Matches(msg, k.PrevPane):
+		m.setupFocus = 1 - m.setupFocus
+		return m.focusSetup()
+	case key.Matches(msg, k.Back):
+		if m.ctx.Results != nil {
+			m.screen = screenResults
+			m.layout()
+			return m.focusSetup()
+		}
+		if m.setupFocus == 1 {
+			m.setupFocus = 0
+			return m.focusSetup()
+		}
+		return nil
+	case !typing && key.Matches(msg, k.Rerun):
+		return m.startRun(nil)
+	}
+	if m.setupFocus == 0 {
+		return m.datasets.Update(msg)
+	}
+	return m.form.Update(msg)
+}
+
+func (m *Model) focusSetup() tea.Cmd {
+	m.syncKeyContext()
+	return m.form.Focus(m.screen == screenSetup && m.setupFocus == 1)
+}
+
+func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
+	k := m.ctx.Keys
+	switch {
+	case key.Matches(msg, k.NextPane):
+		m.setFocus((m.focus + 1) % nPanes)
+	case key.Matches(msg, k.PrevPane):
+		m.setFocus((m.focus + nPanes - 1) % nPanes)
+	case key.Matches(msg, k.Back), key.Matches(msg, k.Edit):
+		m.screen = screenSetup
+		m.setupFocus = 1
+		m.layout()
+		return m.focusSetup()
+	case key.Matches(msg, k.Rerun):
+		return m.startRun(m.ctx.Study)
+	case key.Matches(msg, k.NextMetric), key.Matches(msg, k.PrevMetric):
+		cols := common.Columns()
+		if m.ctx.Results.Report.Parity == nil {
+			cols = engine.MetricNames
+		}
+		i := 0
+		for j, c := range cols {
+			if c == m.ctx.Metric {
+				i = j
+			}
+		}
+		d := 1
+		if key.Matches(msg, k.PrevMetric) {
+			d = len(cols) - 1
+		}
+		m.ctx.Metric = cols[(i+d)%len(cols)]
+		m.metrics.Reload()
+	case key.Matches(msg, k.Precision):
+		if m.ctx.Prec == engine.FP64 && m.ctx.Results.R32 != nil {
+			m.ctx.Prec = engine.FP32
+		} else if m.ctx.Results.R64 != nil {
+			m.ctx.Prec = engine.FP64
+		}
+	case key.Matches(msg, k.NextFlip), key.Matches(msg, k.PrevFlip):
+		return m.cross.Update(msg)
+	case key.Matches(msg, k.Select) && m.focus <= paneHeatmap:
+		m.setFocus(paneCrossover)
+	default:
+		switch m.focus {
+		case paneMetrics:
+			return m.metrics.Update(msg)
+		case paneParity:
+			return m.parity.Update(msg)
+		case paneHeatmap:
+			return m.heat.Update(msg)
+		case paneCrossover:
+			return m.cross.Update(msg)
+		case paneDetail:
+			return m.detail.Update(msg)
+		}
+	}
+	return nil
+}
+
+func (m *Model) setFocus(p pane) {
+	m.focus = p
+	m.metrics.Focus(p == paneMetrics)
+	m.parity.Focus(p == paneParity)
+	m.detail.Focus(p == paneDetail)
+	m.layout()
+}
+
+func (m *Model) syncKeyContext() {
+	k := m.ctx.Keys
+	switch {
+	case m.screen == screenRun:
+		k.Context = keys.Running
+	case m.screen == screenResults:
+		k.Context = keys.Results
+	case m.setupFocus == 1 && m.form.Typing():
+		k.Context = keys.SetupTyping
+	default:
+		k.Context = keys.Setup
+	}
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.stopRun()
+	return tea.Quit
+}
+
+// stopRun cancels a running study (its goroutine ends on its own).
+func (m *Model) stopRun() {
+	if m.run != nil {
+		m.run.cancel()
+		m.run = nil
+	}
+}
+
+// validate rebuilds the study from the form and shows the engine's verdict
+// on it; a valid study gets a (debounced) time estimate.
+func (m *Model) validate() tea.Cmd {
+	s, note, perField, general := m.buildStudy()
+	var info, notes []string
+	var cmd tea.Cmd
+	if s != nil {
+		m.ctx.Backend = s.Backend.Name()
+		m.ctx.Device = m.deviceOf(s.Backend)
+		m.ctx.Note = note
+		info = append(info, fmt.Sprintf("grid %d x %d = %s combos x %d precision(s) on %s bars",
+			s.Grid.HMA.Len(), s.Grid.HMA3.Len(), common.Thousands(s.Grid.Len()), len(s.Precisions),
+			common.Thousands(s.Dataset.Bars.Len())))
+		key := fmt.Sprintf("%p|%v|%v|%v|%v|%v", s.Dataset, s.Grid, s.Params, s.Precisions, s.WMA, s.Backend.Name())
+		if key != m.lastEstKey {
+			m.lastEstKey = key
+			m.estGen++
+			m.estimate = "estimate: calibrating" + m.ctx.Theme.Ellipsis
+			if m.ctx.Deterministic {
+				m.estimate = "estimate: - (timings masked)"
+			}
+			gen := m.estGen
+			cmd = tea.Tick(250*time.Millisecond, func(time.Time) tea.Msg { return estimateTickMsg{gen} })
+		}
+		info = append(info, m.estimate)
+		if note != "" && !m.ctx.Deterministic {
+			notes = append(notes, note)
+		}
+	} else {
+		m.lastEstKey = ""
+	}
+	for _, b := range m.ctx.Registry.All() {
+		if err := b.Available(); err != nil {
+			notes = append(notes, fmt.Sprintf("%s unavailable: %v", b.Name(), err))
+		}
+	}
+	m.form.SetErrors(perField, general, info, notes)
+	return cmd
+}
+
+func (m *Model) deviceOf(b engine.Backend) string {
+	if d, ok := m.devices[b.Name()]; ok {
+		return d
+	}
+	d := ""
+	if devs, err := b.Devices(); err == nil && len(devs) > 0 {
+		d = devs[0].Name
+	}
+	m.devices[b.Name()] = d
+	return d
+}
+
+// startRun starts s, or the study the form describes when s is nil.
+func (m *Model) startRun(s *engine.Study) tea.Cmd {
+	if s == nil {
+		var perField map[string]error
+		var general error
+		var note string
+		s, note, perField, general = m.buildStudy()
+		if s == nil {
+			m.form.SetErrors(perField, general, nil, nil)
+			for _, f := range []string{form.HMA, form.HMA3, form.Fee, form.Timeframe, form.Head, form.Backend, form.Borderline} {
+				if perField[f] != nil {
+					m.setErr(perField[f])
+					return nil
+				}
+			}
+			m.setErr(general)
+			return nil
+		}
+		m.ctx.Note = note
+	}
+	m.stopRun()
+	m.runGen++
+	m.run = startRunner(m.parent, m.runGen, s)
+	m.ctx.Study = s
+	m.ctx.Backend = s.Backend.Name()
+	m.ctx.Device = m.deviceOf(s.Backend)
+	m.setErr(nil)
+	m.screen = screenRun
+	m.showHelp = false
+	m.layout()
+	m.syncKeyContext()
+	return tea.Batch(m.run.next(), m.runv.Start(s), m.form.Focus(false))
+}
+
+// finish shows the report of a study that ended (complete, cancelled or failed).
+func (m *Model) finish(d doneMsg) tea.Cmd {
+	m.run = nil
+	rep, err := d.rep, d.err
+	cancelled := errors.Is(err, context.Canceled)
+	done := 0
+	if rep != nil {
+		for _, r := range rep.Runs {
+			done += len(r.Results)
+		}
+	}
+	if rep == nil || done == 0 {
+		if cancelled {
+			err = errors.New("cancelled before any combo completed")
+		}
+		m.setErr(err)
+		m.screen, m.setupFocus = screenSetup, 1
+		m.layout()
+		return m.focusSetup()
+	}
+	rep.Note = m.ctx.Note
+	for _, r := range rep.Runs {
+		if r.Device != "" {
+			m.ctx.Device = r.Device
+		}
+	}
+	m.ctx.Results = common.NewResults(rep, err)
+	switch {
+	case cancelled:
+		m.setErr(errors.New("cancelled: the results hold only the combos that completed"))
+	default:
+		m.setErr(err)
+	}
+	if m.ctx.Results.R64 == nil {
+		m.ctx.Prec = engine.FP32
+	} else {
+		m.ctx.Prec = engine.FP64
+	}
+	m.screen = screenResults
+	m.metrics.Reload()
+	m.parity.Reload()
+	m.setFocus(m.focus)
+	m.syncKeyContext()
+	// Start on the worst flip when there is one, else on the best combo.
+	sel := -1
+	if p := rep.Parity; p != nil && len(p.Flips) > 0 {
+		sel = p.Flips[0].Index
+	} else {
+		sel = m.ctx.Results.Best(m.ctx.Metric, m.ctx.Prec, m.ctx.Results.Indexes())
+	}
+	m.ctx.Inspect = nil
+	m.cross.Reload()
+	m.detail.Reload()
+	if sel < 0 {
+		return nil
+	}
+	return m.selectCombo(sel)
+}
+
+// selectCombo makes idx the selected combo in every pane and recomputes
+// its detail after a short pause (so holding an arrow key does not queue
+// an InspectCombo per step).
+func (m *Model) selectCombo(idx int) tea.Cmd {
+	if m.ctx.Results == nil || idx < 0 || idx >= m.ctx.Results.Grid.Len() {
+		return nil
+	}
+	m.ctx.Selected = idx
+	m.metrics.Sync()
+	m.parity.Sync()
+	m.heat.Sync()
+	m.inspectGen++
+	gen := m.inspectGen
+	if m.ctx.Inspect == nil {
+		return inspectCmd(gen, m.ctx.Study, idx)
+	}
+	return tea.Tick(80*time.Millisecond, func(time.Time) tea.Msg { return inspectTickMsg{gen} })
+}
+
+// layout sizes every component for the current screen.
+func (m *Model) layout() {
+	W, H := m.ctx.Width, m.ctx.Height
+	bodyH := H - 2
+	m.status.SetWidth(W)
+	m.runv.SetSize(W, bodyH)
+	// Setup: side by side when wide, else stacked.
+	if W >= 110 {
+		dw := W * 45 / 100
+		m.datasets.SetSize(dw-2, bodyH-2)
+		m.form.SetSize(W-dw-2, bodyH-2)
+	} else {
+		dh := m.setupDatasetHeight(bodyH)
+		m.datasets.SetSize(W-2, dh-2)
+		m.form.SetSize(W-2, bodyH-dh-2)
+	}
+	// Results: a grid of panes when there is room, else one at a time.
+	m.single = W < 120 || H < 30
+	if m.single {
+		for p := range nPanes {
+			m.rects[p] = rect{W, bodyH}
+		}
+	} else {
+		lw := W * 45 / 100
+		rw := W - lw
+		mh := bodyH * 55 / 100
+		hh := max(8, min(m.heat.Want()+3, bodyH*35/100))
+		ch := (bodyH - hh) * 55 / 100
+		m.rects[paneMetrics] = rect{lw, mh}
+		m.rects[paneParity] = rect{lw, bodyH - mh}
+		m.rects[paneHeatmap] = rect{rw, hh}
+		m.rects[paneCrossover] = rect{rw, ch}
+		m.rects[paneDetail] = rect{rw, bodyH - hh - ch}
+	}
+	in := func(p pane) (int, int) { return m.rects[p].w - 2, m.rects[p].h - 2 }
+	m.metrics.SetSize(in(paneMetrics))
+	m.parity.SetSize(in(paneParity))
+	m.heat.SetSize(in(paneHeatmap))
+	m.cross.SetSize(in(paneCrossover))
+	m.detail.SetSize(in(paneDetail))
+}
+
+func (m *Model) setupDatasetHeight(bodyH int) int {
+	if m.datasets.Picking() {
+		return bodyH - 3
+	}
+	return min(9, bodyH/2)
+}
+
+// View draws the screen. A panic while drawing shows as an error screen.
+func (m *Model) View() (out string) {
+	t := m.ctx.Theme
+	defer func() {
+		if r := recover(); r != nil {
+			out = t.Fit(t.Error.Render(fmt.Sprintf("internal error while drawing: %v", r))+
+				"\n\nq quits; the terminal is restored on exit.", m.ctx.Width, m.ctx.Height)
+		}
+	}()
+	W, H := m.ctx.Width, m.ctx.Height
+	if W == 0 || H == 0 {
+		return ""
+	}
+	if W < minW || H < minH {
+		return t.Sanitize(t.Fit(fmt.Sprintf("sweepbench needs at least %dx%d (this terminal is %dx%d); q quits", minW, minH, W, H), W, H))
+	}
+	m.syncKeyContext()
+	if m.screen == screenSetup {
+		m.layout() // the dataset pane grows while the file picker is open
+	}
+	bodyH := H - 2
+	var body string
+	switch {
+	case m.showHelp:
+		body = helpview.View(m.ctx, W, bodyH)
+	case m.screen == screenSetup:
+		body = m.setupView(W, bodyH)
+	case m.screen == screenRun:
+		body = t.Fit(m.runv.View(), W, bodyH)
+	default:
+		body = m.resultsView(W, bodyH)
+	}
+	return t.Sanitize(m.header(W) + "\n" + t.Fit(body, W, bodyH) + "\n" + m.status.View())
+}
+
+func (m *Model) header(W int) string {
+	t := m.ctx.Theme
+	tab := func(name string, active bool) string {
+		if active {
+			if t.Plain {
+				return "[" + name + "]"
+			}
+			return t.TabActive.Render(name)
+		}
+		return t.Tab.Render(name)
+	}
+	s := t.Title.Render(" sweepbench ") + " " + tab("Setup", m.screen == screenSetup) + " " +
+		tab("Run", m.screen == screenRun) + " " + tab("Results", m.screen == screenResults)
+	if m.screen == screenResults && m.single && !m.showHelp {
+		s += t.Subtle.Render("  |")
+		for p := range nPanes {
+			s += " " + tab(paneNames[p], p == m.focus)
+		}
+	} else if st := m.ctx.Study; st != nil && m.screen != screenSetup {
+		s += t.Subtle.Render(fmt.Sprintf("   hma %s x hma3 %s", st.Grid.HMA, st.Grid.HMA3))
+	}
+	return t.Fit(s, W, 1)
+}
+
+func (m *Model) setupView(W, H int) string {
+	t := m.ctx.Theme
+	dsFocus, formFocus := m.setupFocus == 0, m.setupFocus == 1
+	if W >= 110 {
+		dw := W * 45 / 100
+		left := t.Pane(m.datasets.Title(), m.datasets.View(), dw, H, dsFocus)
+		right := t.Pane("Parameters", m.form.View(), W-dw, H, formFocus)
+		return joinH(left, right)
+	}
+	dh := m.setupDatasetHeight(H)
+	return t.Pane(m.datasets.Title(), m.datasets.View(), W, dh, dsFocus) + "\n" +
+		t.Pane("Parameters", m.form.View(), W, H-dh, formFocus)
+}
+
+func (m *Model) paneView(p pane) string {
+	t := m.ctx.Theme
+	r := m.rects[p]
+	var title, body string
+	switch p {
+	case paneMetrics:
+		title, body = m.metrics.Title(), m.metrics.View()
+	case paneParity:
+		title, body = m.parity.Title(), m.parity.View()
+	case paneHeatmap:
+		title, body = m.heat.Title(), m.heat.View()
+	case paneCrossover:
+		title, body = m.cross.Title(), m.cross.View()
+	case paneDetail:
+		title, body = m.detail.Title(), m.detail.View()
+	}
+	return t.Pane(title, body, r.w, r.h, p == m.focus)
+}
+
+func (m *Model) resultsView(W, H int) string {
+	if m.ctx.Results == nil {
+		return ""
+	}
+	if m.single {
+		return m.paneView(m.focus)
+	}
+	left := m.paneView(paneMetrics) + "\n" + m.paneView(paneParity)
+	right := m.paneView(paneHeatmap) + "\n" + m.paneView(paneCrossover) + "\n" + m.paneView(paneDetail)
+	return joinH(left, right)
+}
+
+// joinH puts two blocks of equal height side by side.
+func joinH(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	n := max(len(al), len(bl))
+	w := 0
+	for _, l := range al {
+		w = max(w, ansi.StringWidth(l))
+	}
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		l := ""
+		if i < len(al) {
+			l = al[i]
+		}
+		sb.WriteString(l + strings.Repeat(" ", max(0, w-ansi.StringWidth(l))))
+		if i < len(bl) {
+			sb.WriteString(bl[i])
+		}
+	}
+	return sb.String()
+}

@@ -1,0 +1,309 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"sweepbench/engine"
+	"sweepbench/tui/components/form"
+)
+
+func TestSetupKeys(t *testing.T) {
+	d := newDriver(t, smallFlags(), 80, 24)
+	m := d.m
+	if m.ctx.Raw == nil || m.setupFocus != 1 {
+		t.Fatalf("--data should load at start and focus the form (raw %v, focus %d)", m.ctx.Raw != nil, m.setupFocus)
+	}
+	cases := []struct {
+		name  string
+		keys  []string
+		check func(t *testing.T)
+	}{
+		{"tab moves to the dataset pane", []string{"tab"}, func(t *testing.T) {
+			if m.setupFocus != 0 {
+				t.Fatalf("focus %d, want the dataset pane", m.setupFocus)
+			}
+		}},
+		{"shift+tab comes back to the form", []string{"shift+tab"}, func(t *testing.T) {
+			if m.setupFocus != 1 || !m.form.Typing() {
+				t.Fatalf("focus %d typing %v, want the form's first field", m.setupFocus, m.form.Typing())
+			}
+		}},
+		{"q and ? are not typed into a range", []string{"?", "esc"}, func(t *testing.T) {
+			if v := m.form.Values()[form.HMA]; v != "10:30:10" {
+				t.Fatalf("hma %q: ? was typed", v)
+			}
+		}},
+		{"a bad range shows the engine's error inline", []string{"backspace", "x"}, func(t *testing.T) {
+			// x is not a range character: only the backspace lands.
+			if v := m.form.Values()[form.HMA]; v != "10:30:1" {
+				t.Fatalf("hma %q", v)
+			}
+		}},
+		{"a range the bars cannot hold names the combo", []string{"backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "10:6000:10"}, func(t *testing.T) {
+			if m.form.Valid() {
+				t.Fatal("hma 10:6000:10 on 5,000 bars should not validate")
+			}
+			if v := m.View(); !strings.Contains(v, "needs") || !strings.Contains(v, "the data has 5000") {
+				t.Fatalf("the engine's Grid.Validate error is not shown:\n%s", v)
+			}
+			d.key("enter")
+			if m.screen != screenSetup || !strings.Contains(m.ctx.LastErr, "the data has 5000") {
+				t.Fatalf("enter on an invalid form: screen %d, last error %q", m.screen, m.ctx.LastErr)
+			}
+		}},
+		{"a field's parse error", []string{"backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "10:5:1"}, func(t *testing.T) {
+			if v := m.View(); !strings.Contains(v, `--hma "10:5:1": empty range (stop 5 < start 10)`) {
+				t.Fatalf("ParseRange's error is not shown:\n%s", v)
+			}
+		}},
+		{"down and choices cycle, skipping the unavailable backend", []string{"down", "down", "down", "down", "down", "down", "down", "right"}, func(t *testing.T) {
+			if v := m.form.Values()[form.Backend]; v != "auto" {
+				t.Fatalf("backend %q: right from reference should skip cuda (unavailable) and wrap to auto", v)
+			}
+			if !strings.Contains(m.View(), "cuda unavailable: no NVIDIA driver found") {
+				t.Fatal("the unavailable backend's reason is not shown")
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d.key(c.keys...)
+			c.check(t)
+		})
+	}
+	// q on a choice field quits.
+	_, cmd := m.Update(keyMsg("q"))
+	if cmd == nil || cmd() != tea.Quit() {
+		t.Fatal("q did not quit")
+	}
+}
+
+func TestPaneFocusAndBack(t *testing.T) {
+	d := newDriver(t, smallFlags(), 80, 24)
+	m := d.m
+	d.key("enter")
+	d.settle()
+	if m.screen != screenResults {
+		t.Fatalf("screen %d after the run, want results (last error %q)", m.screen, m.ctx.LastErr)
+	}
+	want := []pane{paneParity, paneHeatmap, paneCrossover, paneDetail, paneMetrics}
+	for i, p := range want {
+		d.key("tab")
+		if m.focus != p {
+			t.Fatalf("tab %d: focus %s, want %s", i+1, paneNames[m.focus], paneNames[p])
+		}
+		if !strings.Contains(strings.SplitN(m.View(), "\n", 2)[0], "["+paneNames[p]+"]") {
+			t.Fatalf("tab %d: the header does not mark %s", i+1, paneNames[p])
+		}
+	}
+	d.key("shift+tab")
+	if m.focus != paneDetail {
+		t.Fatalf("shift+tab: focus %s", paneNames[m.focus])
+	}
+	// The heatmap cursor selects a combo for every pane.
+	d.key("tab", "tab", "tab") // metrics, parity, heatmap
+	if m.focus != paneHeatmap {
+		t.Fatalf("focus %s, want Heatmap", paneNames[m.focus])
+	}
+	d.key("g")
+	d.settle()
+	if m.ctx.Selected != 0 || m.ctx.Inspect == nil || m.ctx.Inspect.Index != 0 {
+		t.Fatalf("g on the heatmap: selected %d", m.ctx.Selected)
+	}
+	d.key("l", "j")
+	d.settle()
+	if got := m.ctx.Results.Grid.At(m.ctx.Selected); got != (engine.Combo{HMA: 20, HMA3: 24}) {
+		t.Fatalf("after l, j: combo %+v, want hma 20 x hma3 24", got)
+	}
+	// enter opens the crossover of the selected combo; n steps its flips.
+	d.key("enter")
+	if m.focus != paneCrossover {
+		t.Fatalf("enter: focus %s", paneNames[m.focus])
+	}
+	first := m.cross.Title()
+	d.key("n")
+	if m.cross.Title() == first {
+		t.Fatalf("n did not move to the next flip (%s)", first)
+	}
+	// Metric keys change the heatmap and the table together.
+	d.key("m")
+	if m.ctx.Metric != "sortino" || !strings.Contains(m.heat.Title(), "sortino") {
+		t.Fatalf("m: metric %q, heatmap %q", m.ctx.Metric, m.heat.Title())
+	}
+	// Filter and sort in the table.
+	d.key("tab", "tab") // combo, metrics
+	d.key("/", "h", "m", "a", "=", "2", "0", "enter")
+	if got := m.metrics.Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
+		t.Fatalf("filter hma=20: %q, want 3 of 9 combos", got)
+	}
+	d.key("b")
+	if m.ctx.Results.Grid.At(m.ctx.Selected).HMA != 20 {
+		t.Fatalf("b jumped outside the filter: %+v", m.ctx.Results.Grid.At(m.ctx.Selected))
+	}
+	// esc goes back to the form, esc again back to the results.
+	d.key("esc")
+	if m.screen != screenSetup {
+		t.Fatalf("esc: screen %d, want setup", m.screen)
+	}
+	d.key("esc")
+	if m.screen != screenResults {
+		t.Fatalf("esc from setup with results: screen %d", m.screen)
+	}
+	// r reruns the same study.
+	before := m.ctx.Results
+	d.key("r")
+	if m.ctx.Results == before || m.screen != screenResults {
+		t.Fatal("r did not rerun")
+	}
+}
+
+func TestResize(t *testing.T) {
+	d := newDriver(t, smallFlags(), 80, 24)
+	d.key("enter")
+	d.settle()
+	for _, sz := range [][2]int{{80, 24}, {200, 60}, {120, 40}, {100, 30}, {60, 16}, {81, 25}} {
+		d.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		for p := range nPanes {
+			d.m.setFocus(p)
+			checkSize(t, d.m.View(), sz[0], sz[1])
+		}
+		d.key("?")
+		checkSize(t, d.m.View(), sz[0], sz[1])
+		d.key("?")
+	}
+	d.send(tea.WindowSizeMsg{Width: 40, Height: 10})
+	if v := d.m.View(); !strings.Contains(v, "needs at least 60x16") {
+		t.Fatalf("a tiny terminal should say so:\n%s", v)
+	}
+	checkSize(t, d.m.View(), 40, 10)
+}
+
+// TestColour renders every screen with colour: the same sizes, and the
+// unicode frame (the plain one is ASCII).
+func TestColour(t *testing.T) {
+	m := newModel(context.Background(), Config{Registry: testRegistry(), Flags: smallFlags()}, termenv.TrueColor, true, true)
+	d := &driver{t: t, m: m}
+	d.run(m.Init())
+	d.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	if !strings.Contains(m.View(), "╭") && !strings.Contains(m.View(), "┏") {
+		t.Fatal("no unicode frame in colour mode")
+	}
+	d.key("enter")
+	d.settle()
+	for _, sz := range [][2]int{{80, 24}, {160, 48}, {200, 60}} {
+		d.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		for p := range nPanes {
+			m.setFocus(p)
+			checkSize(t, m.View(), sz[0], sz[1])
+		}
+	}
+}
+
+// TestCancelMidRun starts a sweep big enough to watch, cancels it with esc
+// through the real program loop, and checks the UI kept running and shows
+// what completed, marked incomplete.
+func TestCancelMidRun(t *testing.T) {
+	f := smallFlags()
+	f.Head = 0 // all 43,208 bars
+	f.HMA, f.HMA3 = "2:400:2", "6:600:6"
+	tm := teatest.NewTestModel(t, newTestModel(f), teatest.WithInitialTermSize(100, 30))
+	waitOutput(t, tm, "43,208 bars, ") // the summary, not the list
+	tm.Send(keyMsg("enter"))
+	waitOutput(t, tm, "compute") // a lane past its first chunk
+	tm.Send(keyMsg("esc"))
+	waitOutput(t, tm, "cancelled")
+	tm.Send(keyMsg("tab")) // the UI still answers
+	waitOutput(t, tm, "[Parity]")
+	tm.Send(keyMsg("q"))
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	r := m.ctx.Results
+	if r == nil {
+		t.Fatalf("no results after cancel (last error %q)", m.ctx.LastErr)
+	}
+	if r.Complete() {
+		t.Fatal("a cancelled study reports complete")
+	}
+	if r.R64.Status != engine.StatusCancelled && (r.R32 == nil || r.R32.Status != engine.StatusCancelled) {
+		t.Fatalf("no run marked cancelled: %s", r.R64.Status)
+	}
+	if !strings.Contains(m.ctx.LastErr, "cancelled") {
+		t.Fatalf("status line: %q", m.ctx.LastErr)
+	}
+}
+
+// TestCancelHeld does the same on the synchronous driver, pressing esc
+// between two progress updates.
+func TestCancelHeld(t *testing.T) {
+	f := smallFlags()
+	f.Head = 0
+	f.HMA, f.HMA3 = "2:300:2", "6:600:6"
+	d := newDriver(t, f, 80, 24)
+	d.hold = true
+	d.key("enter")
+	if d.m.screen != screenRun || d.pending == nil {
+		t.Fatalf("screen %d: the run did not start (last error %q)", d.m.screen, d.m.ctx.LastErr)
+	}
+	if v := d.m.View(); !strings.Contains(v, "Sweeping hma 2:300:2 x hma3 6:600:6") || !strings.Contains(v, "esc cancels") {
+		t.Fatalf("run screen:\n%s", v)
+	}
+	d.key("esc")
+	if !strings.Contains(d.m.View(), "cancelling") {
+		t.Fatal("esc did not show the cancel")
+	}
+	d.drain()
+	if d.m.screen == screenRun {
+		t.Fatal("still on the run screen after the study ended")
+	}
+	if d.m.ctx.Results != nil && d.m.ctx.Results.Complete() {
+		t.Fatal("a cancelled study reports complete")
+	}
+}
+
+func TestErrorsShown(t *testing.T) {
+	t.Run("a missing file", func(t *testing.T) {
+		f := smallFlags()
+		f.Data = "/nonexistent/bars.csv"
+		d := newDriver(t, f, 80, 24)
+		if !strings.Contains(d.m.ctx.LastErr, "/nonexistent/bars.csv") || !strings.Contains(d.m.View(), "error:") {
+			t.Fatalf("last error %q", d.m.ctx.LastErr)
+		}
+	})
+	t.Run("an unavailable backend on the command line", func(t *testing.T) {
+		f := smallFlags()
+		f.Backend = "cuda"
+		d := newDriver(t, f, 80, 24)
+		if !strings.Contains(d.m.ctx.LastErr, "--backend cuda is not available: no NVIDIA driver found") {
+			t.Fatalf("last error %q", d.m.ctx.LastErr)
+		}
+	})
+	t.Run("a timeframe finer than the data", func(t *testing.T) {
+		f := smallFlags()
+		f.Data, f.Timeframe = "../testdata/data/binance_klines_BTCUSDT-1h-2023-03.json.gz", "5m"
+		d := newDriver(t, f, 100, 30)
+		if d.m.form.Valid() || !strings.Contains(d.m.View(), "--timeframe 5m") {
+			t.Fatalf("resampling 1h bars to 5m should fail with the engine's error:\n%s", d.m.View())
+		}
+	})
+	t.Run("a panic in a component", func(t *testing.T) {
+		d := newDriver(t, smallFlags(), 80, 24)
+		d.key("enter")
+		d.m.metrics = nil // the next key to the table dereferences it
+		d.key("j")
+		if !strings.Contains(d.m.ctx.LastErr, "internal error") {
+			t.Fatalf("last error %q", d.m.ctx.LastErr)
+		}
+	})
+	t.Run("a panic in a command", func(t *testing.T) {
+		msg := guard(func() tea.Msg { panic("boom") }, func(err error) tea.Msg { return err })()
+		if err, ok := msg.(error); !ok || !strings.Contains(err.Error(), "boom") {
+			t.Fatalf("guard returned %v", msg)
+		}
+	})
+}

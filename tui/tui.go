@@ -1,0 +1,101 @@
+// Package tui is the terminal workbench (issue 3): choose a dataset, set
+// the grid and parameters, run the study with live progress, then read the
+// metrics, the parity report, a heatmap over the grid, the crossover around
+// each fp32/fp64 flip and one combo's equity and trades. Every number comes
+// from the engine (engine.RunStudy, engine.InspectCombo,
+// engine.EstimateStudy); the TUI computes nothing of its own.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"sweepbench/engine"
+)
+
+// Flags are the study flags of `sweepbench run` (and `tui`): they prefill
+// the form. The zero value of a field means the engine's default.
+type Flags struct {
+	Data                    string // a path or embedded:NAME
+	DataGiven               bool   // Data was given on the command line: load it at once
+	HMA, HMA3               string // ranges start:stop:step
+	Fee                     float64
+	Mode, Source, Timeframe string
+	Head                    int
+	Backend, Precision, WMA string
+	BarsPerYear, Tolerance  float64
+	TZ, TimeColumn          string
+}
+
+// DefaultFlags are the defaults of `sweepbench run`.
+func DefaultFlags() Flags {
+	return Flags{Data: "embedded:filusdt-1m", HMA: "20:200:20", HMA3: "30:240:30", Fee: engine.DefaultFee,
+		Mode: "long-short", Source: "close", Backend: "auto", Precision: "both", WMA: "direct",
+		Tolerance: engine.DefaultBorderline}
+}
+
+// Config configures Run.
+type Config struct {
+	Registry *engine.Registry
+	Flags    Flags
+	// Input and Output default to the terminal (stdin, stdout).
+	Input  io.Reader
+	Output io.Writer
+	// NoAltScreen keeps the normal screen (for recordings).
+	NoAltScreen bool
+}
+
+// Run runs the workbench until the user quits or ctx ends. It restores the
+// terminal on every exit path; a panic anywhere in the program is turned
+// into an error (never a crash that leaves the terminal raw).
+func Run(ctx context.Context, cfg Config) (err error) {
+	if cfg.Registry == nil {
+		return errors.New("tui: no backend registry")
+	}
+	out := cfg.Output
+	if out == nil {
+		out = os.Stdout
+	}
+	// Decide colour and background once, before the program owns the
+	// terminal: asking the terminal later would race with key input.
+	r := lipgloss.NewRenderer(out)
+	profile := r.ColorProfile()
+	dark := true
+	if profile != termenv.Ascii {
+		dark = r.HasDarkBackground()
+	}
+	lipgloss.SetColorProfile(profile)
+	lipgloss.SetHasDarkBackground(dark)
+
+	m := newModel(ctx, cfg, profile, dark, false)
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithOutput(out)}
+	if cfg.Input != nil {
+		opts = append(opts, tea.WithInput(cfg.Input))
+	}
+	if !cfg.NoAltScreen {
+		opts = append(opts, tea.WithAltScreen())
+	}
+	p := tea.NewProgram(m, opts...)
+	defer func() {
+		if r := recover(); r != nil {
+			_ = p.ReleaseTerminal()
+			err = fmt.Errorf("internal error: %v\n%s", r, debug.Stack())
+		}
+	}()
+	final, err := p.Run()
+	if fm, ok := final.(*Model); ok {
+		fm.stopRun()
+	}
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // interrupted from outside (SIGTERM): a clean exit
+	}
+	return err
+}
