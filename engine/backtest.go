@@ -108,12 +108,12 @@ func backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F], tr *Tr
 				g = keep
 			}
 			if prev != 0 {
-				if tp*keep-1 > 0 {
+				if F(tp*keep)-1 > 0 {
 					wins++
 				}
 				if tr != nil {
 					t := &tr.Trades[len(tr.Trades)-1]
-					t.Exit, t.Return = i, float64(tp*keep-1)
+					t.Exit, t.Return = i, float64(F(tp*keep)-1)
 				}
 			}
 			if pos != 0 {
@@ -139,12 +139,12 @@ func backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F], tr *Tr
 		}
 		if i == n-2 && pos != 0 {
 			g *= keep // exit fee at the last bar
-			if tp*keep-1 > 0 {
+			if F(tp*keep)-1 > 0 {
 				wins++
 			}
 			if tr != nil {
 				t := &tr.Trades[len(tr.Trades)-1]
-				t.Exit, t.Return = n-1, float64(tp*keep-1)
+				t.Exit, t.Return = n-1, float64(F(tp*keep)-1)
 			}
 		}
 		prev = pos
@@ -164,7 +164,7 @@ func backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F], tr *Tr
 		lo := min(v, 0) // branchless: the sign of a return is a coin flip
 		gains += max(v, 0)
 		losses -= lo
-		neg2 += lo * lo
+		neg2 += F(lo * lo)
 	}
 
 	mf := F(n - 1)
@@ -172,7 +172,7 @@ func backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F], tr *Tr
 	var ssd F
 	for _, v := range rs {
 		d := v - mean
-		ssd += d * d
+		ssd += F(d * d)
 	}
 	std := F(math.Sqrt(float64(ssd / mf)))
 	down := F(math.Sqrt(float64(neg2 / mf)))

@@ -21,7 +21,8 @@ type ComboDetail struct {
 // InspectCombo recomputes one combo on the CPU in the given precision and
 // formulation through the same code path as the reference sweep
 // (BacktestTrace), so its metrics equal the sweep's bit for bit. It costs
-// two indicator series and one backtest: milliseconds.
+// two indicator series and one backtest: milliseconds. As in a Study, fp64
+// is always the direct sum; form applies to fp32.
 func InspectCombo(ctx context.Context, b *Bars, c Combo, p Params, prec Precision, form Formulation) (*ComboDetail, error) {
 	if prec == FP64 {
 		form = Direct

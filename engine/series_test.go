@@ -147,3 +147,38 @@ func TestBuildIndicatorsCancelled(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestIndicatorCache: a study's cache builds each (precision, formulation)
+// once and hands the same series to every caller, and a build stopped by a
+// cancelled context does not stay in the cache.
+func TestIndicatorCache(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	b := synthBars(rng, randomWalk(rng, 600, 100, 0.01))
+	job := &Job{Bars: b, Grid: Grid{HMA: Range{10, 30, 10}, HMA3: Range{12, 24, 12}}, Params: Params{Fee: DefaultFee, BarsPerYear: 525600},
+		Precision: FP32, WMA: Direct, Cache: &IndicatorCache{}}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := GetIndicators[float32](cancelled, job); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled build: err %v", err)
+	}
+	a, err := GetIndicators[float32](context.Background(), job)
+	if err != nil {
+		t.Fatalf("build after a cancelled one: %v (the cancelled build poisoned the cache)", err)
+	}
+	again, _ := GetIndicators[float32](context.Background(), job)
+	if &a.H[10][0] != &again.H[10][0] {
+		t.Error("second call rebuilt the series instead of sharing them")
+	}
+	want, _ := BuildIndicators[float32](context.Background(), b, job.Grid, SourceClose, Direct)
+	assertSameSeries(t, "cached h(20)", a.H[20], want.H[20])
+	pj := *job
+	pj.WMA = Prefix
+	p, _ := GetIndicators[float32](context.Background(), &pj)
+	if sameSeries(p.H[30], a.H[30]) {
+		t.Error("prefix and direct share a cache entry")
+	}
+	d64, _ := GetIndicators[float64](context.Background(), job)
+	if len(d64.H) != 3 {
+		t.Errorf("fp64 entry has %d h series", len(d64.H))
+	}
+}

@@ -132,32 +132,74 @@ func TestStudyFIL(t *testing.T) {
 }
 
 // TestInspectComboMatchesSweep: the workbench's one-combo recomputation
-// (InspectCombo) gives the sweep's metrics bit for bit, and its trace's
-// trades are the ones counted.
+// (InspectCombo) gives the sweep's metrics bit for bit, its h and h3 are the
+// sweep's indicator series bit for bit, and its trace's trades are the ones
+// counted. Run for what a Study runs: fp64 direct, fp32 direct and prefix.
 func TestInspectComboMatchesSweep(t *testing.T) {
 	ds := head(openDataset(t, "embedded:btcusdt-1m"), 5000)
 	s := study(t, ds, "10:30:10", "12:36:12", engine.Direct)
-	for _, prec := range []engine.Precision{engine.FP64, engine.FP32} {
-		for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
-			job := &engine.Job{Bars: &ds.Bars, Grid: s.Grid, Params: s.Params, Precision: prec, WMA: form}
-			run, err := engine.Sweep(context.Background(), reference.New(), job, engine.SweepOptions{})
+	for _, c := range []struct {
+		prec engine.Precision
+		form engine.Formulation
+	}{{engine.FP64, engine.Direct}, {engine.FP32, engine.Direct}, {engine.FP32, engine.Prefix}} {
+		job := &engine.Job{Bars: &ds.Bars, Grid: s.Grid, Params: s.Params, Precision: c.prec, WMA: c.form}
+		run, err := engine.Sweep(context.Background(), reference.New(), job, engine.SweepOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h, h3 func(engine.Combo) []float64
+		if c.prec == engine.FP32 {
+			ind, err := engine.GetIndicators[float32](context.Background(), job)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, r := range run.Results {
-				d, err := engine.InspectCombo(context.Background(), &ds.Bars, r.Combo, s.Params, prec, form)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d.Metrics != r.Metrics && !(math.IsNaN(d.Sharpe) && math.IsNaN(r.Sharpe)) {
-					t.Errorf("%s %s %+v: InspectCombo %+v, sweep %+v", prec, run.WMA, r.Combo, d.Metrics, r.Metrics)
-				}
-				if len(d.Trades) != r.TotalTrades {
-					t.Errorf("%s %+v: %d trades in the trace, %d counted", prec, r.Combo, len(d.Trades), r.TotalTrades)
-				}
+			h = func(cb engine.Combo) []float64 { return widen(ind.H[cb.HMA]) }
+			h3 = func(cb engine.Combo) []float64 { return widen(ind.H3[cb.HMA3]) }
+		} else {
+			ind, err := engine.GetIndicators[float64](context.Background(), job)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h = func(cb engine.Combo) []float64 { return ind.H[cb.HMA] }
+			h3 = func(cb engine.Combo) []float64 { return ind.H3[cb.HMA3] }
+		}
+		for _, r := range run.Results {
+			d, err := engine.InspectCombo(context.Background(), &ds.Bars, r.Combo, s.Params, c.prec, c.form)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Metrics != r.Metrics {
+				t.Errorf("%s %s %+v: InspectCombo %+v, sweep %+v", c.prec, c.form, r.Combo, d.Metrics, r.Metrics)
+			}
+			if !sameFloats(d.H, h(r.Combo)) || !sameFloats(d.H3, h3(r.Combo)) {
+				t.Errorf("%s %s %+v: InspectCombo's h/h3 are not the sweep's series", c.prec, c.form, r.Combo)
+			}
+			if len(d.Trades) != r.TotalTrades {
+				t.Errorf("%s %+v: %d trades in the trace, %d counted", c.prec, r.Combo, len(d.Trades), r.TotalTrades)
 			}
 		}
 	}
+}
+
+func widen(x []float32) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// sameFloats is bit equality, NaN equal to NaN.
+func sameFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+			return false
+		}
+	}
+	return true
 }
 
 // ---- the golden run ---------------------------------------------------------

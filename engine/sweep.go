@@ -95,7 +95,7 @@ type SweepOptions struct {
 // When ctx is cancelled, what completed is returned with Status cancelled
 // and the error context.Canceled; a backend error returns what completed
 // with Status failed and the error. A panic inside a backend becomes an error.
-func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (*Run, error) {
+func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, retErr error) {
 	if err := job.Validate(); err != nil {
 		return nil, err
 	}
@@ -131,7 +131,13 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (*Run, er
 		run.Status, run.Err = StatusFailed, fmt.Errorf("%s: prepare: %w", b.Name(), err)
 		return run, run.Err
 	}
-	defer k.Close()
+	defer func() {
+		if err := protect(k.Close); err != nil && run.Err == nil && run.Status == StatusComplete {
+			// Results are complete; a failed release is reported, not hidden.
+			run.Status, run.Err = StatusFailed, fmt.Errorf("%s: close: %w", b.Name(), err)
+			retErr = run.Err
+		}
+	}()
 	run.Device = k.Device()
 	run.Prepare = time.Since(start)
 	computeStart := time.Now()
@@ -146,6 +152,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (*Run, er
 		best     *ComboResult
 		firstErr error
 		lastSent time.Time
+		maxSent  int
 	)
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -203,8 +210,8 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (*Run, er
 							return
 						}
 					}
-					d := int(done.Add(int64(z - a)))
 					mu.Lock()
+					d := int(done.Add(int64(z - a)))
 					if !opt.Discard {
 						chunks = append(chunks, res)
 					}
@@ -214,8 +221,8 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (*Run, er
 							best = &c
 						}
 					}
-					if now := time.Now(); now.Sub(lastSent) >= opt.Every || d == total {
-						lastSent = now
+					if now := time.Now(); d > maxSent && (now.Sub(lastSent) >= opt.Every || d == total) {
+						lastSent, maxSent = now, d
 						send(progressAt(b.Name(), job.Precision, d, total, start, computeStart, best))
 					}
 					mu.Unlock()

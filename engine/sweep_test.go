@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"sweepbench/engine/data"
 )
 
 // fakeBackend is a Backend whose kernel writes Metrics{TotalReturn: index,
@@ -19,7 +21,7 @@ import (
 // unless compute overrides it. It records which combos it computed.
 type fakeBackend struct {
 	lanes, chunk int
-	prepare      func(ctx context.Context) error
+	prepare      func(ctx context.Context, job *Job) error
 	compute      func(ctx context.Context, lane, first int, out []Metrics) error
 	closePanic   bool
 
@@ -33,7 +35,7 @@ func (f *fakeBackend) Available() error           { return nil }
 func (f *fakeBackend) Devices() ([]Device, error) { return []Device{{Name: "fake device"}}, nil }
 func (f *fakeBackend) Prepare(ctx context.Context, job *Job) (Kernel, error) {
 	if f.prepare != nil {
-		if err := f.prepare(ctx); err != nil {
+		if err := f.prepare(ctx, job); err != nil {
 			return nil, err
 		}
 	}
@@ -226,7 +228,7 @@ func TestSweepPanicBecomesError(t *testing.T) {
 	}
 	checkResults(t, job, run.Results)
 
-	bp := &fakeBackend{lanes: 1, chunk: 4, prepare: func(ctx context.Context) error { panic("no device") }}
+	bp := &fakeBackend{lanes: 1, chunk: 4, prepare: func(context.Context, *Job) error { panic("no device") }}
 	run, err = Sweep(context.Background(), bp, job, SweepOptions{})
 	if !errors.Is(err, ErrPanic) || run == nil || run.Status != StatusFailed || !strings.Contains(err.Error(), "prepare") {
 		t.Errorf("Prepare panic: err %v run %+v, want ErrPanic naming prepare, Status failed", err, run)
@@ -283,7 +285,7 @@ func TestSweepBackendError(t *testing.T) {
 	}
 
 	// A Prepare error fails the run before anything is computed.
-	bp := &fakeBackend{lanes: 1, chunk: 4, prepare: func(ctx context.Context) error { return errLost }}
+	bp := &fakeBackend{lanes: 1, chunk: 4, prepare: func(context.Context, *Job) error { return errLost }}
 	run, err = Sweep(context.Background(), bp, job, SweepOptions{})
 	if !errors.Is(err, errLost) || run.Status != StatusFailed || len(run.Results) != 0 {
 		t.Errorf("Prepare error: err %v status %s results %d", err, run.Status, len(run.Results))
@@ -433,5 +435,98 @@ func TestSweepHugeGridStreams(t *testing.T) {
 	t.Logf("allocated %d KB during the sweep; storing every result would take %d MB", alloc>>10, full>>20)
 	if alloc > full/100 {
 		t.Errorf("allocated %d bytes for a cancelled streamed sweep: more than 1%% of storing all %d results (%d bytes)", alloc, g.Len(), full)
+	}
+}
+
+// precisionAware returns a fake backend that remembers the precision of the
+// job it prepared (RunStudy runs fp64, then fp32, on the same backend).
+func precisionAware(compute func(prec Precision, ctx context.Context, first int, out []Metrics) error) *fakeBackend {
+	var prec atomic.Int32
+	return &fakeBackend{lanes: 1, chunk: 5,
+		prepare: func(_ context.Context, job *Job) error { prec.Store(int32(job.Precision)); return nil },
+		compute: func(ctx context.Context, _, first int, out []Metrics) error {
+			return compute(Precision(prec.Load()), ctx, first, out)
+		}}
+}
+
+func fakeStudy(b Backend) *Study {
+	job := sweepJob()
+	return &Study{Dataset: &data.Dataset{Bars: *job.Bars, Info: data.Info{Name: "synthetic", Bars: job.Bars.Len()}},
+		Grid: job.Grid, Params: job.Params, Precisions: []Precision{FP64, FP32}, Backend: b}
+}
+
+// TestRunStudyCancelled: cancelled during the fp32 run, the report keeps
+// the complete fp64 run, the partial fp32 run, and a parity report over the
+// combos both have, marked incomplete; the error is context.Canceled.
+func TestRunStudyCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b := precisionAware(func(prec Precision, ctx context.Context, first int, out []Metrics) error {
+		if prec == FP32 && first >= 30 {
+			cancel()
+			return ctx.Err()
+		}
+		fillIndex(first, out)
+		return nil
+	})
+	rep, err := RunStudy(ctx, fakeStudy(b), StudyOptions{})
+	if !errors.Is(err, context.Canceled) || rep == nil {
+		t.Fatalf("err %v rep %v", err, rep)
+	}
+	r64, r32 := rep.Run(FP64), rep.Run(FP32)
+	if r64 == nil || r32 == nil || r64.Status != StatusComplete || r32.Status != StatusCancelled || len(r32.Results) != 30 || rep.Complete() {
+		t.Fatalf("runs %+v %+v", r64, r32)
+	}
+	if p := rep.Parity; p == nil || !p.Incomplete || p.CombosCompared != 30 || rep.ParityOf != "fp32 vs fp64" {
+		t.Errorf("parity %+v of %q: want incomplete over 30 combos", p, rep.ParityOf)
+	}
+}
+
+// TestRunStudyStopsAfterFailure: a failed fp64 run is kept and returned
+// with its error; fp32 is not started and there is no parity report.
+func TestRunStudyStopsAfterFailure(t *testing.T) {
+	errLost := errors.New("device lost")
+	started := map[Precision]bool{}
+	var mu sync.Mutex
+	b := precisionAware(func(prec Precision, ctx context.Context, first int, out []Metrics) error {
+		mu.Lock()
+		started[prec] = true
+		mu.Unlock()
+		if first >= 10 {
+			return errLost
+		}
+		fillIndex(first, out)
+		return nil
+	})
+	rep, err := RunStudy(context.Background(), fakeStudy(b), StudyOptions{})
+	if !errors.Is(err, errLost) || len(rep.Runs) != 1 || rep.Runs[0].Status != StatusFailed || rep.Parity != nil || started[FP32] {
+		t.Errorf("err %v, %d runs, parity %v, fp32 started %v: want the failed fp64 run only", err, len(rep.Runs), rep.Parity, started[FP32])
+	}
+}
+
+// TestRunStudyRoutesPerPrecision: the study's Sink sees every combo once
+// per precision, tagged; Skip is asked per precision.
+func TestRunStudyRoutesPerPrecision(t *testing.T) {
+	seen := map[Precision][]int{}
+	rep, err := RunStudy(context.Background(), fakeStudy(&fakeBackend{lanes: 2, chunk: 7}), StudyOptions{
+		Sink: func(p Precision, rs []ComboResult) error {
+			for _, r := range rs {
+				seen[p] = append(seen[p], r.Index)
+			}
+			return nil
+		},
+		Skip: func(p Precision, i int) bool { return p == FP32 && i < 50 },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(slices.Values(seen[FP64])); len(got) != 100 || got[0] != 0 || got[99] != 99 {
+		t.Errorf("fp64 sink saw %d combos", len(got))
+	}
+	if got := slices.Sorted(slices.Values(seen[FP32])); len(got) != 50 || got[0] != 50 {
+		t.Errorf("fp32 sink saw %v, want 50..99 (0..49 skipped)", got)
+	}
+	if len(rep.Run(FP32).Results) != 50 || rep.Parity == nil || rep.Parity.CombosCompared != 50 {
+		t.Errorf("fp32 results %d, parity %+v", len(rep.Run(FP32).Results), rep.Parity)
 	}
 }
