@@ -266,7 +266,7 @@ func writeReport(w io.Writer, rep *engine.Report, format string, top int) error 
 
 // sessionHeader is the line `show` and `resume` print above the table.
 func sessionHeader(ss *sessions.Session) string {
-	h := fmt.Sprintf("session %d  %s, saved %s by pid %d on %s", ss.ID, ss.Status,
+	h := fmt.Sprintf("session %d  %s; started %s, last written by pid %d on %s", ss.ID, ss.Status,
 		ss.Created.Local().Format("2006-01-02 15:04:05"), ss.PID, ss.Host)
 	if ss.Error != "" && ss.Status != engine.StatusComplete {
 		h += "\n        " + ss.Error

@@ -64,7 +64,7 @@ numbers against the fp64 reference through trade-count parity.
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	err := newRoot().ExecuteContext(ctx)
 	if err == nil {

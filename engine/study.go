@@ -83,8 +83,13 @@ func (s *Study) Validate() error {
 	if len(s.Precisions) == 0 {
 		return errors.New("--precision: nothing to run")
 	}
-	j := s.job(FP64, nil)
-	return j.Validate()
+	if err := s.Grid.Validate(0); err != nil {
+		return err
+	}
+	if err := s.Grid.Validate(s.Dataset.Bars.Len()); err != nil {
+		return fmt.Errorf("%s: %w", s.Dataset.Info.Name, err)
+	}
+	return s.Params.Validate()
 }
 
 // job is the study's job in precision p. The fp64 reference is always the

@@ -40,10 +40,12 @@ func (s *Store) liveness(p process) liveness {
 	if p.PID <= 0 || !pidAlive(p.PID) {
 		return dead
 	}
-	if p.Start != "" {
-		if now := processStart(p.PID); now != "" && now != p.Start {
-			return dead // the pid was reused
-		}
+	state, start := procStat(p.PID)
+	switch {
+	case state == 'Z' || state == 'X':
+		return dead // killed, not yet reaped by its parent
+	case p.Start != "" && start != "" && start != p.Start:
+		return dead // the pid was reused
 	}
 	return alive
 }
@@ -51,21 +53,29 @@ func (s *Store) liveness(p process) liveness {
 // processStart returns "BOOTID/STARTTICK" for pid from /proc (Linux), or
 // "" where /proc is not there.
 func processStart(pid int) string {
+	_, start := procStat(pid)
+	return start
+}
+
+// procStat reads pid's state letter and start token from /proc/PID/stat
+// (Linux); 0 and "" where /proc is not there.
+func procStat(pid int) (state byte, start string) {
 	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return ""
+		return 0, ""
 	}
-	// Field 22 (starttime) counting from 1; the command name (field 2) is in
-	// parentheses and may hold spaces, so count from the last ')'.
+	// Fields counted from 1: 3 is the state, 22 the start time in clock
+	// ticks after boot. The command name (2) is in parentheses and may hold
+	// spaces, so count from the last ')'.
 	s := string(stat)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return ""
+		return 0, ""
 	}
 	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return ""
+	if len(f) < 20 || len(f[0]) != 1 {
+		return 0, ""
 	}
 	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	return strings.TrimSpace(string(boot)) + "/" + f[19]
+	return f[0][0], strings.TrimSpace(string(boot)) + "/" + f[19]
 }

@@ -13,8 +13,8 @@ import (
 // nothing left to compute.
 var ErrComplete = errors.New("complete: nothing to resume")
 
-// DatasetChangedError refuses to resume (or diff) a session whose dataset
-// is no longer the one it was computed on.
+// DatasetChangedError refuses to resume a session whose dataset is no
+// longer the one it was computed on.
 type DatasetChangedError struct {
 	ID   int64
 	Data string // the --data of the session
@@ -54,6 +54,12 @@ type LaneResume struct {
 // time), with ErrComplete when there is nothing to do, and with ErrRunning
 // when a live process is writing the session. On cancellation the combos
 // computed so far are saved and the session is cancelled (resumable).
+//
+// Each missing precision runs through engine.Sweep with Skip set to the
+// saved combos (what engine.StudyOptions.Skip does inside RunStudy), with
+// one indicator cache shared by the lanes and the parity report; RunStudy
+// itself is not used because its parity would cover only the combos
+// computed now.
 func (s *Store) Resume(ctx context.Context, id int64, st *engine.Study, opt ResumeOptions) (*engine.Report, []LaneResume, error) {
 	ss, err := s.Get(ctx, id)
 	if err != nil {
@@ -126,10 +132,10 @@ func (s *Store) Resume(ctx context.Context, id int64, st *engine.Study, opt Resu
 			runErr = fmt.Errorf("parity: %w", err)
 		}
 	}
-	if err := w.finishResume(runs, par, runErr); err != nil && runErr == nil {
+	if err := w.finish(runs, par, "fp32 vs fp64", runErr); err != nil && runErr == nil {
 		runErr = err
 	}
-	rep, err := s.Open(ctx, id)
+	rep, err := s.Open(context.WithoutCancel(ctx), id) // a cancelled resume still reports
 	if err != nil {
 		return nil, lanes, errors.Join(runErr, err)
 	}
@@ -264,12 +270,6 @@ func (w *Writer) added(p engine.Precision) int {
 		return ln.added + len(w.pending[p])
 	}
 	return 0
-}
-
-// finishResume is finish for a resumed study: the parity report, when
-// computed, is over the whole runs read back from the store.
-func (w *Writer) finishResume(runs []*engine.Run, par *engine.Parity, runErr error) error {
-	return w.finish(runs, par, "fp32 vs fp64", runErr)
 }
 
 // bitset is a set of grid indices.

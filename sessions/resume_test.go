@@ -117,3 +117,41 @@ func TestResumeRefusesChangedData(t *testing.T) {
 		t.Errorf("a refused resume left the session %s, want cancelled", ss.Status)
 	}
 }
+
+// TestResumeParityOnly: a session cancelled after both runs completed but
+// before its parity report (Ctrl-C during the parity) resumes by computing
+// the parity alone.
+func TestResumeParityOnly(t *testing.T) {
+	ds := btcusdt(t, 5000)
+	st := newStudy(t, ds, "10:50:10", "12:48:12")
+	s := openStore(t, "")
+	bg := context.Background()
+	w, err := s.Begin(bg, st, origin(5000), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := engine.RunStudy(bg, st, engine.StudyOptions{Sink: w.Save})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rep.Parity
+	rep.Parity = nil
+	if err := w.Finish(rep, context.Canceled); err != nil {
+		t.Fatal(err)
+	}
+	got, lanes, err := s.Resume(bg, w.ID(), st, sessions.ResumeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lanes {
+		if !l.Complete || l.Computed != 0 {
+			t.Errorf("lane %+v: want complete, nothing computed", l)
+		}
+	}
+	if !reflect.DeepEqual(got.Parity, want) {
+		t.Errorf("parity computed on resume:\n got %+v\nwant %+v", got.Parity, want)
+	}
+	if ss, _ := s.Get(bg, w.ID()); ss.Status != engine.StatusComplete {
+		t.Errorf("status %s, want complete", ss.Status)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
@@ -258,4 +259,30 @@ func deadPID(t *testing.T) int {
 	pid := p.Pid
 	p.Wait()
 	return pid
+}
+
+// TestZombieIsDead: a killed process its parent has not reaped yet (a
+// zombie answers signal 0) is not a live writer.
+func TestZombieIsDead(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	p, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
+	if err != nil {
+		t.Skip("no /bin/true:", err)
+	}
+	defer p.Wait()
+	for i := 0; ; i++ { // wait for it to exit, without reaping it
+		if state, _ := procStat(p.Pid); state == 'Z' {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("the child never became a zombie")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	s := &Store{self: currentProcess()}
+	if got := s.liveness(process{Host: s.self.Host, PID: p.Pid}); got != dead {
+		t.Errorf("liveness of a zombie: %v, want dead", got)
+	}
 }

@@ -353,13 +353,11 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 	defer tx.Rollback()
 	fail := func(err error) error { return w.s.wrap(fmt.Sprintf("finish session %d", w.id), err) }
 
-	runIDs := map[engine.Precision]int64{}
 	for _, run := range runs {
 		ln, err := w.laneLocked(ctx, tx, run.Precision, now)
 		if err != nil {
 			return fail(err)
 		}
-		runIDs[run.Precision] = ln.runID
 		status, msg := run.Status, ""
 		if run.Err != nil {
 			msg = run.Err.Error()
@@ -375,13 +373,21 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 			return fail(err)
 		}
 	}
-	ref, test := runIDs[engine.FP64], runIDs[engine.FP32]
-	if par != nil && ref != 0 && test != 0 && saveErr == nil {
-		if compared == "" {
-			compared = "fp32 vs fp64"
-		}
-		if err := saveParity(ctx, tx, &w.id, ref, test, compared, par, now); err != nil {
+	if par != nil && saveErr == nil {
+		// The runs of the study, including those a resume did not touch.
+		var ref, test int64
+		if err := tx.QueryRowContext(ctx, `SELECT
+			coalesce((SELECT id FROM runs WHERE study_id = ? AND precision = 'fp64'), 0),
+			coalesce((SELECT id FROM runs WHERE study_id = ? AND precision = 'fp32'), 0)`, w.id, w.id).Scan(&ref, &test); err != nil {
 			return fail(err)
+		}
+		if ref != 0 && test != 0 {
+			if compared == "" {
+				compared = "fp32 vs fp64"
+			}
+			if err := saveParity(ctx, tx, &w.id, ref, test, compared, par, now); err != nil {
+				return fail(err)
+			}
 		}
 	}
 
