@@ -217,8 +217,28 @@ func emulateGrid[F engine.Float](t *testing.T, bars *engine.Bars, grid engine.Gr
 	}
 	keep := F(1) - F(p.Fee)
 	thr := thresholds(ind.R)
-	if len(thr) != sweepBins-1 {
-		t.Fatalf("%d thresholds, want %d", len(thr), sweepBins-1)
+	if len(thr.edges) != sweepBins-1 {
+		t.Fatalf("%d thresholds, want %d", len(thr.edges), sweepBins-1)
+	}
+	// The kernel's bin arithmetic (sb_bin) counts the edges <= v.
+	probe := []F{0, -0.0, F(math.Inf(-1)), F(math.Inf(1)), F(math.SmallestNonzeroFloat32), -F(math.SmallestNonzeroFloat32)}
+	probe = append(probe, thr.edges...)
+	for _, e := range thr.edges {
+		probe = append(probe, valOf[F](keyOf(e)-1), valOf[F](keyOf(e)+1))
+	}
+	for i := 1; i < n; i += 7 {
+		probe = append(probe, ind.R[i], -ind.R[i], ind.R[i]*3, -ind.R[i]/5)
+	}
+	for _, v := range probe {
+		want := 0
+		for _, e := range thr.edges {
+			if e <= v {
+				want++
+			}
+		}
+		if got := thr.bin(v); got != want {
+			t.Fatalf("bin(%v) = %d, want %d (edges %v)", v, got, want, thr.edges)
+		}
 	}
 	got := make([]engine.Metrics, grid.Len())
 	want := make([]engine.Metrics, grid.Len())

@@ -21,12 +21,21 @@ type device struct {
 	work    chan func()
 	fns     map[string]uintptr // kernel name -> CUfunction
 	modSrc  map[string]string  // module -> where its PTX came from
+	// Pools of device and pinned host buffers, reused across Prepare and
+	// Close (docs/PERFORMANCE.md v5: cuMemAlloc/cuMemFree and pinning cost
+	// more than the kernels on a small grid). Only the device thread
+	// touches them.
+	sizes    map[devPtr]uint64
+	freeDev  []devPtr
+	hostSize map[unsafe.Pointer]uint64
+	freeHost []unsafe.Pointer
 }
 
 // startDevice starts the owner goroutine of GPU ordinal, makes its primary
 // context current there and loads the PTX modules.
 func startDevice(ordinal int) (*device, error) {
-	d := &device{ordinal: ordinal, work: make(chan func()), fns: map[string]uintptr{}, modSrc: map[string]string{}}
+	d := &device{ordinal: ordinal, work: make(chan func()), fns: map[string]uintptr{}, modSrc: map[string]string{},
+		sizes: map[devPtr]uint64{}, hostSize: map[unsafe.Pointer]uint64{}}
 	ready := make(chan error, 1)
 	go d.loop(ready)
 	if err := <-ready; err != nil {
@@ -162,8 +171,8 @@ func (d *device) loadModule(name string) error {
 // kernelNames lists each module's entry points (extern "C" in the .cu).
 var kernelNames = map[string][]string{
 	"indicators": {
-		"wma_f32", "hma_stage1_f32", "hma3_stage1_f32", "prefix_scan_f32", "wma_series_f32",
-		"wma_f64", "hma_stage1_f64", "hma3_stage1_f64", "prefix_scan_f64", "wma_series_f64",
+		"wma_f32", "hma_stage1_f32", "hma3_stage1_f32", "prefix_scan_f32", "wma_series_f32", "prep_series_f32",
+		"wma_f64", "hma_stage1_f64", "hma3_stage1_f64", "prefix_scan_f64", "wma_series_f64", "prep_series_f64",
 	},
 	"sweep": {"sweep_f32_k1", "sweep_f32_k2", "sweep_f64_k1", "sweep_f64_k2", "sweep_seg_f32", "sweep_seg_f64"},
 }
@@ -182,6 +191,98 @@ func (d *device) free(p devPtr) {
 	if p != 0 {
 		drv.cuMemFree(uint64(p))
 	}
+}
+
+// get returns a pooled device buffer of at least bytes (the smallest free
+// one that fits, else a new one; on out-of-memory the free pool is released
+// and the allocation retried). put returns it to the pool.
+func (d *device) get(bytes uint64) (devPtr, error) {
+	bytes = max(bytes, 1)
+	best := -1
+	for i, p := range d.freeDev {
+		if sz := d.sizes[p]; sz >= bytes && sz <= 4*bytes+(1<<20) && (best < 0 || sz < d.sizes[d.freeDev[best]]) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		p := d.freeDev[best]
+		d.freeDev = append(d.freeDev[:best], d.freeDev[best+1:]...)
+		return p, nil
+	}
+	p, err := d.alloc(bytes)
+	if IsOutOfMemory(err) && len(d.freeDev) > 0 {
+		d.releasePool()
+		p, err = d.alloc(bytes)
+	}
+	if err != nil {
+		return 0, err
+	}
+	d.sizes[p] = bytes
+	return p, nil
+}
+
+func (d *device) put(p devPtr) {
+	if p == 0 {
+		return
+	}
+	if _, ok := d.sizes[p]; !ok {
+		d.free(p)
+		return
+	}
+	d.freeDev = append(d.freeDev, p)
+}
+
+// releasePool frees every pooled device buffer not in use.
+func (d *device) releasePool() {
+	drv.cuCtxSynchronize()
+	for _, p := range d.freeDev {
+		d.free(p)
+		delete(d.sizes, p)
+	}
+	d.freeDev = nil
+}
+
+// getHost returns a pooled pinned (page-locked) host buffer of at least
+// bytes, for asynchronous copies; putHost returns it.
+func (d *device) getHost(bytes uint64) (unsafe.Pointer, error) {
+	bytes = max(bytes, 64)
+	best := -1
+	for i, p := range d.freeHost {
+		if sz := d.hostSize[p]; sz >= bytes && (best < 0 || sz < d.hostSize[d.freeHost[best]]) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		p := d.freeHost[best]
+		d.freeHost = append(d.freeHost[:best], d.freeHost[best+1:]...)
+		return p, nil
+	}
+	var p unsafe.Pointer
+	if err := check("cuMemAllocHost", drv.cuMemAllocHost(&p, bytes)); err != nil {
+		return nil, fmt.Errorf("allocating %d bytes of pinned host memory: %w", bytes, err)
+	}
+	d.hostSize[p] = bytes
+	return p, nil
+}
+
+func (d *device) putHost(p unsafe.Pointer) {
+	if p != nil {
+		d.freeHost = append(d.freeHost, p)
+	}
+}
+
+// uploadAsync copies src into pinned memory at host+off and starts its copy
+// to dst on the default stream; the pinned bytes must stay untouched until
+// the stream has passed the copy.
+func uploadAsync[T any](dst devPtr, host unsafe.Pointer, off uint64, src []T) error {
+	if len(src) == 0 {
+		return nil
+	}
+	var z T
+	n := uint64(len(src)) * uint64(unsafe.Sizeof(z))
+	h := unsafe.Add(host, off)
+	copy(unsafe.Slice((*byte)(h), n), unsafe.Slice((*byte)(unsafe.Pointer(&src[0])), n))
+	return check("cuMemcpyHtoDAsync", drv.cuMemcpyHtoDAsync(uint64(dst), h, n, 0))
 }
 
 func (d *device) memInfo() (free, total uint64, err error) {
@@ -274,6 +375,17 @@ func (d *device) record(e event) error {
 
 // elapsed is the device time between two recorded events, in milliseconds.
 func (d *device) elapsed(a, b event) (float32, error) {
+	if err := check("cuEventSynchronize", drv.cuEventSynchronize(uintptr(b))); err != nil {
+		return 0, err
+	}
+	var ms float32
+	err := check("cuEventElapsedTime", drv.cuEventElapsedTime(&ms, uintptr(a), uintptr(b)))
+	return ms, err
+}
+
+// elapsedDone is the device time between two recorded events the stream
+// has passed (it waits for b).
+func elapsedDone(a, b event) (float32, error) {
 	if err := check("cuEventSynchronize", drv.cuEventSynchronize(uintptr(b))); err != nil {
 		return 0, err
 	}

@@ -38,6 +38,10 @@ var drv struct {
 	cuMemcpyHtoD              func(dst uint64, src unsafe.Pointer, bytes uint64) int32
 	cuMemcpyDtoH              func(dst unsafe.Pointer, src uint64, bytes uint64) int32
 	cuMemsetD8                func(dst uint64, v uint8, n uint64) int32
+	cuMemAllocHost            func(p *unsafe.Pointer, bytes uint64) int32
+	cuMemFreeHost             func(p unsafe.Pointer) int32
+	cuMemcpyHtoDAsync         func(dst uint64, src unsafe.Pointer, bytes uint64, stream uintptr) int32
+	cuMemcpyDtoHAsync         func(dst unsafe.Pointer, src uint64, bytes uint64, stream uintptr) int32
 	cuLaunchKernel            func(fn uintptr, gx, gy, gz, bx, by, bz, shmem uint32, stream uintptr, params []unsafe.Pointer, extra uintptr) int32
 	cuEventCreate             func(ev *uintptr, flags uint32) int32
 	cuEventRecord             func(ev uintptr, stream uintptr) int32
@@ -76,6 +80,10 @@ var symbols = []struct {
 	{&drv.cuMemcpyHtoD, "cuMemcpyHtoD_v2"},
 	{&drv.cuMemcpyDtoH, "cuMemcpyDtoH_v2"},
 	{&drv.cuMemsetD8, "cuMemsetD8_v2"},
+	{&drv.cuMemAllocHost, "cuMemAllocHost_v2"},
+	{&drv.cuMemFreeHost, "cuMemFreeHost"},
+	{&drv.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"},
+	{&drv.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"},
 	{&drv.cuLaunchKernel, "cuLaunchKernel"},
 	{&drv.cuEventCreate, "cuEventCreate"},
 	{&drv.cuEventRecord, "cuEventRecord"},

@@ -14,7 +14,8 @@ import (
 // without a division per bar, the bin search, the refinement on the float
 // keys) is checked before any device time is spent; the GPU tests then
 // check the kernel against the same reference.
-func emulateCombo[F engine.Float](h, h3, r []F, first int, keep, keep2 F, longOnly bool, kth int, thr []F, capacity int) rawCombo[F] {
+func emulateCombo[F engine.Float](h, h3, r []F, first int, keep, keep2 F, longOnly bool, kth int, spec binSpec[F], capacity int) rawCombo[F] {
+	thr := spec.edges
 	n := len(r)
 	first = min(max(first, 0), n-1)
 	lo1 := int32(0)
@@ -22,15 +23,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first int, keep, keep2 F, longOn
 		lo1 = 1
 	}
 	var hist [sweepBins]int
-	bin := func(v F) int {
-		b := 0
-		for step := sweepBins / 2; step > 0; step >>= 1 {
-			if thr[b+step-1] <= v {
-				b += step
-			}
-		}
-		return b
-	}
+	bin := spec.bin
 	var s emuState[F]
 	s.init(first)
 	hist[bin(0)] += first
@@ -148,7 +141,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first int, keep, keep2 F, longOn
 	}
 	raw := rawCombo[F]{
 		E: s.E, MinRatio: s.minRatio, Sum: s.sum, SSD: ssd, Neg2: s.neg2, Gains: s.gains, Losses: s.losses,
-		Trades: int32(s.trades), Wins: int32(s.wins), Long: int32(s.nlong), Short: int32(s.nshort), Flat: int32(s.nflat),
+		Trades: int32(s.trades), Wins: int32(s.wins), Long: int32(s.nlong), Short: int32(s.nshort), Flat: int32(n - 1 - s.nlong - s.nshort),
 		Refine: int32(refine),
 	}
 	if nIn <= capacity {
@@ -171,13 +164,13 @@ func emulateCombo[F engine.Float](h, h3, r []F, first int, keep, keep2 F, longOn
 }
 
 type emuState[F engine.Float] struct {
-	E, peak, segMin, minRatio, sum, neg2, gains, losses, tp F
-	prev                                                    int32
-	trades, wins, nlong, nshort, nflat                      int
+	E, peak, segMin, minRatio, ddThr, sum, neg2, gains, losses, tp F
+	prev                                                           int32
+	trades, wins, nlong, nshort, nflat                             int
 }
 
 func (s *emuState[F]) init(first int) {
-	*s = emuState[F]{E: 1, peak: 1, segMin: 1, minRatio: 1, nflat: first}
+	*s = emuState[F]{E: 1, peak: 1, segMin: 1, minRatio: 1, ddThr: 1, nflat: first}
 }
 
 func emuPosition[F engine.Float](a3, a F, prev, longOnly int32) int32 {
@@ -263,9 +256,13 @@ func (s *emuState[F]) step(a3, a, rr F, last bool, keep, keep2 F, longOnly int32
 	s.prev = pos
 	E := s.E * g
 	s.E = E
+	// sb_step's drawdown filter: divide only when segMin < peak*ddThr.
 	if E > s.peak {
-		if q := s.segMin / s.peak; q < s.minRatio {
-			s.minRatio = q
+		if lim := s.peak * s.ddThr; s.segMin < lim {
+			if q := s.segMin / s.peak; q < s.minRatio {
+				s.minRatio = q
+				s.ddThr = emuDDThr(q)
+			}
 		}
 		s.peak = E
 		s.segMin = E
@@ -284,40 +281,18 @@ func (s *emuState[F]) step(a3, a, rr F, last bool, keep, keep2 F, longOnly int32
 	return v
 }
 
-// keyOf is SbKey<F>::key: an order-preserving unsigned key of a float.
-func keyOf[F engine.Float](v F) uint64 {
-	if unsafe.Sizeof(v) == 4 {
-		u := math.Float32bits(float32(v))
-		if u&0x80000000 != 0 {
-			return uint64(^u)
-		}
-		return uint64(u | 0x80000000)
-	}
-	u := math.Float64bits(float64(v))
-	if u&(1<<63) != 0 {
-		return ^u
-	}
-	return u | 1<<63
-}
-
-// valOf is SbKey<F>::val, the inverse of keyOf.
-func valOf[F engine.Float](k uint64) F {
+// emuDDThr is sb_dd_thr: q*(1 + 16 ulp), or a huge factor below 2^-100.
+func emuDDThr[F engine.Float](q F) F {
 	var z F
 	if unsafe.Sizeof(z) == 4 {
-		k32 := uint32(k)
-		var u uint32
-		if k32&0x80000000 != 0 {
-			u = k32 & 0x7fffffff
-		} else {
-			u = ^k32
+		if q < F(math.Ldexp(1, -100)) {
+			return F(float32(3.0e38))
 		}
-		return F(math.Float32frombits(u))
+		return q * F(float32(1.0000019073486328))
 	}
-	var u uint64
-	if k&(1<<63) != 0 {
-		u = k &^ (1 << 63)
-	} else {
-		u = ^k
+	if q < F(math.Ldexp(1, -100)) {
+		big := 1.0e308
+		return F(big)
 	}
-	return F(math.Float64frombits(u))
+	return q * F(1.0000000000000036)
 }

@@ -1,9 +1,7 @@
 package cuda
 
 import (
-	"fmt"
 	"math"
-	"slices"
 	"unsafe"
 
 	"sweepbench/engine"
@@ -15,20 +13,44 @@ const indBlock = 256
 // deviceIndicators are a job's indicator series on one device, bar-major
 // (H[i*nh + j] = HMA(x, hma[j])[i], H3[i*n3 + j] = HMA3(close, hma3[j])[i])
 // or, when seriesMajor, H[j*n + i] and H3[j*n + i]; NaN before each
-// series' warm-up (SPEC "Indicators").
+// series' warm-up (SPEC "Indicators"). The buffers come from the device's
+// pool and go back to it in free.
 type deviceIndicators struct {
 	H, H3, R    devPtr
 	n           int
 	seriesMajor bool
 	hma         []int
 	hma3        []int
-	ms          float32 // device time of the indicator kernels
+	ms          float32 // device time of the indicator kernels (after timed)
+	start, stop event   // around the indicator kernels
+	pinned      unsafe.Pointer
 }
 
+// free returns the buffers to the pool (on the device thread). The stream
+// is synchronised first: the pinned staging buffer may still be copying.
 func (di *deviceIndicators) free(d *device) {
-	d.free(di.H)
-	d.free(di.H3)
-	d.free(di.R)
+	d.sync("indicator buffers")
+	d.put(di.H)
+	d.put(di.H3)
+	d.put(di.R)
+	d.putHost(di.pinned)
+	d.destroyEvent(di.start)
+	d.destroyEvent(di.stop)
+	di.H, di.H3, di.R, di.pinned, di.start, di.stop = 0, 0, 0, nil, 0, 0
+}
+
+// timed reads the indicator kernels' device time once the stream has passed
+// them (the caller synchronised).
+func (di *deviceIndicators) timed() error {
+	if di.start == 0 {
+		return nil
+	}
+	ms, err := elapsedDone(di.start, di.stop)
+	if err != nil {
+		return err
+	}
+	di.ms = ms
+	return nil
 }
 
 func suffix[F engine.Float]() string {
@@ -47,53 +69,125 @@ func toInt32(v []int) []int32 {
 	return out
 }
 
+// stager packs small host arrays into one pinned buffer and one pooled
+// device buffer, copied with one asynchronous copy.
+type stager struct {
+	parts [][]byte
+	offs  []uint64
+	size  uint64
+}
+
+func stageBytes[T any](s *stager, v []T) int {
+	var z T
+	n := uint64(len(v)) * uint64(unsafe.Sizeof(z))
+	var b []byte
+	if n > 0 {
+		b = unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), n)
+	}
+	s.offs = append(s.offs, s.size)
+	s.parts = append(s.parts, b)
+	s.size += (n + 255) &^ 255
+	return len(s.parts) - 1
+}
+
+// flush copies every part into host (pinned, at least s.size bytes) and
+// starts one copy to dev; it returns each part's device address.
+func (s *stager) flush(host unsafe.Pointer, dev devPtr) ([]devPtr, error) {
+	out := make([]devPtr, len(s.parts))
+	for i, b := range s.parts {
+		copy(unsafe.Slice((*byte)(unsafe.Add(host, s.offs[i])), len(b)), b)
+		out[i] = dev + devPtr(s.offs[i])
+	}
+	if s.size == 0 {
+		return out, nil
+	}
+	return out, check("cuMemcpyHtoDAsync", drv.cuMemcpyHtoDAsync(uint64(dev), host, s.size, 0))
+}
+
 // buildIndicators computes every h and h3 series of the grid on d (runs on
-// the device thread). x is the swept source series, cl the closes, r the
-// bar returns, all already rounded to F on the host by engine.SourceSeries
-// and engine.BarReturns. prefix selects engine.WMAPrefix's formulation.
-// Intermediates are freed before it returns; on error nothing stays
-// allocated. The poisoned outputs (0xFF) are overwritten in full.
-func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, prefix, seriesMajor bool) (di *deviceIndicators, err error) {
+// the device thread) from host series x (source), cl (closes) and r (bar
+// returns), already rounded to F (engine.SourceSeries, engine.BarReturns).
+func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, prefix, seriesMajor bool) (*deviceIndicators, error) {
 	n := len(x)
+	var st stager
+	ix, ic := stageBytes(&st, x), stageBytes(&st, cl)
+	return buildIndicatorsStaged[F](d, n, &st, func(p []devPtr, dr devPtr, _ func(uint64, bool) (devPtr, error)) (devPtr, devPtr, error) {
+		return p[ix], p[ic], upload(dr, r)
+	}, hma, hma3, prefix, seriesMajor)
+}
+
+// buildIndicatorsBars is buildIndicators from the bars' float64 columns:
+// the source series, the closes and the returns are computed on the GPU
+// (prep_series, bit for bit as engine.SourceSeries and engine.BarReturns).
+func buildIndicatorsBars[F engine.Float](d *device, bars *engine.Bars, src engine.Source, hma, hma3 []int, prefix, seriesMajor bool) (*deviceIndicators, error) {
+	n := bars.Len()
+	var st stager
+	cols := []int{-1, -1, -1, stageBytes(&st, bars.Close)}
+	switch src {
+	case engine.SourceHL2:
+		cols[1], cols[2] = stageBytes(&st, bars.High), stageBytes(&st, bars.Low)
+	case engine.SourceHLC3:
+		cols[1], cols[2] = stageBytes(&st, bars.High), stageBytes(&st, bars.Low)
+	case engine.SourceOHLC4:
+		cols[0], cols[1], cols[2] = stageBytes(&st, bars.Open), stageBytes(&st, bars.High), stageBytes(&st, bars.Low)
+	}
+	return buildIndicatorsStaged[F](d, n, &st, func(p []devPtr, dr devPtr, alloc func(uint64, bool) (devPtr, error)) (devPtr, devPtr, error) {
+		var ptr [4]devPtr
+		for k, c := range cols {
+			if c >= 0 {
+				ptr[k] = p[c]
+			}
+		}
+		var z F
+		es := uint64(unsafe.Sizeof(z))
+		dcl, err := alloc(uint64(n)*es, false)
+		if err != nil {
+			return 0, 0, err
+		}
+		dx := dcl
+		if src != engine.SourceClose {
+			if dx, err = alloc(uint64(n)*es, false); err != nil {
+				return 0, 0, err
+			}
+		}
+		g := [3]uint32{uint32((n + indBlock - 1) / indBlock), 1, 1}
+		err = d.launch("prep_series_"+suffix[F](), g, [3]uint32{indBlock, 1, 1}, 0,
+			ptr[0], ptr[1], ptr[2], ptr[3], int32(n), int32(src), dx, dcl, dr)
+		return dx, dcl, err
+	}, hma, hma3, prefix, seriesMajor)
+}
+
+// buildIndicatorsStaged runs the indicator pipeline: the staged host data
+// (st) is copied up, series(p, dr) yields the device source series and
+// closes (and fills dr, the returns), then the HMA and HMA3 kernels run.
+// Nothing waits for the device: the kernels are timed by events read later
+// (timed), and every buffer comes from the device pool. Intermediates go
+// back to the pool at once (the one stream orders their reuse); on error
+// nothing stays taken. The poisoned outputs (0xFF) are overwritten in full.
+func buildIndicatorsStaged[F engine.Float](d *device, n int, st *stager, series func(p []devPtr, dr devPtr, alloc func(uint64, bool) (devPtr, error)) (devPtr, devPtr, error), hma, hma3 []int, prefix, seriesMajor bool) (di *deviceIndicators, err error) {
 	sfx := suffix[F]()
 	var z F
 	es := uint64(unsafe.Sizeof(z))
-	var owned []devPtr // freed on return
-	var keep []devPtr  // freed on error only
+	var owned []devPtr // back to the pool on return
+	var keep []devPtr  // back to the pool on error only
+	di = &deviceIndicators{n: n, seriesMajor: seriesMajor, hma: hma, hma3: hma3}
 	defer func() {
 		for _, p := range owned {
-			d.free(p)
+			d.put(p)
 		}
 		if err != nil {
+			d.sync("indicators (error)")
 			for _, p := range keep {
-				d.free(p)
+				d.put(p)
 			}
+			d.putHost(di.pinned)
+			d.destroyEvent(di.start)
+			d.destroyEvent(di.stop)
 			di = nil
 		}
 	}()
 	alloc := func(bytes uint64, result bool) (devPtr, error) {
-		p, err := d.alloc(bytes)
-		if err != nil {
-			return 0, err
-		}
-		if result {
-			keep = append(keep, p)
-		} else {
-			owned = append(owned, p)
-		}
-		return p, nil
-	}
-	up := func(v any, result bool) (devPtr, error) {
-		var p devPtr
-		var err error
-		switch s := v.(type) {
-		case []F:
-			p, err = allocUpload(d, s)
-		case []int32:
-			p, err = allocUpload(d, s)
-		default:
-			err = fmt.Errorf("upload: %T", v)
-		}
+		p, err := d.get(bytes)
 		if err != nil {
 			return 0, err
 		}
@@ -106,18 +200,6 @@ func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, p
 	}
 
 	nh, n3 := len(hma), len(hma3)
-	dx, err := up(x, false)
-	if err != nil {
-		return nil, err
-	}
-	dcl, err := up(cl, false)
-	if err != nil {
-		return nil, err
-	}
-	dr, err := up(r, true)
-	if err != nil {
-		return nil, err
-	}
 	q := make([]int32, nh)
 	sH := make([]int32, nh)
 	for j, L := range hma {
@@ -130,42 +212,37 @@ func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, p
 		p3[j] = int32(L / 2)
 		s3[j] = int32(min(L/2-1, n))
 	}
-	dLh, err := up(toInt32(hma), false)
+	iLh, iL3 := stageBytes(st, toInt32(hma)), stageBytes(st, toInt32(hma3))
+	iq, isH, ip3, is3 := stageBytes(st, q), stageBytes(st, sH), stageBytes(st, p3), stageBytes(st, s3)
+	zero := []int32{0}
+	iz := stageBytes(st, zero)
+	if di.pinned, err = d.getHost(st.size); err != nil {
+		return nil, err
+	}
+	dstage, err := alloc(st.size, false)
 	if err != nil {
 		return nil, err
 	}
-	dL3, err := up(toInt32(hma3), false)
+	ptr, err := st.flush(di.pinned, dstage)
 	if err != nil {
 		return nil, err
 	}
-	dq, err := up(q, false)
+	dLh, dL3, dq, dsH, dp3, ds3, dzero := ptr[iLh], ptr[iL3], ptr[iq], ptr[isH], ptr[ip3], ptr[is3], ptr[iz]
+	if di.start, err = d.newEvent(); err != nil {
+		return nil, err
+	}
+	if di.stop, err = d.newEvent(); err != nil {
+		return nil, err
+	}
+	if err := d.record(di.start); err != nil {
+		return nil, err
+	}
+	dr, err := alloc(uint64(n)*es, true)
 	if err != nil {
 		return nil, err
 	}
-	dsH, err := up(sH, false)
+	dx, dcl, err := series(ptr, dr, alloc)
 	if err != nil {
-		return nil, err
-	}
-	dp3, err := up(p3, false)
-	if err != nil {
-		return nil, err
-	}
-	ds3, err := up(s3, false)
-	if err != nil {
-		return nil, err
-	}
-
-	start, err := d.newEvent()
-	if err != nil {
-		return nil, err
-	}
-	defer d.destroyEvent(start)
-	stop, err := d.newEvent()
-	if err != nil {
-		return nil, err
-	}
-	defer d.destroyEvent(stop)
-	if err := d.record(start); err != nil {
 		return nil, err
 	}
 
@@ -186,14 +263,10 @@ func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, p
 	}
 	if prefix {
 		pre = 1
-		zero, err := up([]int32{0}, false)
-		if err != nil {
+		if s1x, s2x, err = scan(dx, dzero, 1); err != nil {
 			return nil, err
 		}
-		if s1x, s2x, err = scan(dx, zero, 1); err != nil {
-			return nil, err
-		}
-		if s1c, s2c, err = scan(dcl, zero, 1); err != nil {
+		if s1c, s2c, err = scan(dcl, dzero, 1); err != nil {
 			return nil, err
 		}
 	}
@@ -251,17 +324,11 @@ func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, p
 	if err := d.launch("wma_series_"+sfx, gridFor(n3), blk, 0, dH3, s13, s23, int32(n), dp3, ds3, int32(n3), pre, outH3, si, sj); err != nil {
 		return nil, err
 	}
-	if err := d.record(stop); err != nil {
+	if err := d.record(di.stop); err != nil {
 		return nil, err
 	}
-	if err := d.sync(fmt.Sprintf("indicator kernels (%s, %d HMA + %d HMA3 lengths, %d bars)", sfx, nh, n3, n)); err != nil {
-		return nil, err
-	}
-	ms, err := d.elapsed(start, stop)
-	if err != nil {
-		return nil, err
-	}
-	return &deviceIndicators{H: outH, H3: outH3, R: dr, n: n, seriesMajor: seriesMajor, hma: hma, hma3: hma3, ms: ms}, nil
+	di.H, di.H3, di.R = outH, outH3, dr
+	return di, nil
 }
 
 // wmaBatch computes WMA(x, p) for every p of lens on d, series-major
@@ -327,42 +394,144 @@ func wmaBatch[F engine.Float](d *device, x []F, lens []int, prefix bool) ([]F, e
 	return res, download(res, out)
 }
 
-// thresholds returns the 31 sorted bin edges of the sweep kernel's VaR
-// histogram: quantiles of the candidate strategy returns (1+r)-1 and
-// (1-r)-1 in F (what a held bar returns), from a sample of at most 4096
-// bars, at fractions 0.1%..30% (every 0.5% from 0.5% to 10%, around the
-// 5% a combo's VaR sits at), plus 0 and the smallest positive F so that flat bars (rs = 0) fill
-// a bin of their own. Only speed depends on them: a bin that overflows the
-// buffer is refined, so any edges give the exact VaR.
-func thresholds[F engine.Float](r []F) []F {
-	fr := []float64{0.001, 0.002, 0.003, 0.004}
-	for k := 0; k < 20; k++ {
-		fr = append(fr, 0.005+0.005*float64(k))
+// binSpec is the sweep kernel's VaR histogram: 32 bins of the strategy
+// returns, bin(v) = the number of edges <= v. Bins 1..29 are uniform in
+// the high 32 bits of the order-preserving key of v (sb_khi in sweep.cu):
+// bin 0 is below key k0, bin b in 1..28 holds keys [k0+(b-1)<<shift,
+// k0+b<<shift), bin 29 the rest of the negatives, bin 30 the zeros (flat
+// bars) and bin 31 the positives. The kernel computes a bin with a few
+// integer operations instead of a search. Only speed depends on k0 and
+// shift (a bin that overflows the buffer is refined), never the result.
+type binSpec[F engine.Float] struct {
+	edges []F // 31 sorted lower edges of bins 1..31
+	k0    uint32
+	shift uint32
+}
+
+// khiOf is the high 32 bits of the order-preserving key (keyOf).
+func khiOf[F engine.Float](v F) uint32 {
+	var z F
+	if unsafe.Sizeof(z) == 4 {
+		return uint32(keyOf(v))
 	}
-	fr = append(fr, 0.11, 0.13, 0.16, 0.2, 0.3)
+	return uint32(keyOf(v) >> 32)
+}
+
+// valHi is the value whose key is khi followed by zero bits.
+func valHi[F engine.Float](khi uint32) F {
+	var z F
+	if unsafe.Sizeof(z) == 4 {
+		return valOf[F](uint64(khi))
+	}
+	return valOf[F](uint64(khi) << 32)
+}
+
+// thresholds builds the bins from the bar returns r: the uniform range
+// spans the 2% to 10% quantiles of the candidate strategy returns (1+r)-1
+// and (1-r)-1 in F (what a held bar returns) over a sample of at most 4096
+// bars, around the 5% a combo's VaR sits at.
+func thresholds[F engine.Float](r []F) binSpec[F] {
 	n := len(r)
 	stride := max(1, (n-1)/4096)
 	var v []F
 	for i := 1; i < n; i += stride {
 		v = append(v, (F(1)+r[i])-1, (F(1)-r[i])-1)
 	}
-	slices.Sort(v)
-	out := make([]F, 0, sweepBins-1)
-	for _, f := range fr {
-		if len(v) == 0 {
-			out = append(out, 0)
-			continue
-		}
-		out = append(out, v[int(f*float64(len(v)-1))])
+	return binsFromSample(v)
+}
+
+// thresholdsBars is thresholds from the closes, computing only the sampled
+// returns (each as engine.BarReturns rounds it).
+func thresholdsBars[F engine.Float](close []float64) binSpec[F] {
+	n := len(close)
+	stride := max(1, (n-1)/4096)
+	var v []F
+	for i := 1; i < n; i += stride {
+		r := F(close[i])/F(close[i-1]) - 1
+		v = append(v, (F(1)+r)-1, (F(1)-r)-1)
+	}
+	return binsFromSample(v)
+}
+
+func binsFromSample[F engine.Float](v []F) binSpec[F] {
+	const negTop = 0x7fffffff // khi of the largest negative keys (-0 and above)
+	k0, k1 := uint32(negTop-28), uint32(negTop)
+	if len(v) > 0 { // two order statistics: selections, not a sort
+		k0 = khiOf(engine.Select(v, int(0.02*float64(len(v)-1))))
+		k1 = khiOf(engine.Select(v, int(0.10*float64(len(v)-1))))
+	}
+	k0 = min(k0, negTop-28)
+	k1 = min(max(k1, k0+28), negTop)
+	shift := uint32(0)
+	for (k1-k0)>>shift >= 28 {
+		shift++
+	}
+	// The uniform bins must end at or below the key of +0 (0x80000000).
+	for shift > 0 && uint64(k0)+uint64(28)<<shift > 0x80000000 {
+		shift--
+	}
+	edges := make([]F, 0, sweepBins-1)
+	for j := uint32(0); j <= 28; j++ {
+		edges = append(edges, valHi[F](k0+j<<shift))
 	}
 	var z F
-	tiny64 := math.Float64frombits(1)
-	tiny := F(tiny64)
+	tiny := F(math.Float64frombits(1))
 	if unsafe.Sizeof(z) == 4 {
-		tiny32 := math.Float32frombits(1)
-		tiny = F(tiny32)
+		tiny = F(math.Float32frombits(1))
 	}
-	out = append(out, 0, tiny)
-	slices.Sort(out)
-	return out
+	edges = append(edges, 0, tiny)
+	return binSpec[F]{edges: edges, k0: k0, shift: shift}
+}
+
+// bin is the kernel's sb_bin: the number of edges <= v.
+func (b *binSpec[F]) bin(v F) int {
+	if v >= 0 {
+		if v > 0 {
+			return 31
+		}
+		return 30
+	}
+	k := khiOf(v)
+	if k < b.k0 {
+		return 0
+	}
+	return int(min((k-b.k0)>>b.shift+1, 29))
+}
+
+// keyOf is SbKey<F>::key: an order-preserving unsigned key of a float.
+func keyOf[F engine.Float](v F) uint64 {
+	if unsafe.Sizeof(v) == 4 {
+		u := math.Float32bits(float32(v))
+		if u&0x80000000 != 0 {
+			return uint64(^u)
+		}
+		return uint64(u | 0x80000000)
+	}
+	u := math.Float64bits(float64(v))
+	if u&(1<<63) != 0 {
+		return ^u
+	}
+	return u | 1<<63
+}
+
+// valOf is SbKey<F>::val, the inverse of keyOf.
+func valOf[F engine.Float](k uint64) F {
+	var z F
+	if unsafe.Sizeof(z) == 4 {
+		k32 := uint32(k)
+		var u uint32
+		if k32&0x80000000 != 0 {
+			u = k32 & 0x7fffffff
+		} else {
+			u = ^k32
+		}
+		return F(math.Float32frombits(u))
+	}
+	var u uint64
+	if k&(1<<63) != 0 {
+		u = k &^ (1 << 63)
+	} else {
+		u = ^k
+	}
+	return F(math.Float64frombits(u))
 }

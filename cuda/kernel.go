@@ -27,7 +27,9 @@ type kernel[F engine.Float] struct {
 	// 1. Two per thread measured slower on the H200 (docs/PERFORMANCE.md):
 	// the variant stays for measurement.
 	kpt   int
-	seg   bool // bar-parallel kernel (sweep_seg), series-major indicators
+	seg   bool   // bar-parallel kernel (sweep_seg), series-major indicators
+	k0    uint32 // VaR bins (binSpec)
+	shift uint32
 	lanes []*lane
 	label string
 }
@@ -37,12 +39,17 @@ type kernel[F engine.Float] struct {
 type lane struct {
 	d            *device
 	ind          *deviceIndicators
+	params       devPtr         // pooled: warmH, warm3 and thr live in it
+	paramsHost   unsafe.Pointer // pinned staging of params
 	warmH, warm3 devPtr
 	thr          devPtr
 	maxLaunch    int // combos per launch; halves on out-of-memory
 	buf, outF    devPtr
 	outI         devPtr
-	scratchFor   int     // combos the scratch buffers hold
+	outHost      unsafe.Pointer // pinned: outF then outI of the last launch
+	scratchFor   int            // combos the scratch buffers hold
+	start, stop  event          // around each sweep launch
+	indTimed     bool
 	indMs        float64 // device time of the indicator kernels
 	sweepMs      float64 // device time of the sweep launches so far
 	launches     int
@@ -52,12 +59,10 @@ type lane struct {
 func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Job, prefix bool) (engine.Kernel, error) {
 	bars := job.Bars
 	n := bars.Len()
-	x := engine.SourceSeries[F](bars, job.Params.Source)
-	cl := x
-	if job.Params.Source != engine.SourceClose {
-		cl = engine.SourceSeries[F](bars, engine.SourceClose)
-	}
-	r := engine.BarReturns[F](bars)
+	// The VaR bins need only a sample of the returns: computed here, on
+	// another core, while the device thread uploads and launches.
+	spec := sync.OnceValue(func() binSpec[F] { return thresholdsBars[F](bars.Close) })
+	go spec()
 	keep := F(1) - F(job.Params.Fee)
 	k := &kernel[F]{
 		job: job, n: n, n3: job.Grid.HMA3.Len(),
@@ -81,46 +86,58 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 	for i, L := range hma3 {
 		warm3[i] = int32(engine.HMA3Warmup(L))
 	}
-	thr := thresholds(r)
 
 	errs := make([]error, len(devs))
-	var wg sync.WaitGroup
-	for i, d := range devs {
-		wg.Add(1)
-		go func(i int, d *device) {
-			defer wg.Done()
-			l := &lane{d: d}
-			errs[i] = d.do(func() error {
-				var err error
-				if l.ind, err = buildIndicators(d, x, cl, r, hma, hma3, prefix, k.seg); err != nil {
-					return err
-				}
-				l.indMs = float64(l.ind.ms)
-				if l.warmH, err = allocUpload(d, warmH); err != nil {
-					return err
-				}
-				if l.warm3, err = allocUpload(d, warm3); err != nil {
-					return err
-				}
-				if l.thr, err = allocUpload(d, thr); err != nil {
-					return err
-				}
-				free, _, err := d.memInfo()
-				if err != nil {
-					return err
-				}
-				var z F
-				l.maxLaunch = launchCombos(free, bytesPerCombo(k.cap, int(unsafe.Sizeof(z))), k.chunk)
-				if l.maxLaunch == 0 {
-					return fmt.Errorf("out of GPU memory on %s: %d MiB free after the indicator series, a launch of %d combos needs %d MiB",
-						d.info.Name, free>>20, minLaunch, uint64(minLaunch)*bytesPerCombo(k.cap, int(unsafe.Sizeof(z)))>>20)
-				}
-				return nil
-			})
-			k.lanes[i] = l
-		}(i, d)
+	prep := func(i int, d *device) {
+		l := &lane{d: d}
+		k.lanes[i] = l
+		errs[i] = d.do(func() error {
+			var err error
+			if l.ind, err = buildIndicatorsBars[F](d, bars, job.Params.Source, hma, hma3, prefix, k.seg); err != nil {
+				return err
+			}
+			sp := spec()
+			var st stager
+			iw, i3, it := stageBytes(&st, warmH), stageBytes(&st, warm3), stageBytes(&st, sp.edges)
+			if l.paramsHost, err = d.getHost(st.size); err != nil {
+				return err
+			}
+			if l.params, err = d.get(st.size); err != nil {
+				return err
+			}
+			p, err := st.flush(l.paramsHost, l.params)
+			if err != nil {
+				return err
+			}
+			l.warmH, l.warm3, l.thr = p[iw], p[i3], p[it]
+			free, _, err := d.memInfo()
+			if err != nil {
+				return err
+			}
+			var z F
+			l.maxLaunch = launchCombos(free, bytesPerCombo(k.cap, int(unsafe.Sizeof(z))), k.chunk)
+			if l.maxLaunch == 0 {
+				return fmt.Errorf("out of GPU memory on %s: %d MiB free after the indicator series, a launch of %d combos needs %d MiB",
+					d.info.Name, free>>20, minLaunch, uint64(minLaunch)*bytesPerCombo(k.cap, int(unsafe.Sizeof(z)))>>20)
+			}
+			return nil
+		})
 	}
-	wg.Wait()
+	if len(devs) == 1 {
+		prep(0, devs[0])
+	} else {
+		var wg sync.WaitGroup
+		for i, d := range devs {
+			wg.Add(1)
+			go func(i int, d *device) {
+				defer wg.Done()
+				prep(i, d)
+			}(i, d)
+		}
+		wg.Wait()
+	}
+	sp := spec()
+	k.k0, k.shift = sp.k0, sp.shift
 	for _, err := range errs {
 		if err != nil {
 			k.Close()
@@ -138,22 +155,26 @@ func (k *kernel[F]) Lanes() int     { return len(k.lanes) }
 func (k *kernel[F]) ChunkSize() int { return k.chunk }
 func (k *kernel[F]) Device() string { return k.label }
 
-// Close frees every lane's device memory.
+// Close returns every lane's device and pinned buffers to the device's
+// pools (after the device has finished with them).
 func (k *kernel[F]) Close() error {
 	for _, l := range k.lanes {
 		if l == nil {
 			continue
 		}
 		l.d.do(func() error {
+			l.d.sync("closing a kernel")
 			if l.ind != nil {
 				l.ind.free(l.d)
 				l.ind = nil
 			}
-			for _, p := range []*devPtr{&l.warmH, &l.warm3, &l.thr, &l.buf, &l.outF, &l.outI} {
-				l.d.free(*p)
-				*p = 0
-			}
-			l.scratchFor = 0
+			l.freeScratch()
+			l.d.put(l.params)
+			l.d.putHost(l.paramsHost)
+			l.params, l.paramsHost, l.warmH, l.warm3, l.thr = 0, nil, 0, 0, 0
+			l.d.destroyEvent(l.start)
+			l.d.destroyEvent(l.stop)
+			l.start, l.stop = 0, 0
 			return nil
 		})
 	}
@@ -173,7 +194,7 @@ func (k *kernel[F]) Compute(ctx context.Context, laneIdx, first int, out []engin
 		outF, outI, err := k.launch(l, first+a, cnt)
 		if IsOutOfMemory(err) && cnt > minLaunch {
 			l.maxLaunch = max(cnt/2, minLaunch)
-			l.d.do(func() error { l.freeScratch(); return nil })
+			l.d.do(func() error { l.d.sync("out of memory"); l.freeScratch(); l.d.releasePool(); return nil })
 			continue
 		}
 		if err != nil {
@@ -188,14 +209,16 @@ func (k *kernel[F]) Compute(ctx context.Context, laneIdx, first int, out []engin
 }
 
 func (l *lane) freeScratch() {
-	l.d.free(l.buf)
-	l.d.free(l.outF)
-	l.d.free(l.outI)
-	l.buf, l.outF, l.outI, l.scratchFor = 0, 0, 0, 0
+	l.d.put(l.buf)
+	l.d.put(l.outF)
+	l.d.put(l.outI)
+	l.d.putHost(l.outHost)
+	l.buf, l.outF, l.outI, l.outHost, l.scratchFor = 0, 0, 0, nil, 0
 }
 
 // launch runs the sweep kernel for cnt combos from first and downloads its
-// raw outputs.
+// raw outputs into the lane's pinned buffer (valid until its next launch):
+// one stream, asynchronous copies, one synchronisation.
 func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 	var z F
 	es := uint64(unsafe.Sizeof(z))
@@ -203,80 +226,103 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 	if kpt == 0 {
 		kpt = 1
 	}
-	name := fmt.Sprintf("sweep_%s_k%d", suffix[F](), kpt)
+	name := "sweep_" + suffix[F]() + "_k1"
+	if kpt == 2 {
+		name = "sweep_" + suffix[F]() + "_k2"
+	}
 	if k.seg {
 		name = "sweep_seg_" + suffix[F]()
 	}
-	outF := make([]F, sweepNF*cnt)
-	outI := make([]int32, sweepNI*cnt)
+	fBytes := uint64(cnt) * sweepNF * es
+	iBytes := uint64(cnt) * sweepNI * 4
+	var outF []F
+	var outI []int32
 	err := l.d.do(func() error {
 		if l.scratchFor < cnt {
+			l.d.sync("sweep scratch")
 			l.freeScratch()
 			var err error
-			if l.buf, err = l.d.alloc(uint64(cnt) * uint64(k.cap) * es); err != nil {
+			if l.buf, err = l.d.get(uint64(cnt) * uint64(k.cap) * es); err != nil {
 				return err
 			}
-			if l.outF, err = l.d.alloc(uint64(cnt) * sweepNF * es); err != nil {
+			if l.outF, err = l.d.get(fBytes); err != nil {
 				l.freeScratch()
 				return err
 			}
-			if l.outI, err = l.d.alloc(uint64(cnt) * sweepNI * 4); err != nil {
+			if l.outI, err = l.d.get(iBytes); err != nil {
+				l.freeScratch()
+				return err
+			}
+			if l.outHost, err = l.d.getHost(fBytes + iBytes); err != nil {
 				l.freeScratch()
 				return err
 			}
 			l.scratchFor = cnt
 		}
-		if err := l.d.poison(l.outF, uint64(cnt)*sweepNF*es); err != nil {
+		if err := l.d.poison(l.outF, fBytes); err != nil {
 			return err
 		}
-		if err := l.d.poison(l.outI, uint64(cnt)*sweepNI*4); err != nil {
+		if err := l.d.poison(l.outI, iBytes); err != nil {
 			return err
 		}
-		start, err := l.d.newEvent()
-		if err != nil {
-			return err
+		var err error
+		if l.start == 0 {
+			if l.start, err = l.d.newEvent(); err != nil {
+				return err
+			}
 		}
-		defer l.d.destroyEvent(start)
-		stop, err := l.d.newEvent()
-		if err != nil {
-			return err
+		if l.stop == 0 {
+			if l.stop, err = l.d.newEvent(); err != nil {
+				return err
+			}
 		}
-		defer l.d.destroyEvent(stop)
-		if err := l.d.record(start); err != nil {
+		if err := l.d.record(l.start); err != nil {
 			return err
 		}
 		if k.seg {
 			err = l.d.launch(name, [3]uint32{uint32(cnt), 1, 1}, [3]uint32{segThreads, 1, 1}, 0,
 				l.ind.H, l.ind.H3, l.ind.R, int32(k.n), l.warmH, l.warm3, int32(len(l.ind.hma3)),
 				int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
-				int32(k.kth), l.thr, l.buf, int32(k.cap), l.outF, l.outI)
+				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, int32(k.cap), l.outF, l.outI)
 		} else {
 			per := sweepBlock * kpt
 			g := [3]uint32{uint32((cnt + per - 1) / per), 1, 1}
 			err = l.d.launch(name, g, [3]uint32{sweepBlock, 1, 1}, 0,
 				l.ind.H, l.ind.H3, l.ind.R, int32(k.n), int32(len(l.ind.hma)), int32(len(l.ind.hma3)),
 				l.warmH, l.warm3, int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
-				int32(k.kth), l.thr, l.buf, int32(k.cap), l.outF, l.outI)
+				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, int32(k.cap), l.outF, l.outI)
 		}
 		if err != nil {
 			return fmt.Errorf("combos %d..%d: %w", first, first+cnt-1, err)
 		}
-		if err := l.d.record(stop); err != nil {
+		if err := l.d.record(l.stop); err != nil {
+			return err
+		}
+		if err := check("cuMemcpyDtoHAsync", drv.cuMemcpyDtoHAsync(l.outHost, uint64(l.outF), fBytes, 0)); err != nil {
+			return err
+		}
+		if err := check("cuMemcpyDtoHAsync", drv.cuMemcpyDtoHAsync(unsafe.Add(l.outHost, fBytes), uint64(l.outI), iBytes, 0)); err != nil {
 			return err
 		}
 		if err := l.d.sync(fmt.Sprintf("kernel %s, combos %d..%d", name, first, first+cnt-1)); err != nil {
 			return err
 		}
-		ms, err := l.d.elapsed(start, stop)
+		ms, err := elapsedDone(l.start, l.stop)
 		if err != nil {
 			return err
 		}
 		l.sweepMs += float64(ms)
 		l.launches++
-		if err := download(outF, l.outF); err != nil {
-			return err
+		if !l.indTimed && l.ind != nil {
+			if err := l.ind.timed(); err != nil {
+				return err
+			}
+			l.indMs = float64(l.ind.ms)
+			l.indTimed = true
 		}
-		return download(outI, l.outI)
+		outF = unsafe.Slice((*F)(l.outHost), sweepNF*cnt)
+		outI = unsafe.Slice((*int32)(unsafe.Add(l.outHost, fBytes)), sweepNI*cnt)
+		return nil
 	})
 	return outF, outI, err
 }

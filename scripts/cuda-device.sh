@@ -47,7 +47,7 @@ grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic)|gpu_test|timing' "$OUT/test.log" | g
 echo "test exit $trc"
 if [ "${SWEEPBENCH_SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
 	{
-		for tool in memcheck racecheck; do
+		for tool in ${SWEEPBENCH_SANITIZERS:-memcheck racecheck}; do
 			echo "== compute-sanitizer --tool $tool"
 			timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 \
 				bin/cuda.test -test.run 'GPUSmall' -test.v 2>&1 | tail -25

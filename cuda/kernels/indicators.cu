@@ -140,6 +140,40 @@ __device__ void wma_series_body(const F* d, const F* S1, const F* S2, int n, con
     out[(long)i * si + (long)j * sj] = v;
 }
 
+// prep_series: the F series engine.SourceSeries and engine.BarReturns build
+// on the host, from the bars' float64 columns: cl = F(close), x = the
+// source (src 0 close: x is not written, the caller uses cl; 1 hl2, 2 hlc3,
+// 3 ohlc4, each operation rounded in F left to right), r[0] = 0 and
+// r[i] = F(close[i]) / F(close[i-1]) - 1 (IEEE division, as Go's).
+// Grid: ceil(n / IND_BLOCK) blocks of IND_BLOCK threads, one bar each.
+template <typename F>
+__device__ void prep_series_body(const double* o, const double* hi, const double* lo, const double* c, int n, int src,
+                                 F* x, F* cl, F* r) {
+    int i = blockIdx.x * IND_BLOCK + threadIdx.x;
+    if (i >= n) return;
+    F ci = (F)c[i];
+    cl[i] = ci;
+    if (src == 1) {
+        F s = (F)hi[i] + (F)lo[i];
+        x[i] = s / (F)2;
+    } else if (src == 2) {
+        F s = (F)hi[i] + (F)lo[i];
+        s = s + ci;
+        x[i] = s / (F)3;
+    } else if (src == 3) {
+        F s = (F)o[i] + (F)hi[i];
+        s = s + (F)lo[i];
+        s = s + ci;
+        x[i] = s / (F)4;
+    }
+    if (i == 0) {
+        r[0] = (F)0;
+    } else {
+        F q = ci / (F)c[i - 1];
+        r[i] = q - (F)1;
+    }
+}
+
 #define SB_IND(SUFFIX, F)                                                                                   \
     extern "C" __global__ void __launch_bounds__(IND_BLOCK) wma_##SUFFIX(                                  \
         const F* x, const F* s1, const F* s2, int n, const int* lens, int prefix, F* out) {                \
@@ -161,6 +195,11 @@ __device__ void wma_series_body(const F* d, const F* S1, const F* S2, int n, con
         const F* d, const F* S1, const F* S2, int n, const int* q, const int* starts, int ns, int prefix,  \
         F* out, int si, int sj) {                                                                          \
         wma_series_body<F>(d, S1, S2, n, q, starts, ns, prefix, out, si, sj);                              \
+    }                                                                                                      \
+    extern "C" __global__ void __launch_bounds__(IND_BLOCK) prep_series_##SUFFIX(                          \
+        const double* o, const double* hi, const double* lo, const double* c, int n, int src, F* x, F* cl,  \
+        F* r) {                                                                                            \
+        prep_series_body<F>(o, hi, lo, c, n, src, x, cl, r);                                               \
     }
 
 SB_IND(f32, float)

@@ -99,14 +99,24 @@ template <typename F> __device__ __forceinline__ F sb_inf();
 template <> __device__ __forceinline__ float sb_inf<float>() { return __int_as_float(0x7f800000); }
 template <> __device__ __forceinline__ double sb_inf<double>() { return __longlong_as_double(0x7ff0000000000000ll); }
 
-// Bin of v among the 63 sorted thresholds: the number of thresholds <= v.
+// The high 32 bits of v's order-preserving key (SbKey), for the bins.
+__device__ __forceinline__ unsigned sb_khi(float v) {
+    unsigned u = __float_as_uint(v);
+    return u ^ ((unsigned)((int)u >> 31) | 0x80000000u);
+}
+__device__ __forceinline__ unsigned sb_khi(double v) {
+    unsigned u = (unsigned)__double2hiint(v);
+    return u ^ ((unsigned)((int)u >> 31) | 0x80000000u);
+}
+
+// Bin of v (cuda.binSpec): the number of the 31 edges <= v, computed
+// without a search: bins 1..29 uniform in sb_khi from k0 (width 1<<shift,
+// bin 29 up to the zeros), 30 the zeros, 31 the positives.
 template <typename F>
-__device__ __forceinline__ int sb_bin(const F* thr, F v) {
-    int b = 0;
-#pragma unroll
-    for (int step = SB_BINS / 2; step > 0; step >>= 1) {
-        if (thr[b + step - 1] <= v) b += step;
-    }
+__device__ __forceinline__ int sb_bin(F v, unsigned k0, unsigned shift) {
+    const unsigned kh = sb_khi(v);
+    int b = kh < k0 ? 0 : (int)min(((kh - k0) >> shift) + 1u, 29u);
+    b = v >= (F)0 ? (v > (F)0 ? 31 : 30) : b;
     return b;
 }
 
@@ -208,7 +218,7 @@ template <typename F, int K>
 __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, const F* __restrict__ R,
                            int n, int nh, int n3, const int* __restrict__ warmH, const int* __restrict__ warm3,
                            long long comboFirst, int count, F keep, F keep2, int longOnly, int kth,
-                           const F* __restrict__ thrIn, F* __restrict__ buf, int cap,
+                           const F* __restrict__ thrIn, unsigned k0, unsigned shift, F* __restrict__ buf, int cap,
                            F* __restrict__ outF, int* __restrict__ outI) {
     __shared__ int hist[K * SB_BINS * SB_BLOCK];
     __shared__ F thr[SB_BINS - 1];
@@ -236,7 +246,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
     // the state machine holds flat there with rs = 0 exactly as
     // engine.Backtest's warm-up: starting all K combos at the smallest
     // first bar f0 gives the same bits.
-    const int z0 = sb_bin<F>(thr, (F)0);
+    const int z0 = sb_bin<F>((F)0, k0, shift);
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         for (int b = 0; b < SB_BINS; ++b) hist[(k * SB_BINS + b) * SB_BLOCK + tid] = 0;
@@ -264,7 +274,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
 #pragma unroll
             for (int k = 0; k < K; ++k) {
                 F v = sb_step<F>(s[k], a3[k][u], a[k][u], rr[u], i + u == n - 2, keep, keep2, longOnly);
-                hist[(k * SB_BINS + sb_bin<F>(thr, v)) * SB_BLOCK + tid] += 1;
+                hist[(k * SB_BINS + sb_bin<F>(v, k0, shift)) * SB_BLOCK + tid] += 1;
             }
         }
     }
@@ -272,7 +282,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             F v = sb_step<F>(s[k], h3col[k][(long)i * n3], hcol[k][(long)i * nh], R[i + 1], i == n - 2, keep, keep2, longOnly);
-            hist[(k * SB_BINS + sb_bin<F>(thr, v)) * SB_BLOCK + tid] += 1;
+            hist[(k * SB_BINS + sb_bin<F>(v, k0, shift)) * SB_BLOCK + tid] += 1;
         }
     }
 
@@ -373,7 +383,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         outI[OI_WINS * count + j] = s[k].wins;
         outI[OI_LONG * count + j] = s[k].nlong;
         outI[OI_SHORT * count + j] = s[k].nshort;
-        outI[OI_FLAT * count + j] = s[k].nflat;
+        outI[OI_FLAT * count + j] = (n - 1) - s[k].nlong - s[k].nshort;
         outI[OI_CVARCNT * count + j] = cvarCnt;
         outI[OI_REFINE * count + j] = refine;
         outI[OI_STATUS * count + j] = status;
@@ -383,10 +393,10 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
 #define SB_SWEEP(NAME, F, K, MINB)                                                                     \
     extern "C" __global__ void __launch_bounds__(SB_BLOCK, MINB) NAME(                                       \
         const F* H, const F* H3, const F* R, int n, int nh, int n3, const int* warmH, const int* warm3, \
-        long long comboFirst, int count, F keep, F keep2, int longOnly, int kth, const F* thr, F* buf,   \
-        int cap, F* outF, int* outI) {                                                                 \
+        long long comboFirst, int count, F keep, F keep2, int longOnly, int kth, const F* thr,           \
+        unsigned k0, unsigned shift, F* buf, int cap, F* outF, int* outI) {                            \
         sweep_body<F, K>(H, H3, R, n, nh, n3, warmH, warm3, comboFirst, count, keep, keep2, longOnly,   \
-                         kth, thr, buf, cap, outF, outI);                                              \
+                         kth, thr, k0, shift, buf, cap, outF, outI);                                   \
     }
 
 // MINB: resident blocks per multiprocessor the register budget must allow.
@@ -434,7 +444,7 @@ template <typename F>
 __device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3, const F* __restrict__ R,
                                int n, const int* __restrict__ warmH, const int* __restrict__ warm3, int n3,
                                long long comboFirst, int count, F keep, F keep2, int longOnly, int kth,
-                               const F* __restrict__ thrIn, F* __restrict__ buf, int cap,
+                               const F* __restrict__ thrIn, unsigned k0, unsigned shift, F* __restrict__ buf, int cap,
                                F* __restrict__ outF, int* __restrict__ outI) {
     __shared__ F thr[SB_BINS - 1];
     __shared__ int hist[SB_BINS]; // the combo's histogram, then sb_var's refinement counters
@@ -494,7 +504,7 @@ __device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3
         F v = sb_step<F>(s, h3[i], h[i], R[i + 1], i == n - 2, keep, keep2, longOnly);
         headEnd = (headEnd == e0 && s.prev != before) ? i : headEnd;
         mMin = s.E < mMin ? s.E : mMin;
-        atomicAdd(&hist[sb_bin<F>(thr, v)], 1);
+        atomicAdd(&hist[sb_bin<F>(v, k0, shift)], 1);
     }
     sb_finish_drawdown<F>(s);
     sT[tid] = s.E; sM[tid] = s.peak; sm[tid] = mMin; sD[tid] = s.minRatio;
@@ -505,7 +515,6 @@ __device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3
     atomicAdd(&cWins, s.wins);
     atomicAdd(&cLong, s.nlong);
     atomicAdd(&cShort, s.nshort);
-    atomicAdd(&cFlat, s.nflat);
     __syncthreads();
 
     // C: combine in order (thread 0).
@@ -548,7 +557,7 @@ __device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3
         outF[OF_LOSSES * count + j] = losses;
         shMean = sum / (F)(n - 1);
         // rs = 0 for bars 0..first-1 join the histogram, then the VaR bin.
-        hist[sb_bin<F>(thr, (F)0)] += first;
+        hist[sb_bin<F>((F)0, k0, shift)] += first;
         int bl = 0, b = 0;
         for (; b < SB_BINS - 1; ++b) {
             if (bl + hist[b] > kth) break;
@@ -633,7 +642,7 @@ __device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3
         outI[OI_WINS * count + j] = cWins;
         outI[OI_LONG * count + j] = cLong;
         outI[OI_SHORT * count + j] = cShort;
-        outI[OI_FLAT * count + j] = cFlat + first;
+        outI[OI_FLAT * count + j] = (n - 1) - cLong - cShort;
         outI[OI_CVARCNT * count + j] = cvarCnt;
         outI[OI_REFINE * count + j] = refine;
         outI[OI_STATUS * count + j] = status;
@@ -643,10 +652,10 @@ __device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3
 #define SB_SWEEP_SEG(NAME, F)                                                                            \
     extern "C" __global__ void __launch_bounds__(SEG_T) NAME(                                            \
         const F* H, const F* H3, const F* R, int n, const int* warmH, const int* warm3, int n3,           \
-        long long comboFirst, int count, F keep, F keep2, int longOnly, int kth, const F* thr, F* buf,     \
-        int cap, F* outF, int* outI) {                                                                   \
+        long long comboFirst, int count, F keep, F keep2, int longOnly, int kth, const F* thr,             \
+        unsigned k0, unsigned shift, F* buf, int cap, F* outF, int* outI) {                              \
         sweep_seg_body<F>(H, H3, R, n, warmH, warm3, n3, comboFirst, count, keep, keep2, longOnly, kth,   \
-                          thr, buf, cap, outF, outI);                                                    \
+                          thr, k0, shift, buf, cap, outF, outI);                                         \
     }
 
 SB_SWEEP_SEG(sweep_seg_f32, float)

@@ -66,6 +66,7 @@ struct SbState {
     F peak;     // running max of E
     F segMin;   // min of E since peak was set (drawdown without a division per bar)
     F minRatio; // min over closed peak segments of segMin/peak
+    F ddThr;    // a closing segment can lower minRatio only if segMin < peak*ddThr
     F sum;      // sum rs
     F neg2;     // sum min(rs,0)^2
     F gains;    // sum max(rs,0)
@@ -77,9 +78,22 @@ struct SbState {
 
 template <typename F>
 SB_FN void sb_init(SB_THREAD SbState<F>& s, int first) {
-    s.E = (F)1; s.peak = (F)1; s.segMin = (F)1; s.minRatio = (F)1;
+    s.E = (F)1; s.peak = (F)1; s.segMin = (F)1; s.minRatio = (F)1; s.ddThr = (F)1;
     s.sum = (F)0; s.neg2 = (F)0; s.gains = (F)0; s.losses = (F)0; s.tp = (F)0;
     s.prev = 0; s.trades = 0; s.wins = 0; s.nlong = 0; s.nshort = 0; s.nflat = first;
+}
+
+// sb_dd_thr is the drawdown filter's factor for a new minimum ratio q:
+// q*(1 + 16 ulp), so that segMin >= fl(peak*ddThr) proves segMin/peak > q
+// (rounding is monotone; the margin covers the two roundings). Below
+// 2^-100 (never on real data) the filter is off: a huge factor, so every
+// closing segment is divided.
+template <typename F> SB_FN F sb_dd_thr(F q);
+template <> SB_FN float sb_dd_thr<float>(float q) {
+    return q < 7.8886091e-31f ? 3.0e38f : q * 1.0000019073486328f;
+}
+template <> SB_FN double sb_dd_thr<double>(double q) {
+    return q < 7.8886090522101181e-31 ? 1.0e308 : q * 1.0000000000000036;
 }
 
 // sb_position is pos[i] (SPEC "Signal"): +1 if h3 > h, -1 (0 long-only) if
@@ -140,8 +154,7 @@ SB_FN F sb_step(SB_THREAD SbState<F>& s, F a3, F a, F rr, bool last, F keep, F k
     g = g * f;
     tp = tp * f;
     s.nlong += pos == 1 ? 1 : 0;
-    s.nshort += pos == -1 ? 1 : 0;
-    s.nflat += pos == 0 ? 1 : 0;
+    s.nshort += pos == -1 ? 1 : 0; // flat bars: (n-1) - long - short at the end
     bool exitLast = last && pos != 0;
     F e = exitLast ? keep : (F)1;
     g = g * e;
@@ -153,16 +166,22 @@ SB_FN F sb_step(SB_THREAD SbState<F>& s, F a3, F a, F rr, bool last, F keep, F k
     s.E = E;
     // Max drawdown: min over bars of E/peak. For a fixed peak a correctly
     // rounded division is monotone in E, so the minimum ratio of a peak
-    // segment is segMin/peak: one division per new peak, not per bar,
-    // and the same bits as engine.Backtest's per-bar E/peak.
-    if (E > s.peak) {
+    // segment is segMin/peak, and it matters only when it is below
+    // minRatio: the segment closing at a new peak is divided only when
+    // segMin < peak*ddThr (rare: a drawdown about as deep as the deepest so
+    // far); the result has engine.Backtest's bits (per-bar E/peak).
+    const bool newPeak = E > s.peak;
+    const F lim = s.peak * s.ddThr;
+    if (newPeak && s.segMin < lim) {
         F q = s.segMin / s.peak;
-        if (q < s.minRatio) s.minRatio = q;
-        s.peak = E;
-        s.segMin = E;
-    } else {
-        s.segMin = E < s.segMin ? E : s.segMin;
+        if (q < s.minRatio) {
+            s.minRatio = q;
+            s.ddThr = sb_dd_thr<F>(q);
+        }
     }
+    F sm = E < s.segMin ? E : s.segMin;
+    s.segMin = newPeak ? E : sm;
+    s.peak = newPeak ? E : s.peak;
     F v = g - (F)1;
     s.sum = s.sum + v;
     F gv = v > (F)0 ? v : (F)0;
