@@ -124,7 +124,11 @@ func loadDriver() error {
 	driverOnce.Do(func() {
 		h, err := purego.Dlopen(driverLib, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 		if err != nil {
-			driverErr = fmt.Errorf("CUDA driver not found (%s): %v", driverLib, err)
+			detail := strings.TrimSpace(err.Error())
+			if detail == "" {
+				detail = "cannot load it"
+			}
+			driverErr = fmt.Errorf("CUDA driver not found: %s (%s); is the NVIDIA driver installed?", driverLib, detail)
 			return
 		}
 		for _, s := range symbols {

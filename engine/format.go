@@ -103,13 +103,13 @@ func (r *Report) writeParity(bw *errWriter, p *Parity) {
 	for _, reason := range p.Reasons {
 		bw.printf("  collapse: %s\n", reason)
 	}
-	bw.printf("  trades        fp64 %s, fp32 %s; shifted %s (%s%%); max |dn| %d (%s%% of its combo)\n",
+	bw.printf("  trades        fp64 %s, fp32 %s; shifted %s (%s%%); max |dn| %s (%s%% of its combo)\n",
 		thousands(p.TotalTrades64), thousands(p.TotalTrades32), thousands(p.ShiftedTrades), trimFloat(100*p.ShiftedShare, 4),
-		p.MaxAbsDn, trimFloat(100*p.MaxRelDn, 3))
+		thousands(p.MaxAbsDn), trimFloat(100*p.MaxRelDn, 3))
 	bw.printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %d of %d\n",
 		trimFloat(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), p.CombosDiffering, p.CombosCompared)
-	bw.printf("  flips         %s (%d non-borderline; borderline = margin |h3-h|/close < %g)\n",
-		thousands(p.FlipCount), p.NonBorderlineFlips, p.Tolerance)
+	bw.printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
+		thousands(p.FlipCount), thousands(p.NonBorderlineFlips), p.Tolerance)
 	if len(p.IndicatorErrors) > 0 {
 		e := p.IndicatorErrors[0]
 		bw.printf("  indicators    max relative error %s (%s %d, bar %d); limit %g\n", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar, MaxIndicatorRel)

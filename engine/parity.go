@@ -275,7 +275,7 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 
 	// Verdict (SPEC "Parity"): every condition that fires is named.
 	if !(p.MaxAbsDPnLpp <= MaxDPnLpp) {
-		p.Reasons = append(p.Reasons, fmt.Sprintf("max |dPnL| %s pp > %g pp", FormatFloat(p.MaxAbsDPnLpp), MaxDPnLpp))
+		p.Reasons = append(p.Reasons, fmt.Sprintf("max |dPnL| %s pp > %g pp", trimFloat(p.MaxAbsDPnLpp, 4), MaxDPnLpp))
 	}
 	breached := 0
 	var worst *ComboParity
@@ -288,14 +288,14 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 		}
 	}
 	if breached > 0 {
-		p.Reasons = append(p.Reasons, fmt.Sprintf("%d combos with |dn| > max(1%% of fp64 trades, 2); worst (hma %d, hma3 %d): dn %+d of %d",
-			breached, worst.HMA, worst.HMA3, worst.Dn, worst.Trades64))
+		p.Reasons = append(p.Reasons, fmt.Sprintf("%s combos with |dn| > max(1%% of fp64 trades, 2); worst (hma %d, hma3 %d): dn %+d of %s",
+			thousands(breached), worst.HMA, worst.HMA3, worst.Dn, thousands(worst.Trades64)))
 	}
 	if !(p.MaxRelIndicatorError <= MaxIndicatorRel) {
 		p.Reasons = append(p.Reasons, fmt.Sprintf("max relative indicator error %.3g > %g", p.MaxRelIndicatorError, MaxIndicatorRel))
 	}
 	if p.NonBorderlineFlips > 0 {
-		p.Reasons = append(p.Reasons, fmt.Sprintf("%d non-borderline flips (margin >= %g)", p.NonBorderlineFlips, tol))
+		p.Reasons = append(p.Reasons, fmt.Sprintf("%s non-borderline flips (margin >= %g)", thousands(p.NonBorderlineFlips), tol))
 	}
 	p.Verdict = VerdictPass
 	if len(p.Reasons) > 0 {

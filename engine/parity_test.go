@@ -205,7 +205,7 @@ func TestParityVerdictRules(t *testing.T) {
 		{"dn 3 of 100", []mod{setRuns(100, 103, 0.1, 0.1)}, []string{"1 combos with |dn| > max(1% of fp64 trades, 2); worst (hma 2, hma3 6): dn +3 of 100"}},
 		{"dn 2 of 100 is allowed", []mod{setRuns(100, 98, 0.1, 0.1)}, nil},
 		{"dn 10 of 1000 is allowed", []mod{setRuns(1000, 1010, 0.1, 0.1)}, nil},
-		{"dn 11 of 1000", []mod{setRuns(1000, 989, 0.1, 0.1)}, []string{"dn -11 of 1000"}},
+		{"dn 11 of 1000", []mod{setRuns(1000, 989, 0.1, 0.1)}, []string{"dn -11 of 1,000"}},
 		{"indicator error in h", []mod{bend(false, 2e-4)}, []string{"max relative indicator error 0.0002"}},
 		{"indicator error in h3", []mod{bend(true, -3e-4)}, []string{"max relative indicator error 0.0003"}},
 		{"indicator error 5e-5 is allowed", []mod{bend(true, 5e-5)}, nil},
