@@ -46,7 +46,7 @@ wait_for() {
 }
 alt_on() { tm display-message -p -t "$pane" '#{alternate_on}'; }
 
-tm new-session -d -s e2e -x 120 -y 40 "env -i HOME=$tmp PATH=/usr/bin:/bin TERM=xterm-256color bash --norc --noprofile"
+tm new-session -d -s e2e -x 80 -y 24 "env -i HOME=$tmp PATH=/usr/bin:/bin TERM=xterm-256color bash --norc --noprofile"
 tm send-keys -t "$pane" "PS1='e2e\$ '; cd $(printf %q "$PWD")" Enter
 wait_for '^e2e\$( |$)' 10
 tm send-keys -t "$pane" "clear; $(printf %q "$bin") tui --data embedded:btcusdt-1m --head 5000 --hma 10:30:10 --hma3 12:36:12 --backend reference; echo \"exit=\$?\"" Enter
@@ -61,28 +61,33 @@ wait_for 'grid 3 x 3 = 9 combos'
 tm send-keys -t "$pane" Enter
 wait_for 'Metrics: 9 of 9 combos' 120
 
-# Parity: at 120x40 every pane is on screen; focus it with tab.
+# Parity: at 80x24 the panes are shown one at a time; tab moves to Parity.
 tm send-keys -t "$pane" Tab
+wait_for 'Parity: fp32 vs fp64'
 wait_for 'VERDICT: (PASS|COLLAPSE)'
 s=$(screen)
 grep -Eq 'trades [0-9,]+ fp64 / [0-9,]+ fp32, shifted [0-9,]+ \([0-9.]+%\), max \|dn\| [0-9]+' <<<"$s" || fail "no trade counts in the parity pane"
 grep -Eq 'max \|dPnL\| [0-9.e+-]+ pp \(rel [0-9.]+%\), indicator error [0-9.e+-]+' <<<"$s" || fail "no dPnL / indicator error in the parity pane"
 grep -Eq 'flips [0-9,]+, non-borderline [0-9,]+' <<<"$s" || fail "no flip counts in the parity pane"
 grep -Eq 'runs: fp64 complete 9/9 in [0-9.]+(ms|s|µs)' <<<"$s" || fail "the runs are not reported complete"
-grep -Eq '^. +.? *30 +12 +[0-9,]+ +[-+][0-9]+ +[-0-9.]+ +[0-9]+' <<<"$s" || fail "no per-combo parity rows"
-echo "tui-e2e: parity pane:"
+grep -Eq ' 30 +12 +[0-9,]+ +[-+][0-9]+ +-?[0-9.]+ +[0-9]+' <<<"$s" || fail "no per-combo parity rows"
+echo "tui-e2e: parity pane at 80x24:"
 grep -E 'VERDICT|trades .* fp64|max \|dPnL\||flips [0-9]' <<<"$s" | sed 's/^/  /'
 
-# The crossover pane answers n (next flip).
+# Resize to 160x48: the workbench redraws with every pane on screen.
+tm resize-window -t e2e -x 160 -y 48
+wait_for 'Heatmap: sharpe'
 wait_for 'Crossover: flip [0-9]+ of [0-9]+'
+wait_for 'VERDICT: (PASS|COLLAPSE)'
 
 # Quit and check the terminal is restored.
 tm send-keys -t "$pane" q
 wait_for '^exit=0$' 20
 wait_for '^e2e\$( |$)' 10
 [ "$(alt_on)" = 0 ] || fail "the alternate screen is still on after quitting"
+if screen | grep -Eq 'VERDICT|Metrics: 9 of 9'; then fail "the workbench left its screen behind"; fi
 tm send-keys -t "$pane" "stty -a | tr ' ;' '\n\n' | grep -Ex -- '-?(icanon|echo)' | tr '\n' ' '; echo" Enter
-wait_for '^icanon echo $' 10
+wait_for '^icanon echo ?$' 10
 
 # NO_COLOR: the same screens in plain ASCII.
 tm send-keys -t "$pane" "clear; NO_COLOR=1 $(printf %q "$bin") tui --data embedded:btcusdt-1m --head 5000 --hma 10:30:10 --hma3 12:36:12; echo \"exit=\$?\"" Enter

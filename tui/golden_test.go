@@ -13,7 +13,7 @@ import (
 )
 
 // The golden files (testdata/TestGolden/*) are the screens as a user at
-// an 80x24 or 160x48 terminal without colour sees them, on the issue's
+// an 80x24, 120x40 or 160x48 terminal without colour sees them, on the issue's
 // small real study (embedded BTC/USDT 1m, first 5,000 bars, hma 10:30:10 x
 // hma3 12:36:12, reference backend). Timings and the device are masked, so
 // they are the same on every machine. Refresh with: go test ./tui -run
@@ -52,7 +52,7 @@ func requireGolden(t *testing.T, name, view string, w, h int) {
 }
 
 func TestGolden(t *testing.T) {
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+	for _, sz := range [][2]int{{80, 24}, {120, 40}, {160, 48}} {
 		w, h := sz[0], sz[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
 			// The setup screen once the dataset is loaded.
@@ -60,6 +60,7 @@ func TestGolden(t *testing.T) {
 			waitOutput(t, tm, "5,000 bars")
 			tm.Send(keyMsg("q"))
 			fm := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+			fm.quitting = false // look at it as it was before q
 			requireGolden(t, "setup", fm.View(), w, h)
 
 			// Run it and wait for the results.
@@ -69,6 +70,7 @@ func TestGolden(t *testing.T) {
 			waitOutput(t, tm, "Metrics: 9 of 9")
 			tm.Send(keyMsg("q"))
 			fm = tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+			fm.quitting = false
 			d := &driver{t: t, m: fm}
 			d.settle()
 			if fm.ctx.Results == nil || !fm.ctx.Results.Complete() {

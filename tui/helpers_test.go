@@ -125,7 +125,7 @@ func (d *driver) run(cmd tea.Cmd) {
 // feed reports whether the driver passes msg back to the model.
 func feed(msg tea.Msg) bool {
 	p := reflect.TypeOf(msg).PkgPath()
-	return strings.HasPrefix(p, "sweepbench/")
+	return strings.HasPrefix(p, "sweepbench/") || p == "github.com/charmbracelet/bubbles/filepicker"
 }
 
 func (d *driver) key(keys ...string) {

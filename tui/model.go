@@ -89,7 +89,8 @@ type Model struct {
 	single             bool // results show one pane at a time
 	devices            map[string]string
 	lastEstKey         string
-	loadErr            string // the last failed load's message
+	startErr           string // a bad flag found at start (kept until a run)
+	quitting           bool   // the last frame is empty: nothing is left behind
 }
 
 type rect struct{ w, h int }
@@ -173,7 +174,8 @@ func (m *Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
 	if b := m.cfg.Flags.Backend; b != "" && b != "auto" {
 		if _, _, err := m.ctx.Registry.Lookup(b); err != nil {
-			m.ctx.LastErr = err.Error()
+			m.setErr(err)
+			m.startErr = m.ctx.LastErr
 		}
 	}
 	if m.cfg.Flags.DataGiven && m.cfg.Flags.Data != "" {
@@ -229,7 +231,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyMsg:
 		return m.key(msg)
 	case spinner.TickMsg:
-		return tea.Batch(m.datasets.Update(msg), m.runv.Update(msg))
+		// Each spinner ticks only while it is shown, so an idle
+		// workbench sends nothing over the wire.
+		cmd := m.datasets.Update(msg)
+		if m.run != nil {
+			cmd = tea.Batch(cmd, m.runv.Update(msg))
+		}
+		return cmd
 	case common.ErrMsg:
 		m.setErr(msg.Err)
 	case common.LoadMsg:
@@ -241,12 +249,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.datasets.Loaded(msg.err)
 		if msg.err != nil {
 			m.setErr(msg.err)
-			m.loadErr = m.ctx.LastErr
 			return nil
 		}
 		m.ctx.Raw, m.deriveKey = msg.ds, ""
-		if m.ctx.LastErr == m.loadErr {
-			m.setErr(nil) // the last load's error is resolved
+		if m.ctx.LastErr != m.startErr {
+			m.setErr(nil) // what went wrong before is resolved; a bad flag stays
 		}
 		m.setupFocus = 1
 		return tea.Batch(m.focusSetup(), m.validate())
@@ -270,6 +277,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.estimate = fmt.Sprintf("estimate ~%s on the CPU reference, %d cores (calibrated in %s)",
 				common.FormatDuration(msg.est.Total), msg.est.Workers, common.FormatDuration(msg.est.Calibrate))
+			if m.ctx.Backend != "reference" {
+				m.estimate = fmt.Sprintf("estimate at most ~%s (the CPU reference's time; %s should be faster)",
+					common.FormatDuration(msg.est.Total), m.ctx.Backend)
+			}
 		}
 		m.validate()
 	case common.RunMsg:
@@ -474,6 +485,7 @@ func (m *Model) syncKeyContext() {
 
 func (m *Model) quit() tea.Cmd {
 	m.stopRun()
+	m.quitting = true
 	return tea.Quit
 }
 
@@ -511,7 +523,8 @@ func (m *Model) validate() tea.Cmd {
 		}
 		info = append(info, m.estimate)
 		if note != "" && !m.ctx.Deterministic {
-			notes = append(notes, note)
+			// What auto picked; why the others cannot run is listed below.
+			notes = append(notes, strings.SplitN(note, ";", 2)[0])
 		}
 	} else {
 		m.lastEstKey = ""
@@ -614,11 +627,10 @@ func (m *Model) finish(d doneMsg) tea.Cmd {
 	m.parity.Reload()
 	m.setFocus(m.focus)
 	m.syncKeyContext()
-	// Start on the worst flip when there is one, else on the best combo.
-	sel := -1
-	if p := rep.Parity; p != nil && len(p.Flips) > 0 {
-		sel = p.Flips[0].Index
-	} else {
+	// Start on the worst combo of the parity report (the crossover pane
+	// then shows its worst flip), else on the best combo.
+	sel := m.parity.Worst()
+	if sel < 0 {
 		sel = m.ctx.Results.Best(m.ctx.Metric, m.ctx.Prec, m.ctx.Results.Indexes())
 	}
 	m.ctx.Inspect = nil
@@ -674,9 +686,13 @@ func (m *Model) layout() {
 	} else {
 		lw := W * 45 / 100
 		rw := W - lw
+		// The table needs no more than its rows; the parity pane gets the rest.
 		mh := bodyH * 55 / 100
+		if r := m.ctx.Results; r != nil {
+			mh = max(10, min(mh, r.Grid.Len()+5))
+		}
 		hh := max(8, min(m.heat.Want()+3, bodyH*35/100))
-		ch := (bodyH - hh) * 55 / 100
+		ch := (bodyH - hh) * 58 / 100
 		m.rects[paneMetrics] = rect{lw, mh}
 		m.rects[paneParity] = rect{lw, bodyH - mh}
 		m.rects[paneHeatmap] = rect{rw, hh}
@@ -708,7 +724,7 @@ func (m *Model) View() (out string) {
 		}
 	}()
 	W, H := m.ctx.Width, m.ctx.Height
-	if W == 0 || H == 0 {
+	if W == 0 || H == 0 || m.quitting {
 		return ""
 	}
 	if W < minW || H < minH {

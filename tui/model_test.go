@@ -185,6 +185,31 @@ func TestResize(t *testing.T) {
 	checkSize(t, d.m.View(), 40, 10)
 }
 
+// TestEverySize draws every pane at sizes from the minimum to 200x60, in
+// colour, and checks each screen fills the terminal exactly (a resize
+// through them once found a table drawing old rows against new columns).
+func TestEverySize(t *testing.T) {
+	m := newModel(context.Background(), Config{Registry: testRegistry(), Flags: smallFlags()}, termenv.TrueColor, true, true)
+	d := &driver{t: t, m: m}
+	d.run(m.Init())
+	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	d.key("enter")
+	d.settle()
+	for w := minW; w <= 200; w += 7 {
+		for h := minH; h <= 60; h += 4 {
+			d.send(tea.WindowSizeMsg{Width: w, Height: h})
+			for p := range nPanes {
+				m.setFocus(p)
+				v := m.View()
+				if strings.Contains(v, "internal error") {
+					t.Fatalf("%dx%d, %s:\n%s", w, h, paneNames[p], v)
+				}
+				checkSize(t, v, w, h)
+			}
+		}
+	}
+}
+
 // TestColour renders every screen with colour: the same sizes, and the
 // unicode frame (the plain one is ASCII).
 func TestColour(t *testing.T) {
@@ -306,4 +331,83 @@ func TestErrorsShown(t *testing.T) {
 			t.Fatalf("guard returned %v", msg)
 		}
 	})
+}
+
+// TestProgressThrottle feeds the runner's channel far faster than 20
+// events a second and checks the UI gets at most one update per 50 ms,
+// each with the latest event of its lane, then the done message.
+func TestProgressThrottle(t *testing.T) {
+	r := &runner{gen: 1, progress: make(chan engine.Progress, 64), done: make(chan doneMsg, 1)}
+	const n = 400
+	go func() {
+		for i := 1; i <= n; i++ {
+			select { // the engine's non-blocking send
+			case r.progress <- engine.Progress{Precision: engine.FP64, Done: i, Total: n, Phase: "compute"}:
+			default:
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		r.done <- doneMsg{gen: 1}
+	}()
+	var stamps []time.Time
+	last := 0
+	for {
+		msg := r.next()()
+		if d, ok := msg.(doneMsg); ok {
+			if len(d.ps) > 0 && d.ps[0].Done < last {
+				t.Fatalf("done carried an older event (%d < %d)", d.ps[0].Done, last)
+			}
+			break
+		}
+		p := msg.(progressMsg)
+		if len(p.ps) != 1 || p.ps[0].Done < last {
+			t.Fatalf("update %d: %+v after %d", len(stamps), p.ps, last)
+		}
+		last = p.ps[0].Done
+		stamps = append(stamps, time.Now())
+	}
+	for i := 2; i < len(stamps); i++ {
+		if gap := stamps[i].Sub(stamps[i-1]); gap < progressEvery-5*time.Millisecond {
+			t.Fatalf("updates %d and %d are %v apart, want >= %v", i-1, i, gap, progressEvery)
+		}
+	}
+	if len(stamps) < 3 || len(stamps) > 40 {
+		t.Fatalf("%d updates for a ~0.8 s run", len(stamps))
+	}
+}
+
+// TestFilePicker opens a file through the picker: only the formats the
+// loaders read are offered, and the chosen one is loaded and summarised.
+func TestFilePicker(t *testing.T) {
+	t.Chdir("../testdata/data")
+	f := DefaultFlags()
+	f.Backend = "reference"
+	d := newDriver(t, f, 100, 30)
+	m := d.m
+	if m.setupFocus != 0 || m.ctx.Raw != nil {
+		t.Fatal("without --data the dataset pane has the focus and nothing is loaded")
+	}
+	d.key("down", "down", "enter") // "Open a file..."
+	if !m.datasets.Picking() {
+		t.Fatal("enter on Open a file did not open the picker")
+	}
+	v := m.View()
+	if !strings.Contains(v, "binance_archive_FILUSDT-1m-2023-08_head.csv") {
+		t.Fatalf("the picker does not list the data files:\n%s", v)
+	}
+	// The first entry is README.md: shown, but refused with the reason.
+	d.key("enter")
+	if !strings.Contains(m.ctx.LastErr, "README.md: not a supported file name") {
+		t.Fatalf("last error %q", m.ctx.LastErr)
+	}
+	d.key("down", "enter")
+	if m.datasets.Picking() || m.ctx.Raw == nil {
+		t.Fatalf("the file was not loaded (last error %q)", m.ctx.LastErr)
+	}
+	if v := m.View(); !strings.Contains(v, "binance_archive_FILUSDT-1m-2023-08_head.csv") || !strings.Contains(v, "layout binance-archive") {
+		t.Fatalf("no summary of the loaded file:\n%s", v)
+	}
+	if m.setupFocus != 1 {
+		t.Fatal("after loading, the form should have the focus")
+	}
 }

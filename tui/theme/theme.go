@@ -41,8 +41,6 @@ type Theme struct {
 	Cursor   string // marks the selected row: "▶" or ">"
 	Ellipsis string // "…" or "..."
 	Sep      string // separator in one-line summaries: " · " or " | "
-	Check    string // a completed step
-	Cross    string // a failed step
 }
 
 // New builds the theme for a colour profile (termenv.Ascii gives the plain
@@ -89,11 +87,11 @@ func New(profile termenv.Profile, dark bool) *Theme {
 		t.Frame = lipgloss.ASCIIBorder()
 		t.FrameFocus = lipgloss.Border{Top: "=", Bottom: "=", Left: "|", Right: "|",
 			TopLeft: "#", TopRight: "#", BottomLeft: "#", BottomRight: "#"}
-		t.Cursor, t.Ellipsis, t.Sep, t.Check, t.Cross = ">", "...", " | ", "ok", "x"
+		t.Cursor, t.Ellipsis, t.Sep = ">", "...", " | "
 	} else {
 		t.Frame = lipgloss.RoundedBorder()
 		t.FrameFocus = lipgloss.ThickBorder()
-		t.Cursor, t.Ellipsis, t.Sep, t.Check, t.Cross = "▶", "…", " · ", "✓", "✗"
+		t.Cursor, t.Ellipsis, t.Sep = "▶", "…", " · "
 	}
 	return t
 }
@@ -113,13 +111,36 @@ func (t *Theme) Truncate(s string, w int) string {
 	return ansi.Truncate(s, w, tail)
 }
 
-// Wrap breaks s into lines of at most w cells, at spaces where it can
-// (an error message must be read whole, never cut).
+// Wrap breaks s into lines of at most w cells at spaces (a word longer
+// than w is cut), so that an error message or a figure is read whole,
+// never truncated. Numbers such as 1e-05 or -0.5 are never split.
 func (t *Theme) Wrap(s string, w int) []string {
 	if w <= 0 {
 		return nil
 	}
-	return strings.Split(ansi.Wrap(s, w, " /"), "\n")
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		line, lw := "", 0
+		for _, word := range strings.Split(para, " ") {
+			ww := ansi.StringWidth(word)
+			switch {
+			case lw == 0:
+				line, lw = word, ww
+			case lw+1+ww <= w:
+				line, lw = line+" "+word, lw+1+ww
+			default:
+				out = append(out, line)
+				line, lw = word, ww
+			}
+			for lw > w {
+				out = append(out, ansi.Truncate(line, w, ""))
+				line = ansi.TruncateLeft(line, w, "")
+				lw = ansi.StringWidth(line)
+			}
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // Fit makes s exactly w cells wide and h lines high: longer lines are

@@ -26,9 +26,10 @@ type Column struct {
 type Model struct {
 	ctx      *common.Context
 	cols     []Column
-	fixed    int // leading columns that never scroll away
-	rows     [][]string
-	flags    []bool // rows shown as flagged ("!")
+	fixed    int                  // leading columns that never scroll away
+	n        int                  // rows
+	row      func(i int) []string // formats row i (only rows on screen are asked)
+	flag     func(i int) bool     // rows shown as flagged ("!"); may be nil
 	cursor   int
 	offset   int // first row shown
 	colStart int // first scrollable column shown
@@ -59,18 +60,36 @@ func (m *Model) SetColumns(cols []Column, fixed int) {
 // SetRows replaces the rows; flags (may be nil) marks rows to highlight.
 // The cursor is kept in range.
 func (m *Model) SetRows(rows [][]string, flags []bool) {
-	m.rows, m.flags = rows, flags
+	m.SetRowFunc(len(rows), func(i int) []string { return rows[i] }, func(i int) bool { return i < len(flags) && flags[i] })
+}
+
+// SetRowFunc replaces the rows with n rows formatted on demand by row (a
+// big grid is never formatted whole); flag (may be nil) marks rows to
+// highlight. The cursor is kept in range.
+func (m *Model) SetRowFunc(n int, row func(i int) []string, flag func(i int) bool) {
+	m.n, m.row, m.flag = n, row, flag
 	m.SetCursor(m.cursor)
 }
 
+func (m *Model) flagged(r int) bool { return m.flag != nil && m.flag(r) }
+
 // SetSize sets the table's outer size (the header is one of its h lines).
-func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.SetCursor(m.cursor) }
+// The horizontal scroll is recomputed, so a size shows the same columns
+// whatever sizes came before.
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.SetCursor(m.cursor)
+	if m.colCur >= 0 {
+		m.colStart = m.fixed
+		m.SetColumnCursor(m.colCur)
+	}
+}
 
 // Focus shows the cursor row in the focused style.
 func (m *Model) Focus(f bool) { m.focused = f }
 
 // Len is the number of rows.
-func (m *Model) Len() int { return len(m.rows) }
+func (m *Model) Len() int { return m.n }
 
 // Cursor is the selected row.
 func (m *Model) Cursor() int { return m.cursor }
@@ -87,7 +106,7 @@ func (m *Model) page() int { return max(1, m.h-1) }
 
 // SetCursor moves the cursor to row i (clamped) and scrolls it into view.
 func (m *Model) SetCursor(i int) {
-	m.cursor = max(0, min(i, len(m.rows)-1))
+	m.cursor = max(0, min(i, m.n-1))
 	p := m.page()
 	if m.cursor < m.offset {
 		m.offset = m.cursor
@@ -95,7 +114,7 @@ func (m *Model) SetCursor(i int) {
 	if m.cursor >= m.offset+p {
 		m.offset = m.cursor - p + 1
 	}
-	m.offset = max(0, min(m.offset, len(m.rows)-p))
+	m.offset = max(0, min(m.offset, m.n-p))
 }
 
 // HandleNav moves the cursor for the vertical navigation keys; it reports
@@ -114,7 +133,7 @@ func (m *Model) HandleNav(msg tea.KeyMsg) bool {
 	case key.Matches(msg, k.Top):
 		m.SetCursor(0)
 	case key.Matches(msg, k.Bottom):
-		m.SetCursor(len(m.rows) - 1)
+		m.SetCursor(m.n - 1)
 	default:
 		return false
 	}
@@ -186,24 +205,28 @@ func (m *Model) View() string {
 	}
 	p := m.page()
 	var rows []table.Row
-	for r := m.offset; r < len(m.rows) && r < m.offset+p; r++ {
+	for r := m.offset; r < m.n && r < m.offset+p; r++ {
 		mark := " "
 		if r == m.cursor {
 			mark = t.Cursor
 		}
-		if r < len(m.flags) && m.flags[r] {
+		if m.flagged(r) {
 			mark += "!"
 		}
 		row := table.Row{mark}
+		cells := m.row(r)
 		for _, c := range vis {
 			cell := ""
-			if c < len(m.rows[r]) {
-				cell = m.rows[r][c]
+			if c < len(cells) {
+				cell = cells[c]
 			}
 			row = append(row, align(t.Truncate(cell, m.cols[c].Width), m.cols[c].Width, m.cols[c].Right))
 		}
 		rows = append(rows, row)
 	}
+	// Rows first emptied: bubbles' table renders the old rows against the
+	// new columns in SetColumns.
+	m.tbl.SetRows(nil)
 	m.tbl.SetStyles(st.table)
 	m.tbl.SetColumns(cols)
 	m.tbl.SetHeight(m.h)
@@ -212,17 +235,17 @@ func (m *Model) View() string {
 	m.tbl.SetCursor(m.cursor - m.offset)
 	out := m.tbl.View()
 	// Flagged rows in the error colour (plain mode has the "!" marker).
-	if !t.Plain && len(m.flags) > 0 {
+	if !t.Plain && m.flag != nil {
 		lines := strings.Split(out, "\n")
 		for i := 1; i < len(lines); i++ {
 			r := m.offset + i - 1
-			if r < len(m.flags) && m.flags[r] && r != m.cursor {
+			if r < m.n && m.flagged(r) && r != m.cursor {
 				lines[i] = st.flagged.Render(ansi.Strip(lines[i]))
 			}
 		}
 		out = strings.Join(lines, "\n")
 	}
-	if len(m.rows) == 0 {
+	if m.n == 0 {
 		out = strings.SplitN(out, "\n", 2)[0] + "\n" + t.Subtle.Render("  (no rows)")
 	}
 	return t.Fit(out, m.w, m.h)

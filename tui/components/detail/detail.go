@@ -117,7 +117,12 @@ func (m *Model) View() string {
 			d.Precision, common.Pct(d.TotalReturn), common.Num(d.Sharpe), common.Pct(d.MaxDrawdown), d.TotalTrades))
 	}
 	rest := m.h - len(head) - 1
-	chartH := max(0, min(rest/2, 12))
+	// The chart first (at least 4 lines), the trade list at least 3.
+	chartH := rest * 55 / 100
+	if chartH < 4 {
+		chartH = min(4, rest-3)
+	}
+	chartH = min(chartH, 12)
 	if chartH < 4 {
 		chartH = 0
 	}

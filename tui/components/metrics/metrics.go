@@ -126,7 +126,7 @@ func (m *Model) refresh() {
 	if r == nil {
 		return
 	}
-	m.rows = m.rows[:0]
+	m.rows = nil
 	for _, i := range r.Indexes() {
 		if m.keep(i) {
 			m.rows = append(m.rows, i)
@@ -146,28 +146,29 @@ func (m *Model) refresh() {
 			return common.Better(name, vb, va)
 		})
 	}
-	cells := make([][]string, len(m.rows))
-	for k, i := range m.rows {
-		row := make([]string, len(m.cols))
-		for c, col := range m.cols {
-			v, ok := m.value(i, col.name, col.prec)
-			switch {
-			case !ok:
-				row[c] = "-"
-			default:
-				row[c] = common.Num(v)
-			}
-			if col.alt && ok {
-				if v64, ok64 := m.value(i, col.name, engine.FP64); ok64 && !same(v, v64) {
-					row[c] += "*"
-				}
-			}
-		}
-		cells[k] = row
-	}
-	m.tbl.SetRows(cells, nil)
+	rows := m.rows
+	m.tbl.SetRowFunc(len(rows), func(k int) []string { return m.format(rows[k]) }, nil)
 	m.mark()
 	m.Sync()
+}
+
+// format writes combo i's cells.
+func (m *Model) format(i int) []string {
+	row := make([]string, len(m.cols))
+	for c, col := range m.cols {
+		v, ok := m.value(i, col.name, col.prec)
+		if !ok {
+			row[c] = "-"
+			continue
+		}
+		row[c] = common.Num(v)
+		if col.alt {
+			if v64, ok64 := m.value(i, col.name, engine.FP64); ok64 && !same(v, v64) {
+				row[c] += "*"
+			}
+		}
+	}
+	return row
 }
 
 func same(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }

@@ -107,6 +107,14 @@ func abs(x int) int {
 	return x
 }
 
+// Worst is the combo listed first (worst by the order above), -1 if none.
+func (m *Model) Worst() int {
+	if len(m.rows) == 0 {
+		return -1
+	}
+	return m.rows[0]
+}
+
 // Sync puts the cursor on the selected combo.
 func (m *Model) Sync() {
 	for k, i := range m.rows {
@@ -144,12 +152,10 @@ func (m *Model) Summary() []string {
 		if p.Verdict != engine.VerdictPass {
 			v = st.collapse.Render("VERDICT: " + strings.ToUpper(p.Verdict))
 		}
-		out = append(out, v+st.label.Render(fmt.Sprintf("  %d/%d combos compared, borderline < %g",
+		out = append(out, v+st.label.Render(fmt.Sprintf("  %d/%d combos, borderline < %g",
 			p.CombosCompared, r.Grid.Len(), p.Tolerance)))
 		for _, why := range p.Reasons {
-			for _, l := range t.Wrap("! "+why, m.w) {
-				out = append(out, st.reason.Render(l))
-			}
+			out = append(out, st.reason.Render("! "+why))
 		}
 		if p.Incomplete {
 			out = append(out, st.warn.Render("incomplete: only the combos both runs completed are compared"))
@@ -171,7 +177,12 @@ func (m *Model) Summary() []string {
 		runs = append(runs, s)
 	}
 	out = append(out, st.label.Render("runs: "+strings.Join(runs, t.Sep)))
-	return out
+	// Wrap, never cut: every figure must be readable in a narrow pane.
+	var wrapped []string
+	for _, l := range out {
+		wrapped = append(wrapped, t.Wrap(l, m.w)...)
+	}
+	return wrapped
 }
 
 // View renders the pane body, exactly w x h.

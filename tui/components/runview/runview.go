@@ -101,40 +101,46 @@ func (m *Model) View() string {
 		m.ctx.DeviceName(m.ctx.Device))), "")
 	var best *engine.ComboResult
 	var bestPrec engine.Precision
-	barW := max(10, min(50, m.w-52))
-	for _, l := range m.lanes {
+	// Each lane's figures first, so the bars line up at one width.
+	texts := make([]string, len(m.lanes))
+	widest := 0
+	for i, l := range m.lanes {
 		p := l.p
 		frac := 0.0
 		if p.Total > 0 {
 			frac = float64(p.Done) / float64(p.Total)
 		}
-		bar := progress.New(append(st.bar, progress.WithWidth(barW))...)
 		phase := p.Phase
 		if !l.seen {
 			phase = "waiting"
 		}
-		eta := "-"
+		eta, rate := "-", "-"
 		if p.ETA > 0 {
 			eta = m.ctx.Duration(p.ETA)
 		}
-		rate := "-"
-		if p.Rate > 0 {
-			rate = fmt.Sprintf("%.0f", p.Rate)
-			if m.ctx.Deterministic {
-				rate = "-"
-			}
+		if p.Rate > 0 && !m.ctx.Deterministic {
+			rate = common.Thousands(int(p.Rate + 0.5))
 		}
-		lines = append(lines, fmt.Sprintf("%s %s %5.1f%%  %s/%s  %s combos/s  ETA %s  %s",
-			st.value.Render(p.Precision.String()), bar.ViewAs(frac), 100*frac,
-			common.Thousands(p.Done), common.Thousands(p.Total), rate, eta, phase))
+		texts[i] = fmt.Sprintf(" %5.1f%%  %s/%s  %s combos/s  ETA %s  %s", 100*frac,
+			common.Thousands(p.Done), common.Thousands(p.Total), rate, eta, phase)
+		widest = max(widest, len(texts[i]))
 		if p.Best != nil && (best == nil || p.Best.Sharpe > best.Sharpe) {
 			best, bestPrec = p.Best, p.Precision
 		}
 	}
+	barW := max(10, min(50, m.w-5-widest))
+	for i, l := range m.lanes {
+		frac := 0.0
+		if l.p.Total > 0 {
+			frac = float64(l.p.Done) / float64(l.p.Total)
+		}
+		bar := progress.New(append(st.bar, progress.WithWidth(barW))...)
+		lines = append(lines, st.value.Render(l.prec.String())+" "+bar.ViewAs(frac)+texts[i])
+	}
 	lines = append(lines, "")
 	if best != nil {
-		lines = append(lines, fmt.Sprintf("best so far: sharpe %s at hma %d x hma3 %d (%s), return %s, %d trades",
-			common.Num(best.Sharpe), best.HMA, best.HMA3, bestPrec, common.Pct(best.TotalReturn), best.TotalTrades))
+		lines = append(lines, t.Wrap(fmt.Sprintf("best so far: sharpe %s at hma %d x hma3 %d (%s), return %s, %d trades",
+			common.Num(best.Sharpe), best.HMA, best.HMA3, bestPrec, common.Pct(best.TotalReturn), best.TotalTrades), m.w)...)
 	} else {
 		lines = append(lines, st.label.Render("best so far: -"))
 	}
