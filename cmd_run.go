@@ -69,18 +69,7 @@ func (f *studyFlags) loadDataset() (*data.Dataset, error) {
 	if f.head < 0 {
 		return nil, fmt.Errorf("--head %d: want a positive bar count or 0 for all", f.head)
 	}
-	if f.head > 0 && f.head < ds.Bars.Len() {
-		ds = trimDataset(ds, f.head)
-	}
-	return ds, nil
-}
-
-func trimDataset(ds *data.Dataset, n int) *data.Dataset {
-	out := &data.Dataset{Info: ds.Info, Bars: ds.Bars.Slice(0, n)}
-	out.Info.Bars = n
-	out.Info.Last = out.Bars.Last()
-	out.Info.Name = fmt.Sprintf("%s[:%d]", ds.Info.Name, n)
-	return out
+	return ds.Head(f.head), nil
 }
 
 // study builds the engine study the flags describe, with the backend

@@ -298,12 +298,6 @@ func (m *Model) derive(tf time.Duration, tfName string, head int) {
 		}
 		ds = r
 	}
-	if head > 0 && head < ds.Bars.Len() {
-		out := &data.Dataset{Info: ds.Info, Bars: ds.Bars.Slice(0, head)}
-		out.Info.Bars = head
-		out.Info.Last = out.Bars.Last()
-		out.Info.Name = fmt.Sprintf("%s[:%d]", ds.Info.Name, head)
-		ds = out
-	}
+	ds = ds.Head(head)
 	m.ctx.Dataset, m.deriveErr = ds, nil
 }

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -61,4 +62,18 @@ func spacing(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return d
+}
+
+// Head returns the first n bars as a new Dataset (sharing the arrays) with
+// every statistic of Info (bars, last time, gaps, spacing, price range)
+// recomputed for those bars; Name gets a "[:n]" suffix so reports say the
+// data was trimmed. n <= 0 or n >= the bar count returns d unchanged.
+func (d *Dataset) Head(n int) *Dataset {
+	if n <= 0 || n >= d.Bars.Len() {
+		return d
+	}
+	nd := &Dataset{Info: d.Info, Bars: d.Bars.Slice(0, n)}
+	nd.Info.Name = fmt.Sprintf("%s[:%d]", d.Info.Name, n)
+	nd.Info.setStats(&nd.Bars)
+	return nd
 }

@@ -219,10 +219,6 @@ func Summary(ctx *common.Context, ds *data.Dataset) []string {
 	if in.Gaps > 0 {
 		gap = ", largest " + in.LargestGap.String()
 	}
-	whole := ""
-	if strings.HasSuffix(in.Name, "]") && strings.Contains(in.Name, "[:") {
-		whole = " (of the whole file)"
-	}
 	nan := ""
 	if in.DroppedNaN > 0 {
 		nan = fmt.Sprintf("%s%d NaN rows dropped", t.Sep, in.DroppedNaN)
@@ -231,6 +227,6 @@ func Summary(ctx *common.Context, ds *data.Dataset) []string {
 		st.value.Render(in.Name) + st.label.Render(t.Sep+"layout "+in.Layout+t.Sep+"sha256 "+sha),
 		fmt.Sprintf("%s bars, %s .. %s UTC, %s bars%s", common.Thousands(in.Bars),
 			in.First.Format("2006-01-02 15:04"), in.Last.Format("2006-01-02 15:04"), tf, res),
-		fmt.Sprintf("gaps %d%s%sprice %s .. %s%s%s", in.Gaps, gap, t.Sep, common.Price(in.MinPrice), common.Price(in.MaxPrice), whole, nan),
+		fmt.Sprintf("gaps %d%s%sprice %s .. %s%s", in.Gaps, gap, t.Sep, common.Price(in.MinPrice), common.Price(in.MaxPrice), nan),
 	}
 }
