@@ -7,8 +7,10 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 )
 
 // synthBars is a one-minute random walk with high/low around the close.
@@ -47,6 +49,7 @@ func TestSweepEqualsBacktest(t *testing.T) {
 		{engine.FP64, engine.Direct, engine.SourceHL2, engine.LongOnly},
 		{engine.FP32, engine.Direct, engine.SourceHL2, engine.LongOnly},
 		{engine.FP32, engine.Prefix, engine.SourceClose, engine.LongShort},
+		{engine.FP64, engine.Prefix, engine.SourceClose, engine.LongShort}, // a bare job's formulation is honoured in fp64 too
 	} {
 		for _, threads := range []int{1, 0, 5} {
 			name := fmt.Sprintf("%s/%s/%s/%s/threads=%d", c.prec, c.form, c.src, c.mode, threads)
@@ -59,6 +62,9 @@ func TestSweepEqualsBacktest(t *testing.T) {
 				}
 				if run.Status != engine.StatusComplete || len(run.Results) != g.Len() {
 					t.Fatalf("status %s, %d results", run.Status, len(run.Results))
+				}
+				if run.WMA != c.form || run.Precision != c.prec {
+					t.Errorf("run labelled %s %s, want %s %s", run.Precision, run.WMA, c.prec, c.form)
 				}
 				var want []engine.Metrics
 				if c.prec == engine.FP32 {
@@ -118,27 +124,32 @@ func sameMetrics(a, b engine.Metrics) bool {
 	return true
 }
 
-// TestFP64IgnoresPrefix: the fp64 reference is always the direct sum; a
-// job asking for prefix in fp64 gets direct results, labelled direct.
-func TestFP64IgnoresPrefix(t *testing.T) {
+// TestStudyFP64AlwaysDirect: the fp64 reference of a study is the direct
+// sum whatever --wma says (SPEC "WMA formulations"); the formulation applies
+// to the fp32 run. (A bare Sweep honours the job's formulation in fp64 too,
+// for the bench ladder: TestSweepEqualsBacktest covers fp64 prefix.)
+func TestStudyFP64AlwaysDirect(t *testing.T) {
 	b := synthBars(8, 1500)
+	ds := &data.Dataset{Bars: *b, Info: data.Info{Name: "synthetic", Bars: b.Len(), MedianSpacing: time.Minute}}
 	g := engine.Grid{HMA: engine.Range{Start: 20, Stop: 40, Step: 20}, HMA3: engine.Range{Start: 30, Stop: 60, Step: 30}}
 	p := engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}
-	runs := map[engine.Formulation]*engine.Run{}
-	for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
-		run, err := engine.Sweep(context.Background(), New(), &engine.Job{Bars: b, Grid: g, Params: p, Precision: engine.FP64, WMA: form}, engine.SweepOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs[form] = run
+	rep, err := engine.RunStudy(context.Background(), &engine.Study{Dataset: ds, Grid: g, Params: p,
+		Precisions: []engine.Precision{engine.FP64, engine.FP32}, WMA: engine.Prefix, Backend: New()}, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if runs[engine.Prefix].WMA != engine.Direct {
-		t.Errorf("fp64 run labelled %s, want direct", runs[engine.Prefix].WMA)
+	r64, r32 := rep.Run(engine.FP64), rep.Run(engine.FP32)
+	if r64.WMA != engine.Direct || r32.WMA != engine.Prefix {
+		t.Errorf("runs labelled fp64 %s, fp32 %s: want direct and prefix", r64.WMA, r32.WMA)
 	}
-	for i := range runs[engine.Direct].Results {
-		if !sameMetrics(runs[engine.Direct].Results[i].Metrics, runs[engine.Prefix].Results[i].Metrics) {
-			t.Errorf("combo %d: fp64 prefix job differs from direct", i)
+	want := byHand[float64](t, b, g, p, engine.Direct)
+	for i, r := range r64.Results {
+		if !sameMetrics(r.Metrics, want[i]) {
+			t.Errorf("combo %d: the study's fp64 run is not the direct reference", i)
 		}
+	}
+	if want32 := byHand[float32](t, b, g, p, engine.Prefix); !sameMetrics(r32.Results[0].Metrics, want32[0]) {
+		t.Error("the study's fp32 run is not the prefix computation")
 	}
 }
 
@@ -168,5 +179,34 @@ func TestPrepareCancelled(t *testing.T) {
 	run, err := engine.Sweep(ctx, New(), job, engine.SweepOptions{})
 	if err == nil || run == nil || run.Status != engine.StatusCancelled {
 		t.Errorf("err %v run %+v: want Status cancelled", err, run)
+	}
+}
+
+// TestJobThreadsCaps: Job.Threads caps the backend's threads (the bench
+// ladder's serial rungs), the device line says so, and the results do not
+// depend on it.
+func TestJobThreadsCaps(t *testing.T) {
+	b := synthBars(10, 1200)
+	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 30, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 24, Step: 12}}
+	p := engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}
+	var first *engine.Run
+	for _, c := range []struct{ backend, job, want int }{{4, 1, 1}, {4, 0, 4}, {2, 3, 2}} {
+		job := &engine.Job{Bars: b, Grid: g, Params: p, Precision: engine.FP64, Threads: c.job}
+		run, err := engine.Sweep(context.Background(), &Backend{Threads: c.backend}, job, engine.SweepOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("(%d threads)", c.want); !strings.HasSuffix(run.Device, want) {
+			t.Errorf("backend %d, job %d threads: device %q, want %q", c.backend, c.job, run.Device, want)
+		}
+		if first == nil {
+			first = run
+			continue
+		}
+		for i := range run.Results {
+			if !sameMetrics(run.Results[i].Metrics, first.Results[i].Metrics) {
+				t.Errorf("combo %d depends on the thread count", i)
+			}
+		}
 	}
 }
