@@ -1,0 +1,88 @@
+// main.cpp — runs the assembled Metal kernels on the CPU (see metal_stdlib)
+// over one input file written by metal/msl_host_test.go and writes the
+// indicator series and the sweep's raw outputs. Every thread of every
+// dispatch runs to completion in order; sweep_f32 needs no barrier (each
+// thread uses its own threadgroup column), so this is a faithful schedule.
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "assembled.metal"
+#undef double
+
+static FILE* in;
+template <typename T>
+static std::vector<T> rd(size_t n) {
+    std::vector<T> v(n ? n : 1);
+    if (n && fread(v.data(), sizeof(T), n, in) != n) {
+        fprintf(stderr, "short input\n");
+        exit(2);
+    }
+    return v;
+}
+template <typename T>
+static T rd1() { return rd<T>(1)[0]; }
+
+template <typename Fn>
+static void grid(uint gx, uint gy, uint bx, Fn f) {
+    for (uint y = 0; y < gy; ++y)
+        for (uint x = 0; x < gx; ++x)
+            for (uint t = 0; t < bx; ++t) f(uint3{x, y, 0}, uint3{t, 0, 0}, uint3{bx, 1, 1});
+}
+
+int main(int argc, char** argv) {
+    if (argc != 3) return 2;
+    in = fopen(argv[1], "rb");
+    if (!in) return 2;
+    const int n = rd1<int>(), nh = rd1<int>(), n3 = rd1<int>(), prefix = rd1<int>(), launches = rd1<int>();
+    std::vector<float> x = rd<float>(n), cl = rd<float>(n), r = rd<float>(n);
+    std::vector<int> Lh = rd<int>(nh), L3 = rd<int>(n3), q = rd<int>(nh), sH = rd<int>(nh), p3 = rd<int>(n3),
+                     s3 = rd<int>(n3), warmH = rd<int>(nh), warm3 = rd<int>(n3);
+    std::vector<float> thr = rd<float>(31);
+    IndParams ipH, ipH3, ipScanX, ipWH, ipW3;
+    std::vector<unsigned char> b = rd<unsigned char>(5 * sizeof(IndParams));
+    memcpy(&ipH, &b[0], sizeof ipH);
+    memcpy(&ipH3, &b[sizeof ipH], sizeof ipH);
+    memcpy(&ipScanX, &b[2 * sizeof ipH], sizeof ipH);
+    memcpy(&ipWH, &b[3 * sizeof ipH], sizeof ipH);
+    memcpy(&ipW3, &b[4 * sizeof ipH], sizeof ipH);
+
+    std::vector<float> s1x(n + 1), s2x(n + 1), s1c(n + 1), s2c(n + 1);
+    std::vector<float> s1h((size_t)nh * (n + 1)), s2h((size_t)nh * (n + 1)), s13((size_t)n3 * (n + 1)),
+        s23((size_t)n3 * (n + 1));
+    std::vector<int> zero(1, 0);
+    std::vector<float> dH((size_t)nh * n), dH3((size_t)n3 * n), H((size_t)nh * n), H3((size_t)n3 * n);
+    const uint gx = (n + IND_BLOCK - 1) / IND_BLOCK;
+    if (prefix) {
+        grid(1, 1, 128, [&](uint3 bi, uint3 ti, uint3 bd) { prefix_scan_f32(x.data(), zero.data(), ipScanX, s1x.data(), s2x.data(), bi, ti, bd); });
+        grid(1, 1, 128, [&](uint3 bi, uint3 ti, uint3 bd) { prefix_scan_f32(cl.data(), zero.data(), ipScanX, s1c.data(), s2c.data(), bi, ti, bd); });
+    }
+    grid(gx, nh, IND_BLOCK, [&](uint3 bi, uint3 ti, uint3 bd) { hma_stage1_f32(x.data(), s1x.data(), s2x.data(), Lh.data(), ipH, dH.data(), bi, ti, bd); });
+    grid(gx, n3, IND_BLOCK, [&](uint3 bi, uint3 ti, uint3 bd) { hma3_stage1_f32(cl.data(), s1c.data(), s2c.data(), L3.data(), ipH3, dH3.data(), bi, ti, bd); });
+    if (prefix) {
+        IndParams a = ipH, c = ipH3;
+        grid((nh + 127) / 128, 1, 128, [&](uint3 bi, uint3 ti, uint3 bd) { prefix_scan_f32(dH.data(), sH.data(), a, s1h.data(), s2h.data(), bi, ti, bd); });
+        grid((n3 + 127) / 128, 1, 128, [&](uint3 bi, uint3 ti, uint3 bd) { prefix_scan_f32(dH3.data(), s3.data(), c, s13.data(), s23.data(), bi, ti, bd); });
+    }
+    grid(gx, nh, IND_BLOCK, [&](uint3 bi, uint3 ti, uint3 bd) { wma_series_f32(dH.data(), s1h.data(), s2h.data(), q.data(), sH.data(), ipWH, H.data(), bi, ti, bd); });
+    grid(gx, n3, IND_BLOCK, [&](uint3 bi, uint3 ti, uint3 bd) { wma_series_f32(dH3.data(), s13.data(), s23.data(), p3.data(), s3.data(), ipW3, H3.data(), bi, ti, bd); });
+
+    FILE* out = fopen(argv[2], "wb");
+    if (!out) return 2;
+    fwrite(H.data(), 4, H.size(), out);
+    fwrite(H3.data(), 4, H3.size(), out);
+    for (int l = 0; l < launches; ++l) {
+        std::vector<unsigned char> pb = rd<unsigned char>(sizeof(SweepParams));
+        SweepParams P;
+        memcpy(&P, pb.data(), sizeof P);
+        std::vector<float> buf((size_t)P.count * P.cap), outF((size_t)P.count * SB_NF);
+        std::vector<int> outI((size_t)P.count * SB_NI, -1);
+        grid((P.count + SB_BLOCK - 1) / SB_BLOCK, 1, SB_BLOCK, [&](uint3 bi, uint3 ti, uint3 bd) {
+            sweep_f32(H.data(), H3.data(), r.data(), warmH.data(), warm3.data(), thr.data(), P, buf.data(), outF.data(), outI.data(), bi, ti, bd);
+        });
+        fwrite(outF.data(), 4, outF.size(), out);
+        fwrite(outI.data(), 4, outI.size(), out);
+    }
+    printf("layout sizeof(IndParams)=%zu sizeof(SweepParams)=%zu alignof(SweepParams)=%zu\n", sizeof(IndParams), sizeof(SweepParams), alignof(SweepParams));
+    return fclose(out) == 0 ? 0 : 1;
+}
