@@ -119,7 +119,7 @@ func (f *studyFlags) study(reg *engine.Registry) (*engine.Study, string, error) 
 	if bpy == 0 {
 		bpy = engine.BarsPerYear(ds.Info.MedianSpacing)
 	}
-	s := &engine.Study{Dataset: ds, Grid: grid, Precisions: precs, WMA: form, Backend: be, Tolerance: f.tolerance,
+	s := &engine.Study{Dataset: ds, Grid: grid, Precisions: precs, WMA: form, Backend: be, Tolerance: f.tolerance, Fallback: reg.Reference(),
 		Params: engine.Params{Fee: f.fee, Mode: mode, Source: src, BarsPerYear: bpy}}
 	if err := s.Validate(); err != nil {
 		return nil, "", err
@@ -188,7 +188,7 @@ func newRunCmd() *cobra.Command {
 			if rep == nil {
 				return runErr
 			}
-			rep.Note = note
+			rep.Note = engine.JoinNote(note, rep.Note)
 			w := cmd.OutOrStdout()
 			var f *os.File
 			if out != "" {

@@ -73,6 +73,17 @@ type Kernel interface {
 	Close() error
 }
 
+// Reference returns the registered "reference" backend (the fallback for
+// lanes a GPU backend cannot compute), or nil.
+func (r *Registry) Reference() Backend {
+	for _, c := range r.backends {
+		if c.Name() == "reference" {
+			return c
+		}
+	}
+	return nil
+}
+
 // Registry holds the backends main wires in, in preference order for auto.
 type Registry struct {
 	backends []Backend
@@ -147,4 +158,11 @@ type MultiDevice interface {
 	DeviceCount() int
 	// WithDevices returns the backend restricted to its first n devices.
 	WithDevices(n int) Backend
+}
+
+// PrecisionSupport is implemented by backends that cannot compute every
+// precision (Metal has no fp64). A Study runs the unsupported lanes on its
+// Fallback backend and says so in the report's note.
+type PrecisionSupport interface {
+	Supports(p Precision) error
 }

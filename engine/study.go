@@ -23,7 +23,10 @@ type Study struct {
 	Precisions []Precision // e.g. {FP64, FP32}
 	WMA        Formulation // applies to fp32; fp64 is always Direct
 	Backend    Backend
-	Tolerance  float64 // borderline margin; 0 = DefaultBorderline
+	// Fallback runs the lanes Backend cannot (PrecisionSupport): the fp64
+	// reference lane of an fp32-only GPU. nil: such a lane is an error.
+	Fallback  Backend
+	Tolerance float64 // borderline margin; 0 = DefaultBorderline
 }
 
 // StudyOptions route a study's events.
@@ -115,6 +118,14 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 	cache := &IndicatorCache{}
 	var runErr error
 	for _, p := range s.Precisions {
+		be, err := s.backendFor(p)
+		if err != nil {
+			runErr = err
+			break
+		}
+		if be != s.Backend {
+			rep.Note = JoinNote(rep.Note, fmt.Sprintf("%s has no %s: the %s lane ran on %s", s.Backend.Name(), p, p, be.Name()))
+		}
 		so := SweepOptions{Progress: opt.Progress}
 		if opt.Sink != nil {
 			so.Sink = func(rs []ComboResult) error { return opt.Sink(p, rs) }
@@ -122,7 +133,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		if opt.Skip != nil {
 			so.Skip = func(i int) bool { return opt.Skip(p, i) }
 		}
-		run, err := Sweep(ctx, s.Backend, s.job(p, cache), so)
+		run, err := Sweep(ctx, be, s.job(p, cache), so)
 		if run != nil {
 			rep.Runs = append(rep.Runs, run)
 		}
@@ -145,6 +156,34 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		rep.Parity, rep.ParityOf = par, "fp32 vs fp64"
 	}
 	return rep, runErr
+}
+
+// backendFor picks the backend of a precision lane: the study's, or its
+// fallback when the study's cannot compute that precision.
+func (s *Study) backendFor(p Precision) (Backend, error) {
+	ps, ok := s.Backend.(PrecisionSupport)
+	if !ok {
+		return s.Backend, nil
+	}
+	err := ps.Supports(p)
+	if err == nil {
+		return s.Backend, nil
+	}
+	if s.Fallback == nil {
+		return nil, fmt.Errorf("--backend %s: %w", s.Backend.Name(), err)
+	}
+	return s.Fallback, nil
+}
+
+// JoinNote joins two notes with "; ", skipping empty ones.
+func JoinNote(a, b string) string {
+	if b == "" {
+		return a
+	}
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // TopBySharpe returns up to k results of run sorted by Sharpe, descending

@@ -46,3 +46,12 @@ func checkJob(job *engine.Job) error {
 	}
 	return nil
 }
+
+// Supports implements engine.PrecisionSupport: fp32 only, so a study's fp64
+// lane runs on its fallback (the CPU reference).
+func (b *Backend) Supports(p engine.Precision) error {
+	if p != engine.FP32 {
+		return ErrNoFP64
+	}
+	return nil
+}

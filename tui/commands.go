@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/sessions"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/form"
 )
@@ -42,8 +44,7 @@ type (
 	doneMsg struct {
 		gen int
 		ps  []engine.Progress
-		rep *engine.Report
-		err error
+		outcome
 	}
 	inspectTickMsg struct{ gen int }
 	inspectMsg     struct {
@@ -106,32 +107,134 @@ func inspectCmd(gen int, s *engine.Study, idx int) tea.Cmd {
 	}, func(err error) tea.Msg { return inspectMsg{gen, &common.Inspection{Index: idx, Combo: c, Err: err}} })
 }
 
-// runner is one RunStudy in its goroutine: progress arrives on a bounded
-// channel (the engine never blocks on it and drops events when it is full),
-// the report on done.
+// outcome is what a run's work produced: the report (nil when it failed
+// before anything ran), why it stopped early, and what became of saving it.
+type outcome struct {
+	rep   *engine.Report
+	err   error
+	saved string // "session 3" when it was saved
+	warn  string // why it was not (fully) saved, or what resuming did
+}
+
+// work is what a runner runs in its goroutine: a study, saved or not, or
+// a resumed session.
+type work func(ctx context.Context, progress chan<- engine.Progress) outcome
+
+// runner is one study (or resume) in its goroutine: progress arrives on a
+// bounded channel (the engine never blocks on it and drops events when it
+// is full), the outcome on done.
 type runner struct {
 	gen      int
 	cancel   context.CancelFunc
 	progress chan engine.Progress
 	done     chan doneMsg
+	finished chan struct{} // closed when the goroutine has returned
 	last     time.Time
 }
 
-func startRunner(parent context.Context, gen int, s *engine.Study) *runner {
+func startRunner(parent context.Context, gen int, w work) *runner {
 	ctx, cancel := context.WithCancel(parent)
-	r := &runner{gen: gen, cancel: cancel, progress: make(chan engine.Progress, 64), done: make(chan doneMsg, 1)}
+	r := &runner{gen: gen, cancel: cancel, progress: make(chan engine.Progress, 64), done: make(chan doneMsg, 1),
+		finished: make(chan struct{})}
 	go func() {
-		var rep *engine.Report
-		var err error
+		var out outcome
+		defer close(r.finished)
 		defer func() {
 			if x := recover(); x != nil {
-				err = fmt.Errorf("internal error in the sweep: %v", x)
+				out.err = fmt.Errorf("internal error in the sweep: %v", x)
 			}
-			r.done <- doneMsg{gen: gen, rep: rep, err: err}
+			r.done <- doneMsg{gen: gen, outcome: out}
 		}()
-		rep, err = engine.RunStudy(ctx, s, engine.StudyOptions{Progress: r.progress})
+		out = w(ctx, r.progress)
 	}()
 	return r
+}
+
+// wait waits up to d for the runner's goroutine to return (it saves the
+// final state of a session before it does).
+func (r *runner) wait(d time.Duration) {
+	if r == nil || r.finished == nil {
+		return
+	}
+	select {
+	case <-r.finished:
+	case <-time.After(d):
+	}
+}
+
+// studyWork runs s as `sweepbench run` does: saved through the store's
+// Writer and its Sink when save is set, with the final status and the
+// parity report recorded by Finish. A database that cannot be used is a
+// warning: the study is still computed and shown.
+func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool, o sessions.Origin, note string) work {
+	return func(ctx context.Context, progress chan<- engine.Progress) (out outcome) {
+		opt := engine.StudyOptions{Progress: progress}
+		var (
+			w       *sessions.Writer
+			mu      sync.Mutex
+			sinkErr error
+		)
+		if save {
+			switch {
+			case st != nil:
+				var err error
+				if w, err = st.Begin(ctx, s, o, note); err != nil {
+					out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", err)
+					w = nil
+				}
+			case storeErr != nil:
+				out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", storeErr)
+			}
+		}
+		if w != nil {
+			opt.Sink = w.Sink(func(err error) {
+				mu.Lock()
+				sinkErr = err
+				mu.Unlock()
+			})
+		}
+		out.rep, out.err = engine.RunStudy(ctx, s, opt)
+		if w == nil {
+			return out
+		}
+		ferr := w.Finish(out.rep, out.err)
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case sinkErr != nil:
+			out.warn = fmt.Sprintf("saving stopped: %v; the run went on unsaved", sinkErr)
+		case ferr != nil:
+			out.warn = fmt.Sprintf("session %d was not finished in the database: %v", w.ID(), ferr)
+		default:
+			out.saved = fmt.Sprintf("session %d", w.ID())
+		}
+		return out
+	}
+}
+
+// resumeWork computes what session id is missing (sessions.Store.Resume)
+// and returns the whole session's report.
+func resumeWork(st *sessions.Store, id int64, s *engine.Study) work {
+	return func(ctx context.Context, progress chan<- engine.Progress) (out outcome) {
+		rep, lanes, err := st.Resume(ctx, id, s, sessions.ResumeOptions{Progress: progress})
+		out.rep, out.err = rep, err
+		if rep != nil {
+			out.saved = fmt.Sprintf("session %d", id)
+		}
+		var parts []string
+		for _, l := range lanes {
+			if l.Complete {
+				parts = append(parts, fmt.Sprintf("%s complete already", l.Precision))
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s: %s saved, %s computed now", l.Precision,
+				common.Thousands(l.Saved), common.Thousands(l.Computed)))
+		}
+		if len(parts) > 0 && err == nil {
+			out.warn = "resumed " + out.saved + ": " + strings.Join(parts, "; ")
+		}
+		return out
+	}
 }
 
 // next is the re-armed command: it waits for the next event, then gathers
@@ -268,7 +371,8 @@ func (m *Model) buildStudy() (s *engine.Study, note string, perField map[string]
 		}
 		return nil, "", perField, general
 	}
-	s = &engine.Study{Dataset: ds, Grid: grid, Params: params, Precisions: precs, WMA: wma, Backend: be, Tolerance: tol}
+	s = &engine.Study{Dataset: ds, Grid: grid, Params: params, Precisions: precs, WMA: wma, Backend: be, Tolerance: tol,
+		Fallback: m.ctx.Registry.Reference()}
 	if err := s.Validate(); err != nil {
 		return nil, "", perField, err
 	}

@@ -604,7 +604,7 @@ func (m *Model) finish(d doneMsg) tea.Cmd {
 		m.layout()
 		return m.focusSetup()
 	}
-	rep.Note = m.ctx.Note
+	rep.Note = engine.JoinNote(m.ctx.Note, rep.Note)
 	for _, r := range rep.Runs {
 		if r.Device != "" {
 			m.ctx.Device = r.Device

@@ -1,0 +1,59 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/reference"
+)
+
+// fp32Only is a backend that, like Metal, has no fp64: it delegates fp32
+// to the reference and refuses fp64 through engine.PrecisionSupport.
+type fp32Only struct{ *reference.Backend }
+
+var errNoFP64 = errors.New("no fp64 here")
+
+func (fp32Only) Name() string { return "fp32only" }
+func (fp32Only) Supports(p engine.Precision) error {
+	if p != engine.FP32 {
+		return errNoFP64
+	}
+	return nil
+}
+
+func TestStudyFallbackLane(t *testing.T) {
+	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds = ds.Head(3000)
+	ref := reference.New()
+	s := &engine.Study{Dataset: ds, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 20, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 24, Step: 12}},
+		Params:     engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600},
+		Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: fp32Only{ref}, Fallback: ref}
+	rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Run(engine.FP64).Backend; got != "reference" {
+		t.Errorf("fp64 lane ran on %q, want the fallback reference", got)
+	}
+	if got := rep.Run(engine.FP32).Backend; got != "fp32only" {
+		t.Errorf("fp32 lane ran on %q, want fp32only", got)
+	}
+	if !strings.Contains(rep.Note, "fp32only has no fp64: the fp64 lane ran on reference") {
+		t.Errorf("note %q does not say which backend ran the fp64 lane", rep.Note)
+	}
+	if rep.Parity == nil || rep.Parity.Verdict != engine.VerdictPass {
+		t.Errorf("parity %+v, want a pass verdict", rep.Parity)
+	}
+
+	s.Fallback = nil
+	if _, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{}); !errors.Is(err, errNoFP64) {
+		t.Errorf("without a fallback: err %v, want the backend's refusal", err)
+	}
+}
