@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,8 +83,8 @@ func TestPackArgs(t *testing.T) {
 }
 
 func TestLaunchSizing(t *testing.T) {
-	per := bytesPerCombo(selectCap(150_000), 8)
-	if per != uint64(2343*8+9*8+8*4) {
+	per := bytesPerCombo(selectCap(150_000), 8, 150_000)
+	if per != uint64(2343*8+9*8+8*4+4*9375) { // 9375 = ceil(149,999 / 16) position words
 		t.Fatalf("bytes per combo = %d", per)
 	}
 	cases := []struct {
@@ -239,15 +240,34 @@ func emulateGrid[F engine.Float](t *testing.T, bars *engine.Bars, grid engine.Gr
 		if got := thr.bin(v); got != want {
 			t.Fatalf("bin(%v) = %d, want %d (edges %v)", v, got, want, thr.edges)
 		}
+		if got := sbBin(&thr, v); got != want {
+			t.Fatalf("sb_bin(%v) = %d, want %d (edges %v)", v, got, want, thr.edges)
+		}
 	}
 	got := make([]engine.Metrics, grid.Len())
 	want := make([]engine.Metrics, grid.Len())
 	var sc engine.Scratch[F]
 	refined := 0
+	// sweep_body starts each thread at its warp's smallest first bar: the
+	// minimum over 32 consecutive combos of the grid.
+	firsts := make([]int, len(got))
 	for i := range got {
 		c := grid.At(i)
-		warm := max(engine.HMAWarmup(c.HMA), engine.HMA3Warmup(c.HMA3))
-		raw := emulateCombo(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, keep, keep*keep, p.Mode == engine.LongOnly, kthIndex(n-1), thr, capacity)
+		firsts[i] = min(max(engine.HMAWarmup(c.HMA), engine.HMA3Warmup(c.HMA3)), n-1)
+	}
+	for i := range got {
+		c := grid.At(i)
+		warm := firsts[i]
+		w0 := i / 32 * 32
+		start := slices.Min(firsts[w0:min(w0+32, len(firsts))])
+		lo := p.Mode == engine.LongOnly
+		raw := emulateCombo(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, start, keep, keep*keep, lo, kthIndex(n-1), thr, capacity)
+		// Starting earlier (flat bars with rs = 0) changes no bit.
+		for _, s := range []int{warm, 0} {
+			if other := emulateCombo(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, s, keep, keep*keep, lo, kthIndex(n-1), thr, capacity); other != raw {
+				t.Fatalf("combo %v: start %d gives %+v, start %d gives %+v", c, start, raw, s, other)
+			}
+		}
 		if raw.Refine > 0 {
 			refined++
 		}
@@ -258,4 +278,19 @@ func emulateGrid[F engine.Float](t *testing.T, bars *engine.Bars, grid engine.Gr
 	label := fmt.Sprintf("emulated fp%d cap %d", 8*unsafe.Sizeof(z), capacity)
 	compareMetrics(t, label, got, want, grid, 0, cvarTol)
 	t.Logf("%s: %d of %d combos refined their VaR bin", label, refined, len(got))
+}
+
+// sbBin transcribes sweep.cu's branch-free sb_bin: the signed difference
+// of the high key bits, an arithmetic shift, a clamp to 0..29, then the
+// zero and positive bins.
+func sbBin[F engine.Float](b *binSpec[F], v F) int {
+	t := int32(khiOf(v)-b.k0) >> b.shift
+	bin := int(min(max(t+1, 0), 29))
+	if v >= 0 {
+		bin = 30
+		if v > 0 {
+			bin = 31
+		}
+	}
+	return bin
 }

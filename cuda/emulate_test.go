@@ -14,10 +14,19 @@ import (
 // without a division per bar, the bin search, the refinement on the float
 // keys) is checked before any device time is spent; the GPU tests then
 // check the kernel against the same reference.
-func emulateCombo[F engine.Float](h, h3, r []F, first int, keep, keep2 F, longOnly bool, kth int, spec binSpec[F], capacity int) rawCombo[F] {
+//
+// start is the bar the kernel's thread starts at: its warp's smallest
+// first bar (<= first; sweep_body's __reduce_min_sync). Pass 1 stores the
+// positions 2 bits per bar in 32-bit words (the first bar in the top
+// bits), pass 2 decodes them, as sweep_body does through posbuf.
+func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F, longOnly bool, kth int, spec binSpec[F], capacity int) rawCombo[F] {
 	thr := spec.edges
 	n := len(r)
 	first = min(max(first, 0), n-1)
+	if start > first {
+		panic("start after the combo's first bar")
+	}
+	first = start // from here on, the kernel's f0
 	lo1 := int32(0)
 	if longOnly {
 		lo1 = 1
@@ -27,9 +36,23 @@ func emulateCombo[F engine.Float](h, h3, r []F, first int, keep, keep2 F, longOn
 	var s emuState[F]
 	s.init(first)
 	hist[bin(0)] += first
+	// Pass 1 with the positions stored: word w holds bars first+16w..,
+	// 2 bits each (pos & 3), the first in the top bits; the tail word is
+	// shifted up the same way.
+	words := make([]uint32, 0, (n-1-first+posPerWord-1)/posPerWord)
+	var pw uint32
+	nb := 0
 	for i := first; i < n-1; i++ {
 		v := s.step(h3[i], h[i], r[i+1], i == n-2, keep, keep2, lo1)
 		hist[bin(v)]++
+		pw = pw<<2 | uint32(s.prev)&3
+		if nb++; nb == posPerWord {
+			words = append(words, pw)
+			pw, nb = 0, 0
+		}
+	}
+	if nb > 0 {
+		words = append(words, pw<<(2*(posPerWord-nb)))
 	}
 	if q := s.segMin / s.peak; q < s.minRatio {
 		s.minRatio = q
@@ -80,7 +103,11 @@ func emulateCombo[F engine.Float](h, h3, r []F, first int, keep, keep2 F, longOn
 	}
 	prev := int32(0)
 	for i := first; i < n-1; i++ {
-		g := emuGrowth(&prev, h3[i], h[i], r[i+1], i == n-2, keep, keep2, lo1)
+		// Pass 2 decodes the stored position: the top 2 bits, sign-extended.
+		w := &words[(i-first)/posPerWord]
+		pos := int32(*w) >> 30
+		*w <<= 2
+		g := emuRegrowth(&prev, pos, r[i+1], i == n-2, keep, keep2)
 		v := g - 1
 		d := v - mean
 		d2 := d * d
@@ -187,7 +214,11 @@ func emuPosition[F engine.Float](a3, a F, prev, longOnly int32) int32 {
 }
 
 func emuGrowth[F engine.Float](prev *int32, a3, a, rr F, last bool, keep, keep2 F, longOnly int32) F {
-	pos := emuPosition(a3, a, *prev, longOnly)
+	return emuRegrowth(prev, emuPosition(a3, a, *prev, longOnly), rr, last, keep, keep2)
+}
+
+// emuRegrowth is sb_regrowth: the growth factor for a known position.
+func emuRegrowth[F engine.Float](prev *int32, pos int32, rr F, last bool, keep, keep2 F) F {
 	g := F(1)
 	if pos != *prev {
 		if d := pos - *prev; d == 2 || d == -2 {
@@ -222,8 +253,9 @@ func (s *emuState[F]) step(a3, a, rr F, last bool, keep, keep2 F, longOnly int32
 			g = keep
 		}
 		if prev != 0 {
+			// sb_step: t > 1, the same as t-1 > 0 in floating point.
 			t := s.tp * keep
-			if t-1 > 0 {
+			if t > 1 {
 				s.wins++
 			}
 		}
@@ -249,7 +281,7 @@ func (s *emuState[F]) step(a3, a, rr F, last bool, keep, keep2 F, longOnly int32
 	if last && pos != 0 {
 		g = g * keep
 		t := s.tp * keep
-		if t-1 > 0 {
+		if t > 1 {
 			s.wins++
 		}
 	}

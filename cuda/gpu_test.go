@@ -460,8 +460,8 @@ func TestGPUTiming(t *testing.T) {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "kernel: auto = bar-parallel (sweep_seg) below %d combos, else one combo per thread (sweep_*_k1); n/thread = thread-per-combo kernel forced, n combos per thread; bar-parallel = sweep_seg forced\n\n", segMaxCombos)
-	fmt.Fprintf(&sb, "| grid | precision | kernel | combos | end-to-end median (ms) | combos/s end-to-end | indicator kernels (ms) | sweep kernel (ms) | combos/s sweep kernel | refined |\n")
-	fmt.Fprintf(&sb, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&sb, "| grid | precision | kernel | combos | end-to-end median (ms) | combos/s end-to-end | indicator kernels (ms) | sweep kernel (ms) | combos/s sweep kernel | refined | prepare (ms) |\n")
+	fmt.Fprintf(&sb, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range cases {
 		grid := engine.Grid{HMA: mustRange(t, "--hma", c.hma), HMA3: mustRange(t, "--hma3", c.hma3)}
 		kpt := "auto"
@@ -478,7 +478,7 @@ func TestGPUTiming(t *testing.T) {
 			job := &engine.Job{Bars: bars, Grid: grid, Params: defaultParams(), Precision: prec}
 			rec := &recorder{Backend: b, kpt: max(c.kpt, 0)}
 			var times []time.Duration
-			var ind, sw float64
+			var ind, sw, prep float64
 			var refined int
 			for rep := 0; rep < 4; rep++ {
 				start := time.Now()
@@ -494,6 +494,7 @@ func TestGPUTiming(t *testing.T) {
 					continue // warm-up
 				}
 				times = append(times, el)
+				prep += run.Prepare.Seconds() * 1000 / 3 // engine.Sweep's Prepare phase (host + async launches)
 				var i, s float64
 				switch k := rec.k.(type) {
 				case *kernel[float32]:
@@ -506,9 +507,9 @@ func TestGPUTiming(t *testing.T) {
 			}
 			slices.Sort(times)
 			med := times[len(times)/2]
-			row := fmt.Sprintf("| %s x %s | %s | %s | %d | %.2f | %.0f | %.2f | %.2f | %.0f | %d |",
+			row := fmt.Sprintf("| %s x %s | %s | %s | %d | %.2f | %.0f | %.2f | %.2f | %.0f | %d | %.2f |",
 				c.hma, c.hma3, prec, kpt, grid.Len(), float64(med.Microseconds())/1000, float64(grid.Len())/med.Seconds(),
-				ind, sw, float64(grid.Len())/(sw/1000), refined)
+				ind, sw, float64(grid.Len())/(sw/1000), refined, prep)
 			t.Log("timing " + row)
 			sb.WriteString(row + "\n")
 		}

@@ -45,6 +45,7 @@ type lane struct {
 	thr          devPtr
 	maxLaunch    int // combos per launch; halves on out-of-memory
 	buf, outF    devPtr
+	pos          devPtr // positions of pass 1, 2 bits per bar (thread-per-combo kernel)
 	outI         devPtr
 	outHost      unsafe.Pointer // pinned: outF then outI of the last launch
 	scratchFor   int            // combos the scratch buffers hold
@@ -115,10 +116,10 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 				return err
 			}
 			var z F
-			l.maxLaunch = launchCombos(free, bytesPerCombo(k.cap, int(unsafe.Sizeof(z))), k.chunk)
+			l.maxLaunch = launchCombos(free, bytesPerCombo(k.cap, int(unsafe.Sizeof(z)), k.n), k.chunk)
 			if l.maxLaunch == 0 {
 				return fmt.Errorf("out of GPU memory on %s: %d MiB free after the indicator series, a launch of %d combos needs %d MiB",
-					d.info.Name, free>>20, minLaunch, uint64(minLaunch)*bytesPerCombo(k.cap, int(unsafe.Sizeof(z)))>>20)
+					d.info.Name, free>>20, minLaunch, uint64(minLaunch)*bytesPerCombo(k.cap, int(unsafe.Sizeof(z)), k.n)>>20)
 			}
 			return nil
 		})
@@ -210,10 +211,11 @@ func (k *kernel[F]) Compute(ctx context.Context, laneIdx, first int, out []engin
 
 func (l *lane) freeScratch() {
 	l.d.put(l.buf)
+	l.d.put(l.pos)
 	l.d.put(l.outF)
 	l.d.put(l.outI)
 	l.d.putHost(l.outHost)
-	l.buf, l.outF, l.outI, l.outHost, l.scratchFor = 0, 0, 0, nil, 0
+	l.buf, l.pos, l.outF, l.outI, l.outHost, l.scratchFor = 0, 0, 0, 0, nil, 0
 }
 
 // launch runs the sweep kernel for cnt combos from first and downloads its
@@ -244,6 +246,12 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 			var err error
 			if l.buf, err = l.d.get(uint64(cnt) * uint64(k.cap) * es); err != nil {
 				return err
+			}
+			if !k.seg {
+				if l.pos, err = l.d.get(uint64(cnt) * uint64(posWords(k.n)) * 4); err != nil {
+					l.freeScratch()
+					return err
+				}
 			}
 			if l.outF, err = l.d.get(fBytes); err != nil {
 				l.freeScratch()
@@ -290,7 +298,7 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 			err = l.d.launch(name, g, [3]uint32{sweepBlock, 1, 1}, 0,
 				l.ind.H, l.ind.H3, l.ind.R, int32(k.n), int32(len(l.ind.hma)), int32(len(l.ind.hma3)),
 				l.warmH, l.warm3, int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
-				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, int32(k.cap), l.outF, l.outI)
+				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, l.pos, int32(k.cap), l.outF, l.outI)
 		}
 		if err != nil {
 			return fmt.Errorf("combos %d..%d: %w", first, first+cnt-1, err)

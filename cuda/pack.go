@@ -63,6 +63,7 @@ const (
 	sweepBins      = 32      // SB_BINS
 	sweepNF        = 9       // float fields per combo (SB_NF)
 	sweepNI        = 8       // int32 fields per combo (SB_NI)
+	posPerWord     = 16      // SB_PW: bars per stored position word
 	maxLaunch      = 1 << 20 // combos per launch, at most
 	minLaunch      = 128     // below this an out-of-memory is final
 	maxChunk       = 1 << 18 // combos per Compute call (engine.Sweep's buffer)
@@ -79,9 +80,16 @@ func selectCap(n int) int {
 }
 
 // bytesPerCombo is the device memory one combo of a launch needs: its
-// selection buffer and its outputs.
-func bytesPerCombo(cap, elem int) uint64 {
-	return uint64(cap*elem + sweepNF*elem + sweepNI*4)
+// selection buffer, its stored positions and its outputs.
+func bytesPerCombo(cap, elem, n int) uint64 {
+	return uint64(cap*elem + sweepNF*elem + sweepNI*4 + 4*posWords(n))
+}
+
+// posWords is the 32-bit words of stored positions per combo over n bars
+// (sweep.cu SB_PW = 16 bars of 2 bits per word; pass 1 writes them, pass 2
+// reads them back).
+func posWords(n int) int {
+	return max((n-1+posPerWord-1)/posPerWord, 1)
 }
 
 // launchCombos is how many combos one launch takes: want, bounded by

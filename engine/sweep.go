@@ -234,13 +234,17 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 	wg.Wait()
 
 	sort.Slice(chunks, func(i, j int) bool { return chunks[i][0].Index < chunks[j][0].Index })
-	n := 0
-	for _, c := range chunks {
-		n += len(c)
-	}
-	run.Results = make([]ComboResult, 0, n)
-	for _, c := range chunks {
-		run.Results = append(run.Results, c...)
+	if len(chunks) == 1 {
+		run.Results = chunks[0] // a GPU lane's single chunk: no second copy
+	} else {
+		n := 0
+		for _, c := range chunks {
+			n += len(c)
+		}
+		run.Results = make([]ComboResult, 0, n)
+		for _, c := range chunks {
+			run.Results = append(run.Results, c...)
+		}
 	}
 	run.Elapsed = time.Since(start)
 	if it, ok := k.(IndicatorTimer); ok {

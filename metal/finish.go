@@ -2,7 +2,6 @@ package metal
 
 import (
 	"fmt"
-	"math"
 
 	"sweepbench/engine"
 )
@@ -46,49 +45,10 @@ func finishAll(outF []float32, outI []int32, count, first, n int, p engine.Param
 }
 
 // finish computes one combo's Metrics over n bars from its raw float32
-// accumulators: the closing block of engine.Backtest statement for
-// statement (SPEC "Metrics per combo"; cuda/finish.go is the same code for
-// both float types): sqrt, pow and the annualising factor in float64 from
-// the float32 accumulators, rounded back to float32.
+// accumulators through engine.Finish, the definition every backend shares
+// (SPEC "Metrics per combo").
 func finish(r rawCombo, n int, p engine.Params) engine.Metrics {
-	type F = float32
-	var m engine.Metrics
-	if n < 2 {
-		return m
-	}
-	mf := F(n - 1)
-	mean := r.Sum / mf
-	std := F(math.Sqrt(float64(r.SSD / mf)))
-	down := F(math.Sqrt(float64(r.Neg2 / mf)))
-	ann := math.Sqrt(p.BarsPerYear)
-
-	m.TotalReturn = float64(r.E - 1)
-	m.CAGR = float64(F(math.Pow(float64(r.E), p.BarsPerYear/float64(n-1)) - 1))
-	if std > 0 {
-		m.Sharpe = float64(F(float64(mean/std) * ann))
-	}
-	switch {
-	case down > 0:
-		m.Sortino = float64(F(float64(mean/down) * ann))
-	case mean > 0:
-		m.Sortino = math.Inf(1)
-	}
-	m.MaxDrawdown = float64(1 - r.MinRatio)
-	if m.MaxDrawdown > 0 {
-		m.Calmar = float64(F(m.CAGR / m.MaxDrawdown))
-	}
-	m.TotalTrades = int(r.Trades)
-	if r.Trades > 0 {
-		m.WinRate = float64(F(r.Wins) / F(r.Trades))
-	}
-	switch {
-	case r.Losses > 0:
-		m.Omega = float64(r.Gains / r.Losses)
-	case r.Gains > 0:
-		m.Omega = math.Inf(1)
-	}
-	m.LongBars, m.ShortBars, m.FlatBars = int(r.Long), int(r.Short), int(r.Flat)
-	m.VaR95 = float64(r.VaR)
-	m.CVaR95 = float64(r.CVaRSum / F(r.CVaRCount))
-	return m
+	return engine.Finish(engine.Accumulators[float32]{E: r.E, MinRatio: r.MinRatio, Sum: r.Sum, SSD: r.SSD, Neg2: r.Neg2,
+		Gains: r.Gains, Losses: r.Losses, VaR: r.VaR, CVaRSum: r.CVaRSum, Trades: int(r.Trades), Wins: int(r.Wins),
+		Long: int(r.Long), Short: int(r.Short), Flat: int(r.Flat), CVaRCount: int(r.CVaRCount)}, n, p)
 }

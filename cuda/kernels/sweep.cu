@@ -16,10 +16,14 @@
 //           time before they are used, to keep several loads in flight.
 //   Thread: runs its combos end to end, sequentially over the bars, in the
 //           exact order of engine.Backtest (so fp64 results equal the CPU
-//           reference's bits except for the order of the CVaR sum):
+//           reference's bits except for the order of the CVaR sum), from
+//           its warp's smallest first bar (warm-up bars are flat, rs = 0,
+//           as in engine.Backtest; a warp-uniform start makes the h3 loads
+//           coalesce and the h and r loads broadcasts):
 //           pass 1  the state machine + a 32-bin histogram of rs over the
 //                   job's thresholds (quantiles of the candidate returns);
-//           pass 2  replays the positions to get rs again: the two-pass
+//                   the positions go to posbuf, 2 bits per bar;
+//           pass 2  rs again from the stored positions and r: the two-pass
 //                   variance, and the values of the bin that holds the k-th
 //                   smallest are copied to the combo's buffer (cap values);
 //           refine  only if that bin holds more than cap values: histogram
@@ -32,7 +36,9 @@
 //           [(k*SB_BINS + b)*SB_BLOCK + t], so a warp's increments hit 32
 //           distinct banks) plus SB_BINS-1 thresholds (248 B as double).
 //   Global: buf, cap values per combo (combo-major), written and re-read
-//           by its own thread only.
+//           by its own thread only; posbuf, ceil((n-1)/SB_PW) words per
+//           combo, word w of launch combo j at [w*count + j] (coalesced),
+//           likewise private to its thread.
 //   Output: structure of arrays, one entry per combo of the launch:
 //           outF[f*count + j] (SB_NF fields of F), outI[f*count + j]
 //           (SB_NI int32 fields). The host finishes the ratios
@@ -42,6 +48,7 @@
 #define SB_BLOCK 64
 #define SB_BINS 32
 #define SB_U 4
+#define SB_PW 16 // bars per stored position word (2 bits each)
 #define SB_NF 9
 #define SB_NI 8
 
@@ -114,8 +121,12 @@ __device__ __forceinline__ unsigned sb_khi(double v) {
 // bin 29 up to the zeros), 30 the zeros, 31 the positives.
 template <typename F>
 __device__ __forceinline__ int sb_bin(F v, unsigned k0, unsigned shift) {
+    // Branch-free: for a negative v, kh and k0 (binSpec keeps it below
+    // 2^31 - 28) are both below 2^31, so kh - k0 fits an int and the
+    // arithmetic shift floors it: kh < k0 gives a negative t, bin 0.
     const unsigned kh = sb_khi(v);
-    int b = kh < k0 ? 0 : (int)min(((kh - k0) >> shift) + 1u, 29u);
+    const int t = (int)(kh - k0) >> shift;
+    int b = min(max(t + 1, 0), 29);
     b = v >= (F)0 ? (v > (F)0 ? 31 : 30) : b;
     return b;
 }
@@ -214,27 +225,40 @@ __device__ __forceinline__ void sb_var(const F* h3col, const F* hcol, const F* R
 // K combos per thread, bars prefetched SB_U at a time: the K state
 // machines and the SB_U loads in flight are independent work for the
 // scheduler while one waits on memory.
+//
+// Every thread of a warp starts at the warp's smallest first bar s0 (bars
+// before a combo's own first bar hold flat with rs = 0, exactly as
+// engine.Backtest's warm-up, so the bits are the same): the warp then
+// reads one row of h3 (coalesced) and one h and r value (broadcasts) per
+// bar, instead of up to 32 rows.
+//
+// Pass 1 stores each combo's positions, 2 bits per bar (pos & 3: 0 flat,
+// 1 long, 3 short), SB_PW bars per 32-bit word, the first bar in the top
+// bits; word w of launch combo j at posbuf[w*count + j] (coalesced).
+// Pass 2 reads them back with r instead of replaying h, h3 and the signal.
+// The last bar (n-2, the exit fee) is peeled off both loops.
 template <typename F, int K>
 __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, const F* __restrict__ R,
                            int n, int nh, int n3, const int* __restrict__ warmH, const int* __restrict__ warm3,
                            long long comboFirst, int count, F keep, F keep2, int longOnly, int kth,
-                           const F* __restrict__ thrIn, unsigned k0, unsigned shift, F* __restrict__ buf, int cap,
-                           F* __restrict__ outF, int* __restrict__ outI) {
+                           const F* __restrict__ thrIn, unsigned k0, unsigned shift, F* __restrict__ buf,
+                           unsigned* __restrict__ posbuf, int cap, F* __restrict__ outF, int* __restrict__ outI) {
     __shared__ int hist[K * SB_BINS * SB_BLOCK];
     __shared__ F thr[SB_BINS - 1];
     const int tid = threadIdx.x;
     for (int b = tid; b < SB_BINS - 1; b += SB_BLOCK) thr[b] = thrIn[b];
     __syncthreads();
     const int j0 = (blockIdx.x * SB_BLOCK + tid) * K;
-    if (j0 >= count) return;
 
     const F* hcol[K];
     const F* h3col[K];
+    int jc[K];
     int f0 = n - 1;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         // A thread past the end repeats the launch's last combo and writes nothing.
-        const long long c = comboFirst + min(j0 + k, count - 1);
+        jc[k] = min(j0 + k, count - 1);
+        const long long c = comboFirst + jc[k];
         const int hi = (int)(c / n3), ti = (int)(c % n3);
         int first = max(warmH[hi], warm3[ti]);
         first = min(max(first, 0), n - 1);
@@ -242,10 +266,11 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         hcol[k] = H + hi;
         h3col[k] = H3 + ti;
     }
-    // Bars before a combo's own first bar have an undefined indicator, so
-    // the state machine holds flat there with rs = 0 exactly as
-    // engine.Backtest's warm-up: starting all K combos at the smallest
-    // first bar f0 gives the same bits.
+    // The warp's smallest first bar (SB_BLOCK is a multiple of 32 and no
+    // thread has returned yet, so the whole warp takes part).
+    f0 = __reduce_min_sync(0xffffffffu, f0);
+    if (j0 >= count) return;
+
     const int z0 = sb_bin<F>((F)0, k0, shift);
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -253,36 +278,65 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         hist[(k * SB_BINS + z0) * SB_BLOCK + tid] = f0;
     }
 
-    // Pass 1: the state machines and the histograms.
+    // Pass 1: the state machines, the histograms, the positions.
     SbState<F> s[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) sb_init<F>(s[k], f0);
+    const int iend = n - 2; // bars [f0, iend) are regular; bar iend is the last
     int i = f0;
-    for (; i + SB_U <= n - 1; i += SB_U) {
-        F rr[SB_U], a3[K][SB_U], a[K][SB_U];
+    long long wofs = 0;
+    for (; i + SB_PW <= iend; i += SB_PW) {
+        unsigned pw[K];
 #pragma unroll
-        for (int u = 0; u < SB_U; ++u) {
-            rr[u] = R[i + u + 1];
+        for (int k = 0; k < K; ++k) pw[k] = 0u;
+#pragma unroll 1
+        for (int q = 0; q < SB_PW; q += SB_U) {
+            const int ib = i + q;
+            F rr[SB_U], a3[K][SB_U], a[K][SB_U];
 #pragma unroll
-            for (int k = 0; k < K; ++k) {
-                a3[k][u] = h3col[k][(long)(i + u) * n3];
-                a[k][u] = hcol[k][(long)(i + u) * nh];
+            for (int u = 0; u < SB_U; ++u) {
+                rr[u] = R[ib + u + 1];
+#pragma unroll
+                for (int k = 0; k < K; ++k) {
+                    a3[k][u] = h3col[k][(long)(ib + u) * n3];
+                    a[k][u] = hcol[k][(long)(ib + u) * nh];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < SB_U; ++u) {
+#pragma unroll
+                for (int k = 0; k < K; ++k) {
+                    F v = sb_step<F>(s[k], a3[k][u], a[k][u], rr[u], false, keep, keep2, longOnly);
+                    hist[(k * SB_BINS + sb_bin<F>(v, k0, shift)) * SB_BLOCK + tid] += 1;
+                    pw[k] = (pw[k] << 2) | ((unsigned)s[k].prev & 3u);
+                }
             }
         }
-#pragma unroll
-        for (int u = 0; u < SB_U; ++u) {
-#pragma unroll
-            for (int k = 0; k < K; ++k) {
-                F v = sb_step<F>(s[k], a3[k][u], a[k][u], rr[u], i + u == n - 2, keep, keep2, longOnly);
-                hist[(k * SB_BINS + sb_bin<F>(v, k0, shift)) * SB_BLOCK + tid] += 1;
-            }
-        }
-    }
-    for (; i < n - 1; ++i) {
 #pragma unroll
         for (int k = 0; k < K; ++k) {
-            F v = sb_step<F>(s[k], h3col[k][(long)i * n3], hcol[k][(long)i * nh], R[i + 1], i == n - 2, keep, keep2, longOnly);
-            hist[(k * SB_BINS + sb_bin<F>(v, k0, shift)) * SB_BLOCK + tid] += 1;
+            if (K == 1 || j0 + k < count) posbuf[wofs + j0 + k] = pw[k];
+        }
+        wofs += count;
+    }
+    if (i <= iend) {
+        // The tail word: the remaining regular bars, then the last bar.
+        const int tb = iend - i + 1; // 1..SB_PW bars
+        unsigned pw[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) pw[k] = 0u;
+        for (; i <= iend; ++i) {
+            const bool last = i == iend;
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                F v = sb_step<F>(s[k], h3col[k][(long)i * n3], hcol[k][(long)i * nh], R[i + 1], last, keep, keep2, longOnly);
+                hist[(k * SB_BINS + sb_bin<F>(v, k0, shift)) * SB_BLOCK + tid] += 1;
+                pw[k] = (pw[k] << 2) | ((unsigned)s[k].prev & 3u);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            pw[k] = tb == SB_PW ? pw[k] : pw[k] << (2 * (SB_PW - tb));
+            if (K == 1 || j0 + k < count) posbuf[wofs + j0 + k] = pw[k];
         }
     }
 
@@ -322,44 +376,65 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         }
     }
 
-    // Pass 2: rs again; the variance around the mean (engine's two-pass
-    // order), the VaR bin's values to the buffer, the sum below the bin.
+    // Pass 2: rs again, from the stored positions and r; the variance
+    // around the mean (engine's two-pass order), the VaR bin's values to
+    // the buffer, the sums below and in the bin.
+#define SB_COLLECT(k, v)                                                                  \
+    do {                                                                                  \
+        F d_ = (v) - mean[k];                                                             \
+        F d2_ = d_ * d_;                                                                  \
+        ssd[k] = ssd[k] + d2_;                                                            \
+        const bool isBelow_ = (v) < lo[k];                                                \
+        const bool isIn_ = !isBelow_ && (v) < up[k];                                      \
+        sumBelow[k] = sumBelow[k] + (isBelow_ ? (v) : (F)0);                              \
+        sumIn[k] = sumIn[k] + (isIn_ ? (v) : (F)0);                                       \
+        if (isIn_) {                                                                      \
+            if (nIn[k] < cap && j0 + k < count) buf[(long)(j0 + k) * cap + nIn[k]] = (v); \
+            ++nIn[k];                                                                     \
+        }                                                                                 \
+    } while (0)
     i = f0;
-    for (; i < n - 1; i += SB_U) {
-        const int m = min(SB_U, n - 1 - i);
-        F rr[SB_U], a3[K][SB_U], a[K][SB_U];
+    wofs = 0;
+    for (; i + SB_PW <= iend; i += SB_PW) {
+        unsigned pw[K];
 #pragma unroll
-        for (int u = 0; u < SB_U; ++u) {
-            const int iu = u < m ? i + u : i;
-            rr[u] = R[iu + 1];
+        for (int k = 0; k < K; ++k) pw[k] = posbuf[wofs + jc[k]];
+        wofs += count;
+#pragma unroll 1
+        for (int q = 0; q < SB_PW; q += SB_U) {
+            F rr[SB_U];
 #pragma unroll
-            for (int k = 0; k < K; ++k) {
-                a3[k][u] = h3col[k][(long)iu * n3];
-                a[k][u] = hcol[k][(long)iu * nh];
-            }
-        }
+            for (int u = 0; u < SB_U; ++u) rr[u] = R[i + q + u + 1];
 #pragma unroll
-        for (int u = 0; u < SB_U; ++u) {
-            if (u < m) {
+            for (int u = 0; u < SB_U; ++u) {
 #pragma unroll
                 for (int k = 0; k < K; ++k) {
-                    F g = sb_growth<F>(prev[k], a3[k][u], a[k][u], rr[u], i + u == n - 2, keep, keep2, longOnly);
+                    const int pos = (int)pw[k] >> 30;
+                    pw[k] <<= 2;
+                    F g = sb_regrowth<F>(prev[k], pos, rr[u], false, keep, keep2);
                     F v = g - (F)1;
-                    F d = v - mean[k];
-                    F d2 = d * d;
-                    ssd[k] = ssd[k] + d2;
-                    const bool isBelow = v < lo[k];
-                    const bool isIn = !isBelow && v < up[k];
-                    sumBelow[k] = sumBelow[k] + (isBelow ? v : (F)0);
-                    sumIn[k] = sumIn[k] + (isIn ? v : (F)0);
-                    if (isIn) {
-                        if (nIn[k] < cap && j0 + k < count) buf[(long)(j0 + k) * cap + nIn[k]] = v;
-                        ++nIn[k];
-                    }
+                    SB_COLLECT(k, v);
                 }
             }
         }
     }
+    if (i <= iend) {
+        unsigned pw[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) pw[k] = posbuf[wofs + jc[k]];
+        for (; i <= iend; ++i) {
+            const F rr = R[i + 1];
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                const int pos = (int)pw[k] >> 30;
+                pw[k] <<= 2;
+                F g = sb_regrowth<F>(prev[k], pos, rr, i == iend, keep, keep2);
+                F v = g - (F)1;
+                SB_COLLECT(k, v);
+            }
+        }
+    }
+#undef SB_COLLECT
 
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -394,9 +469,9 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
     extern "C" __global__ void __launch_bounds__(SB_BLOCK, MINB) NAME(                                       \
         const F* H, const F* H3, const F* R, int n, int nh, int n3, const int* warmH, const int* warm3, \
         long long comboFirst, int count, F keep, F keep2, int longOnly, int kth, const F* thr,           \
-        unsigned k0, unsigned shift, F* buf, int cap, F* outF, int* outI) {                            \
+        unsigned k0, unsigned shift, F* buf, unsigned* posbuf, int cap, F* outF, int* outI) {          \
         sweep_body<F, K>(H, H3, R, n, nh, n3, warmH, warm3, comboFirst, count, keep, keep2, longOnly,   \
-                         kth, thr, k0, shift, buf, cap, outF, outI);                                   \
+                         kth, thr, k0, shift, buf, posbuf, cap, outF, outI);                           \
     }
 
 // MINB: resident blocks per multiprocessor the register budget must allow.

@@ -115,12 +115,12 @@ SB_FN int sb_position(F a3, F a, int prev, int longOnly) {
 // keeps engine.Backtest's arithmetic exactly: multiplying by 1 and adding
 // +0 leave a finite positive (or +0) accumulator's bits unchanged.
 
-// sb_growth is the bar's growth factor g of engine.Backtest (fees at a
-// change of position, (1 +- r) while held, the exit fee on the last bar).
-// It updates prev only: the light second pass replays it to get rs again.
+// sb_regrowth is the bar's growth factor g of engine.Backtest for a known
+// position pos (fees at a change of position, (1 +- r) while held, the
+// exit fee on the last bar). It updates prev only: the light second pass
+// replays it from the positions pass 1 stored.
 template <typename F>
-SB_FN F sb_growth(SB_THREAD int& prev, F a3, F a, F rr, bool last, F keep, F keep2, int longOnly) {
-    int pos = sb_position<F>(a3, a, prev, longOnly);
+SB_FN F sb_regrowth(SB_THREAD int& prev, int pos, F rr, bool last, F keep, F keep2) {
     int d = pos - prev;
     F g = d == 0 ? (F)1 : ((d == 2 || d == -2) ? keep2 : keep);
     F up = (F)1 + rr;
@@ -133,6 +133,14 @@ SB_FN F sb_growth(SB_THREAD int& prev, F a3, F a, F rr, bool last, F keep, F kee
     return g;
 }
 
+// sb_growth is sb_regrowth with the position decided from the indicators
+// (the rarely taken refinement replays use it).
+template <typename F>
+SB_FN F sb_growth(SB_THREAD int& prev, F a3, F a, F rr, bool last, F keep, F keep2, int longOnly) {
+    int pos = sb_position<F>(a3, a, prev, longOnly);
+    return sb_regrowth<F>(prev, pos, rr, last, keep, keep2);
+}
+
 // sb_step is one bar of engine.Backtest's loop: it updates every
 // accumulator and returns the strategy return rs = g - 1.
 template <typename F>
@@ -142,9 +150,11 @@ SB_FN F sb_step(SB_THREAD SbState<F>& s, F a3, F a, F rr, bool last, F keep, F k
     int d = pos - prev;
     bool changed = d != 0;
     F g = !changed ? (F)1 : ((d == 2 || d == -2) ? keep2 : keep);
-    // The trade held until now closes: a win if tp*(1-f) - 1 > 0.
+    // The trade held until now closes: a win if tp*(1-f) - 1 > 0, which
+    // is t > 1 (t - 1 rounds to a positive value exactly when t > 1; NaN
+    // compares false either way): one operation fewer per bar.
     F t = s.tp * keep;
-    s.wins += (changed && prev != 0 && t - (F)1 > (F)0) ? 1 : 0;
+    s.wins += (changed && prev != 0 && t > (F)1) ? 1 : 0;
     bool enter = changed && pos != 0;
     s.trades += enter ? 1 : 0;
     F tp = enter ? keep : s.tp;
@@ -159,7 +169,7 @@ SB_FN F sb_step(SB_THREAD SbState<F>& s, F a3, F a, F rr, bool last, F keep, F k
     F e = exitLast ? keep : (F)1;
     g = g * e;
     F t2 = tp * keep;
-    s.wins += (exitLast && t2 - (F)1 > (F)0) ? 1 : 0;
+    s.wins += (exitLast && t2 > (F)1) ? 1 : 0;
     s.tp = tp;
     s.prev = pos;
     F E = s.E * g;
