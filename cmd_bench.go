@@ -47,8 +47,12 @@ func benchRungs(reg *engine.Registry, m0Sample int) []engine.Rung {
 			m5.Skip = "the CUDA backend does not export indicator series"
 		}
 	}
-	m6 := engine.Rung{ID: "M6", Method: "fused GPU fp32: everything on the device", Precision: engine.FP32, Skip: skip}
-	m7 := engine.Rung{ID: "M7", Method: "fused GPU fp64: everything on the device", Precision: engine.FP64, Skip: skip}
+	gpus := "the GPU"
+	if md, ok := gpu.(engine.MultiDevice); ok && skip == "" && md.DeviceCount() > 1 {
+		gpus = fmt.Sprintf("all %d GPUs", md.DeviceCount())
+	}
+	m6 := engine.Rung{ID: "M6", Method: "fused GPU fp32: everything on " + gpus, Precision: engine.FP32, Skip: skip}
+	m7 := engine.Rung{ID: "M7", Method: "fused GPU fp64: everything on " + gpus, Precision: engine.FP64, Skip: skip}
 	if skip == "" {
 		m6.Run = engine.RungBackend(gpu, engine.Direct, 0)
 		m7.Run = engine.RungBackend(gpu, engine.Direct, 0)
@@ -59,8 +63,8 @@ func benchRungs(reg *engine.Registry, m0Sample int) []engine.Rung {
 			for n := md.DeviceCount() - 1; n >= 1 && md.DeviceCount() > 1; n-- {
 				sub := md.WithDevices(n)
 				rungs = append(rungs,
-					engine.Rung{ID: fmt.Sprintf("M6/%dgpu", n), Method: fmt.Sprintf("fused GPU fp32 on %d of %d GPUs", n, md.DeviceCount()), Precision: engine.FP32, Run: engine.RungBackend(sub, engine.Direct, 0)},
-					engine.Rung{ID: fmt.Sprintf("M7/%dgpu", n), Method: fmt.Sprintf("fused GPU fp64 on %d of %d GPUs", n, md.DeviceCount()), Precision: engine.FP64, Run: engine.RungBackend(sub, engine.Direct, 0)})
+					engine.Rung{ID: fmt.Sprintf("M6/%dgpu", n), Method: fmt.Sprintf("fused GPU fp32 on %d of %d GPUs", n, md.DeviceCount()), Precision: engine.FP32, Run: engine.RungBackend(sub, engine.Direct, 0), SameAs: "M6"},
+					engine.Rung{ID: fmt.Sprintf("M7/%dgpu", n), Method: fmt.Sprintf("fused GPU fp64 on %d of %d GPUs", n, md.DeviceCount()), Precision: engine.FP64, Run: engine.RungBackend(sub, engine.Direct, 0), SameAs: "M7"})
 			}
 		}
 	}
@@ -87,6 +91,7 @@ func newBenchCmd() *cobra.Command {
 		m0Sample int
 		asJSON   bool
 		out      string
+		saveJSON string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -158,6 +163,19 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 			if err != nil {
 				return err
 			}
+			if saveJSON != "" {
+				f, err := os.Create(saveJSON)
+				if err != nil {
+					return fmt.Errorf("--save-json: %w", err)
+				}
+				if err := writeBenchJSON(f, s, hw, res); err != nil {
+					f.Close()
+					return fmt.Errorf("--save-json: %w", err)
+				}
+				if err := f.Close(); err != nil {
+					return fmt.Errorf("--save-json: %w", err)
+				}
+			}
 			return runErr
 		},
 	}
@@ -172,6 +190,7 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 	cmd.Flags().IntVar(&m0Sample, "m0-sample", 8, "M0 times this many combos spread over the grid and extrapolates (0 = the whole grid)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON output")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to FILE instead of stdout")
+	cmd.Flags().StringVar(&saveJSON, "save-json", "", "also write the JSON to FILE (with the table on stdout)")
 	return cmd
 }
 
@@ -212,24 +231,30 @@ func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []engine
 	}
 	fmt.Fprintf(w, "hardware  %s, %d threads; GPUs: %s; %s %s; %s\n\n", hw.CPU, hw.Threads, gpus, hw.Go, hw.OS, hw.Date)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rung\tprec\tcombos/s\twall\tindicators\tx M0\tx M3\tshifted\tmax|dn|\tmax|dPnL|pp\tverdict\t")
+	fmt.Fprintln(tw, "rung\tprec\tcombos/s\twall\tindicators\tx M0\tx M3\tvs\tshifted\tmax|dn|\tmax|dPnL|pp\tverdict\t")
 	var notes []string
 	for _, r := range res {
 		if r.Skipped != "" {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\tskipped\t\n", r.ID, r.Precision)
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\tskipped\t\n", r.ID, r.Precision)
 			notes = append(notes, fmt.Sprintf("%s skipped: %s", r.ID, r.Skipped))
 			continue
 		}
 		if r.Err != "" {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\terror\t\n", r.ID, r.Precision)
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\terror\t\n", r.ID, r.Precision)
 			notes = append(notes, fmt.Sprintf("%s failed: %s", r.ID, r.Err))
 			continue
 		}
-		shifted, maxdn, dpnl, verdict := "-", "-", "-", "ref"
-		if p := r.Parity; p != nil && p.Note == "" {
-			shifted, maxdn, dpnl, verdict = engine.Thousands(p.ShiftedTrades), fmt.Sprint(p.MaxAbsDn), fmt.Sprintf("%.4f", p.MaxAbsDPnLpp), p.Verdict
-		} else if r.ID != "M2" {
-			verdict = "-"
+		vs, shifted, maxdn, dpnl, verdict := "-", "-", "-", "-", "ref"
+		if p := r.Parity; p != nil {
+			vs, shifted, maxdn, dpnl, verdict = p.Against, engine.Thousands(p.ShiftedTrades), fmt.Sprint(p.MaxAbsDn), fmt.Sprintf("%.4f", p.MaxAbsDPnLpp), p.Verdict
+		}
+		if r.SameAs != "" {
+			switch {
+			case r.Mismatches == 0:
+				notes = append(notes, fmt.Sprintf("%s: every metric of every combo bit-identical to %s", r.ID, r.SameAs))
+			case r.Mismatches > 0:
+				notes = append(notes, fmt.Sprintf("%s: %d combos differ from %s (expected identical)", r.ID, r.Mismatches, r.SameAs))
+			}
 		}
 		rate := engine.Thousands(int(r.CombosPerS + 0.5))
 		if r.CombosPerS < 10 {
@@ -238,8 +263,8 @@ func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []engine
 		if r.Extrapolated {
 			rate += "*"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.ID, r.Precision, rate, dur(r.Wall), dur(r.Indicators),
-			ratio(r.SpeedupVsM0), ratio(r.SpeedupVsM3), shifted, maxdn, dpnl, verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.ID, r.Precision, rate, dur(r.Wall), dur(r.Indicators),
+			ratio(r.SpeedupVsM0), ratio(r.SpeedupVsM3), vs, shifted, maxdn, dpnl, verdict)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -253,7 +278,7 @@ func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []engine
 			fmt.Fprintf(w, "* %s timed on %d combos spread over the grid and extrapolated; its parity covers those combos.\n", r.ID, r.Combos)
 		}
 		if r.ID == "M1" && r.Parity != nil && r.Parity.ShiftedTrades > 0 {
-			fmt.Fprintf(w, "M1 differs from M2 by %d trades: the fp64 prefix form is not exact at this scale either (S2 ~ n^2*price has an ulp far above a price tick; SPEC).\n", r.Parity.ShiftedTrades)
+			fmt.Fprintf(w, "M1 differs from %s by %d trades: the fp64 prefix form is not exact at this scale either (S2 ~ n^2*price has an ulp far above a price tick; SPEC).\n", r.Parity.Against, r.Parity.ShiftedTrades)
 		}
 	}
 	for _, n := range notes {
@@ -300,6 +325,8 @@ type benchJSONRung struct {
 	CombosTimed  int          `json:"combos_timed"`
 	Repeats      int          `json:"repeats"`
 	Parity       *benchParity `json:"parity"`
+	SameAs       string       `json:"identical_to,omitempty"`
+	Mismatches   *int         `json:"combos_not_identical,omitempty"`
 }
 
 type benchParity struct {
@@ -327,7 +354,11 @@ func writeBenchJSON(w io.Writer, s *engine.Study, hw hardwareInfo, res []engine.
 			CombosPerS: r.CombosPerS, WallS: r.Wall.Seconds(), IndicatorS: r.Indicators.Seconds(),
 			SpeedupVsM0: r.SpeedupVsM0, SpeedupVsM3: r.SpeedupVsM3, Extrapolated: r.Extrapolated, CombosTimed: r.Combos, Repeats: r.Repeats}
 		if p := r.Parity; p != nil {
-			j.Parity = &benchParity{"M2", p.Compared, p.ShiftedTrades, p.MaxAbsDn, p.MaxAbsDPnLpp, p.Verdict, p.Note}
+			j.Parity = &benchParity{p.Against, p.Compared, p.ShiftedTrades, p.MaxAbsDn, p.MaxAbsDPnLpp, p.Verdict, p.Note}
+		}
+		if r.SameAs != "" {
+			mm := r.Mismatches
+			j.SameAs, j.Mismatches = r.SameAs, &mm
 		}
 		out.Rungs = append(out.Rungs, j)
 	}

@@ -28,6 +28,10 @@ type Rung struct {
 	Sample int
 	Run    RungFunc
 	Skip   string // non-empty: not run, and why (no GPU, not on macOS, ...)
+	// SameAs names a rung whose results this one must equal bit for bit
+	// (the same kernel on fewer GPUs); RungResult.Mismatches counts combos
+	// that differ in any metric.
+	SameAs string
 }
 
 // RungResult is one row of the ladder.
@@ -43,12 +47,15 @@ type RungResult struct {
 	SpeedupVsM0  float64 // 0 when M0 did not run
 	SpeedupVsM3  float64 // 0 when M3 did not run
 	Repeats      int
-	Parity       *RungParity // against M2; nil for M2 itself or when M2 did not run
+	Parity       *RungParity // against M2 (M3 when M2 did not run); nil for the reference itself
+	SameAs       string      // the rung it must equal bit for bit, if any
+	Mismatches   int         // combos whose metrics differ from SameAs's (-1: SameAs did not run)
 	Err          string
 }
 
 // RungParity is the trade-count parity of a rung against M2.
 type RungParity struct {
+	Against       string  // "M2", or "M3" (the same code on all cores) when M2 did not run
 	Compared      int     // combos compared
 	ShiftedTrades int     // sum |dn|
 	MaxAbsDn      int     // max |dn|
@@ -77,7 +84,7 @@ func RunLadder(ctx context.Context, base *Job, rungs []Rung, opt BenchOptions) (
 	var out []RungResult
 	runs := map[string]*Run{}
 	for _, r := range rungs {
-		res := RungResult{ID: r.ID, Method: r.Method, Precision: r.Precision, Skipped: r.Skip}
+		res := RungResult{ID: r.ID, Method: r.Method, Precision: r.Precision, Skipped: r.Skip, SameAs: r.SameAs}
 		if r.Skip != "" {
 			out = append(out, res)
 			continue
@@ -150,7 +157,12 @@ func RunLadder(ctx context.Context, base *Job, rungs []Rung, opt BenchOptions) (
 		}
 		return 0
 	}
-	m0, m3, m2 := wall("M0"), wall("M3"), runs["M2"]
+	m0, m3 := wall("M0"), wall("M3")
+	refID := "M2"
+	if runs[refID] == nil {
+		refID = "M3" // bit-identical to M2: the same code on all cores
+	}
+	ref := runs[refID]
 	for i := range out {
 		r := &out[i]
 		if runs[r.ID] == nil || r.Wall <= 0 {
@@ -162,8 +174,15 @@ func RunLadder(ctx context.Context, base *Job, rungs []Rung, opt BenchOptions) (
 		if m3 > 0 {
 			r.SpeedupVsM3 = m3.Seconds() / r.Wall.Seconds()
 		}
-		if m2 != nil && r.ID != "M2" {
-			r.Parity = rungParity(m2, runs[r.ID])
+		if ref != nil && r.ID != refID {
+			r.Parity = rungParity(ref, runs[r.ID])
+			r.Parity.Against = refID
+		}
+		if r.SameAs != "" {
+			r.Mismatches = -1
+			if same := runs[r.SameAs]; same != nil {
+				r.Mismatches = mismatches(same, runs[r.ID])
+			}
 		}
 	}
 	return out, nil
@@ -192,6 +211,28 @@ func runSample(ctx context.Context, job *Job, fn RungFunc, sample []int) (*Run, 
 	}
 	run.Elapsed = time.Since(start)
 	return run, ind, nil
+}
+
+// mismatches counts the combos of b whose metrics are not bit-identical to
+// a's (NaN equal to NaN), plus combos missing from either.
+func mismatches(a, b *Run) int {
+	n := abs(len(a.Results) - len(b.Results))
+	for i := range b.Results {
+		x := a.Lookup(b.Results[i].Index)
+		if x == nil {
+			n++
+			continue
+		}
+		for _, name := range MetricNames {
+			u, _ := x.Value(name)
+			v, _ := b.Results[i].Value(name)
+			if math.Float64bits(u) != math.Float64bits(v) && !(math.IsNaN(u) && math.IsNaN(v)) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 func rungParity(ref, test *Run) *RungParity {

@@ -506,9 +506,10 @@ SB_SWEEP(sweep_f64_k2, double, 2, 1)
 //           D  each thread replays its head (bars before its first change)
 //              from that product: the incoming trade's win, exactly.
 //           E  pass 2: variance around the mean, the VaR bin's values to the
-//              combo's buffer (shared atomic index); thread 0 then selects
+//              combo's buffer in bar order (a count, an in-order scan of the
+//              counts, a second walk that writes); thread 0 then selects
 //              (sb_var: refinement, if needed, runs in thread 0 serially).
-//   Shared: per segment 10 values of F and 3 ints (23 KiB for fp64, 13 KiB
+//   Shared: per segment 10 values of F and 4 ints (24 KiB for fp64, 14 KiB
 //           for fp32), 32 histogram counters, 31 thresholds.
 //   Sums run in another order than engine's (segment by segment), so
 //   equity, sums and ratios agree to rounding; positions, trades, wins,
@@ -523,7 +524,7 @@ __device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3
                                F* __restrict__ outF, int* __restrict__ outI) {
     __shared__ F thr[SB_BINS - 1];
     __shared__ int hist[SB_BINS]; // the combo's histogram, then sb_var's refinement counters
-    __shared__ int sExit[SEG_T], sEntry[SEG_T], sChange[SEG_T];
+    __shared__ int sExit[SEG_T], sEntry[SEG_T], sChange[SEG_T], sOff[SEG_T];
     __shared__ F sT[SEG_T], sM[SEG_T], sm[SEG_T], sD[SEG_T], sSum[SEG_T], sNeg2[SEG_T], sGain[SEG_T],
         sLoss[SEG_T], sTail[SEG_T], sTpIn[SEG_T];
     __shared__ int cTrades, cWins, cLong, cShort, cFlat, cIn;
@@ -669,6 +670,7 @@ __device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3
     F* mybuf = buf + (long)j * cap;
     F ssd = (F)0, sumBelow = (F)0, sumIn = (F)0;
     int prev = entry;
+    int myIn = 0;
     for (int i = b0; i < e0; ++i) {
         F g = sb_growth<F>(prev, h3[i], h[i], R[i + 1], i == n - 2, keep, keep2, longOnly);
         F v = g - (F)1;
@@ -679,9 +681,33 @@ __device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3
         const bool isIn = !isBelow && v < up;
         sumBelow = sumBelow + (isBelow ? v : (F)0);
         sumIn = sumIn + (isIn ? v : (F)0);
-        if (isIn) {
-            int q = atomicAdd(&cIn, 1);
-            if (q < cap) mybuf[q] = v;
+        myIn += isIn ? 1 : 0;
+    }
+    // The bin's values go to the buffer in bar order (offsets from an
+    // in-order scan of the segments' counts), so the selection and the CVaR
+    // sum see the same sequence on every run and every GPU count.
+    sOff[tid] = myIn;
+    __syncthreads();
+    if (tid == 0) {
+        int acc = 0;
+        for (int t = 0; t < SEG_T; ++t) {
+            int cnt = sOff[t];
+            sOff[t] = acc;
+            acc += cnt;
+        }
+        cIn = acc;
+    }
+    __syncthreads();
+    if (myIn > 0) {
+        int q = sOff[tid];
+        prev = entry;
+        for (int i = b0; i < e0; ++i) {
+            F g = sb_growth<F>(prev, h3[i], h[i], R[i + 1], i == n - 2, keep, keep2, longOnly);
+            F v = g - (F)1;
+            if (!(v < lo) && v < up) {
+                if (q < cap) mybuf[q] = v;
+                ++q;
+            }
         }
     }
     __syncthreads();

@@ -1,0 +1,39 @@
+package cuda
+
+import (
+	"context"
+	"testing"
+
+	"sweepbench/engine"
+)
+
+// TestGPUIndicators32Export checks the series Indicators32 copies back
+// (bench rung M5) against the engine's float32 path, bit for bit, on fresh
+// random bars, direct and prefix.
+func TestGPUIndicators32Export(t *testing.T) {
+	b := gpuBackend(t)
+	rng := newRand(t)
+	bars := randomBars(rng, 20000, 100, 0.01)
+	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 200, Step: 19}, HMA3: engine.Range{Start: 12, Stop: 240, Step: 19}}
+	for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
+		job := &engine.Job{Bars: bars, Grid: g, Params: defaultParams(), Precision: engine.FP32, WMA: form}
+		got, err := b.Indicators32(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := engine.BuildIndicators[float32](context.Background(), bars, g, engine.SourceClose, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for L, w := range want.H {
+			if i, ok := sameBits(got.H[L], w); !ok {
+				t.Errorf("%s h %d: bar %d differs", form, L, i)
+			}
+		}
+		for L, w := range want.H3 {
+			if i, ok := sameBits(got.H3[L], w); !ok {
+				t.Errorf("%s h3 %d: bar %d differs", form, L, i)
+			}
+		}
+	}
+}
