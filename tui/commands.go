@@ -113,7 +113,8 @@ type outcome struct {
 	rep   *engine.Report
 	err   error
 	saved string // "session 3" when it was saved
-	warn  string // why it was not (fully) saved, or what resuming did
+	warn  string // why it was not (fully) saved
+	info  string // what resuming did
 }
 
 // work is what a runner runs in its goroutine: a study, saved or not, or
@@ -231,7 +232,7 @@ func resumeWork(st *sessions.Store, id int64, s *engine.Study) work {
 				common.Thousands(l.Saved), common.Thousands(l.Computed)))
 		}
 		if len(parts) > 0 && err == nil {
-			out.warn = "resumed " + out.saved + ": " + strings.Join(parts, "; ")
+			out.info = "resumed " + out.saved + ": " + strings.Join(parts, "; ")
 		}
 		return out
 	}

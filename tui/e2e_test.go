@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,7 +39,16 @@ func TestE2ETmux(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "scripts/tui-e2e.sh")
 	cmd.Dir = ".."
-	cmd.Env = append(os.Environ(), "SWEEPBENCH_BIN="+bin)
+	// The workbench saves its runs: into a database of this test's own
+	// (never the user's, nor the script's home), through a wrapper that
+	// adds --db to every command line of the script.
+	wrapper := filepath.Join(t.TempDir(), "sweepbench-e2e")
+	db := filepath.Join(t.TempDir(), "sessions.db")
+	script := fmt.Sprintf("#!/bin/sh\nexec %q \"$@\" --db %q\n", bin, db)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(os.Environ(), "SWEEPBENCH_BIN="+wrapper)
 	out, err := cmd.CombinedOutput()
 	t.Logf("scripts/tui-e2e.sh:\n%s", out)
 	if err != nil {

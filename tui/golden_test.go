@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
 )
 
 // The golden files (testdata/TestGolden/*) are the screens as a user at
@@ -86,4 +88,47 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGoldenSessions: the sessions screen at 80x24 on a store seeded with
+// three sessions (two complete, one cancelled), then a compare of session
+// 2 (fee 0.1%) against session 1. Dates and the database path are masked.
+func TestGoldenSessions(t *testing.T) {
+	st := tempStore(t)
+	seedStore(t, st)
+	tm := teatest.NewTestModel(t, newModel(context.Background(), storeConfig(smallFlags(), st), termenv.Ascii, true, true),
+		teatest.WithInitialTermSize(80, 24))
+	waitOutput(t, tm, "5,000 bars")
+	tm.Send(keyMsg("S"))
+	waitOutput(t, tm, "Sessions: 3")
+	tm.Send(keyMsg("q"))
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	fm.quitting = false
+	requireGolden(t, "list", fm.View(), 80, 24)
+
+	d := &driver{t: t, m: fm}
+	d.key("down", "down", " ", "up", " ")
+	requireGolden(t, "marked", fm.View(), 80, 24)
+	d.key("c")
+	requireGolden(t, "compare", fm.View(), 80, 24)
+}
+
+// TestGoldenBench: the bench screen at 80x24 after a ladder of fake rungs
+// with fixed wall times (deterministic combos/s, speedups and parity).
+func TestGoldenBench(t *testing.T) {
+	cfg := Config{Registry: testRegistry(), Flags: smallFlags(), Rungs: fakeRungs, BenchRepeat: 1}
+	tm := teatest.NewTestModel(t, newModel(context.Background(), cfg, termenv.Ascii, true, true), teatest.WithInitialTermSize(80, 24))
+	waitOutput(t, tm, "5,000 bars")
+	tm.Send(keyMsg("B"))
+	waitOutput(t, tm, "enter runs the ladder")
+	tm.Send(keyMsg("enter"))
+	waitOutput(t, tm, "log scale")
+	tm.Send(keyMsg("q"))
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+	fm.quitting = false
+	requireGolden(t, "ladder", fm.View(), 80, 24)
+	fm.bench.Start("btcusdt-1m, 5,000 bars", fakeRungs(), 1)
+	fm.bench.Progress("M0", "done")
+	fm.bench.Progress("M1", "running")
+	requireGolden(t, "live", fm.View(), 80, 24)
 }

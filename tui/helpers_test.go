@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -170,4 +171,50 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// slow is the reference backend that computes only the first few chunks
+// and then holds every lane until the sweep is cancelled: a study on it
+// is always still running when esc arrives, however fast the machine.
+type slow struct{ engine.Backend }
+
+func (slow) Name() string { return "slow" }
+
+func (s slow) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	k, err := s.Backend.Prepare(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	return &slowKernel{Kernel: k}, nil
+}
+
+type slowKernel struct {
+	engine.Kernel
+	calls atomic.Int32
+}
+
+func (k *slowKernel) ChunkSize() int { return min(k.Kernel.ChunkSize(), 16) }
+
+func (k *slowKernel) Compute(ctx context.Context, lane, first int, out []engine.Metrics) error {
+	if k.calls.Add(1) > 2 {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return k.Kernel.Compute(ctx, lane, first, out)
+}
+
+// slowRegistry is testRegistry with the slow backend.
+func slowRegistry() *engine.Registry {
+	r := testRegistry()
+	r.Register(slow{reference.New()})
+	return r
+}
+
+// slowFlags is the small study on the slow backend with a grid of 2,500
+// combos (many chunks).
+func slowFlags() Flags {
+	f := smallFlags()
+	f.HMA, f.HMA3 = "2:100:2", "6:300:6"
+	f.Backend = "slow"
+	return f
 }

@@ -16,7 +16,10 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/sessions"
 	"sweepbench/tui/common"
+	"sweepbench/tui/components/bench"
+	"sweepbench/tui/components/compare"
 	"sweepbench/tui/components/crossover"
 	"sweepbench/tui/components/datasets"
 	"sweepbench/tui/components/detail"
@@ -26,6 +29,7 @@ import (
 	"sweepbench/tui/components/metrics"
 	"sweepbench/tui/components/parity"
 	"sweepbench/tui/components/runview"
+	"sweepbench/tui/components/sessionlist"
 	"sweepbench/tui/components/statusbar"
 	"sweepbench/tui/keys"
 	"sweepbench/tui/theme"
@@ -37,6 +41,8 @@ const (
 	screenSetup screen = iota
 	screenRun
 	screenResults
+	screenSessions
+	screenBench
 )
 
 // pane is a results pane, in tab order.
@@ -78,6 +84,22 @@ type Model struct {
 	cross    *crossover.Model
 	detail   *detail.Model
 	status   *statusbar.Model
+	sess     *sessionlist.Model
+	cmp      *compare.Model
+	bench    *bench.Model
+
+	// The sessions and bench screens.
+	prevScreen       screen // where esc goes back to
+	cmpShown         bool   // the compare pane covers the list
+	listGen, sessGen int
+	benchGen         int
+	benchRun         *benchRunner
+	benchRungs       []engine.Rung
+	rawSpec          string          // the spec the loaded dataset came from
+	studyOrigin      sessions.Origin // how ctx.Study's dataset was loaded
+	chartsWhy        string          // why an opened session has no charts
+	lastRunner       *runner         // the last runner started (Run waits for it)
+	runFrom          screen          // where a run that shows nothing returns to
 
 	run                *runner
 	runGen, loadGen    int
@@ -117,6 +139,9 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	m.cross = crossover.New(ctx)
 	m.detail = detail.New(ctx)
 	m.status = statusbar.New(ctx)
+	m.sess = sessionlist.New(ctx)
+	m.cmp = compare.New(ctx)
+	m.bench = bench.New(ctx)
 	return m
 }
 
@@ -237,7 +262,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if m.run != nil {
 			cmd = tea.Batch(cmd, m.runv.Update(msg))
 		}
+		if m.benchRun != nil {
+			cmd = tea.Batch(cmd, m.bench.Update(msg))
+		}
 		return cmd
+	case sessionsListedMsg, sessionOpenedMsg, diffMsg, deletedMsg, resumeReadyMsg:
+		return m.sessionMsg(msg)
+	case benchProgressMsg, benchDoneMsg:
+		return m.benchMsg(msg)
 	case common.ErrMsg:
 		m.setErr(msg.Err)
 	case common.LoadMsg:
@@ -251,7 +283,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.setErr(msg.err)
 			return nil
 		}
-		m.ctx.Raw, m.deriveKey = msg.ds, ""
+		m.ctx.Raw, m.deriveKey, m.rawSpec = msg.ds, "", msg.spec
 		if m.ctx.LastErr != m.startErr {
 			m.setErr(nil) // what went wrong before is resolved; a bad flag stays
 		}
@@ -355,8 +387,21 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.showHelp = true
 			return nil
 		}
+		// The screens' keys, except while a study computes or a removal
+		// waits for its answer.
+		free := m.screen != screenRun && !(m.screen == screenSessions && m.sess.Confirming() != 0)
+		switch {
+		case free && key.Matches(msg, k.Sessions) && m.screen != screenSessions:
+			return m.openSessions()
+		case free && key.Matches(msg, k.Bench) && m.screen != screenBench:
+			return m.openBench()
+		}
 	}
 	switch m.screen {
+	case screenSessions:
+		return m.sessionsKey(msg)
+	case screenBench:
+		return m.benchKey(msg)
 	case screenSetup:
 		return m.setupKey(msg, typing, picking)
 	case screenRun:
@@ -476,6 +521,14 @@ func (m *Model) syncKeyContext() {
 		k.Context = keys.Running
 	case m.screen == screenResults:
 		k.Context = keys.Results
+	case m.screen == screenSessions && m.sess.Confirming() != 0:
+		k.Context = keys.SessionsConfirm
+	case m.screen == screenSessions:
+		k.Context = keys.Sessions
+	case m.screen == screenBench && m.benchRun != nil:
+		k.Context = keys.BenchRunning
+	case m.screen == screenBench:
+		k.Context = keys.Bench
 	case m.setupFocus == 1 && m.form.Typing():
 		k.Context = keys.SetupTyping
 	default:
@@ -485,6 +538,7 @@ func (m *Model) syncKeyContext() {
 
 func (m *Model) quit() tea.Cmd {
 	m.stopRun()
+	m.stopBench()
 	m.quitting = true
 	return tea.Quit
 }
@@ -569,10 +623,23 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 			return nil
 		}
 		m.ctx.Note = note
+		m.studyOrigin = m.origin()
 	}
+	st := m.cfg.Sessions
+	return m.launch(s, studyWork(s, st, m.cfg.StoreErr, !m.cfg.NoSave, m.studyOrigin, m.ctx.Note))
+}
+
+// launch runs w (study s, or a session of it resumed) with live progress.
+func (m *Model) launch(s *engine.Study, w work) tea.Cmd {
 	m.stopRun()
 	m.runGen++
-	m.run = startRunner(m.parent, m.runGen, s)
+	m.run = startRunner(m.parent, m.runGen, w)
+	m.lastRunner = m.run
+	m.runFrom = screenSetup
+	if m.screen == screenSessions {
+		m.runFrom = screenSessions
+	}
+	m.ctx.Warn, m.ctx.Saved, m.ctx.Info = "", "", ""
 	m.ctx.Study = s
 	m.ctx.Backend = s.Backend.Name()
 	m.ctx.Device = m.deviceOf(s.Backend)
@@ -589,6 +656,7 @@ func (m *Model) finish(d doneMsg) tea.Cmd {
 	m.run = nil
 	rep, err := d.rep, d.err
 	cancelled := errors.Is(err, context.Canceled)
+	m.ctx.Warn, m.ctx.Saved, m.ctx.Info = d.warn, d.saved, d.info
 	done := 0
 	if rep != nil {
 		for _, r := range rep.Runs {
@@ -600,11 +668,24 @@ func (m *Model) finish(d doneMsg) tea.Cmd {
 			err = errors.New("cancelled before any combo completed")
 		}
 		m.setErr(err)
+		if m.runFrom == screenSessions {
+			m.screen = screenSessions
+			m.layout()
+			return m.listSessions()
+		}
 		m.screen, m.setupFocus = screenSetup, 1
 		m.layout()
 		return m.focusSetup()
 	}
 	rep.Note = engine.JoinNote(m.ctx.Note, rep.Note)
+	m.chartsWhy = ""
+	return m.showResults(rep, err)
+}
+
+// showResults shows rep in the results panes; err says why it is not
+// complete (a cancel, a failure), if it is not.
+func (m *Model) showResults(rep *engine.Report, err error) tea.Cmd {
+	cancelled := errors.Is(err, context.Canceled)
 	for _, r := range rep.Runs {
 		if r.Device != "" {
 			m.ctx.Device = r.Device
@@ -653,6 +734,18 @@ func (m *Model) selectCombo(idx int) tea.Cmd {
 	m.metrics.Sync()
 	m.parity.Sync()
 	m.heat.Sync()
+	if m.ctx.Study == nil {
+		// A saved session whose dataset could not be loaded again: the
+		// panes that recompute the combo say why they cannot.
+		why := m.chartsWhy
+		if why == "" {
+			why = "charts unavailable: no dataset"
+		}
+		m.ctx.Inspect = &common.Inspection{Index: idx, Combo: m.ctx.Results.Grid.At(idx), Err: errors.New(why)}
+		m.cross.Reload()
+		m.detail.Reload()
+		return nil
+	}
 	m.inspectGen++
 	gen := m.inspectGen
 	if m.ctx.Inspect == nil {
@@ -705,6 +798,9 @@ func (m *Model) layout() {
 	m.heat.SetSize(in(paneHeatmap))
 	m.cross.SetSize(in(paneCrossover))
 	m.detail.SetSize(in(paneDetail))
+	m.sess.SetSize(W-2, bodyH-2)
+	m.cmp.SetSize(W-2, bodyH-2)
+	m.bench.SetSize(W-2, bodyH-2)
 }
 
 func (m *Model) setupDatasetHeight(bodyH int) int {
@@ -743,6 +839,12 @@ func (m *Model) View() (out string) {
 		body = m.setupView(W, bodyH)
 	case m.screen == screenRun:
 		body = t.Fit(m.runv.View(), W, bodyH)
+	case m.screen == screenSessions && m.cmpShown:
+		body = t.Pane(m.cmp.Title(), m.cmp.View(), W, bodyH, true)
+	case m.screen == screenSessions:
+		body = t.Pane(m.sess.Title(), m.sess.View(), W, bodyH, true)
+	case m.screen == screenBench:
+		body = t.Pane(m.bench.Title(), m.bench.View(), W, bodyH, true)
 	default:
 		body = m.resultsView(W, bodyH)
 	}
@@ -760,14 +862,32 @@ func (m *Model) header(W int) string {
 		}
 		return t.Tab.Render(name)
 	}
-	s := t.Title.Render(" sweepbench ") + " " + tab("Setup", m.screen == screenSetup) + " " +
-		tab("Run", m.screen == screenRun) + " " + tab("Results", m.screen == screenResults)
-	if m.screen == screenResults && m.single && !m.showHelp {
-		s += t.Subtle.Render("  |")
-		for p := range nPanes {
-			s += " " + tab(paneNames[p], p == m.focus)
+	screens := []struct {
+		name string
+		s    screen
+	}{{"Setup", screenSetup}, {"Run", screenRun}, {"Results", screenResults}, {"Sessions", screenSessions}, {"Bench", screenBench}}
+	// tabs names the first n screens, and the current one.
+	tabs := func(n int) string {
+		s := t.Title.Render(" sweepbench ")
+		for i, sc := range screens {
+			if i < n || sc.s == m.screen {
+				s += " " + tab(sc.name, sc.s == m.screen)
+			}
 		}
-	} else if st := m.ctx.Study; st != nil && m.screen != screenSetup {
+		return s
+	}
+	s := tabs(len(screens))
+	if m.screen == screenResults && m.single && !m.showHelp {
+		panes := t.Subtle.Render("  |")
+		for p := range nPanes {
+			panes += " " + tab(paneNames[p], p == m.focus)
+		}
+		// The pane tabs matter more than the other screens' names.
+		for n := len(screens) - 1; n >= 0 && ansi.StringWidth(s+panes) > W; n-- {
+			s = tabs(n)
+		}
+		s += panes
+	} else if st := m.ctx.Study; st != nil && (m.screen == screenRun || m.screen == screenResults) {
 		s += t.Subtle.Render(fmt.Sprintf("   hma %s x hma3 %s", st.Grid.HMA, st.Grid.HMA3))
 	}
 	return t.Fit(s, W, 1)

@@ -231,15 +231,15 @@ func TestColour(t *testing.T) {
 	}
 }
 
-// TestCancelMidRun starts a sweep big enough to watch, cancels it with esc
-// through the real program loop, and checks the UI kept running and shows
-// what completed, marked incomplete.
+// TestCancelMidRun starts a sweep that cannot finish before esc (the slow
+// backend computes a few chunks, then holds until cancelled, so a fast
+// machine cannot finish it first), cancels it with esc through the real
+// program loop, and checks the UI kept running and shows what completed,
+// marked incomplete.
 func TestCancelMidRun(t *testing.T) {
-	f := smallFlags()
-	f.Head = 0 // all 43,208 bars
-	f.HMA, f.HMA3 = "2:400:2", "6:600:6"
-	tm := teatest.NewTestModel(t, newTestModel(f), teatest.WithInitialTermSize(100, 30))
-	waitOutput(t, tm, "43,208 bars, ") // the summary, not the list
+	m0 := newModel(context.Background(), Config{Registry: slowRegistry(), Flags: slowFlags()}, termenv.Ascii, true, true)
+	tm := teatest.NewTestModel(t, m0, teatest.WithInitialTermSize(100, 30))
+	waitOutput(t, tm, "5,000 bars, ") // the summary, not the list
 	tm.Send(keyMsg("enter"))
 	waitOutput(t, tm, "compute") // a lane past its first chunk
 	tm.Send(keyMsg("esc"))
@@ -266,16 +266,16 @@ func TestCancelMidRun(t *testing.T) {
 // TestCancelHeld does the same on the synchronous driver, pressing esc
 // between two progress updates.
 func TestCancelHeld(t *testing.T) {
-	f := smallFlags()
-	f.Head = 0
-	f.HMA, f.HMA3 = "2:300:2", "6:600:6"
-	d := newDriver(t, f, 80, 24)
+	m := newModel(context.Background(), Config{Registry: slowRegistry(), Flags: slowFlags()}, termenv.Ascii, true, true)
+	d := &driver{t: t, m: m}
+	d.run(m.Init())
+	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	d.hold = true
 	d.key("enter")
 	if d.m.screen != screenRun || d.pending == nil {
 		t.Fatalf("screen %d: the run did not start (last error %q)", d.m.screen, d.m.ctx.LastErr)
 	}
-	if v := d.m.View(); !strings.Contains(v, "Sweeping hma 2:300:2 x hma3 6:600:6") || !strings.Contains(v, "esc cancels") {
+	if v := d.m.View(); !strings.Contains(v, "Sweeping hma 2:100:2 x hma3 6:300:6") || !strings.Contains(v, "esc cancels") {
 		t.Fatalf("run screen:\n%s", v)
 	}
 	d.key("esc")

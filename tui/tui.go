@@ -13,12 +13,14 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
 	"sweepbench/engine"
+	"sweepbench/sessions"
 )
 
 // Flags are the study flags of `sweepbench run` (and `tui`): they prefill
@@ -51,6 +53,26 @@ type Config struct {
 	Output io.Writer
 	// NoAltScreen keeps the normal screen (for recordings).
 	NoAltScreen bool
+
+	// Sessions is the sessions store (the root's --db): every run is
+	// saved to it as `sweepbench run` saves (unless NoSave), and the
+	// sessions screen browses it. Nil: runs are not saved and the
+	// sessions screen says why (StoreErr when set: the database could
+	// not be opened; runs then carry a warning that they are not saved).
+	// The caller owns the store and closes it after Run returns.
+	Sessions *sessions.Store
+	StoreErr error
+	NoSave   bool
+	// LoadSession loads a saved session's dataset again from its Origin,
+	// as `run` loaded it (main's loadSessionData): opening a session
+	// with its charts, comparing with flips, and resuming need it. Nil:
+	// sessions open without their crossover and combo charts.
+	LoadSession sessions.Loader
+	// Rungs builds the method ladder of the bench screen (main's
+	// benchRungs); nil: the bench screen says it is not available.
+	Rungs func() []engine.Rung
+	// BenchRepeat is the timed runs per rung (0: the engine's 3).
+	BenchRepeat int
 }
 
 // Run runs the workbench until the user quits or ctx ends. It restores the
@@ -92,7 +114,11 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	}()
 	final, err := p.Run()
 	if fm, ok := final.(*Model); ok {
+		// Cancel what runs and let it record its final state in the
+		// sessions store before the caller closes the store.
 		fm.stopRun()
+		fm.stopBench()
+		fm.lastRunner.wait(30 * time.Second)
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // interrupted from outside (SIGTERM): a clean exit

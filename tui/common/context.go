@@ -44,6 +44,15 @@ type Context struct {
 	// Status line.
 	Backend, Device string
 	LastErr         string
+	// Warn is a warning for the status line, shown when there is no
+	// error: something went wrong that the user should know of but that
+	// did not stop the work (a run that could not be saved).
+	Warn string
+	// Saved says where the last run was saved ("session 3"), or "".
+	Saved string
+	// Info is a note for the status line (what a resume did), shown when
+	// there is neither an error nor a warning.
+	Info string
 }
 
 // Inspection is one combo recomputed in both precisions by engine.InspectCombo.

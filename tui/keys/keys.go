@@ -13,6 +13,10 @@ const (
 	SetupTyping
 	Running
 	Results
+	Sessions
+	SessionsConfirm
+	Bench
+	BenchRunning
 )
 
 // KeyMap holds every binding of the workbench.
@@ -29,6 +33,10 @@ type KeyMap struct {
 	// Results.
 	Filter, Sort, Best, NextMetric, PrevMetric key.Binding
 	NextFlip, PrevFlip, Precision              key.Binding
+	// Screens.
+	Sessions, Bench key.Binding
+	// Sessions browser.
+	Mark, Compare, Delete, Resume, Confirm key.Binding
 
 	// Context selects the short help; the root model sets it.
 	Context Context
@@ -66,6 +74,14 @@ func Default() *KeyMap {
 		NextFlip:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next flip")),
 		PrevFlip:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous flip")),
 		Precision:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "fp64 / fp32")),
+
+		Sessions: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "saved sessions")),
+		Bench:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "bench (method ladder)")),
+		Mark:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark (2 to compare)")),
+		Compare:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare marked")),
+		Delete:   key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x/del", "remove")),
+		Resume:   key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resume")),
+		Confirm:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
 	}
 }
 
@@ -79,6 +95,14 @@ func (k *KeyMap) ShortHelp() []key.Binding {
 		return []key.Binding{k.Back, k.Help, k.Quit}
 	case Results:
 		return []key.Binding{k.NextPane, k.Select, k.NextFlip, k.NextMetric, k.Rerun, k.Edit, k.Help, k.Quit}
+	case Sessions:
+		return []key.Binding{k.Select, k.Mark, k.Compare, k.Delete, k.Resume, k.Back, k.Help}
+	case SessionsConfirm:
+		return []key.Binding{k.Confirm, k.Back}
+	case Bench:
+		return []key.Binding{k.Run, k.Back, k.Help, k.Quit}
+	case BenchRunning:
+		return []key.Binding{k.Back, k.Help, k.Quit}
 	}
 	return []key.Binding{k.Select, k.NextPane, k.Left, k.Help, k.Quit}
 }
@@ -90,5 +114,6 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Select, k.Rerun, k.Edit, k.Filter, k.Sort, k.Best},
 		{k.NextMetric, k.PrevMetric, k.Precision, k.NextFlip, k.PrevFlip},
+		{k.Sessions, k.Bench, k.Mark, k.Compare, k.Delete, k.Resume},
 	}
 }

@@ -34,16 +34,28 @@ func (m *Model) View() string {
 	}
 	if s := m.ctx.Study; s != nil && m.ctx.Results != nil {
 		ds = s.Dataset.Info.Name
+	} else if r := m.ctx.Results; r != nil && r.Report != nil {
+		ds = r.Report.Dataset.Name // a saved session whose data is not loaded
 	}
 	segs := []string{ds, orDash(m.ctx.Backend)}
+	if m.ctx.Saved != "" {
+		segs = []string{ds, m.ctx.Saved, orDash(m.ctx.Backend)}
+	}
 	if d := m.ctx.DeviceName(m.ctx.Device); d != "" {
 		segs = append(segs, d)
 	}
 	left := func(n int) string {
 		return " " + st.value.Render(strings.Join(segs[:n], t.Sep))
 	}
-	if m.ctx.LastErr != "" {
+	if m.ctx.LastErr != "" || m.ctx.Warn != "" || m.ctx.Info != "" {
 		right := st.err.Render("error: " + m.ctx.LastErr)
+		switch {
+		case m.ctx.LastErr != "":
+		case m.ctx.Warn != "":
+			right = st.warn.Render("warning: " + m.ctx.Warn)
+		default:
+			right = st.label.Render(m.ctx.Info)
+		}
 		// The error matters more than the device: give it most of the line.
 		l := t.Truncate(left(len(segs)), max(m.w/4, m.w-ansi.StringWidth(right)-2))
 		right = t.Truncate(right, max(0, m.w-ansi.StringWidth(l)-2))

@@ -8,8 +8,8 @@ import (
 )
 
 type styles struct {
-	bar, label, value, err lipgloss.Style
-	help                   help.Styles
+	bar, label, value, err, warn lipgloss.Style
+	help                         help.Styles
 }
 
 func newStyles(t *theme.Theme) styles {
@@ -18,6 +18,7 @@ func newStyles(t *theme.Theme) styles {
 		label: t.Subtle,
 		value: lipgloss.NewStyle(),
 		err:   t.Error,
+		warn:  t.Warning,
 		help: help.Styles{ShortKey: t.Key, ShortDesc: t.Desc, ShortSeparator: t.Subtle,
 			Ellipsis: t.Subtle, FullKey: t.Key, FullDesc: t.Desc, FullSeparator: t.Subtle},
 	}
