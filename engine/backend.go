@@ -101,7 +101,7 @@ func (r *Registry) All() []Backend { return r.backends }
 // that is not available is an error carrying its reason.
 func (r *Registry) Lookup(name string) (b Backend, note string, err error) {
 	if name == "" || name == "auto" {
-		var reasons []string
+		var unavailable []string
 		var ref Backend
 		for _, c := range r.backends {
 			if c.Name() == "reference" {
@@ -109,7 +109,7 @@ func (r *Registry) Lookup(name string) (b Backend, note string, err error) {
 				continue
 			}
 			if err := c.Available(); err != nil {
-				reasons = append(reasons, fmt.Sprintf("%s: %v", c.Name(), err))
+				unavailable = append(unavailable, c.Name())
 				continue
 			}
 			return c, fmt.Sprintf("auto: using %s", c.Name()), nil
@@ -118,8 +118,8 @@ func (r *Registry) Lookup(name string) (b Backend, note string, err error) {
 			return nil, "", errors.New("--backend auto: no backend is registered")
 		}
 		note = "auto: using reference (CPU)"
-		if len(reasons) > 0 {
-			note += "; " + joinReasons(reasons)
+		if len(unavailable) > 0 {
+			note += fmt.Sprintf("; %s unavailable here (sweepbench devices says why)", joinReasons(unavailable, " and "))
 		}
 		return ref, note, nil
 	}
@@ -141,11 +141,11 @@ func (r *Registry) Lookup(name string) (b Backend, note string, err error) {
 	return nil, "", fmt.Errorf("--backend %q: unknown (want auto, %s)", name, names)
 }
 
-func joinReasons(rs []string) string {
+func joinReasons(rs []string, sep string) string {
 	s := ""
 	for i, r := range rs {
 		if i > 0 {
-			s += "; "
+			s += sep
 		}
 		s += r
 	}

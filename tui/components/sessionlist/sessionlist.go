@@ -1,0 +1,354 @@
+// Package sessionlist is the sessions screen's list: every saved session
+// of the sessions store, newest first, as `sweepbench sessions ls` lists
+// them (id, when, dataset, grid, precision, status, best Sharpe), with the
+// marks of the two runs to compare and the details of the session under
+// the cursor. It only displays: the root model talks to the store.
+package sessionlist
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/engine"
+	"sweepbench/sessions"
+	"sweepbench/tui/common"
+	"sweepbench/tui/components/datatable"
+)
+
+// MaxMarks is how many runs can be marked: a compare takes two.
+const MaxMarks = 2
+
+// Model is the sessions list.
+type Model struct {
+	ctx     *common.Context
+	tbl     *datatable.Model
+	list    []sessions.Session
+	marks   []sessions.RunRef // A then B
+	path    string
+	why     string // why there is no list
+	busy    string // what is being done ("opening session 3...")
+	confirm int64  // the session a delete waits to be confirmed for
+	w, h    int
+}
+
+// New returns an empty list.
+func New(ctx *common.Context) *Model {
+	m := &Model{ctx: ctx, tbl: datatable.New(ctx, nil, 2)}
+	m.tbl.Focus(true)
+	return m
+}
+
+// SetList replaces the sessions (err: why they could not be read), keeping
+// the cursor on the same session and dropping the marks of sessions gone.
+func (m *Model) SetList(list []sessions.Session, path string, err error) {
+	cur := m.Current()
+	m.list, m.path, m.why = list, path, ""
+	if err != nil {
+		m.list, m.why = nil, err.Error()
+	}
+	keep := m.marks[:0]
+	for _, r := range m.marks {
+		if m.find(r.ID) >= 0 {
+			keep = append(keep, r)
+		}
+	}
+	m.marks = keep
+	m.tbl.SetRowFunc(len(m.list), m.row, nil)
+	if cur != nil {
+		if i := m.find(cur.ID); i >= 0 {
+			m.tbl.SetCursor(i)
+		}
+	}
+}
+
+// SetUnavailable says why there is no store to list.
+func (m *Model) SetUnavailable(why string) {
+	m.list, m.marks, m.why = nil, nil, why
+	m.tbl.SetRowFunc(0, m.row, nil)
+}
+
+// SetBusy shows what is being done ("" when nothing).
+func (m *Model) SetBusy(s string) { m.busy = s }
+
+// Busy is what is being done, or "".
+func (m *Model) Busy() string { return m.busy }
+
+func (m *Model) find(id int64) int {
+	for i := range m.list {
+		if m.list[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// Len is the number of sessions listed.
+func (m *Model) Len() int { return len(m.list) }
+
+// Current is the session under the cursor, or nil.
+func (m *Model) Current() *sessions.Session {
+	if c := m.tbl.Cursor(); c >= 0 && c < len(m.list) {
+		return &m.list[c]
+	}
+	return nil
+}
+
+// Select moves the cursor to session id.
+func (m *Model) Select(id int64) {
+	if i := m.find(id); i >= 0 {
+		m.tbl.SetCursor(i)
+	}
+}
+
+// Marks are the marked runs, A (the reference) first.
+func (m *Model) Marks() []sessions.RunRef { return append([]sessions.RunRef(nil), m.marks...) }
+
+// ClearMarks unmarks every run.
+func (m *Model) ClearMarks() { m.marks = nil }
+
+// ToggleMark marks the run under the cursor, or steps its mark: a session
+// with an fp64 and an fp32 run goes unmarked -> fp64 -> fp32 -> both (its
+// own parity, when there is room) -> unmarked. At most MaxMarks runs are
+// marked; one more is refused with an error that says what to do.
+func (m *Model) ToggleMark() error {
+	ss := m.Current()
+	if ss == nil {
+		return nil
+	}
+	var precs []engine.Precision
+	for _, r := range ss.Runs {
+		precs = append(precs, r.Precision)
+	}
+	if len(precs) == 0 {
+		return fmt.Errorf("session %d has no run to compare yet", ss.ID)
+	}
+	var mine []int
+	for i, r := range m.marks {
+		if r.ID == ss.ID {
+			mine = append(mine, i)
+		}
+	}
+	ref := func(p engine.Precision) sessions.RunRef {
+		return sessions.RunRef{ID: ss.ID, Precision: p, Explicit: true}
+	}
+	switch {
+	case len(mine) == 0:
+		if len(m.marks) >= MaxMarks {
+			return errors.New("two runs are marked already: c compares them; space on a marked session unmarks it")
+		}
+		m.marks = append(m.marks, ref(precs[0]))
+	case len(mine) == 1 && len(precs) > 1 && m.marks[mine[0]].Precision == precs[0]:
+		m.marks[mine[0]] = ref(precs[1])
+	case len(mine) == 1 && len(precs) > 1 && len(m.marks) < MaxMarks:
+		m.marks[mine[0]] = ref(precs[0])
+		m.marks = append(m.marks, ref(precs[1]))
+	default:
+		keep := m.marks[:0]
+		for _, r := range m.marks {
+			if r.ID != ss.ID {
+				keep = append(keep, r)
+			}
+		}
+		m.marks = keep
+	}
+	return nil
+}
+
+// Confirm asks for the removal of session id to be confirmed (0 cancels).
+func (m *Model) Confirm(id int64) { m.confirm = id }
+
+// Confirming is the session a removal waits to be confirmed for, or 0.
+func (m *Model) Confirming() int64 { return m.confirm }
+
+// SetSize sets the inner size and fits the columns to the width.
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	// Fixed columns, then the dataset and the grid share what is left.
+	fixed := []datatable.Column{
+		{Title: "ab", Width: 2}, {Title: "id", Width: 3, Right: true}, {Title: "when", Width: 11},
+	}
+	tail := []datatable.Column{
+		{Title: "prec", Width: 9}, {Title: "status", Width: 13}, {Title: "sharpe", Width: 8, Right: true},
+	}
+	if w < 90 {
+		tail[0].Width, tail[1].Width = 4, 11
+	}
+	used := 3 // the marker column and its padding
+	for _, c := range append(append([]datatable.Column(nil), fixed...), tail...) {
+		used += c.Width + 1
+	}
+	rest := max(w-used-2, 12)
+	gridW := min(max(rest*60/100, 17), 26)
+	dsW := max(rest-gridW, 6)
+	cols := append(fixed, datatable.Column{Title: "dataset", Width: dsW}, datatable.Column{Title: "grid", Width: gridW})
+	m.tbl.SetColumns(append(cols, tail...), 3)
+}
+
+func (m *Model) row(i int) []string {
+	ss := &m.list[i]
+	var precs []string
+	for _, p := range ss.Precisions {
+		precs = append(precs, p.String())
+	}
+	prec := strings.Join(precs, "+")
+	if m.w < 90 && len(precs) == 2 {
+		prec = "both"
+	}
+	status := string(ss.Status)
+	if done, total := ss.Done(); done < total && m.w >= 90 {
+		status += fmt.Sprintf(" %d%%", 100*done/max(total, 1))
+	}
+	best := "-"
+	if sh, _, _, ok := ss.Best(); ok {
+		best = sharpe(sh)
+	}
+	return []string{m.markOf(ss.ID), strconv.FormatInt(ss.ID, 10), m.when(ss),
+		strings.TrimPrefix(ss.Dataset.Name, "embedded:"), fmt.Sprintf("%sx%s", ss.Grid.HMA, ss.Grid.HMA3), prec, status, best}
+}
+
+func (m *Model) markOf(id int64) string {
+	s := ""
+	for i, r := range m.marks {
+		if r.ID == id {
+			s += string(rune('A' + i))
+		}
+	}
+	return s
+}
+
+func (m *Model) when(ss *sessions.Session) string {
+	if m.ctx.Deterministic {
+		return "-"
+	}
+	return ss.Created.Local().Format("01-02 15:04")
+}
+
+func sharpe(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return engine.FormatFloat(v)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// Title names the pane.
+func (m *Model) Title() string {
+	path := m.path
+	if m.ctx.Deterministic && path != "" {
+		path = "(db)"
+	}
+	switch {
+	case m.why != "":
+		return "Sessions"
+	case path == "":
+		return fmt.Sprintf("Sessions: %d", len(m.list))
+	}
+	return fmt.Sprintf("Sessions: %d in %s", len(m.list), path)
+}
+
+// Update moves the cursor.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if km, ok := msg.(tea.KeyMsg); ok {
+		m.tbl.HandleNav(km)
+	}
+	return nil
+}
+
+// details are the lines under the list: the marks (or the question of a
+// removal, or what is being done), then the session under the cursor.
+func (m *Model) details() []string {
+	t := m.ctx.Theme
+	st := newStyles(t)
+	var out []string
+	switch {
+	case m.confirm != 0:
+		out = append(out, st.bad.Render(fmt.Sprintf("remove session %d and all its results? y removes it, esc keeps it", m.confirm)))
+	case m.busy != "":
+		out = append(out, st.warn.Render(m.busy))
+	case len(m.marks) == 0:
+		out = append(out, st.label.Render("space marks a run to compare (two at most); enter opens; R resumes"))
+	default:
+		var ms []string
+		for i, r := range m.marks {
+			ms = append(ms, fmt.Sprintf("%c = %d:%s", 'A'+i, r.ID, r.Precision))
+		}
+		s := "marked " + strings.Join(ms, ", ")
+		if len(m.marks) == MaxMarks {
+			s += "; c compares B against A"
+		} else {
+			s += "; mark one more to compare"
+		}
+		out = append(out, st.mark.Render(s))
+	}
+	ss := m.Current()
+	if ss == nil {
+		return out
+	}
+	done, total := ss.Done()
+	head := fmt.Sprintf("session %d %s, %s of %s combos", ss.ID, ss.Status, common.Thousands(done), common.Thousands(total))
+	if !m.ctx.Deterministic {
+		head += ", started " + ss.Created.Local().Format("2006-01-02 15:04:05")
+	}
+	out = append(out, st.value.Render(head))
+	data := fmt.Sprintf("data %s, %s bars", ss.Dataset.Name, common.Thousands(ss.Dataset.Bars))
+	if o := ss.Origin; o.Data != "" && !strings.HasSuffix(o.Data, ss.Dataset.Name) {
+		data += " (" + o.Data + ")"
+	}
+	if ss.Origin.Timeframe != "" {
+		data += ", timeframe " + ss.Origin.Timeframe
+	}
+	out = append(out, data)
+	set := fmt.Sprintf("fee %s%%, %s, %s, %s", engine.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, ss.Backend)
+	if ss.WMA != engine.Direct {
+		set += ", wma " + ss.WMA.String()
+	}
+	if sh, c, p, ok := ss.Best(); ok {
+		set += fmt.Sprintf("; best sharpe %s at hma %d x hma3 %d (%s)", sharpe(sh), c.HMA, c.HMA3, p)
+	}
+	out = append(out, set)
+	if ss.Error != "" && ss.Status != engine.StatusComplete {
+		out = append(out, st.warn.Render(ss.Error))
+	}
+	return out
+}
+
+// View renders the pane body, exactly w x h.
+func (m *Model) View() string {
+	t := m.ctx.Theme
+	st := newStyles(t)
+	if m.why != "" {
+		lines := t.Wrap(m.why, m.w)
+		if m.busy != "" {
+			lines = append(lines, st.warn.Render(m.busy))
+		}
+		return t.Fit(st.warn.Render(strings.Join(lines, "\n")), m.w, m.h)
+	}
+	if len(m.list) == 0 {
+		msg := "no sessions yet: every run of the workbench (and of sweepbench run) is saved here"
+		lines := t.Wrap(msg, m.w)
+		if m.busy != "" {
+			lines = append(lines, st.warn.Render(m.busy))
+		}
+		return t.Fit(st.label.Render(strings.Join(lines, "\n")), m.w, m.h)
+	}
+	var det []string
+	for _, l := range m.details() {
+		det = append(det, t.Wrap(l, m.w)...)
+	}
+	// Keep at least a header and three rows of the table.
+	if keep := m.h - 5; len(det) > keep {
+		det = det[:max(keep, 0)]
+	}
+	th := m.h - len(det) - 1
+	m.tbl.SetSize(m.w, th)
+	rule := "─"
+	if t.Plain {
+		rule = "-"
+	}
+	sep := st.label.Render(strings.Repeat(rule, max(m.w, 0)))
+	return t.Fit(m.tbl.View()+"\n"+sep+"\n"+strings.Join(det, "\n"), m.w, m.h)
+}
