@@ -4,31 +4,14 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"sweepbench/engine"
 )
 
-// Thousands writes n with comma separators: 175680 -> "175,680".
-func Thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// Thousands writes n with comma separators: 175680 -> "175,680" (the
+// engine's report convention).
+func Thousands(n int) string { return engine.Thousands(n) }
 
 // Num writes a metric value compactly (5 significant digits), non-finite
 // values as engine.FormatFloat does ("inf", "-inf", "nan").
