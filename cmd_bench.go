@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -92,6 +93,7 @@ func newBenchCmd() *cobra.Command {
 		asJSON   bool
 		out      string
 		saveJSON string
+		cpuProf  string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -137,6 +139,17 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 				}
 			}
 			job := &engine.Job{Bars: &s.Dataset.Bars, Grid: s.Grid, Params: s.Params}
+			if cpuProf != "" {
+				f, err := os.Create(cpuProf)
+				if err != nil {
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					f.Close()
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				defer func() { pprof.StopCPUProfile(); f.Close() }()
+			}
 			stderr := cmd.ErrOrStderr()
 			started := time.Now()
 			res, runErr := engine.RunLadder(cmd.Context(), job, rungs, engine.BenchOptions{Repeat: repeat,
@@ -191,6 +204,7 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON output")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to FILE instead of stdout")
 	cmd.Flags().StringVar(&saveJSON, "save-json", "", "also write the JSON to FILE (with the table on stdout)")
+	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the ladder to FILE (host-side costs)")
 	return cmd
 }
 

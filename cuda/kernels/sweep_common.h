@@ -37,11 +37,26 @@ SB_FN F sb_wma_den(int p) {
 
 // sb_wma_window returns WMA(x, p) at the bar whose window ends at w[(p-1)*stride]:
 // sum_{k=1..p} k*w[(k-1)*stride], oldest first, each product rounded, then /den.
+// The weight k is carried as a float incremented by 1 (exact below 2^24,
+// so the same bits as (F)k) instead of converted every term, and the
+// contiguous case has its own loop: the indicator kernels are bound by
+// instructions issued, three per term here against six.
 template <typename F>
 SB_FN F sb_wma_window(const SB_GLOBAL F* w, long stride, int p, F den) {
     F acc = (F)0;
+    F kf = (F)0;
+    if (stride == 1) {
+#pragma unroll 4
+        for (int k = 0; k < p; ++k) {
+            kf = kf + (F)1;
+            F prod = kf * w[k];
+            acc = acc + prod;
+        }
+        return acc / den;
+    }
     for (int k = 1; k <= p; ++k) {
-        F prod = (F)k * w[(long)(k - 1) * stride];
+        kf = kf + (F)1;
+        F prod = kf * w[(long)(k - 1) * stride];
         acc = acc + prod;
     }
     return acc / den;
