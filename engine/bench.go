@@ -68,6 +68,10 @@ type RungParity struct {
 type BenchOptions struct {
 	Repeat   int                     // timed repetitions, best kept (default 3)
 	Progress func(id, status string) // optional: called as each rung starts and ends
+	// OnResult, when set, receives each rung's row as soon as it is timed
+	// (speedups and parity are filled in only in RunLadder's final result,
+	// once every rung has run).
+	OnResult func(RungResult)
 }
 
 // RunLadder runs the rungs in order on job's bars and grid. Each rung gets
@@ -145,6 +149,9 @@ func RunLadder(ctx context.Context, base *Job, rungs []Rung, opt BenchOptions) (
 		}
 		runs[r.ID] = best
 		out = append(out, res)
+		if opt.OnResult != nil {
+			opt.OnResult(res)
+		}
 		if opt.Progress != nil {
 			opt.Progress(r.ID, "done")
 		}
