@@ -94,6 +94,7 @@ func newBenchCmd() *cobra.Command {
 		out      string
 		saveJSON string
 		cpuProf  string
+		quiet    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -154,7 +155,7 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 			started := time.Now()
 			res, runErr := engine.RunLadder(cmd.Context(), job, rungs, engine.BenchOptions{Repeat: repeat,
 				Progress: func(id, status string) {
-					if status == "running" {
+					if status == "running" && !quiet {
 						fmt.Fprintf(stderr, "bench: %s ... (%s)\n", id, time.Since(started).Round(time.Millisecond))
 					}
 				}})
@@ -205,6 +206,7 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write to FILE instead of stdout")
 	cmd.Flags().StringVar(&saveJSON, "save-json", "", "also write the JSON to FILE (with the table on stdout)")
 	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the ladder to FILE (host-side costs)")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress lines on stderr")
 	return cmd
 }
 

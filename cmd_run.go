@@ -119,6 +119,9 @@ func (f *studyFlags) study(reg *engine.Registry) (*engine.Study, string, error) 
 	if bpy == 0 {
 		bpy = engine.BarsPerYear(ds.Info.MedianSpacing)
 	}
+	if f.fee >= 0.01 {
+		note = engine.JoinNote(note, fmt.Sprintf("--fee %v is %s%% per side: fees are fractions (0.00045 = 0.045%%)", f.fee, engine.FormatFloat(100*f.fee)))
+	}
 	s := &engine.Study{Dataset: ds, Grid: grid, Precisions: precs, WMA: form, Backend: be, Tolerance: f.tolerance, Fallback: reg.Reference(),
 		Params: engine.Params{Fee: f.fee, Mode: mode, Source: src, BarsPerYear: bpy}}
 	if err := s.Validate(); err != nil {
@@ -159,8 +162,8 @@ func newRunCmd() *cobra.Command {
 			}
 			ctx := cmd.Context()
 			stderr := cmd.ErrOrStderr()
-			if note != "" && !quiet {
-				fmt.Fprintln(stderr, note)
+			if note != "" && !quiet && format == "csv" {
+				fmt.Fprintln(stderr, note) // the table and the JSON carry the note themselves
 			}
 			opt := engine.StudyOptions{}
 			var bar *progressView

@@ -229,6 +229,9 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 		if ss.WMA != engine.Direct && hasFP32(ss.Precisions) {
 			settings += ", wma " + ss.WMA.String()
 		}
+		if ss.Origin.Timeframe != "" {
+			settings += ", timeframe " + ss.Origin.Timeframe
+		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s x %s (%s)\t%s\t%s\t%s\t%s\n", ss.ID, ss.Created.Local().Format("2006-01-02 15:04"),
 			ss.Dataset.Name, ss.Grid.HMA, ss.Grid.HMA3, engine.Thousands(ss.Grid.Len()), strings.Join(precs, "+"), status, best, settings)
 	}

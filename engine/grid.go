@@ -23,7 +23,7 @@ func ParseRange(name, s string) (Range, error) {
 	for i, p := range parts {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil {
-			return Range{}, fmt.Errorf("%s %q: %q is not an integer", name, s, p)
+			return Range{}, fmt.Errorf("%s %q: %q is not an integer (want start:stop:step, e.g. 20:200:20; start:stop means step 1)", name, s, p)
 		}
 		v[i] = n
 	}

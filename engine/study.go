@@ -90,7 +90,11 @@ func (s *Study) Validate() error {
 		return err
 	}
 	if err := s.Grid.Validate(s.Dataset.Bars.Len()); err != nil {
-		return fmt.Errorf("%s: %w", s.Dataset.Info.Name, err)
+		name := s.Dataset.Info.Name
+		if tf := s.Dataset.Info.Timeframe; tf != "" {
+			name += fmt.Sprintf(" resampled to %s (%s bars from %s)", tf, thousands(s.Dataset.Bars.Len()), thousands(s.Dataset.Info.SourceBars))
+		}
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return s.Params.Validate()
 }

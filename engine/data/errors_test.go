@@ -87,7 +87,7 @@ func TestErrors(t *testing.T) {
 		{name: "missing column", in: "timestamp,open,high,low\n1,1,1,1\n",
 			want: `data.csv: line 1: no "close" column in the header; found: timestamp, open, high, low`},
 		{name: "no timestamp column", in: "when,open,high,low,close\n1,1,1,1,1\n",
-			want: `data.csv: line 1: no timestamp column (open_time, timestamp, time, datetime or date) in the header; found: when, open, high, low, close; name it with the time column option`},
+			want: `data.csv: line 1: no timestamp column (open_time, timestamp, time, datetime or date) in the header; found: when, open, high, low, close; name it with --time-column`},
 		{name: "time column option names no column", in: hdr + goodRows(1), opt: Options{TimeColumn: "ts"},
 			want: `data.csv: line 1: no column "ts" (the time column asked for) in the header; found: timestamp, open, high, low, close, volume`},
 		{name: "column named twice", in: "timestamp,open,high,low,close,close\n1,1,1,1,1,1\n",

@@ -76,7 +76,7 @@ func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *sem
 		}
 		if timeIdx < 0 {
 			return nil, herr("no timestamp column (open_time, timestamp, time, datetime or date) in the header; " +
-				found + "; name it with the time column option")
+				found + "; name it with --time-column")
 		}
 	}
 	var cols [nCols]int
