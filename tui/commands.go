@@ -87,11 +87,17 @@ func estimateCmd(gen int, s *engine.Study) tea.Cmd {
 	}, func(err error) tea.Msg { return estimateMsg{gen: gen, err: err} })
 }
 
-func inspectCmd(gen int, s *engine.Study, idx int) tea.Cmd {
+// inspectCmd recomputes combo idx of s in each of its precisions but the
+// ones in missing (a run that never computed it: the panes say so rather
+// than show numbers the run did not produce).
+func inspectCmd(gen int, s *engine.Study, idx int, missing map[engine.Precision]string) tea.Cmd {
 	c := s.Grid.At(idx)
 	return guard(func() tea.Msg {
-		ins := &common.Inspection{Index: idx, Combo: c}
+		ins := &common.Inspection{Index: idx, Combo: c, Missing: missing}
 		for _, p := range s.Precisions {
+			if missing[p] != "" {
+				continue
+			}
 			d, err := engine.InspectCombo(context.Background(), &s.Dataset.Bars, c, s.Params, p, s.WMA)
 			if err != nil {
 				ins.Err = err

@@ -100,7 +100,7 @@ func (d *driver) settle() {
 		return
 	}
 	if in := m.ctx.Inspect; in == nil || in.Index != m.ctx.Selected {
-		d.send(inspectCmd(m.inspectGen, m.ctx.Study, m.ctx.Selected)())
+		d.send(m.inspectCmd(m.inspectGen)())
 	}
 }
 

@@ -112,6 +112,8 @@ type Model struct {
 	devices            map[string]string
 	lastEstKey         string
 	startErr           string // a bad flag found at start (kept until a run)
+	formErr            string // the form's error last put on the status line
+	filterErr          string // the metrics filter's error last put on the status line
 	quitting           bool   // the last frame is empty: nothing is left behind
 }
 
@@ -254,7 +256,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.layout()
 		return nil
 	case tea.KeyMsg:
-		return m.key(msg)
+		before, errBefore := m.screen, m.ctx.LastErr
+		cmd := m.key(msg)
+		// An error that was on the screen the user leaves is stale there:
+		// it goes (one raised by this key stays).
+		if m.screen != before && errBefore != "" && m.ctx.LastErr == errBefore && errBefore != m.startErr {
+			m.setErr(nil)
+		}
+		return cmd
 	case spinner.TickMsg:
 		// Each spinner ticks only while it is shown, so an idle
 		// workbench sends nothing over the wire.
@@ -336,7 +345,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.metrics.Reload()
 	case inspectTickMsg:
 		if msg.gen == m.inspectGen && m.ctx.Study != nil && m.ctx.Selected >= 0 {
-			return inspectCmd(msg.gen, m.ctx.Study, m.ctx.Selected)
+			return m.inspectCmd(msg.gen)
 		}
 	case inspectMsg:
 		if msg.gen != m.inspectGen {
@@ -375,7 +384,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	// A text field takes every key but the ones that leave it.
 	if m.screen == screenResults && m.metrics.Editing() {
-		return m.metrics.Update(msg)
+		cmd := m.metrics.Update(msg)
+		switch err := m.metrics.Err(); {
+		case err != nil:
+			m.setErr(err)
+			m.filterErr = m.ctx.LastErr
+		case m.filterErr != "" && m.ctx.LastErr == m.filterErr:
+			m.setErr(nil) // the filter was fixed, or given up
+			m.filterErr = ""
+		}
+		return cmd
 	}
 	typing := m.screen == screenSetup && m.setupFocus == 1 && m.form.Takes(msg)
 	picking := m.screen == screenSetup && m.datasets.Picking()
@@ -485,6 +503,7 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 		} else if m.ctx.Results.R64 != nil {
 			m.ctx.Prec = engine.FP64
 		}
+		m.metrics.Reload() // the table follows p, as the heatmap does
 	case key.Matches(msg, k.NextFlip), key.Matches(msg, k.PrevFlip):
 		return m.cross.Update(msg)
 	case key.Matches(msg, k.Select) && m.focus <= paneHeatmap:
@@ -589,6 +608,17 @@ func (m *Model) validate() tea.Cmd {
 		}
 	}
 	m.form.SetErrors(perField, general, info, notes)
+	// An error the form put on the status line goes once it is fixed (a
+	// bad --backend flag stays until a run: the form shows auto instead).
+	if m.formErr != "" && m.ctx.LastErr == m.formErr {
+		still := general != nil && m.form.Humanize(general.Error()) == m.formErr
+		for _, e := range perField {
+			still = still || m.form.Humanize(e.Error()) == m.formErr
+		}
+		if !still {
+			m.setErr(nil)
+		}
+	}
 	return cmd
 }
 
@@ -613,13 +643,17 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 		s, note, perField, general = m.buildStudy()
 		if s == nil {
 			m.form.SetErrors(perField, general, nil, nil)
+			err := general
 			for _, f := range []string{form.HMA, form.HMA3, form.Fee, form.Timeframe, form.Head, form.Backend, form.Borderline} {
 				if perField[f] != nil {
-					m.setErr(perField[f])
-					return nil
+					err = perField[f]
+					break
 				}
 			}
-			m.setErr(general)
+			if err != nil {
+				m.setErr(errors.New(m.form.Humanize(err.Error())))
+				m.formErr = m.ctx.LastErr // cleared once the form no longer has it
+			}
 			return nil
 		}
 		m.ctx.Note = note
@@ -694,7 +728,10 @@ func (m *Model) showResults(rep *engine.Report, err error) tea.Cmd {
 	m.ctx.Results = common.NewResults(rep, err)
 	switch {
 	case cancelled:
-		m.setErr(errors.New("cancelled: the results hold only the combos that completed"))
+		// A cancel the user asked for is not an error: a note says what
+		// the panes hold.
+		m.setErr(nil)
+		m.ctx.Info = strings.TrimSuffix("cancelled: showing "+completed(m.ctx.Results)+" that completed; "+m.ctx.Info, "; ")
 	default:
 		m.setErr(err)
 	}
@@ -723,6 +760,28 @@ func (m *Model) showResults(rep *engine.Report, err error) tea.Cmd {
 	return m.selectCombo(sel)
 }
 
+// completed says how many combos each run holds: "the 9 combos", or
+// "2,500 fp64 + 812 fp32 combos" when the runs differ.
+func completed(r *common.Results) string {
+	var parts []string
+	n := -1
+	same := true
+	for _, run := range []*engine.Run{r.R64, r.R32} {
+		if run == nil {
+			continue
+		}
+		if n >= 0 && n != len(run.Results) {
+			same = false
+		}
+		n = len(run.Results)
+		parts = append(parts, common.Thousands(len(run.Results))+" "+run.Precision.String())
+	}
+	if same {
+		return "the " + common.Thousands(max(n, 0)) + " combos"
+	}
+	return strings.Join(parts, " + ") + " combos"
+}
+
 // selectCombo makes idx the selected combo in every pane and recomputes
 // its detail after a short pause (so holding an arrow key does not queue
 // an InspectCombo per step).
@@ -749,9 +808,27 @@ func (m *Model) selectCombo(idx int) tea.Cmd {
 	m.inspectGen++
 	gen := m.inspectGen
 	if m.ctx.Inspect == nil {
-		return inspectCmd(gen, m.ctx.Study, idx)
+		return m.inspectCmd(gen)
 	}
 	return tea.Tick(80*time.Millisecond, func(time.Time) tea.Msg { return inspectTickMsg{gen} })
+}
+
+// inspectCmd recomputes the selected combo in the precisions whose run
+// computed it.
+func (m *Model) inspectCmd(gen int) tea.Cmd {
+	idx := m.ctx.Selected
+	var missing map[engine.Precision]string
+	if r := m.ctx.Results; r != nil {
+		for _, p := range m.ctx.Study.Precisions {
+			if why := r.Missing(idx, p); why != "" {
+				if missing == nil {
+					missing = map[engine.Precision]string{}
+				}
+				missing[p] = why
+			}
+		}
+	}
+	return inspectCmd(gen, m.ctx.Study, idx, missing)
 }
 
 // layout sizes every component for the current screen.

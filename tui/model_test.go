@@ -59,7 +59,7 @@ func TestSetupKeys(t *testing.T) {
 			}
 		}},
 		{"a field's parse error", []string{"backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "10:5:1"}, func(t *testing.T) {
-			if v := m.View(); !strings.Contains(v, `--hma "10:5:1": empty range (stop 5 < start 10)`) {
+			if v := m.View(); !strings.Contains(v, `HMA range "10:5:1": empty range (stop 5 < start 10)`) {
 				t.Fatalf("ParseRange's error is not shown:\n%s", v)
 			}
 		}},
@@ -258,8 +258,9 @@ func TestCancelMidRun(t *testing.T) {
 	if r.R64.Status != engine.StatusCancelled && (r.R32 == nil || r.R32.Status != engine.StatusCancelled) {
 		t.Fatalf("no run marked cancelled: %s", r.R64.Status)
 	}
-	if !strings.Contains(m.ctx.LastErr, "cancelled") {
-		t.Fatalf("status line: %q", m.ctx.LastErr)
+	// A cancel the user asked for is a note, not an error.
+	if m.ctx.LastErr != "" || !strings.Contains(m.ctx.Info, "cancelled: showing the") {
+		t.Fatalf("status line: error %q, info %q", m.ctx.LastErr, m.ctx.Info)
 	}
 }
 
@@ -312,7 +313,7 @@ func TestErrorsShown(t *testing.T) {
 		f := smallFlags()
 		f.Data, f.Timeframe = "../testdata/data/binance_klines_BTCUSDT-1h-2023-03.json.gz", "5m"
 		d := newDriver(t, f, 100, 30)
-		if d.m.form.Valid() || !strings.Contains(d.m.View(), "--timeframe 5m") {
+		if d.m.form.Valid() || !strings.Contains(d.m.View(), "timeframe 5m: ") {
 			t.Fatalf("resampling 1h bars to 5m should fail with the engine's error:\n%s", d.m.View())
 		}
 	})

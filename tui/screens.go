@@ -55,6 +55,7 @@ type (
 	benchProgressMsg struct {
 		gen        int
 		id, status string
+		res        *engine.RungResult // a rung's row as soon as it is timed (status "timed")
 	}
 	benchDoneMsg struct {
 		gen int
@@ -393,13 +394,16 @@ func startBenchRunner(parent context.Context, gen int, job *engine.Job, rungs []
 			}
 			b.done <- benchDoneMsg{gen, res, err}
 		}()
+		send := func(e benchProgressMsg) {
+			select {
+			case b.events <- e:
+			case <-ctx.Done():
+			}
+		}
 		res, err = engine.RunLadder(ctx, job, rungs, engine.BenchOptions{Repeat: repeat,
-			Progress: func(id, status string) {
-				select {
-				case b.events <- benchProgressMsg{gen, id, status}:
-				case <-ctx.Done():
-				}
-			}})
+			Progress: func(id, status string) { send(benchProgressMsg{gen: gen, id: id, status: status}) },
+			OnResult: func(r engine.RungResult) { send(benchProgressMsg{gen: gen, id: r.ID, status: "timed", res: &r}) },
+		})
 	}()
 	return b
 }
@@ -493,18 +497,19 @@ func (m *Model) benchMsg(msg tea.Msg) tea.Cmd {
 		if m.benchRun == nil || msg.gen != m.benchRun.gen {
 			return nil
 		}
-		m.bench.Progress(msg.id, msg.status)
+		if msg.res != nil {
+			m.bench.Result(*msg.res)
+		} else {
+			m.bench.Progress(msg.id, msg.status)
+		}
 		return m.benchRun.next()
 	case benchDoneMsg:
 		if m.benchRun == nil || msg.gen != m.benchRun.gen {
 			return nil
 		}
 		m.benchRun = nil
-		err := msg.err
-		if errors.Is(err, context.Canceled) {
-			err = errors.New("cancelled: the rungs that finished are shown")
-		}
-		m.bench.Done(msg.res, err)
+		// A cancel shows on the screen as a note (bench.Done): it is not an error.
+		m.bench.Done(msg.res, msg.err)
 		m.syncKeyContext()
 	}
 	return nil

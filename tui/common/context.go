@@ -60,7 +60,11 @@ type Inspection struct {
 	Index    int
 	Combo    engine.Combo
 	D64, D32 *engine.ComboDetail // nil when that precision did not run
-	Err      error
+	// Missing says, per precision that ran but never computed this combo
+	// (a cancelled run), why ("fp32 not computed (run cancelled)"): that
+	// precision is not recomputed, its detail stays nil.
+	Missing map[engine.Precision]string
+	Err     error
 }
 
 // Duration formats d for display, or "-" when the context is deterministic.

@@ -71,3 +71,43 @@ func FormatDuration(d time.Duration) string {
 func BarTime(ns int64, layout string) string {
 	return time.Unix(0, ns).UTC().Format(layout)
 }
+
+// percentMetrics are the SPEC metrics that are fractions: the panes show
+// them as percentages, as the Combo pane and the CLI do.
+var percentMetrics = map[string]bool{
+	"total_return": true, "cagr": true, "max_drawdown": true,
+	"win_rate": true, "var_95": true, "cvar_95": true,
+}
+
+// IsPercent reports whether metric name is a fraction shown as a percentage.
+func IsPercent(name string) bool { return percentMetrics[name] }
+
+// Header is a column's name as the tables head it: a fraction metric gets
+// a "%" (its values are percentages).
+func Header(name string) string {
+	if IsPercent(name) {
+		return name + "%"
+	}
+	return name
+}
+
+// Cell writes a value of column name for a table cell: fraction metrics
+// as percentages without the sign (the header has it), others as Num.
+func Cell(name string, v float64) string {
+	if IsPercent(name) {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return engine.FormatFloat(v)
+		}
+		return strconv.FormatFloat(100*v, 'f', 2, 64)
+	}
+	return Num(v)
+}
+
+// Value writes a value of column name on its own: fraction metrics as
+// percentages with the sign ("37.58%"), others as Num.
+func Value(name string, v float64) string {
+	if IsPercent(name) {
+		return Pct(v)
+	}
+	return Num(v)
+}

@@ -150,3 +150,41 @@ func (r *Results) Indexes() []int {
 	}
 	return out
 }
+
+// Missing says why combo idx has no result in precision p although that
+// precision ran ("fp32 not computed (run cancelled)"), or "" when it has
+// one or p did not run at all.
+func (r *Results) Missing(idx int, p engine.Precision) string {
+	run := r.Run(p)
+	if run == nil || run.Lookup(idx) != nil {
+		return ""
+	}
+	return p.String() + " not computed (" + StopReason(run) + ")"
+}
+
+// StopReason says why run holds fewer combos than its grid: "run
+// cancelled", "run failed" or "run incomplete".
+func StopReason(run *engine.Run) string {
+	switch run.Status {
+	case engine.StatusCancelled:
+		return "run cancelled"
+	case engine.StatusFailed:
+		return "run failed"
+	}
+	return "run incomplete"
+}
+
+// Partial lists the runs that hold fewer combos than the grid, as
+// "fp32: 8,224 computed", and why they stopped ("" when every run is whole).
+func (r *Results) Partial() (parts []string, why string) {
+	for _, run := range []*engine.Run{r.R64, r.R32} {
+		if run == nil || len(run.Results) >= r.Grid.Len() {
+			continue
+		}
+		parts = append(parts, run.Precision.String()+": "+Thousands(len(run.Results))+" computed")
+		if why == "" {
+			why = StopReason(run)
+		}
+	}
+	return parts, why
+}

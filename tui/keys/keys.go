@@ -67,7 +67,7 @@ func Default() *KeyMap {
 		Edit:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
 
 		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by column")),
+		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by the metric")),
 		Best:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "jump to best")),
 		NextMetric: key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric")),
 		PrevMetric: key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "previous metric")),

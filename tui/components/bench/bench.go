@@ -8,10 +8,14 @@
 package bench
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
@@ -25,7 +29,8 @@ type rung struct {
 	id, method string
 	prec       engine.Precision
 	skip       string
-	state      string // pending, running, done
+	state      string    // pending, running, done
+	start      time.Time // when it started running
 }
 
 // Model is the bench screen.
@@ -37,7 +42,9 @@ type Model struct {
 	why        string // why it cannot run, when it cannot
 	rungs      []rung
 	res        []engine.RungResult
+	partial    []engine.RungResult // the rows timed so far, while the ladder runs
 	err        string
+	cancelled  bool // the ladder was cancelled: its last row is the rung interrupted
 	running    bool
 	cancelling bool
 	repeat     int
@@ -75,7 +82,7 @@ func (m *Model) setRungs(rungs []engine.Rung) {
 func (m *Model) Start(plan string, rungs []engine.Rung, repeat int) tea.Cmd {
 	m.plan, m.why, m.repeat = plan, "", repeat
 	m.setRungs(rungs)
-	m.res, m.err = nil, ""
+	m.res, m.partial, m.err, m.cancelled = nil, nil, "", false
 	m.running, m.cancelling = true, false
 	return m.spin.Tick
 }
@@ -90,19 +97,46 @@ func (m *Model) SetCancelling() { m.cancelling = true }
 func (m *Model) Progress(id, status string) {
 	for i := range m.rungs {
 		if m.rungs[i].id == id {
+			if status == "running" && m.rungs[i].state != "running" {
+				m.rungs[i].start = time.Now()
+			}
 			m.rungs[i].state = status
 		}
 	}
 }
 
-// Done shows the ladder's results (err: why it stopped early).
+// Result shows a rung's row as soon as it is timed
+// (engine.BenchOptions.OnResult): its bar and combos/s; the speedups and
+// the parity verdict come with Done.
+func (m *Model) Result(r engine.RungResult) {
+	for i := range m.partial {
+		if m.partial[i].ID == r.ID {
+			m.partial[i] = r
+			return
+		}
+	}
+	m.partial = append(m.partial, r)
+	m.Progress(r.ID, "done")
+}
+
+// Done shows the ladder's results; err says why it stopped early (a
+// context.Canceled error: the user cancelled it, and the rung it
+// interrupted shows as cancelled, not failed).
 func (m *Model) Done(res []engine.RungResult, err error) {
 	m.running, m.cancelling = false, false
-	m.res = res
-	m.err = ""
-	if err != nil {
+	m.res, m.partial = res, nil
+	m.err, m.cancelled = "", false
+	switch {
+	case errors.Is(err, context.Canceled):
+		m.cancelled = true
+	case err != nil:
 		m.err = err.Error()
 	}
+}
+
+// interrupted reports whether row i of rows is the rung a cancel stopped.
+func (m *Model) interrupted(rows []engine.RungResult, i int) bool {
+	return m.cancelled && i == len(rows)-1 && rows[i].Err != ""
 }
 
 // Results are the last ladder's rows.
@@ -241,10 +275,22 @@ func (m *Model) View() string {
 	}
 	switch {
 	case m.res != nil && !m.running:
-		lines = append(lines, m.chart(st)...)
-		if m.err != "" {
+		lines = append(lines, m.chart(st, m.res, nil)...)
+		switch {
+		case m.err != "":
 			wrap("stopped: "+m.err, st.warn.Render)
+		case m.cancelled:
+			done := 0
+			for i := range m.res {
+				if m.res[i].Skipped == "" && m.res[i].Err == "" {
+					done++
+				}
+			}
+			wrap(fmt.Sprintf("cancelled: showing the %d rung(s) that finished", done), st.label.Render)
 		}
+	case m.running:
+		rows, state := m.liveRows()
+		lines = append(lines, m.chart(st, rows, state)...)
 	default:
 		lines = append(lines, m.live(st)...)
 	}
@@ -259,7 +305,37 @@ func (m *Model) View() string {
 	return t.Fit(body+"\n"+strings.Join(footLines, "\n"), m.w, m.h)
 }
 
-// live lists the rungs with their state while the ladder runs.
+// liveRows are the rows of a ladder running: the rows timed so far, a
+// placeholder for the others with what the bar cell says (pending,
+// running and for how long, skipped).
+func (m *Model) liveRows() ([]engine.RungResult, map[string]string) {
+	t := m.ctx.Theme
+	var rows []engine.RungResult
+	state := map[string]string{}
+	for _, r := range m.rungs {
+		if i := slices.IndexFunc(m.partial, func(p engine.RungResult) bool { return p.ID == r.id }); i >= 0 {
+			rows = append(rows, m.partial[i])
+			continue
+		}
+		rows = append(rows, engine.RungResult{ID: r.id, Method: r.method, Precision: r.prec, Skipped: r.skip})
+		switch {
+		case r.skip != "":
+		case r.state == "running" && m.cancelling:
+			state[r.id] = "cancelling" + t.Ellipsis
+		case r.state == "running":
+			s := m.spin.View() + " running"
+			if !m.ctx.Deterministic {
+				s += " " + common.FormatDuration(time.Since(r.start))
+			}
+			state[r.id] = s
+		default:
+			state[r.id] = "pending"
+		}
+	}
+	return rows, state
+}
+
+// live lists the rungs before a ladder runs.
 func (m *Model) live(st styles) []string {
 	t := m.ctx.Theme
 	var out []string
@@ -286,13 +362,16 @@ func (m *Model) live(st styles) []string {
 
 // chart draws one bar per rung, log scale, with the table beside it, an
 // axis of decades under the bars, then the notes.
-func (m *Model) chart(st styles) []string {
+//
+// rows are the final results, or while the ladder runs the rows so far;
+// state then gives the bar cell of the rungs not timed yet.
+func (m *Model) chart(st styles, rows []engine.RungResult, state map[string]string) []string {
 	t := m.ctx.Theme
 	const labelW = 7
 	const tableW = 1 + 8 + 1 + 6 + 1 + 6 + 1 + 8
 	barW := max(m.w-labelW-1-tableW, 8)
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, r := range m.res {
+	for _, r := range rows {
 		if r.CombosPerS > 0 {
 			lo = min(lo, math.Log10(r.CombosPerS))
 			hi = max(hi, math.Log10(r.CombosPerS))
@@ -328,13 +407,20 @@ func (m *Model) chart(st styles) []string {
 	}
 	out = append(out, st.label.Render(cell("rung", labelW, false)+" "+cell(legend, barW, false)+table("combos/s", "x M0", "x M3", "parity")))
 	var notes []string
-	for i := range m.res {
-		r := &m.res[i]
+	for i := range rows {
+		r := &rows[i]
 		var bar string
 		switch {
 		case r.Skipped != "":
 			bar = st.label.Render(cell("skipped", barW, false))
 			notes = append(notes, fmt.Sprintf("%s skipped: %s", r.ID, r.Skipped))
+		case state[r.ID] != "":
+			bar = st.label.Render(cell(state[r.ID], barW, false))
+			if strings.Contains(state[r.ID], "running") {
+				bar = st.title.Render(cell(state[r.ID], barW, false))
+			}
+		case m.interrupted(rows, i):
+			bar = st.warn.Render(cell("cancelled", barW, false))
 		case r.Err != "":
 			bar = st.bad.Render(cell("error", barW, false))
 			notes = append(notes, fmt.Sprintf("%s failed: %s", r.ID, r.Err))
@@ -353,7 +439,13 @@ func (m *Model) chart(st styles) []string {
 			rate += "*"
 			notes = append(notes, fmt.Sprintf("* %s timed on %d combos spread over the grid, extrapolated", r.ID, r.Combos))
 		}
-		v := Verdict(m.res, i)
+		v := Verdict(rows, i)
+		switch {
+		case m.interrupted(rows, i):
+			v = "-"
+		case state != nil && v != "skip":
+			v = "" // the verdicts come with the final result
+		}
 		vs := cell(v, 8, false)
 		switch v {
 		case engine.VerdictPass:
@@ -395,8 +487,10 @@ func (m *Model) chart(st styles) []string {
 		place(d)
 	}
 	pad := strings.Repeat(" ", labelW+1)
-	out = append(out, st.label.Render(pad+string(axis)), st.label.Render(t.Truncate(pad+strings.TrimRight(string(labels), " "), m.w)))
-	for _, r := range m.res {
+	if !math.IsInf(lo, 1) { // no scale before the first rate
+		out = append(out, st.label.Render(pad+string(axis)), st.label.Render(t.Truncate(pad+strings.TrimRight(string(labels), " "), m.w)))
+	}
+	for _, r := range rows {
 		if r.Skipped == "" && r.Err == "" {
 			notes = append(notes, fmt.Sprintf("%-7s %s", r.ID, r.Method))
 		}

@@ -151,6 +151,9 @@ func (m *Model) View() string {
 	if d == nil {
 		d = in.D32
 	}
+	if d == nil {
+		return t.Fit(st.label.Render(strings.Join(t.Wrap(in.Missing[engine.FP64], m.w), "\n")), m.w, m.h)
+	}
 	n := len(d.Close)
 	first := 0
 	for first < n && (math.IsNaN(d.H[first]) || math.IsNaN(d.H3[first])) {
@@ -177,7 +180,12 @@ func (m *Model) View() string {
 				posName(in.D64.Pos[b]), posName(in.D32.Pos[b])))
 	} else {
 		why := "no flips: fp32 and fp64 hold the same position on every bar"
-		if in.D64 == nil || in.D32 == nil {
+		switch {
+		case in.Missing[engine.FP32] != "":
+			why = in.Missing[engine.FP32] + ": no flips to compare"
+		case in.Missing[engine.FP64] != "":
+			why = in.Missing[engine.FP64] + ": no flips to compare"
+		case in.D64 == nil || in.D32 == nil:
 			why = "one precision ran: no flips to show"
 		}
 		lines = append(lines, fmt.Sprintf("hma %d x hma3 %d: last bars", in.Combo.HMA, in.Combo.HMA3),

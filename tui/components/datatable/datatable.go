@@ -34,6 +34,7 @@ type Model struct {
 	offset   int // first row shown
 	colStart int // first scrollable column shown
 	colCur   int // selected column, -1 when columns are not selectable
+	scrollTo int // the column ScrollTo last showed first (0: none)
 	marks    map[int]string
 	w, h     int
 	focused  bool
@@ -82,6 +83,8 @@ func (m *Model) SetSize(w, h int) {
 	if m.colCur >= 0 {
 		m.colStart = m.fixed
 		m.SetColumnCursor(m.colCur)
+	} else if m.scrollTo > 0 {
+		m.ScrollTo(m.scrollTo)
 	}
 }
 
@@ -260,4 +263,16 @@ func align(s string, w int, right bool) string {
 		return strings.Repeat(" ", w-n) + s
 	}
 	return s + strings.Repeat(" ", w-n)
+}
+
+// ScrollTo scrolls the columns sideways so that column c shows as the
+// first scrollable column that fits, without selecting it.
+func (m *Model) ScrollTo(c int) {
+	m.scrollTo = c
+	c = max(m.fixed, min(c, len(m.cols)-1))
+	m.colStart = c
+	// Fill the width: start earlier while the columns up to the last still fit.
+	for m.colStart > m.fixed && m.fits(m.colStart-1, len(m.cols)-1) {
+		m.colStart--
+	}
 }

@@ -109,12 +109,23 @@ func (m *Model) View() string {
 		return t.Fit(st.bad.Render(strings.Join(t.Wrap(in.Err.Error(), m.w), "\n")), m.w, m.h)
 	}
 	var head []string
-	for _, d := range []*engine.ComboDetail{in.D64, in.D32} {
+	for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
+		d := in.D64
+		if p == engine.FP32 {
+			d = in.D32
+		}
+		if why := in.Missing[p]; why != "" {
+			head = append(head, st.warn.Render(t.Truncate(why, m.w)))
+			continue
+		}
 		if d == nil {
 			continue
 		}
 		head = append(head, fmt.Sprintf("%s: return %s, sharpe %s, max dd %s, %d trades",
 			d.Precision, common.Pct(d.TotalReturn), common.Num(d.Sharpe), common.Pct(d.MaxDrawdown), d.TotalTrades))
+	}
+	if in.D64 == nil && in.D32 == nil {
+		return t.Fit(strings.Join(head, "\n"), m.w, m.h)
 	}
 	rest := m.h - len(head) - 1
 	// The chart first (at least 4 lines), the trade list at least 3.
@@ -150,8 +161,17 @@ func (m *Model) View() string {
 		body, _ := chart.Render(m.ctx, chart.Spec{W: m.w, H: chartH, XStep: 14, XLabel: xlab, Series: series})
 		parts = append(parts, body)
 	}
-	legend := st.label.Render("equity ") + key(t.Plain, '*', st.e64) + st.label.Render(" fp64  ") +
-		key(t.Plain, 'o', st.e32) + st.label.Render(" fp32; trades (fp64):")
+	legend := st.label.Render("equity")
+	if in.D64 != nil {
+		legend += " " + key(t.Plain, '*', st.e64) + st.label.Render(" fp64")
+	}
+	if in.D32 != nil {
+		if in.D64 != nil {
+			legend += " "
+		}
+		legend += " " + key(t.Plain, 'o', st.e32) + st.label.Render(" fp32")
+	}
+	legend += st.label.Render(fmt.Sprintf("; trades (%s):", m.detail().Precision))
 	parts = append(parts, legend)
 	m.tbl.SetSize(m.w, m.h-len(parts))
 	parts = append(parts, m.tbl.View())

@@ -7,10 +7,10 @@ import (
 )
 
 type styles struct {
-	label, bad lipgloss.Style
-	e64, e32   lipgloss.TerminalColor
+	label, bad, warn lipgloss.Style
+	e64, e32         lipgloss.TerminalColor
 }
 
 func newStyles(t *theme.Theme) styles {
-	return styles{label: t.Subtle, bad: t.Error, e64: t.Series64, e32: t.Series32}
+	return styles{label: t.Subtle, bad: t.Error, warn: t.Warning, e64: t.Series64, e32: t.Series32}
 }

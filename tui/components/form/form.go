@@ -7,6 +7,7 @@ package form
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -293,11 +294,11 @@ func (m *Model) View() string {
 	var errs []string
 	for _, f := range m.fields {
 		if e := m.errs[f.key]; e != nil {
-			errs = append(errs, e.Error())
+			errs = append(errs, m.Humanize(e.Error()))
 		}
 	}
 	if m.general != nil {
-		errs = append(errs, m.general.Error())
+		errs = append(errs, m.Humanize(m.general.Error()))
 	}
 	for _, e := range errs {
 		for _, l := range t.Wrap(e, m.w) {
@@ -314,4 +315,22 @@ func (m *Model) View() string {
 		lines = append(lines, st.note.Render(s))
 	}
 	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
+}
+
+// flagRE matches a command-line flag in an engine error: "--hma3".
+var flagRE = regexp.MustCompile(`--([a-z][a-z0-9]*)\b`)
+
+// Humanize names the form's fields in an engine error by their labels,
+// not by the CLI flags the engine names them with: "--hma 20:200:0: step
+// 0 must be positive" reads "HMA range 20:200:0: step 0 must be
+// positive". Flags the form has no field for stay as they are.
+func (m *Model) Humanize(msg string) string {
+	return flagRE.ReplaceAllStringFunc(msg, func(flag string) string {
+		for _, f := range m.fields {
+			if "--"+f.key == flag {
+				return f.label
+			}
+		}
+		return flag
+	})
 }

@@ -38,7 +38,7 @@ func (m *Model) Title() string {
 	if common.IsParityColumn(m.ctx.Metric) {
 		p = "fp32 vs fp64"
 	}
-	return fmt.Sprintf("Heatmap: %s (%s)", m.ctx.Metric, p)
+	return fmt.Sprintf("Heatmap: %s (%s)", common.Header(m.ctx.Metric), p)
 }
 
 // Want is the height (frame included) the pane needs to show every row.
@@ -203,7 +203,7 @@ func (m *Model) View() string {
 	sel := g.Index(m.row, m.col)
 	val := "-"
 	if v, ok := r.Value(sel, metric, prec); ok {
-		val = common.Num(v)
+		val = common.Value(metric, v)
 	}
 	b.WriteString(st.info.Render(fmt.Sprintf("hma %d x hma3 %d: ", g.HMA.At(m.row), g.HMA3.At(m.col))) +
 		st.value.Render(metric+" "+val) + "\n")
@@ -230,8 +230,8 @@ func (m *Model) View() string {
 	}
 	b.WriteString(st.label.Render(strings.TrimRight(string(xl), " ")) + "\n")
 	// Legend.
-	b.WriteString(st.label.Render("rows hma, cols hma3  ") + st.label.Render(common.Num(lo)+" ") +
-		m.legend(st) + st.label.Render(" "+common.Num(hi)))
+	b.WriteString(st.label.Render("rows hma, cols hma3  ") + st.label.Render(common.Value(metric, lo)+" ") +
+		m.legend(st) + st.label.Render(" "+common.Value(metric, hi)))
 	return t.Fit(b.String(), m.w, m.h)
 }
 

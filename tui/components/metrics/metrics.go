@@ -6,12 +6,15 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"sweepbench/engine"
 	"sweepbench/tui/common"
@@ -20,9 +23,9 @@ import (
 
 // column is one table column: a value of a combo in a precision.
 type column struct {
-	name string // hma, hma3, a metric or a parity column
-	prec engine.Precision
-	alt  bool // the fp32 twin of the chosen metric
+	name  string // hma, hma3, a metric or a parity column
+	prec  engine.Precision
+	delta bool // the chosen metric's fp32 - fp64
 }
 
 // Model is the metrics pane.
@@ -32,9 +35,11 @@ type Model struct {
 	cols      []column
 	rows      []int // combo index per row, filtered and sorted
 	sortCol   string
-	sortState int // 0 grid order, 1 best first, 2 worst first
+	sortP     engine.Precision // the precision sortCol is sorted in
+	sortState int              // 0 grid order, 1 best first, 2 worst first
 	filter    []term
 	filterSrc string
+	bad       string // the filter text that did not parse
 	input     textinput.Model
 	editing   bool
 	err       error
@@ -45,7 +50,7 @@ type Model struct {
 func New(ctx *common.Context) *Model {
 	in := textinput.New()
 	in.Prompt = "/"
-	in.Placeholder = "sharpe>1 hma=20 flips>0"
+	in.Placeholder = "sharpe>1 hma=20 max_drawdown<30 (ctrl+u clears)"
 	return &Model{ctx: ctx, tbl: datatable.New(ctx, nil, 3), input: in}
 }
 
@@ -62,60 +67,109 @@ func (m *Model) SetSize(w, h int) {
 // Focus shows the focused cursor.
 func (m *Model) Focus(f bool) { m.tbl.Focus(f) }
 
-// Title names the pane with its state.
+// Title names the pane with its state: the combos listed, the runs a
+// cancel left short, and the sort.
 func (m *Model) Title() string {
 	r := m.ctx.Results
 	if r == nil {
 		return "Metrics"
 	}
-	s := fmt.Sprintf("Metrics: %d of %d combos", len(m.rows), r.Grid.Len())
+	parts, why := r.Partial()
+	sortBy, arrow := "", "v"
 	if m.sortState != 0 {
-		s += ", by " + m.sortCol
+		dir := "best first"
+		if m.sortState == 2 {
+			dir, arrow = "worst first", "^"
+		}
+		sortBy = ", by " + m.sortName() + " " + dir
 	}
-	return s
+	full := fmt.Sprintf("Metrics: %s of %s combos", common.Thousands(len(m.rows)), common.Thousands(r.Grid.Len()))
+	short := fmt.Sprintf("Metrics: %s/%s", common.Thousands(len(m.rows)), common.Thousands(r.Grid.Len()))
+	if len(parts) > 0 {
+		full += " (" + strings.Join(parts, ", ") + ", " + why + ")"
+		short += " (" + strings.Join(parts, ", ") + ", " + strings.TrimPrefix(why, "run ") + ")"
+	}
+	if m.sortState != 0 {
+		short += " by " + m.sortName() + " " + arrow
+	}
+	full += sortBy
+	if m.w > 0 && len(full) > m.w-2 {
+		return short
+	}
+	return full
 }
 
-// Reload rebuilds the columns and rows from the context (new results or
-// a new chosen metric). The chosen metric is pinned after hma and hma3,
-// fp64 and fp32 side by side; every column follows, scrolling sideways
-// under the column cursor.
+// sortName names the sort key: "sharpe fp64", "max_drawdown% fp32", "flips".
+func (m *Model) sortName() string {
+	switch {
+	case m.sortCol == "hma" || m.sortCol == "hma3" || common.IsParityColumn(m.sortCol):
+		return m.sortCol
+	}
+	return common.Header(m.sortCol) + " " + m.sortP.String()
+}
+
+// Prec is the precision of the table's columns (but the chosen metric's
+// pair): the one p chose, when it ran.
+func (m *Model) Prec() engine.Precision {
+	r := m.ctx.Results
+	if r != nil && r.Run(m.ctx.Prec) == nil {
+		if r.R64 != nil {
+			return engine.FP64
+		}
+		return engine.FP32
+	}
+	return m.ctx.Prec
+}
+
+// Reload rebuilds the columns and rows from the context (new results, a
+// new chosen metric or precision). The chosen metric is pinned after hma
+// and hma3: its fp64 and fp32 values side by side and their difference
+// (fp32 - fp64) when both ran, else its one value. Every other column
+// follows in the table's precision (Prec), scrolling sideways to the
+// chosen metric's neighbours.
 func (m *Model) Reload() {
 	r := m.ctx.Results
 	if r == nil {
 		return
 	}
 	both := r.R64 != nil && r.R32 != nil
-	prec := engine.FP64
-	if r.R64 == nil {
-		prec = engine.FP32
-	}
-	width := func(title string) int { return max(9, len(title)) }
+	prec := m.Prec()
+	width := func(title string) int { return max(9, len(title)+2) } // room for the sort mark
 	cur := m.ctx.Metric
+	h := common.Header(cur)
 	m.cols = []column{{name: "hma"}, {name: "hma3"}}
 	dcols := []datatable.Column{{Title: "hma", Width: 5, Right: true}, {Title: "hma3", Width: 5, Right: true}}
-	if both && !common.IsParityColumn(cur) {
-		m.cols = append(m.cols, column{name: cur, prec: engine.FP64}, column{name: cur, prec: engine.FP32, alt: true})
-		dcols = append(dcols, datatable.Column{Title: cur + " 64", Width: width(cur + " 64"), Right: true},
-			datatable.Column{Title: cur + " 32", Width: width(cur + " 32"), Right: true})
-	} else {
+	switch {
+	case common.IsParityColumn(cur):
 		m.cols = append(m.cols, column{name: cur, prec: prec})
 		dcols = append(dcols, datatable.Column{Title: cur, Width: width(cur), Right: true})
+	case both:
+		m.cols = append(m.cols, column{name: cur, prec: engine.FP64}, column{name: cur, prec: engine.FP32},
+			column{name: cur, delta: true})
+		dcols = append(dcols, datatable.Column{Title: h + " fp64", Width: width(h + " fp64"), Right: true},
+			datatable.Column{Title: h + " fp32", Width: width(h + " fp32"), Right: true},
+			datatable.Column{Title: "d 32-64", Width: 9, Right: true})
+	default:
+		m.cols = append(m.cols, column{name: cur, prec: prec})
+		dcols = append(dcols, datatable.Column{Title: h + " " + prec.String(), Width: width(h + " " + prec.String()), Right: true})
 	}
 	fixed := len(m.cols)
-	sel := -1
+	next := -1 // the column after the chosen metric's place
 	for _, n := range common.Columns() {
 		if common.IsParityColumn(n) && r.Report.Parity == nil {
 			continue
 		}
 		if n == cur {
-			sel = len(m.cols)
+			next = len(m.cols)
+			continue
 		}
 		m.cols = append(m.cols, column{name: n, prec: prec})
-		dcols = append(dcols, datatable.Column{Title: n, Width: width(n), Right: true})
+		dcols = append(dcols, datatable.Column{Title: common.Header(n), Width: width(common.Header(n)), Right: true})
 	}
 	m.tbl.SetColumns(dcols, fixed)
-	if sel >= 0 {
-		m.tbl.SetColumnCursor(sel)
+	m.tbl.SetColumnCursor(-1)
+	if next >= 0 {
+		m.tbl.ScrollTo(max(next-1, fixed)) // both neighbours: what ←/→ go to
 	}
 	m.refresh()
 }
@@ -133,7 +187,7 @@ func (m *Model) refresh() {
 		}
 	}
 	if m.sortState != 0 {
-		name, prec := m.sortCol, m.sortPrec()
+		name, prec := m.sortCol, m.sortP
 		sort.SliceStable(m.rows, func(a, b int) bool {
 			va, oka := m.value(m.rows[a], name, prec)
 			vb, okb := m.value(m.rows[b], name, prec)
@@ -156,19 +210,37 @@ func (m *Model) refresh() {
 func (m *Model) format(i int) []string {
 	row := make([]string, len(m.cols))
 	for c, col := range m.cols {
+		if col.delta {
+			row[c] = m.delta(i, col.name)
+			continue
+		}
 		v, ok := m.value(i, col.name, col.prec)
 		if !ok {
 			row[c] = "-"
 			continue
 		}
-		row[c] = common.Num(v)
-		if col.alt {
-			if v64, ok64 := m.value(i, col.name, engine.FP64); ok64 && !same(v, v64) {
-				row[c] += "*"
-			}
-		}
+		row[c] = common.Cell(col.name, v)
 	}
 	return row
+}
+
+// delta writes fp32 - fp64 of metric name for combo i (percentage points
+// for a fraction metric): "0" when they are the same, "-" when one is
+// missing.
+func (m *Model) delta(i int, name string) string {
+	v64, ok64 := m.value(i, name, engine.FP64)
+	v32, ok32 := m.value(i, name, engine.FP32)
+	switch {
+	case !ok64 || !ok32:
+		return "-"
+	case same(v32, v64):
+		return "0"
+	}
+	d := v32 - v64
+	if common.IsPercent(name) {
+		d *= 100
+	}
+	return strconv.FormatFloat(d, 'g', 3, 64)
 }
 
 func same(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
@@ -178,22 +250,18 @@ func (m *Model) mark() {
 		m.tbl.SetMark(-1, "")
 		return
 	}
-	arrow := "v"
+	arrow := " v"
 	if m.sortState == 2 {
-		arrow = "^"
+		arrow = " ^"
 	}
+	m.tbl.SetMark(-1, "")
 	for c, col := range m.cols {
-		if col.name == m.sortCol && !col.alt {
+		if col.name == m.sortCol && !col.delta && (col.prec == m.sortP || col.name == "hma" || col.name == "hma3" ||
+			common.IsParityColumn(col.name)) {
 			m.tbl.SetMark(c, arrow)
+			return
 		}
 	}
-}
-
-func (m *Model) sortPrec() engine.Precision {
-	if m.ctx.Results != nil && m.ctx.Results.R64 == nil {
-		return engine.FP32
-	}
-	return engine.FP64
 }
 
 func (m *Model) value(i int, name string, p engine.Precision) (float64, bool) {
@@ -217,7 +285,10 @@ func (m *Model) keep(i int) bool {
 			}
 			continue
 		}
-		v, ok := m.value(i, t.col, m.sortPrec())
+		v, ok := m.value(i, t.col, m.Prec())
+		if ok && common.IsPercent(t.col) {
+			v *= 100 // as the table shows it
+		}
 		if !ok || !t.holds(v) {
 			return false
 		}
@@ -245,7 +316,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if m.editing {
 		switch {
 		case key.Matches(km, k.Back):
-			m.editing = false
+			// The filter stays as it was; what was wrong with the text
+			// typed is no longer shown.
+			m.editing, m.err, m.bad = false, nil, ""
 			m.input.Blur()
 			m.input.SetValue(m.filterSrc)
 			return nil
@@ -255,10 +328,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			src := strings.TrimSpace(m.input.Value())
 			f, err := parseFilter(src, common.Columns())
 			if err != nil {
-				m.err = err
+				m.err, m.bad = err, src
 				return common.Send(common.ErrMsg{Err: err})
 			}
-			m.filter, m.filterSrc, m.err = f, src, nil
+			m.filter, m.filterSrc, m.err, m.bad = f, src, nil, ""
 			m.refresh()
 			return m.selectCursor()
 		}
@@ -268,39 +341,52 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(km, k.Filter):
+		// Edit the filter in force, or the broken one to fix it; the
+		// cursor at the end, ctrl+u clears.
 		m.editing = true
-		m.input.SetValue(m.filterSrc)
+		src := m.filterSrc
+		if m.err != nil {
+			src = m.bad
+		}
+		m.input.SetValue(src)
 		m.input.CursorEnd()
 		return m.input.Focus()
 	case m.tbl.HandleNav(km):
 		return m.selectCursor()
 	case key.Matches(km, k.Left), key.Matches(km, k.Right):
+		// The same as m and M: the next or previous metric.
+		var names []string
+		for _, n := range common.Columns() {
+			if !common.IsParityColumn(n) || m.ctx.Results.Report.Parity != nil {
+				names = append(names, n)
+			}
+		}
+		i := slices.Index(names, m.ctx.Metric)
 		d := 1
 		if key.Matches(km, k.Left) {
-			d = -1
+			d = len(names) - 1
 		}
-		m.tbl.SetColumnCursor(m.tbl.ColumnCursor() + d)
-		if c := m.tbl.ColumnCursor(); c >= 0 && c < len(m.cols) && m.cols[c].name != m.ctx.Metric {
-			return common.Send(common.MetricMsg{Name: m.cols[c].name})
-		}
+		return common.Send(common.MetricMsg{Name: names[(max(i, 0)+d)%len(names)]})
 	case key.Matches(km, k.Sort):
-		c := m.tbl.ColumnCursor()
-		if c < 0 || c >= len(m.cols) {
-			return nil
-		}
-		if m.cols[c].name != m.sortCol {
-			m.sortCol, m.sortState = m.cols[c].name, 1
+		// The chosen metric in the table's precision: best first, worst
+		// first, grid order.
+		name, prec := m.ctx.Metric, m.Prec()
+		if name != m.sortCol || prec != m.sortP || m.sortState == 0 {
+			m.sortCol, m.sortP, m.sortState = name, prec, 1
 		} else {
 			m.sortState = (m.sortState + 1) % 3
 		}
 		m.refresh()
 	case key.Matches(km, k.Best):
-		if i := m.ctx.Results.Best(m.ctx.Metric, m.sortPrec(), m.rows); i >= 0 {
+		if i := m.ctx.Results.Best(m.ctx.Metric, m.Prec(), m.rows); i >= 0 {
 			return common.Send(common.SelectMsg{Index: i})
 		}
 	}
 	return nil
 }
+
+// Err is what is wrong with the filter last entered, or nil.
+func (m *Model) Err() error { return m.err }
 
 func (m *Model) selectCursor() tea.Cmd {
 	c := m.tbl.Cursor()
@@ -323,7 +409,35 @@ func (m *Model) View() string {
 	case m.filterSrc != "":
 		last = st.info.Render("filter: " + m.filterSrc + "  (/ to change)")
 	default:
-		last = st.info.Render("←/→ column  s sort  / filter  b best  * fp32 differs")
+		other := engine.FP32
+		if m.Prec() == engine.FP32 {
+			other = engine.FP64
+		}
+		p := fmt.Sprintf("  p %s", other)
+		if r := m.ctx.Results; r == nil || r.Run(other) == nil {
+			p = ""
+		}
+		// The longest help that fits.
+		helps := []string{
+			fmt.Sprintf("←/→ metric  s sort  / filter  b best%s; columns %s", p, m.Prec()),
+			fmt.Sprintf("←/→ metric  s sort  / filter  b best%s", p),
+		}
+		if len(m.cols) > 4 && m.cols[4].delta {
+			helps = []string{
+				fmt.Sprintf("←/→ metric  s sort  / filter  b best%s  d = fp32-fp64, others %s", p, m.Prec()),
+				fmt.Sprintf("←/→ metric  s sort  / filter  b best%s  d = fp32-fp64", p),
+				fmt.Sprintf("←/→ metric s sort / filter b best%s d=fp32-fp64", strings.TrimPrefix(p, " ")),
+				fmt.Sprintf("←/→ metric s sort / filter b best%s", strings.TrimPrefix(p, " ")),
+			}
+		}
+		help := helps[len(helps)-1]
+		for _, h := range helps {
+			if ansi.StringWidth(h) <= m.w {
+				help = h
+				break
+			}
+		}
+		last = st.info.Render(help)
 	}
 	return t.Fit(m.tbl.View()+"\n"+last, m.w, m.h)
 }

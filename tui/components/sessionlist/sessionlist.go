@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,7 @@ type Model struct {
 	busy    string // what is being done ("opening session 3...")
 	confirm int64  // the session a delete waits to be confirmed for
 	w, h    int
+	narrow  bool // below 100 columns: no date column, compact settings
 }
 
 // New returns an empty list.
@@ -165,12 +167,18 @@ func (m *Model) Confirm(id int64) { m.confirm = id }
 // Confirming is the session a removal waits to be confirmed for, or 0.
 func (m *Model) Confirming() int64 { return m.confirm }
 
-// SetSize sets the inner size and fits the columns to the width.
+// SetSize sets the inner size and fits the columns to the width. The
+// settings column (as sessions ls has it) tells apart runs of one grid;
+// below 100 columns the date and the dataset go (the details under the
+// list have them).
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
-	// Fixed columns, then the dataset and the grid share what is left.
-	fixed := []datatable.Column{
-		{Title: "ab", Width: 2}, {Title: "id", Width: 3, Right: true}, {Title: "when", Width: 11},
+	m.narrow = w < 100
+	// Fixed columns, then the dataset, the grid and the settings share
+	// what is left.
+	fixed := []datatable.Column{{Title: "ab", Width: 2}, {Title: "id", Width: 3, Right: true}}
+	if !m.narrow {
+		fixed = append(fixed, datatable.Column{Title: "when", Width: 11})
 	}
 	tail := []datatable.Column{
 		{Title: "prec", Width: 9}, {Title: "status", Width: 13}, {Title: "sharpe", Width: 8, Right: true},
@@ -178,15 +186,25 @@ func (m *Model) SetSize(w, h int) {
 	if w < 90 {
 		tail[0].Width, tail[1].Width = 4, 11
 	}
-	used := 3 // the marker column and its padding
+	used := 3 + 1 // the marker column and its padding; the settings' padding
 	for _, c := range append(append([]datatable.Column(nil), fixed...), tail...) {
 		used += c.Width + 1
 	}
-	rest := max(w-used-2, 12)
-	gridW := min(max(rest*60/100, 17), 26)
-	dsW := max(rest-gridW, 6)
-	cols := append(fixed, datatable.Column{Title: "dataset", Width: dsW}, datatable.Column{Title: "grid", Width: gridW})
-	m.tbl.SetColumns(append(cols, tail...), 3)
+	rest := max(w-used-2, 32)
+	gridW := min(max(rest*35/100, 17), 26)
+	setW := max(rest*40/100, 20)
+	dsW := rest - gridW - setW - 1
+	cols := fixed
+	if m.narrow {
+		// Too narrow for the dataset as well: the details under the list
+		// name it, the settings get its room.
+		setW, dsW = rest-gridW+1, 0
+	} else {
+		cols = append(cols, datatable.Column{Title: "dataset", Width: dsW})
+	}
+	cols = append(cols, datatable.Column{Title: "grid", Width: gridW})
+	cols = append(append(cols, tail...), datatable.Column{Title: "settings", Width: setW})
+	m.tbl.SetColumns(cols, len(fixed))
 }
 
 func (m *Model) row(i int) []string {
@@ -207,8 +225,53 @@ func (m *Model) row(i int) []string {
 	if sh, _, _, ok := ss.Best(); ok {
 		best = sharpe(sh)
 	}
-	return []string{m.markOf(ss.ID), strconv.FormatInt(ss.ID, 10), m.when(ss),
-		strings.TrimPrefix(ss.Dataset.Name, "embedded:"), fmt.Sprintf("%sx%s", ss.Grid.HMA, ss.Grid.HMA3), prec, status, best}
+	row := []string{m.markOf(ss.ID), strconv.FormatInt(ss.ID, 10)}
+	if !m.narrow {
+		row = append(row, m.when(ss), strings.TrimPrefix(ss.Dataset.Name, "embedded:"))
+	}
+	return append(row, fmt.Sprintf("%sx%s", ss.Grid.HMA, ss.Grid.HMA3), prec, status, best, settings(ss, m.narrow))
+}
+
+// settings are what sessions ls lists of a run's settings: fee, mode,
+// source, timeframe and head when set, backend, and the fp32 WMA
+// formulation when it is not the default; short is the compact form of a
+// narrow terminal ("0.045% L/S close 5m h5000 reference").
+func settings(ss *sessions.Session, short bool) string {
+	fp32 := slices.Contains(ss.Precisions, engine.FP32)
+	fee := engine.FormatFloat(100*ss.Params.Fee) + "%"
+	if short {
+		mode := ss.Params.Mode.String()
+		switch mode {
+		case "long-short":
+			mode = "L/S"
+		case "long-only":
+			mode = "long"
+		}
+		parts := []string{fee, mode, ss.Params.Source.String()}
+		if ss.Origin.Timeframe != "" {
+			parts = append(parts, ss.Origin.Timeframe)
+		}
+		if ss.Origin.Head > 0 {
+			parts = append(parts, fmt.Sprintf("h%d", ss.Origin.Head))
+		}
+		parts = append(parts, ss.Backend)
+		if ss.WMA != engine.Direct && fp32 {
+			parts = append(parts, ss.WMA.String())
+		}
+		return strings.Join(parts, " ")
+	}
+	parts := []string{"fee " + fee, ss.Params.Mode.String(), ss.Params.Source.String()}
+	if ss.Origin.Timeframe != "" {
+		parts = append(parts, "timeframe "+ss.Origin.Timeframe)
+	}
+	if ss.Origin.Head > 0 {
+		parts = append(parts, fmt.Sprintf("head %d", ss.Origin.Head))
+	}
+	parts = append(parts, ss.Backend)
+	if ss.WMA != engine.Direct && fp32 {
+		parts = append(parts, "wma "+ss.WMA.String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (m *Model) markOf(id int64) string {

@@ -1,0 +1,221 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
+
+	"sweepbench/engine"
+	"sweepbench/reference"
+	"sweepbench/tui/common"
+)
+
+// slow32 is the reference backend whose fp32 lane computes one chunk and
+// then holds until the sweep is cancelled; fp64 runs to the end. combos64
+// counts the fp64 combos computed, calls32 the fp32 chunks asked for.
+type slow32 struct {
+	engine.Backend
+	combos64, calls32 *atomic.Int64
+}
+
+func (slow32) Name() string { return "slow32" }
+
+func (s slow32) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	k, err := s.Backend.Prepare(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	return &slow32Kernel{Kernel: k, fp32: job.Precision == engine.FP32, s: s}, nil
+}
+
+type slow32Kernel struct {
+	engine.Kernel
+	fp32 bool
+	s    slow32
+}
+
+func (k *slow32Kernel) ChunkSize() int { return min(k.Kernel.ChunkSize(), 16) }
+
+func (k *slow32Kernel) Compute(ctx context.Context, lane, first int, out []engine.Metrics) error {
+	if k.fp32 {
+		if k.s.calls32.Add(1) > 1 {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return k.Kernel.Compute(ctx, lane, first, out)
+	}
+	err := k.Kernel.Compute(ctx, lane, first, out)
+	if err == nil {
+		k.s.combos64.Add(int64(len(out)))
+	}
+	return err
+}
+
+// TestCancelDuringFP32: esc while the fp32 lane runs (fp64 complete); a
+// combo the fp32 run never computed says so in the Combo and Crossover
+// panes instead of recomputed fp32 numbers, and the cancel is a note.
+func TestCancelDuringFP32(t *testing.T) {
+	var combos64, calls32 atomic.Int64
+	reg := testRegistry()
+	reg.Register(slow32{Backend: reference.New(), combos64: &combos64, calls32: &calls32})
+	f := smallFlags()
+	f.HMA, f.HMA3 = "2:40:2", "6:60:6" // 200 combos
+	f.Backend = "slow32"
+	m := newModel(context.Background(), Config{Registry: reg, Flags: f}, termenv.Ascii, true, true)
+	d := &driver{t: t, m: m}
+	d.run(m.Init())
+	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	d.hold = true
+	d.key("enter")
+	if m.screen != screenRun {
+		t.Fatalf("the run did not start (last error %q)", m.ctx.LastErr)
+	}
+	waitFor(t, "fp64 to complete and fp32 to hold", func() bool { return combos64.Load() >= 200 && calls32.Load() > 1 })
+	d.key("esc")
+	d.drain()
+	r := m.ctx.Results
+	if r == nil || r.R32 == nil || r.R64 == nil {
+		t.Fatalf("no results after the cancel (last error %q)", m.ctx.LastErr)
+	}
+	if len(r.R64.Results) != 200 || len(r.R32.Results) >= 200 {
+		t.Fatalf("fp64 %d, fp32 %d combos", len(r.R64.Results), len(r.R32.Results))
+	}
+	if m.ctx.LastErr != "" || !strings.Contains(m.ctx.Info, "cancelled: showing 200 fp64 + ") {
+		t.Fatalf("status: error %q, info %q", m.ctx.LastErr, m.ctx.Info)
+	}
+	if v := m.View(); strings.Contains(v, "error:") || !strings.Contains(v, "cancelled: showing") {
+		t.Fatalf("the cancel shows as an error:\n%s", v)
+	}
+	if title := m.metrics.Title(); !strings.Contains(title, "fp32: ") || !strings.Contains(title, "cancelled") {
+		t.Fatalf("metrics title %q", title)
+	}
+	missing := -1
+	for i := 0; i < r.Grid.Len() && missing < 0; i++ {
+		if r.R32.Lookup(i) == nil {
+			missing = i
+		}
+	}
+	d.send(common.SelectMsg{Index: missing})
+	d.settle()
+	in := m.ctx.Inspect
+	if in == nil || in.Index != missing || in.D32 != nil || in.D64 == nil {
+		t.Fatalf("inspection of combo %d: %+v", missing, in)
+	}
+	const want = "fp32 not computed (run cancelled)"
+	m.setFocus(paneDetail)
+	if v := m.View(); !strings.Contains(v, want) || !strings.Contains(v, "fp64: return") {
+		t.Fatalf("the Combo pane:\n%s", v)
+	}
+	m.setFocus(paneCrossover)
+	if v := m.View(); !strings.Contains(v, want) || strings.Contains(v, "flip 1") {
+		t.Fatalf("the Crossover pane:\n%s", v)
+	}
+}
+
+// TestStaleErrors: an error goes once its cause is fixed or the screen
+// changes; the form names its fields by their labels.
+func TestStaleErrors(t *testing.T) {
+	t.Run("a form error goes once the field is fixed", func(t *testing.T) {
+		f := smallFlags()
+		f.HMA = "10:30:0"
+		d := newDriver(t, f, 80, 24)
+		m := d.m
+		d.key("enter")
+		if m.screen != screenSetup || !strings.HasPrefix(m.ctx.LastErr, "HMA range") || strings.Contains(m.ctx.LastErr, "--hma") {
+			t.Fatalf("screen %d, last error %q", m.screen, m.ctx.LastErr)
+		}
+		d.key("backspace", "10")
+		if v := m.form.Values()["hma"]; v != "10:30:10" || !m.form.Valid() {
+			t.Fatalf("hma %q valid %v", v, m.form.Valid())
+		}
+		if m.ctx.LastErr != "" {
+			t.Fatalf("the fixed error stays: %q", m.ctx.LastErr)
+		}
+	})
+	t.Run("a filter error goes when fixed, and on another screen", func(t *testing.T) {
+		d := newDriver(t, smallFlags(), 80, 24)
+		m := d.m
+		d.key("enter")
+		if m.screen != screenResults {
+			t.Fatalf("screen %d (last error %q)", m.screen, m.ctx.LastErr)
+		}
+		d.key("/", "sharpe>", "enter")
+		if !strings.Contains(m.ctx.LastErr, "filter") {
+			t.Fatalf("last error %q", m.ctx.LastErr)
+		}
+		// / again edits the broken text (not appended to, ctrl+u clears).
+		d.key("/")
+		if got := m.metrics.Editing(); !got || !strings.Contains(m.View(), "/sharpe>") {
+			t.Fatalf("editing %v:\n%s", got, m.View())
+		}
+		d.key("1", "enter")
+		if m.ctx.LastErr != "" || !strings.Contains(m.View(), "filter: sharpe>1") {
+			t.Fatalf("last error %q:\n%s", m.ctx.LastErr, m.View())
+		}
+		d.key("/", "x", "enter")
+		if m.ctx.LastErr == "" {
+			t.Fatal("no error for a bad filter")
+		}
+		d.key("esc") // to the Setup screen
+		if m.screen != screenSetup || m.ctx.LastErr != "" {
+			t.Fatalf("screen %d, last error %q", m.screen, m.ctx.LastErr)
+		}
+	})
+}
+
+// TestBenchStreams: each rung's row shows as soon as it is timed, while
+// the ladder still runs; esc shows the interrupted rung as cancelled.
+func TestBenchStreams(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	var started atomic.Int32
+	rungs := func() []engine.Rung {
+		all := fakeRungs()
+		return []engine.Rung{all[2], // M2, 30ms: 300 combos/s
+			{ID: "M3", Method: "blocks until cancelled", Precision: engine.FP64,
+				Run: func(ctx context.Context, job *engine.Job) (*engine.Run, time.Duration, error) {
+					started.Add(1)
+					select {
+					case <-ctx.Done():
+						return nil, 0, ctx.Err()
+					case <-release:
+						return nil, 0, errors.New("released")
+					}
+				}}}
+	}
+	cfg := Config{Registry: testRegistry(), Flags: smallFlags(), Rungs: rungs, BenchRepeat: 1}
+	d := newStoreDriver(t, cfg, 80, 24)
+	m := d.m
+	d.key("B")
+	m.Update(keyMsg("enter")) // its commands are followed by hand below
+	if m.benchRun == nil {
+		t.Fatalf("the ladder did not start (last error %q)", m.ctx.LastErr)
+	}
+	// M2 running, its row, M2 done, M3 running: then M3 holds.
+	for range 4 {
+		m.Update(m.benchRun.next()())
+	}
+	if started.Load() == 0 || m.benchRun == nil {
+		t.Fatal("M3 did not start")
+	}
+	v := m.View()
+	if !strings.Contains(v, "M2") || !strings.Contains(v, "300") || !strings.Contains(v, "running") {
+		t.Fatalf("M2's row is not shown while M3 runs:\n%s", v)
+	}
+	d.key("esc")
+	m.Update(m.benchRun.next()())
+	if m.benchRun != nil {
+		t.Fatal("the ladder did not end")
+	}
+	v = m.View()
+	if !strings.Contains(v, "cancelled") || strings.Contains(v, "failed") || strings.Contains(v, "error") ||
+		strings.Contains(v, "context canceled") {
+		t.Fatalf("the cancel:\n%s", v)
+	}
+}
