@@ -52,6 +52,10 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 		if run.Err != nil && run.Status != StatusComplete {
 			bw.printf("%s %s: %s\n", run.Precision, run.Status, run.Err)
 		}
+		if run.Saving > run.Elapsed/10 {
+			bw.printf("%s: %s of the %s elapsed went to saving results in the sessions store (--no-save skips it)\n",
+				run.Precision, secs(run.Saving), secs(run.Elapsed))
+		}
 	}
 
 	ref, test := r.Run(FP64), r.Run(FP32)

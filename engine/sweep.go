@@ -38,6 +38,7 @@ type Run struct {
 	Status    Status
 	Err       error         // why it is not complete; nil when complete
 	Prepare   time.Duration // shared indicators, uploads, kernel load
+	Saving    time.Duration // spent in SweepOptions.Sink (the sessions store), inside Elapsed
 	// Indicators is the device's own indicator time when the kernel
 	// reports one (IndicatorTimer); 0 otherwise.
 	Indicators time.Duration
@@ -202,7 +203,9 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 					fillResults(res, out, a, job.Grid)
 					if opt.Sink != nil {
 						mu.Lock()
+						t0 := time.Now()
 						err := opt.Sink(res)
+						run.Saving += time.Since(t0)
 						mu.Unlock()
 						if err != nil {
 							fail(fmt.Errorf("saving results: %w", err))
