@@ -107,6 +107,9 @@ func (r *Report) writeParity(bw *errWriter, p *Parity) {
 	for _, reason := range p.Reasons {
 		bw.printf("  collapse: %s\n", reason)
 	}
+	if p.Explanation != "" {
+		bw.printf("  note: %s\n", p.Explanation)
+	}
 	bw.printf("  trades        fp64 %s, fp32 %s; shifted %s (%s%%); max |dn| %s (%s%% of its combo)\n",
 		thousands(p.TotalTrades64), thousands(p.TotalTrades32), thousands(p.ShiftedTrades), trimFloat(100*p.ShiftedShare, 4),
 		thousands(p.MaxAbsDn), trimFloat(100*p.MaxRelDn, 3))

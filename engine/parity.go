@@ -68,10 +68,13 @@ type SeriesError struct {
 // Parity is the report of SPEC "Parity": fp32 (or any second run) against
 // the fp64 reference, per combo and over the sweep.
 type Parity struct {
-	Verdict              string   // "pass" or "collapse"
-	Reasons              []string // the conditions that fired (empty on pass)
-	Tolerance            float64  // borderline margin tolerance
-	Incomplete           bool     // one run did not complete: only common combos compared
+	Verdict string   // "pass" or "collapse"
+	Reasons []string // the conditions that fired (empty on pass)
+	// Explanation, when set, reads a collapse for the user: e.g. that every
+	// flip is borderline and only SPEC's per-combo trade limit fired.
+	Explanation          string
+	Tolerance            float64 // borderline margin tolerance
+	Incomplete           bool    // one run did not complete: only common combos compared
 	CombosCompared       int
 	TotalTrades64        int
 	TotalTrades32        int
@@ -300,6 +303,11 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	p.Verdict = VerdictPass
 	if len(p.Reasons) > 0 {
 		p.Verdict = VerdictCollapse
+	}
+	if breached > 0 && len(p.Reasons) == 1 {
+		p.Explanation = fmt.Sprintf("only the per-combo trade limit fired: every flip is borderline (margin < %g) and the indicators agree "+
+			"to %.2g, but on combos with few trades a few borderline flips move more than max(1%% of the trades, 2); SPEC counts "+
+			"that as a collapse, so look at those combos' flips before trusting their fp32 numbers", tol, p.MaxRelIndicatorError)
 	}
 	return p, nil
 }
