@@ -117,6 +117,13 @@ func (d *driver) run(cmd tea.Cmd) {
 		}
 	case tea.QuitMsg:
 	default:
+		// tea.Sequence: its commands, in order.
+		if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeOf(tea.Cmd(nil)) {
+			for i := range v.Len() {
+				d.run(v.Index(i).Interface().(tea.Cmd))
+			}
+			return
+		}
 		if feed(msg) {
 			d.send(msg)
 		}

@@ -256,12 +256,31 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.layout()
 		return nil
 	case tea.KeyMsg:
-		before, errBefore := m.screen, m.ctx.LastErr
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !m.filterTyping() {
+			// Characters that arrive together (lag, a paste) come as one
+			// message: each acts as its own key, in order. A pasted one
+			// keeps Paste, so it types into a text field but never acts as
+			// a binding.
+			var cmds []tea.Cmd
+			for _, r := range msg.Runes {
+				if m.quitting {
+					break
+				}
+				one := msg
+				one.Runes = []rune{r}
+				cmds = append(cmds, m.update(one))
+			}
+			return tea.Sequence(cmds...)
+		}
+		before, errBefore, infoBefore := m.screen, m.ctx.LastErr, m.ctx.Info
 		cmd := m.key(msg)
-		// An error that was on the screen the user leaves is stale there:
-		// it goes (one raised by this key stays).
+		// An error or a note that was on the screen the user leaves is
+		// stale there: it goes (one raised by this key stays).
 		if m.screen != before && errBefore != "" && m.ctx.LastErr == errBefore && errBefore != m.startErr {
 			m.setErr(nil)
+		}
+		if m.screen != before && infoBefore != "" && m.ctx.Info == infoBefore {
+			m.ctx.Info = ""
 		}
 		return cmd
 	case spinner.TickMsg:
@@ -364,6 +383,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// filterTyping reports whether the metrics filter's text field takes the
+// keys (it takes several characters at once as they came).
+func (m *Model) filterTyping() bool {
+	return !m.showHelp && m.screen == screenResults && m.metrics.Editing()
 }
 
 // key handles a key press: global keys first, then the screen's, then the
@@ -713,12 +738,13 @@ func (m *Model) finish(d doneMsg) tea.Cmd {
 	}
 	rep.Note = engine.JoinNote(m.ctx.Note, rep.Note)
 	m.chartsWhy = ""
-	return m.showResults(rep, err)
+	return m.showResults(rep, m.ctx.Study.Precisions, err)
 }
 
 // showResults shows rep in the results panes; err says why it is not
-// complete (a cancel, a failure), if it is not.
-func (m *Model) showResults(rep *engine.Report, err error) tea.Cmd {
+// complete (a cancel, a failure), if it is not; asked are the precisions
+// the study asked for.
+func (m *Model) showResults(rep *engine.Report, asked []engine.Precision, err error) tea.Cmd {
 	cancelled := errors.Is(err, context.Canceled)
 	for _, r := range rep.Runs {
 		if r.Device != "" {
@@ -726,6 +752,7 @@ func (m *Model) showResults(rep *engine.Report, err error) tea.Cmd {
 		}
 	}
 	m.ctx.Results = common.NewResults(rep, err)
+	m.ctx.Results.Asked = asked
 	switch {
 	case cancelled:
 		// A cancel the user asked for is not an error: a note says what

@@ -240,7 +240,7 @@ func (m *Model) sessionsKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Compare):
 		marks := m.sess.Marks()
 		if len(marks) != 2 {
-			m.setErr(fmt.Errorf("a compare needs two marked runs (%d marked): space marks the run under the cursor", len(marks)))
+			m.setErr(fmt.Errorf("compare needs two marked runs (%d marked): space marks one", len(marks)))
 			return nil
 		}
 		m.sessGen++
@@ -248,7 +248,7 @@ func (m *Model) sessionsKey(msg tea.KeyMsg) tea.Cmd {
 		return diffCmd(m.sessGen, st, m.cfg.LoadSession, marks[0], marks[1])
 	case key.Matches(msg, k.Delete):
 		if st.ReadOnly() {
-			m.setErr(fmt.Errorf("the sessions database %s is read-only: nothing can be removed", st.Path()))
+			m.setErr(errors.New("the sessions database is read-only: nothing can be removed"))
 			return nil
 		}
 		m.sess.Confirm(cur.ID)
@@ -349,22 +349,28 @@ func (m *Model) showSession(msg sessionOpenedMsg) tea.Cmd {
 	}
 	m.ctx.Backend, m.ctx.Device = ss.Backend, ""
 	var err error
-	if ss.Status != engine.StatusComplete {
+	cancelled := ss.Status == engine.StatusCancelled && (ss.Error == "" || common.ErrText(ss.Error) == common.CancelledByUser)
+	switch {
+	case cancelled:
+		err = fmt.Errorf("session %d was %s: %w", ss.ID, common.CancelledByUser, context.Canceled)
+	case ss.Status != engine.StatusComplete && ss.Error != "":
+		err = fmt.Errorf("session %d is %s: %s", ss.ID, ss.Status, common.ErrText(ss.Error))
+	case ss.Status != engine.StatusComplete:
 		err = fmt.Errorf("session %d is %s", ss.ID, ss.Status)
-		if ss.Error != "" {
-			err = fmt.Errorf("session %d is %s: %s", ss.ID, ss.Status, ss.Error)
-		}
 	}
 	m.setErr(nil)
 	m.ctx.Warn, m.ctx.Info = "", ""
 	m.ctx.Saved = fmt.Sprintf("session %d", ss.ID)
-	cmd := m.showResults(msg.rep, err)
+	cmd := m.showResults(msg.rep, ss.Precisions, err)
 	m.setErr(nil) // the state of a saved session is not an error of now
 	switch {
 	case m.chartsWhy != "":
 		m.ctx.Warn = m.chartsWhy
+	case cancelled:
+		// A cancel the user asked for is a note, not a warning.
+		m.ctx.Info = fmt.Sprintf("session %d: %s (R in Sessions resumes)", ss.ID, common.CancelledByUser)
 	case err != nil:
-		m.ctx.Warn = err.Error() + " (R on the sessions screen resumes it)"
+		m.ctx.Warn = err.Error() + " (R in Sessions resumes)"
 	}
 	return cmd
 }

@@ -232,7 +232,7 @@ func TestSessionsBrowser(t *testing.T) {
 			t.Fatalf("marks %v", marks)
 		}
 		d.key("up", " ") // a third (session 3) is refused
-		if len(m.sess.Marks()) != 2 || !strings.Contains(m.ctx.LastErr, "two runs are marked") {
+		if len(m.sess.Marks()) != 2 || !strings.Contains(m.ctx.LastErr, "two runs are already marked") {
 			t.Fatalf("marks %v, last error %q", m.sess.Marks(), m.ctx.LastErr)
 		}
 		d.key("c")
@@ -449,4 +449,51 @@ func TestBench(t *testing.T) {
 // verdictOf is the parity column as the bench pane shows it.
 func verdictOf(res []engine.RungResult, i int) string {
 	return bench.Verdict(res, i)
+}
+
+// TestCancelledSession: session 3 was cancelled during its fp64 lane, so
+// it has no fp32 run at all. Opened, its panes say so instead of showing
+// recomputed fp32 numbers, and the cancel reads as a note that goes with
+// the screen.
+func TestCancelledSession(t *testing.T) {
+	st := tempStore(t)
+	seedStore(t, st)
+	d := newStoreDriver(t, storeConfig(smallFlags(), st), 80, 24)
+	m := d.m
+	d.key("S")
+	m.sess.Select(3)
+	if v := m.View(); strings.Contains(v, "context canceled") || !strings.Contains(v, "cancelled by the user") {
+		t.Fatalf("the sessions detail:\n%s", v)
+	}
+	d.key("enter")
+	d.settle()
+	if m.screen != screenResults || m.ctx.Results == nil || m.ctx.Results.R32 != nil {
+		t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
+	}
+	if m.ctx.LastErr != "" || m.ctx.Warn != "" || !strings.Contains(m.ctx.Info, "session 3: cancelled by the user") {
+		t.Fatalf("status: error %q, warning %q, info %q", m.ctx.LastErr, m.ctx.Warn, m.ctx.Info)
+	}
+	if in := m.ctx.Inspect; in == nil || in.D32 != nil || in.D64 == nil {
+		t.Fatalf("inspection: %+v", in)
+	}
+	const want = "fp32 not computed (run cancelled)"
+	m.setFocus(paneDetail)
+	if v := m.View(); !strings.Contains(v, want) || strings.Contains(v, "fp32: return") {
+		t.Fatalf("the Combo pane:\n%s", v)
+	}
+	m.setFocus(paneCrossover)
+	if v := m.View(); !strings.Contains(v, want+": no flips to compare") {
+		t.Fatalf("the Crossover pane:\n%s", v)
+	}
+	m.setFocus(paneParity)
+	if v := m.View(); !strings.Contains(v, "fp32 lane never ran") || strings.Contains(v, "precision both") {
+		t.Fatalf("the Parity pane:\n%s", v)
+	}
+	if v := m.View(); strings.Contains(v, "context canceled") || strings.Contains(v, "warning:") {
+		t.Fatalf("the footer:\n%s", v)
+	}
+	d.key("B")
+	if m.ctx.Info != "" || strings.Contains(m.View(), "cancelled by the user") {
+		t.Fatalf("the note followed to the bench: %q", m.ctx.Info)
+	}
 }

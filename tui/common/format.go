@@ -1,9 +1,11 @@
 package common
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"sweepbench/engine"
@@ -110,4 +112,17 @@ func Value(name string, v float64) string {
 		return Pct(v)
 	}
 	return Num(v)
+}
+
+// CancelledByUser is how a cancel the user asked for reads.
+const CancelledByUser = "cancelled by the user"
+
+// ErrText is the text of a stored or live error for the screen: a cancel
+// (context.Canceled, or its stored text "context canceled") reads
+// "cancelled by the user", never Go's wording.
+func ErrText(s string) string {
+	if s == context.Canceled.Error() {
+		return CancelledByUser
+	}
+	return strings.ReplaceAll(s, ": "+context.Canceled.Error(), ": "+CancelledByUser)
 }

@@ -1,7 +1,10 @@
 package common
 
 import (
+	"context"
+	"errors"
 	"math"
+	"slices"
 
 	"sweepbench/engine"
 )
@@ -30,7 +33,10 @@ type Results struct {
 	Grid     engine.Grid
 	R64, R32 *engine.Run
 	Err      error // why the study stopped early, if it did
-	parity   map[int]*engine.ComboParity
+	// Asked are the precisions the study asked for: a lane among them
+	// with no run at all never started (the study stopped before it).
+	Asked  []engine.Precision
+	parity map[int]*engine.ComboParity
 }
 
 // NewResults indexes rep for the panes.
@@ -151,15 +157,57 @@ func (r *Results) Indexes() []int {
 	return out
 }
 
-// Missing says why combo idx has no result in precision p although that
-// precision ran ("fp32 not computed (run cancelled)"), or "" when it has
-// one or p did not run at all.
+// Missing says why combo idx has no result in precision p although the
+// study asked for that precision ("fp32 not computed (run cancelled)"), or
+// "" when it has one or p was not asked for.
 func (r *Results) Missing(idx int, p engine.Precision) string {
 	run := r.Run(p)
-	if run == nil || run.Lookup(idx) != nil {
+	if run == nil {
+		if stopped := r.stopped(p); stopped != nil {
+			return p.String() + " not computed (" + StopReason(stopped) + ")"
+		}
+		return ""
+	}
+	if run.Lookup(idx) != nil {
 		return ""
 	}
 	return p.String() + " not computed (" + StopReason(run) + ")"
+}
+
+// NeverRan says why the study asked for precision p but has no run of it
+// ("cancelled during fp64"), or "" when p ran or was not asked for.
+func (r *Results) NeverRan(p engine.Precision) string {
+	run := r.stopped(p)
+	if run == nil {
+		return ""
+	}
+	when := "during " + run.Precision.String()
+	if run.Precision == p {
+		when = "before it started"
+	}
+	if run.Status == engine.StatusFailed {
+		return "failed " + when
+	}
+	return "cancelled " + when
+}
+
+// stopped is the run that ended the study before lane p (asked for, with
+// no run) started; nil when p ran or was not asked for.
+func (r *Results) stopped(p engine.Precision) *engine.Run {
+	if r.Run(p) != nil || !slices.Contains(r.Asked, p) {
+		return nil
+	}
+	for _, run := range r.Report.Runs {
+		if !run.Complete() {
+			return run
+		}
+	}
+	// The lanes before it completed: the lane itself stopped as it began.
+	st := engine.StatusCancelled
+	if r.Err != nil && !errors.Is(r.Err, context.Canceled) {
+		st = engine.StatusFailed
+	}
+	return &engine.Run{Precision: p, Status: st}
 }
 
 // StopReason says why run holds fewer combos than its grid: "run

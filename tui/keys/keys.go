@@ -54,8 +54,8 @@ func Default() *KeyMap {
 
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		Left:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left/prev option")),
-		Right:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right/next option")),
+		Left:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left/prev")),
+		Right:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right/next")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
 		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d"), key.WithHelp("pgdn", "page down")),
 		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
@@ -67,7 +67,7 @@ func Default() *KeyMap {
 		Edit:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
 
 		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by the metric")),
+		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by metric")),
 		Best:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "jump to best")),
 		NextMetric: key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric")),
 		PrevMetric: key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "previous metric")),
@@ -76,7 +76,7 @@ func Default() *KeyMap {
 		Precision:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "fp64 / fp32")),
 
 		Sessions: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "saved sessions")),
-		Bench:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "bench (method ladder)")),
+		Bench:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "bench (ladder)")),
 		Mark:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark (2 to compare)")),
 		Compare:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare marked")),
 		Delete:   key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x/del", "remove")),

@@ -22,15 +22,25 @@ func View(ctx *common.Context, w, h int) string {
 	groups := ctx.Keys.FullHelp()
 	body := hm.FullHelpView(groups)
 	if lipgloss.Width(body) > w-4 && len(groups) > 2 {
-		// Too wide for one row of columns: two rows of two.
+		// Too wide for one row of columns: two rows, split where both fit
+		// (half and half when that fits).
 		half := (len(groups) + 1) / 2
-		body = hm.FullHelpView(groups[:half]) + "\n\n" + hm.FullHelpView(groups[half:])
+		two := func(k int) string { return hm.FullHelpView(groups[:k]) + "\n\n" + hm.FullHelpView(groups[k:]) }
+		body = two(half)
+		for _, k := range []int{half - 1, half + 1} {
+			if lipgloss.Width(body) <= w-4 || k < 1 || k >= len(groups) {
+				continue
+			}
+			if b := two(k); lipgloss.Width(b) <= w-4 {
+				body = b
+			}
+		}
 	}
 	notes := []string{
 		"",
 		"Setup: ↑/↓ fields, ←/→ choices, type into ranges; enter runs.",
 		"Results: enter on a combo opens its crossover; n/N step its flips.",
-		"Filter: column op value, all must hold: sharpe>1 hma=20 flips>0.",
+		"Filter: column op value, all must hold: sharpe>1 max_drawdown%<20.",
 		"? or esc closes this help.",
 	}
 	for _, n := range notes {

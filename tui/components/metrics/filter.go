@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"sweepbench/tui/common"
 )
 
 // term is one condition of a filter: column op value.
@@ -16,7 +18,7 @@ type term struct {
 	val float64
 }
 
-var termRE = regexp.MustCompile(`^([a-z_0-9]+)\s*(<=|>=|!=|==|=|<|>)\s*(\S+)$`)
+var termRE = regexp.MustCompile(`^([a-z_0-9]+)(%?)\s*(<=|>=|!=|==|=|<|>)\s*(\S+?)%?$`)
 
 // parseFilter reads a filter: conditions such as "sharpe>1 hma=20
 // flips>0", joined by spaces or commas, all of which must hold. A bare
@@ -34,14 +36,21 @@ func parseFilter(s string, cols []string) ([]term, error) {
 		if m == nil {
 			return nil, fmt.Errorf("filter %q: want column op value, e.g. sharpe>1 or hma=20", f)
 		}
-		if m[1] != "hma" && m[1] != "hma3" && !slices.Contains(cols, m[1]) {
-			return nil, fmt.Errorf("filter %q: unknown column %q (hma, hma3, %s)", f, m[1], strings.Join(cols, ", "))
+		// A column is named as the table's header shows it
+		// (max_drawdown%) or without its % (max_drawdown).
+		known := m[1] == "hma" || m[1] == "hma3" || slices.Contains(cols, m[1])
+		if !known || m[2] == "%" && !common.IsPercent(m[1]) {
+			names := []string{"hma", "hma3"}
+			for _, c := range cols {
+				names = append(names, common.Header(c))
+			}
+			return nil, fmt.Errorf("filter %q: unknown column %q; columns: %s", f, m[1]+m[2], strings.Join(names, ", "))
 		}
-		v, err := strconv.ParseFloat(m[3], 64)
+		v, err := strconv.ParseFloat(m[4], 64)
 		if err != nil {
-			return nil, fmt.Errorf("filter %q: %q is not a number", f, m[3])
+			return nil, fmt.Errorf("filter %q: %q is not a number", f, m[4])
 		}
-		out = append(out, term{m[1], m[2], v})
+		out = append(out, term{m[1], m[3], v})
 	}
 	return out, nil
 }

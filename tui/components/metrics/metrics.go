@@ -400,12 +400,15 @@ func (m *Model) selectCursor() tea.Cmd {
 func (m *Model) View() string {
 	t := m.ctx.Theme
 	st := newStyles(t)
-	last := ""
+	last, lastH := "", 1
 	switch {
 	case m.editing:
 		last = m.input.View()
 	case m.err != nil:
-		last = st.err.Render(m.err.Error())
+		// Wrapped, so that the columns it lists can be read.
+		lines := t.Wrap(m.err.Error(), m.w)
+		lines = lines[:min(len(lines), max(1, m.h-4))]
+		last, lastH = st.err.Render(strings.Join(lines, "\n")), len(lines)
 	case m.filterSrc != "":
 		last = st.info.Render("filter: " + m.filterSrc + "  (/ to change)")
 	default:
@@ -439,5 +442,6 @@ func (m *Model) View() string {
 		}
 		last = st.info.Render(help)
 	}
+	m.tbl.SetSize(m.w, m.h-lastH)
 	return t.Fit(m.tbl.View()+"\n"+last, m.w, m.h)
 }

@@ -168,7 +168,14 @@ func (m *Model) Summary() []string {
 				common.Num(p.MaxAbsDPnLpp), common.Pct(p.MaxRelDPnL), p.MaxRelIndicatorError, p.CombosDiffering),
 			fmt.Sprintf("flips %s, non-borderline %s", common.Thousands(p.FlipCount), common.Thousands(p.NonBorderlineFlips)))
 	} else {
-		out = append(out, st.warn.Render("no parity report: it needs an fp64 and an fp32 run (precision both)"))
+		why := "it needs an fp64 and an fp32 run (precision both)"
+		for _, pr := range []engine.Precision{engine.FP64, engine.FP32} {
+			if never := r.NeverRan(pr); never != "" {
+				why = "the " + pr.String() + " lane never ran (" + never + ")"
+				break
+			}
+		}
+		out = append(out, st.warn.Render("no parity report: "+why))
 	}
 	var runs []string
 	for _, run := range r.Report.Runs {

@@ -141,7 +141,7 @@ func (m *Model) ToggleMark() error {
 	switch {
 	case len(mine) == 0:
 		if len(m.marks) >= MaxMarks {
-			return errors.New("two runs are marked already: c compares them; space on a marked session unmarks it")
+			return errors.New("two runs are already marked: unmark one with space")
 		}
 		m.marks = append(m.marks, ref(precs[0]))
 	case len(mine) == 1 && len(precs) > 1 && m.marks[mine[0]].Precision == precs[0]:
@@ -176,7 +176,7 @@ func (m *Model) SetSize(w, h int) {
 	m.narrow = w < 100
 	// Fixed columns, then the dataset, the grid and the settings share
 	// what is left.
-	fixed := []datatable.Column{{Title: "ab", Width: 2}, {Title: "id", Width: 3, Right: true}}
+	fixed := []datatable.Column{{Title: "ab", Width: 3}, {Title: "id", Width: 3, Right: true}}
 	if !m.narrow {
 		fixed = append(fixed, datatable.Column{Title: "when", Width: 11})
 	}
@@ -274,12 +274,18 @@ func settings(ss *sessions.Session, short bool) string {
 	return strings.Join(parts, ", ")
 }
 
+// markOf is the mark column of session id: the letter and the lane
+// marked ("A64", "B32"), or "AB" when both its lanes are marked.
 func (m *Model) markOf(id int64) string {
-	s := ""
+	s, lane := "", ""
 	for i, r := range m.marks {
 		if r.ID == id {
 			s += string(rune('A' + i))
+			lane = strings.TrimPrefix(r.Precision.String(), "fp")
 		}
+	}
+	if len(s) == 1 {
+		s += lane
 	}
 	return s
 }
@@ -374,7 +380,11 @@ func (m *Model) details() []string {
 	}
 	out = append(out, set)
 	if ss.Error != "" && ss.Status != engine.StatusComplete {
-		out = append(out, st.warn.Render(ss.Error))
+		if e := common.ErrText(ss.Error); e == common.CancelledByUser {
+			out = append(out, st.label.Render(e+": R resumes it"))
+		} else {
+			out = append(out, st.warn.Render(e))
+		}
 	}
 	return out
 }

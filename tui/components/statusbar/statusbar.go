@@ -48,17 +48,17 @@ func (m *Model) View() string {
 		return " " + st.value.Render(strings.Join(segs[:n], t.Sep))
 	}
 	if m.ctx.LastErr != "" || m.ctx.Warn != "" || m.ctx.Info != "" {
-		right := st.err.Render("error: " + m.ctx.LastErr)
+		text, style := "error: "+m.ctx.LastErr, st.err
 		switch {
 		case m.ctx.LastErr != "":
 		case m.ctx.Warn != "":
-			right = st.warn.Render("warning: " + m.ctx.Warn)
+			text, style = "warning: "+m.ctx.Warn, st.warn
 		default:
-			right = st.label.Render(m.ctx.Info)
+			text, style = m.ctx.Info, st.label
 		}
 		// The error matters more than the device: give it most of the line.
-		l := t.Truncate(left(len(segs)), max(m.w/4, m.w-ansi.StringWidth(right)-2))
-		right = t.Truncate(right, max(0, m.w-ansi.StringWidth(l)-2))
+		l := t.Truncate(left(len(segs)), max(m.w/4, m.w-ansi.StringWidth(text)-2))
+		right := style.Render(cutWords(t.Ellipsis, text, max(0, m.w-ansi.StringWidth(l)-2)))
 		return t.Fit(l+"  "+right, m.w, 1)
 	}
 	h := help.New()
@@ -85,4 +85,21 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// cutWords shortens s to w cells at a space, never inside a word, and
+// marks the cut with ellipsis.
+func cutWords(ellipsis, s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	room := w - ansi.StringWidth(ellipsis)
+	if room <= 0 {
+		return ansi.Truncate(s, w, "")
+	}
+	cut := ansi.Truncate(s, room+1, "")
+	if i := strings.LastIndexByte(cut, ' '); i > 0 {
+		return strings.TrimRight(cut[:i], " ,;:(") + ellipsis
+	}
+	return ansi.Truncate(s, room, "") + ellipsis
 }

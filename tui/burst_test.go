@@ -1,0 +1,113 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/tui/common"
+	"sweepbench/tui/components/form"
+)
+
+// TestKeyBurst: characters that arrive together come as one KeyMsg with
+// several runes; each acts as its own key, in order.
+func TestKeyBurst(t *testing.T) {
+	d := newDriver(t, smallFlags(), 80, 24)
+	m := d.m
+	d.key("enter")
+	d.settle()
+	if m.screen != screenResults || m.focus != paneMetrics {
+		t.Fatalf("screen %d, focus %s (last error %q)", m.screen, paneNames[m.focus], m.ctx.LastErr)
+	}
+	// The reference: j, j one at a time from the first row.
+	d.key("g", "j", "j")
+	want := m.ctx.Selected
+	d.key("g")
+	first := m.ctx.Selected
+	if want == first {
+		t.Fatal("j, j did not move")
+	}
+	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")})
+	if m.ctx.Selected != want {
+		t.Fatalf("jj in one message: combo %d, want %d (from %d)", m.ctx.Selected, want, first)
+	}
+	cols := common.Columns()
+	i := 0
+	for j, c := range cols {
+		if c == m.ctx.Metric {
+			i = j
+		}
+	}
+	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("mm")})
+	if w := cols[(i+2)%len(cols)]; m.ctx.Metric != w {
+		t.Fatalf("mm in one message: metric %q, want %q", m.ctx.Metric, w)
+	}
+	// A burst that opens the filter types the rest into it.
+	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/hma=20")})
+	d.key("enter")
+	if got := m.metrics.Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
+		t.Fatalf("filter typed in a burst: %q", got)
+	}
+}
+
+// TestPasteIntoRange: a paste into a range field keeps its valid
+// characters; the others are dropped, never taken as keys.
+func TestPasteIntoRange(t *testing.T) {
+	d := newDriver(t, smallFlags(), 80, 24)
+	m := d.m
+	if !m.form.Typing() {
+		t.Fatal("the HMA range field is not focused")
+	}
+	for range len(m.form.Values()[form.HMA]) {
+		d.key("backspace")
+	}
+	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("20:4q0:10"), Paste: true})
+	if got := m.form.Values()[form.HMA]; got != "20:40:10" || m.quitting {
+		t.Fatalf("pasted range %q (quitting %v)", got, m.quitting)
+	}
+}
+
+// TestFilterHeaders: the filter takes the columns as the headers show
+// them, and an unknown column lists the valid ones.
+func TestFilterHeaders(t *testing.T) {
+	d := newDriver(t, smallFlags(), 80, 24)
+	m := d.m
+	d.key("enter")
+	d.settle()
+	for _, f := range []string{"max_drawdown%<100", "max_drawdown<100", "max_drawdown% < 100%"} {
+		d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/")})
+		d.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+		d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(f), Paste: true})
+		d.key("enter")
+		if m.metrics.Err() != nil || !strings.HasPrefix(m.metrics.Title(), "Metrics: 9 of 9") {
+			t.Fatalf("filter %q: %v, %q", f, m.metrics.Err(), m.metrics.Title())
+		}
+	}
+	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/")})
+	d.send(tea.KeyMsg{Type: tea.KeyCtrlU})
+	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("drawdown<1"), Paste: true})
+	d.key("enter")
+	err := m.metrics.Err()
+	if err == nil || !strings.Contains(err.Error(), "max_drawdown%") || !strings.Contains(err.Error(), "hma3") {
+		t.Fatalf("unknown column: %v", err)
+	}
+	if v := m.View(); !strings.Contains(v, "flat_bars") {
+		t.Fatalf("the pane does not show the valid columns:\n%s", v)
+	}
+}
+
+// TestHelpFits: at 80x24 every description of the help overlay is whole.
+func TestHelpFits(t *testing.T) {
+	d := newDriver(t, smallFlags(), 80, 24)
+	d.key("?")
+	v := d.m.View()
+	for _, g := range d.m.ctx.Keys.FullHelp() {
+		for _, b := range g {
+			if !strings.Contains(v, b.Help().Desc) {
+				t.Fatalf("the help lacks %q:\n%s", b.Help().Desc, v)
+			}
+		}
+	}
+	checkSize(t, v, 80, 24)
+}
