@@ -218,13 +218,13 @@ func emulateGrid[F engine.Float](t *testing.T, bars *engine.Bars, grid engine.Gr
 	}
 	keep := F(1) - F(p.Fee)
 	thr := thresholds(ind.R)
-	if len(thr.edges) != sweepBins-1 {
-		t.Fatalf("%d thresholds, want %d", len(thr.edges), sweepBins-1)
+	if len(thr.Edges) != sweepBins-1 {
+		t.Fatalf("%d thresholds, want %d", len(thr.Edges), sweepBins-1)
 	}
 	// The kernel's bin arithmetic (sb_bin) counts the edges <= v.
 	probe := []F{0, -0.0, F(math.Inf(-1)), F(math.Inf(1)), F(math.SmallestNonzeroFloat32), -F(math.SmallestNonzeroFloat32)}
-	probe = append(probe, thr.edges...)
-	for _, e := range thr.edges {
+	probe = append(probe, thr.Edges...)
+	for _, e := range thr.Edges {
 		probe = append(probe, valOf[F](keyOf(e)-1), valOf[F](keyOf(e)+1))
 	}
 	for i := 1; i < n; i += 7 {
@@ -232,16 +232,16 @@ func emulateGrid[F engine.Float](t *testing.T, bars *engine.Bars, grid engine.Gr
 	}
 	for _, v := range probe {
 		want := 0
-		for _, e := range thr.edges {
+		for _, e := range thr.Edges {
 			if e <= v {
 				want++
 			}
 		}
-		if got := thr.bin(v); got != want {
-			t.Fatalf("bin(%v) = %d, want %d (edges %v)", v, got, want, thr.edges)
+		if got := thr.Bin(v); got != want {
+			t.Fatalf("bin(%v) = %d, want %d (edges %v)", v, got, want, thr.Edges)
 		}
 		if got := sbBin(&thr, v); got != want {
-			t.Fatalf("sb_bin(%v) = %d, want %d (edges %v)", v, got, want, thr.edges)
+			t.Fatalf("sb_bin(%v) = %d, want %d (edges %v)", v, got, want, thr.Edges)
 		}
 	}
 	got := make([]engine.Metrics, grid.Len())
@@ -284,7 +284,7 @@ func emulateGrid[F engine.Float](t *testing.T, bars *engine.Bars, grid engine.Gr
 // of the high key bits, an arithmetic shift, a clamp to 0..29, then the
 // zero and positive bins.
 func sbBin[F engine.Float](b *binSpec[F], v F) int {
-	t := int32(khiOf(v)-b.k0) >> b.shift
+	t := int32(khiOf(v)-b.K0) >> b.Shift
 	bin := int(min(max(t+1, 0), 29))
 	if v >= 0 {
 		bin = 30

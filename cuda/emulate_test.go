@@ -20,7 +20,7 @@ import (
 // positions 2 bits per bar in 32-bit words (the first bar in the top
 // bits), pass 2 decodes them, as sweep_body does through posbuf.
 func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F, longOnly bool, kth int, spec binSpec[F], capacity int) rawCombo[F] {
-	thr := spec.edges
+	thr := spec.Edges
 	n := len(r)
 	first = min(max(first, 0), n-1)
 	if start > first {
@@ -32,7 +32,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 		lo1 = 1
 	}
 	var hist [sweepBins]int
-	bin := spec.bin
+	bin := spec.Bin
 	var s emuState[F]
 	s.init(first)
 	hist[bin(0)] += first

@@ -1,9 +1,9 @@
 package cuda
 
 import (
-	"math"
 	"unsafe"
 
+	"sweepbench/cuda/kernels"
 	"sweepbench/engine"
 )
 
@@ -394,144 +394,12 @@ func wmaBatch[F engine.Float](d *device, x []F, lens []int, prefix bool) ([]F, e
 	return res, download(res, out)
 }
 
-// binSpec is the sweep kernel's VaR histogram: 32 bins of the strategy
-// returns, bin(v) = the number of edges <= v. Bins 1..29 are uniform in
-// the high 32 bits of the order-preserving key of v (sb_khi in sweep.cu):
-// bin 0 is below key k0, bin b in 1..28 holds keys [k0+(b-1)<<shift,
-// k0+b<<shift), bin 29 the rest of the negatives, bin 30 the zeros (flat
-// bars) and bin 31 the positives. The kernel computes a bin with a few
-// integer operations instead of a search. Only speed depends on k0 and
-// shift (a bin that overflows the buffer is refined), never the result.
-type binSpec[F engine.Float] struct {
-	edges []F // 31 sorted lower edges of bins 1..31
-	k0    uint32
-	shift uint32
-}
+// The VaR histogram's host side lives with the shared kernel header
+// (sweepbench/cuda/kernels), so CUDA and Metal bin the returns the same way.
+type binSpec[F engine.Float] = kernels.Bins[F]
 
-// khiOf is the high 32 bits of the order-preserving key (keyOf).
-func khiOf[F engine.Float](v F) uint32 {
-	var z F
-	if unsafe.Sizeof(z) == 4 {
-		return uint32(keyOf(v))
-	}
-	return uint32(keyOf(v) >> 32)
-}
-
-// valHi is the value whose key is khi followed by zero bits.
-func valHi[F engine.Float](khi uint32) F {
-	var z F
-	if unsafe.Sizeof(z) == 4 {
-		return valOf[F](uint64(khi))
-	}
-	return valOf[F](uint64(khi) << 32)
-}
-
-// thresholds builds the bins from the bar returns r: the uniform range
-// spans the 2% to 10% quantiles of the candidate strategy returns (1+r)-1
-// and (1-r)-1 in F (what a held bar returns) over a sample of at most 4096
-// bars, around the 5% a combo's VaR sits at.
-func thresholds[F engine.Float](r []F) binSpec[F] {
-	n := len(r)
-	stride := max(1, (n-1)/4096)
-	var v []F
-	for i := 1; i < n; i += stride {
-		v = append(v, (F(1)+r[i])-1, (F(1)-r[i])-1)
-	}
-	return binsFromSample(v)
-}
-
-// thresholdsBars is thresholds from the closes, computing only the sampled
-// returns (each as engine.BarReturns rounds it).
-func thresholdsBars[F engine.Float](close []float64) binSpec[F] {
-	n := len(close)
-	stride := max(1, (n-1)/4096)
-	var v []F
-	for i := 1; i < n; i += stride {
-		r := F(close[i])/F(close[i-1]) - 1
-		v = append(v, (F(1)+r)-1, (F(1)-r)-1)
-	}
-	return binsFromSample(v)
-}
-
-func binsFromSample[F engine.Float](v []F) binSpec[F] {
-	const negTop = 0x7fffffff // khi of the largest negative keys (-0 and above)
-	k0, k1 := uint32(negTop-28), uint32(negTop)
-	if len(v) > 0 { // two order statistics: selections, not a sort
-		k0 = khiOf(engine.Select(v, int(0.02*float64(len(v)-1))))
-		k1 = khiOf(engine.Select(v, int(0.10*float64(len(v)-1))))
-	}
-	k0 = min(k0, negTop-28)
-	k1 = min(max(k1, k0+28), negTop)
-	shift := uint32(0)
-	for (k1-k0)>>shift >= 28 {
-		shift++
-	}
-	// The uniform bins must end at or below the key of +0 (0x80000000).
-	for shift > 0 && uint64(k0)+uint64(28)<<shift > 0x80000000 {
-		shift--
-	}
-	edges := make([]F, 0, sweepBins-1)
-	for j := uint32(0); j <= 28; j++ {
-		edges = append(edges, valHi[F](k0+j<<shift))
-	}
-	var z F
-	tiny := F(math.Float64frombits(1))
-	if unsafe.Sizeof(z) == 4 {
-		tiny = F(math.Float32frombits(1))
-	}
-	edges = append(edges, 0, tiny)
-	return binSpec[F]{edges: edges, k0: k0, shift: shift}
-}
-
-// bin is the kernel's sb_bin: the number of edges <= v.
-func (b *binSpec[F]) bin(v F) int {
-	if v >= 0 {
-		if v > 0 {
-			return 31
-		}
-		return 30
-	}
-	k := khiOf(v)
-	if k < b.k0 {
-		return 0
-	}
-	return int(min((k-b.k0)>>b.shift+1, 29))
-}
-
-// keyOf is SbKey<F>::key: an order-preserving unsigned key of a float.
-func keyOf[F engine.Float](v F) uint64 {
-	if unsafe.Sizeof(v) == 4 {
-		u := math.Float32bits(float32(v))
-		if u&0x80000000 != 0 {
-			return uint64(^u)
-		}
-		return uint64(u | 0x80000000)
-	}
-	u := math.Float64bits(float64(v))
-	if u&(1<<63) != 0 {
-		return ^u
-	}
-	return u | 1<<63
-}
-
-// valOf is SbKey<F>::val, the inverse of keyOf.
-func valOf[F engine.Float](k uint64) F {
-	var z F
-	if unsafe.Sizeof(z) == 4 {
-		k32 := uint32(k)
-		var u uint32
-		if k32&0x80000000 != 0 {
-			u = k32 & 0x7fffffff
-		} else {
-			u = ^k32
-		}
-		return F(math.Float32frombits(u))
-	}
-	var u uint64
-	if k&(1<<63) != 0 {
-		u = k &^ (1 << 63)
-	} else {
-		u = ^k
-	}
-	return F(math.Float64frombits(u))
-}
+func khiOf[F engine.Float](v F) uint32                      { return kernels.KeyHi(v) }
+func keyOf[F engine.Float](v F) uint64                      { return kernels.Key(v) }
+func valOf[F engine.Float](k uint64) F                      { return kernels.Val[F](k) }
+func thresholds[F engine.Float](r []F) binSpec[F]           { return kernels.BinsFromReturns(r) }
+func thresholdsBars[F engine.Float](c []float64) binSpec[F] { return kernels.BinsFromCloses[F](c) }

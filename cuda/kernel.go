@@ -99,7 +99,7 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 			}
 			sp := spec()
 			var st stager
-			iw, i3, it := stageBytes(&st, warmH), stageBytes(&st, warm3), stageBytes(&st, sp.edges)
+			iw, i3, it := stageBytes(&st, warmH), stageBytes(&st, warm3), stageBytes(&st, sp.Edges)
 			if l.paramsHost, err = d.getHost(st.size); err != nil {
 				return err
 			}
@@ -138,7 +138,7 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 		wg.Wait()
 	}
 	sp := spec()
-	k.k0, k.shift = sp.k0, sp.shift
+	k.k0, k.shift = sp.K0, sp.Shift
 	for _, err := range errs {
 		if err != nil {
 			k.Close()

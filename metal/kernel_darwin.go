@@ -77,7 +77,7 @@ func prepare(ctx context.Context, d *device, job *engine.Job) (_ engine.Kernel, 
 	if k.warm3, err = upload(d, warm3, "HMA3 warm-ups"); err != nil {
 		return nil, err
 	}
-	if k.thr, err = upload(d, k.bins.edges, "VaR bin edges"); err != nil {
+	if k.thr, err = upload(d, k.bins.Edges, "VaR bin edges"); err != nil {
 		return nil, err
 	}
 	k.maxLaunch = launchCombos(d.budget, d.maxBuf, k.cap, k.chunk)
@@ -279,7 +279,7 @@ func (k *kernel) launch(first, cnt int, out []engine.Metrics) error {
 	p := sweepParams{
 		N: int32(k.n), NH: int32(k.nh), N3: int32(k.n3), Count: int32(cnt), ComboFirst: int64(first),
 		Keep: k.keep, Keep2: k.keep2, LongOnly: k.longOnly, Kth: int32(k.kth),
-		K0: k.bins.k0, Shift: k.bins.shift, Cap: int32(k.cap),
+		K0: k.bins.K0, Shift: k.bins.Shift, Cap: int32(k.cap),
 	}
 	t, err := k.d.run(fmt.Sprintf("Metal kernel %s, combos %d..%d", fnSweep, first, first+cnt-1), []step{{
 		fn: fnSweep,

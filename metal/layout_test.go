@@ -143,23 +143,23 @@ func TestBins(t *testing.T) {
 		closes[i] = px
 	}
 	spec := thresholdsBars(closes)
-	if len(spec.edges) != sweepBins-1 {
-		t.Fatalf("%d edges", len(spec.edges))
+	if len(spec.Edges) != sweepBins-1 {
+		t.Fatalf("%d edges", len(spec.Edges))
 	}
 	// bin(v) must be the number of edges <= v: an independent count.
-	probe := append([]float32{}, spec.edges...)
-	for _, e := range spec.edges {
+	probe := append([]float32{}, spec.Edges...)
+	for _, e := range spec.Edges {
 		probe = append(probe, math.Nextafter32(e, -1), math.Nextafter32(e, 1))
 	}
 	probe = append(probe, -1, -0.05, -1e-6, 0, 1e-6, 0.05)
 	for _, v := range probe {
 		want := 0
-		for _, e := range spec.edges {
+		for _, e := range spec.Edges {
 			if e <= v {
 				want++
 			}
 		}
-		if got := spec.bin(v); got != want {
+		if got := spec.Bin(v); got != want {
 			t.Errorf("bin(%v) = %d, edges <= v: %d", v, got, want)
 		}
 	}

@@ -132,7 +132,7 @@ func TestMSLOnHost(t *testing.T) {
 			for _, v := range [][]int32{q, sH, p3, s3, wH, w3} {
 				w(v)
 			}
-			w(bins.edges)
+			w(bins.Edges)
 			for _, ip := range []indParams{
 				{N: int32(n), NS: int32(nh), Prefix: pre},
 				{N: int32(n), NS: int32(n3), Prefix: pre},
@@ -154,7 +154,7 @@ func TestMSLOnHost(t *testing.T) {
 				}
 				in.Write(sweepParams{N: int32(n), NH: int32(nh), N3: int32(n3), Count: int32(cnt), ComboFirst: int64(a),
 					Keep: keep, Keep2: keep * keep, LongOnly: lo, Kth: int32(kthIndex(n - 1)),
-					K0: bins.k0, Shift: bins.shift, Cap: int32(capacity)}.bytes())
+					K0: bins.K0, Shift: bins.Shift, Cap: int32(capacity)}.bytes())
 			}
 			if len(launches) != tc.splits {
 				t.Fatalf("test setup: %d launches, want %d", len(launches), tc.splits)
