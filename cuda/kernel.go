@@ -115,6 +115,9 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 			if err != nil {
 				return err
 			}
+			if testMemoryCap > 0 {
+				free = min(free, testMemoryCap)
+			}
 			var z F
 			l.maxLaunch = launchCombos(free, bytesPerCombo(k.cap, int(unsafe.Sizeof(z)), k.n), k.chunk)
 			if l.maxLaunch == 0 {
@@ -222,6 +225,10 @@ func (l *lane) freeScratch() {
 // raw outputs into the lane's pinned buffer (valid until its next launch):
 // one stream, asynchronous copies, one synchronisation.
 func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
+	if testOOMAbove > 0 && cnt > testOOMAbove {
+		// Tests: a device that cannot hold more than testOOMAbove combos.
+		return nil, nil, &Error{Call: "cuMemAlloc", Code: codeOutOfMemory, Name: "CUDA_ERROR_OUT_OF_MEMORY", String: "out of memory (test)"}
+	}
 	var z F
 	es := uint64(unsafe.Sizeof(z))
 	kpt := k.kpt

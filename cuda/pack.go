@@ -56,6 +56,15 @@ func floatArg[F ~float32 | ~float64](v F) any {
 	return float64(v)
 }
 
+// Test hooks (0 = off): testMemoryCap pretends the device has at most this
+// many free bytes, so a grid runs in several launches; testOOMAbove makes
+// any launch of more combos fail with CUDA_ERROR_OUT_OF_MEMORY, so the
+// halving retry runs. Set only by tests.
+var (
+	testMemoryCap uint64
+	testOOMAbove  int
+)
+
 // Limits of one sweep launch.
 const (
 	sweepBlock     = 64      // SB_BLOCK in sweep.cu

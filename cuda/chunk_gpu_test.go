@@ -1,0 +1,62 @@
+package cuda
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"sweepbench/engine"
+)
+
+// TestGPUChunkedAndOutOfMemory runs one grid three ways on the GPU: in one
+// launch; on a device that pretends to hold about 3,000 combos (several
+// launches); and with launches of more than 2,500 combos failing out of
+// memory (the halving retry). Every metric must be bit-identical, on fresh
+// random bars.
+func TestGPUChunkedAndOutOfMemory(t *testing.T) {
+	b := gpuBackend(t)
+	rng := newRand(t)
+	bars := randomBars(rng, 20000, 100, 0.01)
+	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 109, Step: 1}, HMA3: engine.Range{Start: 12, Stop: 111, Step: 1}}
+	job := &engine.Job{Bars: bars, Grid: g, Params: defaultParams(), Precision: engine.FP32}
+	run := func(label string) ([]engine.Metrics, int) {
+		t.Helper()
+		kern, err := b.Prepare(context.Background(), job)
+		if err != nil {
+			t.Fatalf("%s: prepare: %v", label, err)
+		}
+		defer kern.Close()
+		k := kern.(*kernel[float32])
+		out := make([]engine.Metrics, g.Len())
+		if err := kern.Compute(context.Background(), 0, 0, out); err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		return out, k.lanes[0].launches
+	}
+	whole, n1 := run("one launch")
+
+	per := bytesPerCombo(selectCap(bars.Len()), 4, bars.Len())
+	testMemoryCap = uint64(float64(per*3000) / memoryFraction)
+	capped, n2 := run("memory cap")
+	testMemoryCap = 0
+
+	testOOMAbove = 2500
+	oom, n3 := run("out of memory above 2,500")
+	testOOMAbove = 0
+
+	t.Logf("launches: %d whole, %d under the memory cap, %d with the out-of-memory retry", n1, n2, n3)
+	if n2 < 4 || n3 < 4 {
+		t.Errorf("expected several launches: %d under the cap, %d with out-of-memory", n2, n3)
+	}
+	for name, got := range map[string][]engine.Metrics{"memory cap": capped, "out of memory": oom} {
+		for i := range whole {
+			for _, m := range engine.MetricNames {
+				a, _ := whole[i].Value(m)
+				c, _ := got[i].Value(m)
+				if math.Float64bits(a) != math.Float64bits(c) && !(math.IsNaN(a) && math.IsNaN(c)) {
+					t.Fatalf("%s: combo %d %s = %v, one launch gave %v", name, i, m, c, a)
+				}
+			}
+		}
+	}
+}
