@@ -19,7 +19,7 @@ import (
 // every kernel on the CPU, thread after thread, with the parameter blocks
 // packed by indParams.bytes and sweepParams.bytes. It checks, without a
 // Mac: that the prelude makes sweep_common.h and the .metal files one
-// valid translation unit (the stand-in for double included), that the
+// valid translation unit, that the
 // packed parameters are what the kernels read, that the indicator series
 // are bit for bit engine's float32 HMA and HMA3 (direct and prefix), and
 // that the sweep's raw outputs finished by finish equal engine.Backtest

@@ -38,7 +38,7 @@ var kernelFunctions = []string{fnHMAStage1, fnHMA3Stage1, fnPrefixScan, fnWMASer
 
 // Source returns the one Metal Shading Language string the backend
 // compiles: the prelude (metal/kernels/prelude.metal: the Metal standard
-// library, the stand-in for double, the thread-index macros), then the
+// library, the thread-index macros), then the
 // shared header cuda/kernels/sweep_common.h byte for byte (the state
 // machine, stitching and metrics CUDA compiles too), then each .metal
 // kernel with its `#include "sweep_common.h"` line turned into a comment.

@@ -20,6 +20,7 @@
 #define SB_FN inline
 #define SB_GLOBAL device
 #define SB_THREAD thread
+#define SB_HEADER_METAL_READY 1 /* the prelude needs no double stand-in */
 #else
 #define SB_FN inline
 #define SB_GLOBAL
@@ -28,11 +29,20 @@
 
 // ---- WMA (SPEC "Indicators"; engine.WMA) ---------------------------------
 
-// sb_wma_den is p(p+1)/2 evaluated in double and rounded to F, as
-// engine.WMA does (F(float64(p)*float64(p+1)/2)).
+// SB_WIDE is the type p(p+1)/2 is formed in: double, as engine.WMA does
+// (F(float64(p)*float64(p+1)/2)); float on Metal, which has no double and
+// where it is the same number for every p < 5792 (p(p+1) is even and below
+// 2^25, so exact in float's 24-bit significand).
+#if defined(__METAL_VERSION__)
+#define SB_WIDE float
+#else
+#define SB_WIDE double
+#endif
+
+// sb_wma_den is p(p+1)/2 evaluated in SB_WIDE and rounded to F.
 template <typename F>
 SB_FN F sb_wma_den(int p) {
-    return (F)((double)p * (double)(p + 1) / 2.0);
+    return (F)((SB_WIDE)p * (SB_WIDE)(p + 1) / (SB_WIDE)2);
 }
 
 // sb_wma_window returns WMA(x, p) at the bar whose window ends at w[(p-1)*stride]:
@@ -107,9 +117,11 @@ template <typename F> SB_FN F sb_dd_thr(F q);
 template <> SB_FN float sb_dd_thr<float>(float q) {
     return q < 7.8886091e-31f ? 3.0e38f : q * 1.0000019073486328f;
 }
+#if !defined(__METAL_VERSION__)
 template <> SB_FN double sb_dd_thr<double>(double q) {
     return q < 7.8886090522101181e-31 ? 1.0e308 : q * 1.0000000000000036;
 }
+#endif
 
 // sb_position is pos[i] (SPEC "Signal"): +1 if h3 > h, -1 (0 long-only) if
 // h3 < h, else unchanged; NaN compares false, so undefined keeps prev.

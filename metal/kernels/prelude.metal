@@ -20,29 +20,9 @@ using namespace metal;
 #pragma METAL fp contract(off)
 #endif
 
-// MSL has no double. sweep_common.h uses it twice:
-//   sb_wma_den<F>: (F)((double)p * (double)(p + 1) / 2.0), and
-//   the sb_dd_thr<double> specialisation (only ever called for fp64).
-// sb_f64 keeps both compiling: a float in a distinct type, so the double
-// specialisation stays a separate (never called) function. For
-// sb_wma_den<float> it gives the same bits as the double evaluation:
-// p and p+1 are exact in float (p < 2^24), fl(p*(p+1)) halved is
-// fl(p*(p+1)/2) (halving is exact and commutes with rounding), and the
-// double path rounds the exact p(p+1)/2 to float once: the same number.
-// When the header gains an #if !defined(__METAL_VERSION__) around its
-// double code, this block and the #define go (see metal/source.go).
-#ifndef SB_HEADER_METAL_READY
-struct sb_f64 {
-    float v;
-    sb_f64(int x) : v((float)x) {}
-    sb_f64(float x) : v(x) {}
-    explicit operator float() const { return v; }
-};
-inline sb_f64 operator*(sb_f64 a, sb_f64 b) { return sb_f64(a.v * b.v); }
-inline sb_f64 operator/(sb_f64 a, sb_f64 b) { return sb_f64(a.v / b.v); }
-inline bool operator<(sb_f64 a, sb_f64 b) { return a.v < b.v; }
-#define double sb_f64
-#endif
+// MSL has no double: sweep_common.h forms p(p+1)/2 in float under
+// __METAL_VERSION__ (SB_WIDE, exact for p < 5792) and leaves out its fp64
+// specialisations, so no stand-in is needed here.
 
 // Thread indexing: each kernel declares SB_THREAD_INDEX in its parameter
 // list; blockIdx/threadIdx/blockDim then mean what they mean in CUDA.
