@@ -287,19 +287,11 @@ func newSessionsShowCmd() *cobra.Command {
 		Short: "Print a saved session as `run` printed it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
-			if err != nil {
-				return err
-			}
-			st, err := openStoreToRead(cmd)
+			st, id, rep, err := openSessionReport(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			rep, err := st.Open(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
 			w := cmd.OutOrStdout()
 			if format == "table" {
 				ss, err := st.Get(cmd.Context(), id)
@@ -326,19 +318,11 @@ func newSessionsExportCmd() *cobra.Command {
 			if format != "csv" && format != "json" {
 				return fmt.Errorf("--format %q: want csv or json", format)
 			}
-			id, err := parseID(args[0])
-			if err != nil {
-				return err
-			}
-			st, err := openStoreToRead(cmd)
+			st, _, rep, err := openSessionReport(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			rep, err := st.Open(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
 			if out == "" || out == "-" {
 				return writeReport(cmd.OutOrStdout(), rep, format, 0)
 			}
@@ -547,4 +531,23 @@ parity report over the complete runs, and prints the whole session as
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	return cmd
+}
+
+// openSessionReport opens the store read-only and the report of session
+// arg (an id); the caller closes the store.
+func openSessionReport(cmd *cobra.Command, arg string) (*sessions.Store, int64, *engine.Report, error) {
+	id, err := parseID(arg)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	st, err := openStoreToRead(cmd)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	rep, err := st.Open(cmd.Context(), id)
+	if err != nil {
+		st.Close()
+		return nil, 0, nil, err
+	}
+	return st, id, rep, nil
 }

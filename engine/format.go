@@ -14,32 +14,32 @@ import (
 // speed, the top combos (fp64 and fp32 side by side when both ran, every
 // headline metric otherwise) and the parity summary with its verdict.
 func (r *Report) WriteTable(w io.Writer, top int) error {
-	bw := &errWriter{w: w}
+	bw := NewErrWriter(w)
 	d := r.Dataset
 	tf := d.Timeframe
 	if tf == "" && d.MedianSpacing > 0 {
 		tf = shortDuration(d.MedianSpacing)
 	}
-	bw.printf("data    %s: %s bars %s .. %s UTC (%s", d.Name, thousands(d.Bars),
+	bw.Printf("data    %s: %s bars %s .. %s UTC (%s", d.Name, thousands(d.Bars),
 		d.First.Format("2006-01-02 15:04"), d.Last.Format("2006-01-02 15:04"), tf)
 	if d.Timeframe != "" {
-		bw.printf(", resampled from %s bars", thousands(d.SourceBars))
+		bw.Printf(", resampled from %s bars", thousands(d.SourceBars))
 	}
-	bw.printf(", %d gaps", d.Gaps)
+	bw.Printf(", %d gaps", d.Gaps)
 	if d.Gaps > 0 {
-		bw.printf(", largest %s", shortDuration(d.LargestGap))
+		bw.Printf(", largest %s", shortDuration(d.LargestGap))
 	}
 	if d.DroppedNaN > 0 {
-		bw.printf(", %d NaN rows dropped", d.DroppedNaN)
+		bw.Printf(", %d NaN rows dropped", d.DroppedNaN)
 	}
-	bw.printf(")\n")
-	bw.printf("grid    hma %s x hma3 %s = %s combos; fee %s%% per side; %s; source %s; %s bars/year\n",
+	bw.Printf(")\n")
+	bw.Printf("grid    hma %s x hma3 %s = %s combos; fee %s%% per side; %s; source %s; %s bars/year\n",
 		r.Grid.HMA, r.Grid.HMA3, thousands(r.Grid.Len()), trimFloat(r.Params.Fee*100, 4), r.Params.Mode,
 		r.Params.Source, trimFloat(r.Params.BarsPerYear, 2))
 	if r.Note != "" {
-		bw.printf("note    %s\n", r.Note)
+		bw.Printf("note    %s\n", r.Note)
 	}
-	bw.printf("\n")
+	bw.Printf("\n")
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "backend\tprecision\twma\tstatus\tcombos\tprepare\telapsed\tcombos/s\tdevice\t\n")
 	for _, run := range r.Runs {
@@ -50,10 +50,10 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	tw.Flush()
 	for _, run := range r.Runs {
 		if run.Err != nil && run.Status != StatusComplete {
-			bw.printf("%s %s: %s\n", run.Precision, run.Status, run.Err)
+			bw.Printf("%s %s: %s\n", run.Precision, run.Status, run.Err)
 		}
 		if run.Saving > run.Elapsed/10 {
-			bw.printf("%s: %s of the %s elapsed went to saving results in the sessions store (--no-save skips it)\n",
+			bw.Printf("%s: %s of the %s elapsed went to saving results in the sessions store (--no-save skips it)\n",
 				run.Precision, secs(run.Saving), secs(run.Elapsed))
 		}
 	}
@@ -61,7 +61,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	ref, test := r.Run(FP64), r.Run(FP32)
 	switch {
 	case ref != nil && test != nil && len(ref.Results) > 0:
-		bw.printf("\nTop %d combos by fp64 Sharpe, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", min(top, len(ref.Results)))
+		bw.Printf("\nTop %d combos by fp64 Sharpe, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", min(top, len(ref.Results)))
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "hma\thma3\ttrades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t\n")
 		for _, c := range TopBySharpe(ref, top) {
@@ -81,7 +81,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 			if len(run.Results) == 0 {
 				continue
 			}
-			bw.printf("\nTop %d combos by %s Sharpe (returns, drawdown, win rate, VaR in %%)\n", min(top, len(run.Results)), run.Precision)
+			bw.Printf("\nTop %d combos by %s Sharpe (returns, drawdown, win rate, VaR in %%)\n", min(top, len(run.Results)), run.Precision)
 			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(tw, "hma\thma3\ttrades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n")
 			for _, c := range TopBySharpe(run, top) {
@@ -98,31 +98,31 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	return bw.err
 }
 
-func (r *Report) writeParity(bw *errWriter, p *Parity) {
-	bw.printf("\nParity %s: %s", r.ParityOf, strings.ToUpper(p.Verdict))
+func (r *Report) writeParity(bw *ErrWriter, p *Parity) {
+	bw.Printf("\nParity %s: %s", r.ParityOf, strings.ToUpper(p.Verdict))
 	if p.Incomplete {
-		bw.printf(" (INCOMPLETE: %d combos compared)", p.CombosCompared)
+		bw.Printf(" (INCOMPLETE: %d combos compared)", p.CombosCompared)
 	}
-	bw.printf("\n")
+	bw.Printf("\n")
 	for _, reason := range p.Reasons {
-		bw.printf("  collapse: %s\n", reason)
+		bw.Printf("  collapse: %s\n", reason)
 	}
 	if p.Explanation != "" {
-		bw.printf("  note: %s\n", p.Explanation)
+		bw.Printf("  note: %s\n", p.Explanation)
 	}
-	bw.printf("  trades        fp64 %s, fp32 %s; shifted %s (%s%%); max |dn| %s (%s%% of its combo)\n",
+	bw.Printf("  trades        fp64 %s, fp32 %s; shifted %s (%s%%); max |dn| %s (%s%% of its combo)\n",
 		thousands(p.TotalTrades64), thousands(p.TotalTrades32), thousands(p.ShiftedTrades), trimFloat(100*p.ShiftedShare, 4),
 		thousands(p.MaxAbsDn), trimFloat(100*p.MaxRelDn, 3))
-	bw.printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %d of %d\n",
+	bw.Printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %d of %d\n",
 		trimFloat(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), p.CombosDiffering, p.CombosCompared)
-	bw.printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
+	bw.Printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
 		thousands(p.FlipCount), thousands(p.NonBorderlineFlips), p.Tolerance)
 	if len(p.IndicatorErrors) > 0 {
 		e := p.IndicatorErrors[0]
-		bw.printf("  indicators    max relative error %s (%s %d, bar %d); limit %g\n", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar, MaxIndicatorRel)
+		bw.Printf("  indicators    max relative error %s (%s %d, bar %d); limit %g\n", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar, MaxIndicatorRel)
 	}
 	if n := min(5, len(p.Flips)); n > 0 {
-		bw.printf("  worst flips (of %s):\n", thousands(p.FlipCount))
+		bw.Printf("  worst flips (of %s):\n", thousands(p.FlipCount))
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "    hma\thma3\tbar\ttime (UTC)\tpos64\tpos32\tmargin\tborderline\t\n")
 		for _, f := range p.Flips[:n] {
@@ -160,12 +160,20 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
-type errWriter struct {
+// ErrWriter keeps the first write error, so a report can be written with
+// many Printf calls and checked once (Err).
+type ErrWriter struct {
 	w   io.Writer
 	err error
 }
 
-func (e *errWriter) Write(p []byte) (int, error) {
+// NewErrWriter wraps w.
+func NewErrWriter(w io.Writer) *ErrWriter { return &ErrWriter{w: w} }
+
+// Err is the first write error, or nil.
+func (e *ErrWriter) Err() error { return e.err }
+
+func (e *ErrWriter) Write(p []byte) (int, error) {
 	if e.err != nil {
 		return 0, e.err
 	}
@@ -174,7 +182,8 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+// Printf writes to the wrapped writer unless an earlier write failed.
+func (e *ErrWriter) Printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
 
 // thousands formats n with comma separators.
 func thousands(n int) string {
@@ -198,6 +207,24 @@ func thousands(n int) string {
 
 // Thousands is thousands for other packages' tables.
 func Thousands(n int) string { return thousands(n) }
+
+// The table formatters of the reports, for other packages' tables:
+// non-finite values are spelled "inf", "-inf" or "nan" (FormatFloat).
+
+// TrimFloat formats v with at most prec decimals, trailing zeros dropped.
+func TrimFloat(v float64, prec int) string { return trimFloat(v, prec) }
+
+// Percent formats a fraction as percent with two decimals (0.0512 -> "5.12").
+func Percent(v float64) string { return pct(v) }
+
+// Fixed3 formats v with three decimals (ratios such as Sharpe).
+func Fixed3(v float64) string { return num(v) }
+
+// Signed formats v with a sign and four decimals (dPnL in pp).
+func Signed(v float64) string { return signed(v) }
+
+// Sci formats v in scientific notation with two decimals (errors, margins).
+func Sci(v float64) string { return sci(v) }
 
 // trimFloat formats v with at most prec decimals, trailing zeros dropped.
 func trimFloat(v float64, prec int) string {

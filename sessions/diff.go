@@ -244,54 +244,54 @@ func (s DiffSide) label(name string) string {
 // how they were compared, the parity summary (with the verdict when it
 // applies), and the top combos by |dPnL|.
 func (d *Diff) WriteTable(w io.Writer, top int) error {
-	ew := &errWriter{w: w}
+	ew := engine.NewErrWriter(w)
 	p := d.Parity
-	ew.printf("diff    %s\n        against %s\n", d.B.label("B"), d.A.label("A"))
-	ew.printf("data    %s: %s bars %s .. %s UTC, sha256 %s\n", d.Dataset.Name, engine.Thousands(d.Dataset.Bars),
+	ew.Printf("diff    %s\n        against %s\n", d.B.label("B"), d.A.label("A"))
+	ew.Printf("data    %s: %s bars %s .. %s UTC, sha256 %s\n", d.Dataset.Name, engine.Thousands(d.Dataset.Bars),
 		d.Dataset.First.Format("2006-01-02 15:04"), d.Dataset.Last.Format("2006-01-02 15:04"), short(d.Dataset.SHA256))
-	ew.printf("grid    hma %s x hma3 %s = %s combos\n", d.Grid.HMA, d.Grid.HMA3, engine.Thousands(d.Grid.Len()))
+	ew.Printf("grid    hma %s x hma3 %s = %s combos\n", d.Grid.HMA, d.Grid.HMA3, engine.Thousands(d.Grid.Len()))
 	if len(d.Differences) == 0 {
-		ew.printf("differs nothing: the same settings run twice\n")
+		ew.Printf("differs nothing: the same settings run twice\n")
 	} else {
-		ew.printf("differs %s\n", strings.Join(d.Differences, "; "))
+		ew.Printf("differs %s\n", strings.Join(d.Differences, "; "))
 	}
 	if d.MetricsOnly {
-		ew.printf("method  saved metrics only (trades and returns per combo; no flips, no indicator errors): %s\n", d.Why)
+		ew.Printf("method  saved metrics only (trades and returns per combo; no flips, no indicator errors): %s\n", d.Why)
 	} else {
-		ew.printf("method  positions bar by bar from indicator series recomputed for each side (A %s %s, B %s %s); flip margins from A\n",
+		ew.Printf("method  positions bar by bar from indicator series recomputed for each side (A %s %s, B %s %s); flip margins from A\n",
 			d.A.Run.Precision, formulation(d.A.Run), d.B.Run.Precision, formulation(d.B.Run))
 	}
-	ew.printf("\n")
+	ew.Printf("\n")
 	if d.VerdictApplies {
-		ew.printf("Parity B vs A: %s", strings.ToUpper(p.Verdict))
+		ew.Printf("Parity B vs A: %s", strings.ToUpper(p.Verdict))
 	} else {
-		ew.printf("Parity B vs A: verdict n/a (a strategy setting differs: the deltas are the effect of the change)")
+		ew.Printf("Parity B vs A: verdict n/a (a strategy setting differs: the deltas are the effect of the change)")
 	}
 	if p.Incomplete {
-		ew.printf(" (INCOMPLETE: %d combos compared)", p.CombosCompared)
+		ew.Printf(" (INCOMPLETE: %d combos compared)", p.CombosCompared)
 	}
-	ew.printf("\n")
+	ew.Printf("\n")
 	if d.VerdictApplies {
 		for _, r := range p.Reasons {
-			ew.printf("  collapse: %s\n", r)
+			ew.Printf("  collapse: %s\n", r)
 		}
 	}
-	ew.printf("  trades        A %s, B %s; shifted %s (%s%%); max |dn| %d (%s%% of its combo)\n",
+	ew.Printf("  trades        A %s, B %s; shifted %s (%s%%); max |dn| %d (%s%% of its combo)\n",
 		engine.Thousands(p.TotalTrades64), engine.Thousands(p.TotalTrades32), engine.Thousands(p.ShiftedTrades),
 		trim(100*p.ShiftedShare, 4), p.MaxAbsDn, trim(100*p.MaxRelDn, 3))
-	ew.printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %d of %d\n",
+	ew.Printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %d of %d\n",
 		trim(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), p.CombosDiffering, p.CombosCompared)
 	if !d.MetricsOnly {
-		ew.printf("  flips         %s (%d non-borderline; borderline = margin |h3-h|/close < %g)\n",
+		ew.Printf("  flips         %s (%d non-borderline; borderline = margin |h3-h|/close < %g)\n",
 			engine.Thousands(p.FlipCount), p.NonBorderlineFlips, p.Tolerance)
 		if len(p.IndicatorErrors) > 0 {
 			e := p.IndicatorErrors[0]
-			ew.printf("  indicators    max relative error %s (%s %d, bar %d)\n", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)
+			ew.Printf("  indicators    max relative error %s (%s %d, bar %d)\n", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)
 		}
 	}
 
 	if n := min(5, len(p.Flips)); n > 0 && !d.MetricsOnly {
-		ew.printf("  worst flips (of %s):\n", engine.Thousands(p.FlipCount))
+		ew.Printf("  worst flips (of %s):\n", engine.Thousands(p.FlipCount))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "    hma\thma3\tbar\ttime (UTC)\tposA\tposB\tmargin\tborderline\t\n")
 		for _, f := range p.Flips[:n] {
@@ -307,7 +307,7 @@ func (d *Diff) WriteTable(w io.Writer, top int) error {
 		combos = combos[:top]
 	}
 	if len(combos) > 0 {
-		ew.printf("\nTop %d combos by |dPnL| (returns in %%, dPnL in pp)\n", len(combos))
+		ew.Printf("\nTop %d combos by |dPnL| (returns in %%, dPnL in pp)\n", len(combos))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "hma\thma3\ttradesA\ttradesB\tdn\treturnA\treturnB\tdPnL\tsharpeA\tsharpeB\tflips\t\n")
 		for _, c := range combos {
@@ -321,7 +321,7 @@ func (d *Diff) WriteTable(w io.Writer, top int) error {
 		}
 		tw.Flush()
 	}
-	return ew.err
+	return ew.Err()
 }
 
 type diffSideJSON struct {
@@ -370,61 +370,11 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 	}{d.A.toJSON(), d.B.toJSON(), append([]string{}, d.Differences...), d.VerdictApplies, d.MetricsOnly, d.Why, d.Report()})
 }
 
-// Small formatters in the engine's table conventions.
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
-
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-func trim(v float64, prec int) string {
-	if !finite(v) {
-		return engine.FormatFloat(v)
-	}
-	s := strconv.FormatFloat(v, 'f', prec, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
-
-func pct(v float64) string {
-	if !finite(v) {
-		return engine.FormatFloat(v)
-	}
-	return strconv.FormatFloat(100*v, 'f', 2, 64)
-}
-
-func num(v float64) string {
-	if !finite(v) {
-		return engine.FormatFloat(v)
-	}
-	return strconv.FormatFloat(v, 'f', 3, 64)
-}
-
-func signed(v float64) string {
-	if !finite(v) {
-		return engine.FormatFloat(v)
-	}
-	return fmt.Sprintf("%+.4f", v)
-}
-
-func sci(v float64) string {
-	if !finite(v) {
-		return engine.FormatFloat(v)
-	}
-	return strconv.FormatFloat(v, 'e', 2, 64)
-}
+// The engine's table formatters, under the short names the table code uses.
+var (
+	trim   = engine.TrimFloat
+	pct    = engine.Percent
+	num    = engine.Fixed3
+	signed = engine.Signed
+	sci    = engine.Sci
+)
