@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -125,4 +127,45 @@ func ErrText(s string) string {
 		return CancelledByUser
 	}
 	return strings.ReplaceAll(s, ": "+context.Canceled.Error(), ": "+CancelledByUser)
+}
+
+// ShortPath writes a dataset name for a pane of limited width: an embedded
+// name as is (the pane cuts it at its edge like any text); a path under the working directory relative
+// to it, one under the home directory with "~"; then, if it is still longer
+// than max cells, the directories are elided in the middle so that the file
+// name, the part a user recognises, always shows whole.
+func ShortPath(name string, max int) string {
+	if strings.HasPrefix(name, "embedded:") {
+		return name
+	}
+	if !filepath.IsAbs(name) {
+		return elideMiddle(name, max)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, name); err == nil && !strings.HasPrefix(rel, "..") {
+			name = rel
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" && strings.HasPrefix(name, home+string(filepath.Separator)) {
+		name = "~" + name[len(home):]
+	}
+	return elideMiddle(name, max)
+}
+
+// elideMiddle cuts the directory part of p so that the whole is at most max
+// runes, keeping the base name; a base name longer than max is cut at its end.
+func elideMiddle(p string, max int) string {
+	r := []rune(p)
+	if max <= 0 || len(r) <= max {
+		return p
+	}
+	base := []rune(filepath.Base(p))
+	if len(base)+4 > max {
+		if max <= 3 {
+			return string(base[:max])
+		}
+		return string(base[:max-3]) + "..."
+	}
+	keep := max - len(base) - 4 // "..." and the separator before the base name
+	return string(r[:keep]) + "..." + string(filepath.Separator) + string(base)
 }

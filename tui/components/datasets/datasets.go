@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"sweepbench/engine/data"
 	"sweepbench/tui/common"
@@ -165,7 +166,7 @@ func (m *Model) View() string {
 			lines = append(lines, st.err.Render(l))
 		}
 	case m.ctx.Dataset != nil:
-		lines = append(lines, Summary(m.ctx, m.ctx.Dataset)...)
+		lines = append(lines, Summary(m.ctx, m.ctx.Dataset, m.w)...)
 		if rest := m.h - len(lines) - 2; rest >= 3 {
 			lines = append(lines, "", st.label.Render("close, first to last bar"))
 			lines = append(lines, m.sparkline(m.ctx.Dataset, min(rest, 10)))
@@ -201,8 +202,9 @@ func (m *Model) sparkline(ds *data.Dataset, h int) string {
 	return t.Sanitize(sp.View())
 }
 
-// Summary describes a loaded dataset in three lines.
-func Summary(ctx *common.Context, ds *data.Dataset) []string {
+// Summary describes a loaded dataset in three lines for a pane w cells wide;
+// a long path is elided in the middle so the layout and hash still show.
+func Summary(ctx *common.Context, ds *data.Dataset, w int) []string {
 	t := ctx.Theme
 	st := newStyles(t)
 	in := ds.Info
@@ -223,8 +225,10 @@ func Summary(ctx *common.Context, ds *data.Dataset) []string {
 	if in.DroppedNaN > 0 {
 		nan = fmt.Sprintf("%s%d NaN rows dropped", t.Sep, in.DroppedNaN)
 	}
+	meta := t.Sep + "layout " + in.Layout + t.Sep + "sha256 " + sha
+	name := common.ShortPath(in.Name, max(w-lipgloss.Width(meta), 24))
 	return []string{
-		st.value.Render(in.Name) + st.label.Render(t.Sep+"layout "+in.Layout+t.Sep+"sha256 "+sha),
+		st.value.Render(name) + st.label.Render(meta),
 		fmt.Sprintf("%s bars, %s .. %s UTC, %s bars%s", common.Thousands(in.Bars),
 			in.First.Format("2006-01-02 15:04"), in.Last.Format("2006-01-02 15:04"), tf, res),
 		fmt.Sprintf("gaps %d%s%sprice %s .. %s%s", in.Gaps, gap, t.Sep, common.Price(in.MinPrice), common.Price(in.MaxPrice), nan),
