@@ -21,7 +21,7 @@ func TestGPUChunkedAndOutOfMemory(t *testing.T) {
 	job := &engine.Job{Bars: bars, Grid: g, Params: defaultParams(), Precision: engine.FP32}
 	run := func(label string) ([]engine.Metrics, int) {
 		t.Helper()
-		kern, err := b.Prepare(context.Background(), job)
+		kern, err := b.WithDevices(1).Prepare(context.Background(), job) // lane 0 runs the whole grid
 		if err != nil {
 			t.Fatalf("%s: prepare: %v", label, err)
 		}
@@ -55,6 +55,32 @@ func TestGPUChunkedAndOutOfMemory(t *testing.T) {
 				c, _ := got[i].Value(m)
 				if math.Float64bits(a) != math.Float64bits(c) && !(math.IsNaN(a) && math.IsNaN(c)) {
 					t.Fatalf("%s: combo %d %s = %v, one launch gave %v", name, i, m, c, a)
+				}
+			}
+		}
+	}
+}
+
+// TestGPUSharded: a thread-per-combo grid sharded over every GPU (each
+// holding only its share of the HMA series, laneHMA) gives the bits of one
+// GPU on every metric of every combo. With one GPU it still checks that
+// engine.Sweep and a single Compute agree.
+func TestGPUSharded(t *testing.T) {
+	b := gpuBackend(t)
+	rng := newRand(t)
+	bars := randomBars(rng, 8000, 100, 0.01)
+	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 109, Step: 1}, HMA3: engine.Range{Start: 12, Stop: 111, Step: 1}}
+	for _, prec := range []engine.Precision{engine.FP32, engine.FP64} {
+		job := &engine.Job{Bars: bars, Grid: g, Params: defaultParams(), Precision: prec}
+		one := sweepRun(t, b.WithDevices(1), job)
+		all := sweepRun(t, b, job)
+		t.Logf("%s: %d combos on 1 and on %d GPUs", prec, g.Len(), b.DeviceCount())
+		for i := range one {
+			for _, m := range engine.MetricNames {
+				a, _ := one[i].Value(m)
+				c, _ := all[i].Value(m)
+				if math.Float64bits(a) != math.Float64bits(c) && !(math.IsNaN(a) && math.IsNaN(c)) {
+					t.Fatalf("%s combo %d %s = %v on %d GPUs, %v on one", prec, i, m, c, b.DeviceCount(), a)
 				}
 			}
 		}

@@ -239,9 +239,12 @@ func checkIndicators[F engine.Float](t *testing.T, l *lane, bars *engine.Bars, g
 	check("HMA3", h3, grid.HMA3.Values(), ref.H3)
 }
 
+// prepared prepares job on the first GPU only: the tests that call it run
+// the whole grid on lane 0, which on several GPUs would hold only its own
+// share of the HMA series (laneHMA); sweepRun covers the sharded path.
 func prepared[F engine.Float](t *testing.T, b *Backend, job *engine.Job) *kernel[F] {
 	t.Helper()
-	k, err := b.Prepare(t.Context(), job)
+	k, err := b.WithDevices(1).Prepare(t.Context(), job)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,7 @@ type kernel[F engine.Float] struct {
 type lane struct {
 	d            *device
 	ind          *deviceIndicators
+	hLo, hHi     int // the HMA indices whose series ind holds (laneHMA)
 	params       devPtr         // pooled: warmH, warm3 and thr live in it
 	paramsHost   unsafe.Pointer // pinned staging of params
 	warmH, warm3 devPtr
@@ -91,10 +92,11 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 	errs := make([]error, len(devs))
 	prep := func(i int, d *device) {
 		l := &lane{d: d}
+		l.hLo, l.hHi = laneHMA(job.Grid.Len(), len(devs), k.chunk, k.n3, len(hma), i)
 		k.lanes[i] = l
 		errs[i] = d.do(func() error {
 			var err error
-			if l.ind, err = buildIndicatorsBars[F](d, bars, job.Params.Source, hma, hma3, prefix, k.seg); err != nil {
+			if l.ind, err = buildIndicatorsBars[F](d, bars, job.Params.Source, hma[l.hLo:l.hHi], hma3, prefix, k.seg); err != nil {
 				return err
 			}
 			sp := spec()
@@ -242,6 +244,18 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 	if k.seg {
 		name = "sweep_seg_" + suffix[F]()
 	}
+	if h0, h1 := first/k.n3, (first+cnt-1)/k.n3; h0 < l.hLo || h1 >= l.hHi {
+		return nil, nil, fmt.Errorf("internal error: combos %d..%d use HMA lengths %d..%d, the GPU holds the series of %d..%d only",
+			first, first+cnt-1, h0, h1, l.hLo, l.hHi-1)
+	}
+	// The kernel indexes the HMA series by the grid's HMA index: the base is
+	// moved back by the lane's first index (only indices in the lane's
+	// range are ever read).
+	hOff := uint64(l.hLo) * es
+	if k.seg {
+		hOff *= uint64(k.n) // series-major
+	}
+	hBase := l.ind.H - devPtr(hOff)
 	fBytes := uint64(cnt) * sweepNF * es
 	iBytes := uint64(cnt) * sweepNI * 4
 	var outF []F
@@ -296,14 +310,14 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 		}
 		if k.seg {
 			err = l.d.launch(name, [3]uint32{uint32(cnt), 1, 1}, [3]uint32{segThreads, 1, 1}, 0,
-				l.ind.H, l.ind.H3, l.ind.R, int32(k.n), l.warmH, l.warm3, int32(len(l.ind.hma3)),
+				hBase, l.ind.H3, l.ind.R, int32(k.n), l.warmH, l.warm3, int32(len(l.ind.hma3)),
 				int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
 				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, int32(k.cap), l.outF, l.outI)
 		} else {
 			per := sweepBlock * kpt
 			g := [3]uint32{uint32((cnt + per - 1) / per), 1, 1}
 			err = l.d.launch(name, g, [3]uint32{sweepBlock, 1, 1}, 0,
-				l.ind.H, l.ind.H3, l.ind.R, int32(k.n), int32(len(l.ind.hma)), int32(len(l.ind.hma3)),
+				hBase, l.ind.H3, l.ind.R, int32(k.n), int32(len(l.ind.hma)), int32(len(l.ind.hma3)),
 				l.warmH, l.warm3, int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
 				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, l.pos, int32(k.cap), l.outF, l.outI)
 		}

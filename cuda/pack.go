@@ -125,6 +125,23 @@ func chunkSize(total, lanes int) int {
 	return max(min((total+lanes-1)/lanes, maxChunk), 1)
 }
 
+// laneHMA is the range [lo, hi) of HMA indices whose series GPU lane i
+// needs: when the grid is one chunk per lane, engine.Sweep gives lane i the
+// combos [i*chunk, (i+1)*chunk) (engine.Kernel.ChunkSize), whose HMA
+// indices are c / n3; otherwise every lane may get any combo, so all nh.
+// A lane with no combos gets the first series only (it is never launched).
+// On 2 GPUs and a 320 x 320 grid each computes 160 + 320 series, not 640.
+func laneHMA(total, lanes, chunk, n3, nh, i int) (lo, hi int) {
+	if total > lanes*chunk || n3 <= 0 {
+		return 0, nh
+	}
+	a, b := i*chunk, min((i+1)*chunk, total)
+	if a >= b {
+		return 0, min(1, nh)
+	}
+	return a / n3, (b-1)/n3 + 1
+}
+
 // kthIndex is SPEC's VaR index floor(0.05*(m-1)) for m returns, computed
 // as engine.Backtest does.
 func kthIndex(m int) int { return int(math.Floor(0.05 * float64(m-1))) }

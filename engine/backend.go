@@ -61,7 +61,11 @@ type Device struct {
 type Kernel interface {
 	// Lanes is how many Compute calls may run concurrently (CPU cores, GPUs).
 	Lanes() int
-	// ChunkSize is the preferred number of combos per Compute call.
+	// ChunkSize is the preferred number of combos per Compute call. When
+	// the grid holds at most Lanes()*ChunkSize() combos, Sweep gives lane i
+	// exactly the combos [i*ChunkSize(), (i+1)*ChunkSize()) (fewer for the
+	// last lane, and sub-ranges of them when resuming), so a GPU lane may
+	// prepare only what its own share of the grid needs.
 	ChunkSize() int
 	// Compute evaluates combos [first, first+len(out)) of the job's grid into
 	// out. It returns ctx.Err() promptly when ctx is cancelled; out is then

@@ -337,6 +337,57 @@ func TestSweepSkipResumes(t *testing.T) {
 	}
 }
 
+// TestSweepOneChunkPerLane: a grid of one chunk per lane (the GPU layout,
+// where results are written in place) gives the same results as chunks
+// of any size, complete, with combos skipped (resume), and when one lane
+// fails (only the other lane's combos, in order, marked failed).
+func TestSweepOneChunkPerLane(t *testing.T) {
+	job := sweepJob()
+	run, err := Sweep(context.Background(), &fakeBackend{lanes: 2, chunk: 50}, job, SweepOptions{})
+	if err != nil || len(run.Results) != 100 {
+		t.Fatalf("err %v, %d results", err, len(run.Results))
+	}
+	checkResults(t, job, run.Results)
+
+	skip := func(i int) bool { return i%7 == 0 || (i >= 40 && i < 60) }
+	run, err = Sweep(context.Background(), &fakeBackend{lanes: 2, chunk: 50}, job, SweepOptions{Skip: skip})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int
+	for i := range 100 {
+		if !skip(i) {
+			want = append(want, i)
+		}
+	}
+	if !slices.Equal(indices(run.Results), want) {
+		t.Fatalf("Results %v, want %v", indices(run.Results), want)
+	}
+	checkResults(t, job, run.Results)
+
+	lane0 := make(chan struct{})
+	b := &fakeBackend{lanes: 2, chunk: 50, compute: func(ctx context.Context, lane, first int, out []Metrics) error {
+		if lane != first/50 {
+			t.Errorf("lane %d got combos from %d: one chunk per lane is assigned statically", lane, first)
+		}
+		if first >= 50 {
+			<-lane0 // fail once lane 0 has its results
+			return errors.New("kernel fault")
+		}
+		fillIndex(first, out)
+		close(lane0)
+		return nil
+	}}
+	run, err = Sweep(context.Background(), b, job, SweepOptions{})
+	if err == nil || run.Status != StatusFailed {
+		t.Fatalf("err %v status %s, want failed", err, run.Status)
+	}
+	if got := indices(run.Results); len(got) != 50 || got[0] != 0 || got[49] != 49 {
+		t.Fatalf("partial results %v, want combos 0..49", got)
+	}
+	checkResults(t, job, run.Results)
+}
+
 // TestSweepProgress: events start with "prepare", end with "done", carry
 // the grid's total, and Done never goes back; Best is the best Sharpe so
 // far (here the highest index seen). One lane, so the order is the order of

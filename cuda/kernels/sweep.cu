@@ -285,6 +285,24 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
     const int iend = n - 2; // bars [f0, iend) are regular; bar iend is the last
     int i = f0;
     long long wofs = 0;
+    // PF: the loads run one group of SB_U bars ahead of the arithmetic
+    // (software pipelining; Nsight Compute on the H200 put long-scoreboard
+    // waits on these loads first among the stalls at 3 warps per
+    // scheduler). fp32 with one combo per thread only: the 12 registers fit
+    // under the 72 that 13 blocks of 64 threads allow; fp64 already spills.
+    constexpr bool PF = sizeof(F) == 4 && K == 1;
+    F nr[SB_U], na3[K][SB_U], na[K][SB_U];
+    if (PF && i + SB_PW <= iend) {
+#pragma unroll
+        for (int u = 0; u < SB_U; ++u) {
+            nr[u] = R[i + u + 1];
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                na3[k][u] = h3col[k][(long)(i + u) * n3];
+                na[k][u] = hcol[k][(long)(i + u) * nh];
+            }
+        }
+    }
     for (; i + SB_PW <= iend; i += SB_PW) {
         unsigned pw[K];
 #pragma unroll
@@ -293,13 +311,32 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         for (int q = 0; q < SB_PW; q += SB_U) {
             const int ib = i + q;
             F rr[SB_U], a3[K][SB_U], a[K][SB_U];
+            if constexpr (PF) {
+                // The next group: the next word's first group when the loop
+                // goes on (never clamped then: i + 2*SB_PW <= iend), else
+                // bars in range whose values are not used.
+                const int nb = min(ib + SB_U, iend - SB_U + 1);
 #pragma unroll
-            for (int u = 0; u < SB_U; ++u) {
-                rr[u] = R[ib + u + 1];
+                for (int u = 0; u < SB_U; ++u) {
+                    rr[u] = nr[u];
+                    nr[u] = R[nb + u + 1];
 #pragma unroll
-                for (int k = 0; k < K; ++k) {
-                    a3[k][u] = h3col[k][(long)(ib + u) * n3];
-                    a[k][u] = hcol[k][(long)(ib + u) * nh];
+                    for (int k = 0; k < K; ++k) {
+                        a3[k][u] = na3[k][u];
+                        a[k][u] = na[k][u];
+                        na3[k][u] = h3col[k][(long)(nb + u) * n3];
+                        na[k][u] = hcol[k][(long)(nb + u) * nh];
+                    }
+                }
+            } else {
+#pragma unroll
+                for (int u = 0; u < SB_U; ++u) {
+                    rr[u] = R[ib + u + 1];
+#pragma unroll
+                    for (int k = 0; k < K; ++k) {
+                        a3[k][u] = h3col[k][(long)(ib + u) * n3];
+                        a[k][u] = hcol[k][(long)(ib + u) * nh];
+                    }
                 }
             }
 #pragma unroll
@@ -393,18 +430,42 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
             ++nIn[k];                                                                     \
         }                                                                                 \
     } while (0)
+    // The position words are read one word ahead (pass 1 wrote a word for
+    // every full group and one for the tail, so word w+1 exists while the
+    // loop runs): the load of 3.84 GB of words that no cache holds is no
+    // longer waited on at the top of every group.
     i = f0;
     wofs = 0;
+    unsigned npw[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) npw[k] = posbuf[jc[k]];
+    if (PF && i + SB_PW <= iend) {
+#pragma unroll
+        for (int u = 0; u < SB_U; ++u) nr[u] = R[i + u + 1];
+    }
     for (; i + SB_PW <= iend; i += SB_PW) {
         unsigned pw[K];
-#pragma unroll
-        for (int k = 0; k < K; ++k) pw[k] = posbuf[wofs + jc[k]];
         wofs += count;
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            pw[k] = npw[k];
+            npw[k] = posbuf[wofs + jc[k]];
+        }
 #pragma unroll 1
         for (int q = 0; q < SB_PW; q += SB_U) {
             F rr[SB_U];
+            if constexpr (PF) {
+                // r one group ahead too (as in pass 1; nb stays in range).
+                const int nb = min(i + q + SB_U, iend - SB_U + 1);
 #pragma unroll
-            for (int u = 0; u < SB_U; ++u) rr[u] = R[i + q + u + 1];
+                for (int u = 0; u < SB_U; ++u) {
+                    rr[u] = nr[u];
+                    nr[u] = R[nb + u + 1];
+                }
+            } else {
+#pragma unroll
+                for (int u = 0; u < SB_U; ++u) rr[u] = R[i + q + u + 1];
+            }
 #pragma unroll
             for (int u = 0; u < SB_U; ++u) {
 #pragma unroll
@@ -421,7 +482,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
     if (i <= iend) {
         unsigned pw[K];
 #pragma unroll
-        for (int k = 0; k < K; ++k) pw[k] = posbuf[wofs + jc[k]];
+        for (int k = 0; k < K; ++k) pw[k] = npw[k];
         for (; i <= iend; ++i) {
             const F rr = R[i + 1];
 #pragma unroll
