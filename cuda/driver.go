@@ -9,9 +9,9 @@ import (
 	"github.com/ebitengine/purego"
 )
 
-// driverLib is the CUDA driver library, opened at run time with dlopen
-// (purego: no cgo, so CGO_ENABLED=0 builds work on machines without CUDA).
-const driverLib = "libcuda.so.1"
+// The CUDA driver library (driverLib: libcuda.so.1, or nvcuda.dll on
+// Windows) is opened at run time and its entry points bound with purego:
+// no cgo, so CGO_ENABLED=0 builds work on machines without CUDA.
 
 // Driver API entry points, bound by loadDriver. Only the calls this package
 // makes are bound; each returns a CUresult (0 = CUDA_SUCCESS). Device
@@ -122,7 +122,7 @@ var (
 // The outcome is cached: a machine without the driver says so once, plainly.
 func loadDriver() error {
 	driverOnce.Do(func() {
-		h, err := purego.Dlopen(driverLib, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		h, err := openLibrary(driverLib)
 		if err != nil {
 			detail := strings.TrimSpace(err.Error())
 			if detail == "" {
@@ -135,7 +135,7 @@ func loadDriver() error {
 			var sym uintptr
 			var err error
 			for _, name := range strings.Split(s.name, "|") { // preferred name first
-				if sym, err = purego.Dlsym(h, name); err == nil {
+				if sym, err = lookupSymbol(h, name); err == nil {
 					break
 				}
 			}

@@ -39,7 +39,7 @@ type kernel[F engine.Float] struct {
 type lane struct {
 	d            *device
 	ind          *deviceIndicators
-	hLo, hHi     int // the HMA indices whose series ind holds (laneHMA)
+	hLo, hHi     int            // the HMA indices whose series ind holds (laneHMA)
 	params       devPtr         // pooled: warmH, warm3 and thr live in it
 	paramsHost   unsafe.Pointer // pinned staging of params
 	warmH, warm3 devPtr
