@@ -37,7 +37,7 @@ func (f *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.backend, "backend", "auto", "auto, reference, cuda or metal")
 	fs.StringVar(&f.precision, "precision", "both", "fp64, fp32 or both")
 	fs.StringVar(&f.wma, "wma", "direct", "WMA formulation of the fp32 run: direct or prefix (fp64 is always direct)")
-	fs.Float64Var(&f.barsPerYear, "bars-per-year", 0, "annualisation factor; 0 = from the median bar spacing on a 24/7 calendar")
+	fs.Float64Var(&f.barsPerYear, "bars-per-year", 0, "bars per year for Sharpe, Sortino and CAGR; 0 = 365 x 24 h / the median bar spacing (a 24/7 calendar; give market-hours data its own, e.g. 98280 for US equity 1m regular sessions)")
 	fs.Float64Var(&f.tolerance, "borderline", engine.DefaultBorderline, "parity: a flip is borderline when |h3-h|/close is below this")
 	fs.StringVar(&f.tz, "tz", "", "exchange time zone for local times without offset (default America/New_York for LEAN, else UTC)")
 	fs.StringVar(&f.timeColumn, "time-column", "", "name of the timestamp column of a CSV with a header")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -56,6 +57,23 @@ func openStoreToRead(cmd *cobra.Command) (*sessions.Store, error) {
 		}
 	}
 	return st, err
+}
+
+// openExistingStore opens the store for the sessions subcommands, which
+// read or change what is saved: a database file that does not exist is an
+// error naming it (opening would create an empty one as a side effect).
+func openExistingStore(cmd *cobra.Command, write bool) (*sessions.Store, error) {
+	p, err := dbPath(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no sessions database at %s: nothing has been saved there yet (`sweepbench run` saves every run unless --no-save; --db names another file)", p)
+	}
+	if write {
+		return openStore(cmd)
+	}
+	return openStoreToRead(cmd)
 }
 
 // originOf says how the flags loaded the dataset, for resume and diff: a
@@ -185,7 +203,14 @@ func newSessionsLsCmd() *cobra.Command {
 		Short:   "List the saved sessions, newest first",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, err := openStoreToRead(cmd)
+			if p, err := dbPath(cmd); err == nil {
+				if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+					// Nothing saved yet is an empty list, not a failure.
+					fmt.Fprintf(cmd.ErrOrStderr(), "no sessions yet: %s does not exist (`sweepbench run` saves every run unless --no-save)\n", p)
+					return nil
+				}
+			}
+			st, err := openExistingStore(cmd, false)
 			if err != nil {
 				return err
 			}
@@ -361,7 +386,7 @@ func newSessionsRmCmd() *cobra.Command {
 				}
 				ids[i] = id
 			}
-			st, err := openStore(cmd)
+			st, err := openExistingStore(cmd, true)
 			if err != nil {
 				return err
 			}
@@ -418,7 +443,7 @@ A and B are session ids (the fp64 run, or the only run) or ID:fp32.`,
 			if err != nil {
 				return err
 			}
-			st, err := openStoreToRead(cmd)
+			st, err := openExistingStore(cmd, false)
 			if err != nil {
 				return err
 			}
@@ -460,7 +485,7 @@ parity report over the complete runs, and prints the whole session as
 			if format != "table" && format != "json" && format != "csv" {
 				return fmt.Errorf("--format %q: want table, json or csv", format)
 			}
-			st, err := openStore(cmd)
+			st, err := openExistingStore(cmd, true)
 			if err != nil {
 				return err
 			}
@@ -540,7 +565,7 @@ func openSessionReport(cmd *cobra.Command, arg string) (*sessions.Store, int64, 
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	st, err := openStoreToRead(cmd)
+	st, err := openExistingStore(cmd, false)
 	if err != nil {
 		return nil, 0, nil, err
 	}

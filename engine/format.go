@@ -101,7 +101,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 func (r *Report) writeParity(bw *ErrWriter, p *Parity) {
 	bw.Printf("\nParity %s: %s", r.ParityOf, strings.ToUpper(p.Verdict))
 	if p.Incomplete {
-		bw.Printf(" (INCOMPLETE: %d combos compared)", p.CombosCompared)
+		bw.Printf(" (INCOMPLETE: %s combos compared)", thousands(p.CombosCompared))
 	}
 	bw.Printf("\n")
 	for _, reason := range p.Reasons {
@@ -110,11 +110,11 @@ func (r *Report) writeParity(bw *ErrWriter, p *Parity) {
 	if p.Explanation != "" {
 		bw.Printf("  note: %s\n", p.Explanation)
 	}
-	bw.Printf("  trades        fp64 %s, fp32 %s; shifted %s (%s%%); max |dn| %s (%s%% of its combo)\n",
+	bw.Printf("  trades        fp64 %s, fp32 %s; shifted %s (%s%%); max |dn| %s; max relative |dn| %s%%\n",
 		thousands(p.TotalTrades64), thousands(p.TotalTrades32), thousands(p.ShiftedTrades), trimFloat(100*p.ShiftedShare, 4),
 		thousands(p.MaxAbsDn), trimFloat(100*p.MaxRelDn, 3))
-	bw.Printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %d of %d\n",
-		trimFloat(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), p.CombosDiffering, p.CombosCompared)
+	bw.Printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %s of %s\n",
+		trimFloat(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), thousands(p.CombosDiffering), thousands(p.CombosCompared))
 	bw.Printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
 		thousands(p.FlipCount), thousands(p.NonBorderlineFlips), p.Tolerance)
 	if len(p.IndicatorErrors) > 0 {

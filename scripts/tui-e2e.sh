@@ -66,7 +66,8 @@ tm send-keys -t "$pane" Tab
 wait_for 'Parity: fp32 vs fp64'
 wait_for 'VERDICT: (PASS|COLLAPSE)'
 s=$(screen)
-grep -Eq 'trades [0-9,]+ fp64 / [0-9,]+ fp32, shifted [0-9,]+ \([0-9.]+%\), max \|dn\| [0-9]+' <<<"$s" || fail "no trade counts in the parity pane"
+grep -Eq 'trades [0-9,]+ fp64 / [0-9,]+ fp32, shifted [0-9,]+ \([0-9.]+%\)' <<<"$s" || fail "no trade counts in the parity pane"
+grep -Eq 'max \|dn\| [0-9,]+, max relative \|dn\| [0-9.]+%' <<<"$s" || fail "no max |dn| in the parity pane"
 grep -Eq 'max \|dPnL\| [0-9.e+-]+ pp \(rel [0-9.]+%\), indicator error [0-9.e+-]+' <<<"$s" || fail "no dPnL / indicator error in the parity pane"
 grep -Eq 'flips [0-9,]+, non-borderline [0-9,]+' <<<"$s" || fail "no flip counts in the parity pane"
 grep -Eq 'runs: fp64 complete 9/9 in [0-9.]+(ms|s|µs)' <<<"$s" || fail "the runs are not reported complete"

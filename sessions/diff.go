@@ -268,7 +268,7 @@ func (d *Diff) WriteTable(w io.Writer, top int) error {
 		ew.Printf("Parity B vs A: verdict n/a (a strategy setting differs: the deltas are the effect of the change)")
 	}
 	if p.Incomplete {
-		ew.Printf(" (INCOMPLETE: %d combos compared)", p.CombosCompared)
+		ew.Printf(" (INCOMPLETE: %s combos compared)", engine.Thousands(p.CombosCompared))
 	}
 	ew.Printf("\n")
 	if d.VerdictApplies {
@@ -276,14 +276,14 @@ func (d *Diff) WriteTable(w io.Writer, top int) error {
 			ew.Printf("  collapse: %s\n", r)
 		}
 	}
-	ew.Printf("  trades        A %s, B %s; shifted %s (%s%%); max |dn| %d (%s%% of its combo)\n",
+	ew.Printf("  trades        A %s, B %s; shifted %s (%s%%); max |dn| %d; max relative |dn| %s%%\n",
 		engine.Thousands(p.TotalTrades64), engine.Thousands(p.TotalTrades32), engine.Thousands(p.ShiftedTrades),
 		trim(100*p.ShiftedShare, 4), p.MaxAbsDn, trim(100*p.MaxRelDn, 3))
-	ew.Printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %d of %d\n",
-		trim(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), p.CombosDiffering, p.CombosCompared)
+	ew.Printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %s of %s\n",
+		trim(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), engine.Thousands(p.CombosDiffering), engine.Thousands(p.CombosCompared))
 	if !d.MetricsOnly {
-		ew.Printf("  flips         %s (%d non-borderline; borderline = margin |h3-h|/close < %g)\n",
-			engine.Thousands(p.FlipCount), p.NonBorderlineFlips, p.Tolerance)
+		ew.Printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
+			engine.Thousands(p.FlipCount), engine.Thousands(p.NonBorderlineFlips), p.Tolerance)
 		if len(p.IndicatorErrors) > 0 {
 			e := p.IndicatorErrors[0]
 			ew.Printf("  indicators    max relative error %s (%s %d, bar %d)\n", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)

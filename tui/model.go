@@ -73,6 +73,7 @@ type Model struct {
 	screen     screen
 	setupFocus int // 0 dataset pane, 1 form
 	focus      pane
+	selectFrom pane // the pane enter opened the crossover from (esc returns there)
 	showHelp   bool
 
 	datasets *datasets.Model
@@ -498,11 +499,25 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 		m.setFocus((m.focus + 1) % nPanes)
 	case key.Matches(msg, k.PrevPane):
 		m.setFocus((m.focus + nPanes - 1) % nPanes)
+	case key.Matches(msg, k.Back) && m.focus != paneMetrics:
+		// Back from a pane goes to the pane enter came from (or the
+		// table), not past the results: keys typed next are not form edits.
+		to := m.selectFrom
+		if to == m.focus || to >= nPanes {
+			to = paneMetrics
+		}
+		m.selectFrom = paneMetrics
+		m.setFocus(to)
 	case key.Matches(msg, k.Back), key.Matches(msg, k.Edit):
 		m.screen = screenSetup
 		m.setupFocus = 1
 		m.layout()
 		return m.focusSetup()
+	case key.Matches(msg, k.Filter) && m.focus != paneMetrics:
+		// The filter belongs to the table: / from any pane opens it there,
+		// so what is typed next is a filter, not a string of commands.
+		m.setFocus(paneMetrics)
+		return m.metrics.Update(msg)
 	case key.Matches(msg, k.Rerun):
 		return m.startRun(m.ctx.Study)
 	case key.Matches(msg, k.NextMetric), key.Matches(msg, k.PrevMetric):
@@ -532,6 +547,7 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.NextFlip), key.Matches(msg, k.PrevFlip):
 		return m.cross.Update(msg)
 	case key.Matches(msg, k.Select) && m.focus <= paneHeatmap:
+		m.selectFrom = m.focus
 		m.setFocus(paneCrossover)
 	default:
 		switch m.focus {

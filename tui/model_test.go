@@ -412,3 +412,48 @@ func TestFilePicker(t *testing.T) {
 		t.Fatal("after loading, the form should have the focus")
 	}
 }
+
+// TestEscAndFilterFromPanes: esc from the crossover opened with enter goes
+// back to the pane enter came from, not to the form (so what is typed next
+// edits nothing); / from any pane opens the table's filter, and the text
+// typed after it is the filter, not a string of commands (r would rerun).
+func TestEscAndFilterFromPanes(t *testing.T) {
+	d := newDriver(t, smallFlags(), 120, 40)
+	m := d.m
+	d.key("enter")
+	d.settle()
+	if m.screen != screenResults {
+		t.Fatalf("screen %d after the run (last error %q)", m.screen, m.ctx.LastErr)
+	}
+	d.key("enter") // on the metrics table: the selected combo's crossover
+	if m.focus != paneCrossover {
+		t.Fatalf("enter: focus %s, want Crossover", paneNames[m.focus])
+	}
+	d.key("esc")
+	if m.screen != screenResults || m.focus != paneMetrics {
+		t.Fatalf("esc from the crossover: screen %d focus %s, want the results' Metrics pane", m.screen, paneNames[m.focus])
+	}
+	d.key("tab", "tab", "enter", "esc") // heatmap -> crossover -> back to the heatmap
+	if m.focus != paneHeatmap {
+		t.Fatalf("esc from a crossover opened on the heatmap: focus %s", paneNames[m.focus])
+	}
+	d.key("esc") // from a pane enter did not open: the table
+	if m.focus != paneMetrics || m.screen != screenResults {
+		t.Fatalf("esc from the heatmap: focus %s", paneNames[m.focus])
+	}
+
+	results := m.ctx.Results
+	d.key("tab") // parity
+	d.key("/", "h", "m", "a", "=", "2", "0", "enter")
+	if m.focus != paneMetrics {
+		t.Fatalf("/ from the parity pane: focus %s, want Metrics", paneNames[m.focus])
+	}
+	if got := m.metrics.Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
+		t.Fatalf("filter hma=20 typed after / on the parity pane: %q, want 3 of 9 combos", got)
+	}
+	d.key("tab", "/", "r", "esc") // r inside the filter is text, not a rerun
+	d.settle()
+	if m.screen != screenResults || m.ctx.Results != results {
+		t.Fatal("the r typed after / reran the study")
+	}
+}

@@ -157,15 +157,20 @@ func (m *Model) Summary() []string {
 		for _, why := range p.Reasons {
 			out = append(out, st.reason.Render("! "+why))
 		}
+		if p.Explanation != "" {
+			out = append(out, st.warn.Render("note: "+p.Explanation))
+		}
 		if p.Incomplete {
 			out = append(out, st.warn.Render("incomplete: only the combos both runs completed are compared"))
 		}
 		out = append(out,
-			fmt.Sprintf("trades %s fp64 / %s fp32, shifted %s (%s), max |dn| %d (rel %s)",
+			fmt.Sprintf("trades %s fp64 / %s fp32, shifted %s (%s)",
 				common.Thousands(p.TotalTrades64), common.Thousands(p.TotalTrades32),
-				common.Thousands(p.ShiftedTrades), common.Pct(p.ShiftedShare), p.MaxAbsDn, common.Pct(p.MaxRelDn)),
-			fmt.Sprintf("max |dPnL| %s pp (rel %s), indicator error %.3g, %d combos differ",
-				common.Num(p.MaxAbsDPnLpp), common.Pct(p.MaxRelDPnL), p.MaxRelIndicatorError, p.CombosDiffering),
+				common.Thousands(p.ShiftedTrades), common.Pct(p.ShiftedShare)),
+			// Two maxima over the combos, not necessarily of one combo.
+			fmt.Sprintf("max |dn| %s, max relative |dn| %s", common.Thousands(p.MaxAbsDn), common.Pct(p.MaxRelDn)),
+			fmt.Sprintf("max |dPnL| %s pp (rel %s), indicator error %.3g, %s combos differ",
+				common.Num(p.MaxAbsDPnLpp), common.Pct(p.MaxRelDPnL), p.MaxRelIndicatorError, common.Thousands(p.CombosDiffering)),
 			fmt.Sprintf("flips %s, non-borderline %s", common.Thousands(p.FlipCount), common.Thousands(p.NonBorderlineFlips)))
 	} else {
 		why := "it needs an fp64 and an fp32 run (precision both)"
