@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -35,16 +36,21 @@ func newDevicesCmd() *cobra.Command {
 		Short: "List the backends and devices available on this machine",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Why a backend is unavailable goes under the table, so that a
+			// long driver message does not stretch every row.
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "BACKEND\tSTATUS\tDEVICE\tMEMORY\tCOMPUTE\tDRIVER")
+			var why []string
 			for _, b := range backends().All() {
 				if err := b.Available(); err != nil {
-					fmt.Fprintf(tw, "%s\tunavailable\t%v\t\t\t\n", b.Name(), err)
+					fmt.Fprintf(tw, "%s\tunavailable\t-\t\t\t\n", b.Name())
+					why = append(why, fmt.Sprintf("%s: %v", b.Name(), err))
 					continue
 				}
 				devs, err := b.Devices()
 				if err != nil {
-					fmt.Fprintf(tw, "%s\terror\t%v\t\t\t\n", b.Name(), err)
+					fmt.Fprintf(tw, "%s\terror\t-\t\t\t\n", b.Name())
+					why = append(why, fmt.Sprintf("%s: %v", b.Name(), err))
 					continue
 				}
 				for _, d := range devs {
@@ -55,7 +61,13 @@ func newDevicesCmd() *cobra.Command {
 					fmt.Fprintf(tw, "%s\tavailable\t%s\t%s\t%s\t%s\n", b.Name(), d.Name, mem, d.ComputeCapability, d.Driver)
 				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			if len(why) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "\n%s\n", strings.Join(why, "\n"))
+			}
+			return nil
 		},
 	}
 }

@@ -130,7 +130,7 @@ func (r *Registry) Lookup(name string) (b Backend, note string, err error) {
 	for _, c := range r.backends {
 		if c.Name() == name {
 			if err := c.Available(); err != nil {
-				return nil, "", fmt.Errorf("--backend %s is not available: %w", name, err)
+				return nil, "", fmt.Errorf("--backend %s is not available: %w (--backend reference, or auto, runs on the CPU)", name, err)
 			}
 			return c, "", nil
 		}

@@ -35,7 +35,7 @@ func ParseRange(name, s string) (Range, error) {
 		return Range{}, fmt.Errorf("%s %q: step %d must be positive", name, s, r.Step)
 	}
 	if r.Stop < r.Start {
-		return Range{}, fmt.Errorf("%s %q: empty range (stop %d < start %d)", name, s, r.Stop, r.Start)
+		return Range{}, fmt.Errorf("%s %q: empty range (stop %d < start %d; write start:stop:step, e.g. %d:%d:%d)", name, s, r.Stop, r.Start, r.Stop, r.Start, r.Step)
 	}
 	return r, nil
 }
@@ -115,7 +115,7 @@ func (g Grid) Validate(n int) error {
 		c := Combo{HMA: g.HMA.Last(), HMA3: g.HMA3.Last()}
 		need := BarsNeeded(c)
 		if n < need {
-			return fmt.Errorf("grid %s x %s: combo (hma %d, hma3 %d) needs %d bars (warm-up %d + 2), the data has %d",
+			return fmt.Errorf("grid %s x %s: combo (hma %d, hma3 %d) needs %d bars (warm-up %d + 2), the data has %d: lower the longest lengths, or use more bars (a longer file, a larger --head, a finer or no --timeframe)",
 				g.HMA, g.HMA3, c.HMA, c.HMA3, need, need-2, n)
 		}
 	}
