@@ -160,6 +160,9 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if failOnCollapse && len(s.Precisions) < 2 {
+				return fmt.Errorf("--fail-on-collapse needs a parity verdict, which needs both precisions: drop --precision %s (the default is both)", s.Precisions[0])
+			}
 			ctx := cmd.Context()
 			stderr := cmd.ErrOrStderr()
 			if note != "" && !quiet && format == "csv" {
@@ -226,7 +229,7 @@ func newRunCmd() *cobra.Command {
 			}
 			if runErr != nil {
 				if errors.Is(runErr, context.Canceled) {
-					return &exitError{130, errors.New("interrupted: the report above holds only the combos that completed")}
+					return &exitError{130, errors.New("interrupted: the report holds only the combos that completed")}
 				}
 				return runErr
 			}
@@ -263,7 +266,17 @@ func newProgressView(ch <-chan engine.Progress, w io.Writer) *progressView {
 		defer close(v.done)
 		var bar *progressbar.ProgressBar
 		var lane engine.Precision = -1
+		said := false // a status line to clear at the end
 		for p := range ch {
+			if p.Phase == "parity" {
+				if bar != nil {
+					_ = bar.Finish()
+					bar = nil
+				}
+				fmt.Fprintf(w, "\rparity: comparing fp32 with fp64 (trade counts, flips, indicator errors)...")
+				said = true
+				continue
+			}
 			if p.Precision != lane || bar == nil {
 				if bar != nil {
 					_ = bar.Finish()
@@ -285,6 +298,9 @@ func newProgressView(ch <-chan engine.Progress, w io.Writer) *progressView {
 		}
 		if bar != nil {
 			_ = bar.Finish()
+		}
+		if said {
+			fmt.Fprint(w, "\r\033[K")
 		}
 	}()
 	return v

@@ -249,6 +249,9 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 			if p != engine.FP64 {
 				best += " " + p.String()
 			}
+			if done, total := ss.Done(); done < total {
+				best += " so far" // of the combos saved: resume may find a better one
+			}
 		}
 		settings := fmt.Sprintf("fee %s%%, %s, %s, %s", engine.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, ss.Backend)
 		if ss.WMA != engine.Direct && hasFP32(ss.Precisions) {
@@ -297,7 +300,7 @@ func sessionHeader(ss *sessions.Session) string {
 	h := fmt.Sprintf("session %d  %s; started %s, last written by pid %d on %s", ss.ID, ss.Status,
 		ss.Created.Local().Format("2006-01-02 15:04:05"), ss.PID, ss.Host)
 	if ss.Error != "" && ss.Status != engine.StatusComplete {
-		h += "\n        " + ss.Error
+		h += "\n        " + engine.ErrText(ss.Error)
 	}
 	return h + "\n"
 }

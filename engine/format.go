@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -9,6 +10,19 @@ import (
 	"text/tabwriter"
 	"time"
 )
+
+// CancelledByUser is how a cancel the user asked for reads in reports.
+const CancelledByUser = "cancelled by the user"
+
+// ErrText is the text of a live or stored error for a report: a cancel
+// (context.Canceled, or its stored text "context canceled") reads
+// "cancelled by the user", never Go's wording.
+func ErrText(s string) string {
+	if s == context.Canceled.Error() {
+		return CancelledByUser
+	}
+	return strings.ReplaceAll(s, ": "+context.Canceled.Error(), ": "+CancelledByUser)
+}
 
 // WriteTable writes the human report: dataset, parameters, each run's
 // speed, the top combos (fp64 and fp32 side by side when both ran, every
@@ -50,18 +64,28 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	tw.Flush()
 	for _, run := range r.Runs {
 		if run.Err != nil && run.Status != StatusComplete {
-			bw.Printf("%s %s: %s\n", run.Precision, run.Status, run.Err)
+			bw.Printf("%s %s: %s\n", run.Precision, run.Status, ErrText(run.Err.Error()))
 		}
 		if run.Saving > run.Elapsed/10 {
 			bw.Printf("%s: %s of the %s elapsed went to saving results in the sessions store (--no-save skips it)\n",
 				run.Precision, secs(run.Saving), secs(run.Elapsed))
 		}
 	}
+	for _, p := range r.NotStarted() {
+		bw.Printf("%s not started: the study stopped before its lane began\n", p)
+	}
+	if !r.Complete() && len(r.Runs) > 0 {
+		bw.Printf("INCOMPLETE: the tables below cover only the combos computed before the study stopped")
+		if r.Parity == nil && len(r.Requested) > 1 {
+			bw.Printf("; no parity report (it needs combos computed in both fp64 and fp32)")
+		}
+		bw.Printf("\n")
+	}
 
 	ref, test := r.Run(FP64), r.Run(FP32)
 	switch {
 	case ref != nil && test != nil && len(ref.Results) > 0:
-		bw.Printf("\nTop %d combos by fp64 Sharpe, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", min(top, len(ref.Results)))
+		bw.Printf("\nTop %d combos%s by fp64 Sharpe, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", min(top, len(ref.Results)), ofComputed(ref))
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "hma\thma3\ttrades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t\n")
 		for _, c := range TopBySharpe(ref, top) {
@@ -81,7 +105,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 			if len(run.Results) == 0 {
 				continue
 			}
-			bw.Printf("\nTop %d combos by %s Sharpe (returns, drawdown, win rate, VaR in %%)\n", min(top, len(run.Results)), run.Precision)
+			bw.Printf("\nTop %d combos%s by %s Sharpe (returns, drawdown, win rate, VaR in %%)\n", min(top, len(run.Results)), ofComputed(run), run.Precision)
 			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(tw, "hma\thma3\ttrades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n")
 			for _, c := range TopBySharpe(run, top) {
@@ -96,6 +120,15 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 		r.writeParity(bw, p)
 	}
 	return bw.err
+}
+
+// ofComputed qualifies a top list of a run that stopped early: " of the
+// 2,440 computed (of 8,928)"; "" for a complete run.
+func ofComputed(run *Run) string {
+	if run.Complete() {
+		return ""
+	}
+	return fmt.Sprintf(" of the %s computed (of %s)", thousands(len(run.Results)), thousands(run.Grid.Len()))
 }
 
 func (r *Report) writeParity(bw *ErrWriter, p *Parity) {
@@ -134,15 +167,30 @@ func (r *Report) writeParity(bw *ErrWriter, p *Parity) {
 }
 
 // WriteCSV writes one row per combo and run: precision, backend, wma,
-// hma, hma3 and every SPEC metric by its SPEC name ("inf"/"nan" spelled out).
+// hma, hma3, every SPEC metric by its SPEC name ("inf"/"nan" spelled out,
+// fractions as in the JSON), then the run's status (complete, cancelled,
+// ...), dataset, timeframe, fee (fraction per side), mode, source and
+// bars_per_year.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := append([]string{"precision", "backend", "wma", "hma", "hma3"}, MetricNames...)
+	// The settings of the run on every row, so that a file describes
+	// itself (tidy data: it concatenates with other runs' files).
+	head = append(head, "status", "dataset", "timeframe", "fee", "mode", "source", "bars_per_year")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
+	d := r.Dataset
+	tf := d.Timeframe
+	if tf == "" && d.MedianSpacing > 0 {
+		tf = shortDuration(d.MedianSpacing)
+	}
 	row := make([]string, len(head))
+	m := 5 + len(MetricNames)
 	for _, run := range r.Runs {
+		row[m], row[m+1], row[m+2] = string(run.Status), d.Name, tf
+		row[m+3], row[m+4], row[m+5], row[m+6] = FormatFloat(r.Params.Fee), r.Params.Mode.String(), r.Params.Source.String(),
+			FormatFloat(r.Params.BarsPerYear)
 		for i := range run.Results {
 			c := &run.Results[i]
 			row[0], row[1], row[2] = run.Precision.String(), run.Backend, run.WMA.String()

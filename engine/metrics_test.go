@@ -125,7 +125,9 @@ func TestReportWritesNonFinite(t *testing.T) {
 	for i, h := range rows[0] {
 		col[h] = rows[1][i]
 	}
-	if col["cagr"] != "inf" || col["sharpe"] != "nan" || col["calmar"] != "-inf" || col["hma"] != "20" || col["hma3"] != "36" || col["total_trades"] != "3" {
+	if col["cagr"] != "inf" || col["sharpe"] != "nan" || col["calmar"] != "-inf" || col["hma"] != "20" || col["hma3"] != "36" || col["total_trades"] != "3" ||
+		col["status"] != string(rep.Runs[0].Status) || col["fee"] != FormatFloat(rep.Params.Fee) || col["mode"] != rep.Params.Mode.String() ||
+		col["bars_per_year"] != FormatFloat(rep.Params.BarsPerYear) || col["dataset"] != rep.Dataset.Name {
 		t.Errorf("CSV row %v", col)
 	}
 }

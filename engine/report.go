@@ -154,8 +154,13 @@ type jsonReport struct {
 	Dataset jsonDataset `json:"dataset"`
 	Params  jsonParams  `json:"params"`
 	Created time.Time   `json:"created"`
-	Runs    []jsonRun   `json:"runs"`
-	Parity  *jsonParity `json:"parity"`
+	// Complete is false when any requested run stopped early or never
+	// started (NotStarted): the combos and the parity then cover only what
+	// completed.
+	Complete   bool        `json:"complete"`
+	NotStarted []string    `json:"not_started,omitempty"`
+	Runs       []jsonRun   `json:"runs"`
+	Parity     *jsonParity `json:"parity"`
 }
 
 func (r *Report) toJSON() jsonReport {
@@ -165,15 +170,19 @@ func (r *Report) toJSON() jsonReport {
 			d.MedianSpacing.Seconds(), d.Gaps, d.LargestGap.Seconds(), d.DroppedNaN, JSONFloat(d.MinPrice), JSONFloat(d.MaxPrice)},
 		Params: jsonParams{r.Grid.HMA.String(), r.Grid.HMA3.String(), r.Grid.Len(), JSONFloat(r.Params.Fee),
 			r.Params.Mode.String(), r.Params.Source.String(), JSONFloat(r.Params.BarsPerYear), r.Backend, r.WMA.String(), r.Note},
-		Created: r.Created,
-		Runs:    []jsonRun{},
+		Created:  r.Created,
+		Complete: r.Complete(),
+		Runs:     []jsonRun{},
+	}
+	for _, p := range r.NotStarted() {
+		out.NotStarted = append(out.NotStarted, p.String())
 	}
 	for _, run := range r.Runs {
 		jr := jsonRun{Backend: run.Backend, Device: run.Device, Precision: run.Precision.String(), WMA: run.WMA.String(),
 			Status: string(run.Status), ElapsedS: JSONFloat(run.Elapsed.Seconds()), PrepareS: JSONFloat(run.Prepare.Seconds()),
 			CombosPerS: JSONFloat(run.CombosPerSecond()), CombosDone: len(run.Results), Combos: make([]jsonCombo, len(run.Results))}
 		if run.Err != nil {
-			jr.Error = run.Err.Error()
+			jr.Error = ErrText(run.Err.Error())
 		}
 		for i := range run.Results {
 			jr.Combos[i] = toJSONCombo(&run.Results[i])

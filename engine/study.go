@@ -42,26 +42,41 @@ type StudyOptions struct {
 // Report is what a study produced: the dataset, the parameters, each run and
 // the parity report (nil unless an fp64 and an fp32 run both produced results).
 type Report struct {
-	Dataset  data.Info
-	Params   Params
-	Grid     Grid
-	WMA      Formulation
-	Backend  string
-	Note     string // e.g. which backend auto picked and why
-	Created  time.Time
-	Runs     []*Run
-	Parity   *Parity
-	ParityOf string // "fp32 vs fp64"
+	Dataset data.Info
+	Params  Params
+	Grid    Grid
+	WMA     Formulation
+	Backend string
+	Note    string // e.g. which backend auto picked and why
+	Created time.Time
+	Runs    []*Run
+	// Requested are the precisions the study asked for, in order; one
+	// without a run in Runs never started (the study stopped before it).
+	Requested []Precision
+	Parity    *Parity
+	ParityOf  string // "fp32 vs fp64"
 }
 
-// Complete reports whether every run completed.
+// Complete reports whether every requested run started and completed.
 func (r *Report) Complete() bool {
 	for _, run := range r.Runs {
 		if !run.Complete() {
 			return false
 		}
 	}
-	return len(r.Runs) > 0
+	return len(r.Runs) > 0 && len(r.NotStarted()) == 0
+}
+
+// NotStarted lists the requested precisions that have no run: the study
+// stopped (a cancel, an error) before their lanes began.
+func (r *Report) NotStarted() []Precision {
+	var out []Precision
+	for _, p := range r.Requested {
+		if r.Run(p) == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Run returns the run of precision p, or nil.
@@ -118,7 +133,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		return nil, err
 	}
 	rep := &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA,
-		Backend: s.Backend.Name(), Created: time.Now().UTC()}
+		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...)}
 	cache := &IndicatorCache{}
 	var runErr error
 	for _, p := range s.Precisions {
@@ -148,6 +163,15 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 	}
 	ref, test := rep.Run(FP64), rep.Run(FP32)
 	if ref != nil && test != nil && len(ref.Results) > 0 && len(test.Results) > 0 {
+		if opt.Progress != nil {
+			// The comparison (traces of the flipped combos) takes a moment
+			// on large grids: say so rather than go quiet.
+			select {
+			case opt.Progress <- Progress{Backend: test.Backend, Precision: FP32, Done: len(test.Results),
+				Total: test.Grid.Len(), Elapsed: test.Elapsed, Phase: "parity"}:
+			default:
+			}
+		}
 		pctx := ctx
 		if ctx.Err() != nil {
 			// Cancelled: still explain what completed, on a fresh context.

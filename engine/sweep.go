@@ -68,7 +68,7 @@ type Progress struct {
 	Rate      float64       // combos per second since compute started
 	Elapsed   time.Duration // since the sweep started
 	ETA       time.Duration // estimated time left; 0 when unknown
-	Phase     string        // "prepare", "compute", "done"
+	Phase     string        // "prepare", "compute", "done"; "parity" (RunStudy: the fp32 vs fp64 comparison runs)
 	Best      *ComboResult  // best Sharpe so far; nil before the first chunk
 }
 
@@ -160,7 +160,8 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 	}
 	var (
 		next     atomic.Int64
-		done     atomic.Int64
+		done     atomic.Int64 // computed or skipped (resume): the progress fraction
+		skipped  atomic.Int64 // skipped: not part of the rate
 		mu       sync.Mutex
 		chunks   [][]ComboResult
 		best     *ComboResult
@@ -200,6 +201,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 					for a < hi && opt.Skip != nil && opt.Skip(a) {
 						a++
 						done.Add(1)
+						skipped.Add(1)
 					}
 					z := a
 					for z < hi && (opt.Skip == nil || !opt.Skip(z)) {
@@ -247,7 +249,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 					}
 					if now := time.Now(); d > maxSent && (now.Sub(lastSent) >= opt.Every || d == total) {
 						lastSent, maxSent = now, d
-						send(progressAt(b.Name(), job.Precision, d, total, start, computeStart, best))
+						send(progressAt(b.Name(), job.Precision, d, int(skipped.Load()), total, start, computeStart, best))
 					}
 					mu.Unlock()
 					a = z
@@ -263,7 +265,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 	if it, ok := k.(IndicatorTimer); ok {
 		run.Indicators = it.IndicatorTime()
 	}
-	p := progressAt(b.Name(), job.Precision, int(done.Load()), total, start, computeStart, best)
+	p := progressAt(b.Name(), job.Precision, int(done.Load()), int(skipped.Load()), total, start, computeStart, best)
 	p.Phase = "done"
 	send(p)
 	switch {
@@ -278,11 +280,13 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 	return run, nil
 }
 
-func progressAt(backend string, prec Precision, done, total int, start, computeStart time.Time, best *ComboResult) Progress {
+func progressAt(backend string, prec Precision, done, skipped, total int, start, computeStart time.Time, best *ComboResult) Progress {
 	p := Progress{Backend: backend, Precision: prec, Done: done, Total: total,
 		Elapsed: time.Since(start), Phase: "compute"}
-	if s := time.Since(computeStart).Seconds(); s > 0 && done > 0 {
-		p.Rate = float64(done) / s
+	// The rate counts the combos computed now, not those a resume skipped
+	// (they were loaded, not computed: counting them would inflate it).
+	if s := time.Since(computeStart).Seconds(); s > 0 && done-skipped > 0 {
+		p.Rate = float64(done-skipped) / s
 		p.ETA = time.Duration(float64(total-done) / p.Rate * float64(time.Second))
 	}
 	if best != nil {

@@ -581,3 +581,78 @@ func TestRunStudyRoutesPerPrecision(t *testing.T) {
 		t.Errorf("fp32 results %d, parity %+v", len(rep.Run(FP32).Results), rep.Parity)
 	}
 }
+
+// TestSweepResumeRate: the progress rate of a resumed sweep counts the
+// combos computed now, not those loaded from the store: 90 of 100 skipped,
+// the rest computed slowly, so the rate is ~10 per elapsed time, not ~100.
+func TestSweepResumeRate(t *testing.T) {
+	job := sweepJob()
+	b := &fakeBackend{lanes: 1, chunk: 5, compute: func(ctx context.Context, lane, first int, out []Metrics) error {
+		time.Sleep(20 * time.Millisecond)
+		fillIndex(first, out)
+		return nil
+	}}
+	prog := make(chan Progress, 1000)
+	run, err := Sweep(context.Background(), b, job, SweepOptions{Skip: func(i int) bool { return i >= 10 }, Progress: prog, Every: time.Nanosecond})
+	if err != nil || len(run.Results) != 10 {
+		t.Fatalf("err %v, %d results", err, len(run.Results))
+	}
+	close(prog)
+	var last Progress
+	for p := range prog {
+		last = p
+	}
+	if last.Done != 100 {
+		t.Fatalf("last progress done %d, want 100 (computed and skipped)", last.Done)
+	}
+	if got := last.Rate * last.Elapsed.Seconds(); got < 9 || got > 15 {
+		t.Errorf("rate %.1f combos/s over %v counts %.1f combos, want the 10 computed", last.Rate, last.Elapsed, got)
+	}
+}
+
+// TestRunStudyCancelledBeforeFP32: a cancel in the fp64 lane leaves fp32
+// never started; the report says so in every format: NotStarted, not
+// Complete, the table's "not started" and INCOMPLETE lines and its top
+// list qualified, the JSON's complete=false and not_started, and the
+// cancel read as the user's, not Go's "context canceled".
+func TestRunStudyCancelledBeforeFP32(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b := precisionAware(func(prec Precision, ctx context.Context, first int, out []Metrics) error {
+		if prec == FP64 && first >= 40 {
+			cancel()
+			return ctx.Err()
+		}
+		fillIndex(first, out)
+		return nil
+	})
+	rep, err := RunStudy(ctx, fakeStudy(b), StudyOptions{})
+	if !errors.Is(err, context.Canceled) || rep == nil {
+		t.Fatalf("err %v rep %v", err, rep)
+	}
+	if ns := rep.NotStarted(); len(ns) != 1 || ns[0] != FP32 || rep.Complete() || rep.Parity != nil {
+		t.Fatalf("not started %v, complete %v, parity %v", ns, rep.Complete(), rep.Parity)
+	}
+	var tab strings.Builder
+	if err := rep.WriteTable(&tab, 5); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"fp64 cancelled: cancelled by the user", "fp32 not started", "INCOMPLETE:",
+		"no parity report", "combos of the 40 computed (of 100)"} {
+		if !strings.Contains(tab.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, tab.String())
+		}
+	}
+	if strings.Contains(tab.String(), "context canceled") {
+		t.Errorf("table shows Go's error text:\n%s", tab.String())
+	}
+	var js strings.Builder
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"complete": false`, `"not_started": [`, `"error": "cancelled by the user"`} {
+		if !strings.Contains(js.String(), want) {
+			t.Errorf("JSON lacks %s", want)
+		}
+	}
+}

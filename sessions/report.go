@@ -28,7 +28,7 @@ func (s *Store) Open(ctx context.Context, id int64) (*engine.Report, error) {
 	}
 	s.settle(ss)
 	rep := &engine.Report{Dataset: ss.Dataset, Params: ss.Params, Grid: ss.Grid, WMA: ss.WMA,
-		Backend: ss.Backend, Note: ss.Note, Created: ss.Created}
+		Backend: ss.Backend, Note: ss.Note, Created: ss.Created, Requested: append([]engine.Precision(nil), ss.Precisions...)}
 	for i := range ss.Runs {
 		run, err := loadRun(ctx, tx, ss, &ss.Runs[i])
 		if err != nil {

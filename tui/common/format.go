@@ -1,7 +1,6 @@
 package common
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"os"
@@ -117,17 +116,11 @@ func Value(name string, v float64) string {
 }
 
 // CancelledByUser is how a cancel the user asked for reads.
-const CancelledByUser = "cancelled by the user"
+const CancelledByUser = engine.CancelledByUser
 
-// ErrText is the text of a stored or live error for the screen: a cancel
-// (context.Canceled, or its stored text "context canceled") reads
-// "cancelled by the user", never Go's wording.
-func ErrText(s string) string {
-	if s == context.Canceled.Error() {
-		return CancelledByUser
-	}
-	return strings.ReplaceAll(s, ": "+context.Canceled.Error(), ": "+CancelledByUser)
-}
+// ErrText is engine.ErrText: a cancel reads "cancelled by the user", never
+// Go's wording.
+func ErrText(s string) string { return engine.ErrText(s) }
 
 // ShortPath writes a dataset name for a pane of limited width: an embedded
 // name as is (the pane cuts it at its edge like any text); a path under the working directory relative

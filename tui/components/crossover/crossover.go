@@ -25,6 +25,7 @@ type Model struct {
 	w, h  int
 	flips []int // bars b (< n-1) where the held positions differ, ascending
 	cur   int   // the flip shown
+	worst int   // the flip it opens on: the widest margin, non-borderline first
 }
 
 // New returns the pane.
@@ -36,7 +37,11 @@ func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 // Title names the pane.
 func (m *Model) Title() string {
 	if len(m.flips) > 0 {
-		return fmt.Sprintf("Crossover: flip %d of %d", m.cur+1, len(m.flips))
+		t := fmt.Sprintf("Crossover: flip %d of %d", m.cur+1, len(m.flips))
+		if m.cur == m.worst && len(m.flips) > 1 {
+			t += ", the widest margin" // where it opens; n/N step in bar order
+		}
+		return t
 	}
 	return "Crossover"
 }
@@ -65,6 +70,7 @@ func (m *Model) Reload() {
 			worst, m.cur = mg, k
 		}
 	}
+	m.worst = m.cur
 }
 
 // margin is the flip's |h3-h|/close in fp64: from the parity report when it

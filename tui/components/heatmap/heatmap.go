@@ -229,8 +229,15 @@ func (m *Model) View() string {
 		}
 	}
 	b.WriteString(st.label.Render(strings.TrimRight(string(xl), " ")) + "\n")
-	// Legend.
-	b.WriteString(st.label.Render("rows hma, cols hma3  ") + st.label.Render(common.Value(metric, lo)+" ") +
+	// Legend; a grid larger than the pane says which part is shown (the
+	// view follows the cursor).
+	axes := "rows hma, cols hma3  "
+	if visR < nh || visC < n3 {
+		axes = fmt.Sprintf("shown: hma %d..%d of %d..%d, hma3 %d..%d of %d..%d  ",
+			g.HMA.At(m.r0), g.HMA.At(m.r0+visR-1), g.HMA.Start, g.HMA.Last(),
+			g.HMA3.At(m.c0), g.HMA3.At(m.c0+visC-1), g.HMA3.Start, g.HMA3.Last())
+	}
+	b.WriteString(st.label.Render(axes) + st.label.Render(common.Value(metric, lo)+" ") +
 		m.legend(st) + st.label.Render(" "+common.Value(metric, hi)))
 	return t.Fit(b.String(), m.w, m.h)
 }
