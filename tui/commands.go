@@ -348,7 +348,15 @@ func (m *Model) buildStudy() (s *engine.Study, note string, perField map[string]
 	}
 	grid := engine.Grid{HMA: hma, HMA3: hma3}
 	if perField[form.HMA] == nil && perField[form.HMA3] == nil {
-		if err := grid.Validate(0); err != nil {
+		// A length below the minimum belongs to its field (marked there
+		// like a parse error); the rest (too many combos) to the grid.
+		switch err := grid.Validate(0); {
+		case err == nil:
+		case strings.HasPrefix(err.Error(), "--hma3 "):
+			perField[form.HMA3] = err
+		case strings.HasPrefix(err.Error(), "--hma "):
+			perField[form.HMA] = err
+		default:
 			general = err
 		}
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,16 @@ func TestSetupKeys(t *testing.T) {
 			if v := m.View(); !strings.Contains(v, `HMA range "10:5:1": empty range (stop 5 < start 10;`) {
 				t.Fatalf("ParseRange's error is not shown:\n%s", v)
 			}
+		}},
+		{"a length below the minimum is marked on its field", []string{"backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "1:10"}, func(t *testing.T) {
+			v := m.View()
+			if !strings.Contains(v, "length 1 is below the minimum 2") {
+				t.Fatalf("Grid.Validate's error is not shown:\n%s", v)
+			}
+			if !regexp.MustCompile(`!\s*HMA range`).MatchString(v) {
+				t.Fatalf("the HMA field is not marked with !:\n%s", v)
+			}
+			d.key("backspace", "backspace", "backspace", "backspace", "10:5:1")
 		}},
 		{"down and choices cycle, skipping the unavailable backend", []string{"down", "down", "down", "down", "down", "down", "down", "right"}, func(t *testing.T) {
 			if v := m.form.Values()[form.Backend]; v != "auto" {
