@@ -161,6 +161,11 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 			break
 		}
 	}
+	if len(rep.Runs) > 0 {
+		if n := medianTrades(rep.Runs[0]); n >= 0 && n < fewTrades {
+			rep.Note = JoinNote(rep.Note, fmt.Sprintf("the median combo made %d trades: Sharpe, Sortino and CAGR annualised from so few are noise (more bars, or shorter lengths)", n))
+		}
+	}
 	ref, test := rep.Run(FP64), rep.Run(FP32)
 	if ref != nil && test != nil && len(ref.Results) > 0 && len(test.Results) > 0 {
 		if opt.Progress != nil {
@@ -184,6 +189,24 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		rep.Parity, rep.ParityOf = par, "fp32 vs fp64"
 	}
 	return rep, runErr
+}
+
+// fewTrades: below this median trade count per combo a report warns that
+// its annualised ratios rest on too few trades to mean much.
+const fewTrades = 30
+
+// medianTrades is the lower median of the run's trade counts, -1 when it
+// has no results.
+func medianTrades(run *Run) int {
+	if len(run.Results) == 0 {
+		return -1
+	}
+	t := make([]int, len(run.Results))
+	for i := range run.Results {
+		t[i] = run.Results[i].TotalTrades
+	}
+	sort.Ints(t)
+	return t[(len(t)-1)/2]
 }
 
 // backendFor picks the backend of a precision lane: the study's, or its

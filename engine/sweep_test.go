@@ -656,3 +656,27 @@ func TestRunStudyCancelledBeforeFP32(t *testing.T) {
 		}
 	}
 }
+
+// TestFewTradesNote: the lower median of the trade counts, and the
+// report's note when it is below fewTrades (the fake backend's combos
+// make no trades at all).
+func TestFewTradesNote(t *testing.T) {
+	run := &Run{Results: []ComboResult{{Metrics: Metrics{TotalTrades: 5}}, {Metrics: Metrics{TotalTrades: 1}},
+		{Metrics: Metrics{TotalTrades: 100}}, {Metrics: Metrics{TotalTrades: 40}}}}
+	if got := medianTrades(run); got != 5 {
+		t.Errorf("median of 5, 1, 100, 40 = %d, want 5 (the lower median)", got)
+	}
+	if got := medianTrades(&Run{}); got != -1 {
+		t.Errorf("median of no results = %d, want -1", got)
+	}
+	rep, err := RunStudy(context.Background(), fakeStudy(precisionAware(func(_ Precision, _ context.Context, first int, out []Metrics) error {
+		fillIndex(first, out)
+		return nil
+	})), StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Note, "the median combo made 0 trades") {
+		t.Errorf("note %q", rep.Note)
+	}
+}
