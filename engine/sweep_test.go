@@ -506,14 +506,14 @@ func fakeStudy(b Backend) *Study {
 		Grid: job.Grid, Params: job.Params, Precisions: []Precision{FP64, FP32}, Backend: b}
 }
 
-// TestRunStudyCancelled: cancelled during the fp32 run, the report keeps
-// the complete fp64 run, the partial fp32 run, and a parity report over the
-// combos both have, marked incomplete; the error is context.Canceled.
-func TestRunStudyCancelled(t *testing.T) {
+// cancelledStudy runs the fake study and cancels it when the lane of
+// precision prec reaches combo at; the error must be context.Canceled.
+func cancelledStudy(t *testing.T, prec Precision, at int) *Report {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	b := precisionAware(func(prec Precision, ctx context.Context, first int, out []Metrics) error {
-		if prec == FP32 && first >= 30 {
+	b := precisionAware(func(p Precision, ctx context.Context, first int, out []Metrics) error {
+		if p == prec && first >= at {
 			cancel()
 			return ctx.Err()
 		}
@@ -524,6 +524,14 @@ func TestRunStudyCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || rep == nil {
 		t.Fatalf("err %v rep %v", err, rep)
 	}
+	return rep
+}
+
+// TestRunStudyCancelled: cancelled during the fp32 run, the report keeps
+// the complete fp64 run, the partial fp32 run, and a parity report over the
+// combos both have, marked incomplete; the error is context.Canceled.
+func TestRunStudyCancelled(t *testing.T) {
+	rep := cancelledStudy(t, FP32, 30)
 	r64, r32 := rep.Run(FP64), rep.Run(FP32)
 	if r64 == nil || r32 == nil || r64.Status != StatusComplete || r32.Status != StatusCancelled || len(r32.Results) != 30 || rep.Complete() {
 		t.Fatalf("runs %+v %+v", r64, r32)
@@ -616,20 +624,7 @@ func TestSweepResumeRate(t *testing.T) {
 // list qualified, the JSON's complete=false and not_started, and the
 // cancel read as the user's, not Go's "context canceled".
 func TestRunStudyCancelledBeforeFP32(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b := precisionAware(func(prec Precision, ctx context.Context, first int, out []Metrics) error {
-		if prec == FP64 && first >= 40 {
-			cancel()
-			return ctx.Err()
-		}
-		fillIndex(first, out)
-		return nil
-	})
-	rep, err := RunStudy(ctx, fakeStudy(b), StudyOptions{})
-	if !errors.Is(err, context.Canceled) || rep == nil {
-		t.Fatalf("err %v rep %v", err, rep)
-	}
+	rep := cancelledStudy(t, FP64, 40)
 	if ns := rep.NotStarted(); len(ns) != 1 || ns[0] != FP32 || rep.Complete() || rep.Parity != nil {
 		t.Fatalf("not started %v, complete %v, parity %v", ns, rep.Complete(), rep.Parity)
 	}
