@@ -252,7 +252,6 @@ func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []engine
 	for _, r := range res {
 		if r.Skipped != "" {
 			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\tskipped\t\n", r.ID, r.Precision)
-			notes = append(notes, fmt.Sprintf("%s skipped: %s", r.ID, r.Skipped))
 			continue
 		}
 		if r.Err != "" {
@@ -297,7 +296,7 @@ func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []engine
 			fmt.Fprintf(w, "M1 differs from %s by %d trades: the fp64 prefix form is not exact at this scale either (S2 ~ n^2*price has an ulp far above a price tick; SPEC).\n", r.Parity.Against, r.Parity.ShiftedTrades)
 		}
 	}
-	for _, n := range notes {
+	for _, n := range append(notes, engine.SkipNotes(res)...) {
 		fmt.Fprintln(w, n)
 	}
 	fmt.Fprintln(w, "Speedups are ratios of wall times measured side by side in this run; wall is end to end (bars on the host in, all metrics on the host out); indicators is its indicator share.")

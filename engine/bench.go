@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -402,4 +403,26 @@ func RungDeviceIndicators(dev IndicatorDevice, name string) RungFunc {
 		run.Elapsed = time.Since(start)
 		return run, indTime, nil
 	}
+}
+
+// SkipNotes says why rungs were skipped, one line per reason, rungs with
+// the same reason together ("M5, M6, M7 skipped: CUDA driver not found
+// ..."), in ladder order.
+func SkipNotes(res []RungResult) []string {
+	var reasons []string
+	ids := map[string][]string{}
+	for _, r := range res {
+		if r.Skipped == "" {
+			continue
+		}
+		if _, ok := ids[r.Skipped]; !ok {
+			reasons = append(reasons, r.Skipped)
+		}
+		ids[r.Skipped] = append(ids[r.Skipped], r.ID)
+	}
+	out := make([]string, len(reasons))
+	for i, why := range reasons {
+		out[i] = strings.Join(ids[why], ", ") + " skipped: " + why
+	}
+	return out
 }

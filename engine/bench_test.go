@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -99,5 +100,15 @@ func BenchmarkTailSelect(b *testing.B) {
 	for b.Loop() {
 		copy(y, x)
 		tailSelect(y, k, &sc)
+	}
+}
+
+func TestSkipNotes(t *testing.T) {
+	res := []RungResult{{ID: "M3"}, {ID: "M5", Skipped: "no driver"}, {ID: "M6", Skipped: "no driver"},
+		{ID: "M7", Skipped: "no driver"}, {ID: "Metal", Skipped: "macOS only"}}
+	got := SkipNotes(res)
+	want := []string{"M5, M6, M7 skipped: no driver", "Metal skipped: macOS only"}
+	if !slices.Equal(got, want) {
+		t.Errorf("SkipNotes = %q, want %q", got, want)
 	}
 }

@@ -413,7 +413,6 @@ func (m *Model) chart(st styles, rows []engine.RungResult, state map[string]stri
 		switch {
 		case r.Skipped != "":
 			bar = st.label.Render(cell("skipped", barW, false))
-			notes = append(notes, fmt.Sprintf("%s skipped: %s", r.ID, r.Skipped))
 		case state[r.ID] != "":
 			bar = st.label.Render(cell(state[r.ID], barW, false))
 			if strings.Contains(state[r.ID], "running") {
@@ -490,6 +489,7 @@ func (m *Model) chart(st styles, rows []engine.RungResult, state map[string]stri
 	if !math.IsInf(lo, 1) { // no scale before the first rate
 		out = append(out, st.label.Render(pad+string(axis)), st.label.Render(t.Truncate(pad+strings.TrimRight(string(labels), " "), m.w)))
 	}
+	notes = append(notes, engine.SkipNotes(rows)...) // before the methods: a pane may cut the last lines
 	for _, r := range rows {
 		if r.Skipped == "" && r.Err == "" {
 			notes = append(notes, fmt.Sprintf("%-7s %s", r.ID, r.Method))
