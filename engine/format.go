@@ -132,32 +132,66 @@ func ofComputed(run *Run) string {
 }
 
 func (r *Report) writeParity(bw *ErrWriter, p *Parity) {
-	bw.Printf("\nParity %s: %s", r.ParityOf, strings.ToUpper(p.Verdict))
+	WriteParitySummary(bw, p, ParityLabels{Title: "Parity " + r.ParityOf, Ref: "fp64", Test: "fp32", Verdict: true, Limit: true})
+}
+
+// ParityLabels name the two sides of a parity summary and what it shows:
+// a study's own fp32 vs fp64, or a session diff's B vs A.
+type ParityLabels struct {
+	Title     string // "Parity fp32 vs fp64"
+	Ref, Test string // "fp64", "fp32"; "A", "B"
+	// Verdict: the pass/collapse verdict applies (else NoVerdict is
+	// printed in its place and the collapse reasons are left out).
+	Verdict     bool
+	NoVerdict   string
+	MetricsOnly bool // saved metrics only: no flips, no indicator errors
+	Limit       bool // print the indicator-error limit
+}
+
+// WriteParitySummary writes the parity summary lines (verdict, reasons,
+// note, trades, PnL, flips, indicator error, the worst 5 flips) that the
+// run report and the session diff share.
+func WriteParitySummary(bw *ErrWriter, p *Parity, l ParityLabels) {
+	if l.Verdict {
+		bw.Printf("\n%s: %s", l.Title, strings.ToUpper(p.Verdict))
+	} else {
+		bw.Printf("\n%s: %s", l.Title, l.NoVerdict)
+	}
 	if p.Incomplete {
 		bw.Printf(" (INCOMPLETE: %s combos compared)", thousands(p.CombosCompared))
 	}
 	bw.Printf("\n")
-	for _, reason := range p.Reasons {
-		bw.Printf("  collapse: %s\n", reason)
+	if l.Verdict {
+		for _, reason := range p.Reasons {
+			bw.Printf("  collapse: %s\n", reason)
+		}
+		if p.Explanation != "" {
+			bw.Printf("  note: %s\n", p.Explanation)
+		}
 	}
-	if p.Explanation != "" {
-		bw.Printf("  note: %s\n", p.Explanation)
-	}
-	bw.Printf("  trades        fp64 %s, fp32 %s; shifted %s (%s%%); max |dn| %s; max relative |dn| %s%%\n",
-		thousands(p.TotalTrades64), thousands(p.TotalTrades32), thousands(p.ShiftedTrades), trimFloat(100*p.ShiftedShare, 4),
+	bw.Printf("  trades        %s %s, %s %s; shifted %s (%s%%); max |dn| %s; max relative |dn| %s%%\n",
+		l.Ref, thousands(p.TotalTrades64), l.Test, thousands(p.TotalTrades32), thousands(p.ShiftedTrades), trimFloat(100*p.ShiftedShare, 4),
 		thousands(p.MaxAbsDn), trimFloat(100*p.MaxRelDn, 3))
 	bw.Printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %s of %s\n",
 		trimFloat(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), thousands(p.CombosDiffering), thousands(p.CombosCompared))
+	if l.MetricsOnly {
+		return
+	}
 	bw.Printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
 		thousands(p.FlipCount), thousands(p.NonBorderlineFlips), p.Tolerance)
 	if len(p.IndicatorErrors) > 0 {
 		e := p.IndicatorErrors[0]
-		bw.Printf("  indicators    max relative error %s (%s %d, bar %d); limit %g\n", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar, MaxIndicatorRel)
+		bw.Printf("  indicators    max relative error %s (%s %d, bar %d)", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)
+		if l.Limit {
+			bw.Printf("; limit %g", MaxIndicatorRel)
+		}
+		bw.Printf("\n")
 	}
 	if n := min(5, len(p.Flips)); n > 0 {
 		bw.Printf("  worst flips (of %s):\n", thousands(p.FlipCount))
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "    hma\thma3\tbar\ttime (UTC)\tpos64\tpos32\tmargin\tborderline\t\n")
+		fmt.Fprintf(tw, "    hma\thma3\tbar\ttime (UTC)\tpos%s\tpos%s\tmargin\tborderline\t\n",
+			strings.TrimPrefix(l.Ref, "fp"), strings.TrimPrefix(l.Test, "fp"))
 		for _, f := range p.Flips[:n] {
 			fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%+d\t%+d\t%s\t%v\t\n", f.HMA, f.HMA3, f.Bar,
 				time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"), f.Pos64, f.Pos32, sci(f.Margin), f.Borderline)

@@ -261,45 +261,9 @@ func (d *Diff) WriteTable(w io.Writer, top int) error {
 		ew.Printf("method  positions bar by bar from indicator series recomputed for each side (A %s %s, B %s %s); flip margins from A\n",
 			d.A.Run.Precision, formulation(d.A.Run), d.B.Run.Precision, formulation(d.B.Run))
 	}
-	ew.Printf("\n")
-	if d.VerdictApplies {
-		ew.Printf("Parity B vs A: %s", strings.ToUpper(p.Verdict))
-	} else {
-		ew.Printf("Parity B vs A: verdict n/a (a strategy setting differs: the deltas are the effect of the change)")
-	}
-	if p.Incomplete {
-		ew.Printf(" (INCOMPLETE: %s combos compared)", engine.Thousands(p.CombosCompared))
-	}
-	ew.Printf("\n")
-	if d.VerdictApplies {
-		for _, r := range p.Reasons {
-			ew.Printf("  collapse: %s\n", r)
-		}
-	}
-	ew.Printf("  trades        A %s, B %s; shifted %s (%s%%); max |dn| %d; max relative |dn| %s%%\n",
-		engine.Thousands(p.TotalTrades64), engine.Thousands(p.TotalTrades32), engine.Thousands(p.ShiftedTrades),
-		trim(100*p.ShiftedShare, 4), p.MaxAbsDn, trim(100*p.MaxRelDn, 3))
-	ew.Printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %s of %s\n",
-		trim(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), engine.Thousands(p.CombosDiffering), engine.Thousands(p.CombosCompared))
-	if !d.MetricsOnly {
-		ew.Printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
-			engine.Thousands(p.FlipCount), engine.Thousands(p.NonBorderlineFlips), p.Tolerance)
-		if len(p.IndicatorErrors) > 0 {
-			e := p.IndicatorErrors[0]
-			ew.Printf("  indicators    max relative error %s (%s %d, bar %d)\n", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)
-		}
-	}
-
-	if n := min(5, len(p.Flips)); n > 0 && !d.MetricsOnly {
-		ew.Printf("  worst flips (of %s):\n", engine.Thousands(p.FlipCount))
-		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "    hma\thma3\tbar\ttime (UTC)\tposA\tposB\tmargin\tborderline\t\n")
-		for _, f := range p.Flips[:n] {
-			fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%+d\t%+d\t%s\t%v\t\n", f.HMA, f.HMA3, f.Bar,
-				time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"), f.Pos64, f.Pos32, sci(f.Margin), f.Borderline)
-		}
-		tw.Flush()
-	}
+	engine.WriteParitySummary(ew, p, engine.ParityLabels{Title: "Parity B vs A", Ref: "A", Test: "B",
+		Verdict: d.VerdictApplies, NoVerdict: "verdict n/a (a strategy setting differs: the deltas are the effect of the change)",
+		MetricsOnly: d.MetricsOnly})
 
 	combos := append([]engine.ComboParity(nil), p.Combos...)
 	sort.SliceStable(combos, func(i, j int) bool { return math.Abs(combos[i].DPnLpp) > math.Abs(combos[j].DPnLpp) })
@@ -376,5 +340,4 @@ var (
 	pct    = engine.Percent
 	num    = engine.Fixed3
 	signed = engine.Signed
-	sci    = engine.Sci
 )
