@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"sweepbench/cuda/kernels"
 	"sweepbench/engine"
 )
 
@@ -80,14 +81,7 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 		k.longOnly = 1
 	}
 	hma, hma3 := job.Grid.HMA.Values(), job.Grid.HMA3.Values()
-	warmH := make([]int32, len(hma))
-	for i, L := range hma {
-		warmH[i] = int32(engine.HMAWarmup(L))
-	}
-	warm3 := make([]int32, len(hma3))
-	for i, L := range hma3 {
-		warm3[i] = int32(engine.HMA3Warmup(L))
-	}
+	warmH, warm3 := kernels.Warmups(hma, hma3)
 
 	errs := make([]error, len(devs))
 	prep := func(i int, d *device) {

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"sweepbench/cuda/kernels"
 	"sweepbench/engine"
 )
 
@@ -63,14 +64,7 @@ func prepare(ctx context.Context, d *device, job *engine.Job) (_ engine.Kernel, 
 	if err := k.buildIndicators(job.Params.Source, hma, hma3, job.WMA == engine.Prefix); err != nil {
 		return nil, err
 	}
-	warmH := make([]int32, len(hma))
-	for i, L := range hma {
-		warmH[i] = int32(engine.HMAWarmup(L))
-	}
-	warm3 := make([]int32, len(hma3))
-	for i, L := range hma3 {
-		warm3[i] = int32(engine.HMA3Warmup(L))
-	}
+	warmH, warm3 := kernels.Warmups(hma, hma3)
 	if k.warmH, err = upload(d, warmH, "HMA warm-ups"); err != nil {
 		return nil, err
 	}
