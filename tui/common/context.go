@@ -4,9 +4,11 @@
 package common
 
 import (
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
@@ -101,3 +103,20 @@ type (
 
 // Send wraps a message in a command.
 func Send(m tea.Msg) tea.Cmd { return func() tea.Msg { return m } }
+
+// InspectPending is what a pane drawing the selected combo (crossover,
+// combo detail) shows while it has nothing to draw: an empty pane before
+// any results, a note while the combo is computed, its error in bad. ok is
+// false once the inspection is ready to draw.
+func (c *Context) InspectPending(w, h int, label, bad lipgloss.Style) (view string, ok bool) {
+	t := c.Theme
+	switch in := c.Inspect; {
+	case c.Results == nil:
+		return t.Fit("", w, h), true
+	case in == nil:
+		return t.Fit(label.Render("computing the selected combo"+t.Ellipsis), w, h), true
+	case in.Err != nil:
+		return t.Fit(bad.Render(strings.Join(t.Wrap(in.Err.Error(), w), "\n")), w, h), true
+	}
+	return "", false
+}

@@ -144,15 +144,10 @@ func posName(p int8) string {
 func (m *Model) View() string {
 	t := m.ctx.Theme
 	st := newStyles(t)
-	in := m.ctx.Inspect
-	switch {
-	case m.ctx.Results == nil:
-		return t.Fit("", m.w, m.h)
-	case in == nil:
-		return t.Fit(st.label.Render("computing the selected combo"+t.Ellipsis), m.w, m.h)
-	case in.Err != nil:
-		return t.Fit(st.bad.Render(strings.Join(t.Wrap(in.Err.Error(), m.w), "\n")), m.w, m.h)
+	if v, pending := m.ctx.InspectPending(m.w, m.h, st.label, st.bad); pending {
+		return v
 	}
+	in := m.ctx.Inspect
 	d := in.D64
 	if d == nil {
 		d = in.D32

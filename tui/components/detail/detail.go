@@ -99,15 +99,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) View() string {
 	t := m.ctx.Theme
 	st := newStyles(t)
-	in := m.ctx.Inspect
-	switch {
-	case m.ctx.Results == nil:
-		return t.Fit("", m.w, m.h)
-	case in == nil:
-		return t.Fit(st.label.Render("computing the selected combo"+t.Ellipsis), m.w, m.h)
-	case in.Err != nil:
-		return t.Fit(st.bad.Render(strings.Join(t.Wrap(in.Err.Error(), m.w), "\n")), m.w, m.h)
+	if v, pending := m.ctx.InspectPending(m.w, m.h, st.label, st.bad); pending {
+		return v
 	}
+	in := m.ctx.Inspect
 	var head []string
 	for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
 		d := in.D64
