@@ -279,22 +279,12 @@ func (m *Model) sessionMsg(msg tea.Msg) tea.Cmd {
 		}
 		m.sess.SetList(msg.list, path, msg.err)
 	case sessionOpenedMsg:
-		if msg.gen != m.sessGen {
-			return nil
-		}
-		m.sess.SetBusy("")
-		if msg.err != nil {
-			m.setErr(msg.err)
+		if !m.sessionAnswer(msg.gen, msg.err) {
 			return nil
 		}
 		return m.showSession(msg)
 	case diffMsg:
-		if msg.gen != m.sessGen {
-			return nil
-		}
-		m.sess.SetBusy("")
-		if msg.err != nil {
-			m.setErr(msg.err)
+		if !m.sessionAnswer(msg.gen, msg.err) {
 			return nil
 		}
 		m.setErr(nil)
@@ -302,9 +292,7 @@ func (m *Model) sessionMsg(msg tea.Msg) tea.Cmd {
 		m.cmpShown = true
 		m.layout()
 	case deletedMsg:
-		m.sess.SetBusy("")
-		if msg.err != nil {
-			m.setErr(msg.err)
+		if !m.sessionAnswer(m.sessGen, msg.err) {
 			return nil
 		}
 		m.setErr(nil)
@@ -314,15 +302,7 @@ func (m *Model) sessionMsg(msg tea.Msg) tea.Cmd {
 		}
 		return m.listSessions()
 	case resumeReadyMsg:
-		if msg.gen != m.sessGen {
-			return nil
-		}
-		m.sess.SetBusy("")
-		if msg.err != nil {
-			m.setErr(msg.err)
-			return nil
-		}
-		if m.cfg.Sessions == nil {
+		if !m.sessionAnswer(msg.gen, msg.err) || m.cfg.Sessions == nil {
 			return nil
 		}
 		m.ctx.Note = msg.note
@@ -330,6 +310,22 @@ func (m *Model) sessionMsg(msg tea.Msg) tea.Cmd {
 		return m.launch(msg.study, resumeWork(m.cfg.Sessions, msg.id, msg.study))
 	}
 	return nil
+}
+
+// sessionAnswer takes an answer of the store to the browser's request gen:
+// a stale one (a later request was made) is dropped; otherwise the browser
+// is no longer busy and an error goes to the status line. It reports
+// whether the answer is to be acted on.
+func (m *Model) sessionAnswer(gen int, err error) bool {
+	if gen != m.sessGen {
+		return false
+	}
+	m.sess.SetBusy("")
+	if err != nil {
+		m.setErr(err)
+		return false
+	}
+	return true
 }
 
 // showSession puts a saved session in the results panes. Without its
