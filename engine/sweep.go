@@ -146,13 +146,13 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 
 	chunk := max(k.ChunkSize(), 1)
 	lanes := max(k.Lanes(), 1)
-	// When the grid is one chunk per lane (the GPU case: a few hundred
-	// thousand combos at most), the lanes write their results straight
-	// into the run's slice: no copy of 14 MB per 100,000 combos at the end,
-	// which two GPUs would otherwise pay on one core. Larger grids keep
-	// per-chunk slices (nothing the size of the grid is allocated up front).
-	// A grid of one chunk per lane is assigned statically: lane i takes
-	// chunk i (the Kernel contract; GPU lanes prepare their share only).
+	// A grid of one chunk per lane (the GPU case: a few hundred thousand
+	// combos at most) is assigned statically, lane i taking chunk i (the
+	// Kernel contract: a GPU lane prepares only its share), and the lanes
+	// write their results straight into the run's slice: no 14 MB copy per
+	// 100,000 combos on one core at the end. Larger grids are handed out
+	// chunk by chunk into per-chunk slices (nothing the size of the grid is
+	// allocated up front).
 	static := total <= lanes*chunk
 	var all []ComboResult
 	if !opt.Discard && static {
@@ -185,13 +185,19 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 		go func(lane int) {
 			defer wg.Done()
 			buf := make([]Metrics, chunk)
-			for taken := false; cctx.Err() == nil; taken = true {
-				lo := lane * chunk
-				if !static {
-					lo = int(next.Add(int64(chunk))) - chunk
-				} else if taken {
-					return
+			claim := func() int { return int(next.Add(int64(chunk))) - chunk }
+			if static {
+				claimed := false
+				claim = func() int {
+					if claimed {
+						return total
+					}
+					claimed = true
+					return lane * chunk
 				}
+			}
+			for cctx.Err() == nil {
+				lo := claim()
 				if lo >= total {
 					return
 				}
