@@ -59,6 +59,13 @@ func openStoreToRead(cmd *cobra.Command) (*sessions.Store, error) {
 	return st, err
 }
 
+// noDatabaseError is the path of a sessions database that does not exist.
+type noDatabaseError string
+
+func (p noDatabaseError) Error() string {
+	return fmt.Sprintf("no sessions database at %s: nothing has been saved there yet (`sweepbench run` saves every run unless --no-save; --db names another file)", string(p))
+}
+
 // openExistingStore opens the store for the sessions subcommands, which
 // read or change what is saved: a database file that does not exist is an
 // error naming it (opening would create an empty one as a side effect).
@@ -68,7 +75,7 @@ func openExistingStore(cmd *cobra.Command, write bool) (*sessions.Store, error) 
 		return nil, err
 	}
 	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no sessions database at %s: nothing has been saved there yet (`sweepbench run` saves every run unless --no-save; --db names another file)", p)
+		return nil, noDatabaseError(p)
 	}
 	if write {
 		return openStore(cmd)
@@ -203,14 +210,13 @@ func newSessionsLsCmd() *cobra.Command {
 		Short:   "List the saved sessions, newest first",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if p, err := dbPath(cmd); err == nil {
-				if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
-					// Nothing saved yet is an empty list, not a failure.
-					fmt.Fprintf(cmd.ErrOrStderr(), "no sessions yet: %s does not exist (`sweepbench run` saves every run unless --no-save)\n", p)
-					return nil
-				}
-			}
 			st, err := openExistingStore(cmd, false)
+			var missing noDatabaseError
+			if errors.As(err, &missing) {
+				// Nothing saved yet is an empty list, not a failure.
+				fmt.Fprintf(cmd.ErrOrStderr(), "no sessions yet: %s does not exist (`sweepbench run` saves every run unless --no-save)\n", string(missing))
+				return nil
+			}
 			if err != nil {
 				return err
 			}
