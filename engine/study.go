@@ -162,7 +162,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		}
 	}
 	if len(rep.Runs) > 0 {
-		if n := medianTrades(rep.Runs[0]); n >= 0 && n < fewTrades {
+		if n := medianTradesBelow(rep.Runs[0], fewTrades); n >= 0 && n < fewTrades {
 			rep.Note = JoinNote(rep.Note, fmt.Sprintf("the median combo made %d trades: Sharpe, Sortino and CAGR annualised from so few are noise (more bars, or shorter lengths)", n))
 		}
 	}
@@ -195,18 +195,27 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 // its annualised ratios rest on too few trades to mean much.
 const fewTrades = 30
 
-// medianTrades is the lower median of the run's trade counts, -1 when it
-// has no results.
-func medianTrades(run *Run) int {
-	if len(run.Results) == 0 {
+// medianTradesBelow is the lower median of the run's trade counts when it
+// is below limit, else limit; -1 when the run has no results. One pass of
+// counting, no sort: a GPU run has a million combos.
+func medianTradesBelow(run *Run, limit int) int {
+	n := len(run.Results)
+	if n == 0 {
 		return -1
 	}
-	t := make([]int, len(run.Results))
+	counts := make([]int, limit)
 	for i := range run.Results {
-		t[i] = run.Results[i].TotalTrades
+		if t := run.Results[i].TotalTrades; t >= 0 && t < limit {
+			counts[t]++
+		}
 	}
-	sort.Ints(t)
-	return t[(len(t)-1)/2]
+	rank, seen := (n-1)/2, 0 // the lower median is the value at rank (n-1)/2
+	for t, c := range counts {
+		if seen += c; seen > rank {
+			return t
+		}
+	}
+	return limit
 }
 
 // backendFor picks the backend of a precision lane: the study's, or its

@@ -658,10 +658,13 @@ func TestRunStudyCancelledBeforeFP32(t *testing.T) {
 func TestFewTradesNote(t *testing.T) {
 	run := &Run{Results: []ComboResult{{Metrics: Metrics{TotalTrades: 5}}, {Metrics: Metrics{TotalTrades: 1}},
 		{Metrics: Metrics{TotalTrades: 100}}, {Metrics: Metrics{TotalTrades: 40}}}}
-	if got := medianTrades(run); got != 5 {
+	if got := medianTradesBelow(run, fewTrades); got != 5 {
 		t.Errorf("median of 5, 1, 100, 40 = %d, want 5 (the lower median)", got)
 	}
-	if got := medianTrades(&Run{}); got != -1 {
+	if got := medianTradesBelow(run, 4); got != 4 {
+		t.Errorf("median of 5, 1, 100, 40 below 4 = %d, want 4 (not below)", got)
+	}
+	if got := medianTradesBelow(&Run{}, fewTrades); got != -1 {
 		t.Errorf("median of no results = %d, want -1", got)
 	}
 	rep, err := RunStudy(context.Background(), fakeStudy(precisionAware(func(_ Precision, _ context.Context, first int, out []Metrics) error {
