@@ -112,8 +112,8 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			reg := backends()
-			sf.backend, sf.precision = "reference", "fp64"
-			s, _, err := sf.study(reg)
+			sf.spec.Backend, sf.spec.Precision = "reference", "fp64"
+			s, err := sf.study(reg)
 			if err != nil {
 				return err
 			}
@@ -194,7 +194,7 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 		},
 	}
 	sf.register(cmd.Flags())
-	sf.head = 150000
+	sf.spec.Head = 150000
 	cmd.Flags().Lookup("head").DefValue = "150000"
 	for _, name := range []string{"backend", "precision", "wma", "borderline"} {
 		_ = cmd.Flags().MarkHidden(name)

@@ -14,120 +14,49 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweepbench/engine"
-	"sweepbench/engine/data"
+	"sweepbench/sessions"
 )
 
-// studyFlags are the flags that define a study; `run` and the TUI share them.
+// studyFlags bind the flags that define a study to an engine.Spec (one set
+// of defaults: engine.DefaultSpec); `run`, `tui` and `bench` share them.
 type studyFlags struct {
-	data, hma, hma3, mode, source, timeframe string
-	backend, precision, wma, tz, timeColumn  string
-	fee, barsPerYear, tolerance              float64
-	head                                     int
+	spec engine.Spec
 }
 
 func (f *studyFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.data, "data", data.DefaultDataset, "bars to sweep: a file (CSV, Binance, freqtrade, klines JSON, LEAN; .gz ok) or embedded:NAME (filusdt-1m, btcusdt-1m)")
-	fs.StringVar(&f.hma, "hma", "20:200:20", "HMA length range start:stop:step, inclusive (min 2)")
-	fs.StringVar(&f.hma3, "hma3", "30:240:30", "HMA3 length range start:stop:step, inclusive (min 6)")
-	fs.Float64Var(&f.fee, "fee", engine.DefaultFee, "fee per side, a fraction (0.00045 = 0.045%)")
-	fs.StringVar(&f.mode, "mode", "long-short", "long-short or long-only")
-	fs.StringVar(&f.source, "source", "close", "series for the HMA: close, hl2, hlc3 or ohlc4 (HMA3 always uses close)")
-	fs.StringVar(&f.timeframe, "timeframe", "", "resample first: 5m, 15m, 30m, 1h, 4h or 1d (UTC-aligned, left-labelled)")
-	fs.IntVar(&f.head, "head", 0, "use only the first N bars (after resampling); 0 = all")
-	fs.StringVar(&f.backend, "backend", "auto", "auto, reference, cuda or metal")
-	fs.StringVar(&f.precision, "precision", "both", "fp64, fp32 or both")
-	fs.StringVar(&f.wma, "wma", "direct", "WMA formulation of the fp32 run: direct or prefix (fp64 is always direct)")
-	fs.Float64Var(&f.barsPerYear, "bars-per-year", 0, "bars per year for Sharpe, Sortino and CAGR; 0 = 365 x 24 h / the median bar spacing (a 24/7 calendar; give market-hours data its own, e.g. 98280 for US equity 1m regular sessions)")
-	fs.Float64Var(&f.tolerance, "borderline", engine.DefaultBorderline, "parity: a flip is borderline when |h3-h|/close is below this")
-	fs.StringVar(&f.tz, "tz", "", "exchange time zone for local times without offset (default America/New_York for LEAN, else UTC)")
-	fs.StringVar(&f.timeColumn, "time-column", "", "name of the timestamp column of a CSV with a header")
+	d, s := engine.DefaultSpec(), &f.spec
+	fs.StringVar(&s.Data, engine.FieldData, d.Data, "bars to sweep: a file (CSV, Binance, freqtrade, klines JSON, LEAN; .gz ok) or embedded:NAME (filusdt-1m, btcusdt-1m)")
+	fs.StringVar(&s.HMA, engine.FieldHMA, d.HMA, "HMA length range start:stop:step, inclusive (min 2)")
+	fs.StringVar(&s.HMA3, engine.FieldHMA3, d.HMA3, "HMA3 length range start:stop:step, inclusive (min 6)")
+	fs.Float64Var(&s.Fee, engine.FieldFee, d.Fee, "fee per side, a fraction (0.00045 = 0.045%)")
+	fs.StringVar(&s.Mode, engine.FieldMode, d.Mode, "long-short or long-only")
+	fs.StringVar(&s.Source, engine.FieldSource, d.Source, "series for the HMA: close, hl2, hlc3 or ohlc4 (HMA3 always uses close)")
+	fs.StringVar(&s.Timeframe, engine.FieldTimeframe, d.Timeframe, "resample first: 5m, 15m, 30m, 1h, 4h or 1d (UTC-aligned, left-labelled)")
+	fs.IntVar(&s.Head, engine.FieldHead, d.Head, "use only the first N bars (after resampling); 0 = all")
+	fs.StringVar(&s.Backend, engine.FieldBackend, d.Backend, "auto, reference, cuda or metal")
+	fs.StringVar(&s.Precision, engine.FieldPrecision, d.Precision, "fp64, fp32 or both")
+	fs.StringVar(&s.WMA, engine.FieldWMA, d.WMA, "WMA formulation of the fp32 run: direct or prefix (fp64 is always direct)")
+	fs.Float64Var(&s.BarsPerYear, engine.FieldBarsPerYear, d.BarsPerYear, "bars per year for Sharpe, Sortino and CAGR; 0 = 365 x 24 h / the median bar spacing (a 24/7 calendar; give market-hours data its own, e.g. 98280 for US equity 1m regular sessions)")
+	fs.Float64Var(&s.Borderline, engine.FieldBorderline, d.Borderline, "parity: a flip is borderline when |h3-h|/close is below this")
+	fs.StringVar(&s.TZ, engine.FieldTZ, d.TZ, "exchange time zone for local times without offset (default America/New_York for LEAN, else UTC)")
+	fs.StringVar(&s.TimeColumn, engine.FieldTimeColumn, d.TimeColumn, "name of the timestamp column of a CSV with a header")
 }
 
-// loadDataset opens, resamples and trims the bars the flags name.
-func (f *studyFlags) loadDataset() (*data.Dataset, error) {
-	opt := data.Options{TimeColumn: f.timeColumn}
-	if f.tz != "" {
-		loc, err := time.LoadLocation(f.tz)
-		if err != nil {
-			return nil, fmt.Errorf("--tz %q: %v", f.tz, err)
-		}
-		opt.Location = loc
+// study builds the study the flags describe (engine.Spec.Study), with the
+// backend resolved through the registry. The fields that need no data are
+// checked before a large file is read.
+func (f *studyFlags) study(reg *engine.Registry) (*engine.Study, error) {
+	if _, err := f.spec.Parse(); err != nil {
+		return nil, err
 	}
-	tf, err := data.ParseTimeframe(f.timeframe)
-	if err != nil {
-		return nil, fmt.Errorf("--timeframe: %w", err)
+	if _, _, err := reg.Lookup(f.spec.Backend); err != nil {
+		return nil, err
 	}
-	ds, err := data.Open(f.data, opt)
+	ds, err := f.spec.Load()
 	if err != nil {
 		return nil, err
 	}
-	if tf > 0 {
-		if ds, err = ds.Resample(tf); err != nil {
-			return nil, fmt.Errorf("--timeframe %s: %w", f.timeframe, err)
-		}
-	}
-	if f.head < 0 {
-		return nil, fmt.Errorf("--head %d: want a positive bar count or 0 for all", f.head)
-	}
-	return ds.Head(f.head), nil
-}
-
-// study builds the engine study the flags describe, with the backend
-// resolved through the registry. note says what auto picked.
-func (f *studyFlags) study(reg *engine.Registry) (*engine.Study, string, error) {
-	hma, err := engine.ParseRange("--hma", f.hma)
-	if err != nil {
-		return nil, "", err
-	}
-	hma3, err := engine.ParseRange("--hma3", f.hma3)
-	if err != nil {
-		return nil, "", err
-	}
-	mode, err := engine.ParseMode(f.mode)
-	if err != nil {
-		return nil, "", err
-	}
-	src, err := engine.ParseSource(f.source)
-	if err != nil {
-		return nil, "", err
-	}
-	precs, err := engine.ParsePrecisions(f.precision)
-	if err != nil {
-		return nil, "", err
-	}
-	form, err := engine.ParseFormulation(f.wma)
-	if err != nil {
-		return nil, "", err
-	}
-	if !(f.tolerance > 0) {
-		return nil, "", fmt.Errorf("--borderline %v: want a positive margin, e.g. 1e-5", f.tolerance)
-	}
-	grid := engine.Grid{HMA: hma, HMA3: hma3}
-	// Check the grid's own limits before reading a large file.
-	if err := grid.Validate(0); err != nil {
-		return nil, "", err
-	}
-	be, note, err := reg.Lookup(f.backend)
-	if err != nil {
-		return nil, "", err
-	}
-	ds, err := f.loadDataset()
-	if err != nil {
-		return nil, "", err
-	}
-	bpy := f.barsPerYear
-	if bpy == 0 {
-		bpy = engine.BarsPerYear(ds.Info.MedianSpacing)
-	}
-	if f.fee >= 0.01 {
-		note = engine.JoinNote(note, fmt.Sprintf("--fee %v is %s%% per side: fees are fractions (0.00045 = 0.045%%)", f.fee, engine.FormatFloat(100*f.fee)))
-	}
-	s := &engine.Study{Dataset: ds, Grid: grid, Precisions: precs, WMA: form, Backend: be, Tolerance: f.tolerance, Fallback: reg.Reference(),
-		Params: engine.Params{Fee: f.fee, Mode: mode, Source: src, BarsPerYear: bpy}}
-	if err := s.Validate(); err != nil {
-		return nil, "", err
-	}
-	return s, note, nil
+	return f.spec.Study(ds, reg)
 }
 
 func newRunCmd() *cobra.Command {
@@ -156,7 +85,7 @@ func newRunCmd() *cobra.Command {
 			if top <= 0 {
 				return fmt.Errorf("--top %d: want a positive count", top)
 			}
-			s, note, err := sf.study(backends())
+			s, err := sf.study(backends())
 			if err != nil {
 				return err
 			}
@@ -165,8 +94,8 @@ func newRunCmd() *cobra.Command {
 			}
 			ctx := cmd.Context()
 			stderr := cmd.ErrOrStderr()
-			if note != "" && !quiet && format == "csv" {
-				fmt.Fprintln(stderr, note) // the table and the JSON carry the note themselves
+			if s.Note != "" && !quiet && format == "csv" {
+				fmt.Fprintln(stderr, s.Note) // the table and the JSON carry the note themselves
 			}
 			opt := engine.StudyOptions{}
 			var bar *progressView
@@ -175,26 +104,23 @@ func newRunCmd() *cobra.Command {
 				opt.Progress = ch
 				bar = newProgressView(ch, stderr)
 			}
-			var rec *sessionRecorder
+			var store *sessions.Store
 			if save && !noSave {
-				rec = beginSession(cmd, &sf, s, note, quiet)
+				if store, err = openStore(cmd); err != nil {
+					warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveBegin, Err: err})
+				} else {
+					defer store.Close()
+				}
 			}
-			if rec != nil {
-				opt.Sink = rec.sink()
-			}
-			rep, runErr := engine.RunStudy(ctx, s, opt)
+			rep, rec, runErr := sessions.RunStudy(ctx, store, s, opt, func(e *sessions.SaveError) { warnNotSaved(stderr, e) })
 			if bar != nil {
 				close(opt.Progress)
 				bar.wait()
 			}
-			saved := ""
-			if rec != nil {
-				saved = rec.finish(rep, runErr)
-			}
+			saved := savedLine(rec, runErr, quiet)
 			if rep == nil {
 				return runErr
 			}
-			rep.Note = engine.JoinNote(note, rep.Note)
 			w := cmd.OutOrStdout()
 			var f *os.File
 			if out != "" {
@@ -268,7 +194,7 @@ func newProgressView(ch <-chan engine.Progress, w io.Writer) *progressView {
 		var lane engine.Precision = -1
 		said := false // a status line to clear at the end
 		for p := range ch {
-			if p.Phase == "parity" {
+			if p.Phase == engine.PhaseParity {
 				if bar != nil {
 					_ = bar.Finish()
 					bar = nil

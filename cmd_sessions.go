@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"sweepbench/engine"
-	"sweepbench/engine/data"
 	"sweepbench/sessions"
 )
 
@@ -83,88 +81,29 @@ func openExistingStore(cmd *cobra.Command, write bool) (*sessions.Store, error) 
 	return openStoreToRead(cmd)
 }
 
-// originOf says how the flags loaded the dataset, for resume and diff: a
-// file path is made absolute so that they work from another directory.
-func originOf(sf *studyFlags) sessions.Origin {
-	d := sf.data
-	if !strings.HasPrefix(d, "embedded:") && d != "" {
-		if abs, err := filepath.Abs(d); err == nil {
-			d = abs
-		}
+// warnNotSaved tells the user that a study goes on, or went on, unsaved:
+// its results are still computed and printed.
+func warnNotSaved(w io.Writer, e *sessions.SaveError) {
+	switch e.Stage {
+	case sessions.SaveBegin:
+		fmt.Fprintf(w, "sweepbench: warning: this run is not saved: %v; it is still computed and printed (--no-save skips saving)\n", phrase(e.Err))
+	case sessions.SaveSave:
+		fmt.Fprintf(w, "sweepbench: warning: saving stopped: %v; the run goes on unsaved and is still printed\n", phrase(e.Err))
+	default:
+		fmt.Fprintf(w, "sweepbench: warning: session %d was not finished in the database: %v\n", e.ID, phrase(e.Err))
 	}
-	return sessions.Origin{Data: d, TZ: sf.tz, TimeColumn: sf.timeColumn, Timeframe: sf.timeframe, Head: sf.head}
 }
 
-// flagsOf rebuilds the flags of a saved session, so that resume and diff
-// load its data and build its study through the same code as `run`.
-func flagsOf(ss *sessions.Session) studyFlags {
-	prec := "both"
-	if len(ss.Precisions) == 1 {
-		prec = ss.Precisions[0].String()
-	}
-	o := ss.Origin
-	return studyFlags{data: o.Data, tz: o.TZ, timeColumn: o.TimeColumn, timeframe: o.Timeframe, head: o.Head,
-		hma: ss.Grid.HMA.String(), hma3: ss.Grid.HMA3.String(), mode: ss.Params.Mode.String(), source: ss.Params.Source.String(),
-		backend: ss.Backend, precision: prec, wma: ss.WMA.String(),
-		fee: ss.Params.Fee, barsPerYear: ss.Params.BarsPerYear, tolerance: ss.Tolerance}
-}
-
-// loadSessionData is the sessions.Loader of the CLI.
-func loadSessionData(_ context.Context, ss *sessions.Session) (*data.Dataset, error) {
-	sf := flagsOf(ss)
-	return sf.loadDataset()
-}
-
-// sessionRecorder saves a `run` as it computes. Every failure of the
-// database is a warning naming its path: the run goes on unsaved and its
-// results are still printed.
-type sessionRecorder struct {
-	w      *sessions.Writer
-	stderr io.Writer
-	quiet  bool
-	warned bool
-}
-
-// beginSession opens the store and records the study; nil (after a
-// warning) when the database cannot be used.
-func beginSession(cmd *cobra.Command, sf *studyFlags, s *engine.Study, note string, quiet bool) *sessionRecorder {
-	stderr := cmd.ErrOrStderr()
-	st, err := openStore(cmd)
-	if err == nil {
-		var w *sessions.Writer
-		if w, err = st.Begin(cmd.Context(), s, originOf(sf), note); err == nil {
-			return &sessionRecorder{w: w, stderr: stderr, quiet: quiet}
-		}
-		st.Close()
-	}
-	fmt.Fprintf(stderr, "sweepbench: warning: this run is not saved: %v; it is still computed and printed (--no-save skips saving)\n", err)
-	return nil
-}
-
-// sink is the StudyOptions.Sink: it never stops the sweep.
-func (r *sessionRecorder) sink() func(engine.Precision, []engine.ComboResult) error {
-	return r.w.Sink(func(err error) {
-		r.warned = true
-		fmt.Fprintf(r.stderr, "sweepbench: warning: saving stopped: %v; the run goes on unsaved and is still printed\n", err)
-	})
-}
-
-// finish records the final state and returns the line to print once the
-// report is out ("" when quiet).
-func (r *sessionRecorder) finish(rep *engine.Report, runErr error) string {
-	defer r.w.Store().Close()
-	id, path := r.w.ID(), r.w.Store().Path()
-	if err := r.w.Finish(rep, runErr); err != nil && !r.warned {
-		fmt.Fprintf(r.stderr, "sweepbench: warning: session %d was not finished in the database: %v\n", id, err)
-		return ""
-	}
-	if r.quiet || r.warned {
+// savedLine is the line to print once the report is out ("" when quiet
+// or when the run is not wholly saved: a warning said so).
+func savedLine(rec sessions.Recording, runErr error, quiet bool) string {
+	if quiet || rec.ID == 0 || rec.Err != nil {
 		return ""
 	}
 	if runErr != nil {
-		return fmt.Sprintf("saved as session %d in %s; `sweepbench sessions resume %d` computes the combos not done", id, path, id)
+		return fmt.Sprintf("saved as session %d in %s; `sweepbench sessions resume %d` computes the combos not done", rec.ID, rec.Path, rec.ID)
 	}
-	return fmt.Sprintf("saved as session %d in %s (sweepbench sessions show %d)", id, path, id)
+	return fmt.Sprintf("saved as session %d in %s (sweepbench sessions show %d)", rec.ID, rec.Path, rec.ID)
 }
 
 func newSessionsCmd() *cobra.Command {
@@ -263,8 +202,8 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 		if ss.WMA != engine.Direct && hasFP32(ss.Precisions) {
 			settings += ", wma " + ss.WMA.String()
 		}
-		if ss.Origin.Timeframe != "" {
-			settings += ", timeframe " + ss.Origin.Timeframe
+		if ss.Spec.Timeframe != "" {
+			settings += ", timeframe " + ss.Spec.Timeframe
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s x %s (%s)\t%s\t%s\t%s\t%s\n", ss.ID, ss.Created.Local().Format("2006-01-02 15:04"),
 			ss.Dataset.Name, ss.Grid.HMA, ss.Grid.HMA3, engine.Thousands(ss.Grid.Len()), strings.Join(precs, "+"), status, best, settings)
@@ -457,7 +396,7 @@ A and B are session ids (the fp64 run, or the only run) or ID:fp32.`,
 				return err
 			}
 			defer st.Close()
-			d, err := st.Diff(cmd.Context(), a, b, loadSessionData)
+			d, err := st.Diff(cmd.Context(), a, b, nil)
 			if err != nil {
 				return err
 			}
@@ -504,17 +443,13 @@ parity report over the complete runs, and prints the whole session as
 			if err != nil {
 				return err
 			}
-			sf := flagsOf(ss)
-			if backend != "" {
-				sf.backend = backend
-			}
-			study, note, err := sf.study(backends())
+			study, err := sessions.Rebuild(ctx, ss, backends(), backend, nil)
 			if err != nil {
 				return fmt.Errorf("session %d: building its study again: %w", id, err)
 			}
 			stderr := cmd.ErrOrStderr()
-			if note != "" && !quiet {
-				fmt.Fprintln(stderr, note)
+			if study.Note != "" && !quiet {
+				fmt.Fprintln(stderr, study.Note)
 			}
 			opt := sessions.ResumeOptions{Force: force}
 			var bar *progressView

@@ -43,7 +43,7 @@ of ` + "`bench`" + ` on the form's dataset and grid). Press ? inside for the key
 // opened is not fatal: the workbench says so and its runs go unsaved.
 func runTUI(cmd *cobra.Command, sf *studyFlags, dataGiven, noSave bool) error {
 	reg := backends()
-	cfg := tui.Config{Registry: reg, NoSave: noSave, LoadSession: loadSessionData,
+	cfg := tui.Config{Registry: reg, NoSave: noSave,
 		Rungs: func() []engine.Rung { return benchRungs(reg, 8) }}
 	if st, err := openStoreToRead(cmd); err != nil {
 		cfg.StoreErr = err
@@ -51,12 +51,7 @@ func runTUI(cmd *cobra.Command, sf *studyFlags, dataGiven, noSave bool) error {
 		defer st.Close()
 		cfg.Sessions = st
 	}
-	cfg.Flags = tui.Flags{
-		Data: sf.data, DataGiven: dataGiven, HMA: sf.hma, HMA3: sf.hma3, Fee: sf.fee,
-		Mode: sf.mode, Source: sf.source, Timeframe: sf.timeframe, Head: sf.head,
-		Backend: sf.backend, Precision: sf.precision, WMA: sf.wma,
-		BarsPerYear: sf.barsPerYear, Tolerance: sf.tolerance, TZ: sf.tz, TimeColumn: sf.timeColumn,
-	}
+	cfg.Flags = tui.Flags{Spec: sf.spec, DataGiven: dataGiven}
 	return tui.Run(cmd.Context(), cfg)
 }
 

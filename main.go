@@ -70,7 +70,7 @@ func main() {
 	if err == nil {
 		return
 	}
-	fmt.Fprintln(os.Stderr, "sweepbench:", err)
+	fmt.Fprintln(os.Stderr, "sweepbench:", phrase(err))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		os.Exit(ee.code)

@@ -4,7 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 )
+
+// UnavailableError is a backend asked for by name that cannot run here.
+type UnavailableError struct {
+	Backend string
+	Err     error // the backend's Available() error
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("not available here: %v (the reference backend, or auto, runs on the CPU)", e.Err)
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
 
 // Job is one sweep request in one precision: every combo of Grid over Bars.
 type Job struct {
@@ -119,7 +132,7 @@ func (r *Registry) Lookup(name string) (b Backend, note string, err error) {
 			return c, fmt.Sprintf("auto: using %s", c.Name()), nil
 		}
 		if ref == nil {
-			return nil, "", errors.New("--backend auto: no backend is registered")
+			return nil, "", fieldErr(FieldBackend, "auto", "no backend is registered")
 		}
 		note = "auto: using reference (CPU)"
 		if len(unavailable) > 0 {
@@ -130,7 +143,7 @@ func (r *Registry) Lookup(name string) (b Backend, note string, err error) {
 	for _, c := range r.backends {
 		if c.Name() == name {
 			if err := c.Available(); err != nil {
-				return nil, "", fmt.Errorf("--backend %s is not available: %w (--backend reference, or auto, runs on the CPU)", name, err)
+				return nil, "", &FieldError{Field: FieldBackend, Value: name, Err: &UnavailableError{Backend: name, Err: err}}
 			}
 			return c, "", nil
 		}
@@ -142,7 +155,7 @@ func (r *Registry) Lookup(name string) (b Backend, note string, err error) {
 		}
 		names += c.Name()
 	}
-	return nil, "", fmt.Errorf("--backend %q: unknown (want auto, %s)", name, names)
+	return nil, "", fieldErr(FieldBackend, strconv.Quote(name), "unknown (want auto, %s)", names)
 }
 
 func joinReasons(rs []string, sep string) string {

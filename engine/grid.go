@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,18 +13,20 @@ type Range struct {
 }
 
 // ParseRange parses "start:stop:step", "start:stop" (step 1) or a single
-// length. name is the flag name used in errors (e.g. "--hma").
+// length. name is the Spec field it belongs to (FieldHMA, FieldHMA3; a
+// leading "--" is dropped); errors are *FieldError naming it.
 func ParseRange(name, s string) (Range, error) {
+	name = strings.TrimPrefix(name, "--")
 	parts := strings.Split(strings.TrimSpace(s), ":")
 	if len(parts) > 3 || s == "" {
-		return Range{}, fmt.Errorf("%s %q: want start:stop:step, e.g. 20:200:20", name, s)
+		return Range{}, fieldErr(name, strconv.Quote(s), "want start:stop:step, e.g. 20:200:20")
 	}
 	var v [3]int
 	v[2] = 1
 	for i, p := range parts {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil {
-			return Range{}, fmt.Errorf("%s %q: %q is not an integer (want start:stop:step, e.g. 20:200:20; start:stop means step 1)", name, s, p)
+			return Range{}, fieldErr(name, strconv.Quote(s), "%q is not an integer (want start:stop:step, e.g. 20:200:20; start:stop means step 1)", p)
 		}
 		v[i] = n
 	}
@@ -32,10 +35,10 @@ func ParseRange(name, s string) (Range, error) {
 	}
 	r := Range{v[0], v[1], v[2]}
 	if r.Step <= 0 {
-		return Range{}, fmt.Errorf("%s %q: step %d must be positive", name, s, r.Step)
+		return Range{}, fieldErr(name, strconv.Quote(s), "step %d must be positive", r.Step)
 	}
 	if r.Stop < r.Start {
-		return Range{}, fmt.Errorf("%s %q: empty range (stop %d < start %d; write start:stop:step, e.g. %d:%d:%d)", name, s, r.Stop, r.Start, r.Stop, r.Start, r.Step)
+		return Range{}, fieldErr(name, strconv.Quote(s), "empty range (stop %d < start %d; write start:stop:step, e.g. %d:%d:%d)", r.Stop, r.Start, r.Stop, r.Start, r.Step)
 	}
 	return r, nil
 }
@@ -96,17 +99,8 @@ const MaxCombos = 1 << 40
 // and, when n > 0, that the longest combo fits in n bars (SPEC "How many bars
 // are enough"). Errors name the parameter, the combo and the counts.
 func (g Grid) Validate(n int) error {
-	if g.HMA.Len() == 0 {
-		return fmt.Errorf("--hma %s: empty range", g.HMA)
-	}
-	if g.HMA3.Len() == 0 {
-		return fmt.Errorf("--hma3 %s: empty range", g.HMA3)
-	}
-	if g.HMA.Start < MinHMA {
-		return fmt.Errorf("--hma %s: length %d is below the minimum %d (HMA needs floor(L/2) >= 1)", g.HMA, g.HMA.Start, MinHMA)
-	}
-	if g.HMA3.Start < MinHMA3 {
-		return fmt.Errorf("--hma3 %s: length %d is below the minimum %d (HMA3 needs floor(floor(L/2)/3) >= 1)", g.HMA3, g.HMA3.Start, MinHMA3)
+	if err := errors.Join(g.HMA.validate(FieldHMA), g.HMA3.validate(FieldHMA3)); err != nil {
+		return err
 	}
 	if float64(g.HMA.Len())*float64(g.HMA3.Len()) > MaxCombos {
 		return fmt.Errorf("grid %s x %s: %.3g combos is more than %d", g.HMA, g.HMA3, float64(g.HMA.Len())*float64(g.HMA3.Len()), int64(MaxCombos))
@@ -118,6 +112,22 @@ func (g Grid) Validate(n int) error {
 			return fmt.Errorf("grid %s x %s: combo (hma %d, hma3 %d) needs %d bars (warm-up %d + 2), the data has %d: lower the longest lengths, or use more bars (a longer file, a larger --head, a finer or no --timeframe)",
 				g.HMA, g.HMA3, c.HMA, c.HMA3, need, need-2, n)
 		}
+	}
+	return nil
+}
+
+// validate checks that the range of field (FieldHMA or FieldHMA3) is not
+// empty and starts at or above the field's minimum length.
+func (r Range) validate(field string) error {
+	minLen, why := MinHMA, "HMA needs floor(L/2) >= 1"
+	if field == FieldHMA3 {
+		minLen, why = MinHMA3, "HMA3 needs floor(floor(L/2)/3) >= 1"
+	}
+	switch {
+	case r.Len() == 0:
+		return fieldErr(field, r.String(), "empty range")
+	case r.Start < minLen:
+		return fieldErr(field, r.String(), "length %d is below the minimum %d (%s)", r.Start, minLen, why)
 	}
 	return nil
 }

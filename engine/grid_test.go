@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,8 +53,9 @@ func TestParseRange(t *testing.T) {
 			t.Errorf("ParseRange(%q, %q): no error", c.flag, c.in)
 			continue
 		}
-		if msg := err.Error(); !strings.HasPrefix(msg, c.flag+" ") || !strings.Contains(msg, c.want) {
-			t.Errorf("ParseRange(%q, %q) = %q, want it to start with the flag and contain %q", c.flag, c.in, msg, c.want)
+		var fe *FieldError
+		if !errors.As(err, &fe) || "--"+fe.Field != c.flag || fe.Value != strconv.Quote(c.in) || !strings.Contains(fe.Err.Error(), c.want) {
+			t.Errorf("ParseRange(%q, %q) = %#v (%q), want a FieldError of %s, value %q, saying %q", c.flag, c.in, fe, err, c.flag, c.in, c.want)
 		}
 	}
 }
@@ -108,8 +111,8 @@ func TestGridValidateBars(t *testing.T) {
 	if err := (Grid{HMA: Range{2, 1 << 21, 1}, HMA3: Range{6, 1 << 20, 1}}).Validate(0); err == nil || !strings.Contains(err.Error(), "combos") {
 		t.Errorf("a grid above MaxCombos: err %v", err)
 	}
-	if err := (Grid{HMA: Range{10, 5, 1}, HMA3: Range{6, 6, 1}}).Validate(0); err == nil || !strings.Contains(err.Error(), "--hma") {
-		t.Errorf("an empty HMA range: err %v", err)
+	if err := (Grid{HMA: Range{10, 5, 1}, HMA3: Range{6, 6, 1}}).Validate(0); err == nil || fieldOf(err) != FieldHMA {
+		t.Errorf("an empty HMA range: err %v, want a FieldError of hma", err)
 	}
 }
 
@@ -120,7 +123,7 @@ func TestParseOptions(t *testing.T) {
 	if m, err := ParseMode("LONG-SHORT"); err != nil || m != LongShort {
 		t.Errorf("ParseMode(LONG-SHORT) = %v, %v", m, err)
 	}
-	if _, err := ParseMode("short-only"); err == nil || !strings.Contains(err.Error(), "--mode") {
+	if _, err := ParseMode("short-only"); fieldOf(err) != FieldMode || !strings.Contains(err.Error(), "want long-short or long-only") {
 		t.Errorf("ParseMode(short-only): %v", err)
 	}
 	for i, name := range []string{"close", "hl2", "hlc3", "ohlc4"} {
@@ -128,13 +131,13 @@ func TestParseOptions(t *testing.T) {
 			t.Errorf("ParseSource(%q) = %v, %v", name, s, err)
 		}
 	}
-	if _, err := ParseSource("typical"); err == nil || !strings.Contains(err.Error(), "--source") {
+	if _, err := ParseSource("typical"); fieldOf(err) != FieldSource || !strings.Contains(err.Error(), "want close") {
 		t.Errorf("ParseSource(typical): %v", err)
 	}
 	if ps, err := ParsePrecisions("both"); err != nil || !slices.Equal(ps, []Precision{FP64, FP32}) {
 		t.Errorf("ParsePrecisions(both) = %v, %v (fp64 first)", ps, err)
 	}
-	if _, err := ParsePrecisions("fp16"); err == nil || !strings.Contains(err.Error(), "--precision") {
+	if _, err := ParsePrecisions("fp16"); fieldOf(err) != FieldPrecision || !strings.Contains(err.Error(), "want fp64") {
 		t.Errorf("ParsePrecisions(fp16): %v", err)
 	}
 	if f, err := ParseFormulation("prefix"); err != nil || f != Prefix {
@@ -158,4 +161,13 @@ func TestParseOptions(t *testing.T) {
 	if got := BarsPerYear(0); got != 0 {
 		t.Errorf("BarsPerYear(0) = %v", got)
 	}
+}
+
+// fieldOf is the Field of err's *FieldError, "" when it has none.
+func fieldOf(err error) string {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return fe.Field
+	}
+	return ""
 }

@@ -31,7 +31,7 @@ func ParseMode(s string) (Mode, error) {
 	case "long-only", "longonly", "lo":
 		return LongOnly, nil
 	}
-	return 0, fmt.Errorf("--mode %q: want long-short or long-only", s)
+	return 0, fieldErr(FieldMode, s, "want long-short or long-only")
 }
 
 // Source picks the swept series x from the bars (SPEC "Input").
@@ -60,7 +60,7 @@ func ParseSource(s string) (Source, error) {
 			return Source(i), nil
 		}
 	}
-	return 0, fmt.Errorf("--source %q: want close, hl2, hlc3 or ohlc4", s)
+	return 0, fieldErr(FieldSource, s, "want close, hl2, hlc3 or ohlc4")
 }
 
 // Precision is the floating-point type a run computes in.
@@ -89,7 +89,7 @@ func ParsePrecisions(s string) ([]Precision, error) {
 	case "both", "":
 		return []Precision{FP64, FP32}, nil
 	}
-	return nil, fmt.Errorf("--precision %q: want fp64, fp32 or both", s)
+	return nil, fieldErr(FieldPrecision, s, "want fp64, fp32 or both")
 }
 
 // Formulation is the WMA evaluation method (SPEC "WMA formulations").
@@ -118,7 +118,7 @@ func ParseFormulation(s string) (Formulation, error) {
 	case "prefix":
 		return Prefix, nil
 	}
-	return 0, fmt.Errorf("--wma %q: want direct or prefix", s)
+	return 0, fieldErr(FieldWMA, s, "want direct or prefix")
 }
 
 // DefaultFee is the fee per side, a fraction (0.00045 = 0.045% per side,
@@ -136,10 +136,10 @@ type Params struct {
 // Validate checks the ranges of the parameters.
 func (p Params) Validate() error {
 	if !(p.Fee >= 0 && p.Fee < 1) {
-		return fmt.Errorf("--fee %v: want a fraction per side in [0, 1), e.g. 0.00045", p.Fee)
+		return fieldErr(FieldFee, FormatFloat(p.Fee), "want a fraction per side in [0, 1), e.g. 0.00045")
 	}
 	if !(p.BarsPerYear > 0) || p.BarsPerYear > 1e12 {
-		return fmt.Errorf("--bars-per-year %v: want a positive number", p.BarsPerYear)
+		return fieldErr(FieldBarsPerYear, FormatFloat(p.BarsPerYear), "want a positive number")
 	}
 	return nil
 }

@@ -304,12 +304,28 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	if len(p.Reasons) > 0 {
 		p.Verdict = VerdictCollapse
 	}
+	p.Explain()
+	return p, nil
+}
+
+// Explain sets p.Explanation from the report's own fields: when the
+// per-combo trade limit is the only condition that fired (every flip
+// borderline, the indicators within their limit), it says so. Compare
+// calls it; a report read back from the sessions store is explained
+// again the same way, so show prints what run printed.
+func (p *Parity) Explain() {
+	breached := 0
+	for k := range p.Combos {
+		if p.Combos[k].DnLimitBreached {
+			breached++
+		}
+	}
+	p.Explanation = ""
 	if breached > 0 && len(p.Reasons) == 1 {
 		p.Explanation = fmt.Sprintf("only the per-combo trade limit fired: every flip is borderline (margin < %g) and the indicators agree "+
 			"to %.2g, but on combos with few trades a few borderline flips move more than max(1%% of the trades, 2); SPEC counts "+
-			"that as a collapse, so look at those combos' flips before trusting their fp32 numbers", tol, p.MaxRelIndicatorError)
+			"that as a collapse, so look at those combos' flips before trusting their fp32 numbers", p.Tolerance, p.MaxRelIndicatorError)
 	}
-	return p, nil
 }
 
 // Positions writes pos[i] for i in [0, n) by the SPEC state machine: 0

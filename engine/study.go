@@ -11,12 +11,16 @@ import (
 	"sweepbench/engine/data"
 )
 
-// Study is one user request: a dataset, a grid, the sweep parameters, the
-// precisions to run and the backend, run by RunStudy as one sweep per
-// precision (fp64 first) followed by the parity report when both ran. The
-// CLI, the TUI and the sessions store all go through it, so they compute
-// the same thing the same way.
+// Study is one user request made ready to run: a dataset, a grid, the
+// sweep parameters, the precisions to run and the backend, run by RunStudy
+// as one sweep per precision (fp64 first) followed by the parity report
+// when both ran. It is built from a Spec by Spec.Study (the CLI, the TUI,
+// resume: one way); RunStudy is the only code that runs it.
 type Study struct {
+	// Spec is the description the study was built from (saved with a
+	// session; resume builds the study again from it).
+	Spec       Spec
+	Note       string // what is known before it runs (what auto picked, a fee that looks like a percentage)
 	Dataset    *data.Dataset
 	Grid       Grid
 	Params     Params
@@ -35,8 +39,11 @@ type StudyOptions struct {
 	Progress chan<- Progress
 	// Sink receives each completed chunk of a run, tagged with its precision.
 	Sink func(Precision, []ComboResult) error
-	// Skip, per precision, reports combos already done (resume).
-	Skip func(Precision, int) bool
+	// Prior holds, per precision, results computed earlier (a resumed
+	// session): their combos are not computed again, they join the run
+	// of their precision in the report, and the parity report covers
+	// them. A prior run that is complete is not run at all.
+	Prior map[Precision]*Run
 }
 
 // Report is what a study produced: the dataset, the parameters, each run and
@@ -47,7 +54,10 @@ type Report struct {
 	Grid    Grid
 	WMA     Formulation
 	Backend string
-	Note    string // e.g. which backend auto picked and why
+	// Note is what the report says beside the numbers: the study's own
+	// note (what auto picked), a lane run on the fallback, too few trades
+	// to annualise. Saved with a session and printed by show.
+	Note    string
 	Created time.Time
 	Runs    []*Run
 	// Requested are the precisions the study asked for, in order; one
@@ -93,13 +103,13 @@ func (r *Report) Run(p Precision) *Run {
 // parameter.
 func (s *Study) Validate() error {
 	if s.Dataset == nil {
-		return errors.New("--data: no dataset loaded")
+		return &FieldError{Field: FieldData, Err: errors.New("no dataset loaded")}
 	}
 	if s.Backend == nil {
-		return errors.New("--backend: none selected")
+		return &FieldError{Field: FieldBackend, Err: errors.New("none selected")}
 	}
 	if len(s.Precisions) == 0 {
-		return errors.New("--precision: nothing to run")
+		return &FieldError{Field: FieldPrecision, Err: errors.New("nothing to run")}
 	}
 	if err := s.Grid.Validate(0); err != nil {
 		return err
@@ -125,35 +135,48 @@ func (s *Study) job(p Precision, cache *IndicatorCache) *Job {
 }
 
 // RunStudy runs every precision of s in order, then the parity report when
-// an fp64 and an fp32 run exist. On cancellation or a backend failure the
-// report holds what completed (runs marked cancelled/failed) and the error
-// is returned with it; a later precision is not started after a failure.
+// an fp64 and an fp32 run exist. It is the only code that runs a study: a
+// new one, and a resumed one (opt.Prior: the saved results, which are not
+// computed again and which the parity report covers like the rest). On
+// cancellation or a backend failure the report holds what completed (runs
+// marked cancelled/failed) and the error is returned with it; a later
+// precision is not started after a failure.
+//
+// The fp64 lane is always the direct formulation (SPEC "WMA
+// formulations"), whatever s.WMA says and whichever backend runs it.
 func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	rep := &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA,
+	rep := &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA, Note: s.Note,
 		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...)}
 	cache := &IndicatorCache{}
 	var runErr error
 	for _, p := range s.Precisions {
+		prior := opt.Prior[p]
+		if prior != nil && prior.Complete() && len(prior.Results) == s.Grid.Len() {
+			rep.Runs = append(rep.Runs, prior)
+			continue
+		}
 		be, err := s.backendFor(p)
 		if err != nil {
 			runErr = err
 			break
 		}
-		if be != s.Backend {
-			rep.Note = JoinNote(rep.Note, fmt.Sprintf("%s has no %s: the %s lane ran on %s", s.Backend.Name(), p, p, be.Name()))
-		}
 		so := SweepOptions{Progress: opt.Progress}
 		if opt.Sink != nil {
 			so.Sink = func(rs []ComboResult) error { return opt.Sink(p, rs) }
 		}
-		if opt.Skip != nil {
-			so.Skip = func(i int) bool { return opt.Skip(p, i) }
+		if prior != nil {
+			done := priorSet(prior, s.Grid.Len())
+			so.Skip = done.has
 		}
 		run, err := Sweep(ctx, be, s.job(p, cache), so)
 		if run != nil {
+			if prior != nil {
+				// Prepare and Elapsed stay this process's own.
+				run.Results = mergeResults(prior.Results, run.Results)
+			}
 			rep.Runs = append(rep.Runs, run)
 		}
 		if err != nil {
@@ -161,11 +184,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 			break
 		}
 	}
-	if len(rep.Runs) > 0 {
-		if n := medianTradesBelow(rep.Runs[0], fewTrades); n >= 0 && n < fewTrades {
-			rep.Note = JoinNote(rep.Note, fmt.Sprintf("the median combo made %d trades: Sharpe, Sortino and CAGR annualised from so few are noise (more bars, or shorter lengths)", n))
-		}
-	}
+	rep.Note = JoinNote(rep.Note, rep.RunNotes())
 	ref, test := rep.Run(FP64), rep.Run(FP32)
 	if ref != nil && test != nil && len(ref.Results) > 0 && len(test.Results) > 0 {
 		if opt.Progress != nil {
@@ -173,7 +192,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 			// on large grids: say so rather than go quiet.
 			select {
 			case opt.Progress <- Progress{Backend: test.Backend, Precision: FP32, Done: len(test.Results),
-				Total: test.Grid.Len(), Elapsed: test.Elapsed, Phase: "parity"}:
+				Total: test.Grid.Len(), Elapsed: test.Elapsed, Phase: PhaseParity}:
 			default:
 			}
 		}
@@ -189,6 +208,73 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		rep.Parity, rep.ParityOf = par, "fp32 vs fp64"
 	}
 	return rep, runErr
+}
+
+// indexSet is a set of grid indices.
+type indexSet []uint64
+
+func (b indexSet) has(i int) bool { return i >= 0 && i/64 < len(b) && b[i/64]&(1<<(i%64)) != 0 }
+
+// priorSet is the set of combos run holds results for.
+func priorSet(run *Run, n int) indexSet {
+	b := make(indexSet, (n+63)/64)
+	for i := range run.Results {
+		if ix := run.Results[i].Index; ix >= 0 && ix < n {
+			b[ix/64] |= 1 << (ix % 64)
+		}
+	}
+	return b
+}
+
+// mergeResults joins two result lists, each in grid order and disjoint,
+// into one in grid order.
+func mergeResults(a, b []ComboResult) []ComboResult {
+	if len(a) == 0 {
+		return b
+	}
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]ComboResult, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i].Index <= b[j].Index {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// RunNotes is what the report's results call for a note on: the median
+// combo of the first run made fewer than 30 trades, so its annualised
+// ratios are noise. RunStudy adds it to the report's note; a report read
+// back from the sessions store derives it again from the saved results.
+func (r *Report) RunNotes() string {
+	if len(r.Runs) == 0 {
+		return ""
+	}
+	if n := medianTradesBelow(r.Runs[0], fewTrades); n >= 0 && n < fewTrades {
+		return fmt.Sprintf("the median combo made %d trades: Sharpe, Sortino and CAGR annualised from so few are noise (more bars, or shorter lengths)", n)
+	}
+	return ""
+}
+
+// FallbackNote says which lanes of s run on its fallback backend (the
+// fp64 lane of an fp32-only GPU); "" when none does. Part of the note
+// Spec.Study gives a study, known before it runs.
+func (s *Study) FallbackNote() string {
+	note := ""
+	for _, p := range s.Precisions {
+		if be, err := s.backendFor(p); err == nil && be != s.Backend {
+			note = JoinNote(note, fmt.Sprintf("%s has no %s: the %s lane runs on %s", s.Backend.Name(), p, p, be.Name()))
+		}
+	}
+	return note
 }
 
 // fewTrades: below this median trade count per combo a report warns that
@@ -230,7 +316,7 @@ func (s *Study) backendFor(p Precision) (Backend, error) {
 		return s.Backend, nil
 	}
 	if s.Fallback == nil {
-		return nil, fmt.Errorf("--backend %s: %w", s.Backend.Name(), err)
+		return nil, &FieldError{Field: FieldBackend, Value: s.Backend.Name(), Err: err}
 	}
 	return s.Fallback, nil
 }

@@ -45,8 +45,11 @@ func TestStudyFallbackLane(t *testing.T) {
 	if got := rep.Run(engine.FP32).Backend; got != "fp32only" {
 		t.Errorf("fp32 lane ran on %q, want fp32only", got)
 	}
-	if !strings.Contains(rep.Note, "fp32only has no fp64: the fp64 lane ran on reference") {
-		t.Errorf("note %q does not say which backend ran the fp64 lane", rep.Note)
+	if note := s.FallbackNote(); note != "fp32only has no fp64: the fp64 lane runs on reference" {
+		t.Errorf("fallback note %q does not say which backend runs the fp64 lane", note)
+	}
+	if strings.Contains(rep.Note, "fp64 lane") {
+		t.Errorf("report note %q: the fallback is the study's note (Spec.Study), not RunStudy's", rep.Note)
 	}
 	if rep.Parity == nil || rep.Parity.Verdict != engine.VerdictPass {
 		t.Errorf("parity %+v, want a pass verdict", rep.Parity)

@@ -68,9 +68,19 @@ type Progress struct {
 	Rate      float64       // combos per second since compute started
 	Elapsed   time.Duration // since the sweep started
 	ETA       time.Duration // estimated time left; 0 when unknown
-	Phase     string        // "prepare", "compute", "done"; "parity" (RunStudy: the fp32 vs fp64 comparison runs)
-	Best      *ComboResult  // best Sharpe so far; nil before the first chunk
+	Phase     Phase
+	Best      *ComboResult // best Sharpe so far; nil before the first chunk
 }
+
+// Phase is where a sweep (or a study) is.
+type Phase string
+
+const (
+	PhasePrepare Phase = "prepare" // uploads, shared indicators, kernel load
+	PhaseCompute Phase = "compute" // combos being evaluated
+	PhaseDone    Phase = "done"    // the sweep ended (complete or not)
+	PhaseParity  Phase = "parity"  // RunStudy: the fp32 vs fp64 comparison runs
+)
 
 // SweepOptions configure Sweep. The zero value collects results and sends
 // no progress.
@@ -116,7 +126,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 		default:
 		}
 	}
-	send(Progress{Backend: b.Name(), Precision: job.Precision, Total: total, Phase: "prepare"})
+	send(Progress{Backend: b.Name(), Precision: job.Precision, Total: total, Phase: PhasePrepare})
 
 	var k Kernel
 	err := protect(func() error {
@@ -272,7 +282,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 		run.Indicators = it.IndicatorTime()
 	}
 	p := progressAt(b.Name(), job.Precision, int(done.Load()), int(skipped.Load()), total, start, computeStart, best)
-	p.Phase = "done"
+	p.Phase = PhaseDone
 	send(p)
 	switch {
 	case firstErr != nil:
@@ -288,7 +298,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 
 func progressAt(backend string, prec Precision, done, skipped, total int, start, computeStart time.Time, best *ComboResult) Progress {
 	p := Progress{Backend: backend, Precision: prec, Done: done, Total: total,
-		Elapsed: time.Since(start), Phase: "compute"}
+		Elapsed: time.Since(start), Phase: PhaseCompute}
 	// The rate counts the combos computed now, not those a resume skipped
 	// (they were loaded, not computed: counting them would inflate it).
 	if s := time.Since(computeStart).Seconds(); s > 0 && done-skipped > 0 {

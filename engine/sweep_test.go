@@ -563,9 +563,18 @@ func TestRunStudyStopsAfterFailure(t *testing.T) {
 	}
 }
 
-// TestRunStudyRoutesPerPrecision: the study's Sink sees every combo once
-// per precision, tagged; Skip is asked per precision.
+// TestRunStudyRoutesPerPrecision: the study's Sink sees every combo
+// computed once per precision, tagged; the combos of a prior run (resume)
+// are not computed again, join the run, and the parity covers them all.
 func TestRunStudyRoutesPerPrecision(t *testing.T) {
+	// The prior fp32 run: combos 0..49, as a first process saved them.
+	first, err := RunStudy(context.Background(), fakeStudy(&fakeBackend{lanes: 2, chunk: 7}), StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior := *first.Run(FP32)
+	prior.Results = prior.Results[:50]
+	prior.Status = StatusCancelled
 	seen := map[Precision][]int{}
 	rep, err := RunStudy(context.Background(), fakeStudy(&fakeBackend{lanes: 2, chunk: 7}), StudyOptions{
 		Sink: func(p Precision, rs []ComboResult) error {
@@ -574,7 +583,7 @@ func TestRunStudyRoutesPerPrecision(t *testing.T) {
 			}
 			return nil
 		},
-		Skip: func(p Precision, i int) bool { return p == FP32 && i < 50 },
+		Prior: map[Precision]*Run{FP32: &prior},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -583,10 +592,29 @@ func TestRunStudyRoutesPerPrecision(t *testing.T) {
 		t.Errorf("fp64 sink saw %d combos", len(got))
 	}
 	if got := slices.Sorted(slices.Values(seen[FP32])); len(got) != 50 || got[0] != 50 {
-		t.Errorf("fp32 sink saw %v, want 50..99 (0..49 skipped)", got)
+		t.Errorf("fp32 sink saw %v, want 50..99 (0..49 prior)", got)
 	}
-	if len(rep.Run(FP32).Results) != 50 || rep.Parity == nil || rep.Parity.CombosCompared != 50 {
-		t.Errorf("fp32 results %d, parity %+v", len(rep.Run(FP32).Results), rep.Parity)
+	r32 := rep.Run(FP32)
+	if len(r32.Results) != 100 || !r32.Complete() || rep.Parity == nil || rep.Parity.CombosCompared != 100 {
+		t.Fatalf("fp32 results %d (%s), parity %+v", len(r32.Results), r32.Status, rep.Parity)
+	}
+	for i, r := range r32.Results {
+		if r.Index != i || r.Metrics != first.Run(FP32).Results[i].Metrics {
+			t.Fatalf("merged fp32 result %d: index %d, metrics %+v, want %+v", i, r.Index, r.Metrics, first.Run(FP32).Results[i].Metrics)
+		}
+	}
+	// A complete prior run is taken as it is: nothing computed.
+	seen = map[Precision][]int{}
+	full := *first.Run(FP64)
+	_, err = RunStudy(context.Background(), fakeStudy(&fakeBackend{lanes: 2, chunk: 7}), StudyOptions{
+		Sink: func(p Precision, rs []ComboResult) error {
+			seen[p] = append(seen[p], len(rs))
+			return nil
+		},
+		Prior: map[Precision]*Run{FP64: &full},
+	})
+	if err != nil || len(seen[FP64]) != 0 || len(seen[FP32]) == 0 {
+		t.Errorf("err %v; sink saw fp64 chunks %v (want none), fp32 %v", err, seen[FP64], seen[FP32])
 	}
 }
 

@@ -278,8 +278,8 @@ func TestHullMinimumLengths(t *testing.T) {
 		g    Grid
 		want []string
 	}{
-		{Grid{HMA: Range{1, 10, 1}, HMA3: Range{6, 12, 6}}, []string{"--hma ", "below the minimum 2"}},
-		{Grid{HMA: Range{2, 10, 1}, HMA3: Range{5, 12, 1}}, []string{"--hma3", "below the minimum 6"}},
+		{Grid{HMA: Range{1, 10, 1}, HMA3: Range{6, 12, 6}}, []string{"hma ", "below the minimum 2"}},
+		{Grid{HMA: Range{2, 10, 1}, HMA3: Range{5, 12, 1}}, []string{"hma3 ", "below the minimum 6"}},
 	} {
 		err := c.g.Validate(0)
 		if err == nil {

@@ -12,7 +12,7 @@ import (
 func BenchmarkSave(b *testing.B) {
 	st := newStudy(b, btcusdt(b, 2000), "10:1000:1", "12:1000:1", engine.FP64)
 	s := openStore(b, "")
-	w, err := s.Begin(context.Background(), st, origin(2000), "")
+	w, err := begin(context.Background(), s, st, origin(2000), "")
 	if err != nil {
 		b.Fatal(err)
 	}

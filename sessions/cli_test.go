@@ -318,7 +318,7 @@ func TestResumeRefusesChangedFile(t *testing.T) {
 	var ids []string
 	for range 2 {
 		st := newStudy(t, fileData, "10:30:10", "12:36:12")
-		w, err := s.Begin(bg, st, sessions.Origin{Data: csvPath}, "")
+		w, err := begin(bg, s, st, testOrigin{Data: csvPath}, "")
 		if err != nil {
 			t.Fatal(err)
 		}

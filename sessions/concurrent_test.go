@@ -21,7 +21,7 @@ func TestReadWhileWriting(t *testing.T) {
 	bg := context.Background()
 	st := newStudy(t, btcusdt(t, 10000), "10:150:5", "12:96:12", engine.FP64)
 
-	w, err := writer.Begin(bg, st, origin(10000), "")
+	w, err := begin(bg, writer, st, origin(10000), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,8 +45,9 @@ func ParseRunRef(s string) (RunRef, error) {
 
 func (r RunRef) String() string { return fmt.Sprintf("%d:%s", r.ID, r.Precision) }
 
-// Loader loads a session's dataset again, from its Origin, the way `run`
-// loaded it. Diff uses it to recompute the indicator series.
+// Loader loads a session's dataset again, from its Spec, the way `run`
+// loaded it. Diff uses it to recompute the indicator series; nil means
+// LoadSpec.
 type Loader func(ctx context.Context, ss *Session) (*data.Dataset, error)
 
 // DiffSide is one side of a Diff.
@@ -118,16 +119,17 @@ func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, erro
 		d.MetricsOnly, d.Why = true, fmt.Sprintf("the HMA sources differ (%s -> %s): the indicator series are not comparable", sa.Params.Source, sb.Params.Source)
 	case sa.Params.Mode != sb.Params.Mode:
 		d.MetricsOnly, d.Why = true, fmt.Sprintf("the modes differ (%s -> %s): positions are not comparable bar by bar", sa.Params.Mode, sb.Params.Mode)
-	case load == nil:
-		d.MetricsOnly, d.Why = true, "no dataset loader was given"
 	default:
+		if load == nil {
+			load = LoadSpec
+		}
 		ds, err := load(ctx, sa)
 		switch {
 		case err != nil:
 			d.MetricsOnly, d.Why = true, fmt.Sprintf("the dataset could not be loaded again (%v)", err)
 		case ds.Info.SHA256 != da.SHA256 || ds.Bars.Len() != da.Bars:
 			d.MetricsOnly, d.Why = true, fmt.Sprintf("the dataset %s changed since the sessions were saved (sha256 %s -> %s)",
-				sa.Origin.Data, short(da.SHA256), short(ds.Info.SHA256))
+				sa.Spec.Data, short(da.SHA256), short(ds.Info.SHA256))
 		default:
 			bars = &ds.Bars
 		}

@@ -34,7 +34,7 @@ func btcusdt(t testing.TB, n int) *data.Dataset {
 	return out
 }
 
-func origin(n int) sessions.Origin { return sessions.Origin{Data: "embedded:btcusdt-1m", Head: n} }
+func origin(n int) testOrigin { return testOrigin{Data: "embedded:btcusdt-1m", Head: n} }
 
 // newStudy is a reference-backend study of ds over hma x hma3.
 func newStudy(t testing.TB, ds *data.Dataset, hma, hma3 string, precs ...engine.Precision) *engine.Study {
@@ -73,10 +73,10 @@ func openStore(t testing.TB, path string) *sessions.Store {
 }
 
 // runSaved runs st with a Writer as its sink and finishes the session.
-func runSaved(t testing.TB, s *sessions.Store, st *engine.Study, o sessions.Origin, note string) (*engine.Report, int64) {
+func runSaved(t testing.TB, s *sessions.Store, st *engine.Study, o testOrigin, note string) (*engine.Report, int64) {
 	t.Helper()
 	ctx := context.Background()
-	w, err := s.Begin(ctx, st, o, note)
+	w, err := begin(ctx, s, st, o, note)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,4 +89,18 @@ func runSaved(t testing.TB, s *sessions.Store, st *engine.Study, o sessions.Orig
 		t.Fatal(err)
 	}
 	return rep, w.ID()
+}
+
+// testOrigin is how a test study's dataset was loaded (its Spec's Data and
+// Head): tests build studies directly, not through engine.Spec.Study.
+type testOrigin struct {
+	Data string
+	Head int
+}
+
+// begin records st as loaded from o, with note, as Begin does for a study
+// built from a Spec.
+func begin(ctx context.Context, s *sessions.Store, st *engine.Study, o testOrigin, note string) (*sessions.Writer, error) {
+	st.Spec.Data, st.Spec.Head, st.Note = o.Data, o.Head, note
+	return s.Begin(ctx, st)
 }

@@ -40,6 +40,12 @@ func (s *Store) Open(ctx context.Context, id int64) (*engine.Report, error) {
 	if err != nil {
 		return nil, s.wrap(fmt.Sprintf("read the parity of session %d", id), err)
 	}
+	// What run printed: the notes its results call for and the parity's
+	// explanation are derived again from what was saved.
+	rep.Note = engine.JoinNote(rep.Note, rep.RunNotes())
+	if rep.Parity != nil {
+		rep.Parity.Explain()
+	}
 	return rep, nil
 }
 

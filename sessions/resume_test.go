@@ -21,7 +21,7 @@ func TestResumeAfterCancel(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(bg)
 	defer cancel()
-	w, err := s.Begin(ctx, st, origin(8000), "")
+	w, err := begin(ctx, s, st, origin(8000), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestResumeRefusesChangedData(t *testing.T) {
 	st := newStudy(t, ds, "10:40:10", "12:48:12", engine.FP64)
 	s := openStore(t, "")
 	bg := context.Background()
-	w, err := s.Begin(bg, st, origin(4000), "")
+	w, err := begin(bg, s, st, origin(4000), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestResumeParityOnly(t *testing.T) {
 	st := newStudy(t, ds, "10:50:10", "12:48:12")
 	s := openStore(t, "")
 	bg := context.Background()
-	w, err := s.Begin(bg, st, origin(5000), "")
+	w, err := begin(bg, s, st, origin(5000), "")
 	if err != nil {
 		t.Fatal(err)
 	}

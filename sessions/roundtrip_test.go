@@ -126,7 +126,7 @@ func TestNonFinitePreserved(t *testing.T) {
 	st := newStudy(t, ds, "10:20:10", "12:24:12", engine.FP64)
 	s := openStore(t, "")
 	ctx := context.Background()
-	w, err := s.Begin(ctx, st, origin(2000), "")
+	w, err := begin(ctx, s, st, origin(2000), "")
 	if err != nil {
 		t.Fatal(err)
 	}

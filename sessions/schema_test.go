@@ -48,7 +48,7 @@ func testStudy(t *testing.T, n int, precs ...engine.Precision) *engine.Study {
 func saveStudy(t *testing.T, s *Store, st *engine.Study) (*engine.Report, int64) {
 	t.Helper()
 	ctx := context.Background()
-	w, err := s.Begin(ctx, st, Origin{Data: "embedded:btcusdt-1m", Head: st.Dataset.Info.Bars}, "")
+	w, err := begin(ctx, s, st, testOrigin{Data: "embedded:btcusdt-1m", Head: st.Dataset.Info.Bars}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestInterruptedDetection(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := testStudy(t, 2000, engine.FP64)
-			w, err := s.Begin(context.Background(), st, Origin{}, "")
+			w, err := begin(context.Background(), s, st, testOrigin{}, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,17 +23,6 @@ const (
 	StatusInterrupted engine.Status = "interrupted"
 )
 
-// Origin is how a study's dataset was loaded (the run's --data, --tz,
-// --time-column, --timeframe and --head), so that resume and diff can load
-// the same bars again, and check that their SHA-256 is unchanged.
-type Origin struct {
-	Data       string // embedded:NAME or an absolute file path
-	TZ         string
-	TimeColumn string
-	Timeframe  string
-	Head       int // 0 = all bars
-}
-
 // Session is one stored study (one `sweepbench run`): its dataset, its
 // parameters, its state and a summary of each run, without the results.
 type Session struct {
@@ -48,8 +37,12 @@ type Session struct {
 	Host   string // the host and pid of the process that wrote it last
 	PID    int
 
-	Dataset    data.Info
-	Origin     Origin
+	Dataset data.Info
+	// Spec is the study's description as saved: how its dataset was loaded
+	// (Data absolute for a file), its grid and parameters, the backend as
+	// resolved (auto -> what it picked) and bars per year as used. Resume
+	// builds the study again from it (Rebuild).
+	Spec       engine.Spec
 	Grid       engine.Grid
 	Params     engine.Params
 	Precisions []engine.Precision // as requested, fp64 first
@@ -142,7 +135,7 @@ func scanSession(sc scanner) (*Session, error) {
 		g                                = &s.Grid
 	)
 	err := sc.Scan(&s.ID, &created, &updated, &finished, &status, &s.Error, &s.Host, &s.PID, &s.proc.Start,
-		&s.Origin.Data, &s.Origin.TZ, &s.Origin.TimeColumn, &s.Origin.Timeframe, &s.Origin.Head,
+		&s.Spec.Data, &s.Spec.TZ, &s.Spec.TimeColumn, &s.Spec.Timeframe, &s.Spec.Head,
 		&g.HMA.Start, &g.HMA.Stop, &g.HMA.Step, &g.HMA3.Start, &g.HMA3.Stop, &g.HMA3.Step,
 		&s.Params.Fee, &mode, &source, &s.Params.BarsPerYear, &precs, &wma, &s.Tolerance, &s.Backend, &s.Note,
 		&di.Name, &di.Path, &di.SHA256, &di.Layout, &di.Timeframe, &di.Bars, &di.SourceBars, &first, &last,
@@ -175,6 +168,10 @@ func scanSession(sc scanner) (*Session, error) {
 		}
 		s.Precisions = append(s.Precisions, ps[0])
 	}
+	s.Spec.HMA, s.Spec.HMA3 = g.HMA.String(), g.HMA3.String()
+	s.Spec.Fee, s.Spec.Mode, s.Spec.Source, s.Spec.BarsPerYear = s.Params.Fee, mode, source, s.Params.BarsPerYear
+	s.Spec.Backend, s.Spec.WMA, s.Spec.Borderline = s.Backend, wma, s.Tolerance
+	s.Spec.Precision = precisionSpec(s.Precisions)
 	return &s, nil
 }
 
@@ -443,4 +440,13 @@ func (s *Store) checkNotRunning(ss *Session, force bool, what string) error {
 		}
 	}
 	return nil
+}
+
+// precisionSpec is the Spec.Precision of a list of precisions: "both" for
+// fp64 and fp32, else the one.
+func precisionSpec(ps []engine.Precision) string {
+	if len(ps) == 1 {
+		return ps[0].String()
+	}
+	return "both"
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +38,7 @@ type Writer struct {
 	BatchAge  time.Duration
 
 	mu       sync.Mutex
+	kept     map[engine.Precision]bool // runs Finish leaves as saved (a resume's complete lanes)
 	lanes    map[engine.Precision]*lane
 	pending  map[engine.Precision][]engine.ComboResult
 	npending int
@@ -61,20 +63,41 @@ func newWriter(s *Store, id int64, g engine.Grid, backend string, wma engine.For
 		lanes: map[engine.Precision]*lane{}, pending: map[engine.Precision][]engine.ComboResult{}, last: time.Now()}
 }
 
+// keep leaves the saved run of precision p as it is at Finish: a resume
+// passes a lane that was complete already (its device and time stay).
+func (w *Writer) keep(p engine.Precision) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.kept == nil {
+		w.kept = map[engine.Precision]bool{}
+	}
+	w.kept[p] = true
+}
+
 // ID is the session id of the study being written.
 func (w *Writer) ID() int64 { return w.id }
 
 // Store is the store the writer writes to.
 func (w *Writer) Store() *Store { return w.s }
 
-// Begin records a study about to run (dataset, parameters, the process
+// Begin records a study about to run (its Spec, dataset, the process
 // running it, status running) and returns the Writer that saves it. st
-// must be validated (RunStudy validates again); o says how its dataset was
-// loaded; note is what `run` prints as its note (e.g. the backend auto
-// picked).
-func (s *Store) Begin(ctx context.Context, st *engine.Study, o Origin, note string) (*Writer, error) {
+// must be built by engine.Spec.Study (RunStudy validates it again); its
+// Note (what is known before the run) is saved with it, and a file in
+// Spec.Data is saved as an absolute path so that resume and diff work
+// from another directory.
+func (s *Store) Begin(ctx context.Context, st *engine.Study) (*Writer, error) {
 	if st == nil || st.Dataset == nil || st.Backend == nil || len(st.Precisions) == 0 {
 		return nil, errors.New("sessions: Begin needs a study with a dataset, a backend and a precision")
+	}
+	o, note := st.Spec, st.Note
+	if o.Data == "" {
+		o.Data = st.Dataset.Info.Name
+	}
+	if !strings.HasPrefix(o.Data, "embedded:") {
+		if abs, err := filepath.Abs(o.Data); err == nil {
+			o.Data = abs
+		}
 	}
 	tol := st.Tolerance
 	if tol <= 0 {
@@ -354,6 +377,9 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 	fail := func(err error) error { return w.s.wrap(fmt.Sprintf("finish session %d", w.id), err) }
 
 	for _, run := range runs {
+		if w.kept[run.Precision] {
+			continue
+		}
 		ln, err := w.laneLocked(ctx, tx, run.Precision, now)
 		if err != nil {
 			return fail(err)
@@ -365,9 +391,10 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 		if saveErr != nil && status == engine.StatusComplete {
 			status, msg = engine.StatusFailed, "computed, but not every result was saved: "+saveErr.Error()
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = ?, device = ?, prepare_ns = ?, elapsed_ns = ?,
+		// The backend that computed the lane: the study's, or its fallback.
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = ?, backend = ?, device = ?, prepare_ns = ?, elapsed_ns = ?,
 			done = (SELECT count(*) FROM results WHERE run_id = ?), updated = ? WHERE id = ?`,
-			string(status), msg, run.Device, int64(ln.priorPrepare+run.Prepare), int64(ln.priorElapsed+run.Elapsed),
+			string(status), msg, run.Backend, run.Device, int64(ln.priorPrepare+run.Prepare), int64(ln.priorElapsed+run.Elapsed),
 			ln.runID, fmtTime(now), ln.runID)
 		if err != nil {
 			return fail(err)

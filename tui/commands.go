@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -65,19 +64,12 @@ func guard(f func() tea.Msg, onPanic func(error) tea.Msg) tea.Cmd {
 	}
 }
 
-func loadCmd(gen int, spec string, f Flags) tea.Cmd {
+func loadCmd(gen int, name string, f engine.Spec) tea.Cmd {
 	return guard(func() tea.Msg {
-		opt := data.Options{TimeColumn: f.TimeColumn}
-		if f.TZ != "" {
-			loc, err := time.LoadLocation(f.TZ)
-			if err != nil {
-				return loadedMsg{gen, spec, nil, fmt.Errorf("--tz %q: %v", f.TZ, err)}
-			}
-			opt.Location = loc
-		}
-		ds, err := data.Open(spec, opt)
-		return loadedMsg{gen, spec, ds, err}
-	}, func(err error) tea.Msg { return loadedMsg{gen, spec, nil, err} })
+		f.Data = name
+		ds, err := f.Open()
+		return loadedMsg{gen, name, ds, err}
+	}, func(err error) tea.Msg { return loadedMsg{gen, name, nil, err} })
 }
 
 func estimateCmd(gen int, s *engine.Study) tea.Cmd {
@@ -169,51 +161,25 @@ func (r *runner) wait(d time.Duration) {
 	}
 }
 
-// studyWork runs s as `sweepbench run` does: saved through the store's
-// Writer and its Sink when save is set, with the final status and the
-// parity report recorded by Finish. A database that cannot be used is a
-// warning: the study is still computed and shown.
-func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool, o sessions.Origin, note string) work {
+// studyWork runs s as `sweepbench run` does (sessions.RunStudy): saved in
+// st while it computes unless st is nil. A database that cannot be used is
+// a warning: the study is still computed and shown.
+func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) work {
 	return func(ctx context.Context, progress chan<- engine.Progress) (out outcome) {
-		opt := engine.StudyOptions{Progress: progress}
-		var (
-			w       *sessions.Writer
-			mu      sync.Mutex
-			sinkErr error
-		)
-		if save {
-			switch {
-			case st != nil:
-				var err error
-				if w, err = st.Begin(ctx, s, o, note); err != nil {
-					out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", err)
-					w = nil
-				}
-			case storeErr != nil:
-				out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", storeErr)
-			}
+		if save && st == nil && storeErr != nil {
+			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", storeErr)
 		}
-		if w != nil {
-			opt.Sink = w.Sink(func(err error) {
-				mu.Lock()
-				sinkErr = err
-				mu.Unlock()
-			})
-		}
-		out.rep, out.err = engine.RunStudy(ctx, s, opt)
-		if w == nil {
-			return out
-		}
-		ferr := w.Finish(out.rep, out.err)
-		mu.Lock()
-		defer mu.Unlock()
+		var rec sessions.Recording
+		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, engine.StudyOptions{Progress: progress}, nil)
 		switch {
-		case sinkErr != nil:
-			out.warn = fmt.Sprintf("saving stopped: %v; the run went on unsaved", sinkErr)
-		case ferr != nil:
-			out.warn = fmt.Sprintf("session %d was not finished in the database: %v", w.ID(), ferr)
-		default:
-			out.saved = fmt.Sprintf("session %d", w.ID())
+		case rec.Err != nil && rec.Err.Stage == sessions.SaveBegin:
+			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", rec.Err.Err)
+		case rec.Err != nil && rec.Err.Stage == sessions.SaveSave:
+			out.warn = fmt.Sprintf("saving stopped: %v; the run went on unsaved", rec.Err.Err)
+		case rec.Err != nil:
+			out.warn = fmt.Sprintf("session %d was not finished in the database: %v", rec.ID, rec.Err.Err)
+		case rec.ID != 0:
+			out.saved = fmt.Sprintf("session %d", rec.ID)
 		}
 		return out
 	}
@@ -292,131 +258,105 @@ func (r *runner) next() tea.Cmd {
 	}
 }
 
-// buildStudy makes the engine study from the form's values and the loaded
-// dataset, as `sweepbench run` does from its flags, and collects the
-// engine's errors: per field where the error is the field's, else for the
-// whole study.
-func (m *Model) buildStudy() (s *engine.Study, note string, perField map[string]error, general error) {
+// spec is the engine.Spec the form describes: the form's fields bound to
+// it (text parsed as a flag parser would, a bad number is a FieldError on
+// its row), the rest from the command line. bad holds those parse errors.
+func (m *Model) spec() (spec engine.Spec, bad map[string]error) {
 	v := m.form.Values()
-	perField = map[string]error{}
-	hma, err := engine.ParseRange("--hma", v[form.HMA])
-	if err != nil {
-		perField[form.HMA] = err
+	bad = map[string]error{}
+	spec = m.cfg.Flags.Spec
+	spec.Data = m.rawSpec
+	spec.HMA, spec.HMA3 = v[form.HMA], v[form.HMA3]
+	spec.Mode, spec.Source, spec.Timeframe = v[form.Mode], v[form.Source], v[form.Timeframe]
+	spec.Backend, spec.Precision, spec.WMA = v[form.Backend], v[form.Precision], v[form.WMA]
+	number := func(key string, dst *float64) {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v[key]), 64)
+		if err != nil {
+			bad[key] = &engine.FieldError{Field: key, Value: strconv.Quote(v[key]), Err: errors.New("not a number")}
+			return
+		}
+		*dst = f
 	}
-	hma3, err := engine.ParseRange("--hma3", v[form.HMA3])
-	if err != nil {
-		perField[form.HMA3] = err
+	number(form.Fee, &spec.Fee)
+	number(form.Borderline, &spec.Borderline)
+	if spec.Borderline == 0 && bad[form.Borderline] == nil {
+		bad[form.Borderline] = &engine.FieldError{Field: form.Borderline, Value: v[form.Borderline], Err: errors.New("want a positive margin, e.g. 1e-5")}
 	}
-	fee, err := strconv.ParseFloat(v[form.Fee], 64)
-	if err != nil {
-		perField[form.Fee] = fmt.Errorf("--fee %q: not a number; want a fraction per side, e.g. 0.00045", v[form.Fee])
+	spec.Head = 0
+	if h := strings.TrimSpace(v[form.Head]); h != "" {
+		n, err := strconv.Atoi(h)
+		if err != nil {
+			bad[form.Head] = &engine.FieldError{Field: form.Head, Value: strconv.Quote(h), Err: errors.New("want a positive bar count or 0 for all")}
+		}
+		spec.Head = n
 	}
-	mode, err := engine.ParseMode(v[form.Mode])
-	if err != nil {
-		perField[form.Mode] = err
-	}
-	src, err := engine.ParseSource(v[form.Source])
-	if err != nil {
-		perField[form.Source] = err
-	}
-	precs, err := engine.ParsePrecisions(v[form.Precision])
-	if err != nil {
-		perField[form.Precision] = err
-	}
-	wma, err := engine.ParseFormulation(v[form.WMA])
-	if err != nil {
-		perField[form.WMA] = err
-	}
-	tol, err := strconv.ParseFloat(v[form.Borderline], 64)
-	if err != nil || !(tol > 0) {
-		perField[form.Borderline] = fmt.Errorf("--borderline %q: want a positive margin, e.g. 1e-5", v[form.Borderline])
-	}
-	head := 0
-	if s := v[form.Head]; s != "" {
-		head, err = strconv.Atoi(s)
-		if err != nil || head < 0 {
-			perField[form.Head] = fmt.Errorf("--head %q: want a positive bar count or 0 for all", s)
+	return spec, bad
+}
+
+// buildStudy makes the engine study the form describes through
+// engine.Spec.Study, as `sweepbench run` does from its flags, on the loaded
+// dataset derived as the form says. The engine's errors are sorted by
+// their field (typed *engine.FieldError): per form row, else general.
+func (m *Model) buildStudy() (s *engine.Study, perField map[string]error, general error) {
+	spec, perField := m.spec()
+	var generals []error
+	place := func(err error) {
+		fes := engine.FieldErrors(err)
+		if len(fes) == 0 {
+			generals = append(generals, err)
+			return
+		}
+		for _, fe := range fes {
+			if m.form.Has(fe.Field) {
+				if perField[fe.Field] == nil {
+					perField[fe.Field] = fe
+				}
+				continue
+			}
+			generals = append(generals, fe)
 		}
 	}
-	tf, err := data.ParseTimeframe(v[form.Timeframe])
-	if err != nil {
-		perField[form.Timeframe] = fmt.Errorf("--timeframe: %w", err)
+	if _, err := spec.Parse(); err != nil {
+		place(err)
 	}
-	be, note, err := m.ctx.Registry.Lookup(v[form.Backend])
-	if err != nil {
-		perField[form.Backend] = err
-	}
-	grid := engine.Grid{HMA: hma, HMA3: hma3}
-	if perField[form.HMA] == nil && perField[form.HMA3] == nil {
-		// A length below the minimum belongs to its field (marked there
-		// like a parse error); the rest (too many combos) to the grid.
-		switch err := grid.Validate(0); {
-		case err == nil:
-		case strings.HasPrefix(err.Error(), "--hma3 "):
-			perField[form.HMA3] = err
-		case strings.HasPrefix(err.Error(), "--hma "):
-			perField[form.HMA] = err
-		default:
-			general = err
+	if perField[form.Backend] == nil {
+		if _, _, err := m.ctx.Registry.Lookup(spec.Backend); err != nil {
+			place(err)
 		}
 	}
 	if perField[form.Timeframe] == nil && perField[form.Head] == nil {
-		m.derive(tf, v[form.Timeframe], head)
+		m.derive(spec)
 	}
 	if m.deriveErr != nil {
-		perField[form.Timeframe] = m.deriveErr
+		place(m.deriveErr)
 	}
-	if general == nil && m.ctx.Raw == nil {
-		general = errors.New("no dataset yet: choose one in the Dataset pane (enter loads it)")
+	if len(generals) == 0 && m.ctx.Raw == nil {
+		generals = append(generals, errors.New("no dataset yet: choose one in the Dataset pane (enter loads it)"))
 	}
-	if len(perField) > 0 || general != nil {
-		return nil, "", perField, general
+	if len(perField) > 0 || len(generals) > 0 {
+		return nil, perField, errors.Join(generals...)
 	}
-	ds := m.ctx.Dataset
-	bpy := m.cfg.Flags.BarsPerYear
-	if bpy == 0 {
-		bpy = engine.BarsPerYear(ds.Info.MedianSpacing)
+	s, err := spec.Study(m.ctx.Dataset, m.ctx.Registry)
+	if err != nil {
+		place(err)
+		return nil, perField, errors.Join(generals...)
 	}
-	params := engine.Params{Fee: fee, Mode: mode, Source: src, BarsPerYear: bpy}
-	if err := params.Validate(); err != nil {
-		if strings.HasPrefix(err.Error(), "--fee") {
-			perField[form.Fee] = err
-		} else {
-			general = err
-		}
-		return nil, "", perField, general
-	}
-	s = &engine.Study{Dataset: ds, Grid: grid, Params: params, Precisions: precs, WMA: wma, Backend: be, Tolerance: tol,
-		Fallback: m.ctx.Registry.Reference()}
-	if err := s.Validate(); err != nil {
-		return nil, "", perField, err
-	}
-	return s, note, perField, nil
+	return s, perField, nil
 }
 
-// derive sets ctx.Dataset to the loaded bars resampled to tf and trimmed to
-// the first head bars (as `run --timeframe --head` does), keeping the last
-// result while the inputs are unchanged.
-func (m *Model) derive(tf time.Duration, tfName string, head int) {
+// derive sets ctx.Dataset to the loaded bars derived as spec says
+// (engine.Spec.Derive: resampled, trimmed to the first Head bars), keeping
+// the last result while the inputs are unchanged.
+func (m *Model) derive(spec engine.Spec) {
 	raw := m.ctx.Raw
 	if raw == nil {
 		m.ctx.Dataset, m.deriveErr = nil, nil
 		return
 	}
-	key := fmt.Sprintf("%p|%d|%d", raw, tf, head)
+	key := fmt.Sprintf("%p|%s|%d", raw, spec.Timeframe, spec.Head)
 	if key == m.deriveKey {
 		return
 	}
 	m.deriveKey = key
-	ds := raw
-	if tf > 0 {
-		r, err := raw.Resample(tf)
-		if err != nil {
-			m.ctx.Dataset, m.deriveErr = nil, fmt.Errorf("--timeframe %s: %w", tfName, err)
-			return
-		}
-		ds = r
-	}
-	ds = ds.Head(head)
-	m.ctx.Dataset, m.deriveErr = ds, nil
+	m.ctx.Dataset, m.deriveErr = spec.Derive(raw)
 }

@@ -96,11 +96,10 @@ type Model struct {
 	benchGen         int
 	benchRun         *benchRunner
 	benchRungs       []engine.Rung
-	rawSpec          string          // the spec the loaded dataset came from
-	studyOrigin      sessions.Origin // how ctx.Study's dataset was loaded
-	chartsWhy        string          // why an opened session has no charts
-	lastRunner       *runner         // the last runner started (Run waits for it)
-	runFrom          screen          // where a run that shows nothing returns to
+	rawSpec          string  // the spec the loaded dataset came from
+	chartsWhy        string  // why an opened session has no charts
+	lastRunner       *runner // the last runner started (Run waits for it)
+	runFrom          screen  // where a run that shows nothing returns to
 
 	run                *runner
 	runGen, loadGen    int
@@ -177,22 +176,22 @@ func (m *Model) formSpecs() []form.Spec {
 		}
 		bes = append(bes, o)
 	}
-	fee := f.Fee
-	tol := f.Tolerance
+	d := engine.DefaultSpec()
+	tol := f.Borderline
 	if tol == 0 {
-		tol = engine.DefaultBorderline
+		tol = d.Borderline
 	}
 	return []form.Spec{
-		{Key: form.HMA, Label: "HMA range", Value: orDefault(f.HMA, "20:200:20")},
-		{Key: form.HMA3, Label: "HMA3 range", Value: orDefault(f.HMA3, "30:240:30")},
-		{Key: form.Fee, Label: "fee/side", Value: engine.FormatFloat(fee)},
-		{Key: form.Mode, Label: "mode", Value: orDefault(f.Mode, "long-short"), Options: opts("long-short", "long-only")},
-		{Key: form.Source, Label: "source", Value: orDefault(f.Source, "close"), Options: opts("close", "hl2", "hlc3", "ohlc4")},
+		{Key: form.HMA, Label: "HMA range", Value: orDefault(f.HMA, d.HMA)},
+		{Key: form.HMA3, Label: "HMA3 range", Value: orDefault(f.HMA3, d.HMA3)},
+		{Key: form.Fee, Label: "fee/side", Value: engine.FormatFloat(f.Fee)},
+		{Key: form.Mode, Label: "mode", Value: orDefault(f.Mode, d.Mode), Options: opts("long-short", "long-only")},
+		{Key: form.Source, Label: "source", Value: orDefault(f.Source, d.Source), Options: opts("close", "hl2", "hlc3", "ohlc4")},
 		{Key: form.Timeframe, Label: "timeframe", Value: f.Timeframe, Options: tfs},
 		{Key: form.Head, Label: "head bars", Value: fmt.Sprint(f.Head)},
-		{Key: form.Backend, Label: "backend", Value: orDefault(f.Backend, "auto"), Options: bes},
-		{Key: form.Precision, Label: "precision", Value: orDefault(f.Precision, "both"), Options: opts("both", "fp64", "fp32")},
-		{Key: form.WMA, Label: "WMA (fp32)", Value: orDefault(f.WMA, "direct"), Options: opts("direct", "prefix")},
+		{Key: form.Backend, Label: "backend", Value: orDefault(f.Backend, d.Backend), Options: bes},
+		{Key: form.Precision, Label: "precision", Value: orDefault(f.Precision, d.Precision), Options: opts("both", "fp64", "fp32")},
+		{Key: form.WMA, Label: "WMA (fp32)", Value: orDefault(f.WMA, d.WMA), Options: opts("direct", "prefix")},
 		{Key: form.Borderline, Label: "borderline", Value: engine.FormatFloat(tol)},
 	}
 }
@@ -202,7 +201,7 @@ func (m *Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
 	if b := m.cfg.Flags.Backend; b != "" && b != "auto" {
 		if _, _, err := m.ctx.Registry.Lookup(b); err != nil {
-			m.setErr(err)
+			m.setErr(errors.New(m.form.Describe(err)))
 			m.startErr = m.ctx.LastErr
 		}
 	}
@@ -217,7 +216,7 @@ func (m *Model) Init() tea.Cmd {
 
 func (m *Model) load(spec string) tea.Cmd {
 	m.loadGen++
-	return tea.Batch(m.datasets.Loading(spec), loadCmd(m.loadGen, spec, m.cfg.Flags))
+	return tea.Batch(m.datasets.Loading(spec), loadCmd(m.loadGen, spec, m.cfg.Flags.Spec))
 }
 
 func (m *Model) setErr(err error) {
@@ -324,7 +323,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.gen != m.estGen {
 			return nil
 		}
-		if s, _, _, _ := m.buildStudy(); s != nil {
+		if s, _, _ := m.buildStudy(); s != nil {
 			return estimateCmd(msg.gen, s)
 		}
 	case estimateMsg:
@@ -614,10 +613,11 @@ func (m *Model) stopRun() {
 // validate rebuilds the study from the form and shows the engine's verdict
 // on it; a valid study gets a (debounced) time estimate.
 func (m *Model) validate() tea.Cmd {
-	s, note, perField, general := m.buildStudy()
+	s, perField, general := m.buildStudy()
 	var info, notes []string
 	var cmd tea.Cmd
 	if s != nil {
+		note := s.Note
 		m.ctx.Backend = s.Backend.Name()
 		m.ctx.Device = m.deviceOf(s.Backend)
 		m.ctx.Note = note
@@ -652,9 +652,9 @@ func (m *Model) validate() tea.Cmd {
 	// An error the form put on the status line goes once it is fixed (a
 	// bad --backend flag stays until a run: the form shows auto instead).
 	if m.formErr != "" && m.ctx.LastErr == m.formErr {
-		still := general != nil && m.form.Humanize(general.Error()) == m.formErr
+		still := general != nil && m.form.Describe(general) == m.formErr
 		for _, e := range perField {
-			still = still || m.form.Humanize(e.Error()) == m.formErr
+			still = still || m.form.Describe(e) == m.formErr
 		}
 		if !still {
 			m.setErr(nil)
@@ -680,8 +680,7 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 	if s == nil {
 		var perField map[string]error
 		var general error
-		var note string
-		s, note, perField, general = m.buildStudy()
+		s, perField, general = m.buildStudy()
 		if s == nil {
 			m.form.SetErrors(perField, general, nil, nil)
 			err := general
@@ -692,16 +691,18 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 				}
 			}
 			if err != nil {
-				m.setErr(errors.New(m.form.Humanize(err.Error())))
+				m.setErr(errors.New(m.form.Describe(err)))
 				m.formErr = m.ctx.LastErr // cleared once the form no longer has it
 			}
 			return nil
 		}
-		m.ctx.Note = note
-		m.studyOrigin = m.origin()
 	}
-	st := m.cfg.Sessions
-	return m.launch(s, studyWork(s, st, m.cfg.StoreErr, !m.cfg.NoSave, m.studyOrigin, m.ctx.Note))
+	m.ctx.Note = s.Note
+	var st *sessions.Store
+	if !m.cfg.NoSave {
+		st = m.cfg.Sessions
+	}
+	return m.launch(s, studyWork(s, st, m.cfg.StoreErr, !m.cfg.NoSave))
 }
 
 // launch runs w (study s, or a session of it resumed) with live progress.
@@ -752,7 +753,6 @@ func (m *Model) finish(d doneMsg) tea.Cmd {
 		m.layout()
 		return m.focusSetup()
 	}
-	rep.Note = engine.JoinNote(m.ctx.Note, rep.Note)
 	m.chartsWhy = ""
 	return m.showResults(rep, m.ctx.Study.Precisions, err)
 }

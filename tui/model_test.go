@@ -316,7 +316,7 @@ func TestErrorsShown(t *testing.T) {
 		f := smallFlags()
 		f.Backend = "cuda"
 		d := newDriver(t, f, 80, 24)
-		if !strings.Contains(d.m.ctx.LastErr, "--backend cuda is not available: no NVIDIA driver found") {
+		if !strings.Contains(d.m.ctx.LastErr, "backend cuda: not available here: no NVIDIA driver found") {
 			t.Fatalf("last error %q", d.m.ctx.LastErr)
 		}
 	})

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -14,7 +11,6 @@ import (
 	"sweepbench/engine"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
-	"sweepbench/tui/components/form"
 )
 
 // The sessions screen and the bench screen: the root model's side of
@@ -45,12 +41,11 @@ type (
 		err error
 	}
 	resumeReadyMsg struct {
-		gen    int
-		id     int64
-		study  *engine.Study
-		origin sessions.Origin
-		note   string
-		err    error
+		gen   int
+		id    int64
+		study *engine.Study
+		note  string
+		err   error
 	}
 	benchProgressMsg struct {
 		gen        int
@@ -64,50 +59,15 @@ type (
 	}
 )
 
-// origin says how the form's dataset was loaded, as `run`'s originOf does
-// from its flags: a file path is made absolute so that resume and diff
-// work from another directory.
-func (m *Model) origin() sessions.Origin {
-	v := m.form.Values()
-	d := m.rawSpec
-	if d != "" && !strings.HasPrefix(d, "embedded:") {
-		if abs, err := filepath.Abs(d); err == nil {
-			d = abs
-		}
-	}
-	head, _ := strconv.Atoi(v[form.Head])
-	return sessions.Origin{Data: d, TZ: m.cfg.Flags.TZ, TimeColumn: m.cfg.Flags.TimeColumn, Timeframe: v[form.Timeframe], Head: head}
-}
-
-// sessionStudy rebuilds the study of a saved session: its dataset loaded
-// again through load (refused when its bars changed), its parameters, and
-// its backend (auto when that one cannot run here; note says so).
+// sessionStudy rebuilds the study of a saved session (sessions.Rebuild:
+// its Spec, its dataset loaded again and refused when its bars changed,
+// auto when its backend cannot run here; the note says so).
 func sessionStudy(ctx context.Context, ss *sessions.Session, load sessions.Loader, reg *engine.Registry) (*engine.Study, string, error) {
-	if load == nil {
-		return nil, "", errors.New("this workbench was started without a dataset loader")
-	}
-	ds, err := load(ctx, ss)
+	s, err := sessions.Rebuild(ctx, ss, reg, "", load)
 	if err != nil {
-		return nil, "", fmt.Errorf("the dataset %s could not be loaded again: %w", ss.Origin.Data, err)
-	}
-	if ds.Info.SHA256 != ss.Dataset.SHA256 || ds.Bars.Len() != ss.Dataset.Bars {
-		return nil, "", fmt.Errorf("the dataset %s changed since session %d was saved (%d bars now, %d then)",
-			ss.Origin.Data, ss.ID, ds.Bars.Len(), ss.Dataset.Bars)
-	}
-	be, note, err := reg.Lookup(ss.Backend)
-	if err != nil {
-		var aerr error
-		if be, _, aerr = reg.Lookup("auto"); aerr != nil {
-			return nil, "", err
-		}
-		note = fmt.Sprintf("%s cannot run here (%v): %s computes instead", ss.Backend, err, be.Name())
-	}
-	s := &engine.Study{Dataset: ds, Grid: ss.Grid, Params: ss.Params, Precisions: ss.Precisions, WMA: ss.WMA,
-		Backend: be, Tolerance: ss.Tolerance}
-	if err := s.Validate(); err != nil {
 		return nil, "", err
 	}
-	return s, note, nil
+	return s, s.Note, nil
 }
 
 func listCmd(gen int, st *sessions.Store) tea.Cmd {
@@ -160,7 +120,7 @@ func resumeReadyCmd(gen int, st *sessions.Store, load sessions.Loader, reg *engi
 		if err != nil {
 			err = fmt.Errorf("session %d cannot be resumed: %w", id, err)
 		}
-		return resumeReadyMsg{gen: gen, id: id, study: s, origin: ss.Origin, note: note, err: err}
+		return resumeReadyMsg{gen: gen, id: id, study: s, note: note, err: err}
 	}, func(err error) tea.Msg { return resumeReadyMsg{gen: gen, id: id, err: err} })
 }
 
@@ -306,7 +266,6 @@ func (m *Model) sessionMsg(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.ctx.Note = msg.note
-		m.studyOrigin = msg.origin
 		return m.launch(msg.study, resumeWork(m.cfg.Sessions, msg.id, msg.study))
 	}
 	return nil
@@ -334,7 +293,6 @@ func (m *Model) showSession(msg sessionOpenedMsg) tea.Cmd {
 	ss := msg.ss
 	m.ctx.Study = msg.study
 	m.ctx.Note = ss.Note
-	m.studyOrigin = ss.Origin
 	m.chartsWhy = ""
 	if msg.study == nil {
 		why := "no dataset"
@@ -434,7 +392,7 @@ func (m *Model) benchPlan() (*engine.Study, string, string) {
 	if m.cfg.Rungs == nil {
 		return nil, "", "the bench is not available in this workbench (no method ladder was given)"
 	}
-	s, _, _, _ := m.buildStudy()
+	s, _, _ := m.buildStudy()
 	if s == nil {
 		return nil, "", "no valid study: choose a dataset and a grid on the Setup screen first (esc)"
 	}

@@ -32,28 +32,8 @@ func tempStore(t *testing.T) *sessions.Store {
 	return st
 }
 
-// testLoader loads a session's dataset again as main's loadSessionData
-// does (the origin's spec, timeframe and head).
-func testLoader(_ context.Context, ss *sessions.Session) (*data.Dataset, error) {
-	o := ss.Origin
-	ds, err := data.Open(o.Data, data.Options{TimeColumn: o.TimeColumn})
-	if err != nil {
-		return nil, err
-	}
-	tf, err := data.ParseTimeframe(o.Timeframe)
-	if err != nil {
-		return nil, err
-	}
-	if tf > 0 {
-		if ds, err = ds.Resample(tf); err != nil {
-			return nil, err
-		}
-	}
-	return ds.Head(o.Head), nil
-}
-
 func storeConfig(f Flags, st *sessions.Store) Config {
-	return Config{Registry: testRegistry(), Flags: f, Sessions: st, LoadSession: testLoader}
+	return Config{Registry: testRegistry(), Flags: f, Sessions: st, LoadSession: sessions.LoadSpec}
 }
 
 func newStoreDriver(t *testing.T, cfg Config, w, h int) *driver {
@@ -64,21 +44,22 @@ func newStoreDriver(t *testing.T, cfg Config, w, h int) *driver {
 	return d
 }
 
-// smallStudy is smallFlags' study built directly, with fee.
+// smallStudy is smallFlags' study with fee, built from its Spec as the
+// workbench builds it.
 func smallStudy(t *testing.T, fee float64) *engine.Study {
 	t.Helper()
-	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
+	spec := smallFlags().Spec
+	spec.Fee = fee
+	ds, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds = ds.Head(5000)
-	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 30, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 36, Step: 12}}
-	return &engine.Study{Dataset: ds, Grid: g, Precisions: []engine.Precision{engine.FP64, engine.FP32},
-		Backend: reference.New(), Tolerance: engine.DefaultBorderline,
-		Params: engine.Params{Fee: fee, Mode: engine.LongShort, Source: engine.SourceClose, BarsPerYear: engine.BarsPerYear(ds.Info.MedianSpacing)}}
+	s, err := spec.Study(ds, testRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
-
-var smallOrigin = sessions.Origin{Data: "embedded:btcusdt-1m", Head: 5000}
 
 // seedStore saves three sessions as `run` would: 1 complete, 2 complete
 // with fee 0.1%, 3 cancelled after 4 fp64 combos.
@@ -88,7 +69,7 @@ func seedStore(t *testing.T, st *sessions.Store) {
 	var first *engine.Report
 	for _, fee := range []float64{engine.DefaultFee, 0.001} {
 		s := smallStudy(t, fee)
-		w, err := st.Begin(ctx, s, smallOrigin, "")
+		w, err := st.Begin(ctx, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +85,7 @@ func seedStore(t *testing.T, st *sessions.Store) {
 		}
 	}
 	s := smallStudy(t, engine.DefaultFee)
-	w, err := st.Begin(ctx, s, smallOrigin, "")
+	w, err := st.Begin(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +116,8 @@ func TestRunSaved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ss.Status != engine.StatusComplete || len(ss.Runs) != 2 || ss.Origin != smallOrigin {
-			t.Fatalf("saved session: status %s, %d runs, origin %+v", ss.Status, len(ss.Runs), ss.Origin)
+		if ss.Status != engine.StatusComplete || len(ss.Runs) != 2 || ss.Spec.Data != "embedded:btcusdt-1m" || ss.Spec.Head != 5000 {
+			t.Fatalf("saved session: status %s, %d runs, spec %+v", ss.Status, len(ss.Runs), ss.Spec)
 		}
 		for _, r := range ss.Runs {
 			if r.Done != 9 || r.Status != engine.StatusComplete {

@@ -23,26 +23,16 @@ import (
 	"sweepbench/sessions"
 )
 
-// Flags are the study flags of `sweepbench run` (and `tui`): they prefill
-// the form. The zero value of a field means the engine's default.
+// Flags prefill the form: the study the command line described (the
+// run flags, bound to an engine.Spec) and whether --data was given (then
+// the dataset loads at once). Zero fields take engine.DefaultSpec's values.
 type Flags struct {
-	Data                    string // a path or embedded:NAME
-	DataGiven               bool   // Data was given on the command line: load it at once
-	HMA, HMA3               string // ranges start:stop:step
-	Fee                     float64
-	Mode, Source, Timeframe string
-	Head                    int
-	Backend, Precision, WMA string
-	BarsPerYear, Tolerance  float64
-	TZ, TimeColumn          string
+	engine.Spec
+	DataGiven bool
 }
 
-// DefaultFlags are the defaults of `sweepbench run`.
-func DefaultFlags() Flags {
-	return Flags{Data: "embedded:filusdt-1m", HMA: "20:200:20", HMA3: "30:240:30", Fee: engine.DefaultFee,
-		Mode: "long-short", Source: "close", Backend: "auto", Precision: "both", WMA: "direct",
-		Tolerance: engine.DefaultBorderline}
-}
+// DefaultFlags are the defaults of `sweepbench run` (engine.DefaultSpec).
+func DefaultFlags() Flags { return Flags{Spec: engine.DefaultSpec()} }
 
 // Config configures Run.
 type Config struct {
@@ -63,10 +53,9 @@ type Config struct {
 	Sessions *sessions.Store
 	StoreErr error
 	NoSave   bool
-	// LoadSession loads a saved session's dataset again from its Origin,
-	// as `run` loaded it (main's loadSessionData): opening a session
-	// with its charts, comparing with flips, and resuming need it. Nil:
-	// sessions open without their crossover and combo charts.
+	// LoadSession loads a saved session's dataset again from its Spec:
+	// opening a session with its charts, comparing with flips, and
+	// resuming need it. Nil: sessions.LoadSpec.
 	LoadSession sessions.Loader
 	// Rungs builds the method ladder of the bench screen (main's
 	// benchRungs); nil: the bench screen says it is not available.

@@ -7,7 +7,6 @@ package form
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -15,22 +14,24 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"sweepbench/engine"
 	"sweepbench/tui/common"
 )
 
-// Field keys, also the Values map's keys.
+// Field keys, also the Values map's keys: the engine.Spec field names, so
+// that an *engine.FieldError lands on its row.
 const (
-	HMA        = "hma"
-	HMA3       = "hma3"
-	Fee        = "fee"
-	Mode       = "mode"
-	Source     = "source"
-	Timeframe  = "timeframe"
-	Head       = "head"
-	Backend    = "backend"
-	Precision  = "precision"
-	WMA        = "wma"
-	Borderline = "borderline"
+	HMA        = engine.FieldHMA
+	HMA3       = engine.FieldHMA3
+	Fee        = engine.FieldFee
+	Mode       = engine.FieldMode
+	Source     = engine.FieldSource
+	Timeframe  = engine.FieldTimeframe
+	Head       = engine.FieldHead
+	Backend    = engine.FieldBackend
+	Precision  = engine.FieldPrecision
+	WMA        = engine.FieldWMA
+	Borderline = engine.FieldBorderline
 )
 
 // Option is one choice of a choice field; Disabled (the reason) makes it
@@ -116,6 +117,16 @@ func (f *field) next(i, d int) int {
 }
 
 // Values returns every field's current value by key.
+// Has reports whether the form has a row for field key.
+func (m *Model) Has(key string) bool {
+	for _, f := range m.fields {
+		if f.key == key {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *Model) Values() map[string]string {
 	v := make(map[string]string, len(m.fields))
 	for _, f := range m.fields {
@@ -294,11 +305,11 @@ func (m *Model) View() string {
 	var errs []string
 	for _, f := range m.fields {
 		if e := m.errs[f.key]; e != nil {
-			errs = append(errs, m.Humanize(e.Error()))
+			errs = append(errs, m.Describe(e))
 		}
 	}
 	if m.general != nil {
-		errs = append(errs, m.Humanize(m.general.Error()))
+		errs = append(errs, m.Describe(m.general))
 	}
 	for _, e := range errs {
 		for _, l := range t.Wrap(e, m.w) {
@@ -317,20 +328,27 @@ func (m *Model) View() string {
 	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
 }
 
-// flagRE matches a command-line flag in an engine error: "--hma3".
-var flagRE = regexp.MustCompile(`--([a-z][a-z0-9]*)\b`)
-
-// Humanize names the form's fields in an engine error by their labels,
-// not by the CLI flags the engine names them with: "--hma 20:200:0: step
-// 0 must be positive" reads "HMA range 20:200:0: step 0 must be
-// positive". Flags the form has no field for stay as they are.
-func (m *Model) Humanize(msg string) string {
-	return flagRE.ReplaceAllStringFunc(msg, func(flag string) string {
+// Describe words an error for the form: each study field the engine
+// names (an *engine.FieldError) reads by its label ("HMA range
+// \"20:200:0\": step 0 must be positive"); fields the form has no row
+// for keep the engine's name. No error text is parsed.
+func (m *Model) Describe(err error) string {
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	for _, fe := range engine.FieldErrors(err) {
+		label := fe.Field
 		for _, f := range m.fields {
-			if "--"+f.key == flag {
-				return f.label
+			if f.key == fe.Field {
+				label = f.label
 			}
 		}
-		return flag
-	})
+		text := label + ": " + fe.Err.Error()
+		if fe.Value != "" {
+			text = label + " " + fe.Value + ": " + fe.Err.Error()
+		}
+		msg = strings.Replace(msg, fe.Error(), text, 1)
+	}
+	return msg
 }

@@ -248,11 +248,11 @@ func settings(ss *sessions.Session, short bool) string {
 			mode = "long"
 		}
 		parts := []string{fee, mode, ss.Params.Source.String()}
-		if ss.Origin.Timeframe != "" {
-			parts = append(parts, ss.Origin.Timeframe)
+		if ss.Spec.Timeframe != "" {
+			parts = append(parts, ss.Spec.Timeframe)
 		}
-		if ss.Origin.Head > 0 {
-			parts = append(parts, fmt.Sprintf("h%d", ss.Origin.Head))
+		if ss.Spec.Head > 0 {
+			parts = append(parts, fmt.Sprintf("h%d", ss.Spec.Head))
 		}
 		parts = append(parts, ss.Backend)
 		if ss.WMA != engine.Direct && fp32 {
@@ -261,11 +261,11 @@ func settings(ss *sessions.Session, short bool) string {
 		return strings.Join(parts, " ")
 	}
 	parts := []string{"fee " + fee, ss.Params.Mode.String(), ss.Params.Source.String()}
-	if ss.Origin.Timeframe != "" {
-		parts = append(parts, "timeframe "+ss.Origin.Timeframe)
+	if ss.Spec.Timeframe != "" {
+		parts = append(parts, "timeframe "+ss.Spec.Timeframe)
 	}
-	if ss.Origin.Head > 0 {
-		parts = append(parts, fmt.Sprintf("head %d", ss.Origin.Head))
+	if ss.Spec.Head > 0 {
+		parts = append(parts, fmt.Sprintf("head %d", ss.Spec.Head))
 	}
 	parts = append(parts, ss.Backend)
 	if ss.WMA != engine.Direct && fp32 {
@@ -364,11 +364,11 @@ func (m *Model) details() []string {
 	}
 	out = append(out, st.value.Render(head))
 	data := fmt.Sprintf("data %s, %s bars", ss.Dataset.Name, common.Thousands(ss.Dataset.Bars))
-	if o := ss.Origin; o.Data != "" && !strings.HasSuffix(o.Data, ss.Dataset.Name) {
+	if o := ss.Spec; o.Data != "" && !strings.HasSuffix(o.Data, ss.Dataset.Name) {
 		data += " (" + o.Data + ")"
 	}
-	if ss.Origin.Timeframe != "" {
-		data += ", timeframe " + ss.Origin.Timeframe
+	if ss.Spec.Timeframe != "" {
+		data += ", timeframe " + ss.Spec.Timeframe
 	}
 	out = append(out, data)
 	set := fmt.Sprintf("fee %s%%, %s, %s, %s", engine.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, ss.Backend)

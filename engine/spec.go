@@ -1,0 +1,294 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"sweepbench/engine/data"
+)
+
+// Field names of a Spec: its JSON keys, the CLI's flags (without "--") and
+// the TUI form's keys. FieldError.Field is one of them.
+const (
+	FieldData        = "data"
+	FieldTZ          = "tz"
+	FieldTimeColumn  = "time-column"
+	FieldTimeframe   = "timeframe"
+	FieldHead        = "head"
+	FieldHMA         = "hma"
+	FieldHMA3        = "hma3"
+	FieldFee         = "fee"
+	FieldMode        = "mode"
+	FieldSource      = "source"
+	FieldBackend     = "backend"
+	FieldPrecision   = "precision"
+	FieldWMA         = "wma"
+	FieldBarsPerYear = "bars-per-year"
+	FieldBorderline  = "borderline"
+)
+
+// FieldError is a study input that cannot be used: Field names it (one of
+// the Field* constants), Value is the value as given, Err says why. The
+// library's text is neutral ("hma3 \"5:10\": length 5 is below the minimum
+// 6"); front ends phrase it (the CLI as --hma3, the TUI marks the field).
+type FieldError struct {
+	Field string
+	Value string
+	Err   error
+}
+
+func (e *FieldError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("%s: %v", e.Field, e.Err)
+	}
+	return fmt.Sprintf("%s %s: %v", e.Field, e.Value, e.Err)
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// fieldErr builds a *FieldError with a formatted reason.
+func fieldErr(field, value, format string, args ...any) *FieldError {
+	return &FieldError{Field: field, Value: value, Err: fmt.Errorf(format, args...)}
+}
+
+// FieldErrors returns every *FieldError in err's tree (errors.Join of them,
+// or one wrapped), in order; nil when there is none.
+func FieldErrors(err error) []*FieldError {
+	var out []*FieldError
+	var walk func(error)
+	walk = func(err error) {
+		if err == nil {
+			return
+		}
+		if fe, ok := err.(*FieldError); ok {
+			out = append(out, fe)
+			return
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				walk(e)
+			}
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		}
+	}
+	walk(err)
+	return out
+}
+
+// Spec is every input of a study as plain data: what the CLI's flags, the
+// TUI's form and a saved session hold. DefaultSpec gives the one set of
+// defaults; Spec.Study validates a Spec into a Study. Zero values of
+// BarsPerYear and Borderline mean "derived" and DefaultBorderline.
+type Spec struct {
+	// Data is the dataset: embedded:NAME or a file path (a saved session
+	// holds it absolute, so resume works from another directory).
+	Data       string `json:"data"`
+	TZ         string `json:"tz,omitempty"`          // exchange zone of local times without offset
+	TimeColumn string `json:"time_column,omitempty"` // the timestamp column of a CSV with a header
+	Timeframe  string `json:"timeframe,omitempty"`   // resample first: 5m .. 1d; "" = as loaded
+	Head       int    `json:"head,omitempty"`        // the first N bars after resampling; 0 = all
+
+	HMA  string `json:"hma"`  // HMA length range start:stop:step, inclusive
+	HMA3 string `json:"hma3"` // HMA3 length range
+
+	Fee         float64 `json:"fee"`                     // per side, a fraction (SPEC "Input")
+	Mode        string  `json:"mode"`                    // long-short or long-only
+	Source      string  `json:"source"`                  // close, hl2, hlc3, ohlc4 (the HMA's series)
+	BarsPerYear float64 `json:"bars_per_year,omitempty"` // annualisation; 0 = from the median bar spacing
+
+	Backend    string  `json:"backend"`    // auto, reference, cuda, metal
+	Precision  string  `json:"precision"`  // fp64, fp32 or both
+	WMA        string  `json:"wma"`        // the fp32 lane's formulation: direct or prefix
+	Borderline float64 `json:"borderline"` // parity margin |h3-h|/close; 0 = DefaultBorderline
+}
+
+// DefaultSpec is the study `sweepbench run` makes without flags: the
+// embedded FIL/USDT minute bars, HMA 20:200:20 x HMA3 30:240:30, fee
+// 0.045% per side, long-short on close, fp64 and fp32 through direct sums
+// on the best available backend.
+func DefaultSpec() Spec {
+	return Spec{Data: data.DefaultDataset, HMA: "20:200:20", HMA3: "30:240:30", Fee: DefaultFee,
+		Mode: LongShort.String(), Source: SourceClose.String(), Backend: "auto", Precision: "both",
+		WMA: Direct.String(), Borderline: DefaultBorderline}
+}
+
+// Settings are a Spec's values parsed: what a study runs with, less the
+// dataset and the backend.
+type Settings struct {
+	Grid       Grid
+	Params     Params // BarsPerYear 0 when the Spec derives it from the data
+	Precisions []Precision
+	WMA        Formulation
+	Tolerance  float64
+	Timeframe  time.Duration // 0 = as loaded
+	Location   *time.Location
+}
+
+// Parse checks every field that needs no data and no backend and returns
+// their values. The error joins one *FieldError per bad field (all of
+// them, not the first), in the order of the form.
+func (s Spec) Parse() (*Settings, error) {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	out := &Settings{}
+	var err error
+	hma, herr := ParseRange(FieldHMA, s.HMA)
+	add(herr)
+	hma3, h3err := ParseRange(FieldHMA3, s.HMA3)
+	add(h3err)
+	switch {
+	case herr == nil && h3err == nil:
+		out.Grid = Grid{HMA: hma, HMA3: hma3}
+		add(out.Grid.Validate(0))
+	case herr == nil:
+		add(hma.validate(FieldHMA))
+	case h3err == nil:
+		add(hma3.validate(FieldHMA3))
+	}
+	out.Params.Fee = s.Fee
+	if !(s.Fee >= 0 && s.Fee < 1) {
+		add(fieldErr(FieldFee, FormatFloat(s.Fee), "want a fraction per side in [0, 1), e.g. 0.00045"))
+	}
+	out.Params.Mode, err = ParseMode(s.Mode)
+	add(err)
+	out.Params.Source, err = ParseSource(s.Source)
+	add(err)
+	if tf, err := data.ParseTimeframe(s.Timeframe); err != nil {
+		add(&FieldError{Field: FieldTimeframe, Value: s.Timeframe, Err: err})
+	} else {
+		out.Timeframe = tf
+	}
+	if s.Head < 0 {
+		add(fieldErr(FieldHead, strconv.Itoa(s.Head), "want a positive bar count or 0 for all"))
+	}
+	out.Precisions, err = ParsePrecisions(s.Precision)
+	add(err)
+	out.WMA, err = ParseFormulation(s.WMA)
+	add(err)
+	if s.BarsPerYear < 0 || s.BarsPerYear > 1e12 || s.BarsPerYear != s.BarsPerYear {
+		add(fieldErr(FieldBarsPerYear, FormatFloat(s.BarsPerYear), "want a positive number, or 0 to derive it from the bar spacing"))
+	}
+	out.Params.BarsPerYear = s.BarsPerYear
+	out.Tolerance = s.Borderline
+	if out.Tolerance == 0 {
+		out.Tolerance = DefaultBorderline
+	}
+	if !(out.Tolerance > 0) {
+		add(fieldErr(FieldBorderline, FormatFloat(s.Borderline), "want a positive margin, e.g. 1e-5"))
+	}
+	if s.TZ != "" {
+		loc, err := time.LoadLocation(s.TZ)
+		if err != nil {
+			add(&FieldError{Field: FieldTZ, Value: s.TZ, Err: err})
+		}
+		out.Location = loc
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// LoadOptions are the data.Options the Spec loads its file with.
+func (s Spec) LoadOptions() (data.Options, error) {
+	opt := data.Options{TimeColumn: s.TimeColumn}
+	if s.TZ != "" {
+		loc, err := time.LoadLocation(s.TZ)
+		if err != nil {
+			return opt, &FieldError{Field: FieldTZ, Value: s.TZ, Err: err}
+		}
+		opt.Location = loc
+	}
+	return opt, nil
+}
+
+// Open reads the Spec's dataset as stored (data.Open), before resampling
+// and Head: the TUI keeps it to derive from as the form changes.
+func (s Spec) Open() (*data.Dataset, error) {
+	opt, err := s.LoadOptions()
+	if err != nil {
+		return nil, err
+	}
+	return data.Open(s.Data, opt)
+}
+
+// Derive resamples raw to the Spec's timeframe and keeps its first Head
+// bars (`--timeframe`, `--head`).
+func (s Spec) Derive(raw *data.Dataset) (*data.Dataset, error) {
+	tf, err := data.ParseTimeframe(s.Timeframe)
+	if err != nil {
+		return nil, &FieldError{Field: FieldTimeframe, Value: s.Timeframe, Err: err}
+	}
+	if s.Head < 0 {
+		return nil, fieldErr(FieldHead, strconv.Itoa(s.Head), "want a positive bar count or 0 for all")
+	}
+	ds := raw
+	if tf > 0 {
+		if ds, err = raw.Resample(tf); err != nil {
+			return nil, &FieldError{Field: FieldTimeframe, Value: s.Timeframe, Err: err}
+		}
+	}
+	return ds.Head(s.Head), nil
+}
+
+// Load opens, resamples and trims the Spec's dataset (Open then Derive).
+func (s Spec) Load() (*data.Dataset, error) {
+	if _, err := data.ParseTimeframe(s.Timeframe); err != nil {
+		return nil, &FieldError{Field: FieldTimeframe, Value: s.Timeframe, Err: err}
+	}
+	raw, err := s.Open()
+	if err != nil {
+		return nil, err
+	}
+	return s.Derive(raw)
+}
+
+// feeNoteAbove: a fee per side at or above this (1%) gets a note that fees
+// are fractions, in case a percentage was meant.
+const feeNoteAbove = 0.01
+
+// Study validates the Spec into a Study on ds (the Spec's dataset, loaded
+// by Load or derived by Derive), with the backend resolved through reg
+// (auto picks the first available GPU backend; the reference is the
+// fallback of lanes a backend cannot compute). The Study's Note says what
+// is known before it runs: what auto picked, a fee that looks like a
+// percentage, a lane that runs on the fallback. Errors are *FieldError values (joined when several fields
+// are bad), the dataset's own error otherwise.
+func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
+	set, err := s.Parse()
+	if err != nil {
+		return nil, err
+	}
+	if reg == nil {
+		return nil, &FieldError{Field: FieldBackend, Value: s.Backend, Err: errors.New("no backend registry")}
+	}
+	be, note, err := reg.Lookup(s.Backend)
+	if err != nil {
+		return nil, err
+	}
+	if ds == nil {
+		return nil, &FieldError{Field: FieldData, Value: s.Data, Err: errors.New("no dataset loaded")}
+	}
+	p := set.Params
+	if p.BarsPerYear == 0 {
+		p.BarsPerYear = BarsPerYear(ds.Info.MedianSpacing)
+	}
+	if s.Fee >= feeNoteAbove {
+		note = JoinNote(note, fmt.Sprintf("fee %s is %s%% per side: fees are fractions (0.00045 = 0.045%%)", FormatFloat(s.Fee), FormatFloat(100*s.Fee)))
+	}
+	st := &Study{Spec: s, Dataset: ds, Grid: set.Grid, Params: p, Precisions: set.Precisions, WMA: set.WMA,
+		Backend: be, Fallback: reg.Reference(), Tolerance: set.Tolerance, Note: note}
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
+	st.Note = JoinNote(st.Note, st.FallbackNote())
+	return st, nil
+}

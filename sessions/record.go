@@ -1,0 +1,154 @@
+package sessions
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+)
+
+// LoadSpec is the default Loader: the session's dataset read again as its
+// Spec says (engine.Spec.Load).
+func LoadSpec(_ context.Context, ss *Session) (*data.Dataset, error) { return ss.Spec.Load() }
+
+// Rebuild builds the study of saved session ss again, from its Spec: the
+// dataset loaded again through load (nil: LoadSpec) and refused with
+// *DatasetChangedError when its bars are not the ones saved, the backend
+// resolved through reg. backend, when not "", replaces the saved backend;
+// when it is "" and the saved one cannot run here, auto picks one and the
+// study's note says so. The study is built by engine.Spec.Study, as a new
+// one is.
+func Rebuild(ctx context.Context, ss *Session, reg *engine.Registry, backend string, load Loader) (*engine.Study, error) {
+	if load == nil {
+		load = LoadSpec
+	}
+	spec := ss.Spec
+	var note string
+	switch {
+	case backend != "":
+		spec.Backend = backend
+	case reg != nil:
+		if _, _, err := reg.Lookup(spec.Backend); err != nil {
+			var be engine.Backend
+			if be, _, err = reg.Lookup("auto"); err == nil {
+				note = fmt.Sprintf("%s cannot run here: %s computes instead", spec.Backend, be.Name())
+				spec.Backend = "auto"
+			}
+		}
+	}
+	ds, err := load(ctx, ss)
+	if err != nil {
+		return nil, &DatasetLoadError{ID: ss.ID, Data: ss.Spec.Data, Err: err}
+	}
+	if err := sameBars(ss, &ds.Info); err != nil {
+		return nil, err
+	}
+	st, err := spec.Study(ds, reg)
+	if err != nil {
+		return nil, err
+	}
+	st.Note = engine.JoinNote(note, st.Note)
+	return st, nil
+}
+
+// DatasetLoadError is a saved session whose dataset cannot be read again.
+type DatasetLoadError struct {
+	ID   int64
+	Data string // the session's Spec.Data
+	Err  error
+}
+
+func (e *DatasetLoadError) Error() string {
+	return fmt.Sprintf("session %d: the dataset %s could not be loaded again: %v", e.ID, e.Data, e.Err)
+}
+
+func (e *DatasetLoadError) Unwrap() error { return e.Err }
+
+// Recording says how saving a study went.
+type Recording struct {
+	ID   int64  // the session; 0 when nothing was saved
+	Path string // the database file
+	// Err is why the study is not (wholly) saved, a *SaveError; nil when
+	// it is. The study itself ran whatever Err says.
+	Err *SaveError
+}
+
+// Save stages of a SaveError.
+const (
+	SaveBegin  = "begin"  // the study could not be recorded: nothing is saved
+	SaveSave   = "save"   // saving stopped part way: the study went on unsaved
+	SaveFinish = "finish" // the results are saved but the final state is not
+)
+
+// SaveError is a study that ran but is not (wholly) saved.
+type SaveError struct {
+	Stage string // SaveBegin, SaveSave or SaveFinish
+	ID    int64  // the session, when it was recorded
+	Err   error
+}
+
+func (e *SaveError) Error() string {
+	switch e.Stage {
+	case SaveBegin:
+		return fmt.Sprintf("not saved: %v", e.Err)
+	case SaveSave:
+		return fmt.Sprintf("saving session %d stopped: %v", e.ID, e.Err)
+	}
+	return fmt.Sprintf("session %d was not finished in the database: %v", e.ID, e.Err)
+}
+
+func (e *SaveError) Unwrap() error { return e.Err }
+
+// RunStudy runs st through engine.RunStudy (the one run path) and, when s
+// is not nil, saves it in s while it computes, batch by batch, then its
+// final state and parity report: what `sweepbench run` and the workbench
+// both do. Saving never stops the study: a database that cannot be used
+// is reported in Recording.Err, and to onSaveErr (may be nil) as soon as
+// it happens, while the study goes on unsaved. opt.Sink, when set, sees
+// every chunk too.
+func RunStudy(ctx context.Context, s *Store, st *engine.Study, opt engine.StudyOptions, onSaveErr func(*SaveError)) (*engine.Report, Recording, error) {
+	var rec Recording
+	var mu sync.Mutex
+	report := func(e *SaveError) {
+		mu.Lock()
+		first := rec.Err == nil
+		if first {
+			rec.Err = e
+		}
+		mu.Unlock()
+		if first && onSaveErr != nil {
+			onSaveErr(e)
+		}
+	}
+	var w *Writer
+	if s != nil {
+		rec.Path = s.Path()
+		var err error
+		if w, err = s.Begin(ctx, st); err != nil {
+			report(&SaveError{Stage: SaveBegin, Err: err})
+			w = nil
+		} else {
+			rec.ID = w.ID()
+		}
+	}
+	if w != nil {
+		save := w.Sink(func(err error) { report(&SaveError{Stage: SaveSave, ID: w.ID(), Err: err}) })
+		next := opt.Sink
+		opt.Sink = func(p engine.Precision, rs []engine.ComboResult) error {
+			_ = save(p, rs)
+			if next != nil {
+				return next(p, rs)
+			}
+			return nil
+		}
+	}
+	rep, runErr := engine.RunStudy(ctx, st, opt)
+	if w != nil {
+		if err := w.Finish(rep, runErr); err != nil {
+			report(&SaveError{Stage: SaveFinish, ID: w.ID(), Err: err})
+		}
+	}
+	return rep, rec, runErr
+}
