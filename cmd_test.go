@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"sweepbench/engine"
+	"sweepbench/reference"
+)
+
+// execute runs the CLI in process (cobra), as the binary would, and
+// returns its stdout, stderr and error (phrased as main prints it).
+func execute(t *testing.T, args ...string) (string, string, string) {
+	t.Helper()
+	root := newRoot()
+	var out, errOut bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), phrase(err)
+}
+
+// TestRunFlagDefaultsAreTheSpec: the run flags' defaults are
+// engine.DefaultSpec, the one set of defaults (the TUI's form starts from
+// it too).
+func TestRunFlagDefaultsAreTheSpec(t *testing.T) {
+	var sf studyFlags
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	sf.register(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if sf.spec != engine.DefaultSpec() {
+		t.Errorf("flag defaults %+v\nDefaultSpec   %+v", sf.spec, engine.DefaultSpec())
+	}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "data" && f.Name != "hma" && f.Name != "hma3" && f.Name != "fee" && f.Name != "mode" && f.Name != "source" &&
+			f.Name != "timeframe" && f.Name != "head" && f.Name != "backend" && f.Name != "precision" && f.Name != "wma" &&
+			f.Name != "bars-per-year" && f.Name != "borderline" && f.Name != "tz" && f.Name != "time-column" {
+			t.Errorf("flag --%s is not a Spec field", f.Name)
+		}
+	})
+}
+
+// TestFlagErrorsPhrased: the engine's field errors read as the flags that
+// set them, every bad flag at once.
+func TestFlagErrorsPhrased(t *testing.T) {
+	_, _, err := execute(t, "run", "--hma3", "5:10", "--fee", "2", "--mode", "short", "--no-save")
+	want := "--hma3 5:10:1: length 5 is below the minimum 6 (HMA3 needs floor(floor(L/2)/3) >= 1)\n" +
+		"--fee 2: want a fraction per side in [0, 1), e.g. 0.00045\n" +
+		"--mode short: want long-short or long-only"
+	if err != want {
+		t.Errorf("error:\n%s\nwant:\n%s", err, want)
+	}
+	if _, _, err := execute(t, "run", "--backend", "quantum", "--no-save"); err != `--backend "quantum": unknown (want auto, reference, cuda, metal)` {
+		t.Errorf("unknown backend: %s", err)
+	}
+}
+
+// TestRunCSVInProcess: `run --format csv` prints what the engine's
+// RunStudy of the same Spec writes, and `sessions export` of the saved
+// session prints the same bytes (show and export read what run saved).
+func TestRunCSVInProcess(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "sessions.db")
+	args := []string{"run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "10:30:10", "--hma3", "12:36:12",
+		"--backend", "reference", "--format", "csv", "-q", "--db", db}
+	out, _, err := execute(t, args...)
+	if err != "" {
+		t.Fatal(err)
+	}
+	spec := engine.DefaultSpec()
+	spec.Data, spec.Head, spec.HMA, spec.HMA3, spec.Backend = "embedded:btcusdt-1m", 3000, "10:30:10", "12:36:12", "reference"
+	reg := &engine.Registry{}
+	reg.Register(reference.New())
+	ds, lerr := spec.Load()
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	st, serr := spec.Study(ds, reg)
+	if serr != nil {
+		t.Fatal(serr)
+	}
+	rep, rerr := engine.RunStudy(context.Background(), st, engine.StudyOptions{})
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	var want bytes.Buffer
+	if err := rep.WriteCSV(&want); err != nil {
+		t.Fatal(err)
+	}
+	if out != want.String() || strings.Count(out, "\n") != 1+2*9 {
+		t.Errorf("run's CSV (%d lines) differs from the engine's (%d lines)", strings.Count(out, "\n"), strings.Count(want.String(), "\n"))
+	}
+	exported, _, err := execute(t, "sessions", "export", "1", "--format", "csv", "--db", db)
+	if err != "" {
+		t.Fatal(err)
+	}
+	if exported != out {
+		t.Errorf("sessions export differs from run's output:\n%s\nwant:\n%s", exported, out)
+	}
+}
