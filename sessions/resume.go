@@ -73,7 +73,10 @@ func (s *Store) Resume(ctx context.Context, id int64, st *engine.Study, opt Resu
 	}
 	// The saved results, read before the session is claimed.
 	prior := map[engine.Precision]*engine.Run{}
-	var lanes []LaneResume
+	var (
+		lanes []LaneResume
+		keep  []engine.Precision
+	)
 	for _, p := range ss.Precisions {
 		ln := LaneResume{Precision: p}
 		if rs := ss.Run(p); rs != nil {
@@ -86,8 +89,14 @@ func (s *Store) Resume(ctx context.Context, id int64, st *engine.Study, opt Resu
 				// recorded the run complete): nothing to compute.
 				run.Status, run.Err = engine.StatusComplete, nil
 			}
+			// The store holds the time spent so far; the writer adds
+			// this process's own.
+			run.Prepare, run.Elapsed = 0, 0
 			prior[p] = run
 			ln.Saved, ln.Complete = len(run.Results), run.Complete()
+			if rs.Status == engine.StatusComplete {
+				keep = append(keep, p)
+			}
 		}
 		lanes = append(lanes, ln)
 	}
@@ -95,10 +104,8 @@ func (s *Store) Resume(ctx context.Context, id int64, st *engine.Study, opt Resu
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, ln := range lanes {
-		if ln.Complete {
-			w.keep(ln.Precision) // its saved state stays as it is
-		}
+	for _, p := range keep {
+		w.keep(p) // recorded complete: its saved state stays as it is
 	}
 	rs := *st
 	rs.Note = note // the session's own note, not the rebuilt study's

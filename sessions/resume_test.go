@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"sweepbench/engine"
 	"sweepbench/sessions"
@@ -153,5 +154,49 @@ func TestResumeParityOnly(t *testing.T) {
 	}
 	if ss, _ := s.Get(bg, w.ID()); ss.Status != engine.StatusComplete {
 		t.Errorf("status %s, want complete", ss.Status)
+	}
+}
+
+// TestResumeLaneSavedNotFinished: the process died after every fp64 combo
+// was saved but before it recorded the run complete (the fp32 lane had not
+// started). Resume computes the fp32 lane only; the fp64 run is recorded
+// complete, its saved time not counted twice, and the session is complete.
+func TestResumeLaneSavedNotFinished(t *testing.T) {
+	ds := btcusdt(t, 5000)
+	st := newStudy(t, ds, "10:50:10", "12:48:12")
+	s := openStore(t, "")
+	bg := context.Background()
+	w, err := begin(bg, s, st, origin(5000), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := engine.RunStudy(bg, st, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r64 := *full.Run(engine.FP64)
+	if err := w.Save(engine.FP64, r64.Results); err != nil {
+		t.Fatal(err)
+	}
+	r64.Status, r64.Err, r64.Elapsed = engine.StatusCancelled, context.Canceled, 3*time.Second
+	if err := w.Finish(&engine.Report{Runs: []*engine.Run{&r64}}, context.Canceled); err != nil {
+		t.Fatal(err)
+	}
+	got, lanes, err := s.Resume(bg, w.ID(), st, sessions.ResumeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lanes) != 2 || !lanes[0].Complete || lanes[0].Computed != 0 || lanes[1].Computed != st.Grid.Len() {
+		t.Errorf("lanes %+v: want fp64 complete (nothing computed), fp32 computed whole", lanes)
+	}
+	ss, err := s.Get(bg, w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss.Status != engine.StatusComplete || ss.Runs[0].Status != engine.StatusComplete || ss.Runs[0].Elapsed != 3*time.Second {
+		t.Errorf("session %s, fp64 run %s in %v: want complete, complete, the 3s saved", ss.Status, ss.Runs[0].Status, ss.Runs[0].Elapsed)
+	}
+	if !reflect.DeepEqual(got.Parity, full.Parity) {
+		t.Errorf("parity after resume differs from the uninterrupted study's")
 	}
 }
