@@ -1,15 +1,19 @@
 //go:build unix
 
-package sessions_test
+package main
 
-// End-to-end tests of the CLI on real database files: the binary is built
-// once into a temporary directory and run as a subprocess.
+// End-to-end tests of the CLI on real database files. Most run the
+// commands in process (cobra, as the binary would); the ones that need a
+// process of their own (kill -9, another user) run this test binary as
+// sweepbench itself (TestMain: SWEEPBENCH_TEST_MAIN=1 runs main).
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,9 +27,20 @@ import (
 	"time"
 
 	"sweepbench/engine"
-	"sweepbench/engine/data"
 	"sweepbench/sessions"
 )
+
+func TestMain(m *testing.M) {
+	if os.Getenv("SWEEPBENCH_TEST_MAIN") == "1" {
+		main()
+		os.Exit(0)
+	}
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
 
 var (
 	binOnce sync.Once
@@ -34,36 +49,36 @@ var (
 	binErr  error
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
-// sweepbench builds the command once and returns its path.
+// sweepbench returns a copy of this test binary that runs as sweepbench
+// (with SWEEPBENCH_TEST_MAIN=1), in a directory every user can read: the
+// read-only case runs it as another user.
 func sweepbench(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: builds and runs the sweepbench binary")
-	}
 	binOnce.Do(func() {
-		if binDir, binErr = os.MkdirTemp("", "sweepbench-cli"); binErr != nil {
-			return
-		}
-		os.Chmod(binDir, 0o755) // the read-only test runs it as another user
-		binPath = filepath.Join(binDir, "sweepbench")
-		goTool, err := exec.LookPath("go")
+		self, err := os.Executable()
 		if err != nil {
 			binErr = err
 			return
 		}
-		cmd := exec.Command(goTool, "build", "-o", binPath, "sweepbench")
-		cmd.Dir = ".."
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		if binDir, binErr = os.MkdirTemp("", "sweepbench-cli"); binErr != nil {
+			return
+		}
+		os.Chmod(binDir, 0o755)
+		binPath = filepath.Join(binDir, "sweepbench")
+		src, err := os.Open(self)
+		if err != nil {
+			binErr = err
+			return
+		}
+		defer src.Close()
+		dst, err := os.OpenFile(binPath, os.O_CREATE|os.O_WRONLY, 0o755)
+		if err != nil {
+			binErr = err
+			return
+		}
+		_, binErr = io.Copy(dst, src)
+		if err := dst.Close(); binErr == nil {
+			binErr = err
 		}
 	})
 	if binErr != nil {
@@ -77,17 +92,36 @@ type result struct {
 	code           int
 }
 
-// cli runs the binary with XDG_DATA_HOME in a temporary directory, so that
-// no test touches the user's default database.
+// cli runs sweepbench in process with XDG_DATA_HOME in a temporary
+// directory, so that no test touches the user's default database; the
+// error is printed and mapped to an exit code as main does.
 func cli(t *testing.T, xdg string, args ...string) result {
 	t.Helper()
-	return cliAs(t, xdg, nil, args...)
+	t.Setenv("XDG_DATA_HOME", xdg)
+	root := newRoot()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	r := result{code: 0}
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		fmt.Fprintln(&errb, "sweepbench:", phrase(err))
+		r.code = 1
+		var ee *exitError
+		if errors.As(err, &ee) {
+			r.code = ee.code
+		}
+	}
+	r.stdout, r.stderr = out.String(), errb.String()
+	return r
 }
 
-func cliAs(t *testing.T, xdg string, attr *syscall.SysProcAttr, args ...string) result {
+// cliProcess runs sweepbench as a process of its own (attr: as another
+// user), for what needs one.
+func cliProcess(t *testing.T, xdg string, attr *syscall.SysProcAttr, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(sweepbench(t), args...)
-	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+xdg)
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+xdg, "SWEEPBENCH_TEST_MAIN=1")
 	cmd.SysProcAttr = attr
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -101,6 +135,17 @@ func cliAs(t *testing.T, xdg string, attr *syscall.SysProcAttr, args ...string) 
 	return r
 }
 
+// openStore opens (creating) the sessions database at path.
+func openTestStore(t *testing.T, path string) *sessions.Store {
+	t.Helper()
+	s, err := sessions.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // A grid that takes a couple of seconds on two cores.
 var killArgs = []string{"run", "--data", "embedded:btcusdt-1m", "--head", "20000", "--hma", "10:240:5", "--hma3", "12:300:12",
 	"--backend", "reference", "--format", "csv", "-q"}
@@ -111,18 +156,21 @@ var killArgs = []string{"run", "--data", "embedded:btcusdt-1m", "--head", "20000
 // run of the same sweep: the CSV of every metric byte for byte, and the
 // parity report.
 func TestKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a sweep of a few seconds, killed and resumed")
+	}
 	bin := sweepbench(t)
 	dir := t.TempDir()
 	killed, fresh := filepath.Join(dir, "killed.db"), filepath.Join(dir, "fresh.db")
 
 	cmd := exec.Command(bin, append(killArgs, "--db", killed)...)
-	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+dir)
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+dir, "SWEEPBENCH_TEST_MAIN=1")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	st := openStore(t, killed)
+	st := openTestStore(t, killed)
 	bg := context.Background()
 	var id int64
 	for deadline := time.Now().Add(60 * time.Second); id == 0; time.Sleep(10 * time.Millisecond) {
@@ -220,7 +268,6 @@ func atoi(s string) int {
 // read-only, a directory), `run` warns, naming the file, and prints the
 // results anyway; ls fails with an error naming the file.
 func TestBrokenDatabase(t *testing.T) {
-	sweepbench(t)
 	xdg := t.TempDir()
 	args := []string{"run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "10:30:10", "--hma3", "12:36:12",
 		"--backend", "reference", "--format", "csv"}
@@ -273,7 +320,7 @@ func TestBrokenDatabase(t *testing.T) {
 		{"directory", directory, nil, "is a directory"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := cliAs(t, xdg, c.attr, append(args, "--db", c.db)...)
+			r := cliProcess(t, xdg, c.attr, append(args, "--db", c.db)...)
 			if r.code != 0 || r.stdout != want.stdout {
 				t.Errorf("exit %d; stdout differs from the unsaved run: %v\nstderr: %s", r.code, r.stdout != want.stdout, r.stderr)
 			}
@@ -281,7 +328,7 @@ func TestBrokenDatabase(t *testing.T) {
 				t.Errorf("stderr does not warn naming %s (%q):\n%s", c.db, c.says, r.stderr)
 			}
 			// ls reads a read-only file as it is; it names any other broken file.
-			ls := cliAs(t, xdg, c.attr, "sessions", "ls", "--db", c.db)
+			ls := cliProcess(t, xdg, c.attr, "sessions", "ls", "--db", c.db)
 			if c.name == "read-only" {
 				if ls.code != 0 {
 					t.Errorf("ls of a read-only file: exit %d, stderr %s", ls.code, ls.stderr)
@@ -297,10 +344,14 @@ func TestBrokenDatabase(t *testing.T) {
 // file is unchanged, and is refused, with an error that says so, once the
 // file's bytes changed.
 func TestResumeRefusesChangedFile(t *testing.T) {
-	sweepbench(t)
 	dir := t.TempDir()
 	csvPath, db := filepath.Join(dir, "bars.csv"), filepath.Join(dir, "sessions.db")
-	ds := btcusdt(t, 3000)
+	spec := engine.DefaultSpec()
+	spec.Data, spec.Head = "embedded:btcusdt-1m", 3000
+	ds, err := spec.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b strings.Builder
 	b.WriteString("open_time,open,high,low,close,volume\n")
 	for i := 0; i < ds.Bars.Len(); i++ {
@@ -309,16 +360,21 @@ func TestResumeRefusesChangedFile(t *testing.T) {
 	if err := os.WriteFile(csvPath, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fileData, err := data.Open(csvPath, data.Options{})
+	spec = engine.DefaultSpec()
+	spec.Data, spec.HMA, spec.HMA3, spec.Backend = csvPath, "10:30:10", "12:36:12", "reference"
+	fileData, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := openStore(t, db)
+	s := openTestStore(t, db)
 	bg := context.Background()
 	var ids []string
 	for range 2 {
-		st := newStudy(t, fileData, "10:30:10", "12:36:12")
-		w, err := begin(bg, s, st, testOrigin{Data: csvPath}, "")
+		st, err := spec.Study(fileData, backends())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := s.Begin(bg, st)
 		if err != nil {
 			t.Fatal(err)
 		}
