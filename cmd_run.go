@@ -42,22 +42,9 @@ func (f *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.TimeColumn, engine.FieldTimeColumn, d.TimeColumn, "name of the timestamp column of a CSV with a header")
 }
 
-// study builds the study the flags describe (engine.Spec.Study), with the
-// backend resolved through the registry. The fields that need no data are
-// checked before a large file is read.
-func (f *studyFlags) study(reg *engine.Registry) (*engine.Study, error) {
-	if _, err := f.spec.Parse(); err != nil {
-		return nil, err
-	}
-	if _, _, err := reg.Lookup(f.spec.Backend); err != nil {
-		return nil, err
-	}
-	ds, err := f.spec.Load()
-	if err != nil {
-		return nil, err
-	}
-	return f.spec.Study(ds, reg)
-}
+// study builds the study the flags describe (engine.Spec.Build), with the
+// backend resolved through the registry.
+func (f *studyFlags) study(reg *engine.Registry) (*engine.Study, error) { return f.spec.Build(reg) }
 
 func newRunCmd() *cobra.Command {
 	var (

@@ -78,11 +78,7 @@ func TestRunCSVInProcess(t *testing.T) {
 	spec.Data, spec.Head, spec.HMA, spec.HMA3, spec.Backend = "embedded:btcusdt-1m", 3000, "10:30:10", "12:36:12", "reference"
 	reg := &engine.Registry{}
 	reg.Register(reference.New())
-	ds, lerr := spec.Load()
-	if lerr != nil {
-		t.Fatal(lerr)
-	}
-	st, serr := spec.Study(ds, reg)
+	st, serr := spec.Build(reg)
 	if serr != nil {
 		t.Fatal(serr)
 	}

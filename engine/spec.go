@@ -292,3 +292,22 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 	st.Note = JoinNote(st.Note, st.FallbackNote())
 	return st, nil
 }
+
+// Build loads the Spec's dataset and builds its Study (Load, then Study),
+// checking first what needs no data (Parse, the backend), so that a bad
+// flag is refused before a large file is read.
+func (s Spec) Build(reg *Registry) (*Study, error) {
+	if _, err := s.Parse(); err != nil {
+		return nil, err
+	}
+	if reg != nil {
+		if _, _, err := reg.Lookup(s.Backend); err != nil {
+			return nil, err
+		}
+	}
+	ds, err := s.Load()
+	if err != nil {
+		return nil, err
+	}
+	return s.Study(ds, reg)
+}

@@ -43,11 +43,7 @@ func pipelineRegistry() *engine.Registry {
 // are computed: a session to resume. It returns the session's id.
 func interruptedSession(t *testing.T, s *sessions.Store, reg *engine.Registry, spec engine.Spec, after int) int64 {
 	t.Helper()
-	ds, err := spec.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := spec.Study(ds, reg)
+	st, err := spec.Build(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,11 +88,7 @@ func resumeAndCompare(t *testing.T, s *sessions.Store, reg *engine.Registry, id 
 			t.Errorf("lane %s: %d saved + %d computed, want the %d combos", l.Precision, l.Saved, l.Computed, st.Grid.Len())
 		}
 	}
-	ds, err := spec.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := spec.Study(ds, reg)
+	fresh, err := spec.Build(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,11 +160,7 @@ func TestShowKeepsRunNotes(t *testing.T) {
 	spec.Fee = 0.02 // a fee that looks like a percentage: a note known before the run
 	s := openStore(t, "")
 	reg := pipelineRegistry()
-	ds, err := spec.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := spec.Study(ds, reg)
+	st, err := spec.Build(reg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,11 +50,7 @@ func smallStudy(t *testing.T, fee float64) *engine.Study {
 	t.Helper()
 	spec := smallFlags().Spec
 	spec.Fee = fee
-	ds, err := spec.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := spec.Study(ds, testRegistry())
+	s, err := spec.Build(testRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}
