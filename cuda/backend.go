@@ -2,11 +2,11 @@
 // through purego (dlopen of libcuda.so.1, no cgo), PTX kernels generated
 // from kernels/*.cu and embedded, one goroutine per GPU locked to its OS
 // thread owning the context. It computes the indicator series on the GPU
-// (bit for bit as engine's fp64 and fp32 paths) and sweeps the combos
+// (bit for bit as the reference's fp64 and fp32 paths) and sweeps the combos
 // (kernels/sweep.cu): grids under segMaxCombos with one thread block per
 // combo, its bars split across the block's threads and stitched exactly;
 // larger grids with one thread per combo. The host finishes each combo's
-// ratios exactly as engine.Backtest does. docs/PERFORMANCE.md has the
+// ratios exactly as reference.Backtest does. docs/PERFORMANCE.md has the
 // H200 figures.
 package cuda
 
@@ -79,7 +79,7 @@ func (b *Backend) Devices() ([]engine.Device, error) {
 
 // Prepare uploads the job's series to every GPU and computes its indicator
 // series there, in the job's precision and WMA formulation (job.WMA, as
-// engine.GetIndicators honours it).
+// reference.GetIndicators honours it).
 func (b *Backend) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
 	if err := b.init(); err != nil {
 		return nil, err

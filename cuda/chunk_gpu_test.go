@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/reference/kernels"
 )
 
 // TestGPUChunkedAndOutOfMemory runs one grid three ways on the GPU: in one
@@ -35,7 +36,7 @@ func TestGPUChunkedAndOutOfMemory(t *testing.T) {
 	}
 	whole, n1 := run("one launch")
 
-	per := bytesPerCombo(selectCap(bars.Len()), 4, bars.Len())
+	per := bytesPerCombo(kernels.SelectCap(bars.Len()), 4, bars.Len())
 	testMemoryCap = uint64(float64(per*3000) / memoryFraction)
 	capped, n2 := run("memory cap")
 	testMemoryCap = 0

@@ -5,12 +5,14 @@ import (
 	"unsafe"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
+	"sweepbench/reference/kernels"
 )
 
 // emulateCombo is a CPU transcription of one thread of sweep.cu
 // (sweep_body with sweep_common.h): the same passes, histogram, bracket,
 // refinement and selection, statement for statement. Tests run it where no
-// GPU is, against engine.Backtest, so the kernel's algorithm (the drawdown
+// GPU is, against reference.Backtest, so the kernel's algorithm (the drawdown
 // without a division per bar, the bin search, the refinement on the float
 // keys) is checked before any device time is spent; the GPU tests then
 // check the kernel against the same reference.
@@ -19,7 +21,7 @@ import (
 // first bar (<= first; sweep_body's __reduce_min_sync). Pass 1 stores the
 // positions 2 bits per bar in 32-bit words (the first bar in the top
 // bits), pass 2 decodes them, as sweep_body does through posbuf.
-func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F, longOnly bool, kth int, spec binSpec[F], capacity int) rawCombo[F] {
+func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F, longOnly bool, kth int, spec kernels.Bins[F], capacity int) kernels.Raw[F] {
 	thr := spec.Edges
 	n := len(r)
 	first = min(max(first, 0), n-1)
@@ -31,7 +33,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 	if longOnly {
 		lo1 = 1
 	}
-	var hist [sweepBins]int
+	var hist [kernels.NumBins]int
 	bin := spec.Bin
 	var s emuState[F]
 	s.init(first)
@@ -60,7 +62,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 	mean := s.sum / F(n-1)
 
 	below, b := 0, 0
-	for ; b < sweepBins-1; b++ {
+	for ; b < kernels.NumBins-1; b++ {
 		if below+hist[b] > kth {
 			break
 		}
@@ -71,7 +73,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 	if b > 0 {
 		lo = thr[b-1]
 	}
-	if b < sweepBins-1 {
+	if b < kernels.NumBins-1 {
 		up = thr[b]
 	}
 	buf := make([]F, capacity)
@@ -116,7 +118,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 	}
 	refine := 0
 	for inBin > capacity {
-		klo, kup := keyOf(lo), keyOf(up)
+		klo, kup := kernels.Key(lo), kernels.Key(up)
 		if kup-klo <= 1 {
 			break
 		}
@@ -124,7 +126,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 		var sub [32]int
 		count := func(v F) {
 			if !(v < lo) && v < up {
-				kv := keyOf(v)
+				kv := kernels.Key(v)
 				q := 0
 				if kv >= klo {
 					q = int(min((kv-klo)/w, 31))
@@ -153,7 +155,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 			nup = kup
 		}
 		nup = min(nup, kup)
-		lo, up = valOf[F](nlo), valOf[F](nup)
+		lo, up = kernels.Val[F](nlo), kernels.Val[F](nup)
 		refine++
 	}
 	if refine > 0 {
@@ -166,13 +168,13 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 			collect(emuGrowth(&prev, h3[i], h[i], r[i+1], i == n-2, keep, keep2, lo1) - 1)
 		}
 	}
-	raw := rawCombo[F]{
+	raw := kernels.Raw[F]{
 		E: s.E, MinRatio: s.minRatio, Sum: s.sum, SSD: ssd, Neg2: s.neg2, Gains: s.gains, Losses: s.losses,
 		Trades: int32(s.trades), Wins: int32(s.wins), Long: int32(s.nlong), Short: int32(s.nshort), Flat: int32(n - 1 - s.nlong - s.nshort),
 		Refine: int32(refine),
 	}
 	if nIn <= capacity {
-		raw.VaR = engine.Select(buf[:nIn], kth-below)
+		raw.VaR = reference.Select(buf[:nIn], kth-below)
 		raw.CVaRSum = sumBelow
 		raw.CVaRCount = int32(below)
 		for _, v := range buf[:nIn] {

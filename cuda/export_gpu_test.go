@@ -5,10 +5,11 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
 )
 
 // TestGPUIndicators32Export checks the series Indicators32 copies back
-// (bench rung M5) against the engine's float32 path, bit for bit, on fresh
+// (bench rung M5) against the reference's float32 path, bit for bit, on fresh
 // random bars, direct and prefix.
 func TestGPUIndicators32Export(t *testing.T) {
 	b := gpuBackend(t)
@@ -21,7 +22,7 @@ func TestGPUIndicators32Export(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := engine.BuildIndicators[float32](context.Background(), bars, g, engine.SourceClose, form)
+		want, err := reference.BuildIndicators[float32](context.Background(), bars, g, engine.SourceClose, form)
 		if err != nil {
 			t.Fatal(err)
 		}

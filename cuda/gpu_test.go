@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
 )
 
 // The GPU tests need the CUDA driver and a GPU; elsewhere they skip. On the
@@ -98,7 +99,7 @@ func TestGPUDevices(t *testing.T) {
 	})
 }
 
-// TestGPUWMA: the batched WMA kernel against engine.WMA and engine.WMAPrefix,
+// TestGPUWMA: the batched WMA kernel against reference.WMA and reference.WMAPrefix,
 // bit for bit, in both precisions, on a fresh random walk.
 func TestGPUWMA(t *testing.T) {
 	b := gpuBackend(t)
@@ -110,7 +111,7 @@ func TestGPUWMA(t *testing.T) {
 }
 
 func gpuWMA[F engine.Float](t *testing.T, d *device, bars *engine.Bars, lens []int) {
-	x := engine.SourceSeries[F](bars, engine.SourceClose)
+	x := reference.SourceSeries[F](bars, engine.SourceClose)
 	n := len(x)
 	for _, prefix := range []bool{false, true} {
 		var got []F
@@ -125,9 +126,9 @@ func gpuWMA[F engine.Float](t *testing.T, d *device, bars *engine.Bars, lens []i
 		want := make([]F, n)
 		for j, p := range lens {
 			if prefix {
-				engine.WMAPrefix(x, p, 0, want, nil)
+				reference.WMAPrefix(x, p, 0, want, nil)
 			} else {
-				engine.WMA(x, p, 0, want)
+				reference.WMA(x, p, 0, want)
 			}
 			g := got[j*n : (j+1)*n]
 			for i, v := range g {
@@ -185,7 +186,7 @@ func withKernel(seg bool, f func()) {
 }
 
 // fp32Tol is the relative tolerance of fp32 GPU metrics against
-// engine.Backtest[float32]. The thread-per-combo kernel sums in the
+// reference.Backtest[float32]. The thread-per-combo kernel sums in the
 // reference's order, so only cvar_95 may differ; the bar-parallel kernel
 // sums segment by segment, and over 150,000 bars fp32 rounding alone moves
 // a sum by ~1e-4 relative (seen: sharpe 1.4e-4 on FIL). Positions, trades,
@@ -205,12 +206,12 @@ func kernelName(seg bool) string {
 	return "thread-per-combo"
 }
 
-// checkIndicators compares the device series with engine.BuildIndicators
+// checkIndicators compares the device series with reference.BuildIndicators
 // bit for bit and checks that every element was written.
 func checkIndicators[F engine.Float](t *testing.T, l *lane, bars *engine.Bars, grid engine.Grid, src engine.Source, form engine.Formulation) {
 	t.Helper()
 	h, h3 := deviceSeries[F](t, l)
-	ref, err := engine.BuildIndicators[F](t.Context(), bars, grid, src, form)
+	ref, err := reference.BuildIndicators[F](t.Context(), bars, grid, src, form)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,9 +271,9 @@ func TestGPUIndicators(t *testing.T) {
 		// also runs in the series-major layout of the bar-parallel kernel.
 		d := b.devs[0]
 		var di *deviceIndicators
-		x := engine.SourceSeries[float64](bars, p.Source)
-		cl := engine.SourceSeries[float64](bars, engine.SourceClose)
-		r := engine.BarReturns[float64](bars)
+		x := reference.SourceSeries[float64](bars, p.Source)
+		cl := reference.SourceSeries[float64](bars, engine.SourceClose)
+		r := reference.BarReturns[float64](bars)
 		if err := d.do(func() error {
 			var err error
 			// Prefix also exercises the series-major layout.
@@ -306,8 +307,8 @@ func sweepRun(t *testing.T, b engine.Backend, job *engine.Job) []engine.Metrics 
 // TestGPUSweepFIL is the acceptance test: FIL/USDT one-minute bars trimmed
 // to 150,000, grid 20:200:20 x 30:240:30. fp64: indicators bit for bit,
 // trade counts identical on every combo, every metric within 1e-9
-// relative of engine's fp64 reference. fp32: indicators bit for bit with
-// engine's float32 path, and the sweep against engine.Backtest[float32].
+// relative of the fp64 reference. fp32: indicators bit for bit with
+// the reference's float32 path, and the sweep against reference.Backtest[float32].
 func TestGPUSweepFIL(t *testing.T) {
 	b := gpuBackend(t)
 	bars := filBars(t, 150_000)
@@ -341,7 +342,7 @@ func TestGPUSweepFIL(t *testing.T) {
 }
 
 // TestGPUSweepRandom: fresh random walks with ties, long-short and
-// long-only, fp64 and fp32, against engine.Backtest.
+// long-only, fp64 and fp32, against reference.Backtest.
 func TestGPUSweepRandom(t *testing.T) {
 	b := gpuBackend(t)
 	rng := newRand(t)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
 )
 
 // randomBars is a fresh random walk of n one-minute bars: price steps of
@@ -180,18 +181,18 @@ func compareMetrics(t testing.TB, label string, got, want []engine.Metrics, grid
 	}
 }
 
-// referenceMetrics runs engine.Backtest (the CPU reference) on every combo.
+// referenceMetrics runs reference.Backtest (the CPU reference) on every combo.
 func referenceMetrics[F engine.Float](t testing.TB, bars *engine.Bars, grid engine.Grid, p engine.Params, form engine.Formulation) []engine.Metrics {
-	ind, err := engine.BuildIndicators[F](t.Context(), bars, grid, p.Source, form)
+	ind, err := reference.BuildIndicators[F](t.Context(), bars, grid, p.Source, form)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := make([]engine.Metrics, grid.Len())
-	var sc engine.Scratch[F]
+	var sc reference.Scratch[F]
 	for i := range out {
 		c := grid.At(i)
 		warm := max(engine.HMAWarmup(c.HMA), engine.HMA3Warmup(c.HMA3))
-		out[i] = engine.Backtest(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, p, &sc)
+		out[i] = reference.Backtest(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, p, &sc)
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package cuda
 import (
 	"unsafe"
 
-	"sweepbench/cuda/kernels"
 	"sweepbench/engine"
 )
 
@@ -106,7 +105,7 @@ func (s *stager) flush(host unsafe.Pointer, dev devPtr) ([]devPtr, error) {
 
 // buildIndicators computes every h and h3 series of the grid on d (runs on
 // the device thread) from host series x (source), cl (closes) and r (bar
-// returns), already rounded to F (engine.SourceSeries, engine.BarReturns).
+// returns), already rounded to F (reference.SourceSeries, reference.BarReturns).
 func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, prefix, seriesMajor bool) (*deviceIndicators, error) {
 	n := len(x)
 	var st stager
@@ -118,7 +117,7 @@ func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, p
 
 // buildIndicatorsBars is buildIndicators from the bars' float64 columns:
 // the source series, the closes and the returns are computed on the GPU
-// (prep_series, bit for bit as engine.SourceSeries and engine.BarReturns).
+// (prep_series, bit for bit as reference.SourceSeries and reference.BarReturns).
 func buildIndicatorsBars[F engine.Float](d *device, bars *engine.Bars, src engine.Source, hma, hma3 []int, prefix, seriesMajor bool) (*deviceIndicators, error) {
 	n := bars.Len()
 	var st stager
@@ -393,13 +392,3 @@ func wmaBatch[F engine.Float](d *device, x []F, lens []int, prefix bool) ([]F, e
 	res := make([]F, len(lens)*n)
 	return res, download(res, out)
 }
-
-// The VaR histogram's host side lives with the shared kernel header
-// (sweepbench/cuda/kernels), so CUDA and Metal bin the returns the same way.
-type binSpec[F engine.Float] = kernels.Bins[F]
-
-func khiOf[F engine.Float](v F) uint32                      { return kernels.KeyHi(v) }
-func keyOf[F engine.Float](v F) uint64                      { return kernels.Key(v) }
-func valOf[F engine.Float](k uint64) F                      { return kernels.Val[F](k) }
-func thresholds[F engine.Float](r []F) binSpec[F]           { return kernels.BinsFromReturns(r) }
-func thresholdsBars[F engine.Float](c []float64) binSpec[F] { return kernels.BinsFromCloses[F](c) }

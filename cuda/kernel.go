@@ -8,8 +8,8 @@ import (
 	"time"
 	"unsafe"
 
-	"sweepbench/cuda/kernels"
 	"sweepbench/engine"
+	"sweepbench/reference/kernels"
 )
 
 // kernel is a prepared job on every GPU: one lane per GPU, each holding
@@ -18,7 +18,7 @@ type kernel[F engine.Float] struct {
 	job      *engine.Job
 	n        int
 	n3       int
-	keep     F // 1-f in F, as engine.Backtest rounds it
+	keep     F // 1-f in F, as reference.Backtest rounds it
 	keep2    F // (1-f)^2
 	longOnly int32
 	kth      int
@@ -29,7 +29,7 @@ type kernel[F engine.Float] struct {
 	// the variant stays for measurement.
 	kpt   int
 	seg   bool   // bar-parallel kernel (sweep_seg), series-major indicators
-	k0    uint32 // VaR bins (binSpec)
+	k0    uint32 // VaR bins (kernels.Bins)
 	shift uint32
 	lanes []*lane
 	label string
@@ -64,14 +64,14 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 	n := bars.Len()
 	// The VaR bins need only a sample of the returns: computed here, on
 	// another core, while the device thread uploads and launches.
-	spec := sync.OnceValue(func() binSpec[F] { return thresholdsBars[F](bars.Close) })
+	spec := sync.OnceValue(func() kernels.Bins[F] { return kernels.BinsFromCloses[F](bars.Close) })
 	go spec()
 	keep := F(1) - F(job.Params.Fee)
 	k := &kernel[F]{
 		job: job, n: n, n3: job.Grid.HMA3.Len(),
 		keep: keep, keep2: keep * keep,
-		kth:   kthIndex(n - 1),
-		cap:   selectCap(n),
+		kth:   kernels.KthIndex(n - 1),
+		cap:   kernels.SelectCap(n),
 		chunk: chunkSize(job.Grid.Len(), len(devs)),
 		lanes: make([]*lane, len(devs)),
 		label: deviceLabel(devs),
@@ -118,7 +118,7 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 			l.maxLaunch = launchCombos(free, bytesPerCombo(k.cap, int(unsafe.Sizeof(z)), k.n), k.chunk)
 			if l.maxLaunch == 0 {
 				return fmt.Errorf("out of GPU memory on %s: %d MiB free after the indicator series, a launch of %d combos needs %d MiB",
-					d.info.Name, free>>20, minLaunch, uint64(minLaunch)*bytesPerCombo(k.cap, int(unsafe.Sizeof(z)), k.n)>>20)
+					d.info.Name, free>>20, kernels.MinLaunch, uint64(kernels.MinLaunch)*bytesPerCombo(k.cap, int(unsafe.Sizeof(z)), k.n)>>20)
 			}
 			return nil
 		})
@@ -183,7 +183,7 @@ func (k *kernel[F]) Close() error {
 
 // Compute sweeps combos [first, first+len(out)) on GPU lane, in launches of
 // at most lane.maxLaunch combos; an out-of-memory halves the launch and
-// retries, down to minLaunch.
+// retries, down to kernels.MinLaunch.
 func (k *kernel[F]) Compute(ctx context.Context, laneIdx, first int, out []engine.Metrics) error {
 	l := k.lanes[laneIdx]
 	for a := 0; a < len(out); {
@@ -192,8 +192,8 @@ func (k *kernel[F]) Compute(ctx context.Context, laneIdx, first int, out []engin
 		}
 		cnt := min(len(out)-a, l.maxLaunch)
 		outF, outI, err := k.launch(l, first+a, cnt)
-		if IsOutOfMemory(err) && cnt > minLaunch {
-			l.maxLaunch = max(cnt/2, minLaunch)
+		if IsOutOfMemory(err) && cnt > kernels.MinLaunch {
+			l.maxLaunch = max(cnt/2, kernels.MinLaunch)
 			l.d.do(func() error { l.d.sync("out of memory"); l.freeScratch(); l.d.releasePool(); return nil })
 			continue
 		}
@@ -250,8 +250,8 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 		hOff *= uint64(k.n) // series-major
 	}
 	hBase := l.ind.H - devPtr(hOff)
-	fBytes := uint64(cnt) * sweepNF * es
-	iBytes := uint64(cnt) * sweepNI * 4
+	fBytes := uint64(cnt) * kernels.NF * es
+	iBytes := uint64(cnt) * kernels.NI * 4
 	var outF []F
 	var outI []int32
 	err := l.d.do(func() error {
@@ -308,9 +308,9 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 				int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
 				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, int32(k.cap), l.outF, l.outI)
 		} else {
-			per := sweepBlock * kpt
+			per := kernels.SweepBlock * kpt
 			g := [3]uint32{uint32((cnt + per - 1) / per), 1, 1}
-			err = l.d.launch(name, g, [3]uint32{sweepBlock, 1, 1}, 0,
+			err = l.d.launch(name, g, [3]uint32{kernels.SweepBlock, 1, 1}, 0,
 				hBase, l.ind.H3, l.ind.R, int32(k.n), int32(len(l.ind.hma)), int32(len(l.ind.hma3)),
 				l.warmH, l.warm3, int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
 				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, l.pos, int32(k.cap), l.outF, l.outI)
@@ -343,47 +343,21 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 			l.indMs = float64(l.ind.ms)
 			l.indTimed = true
 		}
-		outF = unsafe.Slice((*F)(l.outHost), sweepNF*cnt)
-		outI = unsafe.Slice((*int32)(unsafe.Add(l.outHost, fBytes)), sweepNI*cnt)
+		outF = unsafe.Slice((*F)(l.outHost), kernels.NF*cnt)
+		outI = unsafe.Slice((*int32)(unsafe.Add(l.outHost, fBytes)), kernels.NI*cnt)
 		return nil
 	})
 	return outF, outI, err
 }
 
-// finishAll checks that every combo was written and finishes its metrics,
-// on all cores.
+// finishAll checks that every combo of a launch was written and finishes
+// its metrics (kernels.Outputs.Finish), on all cores once the launch is
+// large.
 func (k *kernel[F]) finishAll(outF []F, outI []int32, cnt, first int, out []engine.Metrics, l *lane) error {
-	workers := min(runtime.GOMAXPROCS(0), max(cnt/1024, 1))
-	errs := make([]error, workers)
-	refined := make([]int, workers)
-	var wg sync.WaitGroup
-	per := (cnt + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*per, min((w+1)*per, cnt)
-		wg.Add(1)
-		go func(w, lo, hi int) {
-			defer wg.Done()
-			for j := lo; j < hi; j++ {
-				r := rawAt(outF, outI, cnt, j)
-				if !r.written() {
-					errs[w] = fmt.Errorf("kernel sweep_%s left combo %d unwritten (launch of combos %d..%d)", suffix[F](), first+j, first, first+cnt-1)
-					return
-				}
-				if r.Refine > 0 {
-					refined[w]++
-				}
-				out[j] = finish(r, k.n, k.job.Params)
-			}
-		}(w, lo, hi)
-	}
-	wg.Wait()
-	for w := range errs {
-		if errs[w] != nil {
-			return errs[w]
-		}
-		l.refined += refined[w]
-	}
-	return nil
+	o := kernels.Outputs[F]{F: outF, I: outI, Count: cnt, First: first, Kernel: "sweep_" + suffix[F]()}
+	refined, err := o.Finish(k.n, k.job.Params, out, min(runtime.GOMAXPROCS(0), max(cnt/1024, 1)))
+	l.refined += refined
+	return err
 }
 
 // IndicatorTime is the device time of the indicator kernels (CUDA events),

@@ -13,7 +13,7 @@ import (
 )
 
 // TestGPUMatchesEngineFP32 runs the Metal backend on this Mac's GPU and
-// wants engine's float32 results (the reference backend at fp32): every
+// wants the reference's float32 results (the reference backend at fp32): every
 // metric bit for bit but CVaR (its sum runs in another order). Skipped
 // where Metal is not available (scripts/metal-check.sh runs it).
 func TestGPUMatchesEngineFP32(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
+	"sweepbench/reference/kernels"
 )
 
 // TestMSLOnHost compiles Source() as C++ with g++ against a stand-in for
@@ -21,8 +23,8 @@ import (
 // Mac: that the prelude makes sweep_common.h and the .metal files one
 // valid translation unit, that the
 // packed parameters are what the kernels read, that the indicator series
-// are bit for bit engine's float32 HMA and HMA3 (direct and prefix), and
-// that the sweep's raw outputs finished by finish equal engine.Backtest
+// are bit for bit the reference's float32 HMA and HMA3 (direct and prefix), and
+// that the sweep's raw outputs finished by finish equal reference.Backtest
 // in float32 (CVaR to rounding: its sum runs in the buffer's order).
 //
 // What it cannot check: Apple's compiler (its dialect, its treatment of
@@ -75,7 +77,7 @@ func TestMSLOnHost(t *testing.T) {
 		src    engine.Source
 		mode   engine.Mode
 		wma    engine.Formulation
-		cap    int // 0: selectCap(n)
+		cap    int // 0: kernels.SelectCap(n)
 		splits int // dispatches the grid is cut into
 	}{
 		{"direct close long-short", 3000, "10:40:10", "12:60:12", engine.SourceClose, engine.LongShort, engine.Direct, 0, 1},
@@ -101,9 +103,9 @@ func TestMSLOnHost(t *testing.T) {
 			n, nh, n3 := tc.n, len(hma), len(hma3)
 			capacity := tc.cap
 			if capacity == 0 {
-				capacity = selectCap(n)
+				capacity = kernels.SelectCap(n)
 			}
-			bins := thresholdsBars(bars.Close)
+			bins := kernels.BinsFromCloses[float32](bars.Close)
 			keep := float32(1) - float32(p.Fee)
 
 			var in bytes.Buffer
@@ -117,9 +119,9 @@ func TestMSLOnHost(t *testing.T) {
 				pre = 1
 			}
 			w([]int32{int32(n), int32(nh), int32(n3), pre, int32(tc.splits)})
-			w(engine.SourceSeries[float32](bars, tc.src))
-			w(engine.SourceSeries[float32](bars, engine.SourceClose))
-			w(engine.BarReturns[float32](bars))
+			w(reference.SourceSeries[float32](bars, tc.src))
+			w(reference.SourceSeries[float32](bars, engine.SourceClose))
+			w(reference.BarReturns[float32](bars))
 			q, sH, p3, s3, wH, w3 := make([]int32, nh), make([]int32, nh), make([]int32, n3), make([]int32, n3), make([]int32, nh), make([]int32, n3)
 			for j, L := range hma {
 				q[j], sH[j], wH[j] = int32(engine.HMASqrtLen(L)), int32(min(L-1, n)), int32(engine.HMAWarmup(L))
@@ -153,7 +155,7 @@ func TestMSLOnHost(t *testing.T) {
 					lo = 1
 				}
 				in.Write(sweepParams{N: int32(n), NH: int32(nh), N3: int32(n3), Count: int32(cnt), ComboFirst: int64(a),
-					Keep: keep, Keep2: keep * keep, LongOnly: lo, Kth: int32(kthIndex(n - 1)),
+					Keep: keep, Keep2: keep * keep, LongOnly: lo, Kth: int32(kernels.KthIndex(n - 1)),
 					K0: bins.K0, Shift: bins.Shift, Cap: int32(capacity)}.bytes())
 			}
 			if len(launches) != tc.splits {
@@ -175,7 +177,7 @@ func TestMSLOnHost(t *testing.T) {
 			must(t, binary.Read(rd, binary.LittleEndian, H))
 			must(t, binary.Read(rd, binary.LittleEndian, H3))
 
-			ind, err := engine.BuildIndicators[float32](context.Background(), bars, g, tc.src, tc.wma)
+			ind, err := reference.BuildIndicators[float32](context.Background(), bars, g, tc.src, tc.wma)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,23 +196,23 @@ func TestMSLOnHost(t *testing.T) {
 			sameSeries("HMA3", H3, n3, hma3, ind.H3)
 
 			refined := 0
-			var sc engine.Scratch[float32]
+			var sc reference.Scratch[float32]
 			for _, l := range launches {
 				first, cnt := l[0], l[1]
-				outF, outI := make([]float32, cnt*sweepNF), make([]int32, cnt*sweepNI)
-				must(t, binary.Read(rd, binary.LittleEndian, outF))
-				must(t, binary.Read(rd, binary.LittleEndian, outI))
+				o := kernels.Outputs[float32]{F: make([]float32, cnt*kernels.NF), I: make([]int32, cnt*kernels.NI),
+					Count: cnt, First: first, Kernel: fnSweep}
+				must(t, binary.Read(rd, binary.LittleEndian, o.F))
+				must(t, binary.Read(rd, binary.LittleEndian, o.I))
 				got := make([]engine.Metrics, cnt)
-				if err := finishAll(outF, outI, cnt, first, n, p, got); err != nil {
+				r, err := o.Finish(n, p, got, 1)
+				if err != nil {
 					t.Fatal(err)
 				}
+				refined += r
 				for j := 0; j < cnt; j++ {
-					if rawAt(outF, outI, cnt, j).Refine > 0 {
-						refined++
-					}
 					c := g.At(first + j)
 					start := max(engine.HMAWarmup(c.HMA), engine.HMA3Warmup(c.HMA3))
-					want := engine.Backtest(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, start, p, &sc)
+					want := reference.Backtest(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, start, p, &sc)
 					compareMetrics(t, c, got[j], want)
 				}
 			}
@@ -222,7 +224,7 @@ func TestMSLOnHost(t *testing.T) {
 }
 
 // compareMetrics wants every metric bit for bit except CVaR, whose sum
-// runs in another order than engine's (to a few float32 ulps).
+// runs in another order than the reference's (to a few float32 ulps).
 func compareMetrics(t *testing.T, c engine.Combo, got, want engine.Metrics) {
 	t.Helper()
 	cv := math.Abs(got.CVaR95 - want.CVaR95)

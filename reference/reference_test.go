@@ -1,4 +1,4 @@
-package reference
+package reference_test
 
 import (
 	"context"
@@ -11,10 +11,11 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/reference"
 )
 
-// synthBars is a one-minute random walk with high/low around the close.
-func synthBars(seed uint64, n int) *engine.Bars {
+// seededBars is a one-minute random walk with high/low around the close.
+func seededBars(seed uint64, n int) *engine.Bars {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	b := &engine.Bars{Time: make([]int64, n), Open: make([]float64, n), High: make([]float64, n),
 		Low: make([]float64, n), Close: make([]float64, n), Volume: make([]float64, n)}
@@ -31,12 +32,12 @@ func synthBars(seed uint64, n int) *engine.Bars {
 }
 
 // TestSweepEqualsBacktest: the reference backend's sweep gives, for every
-// combo, exactly the bits of engine.Backtest run by hand on HMA and HMA3
+// combo, exactly the bits of reference.Backtest run by hand on HMA and HMA3
 // computed once per combo (no shared indicators, no cache, no chunking):
 // fp64 and fp32, close and hl2, both modes, both WMA formulations, with one
 // thread, with GOMAXPROCS and with more lanes than cores.
 func TestSweepEqualsBacktest(t *testing.T) {
-	b := synthBars(7, 3000)
+	b := seededBars(7, 3000)
 	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 40, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 48, Step: 12}}
 	for _, c := range []struct {
 		prec engine.Precision
@@ -56,7 +57,7 @@ func TestSweepEqualsBacktest(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				p := engine.Params{Fee: engine.DefaultFee, Mode: c.mode, Source: c.src, BarsPerYear: 525600}
 				job := &engine.Job{Bars: b, Grid: g, Params: p, Precision: c.prec, WMA: c.form}
-				run, err := engine.Sweep(context.Background(), &Backend{Threads: threads}, job, engine.SweepOptions{})
+				run, err := engine.Sweep(context.Background(), &reference.Backend{Threads: threads}, job, engine.SweepOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -92,36 +93,24 @@ func TestSweepEqualsBacktest(t *testing.T) {
 
 func byHand[F engine.Float](t *testing.T, b *engine.Bars, g engine.Grid, p engine.Params, form engine.Formulation) []engine.Metrics {
 	t.Helper()
-	x := engine.SourceSeries[F](b, p.Source)
-	cl := engine.SourceSeries[F](b, engine.SourceClose)
-	r := engine.BarReturns[F](b)
+	x := reference.SourceSeries[F](b, p.Source)
+	cl := reference.SourceSeries[F](b, engine.SourceClose)
+	r := reference.BarReturns[F](b)
 	h, h3 := make([]F, b.Len()), make([]F, b.Len())
-	var sc engine.Scratch[F]
+	var sc reference.Scratch[F]
 	out := make([]engine.Metrics, g.Len())
 	for i := range out {
 		c := g.At(i)
-		if err := engine.HMA(x, c.HMA, form, h); err != nil {
+		if err := reference.HMA(x, c.HMA, form, h); err != nil {
 			t.Fatal(err)
 		}
-		if err := engine.HMA3(cl, c.HMA3, form, h3); err != nil {
+		if err := reference.HMA3(cl, c.HMA3, form, h3); err != nil {
 			t.Fatal(err)
 		}
 		warm := max(engine.HMAWarmup(c.HMA), engine.HMA3Warmup(c.HMA3))
-		out[i] = engine.Backtest(h, h3, r, warm, p, &sc)
+		out[i] = reference.Backtest(h, h3, r, warm, p, &sc)
 	}
 	return out
-}
-
-// sameMetrics is bit-for-bit equality of every metric (NaN equal to NaN).
-func sameMetrics(a, b engine.Metrics) bool {
-	for _, name := range engine.MetricNames {
-		x, _ := a.Value(name)
-		y, _ := b.Value(name)
-		if math.Float64bits(x) != math.Float64bits(y) && !(math.IsNaN(x) && math.IsNaN(y)) {
-			return false
-		}
-	}
-	return true
 }
 
 // TestStudyFP64AlwaysDirect: the fp64 reference of a study is the direct
@@ -129,12 +118,12 @@ func sameMetrics(a, b engine.Metrics) bool {
 // to the fp32 run. (A bare Sweep honours the job's formulation in fp64 too,
 // for the bench ladder: TestSweepEqualsBacktest covers fp64 prefix.)
 func TestStudyFP64AlwaysDirect(t *testing.T) {
-	b := synthBars(8, 1500)
+	b := seededBars(8, 1500)
 	ds := &data.Dataset{Bars: *b, Info: data.Info{Name: "synthetic", Bars: b.Len(), MedianSpacing: time.Minute}}
 	g := engine.Grid{HMA: engine.Range{Start: 20, Stop: 40, Step: 20}, HMA3: engine.Range{Start: 30, Stop: 60, Step: 30}}
 	p := engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}
 	rep, err := engine.RunStudy(context.Background(), &engine.Study{Dataset: ds, Grid: g, Params: p,
-		Precisions: []engine.Precision{engine.FP64, engine.FP32}, WMA: engine.Prefix, Backend: New()}, engine.StudyOptions{})
+		Precisions: []engine.Precision{engine.FP64, engine.FP32}, WMA: engine.Prefix, Backend: reference.New()}, engine.StudyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,15 +144,15 @@ func TestStudyFP64AlwaysDirect(t *testing.T) {
 
 // TestBackendDescribesItself: name, availability and the device line.
 func TestBackendDescribesItself(t *testing.T) {
-	b := &Backend{Threads: 3}
+	b := &reference.Backend{Threads: 3}
 	if b.Name() != "reference" || b.Available() != nil {
 		t.Errorf("Name %q Available %v", b.Name(), b.Available())
 	}
 	devs, err := b.Devices()
-	if err != nil || len(devs) != 1 || !strings.Contains(devs[0].Name, "(3 threads)") || !strings.HasPrefix(devs[0].Name, CPUModel()) {
+	if err != nil || len(devs) != 1 || !strings.Contains(devs[0].Name, "(3 threads)") || !strings.HasPrefix(devs[0].Name, reference.CPUModel()) {
 		t.Errorf("Devices = %+v, %v", devs, err)
 	}
-	if CPUModel() == "" {
+	if reference.CPUModel() == "" {
 		t.Error("empty CPU model")
 	}
 }
@@ -171,12 +160,12 @@ func TestBackendDescribesItself(t *testing.T) {
 // TestPrepareCancelled: a cancelled context stops Prepare (the indicator
 // build), and the sweep reports it as cancelled, not failed.
 func TestPrepareCancelled(t *testing.T) {
-	b := synthBars(9, 2000)
+	b := seededBars(9, 2000)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	job := &engine.Job{Bars: b, Grid: engine.Grid{HMA: engine.Range{Start: 20, Stop: 200, Step: 20}, HMA3: engine.Range{Start: 30, Stop: 240, Step: 30}},
 		Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}}
-	run, err := engine.Sweep(ctx, New(), job, engine.SweepOptions{})
+	run, err := engine.Sweep(ctx, reference.New(), job, engine.SweepOptions{})
 	if err == nil || run == nil || run.Status != engine.StatusCancelled {
 		t.Errorf("err %v run %+v: want Status cancelled", err, run)
 	}
@@ -186,13 +175,13 @@ func TestPrepareCancelled(t *testing.T) {
 // ladder's serial rungs), the device line says so, and the results do not
 // depend on it.
 func TestJobThreadsCaps(t *testing.T) {
-	b := synthBars(10, 1200)
+	b := seededBars(10, 1200)
 	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 30, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 24, Step: 12}}
 	p := engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}
 	var first *engine.Run
 	for _, c := range []struct{ backend, job, want int }{{4, 1, 1}, {4, 0, 4}, {2, 3, 2}} {
 		job := &engine.Job{Bars: b, Grid: g, Params: p, Precision: engine.FP64, Threads: c.job}
-		run, err := engine.Sweep(context.Background(), &Backend{Threads: c.backend}, job, engine.SweepOptions{})
+		run, err := engine.Sweep(context.Background(), &reference.Backend{Threads: c.backend}, job, engine.SweepOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
