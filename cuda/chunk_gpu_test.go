@@ -2,10 +2,11 @@ package cuda
 
 import (
 	"context"
-	"math"
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
+	"sweepbench/reference/conformance"
 	"sweepbench/reference/kernels"
 )
 
@@ -16,8 +17,8 @@ import (
 // random bars.
 func TestGPUChunkedAndOutOfMemory(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
-	bars := randomBars(rng, 20000, 100, 0.01)
+	rng := datatest.Rand(t)
+	bars := datatest.TickWalk(rng, 20000, 100, 0.01)
 	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 109, Step: 1}, HMA3: engine.Range{Start: 12, Stop: 111, Step: 1}}
 	job := &engine.Job{Bars: bars, Grid: g, Params: defaultParams(), Precision: engine.FP32}
 	run := func(label string) ([]engine.Metrics, int) {
@@ -51,12 +52,8 @@ func TestGPUChunkedAndOutOfMemory(t *testing.T) {
 	}
 	for name, got := range map[string][]engine.Metrics{"memory cap": capped, "out of memory": oom} {
 		for i := range whole {
-			for _, m := range engine.MetricNames {
-				a, _ := whole[i].Value(m)
-				c, _ := got[i].Value(m)
-				if math.Float64bits(a) != math.Float64bits(c) && !(math.IsNaN(a) && math.IsNaN(c)) {
-					t.Fatalf("%s: combo %d %s = %v, one launch gave %v", name, i, m, c, a)
-				}
+			if m, same := conformance.SameMetrics(got[i], whole[i]); !same {
+				t.Fatalf("%s: combo %d: %s differs from one launch's", name, i, m)
 			}
 		}
 	}
@@ -68,8 +65,8 @@ func TestGPUChunkedAndOutOfMemory(t *testing.T) {
 // engine.Sweep and a single Compute agree.
 func TestGPUSharded(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
-	bars := randomBars(rng, 8000, 100, 0.01)
+	rng := datatest.Rand(t)
+	bars := datatest.TickWalk(rng, 8000, 100, 0.01)
 	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 109, Step: 1}, HMA3: engine.Range{Start: 12, Stop: 111, Step: 1}}
 	for _, prec := range []engine.Precision{engine.FP32, engine.FP64} {
 		job := &engine.Job{Bars: bars, Grid: g, Params: defaultParams(), Precision: prec}
@@ -77,12 +74,8 @@ func TestGPUSharded(t *testing.T) {
 		all := sweepRun(t, b, job)
 		t.Logf("%s: %d combos on 1 and on %d GPUs", prec, g.Len(), b.DeviceCount())
 		for i := range one {
-			for _, m := range engine.MetricNames {
-				a, _ := one[i].Value(m)
-				c, _ := all[i].Value(m)
-				if math.Float64bits(a) != math.Float64bits(c) && !(math.IsNaN(a) && math.IsNaN(c)) {
-					t.Fatalf("%s combo %d %s = %v on %d GPUs, %v on one", prec, i, m, c, b.DeviceCount(), a)
-				}
+			if m, same := conformance.SameMetrics(all[i], one[i]); !same {
+				t.Fatalf("%s combo %d: %s differs on %d GPUs from one", prec, i, m, b.DeviceCount())
 			}
 		}
 	}

@@ -12,7 +12,9 @@ import (
 	"unsafe"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 	"sweepbench/reference/kernels"
 )
 
@@ -184,7 +186,7 @@ var (
 // cvar_95 must be identical, in fp64 and fp32; a tiny buffer forces the
 // refinement passes of the VaR selection.
 func TestEmulatedKernel(t *testing.T) {
-	rng := newRand(t)
+	rng := datatest.Rand(t)
 	for _, tc := range []struct {
 		name  string
 		n     int
@@ -199,7 +201,7 @@ func TestEmulatedKernel(t *testing.T) {
 		{"refine long-only", 4000, 4, 0.001, engine.LongOnly, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			bars := randomBars(rng, tc.n, tc.price, tc.tick)
+			bars := datatest.TickWalk(rng, tc.n, tc.price, tc.tick)
 			grid := engine.Grid{HMA: mustRange(t, "--hma", "4:60:7"), HMA3: mustRange(t, "--hma3", "6:90:12")}
 			p := defaultParams()
 			p.Mode = tc.mode
@@ -278,7 +280,7 @@ func emulateGrid[F engine.Float](t *testing.T, bars *engine.Bars, grid engine.Gr
 	}
 	var z F
 	label := fmt.Sprintf("emulated fp%d cap %d", 8*unsafe.Sizeof(z), capacity)
-	compareMetrics(t, label, got, want, grid, 0, cvarTol)
+	conformance.CompareMetrics(t, label, got, want, grid, conformance.Tolerance{Rel: 0, CVaR: cvarTol})
 	t.Logf("%s: %d of %d combos refined their VaR bin", label, refined, len(got))
 }
 

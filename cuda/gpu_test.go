@@ -14,7 +14,9 @@ import (
 	"unsafe"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
 // The GPU tests need the CUDA driver and a GPU; elsewhere they skip. On the
@@ -37,28 +39,6 @@ func gpuBackend(t testing.TB) *Backend {
 	return sharedBackend
 }
 
-// sameBits reports whether two series are bit-identical (any NaN equals any
-// NaN: engine and kernel write different NaN payloads), and where not.
-func sameBits[F engine.Float](got, want []F) (int, bool) {
-	for i := range want {
-		g, w := got[i], want[i]
-		if g != g && w != w {
-			continue
-		}
-		if bitsOf(g) != bitsOf(w) {
-			return i, false
-		}
-	}
-	return -1, true
-}
-
-func bitsOf[F engine.Float](v F) uint64 {
-	if unsafe.Sizeof(v) == 4 {
-		return uint64(math.Float32bits(float32(v)))
-	}
-	return math.Float64bits(float64(v))
-}
-
 // poisoned reports whether v still holds the 0xFF fill (never written).
 func poisoned[F engine.Float](v F) bool {
 	if unsafe.Sizeof(v) == 4 {
@@ -70,6 +50,18 @@ func poisoned[F engine.Float](v F) bool {
 func precName[F engine.Float]() string {
 	var z F
 	return fmt.Sprintf("fp%d", 8*unsafe.Sizeof(z))
+}
+
+// TestGPUConformance runs the backend conformance suite on the GPUs (it
+// skips, saying so, where there is no CUDA driver or GPU). Its grids are
+// small, so the bar-parallel kernel runs: fp64 within 1e-9 of the
+// reference, fp32 within fp32Tol(true) (sums combined segment by segment);
+// trade counts and the fp32 indicator series exact.
+func TestGPUConformance(t *testing.T) {
+	conformance.TestBackend(t, gpuBackend(t), conformance.Options{
+		FP64: conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9},
+		FP32: conformance.Tolerance{Rel: fp32Tol(true), CVaR: 1e-3},
+	})
 }
 
 func TestGPUDevices(t *testing.T) {
@@ -103,8 +95,8 @@ func TestGPUDevices(t *testing.T) {
 // bit for bit, in both precisions, on a fresh random walk.
 func TestGPUWMA(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
-	bars := randomBars(rng, 20_000, 30_000, 0.1)
+	rng := datatest.Rand(t)
+	bars := datatest.TickWalk(rng, 20_000, 30_000, 0.1)
 	lens := []int{1, 2, 3, 5, 17, 64, 200, 333}
 	gpuWMA[float64](t, b.devs[0], bars, lens)
 	gpuWMA[float32](t, b.devs[0], bars, lens)
@@ -136,7 +128,7 @@ func gpuWMA[F engine.Float](t *testing.T, d *device, bars *engine.Bars, lens []i
 					t.Fatalf("%s prefix=%v p=%d: bar %d never written", precName[F](), prefix, p, i)
 				}
 			}
-			if i, ok := sameBits(g, want); !ok {
+			if i, ok := conformance.SameSeries(g, want); !ok {
 				t.Errorf("%s prefix=%v WMA p=%d: bar %d = %v, engine %v", precName[F](), prefix, p, i, g[i], want[i])
 			}
 		}
@@ -190,7 +182,7 @@ func withKernel(seg bool, f func()) {
 // reference's order, so only cvar_95 may differ; the bar-parallel kernel
 // sums segment by segment, and over 150,000 bars fp32 rounding alone moves
 // a sum by ~1e-4 relative (seen: sharpe 1.4e-4 on FIL). Positions, trades,
-// wins, bar counts and VaR are exact either way (compareMetrics checks
+// wins, bar counts and VaR are exact either way (conformance.CompareMetrics checks
 // trade counts separately; they must be identical).
 func fp32Tol(seg bool) float64 {
 	if seg {
@@ -227,7 +219,7 @@ func checkIndicators[F engine.Float](t *testing.T, l *lane, bars *engine.Bars, g
 					t.Fatalf("%s %s(%d) bar %d never written", precName[F](), kind, L, i)
 				}
 			}
-			if i, ok := sameBits(col, want[L]); !ok {
+			if i, ok := conformance.SameSeries(col, want[L]); !ok {
 				bad++
 				if bad <= 5 {
 					t.Errorf("%s %s %s(%d): bar %d = %v, engine %v", precName[F](), form, kind, L, i, col[i], want[L][i])
@@ -258,8 +250,8 @@ func prepared[F engine.Float](t *testing.T, b *Backend, job *engine.Job) *kernel
 // ~30,000, where fp32 prefix sums are garbage: the same garbage).
 func TestGPUIndicators(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
-	bars := randomBars(rng, 30_000, 30_000, 0.1)
+	rng := datatest.Rand(t)
+	bars := datatest.TickWalk(rng, 30_000, 30_000, 0.1)
 	grid := engine.Grid{HMA: mustRange(t, "--hma", "2:101:9"), HMA3: mustRange(t, "--hma3", "6:150:11")}
 	p := defaultParams()
 	p.Source = engine.SourceHL2
@@ -311,18 +303,18 @@ func sweepRun(t *testing.T, b engine.Backend, job *engine.Job) []engine.Metrics 
 // the reference's float32 path, and the sweep against reference.Backtest[float32].
 func TestGPUSweepFIL(t *testing.T) {
 	b := gpuBackend(t)
-	bars := filBars(t, 150_000)
+	bars := datatest.FIL(t, 150_000)
 	grid := engine.Grid{HMA: mustRange(t, "--hma", "20:200:20"), HMA3: mustRange(t, "--hma3", "30:240:30")}
 	p := defaultParams()
-	want := referenceMetrics[float64](t, bars, grid, p, engine.Direct)
-	want32 := referenceMetrics[float32](t, bars, grid, p, engine.Direct)
+	want := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64, WMA: engine.Direct})
+	want32 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: engine.Direct})
 	for _, seg := range []bool{true, false} {
 		withKernel(seg, func() {
 			job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64}
 			k := prepared[float64](t, b, job)
 			checkIndicators[float64](t, k.lanes[0], bars, grid, p.Source, engine.Direct)
 			got := sweepRun(t, b, job)
-			compareMetrics(t, "FIL fp64 GPU "+kernelName(seg)+" vs engine fp64", got, want, grid, 1e-9, 1e-9)
+			conformance.CompareMetrics(t, "FIL fp64 GPU "+kernelName(seg)+" vs engine fp64", got, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
 			if !seg {
 				// The two-combos-per-thread variant, on the same data.
 				k.kpt = 2
@@ -330,13 +322,13 @@ func TestGPUSweepFIL(t *testing.T) {
 				if err := k.Compute(t.Context(), 0, 0, got2); err != nil {
 					t.Fatal(err)
 				}
-				compareMetrics(t, "FIL fp64 GPU (2 combos/thread) vs engine fp64", got2, want, grid, 1e-9, 1e-9)
+				conformance.CompareMetrics(t, "FIL fp64 GPU (2 combos/thread) vs engine fp64", got2, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
 			}
 			job32 := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32}
 			k32 := prepared[float32](t, b, job32)
 			checkIndicators[float32](t, k32.lanes[0], bars, grid, p.Source, engine.Direct)
 			got32 := sweepRun(t, b, job32)
-			compareMetrics(t, "FIL fp32 GPU "+kernelName(seg)+" vs engine fp32", got32, want32, grid, fp32Tol(seg), 1e-3)
+			conformance.CompareMetrics(t, "FIL fp32 GPU "+kernelName(seg)+" vs engine fp32", got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(seg), CVaR: 1e-3})
 		})
 	}
 }
@@ -345,20 +337,20 @@ func TestGPUSweepFIL(t *testing.T) {
 // long-only, fp64 and fp32, against reference.Backtest.
 func TestGPUSweepRandom(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
+	rng := datatest.Rand(t)
 	for _, mode := range []engine.Mode{engine.LongShort, engine.LongOnly} {
-		bars := randomBars(rng, 20_000, 4, 0.001)
+		bars := datatest.TickWalk(rng, 20_000, 4, 0.001)
 		grid := engine.Grid{HMA: mustRange(t, "--hma", "4:60:7"), HMA3: mustRange(t, "--hma3", "6:90:12")}
 		p := defaultParams()
 		p.Mode = mode
-		want := referenceMetrics[float64](t, bars, grid, p, engine.Direct)
-		want32 := referenceMetrics[float32](t, bars, grid, p, engine.Direct)
+		want := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64, WMA: engine.Direct})
+		want32 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: engine.Direct})
 		for _, seg := range []bool{true, false} {
 			withKernel(seg, func() {
 				got := sweepRun(t, b, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64})
-				compareMetrics(t, "random "+mode.String()+" fp64 "+kernelName(seg), got, want, grid, 1e-9, 1e-9)
+				conformance.CompareMetrics(t, "random "+mode.String()+" fp64 "+kernelName(seg), got, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
 				got32 := sweepRun(t, b, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32})
-				compareMetrics(t, "random "+mode.String()+" fp32 "+kernelName(seg), got32, want32, grid, fp32Tol(seg), 1e-3)
+				conformance.CompareMetrics(t, "random "+mode.String()+" fp32 "+kernelName(seg), got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(seg), CVaR: 1e-3})
 			})
 		}
 	}
@@ -369,12 +361,12 @@ func TestGPUSweepRandom(t *testing.T) {
 // runs it under compute-sanitizer (memcheck, racecheck).
 func TestGPUSmall(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
-	bars := randomBars(rng, 3000, 30_000, 0.1)
+	rng := datatest.Rand(t)
+	bars := datatest.TickWalk(rng, 3000, 30_000, 0.1)
 	grid := engine.Grid{HMA: mustRange(t, "--hma", "4:40:6"), HMA3: mustRange(t, "--hma3", "6:60:9")}
 	p := defaultParams()
-	want64 := referenceMetrics[float64](t, bars, grid, p, engine.Direct)
-	want32 := referenceMetrics[float32](t, bars, grid, p, engine.Direct)
+	want64 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64, WMA: engine.Direct})
+	want32 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: engine.Direct})
 	for _, kpt := range []int{0, 1, 2} { // 0: bar-parallel; 49 combos: kpt 2 leaves one thread half idle
 		for _, prec := range []engine.Precision{engine.FP64, engine.FP32} {
 			old := segMaxCombos
@@ -411,7 +403,7 @@ func TestGPUSmall(t *testing.T) {
 			if prec == engine.FP32 {
 				tol = fp32Tol(kpt == 0)
 			}
-			compareMetrics(t, label, out, want, grid, tol, 1e-3)
+			conformance.CompareMetrics(t, label, out, want, grid, conformance.Tolerance{Rel: tol, CVaR: 1e-3})
 			t.Logf("%s: %d of %d combos refined", label, refined, len(out))
 			if refined == 0 {
 				t.Error("no combo took the refinement path")
@@ -449,7 +441,7 @@ func TestGPUTiming(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing skipped in -short")
 	}
-	bars := filBars(t, 150_000)
+	bars := datatest.FIL(t, 150_000)
 	devs, _ := b.Devices()
 	cases := []struct {
 		hma, hma3 string

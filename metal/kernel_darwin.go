@@ -205,14 +205,6 @@ func (k *kernel) buildIndicators(src engine.Source, hma, hma3 []int, prefix bool
 	return err
 }
 
-func toInt32(v []int) []int32 {
-	out := make([]int32, len(v))
-	for i, x := range v {
-		out[i] = int32(x)
-	}
-	return out
-}
-
 func (k *kernel) Lanes() int     { return 1 }
 func (k *kernel) ChunkSize() int { return k.chunk }
 func (k *kernel) Device() string { return k.d.info.Name + " (Metal)" }

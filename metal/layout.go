@@ -163,3 +163,12 @@ func checkSeriesFits(n, nh, n3 int, maxBuf uint64) error {
 	}
 	return nil
 }
+
+// toInt32 converts lengths to the kernels' int.
+func toInt32(v []int) []int32 {
+	out := make([]int32, len(v))
+	for i, x := range v {
+		out[i] = int32(x)
+	}
+	return out
+}

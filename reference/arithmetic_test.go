@@ -9,6 +9,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
 // TestRegistered: importing the package registers its Arithmetic, which is
@@ -52,7 +53,7 @@ func TestRungNaiveEqualsSweep(t *testing.T) {
 		if r.Index != i || r.Combo != job.Grid.At(i) {
 			t.Fatalf("result %d is combo %d %+v", i, r.Index, r.Combo)
 		}
-		if !sameMetrics(r.Metrics, sweep.Results[i].Metrics) {
+		if _, same := conformance.SameMetrics(r.Metrics, sweep.Results[i].Metrics); !same {
 			t.Errorf("combo %+v: M0 %+v, sweep %+v", r.Combo, r.Metrics, sweep.Results[i].Metrics)
 		}
 		trades += r.TotalTrades
@@ -81,7 +82,7 @@ func TestRungDeviceIndicators(t *testing.T) {
 	for i, res := range run.Results {
 		c := job.Grid.At(i)
 		want := reference.Backtest(widen(ind32.H[c.HMA]), widen(ind32.H3[c.HMA3]), r, engine.ComboWarmup(c), job.Params, &sc)
-		if !sameMetrics(res.Metrics, want) {
+		if _, same := conformance.SameMetrics(res.Metrics, want); !same {
 			t.Errorf("combo %+v: M5 %+v, by hand %+v", c, res.Metrics, want)
 		}
 	}

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
 // ---- hand-built paths --------------------------------------------------------
@@ -314,10 +316,10 @@ func runHand[F engine.Float](t *testing.T, c handCase, rel float64) {
 	t.Helper()
 	p := engine.Params{Fee: c.fee, Mode: c.mode, BarsPerYear: c.bpy}
 	h, h3 := toF[F](c.h), toF[F](c.h3)
-	r := reference.BarReturns[F](closeBars(c.close))
+	r := reference.BarReturns[F](datatest.CloseBars(c.close))
 	m, tr := reference.BacktestTrace(h, h3, r, c.first, p)
 	label := precName[F]()
-	checkMetrics(t, label, m, c.want, rel, 1e-15)
+	conformance.NearMetrics(t, label, m, c.want, rel, 1e-15)
 	var sc reference.Scratch[F]
 	if m2 := reference.Backtest(h, h3, r, c.first, p, &sc); !sameMetrics(m, m2) {
 		t.Errorf("%s: Backtest %+v differs from BacktestTrace %+v", label, m2, m)
@@ -326,7 +328,7 @@ func runHand[F engine.Float](t *testing.T, c handCase, rel float64) {
 		t.Errorf("%s: Pos = %v, want %v", label, tr.Pos, c.pos)
 	}
 	for i := range c.equity {
-		if !near(tr.Equity[i], c.equity[i], rel, 0) {
+		if !conformance.Near(tr.Equity[i], c.equity[i], rel, 0) {
 			t.Errorf("%s: Equity[%d] = %v, want %v", label, i, tr.Equity[i], c.equity[i])
 		}
 	}
@@ -343,42 +345,10 @@ func checkTrades(t *testing.T, label string, got, want []engine.Trade, rel float
 		g, w := got[i], want[i]
 		// R = (1-f)*prod*(1-f) - 1: the product's error is relative to 1+R,
 		// so near 0 the tolerance is absolute.
-		if g.Entry != w.Entry || g.Exit != w.Exit || g.Side != w.Side || !near(g.Return, w.Return, rel, rel*(1+math.Abs(w.Return))) {
+		if g.Entry != w.Entry || g.Exit != w.Exit || g.Side != w.Side || !conformance.Near(g.Return, w.Return, rel, rel*(1+math.Abs(w.Return))) {
 			t.Errorf("%s: trade %d = %+v, want %+v", label, i, g, w)
 		}
 	}
-}
-
-// checkMetrics compares every metric: counts exactly, the rest to rel (or
-// abs near 0); infinities must match.
-func checkMetrics(t *testing.T, label string, got, want engine.Metrics, rel, abs float64) {
-	t.Helper()
-	for _, name := range engine.MetricNames {
-		g, _ := got.Value(name)
-		w, _ := want.Value(name)
-		switch name {
-		case "total_trades", "long_bars", "short_bars", "flat_bars":
-			if g != w {
-				t.Errorf("%s: %s = %v, want %v", label, name, g, w)
-			}
-		default:
-			if !near(g, w, rel, abs) {
-				t.Errorf("%s: %s = %v, want %v", label, name, g, w)
-			}
-		}
-	}
-}
-
-// sameMetrics is bit-for-bit equality (NaN equal to NaN).
-func sameMetrics(a, b engine.Metrics) bool {
-	for _, name := range engine.MetricNames {
-		x, _ := a.Value(name)
-		y, _ := b.Value(name)
-		if !sameBits(x, y) {
-			return false
-		}
-	}
-	return true
 }
 
 // ---- an independent implementation ----------------------------------------
@@ -545,7 +515,7 @@ func refBacktest(h, h3, close []float64, first int, fee float64, mode engine.Mod
 // Non-tie gaps are at least 1e-4 relative, so float32 conversion cannot
 // change a comparison.
 func randomSignals(rng *rand.Rand, n, first int) (close, h, h3 []float64) {
-	close = randomWalk(rng, n, 100, 0.01)
+	close = datatest.Closes(rng, n, 100, 0.01)
 	h, h3 = make([]float64, n), make([]float64, n)
 	z := 0.0
 	for i := range close {
@@ -578,7 +548,7 @@ func randomSignals(rng *rand.Rand, n, first int) (close, h, h3 []float64) {
 // fresh each run (logged: replay with -seed).
 func TestBacktestAgainstIndependent(t *testing.T) {
 	cases := 0
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 31))
 		ns := []int{2, 3, 5, 10, 37, 100, 1000, 5000}
 		for range 6 {
@@ -604,11 +574,11 @@ func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first in
 	t.Helper()
 	n := len(close)
 	ref := refBacktest(h, h3, close, first, p.Fee, p.Mode, p.BarsPerYear)
-	r := reference.BarReturns[float64](closeBars(close))
+	r := reference.BarReturns[float64](datatest.CloseBars(close))
 	var sc reference.Scratch[float64]
 	got := reference.Backtest(h, h3, r, first, p, &sc)
 	gotT, tr := reference.BacktestTrace(h, h3, r, first, p)
-	if !sameMetrics(got, gotT) {
+	if _, same := conformance.SameMetrics(got, gotT); !same {
 		t.Errorf("%s: Backtest and BacktestTrace differ: %+v vs %+v", label, got, gotT)
 	}
 	want := ref.m
@@ -649,7 +619,7 @@ func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first in
 		{"cvar_95", got.CVaR95, want.CVaR95, 1e-14},
 		{"omega", got.Omega, want.Omega, 1e-12},
 	} {
-		if !near(c.got, c.want, 1e-9, c.abs) {
+		if !conformance.Near(c.got, c.want, 1e-9, c.abs) {
 			t.Errorf("%s: %s = %v, independent %v (diff %.3g)", label, c.name, c.got, c.want, c.got-c.want)
 		}
 	}
@@ -657,7 +627,7 @@ func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first in
 		t.Errorf("%s: trace positions differ from the independent ones", label)
 	}
 	for i := range ref.equity {
-		if !near(tr.Equity[i], ref.equity[i], 4*relE, 0) {
+		if !conformance.Near(tr.Equity[i], ref.equity[i], 4*relE, 0) {
 			t.Errorf("%s: Equity[%d] = %v, independent %v", label, i, tr.Equity[i], ref.equity[i])
 			break
 		}
@@ -667,7 +637,7 @@ func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first in
 	// The fp32 path on the same signals (every non-tie gap is far above
 	// float32 resolution): the same positions, so the same counts; returns
 	// to float32 accuracy.
-	m32 := reference.Backtest(toF[float32](h), toF[float32](h3), reference.BarReturns[float32](closeBars(close)), first, p, new(reference.Scratch[float32]))
+	m32 := reference.Backtest(toF[float32](h), toF[float32](h3), reference.BarReturns[float32](datatest.CloseBars(close)), first, p, new(reference.Scratch[float32]))
 	if m32.TotalTrades != want.TotalTrades || m32.LongBars != want.LongBars || m32.ShortBars != want.ShortBars || m32.FlatBars != want.FlatBars {
 		t.Errorf("%s: fp32 counts trades %d long %d short %d flat %d, independent %d %d %d %d", label,
 			m32.TotalTrades, m32.LongBars, m32.ShortBars, m32.FlatBars, want.TotalTrades, want.LongBars, want.ShortBars, want.FlatBars)
@@ -681,13 +651,13 @@ func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first in
 // state machine agree on every held bar (pos[0..n-2]); the trace leaves
 // pos[n-1] at 0 since it is never held.
 func TestPositionsMatchesTrace(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 41))
 		for range 20 {
 			n := 2 + rng.IntN(3000)
 			first := rng.IntN(min(n, 80))
 			close, h, h3 := randomSignals(rng, n, first)
-			r := reference.BarReturns[float64](closeBars(close))
+			r := reference.BarReturns[float64](datatest.CloseBars(close))
 			for _, mode := range []engine.Mode{engine.LongShort, engine.LongOnly} {
 				_, tr := reference.BacktestTrace(h, h3, r, first, engine.Params{Fee: 0.001, Mode: mode, BarsPerYear: 525600})
 				pos := make([]int8, n)
@@ -724,7 +694,7 @@ func TestPositionsMatchesTrace(t *testing.T) {
 // are exact whatever the order; the float32 sums are checked against the
 // recursive-summation bound count*u*sum|x|.
 func TestSelectAndTailSelect(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 51))
 		for _, n := range []int{1, 2, 15, 16, 17, 100, 8191, 8192, 50_000} {
 			for _, distinct := range []int{1, 3, 50, 1 << 20} {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
 )
 
@@ -15,7 +16,7 @@ import (
 // end to end (indicators built in Prepare every time: no cache), and
 // reports combos/s and the prepare share.
 func benchSweep(b *testing.B, prec engine.Precision, form engine.Formulation) {
-	job := &engine.Job{Bars: filBars(b, 150000), Grid: engine.Grid{HMA: engine.Range{Start: 20, Stop: 200, Step: 20}, HMA3: engine.Range{Start: 30, Stop: 240, Step: 30}},
+	job := &engine.Job{Bars: datatest.FIL(b, 150000), Grid: engine.Grid{HMA: engine.Range{Start: 20, Stop: 200, Step: 20}, HMA3: engine.Range{Start: 30, Stop: 240, Step: 30}},
 		Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Precision: prec, WMA: form}
 	var combos int
 	var prepare float64
@@ -43,7 +44,7 @@ func BenchmarkReferenceSweepFP32(b *testing.B) { benchSweep(b, engine.FP32, engi
 // multiply-add (n*p terms per call).
 func BenchmarkWMA(b *testing.B) {
 	const n = 150000
-	x64 := randomWalk(rand.New(rand.NewPCG(1, 2)), n, 4, 0.001)
+	x64 := datatest.Closes(rand.New(rand.NewPCG(1, 2)), n, 4, 0.001)
 	for _, p := range []int{20, 100} {
 		b.Run(fmt.Sprintf("fp64/p=%d", p), func(b *testing.B) { benchWMA(b, x64, p) })
 		b.Run(fmt.Sprintf("fp32/p=%d", p), func(b *testing.B) { benchWMA(b, toF[float32](x64), p) })
@@ -60,7 +61,7 @@ func benchWMA[F engine.Float](b *testing.B, x []F, p int) {
 
 // BenchmarkWMAPrefix: the O(n) formulation, for comparison (ns/bar).
 func BenchmarkWMAPrefix(b *testing.B) {
-	x := randomWalk(rand.New(rand.NewPCG(1, 2)), 150000, 4, 0.001)
+	x := datatest.Closes(rand.New(rand.NewPCG(1, 2)), 150000, 4, 0.001)
 	out := make([]float64, len(x))
 	scratch := make([]float64, 2*(len(x)+1))
 	for b.Loop() {
@@ -71,7 +72,7 @@ func BenchmarkWMAPrefix(b *testing.B) {
 
 // BenchmarkBacktest: one combo (hma 100, hma3 120) over 150,000 FIL bars.
 func BenchmarkBacktest(b *testing.B) {
-	bars := filBars(b, 150000)
+	bars := datatest.FIL(b, 150000)
 	b.Run("fp64", func(b *testing.B) { benchBacktest[float64](b, bars) })
 	b.Run("fp32", func(b *testing.B) { benchBacktest[float32](b, bars) })
 }
@@ -98,7 +99,7 @@ func benchBacktest[F engine.Float](b *testing.B, bars *engine.Bars) {
 // BenchmarkBuildIndicators: every series of the default grid (20:200:20 x
 // 30:240:30: 10 HMA and 8 HMA3 series) over 150,000 FIL bars, on every core.
 func BenchmarkBuildIndicators(b *testing.B) {
-	bars := filBars(b, 150000)
+	bars := datatest.FIL(b, 150000)
 	g := engine.Grid{HMA: engine.Range{Start: 20, Stop: 200, Step: 20}, HMA3: engine.Range{Start: 30, Stop: 240, Step: 30}}
 	b.Run("fp64/direct", func(b *testing.B) { benchBuild[float64](b, bars, g, engine.Direct) })
 	b.Run("fp32/direct", func(b *testing.B) { benchBuild[float32](b, bars, g, engine.Direct) })

@@ -3,7 +3,6 @@ package reference_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -11,29 +10,19 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
-// seededBars is a one-minute random walk with high/low around the close.
+// seededBars is datatest's random walk at FIL-like prices on a fixed seed.
 func seededBars(seed uint64, n int) *engine.Bars {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	b := &engine.Bars{Time: make([]int64, n), Open: make([]float64, n), High: make([]float64, n),
-		Low: make([]float64, n), Close: make([]float64, n), Volume: make([]float64, n)}
-	v := 30000.0
-	for i := range n {
-		v *= math.Exp(0.002 * rng.NormFloat64())
-		b.Time[i] = int64(1_700_000_000+60*i) * 1e9
-		b.Open[i], b.Close[i] = v*(1+0.001*rng.NormFloat64()), v
-		b.High[i] = max(b.Open[i], v) * (1 + 0.001*rng.Float64())
-		b.Low[i] = min(b.Open[i], v) * (1 - 0.001*rng.Float64())
-		b.Volume[i] = 1
-	}
-	return b
+	return datatest.RandomWalk(rand.New(rand.NewPCG(seed, 1)), n, 30000, 0.002)
 }
 
 // TestSweepEqualsBacktest: the reference backend's sweep gives, for every
 // combo, exactly the bits of reference.Backtest run by hand on HMA and HMA3
-// computed once per combo (no shared indicators, no cache, no chunking):
+// computed once per length (no shared build, no cache, no chunking):
 // fp64 and fp32, close and hl2, both modes, both WMA formulations, with one
 // thread, with GOMAXPROCS and with more lanes than cores.
 func TestSweepEqualsBacktest(t *testing.T) {
@@ -69,16 +58,16 @@ func TestSweepEqualsBacktest(t *testing.T) {
 				}
 				var want []engine.Metrics
 				if c.prec == engine.FP32 {
-					want = byHand[float32](t, b, g, p, c.form)
+					want = byHand(t, b, g, p, engine.FP32, c.form)
 				} else {
-					want = byHand[float64](t, b, g, p, c.form)
+					want = byHand(t, b, g, p, engine.FP64, c.form)
 				}
 				trades := 0
 				for i, r := range run.Results {
 					if r.Index != i || r.Combo != g.At(i) {
 						t.Fatalf("Results[%d] is combo %d %+v", i, r.Index, r.Combo)
 					}
-					if !sameMetrics(r.Metrics, want[i]) {
+					if _, same := conformance.SameMetrics(r.Metrics, want[i]); !same {
 						t.Errorf("combo %+v: sweep %+v, by hand %+v", r.Combo, r.Metrics, want[i])
 					}
 					trades += r.TotalTrades
@@ -91,26 +80,10 @@ func TestSweepEqualsBacktest(t *testing.T) {
 	}
 }
 
-func byHand[F engine.Float](t *testing.T, b *engine.Bars, g engine.Grid, p engine.Params, form engine.Formulation) []engine.Metrics {
-	t.Helper()
-	x := reference.SourceSeries[F](b, p.Source)
-	cl := reference.SourceSeries[F](b, engine.SourceClose)
-	r := reference.BarReturns[F](b)
-	h, h3 := make([]F, b.Len()), make([]F, b.Len())
-	var sc reference.Scratch[F]
-	out := make([]engine.Metrics, g.Len())
-	for i := range out {
-		c := g.At(i)
-		if err := reference.HMA(x, c.HMA, form, h); err != nil {
-			t.Fatal(err)
-		}
-		if err := reference.HMA3(cl, c.HMA3, form, h3); err != nil {
-			t.Fatal(err)
-		}
-		warm := max(engine.HMAWarmup(c.HMA), engine.HMA3Warmup(c.HMA3))
-		out[i] = reference.Backtest(h, h3, r, warm, p, &sc)
-	}
-	return out
+// byHand is the reference computed by hand (conformance.Reference: each
+// length's HMA or HMA3 on its own, then Backtest combo by combo).
+func byHand(t *testing.T, b *engine.Bars, g engine.Grid, p engine.Params, prec engine.Precision, form engine.Formulation) []engine.Metrics {
+	return conformance.Reference(t, &engine.Job{Bars: b, Grid: g, Params: p, Precision: prec, WMA: form})
 }
 
 // TestStudyFP64AlwaysDirect: the fp64 reference of a study is the direct
@@ -131,13 +104,13 @@ func TestStudyFP64AlwaysDirect(t *testing.T) {
 	if r64.WMA != engine.Direct || r32.WMA != engine.Prefix {
 		t.Errorf("runs labelled fp64 %s, fp32 %s: want direct and prefix", r64.WMA, r32.WMA)
 	}
-	want := byHand[float64](t, b, g, p, engine.Direct)
+	want := byHand(t, b, g, p, engine.FP64, engine.Direct)
 	for i, r := range r64.Results {
-		if !sameMetrics(r.Metrics, want[i]) {
+		if _, same := conformance.SameMetrics(r.Metrics, want[i]); !same {
 			t.Errorf("combo %d: the study's fp64 run is not the direct reference", i)
 		}
 	}
-	if want32 := byHand[float32](t, b, g, p, engine.Prefix); !sameMetrics(r32.Results[0].Metrics, want32[0]) {
+	if want32 := byHand(t, b, g, p, engine.FP32, engine.Prefix); !sameMetrics(r32.Results[0].Metrics, want32[0]) {
 		t.Error("the study's fp32 run is not the prefix computation")
 	}
 }
@@ -193,7 +166,7 @@ func TestJobThreadsCaps(t *testing.T) {
 			continue
 		}
 		for i := range run.Results {
-			if !sameMetrics(run.Results[i].Metrics, first.Results[i].Metrics) {
+			if _, same := conformance.SameMetrics(run.Results[i].Metrics, first.Results[i].Metrics); !same {
 				t.Errorf("combo %d depends on the thread count", i)
 			}
 		}

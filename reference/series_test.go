@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
 // TestSourceSeriesAndReturnsHand: the swept series and the bar returns on
@@ -32,19 +34,19 @@ func TestSourceSeriesAndReturnsHand(t *testing.T) {
 	} {
 		got := reference.SourceSeries[float64](b, c.src)
 		for i := range got {
-			if !near(got[i], c.want[i], 1e-15, 0) {
+			if !conformance.Near(got[i], c.want[i], 1e-15, 0) {
 				t.Errorf("%s[%d] = %v, want %v", c.src, i, got[i], c.want[i])
 			}
 		}
 		got32 := reference.SourceSeries[float32](b, c.src)
 		for i := range got32 {
-			if !near(float64(got32[i]), c.want[i], 1e-7, 0) {
+			if !conformance.Near(float64(got32[i]), c.want[i], 1e-7, 0) {
 				t.Errorf("fp32 %s[%d] = %v, want %v", c.src, i, got32[i], c.want[i])
 			}
 		}
 	}
 	r := reference.BarReturns[float64](b)
-	if r[0] != 0 || r[1] != 1 || !near(r[2], -0.2, 1e-15, 0) {
+	if r[0] != 0 || r[1] != 1 || !conformance.Near(r[2], -0.2, 1e-15, 0) {
 		t.Errorf("BarReturns = %v, want [0 1 -0.2]", r)
 	}
 	// fp32: each close rounded to float32 first, then divided in float32.
@@ -60,7 +62,7 @@ func TestSourceSeriesAndReturnsHand(t *testing.T) {
 // float32 and float64.
 func TestBuildIndicatorsMatchesPerLength(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	b := synthBars(rng, randomWalk(rng, 1500, 30000, 0.002))
+	b := datatest.AroundCloses(rng, datatest.Closes(rng, 1500, 30000, 0.002))
 	g := engine.Grid{HMA: engine.Range{Start: 2, Stop: 44, Step: 3}, HMA3: engine.Range{Start: 6, Stop: 66, Step: 6}}
 	for _, src := range []engine.Source{engine.SourceClose, engine.SourceHL2} {
 		for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
@@ -106,35 +108,20 @@ func checkBuild[F engine.Float](t *testing.T, b *engine.Bars, g engine.Grid, src
 		if err := reference.HMA3(x, L, form, want); err != nil {
 			t.Fatal(err)
 		}
-		if sameSeries(ind.H3[L], want) {
+		if _, same := conformance.SameSeries(ind.H3[L], want); same {
 			t.Errorf("%s h3(%d) equals HMA3(%s): h3 must be HMA3(close)", precName[F](), L, src)
 		}
 	}
 }
 
-func sameSeries[F engine.Float](a, b []F) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sameBits(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 func assertSameSeries[F engine.Float](t *testing.T, what string, got, want []F) {
 	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s: len %d, want %d", what, len(got), len(want))
-		return
-	}
-	for i := range got {
-		if !sameBits(got[i], want[i]) {
-			t.Errorf("%s[%d] = %v, per-length computation %v (not bit-identical)", what, i, got[i], want[i])
+	if i, same := conformance.SameSeries(got, want); !same {
+		if len(got) != len(want) {
+			t.Errorf("%s: len %d, want %d", what, len(got), len(want))
 			return
 		}
+		t.Errorf("%s[%d] = %v, per-length computation %v (not bit-identical)", what, i, got[i], want[i])
 	}
 }
 
@@ -142,7 +129,7 @@ func assertSameSeries[F engine.Float](t *testing.T, what string, got, want []F) 
 // ctx.Err().
 func TestBuildIndicatorsCancelled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
-	b := synthBars(rng, randomWalk(rng, 500, 100, 0.01))
+	b := datatest.AroundCloses(rng, datatest.Closes(rng, 500, 100, 0.01))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := reference.BuildIndicators[float64](ctx, b, engine.Grid{HMA: engine.Range{Start: 2, Stop: 100, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 100, Step: 1}}, engine.SourceClose, engine.Direct)
@@ -156,7 +143,7 @@ func TestBuildIndicatorsCancelled(t *testing.T) {
 // cancelled context does not stay in the cache.
 func TestIndicatorCache(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 26))
-	b := synthBars(rng, randomWalk(rng, 600, 100, 0.01))
+	b := datatest.AroundCloses(rng, datatest.Closes(rng, 600, 100, 0.01))
 	job := &engine.Job{Bars: b, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 30, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 24, Step: 12}}, Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600},
 		Precision: engine.FP32, WMA: engine.Direct, Cache: &engine.IndicatorCache{}}
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -177,7 +164,7 @@ func TestIndicatorCache(t *testing.T) {
 	pj := *job
 	pj.WMA = engine.Prefix
 	p, _ := reference.GetIndicators[float32](context.Background(), &pj)
-	if sameSeries(p.H[30], a.H[30]) {
+	if _, same := conformance.SameSeries(p.H[30], a.H[30]); same {
 		t.Error("prefix and direct share a cache entry")
 	}
 	d64, _ := reference.GetIndicators[float64](context.Background(), job)

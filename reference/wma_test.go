@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
 // ---- hand-computed cases ---------------------------------------------------
@@ -80,7 +82,7 @@ func checkWMAHand[F engine.Float](t *testing.T, x []float64, p, s int, num []flo
 		if !math.IsNaN(num[i]) {
 			want = F(num[i]) / F(den) // one correctly rounded division in F
 		}
-		if !sameBits(out[i], want) {
+		if !conformance.SameFloat(out[i], want) {
 			t.Errorf("%s WMA p=%d s=%d: out[%d] = %v, want %v/%v = %v", precName[F](), p, s, i, out[i], num[i], den, want)
 		}
 	}
@@ -179,7 +181,7 @@ func checkHull[F engine.Float](t *testing.T, kind string, x []float64, L int, wa
 			t.Fatalf("%s(%d): %v", kind, L, err)
 		}
 		for i := range out {
-			if !near(float64(out[i]), want[i], tol, 0) {
+			if !conformance.Near(float64(out[i]), want[i], tol, 0) {
 				t.Errorf("%s %s %s(x, %d)[%d] = %v, want %v (rel %g)", precName[F](), form, kind, L, i, out[i], want[i], tol)
 			}
 		}
@@ -206,7 +208,7 @@ func TestHullWarmupEdges(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	x := randomWalk(rng, 150, 100, 0.01)
+	x := datatest.Closes(rng, 150, 100, 0.01)
 	for _, n := range []int{150, 20, 3} {
 		checkWarmups[float64](t, x[:n])
 		checkWarmups[float32](t, x[:n])
@@ -295,7 +297,7 @@ func TestHullMinimumLengths(t *testing.T) {
 			}
 		}
 	}
-	b := closeBars(x)
+	b := datatest.CloseBars(x)
 	if _, err := reference.BuildIndicators[float64](t.Context(), b, engine.Grid{HMA: engine.Range{Start: 1, Stop: 2, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 6, Step: 1}}, engine.SourceClose, engine.Direct); err == nil {
 		t.Error("BuildIndicators with HMA length 1: no error")
 	}
@@ -369,9 +371,9 @@ func ratF(r *big.Rat) float64 { f, _ := r.Float64(); return f }
 // u = 2^-53 or 2^-24), so the bound asserted is (p+2)u: about 1e-14 for
 // fp64 (well inside SPEC's 1e-12) and up to ~4e-6 for fp32 at p = 64.
 func TestWMAAgainstExact(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 11))
-		x := randomWalk(rng, 240, 50+100*rng.Float64(), 0.02)
+		x := datatest.Closes(rng, 240, 50+100*rng.Float64(), 0.02)
 		ps := []int{1, 2, 3, 7, 8, 9, 31, 64}
 		for range 2 {
 			ps = append(ps, 1+rng.IntN(100))
@@ -427,9 +429,9 @@ func checkWMAExact[F engine.Float](t *testing.T, seed uint64, x64 []float64, p, 
 // direct sum to ~1e-9 relative. It is the large-n, fp32 case that breaks
 // (TestStudyFIL in study_test.go).
 func TestWMAPrefixAgreesWithDirect(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 12))
-		x := randomWalk(rng, 300, 100, 0.01)
+		x := datatest.Closes(rng, 300, 100, 0.01)
 		for _, p := range []int{1, 2, 5, 20, 77, 150} {
 			for _, s := range []int{0, 4} {
 				a, b := make([]float64, len(x)), make([]float64, len(x))
@@ -461,9 +463,9 @@ func TestWMAPrefixAgreesWithDirect(t *testing.T) {
 // error is measured against the price scale (the mean |x|, ~100), not the
 // value: |got - exact| / scale <= 1e-12.
 func TestHullAgainstExactComposition(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 13))
-		x := randomWalk(rng, 160, 100, 0.01)
+		x := datatest.Closes(rng, 160, 100, 0.01)
 		scale := 0.0
 		for _, v := range x {
 			scale += v / float64(len(x))
@@ -541,9 +543,9 @@ func TestWMABitIdenticalToNaiveLoop(t *testing.T) {
 		paths = []bool{true, false}
 	}
 	defer reference.SetAVX2(reference.HasAVX2())
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 14))
-		x := randomWalk(rng, 1100, 1+1000*rng.Float64(), 0.02)
+		x := datatest.Closes(rng, 1100, 1+1000*rng.Float64(), 0.02)
 		for _, avx := range paths {
 			reference.SetAVX2(avx)
 			for _, n := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100, 257, 1100} {
@@ -571,7 +573,7 @@ func checkNaive[F engine.Float](t *testing.T, seed uint64, avx bool, x64 []float
 	reference.WMA(x, p, s, got)
 	want := naiveWMA(x, p, s)
 	for i := range got {
-		if !sameBits(got[i], want[i]) {
+		if !conformance.SameFloat(got[i], want[i]) {
 			t.Errorf("seed %d avx2=%v %s n=%d p=%d s=%d: WMA[%d] = %v, naive loop %v", seed, avx, precName[F](), len(x), p, s, i, got[i], want[i])
 			return
 		}
@@ -607,9 +609,9 @@ func naiveHMA3[F engine.Float](x []F, L int) []F {
 // kernel reproduces (SPEC "Indicators": fp64 on the GPU equals the fp64
 // reference bit for bit, fp32 equals the fp32 CPU path).
 func TestHullBitIdenticalToNaiveComposition(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 15))
-		x := randomWalk(rng, 700, 1+30000*rng.Float64(), 0.01)
+		x := datatest.Closes(rng, 700, 1+30000*rng.Float64(), 0.01)
 		checkNaiveHull[float64](t, seed, x)
 		checkNaiveHull[float32](t, seed, x)
 	}
@@ -623,7 +625,7 @@ func checkNaiveHull[F engine.Float](t *testing.T, seed uint64, x64 []float64) {
 		if err := reference.HMA(x, L, engine.Direct, got); err != nil {
 			t.Fatal(err)
 		}
-		if want := naiveHMA(x, L); !sameSeries(got, want) {
+		if _, same := conformance.SameSeries(got, naiveHMA(x, L)); !same {
 			t.Errorf("seed %d %s: HMA(%d) is not bit-identical to the naive composition", seed, precName[F](), L)
 		}
 	}
@@ -631,7 +633,7 @@ func checkNaiveHull[F engine.Float](t *testing.T, seed uint64, x64 []float64) {
 		if err := reference.HMA3(x, L, engine.Direct, got); err != nil {
 			t.Fatal(err)
 		}
-		if want := naiveHMA3(x, L); !sameSeries(got, want) {
+		if _, same := conformance.SameSeries(got, naiveHMA3(x, L)); !same {
 			t.Errorf("seed %d %s: HMA3(%d) is not bit-identical to the naive composition", seed, precName[F](), L)
 		}
 	}
