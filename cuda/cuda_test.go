@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -8,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unsafe"
 
 	"sweepbench/engine"
@@ -171,14 +171,71 @@ func TestAvailableSaysWhy(t *testing.T) {
 	}
 }
 
-// The optional engine interfaces the bench ladder and Sweep look for.
-var (
-	_ interface {
-		DeviceCount() int
-		WithDevices(int) engine.Backend
-	} = (*Backend)(nil)
-	_ interface{ IndicatorTime() time.Duration } = (*kernel[float32])(nil)
-)
+// TestInPieces: Compute's launch loop covers every combo once, in order;
+// an out-of-memory on more than kernels.MinLaunch combos frees what it can
+// and halves the launch, one at kernels.MinLaunch or another error is
+// final, and a cancelled context stops it.
+func TestInPieces(t *testing.T) {
+	oom := &Error{Call: "cuMemAlloc", Code: codeOutOfMemory, Name: "CUDA_ERROR_OUT_OF_MEMORY", String: "out of memory"}
+	var pieces [][2]int
+	shrinks := 0
+	most := 10_000
+	err := inPieces(context.Background(), 10_000, &most, func(a, cnt int) error {
+		if cnt > 2500 {
+			return fmt.Errorf("launch: %w", oom)
+		}
+		pieces = append(pieces, [2]int{a, cnt})
+		return nil
+	}, func() error { shrinks++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if most != 2500 || shrinks != 2 {
+		t.Errorf("most %d after %d shrinks, want 2500 after 2 (10,000 -> 5,000 -> 2,500)", most, shrinks)
+	}
+	next := 0
+	for _, p := range pieces {
+		if p[0] != next || p[1] > 2500 {
+			t.Fatalf("pieces %v: not consecutive launches of at most 2,500", pieces)
+		}
+		next += p[1]
+	}
+	if next != 10_000 || len(pieces) != 4 {
+		t.Errorf("pieces %v cover %d combos, want 10,000 in 4", pieces, next)
+	}
+
+	most = kernels.MinLaunch
+	if err := inPieces(context.Background(), 1000, &most, func(int, int) error { return oom }, func() error { return nil }); !IsOutOfMemory(err) {
+		t.Errorf("out of memory at MinLaunch: %v, want it returned", err)
+	}
+	boom := errors.New("launch failed")
+	most = 1000
+	if err := inPieces(context.Background(), 1000, &most, func(int, int) error { return boom }, func() error { return nil }); !errors.Is(err, boom) {
+		t.Errorf("another error: %v, want it returned", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := inPieces(ctx, 1000, &most, func(int, int) error { return nil }, func() error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestSweepKernel: the kernel a grid takes and the entry point it launches
+// (the names TestPTXFresh finds in the PTX).
+func TestSweepKernel(t *testing.T) {
+	for _, c := range []struct {
+		total int
+		want  sweepKernel
+		entry string
+	}{{80, barParallel, "sweep_seg_f32"}, {segMaxCombos - 1, barParallel, "sweep_seg_f32"}, {segMaxCombos, threadPerCombo, "sweep_f32_k1"}, {102_400, threadPerCombo, "sweep_f32_k1"}} {
+		if got := kernelFor(c.total); got != c.want || got.entry("f32") != c.entry {
+			t.Errorf("kernelFor(%d) = %v (%s), want %v (%s)", c.total, got, got.entry("f32"), c.want, c.entry)
+		}
+	}
+	if e := (sweepKernel{perThread: 2}).entry("f64"); e != "sweep_f64_k2" || !slices.Contains(kernelNames["sweep"], e) {
+		t.Errorf("two per thread: entry %s, not among the loaded kernels", e)
+	}
+}
 
 // TestEmulatedKernel checks the sweep kernel's algorithm, transcribed in
 // emulateCombo, against reference.Backtest on fresh random walks: every

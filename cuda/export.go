@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"sweepbench/engine"
@@ -26,12 +27,12 @@ func (b *Backend) Indicators32(ctx context.Context, job *engine.Job) (*engine.In
 	n := job.Bars.Len()
 	h := make([]float32, n*len(hma))
 	h3 := make([]float32, n*len(hma3))
-	err := d.do(func() error {
+	err := d.do(func() (err error) {
 		di, err := buildIndicatorsBars[float32](d, job.Bars, job.Params.Source, hma, hma3, job.WMA == engine.Prefix, true)
 		if err != nil {
 			return err
 		}
-		defer di.free(d)
+		defer func() { err = errors.Join(err, di.free(d)) }()
 		if err := d.sync("indicator kernels"); err != nil {
 			return err
 		}

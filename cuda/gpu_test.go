@@ -164,18 +164,23 @@ func deviceSeries[F engine.Float](t *testing.T, l *lane) (h, h3 []F) {
 	return h, h3
 }
 
-// withKernel runs f with the bar-parallel kernel (seg) or the
-// thread-per-combo one forced for every grid.
-func withKernel(seg bool, f func()) {
-	old := segMaxCombos
-	if seg {
-		segMaxCombos = 1 << 40
-	} else {
-		segMaxCombos = 0
-	}
-	defer func() { segMaxCombos = old }()
-	f()
+// forced is the backend with its sweep kernel forced for every grid:
+// engine.Sweep prepares through it. The variants the production code never
+// picks (two combos per thread, kept in sweep.cu for measurement) are
+// reached only this way.
+type forced struct {
+	*Backend
+	sk sweepKernel
 }
+
+func (f forced) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	return f.Backend.prepare(ctx, job, f.sk)
+}
+
+// twoPerThread is the thread-per-combo kernel with two combos per thread
+// (sweep_*_k2): measured slower on the H200 (docs/PERFORMANCE.md), kept for
+// measurement only.
+var twoPerThread = sweepKernel{perThread: 2}
 
 // fp32Tol is the relative tolerance of fp32 GPU metrics against
 // reference.Backtest[float32]. The thread-per-combo kernel sums in the
@@ -189,13 +194,6 @@ func fp32Tol(seg bool) float64 {
 		return 1e-3
 	}
 	return 1e-6
-}
-
-func kernelName(seg bool) string {
-	if seg {
-		return "bar-parallel"
-	}
-	return "thread-per-combo"
 }
 
 // checkIndicators compares the device series with reference.BuildIndicators
@@ -235,13 +233,17 @@ func checkIndicators[F engine.Float](t *testing.T, l *lane, bars *engine.Bars, g
 // prepared prepares job on the first GPU only: the tests that call it run
 // the whole grid on lane 0, which on several GPUs would hold only its own
 // share of the HMA series (laneHMA); sweepRun covers the sharded path.
-func prepared[F engine.Float](t *testing.T, b *Backend, job *engine.Job) *kernel[F] {
+func prepared[F engine.Float](t *testing.T, b *Backend, job *engine.Job, sk sweepKernel) *kernel[F] {
 	t.Helper()
-	k, err := b.WithDevices(1).Prepare(t.Context(), job)
+	k, err := b.WithDevices(1).(*Backend).prepare(t.Context(), job, sk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { k.Close() })
+	t.Cleanup(func() {
+		if err := k.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
 	return k.(*kernel[F])
 }
 
@@ -257,7 +259,7 @@ func TestGPUIndicators(t *testing.T) {
 	p.Source = engine.SourceHL2
 	for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
 		job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: form}
-		k32 := prepared[float32](t, b, job)
+		k32 := prepared[float32](t, b, job, kernelFor(grid.Len()))
 		checkIndicators[float32](t, k32.lanes[0], bars, grid, p.Source, form)
 		// fp64 through buildIndicators directly, so that one formulation
 		// also runs in the series-major layout of the bar-parallel kernel.
@@ -308,28 +310,26 @@ func TestGPUSweepFIL(t *testing.T) {
 	p := defaultParams()
 	want := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64, WMA: engine.Direct})
 	want32 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: engine.Direct})
-	for _, seg := range []bool{true, false} {
-		withKernel(seg, func() {
-			job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64}
-			k := prepared[float64](t, b, job)
-			checkIndicators[float64](t, k.lanes[0], bars, grid, p.Source, engine.Direct)
-			got := sweepRun(t, b, job)
-			conformance.CompareMetrics(t, "FIL fp64 GPU "+kernelName(seg)+" vs engine fp64", got, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
-			if !seg {
-				// The two-combos-per-thread variant, on the same data.
-				k.kpt = 2
-				got2 := make([]engine.Metrics, grid.Len())
-				if err := k.Compute(t.Context(), 0, 0, got2); err != nil {
-					t.Fatal(err)
-				}
-				conformance.CompareMetrics(t, "FIL fp64 GPU (2 combos/thread) vs engine fp64", got2, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
+	for _, sk := range []sweepKernel{barParallel, threadPerCombo} {
+		job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64}
+		k := prepared[float64](t, b, job, sk)
+		checkIndicators[float64](t, k.lanes[0], bars, grid, p.Source, engine.Direct)
+		got := sweepRun(t, forced{b, sk}, job)
+		conformance.CompareMetrics(t, "FIL fp64 GPU "+sk.String()+" vs the reference", got, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
+		if !sk.seg {
+			// The two-combos-per-thread variant, on the same data.
+			k.sweep = twoPerThread
+			got2 := make([]engine.Metrics, grid.Len())
+			if err := k.Compute(t.Context(), 0, 0, got2); err != nil {
+				t.Fatal(err)
 			}
-			job32 := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32}
-			k32 := prepared[float32](t, b, job32)
-			checkIndicators[float32](t, k32.lanes[0], bars, grid, p.Source, engine.Direct)
-			got32 := sweepRun(t, b, job32)
-			conformance.CompareMetrics(t, "FIL fp32 GPU "+kernelName(seg)+" vs engine fp32", got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(seg), CVaR: 1e-3})
-		})
+			conformance.CompareMetrics(t, "FIL fp64 GPU "+twoPerThread.String()+" vs the reference", got2, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
+		}
+		job32 := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32}
+		k32 := prepared[float32](t, b, job32, sk)
+		checkIndicators[float32](t, k32.lanes[0], bars, grid, p.Source, engine.Direct)
+		got32 := sweepRun(t, forced{b, sk}, job32)
+		conformance.CompareMetrics(t, "FIL fp32 GPU "+sk.String()+" vs the reference", got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(sk.seg), CVaR: 1e-3})
 	}
 }
 
@@ -345,13 +345,11 @@ func TestGPUSweepRandom(t *testing.T) {
 		p.Mode = mode
 		want := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64, WMA: engine.Direct})
 		want32 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: engine.Direct})
-		for _, seg := range []bool{true, false} {
-			withKernel(seg, func() {
-				got := sweepRun(t, b, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64})
-				conformance.CompareMetrics(t, "random "+mode.String()+" fp64 "+kernelName(seg), got, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
-				got32 := sweepRun(t, b, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32})
-				conformance.CompareMetrics(t, "random "+mode.String()+" fp32 "+kernelName(seg), got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(seg), CVaR: 1e-3})
-			})
+		for _, sk := range []sweepKernel{barParallel, threadPerCombo} {
+			got := sweepRun(t, forced{b, sk}, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64})
+			conformance.CompareMetrics(t, "random "+mode.String()+" fp64 "+sk.String(), got, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
+			got32 := sweepRun(t, forced{b, sk}, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32})
+			conformance.CompareMetrics(t, "random "+mode.String()+" fp32 "+sk.String(), got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(sk.seg), CVaR: 1e-3})
 		}
 	}
 }
@@ -367,42 +365,30 @@ func TestGPUSmall(t *testing.T) {
 	p := defaultParams()
 	want64 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64, WMA: engine.Direct})
 	want32 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: engine.Direct})
-	for _, kpt := range []int{0, 1, 2} { // 0: bar-parallel; 49 combos: kpt 2 leaves one thread half idle
+	// 49 combos: two per thread leaves one thread half idle.
+	for _, sk := range []sweepKernel{barParallel, threadPerCombo, twoPerThread} {
 		for _, prec := range []engine.Precision{engine.FP64, engine.FP32} {
-			old := segMaxCombos
-			segMaxCombos = 0
-			if kpt == 0 {
-				segMaxCombos = 1 << 40
-			}
 			job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: prec}
 			out := make([]engine.Metrics, grid.Len())
 			var refined int
-			want := want64
+			want, tol := want64, 1e-9
 			if prec == engine.FP64 {
-				k := prepared[float64](t, b, job)
-				k.cap, k.kpt = 4, kpt
+				k := prepared[float64](t, b, job, sk)
+				k.cap = 4
 				if err := k.Compute(t.Context(), 0, 0, out); err != nil {
 					t.Fatal(err)
 				}
 				_, _, _, refined = k.stats()
 			} else {
-				want = want32
-				k := prepared[float32](t, b, job)
-				k.cap, k.kpt = 4, kpt
+				want, tol = want32, fp32Tol(sk.seg)
+				k := prepared[float32](t, b, job, sk)
+				k.cap = 4
 				if err := k.Compute(t.Context(), 0, 0, out); err != nil {
 					t.Fatal(err)
 				}
 				_, _, _, refined = k.stats()
 			}
-			segMaxCombos = old
-			label := fmt.Sprintf("small %s cap 4, %d combos/thread", prec, kpt)
-			if kpt == 0 {
-				label = fmt.Sprintf("small %s cap 4, bar-parallel", prec)
-			}
-			tol := 1e-9
-			if prec == engine.FP32 {
-				tol = fp32Tol(kpt == 0)
-			}
+			label := fmt.Sprintf("small %s cap 4, %s", prec, sk)
 			conformance.CompareMetrics(t, label, out, want, grid, conformance.Tolerance{Rel: tol, CVaR: 1e-3})
 			t.Logf("%s: %d of %d combos refined", label, refined, len(out))
 			if refined == 0 {
@@ -413,21 +399,19 @@ func TestGPUSmall(t *testing.T) {
 }
 
 // recorder keeps the kernel Sweep prepares, for its device-time counters,
-// and can force the combos-per-thread variant (0: automatic).
+// and can force the sweep kernel (nil: kernelFor).
 type recorder struct {
 	*Backend
-	k   engine.Kernel
-	kpt int
+	k  engine.Kernel
+	sk *sweepKernel
 }
 
 func (r *recorder) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
-	k, err := r.Backend.Prepare(ctx, job)
-	switch k := k.(type) {
-	case *kernel[float32]:
-		k.kpt = r.kpt
-	case *kernel[float64]:
-		k.kpt = r.kpt
+	sk := kernelFor(job.Grid.Len())
+	if r.sk != nil {
+		sk = *r.sk
 	}
+	k, err := r.Backend.prepare(ctx, job, sk)
 	r.k = k
 	return k, err
 }
@@ -445,34 +429,28 @@ func TestGPUTiming(t *testing.T) {
 	devs, _ := b.Devices()
 	cases := []struct {
 		hma, hma3 string
-		kpt       int // 0: automatic; n > 0: thread-per-combo kernel, n combos per thread; -1: bar-parallel
+		sk        *sweepKernel // nil: automatic (kernelFor)
 	}{
-		{"20:200:20", "30:240:30", 0},
-		{"20:200:20", "30:240:30", 1},
-		{"10:329:1", "12:331:1", 0},
-		{"10:329:1", "12:331:1", 1},
-		{"10:329:1", "12:331:1", 2},
-		{"10:329:1", "12:331:1", -1},
+		{"20:200:20", "30:240:30", nil},
+		{"20:200:20", "30:240:30", &threadPerCombo},
+		{"10:329:1", "12:331:1", nil},
+		{"10:329:1", "12:331:1", &threadPerCombo},
+		{"10:329:1", "12:331:1", &twoPerThread},
+		{"10:329:1", "12:331:1", &barParallel},
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "kernel: auto = bar-parallel (sweep_seg) below %d combos, else one combo per thread (sweep_*_k1); n/thread = thread-per-combo kernel forced, n combos per thread; bar-parallel = sweep_seg forced\n\n", segMaxCombos)
+	fmt.Fprintf(&sb, "kernel: auto = bar-parallel (sweep_seg) below %d combos, else one combo per thread (sweep_*_k1); otherwise the kernel named is forced (2 combos per thread: sweep_*_k2)\n\n", segMaxCombos)
 	fmt.Fprintf(&sb, "| grid | precision | kernel | combos | end-to-end median (ms) | combos/s end-to-end | indicator kernels (ms) | sweep kernel (ms) | combos/s sweep kernel | refined | prepare (ms) |\n")
 	fmt.Fprintf(&sb, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range cases {
 		grid := engine.Grid{HMA: mustRange(t, "--hma", c.hma), HMA3: mustRange(t, "--hma3", c.hma3)}
-		kpt := "auto"
-		old := segMaxCombos
-		switch {
-		case c.kpt > 0:
-			kpt = fmt.Sprintf("%d/thread", c.kpt)
-			segMaxCombos = 0
-		case c.kpt < 0:
-			kpt = "bar-parallel"
-			segMaxCombos = 1 << 40
+		kname := "auto"
+		if c.sk != nil {
+			kname = c.sk.String()
 		}
 		for _, prec := range []engine.Precision{engine.FP32, engine.FP64} {
 			job := &engine.Job{Bars: bars, Grid: grid, Params: defaultParams(), Precision: prec}
-			rec := &recorder{Backend: b, kpt: max(c.kpt, 0)}
+			rec := &recorder{Backend: b, sk: c.sk}
 			var times []time.Duration
 			var ind, sw, prep float64
 			var refined int
@@ -504,12 +482,11 @@ func TestGPUTiming(t *testing.T) {
 			slices.Sort(times)
 			med := times[len(times)/2]
 			row := fmt.Sprintf("| %s x %s | %s | %s | %d | %.2f | %.0f | %.2f | %.2f | %.0f | %d | %.2f |",
-				c.hma, c.hma3, prec, kpt, grid.Len(), float64(med.Microseconds())/1000, float64(grid.Len())/med.Seconds(),
+				c.hma, c.hma3, prec, kname, grid.Len(), float64(med.Microseconds())/1000, float64(grid.Len())/med.Seconds(),
 				ind, sw, float64(grid.Len())/(sw/1000), refined, prep)
 			t.Log("timing " + row)
 			sb.WriteString(row + "\n")
 		}
-		segMaxCombos = old
 	}
 	fmt.Fprintf(&sb, "\n%s, %d bars (FIL/USDT 1m), %s\n", devs[0].Name+" "+devs[0].Driver, bars.Len(), time.Now().UTC().Format(time.RFC3339))
 	fmt.Print(sb.String())

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"unsafe"
 
 	"sweepbench/engine"
@@ -25,17 +26,15 @@ type deviceIndicators struct {
 	pinned      unsafe.Pointer
 }
 
-// free returns the buffers to the pool (on the device thread). The stream
-// is synchronised first: the pinned staging buffer may still be copying.
-func (di *deviceIndicators) free(d *device) {
-	d.sync("indicator buffers")
-	d.put(di.H)
-	d.put(di.H3)
-	d.put(di.R)
+// free returns the buffers to the pool (on the device thread) and returns
+// the driver calls' errors, joined. The stream is synchronised first: the
+// pinned staging buffer may still be copying.
+func (di *deviceIndicators) free(d *device) error {
+	err := errors.Join(d.sync("indicator buffers"), d.put(di.H), d.put(di.H3), d.put(di.R),
+		d.destroyEvent(di.start), d.destroyEvent(di.stop))
 	d.putHost(di.pinned)
-	d.destroyEvent(di.start)
-	d.destroyEvent(di.stop)
 	di.H, di.H3, di.R, di.pinned, di.start, di.stop = 0, 0, 0, nil, 0, 0
+	return err
 }
 
 // timed reads the indicator kernels' device time once the stream has passed
@@ -328,67 +327,4 @@ func buildIndicatorsStaged[F engine.Float](d *device, n int, st *stager, series 
 	}
 	di.H, di.H3, di.R = outH, outH3, dr
 	return di, nil
-}
-
-// wmaBatch computes WMA(x, p) for every p of lens on d, series-major
-// (out[j*n+i]), direct or prefix; for tests of the batched WMA kernel.
-func wmaBatch[F engine.Float](d *device, x []F, lens []int, prefix bool) ([]F, error) {
-	n := len(x)
-	sfx := suffix[F]()
-	var z F
-	es := uint64(unsafe.Sizeof(z))
-	var ptrs []devPtr
-	defer func() {
-		for _, p := range ptrs {
-			d.free(p)
-		}
-	}()
-	dx, err := allocUpload(d, x)
-	if err != nil {
-		return nil, err
-	}
-	ptrs = append(ptrs, dx)
-	dl, err := allocUpload(d, toInt32(lens))
-	if err != nil {
-		return nil, err
-	}
-	ptrs = append(ptrs, dl)
-	var s1, s2 devPtr
-	pre := int32(0)
-	if prefix {
-		pre = 1
-		zero, err := allocUpload(d, []int32{0})
-		if err != nil {
-			return nil, err
-		}
-		ptrs = append(ptrs, zero)
-		if s1, err = d.alloc(uint64(n+1) * es); err != nil {
-			return nil, err
-		}
-		ptrs = append(ptrs, s1)
-		if s2, err = d.alloc(uint64(n+1) * es); err != nil {
-			return nil, err
-		}
-		ptrs = append(ptrs, s2)
-		if err := d.launch("prefix_scan_"+sfx, [3]uint32{1, 1, 1}, [3]uint32{128, 1, 1}, 0, dx, int32(n), zero, int32(1), s1, s2); err != nil {
-			return nil, err
-		}
-	}
-	out, err := d.alloc(uint64(len(lens)) * uint64(n) * es)
-	if err != nil {
-		return nil, err
-	}
-	ptrs = append(ptrs, out)
-	if err := d.poison(out, uint64(len(lens))*uint64(n)*es); err != nil {
-		return nil, err
-	}
-	g := [3]uint32{uint32((n + indBlock - 1) / indBlock), uint32(len(lens)), 1}
-	if err := d.launch("wma_"+sfx, g, [3]uint32{indBlock, 1, 1}, 0, dx, s1, s2, int32(n), dl, pre, out); err != nil {
-		return nil, err
-	}
-	if err := d.sync("wma_" + sfx); err != nil {
-		return nil, err
-	}
-	res := make([]F, len(lens)*n)
-	return res, download(res, out)
 }

@@ -58,15 +58,6 @@ func floatArg[F ~float32 | ~float64](v F) any {
 	return float64(v)
 }
 
-// Test hooks (0 = off): testMemoryCap pretends the device has at most this
-// many free bytes, so a grid runs in several launches; testOOMAbove makes
-// any launch of more combos fail with CUDA_ERROR_OUT_OF_MEMORY, so the
-// halving retry runs. Set only by tests.
-var (
-	testMemoryCap uint64
-	testOOMAbove  int
-)
-
 // Limits of one sweep launch (the layout shared with Metal is in
 // sweepbench/reference/kernels: SweepBlock, NF, NI, MinLaunch, SelectCap).
 const (
@@ -123,9 +114,46 @@ func laneHMA(total, lanes, chunk, n3, nh, i int) (lo, hi int) {
 // segMaxCombos: grids of fewer combos run the bar-parallel kernel
 // (sweep_seg: one block of segThreads per combo, bars split across its
 // threads); larger ones one thread per combo (sweep_*_k1), which fills the
-// GPU once there are tens of thousands of combos. A variable so tests can
-// force either kernel.
-var segMaxCombos = 8192
+// GPU once there are tens of thousands of combos.
+const segMaxCombos = 8192
 
-// useSeg reports whether a grid of total combos takes the bar-parallel kernel.
-func useSeg(total int) bool { return total < segMaxCombos }
+// sweepKernel is the sweep kernel a prepared job launches: the bar-parallel
+// one (seg: series-major indicator series) or a thread-per-combo one
+// running perThread combos per thread (bar-major series).
+type sweepKernel struct {
+	seg       bool
+	perThread int
+}
+
+var (
+	barParallel    = sweepKernel{seg: true}
+	threadPerCombo = sweepKernel{perThread: 1}
+)
+
+// kernelFor is the kernel a grid of total combos takes.
+func kernelFor(total int) sweepKernel {
+	if total < segMaxCombos {
+		return barParallel
+	}
+	return threadPerCombo
+}
+
+// entry is the kernel's entry point in sweep.cu for float suffix sfx
+// ("f32", "f64"): sweep_seg_f32, sweep_f32_k1, ...
+func (s sweepKernel) entry(sfx string) string {
+	if s.seg {
+		return "sweep_seg_" + sfx
+	}
+	return fmt.Sprintf("sweep_%s_k%d", sfx, s.perThread)
+}
+
+// String names the kernel for reports and test labels.
+func (s sweepKernel) String() string {
+	if s.seg {
+		return "bar-parallel"
+	}
+	if s.perThread == 1 {
+		return "thread-per-combo"
+	}
+	return fmt.Sprintf("%d combos per thread", s.perThread)
+}

@@ -61,7 +61,7 @@ type RungParity struct {
 	ShiftedTrades int     // sum |dn|
 	MaxAbsDn      int     // max |dn|
 	MaxAbsDPnLpp  float64 // max |dPnL| in percentage points
-	Verdict       string  // pass or collapse (SPEC rules on dn and dPnL; flips and indicator errors are the run report's business)
+	Verdict       Verdict // pass or collapse (SPEC rules on dn and dPnL; flips and indicator errors are the run report's business)
 	Note          string
 }
 

@@ -22,10 +22,12 @@ const (
 	MaxFlipsListed = 1000
 )
 
-// Verdicts.
+// Verdict is the parity report's judgement (SPEC "Parity").
+type Verdict string
+
 const (
-	VerdictPass     = "pass"
-	VerdictCollapse = "collapse"
+	VerdictPass     Verdict = "pass"     // no collapse condition fired
+	VerdictCollapse Verdict = "collapse" // at least one did: Parity.Reasons names each
 )
 
 // ComboParity compares one combo between the two runs.
@@ -67,7 +69,7 @@ type SeriesError struct {
 // Parity is the report of SPEC "Parity": fp32 (or any second run) against
 // the fp64 reference, per combo and over the sweep.
 type Parity struct {
-	Verdict string   // "pass" or "collapse"
+	Verdict Verdict  // VerdictPass or VerdictCollapse
 	Reasons []string // the conditions that fired (empty on pass)
 	// Explanation, when set, reads a collapse for the user: e.g. that every
 	// flip is borderline and only SPEC's per-combo trade limit fired.

@@ -133,7 +133,7 @@ func TestParityForcedFlip(t *testing.T) {
 	for _, c := range []struct {
 		tol        float64
 		borderline bool
-		verdict    string
+		verdict    engine.Verdict
 	}{{0, true, engine.VerdictPass}, {1e-7, false, engine.VerdictCollapse}} {
 		p := f.compare(t, c.tol)
 		if p.FlipCount != 1 || len(p.Flips) != 1 {

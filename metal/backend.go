@@ -57,3 +57,9 @@ func (b *Backend) Supports(p engine.Precision) error {
 	}
 	return nil
 }
+
+// What the backend implements, on every system (Backend is defined per OS).
+var (
+	_ engine.Backend          = (*Backend)(nil)
+	_ engine.PrecisionSupport = (*Backend)(nil)
+)

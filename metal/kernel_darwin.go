@@ -285,7 +285,6 @@ func (k *kernel) launch(first, cnt int, out []engine.Metrics) error {
 }
 
 var (
-	_ engine.Backend        = (*Backend)(nil)
 	_ engine.Kernel         = (*kernel)(nil)
 	_ engine.IndicatorTimer = (*kernel)(nil)
 )

@@ -20,6 +20,12 @@ import (
 	"sweepbench/engine"
 )
 
+var (
+	_ engine.Backend = (*Backend)(nil)
+	_ engine.Kernel  = (*kernel[float64])(nil)
+	_ engine.Kernel  = (*kernel[float32])(nil)
+)
+
 // Backend is the CPU backend. The zero value uses every core.
 type Backend struct {
 	// Threads caps the worker count; 0 means runtime.GOMAXPROCS(0).
