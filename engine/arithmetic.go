@@ -12,7 +12,7 @@ import (
 // metrics) as engine needs it outside a Backend: the indicator series the
 // parity report compares, the one-combo recomputation of the workbench,
 // the calibration of EstimateStudy and the CPU rungs of the bench ladder.
-// Package reference implements it and registers itself in its init (the
+// The reference package implements it and registers itself in its init (the
 // database/sql driver pattern): engine imports no backend, and main imports
 // reference anyway. Methods may be called concurrently.
 type Arithmetic interface {

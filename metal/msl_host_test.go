@@ -277,7 +277,10 @@ func (b hostBackend) Prepare(ctx context.Context, job *engine.Job) (engine.Kerne
 	if err := checkJob(job); err != nil {
 		return nil, err
 	}
-	return &hostKernel{bin: b.bin, job: job}, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &hostKernel{bin: b.bin, job: job}, nil
 }
 
 // Indicators32 returns the host kernels' series of job's grid.

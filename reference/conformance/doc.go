@@ -2,7 +2,9 @@
 // the fixtures backend tests share (the gonum blas/testblas pattern): a
 // backend's test is one line,
 //
-//	func TestConformance(t *testing.T) { conformance.TestBackend(t, cuda.New(), conformance.CUDA) }
+//	func TestConformance(t *testing.T) {
+//		conformance.TestBackend(t, reference.New(), conformance.Options{})
+//	}
 //
 // and checks, on fresh random bars (the seed is logged when a check fails,
 // SWEEPBENCH_SEED replays it), that the backend's metrics equal the
@@ -18,5 +20,5 @@
 // synthetic bars come from sweepbench/engine/data/datatest.
 //
 // It is a test-support package: only _test.go files import it. It imports
-// engine and reference; nothing but tests imports it.
+// engine, engine/data/datatest and reference, never a GPU backend.
 package conformance

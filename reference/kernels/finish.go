@@ -65,7 +65,7 @@ func (o *Outputs[F]) Finish(n int, p engine.Params, out []engine.Metrics, worker
 	workers = max(1, min(workers, blocks))
 	errs := make([]error, blocks)
 	counts := make([]int, workers)
-	engine.Parallel(context.Background(), blocks, workers, func(w, b int) {
+	_ = engine.Parallel(context.Background(), blocks, workers, func(w, b int) { // no ctx: nothing to stop
 		for j := b * block; j < min((b+1)*block, o.Count); j++ {
 			r := o.At(j)
 			if !r.Written() {
