@@ -261,7 +261,7 @@ func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []engine
 		}
 		vs, shifted, maxdn, dpnl, verdict := "-", "-", "-", "-", "ref"
 		if p := r.Parity; p != nil {
-			vs, shifted, maxdn, dpnl, verdict = p.Against, engine.Thousands(p.ShiftedTrades), fmt.Sprint(p.MaxAbsDn), fmt.Sprintf("%.4f", p.MaxAbsDPnLpp), p.Verdict
+			vs, shifted, maxdn, dpnl, verdict = p.Against, engine.Thousands(p.ShiftedTrades), fmt.Sprint(p.MaxAbsDn), fmt.Sprintf("%.4f", p.MaxAbsDPnLpp), string(p.Verdict)
 		}
 		if r.SameAs != "" {
 			switch {
@@ -369,7 +369,7 @@ func writeBenchJSON(w io.Writer, s *engine.Study, hw hardwareInfo, res []engine.
 			CombosPerS: r.CombosPerS, WallS: r.Wall.Seconds(), IndicatorS: r.Indicators.Seconds(),
 			SpeedupVsM0: r.SpeedupVsM0, SpeedupVsM3: r.SpeedupVsM3, Extrapolated: r.Extrapolated, CombosTimed: r.Combos, Repeats: r.Repeats}
 		if p := r.Parity; p != nil {
-			j.Parity = &benchParity{p.Against, p.Compared, p.ShiftedTrades, p.MaxAbsDn, p.MaxAbsDPnLpp, p.Verdict, p.Note}
+			j.Parity = &benchParity{p.Against, p.Compared, p.ShiftedTrades, p.MaxAbsDn, p.MaxAbsDPnLpp, string(p.Verdict), p.Note}
 		}
 		if r.SameAs != "" {
 			mm := r.Mismatches

@@ -2,11 +2,11 @@
 // through purego (dlopen of libcuda.so.1, no cgo), PTX kernels generated
 // from kernels/*.cu and embedded, one goroutine per GPU locked to its OS
 // thread owning the context. It computes the indicator series on the GPU
-// (bit for bit as engine's fp64 and fp32 paths) and sweeps the combos
+// (bit for bit as the reference's fp64 and fp32 paths) and sweeps the combos
 // (kernels/sweep.cu): grids under segMaxCombos with one thread block per
 // combo, its bars split across the block's threads and stitched exactly;
 // larger grids with one thread per combo. The host finishes each combo's
-// ratios exactly as engine.Backtest does. docs/PERFORMANCE.md has the
+// ratios exactly as reference.Backtest does. docs/PERFORMANCE.md has the
 // H200 figures.
 package cuda
 
@@ -79,26 +79,31 @@ func (b *Backend) Devices() ([]engine.Device, error) {
 
 // Prepare uploads the job's series to every GPU and computes its indicator
 // series there, in the job's precision and WMA formulation (job.WMA, as
-// engine.GetIndicators honours it).
+// reference.GetIndicators honours it), for the sweep kernel the grid's
+// size calls for (kernelFor).
 func (b *Backend) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	return b.prepare(ctx, job, kernelFor(job.Grid.Len()))
+}
+
+// prepare is Prepare for a given sweep kernel (tests force one).
+func (b *Backend) prepare(ctx context.Context, job *engine.Job, sk sweepKernel) (engine.Kernel, error) {
 	if err := b.init(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	prefix := job.WMA == engine.Prefix
 	devs := b.devs
-	if useSeg(job.Grid.Len()) && len(devs) > 1 {
+	if sk.seg && len(devs) > 1 {
 		// A grid small enough for the bar-parallel kernel (80 combos) runs
 		// on one GPU: a second one adds its launch and copies and saves
 		// under a millisecond (measured: 57k vs 67k combos/s on 2 vs 1 H200).
 		devs = devs[:1]
 	}
 	if job.Precision == engine.FP32 {
-		return prepare[float32](ctx, devs, job, prefix)
+		return prepare[float32](ctx, devs, job, sk)
 	}
-	return prepare[float64](ctx, devs, job, prefix)
+	return prepare[float64](ctx, devs, job, sk)
 }
 
 // DeviceCount is the number of GPUs the backend shards combos over (0 when
@@ -121,6 +126,14 @@ func (b *Backend) WithDevices(n int) engine.Backend {
 	v.once.Do(func() {}) // already initialised: the devices are b's
 	return v
 }
+
+// The optional engine interfaces the backend implements: the bench ladder
+// shards over devices and exports indicator series (M5).
+var (
+	_ engine.Backend         = (*Backend)(nil)
+	_ engine.MultiDevice     = (*Backend)(nil)
+	_ engine.IndicatorDevice = (*Backend)(nil)
+)
 
 // deviceLabel names the devices a kernel runs on, for reports.
 func deviceLabel(devs []*device) string {

@@ -2,47 +2,49 @@ package cuda
 
 import (
 	"context"
-	"math"
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
+	"sweepbench/reference/conformance"
 )
 
 // TestGPUChunkedAndOutOfMemory runs one grid three ways on the GPU: in one
-// launch; on a device that pretends to hold about 3,000 combos (several
-// launches); and with launches of more than 2,500 combos failing out of
-// memory (the halving retry). Every metric must be bit-identical, on fresh
-// random bars.
+// launch; in launches of at most 3,000 combos (as on a device with less
+// free memory); and with launches of more than 2,500 combos failing out of
+// memory (the halving retry, through the launch seam of kernel.compute).
+// Every metric must be bit-identical, on fresh random bars.
 func TestGPUChunkedAndOutOfMemory(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
-	bars := randomBars(rng, 20000, 100, 0.01)
+	rng := datatest.Rand(t)
+	bars := datatest.TickWalk(rng, 20000, 100, 0.01)
 	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 109, Step: 1}, HMA3: engine.Range{Start: 12, Stop: 111, Step: 1}}
 	job := &engine.Job{Bars: bars, Grid: g, Params: defaultParams(), Precision: engine.FP32}
-	run := func(label string) ([]engine.Metrics, int) {
+	run := func(label string, maxLaunch int, oomAbove int) ([]engine.Metrics, int) {
 		t.Helper()
-		kern, err := b.WithDevices(1).Prepare(context.Background(), job) // lane 0 runs the whole grid
-		if err != nil {
-			t.Fatalf("%s: prepare: %v", label, err)
+		k := prepared[float32](t, b, job, kernelFor(g.Len())) // lane 0 runs the whole grid
+		l := k.lanes[0]
+		if maxLaunch > 0 {
+			l.maxLaunch = maxLaunch
 		}
-		defer kern.Close()
-		k := kern.(*kernel[float32])
+		launch := k.launch
+		if oomAbove > 0 {
+			launch = func(l *lane, first, cnt int) ([]float32, []int32, error) {
+				if cnt > oomAbove {
+					return nil, nil, &Error{Call: "cuMemAlloc", Code: codeOutOfMemory, Name: "CUDA_ERROR_OUT_OF_MEMORY", String: "out of memory (test)"}
+				}
+				return k.launch(l, first, cnt)
+			}
+		}
 		out := make([]engine.Metrics, g.Len())
-		if err := kern.Compute(context.Background(), 0, 0, out); err != nil {
+		if err := k.compute(context.Background(), l, 0, out, launch); err != nil {
 			t.Fatalf("%s: %v", label, err)
 		}
-		return out, k.lanes[0].launches
+		return out, l.launches
 	}
-	whole, n1 := run("one launch")
-
-	per := bytesPerCombo(selectCap(bars.Len()), 4, bars.Len())
-	testMemoryCap = uint64(float64(per*3000) / memoryFraction)
-	capped, n2 := run("memory cap")
-	testMemoryCap = 0
-
-	testOOMAbove = 2500
-	oom, n3 := run("out of memory above 2,500")
-	testOOMAbove = 0
+	whole, n1 := run("one launch", 0, 0)
+	capped, n2 := run("launches of 3,000", 3000, 0)
+	oom, n3 := run("out of memory above 2,500", 0, 2500)
 
 	t.Logf("launches: %d whole, %d under the memory cap, %d with the out-of-memory retry", n1, n2, n3)
 	if n2 < 4 || n3 < 4 {
@@ -50,12 +52,8 @@ func TestGPUChunkedAndOutOfMemory(t *testing.T) {
 	}
 	for name, got := range map[string][]engine.Metrics{"memory cap": capped, "out of memory": oom} {
 		for i := range whole {
-			for _, m := range engine.MetricNames {
-				a, _ := whole[i].Value(m)
-				c, _ := got[i].Value(m)
-				if math.Float64bits(a) != math.Float64bits(c) && !(math.IsNaN(a) && math.IsNaN(c)) {
-					t.Fatalf("%s: combo %d %s = %v, one launch gave %v", name, i, m, c, a)
-				}
+			if m, same := conformance.SameMetrics(got[i], whole[i]); !same {
+				t.Fatalf("%s: combo %d: %s differs from one launch's", name, i, m)
 			}
 		}
 	}
@@ -67,8 +65,8 @@ func TestGPUChunkedAndOutOfMemory(t *testing.T) {
 // engine.Sweep and a single Compute agree.
 func TestGPUSharded(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
-	bars := randomBars(rng, 8000, 100, 0.01)
+	rng := datatest.Rand(t)
+	bars := datatest.TickWalk(rng, 8000, 100, 0.01)
 	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 109, Step: 1}, HMA3: engine.Range{Start: 12, Stop: 111, Step: 1}}
 	for _, prec := range []engine.Precision{engine.FP32, engine.FP64} {
 		job := &engine.Job{Bars: bars, Grid: g, Params: defaultParams(), Precision: prec}
@@ -76,12 +74,8 @@ func TestGPUSharded(t *testing.T) {
 		all := sweepRun(t, b, job)
 		t.Logf("%s: %d combos on 1 and on %d GPUs", prec, g.Len(), b.DeviceCount())
 		for i := range one {
-			for _, m := range engine.MetricNames {
-				a, _ := one[i].Value(m)
-				c, _ := all[i].Value(m)
-				if math.Float64bits(a) != math.Float64bits(c) && !(math.IsNaN(a) && math.IsNaN(c)) {
-					t.Fatalf("%s combo %d %s = %v on %d GPUs, %v on one", prec, i, m, c, b.DeviceCount(), a)
-				}
+			if m, same := conformance.SameMetrics(all[i], one[i]); !same {
+				t.Fatalf("%s combo %d: %s differs on %d GPUs from one", prec, i, m, b.DeviceCount())
 			}
 		}
 	}

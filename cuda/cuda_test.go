@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -8,10 +9,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unsafe"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
+	"sweepbench/reference"
+	"sweepbench/reference/conformance"
+	"sweepbench/reference/kernels"
 )
 
 // TestPTXFresh fails when a kernel source changed without the embedded PTX
@@ -19,7 +23,7 @@ import (
 // scripts/cuda-device.sh through the device tool, then copy $OUT/ptx/*
 // into cuda/ptx/).
 func TestPTXFresh(t *testing.T) {
-	want, err := SourcesHash(os.DirFS("kernels"))
+	want, err := SourcesHash(os.DirFS("kernels"), os.DirFS("../reference/kernels"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +87,7 @@ func TestPackArgs(t *testing.T) {
 }
 
 func TestLaunchSizing(t *testing.T) {
-	per := bytesPerCombo(selectCap(150_000), 8, 150_000)
+	per := bytesPerCombo(kernels.SelectCap(150_000), 8, 150_000)
 	if per != uint64(2343*8+9*8+8*4+4*9375) { // 9375 = ceil(149,999 / 16) position words
 		t.Fatalf("bytes per combo = %d", per)
 	}
@@ -114,11 +118,11 @@ func TestLaunchSizing(t *testing.T) {
 			t.Errorf("chunkSize(%d, %d) = %d, want %d", c.total, c.lanes, got, c.want)
 		}
 	}
-	if selectCap(10) != 1024 || selectCap(10_000_000) != 8192 {
+	if kernels.SelectCap(10) != 1024 || kernels.SelectCap(10_000_000) != 8192 {
 		t.Error("selectCap bounds")
 	}
 	// kthIndex against the SPEC formula by hand: m = 149,999 -> floor(0.05*149998) = 7499.
-	if k := kthIndex(149_999); k != 7499 {
+	if k := kernels.KthIndex(149_999); k != 7499 {
 		t.Errorf("kthIndex = %d, want 7499", k)
 	}
 }
@@ -167,22 +171,79 @@ func TestAvailableSaysWhy(t *testing.T) {
 	}
 }
 
-// The optional engine interfaces the bench ladder and Sweep look for.
-var (
-	_ interface {
-		DeviceCount() int
-		WithDevices(int) engine.Backend
-	} = (*Backend)(nil)
-	_ interface{ IndicatorTime() time.Duration } = (*kernel[float32])(nil)
-)
+// TestInPieces: Compute's launch loop covers every combo once, in order;
+// an out-of-memory on more than kernels.MinLaunch combos frees what it can
+// and halves the launch, one at kernels.MinLaunch or another error is
+// final, and a cancelled context stops it.
+func TestInPieces(t *testing.T) {
+	oom := &Error{Call: "cuMemAlloc", Code: codeOutOfMemory, Name: "CUDA_ERROR_OUT_OF_MEMORY", String: "out of memory"}
+	var pieces [][2]int
+	shrinks := 0
+	most := 10_000
+	err := inPieces(context.Background(), 10_000, &most, func(a, cnt int) error {
+		if cnt > 2500 {
+			return fmt.Errorf("launch: %w", oom)
+		}
+		pieces = append(pieces, [2]int{a, cnt})
+		return nil
+	}, func() error { shrinks++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if most != 2500 || shrinks != 2 {
+		t.Errorf("most %d after %d shrinks, want 2500 after 2 (10,000 -> 5,000 -> 2,500)", most, shrinks)
+	}
+	next := 0
+	for _, p := range pieces {
+		if p[0] != next || p[1] > 2500 {
+			t.Fatalf("pieces %v: not consecutive launches of at most 2,500", pieces)
+		}
+		next += p[1]
+	}
+	if next != 10_000 || len(pieces) != 4 {
+		t.Errorf("pieces %v cover %d combos, want 10,000 in 4", pieces, next)
+	}
+
+	most = kernels.MinLaunch
+	if err := inPieces(context.Background(), 1000, &most, func(int, int) error { return oom }, func() error { return nil }); !IsOutOfMemory(err) {
+		t.Errorf("out of memory at MinLaunch: %v, want it returned", err)
+	}
+	boom := errors.New("launch failed")
+	most = 1000
+	if err := inPieces(context.Background(), 1000, &most, func(int, int) error { return boom }, func() error { return nil }); !errors.Is(err, boom) {
+		t.Errorf("another error: %v, want it returned", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := inPieces(ctx, 1000, &most, func(int, int) error { return nil }, func() error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestSweepKernel: the kernel a grid takes and the entry point it launches
+// (the names TestPTXFresh finds in the PTX).
+func TestSweepKernel(t *testing.T) {
+	for _, c := range []struct {
+		total int
+		want  sweepKernel
+		entry string
+	}{{80, barParallel, "sweep_seg_f32"}, {segMaxCombos - 1, barParallel, "sweep_seg_f32"}, {segMaxCombos, threadPerCombo, "sweep_f32_k1"}, {102_400, threadPerCombo, "sweep_f32_k1"}} {
+		if got := kernelFor(c.total); got != c.want || got.entry("f32") != c.entry {
+			t.Errorf("kernelFor(%d) = %v (%s), want %v (%s)", c.total, got, got.entry("f32"), c.want, c.entry)
+		}
+	}
+	if e := (sweepKernel{perThread: 2}).entry("f64"); e != "sweep_f64_k2" || !slices.Contains(kernelNames["sweep"], e) {
+		t.Errorf("two per thread: entry %s, not among the loaded kernels", e)
+	}
+}
 
 // TestEmulatedKernel checks the sweep kernel's algorithm, transcribed in
-// emulateCombo, against engine.Backtest on fresh random walks: every
+// emulateCombo, against reference.Backtest on fresh random walks: every
 // accumulator is summed in the reference's order, so everything but
 // cvar_95 must be identical, in fp64 and fp32; a tiny buffer forces the
 // refinement passes of the VaR selection.
 func TestEmulatedKernel(t *testing.T) {
-	rng := newRand(t)
+	rng := datatest.Rand(t)
 	for _, tc := range []struct {
 		name  string
 		n     int
@@ -197,7 +258,7 @@ func TestEmulatedKernel(t *testing.T) {
 		{"refine long-only", 4000, 4, 0.001, engine.LongOnly, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			bars := randomBars(rng, tc.n, tc.price, tc.tick)
+			bars := datatest.TickWalk(rng, tc.n, tc.price, tc.tick)
 			grid := engine.Grid{HMA: mustRange(t, "--hma", "4:60:7"), HMA3: mustRange(t, "--hma3", "6:90:12")}
 			p := defaultParams()
 			p.Mode = tc.mode
@@ -208,24 +269,24 @@ func TestEmulatedKernel(t *testing.T) {
 }
 
 func emulateGrid[F engine.Float](t *testing.T, bars *engine.Bars, grid engine.Grid, p engine.Params, capacity int, cvarTol float64) {
-	ind, err := engine.BuildIndicators[F](t.Context(), bars, grid, p.Source, engine.Direct)
+	ind, err := reference.BuildIndicators[F](t.Context(), bars, grid, p.Source, engine.Direct)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := bars.Len()
 	if capacity == 0 {
-		capacity = selectCap(n)
+		capacity = kernels.SelectCap(n)
 	}
 	keep := F(1) - F(p.Fee)
-	thr := thresholds(ind.R)
-	if len(thr.Edges) != sweepBins-1 {
-		t.Fatalf("%d thresholds, want %d", len(thr.Edges), sweepBins-1)
+	thr := kernels.BinsFromReturns(ind.R)
+	if len(thr.Edges) != kernels.NumBins-1 {
+		t.Fatalf("%d thresholds, want %d", len(thr.Edges), kernels.NumBins-1)
 	}
 	// The kernel's bin arithmetic (sb_bin) counts the edges <= v.
 	probe := []F{0, -0.0, F(math.Inf(-1)), F(math.Inf(1)), F(math.SmallestNonzeroFloat32), -F(math.SmallestNonzeroFloat32)}
 	probe = append(probe, thr.Edges...)
 	for _, e := range thr.Edges {
-		probe = append(probe, valOf[F](keyOf(e)-1), valOf[F](keyOf(e)+1))
+		probe = append(probe, kernels.Val[F](kernels.Key(e)-1), kernels.Val[F](kernels.Key(e)+1))
 	}
 	for i := 1; i < n; i += 7 {
 		probe = append(probe, ind.R[i], -ind.R[i], ind.R[i]*3, -ind.R[i]/5)
@@ -246,7 +307,7 @@ func emulateGrid[F engine.Float](t *testing.T, bars *engine.Bars, grid engine.Gr
 	}
 	got := make([]engine.Metrics, grid.Len())
 	want := make([]engine.Metrics, grid.Len())
-	var sc engine.Scratch[F]
+	var sc reference.Scratch[F]
 	refined := 0
 	// sweep_body starts each thread at its warp's smallest first bar: the
 	// minimum over 32 consecutive combos of the grid.
@@ -261,30 +322,30 @@ func emulateGrid[F engine.Float](t *testing.T, bars *engine.Bars, grid engine.Gr
 		w0 := i / 32 * 32
 		start := slices.Min(firsts[w0:min(w0+32, len(firsts))])
 		lo := p.Mode == engine.LongOnly
-		raw := emulateCombo(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, start, keep, keep*keep, lo, kthIndex(n-1), thr, capacity)
+		raw := emulateCombo(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, start, keep, keep*keep, lo, kernels.KthIndex(n-1), thr, capacity)
 		// Starting earlier (flat bars with rs = 0) changes no bit.
 		for _, s := range []int{warm, 0} {
-			if other := emulateCombo(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, s, keep, keep*keep, lo, kthIndex(n-1), thr, capacity); other != raw {
+			if other := emulateCombo(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, s, keep, keep*keep, lo, kernels.KthIndex(n-1), thr, capacity); other != raw {
 				t.Fatalf("combo %v: start %d gives %+v, start %d gives %+v", c, start, raw, s, other)
 			}
 		}
 		if raw.Refine > 0 {
 			refined++
 		}
-		got[i] = finish(raw, n, p)
-		want[i] = engine.Backtest(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, p, &sc)
+		got[i] = raw.Finish(n, p)
+		want[i] = reference.Backtest(ind.H[c.HMA], ind.H3[c.HMA3], ind.R, warm, p, &sc)
 	}
 	var z F
 	label := fmt.Sprintf("emulated fp%d cap %d", 8*unsafe.Sizeof(z), capacity)
-	compareMetrics(t, label, got, want, grid, 0, cvarTol)
+	conformance.CompareMetrics(t, label, got, want, grid, conformance.Tolerance{Rel: 0, CVaR: cvarTol})
 	t.Logf("%s: %d of %d combos refined their VaR bin", label, refined, len(got))
 }
 
 // sbBin transcribes sweep.cu's branch-free sb_bin: the signed difference
 // of the high key bits, an arithmetic shift, a clamp to 0..29, then the
 // zero and positive bins.
-func sbBin[F engine.Float](b *binSpec[F], v F) int {
-	t := int32(khiOf(v)-b.K0) >> b.Shift
+func sbBin[F engine.Float](b *kernels.Bins[F], v F) int {
+	t := int32(kernels.KeyHi(v)-b.K0) >> b.Shift
 	bin := int(min(max(t+1, 0), 29))
 	if v >= 0 {
 		bin = 30

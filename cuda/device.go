@@ -187,10 +187,11 @@ func (d *device) alloc(bytes uint64) (devPtr, error) {
 	return devPtr(p), nil
 }
 
-func (d *device) free(p devPtr) {
-	if p != 0 {
-		drv.cuMemFree(uint64(p))
+func (d *device) free(p devPtr) error {
+	if p == 0 {
+		return nil
 	}
+	return check("cuMemFree", drv.cuMemFree(uint64(p)))
 }
 
 // get returns a pooled device buffer of at least bytes (the smallest free
@@ -221,15 +222,17 @@ func (d *device) get(bytes uint64) (devPtr, error) {
 	return p, nil
 }
 
-func (d *device) put(p devPtr) {
+// put returns p to the pool; a buffer not from the pool is freed, and the
+// driver's answer returned.
+func (d *device) put(p devPtr) error {
 	if p == 0 {
-		return
+		return nil
 	}
 	if _, ok := d.sizes[p]; !ok {
-		d.free(p)
-		return
+		return d.free(p)
 	}
 	d.freeDev = append(d.freeDev, p)
+	return nil
 }
 
 // releasePool frees every pooled device buffer not in use.
@@ -271,20 +274,6 @@ func (d *device) putHost(p unsafe.Pointer) {
 	}
 }
 
-// uploadAsync copies src into pinned memory at host+off and starts its copy
-// to dst on the default stream; the pinned bytes must stay untouched until
-// the stream has passed the copy.
-func uploadAsync[T any](dst devPtr, host unsafe.Pointer, off uint64, src []T) error {
-	if len(src) == 0 {
-		return nil
-	}
-	var z T
-	n := uint64(len(src)) * uint64(unsafe.Sizeof(z))
-	h := unsafe.Add(host, off)
-	copy(unsafe.Slice((*byte)(h), n), unsafe.Slice((*byte)(unsafe.Pointer(&src[0])), n))
-	return check("cuMemcpyHtoDAsync", drv.cuMemcpyHtoDAsync(uint64(dst), h, n, 0))
-}
-
 func (d *device) memInfo() (free, total uint64, err error) {
 	err = check("cuMemGetInfo", drv.cuMemGetInfo(&free, &total))
 	return
@@ -312,20 +301,6 @@ func download[T any](dst []T, src devPtr) error {
 	err := check("cuMemcpyDtoH", drv.cuMemcpyDtoH(unsafe.Pointer(&dst[0]), uint64(src), n))
 	runtime.KeepAlive(dst)
 	return err
-}
-
-// allocUpload allocates room for src and copies it.
-func allocUpload[T any](d *device, src []T) (devPtr, error) {
-	var z T
-	p, err := d.alloc(uint64(len(src)) * uint64(unsafe.Sizeof(z)))
-	if err != nil {
-		return 0, err
-	}
-	if err := upload(p, src); err != nil {
-		d.free(p)
-		return 0, err
-	}
-	return p, nil
 }
 
 // poison fills bytes of device memory with 0xFF (a NaN in every float
@@ -373,16 +348,6 @@ func (d *device) record(e event) error {
 	return check("cuEventRecord", drv.cuEventRecord(uintptr(e), 0))
 }
 
-// elapsed is the device time between two recorded events, in milliseconds.
-func (d *device) elapsed(a, b event) (float32, error) {
-	if err := check("cuEventSynchronize", drv.cuEventSynchronize(uintptr(b))); err != nil {
-		return 0, err
-	}
-	var ms float32
-	err := check("cuEventElapsedTime", drv.cuEventElapsedTime(&ms, uintptr(a), uintptr(b)))
-	return ms, err
-}
-
 // elapsedDone is the device time between two recorded events the stream
 // has passed (it waits for b).
 func elapsedDone(a, b event) (float32, error) {
@@ -394,18 +359,9 @@ func elapsedDone(a, b event) (float32, error) {
 	return ms, err
 }
 
-func (d *device) destroyEvent(e event) {
-	if e != 0 {
-		drv.cuEventDestroy(uintptr(e))
+func (d *device) destroyEvent(e event) error {
+	if e == 0 {
+		return nil
 	}
-}
-
-// funcInfo reports a kernel's registers, local (spill) bytes and static
-// shared memory, for the performance notes.
-func (d *device) funcInfo(name string) (regs, local, shared int32) {
-	fn := d.fns[name]
-	drv.cuFuncGetAttribute(&regs, funcAttrNumRegs, fn)
-	drv.cuFuncGetAttribute(&local, funcAttrLocalBytes, fn)
-	drv.cuFuncGetAttribute(&shared, funcAttrSharedBytes, fn)
-	return
+	return check("cuEventDestroy", drv.cuEventDestroy(uintptr(e)))
 }

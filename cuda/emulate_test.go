@@ -1,16 +1,21 @@
 package cuda
 
 import (
+	"context"
 	"math"
+	"testing"
 	"unsafe"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
+	"sweepbench/reference/conformance"
+	"sweepbench/reference/kernels"
 )
 
 // emulateCombo is a CPU transcription of one thread of sweep.cu
 // (sweep_body with sweep_common.h): the same passes, histogram, bracket,
 // refinement and selection, statement for statement. Tests run it where no
-// GPU is, against engine.Backtest, so the kernel's algorithm (the drawdown
+// GPU is, against reference.Backtest, so the kernel's algorithm (the drawdown
 // without a division per bar, the bin search, the refinement on the float
 // keys) is checked before any device time is spent; the GPU tests then
 // check the kernel against the same reference.
@@ -19,7 +24,7 @@ import (
 // first bar (<= first; sweep_body's __reduce_min_sync). Pass 1 stores the
 // positions 2 bits per bar in 32-bit words (the first bar in the top
 // bits), pass 2 decodes them, as sweep_body does through posbuf.
-func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F, longOnly bool, kth int, spec binSpec[F], capacity int) rawCombo[F] {
+func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F, longOnly bool, kth int, spec kernels.Bins[F], capacity int) kernels.Raw[F] {
 	thr := spec.Edges
 	n := len(r)
 	first = min(max(first, 0), n-1)
@@ -31,7 +36,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 	if longOnly {
 		lo1 = 1
 	}
-	var hist [sweepBins]int
+	var hist [kernels.NumBins]int
 	bin := spec.Bin
 	var s emuState[F]
 	s.init(first)
@@ -60,7 +65,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 	mean := s.sum / F(n-1)
 
 	below, b := 0, 0
-	for ; b < sweepBins-1; b++ {
+	for ; b < kernels.NumBins-1; b++ {
 		if below+hist[b] > kth {
 			break
 		}
@@ -71,7 +76,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 	if b > 0 {
 		lo = thr[b-1]
 	}
-	if b < sweepBins-1 {
+	if b < kernels.NumBins-1 {
 		up = thr[b]
 	}
 	buf := make([]F, capacity)
@@ -116,7 +121,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 	}
 	refine := 0
 	for inBin > capacity {
-		klo, kup := keyOf(lo), keyOf(up)
+		klo, kup := kernels.Key(lo), kernels.Key(up)
 		if kup-klo <= 1 {
 			break
 		}
@@ -124,7 +129,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 		var sub [32]int
 		count := func(v F) {
 			if !(v < lo) && v < up {
-				kv := keyOf(v)
+				kv := kernels.Key(v)
 				q := 0
 				if kv >= klo {
 					q = int(min((kv-klo)/w, 31))
@@ -153,7 +158,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 			nup = kup
 		}
 		nup = min(nup, kup)
-		lo, up = valOf[F](nlo), valOf[F](nup)
+		lo, up = kernels.Val[F](nlo), kernels.Val[F](nup)
 		refine++
 	}
 	if refine > 0 {
@@ -166,13 +171,13 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 			collect(emuGrowth(&prev, h3[i], h[i], r[i+1], i == n-2, keep, keep2, lo1) - 1)
 		}
 	}
-	raw := rawCombo[F]{
+	raw := kernels.Raw[F]{
 		E: s.E, MinRatio: s.minRatio, Sum: s.sum, SSD: ssd, Neg2: s.neg2, Gains: s.gains, Losses: s.losses,
 		Trades: int32(s.trades), Wins: int32(s.wins), Long: int32(s.nlong), Short: int32(s.nshort), Flat: int32(n - 1 - s.nlong - s.nshort),
 		Refine: int32(refine),
 	}
 	if nIn <= capacity {
-		raw.VaR = engine.Select(buf[:nIn], kth-below)
+		raw.VaR = reference.Select(buf[:nIn], kth-below)
 		raw.CVaRSum = sumBelow
 		raw.CVaRCount = int32(below)
 		for _, v := range buf[:nIn] {
@@ -327,4 +332,73 @@ func emuDDThr[F engine.Float](q F) F {
 		return F(big)
 	}
 	return q * F(1.0000000000000036)
+}
+
+// emulated is the thread-per-combo sweep kernel as emulateCombo transcribes
+// it, behind engine.Backend: the reference's indicator series, the kernel's
+// per-bar pass, bins, refinement and selection on the CPU, finished by
+// kernels.Raw.Finish like a real launch. It lets the conformance suite run
+// on the kernel's algorithm where no GPU is. Each Compute is one "launch":
+// warps are 32 combos from its first, so the start bar of a combo depends
+// on the chunking, which must change no bit.
+type emulated struct{}
+
+func (emulated) Name() string     { return "cuda-emulated" }
+func (emulated) Available() error { return nil }
+func (emulated) Devices() ([]engine.Device, error) {
+	return []engine.Device{{Name: "sweep.cu on the CPU"}}, nil
+}
+func (emulated) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	if job.Precision == engine.FP32 {
+		return prepareEmulated[float32](ctx, job)
+	}
+	return prepareEmulated[float64](ctx, job)
+}
+
+type emulatedKernel[F engine.Float] struct {
+	job  *engine.Job
+	ind  *engine.Indicators[F]
+	bins kernels.Bins[F]
+}
+
+func prepareEmulated[F engine.Float](ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	ind, err := reference.BuildIndicators[F](ctx, job.Bars, job.Grid, job.Params.Source, job.WMA)
+	if err != nil {
+		return nil, err
+	}
+	return &emulatedKernel[F]{job: job, ind: ind, bins: kernels.BinsFromCloses[F](job.Bars.Close)}, nil
+}
+
+func (k *emulatedKernel[F]) Lanes() int     { return 1 }
+func (k *emulatedKernel[F]) ChunkSize() int { return 7 }
+func (k *emulatedKernel[F]) Device() string { return "sweep.cu on the CPU" }
+func (k *emulatedKernel[F]) Close() error   { return nil }
+
+func (k *emulatedKernel[F]) Compute(ctx context.Context, _, first int, out []engine.Metrics) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	n, g, p := k.job.Bars.Len(), k.job.Grid, k.job.Params
+	keep := F(1) - F(p.Fee)
+	warm := func(j int) int { return min(engine.ComboWarmup(g.At(first+j)), n-1) }
+	for j := range out {
+		start := warm(j)
+		for w := j / 32 * 32; w < min(j/32*32+32, len(out)); w++ {
+			start = min(start, warm(w))
+		}
+		c := g.At(first + j)
+		raw := emulateCombo(k.ind.H[c.HMA], k.ind.H3[c.HMA3], k.ind.R, warm(j), start, keep, keep*keep,
+			p.Mode == engine.LongOnly, kernels.KthIndex(n-1), k.bins, kernels.SelectCap(n))
+		out[j] = raw.Finish(n, p)
+	}
+	return nil
+}
+
+// TestEmulatedConformance: the kernel's algorithm passes the backend suite:
+// every metric but cvar_95 bit for bit (its sum runs in the buffer's order).
+func TestEmulatedConformance(t *testing.T) {
+	conformance.TestBackend(t, emulated{}, conformance.Options{
+		FP64: conformance.Tolerance{CVaR: 1e-12},
+		FP32: conformance.Tolerance{CVaR: 1e-5},
+	})
 }

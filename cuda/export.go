@@ -2,16 +2,18 @@ package cuda
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
 )
 
 // Indicators32 computes the fp32 indicator series of job's grid on the
 // first GPU and copies them to the host (engine.IndicatorDevice): the
 // article's method, GPU indicators with trades on the CPU (bench rung M5).
 // The series are the same kernels' output the fused sweep uses, so they are
-// bit-identical to engine.BuildIndicators[float32]; R is the host's
+// bit-identical to reference.BuildIndicators[float32]; R is the host's
 // float32 bar returns. job.WMA selects direct or prefix.
 func (b *Backend) Indicators32(ctx context.Context, job *engine.Job) (*engine.Indicators[float32], error) {
 	if err := b.init(); err != nil {
@@ -25,12 +27,12 @@ func (b *Backend) Indicators32(ctx context.Context, job *engine.Job) (*engine.In
 	n := job.Bars.Len()
 	h := make([]float32, n*len(hma))
 	h3 := make([]float32, n*len(hma3))
-	err := d.do(func() error {
+	err := d.do(func() (err error) {
 		di, err := buildIndicatorsBars[float32](d, job.Bars, job.Params.Source, hma, hma3, job.WMA == engine.Prefix, true)
 		if err != nil {
 			return err
 		}
-		defer di.free(d)
+		defer func() { err = errors.Join(err, di.free(d)) }()
 		if err := d.sync("indicator kernels"); err != nil {
 			return err
 		}
@@ -43,7 +45,7 @@ func (b *Backend) Indicators32(ctx context.Context, job *engine.Job) (*engine.In
 		return nil, fmt.Errorf("cuda: indicators for export: %w", err)
 	}
 	ind := &engine.Indicators[float32]{H: map[int][]float32{}, H3: map[int][]float32{},
-		R: engine.BarReturns[float32](job.Bars), Form: job.WMA}
+		R: reference.BarReturns[float32](job.Bars), Form: job.WMA}
 	for j, L := range hma {
 		ind.H[L] = h[j*n : (j+1)*n : (j+1)*n]
 	}

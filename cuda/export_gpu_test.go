@@ -5,15 +5,18 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
+	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
 // TestGPUIndicators32Export checks the series Indicators32 copies back
-// (bench rung M5) against the engine's float32 path, bit for bit, on fresh
+// (bench rung M5) against the reference's float32 path, bit for bit, on fresh
 // random bars, direct and prefix.
 func TestGPUIndicators32Export(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
-	bars := randomBars(rng, 20000, 100, 0.01)
+	rng := datatest.Rand(t)
+	bars := datatest.TickWalk(rng, 20000, 100, 0.01)
 	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 200, Step: 19}, HMA3: engine.Range{Start: 12, Stop: 240, Step: 19}}
 	for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
 		job := &engine.Job{Bars: bars, Grid: g, Params: defaultParams(), Precision: engine.FP32, WMA: form}
@@ -21,17 +24,17 @@ func TestGPUIndicators32Export(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := engine.BuildIndicators[float32](context.Background(), bars, g, engine.SourceClose, form)
+		want, err := reference.BuildIndicators[float32](context.Background(), bars, g, engine.SourceClose, form)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for L, w := range want.H {
-			if i, ok := sameBits(got.H[L], w); !ok {
+			if i, ok := conformance.SameSeries(got.H[L], w); !ok {
 				t.Errorf("%s h %d: bar %d differs", form, L, i)
 			}
 		}
 		for L, w := range want.H3 {
-			if i, ok := sameBits(got.H3[L], w); !ok {
+			if i, ok := conformance.SameSeries(got.H3[L], w); !ok {
 				t.Errorf("%s h3 %d: bar %d differs", form, L, i)
 			}
 		}

@@ -14,6 +14,9 @@ import (
 	"unsafe"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
+	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
 // The GPU tests need the CUDA driver and a GPU; elsewhere they skip. On the
@@ -36,28 +39,6 @@ func gpuBackend(t testing.TB) *Backend {
 	return sharedBackend
 }
 
-// sameBits reports whether two series are bit-identical (any NaN equals any
-// NaN: engine and kernel write different NaN payloads), and where not.
-func sameBits[F engine.Float](got, want []F) (int, bool) {
-	for i := range want {
-		g, w := got[i], want[i]
-		if g != g && w != w {
-			continue
-		}
-		if bitsOf(g) != bitsOf(w) {
-			return i, false
-		}
-	}
-	return -1, true
-}
-
-func bitsOf[F engine.Float](v F) uint64 {
-	if unsafe.Sizeof(v) == 4 {
-		return uint64(math.Float32bits(float32(v)))
-	}
-	return math.Float64bits(float64(v))
-}
-
 // poisoned reports whether v still holds the 0xFF fill (never written).
 func poisoned[F engine.Float](v F) bool {
 	if unsafe.Sizeof(v) == 4 {
@@ -69,6 +50,18 @@ func poisoned[F engine.Float](v F) bool {
 func precName[F engine.Float]() string {
 	var z F
 	return fmt.Sprintf("fp%d", 8*unsafe.Sizeof(z))
+}
+
+// TestGPUConformance runs the backend conformance suite on the GPUs (it
+// skips, saying so, where there is no CUDA driver or GPU). Its grids are
+// small, so the bar-parallel kernel runs: fp64 within 1e-9 of the
+// reference, fp32 within fp32Tol(true) (sums combined segment by segment);
+// trade counts and the fp32 indicator series exact.
+func TestGPUConformance(t *testing.T) {
+	conformance.TestBackend(t, gpuBackend(t), conformance.Options{
+		FP64: conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9},
+		FP32: conformance.Tolerance{Rel: fp32Tol(true), CVaR: 1e-3},
+	})
 }
 
 func TestGPUDevices(t *testing.T) {
@@ -98,19 +91,19 @@ func TestGPUDevices(t *testing.T) {
 	})
 }
 
-// TestGPUWMA: the batched WMA kernel against engine.WMA and engine.WMAPrefix,
+// TestGPUWMA: the batched WMA kernel against reference.WMA and reference.WMAPrefix,
 // bit for bit, in both precisions, on a fresh random walk.
 func TestGPUWMA(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
-	bars := randomBars(rng, 20_000, 30_000, 0.1)
+	rng := datatest.Rand(t)
+	bars := datatest.TickWalk(rng, 20_000, 30_000, 0.1)
 	lens := []int{1, 2, 3, 5, 17, 64, 200, 333}
 	gpuWMA[float64](t, b.devs[0], bars, lens)
 	gpuWMA[float32](t, b.devs[0], bars, lens)
 }
 
 func gpuWMA[F engine.Float](t *testing.T, d *device, bars *engine.Bars, lens []int) {
-	x := engine.SourceSeries[F](bars, engine.SourceClose)
+	x := reference.SourceSeries[F](bars, engine.SourceClose)
 	n := len(x)
 	for _, prefix := range []bool{false, true} {
 		var got []F
@@ -125,9 +118,9 @@ func gpuWMA[F engine.Float](t *testing.T, d *device, bars *engine.Bars, lens []i
 		want := make([]F, n)
 		for j, p := range lens {
 			if prefix {
-				engine.WMAPrefix(x, p, 0, want, nil)
+				reference.WMAPrefix(x, p, 0, want, nil)
 			} else {
-				engine.WMA(x, p, 0, want)
+				reference.WMA(x, p, 0, want)
 			}
 			g := got[j*n : (j+1)*n]
 			for i, v := range g {
@@ -135,7 +128,7 @@ func gpuWMA[F engine.Float](t *testing.T, d *device, bars *engine.Bars, lens []i
 					t.Fatalf("%s prefix=%v p=%d: bar %d never written", precName[F](), prefix, p, i)
 				}
 			}
-			if i, ok := sameBits(g, want); !ok {
+			if i, ok := conformance.SameSeries(g, want); !ok {
 				t.Errorf("%s prefix=%v WMA p=%d: bar %d = %v, engine %v", precName[F](), prefix, p, i, g[i], want[i])
 			}
 		}
@@ -171,25 +164,30 @@ func deviceSeries[F engine.Float](t *testing.T, l *lane) (h, h3 []F) {
 	return h, h3
 }
 
-// withKernel runs f with the bar-parallel kernel (seg) or the
-// thread-per-combo one forced for every grid.
-func withKernel(seg bool, f func()) {
-	old := segMaxCombos
-	if seg {
-		segMaxCombos = 1 << 40
-	} else {
-		segMaxCombos = 0
-	}
-	defer func() { segMaxCombos = old }()
-	f()
+// forced is the backend with its sweep kernel forced for every grid:
+// engine.Sweep prepares through it. The variants the production code never
+// picks (two combos per thread, kept in sweep.cu for measurement) are
+// reached only this way.
+type forced struct {
+	*Backend
+	sk sweepKernel
 }
 
+func (f forced) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	return f.Backend.prepare(ctx, job, f.sk)
+}
+
+// twoPerThread is the thread-per-combo kernel with two combos per thread
+// (sweep_*_k2): measured slower on the H200 (docs/PERFORMANCE.md), kept for
+// measurement only.
+var twoPerThread = sweepKernel{perThread: 2}
+
 // fp32Tol is the relative tolerance of fp32 GPU metrics against
-// engine.Backtest[float32]. The thread-per-combo kernel sums in the
+// reference.Backtest[float32]. The thread-per-combo kernel sums in the
 // reference's order, so only cvar_95 may differ; the bar-parallel kernel
 // sums segment by segment, and over 150,000 bars fp32 rounding alone moves
 // a sum by ~1e-4 relative (seen: sharpe 1.4e-4 on FIL). Positions, trades,
-// wins, bar counts and VaR are exact either way (compareMetrics checks
+// wins, bar counts and VaR are exact either way (conformance.CompareMetrics checks
 // trade counts separately; they must be identical).
 func fp32Tol(seg bool) float64 {
 	if seg {
@@ -198,19 +196,12 @@ func fp32Tol(seg bool) float64 {
 	return 1e-6
 }
 
-func kernelName(seg bool) string {
-	if seg {
-		return "bar-parallel"
-	}
-	return "thread-per-combo"
-}
-
-// checkIndicators compares the device series with engine.BuildIndicators
+// checkIndicators compares the device series with reference.BuildIndicators
 // bit for bit and checks that every element was written.
 func checkIndicators[F engine.Float](t *testing.T, l *lane, bars *engine.Bars, grid engine.Grid, src engine.Source, form engine.Formulation) {
 	t.Helper()
 	h, h3 := deviceSeries[F](t, l)
-	ref, err := engine.BuildIndicators[F](t.Context(), bars, grid, src, form)
+	ref, err := reference.BuildIndicators[F](t.Context(), bars, grid, src, form)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +217,7 @@ func checkIndicators[F engine.Float](t *testing.T, l *lane, bars *engine.Bars, g
 					t.Fatalf("%s %s(%d) bar %d never written", precName[F](), kind, L, i)
 				}
 			}
-			if i, ok := sameBits(col, want[L]); !ok {
+			if i, ok := conformance.SameSeries(col, want[L]); !ok {
 				bad++
 				if bad <= 5 {
 					t.Errorf("%s %s %s(%d): bar %d = %v, engine %v", precName[F](), form, kind, L, i, col[i], want[L][i])
@@ -242,13 +233,17 @@ func checkIndicators[F engine.Float](t *testing.T, l *lane, bars *engine.Bars, g
 // prepared prepares job on the first GPU only: the tests that call it run
 // the whole grid on lane 0, which on several GPUs would hold only its own
 // share of the HMA series (laneHMA); sweepRun covers the sharded path.
-func prepared[F engine.Float](t *testing.T, b *Backend, job *engine.Job) *kernel[F] {
+func prepared[F engine.Float](t *testing.T, b *Backend, job *engine.Job, sk sweepKernel) *kernel[F] {
 	t.Helper()
-	k, err := b.WithDevices(1).Prepare(t.Context(), job)
+	k, err := b.WithDevices(1).(*Backend).prepare(t.Context(), job, sk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { k.Close() })
+	t.Cleanup(func() {
+		if err := k.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
 	return k.(*kernel[F])
 }
 
@@ -257,22 +252,22 @@ func prepared[F engine.Float](t *testing.T, b *Backend, job *engine.Job) *kernel
 // ~30,000, where fp32 prefix sums are garbage: the same garbage).
 func TestGPUIndicators(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
-	bars := randomBars(rng, 30_000, 30_000, 0.1)
+	rng := datatest.Rand(t)
+	bars := datatest.TickWalk(rng, 30_000, 30_000, 0.1)
 	grid := engine.Grid{HMA: mustRange(t, "--hma", "2:101:9"), HMA3: mustRange(t, "--hma3", "6:150:11")}
 	p := defaultParams()
 	p.Source = engine.SourceHL2
 	for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
 		job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: form}
-		k32 := prepared[float32](t, b, job)
+		k32 := prepared[float32](t, b, job, kernelFor(grid.Len()))
 		checkIndicators[float32](t, k32.lanes[0], bars, grid, p.Source, form)
 		// fp64 through buildIndicators directly, so that one formulation
 		// also runs in the series-major layout of the bar-parallel kernel.
 		d := b.devs[0]
 		var di *deviceIndicators
-		x := engine.SourceSeries[float64](bars, p.Source)
-		cl := engine.SourceSeries[float64](bars, engine.SourceClose)
-		r := engine.BarReturns[float64](bars)
+		x := reference.SourceSeries[float64](bars, p.Source)
+		cl := reference.SourceSeries[float64](bars, engine.SourceClose)
+		r := reference.BarReturns[float64](bars)
 		if err := d.do(func() error {
 			var err error
 			// Prefix also exercises the series-major layout.
@@ -306,59 +301,55 @@ func sweepRun(t *testing.T, b engine.Backend, job *engine.Job) []engine.Metrics 
 // TestGPUSweepFIL is the acceptance test: FIL/USDT one-minute bars trimmed
 // to 150,000, grid 20:200:20 x 30:240:30. fp64: indicators bit for bit,
 // trade counts identical on every combo, every metric within 1e-9
-// relative of engine's fp64 reference. fp32: indicators bit for bit with
-// engine's float32 path, and the sweep against engine.Backtest[float32].
+// relative of the fp64 reference. fp32: indicators bit for bit with
+// the reference's float32 path, and the sweep against reference.Backtest[float32].
 func TestGPUSweepFIL(t *testing.T) {
 	b := gpuBackend(t)
-	bars := filBars(t, 150_000)
+	bars := datatest.FIL(t, 150_000)
 	grid := engine.Grid{HMA: mustRange(t, "--hma", "20:200:20"), HMA3: mustRange(t, "--hma3", "30:240:30")}
 	p := defaultParams()
-	want := referenceMetrics[float64](t, bars, grid, p, engine.Direct)
-	want32 := referenceMetrics[float32](t, bars, grid, p, engine.Direct)
-	for _, seg := range []bool{true, false} {
-		withKernel(seg, func() {
-			job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64}
-			k := prepared[float64](t, b, job)
-			checkIndicators[float64](t, k.lanes[0], bars, grid, p.Source, engine.Direct)
-			got := sweepRun(t, b, job)
-			compareMetrics(t, "FIL fp64 GPU "+kernelName(seg)+" vs engine fp64", got, want, grid, 1e-9, 1e-9)
-			if !seg {
-				// The two-combos-per-thread variant, on the same data.
-				k.kpt = 2
-				got2 := make([]engine.Metrics, grid.Len())
-				if err := k.Compute(t.Context(), 0, 0, got2); err != nil {
-					t.Fatal(err)
-				}
-				compareMetrics(t, "FIL fp64 GPU (2 combos/thread) vs engine fp64", got2, want, grid, 1e-9, 1e-9)
+	want := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64, WMA: engine.Direct})
+	want32 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: engine.Direct})
+	for _, sk := range []sweepKernel{barParallel, threadPerCombo} {
+		job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64}
+		k := prepared[float64](t, b, job, sk)
+		checkIndicators[float64](t, k.lanes[0], bars, grid, p.Source, engine.Direct)
+		got := sweepRun(t, forced{b, sk}, job)
+		conformance.CompareMetrics(t, "FIL fp64 GPU "+sk.String()+" vs the reference", got, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
+		if !sk.seg {
+			// The two-combos-per-thread variant, on the same data.
+			k.sweep = twoPerThread
+			got2 := make([]engine.Metrics, grid.Len())
+			if err := k.Compute(t.Context(), 0, 0, got2); err != nil {
+				t.Fatal(err)
 			}
-			job32 := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32}
-			k32 := prepared[float32](t, b, job32)
-			checkIndicators[float32](t, k32.lanes[0], bars, grid, p.Source, engine.Direct)
-			got32 := sweepRun(t, b, job32)
-			compareMetrics(t, "FIL fp32 GPU "+kernelName(seg)+" vs engine fp32", got32, want32, grid, fp32Tol(seg), 1e-3)
-		})
+			conformance.CompareMetrics(t, "FIL fp64 GPU "+twoPerThread.String()+" vs the reference", got2, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
+		}
+		job32 := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32}
+		k32 := prepared[float32](t, b, job32, sk)
+		checkIndicators[float32](t, k32.lanes[0], bars, grid, p.Source, engine.Direct)
+		got32 := sweepRun(t, forced{b, sk}, job32)
+		conformance.CompareMetrics(t, "FIL fp32 GPU "+sk.String()+" vs the reference", got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(sk.seg), CVaR: 1e-3})
 	}
 }
 
 // TestGPUSweepRandom: fresh random walks with ties, long-short and
-// long-only, fp64 and fp32, against engine.Backtest.
+// long-only, fp64 and fp32, against reference.Backtest.
 func TestGPUSweepRandom(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
+	rng := datatest.Rand(t)
 	for _, mode := range []engine.Mode{engine.LongShort, engine.LongOnly} {
-		bars := randomBars(rng, 20_000, 4, 0.001)
+		bars := datatest.TickWalk(rng, 20_000, 4, 0.001)
 		grid := engine.Grid{HMA: mustRange(t, "--hma", "4:60:7"), HMA3: mustRange(t, "--hma3", "6:90:12")}
 		p := defaultParams()
 		p.Mode = mode
-		want := referenceMetrics[float64](t, bars, grid, p, engine.Direct)
-		want32 := referenceMetrics[float32](t, bars, grid, p, engine.Direct)
-		for _, seg := range []bool{true, false} {
-			withKernel(seg, func() {
-				got := sweepRun(t, b, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64})
-				compareMetrics(t, "random "+mode.String()+" fp64 "+kernelName(seg), got, want, grid, 1e-9, 1e-9)
-				got32 := sweepRun(t, b, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32})
-				compareMetrics(t, "random "+mode.String()+" fp32 "+kernelName(seg), got32, want32, grid, fp32Tol(seg), 1e-3)
-			})
+		want := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64, WMA: engine.Direct})
+		want32 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: engine.Direct})
+		for _, sk := range []sweepKernel{barParallel, threadPerCombo} {
+			got := sweepRun(t, forced{b, sk}, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64})
+			conformance.CompareMetrics(t, "random "+mode.String()+" fp64 "+sk.String(), got, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
+			got32 := sweepRun(t, forced{b, sk}, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32})
+			conformance.CompareMetrics(t, "random "+mode.String()+" fp32 "+sk.String(), got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(sk.seg), CVaR: 1e-3})
 		}
 	}
 }
@@ -368,49 +359,37 @@ func TestGPUSweepRandom(t *testing.T) {
 // runs it under compute-sanitizer (memcheck, racecheck).
 func TestGPUSmall(t *testing.T) {
 	b := gpuBackend(t)
-	rng := newRand(t)
-	bars := randomBars(rng, 3000, 30_000, 0.1)
+	rng := datatest.Rand(t)
+	bars := datatest.TickWalk(rng, 3000, 30_000, 0.1)
 	grid := engine.Grid{HMA: mustRange(t, "--hma", "4:40:6"), HMA3: mustRange(t, "--hma3", "6:60:9")}
 	p := defaultParams()
-	want64 := referenceMetrics[float64](t, bars, grid, p, engine.Direct)
-	want32 := referenceMetrics[float32](t, bars, grid, p, engine.Direct)
-	for _, kpt := range []int{0, 1, 2} { // 0: bar-parallel; 49 combos: kpt 2 leaves one thread half idle
+	want64 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64, WMA: engine.Direct})
+	want32 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: engine.Direct})
+	// 49 combos: two per thread leaves one thread half idle.
+	for _, sk := range []sweepKernel{barParallel, threadPerCombo, twoPerThread} {
 		for _, prec := range []engine.Precision{engine.FP64, engine.FP32} {
-			old := segMaxCombos
-			segMaxCombos = 0
-			if kpt == 0 {
-				segMaxCombos = 1 << 40
-			}
 			job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: prec}
 			out := make([]engine.Metrics, grid.Len())
 			var refined int
-			want := want64
+			want, tol := want64, 1e-9
 			if prec == engine.FP64 {
-				k := prepared[float64](t, b, job)
-				k.cap, k.kpt = 4, kpt
+				k := prepared[float64](t, b, job, sk)
+				k.cap = 4
 				if err := k.Compute(t.Context(), 0, 0, out); err != nil {
 					t.Fatal(err)
 				}
 				_, _, _, refined = k.stats()
 			} else {
-				want = want32
-				k := prepared[float32](t, b, job)
-				k.cap, k.kpt = 4, kpt
+				want, tol = want32, fp32Tol(sk.seg)
+				k := prepared[float32](t, b, job, sk)
+				k.cap = 4
 				if err := k.Compute(t.Context(), 0, 0, out); err != nil {
 					t.Fatal(err)
 				}
 				_, _, _, refined = k.stats()
 			}
-			segMaxCombos = old
-			label := fmt.Sprintf("small %s cap 4, %d combos/thread", prec, kpt)
-			if kpt == 0 {
-				label = fmt.Sprintf("small %s cap 4, bar-parallel", prec)
-			}
-			tol := 1e-9
-			if prec == engine.FP32 {
-				tol = fp32Tol(kpt == 0)
-			}
-			compareMetrics(t, label, out, want, grid, tol, 1e-3)
+			label := fmt.Sprintf("small %s cap 4, %s", prec, sk)
+			conformance.CompareMetrics(t, label, out, want, grid, conformance.Tolerance{Rel: tol, CVaR: 1e-3})
 			t.Logf("%s: %d of %d combos refined", label, refined, len(out))
 			if refined == 0 {
 				t.Error("no combo took the refinement path")
@@ -420,21 +399,19 @@ func TestGPUSmall(t *testing.T) {
 }
 
 // recorder keeps the kernel Sweep prepares, for its device-time counters,
-// and can force the combos-per-thread variant (0: automatic).
+// and can force the sweep kernel (nil: kernelFor).
 type recorder struct {
 	*Backend
-	k   engine.Kernel
-	kpt int
+	k  engine.Kernel
+	sk *sweepKernel
 }
 
 func (r *recorder) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
-	k, err := r.Backend.Prepare(ctx, job)
-	switch k := k.(type) {
-	case *kernel[float32]:
-		k.kpt = r.kpt
-	case *kernel[float64]:
-		k.kpt = r.kpt
+	sk := kernelFor(job.Grid.Len())
+	if r.sk != nil {
+		sk = *r.sk
 	}
+	k, err := r.Backend.prepare(ctx, job, sk)
 	r.k = k
 	return k, err
 }
@@ -448,38 +425,32 @@ func TestGPUTiming(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing skipped in -short")
 	}
-	bars := filBars(t, 150_000)
+	bars := datatest.FIL(t, 150_000)
 	devs, _ := b.Devices()
 	cases := []struct {
 		hma, hma3 string
-		kpt       int // 0: automatic; n > 0: thread-per-combo kernel, n combos per thread; -1: bar-parallel
+		sk        *sweepKernel // nil: automatic (kernelFor)
 	}{
-		{"20:200:20", "30:240:30", 0},
-		{"20:200:20", "30:240:30", 1},
-		{"10:329:1", "12:331:1", 0},
-		{"10:329:1", "12:331:1", 1},
-		{"10:329:1", "12:331:1", 2},
-		{"10:329:1", "12:331:1", -1},
+		{"20:200:20", "30:240:30", nil},
+		{"20:200:20", "30:240:30", &threadPerCombo},
+		{"10:329:1", "12:331:1", nil},
+		{"10:329:1", "12:331:1", &threadPerCombo},
+		{"10:329:1", "12:331:1", &twoPerThread},
+		{"10:329:1", "12:331:1", &barParallel},
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "kernel: auto = bar-parallel (sweep_seg) below %d combos, else one combo per thread (sweep_*_k1); n/thread = thread-per-combo kernel forced, n combos per thread; bar-parallel = sweep_seg forced\n\n", segMaxCombos)
+	fmt.Fprintf(&sb, "kernel: auto = bar-parallel (sweep_seg) below %d combos, else one combo per thread (sweep_*_k1); otherwise the kernel named is forced (2 combos per thread: sweep_*_k2)\n\n", segMaxCombos)
 	fmt.Fprintf(&sb, "| grid | precision | kernel | combos | end-to-end median (ms) | combos/s end-to-end | indicator kernels (ms) | sweep kernel (ms) | combos/s sweep kernel | refined | prepare (ms) |\n")
 	fmt.Fprintf(&sb, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range cases {
 		grid := engine.Grid{HMA: mustRange(t, "--hma", c.hma), HMA3: mustRange(t, "--hma3", c.hma3)}
-		kpt := "auto"
-		old := segMaxCombos
-		switch {
-		case c.kpt > 0:
-			kpt = fmt.Sprintf("%d/thread", c.kpt)
-			segMaxCombos = 0
-		case c.kpt < 0:
-			kpt = "bar-parallel"
-			segMaxCombos = 1 << 40
+		kname := "auto"
+		if c.sk != nil {
+			kname = c.sk.String()
 		}
 		for _, prec := range []engine.Precision{engine.FP32, engine.FP64} {
 			job := &engine.Job{Bars: bars, Grid: grid, Params: defaultParams(), Precision: prec}
-			rec := &recorder{Backend: b, kpt: max(c.kpt, 0)}
+			rec := &recorder{Backend: b, sk: c.sk}
 			var times []time.Duration
 			var ind, sw, prep float64
 			var refined int
@@ -511,12 +482,11 @@ func TestGPUTiming(t *testing.T) {
 			slices.Sort(times)
 			med := times[len(times)/2]
 			row := fmt.Sprintf("| %s x %s | %s | %s | %d | %.2f | %.0f | %.2f | %.2f | %.0f | %d | %.2f |",
-				c.hma, c.hma3, prec, kpt, grid.Len(), float64(med.Microseconds())/1000, float64(grid.Len())/med.Seconds(),
+				c.hma, c.hma3, prec, kname, grid.Len(), float64(med.Microseconds())/1000, float64(grid.Len())/med.Seconds(),
 				ind, sw, float64(grid.Len())/(sw/1000), refined, prep)
 			t.Log("timing " + row)
 			sb.WriteString(row + "\n")
 		}
-		segMaxCombos = old
 	}
 	fmt.Fprintf(&sb, "\n%s, %d bars (FIL/USDT 1m), %s\n", devs[0].Name+" "+devs[0].Driver, bars.Len(), time.Now().UTC().Format(time.RFC3339))
 	fmt.Print(sb.String())

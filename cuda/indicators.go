@@ -1,9 +1,9 @@
 package cuda
 
 import (
+	"errors"
 	"unsafe"
 
-	"sweepbench/cuda/kernels"
 	"sweepbench/engine"
 )
 
@@ -26,17 +26,15 @@ type deviceIndicators struct {
 	pinned      unsafe.Pointer
 }
 
-// free returns the buffers to the pool (on the device thread). The stream
-// is synchronised first: the pinned staging buffer may still be copying.
-func (di *deviceIndicators) free(d *device) {
-	d.sync("indicator buffers")
-	d.put(di.H)
-	d.put(di.H3)
-	d.put(di.R)
+// free returns the buffers to the pool (on the device thread) and returns
+// the driver calls' errors, joined. The stream is synchronised first: the
+// pinned staging buffer may still be copying.
+func (di *deviceIndicators) free(d *device) error {
+	err := errors.Join(d.sync("indicator buffers"), d.put(di.H), d.put(di.H3), d.put(di.R),
+		d.destroyEvent(di.start), d.destroyEvent(di.stop))
 	d.putHost(di.pinned)
-	d.destroyEvent(di.start)
-	d.destroyEvent(di.stop)
 	di.H, di.H3, di.R, di.pinned, di.start, di.stop = 0, 0, 0, nil, 0, 0
+	return err
 }
 
 // timed reads the indicator kernels' device time once the stream has passed
@@ -106,7 +104,7 @@ func (s *stager) flush(host unsafe.Pointer, dev devPtr) ([]devPtr, error) {
 
 // buildIndicators computes every h and h3 series of the grid on d (runs on
 // the device thread) from host series x (source), cl (closes) and r (bar
-// returns), already rounded to F (engine.SourceSeries, engine.BarReturns).
+// returns), already rounded to F (reference.SourceSeries, reference.BarReturns).
 func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, prefix, seriesMajor bool) (*deviceIndicators, error) {
 	n := len(x)
 	var st stager
@@ -118,7 +116,7 @@ func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, p
 
 // buildIndicatorsBars is buildIndicators from the bars' float64 columns:
 // the source series, the closes and the returns are computed on the GPU
-// (prep_series, bit for bit as engine.SourceSeries and engine.BarReturns).
+// (prep_series, bit for bit as reference.SourceSeries and reference.BarReturns).
 func buildIndicatorsBars[F engine.Float](d *device, bars *engine.Bars, src engine.Source, hma, hma3 []int, prefix, seriesMajor bool) (*deviceIndicators, error) {
 	n := bars.Len()
 	var st stager
@@ -330,76 +328,3 @@ func buildIndicatorsStaged[F engine.Float](d *device, n int, st *stager, series 
 	di.H, di.H3, di.R = outH, outH3, dr
 	return di, nil
 }
-
-// wmaBatch computes WMA(x, p) for every p of lens on d, series-major
-// (out[j*n+i]), direct or prefix; for tests of the batched WMA kernel.
-func wmaBatch[F engine.Float](d *device, x []F, lens []int, prefix bool) ([]F, error) {
-	n := len(x)
-	sfx := suffix[F]()
-	var z F
-	es := uint64(unsafe.Sizeof(z))
-	var ptrs []devPtr
-	defer func() {
-		for _, p := range ptrs {
-			d.free(p)
-		}
-	}()
-	dx, err := allocUpload(d, x)
-	if err != nil {
-		return nil, err
-	}
-	ptrs = append(ptrs, dx)
-	dl, err := allocUpload(d, toInt32(lens))
-	if err != nil {
-		return nil, err
-	}
-	ptrs = append(ptrs, dl)
-	var s1, s2 devPtr
-	pre := int32(0)
-	if prefix {
-		pre = 1
-		zero, err := allocUpload(d, []int32{0})
-		if err != nil {
-			return nil, err
-		}
-		ptrs = append(ptrs, zero)
-		if s1, err = d.alloc(uint64(n+1) * es); err != nil {
-			return nil, err
-		}
-		ptrs = append(ptrs, s1)
-		if s2, err = d.alloc(uint64(n+1) * es); err != nil {
-			return nil, err
-		}
-		ptrs = append(ptrs, s2)
-		if err := d.launch("prefix_scan_"+sfx, [3]uint32{1, 1, 1}, [3]uint32{128, 1, 1}, 0, dx, int32(n), zero, int32(1), s1, s2); err != nil {
-			return nil, err
-		}
-	}
-	out, err := d.alloc(uint64(len(lens)) * uint64(n) * es)
-	if err != nil {
-		return nil, err
-	}
-	ptrs = append(ptrs, out)
-	if err := d.poison(out, uint64(len(lens))*uint64(n)*es); err != nil {
-		return nil, err
-	}
-	g := [3]uint32{uint32((n + indBlock - 1) / indBlock), uint32(len(lens)), 1}
-	if err := d.launch("wma_"+sfx, g, [3]uint32{indBlock, 1, 1}, 0, dx, s1, s2, int32(n), dl, pre, out); err != nil {
-		return nil, err
-	}
-	if err := d.sync("wma_" + sfx); err != nil {
-		return nil, err
-	}
-	res := make([]F, len(lens)*n)
-	return res, download(res, out)
-}
-
-// The VaR histogram's host side lives with the shared kernel header
-// (sweepbench/cuda/kernels), so CUDA and Metal bin the returns the same way.
-type binSpec[F engine.Float] = kernels.Bins[F]
-
-func khiOf[F engine.Float](v F) uint32                      { return kernels.KeyHi(v) }
-func keyOf[F engine.Float](v F) uint64                      { return kernels.Key(v) }
-func valOf[F engine.Float](k uint64) F                      { return kernels.Val[F](k) }
-func thresholds[F engine.Float](r []F) binSpec[F]           { return kernels.BinsFromReturns(r) }
-func thresholdsBars[F engine.Float](c []float64) binSpec[F] { return kernels.BinsFromCloses[F](c) }

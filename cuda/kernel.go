@@ -2,14 +2,15 @@ package cuda
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"time"
 	"unsafe"
 
-	"sweepbench/cuda/kernels"
 	"sweepbench/engine"
+	"sweepbench/reference/kernels"
 )
 
 // kernel is a prepared job on every GPU: one lane per GPU, each holding
@@ -18,21 +19,17 @@ type kernel[F engine.Float] struct {
 	job      *engine.Job
 	n        int
 	n3       int
-	keep     F // 1-f in F, as engine.Backtest rounds it
+	keep     F // 1-f in F, as reference.Backtest rounds it
 	keep2    F // (1-f)^2
 	longOnly int32
 	kth      int
 	cap      int
 	chunk    int
-	// kpt is the combos per GPU thread (kernel variant _k1 or _k2); 0 means
-	// 1. Two per thread measured slower on the H200 (docs/PERFORMANCE.md):
-	// the variant stays for measurement.
-	kpt   int
-	seg   bool   // bar-parallel kernel (sweep_seg), series-major indicators
-	k0    uint32 // VaR bins (binSpec)
-	shift uint32
-	lanes []*lane
-	label string
+	sweep    sweepKernel // the sweep kernel launched (kernelFor)
+	k0       uint32      // VaR bins (kernels.Bins)
+	shift    uint32
+	lanes    []*lane
+	label    string
 }
 
 // lane is one GPU's share of a kernel. Only the goroutine Sweep gives the
@@ -59,29 +56,30 @@ type lane struct {
 	refined      int // combos whose VaR bin needed refinement passes
 }
 
-func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Job, prefix bool) (engine.Kernel, error) {
+func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Job, sk sweepKernel) (engine.Kernel, error) {
 	bars := job.Bars
 	n := bars.Len()
 	// The VaR bins need only a sample of the returns: computed here, on
 	// another core, while the device thread uploads and launches.
-	spec := sync.OnceValue(func() binSpec[F] { return thresholdsBars[F](bars.Close) })
+	spec := sync.OnceValue(func() kernels.Bins[F] { return kernels.BinsFromCloses[F](bars.Close) })
 	go spec()
 	keep := F(1) - F(job.Params.Fee)
 	k := &kernel[F]{
 		job: job, n: n, n3: job.Grid.HMA3.Len(),
 		keep: keep, keep2: keep * keep,
-		kth:   kthIndex(n - 1),
-		cap:   selectCap(n),
+		kth:   kernels.KthIndex(n - 1),
+		cap:   kernels.SelectCap(n),
 		chunk: chunkSize(job.Grid.Len(), len(devs)),
 		lanes: make([]*lane, len(devs)),
 		label: deviceLabel(devs),
-		seg:   useSeg(job.Grid.Len()),
+		sweep: sk,
 	}
 	if job.Params.Mode == engine.LongOnly {
 		k.longOnly = 1
 	}
 	hma, hma3 := job.Grid.HMA.Values(), job.Grid.HMA3.Values()
 	warmH, warm3 := kernels.Warmups(hma, hma3)
+	prefix := job.WMA == engine.Prefix
 
 	errs := make([]error, len(devs))
 	prep := func(i int, d *device) {
@@ -90,7 +88,7 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 		k.lanes[i] = l
 		errs[i] = d.do(func() error {
 			var err error
-			if l.ind, err = buildIndicatorsBars[F](d, bars, job.Params.Source, hma[l.hLo:l.hHi], hma3, prefix, k.seg); err != nil {
+			if l.ind, err = buildIndicatorsBars[F](d, bars, job.Params.Source, hma[l.hLo:l.hHi], hma3, prefix, sk.seg); err != nil {
 				return err
 			}
 			sp := spec()
@@ -111,41 +109,24 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 			if err != nil {
 				return err
 			}
-			if testMemoryCap > 0 {
-				free = min(free, testMemoryCap)
-			}
 			var z F
 			l.maxLaunch = launchCombos(free, bytesPerCombo(k.cap, int(unsafe.Sizeof(z)), k.n), k.chunk)
 			if l.maxLaunch == 0 {
 				return fmt.Errorf("out of GPU memory on %s: %d MiB free after the indicator series, a launch of %d combos needs %d MiB",
-					d.info.Name, free>>20, minLaunch, uint64(minLaunch)*bytesPerCombo(k.cap, int(unsafe.Sizeof(z)), k.n)>>20)
+					d.info.Name, free>>20, kernels.MinLaunch, uint64(kernels.MinLaunch)*bytesPerCombo(k.cap, int(unsafe.Sizeof(z)), k.n)>>20)
 			}
 			return nil
 		})
 	}
-	if len(devs) == 1 {
-		prep(0, devs[0])
-	} else {
-		var wg sync.WaitGroup
-		for i, d := range devs {
-			wg.Add(1)
-			go func(i int, d *device) {
-				defer wg.Done()
-				prep(i, d)
-			}(i, d)
-		}
-		wg.Wait()
-	}
+	// Every GPU at once (each blocks on its own device thread); not ctx:
+	// a lane half set up is released by Close.
+	_ = engine.Parallel(context.Background(), len(devs), len(devs), func(_, i int) { prep(i, devs[i]) })
 	sp := spec()
 	k.k0, k.shift = sp.K0, sp.Shift
-	for _, err := range errs {
-		if err != nil {
-			k.Close()
-			return nil, err
+	if err := errors.Join(errors.Join(errs...), ctx.Err()); err != nil {
+		if cerr := k.Close(); cerr != nil {
+			err = fmt.Errorf("%w (and releasing the GPUs: %v)", err, cerr)
 		}
-	}
-	if err := ctx.Err(); err != nil {
-		k.Close()
 		return nil, err
 	}
 	return k, nil
@@ -156,51 +137,78 @@ func (k *kernel[F]) ChunkSize() int { return k.chunk }
 func (k *kernel[F]) Device() string { return k.label }
 
 // Close returns every lane's device and pinned buffers to the device's
-// pools (after the device has finished with them).
+// pools (after the device has finished with them) and destroys its events.
+// It returns the errors of the driver calls it made, joined (a failed
+// synchronisation: a kernel that faulted since the last one).
 func (k *kernel[F]) Close() error {
+	var errs []error
 	for _, l := range k.lanes {
 		if l == nil {
 			continue
 		}
-		l.d.do(func() error {
-			l.d.sync("closing a kernel")
+		errs = append(errs, l.d.do(func() error {
+			err := l.d.sync("closing a kernel")
 			if l.ind != nil {
-				l.ind.free(l.d)
+				err = errors.Join(err, l.ind.free(l.d))
 				l.ind = nil
 			}
-			l.freeScratch()
-			l.d.put(l.params)
+			err = errors.Join(err, l.freeScratch(), l.d.put(l.params), l.d.destroyEvent(l.start), l.d.destroyEvent(l.stop))
 			l.d.putHost(l.paramsHost)
 			l.params, l.paramsHost, l.warmH, l.warm3, l.thr = 0, nil, 0, 0, 0
-			l.d.destroyEvent(l.start)
-			l.d.destroyEvent(l.stop)
 			l.start, l.stop = 0, 0
-			return nil
-		})
+			return err
+		}))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
-// Compute sweeps combos [first, first+len(out)) on GPU lane, in launches of
-// at most lane.maxLaunch combos; an out-of-memory halves the launch and
-// retries, down to minLaunch.
+// Compute sweeps combos [first, first+len(out)) on GPU lane, in launches
+// of at most lane.maxLaunch combos; an out-of-memory halves the launch and
+// retries, down to kernels.MinLaunch (inPieces).
 func (k *kernel[F]) Compute(ctx context.Context, laneIdx, first int, out []engine.Metrics) error {
-	l := k.lanes[laneIdx]
-	for a := 0; a < len(out); {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		cnt := min(len(out)-a, l.maxLaunch)
-		outF, outI, err := k.launch(l, first+a, cnt)
-		if IsOutOfMemory(err) && cnt > minLaunch {
-			l.maxLaunch = max(cnt/2, minLaunch)
-			l.d.do(func() error { l.d.sync("out of memory"); l.freeScratch(); l.d.releasePool(); return nil })
-			continue
-		}
+	return k.compute(ctx, k.lanes[laneIdx], first, out, k.launch)
+}
+
+// launchFunc runs the sweep kernel for cnt combos from first on a lane and
+// returns its raw outputs (kernel.launch; tests wrap it).
+type launchFunc[F engine.Float] func(l *lane, first, cnt int) ([]F, []int32, error)
+
+func (k *kernel[F]) compute(ctx context.Context, l *lane, first int, out []engine.Metrics, launch launchFunc[F]) error {
+	return inPieces(ctx, len(out), &l.maxLaunch, func(a, cnt int) error {
+		outF, outI, err := launch(l, first+a, cnt)
 		if err != nil {
 			return err
 		}
-		if err := k.finishAll(outF, outI, cnt, first+a, out[a:a+cnt], l); err != nil {
+		return k.finishAll(outF, outI, cnt, first+a, out[a:a+cnt], l)
+	}, func() error {
+		return l.d.do(func() error {
+			err := errors.Join(l.d.sync("out of memory"), l.freeScratch())
+			l.d.releasePool()
+			return err
+		})
+	})
+}
+
+// inPieces runs do over [0, total) in pieces of at most *most items, in
+// order, checking ctx before each. When do fails with a CUDA
+// out-of-memory error on more than kernels.MinLaunch items, shrink runs
+// (to free what it can), *most halves (not below kernels.MinLaunch) and
+// the piece is retried; any other error is returned.
+func inPieces(ctx context.Context, total int, most *int, do func(a, cnt int) error, shrink func() error) error {
+	for a := 0; a < total; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cnt := min(total-a, *most)
+		err := do(a, cnt)
+		if IsOutOfMemory(err) && cnt > kernels.MinLaunch {
+			*most = max(cnt/2, kernels.MinLaunch)
+			if serr := shrink(); serr != nil {
+				return errors.Join(err, serr)
+			}
+			continue
+		}
+		if err != nil {
 			return err
 		}
 		a += cnt
@@ -208,36 +216,22 @@ func (k *kernel[F]) Compute(ctx context.Context, laneIdx, first int, out []engin
 	return nil
 }
 
-func (l *lane) freeScratch() {
-	l.d.put(l.buf)
-	l.d.put(l.pos)
-	l.d.put(l.outF)
-	l.d.put(l.outI)
+// freeScratch returns the lane's sweep buffers to the pools.
+func (l *lane) freeScratch() error {
+	err := errors.Join(l.d.put(l.buf), l.d.put(l.pos), l.d.put(l.outF), l.d.put(l.outI))
 	l.d.putHost(l.outHost)
 	l.buf, l.pos, l.outF, l.outI, l.outHost, l.scratchFor = 0, 0, 0, 0, nil, 0
+	return err
 }
 
 // launch runs the sweep kernel for cnt combos from first and downloads its
 // raw outputs into the lane's pinned buffer (valid until its next launch):
 // one stream, asynchronous copies, one synchronisation.
 func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
-	if testOOMAbove > 0 && cnt > testOOMAbove {
-		// Tests: a device that cannot hold more than testOOMAbove combos.
-		return nil, nil, &Error{Call: "cuMemAlloc", Code: codeOutOfMemory, Name: "CUDA_ERROR_OUT_OF_MEMORY", String: "out of memory (test)"}
-	}
 	var z F
 	es := uint64(unsafe.Sizeof(z))
-	kpt := k.kpt
-	if kpt == 0 {
-		kpt = 1
-	}
-	name := "sweep_" + suffix[F]() + "_k1"
-	if kpt == 2 {
-		name = "sweep_" + suffix[F]() + "_k2"
-	}
-	if k.seg {
-		name = "sweep_seg_" + suffix[F]()
-	}
+	seg := k.sweep.seg
+	name := k.sweep.entry(suffix[F]())
 	if h0, h1 := first/k.n3, (first+cnt-1)/k.n3; h0 < l.hLo || h1 >= l.hHi {
 		return nil, nil, fmt.Errorf("internal error: combos %d..%d use HMA lengths %d..%d, the GPU holds the series of %d..%d only",
 			first, first+cnt-1, h0, h1, l.hLo, l.hHi-1)
@@ -246,23 +240,24 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 	// moved back by the lane's first index (only indices in the lane's
 	// range are ever read).
 	hOff := uint64(l.hLo) * es
-	if k.seg {
+	if seg {
 		hOff *= uint64(k.n) // series-major
 	}
 	hBase := l.ind.H - devPtr(hOff)
-	fBytes := uint64(cnt) * sweepNF * es
-	iBytes := uint64(cnt) * sweepNI * 4
+	fBytes := uint64(cnt) * kernels.NF * es
+	iBytes := uint64(cnt) * kernels.NI * 4
 	var outF []F
 	var outI []int32
 	err := l.d.do(func() error {
 		if l.scratchFor < cnt {
-			l.d.sync("sweep scratch")
-			l.freeScratch()
+			if err := errors.Join(l.d.sync("sweep scratch"), l.freeScratch()); err != nil {
+				return err
+			}
 			var err error
 			if l.buf, err = l.d.get(uint64(cnt) * uint64(k.cap) * es); err != nil {
 				return err
 			}
-			if !k.seg {
+			if !seg {
 				if l.pos, err = l.d.get(uint64(cnt) * uint64(posWords(k.n)) * 4); err != nil {
 					l.freeScratch()
 					return err
@@ -302,15 +297,15 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 		if err := l.d.record(l.start); err != nil {
 			return err
 		}
-		if k.seg {
+		if seg {
 			err = l.d.launch(name, [3]uint32{uint32(cnt), 1, 1}, [3]uint32{segThreads, 1, 1}, 0,
 				hBase, l.ind.H3, l.ind.R, int32(k.n), l.warmH, l.warm3, int32(len(l.ind.hma3)),
 				int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
 				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, int32(k.cap), l.outF, l.outI)
 		} else {
-			per := sweepBlock * kpt
+			per := kernels.SweepBlock * k.sweep.perThread
 			g := [3]uint32{uint32((cnt + per - 1) / per), 1, 1}
-			err = l.d.launch(name, g, [3]uint32{sweepBlock, 1, 1}, 0,
+			err = l.d.launch(name, g, [3]uint32{kernels.SweepBlock, 1, 1}, 0,
 				hBase, l.ind.H3, l.ind.R, int32(k.n), int32(len(l.ind.hma)), int32(len(l.ind.hma3)),
 				l.warmH, l.warm3, int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
 				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, l.pos, int32(k.cap), l.outF, l.outI)
@@ -343,47 +338,21 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 			l.indMs = float64(l.ind.ms)
 			l.indTimed = true
 		}
-		outF = unsafe.Slice((*F)(l.outHost), sweepNF*cnt)
-		outI = unsafe.Slice((*int32)(unsafe.Add(l.outHost, fBytes)), sweepNI*cnt)
+		outF = unsafe.Slice((*F)(l.outHost), kernels.NF*cnt)
+		outI = unsafe.Slice((*int32)(unsafe.Add(l.outHost, fBytes)), kernels.NI*cnt)
 		return nil
 	})
 	return outF, outI, err
 }
 
-// finishAll checks that every combo was written and finishes its metrics,
-// on all cores.
+// finishAll checks that every combo of a launch was written and finishes
+// its metrics (kernels.Outputs.Finish), on all cores once the launch is
+// large.
 func (k *kernel[F]) finishAll(outF []F, outI []int32, cnt, first int, out []engine.Metrics, l *lane) error {
-	workers := min(runtime.GOMAXPROCS(0), max(cnt/1024, 1))
-	errs := make([]error, workers)
-	refined := make([]int, workers)
-	var wg sync.WaitGroup
-	per := (cnt + workers - 1) / workers
-	for w := 0; w < workers; w++ {
-		lo, hi := w*per, min((w+1)*per, cnt)
-		wg.Add(1)
-		go func(w, lo, hi int) {
-			defer wg.Done()
-			for j := lo; j < hi; j++ {
-				r := rawAt(outF, outI, cnt, j)
-				if !r.written() {
-					errs[w] = fmt.Errorf("kernel sweep_%s left combo %d unwritten (launch of combos %d..%d)", suffix[F](), first+j, first, first+cnt-1)
-					return
-				}
-				if r.Refine > 0 {
-					refined[w]++
-				}
-				out[j] = finish(r, k.n, k.job.Params)
-			}
-		}(w, lo, hi)
-	}
-	wg.Wait()
-	for w := range errs {
-		if errs[w] != nil {
-			return errs[w]
-		}
-		l.refined += refined[w]
-	}
-	return nil
+	o := kernels.Outputs[F]{F: outF, I: outI, Count: cnt, First: first, Kernel: "sweep_" + suffix[F]()}
+	refined, err := o.Finish(k.n, k.job.Params, out, min(runtime.GOMAXPROCS(0), max(cnt/1024, 1)))
+	l.refined += refined
+	return err
 }
 
 // IndicatorTime is the device time of the indicator kernels (CUDA events),
@@ -398,13 +367,9 @@ func (k *kernel[F]) IndicatorTime() time.Duration {
 	return time.Duration(ms * float64(time.Millisecond))
 }
 
-// stats sums the lanes' device times, for the timing test.
-func (k *kernel[F]) stats() (indMs, sweepMs float64, launches, refined int) {
-	for _, l := range k.lanes {
-		indMs += l.indMs
-		sweepMs += l.sweepMs
-		launches += l.launches
-		refined += l.refined
-	}
-	return
-}
+var (
+	_ engine.Kernel         = (*kernel[float32])(nil)
+	_ engine.Kernel         = (*kernel[float64])(nil)
+	_ engine.IndicatorTimer = (*kernel[float32])(nil)
+	_ engine.IndicatorTimer = (*kernel[float64])(nil)
+)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"sweepbench/reference/kernels"
 )
 
 // devPtr is a CUdeviceptr: an address in device memory.
@@ -56,42 +58,21 @@ func floatArg[F ~float32 | ~float64](v F) any {
 	return float64(v)
 }
 
-// Test hooks (0 = off): testMemoryCap pretends the device has at most this
-// many free bytes, so a grid runs in several launches; testOOMAbove makes
-// any launch of more combos fail with CUDA_ERROR_OUT_OF_MEMORY, so the
-// halving retry runs. Set only by tests.
-var (
-	testMemoryCap uint64
-	testOOMAbove  int
-)
-
-// Limits of one sweep launch.
+// Limits of one sweep launch (the layout shared with Metal is in
+// sweepbench/reference/kernels: SweepBlock, NF, NI, MinLaunch, SelectCap).
 const (
-	sweepBlock     = 64      // SB_BLOCK in sweep.cu
 	segThreads     = 256     // SEG_T in sweep.cu: threads (bar segments) per combo
-	sweepBins      = 32      // SB_BINS
-	sweepNF        = 9       // float fields per combo (SB_NF)
-	sweepNI        = 8       // int32 fields per combo (SB_NI)
 	posPerWord     = 16      // SB_PW: bars per stored position word
 	maxLaunch      = 1 << 20 // combos per launch, at most
-	minLaunch      = 128     // below this an out-of-memory is final
 	maxChunk       = 1 << 18 // combos per Compute call (engine.Sweep's buffer)
 	memoryFraction = 0.5     // of the free device memory a launch may take
 )
 
-// selectCap is how many values of its VaR bin a thread keeps (the buffer
-// per combo): about 1/64 of the m = n-1 strategy returns, at least 1024
-// and at most 8192. Bins near the 5% quantile are ~0.5% of the candidate
-// returns wide, so the bin normally holds several hundred; an overflow
-// costs refinement passes, never a wrong answer.
-func selectCap(n int) int {
-	return min(max((n-1)/64, 1024), 8192)
-}
-
 // bytesPerCombo is the device memory one combo of a launch needs: its
-// selection buffer, its stored positions and its outputs.
+// selection buffer (cap values of elem bytes), its stored positions and
+// its outputs.
 func bytesPerCombo(cap, elem, n int) uint64 {
-	return uint64(cap*elem + sweepNF*elem + sweepNI*4 + 4*posWords(n))
+	return uint64(cap*elem + kernels.NF*elem + kernels.NI*4 + 4*posWords(n))
 }
 
 // posWords is the 32-bit words of stored positions per combo over n bars
@@ -103,27 +84,15 @@ func posWords(n int) int {
 
 // launchCombos is how many combos one launch takes: want, bounded by
 // maxLaunch and by memoryFraction of free device memory. 0 means not even
-// minLaunch combos fit.
+// kernels.MinLaunch combos fit.
 func launchCombos(free, perCombo uint64, want int) int {
-	if want <= 0 {
-		return 0
-	}
-	budget := uint64(float64(free) * memoryFraction)
-	fit := budget / perCombo
-	c := min(uint64(want), uint64(maxLaunch), fit)
-	if c < uint64(min(want, minLaunch)) {
-		return 0
-	}
-	return int(c)
+	return kernels.LaunchCombos(uint64(float64(free)*memoryFraction), perCombo, want, maxLaunch)
 }
 
 // chunkSize is the combos per Compute call: the grid split evenly over the
 // lanes (GPUs), at most maxChunk so engine.Sweep's per-lane buffer stays
 // small.
-func chunkSize(total, lanes int) int {
-	lanes = max(lanes, 1)
-	return max(min((total+lanes-1)/lanes, maxChunk), 1)
-}
+func chunkSize(total, lanes int) int { return kernels.ChunkSize(total, lanes, maxChunk) }
 
 // laneHMA is the range [lo, hi) of HMA indices whose series GPU lane i
 // needs: when the grid is one chunk per lane, engine.Sweep gives lane i the
@@ -142,16 +111,49 @@ func laneHMA(total, lanes, chunk, n3, nh, i int) (lo, hi int) {
 	return a / n3, (b-1)/n3 + 1
 }
 
-// kthIndex is SPEC's VaR index floor(0.05*(m-1)) for m returns, computed
-// as engine.Backtest does.
-func kthIndex(m int) int { return int(math.Floor(0.05 * float64(m-1))) }
-
 // segMaxCombos: grids of fewer combos run the bar-parallel kernel
 // (sweep_seg: one block of segThreads per combo, bars split across its
 // threads); larger ones one thread per combo (sweep_*_k1), which fills the
-// GPU once there are tens of thousands of combos. A variable so tests can
-// force either kernel.
-var segMaxCombos = 8192
+// GPU once there are tens of thousands of combos.
+const segMaxCombos = 8192
 
-// useSeg reports whether a grid of total combos takes the bar-parallel kernel.
-func useSeg(total int) bool { return total < segMaxCombos }
+// sweepKernel is the sweep kernel a prepared job launches: the bar-parallel
+// one (seg: series-major indicator series) or a thread-per-combo one
+// running perThread combos per thread (bar-major series).
+type sweepKernel struct {
+	seg       bool
+	perThread int
+}
+
+var (
+	barParallel    = sweepKernel{seg: true}
+	threadPerCombo = sweepKernel{perThread: 1}
+)
+
+// kernelFor is the kernel a grid of total combos takes.
+func kernelFor(total int) sweepKernel {
+	if total < segMaxCombos {
+		return barParallel
+	}
+	return threadPerCombo
+}
+
+// entry is the kernel's entry point in sweep.cu for float suffix sfx
+// ("f32", "f64"): sweep_seg_f32, sweep_f32_k1, ...
+func (s sweepKernel) entry(sfx string) string {
+	if s.seg {
+		return "sweep_seg_" + sfx
+	}
+	return fmt.Sprintf("sweep_%s_k%d", sfx, s.perThread)
+}
+
+// String names the kernel for reports and test labels.
+func (s sweepKernel) String() string {
+	if s.seg {
+		return "bar-parallel"
+	}
+	if s.perThread == 1 {
+		return "thread-per-combo"
+	}
+	return fmt.Sprintf("%d combos per thread", s.perThread)
+}

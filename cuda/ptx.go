@@ -54,24 +54,35 @@ func embeddedSourcesHash() (string, error) {
 	return strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]), nil
 }
 
-// SourcesHash is the SHA-256 of the kernel sources in dir: every *.cu and
-// *.h file in byte order of its name, each contributing its name, a newline
-// and its bytes (scripts/cuda-build.sh computes the same with sha256sum).
-func SourcesHash(dir fs.FS) (string, error) {
+// SourcesHash is the SHA-256 of the kernel sources in dirs (cuda/kernels,
+// the .cu files, and reference/kernels, the shared header): every *.cu and
+// *.h file of them in byte order of its name, each contributing its name, a
+// newline and its bytes (scripts/cuda-build.sh computes the same with
+// sha256sum). A name found in two folders is an error.
+func SourcesHash(dirs ...fs.FS) (string, error) {
+	files := map[string]fs.FS{}
 	var names []string
-	entries, err := fs.ReadDir(dir, ".")
-	if err != nil {
-		return "", err
-	}
-	for _, e := range entries {
-		if n := e.Name(); !e.IsDir() && (strings.HasSuffix(n, ".cu") || strings.HasSuffix(n, ".h")) {
+	for _, dir := range dirs {
+		entries, err := fs.ReadDir(dir, ".")
+		if err != nil {
+			return "", err
+		}
+		for _, e := range entries {
+			n := e.Name()
+			if e.IsDir() || !(strings.HasSuffix(n, ".cu") || strings.HasSuffix(n, ".h")) {
+				continue
+			}
+			if _, dup := files[n]; dup {
+				return "", fmt.Errorf("kernel source %s is in two folders", n)
+			}
+			files[n] = dir
 			names = append(names, n)
 		}
 	}
 	sort.Strings(names)
 	h := sha256.New()
 	for _, n := range names {
-		b, err := fs.ReadFile(dir, n)
+		b, err := fs.ReadFile(files[n], n)
 		if err != nil {
 			return "", err
 		}

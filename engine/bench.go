@@ -61,7 +61,7 @@ type RungParity struct {
 	ShiftedTrades int     // sum |dn|
 	MaxAbsDn      int     // max |dn|
 	MaxAbsDPnLpp  float64 // max |dPnL| in percentage points
-	Verdict       string  // pass or collapse (SPEC rules on dn and dPnL; flips and indicator errors are the run report's business)
+	Verdict       Verdict // pass or collapse (SPEC rules on dn and dPnL; flips and indicator errors are the run report's business)
 	Note          string
 }
 
@@ -270,73 +270,25 @@ func rungParity(ref, test *Run) *RungParity {
 }
 
 // RungNaive is M0: every combo recomputes its own WMAs by the direct
-// O(n*p) sum, scalar, serial: the pandas-like baseline.
+// O(n*p) sum, scalar, serial: the pandas-like baseline, run by the
+// registered Arithmetic (NaiveSweep).
 func RungNaive(ctx context.Context, job *Job) (*Run, time.Duration, error) {
+	a, err := CPU()
+	if err != nil {
+		return nil, 0, err
+	}
 	start := time.Now()
-	b := job.Bars
-	x := SourceSeries[float64](b, job.Params.Source)
-	cl := SourceSeries[float64](b, SourceClose)
-	r := BarReturns[float64](b)
-	run := &Run{Backend: "reference", Device: "1 CPU thread", Precision: FP64, WMA: Direct, Grid: job.Grid, Status: StatusComplete}
-	h := make([]float64, b.Len())
-	h3 := make([]float64, b.Len())
-	var sc Scratch[float64]
-	var ind time.Duration
-	for i := 0; i < job.Grid.Len(); i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, err
-		}
-		c := job.Grid.At(i)
-		t0 := time.Now()
-		scalarHMA(x, c.HMA, h)
-		scalarHMA3(cl, c.HMA3, h3)
-		ind += time.Since(t0)
-		warm := max(HMAWarmup(c.HMA), HMA3Warmup(c.HMA3))
-		run.Results = append(run.Results, ComboResult{Index: i, Combo: c, Metrics: Backtest(h, h3, r, warm, job.Params, &sc)})
+	ms, ind, err := a.NaiveSweep(ctx, job)
+	if err != nil {
+		return nil, 0, err
+	}
+	run := &Run{Backend: "reference", Device: "1 CPU thread", Precision: FP64, WMA: Direct, Grid: job.Grid, Status: StatusComplete,
+		Results: make([]ComboResult, len(ms))}
+	for i, m := range ms {
+		run.Results[i] = ComboResult{Index: i, Combo: job.Grid.At(i), Metrics: m}
 	}
 	run.Elapsed = time.Since(start)
 	return run, ind, nil
-}
-
-// scalarWMA is the textbook loop: one output at a time, one accumulator,
-// no vector path. Same bits as WMA.
-func scalarWMA(x []float64, p, s int, out []float64) {
-	den := float64(p) * float64(p+1) / 2
-	for i := range out {
-		if i < s+p-1 {
-			out[i] = math.NaN()
-			continue
-		}
-		var acc float64
-		for k := 1; k <= p; k++ {
-			acc += float64(float64(k) * x[i-p+k])
-		}
-		out[i] = acc / den
-	}
-}
-
-func scalarHMA(x []float64, L int, out []float64) {
-	n := len(x)
-	a, b := make([]float64, n), make([]float64, n)
-	scalarWMA(x, L/2, 0, a)
-	scalarWMA(x, L, 0, b)
-	for i := range a {
-		a[i] = float64(2*a[i]) - b[i]
-	}
-	scalarWMA(a, HMASqrtLen(L), min(L-1, n), out)
-}
-
-func scalarHMA3(x []float64, L int, out []float64) {
-	n := len(x)
-	p := L / 2
-	a, b, c := make([]float64, n), make([]float64, n), make([]float64, n)
-	scalarWMA(x, p/3, 0, a)
-	scalarWMA(x, p/2, 0, b)
-	scalarWMA(x, p, 0, c)
-	for i := range a {
-		a[i] = float64(float64(3*a[i])-b[i]) - c[i]
-	}
-	scalarWMA(a, p, min(p-1, n), out)
 }
 
 // RungBackend returns a RungFunc that sweeps with backend b: the job's
@@ -367,9 +319,14 @@ type IndicatorDevice interface {
 }
 
 // RungDeviceIndicators is M5: fp32 indicators from the device, trades and
-// metrics on the CPU in fp64 from those series, on every core.
+// metrics on the CPU in fp64 from those series (widened exactly), on every
+// core (the registered Arithmetic's BacktestSeries64).
 func RungDeviceIndicators(dev IndicatorDevice, name string) RungFunc {
 	return func(ctx context.Context, job *Job) (*Run, time.Duration, error) {
+		a, err := CPU()
+		if err != nil {
+			return nil, 0, err
+		}
 		start := time.Now()
 		j := *job
 		j.Precision, j.WMA = FP32, Direct
@@ -386,19 +343,15 @@ func RungDeviceIndicators(dev IndicatorDevice, name string) RungFunc {
 		for L, s := range ind32.H3 {
 			h3[L] = toFloat64(s)
 		}
-		r := BarReturns[float64](job.Bars)
-		run := &Run{Backend: name, Device: fmt.Sprintf("%s + %d CPU threads", name, runtime.GOMAXPROCS(0)),
-			Precision: FP32, WMA: Direct, Grid: job.Grid, Status: StatusComplete,
-			Results: make([]ComboResult, job.Grid.Len())}
-		workers := runtime.GOMAXPROCS(0)
-		scs := make([]Scratch[float64], workers)
-		err = parallel(ctx, job.Grid.Len(), workers, func(w, i int) {
-			c := job.Grid.At(i)
-			warm := max(HMAWarmup(c.HMA), HMA3Warmup(c.HMA3))
-			run.Results[i] = ComboResult{Index: i, Combo: c, Metrics: Backtest(h[c.HMA], h3[c.HMA3], r, warm, job.Params, &scs[w])}
-		})
+		ms, err := a.BacktestSeries64(ctx, job, h, h3)
 		if err != nil {
 			return nil, 0, err
+		}
+		run := &Run{Backend: name, Device: fmt.Sprintf("%s + %d CPU threads", name, runtime.GOMAXPROCS(0)),
+			Precision: FP32, WMA: Direct, Grid: job.Grid, Status: StatusComplete,
+			Results: make([]ComboResult, len(ms))}
+		for i, m := range ms {
+			run.Results[i] = ComboResult{Index: i, Combo: job.Grid.At(i), Metrics: m}
 		}
 		run.Elapsed = time.Since(start)
 		return run, indTime, nil

@@ -1,22 +1,16 @@
 package engine
 
-import (
-	"context"
-	"runtime"
-	"sync"
-)
+import "sync"
 
 // IndicatorCache shares the indicator series of one study (bars, grid,
-// source) between its runs and its parity report, per precision and WMA
-// formulation, so each series is computed once. Safe for concurrent use.
+// source) between its runs and its parity report, so each series is
+// computed once. engine only carries it (Job.Cache); what it holds and
+// under which key is the Arithmetic's business (package reference keys it
+// by precision and WMA formulation). The zero value is ready; it is safe
+// for concurrent use.
 type IndicatorCache struct {
 	mu      sync.Mutex
-	entries map[cacheKey]*cacheEntry
-}
-
-type cacheKey struct {
-	prec Precision
-	form Formulation
+	entries map[any]*cacheEntry
 }
 
 type cacheEntry struct {
@@ -25,46 +19,29 @@ type cacheEntry struct {
 	err  error
 }
 
-// GetIndicators returns the job's indicator series in F, from job.Cache
-// when set (computing them once), else freshly built.
-func GetIndicators[F Float](ctx context.Context, job *Job) (*Indicators[F], error) {
-	form := job.WMA
-	build := func() (*Indicators[F], error) {
-		w := job.Threads
-		if w <= 0 {
-			w = runtime.GOMAXPROCS(0)
-		}
-		return BuildIndicatorsN[F](ctx, job.Bars, job.Grid, job.Params.Source, form, w)
-	}
-	if job.Cache == nil {
-		return build()
-	}
-	var zero F
-	prec := FP64
-	if _, ok := any(zero).(float32); ok {
-		prec = FP32
-	}
-	c := job.Cache
+// Load returns the value stored under key (a comparable value), calling
+// build to compute it the first time, once however many goroutines ask at
+// the same moment. A build that fails is not kept: the next Load builds
+// again, so a cancelled build does not poison the cache.
+func (c *IndicatorCache) Load(key any, build func() (any, error)) (any, error) {
 	c.mu.Lock()
 	if c.entries == nil {
-		c.entries = map[cacheKey]*cacheEntry{}
+		c.entries = map[any]*cacheEntry{}
 	}
-	k := cacheKey{prec, form}
-	e := c.entries[k]
+	e := c.entries[key]
 	if e == nil {
 		e = &cacheEntry{}
-		c.entries[k] = e
+		c.entries[key] = e
 	}
 	c.mu.Unlock()
 	e.once.Do(func() { e.v, e.err = build() })
 	if e.err != nil {
-		// A cancelled build must not poison the cache for the next caller.
 		c.mu.Lock()
-		if c.entries[k] == e {
-			delete(c.entries, k)
+		if c.entries[key] == e {
+			delete(c.entries, key)
 		}
 		c.mu.Unlock()
 		return nil, e.err
 	}
-	return e.v.(*Indicators[F]), nil
+	return e.v, nil
 }

@@ -1,23 +1,26 @@
-// Package engine is the vocabulary and the orchestration of a sweepbench
-// study; it owns no arithmetic of its own.
+// Package engine is the vocabulary every side of sweepbench speaks and the
+// one run path under every front end; it owns no arithmetic of its own.
 //
-// What it defines, and every other package speaks:
+// What it defines:
 //   - a study's description, Spec (plain data, one set of defaults:
-//     DefaultSpec), validated by Spec.Study into a Study, with typed
-//     *FieldError values naming the bad field;
+//     DefaultSpec), validated by Spec.Study (or Spec.Build, which loads the
+//     data too) into a Study, with typed *FieldError values naming the bad
+//     field; front ends phrase them (the CLI as flags, the TUI on the form);
 //   - the grid (Range, Grid, Combo), the sweep parameters (Params, Mode,
 //     Source, Precision, Formulation), a combo's Metrics under SPEC's names;
 //   - the Backend interface (Prepare a Job, a Kernel computes chunks of
-//     combos) and its optional capabilities (MultiDevice, PrecisionSupport),
-//     the Registry main fills;
-//   - runs and reports: Sweep runs one precision on one backend, RunStudy
-//     (the only code that runs a study, a new one or a resumed one) runs
-//     every precision and the parity report (SPEC "Parity"), Report
-//     formats them as table, JSON or CSV.
+//     combos), its optional capabilities (MultiDevice, PrecisionSupport,
+//     IndicatorDevice) and the Registry main fills;
+//   - runs and reports: Sweep runs one precision on one backend; RunStudy,
+//     the only code that runs a study (a new one, or a resumed one whose
+//     saved results come in as StudyOptions.Prior), runs every precision and
+//     the parity report (SPEC "Parity"); Report writes table, JSON or CSV;
+//     the bench ladder.
 //
-// The fp64/fp32 arithmetic (WMA, HMA, HMA3, the backtest, metrics, the
-// indicator series) lives in package reference, which engine reaches for
-// parity, inspection and estimates through an interface; engine imports no
-// backend (reference, cuda, metal), no store (sessions) and no UI (tui):
-// main wires them in. Its subpackage data loads and validates bars.
+// It imports no backend (reference, cuda, metal), no store (sessions) and
+// no UI (tui). The CPU arithmetic it needs outside a backend (the indicator
+// series parity compares, the workbench's one-combo trace, the estimate's
+// calibration, the CPU rungs of the bench ladder) is an Arithmetic that
+// package reference registers when imported: without one, those return
+// ErrNoArithmetic. Its subpackage data loads and validates bars.
 package engine

@@ -43,8 +43,9 @@ func (e Estimate) String() string {
 // calibration costs about one combo per precision: milliseconds on a small
 // file, tens of milliseconds at 150k bars. A GPU backend is not modelled
 // (its time is dominated by uploads and kernel launches): for it the figure
-// is an upper bound. Returns Study.Validate's error for an invalid study and
-// ctx.Err() when cancelled.
+// is an upper bound. Returns Study.Validate's error for an invalid study,
+// ErrNoArithmetic when no Arithmetic is registered (the calibration runs on
+// it) and ctx.Err() when cancelled.
 func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
 	if err := s.Validate(); err != nil {
 		return Estimate{}, err
@@ -53,27 +54,29 @@ func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
 	g := s.Grid
 	e := Estimate{Combos: g.Len(), Series: g.HMA.Len() + g.HMA3.Len(), Workers: max(1, runtime.GOMAXPROCS(0))}
 	c := Combo{HMA: g.HMA.At(g.HMA.Len() / 2), HMA3: g.HMA3.At(g.HMA3.Len() / 2)}
+	a, err := CPU()
+	if err != nil {
+		return Estimate{}, err
+	}
 	var has64, has32 bool
 	for _, p := range s.Precisions {
 		if err := ctx.Err(); err != nil {
 			return Estimate{}, err
 		}
-		var h, h3, bt time.Duration
-		var err error
-		switch p {
-		case FP32:
+		job := &Job{Bars: &s.Dataset.Bars, Grid: g, Params: s.Params, Precision: p, WMA: s.WMA}
+		if p == FP32 {
 			has32 = true
-			h, h3, bt, err = calibrate[float32](&s.Dataset.Bars, c, s.Params, s.WMA)
-		default:
+		} else {
 			has64 = true
-			h, h3, bt, err = calibrate[float64](&s.Dataset.Bars, c, s.Params, Direct)
+			job.WMA = Direct
 		}
+		t, err := a.TimeCombo(ctx, job, c)
 		if err != nil {
 			return Estimate{}, fmt.Errorf("estimate: combo (hma %d, hma3 %d): %w", c.HMA, c.HMA3, err)
 		}
-		e.PerHMA += h
-		e.PerHMA3 += h3
-		e.PerCombo += bt
+		e.PerHMA += t.HMA
+		e.PerHMA3 += t.HMA3
+		e.PerCombo += t.Backtest
 	}
 	e.Parity = has64 && has32
 	work := time.Duration(g.HMA.Len())*e.PerHMA + time.Duration(g.HMA3.Len())*e.PerHMA3 +
@@ -84,40 +87,6 @@ func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
 	e.Total = work / time.Duration(e.Workers)
 	e.Calibrate = time.Since(start)
 	return e, nil
-}
-
-// calibrate times one HMA, one HMA3 and one backtest of combo c in F, each
-// the fastest of three runs.
-func calibrate[F Float](b *Bars, c Combo, p Params, form Formulation) (h, h3, bt time.Duration, err error) {
-	x := SourceSeries[F](b, p.Source)
-	cl := x
-	if p.Source != SourceClose {
-		cl = SourceSeries[F](b, SourceClose)
-	}
-	r := BarReturns[F](b)
-	hs := make([]F, len(x))
-	h3s := make([]F, len(x))
-	best := func(f func() error) (time.Duration, error) {
-		d := time.Duration(1<<63 - 1)
-		for range 3 {
-			t := time.Now()
-			if err := f(); err != nil {
-				return 0, err
-			}
-			d = min(d, time.Since(t))
-		}
-		return d, nil
-	}
-	if h, err = best(func() error { return HMA(x, c.HMA, form, hs) }); err != nil {
-		return
-	}
-	if h3, err = best(func() error { return HMA3(cl, c.HMA3, form, h3s) }); err != nil {
-		return
-	}
-	warm := max(HMAWarmup(c.HMA), HMA3Warmup(c.HMA3))
-	var sc Scratch[F]
-	bt, err = best(func() error { Backtest(hs, h3s, r, warm, p, &sc); return nil })
-	return
 }
 
 // roundDuration keeps two or three significant figures for display.

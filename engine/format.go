@@ -153,7 +153,7 @@ type ParityLabels struct {
 // run report and the session diff share.
 func WriteParitySummary(bw *ErrWriter, p *Parity, l ParityLabels) {
 	if l.Verdict {
-		bw.Printf("\n%s: %s", l.Title, strings.ToUpper(p.Verdict))
+		bw.Printf("\n%s: %s", l.Title, strings.ToUpper(string(p.Verdict)))
 	} else {
 		bw.Printf("\n%s: %s", l.Title, l.NoVerdict)
 	}

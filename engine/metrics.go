@@ -25,83 +25,74 @@ type Metrics struct {
 	FlatBars    int     // bars held flat
 }
 
-// MetricNames lists the SPEC names in table order.
-var MetricNames = []string{
-	"total_return", "cagr", "sharpe", "sortino", "max_drawdown", "calmar",
-	"win_rate", "total_trades", "var_95", "cvar_95", "omega",
-	"long_bars", "short_bars", "flat_bars",
+// metricTable is every metric by its SPEC name, in table order: the one
+// place that ties a name to a field. A count has count set, a ratio or
+// fraction float.
+var metricTable = []struct {
+	name  string
+	float func(*Metrics) *float64
+	count func(*Metrics) *int
+}{
+	{name: "total_return", float: func(m *Metrics) *float64 { return &m.TotalReturn }},
+	{name: "cagr", float: func(m *Metrics) *float64 { return &m.CAGR }},
+	{name: "sharpe", float: func(m *Metrics) *float64 { return &m.Sharpe }},
+	{name: "sortino", float: func(m *Metrics) *float64 { return &m.Sortino }},
+	{name: "max_drawdown", float: func(m *Metrics) *float64 { return &m.MaxDrawdown }},
+	{name: "calmar", float: func(m *Metrics) *float64 { return &m.Calmar }},
+	{name: "win_rate", float: func(m *Metrics) *float64 { return &m.WinRate }},
+	{name: "total_trades", count: func(m *Metrics) *int { return &m.TotalTrades }},
+	{name: "var_95", float: func(m *Metrics) *float64 { return &m.VaR95 }},
+	{name: "cvar_95", float: func(m *Metrics) *float64 { return &m.CVaR95 }},
+	{name: "omega", float: func(m *Metrics) *float64 { return &m.Omega }},
+	{name: "long_bars", count: func(m *Metrics) *int { return &m.LongBars }},
+	{name: "short_bars", count: func(m *Metrics) *int { return &m.ShortBars }},
+	{name: "flat_bars", count: func(m *Metrics) *int { return &m.FlatBars }},
 }
+
+// MetricNames lists the SPEC names in table order.
+var MetricNames = func() []string {
+	out := make([]string, len(metricTable))
+	for i, f := range metricTable {
+		out[i] = f.name
+	}
+	return out
+}()
+
+// metricIndex finds a name's row of metricTable.
+var metricIndex = func() map[string]int {
+	out := make(map[string]int, len(metricTable))
+	for i, f := range metricTable {
+		out[f.name] = i
+	}
+	return out
+}()
 
 // Value returns a metric by its SPEC name as float64 (counts converted);
 // ok is false for an unknown name.
 func (m *Metrics) Value(name string) (v float64, ok bool) {
-	switch name {
-	case "total_return":
-		return m.TotalReturn, true
-	case "cagr":
-		return m.CAGR, true
-	case "sharpe":
-		return m.Sharpe, true
-	case "sortino":
-		return m.Sortino, true
-	case "max_drawdown":
-		return m.MaxDrawdown, true
-	case "calmar":
-		return m.Calmar, true
-	case "win_rate":
-		return m.WinRate, true
-	case "total_trades":
-		return float64(m.TotalTrades), true
-	case "var_95":
-		return m.VaR95, true
-	case "cvar_95":
-		return m.CVaR95, true
-	case "omega":
-		return m.Omega, true
-	case "long_bars":
-		return float64(m.LongBars), true
-	case "short_bars":
-		return float64(m.ShortBars), true
-	case "flat_bars":
-		return float64(m.FlatBars), true
+	i, ok := metricIndex[name]
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	f := metricTable[i]
+	if f.count != nil {
+		return float64(*f.count(m)), true
+	}
+	return *f.float(m), true
 }
 
 // SetValue sets a metric by its SPEC name (the inverse of Value, for stores
-// and decoders); ok is false for an unknown name.
+// and decoders; a count is truncated to an int); ok is false for an unknown
+// name.
 func (m *Metrics) SetValue(name string, v float64) bool {
-	switch name {
-	case "total_return":
-		m.TotalReturn = v
-	case "cagr":
-		m.CAGR = v
-	case "sharpe":
-		m.Sharpe = v
-	case "sortino":
-		m.Sortino = v
-	case "max_drawdown":
-		m.MaxDrawdown = v
-	case "calmar":
-		m.Calmar = v
-	case "win_rate":
-		m.WinRate = v
-	case "total_trades":
-		m.TotalTrades = int(v)
-	case "var_95":
-		m.VaR95 = v
-	case "cvar_95":
-		m.CVaR95 = v
-	case "omega":
-		m.Omega = v
-	case "long_bars":
-		m.LongBars = int(v)
-	case "short_bars":
-		m.ShortBars = int(v)
-	case "flat_bars":
-		m.FlatBars = int(v)
-	default:
+	i, ok := metricIndex[name]
+	if !ok {
 		return false
+	}
+	if f := metricTable[i]; f.count != nil {
+		*f.count(m) = int(v)
+	} else {
+		*f.float(m) = v
 	}
 	return true
 }

@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/reference/conformance"
 )
 
 // TestJSONFloatRoundTrip: SPEC "Metrics per combo": non-finite values are
@@ -20,16 +23,16 @@ func TestJSONFloatRoundTrip(t *testing.T) {
 		{math.Inf(1), `"inf"`}, {math.Inf(-1), `"-inf"`}, {math.NaN(), `"nan"`},
 		{0, `0`}, {-0.25, `-0.25`}, {1e-300, `1e-300`}, {0.1, `0.1`}, {math.MaxFloat64, `1.7976931348623157e+308`},
 	} {
-		b, err := json.Marshal(JSONFloat(c.v))
+		b, err := json.Marshal(engine.JSONFloat(c.v))
 		if err != nil || string(b) != c.text {
 			t.Errorf("Marshal(%v) = %s, %v, want %s", c.v, b, err, c.text)
 		}
-		var back JSONFloat
-		if err := json.Unmarshal(b, &back); err != nil || !sameBits(float64(back), c.v) {
+		var back engine.JSONFloat
+		if err := json.Unmarshal(b, &back); err != nil || !conformance.SameFloat(float64(back), c.v) {
 			t.Errorf("Unmarshal(%s) = %v, %v, want %v", b, back, err, c.v)
 		}
 	}
-	var f JSONFloat
+	var f engine.JSONFloat
 	if err := json.Unmarshal([]byte(`"infinity"`), &f); err == nil {
 		t.Error(`Unmarshal("infinity"): no error`)
 	}
@@ -37,7 +40,7 @@ func TestJSONFloatRoundTrip(t *testing.T) {
 		v    float64
 		want string
 	}{{math.Inf(1), "inf"}, {math.Inf(-1), "-inf"}, {math.NaN(), "nan"}, {1.5, "1.5"}, {-2e-7, "-2e-07"}} {
-		if got := FormatFloat(c.v); got != c.want {
+		if got := engine.FormatFloat(c.v); got != c.want {
 			t.Errorf("FormatFloat(%v) = %q, want %q", c.v, got, c.want)
 		}
 	}
@@ -46,17 +49,17 @@ func TestJSONFloatRoundTrip(t *testing.T) {
 // TestMetricsByName: Value and SetValue cover every SPEC name, in both
 // directions; unknown names are refused.
 func TestMetricsByName(t *testing.T) {
-	var m Metrics
-	for i, name := range MetricNames {
+	var m engine.Metrics
+	for i, name := range engine.MetricNames {
 		if !m.SetValue(name, float64(i+1)) {
 			t.Errorf("SetValue(%q) refused", name)
 		}
 	}
-	want := Metrics{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
+	want := engine.Metrics{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
 	if m != want {
 		t.Errorf("after SetValue by name: %+v, want %+v (names out of field order?)", m, want)
 	}
-	for i, name := range MetricNames {
+	for i, name := range engine.MetricNames {
 		if v, ok := m.Value(name); !ok || v != float64(i+1) {
 			t.Errorf("Value(%q) = %v, %v", name, v, ok)
 		}
@@ -74,12 +77,12 @@ func TestMetricsByName(t *testing.T) {
 // strings, CSV with the same spelling, and ParseMetricsJSON reads a combo
 // back with its index placed on the grid.
 func TestReportWritesNonFinite(t *testing.T) {
-	g := Grid{HMA: Range{10, 30, 10}, HMA3: Range{12, 36, 12}}
-	m := Metrics{TotalReturn: 0.5, CAGR: math.Inf(1), Sortino: math.Inf(1), Omega: math.Inf(1), Sharpe: math.NaN(),
+	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 30, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 36, Step: 12}}
+	m := engine.Metrics{TotalReturn: 0.5, CAGR: math.Inf(1), Sortino: math.Inf(1), Omega: math.Inf(1), Sharpe: math.NaN(),
 		Calmar: math.Inf(-1), TotalTrades: 3, LongBars: 10, FlatBars: 5}
-	rep := &Report{Grid: g, Params: Params{Fee: DefaultFee, BarsPerYear: 525600}, Backend: "reference",
-		Runs: []*Run{{Backend: "reference", Precision: FP64, Grid: g, Status: StatusComplete,
-			Results: []ComboResult{{Index: 5, Combo: g.At(5), Metrics: m}}}}}
+	rep := &engine.Report{Grid: g, Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Backend: "reference",
+		Runs: []*engine.Run{{Backend: "reference", Precision: engine.FP64, Grid: g, Status: engine.StatusComplete,
+			Results: []engine.ComboResult{{Index: 5, Combo: g.At(5), Metrics: m}}}}}
 	var buf bytes.Buffer
 	if err := rep.WriteJSON(&buf); err != nil {
 		t.Fatal(err)
@@ -105,11 +108,12 @@ func TestReportWritesNonFinite(t *testing.T) {
 			t.Errorf("combo JSON %s lacks %s", raw, w)
 		}
 	}
-	back, err := ParseMetricsJSON(raw, g)
+	back, err := engine.ParseMetricsJSON(raw, g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Index != 5 || back.Combo != g.At(5) || !sameMetrics(back.Metrics, m) {
+	_, same := conformance.SameMetrics(back.Metrics, m)
+	if back.Index != 5 || back.Combo != g.At(5) || !same {
 		t.Errorf("ParseMetricsJSON = %+v, want index 5 %+v %+v", back, g.At(5), m)
 	}
 
@@ -126,8 +130,8 @@ func TestReportWritesNonFinite(t *testing.T) {
 		col[h] = rows[1][i]
 	}
 	if col["cagr"] != "inf" || col["sharpe"] != "nan" || col["calmar"] != "-inf" || col["hma"] != "20" || col["hma3"] != "36" || col["total_trades"] != "3" ||
-		col["status"] != string(rep.Runs[0].Status) || col["fee"] != FormatFloat(rep.Params.Fee) || col["mode"] != rep.Params.Mode.String() ||
-		col["bars_per_year"] != FormatFloat(rep.Params.BarsPerYear) || col["dataset"] != rep.Dataset.Name {
+		col["status"] != string(rep.Runs[0].Status) || col["fee"] != engine.FormatFloat(rep.Params.Fee) || col["mode"] != rep.Params.Mode.String() ||
+		col["bars_per_year"] != engine.FormatFloat(rep.Params.BarsPerYear) || col["dataset"] != rep.Dataset.Name {
 		t.Errorf("CSV row %v", col)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"sort"
-	"sync"
 )
 
 // Parity thresholds (SPEC "Parity").
@@ -23,10 +22,12 @@ const (
 	MaxFlipsListed = 1000
 )
 
-// Verdicts.
+// Verdict is the parity report's judgement (SPEC "Parity").
+type Verdict string
+
 const (
-	VerdictPass     = "pass"
-	VerdictCollapse = "collapse"
+	VerdictPass     Verdict = "pass"     // no collapse condition fired
+	VerdictCollapse Verdict = "collapse" // at least one did: Parity.Reasons names each
 )
 
 // ComboParity compares one combo between the two runs.
@@ -68,7 +69,7 @@ type SeriesError struct {
 // Parity is the report of SPEC "Parity": fp32 (or any second run) against
 // the fp64 reference, per combo and over the sweep.
 type Parity struct {
-	Verdict string   // "pass" or "collapse"
+	Verdict Verdict  // VerdictPass or VerdictCollapse
 	Reasons []string // the conditions that fired (empty on pass)
 	// Explanation, when set, reads a collapse for the user: e.g. that every
 	// flip is borderline and only SPEC's per-combo trade limit fired.
@@ -107,26 +108,27 @@ type ParityInput[A, B Float] struct {
 }
 
 // CompareRuns builds the parity report of test (fp32) against ref (fp64)
-// for job, taking the indicator series from job.Cache (computed there
-// once). The fp32 series are the CPU float32 path's, which SPEC makes
-// bit-identical on every backend; trade counts and PnL come from the runs.
+// for job, taking the indicator series from the registered Arithmetic
+// through job.Cache (computed there once; ErrNoArithmetic without one). The
+// fp32 series are the CPU float32 path's, which SPEC makes bit-identical on
+// every backend; trade counts and PnL come from the runs.
 func CompareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64) (*Parity, error) {
 	j64 := *job
 	j64.Precision, j64.WMA = FP64, Direct
-	ind64, err := GetIndicators[float64](ctx, &j64)
+	ind64, err := IndicatorsOf[float64](ctx, &j64)
 	if err != nil {
 		return nil, err
 	}
 	jt := *job
 	jt.Precision, jt.WMA = test.Precision, test.WMA
 	if test.Precision == FP32 {
-		ind32, err := GetIndicators[float32](ctx, &jt)
+		ind32, err := IndicatorsOf[float32](ctx, &jt)
 		if err != nil {
 			return nil, err
 		}
 		return Compare(ctx, ParityInput[float64, float32]{job.Bars, job.Grid, job.Params, ref, test, ind64, ind32, tol})
 	}
-	indT, err := GetIndicators[float64](ctx, &jt)
+	indT, err := IndicatorsOf[float64](ctx, &jt)
 	if err != nil {
 		return nil, err
 	}
@@ -184,62 +186,48 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	// Per combo: counts, PnL and flips, spread over all cores.
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(pairs)))
 	heaps := make([]flipHeap, workers)
-	var next int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
+	pos := make([][2][]int8, workers) // each worker's fp64 and fp32 positions
 	close := in.Bars.Close
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			pos64 := make([]int8, len(close))
-			pos32 := make([]int8, len(close))
-			for ctx.Err() == nil {
-				mu.Lock()
-				k := next
-				next++
-				mu.Unlock()
-				if k >= len(pairs) {
-					return
-				}
-				pr := pairs[k]
-				c := pr.ref.Combo
-				cp := &p.Combos[k]
-				*cp = ComboParity{Index: pr.ref.Index, Combo: c, Trades64: pr.ref.TotalTrades, Trades32: pr.test.TotalTrades}
-				cp.Dn = cp.Trades32 - cp.Trades64
-				cp.RelDn = relInt(cp.Dn, cp.Trades64)
-				d := pr.test.TotalReturn - pr.ref.TotalReturn
-				cp.DPnLpp = 100 * d
-				cp.RelDPnL = relFloat(d, pr.ref.TotalReturn)
-				cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
+	err := Parallel(ctx, len(pairs), workers, func(w, k int) {
+		if pos[w][0] == nil {
+			pos[w] = [2][]int8{make([]int8, len(close)), make([]int8, len(close))}
+		}
+		pos64, pos32 := pos[w][0], pos[w][1]
+		pr := pairs[k]
+		c := pr.ref.Combo
+		cp := &p.Combos[k]
+		*cp = ComboParity{Index: pr.ref.Index, Combo: c, Trades64: pr.ref.TotalTrades, Trades32: pr.test.TotalTrades}
+		cp.Dn = cp.Trades32 - cp.Trades64
+		cp.RelDn = relInt(cp.Dn, cp.Trades64)
+		d := pr.test.TotalReturn - pr.ref.TotalReturn
+		cp.DPnLpp = 100 * d
+		cp.RelDPnL = relFloat(d, pr.ref.TotalReturn)
+		cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
 
-				h64, h364 := in.RefInd.H[c.HMA], in.RefInd.H3[c.HMA3]
-				h32, h332 := in.TestInd.H[c.HMA], in.TestInd.H3[c.HMA3]
-				if h64 == nil || h364 == nil || h32 == nil || h332 == nil {
-					continue
-				}
-				warm := max(HMAWarmup(c.HMA), HMA3Warmup(c.HMA3))
-				Positions(h64, h364, warm, in.Params.Mode, pos64)
-				Positions(h32, h332, warm, in.Params.Mode, pos32)
-				for b := warm; b < len(close)-1; b++ {
-					if pos64[b] == pos32[b] {
-						continue
-					}
-					m := math.Abs(float64(h364[b])-float64(h64[b])) / close[b]
-					f := Flip{Index: cp.Index, Combo: c, Bar: b, Time: in.Bars.Time[b],
-						Pos64: pos64[b], Pos32: pos32[b], Margin: m, Borderline: m < tol}
-					cp.Flips++
-					if !f.Borderline {
-						cp.NonBorderline++
-					}
-					cp.MaxFlipMargin = math.Max(cp.MaxFlipMargin, m)
-					heaps[w].offer(f)
-				}
+		h64, h364 := in.RefInd.H[c.HMA], in.RefInd.H3[c.HMA3]
+		h32, h332 := in.TestInd.H[c.HMA], in.TestInd.H3[c.HMA3]
+		if h64 == nil || h364 == nil || h32 == nil || h332 == nil {
+			return
+		}
+		warm := ComboWarmup(c)
+		Positions(h64, h364, warm, in.Params.Mode, pos64)
+		Positions(h32, h332, warm, in.Params.Mode, pos32)
+		for b := warm; b < len(close)-1; b++ {
+			if pos64[b] == pos32[b] {
+				continue
 			}
-		}(w)
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+			m := math.Abs(float64(h364[b])-float64(h64[b])) / close[b]
+			f := Flip{Index: cp.Index, Combo: c, Bar: b, Time: in.Bars.Time[b],
+				Pos64: pos64[b], Pos32: pos32[b], Margin: m, Borderline: m < tol}
+			cp.Flips++
+			if !f.Borderline {
+				cp.NonBorderline++
+			}
+			cp.MaxFlipMargin = math.Max(cp.MaxFlipMargin, m)
+			heaps[w].offer(f)
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
 

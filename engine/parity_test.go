@@ -1,4 +1,4 @@
-package engine
+package engine_test
 
 import (
 	"context"
@@ -8,6 +8,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
+	"sweepbench/reference"
 )
 
 // parityFixture is a one-combo grid (hma 2, hma3 6: warm-up max(1, 4) = 4)
@@ -17,24 +21,24 @@ import (
 // (~6e-8) cannot move a 1e-3 margin, so fp32 and fp64 positions agree until
 // a test perturbs one.
 type parityFixture struct {
-	bars           *Bars
-	grid           Grid
-	params         Params
+	bars           *engine.Bars
+	grid           engine.Grid
+	params         engine.Params
 	h64, h364      []float64
 	h32, h332      []float32
-	ref, test      *Run
-	refInd, tstInd *Indicators[float64]
+	ref, test      *engine.Run
+	refInd, tstInd *engine.Indicators[float64]
 }
 
 const fixWarm = 4 // max(HMAWarmup(2), HMA3Warmup(6))
 
 func newParityFixture(n int, seed uint64) *parityFixture {
 	rng := rand.New(rand.NewPCG(seed, 61))
-	close := randomWalk(rng, n, 100, 0.005)
+	close := datatest.Closes(rng, n, 100, 0.005)
 	f := &parityFixture{
-		bars:   closeBars(close),
-		grid:   Grid{HMA: Range{2, 2, 1}, HMA3: Range{6, 6, 1}},
-		params: Params{Fee: DefaultFee, Mode: LongShort, BarsPerYear: 525600},
+		bars:   datatest.CloseBars(close),
+		grid:   engine.Grid{HMA: engine.Range{Start: 2, Stop: 2, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 6, Step: 1}},
+		params: engine.Params{Fee: engine.DefaultFee, Mode: engine.LongShort, BarsPerYear: 525600},
 		h64:    make([]float64, n), h364: make([]float64, n),
 	}
 	side, left := 1.0, 0
@@ -46,27 +50,27 @@ func newParityFixture(n int, seed uint64) *parityFixture {
 		f.h64[i] = close[i]
 		f.h364[i] = close[i] * (1 + side*(0.001+0.009*rng.Float64()))
 	}
-	f.h32, f.h332 = toF[float32](f.h64), toF[float32](f.h364)
+	f.h32, f.h332 = narrow(f.h64), narrow(f.h364)
 	return f
 }
 
 // runs builds both runs from the fixture's series through Backtest, as a
 // backend would.
 func (f *parityFixture) runs() {
-	r64 := BarReturns[float64](f.bars)
-	r32 := BarReturns[float32](f.bars)
+	r64 := reference.BarReturns[float64](f.bars)
+	r32 := reference.BarReturns[float32](f.bars)
 	c := f.grid.At(0)
-	m64 := Backtest(f.h64, f.h364, r64, fixWarm, f.params, new(Scratch[float64]))
-	m32 := Backtest(f.h32, f.h332, r32, fixWarm, f.params, new(Scratch[float32]))
-	f.ref = &Run{Precision: FP64, Grid: f.grid, Status: StatusComplete, Results: []ComboResult{{Index: 0, Combo: c, Metrics: m64}}}
-	f.test = &Run{Precision: FP32, Grid: f.grid, Status: StatusComplete, Results: []ComboResult{{Index: 0, Combo: c, Metrics: m32}}}
+	m64 := reference.Backtest(f.h64, f.h364, r64, fixWarm, f.params, new(reference.Scratch[float64]))
+	m32 := reference.Backtest(f.h32, f.h332, r32, fixWarm, f.params, new(reference.Scratch[float32]))
+	f.ref = &engine.Run{Precision: engine.FP64, Grid: f.grid, Status: engine.StatusComplete, Results: []engine.ComboResult{{Index: 0, Combo: c, Metrics: m64}}}
+	f.test = &engine.Run{Precision: engine.FP32, Grid: f.grid, Status: engine.StatusComplete, Results: []engine.ComboResult{{Index: 0, Combo: c, Metrics: m32}}}
 }
 
-func (f *parityFixture) compare(t *testing.T, tol float64) *Parity {
+func (f *parityFixture) compare(t *testing.T, tol float64) *engine.Parity {
 	t.Helper()
-	ind64 := &Indicators[float64]{H: map[int][]float64{2: f.h64}, H3: map[int][]float64{6: f.h364}}
-	ind32 := &Indicators[float32]{H: map[int][]float32{2: f.h32}, H3: map[int][]float32{6: f.h332}}
-	p, err := Compare(context.Background(), ParityInput[float64, float32]{
+	ind64 := &engine.Indicators[float64]{H: map[int][]float64{2: f.h64}, H3: map[int][]float64{6: f.h364}}
+	ind32 := &engine.Indicators[float32]{H: map[int][]float32{2: f.h32}, H3: map[int][]float32{6: f.h332}}
+	p, err := engine.Compare(context.Background(), engine.ParityInput[float64, float32]{
 		Bars: f.bars, Grid: f.grid, Params: f.params, Ref: f.ref, Test: f.test,
 		RefInd: ind64, TestInd: ind32, Tolerance: tol,
 	})
@@ -82,7 +86,7 @@ func TestParityBaselinePasses(t *testing.T) {
 	f := newParityFixture(3000, 1)
 	f.runs()
 	p := f.compare(t, 0)
-	if p.Verdict != VerdictPass || len(p.Reasons) != 0 {
+	if p.Verdict != engine.VerdictPass || len(p.Reasons) != 0 {
 		t.Errorf("verdict %q reasons %q, want pass", p.Verdict, p.Reasons)
 	}
 	if p.FlipCount != 0 || p.Combos[0].Dn != 0 {
@@ -91,8 +95,8 @@ func TestParityBaselinePasses(t *testing.T) {
 	if p.MaxRelIndicatorError <= 0 || p.MaxRelIndicatorError > 0x1p-24 {
 		t.Errorf("MaxRelIndicatorError = %g, want float32 rounding (0, 2^-24]", p.MaxRelIndicatorError)
 	}
-	if p.Tolerance != DefaultBorderline {
-		t.Errorf("Tolerance = %g, want the default %g", p.Tolerance, DefaultBorderline)
+	if p.Tolerance != engine.DefaultBorderline {
+		t.Errorf("Tolerance = %g, want the default %g", p.Tolerance, engine.DefaultBorderline)
 	}
 	if p.CombosCompared != 1 || p.Incomplete {
 		t.Errorf("CombosCompared %d Incomplete %v, want 1 and false", p.CombosCompared, p.Incomplete)
@@ -129,14 +133,14 @@ func TestParityForcedFlip(t *testing.T) {
 	for _, c := range []struct {
 		tol        float64
 		borderline bool
-		verdict    string
-	}{{0, true, VerdictPass}, {1e-7, false, VerdictCollapse}} {
+		verdict    engine.Verdict
+	}{{0, true, engine.VerdictPass}, {1e-7, false, engine.VerdictCollapse}} {
 		p := f.compare(t, c.tol)
 		if p.FlipCount != 1 || len(p.Flips) != 1 {
 			t.Fatalf("tol %g: FlipCount %d, %d listed, want 1", c.tol, p.FlipCount, len(p.Flips))
 		}
 		fl := p.Flips[0]
-		want := Flip{Index: 0, Combo: Combo{2, 6}, Bar: b, Time: f.bars.Time[b], Pos64: 1, Pos32: -1, Margin: margin, Borderline: c.borderline}
+		want := engine.Flip{Index: 0, Combo: engine.Combo{2, 6}, Bar: b, Time: f.bars.Time[b], Pos64: 1, Pos32: -1, Margin: margin, Borderline: c.borderline}
 		if fl != want {
 			t.Errorf("tol %g: flip %+v, want %+v", c.tol, fl, want)
 		}
@@ -154,7 +158,7 @@ func TestParityForcedFlip(t *testing.T) {
 		if p.Verdict != c.verdict {
 			t.Errorf("tol %g: verdict %q (reasons %q), want %q", c.tol, p.Verdict, p.Reasons, c.verdict)
 		}
-		if c.verdict == VerdictCollapse && (len(p.Reasons) != 1 || !strings.Contains(p.Reasons[0], "non-borderline")) {
+		if c.verdict == engine.VerdictCollapse && (len(p.Reasons) != 1 || !strings.Contains(p.Reasons[0], "non-borderline")) {
 			t.Errorf("tol %g: reasons %q, want one naming the non-borderline flip", c.tol, p.Reasons)
 		}
 		if nb := map[bool]int{true: 0, false: 1}[c.borderline]; p.NonBorderlineFlips != nb || cp.NonBorderline != nb {
@@ -222,9 +226,9 @@ func TestParityVerdictRules(t *testing.T) {
 				m(f)
 			}
 			p := f.compare(t, 0)
-			wantVerdict := VerdictPass
+			wantVerdict := engine.VerdictPass
 			if len(c.reason) > 0 {
-				wantVerdict = VerdictCollapse
+				wantVerdict = engine.VerdictCollapse
 			}
 			if p.Verdict != wantVerdict || len(p.Reasons) != len(c.reason) {
 				t.Fatalf("verdict %q reasons %q, want %q with %d reasons", p.Verdict, p.Reasons, wantVerdict, len(c.reason))
@@ -241,7 +245,7 @@ func TestParityVerdictRules(t *testing.T) {
 	f.runs()
 	bend(true, 2e-4)(f)
 	p := f.compare(t, 0)
-	if e := p.IndicatorErrors[0]; e.Series != "h3" || e.Length != 6 || e.Bar != 500 || !near(e.MaxRel, 2e-4, 1e-3, 0) {
+	if e := p.IndicatorErrors[0]; e.Series != "h3" || e.Length != 6 || e.Bar != 500 || math.Abs(e.MaxRel-2e-4) > 1e-3*2e-4 {
 		t.Errorf("worst indicator error %+v, want h3 length 6 at bar 500, ~2e-4", e)
 	}
 }
@@ -278,17 +282,17 @@ func TestParityRelativeConventions(t *testing.T) {
 func TestParityFlipsWorstFirstCapped(t *testing.T) {
 	const n = 1500
 	rng := rand.New(rand.NewPCG(5, 6))
-	close := randomWalk(rng, n, 100, 0.005)
-	bars := closeBars(close)
-	g := Grid{HMA: Range{2, 3, 1}, HMA3: Range{6, 6, 1}} // combos (2,6) and (3,6)
-	ind64 := &Indicators[float64]{H: map[int][]float64{}, H3: map[int][]float64{}}
-	ind32 := &Indicators[float32]{H: map[int][]float32{}, H3: map[int][]float32{}}
+	close := datatest.Closes(rng, n, 100, 0.005)
+	bars := datatest.CloseBars(close)
+	g := engine.Grid{HMA: engine.Range{Start: 2, Stop: 3, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 6, Step: 1}} // combos (2,6) and (3,6)
+	ind64 := &engine.Indicators[float64]{H: map[int][]float64{}, H3: map[int][]float64{}}
+	ind32 := &engine.Indicators[float32]{H: map[int][]float32{}, H3: map[int][]float32{}}
 	h3 := make([]float64, n)
 	for i := range h3 {
 		h3[i] = close[i] * 1.5 // far above: fp64 long throughout
 	}
 	ind64.H3[6] = h3
-	ind32.H3[6] = toF[float32](h3)
+	ind32.H3[6] = narrow(h3)
 	type flip struct {
 		index, bar int
 		margin     float64
@@ -301,21 +305,23 @@ func TestParityFlipsWorstFirstCapped(t *testing.T) {
 			m := math.Pow(10, -7+4*rng.Float64()) // margin 1e-7 .. 1e-3
 			h[i] = h3[i] - m*close[i]             // fp64: h3 > h, long
 			h32[i] = float32(h3[i] * 1.01)        // fp32: h3 < h, short
-			if i >= max(HMAWarmup(L), HMA3Warmup(6)) && i < n-1 {
+			if i >= max(engine.HMAWarmup(L), engine.HMA3Warmup(6)) && i < n-1 {
 				all = append(all, flip{k, i, math.Abs(h3[i]-h[i]) / close[i]})
 			}
 		}
 		ind64.H[L], ind32.H[L] = h, h32
 	}
-	res := []ComboResult{{Index: 0, Combo: g.At(0)}, {Index: 1, Combo: g.At(1)}}
-	run := func(p Precision) *Run { return &Run{Precision: p, Grid: g, Status: StatusComplete, Results: res} }
-	p, err := Compare(context.Background(), ParityInput[float64, float32]{Bars: bars, Grid: g,
-		Params: Params{Fee: DefaultFee, BarsPerYear: 525600}, Ref: run(FP64), Test: run(FP32), RefInd: ind64, TestInd: ind32})
+	res := []engine.ComboResult{{Index: 0, Combo: g.At(0)}, {Index: 1, Combo: g.At(1)}}
+	run := func(p engine.Precision) *engine.Run {
+		return &engine.Run{Precision: p, Grid: g, Status: engine.StatusComplete, Results: res}
+	}
+	p, err := engine.Compare(context.Background(), engine.ParityInput[float64, float32]{Bars: bars, Grid: g,
+		Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Ref: run(engine.FP64), Test: run(engine.FP32), RefInd: ind64, TestInd: ind32})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sort.Slice(all, func(i, j int) bool {
-		bi, bj := all[i].margin < DefaultBorderline, all[j].margin < DefaultBorderline
+		bi, bj := all[i].margin < engine.DefaultBorderline, all[j].margin < engine.DefaultBorderline
 		if bi != bj {
 			return !bi
 		}
@@ -326,19 +332,19 @@ func TestParityFlipsWorstFirstCapped(t *testing.T) {
 	})
 	nonBorder := 0
 	for _, f := range all {
-		if f.margin >= DefaultBorderline {
+		if f.margin >= engine.DefaultBorderline {
 			nonBorder++
 		}
 	}
 	if p.FlipCount != len(all) || p.NonBorderlineFlips != nonBorder {
 		t.Errorf("FlipCount %d NonBorderlineFlips %d, want %d and %d", p.FlipCount, p.NonBorderlineFlips, len(all), nonBorder)
 	}
-	if len(all) <= MaxFlipsListed || len(p.Flips) != MaxFlipsListed {
-		t.Fatalf("%d flips listed of %d, want the cap %d", len(p.Flips), len(all), MaxFlipsListed)
+	if len(all) <= engine.MaxFlipsListed || len(p.Flips) != engine.MaxFlipsListed {
+		t.Fatalf("%d flips listed of %d, want the cap %d", len(p.Flips), len(all), engine.MaxFlipsListed)
 	}
 	for i, f := range p.Flips {
 		w := all[i]
-		if f.Index != w.index || f.Bar != w.bar || f.Margin != w.margin || f.Borderline != (w.margin < DefaultBorderline) ||
+		if f.Index != w.index || f.Bar != w.bar || f.Margin != w.margin || f.Borderline != (w.margin < engine.DefaultBorderline) ||
 			f.Pos64 != 1 || f.Pos32 != -1 {
 			t.Fatalf("Flips[%d] = %+v, want combo %d bar %d margin %g", i, f, w.index, w.bar, w.margin)
 		}
@@ -352,15 +358,24 @@ func TestParityFlipsWorstFirstCapped(t *testing.T) {
 // are compared and the report says so.
 func TestParityIncomplete(t *testing.T) {
 	f := newParityFixture(500, 7)
-	f.grid = Grid{HMA: Range{2, 2, 1}, HMA3: Range{6, 8, 1}} // 3 combos: (2,6) (2,7) (2,8)
+	f.grid = engine.Grid{HMA: engine.Range{Start: 2, Stop: 2, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 8, Step: 1}} // 3 combos: (2,6) (2,7) (2,8)
 	f.runs()
 	r := f.ref.Results[0]
-	f.ref.Results = []ComboResult{r, {Index: 1, Combo: Combo{2, 7}, Metrics: r.Metrics}, {Index: 2, Combo: Combo{2, 8}, Metrics: r.Metrics}}
+	f.ref.Results = []engine.ComboResult{r, {Index: 1, Combo: engine.Combo{2, 7}, Metrics: r.Metrics}, {Index: 2, Combo: engine.Combo{2, 8}, Metrics: r.Metrics}}
 	f.ref.Grid = f.grid
-	f.test.Results = []ComboResult{{Index: 1, Combo: Combo{2, 7}, Metrics: r.Metrics}}
-	f.test.Status = StatusCancelled
+	f.test.Results = []engine.ComboResult{{Index: 1, Combo: engine.Combo{2, 7}, Metrics: r.Metrics}}
+	f.test.Status = engine.StatusCancelled
 	p := f.compare(t, 0)
 	if !p.Incomplete || p.CombosCompared != 1 || len(p.Combos) != 1 || p.Combos[0].Index != 1 {
 		t.Errorf("Incomplete %v CombosCompared %d combos %+v, want true, 1, index 1", p.Incomplete, p.CombosCompared, p.Combos)
 	}
+}
+
+// narrow rounds a series to float32, as the fixture's fp32 side.
+func narrow(x []float64) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(v)
+	}
+	return out
 }

@@ -190,7 +190,7 @@ func (r *Report) toJSON() jsonReport {
 		out.Runs = append(out.Runs, jr)
 	}
 	if p := r.Parity; p != nil {
-		jp := &jsonParity{Compared: r.ParityOf, Verdict: p.Verdict, Reasons: append([]string{}, p.Reasons...), Explanation: p.Explanation, Incomplete: p.Incomplete,
+		jp := &jsonParity{Compared: r.ParityOf, Verdict: string(p.Verdict), Reasons: append([]string{}, p.Reasons...), Explanation: p.Explanation, Incomplete: p.Incomplete,
 			CombosCompared: p.CombosCompared, ShiftedTrades: p.ShiftedTrades, ShiftedShare: JSONFloat(p.ShiftedShare),
 			TotalTrades64: p.TotalTrades64, TotalTrades32: p.TotalTrades32, MaxAbsDn: p.MaxAbsDn, MaxRelDn: JSONFloat(p.MaxRelDn),
 			MaxAbsDPnLpp: JSONFloat(p.MaxAbsDPnLpp), MaxRelDPnL: JSONFloat(p.MaxRelDPnL), CombosDiffering: p.CombosDiffering,

@@ -9,6 +9,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
 // fp32Only is a backend that, like Metal, has no fp64: it delegates fp32
@@ -59,4 +60,10 @@ func TestStudyFallbackLane(t *testing.T) {
 	if _, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{}); !errors.Is(err, errNoFP64) {
 		t.Errorf("without a fallback: err %v, want the backend's refusal", err)
 	}
+}
+
+// TestFP32OnlyConformance: a backend without fp64 passes the conformance
+// suite, whose study check runs its fp64 lane on the fallback.
+func TestFP32OnlyConformance(t *testing.T) {
+	conformance.TestBackend(t, fp32Only{reference.New()}, conformance.Options{})
 }

@@ -149,14 +149,14 @@ func TestInspectComboMatchesSweep(t *testing.T) {
 		}
 		var h, h3 func(engine.Combo) []float64
 		if c.prec == engine.FP32 {
-			ind, err := engine.GetIndicators[float32](context.Background(), job)
+			ind, err := reference.GetIndicators[float32](context.Background(), job)
 			if err != nil {
 				t.Fatal(err)
 			}
 			h = func(cb engine.Combo) []float64 { return widen(ind.H[cb.HMA]) }
 			h3 = func(cb engine.Combo) []float64 { return widen(ind.H3[cb.HMA3]) }
 		} else {
-			ind, err := engine.GetIndicators[float64](context.Background(), job)
+			ind, err := reference.GetIndicators[float64](context.Background(), job)
 			if err != nil {
 				t.Fatal(err)
 			}

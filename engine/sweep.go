@@ -334,7 +334,7 @@ func joinChunks(chunks [][]ComboResult, all []ComboResult) []ComboResult {
 		offs[i] = o
 		o += len(chunks[i])
 	}
-	_ = parallel(context.Background(), len(chunks), min(runtime.GOMAXPROCS(0), len(chunks)), func(_, i int) {
+	_ = Parallel(context.Background(), len(chunks), min(runtime.GOMAXPROCS(0), len(chunks)), func(_, i int) {
 		copy(out[offs[i]:], chunks[i])
 	})
 	return out
@@ -355,7 +355,7 @@ func fillResults(res []ComboResult, out []Metrics, first int, g Grid) {
 		return
 	}
 	blocks := (len(res) + block - 1) / block
-	_ = parallel(context.Background(), blocks, min(runtime.GOMAXPROCS(0), blocks), func(_, b int) {
+	_ = Parallel(context.Background(), blocks, min(runtime.GOMAXPROCS(0), blocks), func(_, b int) {
 		fill(b*block, min((b+1)*block, len(res)))
 	})
 }

@@ -1,12 +1,14 @@
 // Package metal is the Apple GPU backend, in fp32 only (Apple GPUs have no
 // fp64): Metal reached through github.com/ebitengine/purego/objc (no cgo),
 // the kernels compiled at run time from one Metal Shading Language string
-// (Source: a prelude, cuda/kernels/sweep_common.h byte for byte, and
+// (Source: a prelude, reference/kernels/sweep_common.h byte for byte, and
 // kernels/*.metal), so the per-bar state machine, the stitching and the
 // metrics are the same source text the CUDA kernels compile. The indicator
-// series are computed on the GPU bit for bit as engine's float32 path
-// computes them (fast math off), the combos swept one GPU thread each,
-// and the ratios finished on the host as engine.Backtest finishes them.
+// series are computed on the GPU bit for bit as the reference's float32
+// path computes them (fast math off), the combos swept one GPU thread each,
+// and the ratios finished on the host as reference.Backtest finishes them
+// (sweepbench/reference/kernels, shared with CUDA). The package imports
+// nothing under sweepbench/cuda.
 //
 // On systems other than macOS the package builds to a backend whose
 // Available says "Metal is available on macOS only". The Metal code paths
@@ -55,3 +57,9 @@ func (b *Backend) Supports(p engine.Precision) error {
 	}
 	return nil
 }
+
+// What the backend implements, on every system (Backend is defined per OS).
+var (
+	_ engine.Backend          = (*Backend)(nil)
+	_ engine.PrecisionSupport = (*Backend)(nil)
+)

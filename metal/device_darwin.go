@@ -12,6 +12,7 @@ import (
 	"github.com/ebitengine/purego/objc"
 
 	"sweepbench/engine"
+	"sweepbench/reference/kernels"
 )
 
 // Backend is the Metal backend: the system default device, its command
@@ -151,7 +152,7 @@ func (d *device) compile() error {
 func threadsFor(name string) int {
 	switch name {
 	case fnSweep:
-		return sweepBlock
+		return kernels.SweepBlock
 	case fnPrefixScan:
 		return scanBlock
 	}

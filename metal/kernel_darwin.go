@@ -8,8 +8,9 @@ import (
 	"time"
 	"unsafe"
 
-	"sweepbench/cuda/kernels"
 	"sweepbench/engine"
+	"sweepbench/reference"
+	"sweepbench/reference/kernels"
 )
 
 // kernel is a prepared fp32 job on the Metal device: the indicator series
@@ -19,13 +20,13 @@ type kernel struct {
 	job      *engine.Job
 	n        int
 	nh, n3   int
-	keep     float32 // 1-f rounded as engine.Backtest rounds it
+	keep     float32 // 1-f rounded as reference.Backtest rounds it
 	keep2    float32
 	longOnly int32
 	kth      int
 	cap      int
 	chunk    int
-	bins     binSpec
+	bins     kernels.Bins[float32]
 
 	H, H3, R     *buffer
 	warmH, warm3 *buffer
@@ -48,10 +49,10 @@ func prepare(ctx context.Context, d *device, job *engine.Job) (_ engine.Kernel, 
 	k := &kernel{
 		d: d, job: job, n: n, nh: len(hma), n3: len(hma3),
 		keep: keep, keep2: keep * keep,
-		kth:   kthIndex(n - 1),
-		cap:   selectCap(n),
+		kth:   kernels.KthIndex(n - 1),
+		cap:   kernels.SelectCap(n),
 		chunk: chunkSize(job.Grid.Len()),
-		bins:  thresholdsBars(bars.Close),
+		bins:  kernels.BinsFromCloses[float32](bars.Close),
 	}
 	if job.Params.Mode == engine.LongOnly {
 		k.longOnly = 1
@@ -77,7 +78,7 @@ func prepare(ctx context.Context, d *device, job *engine.Job) (_ engine.Kernel, 
 	k.maxLaunch = launchCombos(d.budget, d.maxBuf, k.cap, k.chunk)
 	if k.maxLaunch == 0 {
 		return nil, fmt.Errorf("out of GPU memory on %s: a dispatch of %d combos needs %d MiB of scratch",
-			d.info.Name, minLaunch, uint64(minLaunch)*scratchFor(1, k.cap).total()>>20)
+			d.info.Name, kernels.MinLaunch, uint64(kernels.MinLaunch)*scratchFor(1, k.cap).total()>>20)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -89,7 +90,7 @@ func prepare(ctx context.Context, d *device, job *engine.Job) (_ engine.Kernel, 
 // [prefix scans], stage 1 of HMA and HMA3, [prefix scans of the stage-1
 // series], the final WMAs into bar-major H and H3. The source series, the
 // closes and the returns are rounded to float32 on the host
-// (engine.SourceSeries, engine.BarReturns), as the fp32 path defines them.
+// (reference.SourceSeries, reference.BarReturns), as the fp32 path defines them.
 func (k *kernel) buildIndicators(src engine.Source, hma, hma3 []int, prefix bool) error {
 	d, n, nh, n3 := k.d, k.n, len(hma), len(hma3)
 	bars := k.job.Bars
@@ -105,18 +106,18 @@ func (k *kernel) buildIndicators(src engine.Source, hma, hma3 []int, prefix bool
 		}
 		return b, err
 	}
-	cl := engine.SourceSeries[float32](bars, engine.SourceClose)
+	cl := reference.SourceSeries[float32](bars, engine.SourceClose)
 	dcl, err := keepTmp(upload(d, cl, "closes"))
 	if err != nil {
 		return err
 	}
 	dx := dcl
 	if src != engine.SourceClose {
-		if dx, err = keepTmp(upload(d, engine.SourceSeries[float32](bars, src), "source series")); err != nil {
+		if dx, err = keepTmp(upload(d, reference.SourceSeries[float32](bars, src), "source series")); err != nil {
 			return err
 		}
 	}
-	if k.R, err = upload(d, engine.BarReturns[float32](bars), "bar returns"); err != nil {
+	if k.R, err = upload(d, reference.BarReturns[float32](bars), "bar returns"); err != nil {
 		return err
 	}
 	q, sH := make([]int32, nh), make([]int32, nh)
@@ -204,14 +205,6 @@ func (k *kernel) buildIndicators(src engine.Source, hma, hma3 []int, prefix bool
 	return err
 }
 
-func toInt32(v []int) []int32 {
-	out := make([]int32, len(v))
-	for i, x := range v {
-		out[i] = int32(x)
-	}
-	return out
-}
-
 func (k *kernel) Lanes() int     { return 1 }
 func (k *kernel) ChunkSize() int { return k.chunk }
 func (k *kernel) Device() string { return k.d.info.Name + " (Metal)" }
@@ -285,13 +278,13 @@ func (k *kernel) launch(first, cnt int, out []engine.Metrics) error {
 		return err
 	}
 	k.sweepTime += t
-	outF := unsafe.Slice((*float32)(k.oF.ptr), sweepNF*cnt)
-	outI := unsafe.Slice((*int32)(k.oI.ptr), sweepNI*cnt)
-	return finishAll(outF, outI, cnt, first, k.n, k.job.Params, out)
+	o := kernels.Outputs[float32]{F: unsafe.Slice((*float32)(k.oF.ptr), kernels.NF*cnt),
+		I: unsafe.Slice((*int32)(k.oI.ptr), kernels.NI*cnt), Count: cnt, First: first, Kernel: fnSweep}
+	_, err = o.Finish(k.n, k.job.Params, out, 1)
+	return err
 }
 
 var (
-	_ engine.Backend        = (*Backend)(nil)
 	_ engine.Kernel         = (*kernel)(nil)
 	_ engine.IndicatorTimer = (*kernel)(nil)
 )

@@ -4,28 +4,27 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"sweepbench/reference/kernels"
 )
 
-// This file is the host side of the kernels' memory contract, shared by
-// the darwin build and the tests on every system: launch geometry, the
-// constant blocks the kernels read (IndParams, SweepParams in
-// kernels/*.metal), buffer sizes and the layout of the sweep's outputs.
-// Nothing here calls Metal.
+// This file is the Metal side of the kernels' memory contract, shared by
+// the darwin build and the tests on every system: threadgroup geometry,
+// the constant blocks the kernels read (IndParams, SweepParams in
+// kernels/*.metal) and buffer sizes. What CUDA shares (the sweep's block
+// size and output layout, the VaR buffer, launch sizing, the finishing of
+// the raw outputs) is in sweepbench/reference/kernels. Nothing here calls
+// Metal.
 
 // Threadgroup sizes, as the kernels define them.
 const (
-	indBlock   = 256 // IND_BLOCK in indicators.metal
-	scanBlock  = 128 // prefix_scan threads per threadgroup
-	sweepBlock = 64  // SB_BLOCK in sweep.metal
-	sweepBins  = 32  // SB_BINS
-	sweepNF    = 9   // float fields per combo (SB_NF), cuda's OF_* order
-	sweepNI    = 8   // int32 fields per combo (SB_NI), cuda's OI_* order
+	indBlock  = 256 // IND_BLOCK in indicators.metal
+	scanBlock = 128 // prefix_scan threads per threadgroup
 )
 
 // Launch limits.
 const (
 	maxLaunch = 1 << 18 // combos per dispatch (and per Compute call), at most
-	minLaunch = 128     // below this a buffer allocation failure is final
 	// memoryFraction of the device's recommended working set one launch's
 	// scratch may take (the indicator series are already resident).
 	memoryFraction = 0.25
@@ -58,7 +57,7 @@ func scanDispatch(ns int) dispatch {
 
 // sweepDispatch runs one thread per combo (sweep_f32).
 func sweepDispatch(count int) dispatch {
-	return dispatch{mtlSize{uint64(ceilDiv(count, sweepBlock)), 1, 1}, mtlSize{sweepBlock, 1, 1}}
+	return dispatch{mtlSize{uint64(ceilDiv(count, kernels.SweepBlock)), 1, 1}, mtlSize{kernels.SweepBlock, 1, 1}}
 }
 
 // indParams is IndParams in indicators.metal: five int32, 20 bytes.
@@ -126,44 +125,29 @@ type sweepScratch struct{ buf, outF, outI uint64 }
 func scratchFor(count, cap int) sweepScratch {
 	return sweepScratch{
 		buf:  uint64(count) * uint64(cap) * 4,
-		outF: uint64(count) * sweepNF * 4,
-		outI: uint64(count) * sweepNI * 4,
+		outF: uint64(count) * kernels.NF * 4,
+		outI: uint64(count) * kernels.NI * 4,
 	}
 }
 
 func (s sweepScratch) total() uint64 { return s.buf + s.outF + s.outI }
 
-// selectCap is the VaR bin's buffer per combo: about 1/64 of the n-1
-// returns, between 1024 and 8192 values (as cuda.selectCap). An overflow
-// costs refinement passes, never a wrong answer.
-func selectCap(n int) int { return min(max((n-1)/64, 1024), 8192) }
-
-// kthIndex is SPEC's VaR index floor(0.05*(m-1)) for m returns, as
-// engine.Backtest computes it.
-func kthIndex(m int) int { return int(math.Floor(0.05 * float64(m-1))) }
-
 // launchCombos is how many combos one dispatch takes: want, at most
 // maxLaunch, and at most what fits in memoryFraction of budget bytes (the
 // device's recommendedMaxWorkingSetSize) and in one buffer of maxBuf
-// bytes (maxBufferLength). 0 means not even min(want, minLaunch) fit.
+// bytes (maxBufferLength). 0 means not even min(want, kernels.MinLaunch)
+// fit.
 func launchCombos(budget, maxBuf uint64, cap, want int) int {
-	if want <= 0 {
-		return 0
-	}
 	per := scratchFor(1, cap)
-	fit := uint64(float64(budget)*memoryFraction) / per.total()
+	most := maxLaunch
 	if per.buf > 0 {
-		fit = min(fit, maxBuf/per.buf)
+		most = int(min(uint64(maxLaunch), maxBuf/per.buf))
 	}
-	c := min(uint64(want), uint64(maxLaunch), fit)
-	if c < uint64(min(want, minLaunch)) {
-		return 0
-	}
-	return int(c)
+	return kernels.LaunchCombos(uint64(float64(budget)*memoryFraction), per.total(), want, most)
 }
 
 // chunkSize is the combos per Compute call: the whole grid, at most maxLaunch.
-func chunkSize(total int) int { return max(min(total, maxLaunch), 1) }
+func chunkSize(total int) int { return kernels.ChunkSize(total, 1, maxLaunch) }
 
 // checkSeriesFits refuses a job whose indicator series exceed one Metal
 // buffer (maxBufferLength), naming the sizes.
@@ -178,4 +162,13 @@ func checkSeriesFits(n, nh, n3 int, maxBuf uint64) error {
 		}
 	}
 	return nil
+}
+
+// toInt32 converts lengths to the kernels' int.
+func toInt32(v []int) []int32 {
+	out := make([]int32, len(v))
+	for i, x := range v {
+		out[i] = int32(x)
+	}
+	return out
 }

@@ -21,5 +21,4 @@ func TestUnavailableOffMacOS(t *testing.T) {
 	if _, err := b.Prepare(context.Background(), &engine.Job{Precision: engine.FP32}); !errors.Is(err, ErrNotMacOS) {
 		t.Errorf("Prepare = %v", err)
 	}
-	var _ engine.Backend = b
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"sweepbench/cuda/kernels"
+	"sweepbench/reference/kernels"
 )
 
 // The Metal kernels, embedded. newLibraryWithSource:options:error: takes
@@ -38,9 +38,9 @@ var kernelFunctions = []string{fnHMAStage1, fnHMA3Stage1, fnPrefixScan, fnWMASer
 
 // Source returns the one Metal Shading Language string the backend
 // compiles: the prelude (metal/kernels/prelude.metal: the Metal standard
-// library, the thread-index macros), then the
-// shared header cuda/kernels/sweep_common.h byte for byte (the state
-// machine, stitching and metrics CUDA compiles too), then each .metal
+// library, the thread-index macros), then the shared header
+// reference/kernels/sweep_common.h byte for byte (the state machine,
+// stitching and metrics CUDA compiles too), then each .metal
 // kernel with its `#include "sweep_common.h"` line turned into a comment.
 // Each part is preceded by a #line directive so that compiler messages
 // name the original file and line. An #include of anything else is an
@@ -61,10 +61,10 @@ func assemble(prelude, header string, files []struct{ name, text string }) (stri
 	part("metal/kernels/prelude.metal", prelude)
 	for i, l := range strings.SplitAfter(header, "\n") {
 		if isInclude(l) {
-			return "", fmt.Errorf("cuda/kernels/%s:%d: %s: the Metal source is one string without an include path; inline it", kernels.SweepCommonName, i+1, strings.TrimSpace(l))
+			return "", fmt.Errorf("%s:%d: %s: the Metal source is one string without an include path; inline it", kernels.SweepCommonPath, i+1, strings.TrimSpace(l))
 		}
 	}
-	part("cuda/kernels/"+kernels.SweepCommonName, header)
+	part(kernels.SweepCommonPath, header)
 	for _, f := range files {
 		lines := strings.SplitAfter(f.text, "\n")
 		for i, l := range lines {

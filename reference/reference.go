@@ -1,6 +1,15 @@
-// Package reference is the CPU backend: the fp64 reference every GPU result
-// is checked against, and the fp32 CPU path whose arithmetic a GPU without
-// fp64 reproduces bit for bit in the indicators (SPEC "Indicators").
+// Package reference is the reference arithmetic and the CPU backend: the
+// WMA, HMA and HMA3 series (wma.go, hull.go, series.go), the backtest and
+// its metrics (backtest.go, finish.go) in one generic code path for
+// float64, the reference every GPU result is checked against, and float32,
+// whose bits a GPU without fp64 reproduces (SPEC "Indicators"). Backend runs
+// sweeps on every core; Arithmetic is what engine reaches through
+// engine.Arithmetic (registered in init) for parity, the workbench, the
+// estimate and the bench ladder. Its C twin for the GPU kernels, and their
+// shared host code, is package reference/kernels.
+//
+// reference imports engine (the vocabulary: bars, grid, params, metrics)
+// and nothing else of sweepbench; engine never imports it.
 package reference
 
 import (
@@ -9,6 +18,12 @@ import (
 	"runtime"
 
 	"sweepbench/engine"
+)
+
+var (
+	_ engine.Backend = (*Backend)(nil)
+	_ engine.Kernel  = (*kernel[float64])(nil)
+	_ engine.Kernel  = (*kernel[float32])(nil)
 )
 
 // Backend is the CPU backend. The zero value uses every core.
@@ -47,29 +62,29 @@ func (b *Backend) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, 
 	j.Threads = threads
 	dev := fmt.Sprintf("%s (%d threads)", CPUModel(), threads)
 	if job.Precision == engine.FP32 {
-		ind, err := engine.GetIndicators[float32](ctx, &j)
+		ind, err := GetIndicators[float32](ctx, &j)
 		if err != nil {
 			return nil, err
 		}
 		return newKernel(job, ind, threads, dev), nil
 	}
-	ind, err := engine.GetIndicators[float64](ctx, &j)
+	ind, err := GetIndicators[float64](ctx, &j)
 	if err != nil {
 		return nil, err
 	}
 	return newKernel(job, ind, threads, dev), nil
 }
 
-type kernel[F engine.Float] struct {
+type kernel[F Float] struct {
 	job     *engine.Job
 	ind     *engine.Indicators[F]
-	scratch []engine.Scratch[F]
+	scratch []Scratch[F]
 	lanes   int
 	device  string
 }
 
-func newKernel[F engine.Float](job *engine.Job, ind *engine.Indicators[F], lanes int, dev string) *kernel[F] {
-	return &kernel[F]{job: job, ind: ind, scratch: make([]engine.Scratch[F], lanes), lanes: lanes, device: dev}
+func newKernel[F Float](job *engine.Job, ind *engine.Indicators[F], lanes int, dev string) *kernel[F] {
+	return &kernel[F]{job: job, ind: ind, scratch: make([]Scratch[F], lanes), lanes: lanes, device: dev}
 }
 
 func (k *kernel[F]) Lanes() int     { return k.lanes }
@@ -77,7 +92,7 @@ func (k *kernel[F]) ChunkSize() int { return 2 }
 func (k *kernel[F]) Device() string { return k.device }
 func (k *kernel[F]) Close() error   { return nil }
 
-// Compute runs engine.Backtest for each combo of the chunk.
+// Compute runs Backtest for each combo of the chunk.
 func (k *kernel[F]) Compute(ctx context.Context, lane, first int, out []engine.Metrics) error {
 	sc := &k.scratch[lane]
 	for i := range out {
@@ -86,8 +101,7 @@ func (k *kernel[F]) Compute(ctx context.Context, lane, first int, out []engine.M
 		}
 		c := k.job.Grid.At(first + i)
 		h, h3 := k.ind.H[c.HMA], k.ind.H3[c.HMA3]
-		warm := max(engine.HMAWarmup(c.HMA), engine.HMA3Warmup(c.HMA3))
-		out[i] = engine.Backtest(h, h3, k.ind.R, warm, k.job.Params, sc)
+		out[i] = Backtest(h, h3, k.ind.R, engine.ComboWarmup(c), k.job.Params, sc)
 	}
 	return nil
 }

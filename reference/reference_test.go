@@ -1,9 +1,8 @@
-package reference
+package reference_test
 
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -11,32 +10,23 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/data/datatest"
+	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
-// synthBars is a one-minute random walk with high/low around the close.
-func synthBars(seed uint64, n int) *engine.Bars {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	b := &engine.Bars{Time: make([]int64, n), Open: make([]float64, n), High: make([]float64, n),
-		Low: make([]float64, n), Close: make([]float64, n), Volume: make([]float64, n)}
-	v := 30000.0
-	for i := range n {
-		v *= math.Exp(0.002 * rng.NormFloat64())
-		b.Time[i] = int64(1_700_000_000+60*i) * 1e9
-		b.Open[i], b.Close[i] = v*(1+0.001*rng.NormFloat64()), v
-		b.High[i] = max(b.Open[i], v) * (1 + 0.001*rng.Float64())
-		b.Low[i] = min(b.Open[i], v) * (1 - 0.001*rng.Float64())
-		b.Volume[i] = 1
-	}
-	return b
+// seededBars is datatest's random walk at FIL-like prices on a fixed seed.
+func seededBars(seed uint64, n int) *engine.Bars {
+	return datatest.RandomWalk(rand.New(rand.NewPCG(seed, 1)), n, 30000, 0.002)
 }
 
 // TestSweepEqualsBacktest: the reference backend's sweep gives, for every
-// combo, exactly the bits of engine.Backtest run by hand on HMA and HMA3
-// computed once per combo (no shared indicators, no cache, no chunking):
+// combo, exactly the bits of reference.Backtest run by hand on HMA and HMA3
+// computed once per length (no shared build, no cache, no chunking):
 // fp64 and fp32, close and hl2, both modes, both WMA formulations, with one
 // thread, with GOMAXPROCS and with more lanes than cores.
 func TestSweepEqualsBacktest(t *testing.T) {
-	b := synthBars(7, 3000)
+	b := seededBars(7, 3000)
 	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 40, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 48, Step: 12}}
 	for _, c := range []struct {
 		prec engine.Precision
@@ -56,7 +46,7 @@ func TestSweepEqualsBacktest(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				p := engine.Params{Fee: engine.DefaultFee, Mode: c.mode, Source: c.src, BarsPerYear: 525600}
 				job := &engine.Job{Bars: b, Grid: g, Params: p, Precision: c.prec, WMA: c.form}
-				run, err := engine.Sweep(context.Background(), &Backend{Threads: threads}, job, engine.SweepOptions{})
+				run, err := engine.Sweep(context.Background(), &reference.Backend{Threads: threads}, job, engine.SweepOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -68,16 +58,16 @@ func TestSweepEqualsBacktest(t *testing.T) {
 				}
 				var want []engine.Metrics
 				if c.prec == engine.FP32 {
-					want = byHand[float32](t, b, g, p, c.form)
+					want = byHand(t, b, g, p, engine.FP32, c.form)
 				} else {
-					want = byHand[float64](t, b, g, p, c.form)
+					want = byHand(t, b, g, p, engine.FP64, c.form)
 				}
 				trades := 0
 				for i, r := range run.Results {
 					if r.Index != i || r.Combo != g.At(i) {
 						t.Fatalf("Results[%d] is combo %d %+v", i, r.Index, r.Combo)
 					}
-					if !sameMetrics(r.Metrics, want[i]) {
+					if _, same := conformance.SameMetrics(r.Metrics, want[i]); !same {
 						t.Errorf("combo %+v: sweep %+v, by hand %+v", r.Combo, r.Metrics, want[i])
 					}
 					trades += r.TotalTrades
@@ -90,38 +80,10 @@ func TestSweepEqualsBacktest(t *testing.T) {
 	}
 }
 
-func byHand[F engine.Float](t *testing.T, b *engine.Bars, g engine.Grid, p engine.Params, form engine.Formulation) []engine.Metrics {
-	t.Helper()
-	x := engine.SourceSeries[F](b, p.Source)
-	cl := engine.SourceSeries[F](b, engine.SourceClose)
-	r := engine.BarReturns[F](b)
-	h, h3 := make([]F, b.Len()), make([]F, b.Len())
-	var sc engine.Scratch[F]
-	out := make([]engine.Metrics, g.Len())
-	for i := range out {
-		c := g.At(i)
-		if err := engine.HMA(x, c.HMA, form, h); err != nil {
-			t.Fatal(err)
-		}
-		if err := engine.HMA3(cl, c.HMA3, form, h3); err != nil {
-			t.Fatal(err)
-		}
-		warm := max(engine.HMAWarmup(c.HMA), engine.HMA3Warmup(c.HMA3))
-		out[i] = engine.Backtest(h, h3, r, warm, p, &sc)
-	}
-	return out
-}
-
-// sameMetrics is bit-for-bit equality of every metric (NaN equal to NaN).
-func sameMetrics(a, b engine.Metrics) bool {
-	for _, name := range engine.MetricNames {
-		x, _ := a.Value(name)
-		y, _ := b.Value(name)
-		if math.Float64bits(x) != math.Float64bits(y) && !(math.IsNaN(x) && math.IsNaN(y)) {
-			return false
-		}
-	}
-	return true
+// byHand is the reference computed by hand (conformance.Reference: each
+// length's HMA or HMA3 on its own, then Backtest combo by combo).
+func byHand(t *testing.T, b *engine.Bars, g engine.Grid, p engine.Params, prec engine.Precision, form engine.Formulation) []engine.Metrics {
+	return conformance.Reference(t, &engine.Job{Bars: b, Grid: g, Params: p, Precision: prec, WMA: form})
 }
 
 // TestStudyFP64AlwaysDirect: the fp64 reference of a study is the direct
@@ -129,12 +91,12 @@ func sameMetrics(a, b engine.Metrics) bool {
 // to the fp32 run. (A bare Sweep honours the job's formulation in fp64 too,
 // for the bench ladder: TestSweepEqualsBacktest covers fp64 prefix.)
 func TestStudyFP64AlwaysDirect(t *testing.T) {
-	b := synthBars(8, 1500)
+	b := seededBars(8, 1500)
 	ds := &data.Dataset{Bars: *b, Info: data.Info{Name: "synthetic", Bars: b.Len(), MedianSpacing: time.Minute}}
 	g := engine.Grid{HMA: engine.Range{Start: 20, Stop: 40, Step: 20}, HMA3: engine.Range{Start: 30, Stop: 60, Step: 30}}
 	p := engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}
 	rep, err := engine.RunStudy(context.Background(), &engine.Study{Dataset: ds, Grid: g, Params: p,
-		Precisions: []engine.Precision{engine.FP64, engine.FP32}, WMA: engine.Prefix, Backend: New()}, engine.StudyOptions{})
+		Precisions: []engine.Precision{engine.FP64, engine.FP32}, WMA: engine.Prefix, Backend: reference.New()}, engine.StudyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,28 +104,28 @@ func TestStudyFP64AlwaysDirect(t *testing.T) {
 	if r64.WMA != engine.Direct || r32.WMA != engine.Prefix {
 		t.Errorf("runs labelled fp64 %s, fp32 %s: want direct and prefix", r64.WMA, r32.WMA)
 	}
-	want := byHand[float64](t, b, g, p, engine.Direct)
+	want := byHand(t, b, g, p, engine.FP64, engine.Direct)
 	for i, r := range r64.Results {
-		if !sameMetrics(r.Metrics, want[i]) {
+		if _, same := conformance.SameMetrics(r.Metrics, want[i]); !same {
 			t.Errorf("combo %d: the study's fp64 run is not the direct reference", i)
 		}
 	}
-	if want32 := byHand[float32](t, b, g, p, engine.Prefix); !sameMetrics(r32.Results[0].Metrics, want32[0]) {
+	if want32 := byHand(t, b, g, p, engine.FP32, engine.Prefix); !sameMetrics(r32.Results[0].Metrics, want32[0]) {
 		t.Error("the study's fp32 run is not the prefix computation")
 	}
 }
 
 // TestBackendDescribesItself: name, availability and the device line.
 func TestBackendDescribesItself(t *testing.T) {
-	b := &Backend{Threads: 3}
+	b := &reference.Backend{Threads: 3}
 	if b.Name() != "reference" || b.Available() != nil {
 		t.Errorf("Name %q Available %v", b.Name(), b.Available())
 	}
 	devs, err := b.Devices()
-	if err != nil || len(devs) != 1 || !strings.Contains(devs[0].Name, "(3 threads)") || !strings.HasPrefix(devs[0].Name, CPUModel()) {
+	if err != nil || len(devs) != 1 || !strings.Contains(devs[0].Name, "(3 threads)") || !strings.HasPrefix(devs[0].Name, reference.CPUModel()) {
 		t.Errorf("Devices = %+v, %v", devs, err)
 	}
-	if CPUModel() == "" {
+	if reference.CPUModel() == "" {
 		t.Error("empty CPU model")
 	}
 }
@@ -171,12 +133,12 @@ func TestBackendDescribesItself(t *testing.T) {
 // TestPrepareCancelled: a cancelled context stops Prepare (the indicator
 // build), and the sweep reports it as cancelled, not failed.
 func TestPrepareCancelled(t *testing.T) {
-	b := synthBars(9, 2000)
+	b := seededBars(9, 2000)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	job := &engine.Job{Bars: b, Grid: engine.Grid{HMA: engine.Range{Start: 20, Stop: 200, Step: 20}, HMA3: engine.Range{Start: 30, Stop: 240, Step: 30}},
 		Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}}
-	run, err := engine.Sweep(ctx, New(), job, engine.SweepOptions{})
+	run, err := engine.Sweep(ctx, reference.New(), job, engine.SweepOptions{})
 	if err == nil || run == nil || run.Status != engine.StatusCancelled {
 		t.Errorf("err %v run %+v: want Status cancelled", err, run)
 	}
@@ -186,13 +148,13 @@ func TestPrepareCancelled(t *testing.T) {
 // ladder's serial rungs), the device line says so, and the results do not
 // depend on it.
 func TestJobThreadsCaps(t *testing.T) {
-	b := synthBars(10, 1200)
+	b := seededBars(10, 1200)
 	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 30, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 24, Step: 12}}
 	p := engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}
 	var first *engine.Run
 	for _, c := range []struct{ backend, job, want int }{{4, 1, 1}, {4, 0, 4}, {2, 3, 2}} {
 		job := &engine.Job{Bars: b, Grid: g, Params: p, Precision: engine.FP64, Threads: c.job}
-		run, err := engine.Sweep(context.Background(), &Backend{Threads: c.backend}, job, engine.SweepOptions{})
+		run, err := engine.Sweep(context.Background(), &reference.Backend{Threads: c.backend}, job, engine.SweepOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +166,7 @@ func TestJobThreadsCaps(t *testing.T) {
 			continue
 		}
 		for i := range run.Results {
-			if !sameMetrics(run.Results[i].Metrics, first.Results[i].Metrics) {
+			if _, same := conformance.SameMetrics(run.Results[i].Metrics, first.Results[i].Metrics); !same {
 				t.Errorf("combo %d depends on the thread count", i)
 			}
 		}

@@ -24,7 +24,7 @@ mkdir -p "$OUT/ptx"
 	nvcc --version | tail -2
 	bash scripts/cuda-build.sh "$OUT/ptx" || exit 1
 	for m in indicators sweep; do
-		nvcc -cubin -arch=sm_90 --fmad=false -O3 -std=c++17 -Xptxas -v -Icuda/kernels \
+		nvcc -cubin -arch=sm_90 --fmad=false -O3 -std=c++17 -Xptxas -v -Ireference/kernels \
 			-o "/tmp/$m.cubin" "cuda/kernels/$m.cu" 2>&1 | grep -E 'Function properties|registers|spill|Compiling entry' || true
 	done
 } >"$OUT/build.log" 2>&1

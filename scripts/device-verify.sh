@@ -18,7 +18,7 @@ B=bin/sweepbench
 	date -u
 	nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
 	bash scripts/cuda-build.sh "$OUT/ptx" &&
-		nvcc -cubin -arch=sm_90 --fmad=false -O3 -std=c++17 -Xptxas -v -Icuda/kernels \
+		nvcc -cubin -arch=sm_90 --fmad=false -O3 -std=c++17 -Xptxas -v -Ireference/kernels \
 			-o /tmp/sweep.cubin cuda/kernels/sweep.cu 2>&1 | grep -E 'registers|spill|Compiling entry'
 } >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; exit 1; }
 grep -E 'cuda-build|k1' "$OUT/build.log" | tail -4

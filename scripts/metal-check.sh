@@ -6,8 +6,11 @@
 # (default: a fresh temporary folder) and prints a summary.
 #
 #  1. builds sweepbench (CGO_ENABLED=0) and lists the devices;
-#  2. go test ./metal on the GPU: Metal fp32 == engine fp32 bit for bit
-#     (all metrics but CVaR, summed in another order);
+#  2. go test ./metal on the GPU: the backend conformance suite (Metal fp32
+#     == the reference's fp32 bit for bit on all metrics but CVaR, summed in
+#     another order; every slot written; cancellation; chunking; the fp64
+#     lane of a study on the fallback), and the shared host code
+#     (./reference/kernels: bins, finishing, launch sizing);
 #  3. per embedded dataset: a reference fp64 run, a reference fp32 run and
 #     a Metal fp32 run, saved to a private sessions database, then
 #       sessions diff REF64 METAL32   the parity report (verdict pass/collapse)
@@ -31,9 +34,9 @@ go build -o "$bin" .
 "$bin" devices | tee "$OUT/devices.txt"
 grep -q '^metal  *available' "$OUT/devices.txt" || { echo "metal-check: the Metal backend is not available here (see above)" >&2; exit 1; }
 
-echo "== go test ./metal (GPU against engine fp32)"
-go test -count=1 -v -run 'GPU|Layout|Dispatch|Source|Assemble|Bins|Scratch|CheckJob|Finish' ./metal 2>&1 | tee "$OUT/test.log" | grep -E '^(---|ok|FAIL|PASS)|gpu_darwin_test' || true
-grep -q '^ok' "$OUT/test.log" || { echo "metal-check: go test ./metal failed: $OUT/test.log" >&2; exit 1; }
+echo "== go test ./metal (the conformance suite on the GPU) ./reference/kernels"
+go test -count=1 -v -run 'GPU|Layout|Dispatch|Source|Assemble|Bins|Scratch|CheckJob|Finish|Launch|Select' ./metal ./reference/kernels 2>&1 | tee "$OUT/test.log" | grep -E '^(---|ok|FAIL|PASS)|gpu_darwin_test' || true
+grep -q '^ok  *sweepbench/metal' "$OUT/test.log" && ! grep -q '^FAIL' "$OUT/test.log" || { echo "metal-check: go test ./metal failed: $OUT/test.log" >&2; exit 1; }
 
 last_id() { "$bin" --db "$db" sessions ls -n 1 | awk 'NR==2 {print $1}'; }
 run() { "$bin" --db "$db" run -q --format json -o "$OUT/$1.json" "${@:2}"; last_id; }

@@ -85,11 +85,12 @@ type Diff struct {
 // Diff compares run b against run a. Both must be on the same bars (same
 // SHA-256, count, first and last bar) and the same grid. When their HMA
 // source and mode agree, the indicator series of each side are recomputed
-// with engine.BuildIndicators in that side's precision and WMA formulation
-// on the dataset load returns, and engine.Compare reports flips with their
-// margins (taken from A) and the indicator errors of B against A. When the
-// sources or the modes differ, or load is nil or fails, the comparison is
-// of the saved metrics only (trade counts and returns per combo).
+// by the registered CPU arithmetic (engine.IndicatorsOf) in that side's
+// precision and WMA formulation on the dataset load returns, and
+// engine.Compare reports flips with their margins (taken from A) and the
+// indicator errors of B against A. When the sources or the modes differ, or
+// load is nil or fails, the comparison is of the saved metrics only (trade
+// counts and returns per combo).
 func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, error) {
 	var err error
 	d := &Diff{}
@@ -217,11 +218,11 @@ func compareRecomputed(ctx context.Context, bars *engine.Bars, g engine.Grid, p 
 }
 
 func compareT[A, B engine.Float](ctx context.Context, bars *engine.Bars, g engine.Grid, p engine.Params, a, b *engine.Run, tol float64) (*engine.Parity, error) {
-	ia, err := engine.BuildIndicators[A](ctx, bars, g, p.Source, formulation(a))
+	ia, err := engine.IndicatorsOf[A](ctx, &engine.Job{Bars: bars, Grid: g, Params: p, Precision: a.Precision, WMA: formulation(a)})
 	if err != nil {
 		return nil, err
 	}
-	ib, err := engine.BuildIndicators[B](ctx, bars, g, p.Source, formulation(b))
+	ib, err := engine.IndicatorsOf[B](ctx, &engine.Job{Bars: bars, Grid: g, Params: p, Precision: b.Precision, WMA: formulation(b)})
 	if err != nil {
 		return nil, err
 	}

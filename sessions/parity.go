@@ -30,7 +30,7 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 		incomplete, combos_compared, total_trades_ref, total_trades_test, shifted_trades, shifted_share, max_abs_dn, max_rel_dn,
 		max_abs_dpnl_pp, max_rel_dpnl, combos_differing, flip_count, non_borderline_flips, max_rel_indicator_error)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		sid, ref, test, compared, fmtTime(now), p.Verdict, string(reasons), p.Tolerance,
+		sid, ref, test, compared, fmtTime(now), string(p.Verdict), string(reasons), p.Tolerance,
 		p.Incomplete, p.CombosCompared, p.TotalTrades64, p.TotalTrades32, p.ShiftedTrades, nullable(p.ShiftedShare), p.MaxAbsDn, nullable(p.MaxRelDn),
 		nullable(p.MaxAbsDPnLpp), nullable(p.MaxRelDPnL), p.CombosDiffering, p.FlipCount, p.NonBorderlineFlips, nullable(p.MaxRelIndicatorError)).Scan(&id)
 	if err != nil {
@@ -73,14 +73,14 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 func loadStudyParity(ctx context.Context, q querier, studyID int64) (*engine.Parity, string, error) {
 	var (
 		id                                          int64
-		compared, reasons                           string
+		compared, reasons, verdict                  string
 		p                                           engine.Parity
 		share, relDn, absDPnL, relDPnL, maxIndicRel sql.NullFloat64
 	)
 	err := q.QueryRowContext(ctx, `SELECT id, compared, verdict, reasons, tolerance, incomplete, combos_compared,
 		total_trades_ref, total_trades_test, shifted_trades, shifted_share, max_abs_dn, max_rel_dn, max_abs_dpnl_pp, max_rel_dpnl,
 		combos_differing, flip_count, non_borderline_flips, max_rel_indicator_error
-		FROM parities WHERE study_id = ? ORDER BY id DESC LIMIT 1`, studyID).Scan(&id, &compared, &p.Verdict, &reasons,
+		FROM parities WHERE study_id = ? ORDER BY id DESC LIMIT 1`, studyID).Scan(&id, &compared, &verdict, &reasons,
 		&p.Tolerance, &p.Incomplete, &p.CombosCompared, &p.TotalTrades64, &p.TotalTrades32, &p.ShiftedTrades, &share,
 		&p.MaxAbsDn, &relDn, &absDPnL, &relDPnL, &p.CombosDiffering, &p.FlipCount, &p.NonBorderlineFlips, &maxIndicRel)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -89,6 +89,7 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64) (*engine.Par
 	if err != nil {
 		return nil, "", err
 	}
+	p.Verdict = engine.Verdict(verdict)
 	p.ShiftedShare, p.MaxRelDn, p.MaxAbsDPnLpp, p.MaxRelDPnL = fromNull(share), fromNull(relDn), fromNull(absDPnL), fromNull(relDPnL)
 	p.MaxRelIndicatorError = fromNull(maxIndicRel)
 	if err := json.Unmarshal([]byte(reasons), &p.Reasons); err != nil {

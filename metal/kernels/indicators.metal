@@ -1,12 +1,12 @@
 // indicators.metal — the Hull-family series of a grid in fp32, the Metal
 // twin of cuda/kernels/indicators.cu: h = HMA(x, Lh) per unique Lh and
 // h3 = HMA3(close, L3) per unique L3 (docs/SPEC.md "Indicators"), in the
-// direct or the prefix WMA formulation, bit for bit as engine.HMA and
-// engine.HMA3 evaluate them in float32 (the window sum and the prefix
+// direct or the prefix WMA formulation, bit for bit as reference.HMA and
+// reference.HMA3 evaluate them in float32 (the window sum and the prefix
 // difference are sweep_common.h's sb_wma_window and sb_wma_prefix).
 //
 // The source series x, the closes and the bar returns come from the host,
-// already rounded to float (engine.SourceSeries, engine.BarReturns): Metal
+// already rounded to float (reference.SourceSeries, reference.BarReturns): Metal
 // has no double to read the bars' float64 columns with.
 //
 // Pipeline (one command buffer, in order):
@@ -91,7 +91,7 @@ SB_KERNEL void hma3_stage1_f32(const device float* x [[buffer(0)]], const device
 }
 
 // prefix_scan: for series j (x + j*n, defined from starts[j]) the prefix
-// sums of engine.WMAPrefix at S[j*(n+1) + t], t = 0..n-s_j.
+// sums of reference.WMAPrefix at S[j*(n+1) + t], t = 0..n-s_j.
 SB_KERNEL void prefix_scan_f32(const device float* x [[buffer(0)]], const device int* starts [[buffer(1)]],
                                constant IndParams& P [[buffer(2)]], device float* S1 [[buffer(3)]],
                                device float* S2 [[buffer(4)]], SB_THREAD_INDEX) {

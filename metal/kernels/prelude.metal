@@ -1,4 +1,4 @@
-// prelude.metal — what Metal needs before cuda/kernels/sweep_common.h.
+// prelude.metal — what Metal needs before reference/kernels/sweep_common.h.
 //
 // metal.Source() compiles one string: this prelude, the shared header's
 // text (newLibraryWithSource has no include path) and the .metal kernels

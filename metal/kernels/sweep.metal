@@ -10,7 +10,7 @@
 //           j = b*SB_BLOCK + t, grid combo c = comboFirst + j,
 //           (hmaIdx, hma3Idx) = (c / n3, c % n3): neighbouring threads read
 //           neighbouring h3 columns of the bar-major series.
-//   Thread: runs its combo end to end in engine.Backtest's order:
+//   Thread: runs its combo end to end in reference.Backtest's order:
 //           pass 1  sb_step per bar + the histogram of rs over the bins;
 //           pass 2  sb_growth replays rs: the two-pass variance and the
 //                   values of the VaR bin into the combo's buffer;
@@ -23,7 +23,7 @@
 //   Device: buf, cap floats per combo, written and re-read by its thread.
 //   Output: structure of arrays: outF[f*count + j] (SB_NF floats),
 //           outI[f*count + j] (SB_NI ints), the fields of cuda's OF_*/OI_*;
-//           the host finishes the ratios in float64 as engine.Backtest does.
+//           the host finishes the ratios in float64 as reference.Backtest does.
 #include "sweep_common.h"
 
 #define SB_BLOCK 64
@@ -89,7 +89,7 @@ SB_KERNEL void sweep_f32(const device float* H [[buffer(0)]], const device float
     threadgroup int* myHist = hist + tid;
     device float* mybuf = buf + (long)j * cap;
 
-    // Bars before first are flat with rs = 0 (engine.Backtest's warm-up).
+    // Bars before first are flat with rs = 0 (reference.Backtest's warm-up).
     for (int b = 0; b < SB_BINS; ++b) myHist[b * SB_BLOCK] = 0;
     myHist[sb_bin(0.0f, k0, shift) * SB_BLOCK] = first;
 
@@ -116,7 +116,7 @@ SB_KERNEL void sweep_f32(const device float* H [[buffer(0)]], const device float
     float up = b == SB_BINS - 1 ? INFINITY : thr[b];
 
     // Pass 2: rs again (bars 0..first-1 are zeros): the variance around the
-    // mean in engine's order, the VaR bin's values to the buffer.
+    // mean in the reference's order, the VaR bin's values to the buffer.
     float ssd = 0.0f, sumBelow = 0.0f, sumIn = 0.0f;
     int nIn = 0;
     const float d0 = 0.0f - mean;

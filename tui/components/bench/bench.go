@@ -223,7 +223,7 @@ func Verdict(res []engine.RungResult, i int) string {
 	case r.Err != "":
 		return "error"
 	case r.Parity != nil && r.Parity.Note == "":
-		return r.Parity.Verdict
+		return string(r.Parity.Verdict)
 	case r.Parity != nil:
 		return "n/a"
 	case r.ID == ref:
@@ -447,9 +447,9 @@ func (m *Model) chart(st styles, rows []engine.RungResult, state map[string]stri
 		}
 		vs := cell(v, 8, false)
 		switch v {
-		case engine.VerdictPass:
+		case string(engine.VerdictPass):
 			vs = st.good.Render(vs)
-		case engine.VerdictCollapse, "error":
+		case string(engine.VerdictCollapse), "error":
 			vs = st.bad.Render(vs)
 		}
 		out = append(out, cell(r.ID, labelW, false)+" "+bar+" "+cell(rate, 8, true)+" "+

@@ -148,9 +148,9 @@ func (m *Model) Summary() []string {
 	var out []string
 	p := r.Report.Parity
 	if p != nil {
-		v := st.pass.Render("VERDICT: " + strings.ToUpper(p.Verdict))
+		v := st.pass.Render("VERDICT: " + strings.ToUpper(string(p.Verdict)))
 		if p.Verdict != engine.VerdictPass {
-			v = st.collapse.Render("VERDICT: " + strings.ToUpper(p.Verdict))
+			v = st.collapse.Render("VERDICT: " + strings.ToUpper(string(p.Verdict)))
 		}
 		out = append(out, v+st.label.Render(fmt.Sprintf("  %d/%d combos, borderline < %g",
 			p.CombosCompared, r.Grid.Len(), p.Tolerance)))

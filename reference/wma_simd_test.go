@@ -1,16 +1,19 @@
-package engine
+package reference_test
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/reference"
 )
 
 // TestWMASIMDBitIdentical checks that the AVX2 blocks give the same bits as
 // the scalar loop, for both precisions, over lengths and sizes that hit the
 // block edges, on fresh random prices (seed logged).
 func TestWMASIMDBitIdentical(t *testing.T) {
-	if !useAVX2 {
+	if !reference.HasAVX2() {
 		t.Skip("no AVX2 on this CPU: only the scalar path runs")
 	}
 	seed := rand.Uint64()
@@ -39,15 +42,15 @@ func TestWMASIMDBitIdentical(t *testing.T) {
 	}
 }
 
-func checkSame[F Float](t *testing.T, x []F, p, s int) {
+func checkSame[F engine.Float](t *testing.T, x []F, p, s int) {
 	t.Helper()
 	n := len(x)
 	a, b := make([]F, n), make([]F, n)
-	useAVX2 = true
-	WMA(x, p, s, a)
-	useAVX2 = false
-	WMA(x, p, s, b)
-	useAVX2 = true
+	was := reference.SetAVX2(true)
+	defer reference.SetAVX2(was)
+	reference.WMA(x, p, s, a)
+	reference.SetAVX2(false)
+	reference.WMA(x, p, s, b)
 	for i := range a {
 		if math.Float64bits(float64(a[i])) != math.Float64bits(float64(b[i])) && !(math.IsNaN(float64(a[i])) && math.IsNaN(float64(b[i]))) {
 			t.Fatalf("%T n=%d p=%d s=%d: out[%d] avx2 %v scalar %v", x[0], n, p, s, i, a[i], b[i])

@@ -1,4 +1,4 @@
-package engine
+package reference_test
 
 import (
 	"context"
@@ -6,6 +6,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
+	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
 // TestSourceSeriesAndReturnsHand: the swept series and the bar returns on
@@ -17,35 +22,35 @@ import (
 //	ohlc4 = (2+3+2+2.5)/4, (4+5+4+5)/4, (4+4+3+4)/4 = 2.375, 4.5, 3.75
 //	r     = 0, 5/2.5 - 1, 4/5 - 1                 = 0, 1, -0.2
 func TestSourceSeriesAndReturnsHand(t *testing.T) {
-	b := &Bars{Open: []float64{2, 4, 4}, High: []float64{3, 5, 4}, Low: []float64{2, 4, 3}, Close: []float64{2.5, 5, 4}}
+	b := &engine.Bars{Open: []float64{2, 4, 4}, High: []float64{3, 5, 4}, Low: []float64{2, 4, 3}, Close: []float64{2.5, 5, 4}}
 	for _, c := range []struct {
-		src  Source
+		src  engine.Source
 		want []float64
 	}{
-		{SourceClose, []float64{2.5, 5, 4}},
-		{SourceHL2, []float64{2.5, 4.5, 3.5}},
-		{SourceHLC3, []float64{2.5, 14.0 / 3, 11.0 / 3}},
-		{SourceOHLC4, []float64{2.375, 4.5, 3.75}},
+		{engine.SourceClose, []float64{2.5, 5, 4}},
+		{engine.SourceHL2, []float64{2.5, 4.5, 3.5}},
+		{engine.SourceHLC3, []float64{2.5, 14.0 / 3, 11.0 / 3}},
+		{engine.SourceOHLC4, []float64{2.375, 4.5, 3.75}},
 	} {
-		got := SourceSeries[float64](b, c.src)
+		got := reference.SourceSeries[float64](b, c.src)
 		for i := range got {
-			if !near(got[i], c.want[i], 1e-15, 0) {
+			if !conformance.Near(got[i], c.want[i], 1e-15, 0) {
 				t.Errorf("%s[%d] = %v, want %v", c.src, i, got[i], c.want[i])
 			}
 		}
-		got32 := SourceSeries[float32](b, c.src)
+		got32 := reference.SourceSeries[float32](b, c.src)
 		for i := range got32 {
-			if !near(float64(got32[i]), c.want[i], 1e-7, 0) {
+			if !conformance.Near(float64(got32[i]), c.want[i], 1e-7, 0) {
 				t.Errorf("fp32 %s[%d] = %v, want %v", c.src, i, got32[i], c.want[i])
 			}
 		}
 	}
-	r := BarReturns[float64](b)
-	if r[0] != 0 || r[1] != 1 || !near(r[2], -0.2, 1e-15, 0) {
+	r := reference.BarReturns[float64](b)
+	if r[0] != 0 || r[1] != 1 || !conformance.Near(r[2], -0.2, 1e-15, 0) {
 		t.Errorf("BarReturns = %v, want [0 1 -0.2]", r)
 	}
 	// fp32: each close rounded to float32 first, then divided in float32.
-	r32 := BarReturns[float32](b)
+	r32 := reference.BarReturns[float32](b)
 	if want := float32(4)/float32(5) - 1; r32[2] != want {
 		t.Errorf("fp32 BarReturns[2] = %v, want %v", r32[2], want)
 	}
@@ -57,10 +62,10 @@ func TestSourceSeriesAndReturnsHand(t *testing.T) {
 // float32 and float64.
 func TestBuildIndicatorsMatchesPerLength(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	b := synthBars(rng, randomWalk(rng, 1500, 30000, 0.002))
-	g := Grid{HMA: Range{2, 44, 3}, HMA3: Range{6, 66, 6}}
-	for _, src := range []Source{SourceClose, SourceHL2} {
-		for _, form := range []Formulation{Direct, Prefix} {
+	b := datatest.AroundCloses(rng, datatest.Closes(rng, 1500, 30000, 0.002))
+	g := engine.Grid{HMA: engine.Range{Start: 2, Stop: 44, Step: 3}, HMA3: engine.Range{Start: 6, Stop: 66, Step: 6}}
+	for _, src := range []engine.Source{engine.SourceClose, engine.SourceHL2} {
+		for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
 			t.Run(fmt.Sprintf("%s/%s", src, form), func(t *testing.T) {
 				checkBuild[float64](t, b, g, src, form)
 				checkBuild[float32](t, b, g, src, form)
@@ -69,9 +74,9 @@ func TestBuildIndicatorsMatchesPerLength(t *testing.T) {
 	}
 }
 
-func checkBuild[F Float](t *testing.T, b *Bars, g Grid, src Source, form Formulation) {
+func checkBuild[F engine.Float](t *testing.T, b *engine.Bars, g engine.Grid, src engine.Source, form engine.Formulation) {
 	t.Helper()
-	ind, err := BuildIndicators[F](context.Background(), b, g, src, form)
+	ind, err := reference.BuildIndicators[F](context.Background(), b, g, src, form)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,57 +86,42 @@ func checkBuild[F Float](t *testing.T, b *Bars, g Grid, src Source, form Formula
 	if len(ind.H) != g.HMA.Len() || len(ind.H3) != g.HMA3.Len() {
 		t.Fatalf("%d h and %d h3 series, want %d and %d", len(ind.H), len(ind.H3), g.HMA.Len(), g.HMA3.Len())
 	}
-	x := SourceSeries[F](b, src)
-	cl := SourceSeries[F](b, SourceClose)
+	x := reference.SourceSeries[F](b, src)
+	cl := reference.SourceSeries[F](b, engine.SourceClose)
 	want := make([]F, b.Len())
 	for _, L := range g.HMA.Values() {
-		if err := HMA(x, L, form, want); err != nil {
+		if err := reference.HMA(x, L, form, want); err != nil {
 			t.Fatal(err)
 		}
 		assertSameSeries(t, fmt.Sprintf("%s h(%d)", precName[F](), L), ind.H[L], want)
 	}
 	for _, L := range g.HMA3.Values() {
-		if err := HMA3(cl, L, form, want); err != nil {
+		if err := reference.HMA3(cl, L, form, want); err != nil {
 			t.Fatal(err)
 		}
 		assertSameSeries(t, fmt.Sprintf("%s h3(%d)", precName[F](), L), ind.H3[L], want)
 	}
-	assertSameSeries(t, precName[F]()+" r", ind.R, BarReturns[F](b))
-	if src != SourceClose {
+	assertSameSeries(t, precName[F]()+" r", ind.R, reference.BarReturns[F](b))
+	if src != engine.SourceClose {
 		// h3 must not follow the source: HMA3 of hl2 differs from HMA3 of close.
 		L := g.HMA3.Start
-		if err := HMA3(x, L, form, want); err != nil {
+		if err := reference.HMA3(x, L, form, want); err != nil {
 			t.Fatal(err)
 		}
-		if sameSeries(ind.H3[L], want) {
+		if _, same := conformance.SameSeries(ind.H3[L], want); same {
 			t.Errorf("%s h3(%d) equals HMA3(%s): h3 must be HMA3(close)", precName[F](), L, src)
 		}
 	}
 }
 
-func sameSeries[F Float](a, b []F) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !sameBits(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func assertSameSeries[F Float](t *testing.T, what string, got, want []F) {
+func assertSameSeries[F engine.Float](t *testing.T, what string, got, want []F) {
 	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s: len %d, want %d", what, len(got), len(want))
-		return
-	}
-	for i := range got {
-		if !sameBits(got[i], want[i]) {
-			t.Errorf("%s[%d] = %v, per-length computation %v (not bit-identical)", what, i, got[i], want[i])
+	if i, same := conformance.SameSeries(got, want); !same {
+		if len(got) != len(want) {
+			t.Errorf("%s: len %d, want %d", what, len(got), len(want))
 			return
 		}
+		t.Errorf("%s[%d] = %v, per-length computation %v (not bit-identical)", what, i, got[i], want[i])
 	}
 }
 
@@ -139,10 +129,10 @@ func assertSameSeries[F Float](t *testing.T, what string, got, want []F) {
 // ctx.Err().
 func TestBuildIndicatorsCancelled(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
-	b := synthBars(rng, randomWalk(rng, 500, 100, 0.01))
+	b := datatest.AroundCloses(rng, datatest.Closes(rng, 500, 100, 0.01))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := BuildIndicators[float64](ctx, b, Grid{HMA: Range{2, 100, 1}, HMA3: Range{6, 100, 1}}, SourceClose, Direct)
+	_, err := reference.BuildIndicators[float64](ctx, b, engine.Grid{HMA: engine.Range{Start: 2, Stop: 100, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 100, Step: 1}}, engine.SourceClose, engine.Direct)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -153,31 +143,31 @@ func TestBuildIndicatorsCancelled(t *testing.T) {
 // cancelled context does not stay in the cache.
 func TestIndicatorCache(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 26))
-	b := synthBars(rng, randomWalk(rng, 600, 100, 0.01))
-	job := &Job{Bars: b, Grid: Grid{HMA: Range{10, 30, 10}, HMA3: Range{12, 24, 12}}, Params: Params{Fee: DefaultFee, BarsPerYear: 525600},
-		Precision: FP32, WMA: Direct, Cache: &IndicatorCache{}}
+	b := datatest.AroundCloses(rng, datatest.Closes(rng, 600, 100, 0.01))
+	job := &engine.Job{Bars: b, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 30, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 24, Step: 12}}, Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600},
+		Precision: engine.FP32, WMA: engine.Direct, Cache: &engine.IndicatorCache{}}
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := GetIndicators[float32](cancelled, job); !errors.Is(err, context.Canceled) {
+	if _, err := reference.GetIndicators[float32](cancelled, job); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled build: err %v", err)
 	}
-	a, err := GetIndicators[float32](context.Background(), job)
+	a, err := reference.GetIndicators[float32](context.Background(), job)
 	if err != nil {
 		t.Fatalf("build after a cancelled one: %v (the cancelled build poisoned the cache)", err)
 	}
-	again, _ := GetIndicators[float32](context.Background(), job)
+	again, _ := reference.GetIndicators[float32](context.Background(), job)
 	if &a.H[10][0] != &again.H[10][0] {
 		t.Error("second call rebuilt the series instead of sharing them")
 	}
-	want, _ := BuildIndicators[float32](context.Background(), b, job.Grid, SourceClose, Direct)
+	want, _ := reference.BuildIndicators[float32](context.Background(), b, job.Grid, engine.SourceClose, engine.Direct)
 	assertSameSeries(t, "cached h(20)", a.H[20], want.H[20])
 	pj := *job
-	pj.WMA = Prefix
-	p, _ := GetIndicators[float32](context.Background(), &pj)
-	if sameSeries(p.H[30], a.H[30]) {
+	pj.WMA = engine.Prefix
+	p, _ := reference.GetIndicators[float32](context.Background(), &pj)
+	if _, same := conformance.SameSeries(p.H[30], a.H[30]); same {
 		t.Error("prefix and direct share a cache entry")
 	}
-	d64, _ := GetIndicators[float64](context.Background(), job)
+	d64, _ := reference.GetIndicators[float64](context.Background(), job)
 	if len(d64.H) != 3 {
 		t.Errorf("fp64 entry has %d h series", len(d64.H))
 	}

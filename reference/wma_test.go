@@ -1,4 +1,4 @@
-package engine
+package reference_test
 
 import (
 	"fmt"
@@ -7,6 +7,11 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
+	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
 // ---- hand-computed cases ---------------------------------------------------
@@ -68,16 +73,16 @@ func TestWMAHandComputed(t *testing.T) {
 	}
 }
 
-func checkWMAHand[F Float](t *testing.T, x []float64, p, s int, num []float64, den float64) {
+func checkWMAHand[F engine.Float](t *testing.T, x []float64, p, s int, num []float64, den float64) {
 	t.Helper()
 	out := make([]F, len(x))
-	WMA(toF[F](x), p, s, out)
+	reference.WMA(toF[F](x), p, s, out)
 	for i := range out {
 		want := F(math.NaN())
 		if !math.IsNaN(num[i]) {
 			want = F(num[i]) / F(den) // one correctly rounded division in F
 		}
-		if !sameBits(out[i], want) {
+		if !conformance.SameFloat(out[i], want) {
 			t.Errorf("%s WMA p=%d s=%d: out[%d] = %v, want %v/%v = %v", precName[F](), p, s, i, out[i], num[i], den, want)
 		}
 	}
@@ -137,9 +142,9 @@ func TestHullOnALine(t *testing.T) {
 		shift float64 // HMA - x on the defined bars
 	}{{"HMA", 4, 0}, {"HMA", 9, 0}, {"HMA3", 6, 0}, {"HMA3", 12, -b / 3}} {
 		want := make([]float64, n)
-		first := HMAWarmup(c.L)
+		first := engine.HMAWarmup(c.L)
 		if c.kind == "HMA3" {
-			first = HMA3Warmup(c.L)
+			first = engine.HMA3Warmup(c.L)
 		}
 		for i := range want {
 			want[i] = math.NaN()
@@ -155,11 +160,11 @@ func TestHullOnALine(t *testing.T) {
 // checkHull runs both formulations. rel is the direct form's tolerance; the
 // prefix form's running sums lose digits even at n = 60 (S2 ~ 2e5 at price
 // ~100: ~1e-13 relative in fp64, ~2e-5 in fp32), so it gets 1e-11 and 1e-4.
-func checkHull[F Float](t *testing.T, kind string, x []float64, L int, want []float64, rel float64) {
+func checkHull[F engine.Float](t *testing.T, kind string, x []float64, L int, want []float64, rel float64) {
 	t.Helper()
-	for _, form := range []Formulation{Direct, Prefix} {
+	for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
 		tol := rel
-		if form == Prefix {
+		if form == engine.Prefix {
 			tol = 1e-11
 			if precName[F]() == "fp32" {
 				tol = 1e-4
@@ -168,15 +173,15 @@ func checkHull[F Float](t *testing.T, kind string, x []float64, L int, want []fl
 		out := make([]F, len(x))
 		var err error
 		if kind == "HMA" {
-			err = HMA(toF[F](x), L, form, out)
+			err = reference.HMA(toF[F](x), L, form, out)
 		} else {
-			err = HMA3(toF[F](x), L, form, out)
+			err = reference.HMA3(toF[F](x), L, form, out)
 		}
 		if err != nil {
 			t.Fatalf("%s(%d): %v", kind, L, err)
 		}
 		for i := range out {
-			if !near(float64(out[i]), want[i], tol, 0) {
+			if !conformance.Near(float64(out[i]), want[i], tol, 0) {
 				t.Errorf("%s %s %s(x, %d)[%d] = %v, want %v (rel %g)", precName[F](), form, kind, L, i, out[i], want[i], tol)
 			}
 		}
@@ -193,44 +198,44 @@ func TestHullWarmupEdges(t *testing.T) {
 	// L=10: 9+2 = 11 (round(3.16) = 3); L=13: 12+3 = 15 (round(3.61) = 4).
 	// HMA3 L=6: p=3, 2*2 = 4; L=7: p=3, 4; L=30: p=15, 28.
 	for _, c := range []struct{ L, w int }{{2, 1}, {4, 4}, {10, 11}, {13, 15}, {200, 212}} {
-		if got := HMAWarmup(c.L); got != c.w {
+		if got := engine.HMAWarmup(c.L); got != c.w {
 			t.Errorf("HMAWarmup(%d) = %d, want %d", c.L, got, c.w)
 		}
 	}
 	for _, c := range []struct{ L, w int }{{6, 4}, {7, 4}, {30, 28}, {240, 238}} {
-		if got := HMA3Warmup(c.L); got != c.w {
+		if got := engine.HMA3Warmup(c.L); got != c.w {
 			t.Errorf("HMA3Warmup(%d) = %d, want %d", c.L, got, c.w)
 		}
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	x := randomWalk(rng, 150, 100, 0.01)
+	x := datatest.Closes(rng, 150, 100, 0.01)
 	for _, n := range []int{150, 20, 3} {
 		checkWarmups[float64](t, x[:n])
 		checkWarmups[float32](t, x[:n])
 	}
 }
 
-func checkWarmups[F Float](t *testing.T, x64 []float64) {
+func checkWarmups[F engine.Float](t *testing.T, x64 []float64) {
 	t.Helper()
 	x := toF[F](x64)
 	out := make([]F, len(x))
-	for _, form := range []Formulation{Direct, Prefix} {
-		for L := MinHMA; L <= 60; L++ {
-			if err := HMA(x, L, form, out); err != nil {
+	for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
+		for L := engine.MinHMA; L <= 60; L++ {
+			if err := reference.HMA(x, L, form, out); err != nil {
 				t.Fatal(err)
 			}
-			checkFirstDefined(t, fmt.Sprintf("%s %s HMA(%d) n=%d", precName[F](), form, L, len(x)), out, HMAWarmup(L))
+			checkFirstDefined(t, fmt.Sprintf("%s %s HMA(%d) n=%d", precName[F](), form, L, len(x)), out, engine.HMAWarmup(L))
 		}
-		for L := MinHMA3; L <= 80; L++ {
-			if err := HMA3(x, L, form, out); err != nil {
+		for L := engine.MinHMA3; L <= 80; L++ {
+			if err := reference.HMA3(x, L, form, out); err != nil {
 				t.Fatal(err)
 			}
-			checkFirstDefined(t, fmt.Sprintf("%s %s HMA3(%d) n=%d", precName[F](), form, L, len(x)), out, HMA3Warmup(L))
+			checkFirstDefined(t, fmt.Sprintf("%s %s HMA3(%d) n=%d", precName[F](), form, L, len(x)), out, engine.HMA3Warmup(L))
 		}
 	}
 }
 
-func checkFirstDefined[F Float](t *testing.T, what string, out []F, first int) {
+func checkFirstDefined[F engine.Float](t *testing.T, what string, out []F, first int) {
 	t.Helper()
 	for i, v := range out {
 		if undefined := math.IsNaN(float64(v)); undefined != (i < first) {
@@ -251,35 +256,35 @@ func TestHullMinimumLengths(t *testing.T) {
 	x := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 	out := make([]float64, len(x))
 	for _, L := range []int{1, 0, -3} {
-		if err := HMA(x, L, Direct, out); err == nil || !strings.Contains(err.Error(), fmt.Sprint(L)) {
+		if err := reference.HMA(x, L, engine.Direct, out); err == nil || !strings.Contains(err.Error(), fmt.Sprint(L)) {
 			t.Errorf("HMA(x, %d): err = %v, want an error naming the length", L, err)
 		}
 	}
 	for _, L := range []int{5, 1} {
-		if err := HMA3(x, L, Direct, out); err == nil || !strings.Contains(err.Error(), fmt.Sprint(L)) {
+		if err := reference.HMA3(x, L, engine.Direct, out); err == nil || !strings.Contains(err.Error(), fmt.Sprint(L)) {
 			t.Errorf("HMA3(x, %d): err = %v, want an error naming the length", L, err)
 		}
 	}
 	x32 := toF[float32](x)
 	out32 := make([]float32, len(x))
-	if err := HMA(x32, 1, Prefix, out32); err == nil {
+	if err := reference.HMA(x32, 1, engine.Prefix, out32); err == nil {
 		t.Error("float32 HMA(x, 1): no error")
 	}
-	if err := HMA3(x32, 5, Prefix, out32); err == nil {
+	if err := reference.HMA3(x32, 5, engine.Prefix, out32); err == nil {
 		t.Error("float32 HMA3(x, 5): no error")
 	}
-	if err := HMA(x, MinHMA, Direct, out); err != nil {
+	if err := reference.HMA(x, engine.MinHMA, engine.Direct, out); err != nil {
 		t.Errorf("HMA(x, 2): %v", err)
 	}
-	if err := HMA3(x, MinHMA3, Direct, out); err != nil {
+	if err := reference.HMA3(x, engine.MinHMA3, engine.Direct, out); err != nil {
 		t.Errorf("HMA3(x, 6): %v", err)
 	}
 	for _, c := range []struct {
-		g    Grid
+		g    engine.Grid
 		want []string
 	}{
-		{Grid{HMA: Range{1, 10, 1}, HMA3: Range{6, 12, 6}}, []string{"hma ", "below the minimum 2"}},
-		{Grid{HMA: Range{2, 10, 1}, HMA3: Range{5, 12, 1}}, []string{"hma3 ", "below the minimum 6"}},
+		{engine.Grid{HMA: engine.Range{Start: 1, Stop: 10, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 12, Step: 6}}, []string{"hma ", "below the minimum 2"}},
+		{engine.Grid{HMA: engine.Range{Start: 2, Stop: 10, Step: 1}, HMA3: engine.Range{Start: 5, Stop: 12, Step: 1}}, []string{"hma3 ", "below the minimum 6"}},
 	} {
 		err := c.g.Validate(0)
 		if err == nil {
@@ -292,11 +297,11 @@ func TestHullMinimumLengths(t *testing.T) {
 			}
 		}
 	}
-	b := closeBars(x)
-	if _, err := BuildIndicators[float64](t.Context(), b, Grid{HMA: Range{1, 2, 1}, HMA3: Range{6, 6, 1}}, SourceClose, Direct); err == nil {
+	b := datatest.CloseBars(x)
+	if _, err := reference.BuildIndicators[float64](t.Context(), b, engine.Grid{HMA: engine.Range{Start: 1, Stop: 2, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 6, Step: 1}}, engine.SourceClose, engine.Direct); err == nil {
 		t.Error("BuildIndicators with HMA length 1: no error")
 	}
-	if _, err := BuildIndicators[float32](t.Context(), b, Grid{HMA: Range{2, 2, 1}, HMA3: Range{5, 6, 1}}, SourceClose, Direct); err == nil {
+	if _, err := reference.BuildIndicators[float32](t.Context(), b, engine.Grid{HMA: engine.Range{Start: 2, Stop: 2, Step: 1}, HMA3: engine.Range{Start: 5, Stop: 6, Step: 1}}, engine.SourceClose, engine.Direct); err == nil {
 		t.Error("BuildIndicators with HMA3 length 5: no error")
 	}
 }
@@ -304,7 +309,7 @@ func TestHullMinimumLengths(t *testing.T) {
 // ---- against exact rational arithmetic ------------------------------------
 
 // ratOf converts exactly (every finite float is a dyadic rational).
-func ratOf[F Float](x []F) []*big.Rat {
+func ratOf[F engine.Float](x []F) []*big.Rat {
 	out := make([]*big.Rat, len(x))
 	for i, v := range x {
 		out[i] = new(big.Rat).SetFloat64(float64(v))
@@ -348,7 +353,7 @@ func lin(cs []int64, as ...[]*big.Rat) []*big.Rat {
 // exactHMA composes exact component WMAs: WMA(2*WMA(x,L/2) - WMA(x,L), round(sqrt L)).
 func exactHMA(x []*big.Rat, L int) []*big.Rat {
 	d := lin([]int64{2, -1}, exactWMA(x, L/2, 0), exactWMA(x, L, 0))
-	return exactWMA(d, HMASqrtLen(L), L-1)
+	return exactWMA(d, engine.HMASqrtLen(L), L-1)
 }
 
 // exactHMA3 composes WMA(3*WMA(x,p/3) - WMA(x,p/2) - WMA(x,p), p), p = L/2.
@@ -366,9 +371,9 @@ func ratF(r *big.Rat) float64 { f, _ := r.Float64(); return f }
 // u = 2^-53 or 2^-24), so the bound asserted is (p+2)u: about 1e-14 for
 // fp64 (well inside SPEC's 1e-12) and up to ~4e-6 for fp32 at p = 64.
 func TestWMAAgainstExact(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 11))
-		x := randomWalk(rng, 240, 50+100*rng.Float64(), 0.02)
+		x := datatest.Closes(rng, 240, 50+100*rng.Float64(), 0.02)
 		ps := []int{1, 2, 3, 7, 8, 9, 31, 64}
 		for range 2 {
 			ps = append(ps, 1+rng.IntN(100))
@@ -385,14 +390,14 @@ func TestWMAAgainstExact(t *testing.T) {
 	}
 }
 
-func checkWMAExact[F Float](t *testing.T, seed uint64, x64 []float64, p, s int) float64 {
+func checkWMAExact[F engine.Float](t *testing.T, seed uint64, x64 []float64, p, s int) float64 {
 	t.Helper()
 	x := toF[F](x64)
 	for i := 0; i < s; i++ {
 		x[i] = F(math.NaN())
 	}
 	got := make([]F, len(x))
-	WMA(x, p, s, got)
+	reference.WMA(x, p, s, got)
 	xr := ratOf(x[s:])
 	exact := exactWMA(append(make([]*big.Rat, s), xr...), p, s)
 	bound := float64(p+2) * unitRoundoff[F]()
@@ -424,9 +429,9 @@ func checkWMAExact[F Float](t *testing.T, seed uint64, x64 []float64, p, s int) 
 // direct sum to ~1e-9 relative. It is the large-n, fp32 case that breaks
 // (TestStudyFIL in study_test.go).
 func TestWMAPrefixAgreesWithDirect(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 12))
-		x := randomWalk(rng, 300, 100, 0.01)
+		x := datatest.Closes(rng, 300, 100, 0.01)
 		for _, p := range []int{1, 2, 5, 20, 77, 150} {
 			for _, s := range []int{0, 4} {
 				a, b := make([]float64, len(x)), make([]float64, len(x))
@@ -434,8 +439,8 @@ func TestWMAPrefixAgreesWithDirect(t *testing.T) {
 				for i := 0; i < s; i++ {
 					xs[i] = math.NaN()
 				}
-				WMA(xs, p, s, a)
-				WMAPrefix(xs, p, s, b, nil)
+				reference.WMA(xs, p, s, a)
+				reference.WMAPrefix(xs, p, s, b, nil)
 				worst := 0.0
 				for i := range a {
 					if math.IsNaN(a[i]) != math.IsNaN(b[i]) {
@@ -458,9 +463,9 @@ func TestWMAPrefixAgreesWithDirect(t *testing.T) {
 // error is measured against the price scale (the mean |x|, ~100), not the
 // value: |got - exact| / scale <= 1e-12.
 func TestHullAgainstExactComposition(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 13))
-		x := randomWalk(rng, 160, 100, 0.01)
+		x := datatest.Closes(rng, 160, 100, 0.01)
 		scale := 0.0
 		for _, v := range x {
 			scale += v / float64(len(x))
@@ -471,13 +476,13 @@ func TestHullAgainstExactComposition(t *testing.T) {
 		hma3Ls := []int{6, 7, 12, 30, 13 + rng.IntN(60)}
 		worst := 0.0
 		for _, L := range hmaLs {
-			if err := HMA(x, L, Direct, got); err != nil {
+			if err := reference.HMA(x, L, engine.Direct, got); err != nil {
 				t.Fatal(err)
 			}
 			worst = max(worst, compareExact(t, fmt.Sprintf("seed %d HMA(%d)", seed, L), got, exactHMA(xr, L), scale))
 		}
 		for _, L := range hma3Ls {
-			if err := HMA3(x, L, Direct, got); err != nil {
+			if err := reference.HMA3(x, L, engine.Direct, got); err != nil {
 				t.Fatal(err)
 			}
 			worst = max(worst, compareExact(t, fmt.Sprintf("seed %d HMA3(%d)", seed, L), got, exactHMA3(xr, L), scale))
@@ -510,7 +515,7 @@ func compareExact(t *testing.T, what string, got []float64, exact []*big.Rat, sc
 // naiveWMA is SPEC's evaluation order written as plainly as possible: for
 // each output, sum k*x oldest bar first, each product rounded to F, then
 // divide by p(p+1)/2. GPU kernels reproduce exactly this.
-func naiveWMA[F Float](x []F, p, s int) []F {
+func naiveWMA[F engine.Float](x []F, p, s int) []F {
 	out := make([]F, len(x))
 	den := F(p * (p + 1) / 2)
 	for i := range x {
@@ -528,21 +533,21 @@ func naiveWMA[F Float](x []F, p, s int) []F {
 	return out
 }
 
-// TestWMABitIdenticalToNaiveLoop: engine.WMA (vector blocks, eight-wide
+// TestWMABitIdenticalToNaiveLoop: reference.WMA (vector blocks, eight-wide
 // loop and scalar tail alike) gives the bits of the naive sequential loop,
 // in float32 and float64. Sizes straddle the 8-output and 32/64-output
 // block edges; on amd64 it runs once with and once without AVX2.
 func TestWMABitIdenticalToNaiveLoop(t *testing.T) {
 	paths := []bool{false}
-	if useAVX2 {
+	if reference.HasAVX2() {
 		paths = []bool{true, false}
 	}
-	defer func(v bool) { useAVX2 = v }(useAVX2)
-	for _, seed := range testSeeds(t) {
+	defer reference.SetAVX2(reference.HasAVX2())
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 14))
-		x := randomWalk(rng, 1100, 1+1000*rng.Float64(), 0.02)
+		x := datatest.Closes(rng, 1100, 1+1000*rng.Float64(), 0.02)
 		for _, avx := range paths {
-			useAVX2 = avx
+			reference.SetAVX2(avx)
 			for _, n := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100, 257, 1100} {
 				for _, p := range []int{1, 2, 3, 5, 8, 13, 50, 200} {
 					for _, s := range []int{0, 1, 5} {
@@ -558,17 +563,17 @@ func TestWMABitIdenticalToNaiveLoop(t *testing.T) {
 	}
 }
 
-func checkNaive[F Float](t *testing.T, seed uint64, avx bool, x64 []float64, p, s int) {
+func checkNaive[F engine.Float](t *testing.T, seed uint64, avx bool, x64 []float64, p, s int) {
 	t.Helper()
 	x := toF[F](x64)
 	for i := 0; i < s; i++ {
 		x[i] = F(math.NaN())
 	}
 	got := make([]F, len(x))
-	WMA(x, p, s, got)
+	reference.WMA(x, p, s, got)
 	want := naiveWMA(x, p, s)
 	for i := range got {
-		if !sameBits(got[i], want[i]) {
+		if !conformance.SameFloat(got[i], want[i]) {
 			t.Errorf("seed %d avx2=%v %s n=%d p=%d s=%d: WMA[%d] = %v, naive loop %v", seed, avx, precName[F](), len(x), p, s, i, got[i], want[i])
 			return
 		}
@@ -577,17 +582,17 @@ func checkNaive[F Float](t *testing.T, seed uint64, avx bool, x64 []float64, p, 
 
 // naiveHMA and naiveHMA3 compose naiveWMA as SPEC writes it: 2*a - b and
 // 3*a - b - c left to right, each operation rounded to F.
-func naiveHMA[F Float](x []F, L int) []F {
+func naiveHMA[F engine.Float](x []F, L int) []F {
 	a, b := naiveWMA(x, L/2, 0), naiveWMA(x, L, 0)
 	d := make([]F, len(x))
 	for i := range d {
 		twoA := F(2) * a[i]
 		d[i] = twoA - b[i]
 	}
-	return naiveWMA(d, HMASqrtLen(L), min(L-1, len(x)))
+	return naiveWMA(d, engine.HMASqrtLen(L), min(L-1, len(x)))
 }
 
-func naiveHMA3[F Float](x []F, L int) []F {
+func naiveHMA3[F engine.Float](x []F, L int) []F {
 	p := L / 2
 	a, b, c := naiveWMA(x, p/3, 0), naiveWMA(x, p/2, 0), naiveWMA(x, p, 0)
 	d := make([]F, len(x))
@@ -604,31 +609,31 @@ func naiveHMA3[F Float](x []F, L int) []F {
 // kernel reproduces (SPEC "Indicators": fp64 on the GPU equals the fp64
 // reference bit for bit, fp32 equals the fp32 CPU path).
 func TestHullBitIdenticalToNaiveComposition(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 15))
-		x := randomWalk(rng, 700, 1+30000*rng.Float64(), 0.01)
+		x := datatest.Closes(rng, 700, 1+30000*rng.Float64(), 0.01)
 		checkNaiveHull[float64](t, seed, x)
 		checkNaiveHull[float32](t, seed, x)
 	}
 }
 
-func checkNaiveHull[F Float](t *testing.T, seed uint64, x64 []float64) {
+func checkNaiveHull[F engine.Float](t *testing.T, seed uint64, x64 []float64) {
 	t.Helper()
 	x := toF[F](x64)
 	got := make([]F, len(x))
 	for _, L := range []int{2, 3, 4, 9, 16, 20, 37, 100, 200} {
-		if err := HMA(x, L, Direct, got); err != nil {
+		if err := reference.HMA(x, L, engine.Direct, got); err != nil {
 			t.Fatal(err)
 		}
-		if want := naiveHMA(x, L); !sameSeries(got, want) {
+		if _, same := conformance.SameSeries(got, naiveHMA(x, L)); !same {
 			t.Errorf("seed %d %s: HMA(%d) is not bit-identical to the naive composition", seed, precName[F](), L)
 		}
 	}
 	for _, L := range []int{6, 7, 12, 13, 30, 61, 120, 240} {
-		if err := HMA3(x, L, Direct, got); err != nil {
+		if err := reference.HMA3(x, L, engine.Direct, got); err != nil {
 			t.Fatal(err)
 		}
-		if want := naiveHMA3(x, L); !sameSeries(got, want) {
+		if _, same := conformance.SameSeries(got, naiveHMA3(x, L)); !same {
 			t.Errorf("seed %d %s: HMA3(%d) is not bit-identical to the naive composition", seed, precName[F](), L)
 		}
 	}

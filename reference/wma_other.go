@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package engine
+package reference
 
 var useAVX2 = false
 

@@ -1,6 +1,10 @@
-package engine
+package reference
 
-import "math"
+import (
+	"math"
+
+	"sweepbench/engine"
+)
 
 // Scratch is per-worker memory reused across combos: the strategy returns
 // of one combo (n-1 values) for the second-pass statistics and VaR selection.
@@ -23,41 +27,23 @@ type Scratch[F Float] struct{ rs, band, sample []F }
 // Sums run sequentially in F; the mean is removed in a second pass before
 // the variance (two-pass, population). The finishing formulas (sqrt, pow,
 // ratios) are evaluated in float64 from the F accumulators and rounded to F.
-func Backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F]) Metrics {
+func Backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F]) engine.Metrics {
 	return backtest(h, h3, r, first, p, sc, nil)
-}
-
-// Trace is the bar-by-bar record of one combo, for charts and trade lists.
-// Pos and Equity have n elements: Pos[i] is the position decided at the
-// close of bar i (Pos[n-1] = 0: never held); Equity[i] is E[i] with the
-// final exit fee in Equity[n-1].
-type Trace struct {
-	Pos    []int8
-	Equity []float64
-	Trades []Trade
-}
-
-// Trade is one maximal run of a non-zero held position (SPEC "Trades").
-type Trade struct {
-	Entry  int     // bar a: entered at its close
-	Exit   int     // bar b: exited at its close (n-1 for the last open trade)
-	Side   int8    // +1 long, -1 short
-	Return float64 // R = (1-f)*prod(1+side*r)*(1-f) - 1, fraction
 }
 
 // BacktestTrace is Backtest with the bar-by-bar record: the same loop, so
 // the trace always agrees with the metrics.
-func BacktestTrace[F Float](h, h3, r []F, first int, p Params) (Metrics, *Trace) {
+func BacktestTrace[F Float](h, h3, r []F, first int, p engine.Params) (engine.Metrics, *engine.Trace) {
 	n := len(r)
-	tr := &Trace{Pos: make([]int8, n), Equity: make([]float64, n)}
+	tr := &engine.Trace{Pos: make([]int8, n), Equity: make([]float64, n)}
 	var sc Scratch[F]
 	m := backtest(h, h3, r, first, p, &sc, tr)
 	return m, tr
 }
 
-func backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F], tr *Trace) Metrics {
+func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F], tr *engine.Trace) engine.Metrics {
 	n := len(r)
-	var m Metrics
+	var m engine.Metrics
 	if n < 2 {
 		return m
 	}
@@ -79,7 +65,7 @@ func backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F], tr *Tr
 		tp                F // running product of the open trade, entry fee included
 		long, short, flat int
 	)
-	longOnly := p.Mode == LongOnly
+	longOnly := p.Mode == engine.LongOnly
 	flat = first // bars 0..first-1 are held flat
 	for i := 0; i < first; i++ {
 		rs[i] = 0
@@ -120,7 +106,7 @@ func backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F], tr *Tr
 				trades++
 				tp = keep
 				if tr != nil {
-					tr.Trades = append(tr.Trades, Trade{Entry: i, Side: pos})
+					tr.Trades = append(tr.Trades, engine.Trade{Entry: i, Side: pos})
 				}
 			}
 		}
@@ -178,63 +164,6 @@ func backtest[F Float](h, h3, r []F, first int, p Params, sc *Scratch[F], tr *Tr
 	v, cs, cnt := tailSelect(rs, k, sc)
 	return Finish(Accumulators[F]{E: E, MinRatio: minRatio, Sum: sum, SSD: ssd, Neg2: neg2, Gains: gains, Losses: losses,
 		VaR: v, CVaRSum: cs, Trades: trades, Wins: wins, Long: long, Short: short, Flat: flat, CVaRCount: cnt}, n, p)
-}
-
-// Accumulators are what a backtest loop over n bars leaves for one combo,
-// in F: the final equity, the smallest E/peak ratio, the sums over rs
-// (sum, squared deviations from the mean, min(rs,0)^2, gains, losses), the
-// VaR element and the sum and count of rs <= VaR, and the counts. The CPU
-// loop and the GPU kernels both end here, so every backend finishes the
-// metrics with one definition.
-type Accumulators[F Float] struct {
-	E, MinRatio, Sum, SSD, Neg2, Gains, Losses, VaR, CVaRSum F
-	Trades, Wins, Long, Short, Flat, CVaRCount               int
-}
-
-// Finish turns a combo's accumulators over n bars into its Metrics (SPEC
-// "Metrics per combo"): the ratios in F, sqrt, pow and the annualising
-// factor evaluated in float64 from the F values and rounded back to F, as
-// a GPU's correctly rounded sqrtf would give.
-func Finish[F Float](a Accumulators[F], n int, p Params) Metrics {
-	var m Metrics
-	if n < 2 {
-		return m
-	}
-	mf := F(n - 1)
-	mean := a.Sum / mf
-	std := F(math.Sqrt(float64(a.SSD / mf)))
-	down := F(math.Sqrt(float64(a.Neg2 / mf)))
-	ann := math.Sqrt(p.BarsPerYear)
-
-	m.TotalReturn = float64(a.E - 1)
-	m.CAGR = float64(F(math.Pow(float64(a.E), p.BarsPerYear/float64(n-1)) - 1))
-	if std > 0 {
-		m.Sharpe = float64(F(float64(mean/std) * ann))
-	}
-	switch {
-	case down > 0:
-		m.Sortino = float64(F(float64(mean/down) * ann))
-	case mean > 0:
-		m.Sortino = math.Inf(1)
-	}
-	m.MaxDrawdown = float64(1 - a.MinRatio)
-	if m.MaxDrawdown > 0 {
-		m.Calmar = float64(F(m.CAGR / m.MaxDrawdown))
-	}
-	m.TotalTrades = a.Trades
-	if a.Trades > 0 {
-		m.WinRate = float64(F(a.Wins) / F(a.Trades))
-	}
-	switch {
-	case a.Losses > 0:
-		m.Omega = float64(a.Gains / a.Losses)
-	case a.Gains > 0:
-		m.Omega = math.Inf(1)
-	}
-	m.LongBars, m.ShortBars, m.FlatBars = a.Long, a.Short, a.Flat
-	m.VaR95 = float64(a.VaR)
-	m.CVaR95 = float64(a.CVaRSum / F(a.CVaRCount))
-	return m
 }
 
 // tailSelect returns the k-th smallest element of a (0-based, exact) and

@@ -1,4 +1,4 @@
-package engine
+package reference_test
 
 import (
 	"fmt"
@@ -7,6 +7,11 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
+	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
 
 // ---- hand-built paths --------------------------------------------------------
@@ -57,13 +62,13 @@ type handCase struct {
 	h, h3  []float64
 	first  int
 	fee    float64
-	mode   Mode
+	mode   engine.Mode
 	bpy    float64
 	pos    []int8    // the trace's Pos: pos[i] decided at the close of bar i, pos[n-1] = 0
 	equity []float64 // E[0..n-1], E_final last
 	rs     []float64 // E[i]/E[i-1] - 1, i = 1..n-1 (for sharpe and sortino)
-	trades []Trade
-	want   Metrics // Sharpe and Sortino come from handStats(rs)
+	trades []engine.Trade
+	want   engine.Metrics // Sharpe and Sortino come from handStats(rs)
 }
 
 func handCases() []handCase {
@@ -99,12 +104,12 @@ func handCases() []handCase {
 	{
 		E := []float64{1, 1, k1 * 1.5, k1 * 2.25, k1 * 2.25 * k2 * 1.5, k1 * 2.25 * k2 * 1.5 * 0.5 * k1}
 		cs = append(cs, handCase{
-			name: "long then flip to short", close: path, first: 1, fee: 1.0 / 16, mode: LongShort, bpy: 10,
+			name: "long then flip to short", close: path, first: 1, fee: 1.0 / 16, mode: engine.LongShort, bpy: 10,
 			h: h100(6, 1), h3: []float64{nb, 101, 101, 99, 99, 101},
 			pos: []int8{0, 1, 1, -1, -1, 0}, equity: E,
 			rs:     []float64{0, 0.40625, 0.5, 0.318359375, -0.53125},
-			trades: []Trade{{1, 3, 1, 0.9775390625}, {3, 5, -1, -0.3408203125}},
-			want: Metrics{TotalReturn: E[5] - 1, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.53125, Calmar: (E[5]*E[5] - 1) / 0.53125,
+			trades: []engine.Trade{{Entry: 1, Exit: 3, Side: 1, Return: 0.9775390625}, {Entry: 3, Exit: 5, Side: -1, Return: -0.3408203125}},
+			want: engine.Metrics{TotalReturn: E[5] - 1, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.53125, Calmar: (E[5]*E[5] - 1) / 0.53125,
 				WinRate: 0.5, TotalTrades: 2, VaR95: -0.53125, CVaR95: -0.53125, Omega: (0.40625 + 0.5 + 0.318359375) / 0.53125,
 				LongBars: 2, ShortBars: 2, FlatBars: 1},
 		})
@@ -119,12 +124,12 @@ func handCases() []handCase {
 	{
 		E := []float64{1, 1, k1 * 1.5, k1 * 2.25, k1 * 2.25 * k1, k1 * 2.25 * k1}
 		cs = append(cs, handCase{
-			name: "long-only maps short to flat", close: path, first: 1, fee: 1.0 / 16, mode: LongOnly, bpy: 10,
+			name: "long-only maps short to flat", close: path, first: 1, fee: 1.0 / 16, mode: engine.LongOnly, bpy: 10,
 			h: h100(6, 1), h3: []float64{nb, 101, 101, 99, 99, 101},
 			pos: []int8{0, 1, 1, 0, 0, 0}, equity: E,
 			rs:     []float64{0, 0.40625, 0.5, -0.0625, 0},
-			trades: []Trade{{1, 3, 1, 0.9775390625}},
-			want: Metrics{TotalReturn: 0.9775390625, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.0625, Calmar: (E[5]*E[5] - 1) / 0.0625,
+			trades: []engine.Trade{{Entry: 1, Exit: 3, Side: 1, Return: 0.9775390625}},
+			want: engine.Metrics{TotalReturn: 0.9775390625, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.0625, Calmar: (E[5]*E[5] - 1) / 0.0625,
 				WinRate: 1, TotalTrades: 1, VaR95: -0.0625, CVaR95: -0.0625, Omega: 14.5,
 				LongBars: 2, ShortBars: 0, FlatBars: 3},
 		})
@@ -142,12 +147,12 @@ func handCases() []handCase {
 	{
 		E := []float64{1, 1, 1, k1 * 1.5, k1 * 0.75, k1 * 0.75 * k2 * 0.5 * k1}
 		cs = append(cs, handCase{
-			name: "ties keep the position", close: path, first: 1, fee: 1.0 / 16, mode: LongShort, bpy: 10,
+			name: "ties keep the position", close: path, first: 1, fee: 1.0 / 16, mode: engine.LongShort, bpy: 10,
 			h: h100(6, 1), h3: []float64{nb, 100, 101, 100, 99, 100},
 			pos: []int8{0, 0, 1, 1, -1, 0}, equity: E,
 			rs:     []float64{0, 0, 0.40625, -0.5, -0.5880126953125},
-			trades: []Trade{{2, 4, 1, -0.3408203125}, {4, 5, -1, -0.560546875}},
-			want: Metrics{TotalReturn: E[5] - 1, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.79400634765625, Calmar: (E[5]*E[5] - 1) / 0.79400634765625,
+			trades: []engine.Trade{{Entry: 2, Exit: 4, Side: 1, Return: -0.3408203125}, {Entry: 4, Exit: 5, Side: -1, Return: -0.560546875}},
+			want: engine.Metrics{TotalReturn: E[5] - 1, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.79400634765625, Calmar: (E[5]*E[5] - 1) / 0.79400634765625,
 				WinRate: 0, TotalTrades: 2, VaR95: -0.5880126953125, CVaR95: -0.5880126953125, Omega: 0.40625 / (0.5 + 0.5880126953125),
 				LongBars: 2, ShortBars: 1, FlatBars: 2},
 		})
@@ -161,12 +166,12 @@ func handCases() []handCase {
 	{
 		E := []float64{1, 1, 1, 1, k1 * 1.5, k1 * 1.5 * 0.5 * k1}
 		cs = append(cs, handCase{
-			name: "warm-up is flat", close: path, first: 3, fee: 1.0 / 16, mode: LongShort, bpy: 10,
+			name: "warm-up is flat", close: path, first: 3, fee: 1.0 / 16, mode: engine.LongShort, bpy: 10,
 			h: h100(6, 0), h3: []float64{101, 101, 101, 99, 99, 99},
 			pos: []int8{0, 0, 0, -1, -1, 0}, equity: E,
 			rs:     []float64{0, 0, 0, 0.40625, -0.53125},
-			trades: []Trade{{3, 5, -1, -0.3408203125}},
-			want: Metrics{TotalReturn: -0.3408203125, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.53125, Calmar: (E[5]*E[5] - 1) / 0.53125,
+			trades: []engine.Trade{{Entry: 3, Exit: 5, Side: -1, Return: -0.3408203125}},
+			want: engine.Metrics{TotalReturn: -0.3408203125, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.53125, Calmar: (E[5]*E[5] - 1) / 0.53125,
 				WinRate: 0, TotalTrades: 1, VaR95: -0.53125, CVaR95: -0.53125, Omega: 0.40625 / 0.53125,
 				LongBars: 0, ShortBars: 2, FlatBars: 3},
 		})
@@ -181,12 +186,12 @@ func handCases() []handCase {
 	{
 		E := []float64{1, 1, k1 * 1.5, k1 * 1.5 * 1.5 * k1}
 		cs = append(cs, handCase{
-			name: "exit fee at the last bar, no loss", close: []float64{64, 64, 96, 144}, first: 1, fee: 1.0 / 16, mode: LongShort, bpy: 3,
+			name: "exit fee at the last bar, no loss", close: []float64{64, 64, 96, 144}, first: 1, fee: 1.0 / 16, mode: engine.LongShort, bpy: 3,
 			h: h100(4, 1), h3: []float64{nb, 101, 101, 101},
 			pos: []int8{0, 1, 1, 0}, equity: E,
 			rs:     []float64{0, 0.40625, 0.40625},
-			trades: []Trade{{1, 3, 1, 0.9775390625}},
-			want: Metrics{TotalReturn: 0.9775390625, CAGR: 0.9775390625, MaxDrawdown: 0, Calmar: 0,
+			trades: []engine.Trade{{Entry: 1, Exit: 3, Side: 1, Return: 0.9775390625}},
+			want: engine.Metrics{TotalReturn: 0.9775390625, CAGR: 0.9775390625, MaxDrawdown: 0, Calmar: 0,
 				WinRate: 1, TotalTrades: 1, VaR95: 0, CVaR95: 0, Omega: math.Inf(1),
 				LongBars: 2, ShortBars: 0, FlatBars: 1},
 		})
@@ -196,18 +201,18 @@ func handCases() []handCase {
 	// trade at all, every metric 0 (omega 0, sortino 0: neither gains nor
 	// losses), all bars flat.
 	cs = append(cs, handCase{
-		name: "signal only on the last bar: no trade", close: []float64{64, 64, 96, 144}, first: 1, fee: 1.0 / 16, mode: LongShort, bpy: 3,
+		name: "signal only on the last bar: no trade", close: []float64{64, 64, 96, 144}, first: 1, fee: 1.0 / 16, mode: engine.LongShort, bpy: 3,
 		h: h100(4, 1), h3: []float64{nb, 100, 100, 101},
 		pos: []int8{0, 0, 0, 0}, equity: []float64{1, 1, 1, 1}, rs: []float64{0, 0, 0},
-		want: Metrics{FlatBars: 3},
+		want: engine.Metrics{FlatBars: 3},
 	})
 
 	// h3 == h throughout: flat for ever, every metric 0.
 	cs = append(cs, handCase{
-		name: "ties from the start: no trade", close: path, first: 0, fee: 0.001, mode: LongShort, bpy: 525600,
+		name: "ties from the start: no trade", close: path, first: 0, fee: 0.001, mode: engine.LongShort, bpy: 525600,
 		h: h100(6, 0), h3: h100(6, 0),
 		pos: []int8{0, 0, 0, 0, 0, 0}, equity: []float64{1, 1, 1, 1, 1, 1}, rs: []float64{0, 0, 0, 0, 0},
-		want: Metrics{FlatBars: 5},
+		want: engine.Metrics{FlatBars: 5},
 	})
 
 	// All gains, no fee, a constant return: std = 0 so sharpe is 0 by
@@ -215,12 +220,12 @@ func handCases() []handCase {
 	// close = 64, 96, 144, 216: rs = 0.5, 0.5, 0.5; E3 = 1.5^3 = 3.375;
 	// bpy = 3 = n-1: cagr = total_return = 2.375; var = cvar = 0.5.
 	cs = append(cs, handCase{
-		name: "all gains, constant return", close: []float64{64, 96, 144, 216}, first: 0, fee: 0, mode: LongShort, bpy: 3,
+		name: "all gains, constant return", close: []float64{64, 96, 144, 216}, first: 0, fee: 0, mode: engine.LongShort, bpy: 3,
 		h: h100(4, 0), h3: []float64{101, 101, 101, 101},
 		pos: []int8{1, 1, 1, 0}, equity: []float64{1, 1.5, 2.25, 3.375},
 		rs:     []float64{0.5, 0.5, 0.5},
-		trades: []Trade{{0, 3, 1, 2.375}},
-		want: Metrics{TotalReturn: 2.375, CAGR: 2.375, MaxDrawdown: 0, Calmar: 0, WinRate: 1, TotalTrades: 1,
+		trades: []engine.Trade{{Entry: 0, Exit: 3, Side: 1, Return: 2.375}},
+		want: engine.Metrics{TotalReturn: 2.375, CAGR: 2.375, MaxDrawdown: 0, Calmar: 0, WinRate: 1, TotalTrades: 1,
 			VaR95: 0.5, CVaR95: 0.5, Omega: math.Inf(1), LongBars: 3},
 	})
 
@@ -235,12 +240,12 @@ func handCases() []handCase {
 	{
 		tr := k1*0.421875*k1 - 1
 		cs = append(cs, handCase{
-			name: "losing long", close: []float64{64, 64, 48, 36, 27}, first: 1, fee: 1.0 / 16, mode: LongShort, bpy: 4,
+			name: "losing long", close: []float64{64, 64, 48, 36, 27}, first: 1, fee: 1.0 / 16, mode: engine.LongShort, bpy: 4,
 			h: h100(5, 1), h3: []float64{nb, 101, 101, 101, 101},
 			pos: []int8{0, 1, 1, 1, 0}, equity: []float64{1, 1, k1 * 0.75, k1 * 0.5625, k1 * 0.421875 * k1},
 			rs:     []float64{0, -0.296875, -0.25, -0.296875},
-			trades: []Trade{{1, 4, 1, tr}},
-			want: Metrics{TotalReturn: tr, CAGR: tr, MaxDrawdown: -tr, Calmar: -1, WinRate: 0, TotalTrades: 1,
+			trades: []engine.Trade{{Entry: 1, Exit: 4, Side: 1, Return: tr}},
+			want: engine.Metrics{TotalReturn: tr, CAGR: tr, MaxDrawdown: -tr, Calmar: -1, WinRate: 0, TotalTrades: 1,
 				VaR95: -0.296875, CVaR95: -0.296875, Omega: 0, LongBars: 3, FlatBars: 1},
 		})
 	}
@@ -276,11 +281,11 @@ func handCases() []handCase {
 		pos = append(pos, 0)
 		ef := math.Pow(1.5, 19) * 0.5 * 0.75
 		cs = append(cs, handCase{
-			name: "var at rank 1", close: cl, first: 0, fee: 0, mode: LongShort, bpy: 21,
+			name: "var at rank 1", close: cl, first: 0, fee: 0, mode: engine.LongShort, bpy: 21,
 			h: h100(22, 0), h3: slices.Repeat([]float64{101}, 22),
 			pos: pos, equity: E, rs: rets,
-			trades: []Trade{{0, 21, 1, ef - 1}},
-			want: Metrics{TotalReturn: ef - 1, CAGR: ef - 1, MaxDrawdown: 0.5, Calmar: (ef - 1) / 0.5, WinRate: 1, TotalTrades: 1,
+			trades: []engine.Trade{{Entry: 0, Exit: 21, Side: 1, Return: ef - 1}},
+			want: engine.Metrics{TotalReturn: ef - 1, CAGR: ef - 1, MaxDrawdown: 0.5, Calmar: (ef - 1) / 0.5, WinRate: 1, TotalTrades: 1,
 				VaR95: -0.25, CVaR95: -0.375, Omega: 19 * 0.5 / 0.75, LongBars: 21},
 		})
 	}
@@ -307,30 +312,30 @@ func TestBacktestHandBuilt(t *testing.T) {
 	}
 }
 
-func runHand[F Float](t *testing.T, c handCase, rel float64) {
+func runHand[F engine.Float](t *testing.T, c handCase, rel float64) {
 	t.Helper()
-	p := Params{Fee: c.fee, Mode: c.mode, BarsPerYear: c.bpy}
+	p := engine.Params{Fee: c.fee, Mode: c.mode, BarsPerYear: c.bpy}
 	h, h3 := toF[F](c.h), toF[F](c.h3)
-	r := BarReturns[F](closeBars(c.close))
-	m, tr := BacktestTrace(h, h3, r, c.first, p)
+	r := reference.BarReturns[F](datatest.CloseBars(c.close))
+	m, tr := reference.BacktestTrace(h, h3, r, c.first, p)
 	label := precName[F]()
-	checkMetrics(t, label, m, c.want, rel, 1e-15)
-	var sc Scratch[F]
-	if m2 := Backtest(h, h3, r, c.first, p, &sc); !sameMetrics(m, m2) {
+	conformance.NearMetrics(t, label, m, c.want, rel, 1e-15)
+	var sc reference.Scratch[F]
+	if m2 := reference.Backtest(h, h3, r, c.first, p, &sc); !sameMetrics(m, m2) {
 		t.Errorf("%s: Backtest %+v differs from BacktestTrace %+v", label, m2, m)
 	}
 	if !slices.Equal(tr.Pos, c.pos) {
 		t.Errorf("%s: Pos = %v, want %v", label, tr.Pos, c.pos)
 	}
 	for i := range c.equity {
-		if !near(tr.Equity[i], c.equity[i], rel, 0) {
+		if !conformance.Near(tr.Equity[i], c.equity[i], rel, 0) {
 			t.Errorf("%s: Equity[%d] = %v, want %v", label, i, tr.Equity[i], c.equity[i])
 		}
 	}
 	checkTrades(t, label, tr.Trades, c.trades, rel)
 }
 
-func checkTrades(t *testing.T, label string, got, want []Trade, rel float64) {
+func checkTrades(t *testing.T, label string, got, want []engine.Trade, rel float64) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%s: %d trades %+v, want %d %+v", label, len(got), got, len(want), want)
@@ -340,51 +345,19 @@ func checkTrades(t *testing.T, label string, got, want []Trade, rel float64) {
 		g, w := got[i], want[i]
 		// R = (1-f)*prod*(1-f) - 1: the product's error is relative to 1+R,
 		// so near 0 the tolerance is absolute.
-		if g.Entry != w.Entry || g.Exit != w.Exit || g.Side != w.Side || !near(g.Return, w.Return, rel, rel*(1+math.Abs(w.Return))) {
+		if g.Entry != w.Entry || g.Exit != w.Exit || g.Side != w.Side || !conformance.Near(g.Return, w.Return, rel, rel*(1+math.Abs(w.Return))) {
 			t.Errorf("%s: trade %d = %+v, want %+v", label, i, g, w)
 		}
 	}
 }
 
-// checkMetrics compares every metric: counts exactly, the rest to rel (or
-// abs near 0); infinities must match.
-func checkMetrics(t *testing.T, label string, got, want Metrics, rel, abs float64) {
-	t.Helper()
-	for _, name := range MetricNames {
-		g, _ := got.Value(name)
-		w, _ := want.Value(name)
-		switch name {
-		case "total_trades", "long_bars", "short_bars", "flat_bars":
-			if g != w {
-				t.Errorf("%s: %s = %v, want %v", label, name, g, w)
-			}
-		default:
-			if !near(g, w, rel, abs) {
-				t.Errorf("%s: %s = %v, want %v", label, name, g, w)
-			}
-		}
-	}
-}
-
-// sameMetrics is bit-for-bit equality (NaN equal to NaN).
-func sameMetrics(a, b Metrics) bool {
-	for _, name := range MetricNames {
-		x, _ := a.Value(name)
-		y, _ := b.Value(name)
-		if !sameBits(x, y) {
-			return false
-		}
-	}
-	return true
-}
-
 // ---- an independent implementation ----------------------------------------
 
 type refResult struct {
-	m      Metrics
+	m      engine.Metrics
 	pos    []int8
 	equity []float64
-	trades []Trade
+	trades []engine.Trade
 	std    float64 // population std of rs (for the tolerance of sharpe)
 	down   float64 // downside deviation (for sortino)
 }
@@ -393,7 +366,7 @@ type refResult struct {
 // combo" written as directly as possible in float64, one quantity at a
 // time: positions, then equity and rs, then each metric, VaR by a full
 // sort. It shares no code with the engine.
-func refBacktest(h, h3, close []float64, first int, fee float64, mode Mode, bpy float64) refResult {
+func refBacktest(h, h3, close []float64, first int, fee float64, mode engine.Mode, bpy float64) refResult {
 	n := len(close)
 	res := refResult{pos: make([]int8, n), equity: make([]float64, n)}
 	// Positions pos[0..n-2]; pos[n-1] is never held and stays 0 here.
@@ -409,7 +382,7 @@ func refBacktest(h, h3, close []float64, first int, fee float64, mode Mode, bpy 
 			res.pos[i] = 1
 		case h3[i] < h[i]:
 			res.pos[i] = -1
-			if mode == LongOnly {
+			if mode == engine.LongOnly {
 				res.pos[i] = 0
 			}
 		default:
@@ -459,13 +432,13 @@ func refBacktest(h, h3, close []float64, first int, fee float64, mode Mode, bpy 
 			prod *= 1 + float64(res.pos[a])*ret(i)
 		}
 		R := (1-fee)*prod*(1-fee) - 1
-		res.trades = append(res.trades, Trade{Entry: a, Exit: b, Side: res.pos[a], Return: R})
+		res.trades = append(res.trades, engine.Trade{Entry: a, Exit: b, Side: res.pos[a], Return: R})
 		if R > 0 {
 			wins++
 		}
 	}
 	// Metrics.
-	var mt Metrics
+	var mt engine.Metrics
 	mt.TotalReturn = E[n-1] - 1
 	mt.CAGR = math.Pow(E[n-1], bpy/float64(m)) - 1
 	sum := 0.0
@@ -542,7 +515,7 @@ func refBacktest(h, h3, close []float64, first int, fee float64, mode Mode, bpy 
 // Non-tie gaps are at least 1e-4 relative, so float32 conversion cannot
 // change a comparison.
 func randomSignals(rng *rand.Rand, n, first int) (close, h, h3 []float64) {
-	close = randomWalk(rng, n, 100, 0.01)
+	close = datatest.Closes(rng, n, 100, 0.01)
 	h, h3 = make([]float64, n), make([]float64, n)
 	z := 0.0
 	for i := range close {
@@ -565,7 +538,7 @@ func randomSignals(rng *rand.Rand, n, first int) (close, h, h3 []float64) {
 	return close, h, h3
 }
 
-// TestBacktestAgainstIndependent compares engine.Backtest and BacktestTrace
+// TestBacktestAgainstIndependent compares reference.Backtest and BacktestTrace
 // in fp64 with refBacktest on random paths: n from 2 to 5000, both modes,
 // fee 0 and 0.001, three annualisations. Counts must be equal; metrics
 // agree to 1e-9 relative, with absolute floors derived from how far the two
@@ -575,20 +548,20 @@ func randomSignals(rng *rand.Rand, n, first int) (close, h, h3 []float64) {
 // fresh each run (logged: replay with -seed).
 func TestBacktestAgainstIndependent(t *testing.T) {
 	cases := 0
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 31))
 		ns := []int{2, 3, 5, 10, 37, 100, 1000, 5000}
 		for range 6 {
 			ns = append(ns, 10+rng.IntN(4990))
 		}
 		for _, n := range ns {
-			for _, mode := range []Mode{LongShort, LongOnly} {
+			for _, mode := range []engine.Mode{engine.LongShort, engine.LongOnly} {
 				for _, fee := range []float64{0, 0.001} {
 					first := rng.IntN(min(n, 60))
 					bpy := []float64{252, 8760, 525600}[rng.IntN(3)]
 					close, h, h3 := randomSignals(rng, n, first)
 					label := fmt.Sprintf("seed %d n=%d first=%d %s fee=%g bpy=%g", seed, n, first, mode, fee, bpy)
-					compareWithRef(t, label, close, h, h3, first, Params{Fee: fee, Mode: mode, BarsPerYear: bpy})
+					compareWithRef(t, label, close, h, h3, first, engine.Params{Fee: fee, Mode: mode, BarsPerYear: bpy})
 					cases++
 				}
 			}
@@ -597,15 +570,15 @@ func TestBacktestAgainstIndependent(t *testing.T) {
 	t.Logf("%d random combos compared", cases)
 }
 
-func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first int, p Params) {
+func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first int, p engine.Params) {
 	t.Helper()
 	n := len(close)
 	ref := refBacktest(h, h3, close, first, p.Fee, p.Mode, p.BarsPerYear)
-	r := BarReturns[float64](closeBars(close))
-	var sc Scratch[float64]
-	got := Backtest(h, h3, r, first, p, &sc)
-	gotT, tr := BacktestTrace(h, h3, r, first, p)
-	if !sameMetrics(got, gotT) {
+	r := reference.BarReturns[float64](datatest.CloseBars(close))
+	var sc reference.Scratch[float64]
+	got := reference.Backtest(h, h3, r, first, p, &sc)
+	gotT, tr := reference.BacktestTrace(h, h3, r, first, p)
+	if _, same := conformance.SameMetrics(got, gotT); !same {
 		t.Errorf("%s: Backtest and BacktestTrace differ: %+v vs %+v", label, got, gotT)
 	}
 	want := ref.m
@@ -646,7 +619,7 @@ func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first in
 		{"cvar_95", got.CVaR95, want.CVaR95, 1e-14},
 		{"omega", got.Omega, want.Omega, 1e-12},
 	} {
-		if !near(c.got, c.want, 1e-9, c.abs) {
+		if !conformance.Near(c.got, c.want, 1e-9, c.abs) {
 			t.Errorf("%s: %s = %v, independent %v (diff %.3g)", label, c.name, c.got, c.want, c.got-c.want)
 		}
 	}
@@ -654,7 +627,7 @@ func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first in
 		t.Errorf("%s: trace positions differ from the independent ones", label)
 	}
 	for i := range ref.equity {
-		if !near(tr.Equity[i], ref.equity[i], 4*relE, 0) {
+		if !conformance.Near(tr.Equity[i], ref.equity[i], 4*relE, 0) {
 			t.Errorf("%s: Equity[%d] = %v, independent %v", label, i, tr.Equity[i], ref.equity[i])
 			break
 		}
@@ -664,7 +637,7 @@ func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first in
 	// The fp32 path on the same signals (every non-tie gap is far above
 	// float32 resolution): the same positions, so the same counts; returns
 	// to float32 accuracy.
-	m32 := Backtest(toF[float32](h), toF[float32](h3), BarReturns[float32](closeBars(close)), first, p, new(Scratch[float32]))
+	m32 := reference.Backtest(toF[float32](h), toF[float32](h3), reference.BarReturns[float32](datatest.CloseBars(close)), first, p, new(reference.Scratch[float32]))
 	if m32.TotalTrades != want.TotalTrades || m32.LongBars != want.LongBars || m32.ShortBars != want.ShortBars || m32.FlatBars != want.FlatBars {
 		t.Errorf("%s: fp32 counts trades %d long %d short %d flat %d, independent %d %d %d %d", label,
 			m32.TotalTrades, m32.LongBars, m32.ShortBars, m32.FlatBars, want.TotalTrades, want.LongBars, want.ShortBars, want.FlatBars)
@@ -678,17 +651,17 @@ func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first in
 // state machine agree on every held bar (pos[0..n-2]); the trace leaves
 // pos[n-1] at 0 since it is never held.
 func TestPositionsMatchesTrace(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 41))
 		for range 20 {
 			n := 2 + rng.IntN(3000)
 			first := rng.IntN(min(n, 80))
 			close, h, h3 := randomSignals(rng, n, first)
-			r := BarReturns[float64](closeBars(close))
-			for _, mode := range []Mode{LongShort, LongOnly} {
-				_, tr := BacktestTrace(h, h3, r, first, Params{Fee: 0.001, Mode: mode, BarsPerYear: 525600})
+			r := reference.BarReturns[float64](datatest.CloseBars(close))
+			for _, mode := range []engine.Mode{engine.LongShort, engine.LongOnly} {
+				_, tr := reference.BacktestTrace(h, h3, r, first, engine.Params{Fee: 0.001, Mode: mode, BarsPerYear: 525600})
 				pos := make([]int8, n)
-				Positions(h, h3, first, mode, pos)
+				engine.Positions(h, h3, first, mode, pos)
 				if !slices.Equal(pos[:n-1], tr.Pos[:n-1]) {
 					for i := range n - 1 {
 						if pos[i] != tr.Pos[i] {
@@ -702,7 +675,7 @@ func TestPositionsMatchesTrace(t *testing.T) {
 				}
 				// float32 series of the same values: the same positions.
 				pos32 := make([]int8, n)
-				Positions(toF[float32](h), toF[float32](h3), first, mode, pos32)
+				engine.Positions(toF[float32](h), toF[float32](h3), first, mode, pos32)
 				if !slices.Equal(pos, pos32) {
 					t.Errorf("seed %d n=%d %s: float32 Positions differ", seed, n, mode)
 				}
@@ -721,7 +694,7 @@ func TestPositionsMatchesTrace(t *testing.T) {
 // are exact whatever the order; the float32 sums are checked against the
 // recursive-summation bound count*u*sum|x|.
 func TestSelectAndTailSelect(t *testing.T) {
-	for _, seed := range testSeeds(t) {
+	for _, seed := range datatest.Seeds(t) {
 		rng := rand.New(rand.NewPCG(seed, 51))
 		for _, n := range []int{1, 2, 15, 16, 17, 100, 8191, 8192, 50_000} {
 			for _, distinct := range []int{1, 3, 50, 1 << 20} {
@@ -755,7 +728,7 @@ func checkSelect(t *testing.T, label string, a []float64) {
 	ks := []int{0, n / 20, (n - 1) / 20, n / 2, n - 1}
 	for _, k := range ks {
 		b := slices.Clone(a)
-		if got := Select(b, k); got != sorted[k] {
+		if got := reference.Select(b, k); got != sorted[k] {
 			t.Errorf("%s: Select(k=%d) = %v, want %v", label, k, got, sorted[k])
 		}
 		for i := range b {
@@ -776,9 +749,9 @@ func checkSelect(t *testing.T, label string, a []float64) {
 			var v, s float64
 			var c int
 			if F == "fp64" {
-				v, s, c = tailSelect(slices.Clone(a), k, new(Scratch[float64]))
+				v, s, c = reference.TailSelect(slices.Clone(a), k, new(reference.Scratch[float64]))
 			} else {
-				v32, s32, c32 := tailSelect(toF[float32](a), k, new(Scratch[float32]))
+				v32, s32, c32 := reference.TailSelect(toF[float32](a), k, new(reference.Scratch[float32]))
 				v, s, c = float64(v32), float64(s32), c32
 			}
 			sumTol := 0.0 // integer sums are exact in float64

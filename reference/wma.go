@@ -1,11 +1,15 @@
-package engine
+package reference
 
-import "math"
+import (
+	"math"
 
-// Float is the element type of a code path: float64 for the reference,
-// float32 for the path a GPU without fp64 takes. One generic function serves
-// both so the fp32 path is the fp64 path with another type, never a copy.
-type Float interface{ ~float32 | ~float64 }
+	"sweepbench/engine"
+)
+
+// Float is engine.Float: float64 for the reference, float32 for the path a
+// GPU without fp64 takes. One generic function serves both, so the fp32 path
+// is the fp64 path with another type, never a copy.
+type Float = engine.Float
 
 func nan[F Float]() F { return F(math.NaN()) }
 
@@ -105,8 +109,8 @@ func WMAPrefix[F Float](x []F, p, s int, out []F, scratch []F) {
 }
 
 // wmaForm dispatches on the formulation.
-func wmaForm[F Float](f Formulation, x []F, p, s int, out, scratch []F) {
-	if f == Prefix {
+func wmaForm[F Float](f engine.Formulation, x []F, p, s int, out, scratch []F) {
+	if f == engine.Prefix {
 		WMAPrefix(x, p, s, out, scratch)
 		return
 	}

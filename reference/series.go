@@ -1,36 +1,30 @@
-package engine
+package reference
 
 import (
 	"context"
 	"fmt"
 	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
-	"sweepbench/engine/data"
+	"sweepbench/engine"
 )
-
-// Bars is the OHLCV type every side speaks; it lives in engine/data with
-// the loaders.
-type Bars = data.Bars
 
 // SourceSeries returns the swept series x in F (SPEC "Input"): close, hl2,
 // hlc3 or ohlc4. Each price is rounded to F first and the average evaluated
 // in F, left to right, as a GPU holding F prices would.
-func SourceSeries[F Float](b *Bars, src Source) []F {
+func SourceSeries[F Float](b *engine.Bars, src engine.Source) []F {
 	n := b.Len()
 	x := make([]F, n)
 	switch src {
-	case SourceHL2:
+	case engine.SourceHL2:
 		for i := range x {
 			x[i] = (F(b.High[i]) + F(b.Low[i])) / 2
 		}
-	case SourceHLC3:
+	case engine.SourceHLC3:
 		for i := range x {
 			x[i] = (F(b.High[i]) + F(b.Low[i]) + F(b.Close[i])) / 3
 		}
-	case SourceOHLC4:
+	case engine.SourceOHLC4:
 		for i := range x {
 			x[i] = (F(b.Open[i]) + F(b.High[i]) + F(b.Low[i]) + F(b.Close[i])) / 4
 		}
@@ -44,22 +38,12 @@ func SourceSeries[F Float](b *Bars, src Source) []F {
 
 // BarReturns returns r with r[0] = 0 and r[i] = close[i]/close[i-1] - 1 in F
 // (fraction per bar), SPEC "Signal, position, fills".
-func BarReturns[F Float](b *Bars) []F {
+func BarReturns[F Float](b *engine.Bars) []F {
 	r := make([]F, b.Len())
 	for i := 1; i < len(r); i++ {
 		r[i] = F(b.Close[i])/F(b.Close[i-1]) - 1
 	}
 	return r
-}
-
-// Indicators holds every series a grid needs in one precision: h per unique
-// HMA length, h3 per unique HMA3 length, and the bar returns. Each unique
-// length is computed once and shared by all combos that use it.
-type Indicators[F Float] struct {
-	H    map[int][]F // HMA(x, Lh), len n
-	H3   map[int][]F // HMA3(close, L3), len n
-	R    []F         // bar returns, r[0] = 0
-	Form Formulation
 }
 
 // BuildIndicators computes h for every Lh and h3 for every L3 of the grid
@@ -71,20 +55,20 @@ type Indicators[F Float] struct {
 // (about 2.5 ms per MB on a small VM), so memory is kept to the outputs plus
 // four buffers per worker. The result is bit-identical to HMA and HMA3.
 // It stops early with ctx.Err() when ctx is cancelled.
-func BuildIndicators[F Float](ctx context.Context, b *Bars, g Grid, src Source, f Formulation) (*Indicators[F], error) {
+func BuildIndicators[F Float](ctx context.Context, b *engine.Bars, g engine.Grid, src engine.Source, f engine.Formulation) (*engine.Indicators[F], error) {
 	return BuildIndicatorsN[F](ctx, b, g, src, f, runtime.GOMAXPROCS(0))
 }
 
 // BuildIndicatorsN is BuildIndicators on at most workers goroutines (1 for
 // the serial rungs of the bench ladder).
-func BuildIndicatorsN[F Float](ctx context.Context, b *Bars, g Grid, src Source, f Formulation, workers int) (*Indicators[F], error) {
+func BuildIndicatorsN[F Float](ctx context.Context, b *engine.Bars, g engine.Grid, src engine.Source, f engine.Formulation, workers int) (*engine.Indicators[F], error) {
 	n := b.Len()
 	x := SourceSeries[F](b, src)
 	cl := x
-	if src != SourceClose {
-		cl = SourceSeries[F](b, SourceClose)
+	if src != engine.SourceClose {
+		cl = SourceSeries[F](b, engine.SourceClose)
 	}
-	ind := &Indicators[F]{H: map[int][]F{}, H3: map[int][]F{}, R: BarReturns[F](b), Form: f}
+	ind := &engine.Indicators[F]{H: map[int][]F{}, H3: map[int][]F{}, R: BarReturns[F](b), Form: f}
 	type task struct {
 		hma3 bool
 		L    int
@@ -92,8 +76,8 @@ func BuildIndicatorsN[F Float](ctx context.Context, b *Bars, g Grid, src Source,
 	}
 	var tasks []task
 	for _, L := range g.HMA.Values() {
-		if L < MinHMA {
-			return nil, fmt.Errorf("HMA length %d is below the minimum %d", L, MinHMA)
+		if L < engine.MinHMA {
+			return nil, fmt.Errorf("HMA length %d is below the minimum %d", L, engine.MinHMA)
 		}
 		if _, ok := ind.H[L]; !ok {
 			ind.H[L] = make([]F, n)
@@ -101,8 +85,8 @@ func BuildIndicatorsN[F Float](ctx context.Context, b *Bars, g Grid, src Source,
 		}
 	}
 	for _, L := range g.HMA3.Values() {
-		if L < MinHMA3 {
-			return nil, fmt.Errorf("HMA3 length %d is below the minimum %d", L, MinHMA3)
+		if L < engine.MinHMA3 {
+			return nil, fmt.Errorf("HMA3 length %d is below the minimum %d", L, engine.MinHMA3)
 		}
 		if _, ok := ind.H3[L]; !ok {
 			ind.H3[L] = make([]F, n)
@@ -114,12 +98,12 @@ func BuildIndicatorsN[F Float](ctx context.Context, b *Bars, g Grid, src Source,
 			p := t.L / 2
 			return p/3 + p/2 + 2*p
 		}
-		return t.L/2 + t.L + HMASqrtLen(t.L)
+		return t.L/2 + t.L + engine.HMASqrtLen(t.L)
 	}
 	sort.SliceStable(tasks, func(i, j int) bool { return cost(tasks[i]) > cost(tasks[j]) })
 	workers = max(1, min(workers, len(tasks)))
 	bufs := make([]*hullBuffers[F], workers)
-	err := parallel(ctx, len(tasks), workers, func(w, i int) {
+	err := engine.Parallel(ctx, len(tasks), workers, func(w, i int) {
 		if bufs[w] == nil {
 			bufs[w] = newHullBuffers[F](n, f)
 		}
@@ -134,27 +118,4 @@ func BuildIndicatorsN[F Float](ctx context.Context, b *Bars, g Grid, src Source,
 		return nil, err
 	}
 	return ind, nil
-}
-
-// parallel runs do(w, i) for i in 0..n-1 on the given number of
-// goroutines (w is the worker's index), starting in index order, and
-// returns ctx.Err() if ctx was cancelled before all ran.
-func parallel(ctx context.Context, n, workers int, do func(w, i int)) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				do(w, i)
-			}
-		}()
-	}
-	wg.Wait()
-	return ctx.Err()
 }

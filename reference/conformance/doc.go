@@ -1,0 +1,24 @@
+// Package conformance is the test suite every engine.Backend passes, and
+// the fixtures backend tests share (the gonum blas/testblas pattern): a
+// backend's test is one line,
+//
+//	func TestConformance(t *testing.T) {
+//		conformance.TestBackend(t, reference.New(), conformance.Options{})
+//	}
+//
+// and checks, on fresh random bars (the seed is logged when a check fails,
+// SWEEPBENCH_SEED replays it), that the backend's metrics equal the
+// reference arithmetic's in every precision it computes (Reference, by
+// hand, per length), that its fp32 indicator series are the reference's bit
+// for bit where it exports them (engine.IndicatorDevice), that Compute
+// writes every slot of its output, stops on a cancelled context, and gives
+// the same bits whatever the chunking (resume included), and that a study
+// runs a precision the backend lacks on its fallback.
+//
+// The metric comparisons (SameMetrics, CompareMetrics, NearMetrics) and the
+// series comparison (SameSeries) are the ones every package's tests use;
+// synthetic bars come from sweepbench/engine/data/datatest.
+//
+// It is a test-support package: only _test.go files import it. It imports
+// engine, engine/data/datatest and reference, never a GPU backend.
+package conformance
