@@ -12,20 +12,6 @@ import (
 	"sweepbench/reference/conformance"
 )
 
-// fp32Only is a backend that, like Metal, has no fp64: it delegates fp32
-// to the reference and refuses fp64 through engine.PrecisionSupport.
-type fp32Only struct{ *reference.Backend }
-
-var errNoFP64 = errors.New("no fp64 here")
-
-func (fp32Only) Name() string { return "fp32only" }
-func (fp32Only) Supports(p engine.Precision) error {
-	if p != engine.FP32 {
-		return errNoFP64
-	}
-	return nil
-}
-
 func TestStudyFallbackLane(t *testing.T) {
 	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
 	if err != nil {
@@ -35,7 +21,7 @@ func TestStudyFallbackLane(t *testing.T) {
 	ref := reference.New()
 	s := &engine.Study{Dataset: ds, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 20, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 24, Step: 12}},
 		Params:     engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600},
-		Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: fp32Only{ref}, Fallback: ref}
+		Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: conformance.FP32Only(ref), Fallback: ref}
 	rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +43,7 @@ func TestStudyFallbackLane(t *testing.T) {
 	}
 
 	s.Fallback = nil
-	if _, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{}); !errors.Is(err, errNoFP64) {
+	if _, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{}); !errors.Is(err, conformance.ErrNoFP64) {
 		t.Errorf("without a fallback: err %v, want the backend's refusal", err)
 	}
 }
@@ -65,5 +51,5 @@ func TestStudyFallbackLane(t *testing.T) {
 // TestFP32OnlyConformance: a backend without fp64 passes the conformance
 // suite, whose study check runs its fp64 lane on the fallback.
 func TestFP32OnlyConformance(t *testing.T) {
-	conformance.TestBackend(t, fp32Only{reference.New()}, conformance.Options{})
+	conformance.TestBackend(t, conformance.FP32Only(reference.New()), conformance.Options{})
 }

@@ -10,6 +10,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 	"sweepbench/sessions"
 )
 
@@ -18,24 +19,10 @@ import (
 // Spec (sessions.Rebuild) and resumed (Store.Resume = engine.RunStudy
 // with the saved results as Prior), compared with an uninterrupted run.
 
-// fp32Only is the reference restricted to fp32, as Metal is: a study on
-// it runs its fp64 lane on the registry's reference (Study.Fallback).
-type fp32Only struct{ *reference.Backend }
-
-func (fp32Only) Name() string { return "fp32only" }
-func (fp32Only) Supports(p engine.Precision) error {
-	if p != engine.FP32 {
-		return errors.New("no fp64")
-	}
-	return nil
-}
-
-var _ engine.PrecisionSupport = fp32Only{}
-
 func pipelineRegistry() *engine.Registry {
 	r := &engine.Registry{}
 	r.Register(reference.New())
-	r.Register(fp32Only{reference.New()})
+	r.Register(conformance.FP32Only(reference.New()))
 	return r
 }
 

@@ -10,18 +10,8 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/reference"
+	"sweepbench/reference/conformance"
 )
-
-// fp32Only is the reference restricted to fp32, as Metal is.
-type fp32Only struct{ *reference.Backend }
-
-func (fp32Only) Name() string { return "fp32only" }
-func (fp32Only) Supports(p engine.Precision) error {
-	if p != engine.FP32 {
-		return errors.New("no fp64")
-	}
-	return nil
-}
 
 // TestFormBuildsTheCLIStudy is defect 4 of the pipeline issue: the
 // workbench never added the fee note and its studies had no fallback. The
@@ -30,7 +20,7 @@ func (fp32Only) Supports(p engine.Precision) error {
 // borderline, backend, fallback and note.
 func TestFormBuildsTheCLIStudy(t *testing.T) {
 	reg := testRegistry()
-	reg.Register(fp32Only{reference.New()})
+	reg.Register(conformance.FP32Only(reference.New()))
 	for _, c := range []struct {
 		name string
 		edit func(*engine.Spec)
