@@ -126,6 +126,12 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 		default:
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		// Cancelled before it began: no kernel load (a first CUDA start
+		// JIT-compiles its PTX for seconds) for a study already stopped.
+		run.Status, run.Err = StatusCancelled, err
+		return run, err
+	}
 	send(Progress{Backend: b.Name(), Precision: job.Precision, Total: total, Phase: PhasePrepare})
 
 	var k Kernel

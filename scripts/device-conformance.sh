@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# device-conformance.sh — one device call after a change to the study
+# pipeline or to the kernels' host code, on the PTX embedded in the binary:
+#   1. nvcc builds the kernel sources again (-Ireference/kernels) and the
+#      result is compared with the embedded PTX and its sources hash;
+#   2. every GPU test, the conformance suite (reference/conformance) among
+#      them, then compute-sanitizer memcheck of the conformance suite;
+#   3. the whole `run` command on the GPU (default grid, --wma prefix,
+#      320 x 320 on 150,000 bars) with its wall time and max RSS;
+#   4. a GPU session killed with SIGKILL part way and resumed, compared with
+#      an uninterrupted run (CSV of every metric, byte for byte);
+#   5. the bench's fused GPU rungs on the 80-combo and 320 x 320 grids.
+# Build here first:
+#   CGO_ENABLED=0 go build -o bin/sweepbench . && CGO_ENABLED=0 go test -c -o bin/cuda.test ./cuda
+#   run(command="bash scripts/device-conformance.sh", carry=["bin"])
+# STEPS=135 runs only those steps (default: all). Everything lands in
+# $OUT; the summary is printed last.
+set -uo pipefail
+OUT=${OUT:-/tmp/sweepbench-out}
+mkdir -p "$OUT"
+B=bin/sweepbench
+STEPS=${STEPS:-12345}
+timed() { # timed NAME CMD...: stdout to $OUT/NAME.txt, wall and max RSS to the summary
+	local name=$1
+	shift
+	local t0 t1
+	t0=$(date +%s.%N)
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%M" -o "$OUT/$name.rss" "$@" >"$OUT/$name.txt" 2>"$OUT/$name.err"
+	else
+		"$@" >"$OUT/$name.txt" 2>"$OUT/$name.err"
+	fi
+	local rc=$?
+	t1=$(date +%s.%N)
+	printf '%-14s exit %d  wall %6.2f s  max RSS %s KB\n' "$name" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$(cat "$OUT/$name.rss" 2>/dev/null || echo '?')" | tee -a "$OUT/summary.txt"
+}
+{
+	date -u
+	nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+	nproc
+	$B version
+	$B devices
+} >"$OUT/machine.txt" 2>&1
+cat "$OUT/machine.txt"
+: >"$OUT/summary.txt"
+
+if [[ $STEPS == *1* ]]; then
+	echo "== 1. PTX" | tee -a "$OUT/summary.txt"
+	bash scripts/cuda-build.sh "$OUT/ptx" >"$OUT/build.log" 2>&1
+	echo "nvcc exit $?" | tee -a "$OUT/summary.txt"
+	for f in indicators.ptx sweep.ptx SOURCES.sha256; do
+		if cmp -s "$OUT/ptx/$f" "cuda/ptx/$f"; then echo "$f: identical to the embedded"; else echo "$f: DIFFERS from the embedded"; fi
+	done | tee -a "$OUT/summary.txt"
+fi
+if [[ $STEPS == *2* ]]; then
+	echo "== 2. GPU tests" | tee -a "$OUT/summary.txt"
+	timeout 300 bin/cuda.test -test.v -test.run GPU -test.skip GPUTiming -test.timeout 280s >"$OUT/gputest.log" 2>&1
+	echo "gpu tests exit $?" | tee -a "$OUT/summary.txt"
+	grep -E '^(--- |PASS|FAIL|ok|panic)' "$OUT/gputest.log" | grep -v '^    ' | tee -a "$OUT/summary.txt"
+	grep -E 'seed|GPUs|combos' "$OUT/gputest.log" | head -8
+	if command -v compute-sanitizer >/dev/null; then
+		timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 bin/cuda.test -test.v -test.run GPUConformance >"$OUT/sanitizer.log" 2>&1
+		echo "memcheck (conformance suite) exit $?" | tee -a "$OUT/summary.txt"
+		grep -E "^(--- |PASS|FAIL|ok|panic)|ERROR SUMMARY|Error|error" "$OUT/sanitizer.log" | head -20
+	fi
+fi
+if [[ $STEPS == *3* ]]; then
+	echo "== 3. run" | tee -a "$OUT/summary.txt"
+	timed run-default $B run --backend cuda --no-save
+	timed run-prefix $B run --backend cuda --no-save --wma prefix
+	timed run-320 $B run --backend cuda --no-save --head 150000 --hma 10:329:1 --hma3 12:331:1 --top 3
+	grep -E 'Parity|cuda ' "$OUT/run-default.txt" "$OUT/run-prefix.txt" "$OUT/run-320.txt" | tee -a "$OUT/summary.txt"
+fi
+if [[ $STEPS == *4* ]]; then
+	echo "== 4. kill -9 and resume on the GPU" | tee -a "$OUT/summary.txt"
+	G=(--backend cuda --head 150000 --hma 10:329:1 --hma3 12:331:1 --format csv -q)
+	$B run "${G[@]}" --db "$OUT/killed.db" >/dev/null 2>&1 &
+	pid=$!
+	sleep "${KILL_AFTER:-1.0}"
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	$B sessions ls --db "$OUT/killed.db" | tee -a "$OUT/summary.txt"
+	timed resume $B sessions resume 1 --db "$OUT/killed.db" --format csv
+	grep -E 'saved|resumed' "$OUT/resume.err" | tee -a "$OUT/summary.txt"
+	timed fresh $B run "${G[@]}" --no-save
+	if cmp -s "$OUT/resume.txt" "$OUT/fresh.txt"; then r=identical; else r=DIFFERS; fi
+	echo "resumed CSV vs uninterrupted: $r ($(wc -l <"$OUT/fresh.txt") lines)" | tee -a "$OUT/summary.txt"
+fi
+if [[ $STEPS == *5* ]]; then
+	echo "== 5. bench" | tee -a "$OUT/summary.txt"
+	timeout 120 $B bench --rungs M6,M7 --repeat 3 >"$OUT/bench-80.txt" 2>&1
+	timeout 200 $B bench --hma 10:329:1 --hma3 12:331:1 --rungs M6,M7 --repeat 3 >"$OUT/bench-320.txt" 2>&1
+	grep -E '^ +M[67]' "$OUT/bench-80.txt" "$OUT/bench-320.txt" | tee -a "$OUT/summary.txt"
+fi
+echo "== summary"
+cat "$OUT/summary.txt"
