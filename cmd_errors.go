@@ -1,16 +1,19 @@
 package main
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
 	"sweepbench/engine"
+	"sweepbench/sessions"
 )
 
 // phrase words an error for the command line: each study field the
 // engine names (an *engine.FieldError, "hma3 \"5:10\": ...") reads as the
-// flag that sets it ("--hma3 \"5:10\": ..."). Only the front end phrases;
-// the library's errors stay neutral.
+// flag that sets it ("--hma3 \"5:10\": ..."), and the sessions store's
+// typed errors get the command or flag that helps. Only the front end
+// phrases; the library's errors stay neutral.
 func phrase(err error) string {
 	if err == nil {
 		return ""
@@ -18,6 +21,20 @@ func phrase(err error) string {
 	msg := err.Error()
 	for _, fe := range engine.FieldErrors(err) {
 		msg = strings.Replace(msg, fe.Error(), flagText(fe), 1)
+	}
+	var (
+		dbErr  *sessions.DBError
+		runErr *sessions.RunningError
+	)
+	switch {
+	case errors.As(err, &dbErr):
+		msg += "; --db FILE uses another database"
+	case errors.As(err, &runErr) && !runErr.Checked:
+		msg += " (--force)"
+	case errors.Is(err, sessions.ErrNotFound):
+		msg += " (sweepbench sessions ls lists them)"
+	case errors.Is(err, sessions.ErrComplete):
+		msg += " (sweepbench sessions show prints it)"
 	}
 	return msg
 }

@@ -247,6 +247,13 @@ func sessionHeader(ss *sessions.Session) string {
 	if ss.Error != "" && ss.Status != engine.StatusComplete {
 		h += "\n        " + engine.ErrText(ss.Error)
 	}
+	if done, total := ss.Done(); ss.Status != engine.StatusComplete && ss.Status != sessions.StatusRunning {
+		if done < total {
+			h += fmt.Sprintf("\n        %s of %s combos saved: `sweepbench sessions resume %d` computes the rest", engine.Thousands(done), engine.Thousands(total), ss.ID)
+		} else {
+			h += fmt.Sprintf("\n        every combo is saved: `sweepbench sessions resume %d` completes it", ss.ID)
+		}
+	}
 	return h + "\n"
 }
 

@@ -30,7 +30,7 @@ func ParseRunRef(s string) (RunRef, error) {
 	idPart, prec, hasPrec := strings.Cut(strings.TrimSpace(s), ":")
 	id, err := strconv.ParseInt(idPart, 10, 64)
 	if err != nil || id <= 0 {
-		return RunRef{}, fmt.Errorf("%q: want a session id (sweepbench sessions ls), optionally with :fp64 or :fp32, e.g. 12:fp32", s)
+		return RunRef{}, fmt.Errorf("%q: want a session id, optionally with :fp64 or :fp32, e.g. 12:fp32", s)
 	}
 	r := RunRef{ID: id}
 	if hasPrec {

@@ -112,8 +112,8 @@ func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engi
 	case rs.Error != "":
 		run.Err = errors.New(rs.Error)
 	case rs.Status == StatusInterrupted:
-		run.Err = fmt.Errorf("the process writing it (pid %d on %s) stopped with %d combos to go: `sweepbench sessions resume %d` computes them",
-			ss.PID, ss.Host, missing, ss.ID)
+		run.Err = fmt.Errorf("the process writing it (pid %d on %s) stopped with %d combos to go: resuming the session computes them",
+			ss.PID, ss.Host, missing)
 	case rs.Status == StatusRunning:
 		run.Err = fmt.Errorf("still running (pid %d on %s): %d combos to go", ss.PID, ss.Host, missing)
 	}

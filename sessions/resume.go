@@ -63,7 +63,7 @@ func (s *Store) Resume(ctx context.Context, id int64, st *engine.Study, opt Resu
 		return nil, nil, err
 	}
 	if ss.Status == engine.StatusComplete {
-		return nil, nil, fmt.Errorf("session %d is %w (sweepbench sessions show %d)", id, ErrComplete, id)
+		return nil, nil, fmt.Errorf("session %d is %w", id, ErrComplete)
 	}
 	if err := s.checkNotRunning(ss, opt.Force, "resume it"); err != nil {
 		return nil, nil, err

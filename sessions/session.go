@@ -432,15 +432,36 @@ func (s *Store) checkNotRunning(ss *Session, force bool, what string) error {
 	}
 	switch s.liveness(ss.proc) {
 	case alive:
-		return fmt.Errorf("session %d is %w (pid %d on %s): stop that process first, then %s", ss.ID, ErrRunning, ss.PID, ss.Host, what)
+		return &RunningError{ID: ss.ID, Host: ss.Host, PID: ss.PID, Checked: true, Action: what}
 	case unknown:
 		if !force {
-			return fmt.Errorf("session %d is marked %w by host %s (pid %d), which cannot be checked from here: if that process is gone, pass --force to %s",
-				ss.ID, ErrRunning, ss.Host, ss.PID, what)
+			return &RunningError{ID: ss.ID, Host: ss.Host, PID: ss.PID, Action: what}
 		}
 	}
 	return nil
 }
+
+// RunningError refuses an operation on a session that a process is
+// writing: one seen alive (Checked), or one on another host whose process
+// cannot be checked from here, which forcing takes over when it is gone.
+// errors.Is(err, ErrRunning) holds.
+type RunningError struct {
+	ID      int64
+	Host    string
+	PID     int
+	Checked bool   // the process was seen alive on this host
+	Action  string // what was refused, e.g. "resume it"
+}
+
+func (e *RunningError) Error() string {
+	if e.Checked {
+		return fmt.Sprintf("session %d is %v (pid %d on %s): stop that process first, then %s", e.ID, ErrRunning, e.PID, e.Host, e.Action)
+	}
+	return fmt.Sprintf("session %d is marked %v by host %s (pid %d), which cannot be checked from here: if that process is gone, force it to %s",
+		e.ID, ErrRunning, e.Host, e.PID, e.Action)
+}
+
+func (e *RunningError) Unwrap() error { return ErrRunning }
 
 // precisionSpec is the Spec.Precision of a list of precisions: "both" for
 // fp64 and fp32, else the one.

@@ -44,7 +44,7 @@ type Store struct {
 func DefaultPath() (string, error) {
 	dir, err := dataDir()
 	if err != nil {
-		return "", fmt.Errorf("sessions: no default database path (%v): pass --db PATH", err)
+		return "", fmt.Errorf("sessions: no default database path (%v): name a database file", err)
 	}
 	return filepath.Join(dir, "sweepbench", "sessions.db"), nil
 }
@@ -80,10 +80,10 @@ func Open(path string) (*Store, error) {
 		return nil, &DBError{Path: path, Op: "open", Err: err}
 	}
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-		return nil, &DBError{Path: abs, Op: "open", Err: errors.New("is a directory"), Hint: "pass --db with a file name, e.g. --db " + filepath.Join(abs, "sessions.db")}
+		return nil, &DBError{Path: abs, Op: "open", Err: errors.New("is a directory"), Hint: "name a file, e.g. " + filepath.Join(abs, "sessions.db")}
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return nil, &DBError{Path: abs, Op: "create its directory", Err: err, Hint: "pass --db with a file in a writable directory"}
+		return nil, &DBError{Path: abs, Op: "create its directory", Err: err, Hint: "use a file in a writable directory"}
 	}
 	db, err := sql.Open("sqlite", dsn(abs))
 	if err != nil {
@@ -246,24 +246,24 @@ func (s *Store) wrap(op string, err error) error {
 	var ve *versionError
 	switch {
 	case errors.As(err, &ve):
-		return &DBError{Path: s.path, Op: op, Err: err, Hint: "upgrade sweepbench, or pass --db with another file"}
+		return &DBError{Path: s.path, Op: op, Err: err, Hint: "upgrade sweepbench, or use another file"}
 	case errors.As(err, &se):
 		e := &DBError{Path: s.path, Op: op, Err: err}
 		switch se.Code() & 0xff {
 		case sqliteNotADB, sqliteCorrupt:
-			e.Hint = "the file is damaged or is not a sweepbench sessions database: move it aside (a new one is created) or pass --db with another file"
+			e.Hint = "the file is damaged or is not a sweepbench sessions database: move it aside (a new one is created) or use another file"
 		case sqliteReadOnly, sqlitePerm, sqliteCantOpen:
-			e.Hint = "the file or its directory is not writable: fix the permissions or pass --db with a writable file"
+			e.Hint = "the file or its directory is not writable: fix the permissions or use a writable file"
 		case sqliteBusy, sqliteLocked:
 			e.Hint = fmt.Sprintf("another process held a write lock for more than %s", BusyTimeout)
 		case sqliteFull:
 			e.Hint = "the disk is full"
 		case sqliteIOErr:
-			e.Hint = "an I/O error: check the disk, or pass --db with a file on another disk"
+			e.Hint = "an I/O error: check the disk, or use a file on another disk"
 		}
 		return e
 	case errors.Is(err, os.ErrPermission):
-		return &DBError{Path: s.path, Op: op, Err: err, Hint: "fix the permissions or pass --db with a writable file"}
+		return &DBError{Path: s.path, Op: op, Err: err, Hint: "fix the permissions or use a writable file"}
 	}
 	return err
 }
@@ -294,5 +294,5 @@ func nullTime(t time.Time) any {
 var ErrNotFound = errors.New("no such session")
 
 func notFound(id int64) error {
-	return fmt.Errorf("session %d: %w (sweepbench sessions ls lists them)", id, ErrNotFound)
+	return fmt.Errorf("session %d: %w", id, ErrNotFound)
 }
