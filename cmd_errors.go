@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 
 	"sweepbench/engine"
@@ -41,12 +40,8 @@ func phrase(err error) string {
 
 // flagText is one field error as the flag's: --NAME VALUE: reason.
 func flagText(fe *engine.FieldError) string {
-	v := fe.Value
-	if v == "" {
+	if fe.Value == "" {
 		return "--" + fe.Field + ": " + fe.Err.Error()
 	}
-	if strings.ContainsAny(v, " \t") && !strings.HasPrefix(v, `"`) {
-		v = strconv.Quote(v)
-	}
-	return "--" + fe.Field + " " + v + ": " + fe.Err.Error()
+	return "--" + fe.Field + " " + fe.Shown() + ": " + fe.Err.Error()
 }

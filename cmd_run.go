@@ -99,7 +99,15 @@ func newRunCmd() *cobra.Command {
 					defer store.Close()
 				}
 			}
-			rep, rec, runErr := sessions.RunStudy(ctx, store, s, opt, func(e *sessions.SaveError) { warnNotSaved(stderr, e) })
+			rep, rec, runErr := sessions.RunStudy(ctx, store, s, opt, sessions.RecordOptions{
+				SaveError: func(e *sessions.SaveError) { warnNotSaved(stderr, e) },
+				Begun: func(id int64, path string) {
+					if !quiet && isTerminal(stderr) {
+						// A killed run prints nothing more: say now where it goes.
+						fmt.Fprintf(stderr, "saving as session %d in %s (`sweepbench sessions resume %d` if it stops)\n", id, path, id)
+					}
+				},
+			})
 			if bar != nil {
 				close(opt.Progress)
 				bar.wait()
@@ -110,9 +118,12 @@ func newRunCmd() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			var f *os.File
+			var outErr error
 			if out != "" {
 				if f, err = os.Create(out); err != nil {
-					// Nothing computed is lost: print to stdout instead.
+					// Nothing computed is lost: print to stdout instead,
+					// and still fail, so that a script notices.
+					outErr = fmt.Errorf("--out %s: %v (the report went to stdout instead)", out, err)
 					fmt.Fprintf(stderr, "sweepbench: --out %s: %v; writing to stdout instead\n", out, err)
 				} else {
 					w = f
@@ -139,6 +150,9 @@ func newRunCmd() *cobra.Command {
 			}
 			if err != nil {
 				return fmt.Errorf("writing the report: %w", err)
+			}
+			if outErr != nil && runErr == nil {
+				return outErr
 			}
 			if runErr != nil {
 				if errors.Is(runErr, context.Canceled) {

@@ -52,13 +52,13 @@ func TestRunFlagDefaultsAreTheSpec(t *testing.T) {
 // set them, every bad flag at once.
 func TestFlagErrorsPhrased(t *testing.T) {
 	_, _, err := execute(t, "run", "--hma3", "5:10", "--fee", "2", "--mode", "short", "--no-save")
-	want := "--hma3 5:10:1: length 5 is below the minimum 6 (HMA3 needs floor(floor(L/2)/3) >= 1)\n" +
+	want := "--hma3 5:10: length 5 is below the minimum 6 (HMA3 needs floor(floor(L/2)/3) >= 1)\n" +
 		"--fee 2: want a fraction per side in [0, 1), e.g. 0.00045\n" +
 		"--mode short: want long-short or long-only"
 	if err != want {
 		t.Errorf("error:\n%s\nwant:\n%s", err, want)
 	}
-	if _, _, err := execute(t, "run", "--backend", "quantum", "--no-save"); err != `--backend "quantum": unknown (want auto, reference, cuda, metal)` {
+	if _, _, err := execute(t, "run", "--backend", "quantum", "--no-save"); err != `--backend quantum: unknown (want auto, reference, cuda, metal)` {
 		t.Errorf("unknown backend: %s", err)
 	}
 }
@@ -99,5 +99,15 @@ func TestRunCSVInProcess(t *testing.T) {
 	}
 	if exported != out {
 		t.Errorf("sessions export differs from run's output:\n%s\nwant:\n%s", exported, out)
+	}
+}
+
+// TestOutUnwritable: a report that cannot go to --out goes to stdout, and
+// the command still fails (exit 1), so that a script notices.
+func TestOutUnwritable(t *testing.T) {
+	out, _, err := execute(t, "run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "10:20:10", "--hma3", "12:24:12",
+		"--backend", "reference", "--no-save", "-q", "--format", "csv", "--out", filepath.Join(t.TempDir(), "missing", "r.csv"))
+	if !strings.Contains(err, "--out ") || !strings.Contains(err, "the report went to stdout") || strings.Count(out, "\n") != 1+2*4 {
+		t.Errorf("err %q; stdout %d lines", err, strings.Count(out, "\n"))
 	}
 }

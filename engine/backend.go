@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 )
 
 // UnavailableError is a backend asked for by name that cannot run here.
@@ -155,7 +154,7 @@ func (r *Registry) Lookup(name string) (b Backend, note string, err error) {
 		}
 		names += c.Name()
 	}
-	return nil, "", fieldErr(FieldBackend, strconv.Quote(name), "unknown (want auto, %s)", names)
+	return nil, "", fieldErr(FieldBackend, name, "unknown (want auto, %s)", names)
 }
 
 func joinReasons(rs []string, sep string) string {

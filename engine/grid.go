@@ -19,14 +19,14 @@ func ParseRange(name, s string) (Range, error) {
 	name = strings.TrimPrefix(name, "--")
 	parts := strings.Split(strings.TrimSpace(s), ":")
 	if len(parts) > 3 || s == "" {
-		return Range{}, fieldErr(name, strconv.Quote(s), "want start:stop:step, e.g. 20:200:20")
+		return Range{}, fieldErr(name, s, "want start:stop:step, e.g. 20:200:20")
 	}
 	var v [3]int
 	v[2] = 1
 	for i, p := range parts {
 		n, err := strconv.Atoi(strings.TrimSpace(p))
 		if err != nil {
-			return Range{}, fieldErr(name, strconv.Quote(s), "%q is not an integer (want start:stop:step, e.g. 20:200:20; start:stop means step 1)", p)
+			return Range{}, fieldErr(name, s, "%q is not an integer (want start:stop:step, e.g. 20:200:20; start:stop means step 1)", p)
 		}
 		v[i] = n
 	}
@@ -35,10 +35,10 @@ func ParseRange(name, s string) (Range, error) {
 	}
 	r := Range{v[0], v[1], v[2]}
 	if r.Step <= 0 {
-		return Range{}, fieldErr(name, strconv.Quote(s), "step %d must be positive", r.Step)
+		return Range{}, fieldErr(name, s, "step %d must be positive", r.Step)
 	}
 	if r.Stop < r.Start {
-		return Range{}, fieldErr(name, strconv.Quote(s), "empty range (stop %d < start %d; write start:stop:step, e.g. %d:%d:%d)", r.Stop, r.Start, r.Stop, r.Start, r.Step)
+		return Range{}, fieldErr(name, s, "empty range (stop %d < start %d; write start:stop:step, e.g. %d:%d:%d)", r.Stop, r.Start, r.Stop, r.Start, r.Step)
 	}
 	return r, nil
 }

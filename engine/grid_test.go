@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +53,7 @@ func TestParseRange(t *testing.T) {
 			continue
 		}
 		var fe *FieldError
-		if !errors.As(err, &fe) || "--"+fe.Field != c.flag || fe.Value != strconv.Quote(c.in) || !strings.Contains(fe.Err.Error(), c.want) {
+		if !errors.As(err, &fe) || "--"+fe.Field != c.flag || fe.Value != c.in || !strings.Contains(fe.Err.Error(), c.want) {
 			t.Errorf("ParseRange(%q, %q) = %#v (%q), want a FieldError of %s, value %q, saying %q", c.flag, c.in, fe, err, c.flag, c.in, c.want)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"sweepbench/engine/data"
@@ -43,7 +44,22 @@ func (e *FieldError) Error() string {
 	if e.Value == "" {
 		return fmt.Sprintf("%s: %v", e.Field, e.Err)
 	}
-	return fmt.Sprintf("%s %s: %v", e.Field, e.Value, e.Err)
+	return fmt.Sprintf("%s %s: %v", e.Field, e.Shown(), e.Err)
+}
+
+// Shown is Value as messages show it: as given, or quoted when it is
+// empty or holds anything but letters, digits and : . _ / + - (a space,
+// a quote, a control character).
+func (e *FieldError) Shown() string {
+	if e.Value == "" {
+		return `""`
+	}
+	for _, r := range e.Value {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(":._/+-", r)) {
+			return strconv.Quote(e.Value)
+		}
+	}
+	return e.Value
 }
 
 func (e *FieldError) Unwrap() error { return e.Err }
@@ -144,15 +160,25 @@ func (s Spec) Parse() (*Settings, error) {
 	add(herr)
 	hma3, h3err := ParseRange(FieldHMA3, s.HMA3)
 	add(h3err)
+	var gerr error
 	switch {
 	case herr == nil && h3err == nil:
 		out.Grid = Grid{HMA: hma, HMA3: hma3}
-		add(out.Grid.Validate(0))
+		gerr = out.Grid.Validate(0)
 	case herr == nil:
-		add(hma.validate(FieldHMA))
+		gerr = hma.validate(FieldHMA)
 	case h3err == nil:
-		add(hma3.validate(FieldHMA3))
+		gerr = hma3.validate(FieldHMA3)
 	}
+	for _, fe := range FieldErrors(gerr) {
+		// The range as the user wrote it, not as parsed ("5:10", not "5:10:1").
+		if fe.Field == FieldHMA {
+			fe.Value = s.HMA
+		} else if fe.Field == FieldHMA3 {
+			fe.Value = s.HMA3
+		}
+	}
+	add(gerr)
 	out.Params.Fee = s.Fee
 	if !(s.Fee >= 0 && s.Fee < 1) {
 		add(fieldErr(FieldFee, FormatFloat(s.Fee), "want a fraction per side in [0, 1), e.g. 0.00045"))

@@ -18,8 +18,8 @@ func TestSpecParseEveryField(t *testing.T) {
 	_, err := s.Parse()
 	fes := engine.FieldErrors(err)
 	want := []struct{ field, value, says string }{
-		{engine.FieldHMA, `"10:x"`, `"x" is not an integer`},
-		{engine.FieldHMA3, "5:10:1", "length 5 is below the minimum 6"},
+		{engine.FieldHMA, "10:x", `"x" is not an integer`},
+		{engine.FieldHMA3, "5:10", "length 5 is below the minimum 6"},
 		{engine.FieldFee, "1.5", "want a fraction per side in [0, 1)"},
 		{engine.FieldMode, "short", "want long-short or long-only"},
 		{engine.FieldSource, "typical", "want close, hl2, hlc3 or ohlc4"},

@@ -42,7 +42,7 @@ func interruptedSession(t *testing.T, s *sessions.Store, reg *engine.Registry, s
 			cancel()
 		}
 		return nil
-	}}, func(e *sessions.SaveError) { t.Errorf("save: %v", e) })
+	}}, sessions.RecordOptions{SaveError: func(e *sessions.SaveError) { t.Errorf("save: %v", e) }})
 	if !errors.Is(runErr, context.Canceled) || rec.ID == 0 {
 		t.Fatalf("the interrupted run: err %v, session %d", runErr, rec.ID)
 	}
@@ -151,7 +151,7 @@ func TestShowKeepsRunNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, rec, err := sessions.RunStudy(bg, s, st, engine.StudyOptions{}, nil)
+	rep, rec, err := sessions.RunStudy(bg, s, st, engine.StudyOptions{}, sessions.RecordOptions{})
 	if err != nil || rec.Err != nil {
 		t.Fatal(err, rec.Err)
 	}

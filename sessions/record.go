@@ -101,14 +101,24 @@ func (e *SaveError) Error() string {
 
 func (e *SaveError) Unwrap() error { return e.Err }
 
+// RecordOptions tell a front end how saving goes while the study runs.
+type RecordOptions struct {
+	// Begun, when set, is told the session's id once it is recorded,
+	// before anything is computed (say it now: a killed run prints no
+	// report).
+	Begun func(id int64, path string)
+	// SaveError, when set, is told of the first SaveError as soon as it
+	// happens, while the study goes on unsaved.
+	SaveError func(*SaveError)
+}
+
 // RunStudy runs st through engine.RunStudy (the one run path) and, when s
 // is not nil, saves it in s while it computes, batch by batch, then its
 // final state and parity report: what `sweepbench run` and the workbench
 // both do. Saving never stops the study: a database that cannot be used
-// is reported in Recording.Err, and to onSaveErr (may be nil) as soon as
-// it happens, while the study goes on unsaved. opt.Sink, when set, sees
-// every chunk too.
-func RunStudy(ctx context.Context, s *Store, st *engine.Study, opt engine.StudyOptions, onSaveErr func(*SaveError)) (*engine.Report, Recording, error) {
+// is reported in Recording.Err (and to ro.SaveError at once) while the
+// study goes on unsaved. opt.Sink, when set, sees every chunk too.
+func RunStudy(ctx context.Context, s *Store, st *engine.Study, opt engine.StudyOptions, ro RecordOptions) (*engine.Report, Recording, error) {
 	var rec Recording
 	var mu sync.Mutex
 	report := func(e *SaveError) {
@@ -118,8 +128,8 @@ func RunStudy(ctx context.Context, s *Store, st *engine.Study, opt engine.StudyO
 			rec.Err = e
 		}
 		mu.Unlock()
-		if first && onSaveErr != nil {
-			onSaveErr(e)
+		if first && ro.SaveError != nil {
+			ro.SaveError(e)
 		}
 	}
 	var w *Writer
@@ -131,6 +141,9 @@ func RunStudy(ctx context.Context, s *Store, st *engine.Study, opt engine.StudyO
 			w = nil
 		} else {
 			rec.ID = w.ID()
+			if ro.Begun != nil {
+				ro.Begun(rec.ID, rec.Path)
+			}
 		}
 	}
 	if w != nil {

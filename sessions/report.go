@@ -109,6 +109,10 @@ func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engi
 	}
 	missing := ss.Grid.Len() - len(run.Results)
 	switch {
+	case missing == 0 && rs.Status == StatusInterrupted:
+		// Every combo was saved before its process died, which then
+		// could not record the lane complete: it is.
+		run.Status = engine.StatusComplete
 	case rs.Error != "":
 		run.Err = errors.New(rs.Error)
 	case rs.Status == StatusInterrupted:

@@ -170,7 +170,7 @@ func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) w
 			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", storeErr)
 		}
 		var rec sessions.Recording
-		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, engine.StudyOptions{Progress: progress}, nil)
+		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, engine.StudyOptions{Progress: progress}, sessions.RecordOptions{})
 		switch {
 		case rec.Err != nil && rec.Err.Stage == sessions.SaveBegin:
 			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", rec.Err.Err)
@@ -272,7 +272,7 @@ func (m *Model) spec() (spec engine.Spec, bad map[string]error) {
 	number := func(key string, dst *float64) {
 		f, err := strconv.ParseFloat(strings.TrimSpace(v[key]), 64)
 		if err != nil {
-			bad[key] = &engine.FieldError{Field: key, Value: strconv.Quote(v[key]), Err: errors.New("not a number")}
+			bad[key] = &engine.FieldError{Field: key, Value: v[key], Err: errors.New("not a number")}
 			return
 		}
 		*dst = f
@@ -286,7 +286,7 @@ func (m *Model) spec() (spec engine.Spec, bad map[string]error) {
 	if h := strings.TrimSpace(v[form.Head]); h != "" {
 		n, err := strconv.Atoi(h)
 		if err != nil {
-			bad[form.Head] = &engine.FieldError{Field: form.Head, Value: strconv.Quote(h), Err: errors.New("want a positive bar count or 0 for all")}
+			bad[form.Head] = &engine.FieldError{Field: form.Head, Value: h, Err: errors.New("want a positive bar count or 0 for all")}
 		}
 		spec.Head = n
 	}

@@ -636,10 +636,9 @@ func (m *Model) validate() tea.Cmd {
 			cmd = tea.Tick(250*time.Millisecond, func(time.Time) tea.Msg { return estimateTickMsg{gen} })
 		}
 		info = append(info, m.estimate)
-		if note != "" && !m.ctx.Deterministic {
-			// What auto picked; why the others cannot run is listed below.
-			notes = append(notes, strings.SplitN(note, ";", 2)[0])
-		}
+		// What auto picked, a fee that looks like a percentage, a lane on
+		// the fallback; why other backends cannot run is listed below.
+		notes = append(notes, common.NoteLines(note, m.ctx.Deterministic)...)
 	} else {
 		m.lastEstKey = ""
 	}

@@ -60,7 +60,7 @@ func TestSetupKeys(t *testing.T) {
 			}
 		}},
 		{"a field's parse error", []string{"backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "10:5:1"}, func(t *testing.T) {
-			if v := m.View(); !strings.Contains(v, `HMA range "10:5:1": empty range (stop 5 < start 10;`) {
+			if v := m.View(); !strings.Contains(v, `HMA range 10:5:1: empty range (stop 5 < start 10;`) {
 				t.Fatalf("ParseRange's error is not shown:\n%s", v)
 			}
 		}},

@@ -85,10 +85,30 @@ func TestFormMarksFieldErrors(t *testing.T) {
 		t.Fatal("a study from a form with errors")
 	}
 	var fe *engine.FieldError
-	if err := perField["hma3"]; !errors.As(err, &fe) || fe.Field != "hma3" || m.form.Describe(err) != `HMA3 range 5:10:1: length 5 is below the minimum 6 (HMA3 needs floor(floor(L/2)/3) >= 1)` {
+	if err := perField["hma3"]; !errors.As(err, &fe) || fe.Field != "hma3" || m.form.Describe(err) != `HMA3 range 5:10: length 5 is below the minimum 6 (HMA3 needs floor(floor(L/2)/3) >= 1)` {
 		t.Errorf("hma3: %v (%q)", err, m.form.Describe(err))
 	}
-	if err := perField["hma"]; !errors.As(err, &fe) || m.form.Describe(err) != `HMA range "10:x": "x" is not an integer (want start:stop:step, e.g. 20:200:20; start:stop means step 1)` {
+	if err := perField["hma"]; !errors.As(err, &fe) || m.form.Describe(err) != `HMA range 10:x: "x" is not an integer (want start:stop:step, e.g. 20:200:20; start:stop means step 1)` {
 		t.Errorf("hma: %v (%q)", err, m.form.Describe(err))
+	}
+}
+
+// TestNotesShown: the study's notes reach the user in the workbench as they
+// do in `run`: on the form before the run (a fee that looks like a
+// percentage), and in the parity pane with the results.
+func TestNotesShown(t *testing.T) {
+	f := smallFlags()
+	f.Fee = 0.02
+	d := newDriver(t, f, 120, 40)
+	const note = "fee 0.02 is 2% per side: fees are fractions"
+	if v := d.m.View(); !strings.Contains(v, note) {
+		t.Fatalf("the form does not show %q:\n%s", note, v)
+	}
+	d.key("enter")
+	if d.m.screen != screenResults {
+		t.Fatalf("screen %d after enter (err %q)", d.m.screen, d.m.ctx.LastErr)
+	}
+	if sum := strings.Join(d.m.parity.Summary(), " "); !strings.Contains(sum, "note: "+note) {
+		t.Errorf("the parity pane's summary does not show the note:\n%s", sum)
 	}
 }

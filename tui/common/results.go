@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 
 	"sweepbench/engine"
 )
@@ -24,6 +25,24 @@ func Columns() []string {
 // IsParityColumn reports whether name is one of the parity columns.
 func IsParityColumn(name string) bool {
 	return name == ColDn || name == ColDPnL || name == ColFlips
+}
+
+// NoteLines splits a study's or a report's note (engine.JoinNote parts)
+// into the lines a pane shows. What auto picked and which backends are
+// unavailable depend on the machine: deterministic (tests) leaves them
+// out, and the form lists unavailable backends on lines of their own.
+func NoteLines(note string, deterministic bool) []string {
+	var out []string
+	for _, part := range strings.Split(note, "; ") {
+		switch {
+		case part == "":
+		case strings.Contains(part, "unavailable here"):
+		case deterministic && strings.HasPrefix(part, "auto:"):
+		default:
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 // Results is a read-only view of a report for the panes: lookups by combo

@@ -346,7 +346,7 @@ func (m *Model) Describe(err error) string {
 		}
 		text := label + ": " + fe.Err.Error()
 		if fe.Value != "" {
-			text = label + " " + fe.Value + ": " + fe.Err.Error()
+			text = label + " " + fe.Shown() + ": " + fe.Err.Error()
 		}
 		msg = strings.Replace(msg, fe.Error(), text, 1)
 	}

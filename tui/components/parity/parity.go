@@ -189,6 +189,11 @@ func (m *Model) Summary() []string {
 		runs = append(runs, s)
 	}
 	out = append(out, st.label.Render("runs: "+strings.Join(runs, t.Sep)))
+	// The study's notes (too few trades, the fee, a fallback lane), as run
+	// prints them.
+	for _, n := range common.NoteLines(r.Report.Note, m.ctx.Deterministic) {
+		out = append(out, st.warn.Render("note: "+n))
+	}
 	// Wrap, never cut: every figure must be readable in a narrow pane.
 	var wrapped []string
 	for _, l := range out {
