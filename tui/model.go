@@ -176,24 +176,54 @@ func (m *Model) formSpecs() []form.Spec {
 		}
 		bes = append(bes, o)
 	}
+	v := formValues(f.Spec)
+	return []form.Spec{
+		{Key: form.HMA, Label: "HMA range", Value: v[form.HMA]},
+		{Key: form.HMA3, Label: "HMA3 range", Value: v[form.HMA3]},
+		{Key: form.Fee, Label: "fee/side", Value: v[form.Fee]},
+		{Key: form.Mode, Label: "mode", Value: v[form.Mode], Options: opts("long-short", "long-only")},
+		{Key: form.Source, Label: "source", Value: v[form.Source], Options: opts("close", "hl2", "hlc3", "ohlc4")},
+		{Key: form.Timeframe, Label: "timeframe", Value: v[form.Timeframe], Options: tfs},
+		{Key: form.Head, Label: "head bars", Value: v[form.Head]},
+		{Key: form.Backend, Label: "backend", Value: v[form.Backend], Options: bes},
+		{Key: form.Precision, Label: "precision", Value: v[form.Precision], Options: opts("both", "fp64", "fp32")},
+		{Key: form.WMA, Label: "WMA (fp32)", Value: v[form.WMA], Options: opts("direct", "prefix")},
+		{Key: form.Borderline, Label: "borderline", Value: v[form.Borderline]},
+	}
+}
+
+// formValues is spec as the form's field values (the inverse of spec()),
+// empty fields at engine.DefaultSpec's values.
+func formValues(s engine.Spec) map[string]string {
 	d := engine.DefaultSpec()
-	tol := f.Borderline
+	tol := s.Borderline
 	if tol == 0 {
 		tol = d.Borderline
 	}
-	return []form.Spec{
-		{Key: form.HMA, Label: "HMA range", Value: orDefault(f.HMA, d.HMA)},
-		{Key: form.HMA3, Label: "HMA3 range", Value: orDefault(f.HMA3, d.HMA3)},
-		{Key: form.Fee, Label: "fee/side", Value: engine.FormatFloat(f.Fee)},
-		{Key: form.Mode, Label: "mode", Value: orDefault(f.Mode, d.Mode), Options: opts("long-short", "long-only")},
-		{Key: form.Source, Label: "source", Value: orDefault(f.Source, d.Source), Options: opts("close", "hl2", "hlc3", "ohlc4")},
-		{Key: form.Timeframe, Label: "timeframe", Value: f.Timeframe, Options: tfs},
-		{Key: form.Head, Label: "head bars", Value: fmt.Sprint(f.Head)},
-		{Key: form.Backend, Label: "backend", Value: orDefault(f.Backend, d.Backend), Options: bes},
-		{Key: form.Precision, Label: "precision", Value: orDefault(f.Precision, d.Precision), Options: opts("both", "fp64", "fp32")},
-		{Key: form.WMA, Label: "WMA (fp32)", Value: orDefault(f.WMA, d.WMA), Options: opts("direct", "prefix")},
-		{Key: form.Borderline, Label: "borderline", Value: engine.FormatFloat(tol)},
+	return map[string]string{
+		form.HMA: orDefault(s.HMA, d.HMA), form.HMA3: orDefault(s.HMA3, d.HMA3), form.Fee: engine.FormatFloat(s.Fee),
+		form.Mode: orDefault(s.Mode, d.Mode), form.Source: orDefault(s.Source, d.Source),
+		form.Timeframe: s.Timeframe, form.Head: fmt.Sprint(s.Head),
+		form.Backend: orDefault(s.Backend, d.Backend), form.Precision: orDefault(s.Precision, d.Precision),
+		form.WMA: orDefault(s.WMA, d.WMA), form.Borderline: engine.FormatFloat(tol),
 	}
+}
+
+// formFromStudy makes the form describe the study on screen (an opened
+// or resumed session's, or the last run's), so that editing it and enter
+// run that study changed, not the form's earlier one: its Spec becomes the
+// form's values, and its dataset is loaded when the form has another.
+func (m *Model) formFromStudy() tea.Cmd {
+	s := m.ctx.Study
+	if s == nil || s.Spec.Data == "" {
+		return nil
+	}
+	m.cfg.Flags.Spec = s.Spec
+	m.form.SetValues(formValues(s.Spec))
+	if s.Spec.Data != m.rawSpec {
+		return m.load(s.Spec.Data)
+	}
+	return m.validate()
 }
 
 // Init loads the dataset named on the command line, if any.
@@ -508,10 +538,11 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 		m.selectFrom = paneMetrics
 		m.setFocus(to)
 	case key.Matches(msg, k.Back), key.Matches(msg, k.Edit):
+		load := m.formFromStudy()
 		m.screen = screenSetup
 		m.setupFocus = 1
 		m.layout()
-		return m.focusSetup()
+		return tea.Batch(load, m.focusSetup())
 	case key.Matches(msg, k.Filter) && m.focus != paneMetrics:
 		// The filter belongs to the table: / from any pane opens it there,
 		// so what is typed next is a filter, not a string of commands.

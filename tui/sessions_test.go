@@ -258,6 +258,16 @@ func TestSessionsBrowser(t *testing.T) {
 		if in := m.ctx.Inspect; in == nil || in.Err != nil || in.D64 == nil {
 			t.Fatal("the crossover/combo panes did not recompute the combo")
 		}
+		// e edits the study on screen: the opened session's, not the form's
+		// earlier one (fee 0.045%), so enter reruns it as changed.
+		d.key("e")
+		d.settle()
+		if v := m.form.Values(); m.screen != screenSetup || v["fee"] != "0.001" || v["hma"] != "10:30:10" {
+			t.Fatalf("screen %d, form %v after e on session 2", m.screen, v)
+		}
+		if s, _, _ := m.buildStudy(); s == nil || s.Params.Fee != 0.001 || s.Grid != m.ctx.Study.Grid {
+			t.Fatalf("the form's study after e: %+v", s)
+		}
 		d.key("S")
 	})
 	t.Run("remove with a confirmation", func(t *testing.T) {

@@ -116,7 +116,27 @@ func (f *field) next(i, d int) int {
 	return i
 }
 
-// Values returns every field's current value by key.
+// SetValues puts values (by key) in the form's fields: a text field takes
+// the text, a choice field the option of that value when it has one and
+// it is enabled. Keys the form has no row for are ignored.
+func (m *Model) SetValues(v map[string]string) {
+	for _, f := range m.fields {
+		val, ok := v[f.key]
+		if !ok {
+			continue
+		}
+		if f.input != nil {
+			f.input.SetValue(val)
+			continue
+		}
+		for i, o := range f.options {
+			if o.Value == val && o.Disabled == "" {
+				f.sel = i
+			}
+		}
+	}
+}
+
 // Has reports whether the form has a row for field key.
 func (m *Model) Has(key string) bool {
 	for _, f := range m.fields {
@@ -127,6 +147,7 @@ func (m *Model) Has(key string) bool {
 	return false
 }
 
+// Values returns every field's current value by key.
 func (m *Model) Values() map[string]string {
 	v := make(map[string]string, len(m.fields))
 	for _, f := range m.fields {
