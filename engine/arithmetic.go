@@ -40,6 +40,12 @@ type Arithmetic interface {
 	// series (h by HMA length, h3 by HMA3 length, each len n) and the bars'
 	// fp64 returns, on every core: the CPU half of the bench rung M5.
 	BacktestSeries64(ctx context.Context, job *Job, h, h3 map[int][]float64) ([]Metrics, error)
+	// Positions64 and Positions32 write pos[i] for i in [0, len(pos)), the
+	// position held over bar i+1 by SPEC's state machine ("Signal,
+	// position, fills"): 0 before first, +1 when h3 > h, -1 when h3 < h
+	// (0 in long-only), unchanged when equal. Parity compares them.
+	Positions64(h, h3 []float64, first int, mode Mode, pos []int8)
+	Positions32(h, h3 []float32, first int, mode Mode, pos []int8)
 }
 
 // ComboTrace is one combo recomputed with its record (Arithmetic.TraceCombo).

@@ -138,6 +138,10 @@ func CompareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64) (*P
 // Compare builds the parity report (SPEC "Parity"). Combos present in both
 // runs are compared; when either run is incomplete the report says so.
 func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, error) {
+	cpu, err := CPU() // the positions compared are the reference's state machine
+	if err != nil {
+		return nil, err
+	}
 	tol := in.Tolerance
 	if tol <= 0 {
 		tol = DefaultBorderline
@@ -188,7 +192,7 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	heaps := make([]flipHeap, workers)
 	pos := make([][2][]int8, workers) // each worker's fp64 and fp32 positions
 	close := in.Bars.Close
-	err := Parallel(ctx, len(pairs), workers, func(w, k int) {
+	err = Parallel(ctx, len(pairs), workers, func(w, k int) {
 		if pos[w][0] == nil {
 			pos[w] = [2][]int8{make([]int8, len(close)), make([]int8, len(close))}
 		}
@@ -210,8 +214,8 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 			return
 		}
 		warm := ComboWarmup(c)
-		Positions(h64, h364, warm, in.Params.Mode, pos64)
-		Positions(h32, h332, warm, in.Params.Mode, pos32)
+		positions(cpu, h64, h364, warm, in.Params.Mode, pos64)
+		positions(cpu, h32, h332, warm, in.Params.Mode, pos32)
 		for b := warm; b < len(close)-1; b++ {
 			if pos64[b] == pos32[b] {
 				continue
@@ -316,27 +320,14 @@ func (p *Parity) Explain() {
 	}
 }
 
-// Positions writes pos[i] for i in [0, n) by the SPEC state machine: 0
-// before first (either series undefined), +1 when h3 > h, -1 when h3 < h
-// (0 in long-only), unchanged when equal. pos[n-1] is computed but never held.
-func Positions[F Float](h, h3 []F, first int, mode Mode, pos []int8) {
-	var prev int8
-	for i := range pos {
-		if i < first {
-			pos[i] = 0
-			continue
-		}
-		cur := prev
-		if a, b := h3[i], h[i]; a > b {
-			cur = 1
-		} else if a < b {
-			cur = -1
-			if mode == LongOnly {
-				cur = 0
-			}
-		}
-		pos[i] = cur
-		prev = cur
+// positions writes the held positions of series h and h3 into pos through
+// the CPU arithmetic's SPEC state machine (Arithmetic.Positions64/32).
+func positions[F Float](a Arithmetic, h, h3 []F, first int, mode Mode, pos []int8) {
+	switch hh := any(h).(type) {
+	case []float64:
+		a.Positions64(hh, any(h3).([]float64), first, mode, pos)
+	case []float32:
+		a.Positions32(hh, any(h3).([]float32), first, mode, pos)
 	}
 }
 

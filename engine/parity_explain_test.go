@@ -1,9 +1,12 @@
-package engine
+package engine_test
 
 import (
 	"context"
 	"strings"
 	"testing"
+
+	"sweepbench/engine"
+	_ "sweepbench/reference" // the CPU arithmetic engine.Compare uses
 )
 
 // TestParityExplanation: when the per-combo trade limit is the only
@@ -11,29 +14,29 @@ import (
 // it does not.
 func TestParityExplanation(t *testing.T) {
 	n := 50
-	bars := &Bars{Time: make([]int64, n), Close: make([]float64, n)}
+	bars := &engine.Bars{Time: make([]int64, n), Close: make([]float64, n)}
 	h := make([]float64, n)
 	h3 := make([]float64, n)
 	for i := range h {
 		bars.Close[i] = 100
 		h[i], h3[i] = 100, 100 // equal everywhere: no flips, no indicator error
 	}
-	g := Grid{HMA: Range{2, 2, 1}, HMA3: Range{6, 6, 1}}
-	ind := &Indicators[float64]{H: map[int][]float64{2: h}, H3: map[int][]float64{6: h3}}
-	run := func(trades int, ret float64) *Run {
-		return &Run{Status: StatusComplete, Results: []ComboResult{{Index: 0, Combo: g.At(0),
-			Metrics: Metrics{TotalTrades: trades, TotalReturn: ret}}}}
+	g := engine.Grid{HMA: engine.Range{Start: 2, Stop: 2, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 6, Step: 1}}
+	ind := &engine.Indicators[float64]{H: map[int][]float64{2: h}, H3: map[int][]float64{6: h3}}
+	run := func(trades int, ret float64) *engine.Run {
+		return &engine.Run{Status: engine.StatusComplete, Results: []engine.ComboResult{{Index: 0, Combo: g.At(0),
+			Metrics: engine.Metrics{TotalTrades: trades, TotalReturn: ret}}}}
 	}
 	for _, c := range []struct {
 		name      string
-		test      *Run
+		test      *engine.Run
 		explained bool
 	}{
 		{"only the trade limit", run(105, 0.1), true},
 		{"trade limit and pnl", run(105, 0.3), false},
 		{"nothing fires", run(101, 0.1), false},
 	} {
-		p, err := Compare(context.Background(), ParityInput[float64, float64]{bars, g, Params{}, run(100, 0.1), c.test, ind, ind, 0})
+		p, err := engine.Compare(context.Background(), engine.ParityInput[float64, float64]{Bars: bars, Grid: g, Ref: run(100, 0.1), Test: c.test, RefInd: ind, TestInd: ind})
 		if err != nil {
 			t.Fatal(err)
 		}
