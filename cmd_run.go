@@ -72,6 +72,11 @@ func newRunCmd() *cobra.Command {
 			if top <= 0 {
 				return fmt.Errorf("--top %d: want a positive count", top)
 			}
+			// Refuse an --out that would destroy data before reading any.
+			db, _ := dbPath(cmd)
+			if err := checkOutput(out, protected{db, "the sessions database"}, protected{sf.spec.Data, "the input data"}); err != nil {
+				return err
+			}
 			s, err := sf.study(backends())
 			if err != nil {
 				return err
@@ -116,43 +121,12 @@ func newRunCmd() *cobra.Command {
 			if rep == nil {
 				return runErr
 			}
-			w := cmd.OutOrStdout()
-			var f *os.File
-			var outErr error
-			if out != "" {
-				if f, err = os.Create(out); err != nil {
-					// Nothing computed is lost: print to stdout instead,
-					// and still fail, so that a script notices.
-					outErr = fmt.Errorf("--out %s: %v (the report went to stdout instead)", out, err)
-					fmt.Fprintf(stderr, "sweepbench: --out %s: %v; writing to stdout instead\n", out, err)
-				} else {
-					w = f
-				}
-			}
-			switch format {
-			case "json":
-				err = rep.WriteJSON(w)
-			case "csv":
-				err = rep.WriteCSV(w)
-			default:
-				err = rep.WriteTable(w, top)
-			}
-			if f != nil {
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-				if err == nil && !quiet {
-					fmt.Fprintf(stderr, "wrote %s\n", out)
-				}
-			}
+			werr := emit(cmd.OutOrStdout(), stderr, out, quiet, func(w io.Writer) error { return writeReport(w, rep, format, top) })
 			if saved != "" {
 				fmt.Fprintln(stderr, saved)
 			}
-			if err != nil {
-				return fmt.Errorf("writing the report: %w", err)
-			}
-			if outErr != nil && runErr == nil {
-				return outErr
+			if werr != nil && runErr == nil {
+				return werr
 			}
 			if runErr != nil {
 				if errors.Is(runErr, context.Canceled) {

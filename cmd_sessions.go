@@ -298,27 +298,19 @@ func newSessionsExportCmd() *cobra.Command {
 			if format != "csv" && format != "json" {
 				return fmt.Errorf("--format %q: want csv or json", format)
 			}
-			st, _, rep, err := openSessionReport(cmd, args[0])
+			st, id, rep, err := openSessionReport(cmd, args[0])
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			if out == "" || out == "-" {
-				return writeReport(cmd.OutOrStdout(), rep, format, 0)
+			keep := []protected{{st.Path(), "the sessions database"}}
+			if ss, err := st.Get(cmd.Context(), id); err == nil {
+				keep = append(keep, protected{ss.Spec.Data, "the session's input data"})
 			}
-			f, err := os.Create(out)
-			if err != nil {
-				return fmt.Errorf("--out: %w", err)
+			if err := checkOutput(out, keep...); err != nil {
+				return err
 			}
-			err = writeReport(f, rep, format, 0)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return fmt.Errorf("writing %s: %w", out, err)
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
-			return nil
+			return emit(cmd.OutOrStdout(), cmd.ErrOrStderr(), out, false, func(w io.Writer) error { return writeReport(w, rep, format, 0) })
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "csv", "csv or json")

@@ -82,8 +82,14 @@ func Open(path string) (*Store, error) {
 	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
 		return nil, &DBError{Path: abs, Op: "open", Err: errors.New("is a directory"), Hint: "name a file, e.g. " + filepath.Join(abs, "sessions.db")}
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	// Private: a sessions database holds data paths and host names. A new
+	// directory is 0700, a new file 0600 (SQLite gives its -wal and -shm
+	// files the database file's mode); existing ones keep theirs.
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return nil, &DBError{Path: abs, Op: "create its directory", Err: err, Hint: "use a file in a writable directory"}
+	}
+	if f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close()
 	}
 	db, err := sql.Open("sqlite", dsn(abs))
 	if err != nil {

@@ -74,3 +74,35 @@ func TestOpenErrors(t *testing.T) {
 		ro.Close()
 	}
 }
+
+// TestDatabaseIsPrivate: a new database and the directory made for it are
+// private (0600, 0700): they hold data paths and host names. So are the
+// WAL files SQLite makes beside it.
+func TestDatabaseIsPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no POSIX modes on Windows")
+	}
+	dir := filepath.Join(t.TempDir(), "new", "sweepbench")
+	path := filepath.Join(dir, "sessions.db")
+	s, err := sessions.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runSaved(t, s, newStudy(t, btcusdt(t, 2000), "10:20:10", "12:24:12"), origin(2000), "")
+	for _, c := range []struct {
+		path string
+		want os.FileMode
+	}{{dir, 0o700}, {path, 0o600}, {path + "-wal", 0o600}} {
+		fi, err := os.Stat(c.path)
+		if err != nil {
+			if c.path == path+"-wal" && os.IsNotExist(err) {
+				continue
+			}
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != c.want {
+			t.Errorf("%s: mode %v, want %v", c.path, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,21 @@
+//go:build !windows
+
+package main
+
+import "github.com/google/renameio/v2"
+
+// createOutput starts writing path through a temporary file in its
+// directory, renamed into place by Commit (renameio: atomic on POSIX file
+// systems).
+func createOutput(path string) (outputFile, error) {
+	f, err := renameio.NewPendingFile(path, renameio.WithExistingPermissions())
+	if err != nil {
+		return nil, err
+	}
+	return pending{f}, nil
+}
+
+type pending struct{ *renameio.PendingFile }
+
+func (p pending) Commit() error  { return p.CloseAtomicallyReplace() }
+func (p pending) Cleanup() error { return p.PendingFile.Cleanup() }
