@@ -39,17 +39,17 @@ func newDevicesCmd() *cobra.Command {
 			// Why a backend is unavailable goes under the table, so that a
 			// long driver message does not stretch every row.
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "BACKEND\tSTATUS\tDEVICE\tMEMORY\tCOMPUTE\tDRIVER")
+			fmt.Fprintln(tw, "BACKEND\tSTATUS\tDEVICE\tMEMORY\tCOMPUTE\tDRIVER\tKERNELS")
 			var why []string
 			for _, b := range backends().All() {
 				if err := b.Available(); err != nil {
-					fmt.Fprintf(tw, "%s\tunavailable\t-\t\t\t\n", b.Name())
+					fmt.Fprintf(tw, "%s\tunavailable\t-\t\t\t\t\n", b.Name())
 					why = append(why, fmt.Sprintf("%s: %v", b.Name(), err))
 					continue
 				}
 				devs, err := b.Devices()
 				if err != nil {
-					fmt.Fprintf(tw, "%s\terror\t-\t\t\t\n", b.Name())
+					fmt.Fprintf(tw, "%s\terror\t-\t\t\t\t\n", b.Name())
 					why = append(why, fmt.Sprintf("%s: %v", b.Name(), err))
 					continue
 				}
@@ -58,7 +58,7 @@ func newDevicesCmd() *cobra.Command {
 					if d.Memory > 0 {
 						mem = fmt.Sprintf("%.1f GiB", float64(d.Memory)/(1<<30))
 					}
-					fmt.Fprintf(tw, "%s\tavailable\t%s\t%s\t%s\t%s\n", b.Name(), d.Name, mem, d.ComputeCapability, d.Driver)
+					fmt.Fprintf(tw, "%s\tavailable\t%s\t%s\t%s\t%s\t%s\n", b.Name(), d.Name, mem, d.ComputeCapability, d.Driver, d.Kernels)
 				}
 			}
 			if err := tw.Flush(); err != nil {

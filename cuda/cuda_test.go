@@ -1,7 +1,10 @@
 package cuda
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -38,7 +41,7 @@ func TestPTXFresh(t *testing.T) {
 		t.Skip("PTX overridden by " + PTXDirEnv)
 	}
 	for _, m := range moduleNames {
-		b, src, err := loadPTX(m)
+		b, src, err := loadImage(m, 7, 5) // no cubin for sm_75: the PTX
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,6 +56,50 @@ func TestPTXFresh(t *testing.T) {
 		// --fmad=false: no fused multiply-add anywhere (SPEC "Indicators").
 		if strings.Contains(string(b), "fma.rn") {
 			t.Errorf("%s contains fma.rn: built without --fmad=false?", src)
+		}
+	}
+}
+
+// TestCubinsFresh: every embedded cubin was assembled from the embedded
+// PTX as it is now (CUBINS.sha256 records the PTX's SHA-256 per cubin), is
+// an ELF image, and is the one a device of its architecture loads; other
+// devices get the PTX.
+func TestCubinsFresh(t *testing.T) {
+	rec, err := ptxFS.ReadFile("ptx/CUBINS.sha256")
+	if err != nil {
+		t.Fatalf("cuda/ptx/CUBINS.sha256 missing (%v): assemble the cubins with scripts/cuda-build.sh", err)
+	}
+	recorded := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(rec)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			t.Fatalf("CUBINS.sha256: bad line %q", line)
+		}
+		recorded[f[0]] = f[1]
+	}
+	for _, m := range moduleNames {
+		ptx, err := ptxFS.ReadFile("ptx/" + m + ".ptx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(ptx)
+		for _, a := range cubinArchs {
+			name := fmt.Sprintf("%s.sm_%d.cubin", m, a)
+			if got := recorded[name]; got != hex.EncodeToString(sum[:]) {
+				t.Errorf("%s was assembled from PTX %s, the embedded %s.ptx is %x: assemble again (scripts/cuda-build.sh)", name, got, m, sum)
+			}
+			b, src, err := loadImage(m, a/10, a%10+1)
+			if err != nil || !bytes.HasPrefix(b, []byte("\x7fELF")) || !strings.HasSuffix(src, name) {
+				t.Errorf("device sm_%d%d loads %s (%d bytes, %v): want %s, an ELF cubin", a/10, a%10+1, src, len(b), err, name)
+			}
+		}
+	}
+	for _, c := range []struct {
+		cc   string
+		want string
+	}{{"9.0", "cubin sm_90"}, {"8.0", "cubin sm_80"}, {"8.9", "cubin sm_80"}, {"7.5", "PTX (JIT)"}, {"10.0", "PTX (JIT)"}, {"9.1", "cubin sm_90"}} {
+		if got := KernelImage(c.cc); got != c.want && os.Getenv(PTXDirEnv) == "" {
+			t.Errorf("KernelImage(%s) = %s, want %s", c.cc, got, c.want)
 		}
 	}
 }

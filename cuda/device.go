@@ -20,7 +20,7 @@ type device struct {
 	sms     int
 	work    chan func()
 	fns     map[string]uintptr // kernel name -> CUfunction
-	modSrc  map[string]string  // module -> where its PTX came from
+	modSrc  map[string]string  // module -> where its image came from (cubin or PTX)
 	// Pools of device and pinned host buffers, reused across Prepare and
 	// Close (docs/PERFORMANCE.md v5: cuMemAlloc/cuMemFree and pinning cost
 	// more than the kernels on a small grid). Only the device thread
@@ -114,6 +114,7 @@ func describe(h int32) (engine.Device, int, error) {
 		Memory:            int64(mem),
 		ComputeCapability: fmt.Sprintf("%d.%d", major, minor),
 		Driver:            driverVersion(),
+		Kernels:           KernelImage(fmt.Sprintf("%d.%d", major, minor)),
 	}, int(sms), nil
 }
 
@@ -136,10 +137,13 @@ func driverVersion() string {
 	return cu
 }
 
-// loadModule JIT-loads one PTX module and looks up its kernels, capturing
-// the JIT error log into the error.
+// loadModule loads one module (its cubin for this device's architecture,
+// or its PTX, JIT-compiled by the driver) and looks up its kernels,
+// capturing the JIT error log into the error.
 func (d *device) loadModule(name string) error {
-	image, src, err := loadPTX(name)
+	var major, minor int
+	fmt.Sscanf(d.info.ComputeCapability, "%d.%d", &major, &minor)
+	image, src, err := loadImage(name, major, minor)
 	if err != nil {
 		return err
 	}
@@ -155,13 +159,13 @@ func (d *device) loadModule(name string) error {
 	runtime.KeepAlive(errLog)
 	runtime.KeepAlive(infoLog)
 	if err := check("cuModuleLoadDataEx", code); err != nil {
-		return fmt.Errorf("load PTX module %s (%s): %w\nJIT log:\n%s", name, src, err, goString(errLog))
+		return fmt.Errorf("load module %s (%s): %w\nJIT log:\n%s", name, src, err, goString(errLog))
 	}
 	d.modSrc[name] = src
 	for _, k := range kernelNames[name] {
 		var fn uintptr
 		if err := check("cuModuleGetFunction", drv.cuModuleGetFunction(&fn, mod, k)); err != nil {
-			return fmt.Errorf("PTX module %s (%s): kernel %s: %w", name, src, k, err)
+			return fmt.Errorf("module %s (%s): kernel %s: %w", name, src, k, err)
 		}
 		d.fns[k] = fn
 	}

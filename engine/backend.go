@@ -66,6 +66,7 @@ type Device struct {
 	Memory            int64  // bytes; 0 when not applicable
 	ComputeCapability string // "9.0" for CUDA; "" elsewhere
 	Driver            string // driver version; "" when not applicable
+	Kernels           string // the kernel image it loads: "cubin sm_90" (no JIT) or "PTX (JIT)"; "" for the CPU
 }
 
 // Kernel evaluates combos of a prepared job. Compute may be called from

@@ -7,7 +7,7 @@
 #
 # Target: -arch=compute_80 PTX, which the driver JIT-compiles for the GPU it
 # runs on (sm_80, sm_86, sm_89, sm_90 = H100/H200, and later); one PTX file
-# per module, no SASS. --fmad=false keeps every multiply and add separately
+# per module, plus cubins for sm_80 and sm_90 assembled from it. --fmad=false keeps every multiply and add separately
 # rounded (docs/SPEC.md "Indicators": no fused multiply-add), so the GPU
 # gets the reference's bits. Needs nvcc (CUDA >= 12); run it on the device machine
 # (scripts/cuda-device.sh does).
@@ -30,3 +30,16 @@ done | LC_ALL=C sort | cut -d' ' -f2); do
 done | sha256sum | cut -d' ' -f1)
 printf '%s\n' "$hash" >"$out/SOURCES.sha256"
 echo "cuda-build: wrote $out/{indicators,sweep}.ptx, sources sha256 $hash"
+# Machine code for the architectures cuda.cubinArchs names, assembled by
+# ptxas from that very PTX (so its arithmetic is the PTX's: no JIT at start
+# on those GPUs, the same bits), and the PTX's SHA-256 per cubin
+# (CUBINS.sha256, checked by TestCubinsFresh).
+: >"$out/CUBINS.sha256"
+for m in indicators sweep; do
+	sum=$(sha256sum "$out/$m.ptx" | cut -d' ' -f1)
+	for a in 80 90; do
+		ptxas -arch=sm_$a -O3 "$out/$m.ptx" -o "$out/$m.sm_$a.cubin"
+		printf '%s %s\n' "$m.sm_$a.cubin" "$sum" >>"$out/CUBINS.sha256"
+	done
+done
+echo "cuda-build: wrote $out/{indicators,sweep}.sm_{80,90}.cubin"
