@@ -43,9 +43,11 @@ type Arithmetic interface {
 	// Positions64 and Positions32 write pos[i] for i in [0, len(pos)), the
 	// position held over bar i+1 by SPEC's state machine ("Signal,
 	// position, fills"): 0 before first, +1 when h3 > h, -1 when h3 < h
-	// (0 in long-only), unchanged when equal. Parity compares them.
-	Positions64(h, h3 []float64, first int, mode Mode, pos []int8)
-	Positions32(h, h3 []float32, first int, mode Mode, pos []int8)
+	// (0 in long-only), unchanged when equal, starting from state prev;
+	// they return the state after the last bar, so a series can be walked
+	// in blocks of bars. Parity compares them.
+	Positions64(h, h3 []float64, first int, mode Mode, prev int8, pos []int8) int8
+	Positions32(h, h3 []float32, first int, mode Mode, prev int8, pos []int8) int8
 }
 
 // ComboTrace is one combo recomputed with its record (Arithmetic.TraceCombo).

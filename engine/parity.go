@@ -149,16 +149,32 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	p := &Parity{Tolerance: tol}
 	p.Incomplete = !in.Ref.Complete() || !in.Test.Complete()
 
-	// Indicator errors, per series.
+	// Indicator errors, per series, on every core.
+	type series struct {
+		name string
+		L    int
+		ref  []A
+		test []B
+	}
+	var ss []series
 	for _, L := range in.Grid.HMA.Values() {
 		if in.RefInd.H[L] != nil && in.TestInd.H[L] != nil {
-			p.IndicatorErrors = append(p.IndicatorErrors, seriesError("h", L, in.RefInd.H[L], in.TestInd.H[L]))
+			ss = append(ss, series{"h", L, in.RefInd.H[L], in.TestInd.H[L]})
 		}
 	}
 	for _, L := range in.Grid.HMA3.Values() {
 		if in.RefInd.H3[L] != nil && in.TestInd.H3[L] != nil {
-			p.IndicatorErrors = append(p.IndicatorErrors, seriesError("h3", L, in.RefInd.H3[L], in.TestInd.H3[L]))
+			ss = append(ss, series{"h3", L, in.RefInd.H3[L], in.TestInd.H3[L]})
 		}
+	}
+	p.IndicatorErrors = make([]SeriesError, len(ss))
+	if err := Parallel(ctx, len(ss), min(runtime.GOMAXPROCS(0), max(len(ss), 1)), func(_, i int) {
+		p.IndicatorErrors[i] = seriesError(ss[i].name, ss[i].L, ss[i].ref, ss[i].test)
+	}); err != nil {
+		return nil, err
+	}
+	if len(ss) == 0 {
+		p.IndicatorErrors = nil
 	}
 	sort.SliceStable(p.IndicatorErrors, func(i, j int) bool {
 		return gtNaN(p.IndicatorErrors[i].MaxRel, p.IndicatorErrors[j].MaxRel)
@@ -187,17 +203,8 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	p.CombosCompared = len(pairs)
 	p.Combos = make([]ComboParity, len(pairs))
 
-	// Per combo: counts, PnL and flips, spread over all cores.
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(pairs)))
-	heaps := make([]flipHeap, workers)
-	pos := make([][2][]int8, workers) // each worker's fp64 and fp32 positions
-	close := in.Bars.Close
-	err = Parallel(ctx, len(pairs), workers, func(w, k int) {
-		if pos[w][0] == nil {
-			pos[w] = [2][]int8{make([]int8, len(close)), make([]int8, len(close))}
-		}
-		pos64, pos32 := pos[w][0], pos[w][1]
-		pr := pairs[k]
+	// Per combo: counts and PnL.
+	for k, pr := range pairs {
 		c := pr.ref.Combo
 		cp := &p.Combos[k]
 		*cp = ComboParity{Index: pr.ref.Index, Combo: c, Trades64: pr.ref.TotalTrades, Trades32: pr.test.TotalTrades}
@@ -207,16 +214,31 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 		cp.DPnLpp = 100 * d
 		cp.RelDPnL = relFloat(d, pr.ref.TotalReturn)
 		cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
+	}
 
+	// Flips: the bars where the held positions differ, combo by combo on
+	// every core (grid order, HMA-major: consecutive combos share h).
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(pairs)))
+	heaps := make([]flipHeap, workers)
+	pos := make([][2][]int8, workers) // each worker's fp64 and fp32 positions
+	close := in.Bars.Close
+	held := len(close) - 1 // pos[n-1] is never held
+	err = Parallel(ctx, len(pairs), workers, func(w, k int) {
+		if pos[w][0] == nil {
+			pos[w] = [2][]int8{make([]int8, len(close)), make([]int8, len(close))}
+		}
+		pos64, pos32 := pos[w][0], pos[w][1]
+		cp := &p.Combos[k]
+		c := cp.Combo
 		h64, h364 := in.RefInd.H[c.HMA], in.RefInd.H3[c.HMA3]
 		h32, h332 := in.TestInd.H[c.HMA], in.TestInd.H3[c.HMA3]
 		if h64 == nil || h364 == nil || h32 == nil || h332 == nil {
 			return
 		}
 		warm := ComboWarmup(c)
-		positions(cpu, h64, h364, warm, in.Params.Mode, pos64)
-		positions(cpu, h32, h332, warm, in.Params.Mode, pos32)
-		for b := warm; b < len(close)-1; b++ {
+		positions(cpu, h64, h364, warm, in.Params.Mode, 0, pos64)
+		positions(cpu, h32, h332, warm, in.Params.Mode, 0, pos32)
+		for b := warm; b < held; b++ {
 			if pos64[b] == pos32[b] {
 				continue
 			}
@@ -321,14 +343,16 @@ func (p *Parity) Explain() {
 }
 
 // positions writes the held positions of series h and h3 into pos through
-// the CPU arithmetic's SPEC state machine (Arithmetic.Positions64/32).
-func positions[F Float](a Arithmetic, h, h3 []F, first int, mode Mode, pos []int8) {
+// the CPU arithmetic's SPEC state machine (Arithmetic.Positions64/32),
+// from state prev, and returns the state after the last bar.
+func positions[F Float](a Arithmetic, h, h3 []F, first int, mode Mode, prev int8, pos []int8) int8 {
 	switch hh := any(h).(type) {
 	case []float64:
-		a.Positions64(hh, any(h3).([]float64), first, mode, pos)
+		return a.Positions64(hh, any(h3).([]float64), first, mode, prev, pos)
 	case []float32:
-		a.Positions32(hh, any(h3).([]float32), first, mode, pos)
+		return a.Positions32(hh, any(h3).([]float32), first, mode, prev, pos)
 	}
+	return prev
 }
 
 func seriesError[A, B Float](name string, L int, ref []A, test []B) SeriesError {

@@ -379,3 +379,130 @@ func narrow(x []float64) []float32 {
 	}
 	return out
 }
+
+// TestParityFlipsAgainstNaive: on fresh random bars longer than several of
+// Compare's blocks, with fp32 through prefix sums (many flips, borderline
+// and not) and a run missing some combos, every combo's flip count,
+// non-borderline count and largest margin, and the worst-flips list,
+// equal a naive recomputation: each combo's whole positions in fp64 and
+// fp32 (reference.Positions), compared bar by bar.
+func TestParityFlipsAgainstNaive(t *testing.T) {
+	rng := datatest.Rand(t)
+	bars := datatest.RandomWalk(rng, 3*4096+1234, 100, 0.002)
+	grid := engine.Grid{HMA: engine.Range{Start: 4, Stop: 40, Step: 9}, HMA3: engine.Range{Start: 6, Stop: 60, Step: 13}}
+	params := engine.Params{Fee: engine.DefaultFee, Mode: engine.LongOnly, BarsPerYear: 525600}
+	ctx := context.Background()
+	ind64, err := reference.BuildIndicators[float64](ctx, bars, grid, engine.SourceClose, engine.Direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ind32, err := reference.BuildIndicators[float32](ctx, bars, grid, engine.SourceClose, engine.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p engine.Precision, skip func(int) bool) *engine.Run {
+		r := &engine.Run{Precision: p, Grid: grid, Status: engine.StatusComplete}
+		for i := 0; i < grid.Len(); i++ {
+			if skip(i) {
+				r.Status = engine.StatusCancelled
+				continue
+			}
+			r.Results = append(r.Results, engine.ComboResult{Index: i, Combo: grid.At(i), Metrics: engine.Metrics{TotalTrades: 10}})
+		}
+		return r
+	}
+	ref := run(engine.FP64, func(int) bool { return false })
+	test := run(engine.FP32, func(i int) bool { return i%7 == 3 })
+	const tol = 1e-4
+	p, err := engine.Compare(ctx, engine.ParityInput[float64, float32]{Bars: bars, Grid: grid, Params: params,
+		Ref: ref, Test: test, RefInd: ind64, TestInd: ind32, Tolerance: tol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := bars.Len()
+	pos64, pos32 := make([]int8, n), make([]int8, n)
+	var all []engine.Flip
+	k := 0
+	for i := 0; i < grid.Len(); i++ {
+		if i%7 == 3 {
+			continue
+		}
+		c := grid.At(i)
+		warm := engine.ComboWarmup(c)
+		reference.Positions(ind64.H[c.HMA], ind64.H3[c.HMA3], warm, params.Mode, 0, pos64)
+		reference.Positions(ind32.H[c.HMA], ind32.H3[c.HMA3], warm, params.Mode, 0, pos32)
+		var flips, nb int
+		maxM := 0.0
+		for b := warm; b < n-1; b++ {
+			if pos64[b] == pos32[b] {
+				continue
+			}
+			m := math.Abs(ind64.H3[c.HMA3][b]-ind64.H[c.HMA][b]) / bars.Close[b]
+			flips++
+			if m >= tol {
+				nb++
+			}
+			maxM = math.Max(maxM, m)
+			all = append(all, engine.Flip{Index: i, Combo: c, Bar: b, Time: bars.Time[b], Pos64: pos64[b], Pos32: pos32[b], Margin: m, Borderline: m < tol})
+		}
+		got := p.Combos[k]
+		if got.Index != i || got.Flips != flips || got.NonBorderline != nb || got.MaxFlipMargin != maxM {
+			t.Errorf("combo %d %+v: flips %d, non-borderline %d, max margin %g; naive %d, %d, %g", i, c, got.Flips, got.NonBorderline, got.MaxFlipMargin, flips, nb, maxM)
+		}
+		k++
+	}
+	if p.CombosCompared != k || len(all) < 2*engine.MaxFlipsListed || p.NonBorderlineFlips == 0 || p.NonBorderlineFlips == p.FlipCount {
+		t.Fatalf("%d combos compared (want %d), %d flips naive, %d non-borderline of %d: want many of both kinds", p.CombosCompared, k, len(all), p.NonBorderlineFlips, p.FlipCount)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.Borderline != b.Borderline {
+			return !a.Borderline
+		}
+		if a.Margin != b.Margin {
+			return a.Margin > b.Margin
+		}
+		if a.Index != b.Index {
+			return a.Index < b.Index
+		}
+		return a.Bar < b.Bar
+	})
+	if p.FlipCount != len(all) || len(p.Flips) != engine.MaxFlipsListed {
+		t.Fatalf("flip count %d (naive %d), %d listed", p.FlipCount, len(all), len(p.Flips))
+	}
+	for i := range p.Flips {
+		if p.Flips[i] != all[i] {
+			t.Fatalf("worst flip %d: %+v, naive %+v", i, p.Flips[i], all[i])
+		}
+	}
+}
+
+// BenchmarkCompare: the parity pass of a 40 x 40 grid on the first
+// 150,000 FIL bars (fp64 direct vs fp32 direct series, computed once
+// outside the timing): flips, counts, indicator errors.
+func BenchmarkCompare(b *testing.B) {
+	bars := datatest.FIL(b, 150000)
+	grid := engine.Grid{HMA: engine.Range{Start: 10, Stop: 49, Step: 1}, HMA3: engine.Range{Start: 12, Stop: 51, Step: 1}}
+	params := engine.Params{Fee: engine.DefaultFee, Mode: engine.LongShort, BarsPerYear: 525600}
+	ctx := context.Background()
+	ind64, err := reference.BuildIndicators[float64](ctx, bars, grid, engine.SourceClose, engine.Direct)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ind32, err := reference.BuildIndicators[float32](ctx, bars, grid, engine.SourceClose, engine.Direct)
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := &engine.Run{Grid: grid, Status: engine.StatusComplete}
+	for i := 0; i < grid.Len(); i++ {
+		run.Results = append(run.Results, engine.ComboResult{Index: i, Combo: grid.At(i)})
+	}
+	in := engine.ParityInput[float64, float32]{Bars: bars, Grid: grid, Params: params, Ref: run, Test: run, RefInd: ind64, TestInd: ind32}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := engine.Compare(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(grid.Len())*float64(b.N)/b.Elapsed().Seconds(), "combos/s")
+}

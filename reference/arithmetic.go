@@ -122,13 +122,13 @@ func (Arithmetic) NaiveSweep(ctx context.Context, job *engine.Job) ([]engine.Met
 // BacktestSeries64 runs Backtest in fp64 for every combo of job over the
 // given series and the bars' fp64 returns, on every core (engine.Arithmetic).
 // Positions64 is Positions in float64 (engine.Arithmetic).
-func (Arithmetic) Positions64(h, h3 []float64, first int, mode engine.Mode, pos []int8) {
-	Positions(h, h3, first, mode, pos)
+func (Arithmetic) Positions64(h, h3 []float64, first int, mode engine.Mode, prev int8, pos []int8) int8 {
+	return Positions(h, h3, first, mode, prev, pos)
 }
 
 // Positions32 is Positions in float32 (engine.Arithmetic).
-func (Arithmetic) Positions32(h, h3 []float32, first int, mode engine.Mode, pos []int8) {
-	Positions(h, h3, first, mode, pos)
+func (Arithmetic) Positions32(h, h3 []float32, first int, mode engine.Mode, prev int8, pos []int8) int8 {
+	return Positions(h, h3, first, mode, prev, pos)
 }
 
 func (Arithmetic) BacktestSeries64(ctx context.Context, job *engine.Job, h, h3 map[int][]float64) ([]engine.Metrics, error) {

@@ -661,7 +661,7 @@ func TestPositionsMatchesTrace(t *testing.T) {
 			for _, mode := range []engine.Mode{engine.LongShort, engine.LongOnly} {
 				_, tr := reference.BacktestTrace(h, h3, r, first, engine.Params{Fee: 0.001, Mode: mode, BarsPerYear: 525600})
 				pos := make([]int8, n)
-				reference.Positions(h, h3, first, mode, pos)
+				reference.Positions(h, h3, first, mode, 0, pos)
 				if !slices.Equal(pos[:n-1], tr.Pos[:n-1]) {
 					for i := range n - 1 {
 						if pos[i] != tr.Pos[i] {
@@ -675,7 +675,7 @@ func TestPositionsMatchesTrace(t *testing.T) {
 				}
 				// float32 series of the same values: the same positions.
 				pos32 := make([]int8, n)
-				reference.Positions(toF[float32](h), toF[float32](h3), first, mode, pos32)
+				reference.Positions(toF[float32](h), toF[float32](h3), first, mode, 0, pos32)
 				if !slices.Equal(pos, pos32) {
 					t.Errorf("seed %d n=%d %s: float32 Positions differ", seed, n, mode)
 				}

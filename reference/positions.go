@@ -2,26 +2,35 @@ package reference
 
 import "sweepbench/engine"
 
-// Positions writes pos[i] for i in [0, n) by the SPEC state machine: 0
-// before first (either series undefined), +1 when h3 > h, -1 when h3 < h
-// (0 in long-only), unchanged when equal. pos[n-1] is computed but never held.
-func Positions[F engine.Float](h, h3 []F, first int, mode engine.Mode, pos []int8) {
-	var prev int8
-	for i := range pos {
-		if i < first {
-			pos[i] = 0
-			continue
-		}
+// Positions writes pos[i] for i in [0, len(pos)) by the SPEC state machine
+// ("Signal, position, fills"): 0 before first (either series undefined),
+// +1 when h3 > h, -1 when h3 < h (0 in long-only), unchanged when equal,
+// starting from the state prev (0 at a series' start; the state Positions
+// returned for the bars before, when a series is walked in blocks). It
+// returns the state after the last bar. Over a whole series pos[n-1] is
+// computed but never held.
+func Positions[F engine.Float](h, h3 []F, first int, mode engine.Mode, prev int8, pos []int8) int8 {
+	first = max(0, min(first, len(pos)))
+	clear(pos[:first])
+	low := int8(-1) // the state h3 < h holds
+	if mode == engine.LongOnly {
+		low = 0
+	}
+	h, h3 = h[:len(pos)], h3[:len(pos)]
+	// Two independent selects, not an if-else chain: the comparisons of
+	// noisy series are unpredictable, and selects compile to conditional
+	// moves. A NaN on either side keeps the state, as "equal" does.
+	for i := first; i < len(pos); i++ {
+		a, b := h3[i], h[i]
 		cur := prev
-		if a, b := h3[i], h[i]; a > b {
+		if a > b {
 			cur = 1
-		} else if a < b {
-			cur = -1
-			if mode == engine.LongOnly {
-				cur = 0
-			}
+		}
+		if a < b {
+			cur = low
 		}
 		pos[i] = cur
 		prev = cur
 	}
+	return prev
 }

@@ -9,7 +9,9 @@
 #      320 x 320 on 150,000 bars) with its wall time and max RSS;
 #   4. a GPU session killed with SIGKILL part way and resumed, compared with
 #      an uninterrupted run (CSV of every metric, byte for byte);
-#   5. the bench's fused GPU rungs on the 80-combo and 320 x 320 grids.
+#   5. the bench's fused GPU rungs on the 80-combo and 320 x 320 grids;
+#   6. start-up: one small `run` on a cold driver cache (CUDA_CACHE_DISABLE=1)
+#      with the embedded cubin, then with the PTX JIT (SWEEPBENCH_PTX_DIR).
 # Build here first:
 #   CGO_ENABLED=0 go build -o bin/sweepbench . && CGO_ENABLED=0 go test -c -o bin/cuda.test ./cuda
 #   run(command="bash scripts/device-conformance.sh", carry=["bin"])
@@ -19,7 +21,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/sweepbench-out}
 mkdir -p "$OUT"
 B=bin/sweepbench
-STEPS=${STEPS:-12345}
+STEPS=${STEPS:-123456}
 timed() { # timed NAME CMD...: stdout to $OUT/NAME.txt, wall and max RSS to the summary
 	local name=$1
 	shift
@@ -91,6 +93,18 @@ if [[ $STEPS == *5* ]]; then
 	timeout 120 $B bench --rungs M6,M7 --repeat 3 >"$OUT/bench-80.txt" 2>&1
 	timeout 200 $B bench --hma 10:329:1 --hma3 12:331:1 --rungs M6,M7 --repeat 3 >"$OUT/bench-320.txt" 2>&1
 	grep -E '^ +M[67]' "$OUT/bench-80.txt" "$OUT/bench-320.txt" | tee -a "$OUT/summary.txt"
+fi
+if [[ $STEPS == *6* ]]; then
+	echo "== 6. start-up, cold driver cache" | tee -a "$OUT/summary.txt"
+	$B devices | tee -a "$OUT/summary.txt"
+	S=(run --backend cuda --no-save --head 5000 --hma 20 --hma3 30 --format csv -q)
+	for i in 1 2; do
+		CUDA_CACHE_DISABLE=1 timed "start-cubin-$i" $B "${S[@]}"
+		CUDA_CACHE_DISABLE=1 SWEEPBENCH_PTX_DIR=cuda/ptx timed "start-ptx-$i" $B "${S[@]}"
+	done
+	if cmp -s "$OUT/start-cubin-1.txt" "$OUT/start-ptx-1.txt"; then r=identical; else r=DIFFERS; fi
+	echo "cubin vs PTX results: $r" | tee -a "$OUT/summary.txt"
+	timed start-ref $B run --backend reference --no-save --head 5000 --hma 20 --hma3 30 --format csv -q
 fi
 echo "== summary"
 cat "$OUT/summary.txt"
