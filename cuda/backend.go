@@ -133,6 +133,7 @@ var (
 	_ engine.Backend         = (*Backend)(nil)
 	_ engine.MultiDevice     = (*Backend)(nil)
 	_ engine.IndicatorDevice = (*Backend)(nil)
+	_ engine.SeriesDevice    = (*Backend)(nil)
 )
 
 // deviceLabel names the devices a kernel runs on, for reports.

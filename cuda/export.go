@@ -16,6 +16,19 @@ import (
 // bit-identical to reference.BuildIndicators[float32]; R is the host's
 // float32 bar returns. job.WMA selects direct or prefix.
 func (b *Backend) Indicators32(ctx context.Context, job *engine.Job) (*engine.Indicators[float32], error) {
+	return exportIndicators[float32](ctx, b, job)
+}
+
+// Indicators64 is Indicators32 in fp64 (engine.SeriesDevice): the series of
+// the fp64 lane, bit-identical to reference.BuildIndicators[float64], for
+// the parity report.
+func (b *Backend) Indicators64(ctx context.Context, job *engine.Job) (*engine.Indicators[float64], error) {
+	return exportIndicators[float64](ctx, b, job)
+}
+
+// exportIndicators computes job's series in F on the first GPU and copies
+// them to the host.
+func exportIndicators[F float32 | float64](ctx context.Context, b *Backend, job *engine.Job) (*engine.Indicators[F], error) {
 	if err := b.init(); err != nil {
 		return nil, err
 	}
@@ -25,10 +38,10 @@ func (b *Backend) Indicators32(ctx context.Context, job *engine.Job) (*engine.In
 	d := b.devs[0]
 	hma, hma3 := job.Grid.HMA.Values(), job.Grid.HMA3.Values()
 	n := job.Bars.Len()
-	h := make([]float32, n*len(hma))
-	h3 := make([]float32, n*len(hma3))
+	h := make([]F, n*len(hma))
+	h3 := make([]F, n*len(hma3))
 	err := d.do(func() (err error) {
-		di, err := buildIndicatorsBars[float32](d, job.Bars, job.Params.Source, hma, hma3, job.WMA == engine.Prefix, true)
+		di, err := buildIndicatorsBars[F](d, job.Bars, job.Params.Source, hma, hma3, job.WMA == engine.Prefix, true)
 		if err != nil {
 			return err
 		}
@@ -44,8 +57,8 @@ func (b *Backend) Indicators32(ctx context.Context, job *engine.Job) (*engine.In
 	if err != nil {
 		return nil, fmt.Errorf("cuda: indicators for export: %w", err)
 	}
-	ind := &engine.Indicators[float32]{H: map[int][]float32{}, H3: map[int][]float32{},
-		R: reference.BarReturns[float32](job.Bars), Form: job.WMA}
+	ind := &engine.Indicators[F]{H: map[int][]F{}, H3: map[int][]F{},
+		R: reference.BarReturns[F](job.Bars), Form: job.WMA}
 	for j, L := range hma {
 		ind.H[L] = h[j*n : (j+1)*n : (j+1)*n]
 	}

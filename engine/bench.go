@@ -318,6 +318,16 @@ type IndicatorDevice interface {
 	Indicators32(ctx context.Context, job *Job) (*Indicators[float32], error)
 }
 
+// SeriesDevice is implemented by backends that compute a job's indicator
+// series on their device in either precision and return them to the host,
+// bit-identical to the reference's (SPEC "Indicators"): RunStudy's parity
+// report takes the series of the lanes such a backend ran from there, in
+// milliseconds, instead of computing them again on the CPU.
+type SeriesDevice interface {
+	IndicatorDevice
+	Indicators64(ctx context.Context, job *Job) (*Indicators[float64], error)
+}
+
 // RungDeviceIndicators is M5: fp32 indicators from the device, trades and
 // metrics on the CPU in fp64 from those series (widened exactly), on every
 // core (the registered Arithmetic's BacktestSeries64).

@@ -2,6 +2,15 @@ package engine
 
 import "sync"
 
+// SeriesKey is the key of a study's indicator series in its
+// IndicatorCache: one entry per precision and WMA formulation (the grid,
+// bars and source are the study's). The reference's arithmetic and the
+// series a SeriesDevice returns share it.
+type SeriesKey struct {
+	Precision Precision
+	WMA       Formulation
+}
+
 // IndicatorCache shares the indicator series of one study (bars, grid,
 // source) between its runs and its parity report, so each series is
 // computed once. engine only carries it (Job.Cache); what it holds and

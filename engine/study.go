@@ -201,6 +201,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 			// Cancelled: still explain what completed, on a fresh context.
 			pctx = context.Background()
 		}
+		s.deviceSeries(pctx, cache)
 		par, err := CompareRuns(pctx, s.job(FP64, cache), ref, test, s.Tolerance)
 		if err != nil && runErr == nil {
 			runErr = fmt.Errorf("parity: %w", err)
@@ -208,6 +209,27 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		rep.Parity, rep.ParityOf = par, "fp32 vs fp64"
 	}
 	return rep, runErr
+}
+
+// deviceSeries puts in cache the indicator series of each lane whose
+// backend computes them on its device (SeriesDevice), so that the parity
+// report does not compute them again on the CPU. A device that fails here
+// only costs that: the report computes the series itself.
+func (s *Study) deviceSeries(ctx context.Context, cache *IndicatorCache) {
+	for _, p := range []Precision{FP64, FP32} {
+		be, err := s.backendFor(p)
+		dev, ok := be.(SeriesDevice)
+		if err != nil || !ok {
+			continue
+		}
+		job := s.job(p, cache)
+		_, _ = cache.Load(SeriesKey{Precision: p, WMA: job.WMA}, func() (any, error) {
+			if p == FP64 {
+				return dev.Indicators64(ctx, job)
+			}
+			return dev.Indicators32(ctx, job)
+		})
+	}
 }
 
 // indexSet is a set of grid indices.

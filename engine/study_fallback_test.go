@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -52,4 +53,69 @@ func TestStudyFallbackLane(t *testing.T) {
 // suite, whose study check runs its fp64 lane on the fallback.
 func TestFP32OnlyConformance(t *testing.T) {
 	conformance.TestBackend(t, conformance.FP32Only(reference.New()), conformance.Options{})
+}
+
+// seriesDevice is the reference with an engine.SeriesDevice that builds the
+// series as a GPU would export them, counting the calls.
+type seriesDevice struct {
+	*reference.Backend
+	calls map[engine.Precision]int
+}
+
+var _ engine.SeriesDevice = (*seriesDevice)(nil)
+
+func (d *seriesDevice) Name() string { return "seriesdev" }
+
+// Prepare computes the lane's series of its own, as a GPU does on the
+// device: nothing of it reaches the study's cache.
+func (d *seriesDevice) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	j := *job
+	j.Cache = nil
+	return d.Backend.Prepare(ctx, &j)
+}
+func (d *seriesDevice) Indicators64(ctx context.Context, job *engine.Job) (*engine.Indicators[float64], error) {
+	d.calls[engine.FP64]++
+	return reference.BuildIndicators[float64](ctx, job.Bars, job.Grid, job.Params.Source, job.WMA)
+}
+func (d *seriesDevice) Indicators32(ctx context.Context, job *engine.Job) (*engine.Indicators[float32], error) {
+	d.calls[engine.FP32]++
+	return reference.BuildIndicators[float32](ctx, job.Bars, job.Grid, job.Params.Source, job.WMA)
+}
+
+// TestParitySeriesFromDevice: when a lane's backend exports its series
+// (engine.SeriesDevice), the parity report takes them from it, once per
+// precision in the lane's formulation, and is the report the CPU's own
+// series give.
+func TestParitySeriesFromDevice(t *testing.T) {
+	spec := engine.DefaultSpec()
+	spec.Data, spec.Head, spec.HMA, spec.HMA3, spec.WMA = "embedded:btcusdt-1m", 3000, "10:40:10", "12:48:12", "prefix"
+	dev := &seriesDevice{Backend: reference.New(), calls: map[engine.Precision]int{}}
+	reg := &engine.Registry{}
+	reg.Register(reference.New())
+	reg.Register(dev)
+	ctx := context.Background()
+	spec.Backend = "seriesdev"
+	st, err := spec.Build(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := engine.RunStudy(ctx, st, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev.calls[engine.FP64] != 1 || dev.calls[engine.FP32] != 1 {
+		t.Errorf("device series asked %v times, want once per precision", dev.calls)
+	}
+	spec.Backend = "reference"
+	st, err = spec.Build(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := engine.RunStudy(ctx, st, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Parity, want.Parity) || got.Parity.Verdict != engine.VerdictCollapse {
+		t.Errorf("parity from the device's series differs from the CPU's:\n got %+v\nwant %+v", got.Parity, want.Parity)
+	}
 }

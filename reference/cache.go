@@ -7,13 +7,6 @@ import (
 	"sweepbench/engine"
 )
 
-// cacheKey is what the reference keeps in an engine.IndicatorCache: one
-// entry per precision and WMA formulation of a study's grid.
-type cacheKey struct {
-	prec engine.Precision
-	form engine.Formulation
-}
-
 // GetIndicators returns the job's indicator series in F (job.WMA's
 // formulation, job.Params.Source; job.Precision is not read), from
 // job.Cache when it is set (built there once), else freshly built on
@@ -29,9 +22,9 @@ func GetIndicators[F Float](ctx context.Context, job *engine.Job) (*engine.Indic
 	if job.Cache == nil {
 		return build()
 	}
-	k := cacheKey{engine.FP64, job.WMA}
+	k := engine.SeriesKey{Precision: engine.FP64, WMA: job.WMA}
 	if _, ok := any(*new(F)).(float32); ok {
-		k.prec = engine.FP32
+		k.Precision = engine.FP32
 	}
 	v, err := job.Cache.Load(k, func() (any, error) { return build() })
 	if err != nil {

@@ -143,7 +143,8 @@ func testReference(t *testing.T, b engine.Backend, opt Options, cs []suiteCase, 
 }
 
 // testIndicators: a backend that exports its fp32 series
-// (engine.IndicatorDevice) gives the reference's bits, direct and prefix.
+// (engine.IndicatorDevice), and its fp64 ones (engine.SeriesDevice), gives
+// the reference's bits, direct and prefix.
 func testIndicators(t *testing.T, b engine.Backend, cs []suiteCase) {
 	dev, ok := b.(engine.IndicatorDevice)
 	if !ok {
@@ -168,6 +169,31 @@ func testIndicators(t *testing.T, b engine.Backend, cs []suiteCase) {
 		}
 		if i, ok := SameSeries(got.R, r); !ok {
 			t.Errorf("%s: bar return %d differs from the reference", c.name, i)
+		}
+		sd, ok := b.(engine.SeriesDevice)
+		if !ok {
+			continue
+		}
+		// The fp64 series too, which the parity report takes from the
+		// device (engine.SeriesDevice).
+		job = c.job(engine.FP64)
+		got64, err := sd.Indicators64(context.Background(), job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h64, h364, r64 := Series[float64](t, job)
+		for L, w := range h64 {
+			if i, ok := SameSeries(got64.H[L], w); !ok {
+				t.Errorf("%s: fp64 h(%d) bar %d differs from the reference", c.name, L, i)
+			}
+		}
+		for L, w := range h364 {
+			if i, ok := SameSeries(got64.H3[L], w); !ok {
+				t.Errorf("%s: fp64 h3(%d) bar %d differs from the reference", c.name, L, i)
+			}
+		}
+		if i, ok := SameSeries(got64.R, r64); !ok {
+			t.Errorf("%s: fp64 bar return %d differs from the reference", c.name, i)
 		}
 	}
 }
