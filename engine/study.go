@@ -143,9 +143,14 @@ func (s *Study) job(p Precision, cache *IndicatorCache) *Job {
 // precision is not started after a failure.
 //
 // The fp64 lane is always the direct formulation (SPEC "WMA
-// formulations"), whatever s.WMA says and whichever backend runs it.
+// formulations"), whatever s.WMA says and whichever backend runs it. A study
+// whose memory forecast (ForecastMemory) exceeds what the system has
+// available is refused with *MemoryError before anything is allocated.
 func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) {
 	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkMemory(s); err != nil {
 		return nil, err
 	}
 	rep := &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA, Note: s.Note,

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// MemoryForecast is what a study will hold in host memory at its peak on
+// the CPU path: the indicator series of every unique length in each
+// precision (built up front, SPEC "Indicators"), kept for the parity report,
+// and every combo's result of each precision (Report.Runs). A GPU backend
+// holds the series on the device and uploads the bars, so for it the series
+// figure is an upper bound of the host's share.
+type MemoryForecast struct {
+	Series  int64 // bytes of indicator series, all precisions
+	Results int64 // bytes of per-combo results, all precisions
+}
+
+// Total is Series + Results, bytes.
+func (m MemoryForecast) Total() int64 { return m.Series + m.Results }
+
+// ForecastMemory forecasts s's peak host memory: per precision, (unique HMA
+// lengths + unique HMA3 lengths) x bars series values of 8 (fp64) or 4
+// (fp32) bytes, plus the bar returns, plus the grid's combos x the size of
+// one ComboResult.
+func ForecastMemory(s *Study) MemoryForecast {
+	var m MemoryForecast
+	if s.Dataset == nil {
+		return m
+	}
+	n := int64(s.Dataset.Bars.Len())
+	series := int64(s.Grid.HMA.Len()+s.Grid.HMA3.Len()) + 1
+	for _, p := range s.Precisions {
+		size := int64(8)
+		if p == FP32 {
+			size = 4
+		}
+		m.Series += series * n * size
+		m.Results += int64(s.Grid.Len()) * int64(unsafe.Sizeof(ComboResult{}))
+	}
+	return m
+}
+
+// MemoryError refuses a study whose forecast does not fit in the memory
+// available (ForecastMemory against what the operating system says is
+// available), before anything is allocated.
+type MemoryError struct {
+	Need      MemoryForecast
+	Available int64 // bytes
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("the study needs about %s of memory (indicator series %s, per-combo results %s) and %s is available: "+
+		"use fewer or shorter lengths, fewer bars, or one precision", Bytes(e.Need.Total()), Bytes(e.Need.Series), Bytes(e.Need.Results), Bytes(e.Available))
+}
+
+// Bytes formats a byte count in binary units: "1.5 GiB", "320 MiB", "12 KiB".
+func Bytes(b int64) string {
+	const unit = 1024
+	if b < unit {
+		return fmt.Sprintf("%d B", b)
+	}
+	div, exp := int64(unit), 0
+	for n := b / unit; n >= unit && exp < 5; n /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTPE"[exp])
+}
+
+// availableMemory is the memory the operating system says a new
+// allocation can have, in bytes; 0 when it cannot tell (then nothing is
+// refused). It is a variable so that tests can fix it.
+var availableMemory = systemAvailableMemory
+
+// checkMemory returns a *MemoryError when s's forecast exceeds the memory
+// available.
+func checkMemory(s *Study) error {
+	have := availableMemory()
+	if have <= 0 {
+		return nil
+	}
+	if need := ForecastMemory(s); need.Total() > have {
+		return &MemoryError{Need: need, Available: have}
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestForecastMemory: by hand, 6 combos (2 x 3 lengths) on the fake
+// study's bars in fp64 and fp32: (2+3 series + the returns) x bars x (8+4)
+// bytes, and 6 results of 136 bytes (index, two lengths and 14 eight-byte
+// metrics) per precision.
+func TestForecastMemory(t *testing.T) {
+	if got := unsafe.Sizeof(ComboResult{}); got != 136 {
+		t.Fatalf("ComboResult is %d bytes, the forecast below assumes 136", got)
+	}
+	s := fakeStudy(nil)
+	s.Grid = Grid{HMA: Range{2, 3, 1}, HMA3: Range{6, 8, 1}}
+	n := int64(s.Dataset.Bars.Len())
+	m := ForecastMemory(s)
+	if m.Series != 6*n*12 || m.Results != 2*6*136 {
+		t.Errorf("forecast %+v, want series %d, results %d", m, 6*n*12, 2*6*136)
+	}
+}
+
+// TestRunStudyRefusesWhatCannotFit: a study whose forecast exceeds the
+// memory available is refused before anything runs, with the numbers; one
+// that fits runs.
+func TestRunStudyRefusesWhatCannotFit(t *testing.T) {
+	defer func(f func() int64) { availableMemory = f }(availableMemory)
+	ran := false
+	b := &fakeBackend{lanes: 1, chunk: 10, compute: func(ctx context.Context, lane, first int, out []Metrics) error {
+		ran = true
+		fillIndex(first, out)
+		return nil
+	}}
+	s := fakeStudy(b)
+	need := ForecastMemory(s).Total()
+	availableMemory = func() int64 { return need - 1 }
+	_, err := RunStudy(context.Background(), s, StudyOptions{})
+	var me *MemoryError
+	if !errors.As(err, &me) || ran || me.Available != need-1 || !strings.Contains(err.Error(), "is available: use fewer or shorter lengths") {
+		t.Fatalf("err %v, computed %v: want a MemoryError before anything runs", err, ran)
+	}
+	availableMemory = func() int64 { return need }
+	if _, err := RunStudy(context.Background(), s, StudyOptions{}); err != nil || !ran {
+		t.Fatalf("a study that fits: err %v, computed %v", err, ran)
+	}
+}
+
+func TestBytes(t *testing.T) {
+	for _, c := range []struct {
+		b    int64
+		want string
+	}{{512, "512 B"}, {1536, "1.5 KiB"}, {28 << 30, "28.0 GiB"}, {3 << 20, "3.0 MiB"}} {
+		if got := Bytes(c.b); got != c.want {
+			t.Errorf("Bytes(%d) = %q, want %q", c.b, got, c.want)
+		}
+	}
+}
