@@ -35,6 +35,9 @@ type Store struct {
 	path     string
 	self     process
 	readOnly bool
+	// schema is the file's schema version once opened; a writer on an
+	// older one (a test's raw database) saves what that version holds.
+	schema int
 }
 
 // DefaultPath is where the store lives when --db is not given:
@@ -103,6 +106,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, s.wrap("open", err)
 	}
+	s.schema = len(migrations)
 	s.reap(ctx)
 	return s, nil
 }
@@ -127,7 +131,7 @@ func OpenReadOnly(path string) (*Store, error) {
 		if err != nil {
 			return nil, &DBError{Path: abs, Op: "open read-only", Err: err}
 		}
-		s := &Store{db: db, path: abs, self: currentProcess(), readOnly: true}
+		s := &Store{db: db, path: abs, self: currentProcess(), readOnly: true, schema: len(migrations)}
 		v, err := userVersion(context.Background(), db)
 		switch {
 		case err != nil:
