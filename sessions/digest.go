@@ -39,37 +39,31 @@ var rowBytes = 8 * (3 + len(engine.MetricNames))
 
 const canonicalNaN = 0x7ff8000000000000
 
-// add adds the hash of row r to d.
-func (d *digest) add(r *engine.ComboResult, buf []byte) {
-	buf = binary.LittleEndian.AppendUint64(buf[:0], uint64(int64(r.Index)))
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(int64(r.HMA)))
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(int64(r.HMA3)))
-	for _, name := range engine.MetricNames {
-		v, _ := r.Value(name)
+// add adds to d the hash of one row: its grid index and lengths, and its
+// metric values ms in engine.MetricNames order. buf is scratch space.
+func (d *digest) add(buf []byte, idx, hma, hma3 int, ms []float64) {
+	buf = binary.LittleEndian.AppendUint64(buf[:0], uint64(int64(idx)))
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(int64(hma)))
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(int64(hma3)))
+	for _, v := range ms {
 		bits := math.Float64bits(v)
 		if math.IsNaN(v) {
 			bits = canonicalNaN
 		}
 		buf = binary.LittleEndian.AppendUint64(buf, bits)
 	}
-	d.plus(digest(sha256.Sum256(buf)))
-}
-
-// plus adds e to d, word by word.
-func (d *digest) plus(e digest) {
+	sum := sha256.Sum256(buf)
 	for i := 0; i < len(d); i += 8 {
-		binary.LittleEndian.PutUint64(d[i:], binary.LittleEndian.Uint64(d[i:])+binary.LittleEndian.Uint64(e[i:]))
+		binary.LittleEndian.PutUint64(d[i:], binary.LittleEndian.Uint64(d[i:])+binary.LittleEndian.Uint64(sum[i:]))
 	}
 }
 
-// digestOf is the digest of rows.
-func digestOf(rows []engine.ComboResult) digest {
-	var d digest
-	buf := make([]byte, 0, rowBytes)
-	for i := range rows {
-		d.add(&rows[i], buf)
+// metricValues fills ms with the metrics of r in engine.MetricNames order
+// (a count as a float64, as the store writes it).
+func metricValues(ms []float64, r *engine.ComboResult) {
+	for i, name := range engine.MetricNames {
+		ms[i], _ = r.Value(name)
 	}
-	return d
 }
 
 // DigestError refuses a saved run whose rows no longer hash to the digest

@@ -123,15 +123,17 @@ func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engi
 	verify := saved != nil
 	var sum digest
 	buf := make([]byte, 0, rowBytes)
+	ms := make([]float64, len(vals))
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		for i, name := range engine.MetricNames {
-			r.SetValue(name, fromNull(vals[i]))
+			ms[i] = fromNull(vals[i])
+			r.SetValue(name, ms[i])
 		}
 		if verify {
-			sum.add(&r, buf)
+			sum.add(buf, r.Index, r.HMA, r.HMA3, ms)
 		}
 		run.Results = append(run.Results, r)
 	}

@@ -35,7 +35,9 @@ const QueueDepth = 2
 // and, when the buffer is a batch, queues it (at most QueueDepth batches
 // wait) for a goroutine that commits them, each in a transaction of its
 // own, or several at once when it fell behind (up to QueueDepth+1). The
-// sweep waits for SQLite only when the queue is full. A kill -9 loses
+// sweep waits for SQLite only when the queue is full. Finish must be
+// called once the study ends: it drains the queue and stops the
+// goroutine. A kill -9 loses
 // what is not committed: the buffer being filled (under one batch or one
 // chunk), the batches waiting and the transaction being committed: at
 // most 2*QueueDepth+2 batches, 3,072 combos at the default batch size for
@@ -326,20 +328,23 @@ func (w *Writer) fail(err error) {
 // the driver, not SQLite, dominates single-row inserts.
 const insertBlock = 64
 
-// insertResults is the INSERT of n result rows.
+// insertResults is the INSERT of n result rows. A combo is saved once
+// (a resume skips those saved): a second row for it fails the batch
+// rather than replace the first, so that the run's digest, a sum over its
+// rows, stays the digest of the rows in the table.
 func insertResults(n int) string {
 	row := "(?, ?, ?, ?" + strings.Repeat(", ?", len(engine.MetricNames)) + ")"
-	return `INSERT OR REPLACE INTO results (run_id, idx, hma, hma3, ` + strings.Join(engine.MetricNames, ", ") + `) VALUES ` +
+	return `INSERT INTO results (run_id, idx, hma, hma3, ` + strings.Join(engine.MetricNames, ", ") + `) VALUES ` +
 		strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
 var insertResultsBlock = insertResults(insertBlock)
 
-// resultArgs appends the values of one row of results.
-func resultArgs(args []any, runID int64, r *engine.ComboResult) []any {
+// resultArgs appends the values of one row of results: r with its
+// metrics ms (metricValues).
+func resultArgs(args []any, runID int64, r *engine.ComboResult, ms []float64) []any {
 	args = append(args, runID, r.Index, r.HMA, r.HMA3)
-	for _, name := range engine.MetricNames {
-		v, _ := r.Value(name)
+	for _, v := range ms {
 		args = append(args, nullable(v))
 	}
 	return args
@@ -350,9 +355,15 @@ func resultArgs(args []any, runID int64, r *engine.ComboResult) []any {
 // panic in the driver becomes the error (it would otherwise kill the
 // process, the study with it).
 func (w *Writer) commitGroup(group []*batch) (err error) {
+	var created []*lane // run rows this transaction made: gone if it fails
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic while saving: %v", r)
+		}
+		if err != nil {
+			for _, ln := range created {
+				ln.runID = 0
+			}
 		}
 	}()
 	ctx := context.Background() // a cancelled sweep still saves what it computed
@@ -362,14 +373,6 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 		return err
 	}
 	defer tx.Rollback()
-	var created []*lane // run rows this transaction made: gone if it fails
-	defer func() {
-		if err != nil {
-			for _, ln := range created {
-				ln.runID = 0
-			}
-		}
-	}()
 	// What each run gains, applied to the lanes once the commit holds.
 	type gain struct {
 		ln      *lane
@@ -383,6 +386,7 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 	var block *sql.Stmt // prepared on first use
 	args := make([]any, 0, insertBlock*(4+len(engine.MetricNames)))
 	buf := make([]byte, 0, rowBytes)
+	ms := make([]float64, len(engine.MetricNames))
 	for _, b := range group {
 		for _, pt := range b.parts {
 			g := gainOf[pt.p]
@@ -404,7 +408,12 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 				hi := min(lo+insertBlock, len(rows))
 				args = args[:0]
 				for i := lo; i < hi; i++ {
-					args = resultArgs(args, g.ln.runID, &rows[i])
+					r := &rows[i]
+					metricValues(ms, r)
+					args = resultArgs(args, g.ln.runID, r, ms)
+					if g.ln.hasDigest {
+						g.digest.add(buf, r.Index, r.HMA, r.HMA3, ms)
+					}
 				}
 				if hi-lo == insertBlock {
 					if block == nil {
@@ -425,9 +434,6 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 				r := &rows[i]
 				if s := r.Sharpe; !math.IsNaN(s) && (math.IsNaN(g.best) || s > g.best || s == g.best && r.Index < g.bestIdx) {
 					g.best, g.bestIdx = s, r.Index
-				}
-				if g.ln.hasDigest {
-					g.digest.add(r, buf)
 				}
 			}
 			g.rows += len(rows)
