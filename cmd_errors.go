@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"sweepbench/engine"
@@ -24,12 +25,15 @@ func phrase(err error) string {
 	var (
 		dbErr  *sessions.DBError
 		runErr *sessions.RunningError
+		digErr *sessions.DigestError
 	)
 	switch {
 	case errors.As(err, &dbErr):
 		msg += "; --db FILE uses another database"
 	case errors.As(err, &runErr) && !runErr.Checked:
 		msg += " (--force)"
+	case errors.As(err, &digErr):
+		msg += fmt.Sprintf(" (sweepbench sessions rm %d removes the session; run the study again to compute it anew)", digErr.ID)
 	case errors.Is(err, sessions.ErrNotFound):
 		msg += " (sweepbench sessions ls lists them)"
 	case errors.Is(err, sessions.ErrComplete):

@@ -172,9 +172,9 @@ func (s *Store) side(ctx context.Context, r RunRef) (DiffSide, error) {
 	if rs == nil {
 		return DiffSide{}, fmt.Errorf("session %d has no %s run (it has %s)", r.ID, r.Precision, runList(ss))
 	}
-	run, err := loadRun(ctx, s.db, ss, rs)
+	run, err := s.readRun(ctx, ss, rs)
 	if err != nil {
-		return DiffSide{}, s.wrap(fmt.Sprintf("read session %d", r.ID), err)
+		return DiffSide{}, err
 	}
 	r.Explicit = true
 	return DiffSide{Ref: r, Session: ss, Run: run}, nil

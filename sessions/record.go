@@ -159,7 +159,12 @@ func RunStudy(ctx context.Context, s *Store, st *engine.Study, opt engine.StudyO
 	}
 	rep, runErr := engine.RunStudy(ctx, st, opt)
 	if w != nil {
-		if err := w.Finish(rep, runErr); err != nil {
+		err := w.Finish(rep, runErr)
+		if saveErr := w.Err(); saveErr != nil {
+			// Found by the committer after the last chunk: no Save saw it.
+			report(&SaveError{Stage: SaveSave, ID: w.ID(), Err: saveErr})
+		}
+		if err != nil {
 			report(&SaveError{Stage: SaveFinish, ID: w.ID(), Err: err})
 		}
 	}

@@ -59,11 +59,27 @@ func (s *Store) OpenRun(ctx context.Context, id int64, p engine.Precision) (*eng
 	if rs == nil {
 		return nil, nil, fmt.Errorf("session %d has no %s run (it has %s)", id, p, runList(ss))
 	}
-	run, err := loadRun(ctx, s.db, ss, rs)
+	run, err := s.readRun(ctx, ss, rs)
 	if err != nil {
-		return nil, nil, s.wrap(fmt.Sprintf("read session %d", id), err)
+		return nil, nil, err
 	}
 	return run, ss, nil
+}
+
+// readRun reads one run of ss with its results (loadRun) in a read
+// transaction of its own: the rows and their digest from one snapshot,
+// while another process may be adding batches.
+func (s *Store) readRun(ctx context.Context, ss *Session, rs *RunSummary) (*engine.Run, error) {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("read session %d", ss.ID), err)
+	}
+	defer tx.Rollback()
+	run, err := loadRun(ctx, tx, ss, rs)
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("read session %d", ss.ID), err)
+	}
+	return run, nil
 }
 
 func runList(ss *Session) string {
@@ -79,9 +95,18 @@ func runList(ss *Session) string {
 
 var selectResults = `SELECT idx, hma, hma3, ` + strings.Join(engine.MetricNames, ", ") + ` FROM results WHERE run_id = ? ORDER BY idx`
 
+// loadRun reads the results of run rs of session ss and checks them
+// against the run's digest, read with them (q must be a transaction, so
+// that both come from one snapshot): rows that do not hash to it are
+// refused with *DigestError. A run without a digest (saved before schema
+// version 3) is read unverified.
 func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engine.Run, error) {
 	run := &engine.Run{Backend: rs.Backend, Device: rs.Device, Precision: rs.Precision, WMA: rs.WMA, Grid: ss.Grid,
 		Status: rs.Status, Prepare: rs.Prepare, Elapsed: rs.Elapsed}
+	var saved []byte
+	if err := q.QueryRowContext(ctx, `SELECT digest FROM runs WHERE id = ?`, rs.ID).Scan(&saved); err != nil {
+		return nil, err
+	}
 	rows, err := q.QueryContext(ctx, selectResults, rs.ID)
 	if err != nil {
 		return nil, err
@@ -95,17 +120,28 @@ func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engi
 		dest[3+i] = &vals[i]
 	}
 	run.Results = make([]engine.ComboResult, 0, rs.Done)
+	verify := saved != nil
+	var sum digest
+	buf := make([]byte, 0, rowBytes)
+	ms := make([]float64, len(vals))
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		for i, name := range engine.MetricNames {
-			r.SetValue(name, fromNull(vals[i]))
+			ms[i] = fromNull(vals[i])
+			r.SetValue(name, ms[i])
+		}
+		if verify {
+			sum.add(buf, r.Index, r.HMA, r.HMA3, ms)
 		}
 		run.Results = append(run.Results, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	if verify && (len(saved) != len(sum) || digest(saved) != sum) {
+		return nil, &DigestError{ID: ss.ID, Precision: rs.Precision, Rows: len(run.Results)}
 	}
 	missing := ss.Grid.Len() - len(run.Results)
 	switch {

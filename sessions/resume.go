@@ -80,9 +80,9 @@ func (s *Store) Resume(ctx context.Context, id int64, st *engine.Study, opt Resu
 	for _, p := range ss.Precisions {
 		ln := LaneResume{Precision: p}
 		if rs := ss.Run(p); rs != nil {
-			run, err := loadRun(ctx, s.db, ss, rs)
+			run, err := s.readRun(ctx, ss, rs)
 			if err != nil {
-				return nil, nil, s.wrap(fmt.Sprintf("read session %d", id), err)
+				return nil, nil, err
 			}
 			if len(run.Results) == ss.Grid.Len() {
 				// Every combo is saved (the process died before it
@@ -119,6 +119,9 @@ func (s *Store) Resume(ctx context.Context, id int64, st *engine.Study, opt Resu
 	}
 	if err := w.Finish(rep, runErr); err != nil && runErr == nil {
 		runErr = err
+	}
+	if err := w.Err(); err != nil && runErr == nil {
+		runErr = err // the last batches could not be saved
 	}
 	out, err := s.Open(context.WithoutCancel(ctx), id) // a cancelled resume still reports
 	if err != nil {
@@ -210,11 +213,9 @@ func (s *Store) claim(ctx context.Context, ss *Session, st *engine.Study) (*Writ
 	return newWriter(s, ss.ID, ss.Grid, st.Backend.Name(), ss.WMA), note, nil
 }
 
+// added is how many combos of precision p Save accepted.
 func (w *Writer) added(p engine.Precision) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if ln := w.lanes[p]; ln != nil {
-		return ln.added + len(w.pending[p])
-	}
-	return 0
+	return w.received[p]
 }

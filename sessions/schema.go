@@ -193,7 +193,16 @@ CREATE TABLE indicator_errors (
 	PRIMARY KEY (parity_id, rank)
 ) WITHOUT ROWID;
 `,
+	// v3: each run's digest of its saved rows (digest.go), updated in the
+	// transaction of every batch. NULL for a run saved before v3: it is
+	// read unverified, as before.
+	`
+ALTER TABLE runs ADD COLUMN digest BLOB;
+`,
 }
+
+// digestSchema is the first schema version whose runs carry a digest.
+const digestSchema = 3
 
 // SchemaVersion is the schema version this build writes.
 var SchemaVersion = len(migrations)

@@ -83,7 +83,7 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 			var oldID int64
 			if v >= 1 {
 				// An fp64-only session touches only the v1 tables.
-				s := &Store{db: db, path: path, self: currentProcess()}
+				s := &Store{db: db, path: path, self: currentProcess(), schema: v}
 				old, oldID = saveStudy(t, s, testStudy(t, 3000, engine.FP64))
 			}
 			db.Close()
@@ -104,8 +104,21 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				if !reflect.DeepEqual(got.Runs[0].Results, old.Runs[0].Results) {
 					t.Error("the results saved before the migration changed")
 				}
+				// Saved by the code of its version: a digest from v3 on;
+				// before, none, and it reads unverified (as above).
+				var d []byte
+				if err := s.db.QueryRow(`SELECT digest FROM runs WHERE study_id = ?`, oldID).Scan(&d); err != nil {
+					t.Fatal(err)
+				}
+				if (d != nil) != (v >= digestSchema) {
+					t.Errorf("a run saved at v%d has digest %x", v, d)
+				}
 			}
 			want, id := saveStudy(t, s, testStudy(t, 3000, engine.FP64, engine.FP32))
+			var digests int
+			if err := s.db.QueryRow(`SELECT count(digest) FROM runs WHERE study_id = ?`, id).Scan(&digests); err != nil || digests != 2 {
+				t.Errorf("a new session's runs: %d digests (%v), want 2", digests, err)
+			}
 			got, err := s.Open(ctx, id)
 			if err != nil {
 				t.Fatal(err)

@@ -1,9 +1,11 @@
 // Package sessions is the sweepbench sessions store: every `sweepbench run`
 // (one engine.Study, up to two runs, fp64 and fp32, and their parity) saved
-// in one SQLite file, written in batches while the sweep runs so that a
-// dropped SSH connection or a kill -9 loses at most the batch in flight, and
+// in one SQLite file, written in batches beside the sweep (writer.go: a
+// short queue and a goroutine that commits) so that a dropped SSH
+// connection or a kill -9 loses only the few batches not yet committed, and
 // read back as an engine.Report for `sessions show`, `export`, `diff` and the
-// TUI's sessions browser.
+// TUI's sessions browser. Each run's rows carry a digest (digest.go),
+// checked whenever they are read.
 //
 // The file is opened in WAL mode (readers never block the writer), with a
 // busy timeout and foreign keys on; its schema is versioned with PRAGMA
@@ -35,6 +37,9 @@ type Store struct {
 	path     string
 	self     process
 	readOnly bool
+	// schema is the file's schema version once opened; a writer on an
+	// older one (a test's raw database) saves what that version holds.
+	schema int
 }
 
 // DefaultPath is where the store lives when --db is not given:
@@ -103,6 +108,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, s.wrap("open", err)
 	}
+	s.schema = len(migrations)
 	s.reap(ctx)
 	return s, nil
 }
@@ -127,7 +133,7 @@ func OpenReadOnly(path string) (*Store, error) {
 		if err != nil {
 			return nil, &DBError{Path: abs, Op: "open read-only", Err: err}
 		}
-		s := &Store{db: db, path: abs, self: currentProcess(), readOnly: true}
+		s := &Store{db: db, path: abs, self: currentProcess(), readOnly: true, schema: len(migrations)}
 		v, err := userVersion(context.Background(), db)
 		switch {
 		case err != nil:

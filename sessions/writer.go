@@ -14,17 +14,35 @@ import (
 	"sweepbench/engine"
 )
 
-// Batching of results: a batch is committed when it holds BatchRows combos
-// or is BatchAge old, whichever comes first, so a crash loses at most one
-// batch and at most BatchAge of work.
+// Batching of results: Save hands its buffer to the committer as one
+// batch when it holds BatchRows combos or when a chunk arrives BatchAge
+// after the last hand-off, whichever comes first.
 const (
 	DefaultBatchRows = 512
 	DefaultBatchAge  = 250 * time.Millisecond
 )
 
+// QueueDepth is how many batches may wait for the committer. When they
+// are all waiting, Save blocks (the sweep waits for the disk) until the
+// committer takes them: memory stays bounded however fast the backend.
+const QueueDepth = 2
+
 // Writer saves one study while it runs: each chunk of results through
 // Save (or the Sink it builds for engine.StudyOptions), then the final
 // state through Finish. Safe for concurrent use.
+//
+// Saving runs beside the sweep: Save only copies the chunk into a buffer
+// and, when the buffer is a batch, queues it (at most QueueDepth batches
+// wait) for a goroutine that commits them, each in a transaction of its
+// own, or several at once when it fell behind (up to QueueDepth+1). The
+// sweep waits for SQLite only when the queue is full. Finish must be
+// called once the study ends: it drains the queue and stops the
+// goroutine. A kill -9 loses
+// what is not committed: the buffer being filled (under one batch or one
+// chunk), the batches waiting and the transaction being committed: at
+// most 2*QueueDepth+2 batches, 3,072 combos at the default batch size for
+// CPU-sized chunks (a GPU hands over larger chunks, each one batch). A
+// resume computes them again.
 type Writer struct {
 	s    *Store
 	id   int64
@@ -37,16 +55,44 @@ type Writer struct {
 	BatchRows int
 	BatchAge  time.Duration
 
+	// mu guards what Save fills and the hand-off to the committer (a
+	// batch is queued under it, so that Flush's marker follows every
+	// batch handed off before it). The committer never takes it.
 	mu       sync.Mutex
 	kept     map[engine.Precision]bool // runs Finish leaves as saved (a resume's complete lanes)
-	lanes    map[engine.Precision]*lane
-	pending  map[engine.Precision][]engine.ComboResult
+	pending  []part                    // the buffer: one part per precision, in arrival order
 	npending int
-	last     time.Time
-	err      error // the first save error: later saves are refused with it
+	last     time.Time // of the last hand-off
+	seen     map[engine.Precision]time.Time
+	received map[engine.Precision]int // combos Save accepted
+	queue    chan *batch              // nil until the first hand-off
+	done     chan struct{}            // closed when the committer has returned
+	finished bool
+
+	errMu sync.Mutex
+	err   error // the first save error: later saves are refused with it
+
+	// lanes belong to the committer while it runs, then to finish.
+	lanes map[engine.Precision]*lane
 }
 
-// lane is the writer's state of one run.
+// part is the rows of one precision in a batch.
+type part struct {
+	p       engine.Precision
+	rows    []engine.ComboResult
+	started time.Time // when Save saw the lane's first chunk
+}
+
+// batch is what the committer commits in one transaction (or joins with
+// the batches waiting behind it). A batch with ack set is Flush's: ack is
+// closed once it (and so everything queued before it) is committed or
+// refused.
+type batch struct {
+	parts []part
+	ack   chan struct{}
+}
+
+// lane is the committer's state of one run.
 type lane struct {
 	runID        int64
 	started      time.Time     // when this process saw the lane's first chunk
@@ -54,13 +100,15 @@ type lane struct {
 	priorPrepare time.Duration
 	best         float64 // NaN until a Sharpe is seen
 	bestIdx      int
-	added        int
+	digest       digest
+	hasDigest    bool // false for a run saved before digests (NULL): it stays unverified
 }
 
 func newWriter(s *Store, id int64, g engine.Grid, backend string, wma engine.Formulation) *Writer {
 	return &Writer{s: s, id: id, grid: g, backend: backend, wma: wma,
-		BatchRows: DefaultBatchRows, BatchAge: DefaultBatchAge,
-		lanes: map[engine.Precision]*lane{}, pending: map[engine.Precision][]engine.ComboResult{}, last: time.Now()}
+		BatchRows: DefaultBatchRows, BatchAge: DefaultBatchAge, last: time.Now(),
+		seen: map[engine.Precision]time.Time{}, received: map[engine.Precision]int{},
+		lanes: map[engine.Precision]*lane{}}
 }
 
 // keep leaves the saved run of precision p as it is at Finish: a resume
@@ -150,30 +198,92 @@ func upsertDataset(ctx context.Context, tx *sql.Tx, st *engine.Study) (int64, er
 	return id, err
 }
 
-// Save buffers a chunk of results of precision p and commits the buffer
-// as one transaction when it is full or old enough. After a failed commit
-// every later Save returns the same error (a *DBError).
+// errFinished refuses a Save after Finish.
+var errFinished = errors.New("sessions: results saved after the session was finished")
+
+// Save copies a chunk of results of precision p into the buffer and, when
+// the buffer holds BatchRows combos or BatchAge passed since the last
+// hand-off, queues it for the committer; it blocks only while QueueDepth
+// batches are waiting. rs is not retained. A failed commit is seen by the
+// next Save (or Flush, or Finish): from then on every Save returns that
+// error (a *DBError) and keeps nothing.
 func (w *Writer) Save(p engine.Precision, rs []engine.ComboResult) error {
+	if err := w.Err(); err != nil {
+		return err
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err != nil {
-		return w.err
+	if w.finished {
+		return errFinished
 	}
-	if _, ok := w.lanes[p]; !ok {
-		w.lanes[p] = &lane{started: time.Now(), best: math.NaN()}
+	if _, ok := w.seen[p]; !ok {
+		w.seen[p] = time.Now()
 	}
-	w.pending[p] = append(w.pending[p], rs...)
+	w.received[p] += len(rs)
+	if n := len(w.pending); n > 0 && w.pending[n-1].p == p {
+		w.pending[n-1].rows = append(w.pending[n-1].rows, rs...)
+	} else {
+		w.pending = append(w.pending, part{p: p, rows: append([]engine.ComboResult(nil), rs...), started: w.seen[p]})
+	}
 	w.npending += len(rs)
 	if w.npending >= w.BatchRows || time.Since(w.last) >= w.BatchAge {
-		return w.flushLocked()
+		w.handOffLocked(nil)
 	}
 	return nil
 }
 
+// handOffLocked queues the buffer as a batch (with ack, Flush's marker,
+// even when the buffer is empty), starting the committer on first use.
+// It blocks while the queue is full.
+func (w *Writer) handOffLocked(ack chan struct{}) {
+	if w.npending == 0 && ack == nil {
+		return
+	}
+	if w.queue == nil {
+		w.queue, w.done = make(chan *batch, QueueDepth), make(chan struct{})
+		go w.commit()
+	}
+	w.queue <- &batch{parts: w.pending, ack: ack}
+	w.pending, w.npending, w.last = nil, 0, time.Now()
+}
+
+// commit is the committer: it commits the queued batches in order, each
+// in one transaction, joining those already waiting when it fell behind.
+// After a failure it only drains the queue (the batches are refused).
+func (w *Writer) commit() {
+	defer close(w.done)
+	for b := range w.queue {
+		group := []*batch{b}
+	join:
+		for len(group) <= QueueDepth {
+			select {
+			case next, ok := <-w.queue:
+				if !ok {
+					break join
+				}
+				group = append(group, next)
+			default:
+				break join
+			}
+		}
+		if w.Err() == nil {
+			if err := w.commitGroup(group); err != nil {
+				w.fail(err)
+			}
+		}
+		for _, g := range group {
+			if g.ack != nil {
+				close(g.ack)
+			}
+		}
+	}
+}
+
 // Sink returns an engine.StudyOptions.Sink that saves every chunk and
-// never stops the sweep: the first save error goes to onErr (once), and
-// the sweep carries on unsaved, so the run being computed is never lost to
-// a broken database.
+// never stops the sweep: the first save error goes to onErr (once), when a
+// later chunk finds it, and the sweep carries on unsaved, so the run being
+// computed is never lost to a broken database. An error found only when
+// the last batches are committed is Finish's to see (Err).
 func (w *Writer) Sink(onErr func(error)) func(engine.Precision, []engine.ComboResult) error {
 	var once sync.Once
 	return func(p engine.Precision, rs []engine.ComboResult) error {
@@ -184,133 +294,189 @@ func (w *Writer) Sink(onErr func(error)) func(engine.Precision, []engine.ComboRe
 	}
 }
 
-// Flush commits the buffered results now.
+// Flush commits everything saved so far and returns the first save
+// error, if any.
 func (w *Writer) Flush() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return w.err
+	if w.finished || w.Err() != nil {
+		w.mu.Unlock()
+		return w.Err()
 	}
-	return w.flushLocked()
+	ack := make(chan struct{})
+	w.handOffLocked(ack)
+	w.mu.Unlock()
+	<-ack
+	return w.Err()
 }
 
 // Err is the first save error, or nil.
 func (w *Writer) Err() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
 	return w.err
+}
+
+func (w *Writer) fail(err error) {
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
+	if w.err == nil {
+		w.err = w.s.wrap(fmt.Sprintf("save results of session %d", w.id), err)
+	}
 }
 
 // insertBlock rows go in one INSERT statement: the per-statement cost of
 // the driver, not SQLite, dominates single-row inserts.
 const insertBlock = 64
 
-// insertResults is the INSERT of n result rows.
+// insertResults is the INSERT of n result rows. A combo is saved once
+// (a resume skips those saved): a second row for it fails the batch
+// rather than replace the first, so that the run's digest, a sum over its
+// rows, stays the digest of the rows in the table.
 func insertResults(n int) string {
 	row := "(?, ?, ?, ?" + strings.Repeat(", ?", len(engine.MetricNames)) + ")"
-	return `INSERT OR REPLACE INTO results (run_id, idx, hma, hma3, ` + strings.Join(engine.MetricNames, ", ") + `) VALUES ` +
+	return `INSERT INTO results (run_id, idx, hma, hma3, ` + strings.Join(engine.MetricNames, ", ") + `) VALUES ` +
 		strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
 var insertResultsBlock = insertResults(insertBlock)
 
-// resultArgs appends the values of one row of results.
-func resultArgs(args []any, runID int64, r *engine.ComboResult) []any {
+// resultArgs appends the values of one row of results: r with its
+// metrics ms (metricValues).
+func resultArgs(args []any, runID int64, r *engine.ComboResult, ms []float64) []any {
 	args = append(args, runID, r.Index, r.HMA, r.HMA3)
-	for _, name := range engine.MetricNames {
-		v, _ := r.Value(name)
+	for _, v := range ms {
 		args = append(args, nullable(v))
 	}
 	return args
 }
 
-func (w *Writer) flushLocked() error {
-	if w.npending == 0 {
-		return nil
-	}
+// commitGroup commits the batches of group in one transaction: their
+// rows, and per run the count, time, best Sharpe and digest they add. A
+// panic in the driver becomes the error (it would otherwise kill the
+// process, the study with it).
+func (w *Writer) commitGroup(group []*batch) (err error) {
+	var created []*lane // run rows this transaction made: gone if it fails
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic while saving: %v", r)
+		}
+		if err != nil {
+			for _, ln := range created {
+				ln.runID = 0
+			}
+		}
+	}()
 	ctx := context.Background() // a cancelled sweep still saves what it computed
 	now := time.Now()
 	tx, err := w.s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return w.failLocked(err)
+		return err
 	}
 	defer tx.Rollback()
+	// What each run gains, applied to the lanes once the commit holds.
+	type gain struct {
+		ln      *lane
+		rows    int
+		best    float64
+		bestIdx int
+		digest  digest
+	}
+	var gains []*gain
+	gainOf := map[engine.Precision]*gain{}
 	var block *sql.Stmt // prepared on first use
 	args := make([]any, 0, insertBlock*(4+len(engine.MetricNames)))
-	for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
-		rows := w.pending[p]
-		if len(rows) == 0 {
-			continue
-		}
-		ln, err := w.laneLocked(ctx, tx, p, now)
-		if err != nil {
-			return w.failLocked(err)
-		}
-		for lo := 0; lo < len(rows); lo += insertBlock {
-			hi := min(lo+insertBlock, len(rows))
-			args = args[:0]
-			for i := lo; i < hi; i++ {
-				args = resultArgs(args, ln.runID, &rows[i])
-			}
-			if hi-lo == insertBlock {
-				if block == nil {
-					if block, err = tx.PrepareContext(ctx, insertResultsBlock); err != nil {
-						return w.failLocked(err)
-					}
-					defer block.Close()
+	buf := make([]byte, 0, rowBytes)
+	ms := make([]float64, len(engine.MetricNames))
+	for _, b := range group {
+		for _, pt := range b.parts {
+			g := gainOf[pt.p]
+			if g == nil {
+				fresh := w.lanes[pt.p] == nil || w.lanes[pt.p].runID == 0
+				ln, err := w.lane(ctx, tx, pt.p, pt.started)
+				if err != nil {
+					return err
 				}
-				_, err = block.ExecContext(ctx, args...)
-			} else {
-				_, err = tx.ExecContext(ctx, insertResults(hi-lo), args...)
+				if fresh {
+					created = append(created, ln)
+				}
+				g = &gain{ln: ln, best: ln.best, bestIdx: ln.bestIdx, digest: ln.digest}
+				gainOf[pt.p] = g
+				gains = append(gains, g)
 			}
-			if err != nil {
-				return w.failLocked(err)
+			rows := pt.rows
+			for lo := 0; lo < len(rows); lo += insertBlock {
+				hi := min(lo+insertBlock, len(rows))
+				args = args[:0]
+				for i := lo; i < hi; i++ {
+					r := &rows[i]
+					metricValues(ms, r)
+					args = resultArgs(args, g.ln.runID, r, ms)
+					if g.ln.hasDigest {
+						g.digest.add(buf, r.Index, r.HMA, r.HMA3, ms)
+					}
+				}
+				if hi-lo == insertBlock {
+					if block == nil {
+						if block, err = tx.PrepareContext(ctx, insertResultsBlock); err != nil {
+							return err
+						}
+						defer block.Close()
+					}
+					_, err = block.ExecContext(ctx, args...)
+				} else {
+					_, err = tx.ExecContext(ctx, insertResults(hi-lo), args...)
+				}
+				if err != nil {
+					return err
+				}
 			}
+			for i := range rows {
+				r := &rows[i]
+				if s := r.Sharpe; !math.IsNaN(s) && (math.IsNaN(g.best) || s > g.best || s == g.best && r.Index < g.bestIdx) {
+					g.best, g.bestIdx = s, r.Index
+				}
+			}
+			g.rows += len(rows)
 		}
-		for i := range rows {
-			r := &rows[i]
-			if s := r.Sharpe; !math.IsNaN(s) && (math.IsNaN(ln.best) || s > ln.best || s == ln.best && r.Index < ln.bestIdx) {
-				ln.best, ln.bestIdx = s, r.Index
-			}
+	}
+	for _, g := range gains {
+		ln := g.ln
+		best := nullable(g.best)
+		var bestIdx any
+		if !math.IsNaN(g.best) {
+			bestIdx = g.bestIdx
 		}
-		ln.added += len(rows)
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET done = done + ?, elapsed_ns = ?, best_sharpe = ?, best_index = ?, updated = ? WHERE id = ?`,
-			len(rows), int64(ln.priorElapsed+now.Sub(ln.started)), nullable(ln.best), bestIndex(ln), fmtTime(now), ln.runID)
-		if err != nil {
-			return w.failLocked(err)
+		q := `UPDATE runs SET done = done + ?, elapsed_ns = ?, best_sharpe = ?, best_index = ?, updated = ? WHERE id = ?`
+		args := []any{g.rows, int64(ln.priorElapsed + now.Sub(ln.started)), best, bestIdx, fmtTime(now), ln.runID}
+		if ln.hasDigest {
+			q = `UPDATE runs SET done = done + ?, elapsed_ns = ?, best_sharpe = ?, best_index = ?, updated = ?, digest = ? WHERE id = ?`
+			args = []any{g.rows, int64(ln.priorElapsed + now.Sub(ln.started)), best, bestIdx, fmtTime(now), g.digest[:], ln.runID}
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return err
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE studies SET updated = ? WHERE id = ?`, fmtTime(now), w.id); err != nil {
-		return w.failLocked(err)
+		return err
 	}
 	if err := tx.Commit(); err != nil {
-		return w.failLocked(err)
+		return err
 	}
-	clear(w.pending)
-	w.npending = 0
-	w.last = now
+	for _, g := range gains {
+		g.ln.best, g.ln.bestIdx, g.ln.digest = g.best, g.bestIdx, g.digest
+	}
 	return nil
 }
 
-func bestIndex(ln *lane) any {
-	if math.IsNaN(ln.best) {
-		return nil
-	}
-	return ln.bestIdx
-}
-
-func (w *Writer) failLocked(err error) error {
-	w.err = w.s.wrap(fmt.Sprintf("save results of session %d", w.id), err)
-	return w.err
-}
-
-// laneLocked returns the lane of precision p with its run row, creating
-// the row on first use or taking over the existing one (resume: its saved
-// time and best Sharpe carry on).
-func (w *Writer) laneLocked(ctx context.Context, tx *sql.Tx, p engine.Precision, now time.Time) (*lane, error) {
+// lane returns the lane of precision p with its run row, creating the row
+// on first use (with the digest of no rows) or taking over the existing
+// one (resume: its saved time, best Sharpe and digest carry on). started
+// is when this process saw the lane's first chunk. Only the committer, or
+// finish once the committer has returned, calls it.
+func (w *Writer) lane(ctx context.Context, tx *sql.Tx, p engine.Precision, started time.Time) (*lane, error) {
 	ln := w.lanes[p]
 	if ln == nil {
-		ln = &lane{started: now, best: math.NaN()}
+		ln = &lane{started: started, best: math.NaN()}
 		w.lanes[p] = ln
 	}
 	if ln.runID != 0 {
@@ -325,19 +491,36 @@ func (w *Writer) laneLocked(ctx context.Context, tx *sql.Tx, p engine.Precision,
 		best       sql.NullFloat64
 		bestIdx    sql.NullInt64
 		done       int
+		sum        []byte
 	)
-	err := tx.QueryRowContext(ctx, `INSERT INTO runs (study_id, precision, backend, wma, status, created, updated, combos)
-		VALUES (?, ?, ?, ?, 'running', ?, ?, ?)
-		ON CONFLICT (study_id, precision) DO UPDATE SET status = 'running', error = '', updated = excluded.updated
-		RETURNING id, done, prepare_ns, elapsed_ns, best_sharpe, best_index`,
-		w.id, p.String(), w.backend, wma.String(), fmtTime(now), fmtTime(now), w.grid.Len()).
-		Scan(&ln.runID, &done, &prep, &elap, &best, &bestIdx)
+	now := fmtTime(time.Now())
+	dest := []any{&ln.runID, &done, &prep, &elap, &best, &bestIdx}
+	var err error
+	if w.s.schema >= digestSchema {
+		dest = append(dest, &sum)
+		err = tx.QueryRowContext(ctx, `INSERT INTO runs (study_id, precision, backend, wma, status, created, updated, combos, digest)
+			VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)
+			ON CONFLICT (study_id, precision) DO UPDATE SET status = 'running', error = '', updated = excluded.updated
+			RETURNING id, done, prepare_ns, elapsed_ns, best_sharpe, best_index, digest`,
+			w.id, p.String(), w.backend, wma.String(), now, now, w.grid.Len(), make([]byte, len(digest{}))).Scan(dest...)
+	} else {
+		err = tx.QueryRowContext(ctx, `INSERT INTO runs (study_id, precision, backend, wma, status, created, updated, combos)
+			VALUES (?, ?, ?, ?, 'running', ?, ?, ?)
+			ON CONFLICT (study_id, precision) DO UPDATE SET status = 'running', error = '', updated = excluded.updated
+			RETURNING id, done, prepare_ns, elapsed_ns, best_sharpe, best_index`,
+			w.id, p.String(), w.backend, wma.String(), now, now, w.grid.Len()).Scan(dest...)
+	}
 	if err != nil {
+		ln.runID = 0
 		return nil, err
 	}
 	ln.priorPrepare, ln.priorElapsed = time.Duration(prep), time.Duration(elap)
 	if best.Valid && bestIdx.Valid {
 		ln.best, ln.bestIdx = best.Float64, int(bestIdx.Int64)
+	}
+	if len(sum) == len(ln.digest) {
+		copy(ln.digest[:], sum)
+		ln.hasDigest = true
 	}
 	return ln, nil
 }
@@ -363,10 +546,19 @@ func (w *Writer) Finish(rep *engine.Report, runErr error) error {
 func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string, runErr error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err == nil {
-		_ = w.flushLocked()
+	if !w.finished {
+		w.finished = true
+		if w.Err() == nil {
+			w.handOffLocked(nil)
+		}
+		if w.queue != nil {
+			close(w.queue)
+		}
 	}
-	saveErr := w.err
+	if w.done != nil {
+		<-w.done // the committer has committed (or refused) every batch
+	}
+	saveErr := w.Err()
 	ctx := context.Background()
 	now := time.Now()
 	tx, err := w.s.db.BeginTx(ctx, nil)
@@ -380,7 +572,7 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 		if w.kept[run.Precision] {
 			continue
 		}
-		ln, err := w.laneLocked(ctx, tx, run.Precision, now)
+		ln, err := w.lane(ctx, tx, run.Precision, now)
 		if err != nil {
 			return fail(err)
 		}

@@ -1,0 +1,22 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/sessions"
+)
+
+// TestDigestErrorPhrased: a run refused by its digest names the session
+// and the run, and the command says what can be done about it.
+func TestDigestErrorPhrased(t *testing.T) {
+	err := fmt.Errorf("export: %w", &sessions.DigestError{ID: 7, Precision: engine.FP32, Rows: 60})
+	msg := phrase(err)
+	for _, want := range []string{"session 7, run 7:fp32", "sweepbench sessions rm 7"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q lacks %q", msg, want)
+		}
+	}
+}

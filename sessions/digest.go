@@ -1,0 +1,83 @@
+package sessions
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"sweepbench/engine"
+)
+
+// A run's digest is what its saved rows must still hash to when they are
+// read back: a byte of a metric changed in the file (a failing disk, an
+// edit through SQL) would otherwise be shown, exported, compared and
+// resumed from as if it were computed.
+//
+// The digest is order-independent: the sum of the SHA-256 of every row,
+// taken as four little-endian uint64 words added word by word modulo 2^64
+// (an additive multiset hash). Rows are committed in completion order, a
+// few batches at a time, and a resume adds rows to a run years later; a
+// sum is updated per batch in the batch's own transaction, so the digest
+// in the file always matches the rows committed with it, through a kill
+// -9, an interrupted run and its resume, with no read-back at the end. A
+// hash of the rows in grid order could only be computed once every row is
+// saved (a full read of the run at Finish, on the critical path), and an
+// interrupted run, the one a resume reads, would have none.
+//
+// The sum guards against accidents (a flipped byte, an edited or deleted
+// row), not against someone who rewrites the rows and the digest together.
+type digest [sha256.Size]byte
+
+// rowBytes is the size of a row's canonical encoding: index, hma, hma3 as
+// int64, then every metric of engine.MetricNames in order as the bits of
+// its float64 value (a count as the float64 the store writes), all
+// little-endian, with every NaN as canonicalNaN (the store keeps a NaN as
+// NULL and reads it back as one NaN). A change of engine.MetricNames
+// changes the results table too: its migration must recompute digests.
+var rowBytes = 8 * (3 + len(engine.MetricNames))
+
+const canonicalNaN = 0x7ff8000000000000
+
+// add adds to d the hash of one row: its grid index and lengths, and its
+// metric values ms in engine.MetricNames order. buf is scratch space.
+func (d *digest) add(buf []byte, idx, hma, hma3 int, ms []float64) {
+	buf = binary.LittleEndian.AppendUint64(buf[:0], uint64(int64(idx)))
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(int64(hma)))
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(int64(hma3)))
+	for _, v := range ms {
+		bits := math.Float64bits(v)
+		if math.IsNaN(v) {
+			bits = canonicalNaN
+		}
+		buf = binary.LittleEndian.AppendUint64(buf, bits)
+	}
+	sum := sha256.Sum256(buf)
+	for i := 0; i < len(d); i += 8 {
+		binary.LittleEndian.PutUint64(d[i:], binary.LittleEndian.Uint64(d[i:])+binary.LittleEndian.Uint64(sum[i:]))
+	}
+}
+
+// metricValues fills ms with the metrics of r in engine.MetricNames order
+// (a count as a float64, as the store writes it).
+func metricValues(ms []float64, r *engine.ComboResult) {
+	for i, name := range engine.MetricNames {
+		ms[i], _ = r.Value(name)
+	}
+}
+
+// DigestError refuses a saved run whose rows no longer hash to the digest
+// saved with them: the results were changed or damaged in the database
+// after they were saved, and reading them would pass wrong numbers off as
+// computed ones. Show, export, diff and resume refuse the run; a run saved
+// before digests existed (schema version 2 and older) is read unverified.
+type DigestError struct {
+	ID        int64            // the session
+	Precision engine.Precision // its run
+	Rows      int              // the rows read
+}
+
+func (e *DigestError) Error() string {
+	return fmt.Sprintf("session %d, run %d:%s: its %d saved results do not match the digest saved with them: they were changed or damaged in the database after they were saved, so they are not used",
+		e.ID, e.ID, e.Precision, e.Rows)
+}
