@@ -124,7 +124,7 @@ func (p *parquetRows) finish(r *Report) error {
 //
 //	dataset, dataset_sha256, bars, first, last, timeframe, hma, hma3,
 //	combos, fee, mode, source, bars_per_year, backend, wma, created,
-//	complete ("true"/"false"), note (when any), runs (one line per run:
+//	complete ("true"/"false"), note (when any), runs (the runs, "; " between:
 //	"fp64 reference direct complete 9/9"), parity_verdict ("pass",
 //	"collapse", or "none" without a parity report), parity_compared
 //	("fp32 vs fp64"), parity_reasons (a JSON array of strings).
@@ -146,7 +146,7 @@ func parquetMetadata(r *Report) [][2]string {
 		runs = append(runs, fmt.Sprintf("%s %s %s %s %d/%d", run.Precision, run.Backend, run.WMA, run.Status,
 			len(run.Results), run.Grid.Len()))
 	}
-	kv = append(kv, [2]string{"runs", strings.Join(runs, "\n")})
+	kv = append(kv, [2]string{"runs", strings.Join(runs, "; ")})
 	verdict, reasons := "none", []string{}
 	if p := r.Parity; p != nil {
 		verdict = string(p.Verdict)
