@@ -28,8 +28,10 @@ type RewindableWriter interface {
 // on several lanes is not grid order: a chunk that arrives ahead of its
 // turn waits in a reorder buffer (references to the sweep's own result
 // slices, which it keeps anyway: no copy) until the chunks before it have
-// come, so the buffer holds at most the chunks completed out of turn,
-// about one per lane on the CPU reference.
+// come. It holds the chunks completed out of turn: a few per lane on the
+// CPU reference (chunks of two combos handed out in order); on GPUs, whose
+// lanes each take one share of the grid, up to the other lanes' shares,
+// which the sweep holds in one slice anyway.
 //
 // Rows are written optimistically with status "complete", the only status
 // a run that goes on to its end can have. A run's status is known only
