@@ -300,7 +300,7 @@ func newSessionsExportCmd() *cobra.Command {
 		Short: "Write a saved session as CSV, JSON lines or Parquet (one row per combo and run) or JSON (the whole report)",
 		Example: `  sweepbench sessions export 3 --out run3.csv
   sweepbench sessions export 3 --format parquet --out run3.parquet
-  sweepbench sessions export 3 --format jsonl | jq 'select(.sharpe > 1)'`,
+  sweepbench sessions export 3 --format jsonl | jq -c 'select(.total_trades > 500)'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, rows := engine.ParseRowFormat(format); !rows && format != "json" {
