@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"sweepbench/engine"
 )
 
 // An output file (--out) is written to a temporary file in its directory
@@ -21,6 +23,10 @@ import (
 // drops it (a no-op after Commit).
 type outputFile interface {
 	io.Writer
+	// Seek and Truncate let a file streamed while the study ran be
+	// written again from the report (engine.RewindableWriter).
+	io.Seeker
+	Truncate(size int64) error
 	Commit() error
 	Cleanup() error
 }
@@ -94,6 +100,82 @@ func emit(stdout, stderr io.Writer, out string, quiet bool, write func(io.Writer
 	}
 	if !quiet {
 		fmt.Fprintf(stderr, "wrote %s\n", out)
+	}
+	return nil
+}
+
+// reportFormats are the --format values of run and sessions show: the
+// table, the whole report as JSON, and the per-combo row formats.
+const reportFormats = "table, json, csv, jsonl or parquet"
+
+// checkFormat refuses an unknown --format, and Parquet (binary) bound for
+// a terminal.
+func checkFormat(format, out string, stdout io.Writer) error {
+	if _, rows := engine.ParseRowFormat(format); !rows && format != "table" && format != "json" {
+		return fmt.Errorf("--format %q: want %s", format, reportFormats)
+	}
+	if format == string(engine.RowsParquet) && (out == "" || out == "-") && isTerminal(stdout) {
+		return errors.New("--format parquet is binary: name a file with --out FILE (or redirect stdout)")
+	}
+	return nil
+}
+
+// streamOutput is an --out file of per-combo rows (csv, jsonl, parquet)
+// written while the study runs: engine.RowWriter takes the study's chunks
+// (StudyOptions.Sink) and puts each row in grid order as its turn comes;
+// finish ends the file once the report is known.
+type streamOutput struct {
+	path string
+	file outputFile
+	rows *engine.RowWriter
+}
+
+// startStream opens out to receive the rows of study s in format, or
+// returns nil when the report is written after the run instead (by emit):
+// a format that is not per combo, stdout (a pipe cannot be rewound should
+// a lane stop early and the rows need writing again), or a file that
+// cannot be created now (emit then says why and prints to stdout).
+func startStream(out, format string, s *engine.Study) *streamOutput {
+	f, rows := engine.ParseRowFormat(format)
+	if !rows || out == "" || out == "-" {
+		return nil
+	}
+	file, err := createOutput(out)
+	if err != nil {
+		return nil
+	}
+	rw, err := engine.NewRowWriter(file, f, s)
+	if err != nil {
+		file.Cleanup()
+		return nil
+	}
+	return &streamOutput{path: out, file: file, rows: rw}
+}
+
+// finish ends the streamed file with rep (nil: the study never ran; the
+// file is dropped) and puts it in place. When it cannot be written (a
+// full disk while the study ran), the file is dropped and the report goes
+// to stdout through write, as emit does: nothing computed is lost, and the
+// command still fails.
+func (so *streamOutput) finish(stdout, stderr io.Writer, rep *engine.Report, quiet bool, write func(io.Writer) error) error {
+	err := so.rows.Close(rep)
+	if rep == nil {
+		so.file.Cleanup()
+		return nil
+	}
+	if err == nil {
+		err = so.file.Commit()
+	}
+	if err != nil {
+		so.file.Cleanup()
+		fmt.Fprintf(stderr, "sweepbench: --out %s: %v; writing to stdout instead\n", so.path, err)
+		if werr := write(stdout); werr != nil {
+			return werr
+		}
+		return fmt.Errorf("--out %s: %v (the report went to stdout instead)", so.path, err)
+	}
+	if !quiet {
+		fmt.Fprintf(stderr, "wrote %s\n", so.path)
 	}
 	return nil
 }

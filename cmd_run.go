@@ -61,13 +61,12 @@ func newRunCmd() *cobra.Command {
 		Example: `  sweepbench run
   sweepbench run --data embedded:btcusdt-1m --hma 10:100:10 --hma3 12:120:12
   sweepbench run --wma prefix        # fp32 through prefix sums: watch the verdict collapse
-  sweepbench run --format json --out run.json`,
+  sweepbench run --format json --out run.json
+  sweepbench run --format parquet --out run.parquet   # rows written as the lanes complete`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			switch format {
-			case "table", "json", "csv":
-			default:
-				return fmt.Errorf("--format %q: want table, json or csv", format)
+			if err := checkFormat(format, out, cmd.OutOrStdout()); err != nil {
+				return err
 			}
 			if top <= 0 {
 				return fmt.Errorf("--top %d: want a positive count", top)
@@ -86,10 +85,16 @@ func newRunCmd() *cobra.Command {
 			}
 			ctx := cmd.Context()
 			stderr := cmd.ErrOrStderr()
-			if s.Note != "" && !quiet && format == "csv" {
+			if _, rows := engine.ParseRowFormat(format); s.Note != "" && !quiet && rows {
 				fmt.Fprintln(stderr, s.Note) // the table and the JSON carry the note themselves
 			}
 			opt := engine.StudyOptions{}
+			// A per-combo file is written while the study runs (the
+			// sessions store's sink hands it every chunk too).
+			stream := startStream(out, format, s)
+			if stream != nil {
+				opt.Sink = stream.rows.Sink
+			}
 			var bar *progressView
 			if !quiet && isTerminal(stderr) {
 				ch := make(chan engine.Progress, 16)
@@ -118,10 +123,17 @@ func newRunCmd() *cobra.Command {
 				bar.wait()
 			}
 			saved := savedLine(rec, runErr, quiet)
+			write := func(w io.Writer) error { return writeReport(w, rep, format, top) }
+			var werr error
+			switch {
+			case stream != nil:
+				werr = stream.finish(cmd.OutOrStdout(), stderr, rep, quiet, write)
+			case rep != nil:
+				werr = emit(cmd.OutOrStdout(), stderr, out, quiet, write)
+			}
 			if rep == nil {
 				return runErr
 			}
-			werr := emit(cmd.OutOrStdout(), stderr, out, quiet, func(w io.Writer) error { return writeReport(w, rep, format, top) })
 			if saved != "" {
 				fmt.Fprintln(stderr, saved)
 			}
@@ -141,8 +153,8 @@ func newRunCmd() *cobra.Command {
 		},
 	}
 	sf.register(cmd.Flags())
-	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json or csv")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to FILE instead of stdout")
+	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json (the whole report), or one row per combo and precision: csv, jsonl or parquet")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to FILE instead of stdout (csv, jsonl and parquet: row by row while the study runs)")
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")

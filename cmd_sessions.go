@@ -227,17 +227,19 @@ func sharpeString(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-// writeReport writes rep as `run` does: table, json or csv.
+// writeReport writes rep as `run` does: the table, the whole report as
+// JSON, or one row per combo and precision (csv, jsonl, parquet).
 func writeReport(w io.Writer, rep *engine.Report, format string, top int) error {
 	switch format {
 	case "json":
 		return rep.WriteJSON(w)
-	case "csv":
-		return rep.WriteCSV(w)
 	case "table":
 		return rep.WriteTable(w, top)
 	}
-	return fmt.Errorf("--format %q: want table, json or csv", format)
+	if f, ok := engine.ParseRowFormat(format); ok {
+		return rep.WriteRows(w, f)
+	}
+	return fmt.Errorf("--format %q: want %s", format, reportFormats)
 }
 
 // sessionHeader is the line `show` and `resume` print above the table.
@@ -267,6 +269,9 @@ func newSessionsShowCmd() *cobra.Command {
 		Short: "Print a saved session as `run` printed it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format, "", cmd.OutOrStdout()); err != nil {
+				return err
+			}
 			st, id, rep, err := openSessionReport(cmd, args[0])
 			if err != nil {
 				return err
@@ -283,7 +288,7 @@ func newSessionsShowCmd() *cobra.Command {
 			return writeReport(w, rep, format, top)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json or csv")
+	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json, or one row per combo and precision: csv, jsonl or parquet")
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	return cmd
 }
@@ -292,11 +297,17 @@ func newSessionsExportCmd() *cobra.Command {
 	var format, out string
 	cmd := &cobra.Command{
 		Use:   "export ID",
-		Short: "Write a saved session as CSV (one row per combo and run) or JSON (the whole report)",
-		Args:  cobra.ExactArgs(1),
+		Short: "Write a saved session as CSV, JSON lines or Parquet (one row per combo and run) or JSON (the whole report)",
+		Example: `  sweepbench sessions export 3 --out run3.csv
+  sweepbench sessions export 3 --format parquet --out run3.parquet
+  sweepbench sessions export 3 --format jsonl | jq -c 'select(.total_trades > 500)'`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "csv" && format != "json" {
-				return fmt.Errorf("--format %q: want csv or json", format)
+			if _, rows := engine.ParseRowFormat(format); !rows && format != "json" {
+				return fmt.Errorf("--format %q: want csv, json, jsonl or parquet", format)
+			}
+			if err := checkFormat(format, out, cmd.OutOrStdout()); err != nil {
+				return err
 			}
 			st, id, rep, err := openSessionReport(cmd, args[0])
 			if err != nil {
@@ -313,7 +324,7 @@ func newSessionsExportCmd() *cobra.Command {
 			return emit(cmd.OutOrStdout(), cmd.ErrOrStderr(), out, false, func(w io.Writer) error { return writeReport(w, rep, format, 0) })
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "csv", "csv or json")
+	cmd.Flags().StringVar(&format, "format", "csv", "csv, jsonl or parquet (one row per combo and run), or json (the whole report)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write; stdout when empty or -")
 	return cmd
 }

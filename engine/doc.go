@@ -14,7 +14,9 @@
 //   - runs and reports: Sweep runs one precision on one backend; RunStudy,
 //     the only code that runs a study (a new one, or a resumed one whose
 //     saved results come in as StudyOptions.Prior), runs every precision and
-//     the parity report (SPEC "Parity"); Report writes table, JSON or CSV;
+//     the parity report (SPEC "Parity"); Report writes the table, the JSON
+//     report (streamed element by element) and the per-combo files (CSV,
+//     JSON lines, Parquet), which RowWriter also writes while a study runs;
 //     the bench ladder.
 //
 // It imports no backend (reference, cuda, metal), no store (sessions) and

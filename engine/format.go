@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
@@ -198,48 +197,6 @@ func WriteParitySummary(bw *ErrWriter, p *Parity, l ParityLabels) {
 		}
 		tw.Flush()
 	}
-}
-
-// WriteCSV writes one row per combo and run: precision, backend, wma,
-// hma, hma3, every SPEC metric by its SPEC name ("inf"/"nan" spelled out,
-// fractions as in the JSON), then the run's status (complete, cancelled,
-// ...), dataset, timeframe, fee (fraction per side), mode, source and
-// bars_per_year.
-func (r *Report) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	head := append([]string{"precision", "backend", "wma", "hma", "hma3"}, MetricNames...)
-	// The settings of the run on every row, so that a file describes
-	// itself (tidy data: it concatenates with other runs' files).
-	head = append(head, "status", "dataset", "timeframe", "fee", "mode", "source", "bars_per_year")
-	if err := cw.Write(head); err != nil {
-		return err
-	}
-	d := r.Dataset
-	tf := d.Timeframe
-	if tf == "" && d.MedianSpacing > 0 {
-		tf = shortDuration(d.MedianSpacing)
-	}
-	row := make([]string, len(head))
-	m := 5 + len(MetricNames)
-	for _, run := range r.Runs {
-		row[m], row[m+1], row[m+2] = string(run.Status), d.Name, tf
-		row[m+3], row[m+4], row[m+5], row[m+6] = FormatFloat(r.Params.Fee), r.Params.Mode.String(), r.Params.Source.String(),
-			FormatFloat(r.Params.BarsPerYear)
-		for i := range run.Results {
-			c := &run.Results[i]
-			row[0], row[1], row[2] = run.Precision.String(), run.Backend, run.WMA.String()
-			row[3], row[4] = strconv.Itoa(c.HMA), strconv.Itoa(c.HMA3)
-			for j, name := range MetricNames {
-				v, _ := c.Value(name)
-				row[5+j] = FormatFloat(v)
-			}
-			if err := cw.Write(row); err != nil {
-				return err
-			}
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }
 
 // ErrWriter keeps the first write error, so a report can be written with

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"time"
@@ -79,18 +81,33 @@ func (c *jsonCombo) toResult(g Grid) ComboResult {
 	return r
 }
 
+// jsonRunHead is a run's fields before its combos.
+type jsonRunHead struct {
+	Backend    string    `json:"backend"`
+	Device     string    `json:"device"`
+	Precision  string    `json:"precision"`
+	WMA        string    `json:"wma"`
+	Status     string    `json:"status"`
+	Error      string    `json:"error,omitempty"`
+	ElapsedS   JSONFloat `json:"elapsed_s"`
+	PrepareS   JSONFloat `json:"prepare_s"`
+	CombosPerS JSONFloat `json:"combos_per_s"`
+	CombosDone int       `json:"combos_done"`
+}
+
 type jsonRun struct {
-	Backend    string      `json:"backend"`
-	Device     string      `json:"device"`
-	Precision  string      `json:"precision"`
-	WMA        string      `json:"wma"`
-	Status     string      `json:"status"`
-	Error      string      `json:"error,omitempty"`
-	ElapsedS   JSONFloat   `json:"elapsed_s"`
-	PrepareS   JSONFloat   `json:"prepare_s"`
-	CombosPerS JSONFloat   `json:"combos_per_s"`
-	CombosDone int         `json:"combos_done"`
-	Combos     []jsonCombo `json:"combos"`
+	jsonRunHead
+	Combos []jsonCombo `json:"combos"`
+}
+
+func jsonRunHeadOf(run *Run) jsonRunHead {
+	h := jsonRunHead{Backend: run.Backend, Device: run.Device, Precision: run.Precision.String(), WMA: run.WMA.String(),
+		Status: string(run.Status), ElapsedS: JSONFloat(run.Elapsed.Seconds()), PrepareS: JSONFloat(run.Prepare.Seconds()),
+		CombosPerS: JSONFloat(run.CombosPerSecond()), CombosDone: len(run.Results)}
+	if run.Err != nil {
+		h.Error = ErrText(run.Err.Error())
+	}
+	return h
 }
 
 type jsonComboParity struct {
@@ -125,7 +142,9 @@ type jsonSeriesError struct {
 	Bar    int       `json:"bar"`
 }
 
-type jsonParity struct {
+// jsonParityHead is the parity report's fields before its per-combo rows
+// and flips.
+type jsonParityHead struct {
 	Compared             string            `json:"compared"`
 	Verdict              string            `json:"verdict"`
 	Reasons              []string          `json:"reasons"`
@@ -146,78 +165,196 @@ type jsonParity struct {
 	BorderlineTolerance  JSONFloat         `json:"borderline_tolerance"`
 	MaxRelIndicatorError JSONFloat         `json:"max_rel_indicator_error"`
 	IndicatorErrors      []jsonSeriesError `json:"indicator_errors"`
-	Combos               []jsonComboParity `json:"combos"`
-	Flips                []jsonFlip        `json:"flips"`
 }
 
-type jsonReport struct {
+type jsonParity struct {
+	jsonParityHead
+	Combos []jsonComboParity `json:"combos"`
+	Flips  []jsonFlip        `json:"flips"`
+}
+
+// jsonReportHead is the report's fields before its runs.
+type jsonReportHead struct {
 	Dataset jsonDataset `json:"dataset"`
 	Params  jsonParams  `json:"params"`
 	Created time.Time   `json:"created"`
 	// Complete is false when any requested run stopped early or never
 	// started (NotStarted): the combos and the parity then cover only what
 	// completed.
-	Complete   bool        `json:"complete"`
-	NotStarted []string    `json:"not_started,omitempty"`
-	Runs       []jsonRun   `json:"runs"`
-	Parity     *jsonParity `json:"parity"`
+	Complete   bool     `json:"complete"`
+	NotStarted []string `json:"not_started,omitempty"`
 }
 
-func (r *Report) toJSON() jsonReport {
+type jsonReport struct {
+	jsonReportHead
+	Runs   []jsonRun   `json:"runs"`
+	Parity *jsonParity `json:"parity"`
+}
+
+func (r *Report) jsonHead() jsonReportHead {
 	d := r.Dataset
-	out := jsonReport{
+	out := jsonReportHead{
 		Dataset: jsonDataset{d.Name, d.Path, d.Layout, d.SHA256, d.Bars, d.SourceBars, d.First, d.Last, d.Timeframe,
 			d.MedianSpacing.Seconds(), d.Gaps, d.LargestGap.Seconds(), d.DroppedNaN, JSONFloat(d.MinPrice), JSONFloat(d.MaxPrice)},
 		Params: jsonParams{r.Grid.HMA.String(), r.Grid.HMA3.String(), r.Grid.Len(), JSONFloat(r.Params.Fee),
 			r.Params.Mode.String(), r.Params.Source.String(), JSONFloat(r.Params.BarsPerYear), r.Backend, r.WMA.String(), r.Note},
 		Created:  r.Created,
 		Complete: r.Complete(),
-		Runs:     []jsonRun{},
 	}
 	for _, p := range r.NotStarted() {
 		out.NotStarted = append(out.NotStarted, p.String())
 	}
+	return out
+}
+
+// toJSON is the whole document as one value (MarshalJSON); WriteJSON
+// writes the same bytes element by element.
+func (r *Report) toJSON() jsonReport {
+	out := jsonReport{jsonReportHead: r.jsonHead(), Runs: []jsonRun{}, Parity: r.jsonParity()}
 	for _, run := range r.Runs {
-		jr := jsonRun{Backend: run.Backend, Device: run.Device, Precision: run.Precision.String(), WMA: run.WMA.String(),
-			Status: string(run.Status), ElapsedS: JSONFloat(run.Elapsed.Seconds()), PrepareS: JSONFloat(run.Prepare.Seconds()),
-			CombosPerS: JSONFloat(run.CombosPerSecond()), CombosDone: len(run.Results), Combos: make([]jsonCombo, len(run.Results))}
-		if run.Err != nil {
-			jr.Error = ErrText(run.Err.Error())
-		}
+		jr := jsonRun{jsonRunHead: jsonRunHeadOf(run), Combos: make([]jsonCombo, len(run.Results))}
 		for i := range run.Results {
 			jr.Combos[i] = toJSONCombo(&run.Results[i])
 		}
 		out.Runs = append(out.Runs, jr)
 	}
-	if p := r.Parity; p != nil {
-		jp := &jsonParity{Compared: r.ParityOf, Verdict: string(p.Verdict), Reasons: append([]string{}, p.Reasons...), Explanation: p.Explanation, Incomplete: p.Incomplete,
-			CombosCompared: p.CombosCompared, ShiftedTrades: p.ShiftedTrades, ShiftedShare: JSONFloat(p.ShiftedShare),
-			TotalTrades64: p.TotalTrades64, TotalTrades32: p.TotalTrades32, MaxAbsDn: p.MaxAbsDn, MaxRelDn: JSONFloat(p.MaxRelDn),
-			MaxAbsDPnLpp: JSONFloat(p.MaxAbsDPnLpp), MaxRelDPnL: JSONFloat(p.MaxRelDPnL), CombosDiffering: p.CombosDiffering,
-			NonBorderlineFlips: p.NonBorderlineFlips, FlipCount: p.FlipCount, BorderlineTolerance: JSONFloat(p.Tolerance),
-			MaxRelIndicatorError: JSONFloat(p.MaxRelIndicatorError),
-			IndicatorErrors:      make([]jsonSeriesError, len(p.IndicatorErrors)),
-			Combos:               make([]jsonComboParity, len(p.Combos)), Flips: make([]jsonFlip, len(p.Flips))}
-		for i, e := range p.IndicatorErrors {
-			jp.IndicatorErrors[i] = jsonSeriesError{e.Series, e.Length, JSONFloat(e.MaxRel), e.Bar}
-		}
-		for i, c := range p.Combos {
-			jp.Combos[i] = jsonComboParity{c.HMA, c.HMA3, c.Trades64, c.Trades32, c.Dn, JSONFloat(c.RelDn), JSONFloat(c.DPnLpp),
-				JSONFloat(c.RelDPnL), c.Flips, c.NonBorderline, JSONFloat(c.MaxFlipMargin)}
-		}
-		for i, f := range p.Flips {
-			jp.Flips[i] = jsonFlip{f.HMA, f.HMA3, f.Bar, time.Unix(0, f.Time).UTC(), f.Pos64, f.Pos32, JSONFloat(f.Margin), f.Borderline}
-		}
-		out.Parity = jp
-	}
 	return out
 }
 
-// WriteJSON writes the report in the documented JSON shape, indented.
+// jsonParity is the parity report's JSON, nil without one.
+func (r *Report) jsonParity() *jsonParity {
+	p := r.Parity
+	if p == nil {
+		return nil
+	}
+	jp := &jsonParity{jsonParityHead: r.jsonParityHead(), Combos: make([]jsonComboParity, len(p.Combos)), Flips: make([]jsonFlip, len(p.Flips))}
+	for i := range p.Combos {
+		jp.Combos[i] = toJSONComboParity(&p.Combos[i])
+	}
+	for i := range p.Flips {
+		jp.Flips[i] = toJSONFlip(&p.Flips[i])
+	}
+	return jp
+}
+
+func (r *Report) jsonParityHead() jsonParityHead {
+	p := r.Parity
+	h := jsonParityHead{Compared: r.ParityOf, Verdict: string(p.Verdict), Reasons: append([]string{}, p.Reasons...), Explanation: p.Explanation, Incomplete: p.Incomplete,
+		CombosCompared: p.CombosCompared, ShiftedTrades: p.ShiftedTrades, ShiftedShare: JSONFloat(p.ShiftedShare),
+		TotalTrades64: p.TotalTrades64, TotalTrades32: p.TotalTrades32, MaxAbsDn: p.MaxAbsDn, MaxRelDn: JSONFloat(p.MaxRelDn),
+		MaxAbsDPnLpp: JSONFloat(p.MaxAbsDPnLpp), MaxRelDPnL: JSONFloat(p.MaxRelDPnL), CombosDiffering: p.CombosDiffering,
+		NonBorderlineFlips: p.NonBorderlineFlips, FlipCount: p.FlipCount, BorderlineTolerance: JSONFloat(p.Tolerance),
+		MaxRelIndicatorError: JSONFloat(p.MaxRelIndicatorError),
+		IndicatorErrors:      make([]jsonSeriesError, len(p.IndicatorErrors))}
+	for i, e := range p.IndicatorErrors {
+		h.IndicatorErrors[i] = jsonSeriesError{e.Series, e.Length, JSONFloat(e.MaxRel), e.Bar}
+	}
+	return h
+}
+
+func toJSONComboParity(c *ComboParity) jsonComboParity {
+	return jsonComboParity{c.HMA, c.HMA3, c.Trades64, c.Trades32, c.Dn, JSONFloat(c.RelDn), JSONFloat(c.DPnLpp),
+		JSONFloat(c.RelDPnL), c.Flips, c.NonBorderline, JSONFloat(c.MaxFlipMargin)}
+}
+
+func toJSONFlip(f *Flip) jsonFlip {
+	return jsonFlip{f.HMA, f.HMA3, f.Bar, time.Unix(0, f.Time).UTC(), f.Pos64, f.Pos32, JSONFloat(f.Margin), f.Borderline}
+}
+
+// WriteJSON writes the report in the documented JSON shape, indented by
+// two spaces, as one encoding of the whole document would (the same
+// bytes), but element by element: the head, then each run's fields and
+// its combos one at a time, then the parity report; no copy of the
+// results is built. A run of a million combos writes in constant memory.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r.toJSON())
+	j := &jsonStream{w: bufio.NewWriterSize(w, 256<<10)}
+	j.enc = json.NewEncoder(&j.buf)
+	j.object(r.jsonHead(), "") // {"dataset": ..., "complete": ..., its closing brace to come
+	j.raw(",\n  \"runs\": ")
+	j.array(len(r.Runs), "  ", func(i int) {
+		run := r.Runs[i]
+		j.object(jsonRunHeadOf(run), "    ")
+		j.raw(",\n      \"combos\": ")
+		j.array(len(run.Results), "      ", func(k int) { j.value(toJSONCombo(&run.Results[k]), "        ") })
+		j.raw("\n    }")
+	})
+	j.raw(",\n  \"parity\": ")
+	if p := r.Parity; p == nil {
+		j.raw("null")
+	} else {
+		j.object(r.jsonParityHead(), "  ")
+		j.raw(",\n    \"combos\": ")
+		j.array(len(p.Combos), "    ", func(k int) { j.value(toJSONComboParity(&p.Combos[k]), "      ") })
+		j.raw(",\n    \"flips\": ")
+		j.array(len(p.Flips), "    ", func(k int) { j.value(toJSONFlip(&p.Flips[k]), "      ") })
+		j.raw("\n  }")
+	}
+	j.raw("\n}\n")
+	if j.err != nil {
+		return j.err
+	}
+	return j.w.Flush()
+}
+
+// jsonStream writes a JSON document piece by piece: value encodes one
+// element with an Encoder indented for its depth (prefix), raw writes the
+// punctuation between elements; the first error sticks.
+type jsonStream struct {
+	w   *bufio.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+func (j *jsonStream) raw(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
+	}
+}
+
+// value writes v indented at prefix, without the Encoder's newline.
+func (j *jsonStream) value(v any, prefix string) {
+	if j.err != nil {
+		return
+	}
+	j.buf.Reset()
+	j.enc.SetIndent(prefix, "  ")
+	if j.err = j.enc.Encode(v); j.err == nil {
+		b := j.buf.Bytes()
+		_, j.err = j.w.Write(b[:len(b)-1])
+	}
+}
+
+// array writes an array of n elements at depth prefix, elem(i) writing
+// element i (indented at prefix plus two spaces), as the Encoder does:
+// "[]" when empty.
+func (j *jsonStream) array(n int, prefix string, elem func(i int)) {
+	j.raw("[")
+	for i := 0; i < n && j.err == nil; i++ {
+		if i > 0 {
+			j.raw(",")
+		}
+		j.raw("\n" + prefix + "  ")
+		elem(i)
+	}
+	if n > 0 {
+		j.raw("\n" + prefix)
+	}
+	j.raw("]")
+}
+
+// object writes the struct v indented at prefix without its closing
+// brace, for the fields that follow it to be written after a comma.
+func (j *jsonStream) object(v any, prefix string) {
+	if j.err != nil {
+		return
+	}
+	j.buf.Reset()
+	j.enc.SetIndent(prefix, "  ")
+	if j.err = j.enc.Encode(v); j.err == nil {
+		b := bytes.TrimSuffix(j.buf.Bytes(), []byte("\n"+prefix+"}\n"))
+		_, j.err = j.w.Write(b)
+	}
 }
 
 // MarshalJSON gives the documented shape.

@@ -1,0 +1,299 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"sweepbench/engine/data"
+)
+
+// Per-combo results files: one row per combo and precision, in grid order
+// per precision, the fp64 rows first (the order of Report.Runs). The
+// columns are RowColumns in every format: precision, backend, wma, hma,
+// hma3, the 14 metrics under SPEC's names, then the run's status and the
+// settings (dataset, timeframe, fee, mode, source, bars_per_year), so that
+// a file describes itself and files of several runs concatenate.
+//
+// Report.WriteRows writes one from a finished report; RowWriter writes one
+// while the study runs (StudyOptions.Sink), with the same bytes for CSV
+// and JSON lines and the same rows for Parquet.
+
+// RowFormat is the format of a per-combo results file.
+type RowFormat string
+
+const (
+	// RowsCSV: RFC 4180 CSV with a header; non-finite numbers "inf",
+	// "-inf", "nan"; counts as integers.
+	RowsCSV RowFormat = "csv"
+	// RowsJSONL: JSON lines, one object per row with the CSV's fields in
+	// its order; non-finite numbers the strings "inf", "-inf", "nan", as
+	// in the JSON report.
+	RowsJSONL RowFormat = "jsonl"
+	// RowsParquet: Parquet (see output_parquet.go): doubles and int64
+	// counts, non-finite metrics as IEEE NaN and ±Inf doubles, the run's
+	// settings and parity verdict as file key/value metadata.
+	RowsParquet RowFormat = "parquet"
+)
+
+// RowFormats lists the per-combo formats.
+var RowFormats = []RowFormat{RowsCSV, RowsJSONL, RowsParquet}
+
+// ParseRowFormat returns the RowFormat named s; ok is false when s names
+// none.
+func ParseRowFormat(s string) (f RowFormat, ok bool) {
+	for _, f := range RowFormats {
+		if string(f) == s {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// RowColumns are the columns of a per-combo row in order, by SPEC names.
+func RowColumns() []string {
+	out := append([]string{"precision", "backend", "wma", "hma", "hma3"}, MetricNames...)
+	return append(out, "status", "dataset", "timeframe", "fee", "mode", "source", "bars_per_year")
+}
+
+// rowSettings are the run settings every row repeats.
+type rowSettings struct {
+	dataset, timeframe string
+	fee                float64
+	mode, source       string
+	barsPerYear        float64
+}
+
+func settingsOf(d data.Info, p Params) rowSettings {
+	tf := d.Timeframe
+	if tf == "" && d.MedianSpacing > 0 {
+		tf = shortDuration(d.MedianSpacing)
+	}
+	return rowSettings{dataset: d.Name, timeframe: tf, fee: p.Fee, mode: p.Mode.String(), source: p.Source.String(),
+		barsPerYear: p.BarsPerYear}
+}
+
+// rowLane is what the rows of one run share.
+type rowLane struct {
+	precision Precision
+	backend   string
+	wma       Formulation
+	status    Status
+}
+
+func laneOf(run *Run) rowLane {
+	return rowLane{precision: run.Precision, backend: run.Backend, wma: run.WMA, status: run.Status}
+}
+
+// rowEncoder writes rows in one format: lane says which run the rows that
+// follow belong to, rows writes them, finish ends the file (r gives the
+// Parquet footer its metadata) and flushes.
+type rowEncoder interface {
+	lane(l rowLane) error
+	rows(rs []ComboResult) error
+	finish(r *Report) error
+}
+
+func newRowEncoder(w io.Writer, f RowFormat, s rowSettings) (rowEncoder, error) {
+	switch f {
+	case RowsCSV:
+		return newCSVRows(w, s)
+	case RowsJSONL:
+		return newJSONLRows(w, s), nil
+	case RowsParquet:
+		return newParquetRows(w, s), nil
+	}
+	return nil, fmt.Errorf("row format %q: want csv, jsonl or parquet", f)
+}
+
+// WriteRows writes the report's per-combo results in format f: every run
+// in order, its results in grid order.
+func (r *Report) WriteRows(w io.Writer, f RowFormat) error {
+	enc, err := newRowEncoder(w, f, settingsOf(r.Dataset, r.Params))
+	if err != nil {
+		return err
+	}
+	for _, run := range r.Runs {
+		if err := enc.lane(laneOf(run)); err != nil {
+			return err
+		}
+		if err := enc.rows(run.Results); err != nil {
+			return err
+		}
+	}
+	return enc.finish(r)
+}
+
+// WriteCSV writes one row per combo and run: precision, backend, wma,
+// hma, hma3, every SPEC metric by its SPEC name ("inf"/"nan" spelled out,
+// fractions as in the JSON, counts as integers), then the run's status
+// (complete, cancelled, ...), dataset, timeframe, fee (fraction per side),
+// mode, source and bars_per_year.
+func (r *Report) WriteCSV(w io.Writer) error { return r.WriteRows(w, RowsCSV) }
+
+// WriteJSONL writes one JSON object per combo and run, with the CSV's
+// fields in its order (RowsJSONL).
+func (r *Report) WriteJSONL(w io.Writer) error { return r.WriteRows(w, RowsJSONL) }
+
+// WriteParquet writes the per-combo results as Parquet (RowsParquet).
+func (r *Report) WriteParquet(w io.Writer) error { return r.WriteRows(w, RowsParquet) }
+
+// ---- CSV ---------------------------------------------------------------------
+
+// csvRows writes CSV rows by hand (strconv into one buffer: a million rows
+// in well under a second) with the quoting of encoding/csv, applied once
+// per lane to the text fields; numbers never need quoting.
+type csvRows struct {
+	w      *bufio.Writer
+	prefix []byte // "fp64,reference,direct,"
+	suffix []byte // ",complete,embedded:...,1m,0.00045,long-short,close,525600\n"
+	set    rowSettings
+	buf    []byte
+}
+
+func newCSVRows(w io.Writer, s rowSettings) (*csvRows, error) {
+	c := &csvRows{w: bufio.NewWriterSize(w, 256<<10), set: s}
+	_, err := c.w.Write(csvLine(RowColumns()...))
+	return c, err
+}
+
+// csvLine is fields as encoding/csv writes them, newline included.
+func csvLine(fields ...string) []byte {
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	_ = cw.Write(fields) // a bytes.Buffer does not fail
+	cw.Flush()
+	return b.Bytes()
+}
+
+func (c *csvRows) lane(l rowLane) error {
+	line := csvLine(l.precision.String(), l.backend, l.wma.String(), "")
+	c.prefix = line[:len(line)-1] // ends with the empty field's comma
+	s := c.set
+	line = csvLine("", string(l.status), s.dataset, s.timeframe, FormatFloat(s.fee), s.mode, s.source, FormatFloat(s.barsPerYear))
+	c.suffix = line
+	return nil
+}
+
+func (c *csvRows) rows(rs []ComboResult) error {
+	for i := range rs {
+		r := &rs[i]
+		b := append(c.buf[:0], c.prefix...)
+		b = strconv.AppendInt(b, int64(r.HMA), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(r.HMA3), 10)
+		for j := range metricTable {
+			b = append(b, ',')
+			b = appendMetric(b, &r.Metrics, j)
+		}
+		b = append(b, c.suffix...)
+		c.buf = b
+		if _, err := c.w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *csvRows) finish(*Report) error { return c.w.Flush() }
+
+// appendMetric appends metric j of metricTable: a count as an integer, a
+// float as FormatFloat writes it ("inf", "-inf", "nan" when not finite).
+func appendMetric(b []byte, m *Metrics, j int) []byte {
+	f := metricTable[j]
+	if f.count != nil {
+		return strconv.AppendInt(b, int64(*f.count(m)), 10)
+	}
+	return appendFloat(b, *f.float(m))
+}
+
+// appendFloat appends v as FormatFloat writes it.
+func appendFloat(b []byte, v float64) []byte {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return append(b, FormatFloat(v)...)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
+
+// ---- JSON lines ----------------------------------------------------------------
+
+// jsonlRows writes one object per row, by hand: the text fields are
+// escaped by encoding/json once per lane, numbers as JSONFloat writes them
+// (non-finite ones as the strings "inf", "-inf", "nan").
+type jsonlRows struct {
+	w      *bufio.Writer
+	set    rowSettings
+	prefix []byte // {"precision":"fp64","backend":"reference","wma":"direct","hma":
+	keys   [][]byte
+	suffix []byte // ,"status":"complete",...,"bars_per_year":525600}\n
+	buf    []byte
+}
+
+func newJSONLRows(w io.Writer, s rowSettings) *jsonlRows {
+	j := &jsonlRows{w: bufio.NewWriterSize(w, 256<<10), set: s}
+	for _, name := range MetricNames {
+		j.keys = append(j.keys, []byte(`,"`+name+`":`))
+	}
+	return j
+}
+
+func jsonString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always marshals
+	return append(b, q...)
+}
+
+func (j *jsonlRows) lane(l rowLane) error {
+	b := jsonString(append([]byte(nil), `{"precision":`...), l.precision.String())
+	b = jsonString(append(b, `,"backend":`...), l.backend)
+	b = jsonString(append(b, `,"wma":`...), l.wma.String())
+	j.prefix = append(b, `,"hma":`...)
+	s := j.set
+	b = jsonString(append([]byte(nil), `,"status":`...), string(l.status))
+	b = jsonString(append(b, `,"dataset":`...), s.dataset)
+	b = jsonString(append(b, `,"timeframe":`...), s.timeframe)
+	b = appendJSONFloat(append(b, `,"fee":`...), s.fee)
+	b = jsonString(append(b, `,"mode":`...), s.mode)
+	b = jsonString(append(b, `,"source":`...), s.source)
+	b = appendJSONFloat(append(b, `,"bars_per_year":`...), s.barsPerYear)
+	j.suffix = append(b, "}\n"...)
+	return nil
+}
+
+// appendJSONFloat appends v as JSONFloat marshals it.
+func appendJSONFloat(b []byte, v float64) []byte {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return append(append(append(b, '"'), FormatFloat(v)...), '"')
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
+
+func (j *jsonlRows) rows(rs []ComboResult) error {
+	for i := range rs {
+		r := &rs[i]
+		b := append(j.buf[:0], j.prefix...)
+		b = strconv.AppendInt(b, int64(r.HMA), 10)
+		b = append(b, `,"hma3":`...)
+		b = strconv.AppendInt(b, int64(r.HMA3), 10)
+		for k, f := range metricTable {
+			b = append(b, j.keys[k]...)
+			if f.count != nil {
+				b = strconv.AppendInt(b, int64(*f.count(&r.Metrics)), 10)
+			} else {
+				b = appendJSONFloat(b, *f.float(&r.Metrics))
+			}
+		}
+		b = append(b, j.suffix...)
+		j.buf = b
+		if _, err := j.w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *jsonlRows) finish(*Report) error { return j.w.Flush() }

@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// RewindableWriter is an output a RowWriter can start over on (a file):
+// when what it streamed turns out not to be the report (a lane that
+// stopped early), it truncates the output and writes it again.
+type RewindableWriter interface {
+	io.Writer
+	io.Seeker
+	Truncate(size int64) error
+}
+
+// RowWriter writes a study's per-combo results file while the study runs:
+// its Sink (StudyOptions.Sink) takes each completed chunk, and a goroutine
+// of its own writes the rows, so the sweep's lanes never wait on the
+// disk unless the writer falls behind by rowWriterQueue chunks. Close,
+// given the finished report, ends the file.
+//
+// Order. The file is exactly what Report.WriteRows writes from the
+// finished report (the same bytes for CSV and JSON lines, the same rows
+// for Parquet): each run's rows in grid order, the runs in the order they
+// ran (fp64 then fp32). Sweep hands chunks over in completion order, which
+// on several lanes is not grid order: a chunk that arrives ahead of its
+// turn waits in a reorder buffer (references to the sweep's own result
+// slices, which it keeps anyway: no copy) until the chunks before it have
+// come. It holds the chunks completed out of turn: a few per lane on the
+// CPU reference (chunks of two combos handed out in order); on GPUs, whose
+// lanes each take one share of the grid, up to the other lanes' shares,
+// which the sweep holds in one slice anyway.
+//
+// Rows are written optimistically with status "complete", the only status
+// a run that goes on to its end can have. A run's status is known only
+// when it ends: when the report disagrees with what was streamed (a lane
+// cancelled or failed, holes left by it, results that did not come through
+// the sink such as a resumed session's saved ones), Close truncates the
+// output and writes it again from the report, so the file is always the
+// report's.
+type RowWriter struct {
+	out    RewindableWriter
+	format RowFormat
+	study  *Study
+	enc    rowEncoder
+	queue  chan streamChunk
+	done   chan struct{}
+
+	// Owned by the writing goroutine until done is closed.
+	lanes   []streamLane
+	pending map[int][]ComboResult // chunks ahead of their turn, by first index
+	err     error
+}
+
+type streamChunk struct {
+	p  Precision
+	rs []ComboResult
+}
+
+type streamLane struct {
+	rowLane
+	next  int  // the grid index the next row must have
+	rows  int  // rows written
+	stray bool // a chunk out of any order (overlap, left waiting): not the report
+}
+
+// rowWriterQueue is how many chunks the sink queues for the writer.
+const rowWriterQueue = 16
+
+// NewRowWriter starts a RowWriter of format f for study s on out. Give its
+// Sink to RunStudy (StudyOptions.Sink) and call Close with the report once
+// RunStudy has returned, also when it failed.
+func NewRowWriter(out RewindableWriter, f RowFormat, s *Study) (*RowWriter, error) {
+	enc, err := newRowEncoder(out, f, settingsOf(s.Dataset.Info, s.Params))
+	if err != nil {
+		return nil, err
+	}
+	w := &RowWriter{out: out, format: f, study: s, enc: enc, queue: make(chan streamChunk, rowWriterQueue),
+		done: make(chan struct{}), pending: map[int][]ComboResult{}}
+	go w.loop()
+	return w, nil
+}
+
+// Sink queues a completed chunk of precision p for writing. It never
+// fails: a write error stops the writing, not the study, and Close
+// returns it. The chunk's slice is read later, so it must not change
+// (Sweep never reuses one). Not to be called after Close.
+func (w *RowWriter) Sink(p Precision, rs []ComboResult) error {
+	if len(rs) > 0 {
+		w.queue <- streamChunk{p, rs}
+	}
+	return nil
+}
+
+func (w *RowWriter) loop() {
+	defer close(w.done)
+	for c := range w.queue {
+		if w.err == nil {
+			if err := w.take(c); err != nil {
+				w.err = err
+			}
+		}
+	}
+}
+
+// take writes a chunk when its turn has come, then the waiting chunks
+// whose turn follows; it keeps a chunk ahead of its turn.
+func (w *RowWriter) take(c streamChunk) error {
+	if len(w.lanes) == 0 || w.lanes[len(w.lanes)-1].precision != c.p {
+		if len(w.lanes) > 0 && len(w.pending) > 0 {
+			// The last lane ended with holes: not the report's rows.
+			w.lanes[len(w.lanes)-1].stray = true
+			clear(w.pending)
+		}
+		be, err := w.study.backendFor(c.p)
+		if err != nil {
+			return err
+		}
+		form := w.study.WMA
+		if c.p == FP64 {
+			form = Direct
+		}
+		w.lanes = append(w.lanes, streamLane{rowLane: rowLane{precision: c.p, backend: be.Name(), wma: form, status: StatusComplete}})
+		if err := w.enc.lane(w.lanes[len(w.lanes)-1].rowLane); err != nil {
+			return err
+		}
+	}
+	l := &w.lanes[len(w.lanes)-1]
+	first := c.rs[0].Index
+	switch {
+	case first > l.next:
+		w.pending[first] = c.rs
+		return nil
+	case first < l.next:
+		l.stray = true
+		return nil
+	}
+	for rs := c.rs; rs != nil; {
+		if err := w.enc.rows(rs); err != nil {
+			return err
+		}
+		l.next += len(rs)
+		l.rows += len(rs)
+		if rs = w.pending[l.next]; rs != nil {
+			delete(w.pending, l.next)
+		}
+	}
+	return nil
+}
+
+// Close ends the file for rep, the report RunStudy returned (nil when it
+// returned none: the output is then left as it is, for the caller to
+// drop). When rep's rows are not what was streamed (see RowWriter), the
+// output is truncated and rep is written again. A write error, during the
+// run or now, is returned (wrapped); the caller drops the file then.
+func (w *RowWriter) Close(rep *Report) error {
+	close(w.queue)
+	<-w.done
+	if w.err != nil {
+		return w.err
+	}
+	if rep == nil {
+		return errors.New("no report to write")
+	}
+	if w.streamed(rep) {
+		return w.enc.finish(rep)
+	}
+	if _, err := w.out.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("rewriting the results: %w", err)
+	}
+	if err := w.out.Truncate(0); err != nil {
+		return fmt.Errorf("rewriting the results: %w", err)
+	}
+	return rep.WriteRows(w.out, w.format)
+}
+
+// streamed reports whether the rows written are exactly rep's: the same
+// runs in order, each complete, every one of its results written (in grid
+// order from index 0, so the same rows) and nothing left waiting.
+func (w *RowWriter) streamed(rep *Report) bool {
+	if len(w.pending) > 0 {
+		return false
+	}
+	var runs []*Run
+	for _, run := range rep.Runs {
+		if len(run.Results) > 0 {
+			runs = append(runs, run)
+		}
+	}
+	if len(runs) != len(w.lanes) {
+		return false
+	}
+	for i, run := range runs {
+		l := w.lanes[i]
+		if l.stray || l.rowLane != laneOf(run) || l.rows != len(run.Results) {
+			return false
+		}
+	}
+	return true
+}

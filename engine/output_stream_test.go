@@ -1,0 +1,213 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// streamStudy runs s with a RowWriter of format f on a file and returns
+// the report and the file's bytes; the sessions store's sink is stood in
+// for by one that checks it sees the same chunks (the chain cmd_run
+// builds).
+//
+// It also says whether the file was written as the study ran (not
+// rewritten from the report by Close) and whether chunks came out of grid
+// order.
+func streamStudy(t *testing.T, ctx context.Context, s *Study, f RowFormat) (rep *Report, file []byte, streamed, shuffled bool) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "out."+string(f))
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	rw, err := NewRowWriter(out, f, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[Precision]int{FP64: -1, FP32: -1}
+	sink := func(p Precision, rs []ComboResult) error {
+		if rs[0].Index < last[p] {
+			shuffled = true
+		}
+		last[p] = rs[0].Index
+		return rw.Sink(p, rs)
+	}
+	rep, runErr := RunStudy(ctx, s, StudyOptions{Sink: sink})
+	if rep == nil {
+		t.Fatalf("no report: %v", runErr)
+	}
+	if err := rw.Close(rep); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, b, rw.streamed(rep), shuffled
+}
+
+// shuffledBackend is the fake backend on many lanes with small chunks,
+// each chunk taking a random few hundred microseconds: chunks complete
+// far out of grid order.
+func shuffledBackend(seed uint64, stop func(p Precision, first int) error) *fakeBackend {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	var prec sync.Map
+	b := &fakeBackend{lanes: 7, chunk: 3}
+	b.prepare = func(_ context.Context, job *Job) error { prec.Store("p", job.Precision); return nil }
+	b.compute = func(ctx context.Context, lane, first int, out []Metrics) error {
+		mu.Lock()
+		d := time.Duration(rng.IntN(400)) * time.Microsecond
+		mu.Unlock()
+		time.Sleep(d)
+		p, _ := prec.Load("p")
+		if stop != nil {
+			if err := stop(p.(Precision), first); err != nil {
+				return err
+			}
+		}
+		for i := range out {
+			v := float64(first+i) / 7
+			if p.(Precision) == FP32 {
+				v += 1e-7
+			}
+			out[i] = Metrics{TotalReturn: v, Sharpe: -v, Omega: v * 3, TotalTrades: first + i, LongBars: 2 * (first + i)}
+		}
+		return nil
+	}
+	return b
+}
+
+// TestRowWriterStreamsTheReport: rows written while the study runs, from
+// chunks that complete out of grid order on seven lanes, give the file
+// Report.WriteRows gives from the finished report: byte for byte for CSV
+// and JSON lines, row for row for Parquet. Also when the study stops
+// early (a cancel in the fp32 lane, a failure in the fp64 lane): the
+// status column then says so, as the report does.
+func TestRowWriterStreamsTheReport(t *testing.T) {
+	errLost := errors.New("device lost")
+	cases := []struct {
+		name string
+		stop func(cancel func()) func(p Precision, first int) error
+	}{
+		{"complete", nil},
+		{"cancelled in fp32", func(cancel func()) func(Precision, int) error {
+			return func(p Precision, first int) error {
+				if p == FP32 && first >= 40 {
+					cancel()
+					return context.Canceled
+				}
+				return nil
+			}
+		}},
+		{"failed in fp64", func(func()) func(Precision, int) error {
+			return func(p Precision, first int) error {
+				if p == FP64 && first >= 61 {
+					return errLost
+				}
+				return nil
+			}
+		}},
+	}
+	for _, c := range cases {
+		for _, f := range RowFormats {
+			t.Run(c.name+"/"+string(f), func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				var stop func(Precision, int) error
+				if c.stop != nil {
+					stop = c.stop(cancel)
+				}
+				rep, got, streamed, shuffled := streamStudy(t, ctx, fakeStudy(shuffledBackend(11, stop)), f)
+				if !shuffled {
+					t.Error("every chunk came in grid order: the reorder buffer was not exercised")
+				}
+				// Streamed when the study completed; rewritten from the
+				// report by Close when it stopped early.
+				if streamed != (c.stop == nil) {
+					t.Errorf("streamed %v (written as the study ran, not rewritten by Close)", streamed)
+				}
+				var want bytes.Buffer
+				if err := rep.WriteRows(&want, f); err != nil {
+					t.Fatal(err)
+				}
+				if c.stop == nil && !rep.Complete() {
+					t.Fatal("the study did not complete")
+				}
+				if c.stop != nil && rep.Complete() {
+					t.Fatal("the study completed")
+				}
+				if f == RowsParquet {
+					g, w := readParquet(t, got), readParquet(t, want.Bytes())
+					if len(w) == 0 || !reflect.DeepEqual(g, w) {
+						t.Errorf("streamed Parquet: %d rows, from the report %d; differ", len(g), len(w))
+					}
+					return
+				}
+				if len(got) == 0 || !bytes.Equal(got, want.Bytes()) {
+					t.Errorf("streamed %s (%d bytes) differs from the report's (%d bytes)", f, len(got), want.Len())
+				}
+			})
+		}
+	}
+}
+
+// TestRowWriterWriteErrorDoesNotStopTheStudy: an output that fails stops
+// the writing, not the study: the report is complete and Close says why.
+func TestRowWriterWriteErrorDoesNotStopTheStudy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.csv")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.Close() // writes now fail
+	s := fakeStudy(shuffledBackend(3, nil))
+	rw, err := NewRowWriter(out, RowsCSV, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, runErr := RunStudy(context.Background(), s, StudyOptions{Sink: rw.Sink})
+	if runErr != nil || !rep.Complete() {
+		t.Fatalf("the study stopped: %v", runErr)
+	}
+	if err := rw.Close(rep); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("Close: %v, want the write error", err)
+	}
+}
+
+// readParquet reads a whole results file back with the module's reader.
+func readParquet(t *testing.T, b []byte) []parquetRow {
+	t.Helper()
+	r := parquet.NewGenericReader[parquetRow](bytes.NewReader(b))
+	defer r.Close()
+	rows := make([]parquetRow, r.NumRows())
+	n, err := r.Read(rows)
+	if n != len(rows) || (err != nil && !errors.Is(err, io.EOF)) {
+		t.Fatalf("read %d of %d rows: %v", n, len(rows), err)
+	}
+	return rows
+}
+
+// TestParquetColumnsAreTheCSVs: the Parquet schema's columns are
+// RowColumns, in order: the CSV's header.
+func TestParquetColumnsAreTheCSVs(t *testing.T) {
+	var got []string
+	for _, f := range parquet.SchemaOf(parquetRow{}).Fields() {
+		got = append(got, f.Name())
+	}
+	if want := RowColumns(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Parquet columns %v\nwant (the CSV's) %v", got, want)
+	}
+}
