@@ -52,6 +52,7 @@ func newRunCmd() *cobra.Command {
 		format, out    string
 		top            int
 		failOnCollapse bool
+		yes            bool
 		quiet          bool
 		save, noSave   bool
 	)
@@ -84,6 +85,9 @@ func newRunCmd() *cobra.Command {
 				return fmt.Errorf("--fail-on-collapse needs a parity verdict, which needs both precisions: drop --precision %s (the default is both)", s.Precisions[0])
 			}
 			ctx := cmd.Context()
+			if err := confirmLarge(ctx, s, yes); err != nil {
+				return err
+			}
 			stderr := cmd.ErrOrStderr()
 			if _, rows := engine.ParseRowFormat(format); s.Note != "" && !quiet && rows {
 				fmt.Fprintln(stderr, s.Note) // the table and the JSON carry the note themselves
@@ -157,6 +161,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to FILE instead of stdout (csv, jsonl and parquet: row by row while the study runs)")
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (above "+engine.Thousands(cpuConfirmCombos)+" combos) without asking")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the run (overrides --save)")
@@ -220,3 +225,22 @@ func newProgressView(ch <-chan engine.Progress, w io.Writer) *progressView {
 }
 
 func (v *progressView) wait() { <-v.done }
+
+// cpuConfirmCombos: a study of more combos (all precisions) on the CPU
+// reference runs only with --yes; it says first how long it would take.
+const cpuConfirmCombos = 1_000_000
+
+// confirmLarge refuses, unless yes, a study on the CPU reference backend
+// of more than cpuConfirmCombos combos, with the engine's time estimate
+// (engine.EstimateStudy) and what to do instead.
+func confirmLarge(ctx context.Context, s *engine.Study, yes bool) error {
+	if yes || s.Backend.Name() != "reference" || s.Grid.Len()*len(s.Precisions) <= cpuConfirmCombos {
+		return nil
+	}
+	est := "an unknown time"
+	if e, err := engine.EstimateStudy(ctx, s); err == nil {
+		est = e.String()
+	}
+	return fmt.Errorf("%s combos on the CPU reference would take %s: pass --yes to run it anyway, or use a GPU backend (sweepbench devices), a coarser grid or one precision",
+		engine.Thousands(s.Grid.Len()*len(s.Precisions)), est)
+}
