@@ -55,10 +55,10 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestSupportedExtensions(t *testing.T) {
-	if got := strings.Join(SupportedExtensions(), " "); got != ".csv .json .gz .txt" {
+	if got := strings.Join(SupportedExtensions(), " "); got != ".csv .json .gz .zip .txt" {
 		t.Errorf("SupportedExtensions() = %s", got)
 	}
-	if got := len(Layouts()); got != 7 {
+	if got := len(Layouts()); got != 8 {
 		t.Errorf("%d layouts", got)
 	}
 }

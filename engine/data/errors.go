@@ -23,10 +23,17 @@ type Error struct {
 	Record int
 	Field  string // the column or field name; "" when the whole row or file is meant
 	Reason string // what is wrong and, where it helps, what to do
+	// Err is the cause when a caller may decide on it: a *LimitError, an
+	// *fs.PathError of a file that cannot be read; nil otherwise.
+	Err error
 }
 
+// Unwrap returns the cause (errors.As finds a *LimitError through it).
+func (e *Error) Unwrap() error { return e.Err }
+
 // Error formats the error as "file: line N: field "x": reason", leaving out
-// the parts that are empty.
+// the parts that are empty, through Sanitize (a path or a header from the
+// file cannot move the terminal's cursor).
 func (e *Error) Error() string {
 	var sb strings.Builder
 	sb.WriteString(e.File)
@@ -44,7 +51,7 @@ func (e *Error) Error() string {
 	}
 	sb.WriteString(": ")
 	sb.WriteString(e.Reason)
-	return sb.String()
+	return Sanitize(sb.String())
 }
 
 // where is a place in an input: a physical line (text layouts) or a record
@@ -61,5 +68,3 @@ func (w where) String() string {
 	}
 	return "line " + strconv.Itoa(w.line)
 }
-
-func quote(s string) string { return strconv.Quote(s) }

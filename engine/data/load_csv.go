@@ -1,7 +1,6 @@
 package data
 
 import (
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"io"
@@ -20,7 +19,7 @@ var timeColumnNames = []string{"open_time", "timestamp", "time", "datetime", "da
 // whose name starts with "volume", as in Bitstamp's "Volume_(BTC)"; none
 // means volume 0). Other columns are ignored. semi is non-nil for
 // csv-semicolon and decides its decimal mark.
-func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *semicolonNumbers) (*builder, error) {
+func parseHeaderCSV(text io.Reader, name string, opt Options, comma rune, semi *semicolonNumbers, capacity int) (*builder, error) {
 	r := newCSVReader(text, comma)
 	hdr, err := r.Read()
 	if err != nil {
@@ -30,6 +29,9 @@ func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *sem
 		return nil, csvError(name, err)
 	}
 	hdrLine, _ := r.FieldPos(0)
+	if len(hdr) > opt.Limits.MaxFields {
+		return nil, fieldLimitError(name, hdrLine, len(hdr), opt.Limits)
+	}
 	header := make([]string, len(hdr))
 	lower := make([]string, len(hdr))
 	for i, h := range hdr {
@@ -39,7 +41,14 @@ func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *sem
 	herr := func(reason string) error {
 		return &Error{File: name, Line: hdrLine, Reason: reason}
 	}
-	found := "found: " + strings.Join(header, ", ")
+	shown := make([]string, 0, min(len(header), 20))
+	for _, h := range header[:min(len(header), 20)] {
+		shown = append(shown, clipName(h))
+	}
+	found := "found: " + strings.Join(shown, ", ")
+	if len(header) > len(shown) {
+		found += " and " + strconv.Itoa(len(header)-len(shown)) + " more"
+	}
 
 	// find returns the column named want, -1 when absent, and an error when
 	// the name appears twice (which one is meant would be a guess).
@@ -100,7 +109,7 @@ func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *sem
 		}
 	}
 
-	bl := newBuilder(name, rowEstimate(text))
+	bl := newBuilder(name, capacity)
 	bl.timeName = header[timeIdx]
 	bl.semi = semi
 	for i := range cols {
@@ -109,6 +118,7 @@ func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *sem
 		}
 	}
 	tp := newTimeParser(opt.Location)
+	bl.tp = tp
 	var rw row
 	rw.hasVol = cols[colVolume] >= 0
 	last := colClose
@@ -129,6 +139,9 @@ func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *sem
 		if len(rec) != len(header) {
 			if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 				continue // a line of blanks
+			}
+			if len(rec) > opt.Limits.MaxFields {
+				return nil, fieldLimitError(name, line, len(rec), opt.Limits)
 			}
 			return nil, fieldCountError(name, line, rec, header, timeIdx, comma)
 		}
@@ -160,10 +173,10 @@ func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *sem
 // parseFixedCSV reads a comma-separated file without a header whose first
 // six of ncols fields are time, open, high, low, close, volume (Binance
 // archive without header, LEAN). Prices are divided by scale.
-func parseFixedCSV(text []byte, name string, ncols int, timeName string,
-	parseTime func(string) (int64, string), scale float64) (*builder, error) {
+func parseFixedCSV(text io.Reader, name string, ncols int, timeName string,
+	parseTime func(string) (int64, string), scale float64, capacity int) (*builder, error) {
 	r := newCSVReader(text, ',')
-	bl := newBuilder(name, rowEstimate(text))
+	bl := newBuilder(name, capacity)
 	bl.timeName = timeName
 	var rw row
 	rw.hasVol = true
@@ -212,21 +225,32 @@ func parseFixedCSV(text []byte, name string, ncols int, timeName string,
 	return bl, nil
 }
 
-func newCSVReader(text []byte, comma rune) *csv.Reader {
-	r := csv.NewReader(bytes.NewReader(text))
+func newCSVReader(text io.Reader, comma rune) *csv.Reader {
+	r := csv.NewReader(text)
 	r.Comma = comma
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
 	return r
 }
 
-// csvError converts encoding/csv's syntax errors into *Error.
+// csvError converts encoding/csv's syntax errors into *Error; an *Error
+// from the stream below (a limit, a damaged gzip) passes as it is.
 func csvError(name string, err error) error {
+	var de *Error
+	if errors.As(err, &de) {
+		return de
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return &Error{File: name, Line: pe.Line, Reason: "column " + strconv.Itoa(pe.Column) + ": " + pe.Err.Error()}
 	}
-	return &Error{File: name, Reason: err.Error()}
+	return &Error{File: name, Reason: "read: " + err.Error(), Err: err}
+}
+
+// fieldLimitError refuses a row with more fields than Limits.MaxFields.
+func fieldLimitError(name string, line, n int, lim Limits) error {
+	le := &LimitError{What: "fields in a row", Max: int64(lim.MaxFields), Env: EnvMaxFields}
+	return &Error{File: name, Line: line, Reason: "row has " + thousands(n) + " fields: " + le.Error(), Err: le}
 }
 
 // fieldCountError explains a row whose field count differs from the
@@ -260,11 +284,4 @@ func allDigits(s string) bool {
 		}
 	}
 	return true
-}
-
-// rowEstimate guesses the number of rows of a text file: its lines, but no
-// more than one per 12 bytes (the shortest sensible row, "1,1,1,1,1,1\n"),
-// so that a file of blank lines does not reserve memory for bars.
-func rowEstimate(text []byte) int {
-	return min(bytes.Count(text, []byte{'\n'})+1, len(text)/12+1)
 }
