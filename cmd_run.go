@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/sessions"
 )
 
@@ -38,7 +40,8 @@ func (f *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.WMA, engine.FieldWMA, d.WMA, "WMA formulation of the fp32 run: direct or prefix (fp64 is always direct)")
 	fs.Float64Var(&s.BarsPerYear, engine.FieldBarsPerYear, d.BarsPerYear, "bars per year for Sharpe, Sortino and CAGR; 0 = 365 x 24 h / the median bar spacing (a 24/7 calendar; give market-hours data its own, e.g. 98280 for US equity 1m regular sessions)")
 	fs.Float64Var(&s.Borderline, engine.FieldBorderline, d.Borderline, "parity: a flip is borderline when |h3-h|/close is below this")
-	fs.StringVar(&s.TZ, engine.FieldTZ, d.TZ, "exchange time zone for local times without offset (default America/New_York for LEAN, else UTC)")
+	fs.StringVar(&s.TZ, engine.FieldTZ, d.TZ, "exchange time zone for local times without offset (default: the LEAN convention's zone for LEAN files, else UTC)")
+	fs.StringVar(&s.LEANAsset, engine.FieldLEANAsset, d.LEANAsset, "LEAN security type when the path does not say it: "+strings.Join(data.LEANAssets(), ", ")+" (decides the price scale and zone)")
 	fs.StringVar(&s.TimeColumn, engine.FieldTimeColumn, d.TimeColumn, "name of the timestamp column of a CSV with a header")
 }
 

@@ -79,7 +79,7 @@ func TestErrors(t *testing.T) {
 		{name: "yyyyMMdd integer timestamp", in: hdr + "20240102,4.255,4.256,4.252,4.252,1\n",
 			want: `data.csv: line 2: field "timestamp": timestamp 20240102 would be 1970-08-23 as Unix seconds but looks like a yyyyMMdd date: write it as 2024-01-02`},
 		{name: "DST: repeated local hour (LEAN, New York)", in: "20231104 15:00,42010000,42100000,41900000,42000000,100\n20231105 01:30,42010000,42100000,41900000,42000000,100\n",
-			opt: Options{LEANAsset: "equity"},
+			opt:  Options{LEANAsset: "equity"},
 			want: `data.csv: line 2: field "time": local time "20231105 01:30" occurs twice in America/New_York (the clocks repeat it at a DST change), so the bar's instant is ambiguous: use timestamps with a UTC offset`},
 		{name: "DST: missing local hour (naive ISO)", in: hdr + "2024-03-10 01:30:00,4.255,4.256,4.252,4.252,1\n2024-03-10 02:30:00,4.255,4.256,4.252,4.252,1\n",
 			opt: Options{Location: ny}, want: `data.csv: line 3: field "timestamp": local time "2024-03-10 02:30:00" does not exist in America/New_York (the clocks skip it at a DST change): the file's times are not in this zone, or the row is wrong`},

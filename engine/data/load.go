@@ -89,6 +89,11 @@ type Info struct {
 	// Convention names the file convention that decided PriceScale and
 	// TimeZone, e.g. "LEAN equity/usa (from the path)"; "" for none.
 	Convention string
+	// Calendar is Calendar247 or CalendarSessions, what the bars follow
+	// (""when the span is too short to tell); CalendarWhy says what was
+	// seen (coverage, gaps). The annualisation follows it.
+	Calendar    string
+	CalendarWhy string
 }
 
 // How a file wrote its times (Info.Times).
