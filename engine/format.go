@@ -48,7 +48,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	if d.DroppedNaN > 0 {
 		bw.Printf(", %d rows without prices dropped", d.DroppedNaN)
 		if len(d.DroppedAt) > 0 {
-			bw.Printf(" (%s", strings.Join(d.DroppedAt, ", "))
+			bw.Printf(" (%s", data.Sanitize(strings.Join(d.DroppedAt, ", ")))
 			if d.DroppedNaN > len(d.DroppedAt) {
 				bw.Printf(", ...")
 			}

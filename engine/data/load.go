@@ -108,6 +108,8 @@ const (
 type Dataset struct {
 	Info Info
 	Bars Bars
+
+	firstAt, lastAt where // the rows of the first and last bars in the file (loadMany's messages)
 }
 
 // SupportedExtensions lists the file name endings a file picker should offer.
@@ -214,7 +216,7 @@ func parseStream(r io.Reader, org origin, opt Options, hint int64) (*Dataset, er
 	if err != nil {
 		return nil, err
 	}
-	d := &Dataset{Bars: bl.bars}
+	d := &Dataset{Bars: bl.bars, firstAt: bl.firstBarAt, lastAt: bl.lastBarAt}
 	d.Info = Info{Name: org.name, Layout: layout, Files: 1, DroppedNaN: bl.dropped, DroppedAt: bl.droppedAt,
 		SourceBars: bl.bars.Len()}
 	conv.describe(&d.Info, bl.tp)

@@ -44,9 +44,11 @@ type builder struct {
 	dropped   int
 	droppedAt []string // the places of the first maxDroppedAt dropped rows
 	rows      int
-	prev      int64
-	prevAt    where
-	firstAt   where
+	// the rows of the first and last bars appended
+	firstBarAt, lastBarAt where
+	prev                  int64
+	prevAt                where
+	firstAt               where
 }
 
 // newBuilder starts a builder with room for about capacity rows (the
@@ -144,6 +146,10 @@ func (bl *builder) add(r *row) *Error {
 		}
 	}
 	b := &bl.bars
+	if len(b.Time) == 0 {
+		bl.firstBarAt = r.at
+	}
+	bl.lastBarAt = r.at
 	b.Time = append(b.Time, r.t)
 	b.Open = append(b.Open, r.val[colOpen])
 	b.High = append(b.High, r.val[colHigh])
