@@ -13,7 +13,7 @@ type numKind uint8
 
 const (
 	numOK             numKind = iota
-	numNaN                    // "NaN" in any case, or an empty field: a missing value
+	numNaN                    // a missing value: empty, "NaN" or "null" in any case (pandas, Yahoo Finance)
 	numBad                    // not a decimal number
 	numDecimalComma           // "4,255" in a comma-separated file
 	numThousands              // "1,234.5" (or "1.234,5" in a semicolon file)
@@ -29,7 +29,7 @@ const (
 // caught by the callers' checks (hex here, infinity as a non-finite price).
 func parseNumber(s string) (float64, numKind) {
 	s = strings.TrimSpace(s)
-	if s == "" {
+	if missing(s) {
 		return math.NaN(), numNaN
 	}
 	if strings.IndexByte(s, ',') >= 0 {
@@ -42,6 +42,13 @@ func parseNumber(s string) (float64, numKind) {
 		return 0, numCommaAmbiguous
 	}
 	return parseDecimal(s)
+}
+
+// missing reports the spellings of a missing value: an empty field, NaN
+// or null in any case (Yahoo Finance writes null, pandas NaN or nothing).
+// A missing value is never read as 0.
+func missing(s string) bool {
+	return s == "" || strings.EqualFold(s, "null") || strings.EqualFold(s, "nan")
 }
 
 // parseDecimal is strconv.ParseFloat restricted to decimal notation. A value
@@ -77,7 +84,7 @@ type semicolonNumbers struct {
 
 func (sn *semicolonNumbers) parse(s string, line int) (float64, numKind) {
 	s = strings.TrimSpace(s)
-	if s == "" {
+	if missing(s) {
 		return math.NaN(), numNaN
 	}
 	comma := strings.IndexByte(s, ',') >= 0
