@@ -105,7 +105,7 @@ func TestErrors(t *testing.T) {
 		{name: "forced LEAN on a CSV with header", in: hdr + goodRows(1), opt: Options{Layout: LayoutLEANCSV, LEANAsset: "equity"},
 			want: `data.csv: line 1: field "time": cannot parse LEAN timestamp "timestamp": expected yyyyMMdd HH:mm`},
 		{name: "unknown layout", in: hdr + goodRows(1), opt: Options{Layout: "excel"},
-			want: `data.csv: unknown layout "excel" (Options.Layout): use one of csv, csv-semicolon, binance-archive, binance-archive-noheader, freqtrade-json, binance-klines-json, lean-csv, lean-day-csv`},
+			want: `data.csv: unknown layout "excel" (Options.Layout): use one of csv, csv-semicolon, binance-archive, binance-archive-noheader, freqtrade-json, binance-klines-json, lean-csv, lean-day-csv, parquet, arrow`},
 		{name: "JSON high below low", file: "klines.json",
 			in:   `[[1677628800000,"23141.57","23219.99","23020.03","23101.0","1.5",1677632399999,"0",1,"0","0","0"],` + "\n" + `[1677632400000,"23101.0","23000.0","23075.14","23245.96","1.5",1677635999999,"0",1,"0","0","0"]]`,
 			want: `klines.json: record 2: field "high": high 23000.0 is below low 23075.14`},

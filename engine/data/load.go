@@ -29,7 +29,7 @@ const (
 // Layouts lists the layout names in the order detection documents them.
 func Layouts() []string {
 	return []string{LayoutCSV, LayoutCSVSemicolon, LayoutBinanceArchive, LayoutBinanceArchiveNoHeader,
-		LayoutFreqtradeJSON, LayoutBinanceKlinesJSON, LayoutLEANCSV, LayoutLEANDayCSV}
+		LayoutFreqtradeJSON, LayoutBinanceKlinesJSON, LayoutLEANCSV, LayoutLEANDayCSV, LayoutParquet, LayoutArrow}
 }
 
 // Options changes how a file is read. The zero value detects everything.
@@ -115,7 +115,7 @@ type Dataset struct {
 // SupportedExtensions lists the file name endings a file picker should offer.
 // The layout is detected from the content, not the name.
 func SupportedExtensions() []string {
-	return []string{".csv", ".json", ".gz", ".zip", ".txt"}
+	return []string{".csv", ".json", ".gz", ".zip", ".txt", ".parquet", ".feather", ".arrow"}
 }
 
 // Parse reads r and loads it as LoadFile loads a file; name stands for the
@@ -132,7 +132,7 @@ func Parse(r io.Reader, name string, opt Options) (*Dataset, error) {
 	file, member := splitMember(name)
 	h := sha256.New()
 	br := bufio.NewReader(io.TeeReader(r, h))
-	if magic, _ := br.Peek(4); isZip(magic) {
+	if magic, _ := br.Peek(8); isZip(magic) {
 		raw, err := io.ReadAll(io.LimitReader(br, lim.MaxBytes+1))
 		if err != nil {
 			return nil, &Error{File: name, Reason: "read: " + err.Error(), Err: err}
@@ -200,18 +200,35 @@ func parseStream(r io.Reader, org origin, opt Options, hint int64) (*Dataset, er
 	if !ok {
 		br = bufio.NewReader(r)
 	}
-	text, what := io.Reader(br), ""
-	if magic, _ := br.Peek(4); isGzip(magic) {
+	text := io.Reader(br)
+	magic, _ := br.Peek(8)
+	if isGzip(magic) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &Error{File: org.name, Reason: "gzip: " + err.Error(), Err: err}
 		}
 		defer zr.Close()
-		text, what, hint = zr, "gzip", hint*4
-	} else if isZip(magic) {
+		zbr := bufio.NewReader(&named{r: zr, name: org.name, what: "gzip"})
+		magic, _ = zbr.Peek(8)
+		text, hint = zbr, hint*4
+	}
+	if isZip(magic) {
 		return nil, &Error{File: org.name, Reason: "a zip inside a compressed file: extract it first"}
 	}
-	g := newGuard(text, org.name, what, opt.Limits)
+	if kind := columnar(magic); kind != "" {
+		// The columnar readers need random access: the decompressed bytes
+		// are read into memory, up to Limits.MaxBytes.
+		raw, err := io.ReadAll(io.LimitReader(text, opt.Limits.MaxBytes+1))
+		if err != nil {
+			return nil, &Error{File: org.name, Reason: "read: " + err.Error(), Err: err}
+		}
+		if int64(len(raw)) > opt.Limits.MaxBytes {
+			le := &LimitError{What: "decompressed size", Max: opt.Limits.MaxBytes, Env: EnvMaxBytes}
+			return nil, &Error{File: org.name, Reason: le.Error(), Err: le}
+		}
+		return loadColumnar(bytes.NewReader(raw), int64(len(raw)), kind, org, opt)
+	}
+	g := newGuard(text, org.name, "", opt.Limits)
 	bl, layout, conv, err := parseText(g, org, opt, hint)
 	if err != nil {
 		return nil, err
@@ -311,6 +328,8 @@ func parseText(g *guard, org origin, opt Options, hint int64) (*builder, string,
 			return fail(noHeaderTimeColumn(name, opt.TimeColumn, layout))
 		}
 		bl, conv, err = parseLEAN(text, name, layout, lean, opt, capacity)
+	case LayoutParquet, LayoutArrow:
+		return fail(&Error{File: name, Reason: "not a " + layout + " file (it does not start with the format's magic bytes)"})
 	default:
 		return fail(&Error{File: name, Reason: "unknown layout " + quote(layout) + " (Options.Layout): use one of " +
 			strings.Join(Layouts(), ", ")})

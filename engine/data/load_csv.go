@@ -33,80 +33,15 @@ func parseHeaderCSV(text io.Reader, name string, opt Options, comma rune, semi *
 		return nil, fieldLimitError(name, hdrLine, len(hdr), opt.Limits)
 	}
 	header := make([]string, len(hdr))
-	lower := make([]string, len(hdr))
 	for i, h := range hdr {
 		header[i] = strings.TrimSpace(h)
-		lower[i] = strings.ToLower(header[i])
 	}
-	herr := func(reason string) error {
-		return &Error{File: name, Line: hdrLine, Reason: reason}
+	timeIdx, cols, reason := matchColumns(header, opt.TimeColumn)
+	if reason == "" && timeIdx < 0 {
+		reason = noTimeColumn(header)
 	}
-	shown := make([]string, 0, min(len(header), 20))
-	for _, h := range header[:min(len(header), 20)] {
-		shown = append(shown, clipName(h))
-	}
-	found := "found: " + strings.Join(shown, ", ")
-	if len(header) > len(shown) {
-		found += " and " + strconv.Itoa(len(header)-len(shown)) + " more"
-	}
-
-	// find returns the column named want, -1 when absent, and an error when
-	// the name appears twice (which one is meant would be a guess).
-	find := func(want string) (int, error) {
-		idx := -1
-		for i, n := range lower {
-			if n != want {
-				continue
-			}
-			if idx >= 0 {
-				return -1, herr("column " + quote(header[i]) + " appears twice (columns " +
-					strconv.Itoa(idx+1) + " and " + strconv.Itoa(i+1) + "): rename one")
-			}
-			idx = i
-		}
-		return idx, nil
-	}
-	timeIdx := -1
-	if opt.TimeColumn != "" {
-		if timeIdx, err = find(strings.ToLower(strings.TrimSpace(opt.TimeColumn))); err != nil {
-			return nil, err
-		}
-		if timeIdx < 0 {
-			return nil, herr("no column " + quote(opt.TimeColumn) + " (the time column asked for) in the header; " + found)
-		}
-	} else {
-		for _, n := range timeColumnNames {
-			if timeIdx, err = find(n); err != nil {
-				return nil, err
-			}
-			if timeIdx >= 0 {
-				break
-			}
-		}
-		if timeIdx < 0 {
-			return nil, herr("no timestamp column (open_time, timestamp, time, datetime or date) in the header; " +
-				found + "; name it with --time-column")
-		}
-	}
-	var cols [nCols]int
-	for i := colOpen; i <= colClose; i++ {
-		if cols[i], err = find(canonicalNames[i]); err != nil {
-			return nil, err
-		}
-		if cols[i] < 0 {
-			return nil, herr("no " + quote(canonicalNames[i]) + " column in the header; " + found)
-		}
-	}
-	if cols[colVolume], err = find("volume"); err != nil {
-		return nil, err
-	}
-	if cols[colVolume] < 0 {
-		for i, n := range lower {
-			if strings.HasPrefix(n, "volume") {
-				cols[colVolume] = i
-				break
-			}
-		}
+	if reason != "" {
+		return nil, &Error{File: name, Line: hdrLine, Reason: reason}
 	}
 
 	bl := newBuilder(name, capacity)
@@ -168,6 +103,97 @@ func parseHeaderCSV(text io.Reader, name string, opt Options, comma rune, semi *
 		return nil, e
 	}
 	return bl, nil
+}
+
+// matchColumns finds the columns of a header (names trimmed) the CSV way,
+// case-insensitively: the time column (timeColumn, else the first of
+// timeColumnNames), open, high, low, close, and volume (the column named
+// "volume", else the first whose name starts with "volume"; -1 when none).
+// A name found twice is an error (which one is meant would be a guess).
+// timeIdx is -1 with no reason when timeColumn is "" and no default name is
+// in the header (the caller may look further), and the other columns are
+// then not looked at.
+func matchColumns(header []string, timeColumn string) (timeIdx int, cols [nCols]int, reason string) {
+	lower := make([]string, len(header))
+	for i, h := range header {
+		lower[i] = strings.ToLower(h)
+	}
+	found := foundList(header)
+	find := func(want string) (int, string) {
+		idx := -1
+		for i, n := range lower {
+			if n != want {
+				continue
+			}
+			if idx >= 0 {
+				return -1, "column " + quote(header[i]) + " appears twice (columns " +
+					strconv.Itoa(idx+1) + " and " + strconv.Itoa(i+1) + "): rename one"
+			}
+			idx = i
+		}
+		return idx, ""
+	}
+	timeIdx = -1
+	if timeColumn != "" {
+		if timeIdx, reason = find(strings.ToLower(strings.TrimSpace(timeColumn))); reason != "" {
+			return -1, cols, reason
+		}
+		if timeIdx < 0 {
+			return -1, cols, "no column " + quote(timeColumn) + " (the time column asked for) in the header; " + found
+		}
+	} else {
+		for _, n := range timeColumnNames {
+			if timeIdx, reason = find(n); reason != "" {
+				return -1, cols, reason
+			}
+			if timeIdx >= 0 {
+				break
+			}
+		}
+		if timeIdx < 0 {
+			return -1, cols, ""
+		}
+	}
+	for i := colOpen; i <= colClose; i++ {
+		if cols[i], reason = find(canonicalNames[i]); reason != "" {
+			return -1, cols, reason
+		}
+		if cols[i] < 0 {
+			return -1, cols, "no " + quote(canonicalNames[i]) + " column in the header; " + found
+		}
+	}
+	if cols[colVolume], reason = find("volume"); reason != "" {
+		return -1, cols, reason
+	}
+	if cols[colVolume] < 0 {
+		for i, n := range lower {
+			if strings.HasPrefix(n, "volume") {
+				cols[colVolume] = i
+				break
+			}
+		}
+	}
+	return timeIdx, cols, ""
+}
+
+// noTimeColumn is the reason when no time column was found.
+func noTimeColumn(header []string) string {
+	return "no timestamp column (open_time, timestamp, time, datetime or date) in the header; " +
+		foundList(header) + "; name it with --time-column"
+}
+
+// foundList names a header's columns for a message: the first 20,
+// clipped and sanitised.
+func foundList(header []string) string {
+	shown := make([]string, 0, min(len(header), 20))
+	for _, h := range header[:min(len(header), 20)] {
+		shown = append(shown, clipName(h))
+	}
+	found := "found: " + strings.Join(shown, ", ")
+	if len(header) > len(shown) {
+		found += " and " + strconv.Itoa(len(header)-len(shown)) + " more"
+	}
+	return found
 }
 
 // parseFixedCSV reads a comma-separated file without a header whose first

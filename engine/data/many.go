@@ -166,7 +166,7 @@ func overlapError(d, prev *Dataset) *Error {
 	if t == last {
 		what = "duplicate timestamp " + fmtTime(t) + ": the same bar as " + prev.Info.Name + " " + prev.lastAt.String()
 	}
-	return &Error{File: d.Info.Name, Line: d.firstAt.line, Record: d.firstAt.record, Reason: what +
+	return &Error{File: d.Info.Name, Line: d.firstAt.line, Record: d.firstAt.record, Row: d.firstAt.row, Reason: what +
 		": the files overlap or repeat bars; remove one of them"}
 }
 

@@ -17,7 +17,7 @@ import (
 func binanceMinutes(start time.Time, n int, c0 float64) []byte {
 	var sb strings.Builder
 	for i := 0; i < n; i++ {
-		ms := start.Add(time.Duration(i)*time.Minute).UnixMilli()
+		ms := start.Add(time.Duration(i) * time.Minute).UnixMilli()
 		c := c0 + float64(i)
 		fmt.Fprintf(&sb, "%d,%g,%g,%g,%g,1.5,%d,0,1,0,0,0\n", ms, c, c+1, c-1, c, ms+59999)
 	}
@@ -92,7 +92,10 @@ func TestManyFiles(t *testing.T) {
 // both files and lines; empty folders and globs, mixed layouts.
 func TestManyFilesRefused(t *testing.T) {
 	dir := t.TempDir()
-	sub := func(name string) string { os.MkdirAll(filepath.Join(dir, name), 0o755); return filepath.Join(dir, name) }
+	sub := func(name string) string {
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+		return filepath.Join(dir, name)
+	}
 	write := func(p string, b []byte) string { os.WriteFile(p, b, 0o644); return p }
 	start := utc(2024, 1, 1, 0, 0)
 
@@ -116,7 +119,7 @@ func TestManyFilesRefused(t *testing.T) {
 		{over, e + ": line 1: timestamp 2024-01-01 00:02:00 UTC overlaps " + c + ", whose bars run to 2024-01-01 00:04:00 UTC (line 5): the files overlap or repeat bars; remove one of them"},
 		{mixed, mixed + ": the files are not read alike: " + filepath.Join(mixed, "y.csv") + " is csv (prices as stored, Unix times (UTC)), " +
 			filepath.Join(mixed, "x.csv") + " is binance-archive-noheader (prices as stored, Unix times (UTC)): load them separately"},
-		{empty, empty + ": the folder holds no data file (.csv .json .gz .zip .txt)"},
+		{empty, empty + ": the folder holds no data file (.csv .json .gz .zip .txt .parquet .feather .arrow)"},
 		{filepath.Join(dir, "nothing-*.zip"), filepath.Join(dir, "nothing-*.zip") + ": no file matches the pattern"},
 		{filepath.Join(bad, "*.csv"), filepath.Join(bad, "h.csv") + `: line 2: field "close": price -1 is not positive`},
 	}

@@ -123,10 +123,25 @@ func loadOne(p string, opt Options) (*Dataset, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var magic [4]byte
+	var magic [8]byte
 	n, _ := io.ReadFull(f, magic[:])
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, statError(file, err)
+	}
+	if kind := columnar(magic[:n]); kind != "" && member == "" {
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return nil, statError(file, err)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, statError(file, err)
+		}
+		d, err := loadColumnar(f, size, kind, origin{name: p, path: file}, opt)
+		if err != nil {
+			return nil, err
+		}
+		d.Info.SHA256 = sumOf(h)
+		return d, nil
 	}
 	if isZip(magic[:n]) {
 		h := sha256.New()

@@ -66,7 +66,7 @@ func newBuilder(file string, capacity int) *builder {
 
 // errAt builds an *Error at a place.
 func (bl *builder) errAt(at where, field, reason string) *Error {
-	return &Error{File: bl.file, Line: at.line, Record: at.record, Field: field, Reason: reason}
+	return &Error{File: bl.file, Line: at.line, Record: at.record, Row: at.row, Field: field, Reason: reason}
 }
 
 // timeError reports a timestamp that could not be read.
