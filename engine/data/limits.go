@@ -109,26 +109,20 @@ func parseSize(s string) (int64, bool) {
 // LimitError is a load refused by one of the Limits: which one, its value
 // and the environment variable that raises it.
 type LimitError struct {
-	What string // "decompressed size", "row length", "fields in a row", "files"
+	What string // "decompressed size", "row length", "JSON token length", "fields in a row", "files"
 	Max  int64
 	Env  string
 }
 
-func (e *LimitError) Error() string {
-	v := thousands(int(e.Max))
-	if e.What == "decompressed size" || e.What == "row length" {
-		v = formatSize(e.Max)
-	}
-	return e.What + " above the limit of " + v + ": raise it with " + e.Env + " (e.g. " + e.Env + "=" +
-		suggest(e.Max, e.What) + ")"
-}
+// bytes reports whether the limit counts bytes (it is written as a size).
+func (e *LimitError) bytes() bool { return e.Env == EnvMaxBytes || e.Env == EnvMaxLine }
 
-// suggest is four times a limit, as a value for its variable.
-func suggest(v int64, what string) string {
-	if what == "decompressed size" || what == "row length" {
-		return strings.ReplaceAll(formatSize(4*v), " ", "")
+func (e *LimitError) Error() string {
+	v, more := thousands(int(e.Max)), strconv.FormatInt(4*e.Max, 10)
+	if e.bytes() {
+		v, more = formatSize(e.Max), strings.ReplaceAll(formatSize(4*e.Max), " ", "")
 	}
-	return strconv.FormatInt(4*v, 10)
+	return e.What + " above the limit of " + v + ": raise it with " + e.Env + " (e.g. " + e.Env + "=" + more + ")"
 }
 
 // formatSize writes a byte count in the largest binary unit that divides
@@ -161,6 +155,7 @@ type guard struct {
 	row    int   // bytes of the current row
 	lines  int   // newlines passed
 	json   bool
+	rowAt  int  // the line the current row started on (text mode)
 	inStr  bool // text: inside double quotes; JSON: inside a string
 	escape bool // JSON: after a backslash inside a string
 	err    error
@@ -203,7 +198,10 @@ func (g *guard) Read(p []byte) (int, error) {
 // scan counts p and checks the limits.
 func (g *guard) scan(p []byte) error {
 	if g.n += int64(len(p)); g.n > g.lim.MaxBytes {
-		return g.limitErr(&LimitError{What: "decompressed size", Max: g.lim.MaxBytes, Env: EnvMaxBytes})
+		// Place it on the line of the first byte past the limit.
+		g.lines += bytes.Count(p[:int64(len(p))-(g.n-g.lim.MaxBytes)], []byte{'\n'})
+		le := &LimitError{What: "decompressed size", Max: g.lim.MaxBytes, Env: EnvMaxBytes}
+		return &Error{File: g.name, Line: g.lines + 1, Reason: le.Error(), Err: le}
 	}
 	start := g.n - int64(len(p))
 	maxRow := g.lim.MaxLine
@@ -225,7 +223,7 @@ func (g *guard) scan(p []byte) error {
 			} else {
 				g.lines++
 				if !g.inStr {
-					g.row = 0
+					g.row, g.rowAt = 0, g.lines
 				}
 			}
 			i += k + 1
@@ -257,8 +255,14 @@ func (g *guard) scan(p []byte) error {
 	return nil
 }
 
+// limitErr places a refusal: on the line the current row started (a
+// quoted field may have run over many), else the current line.
 func (g *guard) limitErr(le *LimitError) error {
-	return &Error{File: g.name, Line: g.lines + 1, Reason: le.Error(), Err: le}
+	line := g.lines + 1
+	if !g.json && le.What == "row length" {
+		line = g.rowAt + 1
+	}
+	return &Error{File: g.name, Line: line, Reason: le.Error(), Err: le}
 }
 
 // startJSON switches to JSON mode. pending are the bytes already read from

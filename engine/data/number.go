@@ -55,6 +55,9 @@ func missing(s string) bool {
 // out of float64 range parses as ±Inf or 0, which the value checks reject
 // with a message about the price rather than about the syntax.
 func parseDecimal(s string) (float64, numKind) {
+	if strings.IndexByte(s, '_') >= 0 {
+		return 0, numBad // ParseFloat reads Go's digit separators: 1_000 is not a price
+	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
@@ -157,8 +160,7 @@ func isGrouped(s string, sep, dec byte) bool {
 }
 
 // isHex reports whether s has the 0x prefix (after an optional sign) that
-// makes strconv.ParseFloat read hexadecimal; underscores are accepted by
-// ParseFloat only after such a prefix, so this check excludes them too.
+// makes strconv.ParseFloat read hexadecimal.
 func isHex(s string) bool {
 	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
 		s = s[1:]

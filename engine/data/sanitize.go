@@ -34,8 +34,11 @@ func Sanitize(s string) string {
 		case r == utf8.RuneError && n == 1:
 			sb.WriteString(`\x`)
 			sb.WriteString(hex2(s[i]))
+		case r < 0x80 && unsafeRune(r, n): // C0 controls and DEL: \x1b
+			sb.WriteString(`\x`)
+			sb.WriteString(hex2(byte(r)))
 		case unsafeRune(r, n):
-			q := strconv.QuoteRuneToASCII(r) // '\x1b', '\u202e'
+			q := strconv.QuoteRuneToASCII(r) // C1 and format characters: '\u009b', '\u202e'
 			sb.WriteString(q[1 : len(q)-1])
 		default:
 			sb.WriteString(s[i : i+n])
