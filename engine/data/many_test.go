@@ -24,7 +24,7 @@ func binanceMinutes(start time.Time, n int, c0 float64) []byte {
 	return []byte(sb.String())
 }
 
-func fileSum(t *testing.T, p string) string {
+func fileSum(t testing.TB, p string) string {
 	sum := sha256.Sum256(readFile(t, p))
 	return hex.EncodeToString(sum[:])
 }

@@ -20,7 +20,7 @@ type zipMember struct {
 
 // writeZip writes a zip of members (deflated; a name ending in '/' is a
 // folder entry) to dir/name and returns its path.
-func writeZip(t *testing.T, dir, name string, members ...zipMember) string {
+func writeZip(t testing.TB, dir, name string, members ...zipMember) string {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -128,7 +128,7 @@ func TestZip(t *testing.T) {
 	}
 }
 
-func readFile(t *testing.T, p string) []byte {
+func readFile(t testing.TB, p string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(p)
 	if err != nil {
