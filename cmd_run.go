@@ -29,7 +29,7 @@ type studyFlags struct {
 func (f *studyFlags) register(fs *pflag.FlagSet) {
 	d, s := engine.DefaultSpec(), &f.spec
 	s.Fee, s.Head, s.BarsPerYear, s.Borderline = d.Fee, d.Head, d.BarsPerYear, d.Borderline
-	fs.StringVar(&s.Data, engine.FieldData, d.Data, "bars to sweep: a file (CSV, Binance, freqtrade, klines JSON, LEAN; .gz ok) or embedded:NAME (filusdt-1m, btcusdt-1m)")
+	fs.StringVar(&s.Data, engine.FieldData, d.Data, "bars to sweep: a file (CSV, Binance, freqtrade, klines JSON, LEAN, Parquet, Feather/Arrow; .gz and .zip ok, FILE.zip#MEMBER), a folder or glob of them (one dataset), or embedded:NAME (filusdt-1m, btcusdt-1m)")
 	fs.StringVar(&s.HMA, engine.FieldHMA, d.HMA, "HMA length range start:stop:step, inclusive (min 2)")
 	fs.StringVar(&s.HMA3, engine.FieldHMA3, d.HMA3, "HMA3 length range start:stop:step, inclusive (min 6)")
 	fs.Var(decimalFloat{&s.Fee, d.Fee}, engine.FieldFee, "fee per side, a fraction (0.00045 = 0.045%)")

@@ -135,7 +135,7 @@ func TestHostileFlags(t *testing.T) {
 	out, _, err := execute(t, "run", "--no-save", "-q", "--data", "testdata/data/lean_spy_hour_head.csv.gz", "--lean-asset", "equity",
 		"--hma", "10:20:10", "--hma3", "12:24:12", "--backend", "reference")
 	if err != "" || !strings.Contains(out, "; LEAN equity/usa (as given): prices / 10,000, local times in America/New_York\n") ||
-		!strings.Contains(out, "bars/year (observed over 1.1 years: the bars follow a session calendar") {
+		!strings.Contains(out, "bars/year, observed over 1.1 years: a session calendar (") {
 		t.Errorf("LEAN as equity: %s\n%s", err, out)
 	}
 }

@@ -170,7 +170,7 @@ func BarsPerYear(medianSpacing time.Duration) float64 {
 func DerivedBarsPerYear(in *data.Info) (float64, string) {
 	if in.Calendar == data.CalendarSessions {
 		years := in.Last.Sub(in.First).Hours() / (365.25 * 24)
-		return in.ObservedBarsPerYear(), fmt.Sprintf("observed over %.1f years: the bars follow a session calendar (%s)",
+		return in.ObservedBarsPerYear(), fmt.Sprintf("observed over %.1f years: a session calendar (%s)",
 			years, in.CalendarWhy)
 	}
 	why := "24/7 calendar from the " + shortDuration(in.MedianSpacing) + " median spacing"

@@ -54,7 +54,7 @@ type builder struct {
 // newBuilder starts a builder with room for about capacity rows (the
 // parsers pass a count of lines or records, which is only an estimate).
 func newBuilder(file string, capacity int) *builder {
-	capacity = max(0, min(capacity, 1<<24))
+	capacity = max(0, min(capacity, 1<<20)) // a hint from a header may lie: growth handles the rest
 	b := &builder{file: file, timeName: "time", names: canonicalNames}
 	b.bars = Bars{
 		Time: make([]int64, 0, capacity), Open: make([]float64, 0, capacity),
