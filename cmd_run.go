@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -14,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/sessions"
 )
 
@@ -25,22 +28,78 @@ type studyFlags struct {
 
 func (f *studyFlags) register(fs *pflag.FlagSet) {
 	d, s := engine.DefaultSpec(), &f.spec
-	fs.StringVar(&s.Data, engine.FieldData, d.Data, "bars to sweep: a file (CSV, Binance, freqtrade, klines JSON, LEAN; .gz ok) or embedded:NAME (filusdt-1m, btcusdt-1m)")
+	s.Fee, s.Head, s.BarsPerYear, s.Borderline = d.Fee, d.Head, d.BarsPerYear, d.Borderline
+	fs.StringVar(&s.Data, engine.FieldData, d.Data, "bars to sweep: a file (CSV, Binance, freqtrade, klines JSON, LEAN, Parquet, Feather/Arrow; .gz and .zip ok, FILE.zip#MEMBER), a folder or glob of them (one dataset), or embedded:NAME (filusdt-1m, btcusdt-1m)")
 	fs.StringVar(&s.HMA, engine.FieldHMA, d.HMA, "HMA length range start:stop:step, inclusive (min 2)")
 	fs.StringVar(&s.HMA3, engine.FieldHMA3, d.HMA3, "HMA3 length range start:stop:step, inclusive (min 6)")
-	fs.Float64Var(&s.Fee, engine.FieldFee, d.Fee, "fee per side, a fraction (0.00045 = 0.045%)")
+	fs.Var(decimalFloat{&s.Fee, d.Fee}, engine.FieldFee, "fee per side, a fraction (0.00045 = 0.045%)")
 	fs.StringVar(&s.Mode, engine.FieldMode, d.Mode, "long-short or long-only")
 	fs.StringVar(&s.Source, engine.FieldSource, d.Source, "series for the HMA: close, hl2, hlc3 or ohlc4 (HMA3 always uses close)")
 	fs.StringVar(&s.Timeframe, engine.FieldTimeframe, d.Timeframe, "resample first: 5m, 15m, 30m, 1h, 4h or 1d (UTC-aligned, left-labelled)")
-	fs.IntVar(&s.Head, engine.FieldHead, d.Head, "use only the first N bars (after resampling); 0 = all")
+	fs.Var(decimalInt{&s.Head, d.Head}, engine.FieldHead, "use only the first N bars (after resampling); 0 = all")
 	fs.StringVar(&s.Backend, engine.FieldBackend, d.Backend, "auto, reference, cuda or metal")
 	fs.StringVar(&s.Precision, engine.FieldPrecision, d.Precision, "fp64, fp32 or both")
 	fs.StringVar(&s.WMA, engine.FieldWMA, d.WMA, "WMA formulation of the fp32 run: direct or prefix (fp64 is always direct)")
-	fs.Float64Var(&s.BarsPerYear, engine.FieldBarsPerYear, d.BarsPerYear, "bars per year for Sharpe, Sortino and CAGR; 0 = 365 x 24 h / the median bar spacing (a 24/7 calendar; give market-hours data its own, e.g. 98280 for US equity 1m regular sessions)")
-	fs.Float64Var(&s.Borderline, engine.FieldBorderline, d.Borderline, "parity: a flip is borderline when |h3-h|/close is below this")
-	fs.StringVar(&s.TZ, engine.FieldTZ, d.TZ, "exchange time zone for local times without offset (default America/New_York for LEAN, else UTC)")
+	fs.Var(decimalFloat{&s.BarsPerYear, d.BarsPerYear}, engine.FieldBarsPerYear, "bars per year for Sharpe, Sortino and CAGR; 0 = derived from the data: the bars observed a year when they follow a session calendar (nights, weekends), else 365 x 24 h / the median bar spacing (24/7); the report says which")
+	fs.Var(decimalFloat{&s.Borderline, d.Borderline}, engine.FieldBorderline, "parity: a flip is borderline when |h3-h|/close is below this")
+	fs.StringVar(&s.TZ, engine.FieldTZ, d.TZ, "exchange time zone for local times without offset (default: the LEAN convention's zone for LEAN files, else UTC)")
+	fs.StringVar(&s.LEANAsset, engine.FieldLEANAsset, d.LEANAsset, "LEAN security type when the path does not say it: "+strings.Join(data.LEANAssets(), ", ")+" (decides the price scale and zone)")
 	fs.StringVar(&s.TimeColumn, engine.FieldTimeColumn, d.TimeColumn, "name of the timestamp column of a CSV with a header")
 }
+
+// decimalInt and decimalFloat are the study's number flags, read as plain
+// decimals: pflag's own accept Go syntax (1_000, 0x10, 0x1p-4), which reads
+// a typo as a number.
+type (
+	decimalInt struct {
+		p   *int
+		def int
+	}
+	decimalFloat struct {
+		p   *float64
+		def float64
+	}
+)
+
+func (v decimalInt) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s)) // base 10: no 1_000, no 0x10
+	if err != nil {
+		return errors.New("want a whole number written in decimal digits, e.g. 5000")
+	}
+	*v.p = n
+	return nil
+}
+
+func (v decimalInt) String() string {
+	if v.p == nil {
+		return strconv.Itoa(v.def)
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (decimalInt) Type() string { return "int" }
+
+func (v decimalFloat) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.Trim(s, "0123456789.eE+-") != "" {
+		return errors.New("want a decimal number, e.g. 0.00045 or 1e-5")
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return errors.New("want a decimal number, e.g. 0.00045 or 1e-5")
+	}
+	*v.p = f
+	return nil
+}
+
+func (v decimalFloat) String() string {
+	if v.p == nil {
+		return strconv.FormatFloat(v.def, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(*v.p, 'g', -1, 64)
+}
+
+func (decimalFloat) Type() string { return "float" }
 
 // study builds the study the flags describe (engine.Spec.Build), with the
 // backend resolved through the registry.

@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"sweepbench/cuda"
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/metal"
 	"sweepbench/reference"
 )
@@ -70,10 +72,21 @@ func main() {
 	if err == nil {
 		return
 	}
-	fmt.Fprintln(os.Stderr, "sweepbench:", phrase(err))
+	fmt.Fprintln(os.Stderr, "sweepbench:", errorText(err))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		os.Exit(ee.code)
 	}
 	os.Exit(1)
+}
+
+// errorText is an error as the terminal shows it: phrased for the command
+// line, each line through data.Sanitize (a flag's value or a file's name
+// cannot move the cursor or retitle the window).
+func errorText(err error) string {
+	lines := strings.Split(phrase(err), "\n")
+	for i, l := range lines {
+		lines[i] = data.Sanitize(l)
+	}
+	return strings.Join(lines, "\n")
 }

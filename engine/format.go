@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"sweepbench/engine/data"
 )
 
 // CancelledByUser is how a cancel the user asked for reads in reports.
@@ -33,7 +35,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	if tf == "" && d.MedianSpacing > 0 {
 		tf = shortDuration(d.MedianSpacing)
 	}
-	bw.Printf("data    %s: %s bars %s .. %s UTC (%s", d.Name, thousands(d.Bars),
+	bw.Printf("data    %s: %s bars %s .. %s UTC (%s", data.Sanitize(d.Name), thousands(d.Bars),
 		d.First.Format("2006-01-02 15:04"), d.Last.Format("2006-01-02 15:04"), tf)
 	if d.Timeframe != "" {
 		bw.Printf(", resampled from %s bars", thousands(d.SourceBars))
@@ -43,12 +45,23 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 		bw.Printf(", largest %s", shortDuration(d.LargestGap))
 	}
 	if d.DroppedNaN > 0 {
-		bw.Printf(", %d NaN rows dropped", d.DroppedNaN)
+		bw.Printf(", %d rows without prices dropped", d.DroppedNaN)
+		if len(d.DroppedAt) > 0 {
+			bw.Printf(" (%s", data.Sanitize(strings.Join(d.DroppedAt, ", ")))
+			if d.DroppedNaN > len(d.DroppedAt) {
+				bw.Printf(", ...")
+			}
+			bw.Printf(")")
+		}
 	}
-	bw.Printf(")\n")
-	bw.Printf("grid    hma %s x hma3 %s = %s combos; fee %s%% per side; %s; source %s; %s bars/year\n",
+	bw.Printf(")")
+	if s := d.ReadAs(); s != "" {
+		bw.Printf("; %s", s)
+	}
+	bw.Printf("\n")
+	bw.Printf("grid    hma %s x hma3 %s = %s combos; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
 		r.Grid.HMA, r.Grid.HMA3, thousands(r.Grid.Len()), trimFloat(r.Params.Fee*100, 4), r.Params.Mode,
-		r.Params.Source, trimFloat(r.Params.BarsPerYear, 2))
+		r.Params.Source, trimFloat(r.Params.BarsPerYear, 2), BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear))
 	if r.Note != "" {
 		bw.Printf("note    %s\n", r.Note)
 	}

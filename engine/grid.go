@@ -124,13 +124,20 @@ func (r Range) validate(field string) error {
 		minLen, why = MinHMA3, "HMA3 needs floor(floor(L/2)/3) >= 1"
 	}
 	switch {
-	case r.Len() == 0:
+	case r.Step <= 0 || r.Stop < r.Start:
 		return fieldErr(field, r.String(), "empty range")
 	case r.Start < minLen:
 		return fieldErr(field, r.String(), "length %d is below the minimum %d (%s)", r.Start, minLen, why)
+	case r.Stop > MaxLength:
+		return fieldErr(field, r.String(), "length %d is above the maximum %d (a length is a number of bars)", r.Stop, MaxLength)
 	}
 	return nil
 }
+
+// MaxLength bounds an HMA or HMA3 length (about a billion bars, more than
+// any dataset holds), so that warm-up arithmetic (L + sqrt(L), 2 x L/2)
+// cannot overflow, in int64 here or in the GPU kernels' 32-bit ints.
+const MaxLength = 1 << 30
 
 // BarsNeeded is max(W, W3) + 2 for the combo (SPEC "How many bars are enough").
 func BarsNeeded(c Combo) int {

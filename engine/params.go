@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"sweepbench/engine/data"
 )
 
 // Mode says which positions the strategy may hold (SPEC "Signal, position, fills").
@@ -155,4 +157,35 @@ func BarsPerYear(medianSpacing time.Duration) float64 {
 		return 0
 	}
 	return SecondsPerYear / medianSpacing.Seconds()
+}
+
+// DerivedBarsPerYear is the annualisation factor a study on the dataset
+// takes when none is given, and why. On a session calendar (data.Info's
+// Calendar: regular night and weekend gaps, as in exchange-hours equity
+// data) it is the bars actually observed per year over the span; the 24/7
+// rule there would count every closed hour as a bar and overstate Sharpe
+// by the square root of the ratio (about 2.2x for US equity hourly bars).
+// Otherwise it is SPEC's 24/7 calendar from the median spacing
+// (BarsPerYear).
+func DerivedBarsPerYear(in *data.Info) (float64, string) {
+	if in.Calendar == data.CalendarSessions {
+		years := in.Last.Sub(in.First).Hours() / (365.25 * 24)
+		return in.ObservedBarsPerYear(), fmt.Sprintf("observed over %.1f years: a session calendar (%s)",
+			years, in.CalendarWhy)
+	}
+	why := "24/7 calendar from the " + shortDuration(in.MedianSpacing) + " median spacing"
+	if in.CalendarWhy != "" {
+		why += " (" + in.CalendarWhy + ")"
+	}
+	return BarsPerYear(in.MedianSpacing), why
+}
+
+// BarsPerYearRule says where a report's bars per year came from: the rule
+// DerivedBarsPerYear gives when bpy is what it derives from in, else
+// "as given".
+func BarsPerYearRule(in *data.Info, bpy float64) string {
+	if d, why := DerivedBarsPerYear(in); d == bpy {
+		return why
+	}
+	return "as given"
 }

@@ -28,19 +28,25 @@ type jsonDataset struct {
 	DroppedNaN     int       `json:"dropped_nan_rows"`
 	MinPrice       JSONFloat `json:"min_price"`
 	MaxPrice       JSONFloat `json:"max_price"`
+	Files          int       `json:"files,omitempty"`       // files read (a folder or glob: more than 1)
+	PriceScale     JSONFloat `json:"price_scale,omitempty"` // the file's prices were divided by it (10000: LEAN equity)
+	Times          string    `json:"times,omitempty"`       // unix, offset, local or mixed
+	TimeZone       string    `json:"time_zone,omitempty"`   // the zone local times were read in
+	Convention     string    `json:"convention,omitempty"`  // e.g. "LEAN equity/usa (from the path)"
 }
 
 type jsonParams struct {
-	HMA         string    `json:"hma"`
-	HMA3        string    `json:"hma3"`
-	Combos      int       `json:"combos"`
-	Fee         JSONFloat `json:"fee"`
-	Mode        string    `json:"mode"`
-	Source      string    `json:"source"`
-	BarsPerYear JSONFloat `json:"bars_per_year"`
-	Backend     string    `json:"backend"`
-	WMA         string    `json:"wma"`
-	Note        string    `json:"note,omitempty"`
+	HMA             string    `json:"hma"`
+	HMA3            string    `json:"hma3"`
+	Combos          int       `json:"combos"`
+	Fee             JSONFloat `json:"fee"`
+	Mode            string    `json:"mode"`
+	Source          string    `json:"source"`
+	BarsPerYear     JSONFloat `json:"bars_per_year"`
+	BarsPerYearRule string    `json:"bars_per_year_rule"` // how it was chosen: observed, 24/7 from the spacing, or as given
+	Backend         string    `json:"backend"`
+	WMA             string    `json:"wma"`
+	Note            string    `json:"note,omitempty"`
 }
 
 type jsonCombo struct {
@@ -195,9 +201,11 @@ func (r *Report) jsonHead() jsonReportHead {
 	d := r.Dataset
 	out := jsonReportHead{
 		Dataset: jsonDataset{d.Name, d.Path, d.Layout, d.SHA256, d.Bars, d.SourceBars, d.First, d.Last, d.Timeframe,
-			d.MedianSpacing.Seconds(), d.Gaps, d.LargestGap.Seconds(), d.DroppedNaN, JSONFloat(d.MinPrice), JSONFloat(d.MaxPrice)},
+			d.MedianSpacing.Seconds(), d.Gaps, d.LargestGap.Seconds(), d.DroppedNaN, JSONFloat(d.MinPrice), JSONFloat(d.MaxPrice),
+			d.Files, JSONFloat(d.PriceScale), d.Times, d.TimeZone, d.Convention},
 		Params: jsonParams{r.Grid.HMA.String(), r.Grid.HMA3.String(), r.Grid.Len(), JSONFloat(r.Params.Fee),
-			r.Params.Mode.String(), r.Params.Source.String(), JSONFloat(r.Params.BarsPerYear), r.Backend, r.WMA.String(), r.Note},
+			r.Params.Mode.String(), r.Params.Source.String(), JSONFloat(r.Params.BarsPerYear),
+			BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear), r.Backend, r.WMA.String(), r.Note},
 		Created:  r.Created,
 		Complete: r.Complete(),
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ const (
 	FieldData        = "data"
 	FieldTZ          = "tz"
 	FieldTimeColumn  = "time-column"
+	FieldLEANAsset   = "lean-asset"
 	FieldTimeframe   = "timeframe"
 	FieldHead        = "head"
 	FieldHMA         = "hma"
@@ -105,6 +107,7 @@ type Spec struct {
 	Data       string `json:"data"`
 	TZ         string `json:"tz,omitempty"`          // exchange zone of local times without offset
 	TimeColumn string `json:"time_column,omitempty"` // the timestamp column of a CSV with a header
+	LEANAsset  string `json:"lean_asset,omitempty"`  // LEAN security type when the path does not say it (data.LEANAssets)
 	Timeframe  string `json:"timeframe,omitempty"`   // resample first: 5m .. 1d; "" = as loaded
 	Head       int    `json:"head,omitempty"`        // the first N bars after resampling; 0 = all
 
@@ -114,7 +117,7 @@ type Spec struct {
 	Fee         float64 `json:"fee"`                     // per side, a fraction (SPEC "Input")
 	Mode        string  `json:"mode"`                    // long-short or long-only
 	Source      string  `json:"source"`                  // close, hl2, hlc3, ohlc4 (the HMA's series)
-	BarsPerYear float64 `json:"bars_per_year,omitempty"` // annualisation; 0 = from the median bar spacing
+	BarsPerYear float64 `json:"bars_per_year,omitempty"` // annualisation; 0 = derived from the data (DerivedBarsPerYear)
 
 	Backend    string  `json:"backend"`    // auto, reference, cuda, metal
 	Precision  string  `json:"precision"`  // fp64, fp32 or both
@@ -200,7 +203,7 @@ func (s Spec) Parse() (*Settings, error) {
 	out.WMA, err = ParseFormulation(s.WMA)
 	add(err)
 	if s.BarsPerYear < 0 || s.BarsPerYear > 1e12 || s.BarsPerYear != s.BarsPerYear {
-		add(fieldErr(FieldBarsPerYear, FormatFloat(s.BarsPerYear), "want a positive number, or 0 to derive it from the bar spacing"))
+		add(fieldErr(FieldBarsPerYear, FormatFloat(s.BarsPerYear), "want a positive number, or 0 to derive it from the data"))
 	}
 	out.Params.BarsPerYear = s.BarsPerYear
 	out.Tolerance = s.Borderline
@@ -217,15 +220,28 @@ func (s Spec) Parse() (*Settings, error) {
 		}
 		out.Location = loc
 	}
+	add(checkLEANAsset(s.LEANAsset))
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
 }
 
+// checkLEANAsset accepts "" (from the path) or one of data.LEANAssets.
+func checkLEANAsset(a string) error {
+	if a == "" || slices.Contains(data.LEANAssets(), a) {
+		return nil
+	}
+	return fieldErr(FieldLEANAsset, strconv.Quote(a), "want one of %s, or nothing to take it from the path",
+		strings.Join(data.LEANAssets(), ", "))
+}
+
 // LoadOptions are the data.Options the Spec loads its file with.
 func (s Spec) LoadOptions() (data.Options, error) {
-	opt := data.Options{TimeColumn: s.TimeColumn}
+	if err := checkLEANAsset(s.LEANAsset); err != nil {
+		return data.Options{}, err
+	}
+	opt := data.Options{TimeColumn: s.TimeColumn, LEANAsset: s.LEANAsset}
 	if s.TZ != "" {
 		loc, err := time.LoadLocation(s.TZ)
 		if err != nil {
@@ -305,7 +321,7 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 	}
 	p := set.Params
 	if p.BarsPerYear == 0 {
-		p.BarsPerYear = BarsPerYear(ds.Info.MedianSpacing)
+		p.BarsPerYear, _ = DerivedBarsPerYear(&ds.Info)
 	}
 	if s.Fee >= feeNoteAbove {
 		note = JoinNote(note, fmt.Sprintf("fee %s is %s%% per side: fees are fractions (0.00045 = 0.045%%)", FormatFloat(s.Fee), FormatFloat(100*s.Fee)))

@@ -199,6 +199,21 @@ CREATE TABLE indicator_errors (
 	`
 ALTER TABLE runs ADD COLUMN digest BLOB;
 `,
+	// v4: the LEAN security type a study's data was loaded as, when its
+	// path does not say ('' = from the path); how a dataset was read (the
+	// summary states it) and the calendar its bars follow (the derived
+	// bars per year follows it). Defaults are what a v2 session knew.
+	`
+ALTER TABLE studies ADD COLUMN lean_asset TEXT NOT NULL DEFAULT '';
+ALTER TABLE datasets ADD COLUMN files INTEGER NOT NULL DEFAULT 1;       -- files read (a folder or glob: more)
+ALTER TABLE datasets ADD COLUMN price_scale REAL NOT NULL DEFAULT 0;    -- prices were divided by it; 0 = not recorded
+ALTER TABLE datasets ADD COLUMN times TEXT NOT NULL DEFAULT '';         -- unix, offset, local, mixed
+ALTER TABLE datasets ADD COLUMN time_zone TEXT NOT NULL DEFAULT '';     -- of the local times
+ALTER TABLE datasets ADD COLUMN convention TEXT NOT NULL DEFAULT '';    -- e.g. 'LEAN equity/usa (from the path)'
+ALTER TABLE datasets ADD COLUMN dropped_at TEXT NOT NULL DEFAULT '[]';  -- JSON array: the first dropped rows' places
+ALTER TABLE datasets ADD COLUMN calendar TEXT NOT NULL DEFAULT '';      -- '24/7', 'sessions', '' = not known
+ALTER TABLE datasets ADD COLUMN calendar_why TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // digestSchema is the first schema version whose runs carry a digest.

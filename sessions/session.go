@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -113,11 +114,12 @@ type querier interface {
 }
 
 const sessionColumns = `s.id, s.created, s.updated, s.finished, s.status, s.error, s.host, s.pid, s.pid_start,
-	s.data_spec, s.tz, s.time_column, s.timeframe, s.head,
+	s.data_spec, s.tz, s.time_column, s.lean_asset, s.timeframe, s.head,
 	s.hma_start, s.hma_stop, s.hma_step, s.hma3_start, s.hma3_stop, s.hma3_step,
 	s.fee, s.mode, s.source, s.bars_per_year, s.precisions, s.wma, s.tolerance, s.backend, s.note,
 	d.name, d.path, d.sha256, d.layout, d.timeframe, d.bars, d.source_bars, d.first_time, d.last_time,
-	d.median_spacing_ns, d.gaps, d.largest_gap_ns, d.dropped_nan, d.min_price, d.max_price`
+	d.median_spacing_ns, d.gaps, d.largest_gap_ns, d.dropped_nan, d.min_price, d.max_price,
+	d.files, d.price_scale, d.times, d.time_zone, d.convention, d.dropped_at, d.calendar, d.calendar_why`
 
 const sessionFrom = ` FROM studies s JOIN datasets d ON d.id = s.dataset_id`
 
@@ -131,15 +133,17 @@ func scanSession(sc scanner) (*Session, error) {
 		status, mode, source, precs, wma string
 		minP, maxP                       sql.NullFloat64
 		medianNs, largestNs              int64
+		droppedAt                        string
 		di                               = &s.Dataset
 		g                                = &s.Grid
 	)
 	err := sc.Scan(&s.ID, &created, &updated, &finished, &status, &s.Error, &s.Host, &s.PID, &s.proc.Start,
-		&s.Spec.Data, &s.Spec.TZ, &s.Spec.TimeColumn, &s.Spec.Timeframe, &s.Spec.Head,
+		&s.Spec.Data, &s.Spec.TZ, &s.Spec.TimeColumn, &s.Spec.LEANAsset, &s.Spec.Timeframe, &s.Spec.Head,
 		&g.HMA.Start, &g.HMA.Stop, &g.HMA.Step, &g.HMA3.Start, &g.HMA3.Stop, &g.HMA3.Step,
 		&s.Params.Fee, &mode, &source, &s.Params.BarsPerYear, &precs, &wma, &s.Tolerance, &s.Backend, &s.Note,
 		&di.Name, &di.Path, &di.SHA256, &di.Layout, &di.Timeframe, &di.Bars, &di.SourceBars, &first, &last,
-		&medianNs, &di.Gaps, &largestNs, &di.DroppedNaN, &minP, &maxP)
+		&medianNs, &di.Gaps, &largestNs, &di.DroppedNaN, &minP, &maxP,
+		&di.Files, &di.PriceScale, &di.Times, &di.TimeZone, &di.Convention, &droppedAt, &di.Calendar, &di.CalendarWhy)
 	if err != nil {
 		return nil, err
 	}
@@ -152,6 +156,9 @@ func scanSession(sc scanner) (*Session, error) {
 	di.First, di.Last = parseTime(first), parseTime(last)
 	di.MedianSpacing, di.LargestGap = time.Duration(medianNs), time.Duration(largestNs)
 	di.MinPrice, di.MaxPrice = fromNull(minP), fromNull(maxP)
+	if err := json.Unmarshal([]byte(droppedAt), &di.DroppedAt); err != nil {
+		return nil, fmt.Errorf("session %d: dropped_at %q: %w", s.ID, droppedAt, err)
+	}
 	if s.Params.Mode, err = engine.ParseMode(mode); err != nil {
 		return nil, fmt.Errorf("session %d: %w", s.ID, err)
 	}

@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -167,11 +168,11 @@ func (s *Store) Begin(ctx context.Context, st *engine.Study) (*Writer, error) {
 	}
 	g, p := st.Grid, st.Params
 	var id int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO studies (created, updated, dataset_id, data_spec, tz, time_column, timeframe, head,
+	err = tx.QueryRowContext(ctx, `INSERT INTO studies (created, updated, dataset_id, data_spec, tz, time_column, lean_asset, timeframe, head,
 		hma_start, hma_stop, hma_step, hma3_start, hma3_stop, hma3_step, fee, mode, source, bars_per_year,
 		precisions, wma, tolerance, backend, note, status, host, pid, pid_start)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?) RETURNING id`,
-		now, now, dsID, o.Data, o.TZ, o.TimeColumn, o.Timeframe, o.Head,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?) RETURNING id`,
+		now, now, dsID, o.Data, o.TZ, o.TimeColumn, o.LEANAsset, o.Timeframe, o.Head,
 		g.HMA.Start, g.HMA.Stop, g.HMA.Step, g.HMA3.Start, g.HMA3.Stop, g.HMA3.Step,
 		p.Fee, p.Mode.String(), p.Source.String(), p.BarsPerYear,
 		strings.Join(precs, ","), st.WMA.String(), tol, st.Backend.Name(), note,
@@ -188,13 +189,19 @@ func (s *Store) Begin(ctx context.Context, st *engine.Study) (*Writer, error) {
 func upsertDataset(ctx context.Context, tx *sql.Tx, st *engine.Study) (int64, error) {
 	d := &st.Dataset.Info
 	var id int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO datasets (name, path, sha256, layout, timeframe, bars, source_bars,
-		first_time, last_time, median_spacing_ns, gaps, largest_gap_ns, dropped_nan, min_price, max_price)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	droppedAt, err := json.Marshal(append([]string{}, d.DroppedAt...))
+	if err != nil {
+		return 0, err
+	}
+	err = tx.QueryRowContext(ctx, `INSERT INTO datasets (name, path, sha256, layout, timeframe, bars, source_bars,
+		first_time, last_time, median_spacing_ns, gaps, largest_gap_ns, dropped_nan, min_price, max_price,
+		files, price_scale, times, time_zone, convention, dropped_at, calendar, calendar_why)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (sha256, name, timeframe, bars, first_time, last_time) DO UPDATE SET path = excluded.path
 		RETURNING id`,
 		d.Name, d.Path, d.SHA256, d.Layout, d.Timeframe, d.Bars, d.SourceBars, fmtTime(d.First), fmtTime(d.Last),
-		int64(d.MedianSpacing), d.Gaps, int64(d.LargestGap), d.DroppedNaN, nullable(d.MinPrice), nullable(d.MaxPrice)).Scan(&id)
+		int64(d.MedianSpacing), d.Gaps, int64(d.LargestGap), d.DroppedNaN, nullable(d.MinPrice), nullable(d.MaxPrice),
+		d.Files, d.PriceScale, d.Times, d.TimeZone, d.Convention, string(droppedAt), d.Calendar, d.CalendarWhy).Scan(&id)
 	return id, err
 }
 

@@ -279,6 +279,11 @@ func (m *Model) spec() (spec engine.Spec, bad map[string]error) {
 	}
 	number(form.Fee, &spec.Fee)
 	number(form.Borderline, &spec.Borderline)
+	spec.BarsPerYear = 0
+	if strings.TrimSpace(v[form.BarsPerYear]) != "" {
+		number(form.BarsPerYear, &spec.BarsPerYear)
+	}
+	spec.TZ, spec.LEANAsset = strings.TrimSpace(v[form.TZ]), v[form.LEANAsset]
 	if spec.Borderline == 0 && bad[form.Borderline] == nil {
 		bad[form.Borderline] = &engine.FieldError{Field: form.Borderline, Value: v[form.Borderline], Err: errors.New("want a positive margin, e.g. 1e-5")}
 	}

@@ -97,6 +97,8 @@ type Model struct {
 	benchRun         *benchRunner
 	benchRungs       []engine.Rung
 	rawSpec          string  // the spec the loaded dataset came from
+	loadSpec         string  // the spec last asked to load (loaded or not)
+	loadedWith       string  // loadKey of the form when it was asked
 	chartsWhy        string  // why an opened session has no charts
 	lastRunner       *runner // the last runner started (Run waits for it)
 	runFrom          screen  // where a run that shows nothing returns to
@@ -176,6 +178,10 @@ func (m *Model) formSpecs() []form.Spec {
 		}
 		bes = append(bes, o)
 	}
+	leanOpts := []form.Option{{Value: "", Label: "from the path"}}
+	for _, a := range data.LEANAssets() {
+		leanOpts = append(leanOpts, form.Option{Value: a, Label: a})
+	}
 	v := formValues(f.Spec)
 	return []form.Spec{
 		{Key: form.HMA, Label: "HMA range", Value: v[form.HMA]},
@@ -189,6 +195,9 @@ func (m *Model) formSpecs() []form.Spec {
 		{Key: form.Precision, Label: "precision", Value: v[form.Precision], Options: opts("both", "fp64", "fp32")},
 		{Key: form.WMA, Label: "WMA (fp32)", Value: v[form.WMA], Options: opts("direct", "prefix")},
 		{Key: form.Borderline, Label: "borderline", Value: v[form.Borderline]},
+		{Key: form.BarsPerYear, Label: "bars/year", Value: v[form.BarsPerYear]},
+		{Key: form.TZ, Label: "time zone", Value: v[form.TZ], Free: true},
+		{Key: form.LEANAsset, Label: "LEAN asset", Value: v[form.LEANAsset], Options: leanOpts},
 	}
 }
 
@@ -206,6 +215,7 @@ func formValues(s engine.Spec) map[string]string {
 		form.Timeframe: s.Timeframe, form.Head: fmt.Sprint(s.Head),
 		form.Backend: orDefault(s.Backend, d.Backend), form.Precision: orDefault(s.Precision, d.Precision),
 		form.WMA: orDefault(s.WMA, d.WMA), form.Borderline: engine.FormatFloat(tol),
+		form.BarsPerYear: engine.FormatFloat(s.BarsPerYear), form.TZ: s.TZ, form.LEANAsset: s.LEANAsset,
 	}
 }
 
@@ -244,9 +254,37 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// load reads the dataset spec names with the form's loading fields (time
+// zone, LEAN asset) over the flags'.
 func (m *Model) load(spec string) tea.Cmd {
 	m.loadGen++
-	return tea.Batch(m.datasets.Loading(spec), loadCmd(m.loadGen, spec, m.cfg.Flags.Spec))
+	f := m.cfg.Flags.Spec
+	if m.form != nil {
+		cur, _ := m.spec()
+		f.TZ, f.LEANAsset = cur.TZ, cur.LEANAsset
+	}
+	m.loadSpec, m.loadedWith = spec, loadKey(f)
+	return tea.Batch(m.datasets.Loading(spec), loadCmd(m.loadGen, spec, f))
+}
+
+// loadKey is what of a Spec decides how its file is read (besides the
+// file): a change reloads it.
+func loadKey(s engine.Spec) string { return s.TZ + "\x00" + s.LEANAsset }
+
+// reloadIfNeeded loads the last dataset asked for again when the form's
+// time zone or LEAN asset changed since, and both are valid.
+func (m *Model) reloadIfNeeded() tea.Cmd {
+	if m.loadSpec == "" {
+		return nil
+	}
+	cur, _ := m.spec()
+	if loadKey(cur) == m.loadedWith {
+		return nil
+	}
+	if _, err := cur.LoadOptions(); err != nil {
+		return nil // the form marks the field
+	}
+	return m.load(m.loadSpec)
 }
 
 func (m *Model) setErr(err error) {
@@ -348,7 +386,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.setupFocus = 1
 		return tea.Batch(m.focusSetup(), m.validate())
 	case common.FormChangedMsg:
-		return m.validate()
+		return tea.Batch(m.validate(), m.reloadIfNeeded())
 	case estimateTickMsg:
 		if msg.gen != m.estGen {
 			return nil

@@ -407,8 +407,9 @@ func TestFilePicker(t *testing.T) {
 	if !strings.Contains(v, "binance_archive_FILUSDT-1m-2023-08_head.csv") {
 		t.Fatalf("the picker does not list the data files:\n%s", v)
 	}
-	// The first entry is README.md: shown, but refused with the reason.
-	d.key("enter")
+	// The first entry is the folder lean/; the next, README.md: shown,
+	// but refused with the reason.
+	d.key("down", "enter")
 	if !strings.Contains(m.ctx.LastErr, "README.md: not a supported file name") {
 		t.Fatalf("last error %q", m.ctx.LastErr)
 	}

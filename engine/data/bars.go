@@ -1,7 +1,11 @@
 // Package data loads OHLCV bars from the file layouts quants download
-// (generic CSV, Binance archive CSV, freqtrade JSON, Binance REST klines JSON,
-// QuantConnect LEAN CSV, gzip of any of them), validates them per SPEC
-// ("Input files"), resamples them, and serves the embedded datasets.
+// (generic CSV, Binance archive CSV, freqtrade JSON, Binance REST klines
+// JSON, QuantConnect LEAN CSV with LEAN's folder conventions, Parquet,
+// Arrow IPC / Feather v2; gzip or zip of any of them; a folder or glob of
+// them as one dataset), validates them per SPEC ("Input files") as they
+// stream within Limits, resamples them, and serves the embedded datasets.
+// Its errors are *Error (and *LimitError), every outside string through
+// Sanitize; it imports nothing of the engine or the front ends.
 package data
 
 import "time"

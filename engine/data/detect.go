@@ -1,9 +1,6 @@
 package data
 
-import (
-	"bytes"
-	"strings"
-)
+import "strings"
 
 // layoutJSON is detect's answer for a JSON array before its first record
 // has been seen; parseJSON tells freqtrade and klines apart by the record's
@@ -14,12 +11,14 @@ const layoutJSON = "json"
 var binanceHeader = []string{"open_time", "open", "high", "low", "close", "volume", "close_time",
 	"quote_volume", "count", "taker_buy_volume", "taker_buy_quote_volume", "ignore"}
 
-// detect reads the layout from the first non-blank line (the text is already
-// decompressed and without a BOM):
+// detect reads the layout from the first non-blank line, trimmed (JSON,
+// which starts with '[', was told apart before):
 //
-//   - '[' starts JSON (freqtrade or Binance klines, told apart by the first
-//     record);
-//   - "yyyyMMdd HH:mm" followed by 5 comma-separated numbers is LEAN;
+//   - "yyyyMMdd HH:mm" followed by 5 (trade bars) or 10 (quote bars)
+//     comma-separated fields is LEAN hour or daily;
+//   - an integer followed by 5 or 10 fields in a file whose path is a LEAN
+//     second or minute day file (or with Options.LEANAsset set and a date
+//     in the file name) is a LEAN day file;
 //   - a header with at least five ';'-separated names including open and
 //     close is csv-semicolon;
 //   - a row of 12 comma-separated fields starting with an integer is the
@@ -29,34 +28,16 @@ var binanceHeader = []string{"open_time", "open", "high", "low", "close", "volum
 //
 // Anything else is an error naming line 1: a data row with no header is not
 // guessed at.
-func detect(text []byte, name string) (string, *Error) {
-	lineNo := 1
-	var line string
-	rest := text
-	for {
-		if len(rest) == 0 {
-			return "", &Error{File: name, Line: 1, Reason: "empty file: no bars"}
-		}
-		l, after, _ := bytes.Cut(rest, []byte("\n"))
-		if s := strings.TrimSpace(string(l)); s != "" {
-			line = s
-			break
-		}
-		rest = after
-		lineNo++
-	}
+func detect(line string, lineNo int, name string, lean leanPath, opt Options) (string, *Error) {
 	fail := func(reason string) (string, *Error) {
 		return "", &Error{File: name, Line: lineNo, Reason: reason}
 	}
-	switch line[0] {
-	case '[':
-		return layoutJSON, nil
-	case '{':
-		return fail("JSON object: expected a JSON array of bars, [[time, open, high, low, close, volume], ...]")
-	}
 	commaFields := strings.Split(line, ",")
-	if len(commaFields) == 6 && isLEANTime(strings.TrimSpace(commaFields[0])) {
+	if (len(commaFields) == 6 || len(commaFields) == 11) && isLEANTime(strings.TrimSpace(commaFields[0])) {
 		return LayoutLEANCSV, nil
+	}
+	if layout, ok := lean.dayLayout(commaFields, opt); ok {
+		return layout, nil
 	}
 	if semi := strings.Split(line, ";"); len(semi) >= 5 {
 		names := headerNames(semi)
@@ -74,7 +55,7 @@ func detect(text []byte, name string) (string, *Error) {
 			return LayoutBinanceArchiveNoHeader, nil
 		}
 		return fail("no header row: the first line is data; add a header naming the columns, " +
-			"e.g. timestamp,open,high,low,close,volume")
+			"e.g. timestamp,open,high,low,close,volume" + lean.dayHint(commaFields))
 	}
 	names := headerNames(commaFields)
 	if len(names) == len(binanceHeader) {

@@ -54,11 +54,12 @@ func openEmbedded(name string, opt Options) (*Dataset, error) {
 		if e.Name != name {
 			continue
 		}
-		raw, err := embeddedFS.ReadFile(e.file)
+		f, err := embeddedFS.Open(e.file)
 		if err != nil {
 			return nil, &Error{File: spec, Reason: err.Error()}
 		}
-		return parseBytes(raw, spec, opt)
+		defer f.Close()
+		return Parse(f, spec, opt)
 	}
 	names := make([]string, len(embeddedSets))
 	for i, e := range embeddedSets {

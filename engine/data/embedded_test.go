@@ -55,10 +55,10 @@ func TestOpenErrors(t *testing.T) {
 }
 
 func TestSupportedExtensions(t *testing.T) {
-	if got := strings.Join(SupportedExtensions(), " "); got != ".csv .json .gz .txt" {
+	if got := strings.Join(SupportedExtensions(), " "); got != ".csv .json .gz .zip .txt .parquet .feather .arrow" {
 		t.Errorf("SupportedExtensions() = %s", got)
 	}
-	if got := len(Layouts()); got != 7 {
+	if got := len(Layouts()); got != 10 {
 		t.Errorf("%d layouts", got)
 	}
 }

@@ -21,12 +21,21 @@ type Error struct {
 	// Record is the 1-based index of the element in a JSON file's outer array
 	// (record 1 is the first bar); 0 for text layouts.
 	Record int
+	// Row is the 1-based row of a columnar file (Parquet, Arrow); 0 otherwise.
+	Row    int
 	Field  string // the column or field name; "" when the whole row or file is meant
 	Reason string // what is wrong and, where it helps, what to do
+	// Err is the cause when a caller may decide on it: a *LimitError, an
+	// *fs.PathError of a file that cannot be read; nil otherwise.
+	Err error
 }
 
+// Unwrap returns the cause (errors.As finds a *LimitError through it).
+func (e *Error) Unwrap() error { return e.Err }
+
 // Error formats the error as "file: line N: field "x": reason", leaving out
-// the parts that are empty.
+// the parts that are empty, through Sanitize (a path or a header from the
+// file cannot move the terminal's cursor).
 func (e *Error) Error() string {
 	var sb strings.Builder
 	sb.WriteString(e.File)
@@ -38,28 +47,34 @@ func (e *Error) Error() string {
 		sb.WriteString(": record ")
 		sb.WriteString(strconv.Itoa(e.Record))
 	}
+	if e.Row > 0 {
+		sb.WriteString(": row ")
+		sb.WriteString(strconv.Itoa(e.Row))
+	}
 	if e.Field != "" {
 		sb.WriteString(": field ")
 		sb.WriteString(strconv.Quote(e.Field))
 	}
 	sb.WriteString(": ")
 	sb.WriteString(e.Reason)
-	return sb.String()
+	return Sanitize(sb.String())
 }
 
-// where is a place in an input: a physical line (text layouts) or a record
-// of a JSON array. It names the place in messages that refer to another row
+// where is a place in an input: a physical line (text layouts), a record
+// of a JSON array or a row of a columnar file. It names the place in messages that refer to another row
 // ("same as line 16").
 type where struct {
 	line   int
 	record int
+	row    int
 }
 
 func (w where) String() string {
-	if w.record > 0 {
+	switch {
+	case w.record > 0:
 		return "record " + strconv.Itoa(w.record)
+	case w.row > 0:
+		return "row " + strconv.Itoa(w.row)
 	}
 	return "line " + strconv.Itoa(w.line)
 }
-
-func quote(s string) string { return strconv.Quote(s) }

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // The fuzz targets feed arbitrary bytes to Parse with each layout forced
@@ -278,5 +281,113 @@ func FuzzParseTimestamp(f *testing.F) {
 				t.Fatalf("%q: got %v, want %v", s, time.Unix(0, got).UTC(), want.UTC())
 			}
 		}
+	})
+}
+
+// fuzzCheckNamed is fuzzCheck for a named input: the name carries a zip
+// member or a LEAN path.
+func fuzzCheckNamed(t *testing.T, data []byte, name string, opt Options) {
+	d, err := Parse(bytes.NewReader(data), name, opt)
+	if err != nil {
+		var de *Error
+		if !errors.As(err, &de) {
+			t.Fatalf("error %T is not *Error: %v", err, err)
+		}
+		if d != nil || de.Error() == "" {
+			t.Fatalf("dataset %v with error %v", d != nil, err)
+		}
+		for _, c := range de.Error() {
+			if c < 0x20 || c == 0x7f {
+				t.Fatalf("control character %U in %q", c, de.Error())
+			}
+		}
+		return
+	}
+	checkDataset(t, d)
+}
+
+// FuzzParseZip feeds arbitrary zips (seeded with a Binance monthly zip,
+// one with several members and a gzip inside one) to Parse, with and
+// without a member named.
+func FuzzParseZip(f *testing.F) {
+	dir := f.TempDir()
+	for i, members := range [][]zipMember{
+		{{"BTCUSDT-1m-2024-01.csv", []byte(binanceRows)}},
+		{{"a.csv", []byte(hdr + goodRows(3))}, {"b.csv", []byte(binanceRows)}},
+		{{"d/", nil}, {"d/x.csv.gz", gzipBytes([]byte(binanceRows))}},
+	} {
+		raw := readFile(f, writeZip(f, dir, fmt.Sprintf("%d.zip", i), members...))
+		f.Add(raw, false)
+		f.Add(raw, true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, member bool) {
+		name := "x.zip"
+		if member {
+			name = "x.zip#a.csv"
+		}
+		fuzzCheckNamed(t, data, name, Options{Limits: Limits{MaxBytes: 64 << 20}})
+	})
+}
+
+// FuzzParseLEANDay reads arbitrary text as LEAN day files of each asset
+// class (the path decides scale, zone and date), trade and quote bars.
+func FuzzParseLEANDay(f *testing.F) {
+	f.Add([]byte("34200000,6448000,6448000,6448000,6448000,90\n34260000,6449000,6450000,6447000,6450000,120\n"), uint8(0))
+	f.Add([]byte("0,6060,6060,6048.83,6049.68,6.72374365\n60000,6049.68,6050,6049.68,6050,1.5\n"), uint8(1))
+	f.Add([]byte("0,1.38676,1.38686,1.38669,1.38686,0,1.38686,1.38697,1.38680,1.38697,0\n60000,,,,,0,1.38697,1.38700,1.38690,1.38700,0\n"), uint8(2))
+	f.Add([]byte("20140501 00:00,1.38676,1.38686,1.38669,1.38686,0,1.38686,1.38697,1.38680,1.38697,0\n"), uint8(3))
+	paths := []string{
+		"equity/usa/minute/aapl/20140605_trade.zip#20140605_aapl_minute_trade.csv",
+		"crypto/coinbase/minute/btceur/20180404_trade.zip#20180404_btceur_minute_trade.csv",
+		"forex/oanda/minute/eurusd/20140501_quote.csv",
+		"forex/fxcm/hour/eurusd.csv",
+		"cfd/oanda/second/xauusd/20240310_quote.csv",
+		"option/usa/minute/aapl/20231105_trade.csv",
+	}
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		name := paths[int(which)%len(paths)]
+		if i := strings.IndexByte(name, '#'); i >= 0 {
+			name = name[i+1:] // Parse reads the member's name as the path
+		}
+		fuzzCheckNamed(t, data, name, Options{})
+	})
+}
+
+// columnarSeeds are Parquet and Arrow files of the freqtrade frame and of
+// the pandas and polars shapes (TestColumnar's), written by the Arrow
+// module's writers.
+func columnarSeeds(f *testing.F) (parquet, arrowFile, arrowStream [][]byte) {
+	ft := record(f, freqtradeSchema, freqtradeRows)
+	small := record(f, freqtradeSchema, freqtradeRows[:2])
+	for _, rec := range []arrow.RecordBatch{ft, small} {
+		parquet = append(parquet, writeParquet(f, rec))
+		arrowFile = append(arrowFile, writeArrow(f, rec, false))
+		arrowStream = append(arrowStream, writeArrow(f, rec, true))
+	}
+	return
+}
+
+// FuzzParseParquet feeds arbitrary bytes after a Parquet seed to the
+// Parquet reader: errors, never a panic or a hang.
+func FuzzParseParquet(f *testing.F) {
+	pq, _, _ := columnarSeeds(f)
+	for _, s := range pq {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzCheckNamed(t, data, "x.parquet", Options{Limits: Limits{MaxBytes: 64 << 20}})
+	})
+}
+
+// FuzzParseArrow does the same for Arrow IPC files (Feather v2) and
+// streams.
+func FuzzParseArrow(f *testing.F) {
+	_, file, stream := columnarSeeds(f)
+	for i := range file {
+		f.Add(file[i])
+		f.Add(stream[i])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzCheckNamed(t, data, "x.feather", Options{Limits: Limits{MaxBytes: 64 << 20}})
 	})
 }

@@ -1,13 +1,13 @@
 package data
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"io"
-	"os"
+	"io/fs"
 	"strings"
 	"time"
 	_ "time/tzdata" // LEAN and Options.Location zones must resolve on machines without zoneinfo
@@ -22,84 +22,145 @@ const (
 	LayoutBinanceArchiveNoHeader = "binance-archive-noheader" // the same without the header (older archives)
 	LayoutFreqtradeJSON          = "freqtrade-json"           // [[ms, o, h, l, c, v], ...]
 	LayoutBinanceKlinesJSON      = "binance-klines-json"      // REST /api/v3/klines: 12 fields, prices as strings
-	LayoutLEANCSV                = "lean-csv"                 // QuantConnect LEAN equity bars: yyyyMMdd HH:mm, prices x 10,000
+	LayoutLEANCSV                = "lean-csv"                 // QuantConnect LEAN hour and daily bars: yyyyMMdd HH:mm
+	LayoutLEANDayCSV             = "lean-day-csv"             // LEAN second and minute day files: milliseconds since midnight
 )
 
 // Layouts lists the layout names in the order detection documents them.
 func Layouts() []string {
 	return []string{LayoutCSV, LayoutCSVSemicolon, LayoutBinanceArchive, LayoutBinanceArchiveNoHeader,
-		LayoutFreqtradeJSON, LayoutBinanceKlinesJSON, LayoutLEANCSV}
+		LayoutFreqtradeJSON, LayoutBinanceKlinesJSON, LayoutLEANCSV, LayoutLEANDayCSV, LayoutParquet, LayoutArrow}
 }
 
 // Options changes how a file is read. The zero value detects everything.
 type Options struct {
 	// TimeColumn names the timestamp column of a CSV with a header
 	// (case-insensitive); "" picks the first found of open_time, timestamp,
-	// time, datetime, date.
+	// time, datetime, date. A layout without a header refuses it.
 	TimeColumn string
 	// Location is the exchange time zone for local times without an offset
-	// (LEAN, date-only values, naive ISO). nil means America/New_York for
-	// LEAN and UTC otherwise. Times with an offset or in Unix units ignore it.
+	// (LEAN, date-only values, naive ISO). nil means the LEAN convention's
+	// zone for LEAN files and UTC otherwise. Times with an offset or in
+	// Unix units ignore it.
 	Location *time.Location
 	// Layout forces one of the Layout* names; "" detects it.
 	Layout string
+	// LEANAsset is the LEAN security type of a LEAN file whose path does
+	// not say it (one of LEANAssets); "" takes it from the path.
+	LEANAsset string
+	// Limits bound the load (zero fields: the defaults, see Limits).
+	Limits Limits
 }
 
 // Info describes a loaded dataset.
 type Info struct {
-	Name          string        // "embedded:filusdt-1m", the path as given to LoadFile, or Parse's name
-	Path          string        // the path as given to LoadFile; "" for Parse and embedded data
-	Layout        string        // one of the Layout* names
-	SHA256        string        // hex SHA-256 of the bytes as stored (of the .gz bytes for a .gz)
+	Name   string // "embedded:filusdt-1m", the path as given to LoadFile, or Parse's name
+	Path   string // the path as given to LoadFile; "" for Parse and embedded data
+	Layout string // one of the Layout* names
+	// SHA256 is the hex SHA-256 of the bytes as stored (of the .gz or .zip
+	// for a compressed file); for a folder or glob, of the manifest of its
+	// files (see LoadFile).
+	SHA256        string
+	Files         int           // files read: 1, or the members of a folder or glob
 	Bars          int           // bars loaded (after resampling, if any)
 	First, Last   time.Time     // open times of the first and last bar, UTC
 	Gaps          int           // spacings larger than MedianSpacing
 	LargestGap    time.Duration // the largest such spacing; 0 when Gaps is 0
 	MedianSpacing time.Duration // median time between consecutive bars (lower median); 0 for one bar
-	DroppedNaN    int           // rows with open, high, low and close all NaN, dropped (Kaggle/Bitstamp style)
-	MinPrice      float64       // lowest low
-	MaxPrice      float64       // highest high
-	Timeframe     string        // "" when not resampled, else e.g. "5m"
-	SourceBars    int           // bars in the file, before resampling (equals Bars when not resampled)
+	// DroppedNaN counts the rows with open, high, low and close all missing
+	// (NaN, null or empty), dropped; DroppedAt names the first few of them
+	// ("line 3", "record 5", "b.csv line 7").
+	DroppedNaN int
+	DroppedAt  []string
+	MinPrice   float64 // lowest low
+	MaxPrice   float64 // highest high
+	Timeframe  string  // "" when not resampled, else e.g. "5m"
+	SourceBars int     // bars in the file, before resampling (equals Bars when not resampled)
+
+	// PriceScale is what the file's prices were divided by: 10,000 for LEAN
+	// equity and option files, 1 otherwise (0 for an Info that was not
+	// made by a loader, e.g. read back from an old session).
+	PriceScale float64
+	// Times says how the file wrote its times: TimesUnix, TimesOffset,
+	// TimesLocal or TimesMixed ("" when unknown). TimeZone is the zone its
+	// local times were read in ("" when it had none).
+	Times    string
+	TimeZone string
+	// Convention names the file convention that decided PriceScale and
+	// TimeZone, e.g. "LEAN equity/usa (from the path)"; "" for none.
+	Convention string
+	// Calendar is Calendar247 or CalendarSessions, what the bars follow
+	// (""when the span is too short to tell); CalendarWhy says what was
+	// seen (coverage, gaps). The annualisation follows it.
+	Calendar    string
+	CalendarWhy string
 }
+
+// How a file wrote its times (Info.Times).
+const (
+	TimesUnix   = "unix"   // Unix seconds .. nanoseconds, or typed timestamps: UTC instants
+	TimesOffset = "offset" // ISO 8601 with a UTC offset (or Z)
+	TimesLocal  = "local"  // local wall-clock times, read in Info.TimeZone
+	TimesMixed  = "mixed"  // more than one of the above
+)
 
 // Dataset is a validated bar series and what is known about it.
 type Dataset struct {
 	Info Info
 	Bars Bars
+
+	firstAt, lastAt where // the rows of the first and last bars in the file (loadMany's messages)
 }
 
 // SupportedExtensions lists the file name endings a file picker should offer.
 // The layout is detected from the content, not the name.
-func SupportedExtensions() []string { return []string{".csv", ".json", ".gz", ".txt"} }
+func SupportedExtensions() []string {
+	return []string{".csv", ".json", ".gz", ".zip", ".txt", ".parquet", ".feather", ".arrow"}
+}
 
-// LoadFile reads the file at path, decompresses it when it is gzip (found by
-// the magic bytes, whatever the name), detects the layout unless opt.Layout
-// forces one, parses and validates it. Input problems come back as *Error.
-func LoadFile(path string, opt Options) (*Dataset, error) {
-	raw, err := os.ReadFile(path)
+// Parse reads r and loads it as LoadFile loads a file; name stands for the
+// file in Info.Name and in error messages (a "#member" suffix picks a zip
+// member, and LEAN conventions are read from it as from a path). A zip is
+// read into memory (up to Limits.MaxBytes); anything else is parsed as it
+// streams.
+func Parse(r io.Reader, name string, opt Options) (*Dataset, error) {
+	lim, err := opt.Limits.resolve()
+	if err != nil {
+		return nil, &Error{File: name, Reason: err.Error()}
+	}
+	opt.Limits = lim
+	file, member := splitMember(name)
+	h := sha256.New()
+	br := bufio.NewReader(io.TeeReader(r, h))
+	if magic, _ := br.Peek(8); isZip(magic) {
+		raw, err := io.ReadAll(io.LimitReader(br, lim.MaxBytes+1))
+		if err != nil {
+			return nil, &Error{File: name, Reason: "read: " + err.Error(), Err: err}
+		}
+		if int64(len(raw)) > lim.MaxBytes {
+			le := &LimitError{What: "decompressed size", Max: lim.MaxBytes, Env: EnvMaxBytes}
+			return nil, &Error{File: name, Reason: le.Error(), Err: le}
+		}
+		return loadZip(bytes.NewReader(raw), int64(len(raw)), sumOf(h), origin{name: file, path: file, member: member}, opt)
+	}
+	var hint int64
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil {
+			hint = fi.Size()
+		}
+	}
+	d, err := parseStream(br, origin{name: name, path: name}, opt, hint)
 	if err != nil {
 		return nil, err
 	}
-	d, err := parseBytes(raw, path, opt)
-	if err != nil {
-		return nil, err
+	if _, err := io.Copy(io.Discard, br); err != nil { // the rest of the bytes, for the hash
+		return nil, &Error{File: name, Reason: "read: " + err.Error(), Err: err}
 	}
-	d.Info.Path = path
+	d.Info.SHA256 = sumOf(h)
 	return d, nil
 }
 
-// Parse reads everything from r and loads it as LoadFile does; name stands
-// for the file in Info.Name and in error messages.
-func Parse(r io.Reader, name string, opt Options) (*Dataset, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, &Error{File: name, Reason: "read: " + err.Error()}
-	}
-	return parseBytes(raw, name, opt)
-}
-
-// Open loads "embedded:NAME" (see Embedded) or a file path.
+// Open loads "embedded:NAME" (see Embedded) or what LoadFile loads.
 func Open(spec string, opt Options) (*Dataset, error) {
 	if name, ok := strings.CutPrefix(spec, embeddedPrefix); ok {
 		return openEmbedded(name, opt)
@@ -110,95 +171,203 @@ func Open(spec string, opt Options) (*Dataset, error) {
 	return LoadFile(spec, opt)
 }
 
-// maxText bounds the decompressed size, so that a small malicious .gz cannot
-// exhaust memory.
-const maxText = 8 << 30
+func sumOf(h interface{ Sum([]byte) []byte }) string { return hex.EncodeToString(h.Sum(nil)) }
 
-func parseBytes(raw []byte, name string, opt Options) (*Dataset, error) {
-	sum := sha256.Sum256(raw)
-	text := raw
-	if isGzip(text) {
-		var err error
-		if text, err = gunzip(text); err != nil {
-			return nil, &Error{File: name, Reason: "gzip: " + err.Error()}
-		}
-		if isGzip(text) {
-			return nil, &Error{File: name, Reason: "gzip inside gzip: decompress the file once first"}
-		}
-	}
-	if len(text) >= 2 && (text[0] == 0xff && text[1] == 0xfe || text[0] == 0xfe && text[1] == 0xff) {
-		return nil, &Error{File: name, Line: 1, Reason: "UTF-16 text: save the file as UTF-8"}
-	}
-	text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
+// origin is where a text came from: the name messages give it, the path
+// conventions are read from (LEAN's folders and file names) and the zip
+// member it was read from.
+type origin struct {
+	name   string // for messages and Info.Name
+	path   string // the file's path as given, without "#member"
+	member string // the zip member, "" when not from a zip
+}
 
-	layout := opt.Layout
-	if layout == "" {
-		var err *Error
-		if layout, err = detect(text, name); err != nil {
-			return nil, err
+// conventionPath is the path whose folders and file name say how to read
+// it: the member's name inside the zip's path.
+func (o origin) conventionPath() string {
+	if o.member == "" {
+		return o.path
+	}
+	return o.path + "/" + o.member
+}
+
+// parseStream parses one file's bytes as stored (gzip is found by its
+// magic bytes and decompressed as it streams) into a Dataset whose
+// SHA256 the caller sets. hint is the stored size when known (0 if not),
+// to size the bar arrays.
+func parseStream(r io.Reader, org origin, opt Options, hint int64) (*Dataset, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	text := io.Reader(br)
+	magic, _ := br.Peek(8)
+	if isGzip(magic) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &Error{File: org.name, Reason: "gzip: " + err.Error(), Err: err}
 		}
+		defer zr.Close()
+		zbr := bufio.NewReader(&named{r: zr, name: org.name, what: "gzip"})
+		magic, _ = zbr.Peek(8)
+		text, hint = zbr, hint*4
 	}
-	var (
-		bl  *builder
-		err error
-	)
-	switch layout {
-	case LayoutCSV:
-		bl, err = parseHeaderCSV(text, name, opt, ',', nil)
-	case LayoutBinanceArchive:
-		bl, err = parseHeaderCSV(text, name, opt, ',', nil)
-	case LayoutCSVSemicolon:
-		bl, err = parseHeaderCSV(text, name, opt, ';', &semicolonNumbers{})
-	case LayoutBinanceArchiveNoHeader:
-		bl, err = parseBinanceNoHeader(text, name, opt)
-	case LayoutLEANCSV:
-		bl, err = parseLEAN(text, name, opt)
-	case LayoutFreqtradeJSON, LayoutBinanceKlinesJSON, layoutJSON:
-		bl, layout, err = parseJSON(text, name, opt, layout)
-	default:
-		return nil, &Error{File: name, Reason: "unknown layout " + quote(layout) + " (Options.Layout): use one of " +
-			strings.Join(Layouts(), ", ")}
+	if isZip(magic) {
+		return nil, &Error{File: org.name, Reason: "a zip inside a compressed file: extract it first"}
 	}
+	if kind := columnar(magic); kind != "" {
+		// The columnar readers need random access: the decompressed bytes
+		// are read into memory, up to Limits.MaxBytes.
+		raw, err := io.ReadAll(io.LimitReader(text, opt.Limits.MaxBytes+1))
+		if err != nil {
+			return nil, &Error{File: org.name, Reason: "read: " + err.Error(), Err: err}
+		}
+		if int64(len(raw)) > opt.Limits.MaxBytes {
+			le := &LimitError{What: "decompressed size", Max: opt.Limits.MaxBytes, Env: EnvMaxBytes}
+			return nil, &Error{File: org.name, Reason: le.Error(), Err: le}
+		}
+		return loadColumnar(bytes.NewReader(raw), int64(len(raw)), kind, org, opt)
+	}
+	g := newGuard(text, org.name, "", opt.Limits)
+	bl, layout, conv, err := parseText(g, org, opt, hint)
 	if err != nil {
 		return nil, err
 	}
-	d := &Dataset{Bars: bl.bars}
-	d.Info = Info{
-		Name: name, Layout: layout, SHA256: hex.EncodeToString(sum[:]),
-		DroppedNaN: bl.dropped, SourceBars: bl.bars.Len(),
-	}
+	d := &Dataset{Bars: bl.bars, firstAt: bl.firstBarAt, lastAt: bl.lastBarAt}
+	d.Info = Info{Name: org.name, Layout: layout, Files: 1, DroppedNaN: bl.dropped, DroppedAt: bl.droppedAt,
+		SourceBars: bl.bars.Len()}
+	conv.describe(&d.Info, bl.tp)
 	d.Info.setStats(&d.Bars)
 	return d, nil
 }
 
-func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
-
-func gunzip(b []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
+// parseText detects the layout of a decompressed text (unless forced),
+// then parses it. Leading blank lines (spaces only, too) are skipped but
+// keep their line numbers; a UTF-8 BOM is dropped; UTF-16 is refused.
+func parseText(g *guard, org origin, opt Options, hint int64) (*builder, string, convention, error) {
+	name := org.name
+	fail := func(e *Error) (*builder, string, convention, error) { return nil, "", convention{}, e }
+	br := bufio.NewReaderSize(g, minMaxLine)
+	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+		return fail(&Error{File: name, Line: 1, Reason: "UTF-16 text: save the file as UTF-8"})
+	}
+	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
+	if b, _ := br.Peek(4); isGzip(b) {
+		return fail(&Error{File: name, Reason: "gzip inside gzip: decompress the file once first"})
+	}
+	blank := 0 // newlines before the first non-blank character
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			if err == io.EOF {
+				return fail(&Error{File: name, Line: 1, Reason: "empty file: no bars"})
+			}
+			return nil, "", convention{}, err
+		}
+		if c == '\n' {
+			blank++
+			continue
+		}
+		if c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' {
+			continue
+		}
+		br.UnreadByte()
+		break
+	}
+	capacity := int(min(hint/40, 1<<24))
+	layout := opt.Layout
+	first, _ := br.Peek(1)
+	if layout == "" && (first[0] == '[' || first[0] == '{') {
+		layout = layoutJSON
+	}
+	switch layout {
+	case LayoutFreqtradeJSON, LayoutBinanceKlinesJSON, layoutJSON:
+		if opt.TimeColumn != "" {
+			return fail(noHeaderTimeColumn(name, opt.TimeColumn, "JSON"))
+		}
+		pending, _ := br.Peek(br.Buffered())
+		off := g.n - int64(len(pending))
+		g.startJSON(pending, off)
+		bl, layout, err := parseJSON(br, g, off, name, opt, layout, capacity)
+		return bl, layout, plainConvention(opt), err
+	}
+	// The first non-blank line, for detection, then the text again from
+	// the start: the skipped lines as empty lines (numbers kept), the line,
+	// the rest.
+	line, err := br.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return nil, "", convention{}, err
+	}
+	text := io.MultiReader(newlinesReader(blank), strings.NewReader(line), br)
+	lean := leanFromPath(org.conventionPath())
+	if layout == "" {
+		var e *Error
+		if layout, e = detect(strings.TrimSpace(line), blank+1, name, lean, opt); e != nil {
+			return fail(e)
+		}
+	}
+	if layout == layoutJSON {
+		return fail(&Error{File: name, Reason: "unknown layout " + quote(layout)})
+	}
+	var bl *builder
+	conv := plainConvention(opt)
+	switch layout {
+	case LayoutCSV, LayoutBinanceArchive:
+		bl, err = parseHeaderCSV(text, name, opt, ',', nil, capacity)
+	case LayoutCSVSemicolon:
+		bl, err = parseHeaderCSV(text, name, opt, ';', &semicolonNumbers{}, capacity)
+	case LayoutBinanceArchiveNoHeader:
+		if opt.TimeColumn != "" {
+			return fail(noHeaderTimeColumn(name, opt.TimeColumn, layout))
+		}
+		bl, err = parseBinanceNoHeader(text, name, opt, capacity)
+	case LayoutLEANCSV, LayoutLEANDayCSV:
+		if opt.TimeColumn != "" {
+			return fail(noHeaderTimeColumn(name, opt.TimeColumn, layout))
+		}
+		bl, conv, err = parseLEAN(text, name, layout, lean, opt, capacity)
+	case LayoutParquet, LayoutArrow:
+		return fail(&Error{File: name, Reason: "not a " + layout + " file (it does not start with the format's magic bytes)"})
+	default:
+		return fail(&Error{File: name, Reason: "unknown layout " + quote(layout) + " (Options.Layout): use one of " +
+			strings.Join(Layouts(), ", ")})
+	}
 	if err != nil {
-		return nil, err
+		return nil, "", convention{}, err
 	}
-	// The gzip trailer holds the uncompressed size mod 2^32 (of the last
-	// member): a good first guess for the buffer, unless it is more than
-	// deflate's best ratio (about 1032:1) allows, as in a damaged file.
-	guess := int(binary.LittleEndian.Uint32(b[len(b)-4:])) + bytes.MinRead
-	if guess > 1<<30 || guess > 1032*len(b)+bytes.MinRead || guess < len(b) {
-		guess = 4 * len(b)
-	}
-	var out bytes.Buffer
-	out.Grow(guess)
-	n, err := out.ReadFrom(io.LimitReader(zr, maxText+1))
-	if err != nil {
-		return nil, err
-	}
-	if n > maxText {
-		return nil, errTooLarge
-	}
-	return out.Bytes(), nil
+	return bl, layout, conv, nil
 }
 
-type constError string
+// noHeaderTimeColumn refuses a time column named for a layout that has no
+// header to find it in.
+func noHeaderTimeColumn(name, col, layout string) *Error {
+	return &Error{File: name, Reason: "a time column (" + quote(col) + ") was named, but the " + layout +
+		" layout has no header row: its time is always the first field; leave the time column unset"}
+}
 
-func (e constError) Error() string { return string(e) }
+// newlines is a reader of n '\n' bytes.
+type newlines int
 
-const errTooLarge = constError("decompressed data larger than 8 GiB")
+func (n *newlines) Read(p []byte) (int, error) {
+	if *n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), int(*n))
+	for i := range k {
+		p[i] = '\n'
+	}
+	*n -= newlines(k)
+	return k, nil
+}
+
+func newlinesReader(n int) io.Reader { v := newlines(n); return &v }
+
+func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+
+// isZip reports a zip's local file header, or the end record of an empty
+// zip.
+func isZip(b []byte) bool {
+	return len(b) >= 4 && b[0] == 'P' && b[1] == 'K' && (b[2] == 3 && b[3] == 4 || b[2] == 5 && b[3] == 6)
+}

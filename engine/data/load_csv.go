@@ -1,7 +1,6 @@
 package data
 
 import (
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"io"
@@ -20,7 +19,7 @@ var timeColumnNames = []string{"open_time", "timestamp", "time", "datetime", "da
 // whose name starts with "volume", as in Bitstamp's "Volume_(BTC)"; none
 // means volume 0). Other columns are ignored. semi is non-nil for
 // csv-semicolon and decides its decimal mark.
-func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *semicolonNumbers) (*builder, error) {
+func parseHeaderCSV(text io.Reader, name string, opt Options, comma rune, semi *semicolonNumbers, capacity int) (*builder, error) {
 	r := newCSVReader(text, comma)
 	hdr, err := r.Read()
 	if err != nil {
@@ -30,77 +29,22 @@ func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *sem
 		return nil, csvError(name, err)
 	}
 	hdrLine, _ := r.FieldPos(0)
+	if len(hdr) > opt.Limits.MaxFields {
+		return nil, fieldLimitError(name, hdrLine, len(hdr), opt.Limits)
+	}
 	header := make([]string, len(hdr))
-	lower := make([]string, len(hdr))
 	for i, h := range hdr {
 		header[i] = strings.TrimSpace(h)
-		lower[i] = strings.ToLower(header[i])
 	}
-	herr := func(reason string) error {
-		return &Error{File: name, Line: hdrLine, Reason: reason}
+	timeIdx, cols, reason := matchColumns(header, opt.TimeColumn)
+	if reason == "" && timeIdx < 0 {
+		reason = noTimeColumn(header)
 	}
-	found := "found: " + strings.Join(header, ", ")
-
-	// find returns the column named want, -1 when absent, and an error when
-	// the name appears twice (which one is meant would be a guess).
-	find := func(want string) (int, error) {
-		idx := -1
-		for i, n := range lower {
-			if n != want {
-				continue
-			}
-			if idx >= 0 {
-				return -1, herr("column " + quote(header[i]) + " appears twice (columns " +
-					strconv.Itoa(idx+1) + " and " + strconv.Itoa(i+1) + "): rename one")
-			}
-			idx = i
-		}
-		return idx, nil
-	}
-	timeIdx := -1
-	if opt.TimeColumn != "" {
-		if timeIdx, err = find(strings.ToLower(strings.TrimSpace(opt.TimeColumn))); err != nil {
-			return nil, err
-		}
-		if timeIdx < 0 {
-			return nil, herr("no column " + quote(opt.TimeColumn) + " (the time column asked for) in the header; " + found)
-		}
-	} else {
-		for _, n := range timeColumnNames {
-			if timeIdx, err = find(n); err != nil {
-				return nil, err
-			}
-			if timeIdx >= 0 {
-				break
-			}
-		}
-		if timeIdx < 0 {
-			return nil, herr("no timestamp column (open_time, timestamp, time, datetime or date) in the header; " +
-				found + "; name it with --time-column")
-		}
-	}
-	var cols [nCols]int
-	for i := colOpen; i <= colClose; i++ {
-		if cols[i], err = find(canonicalNames[i]); err != nil {
-			return nil, err
-		}
-		if cols[i] < 0 {
-			return nil, herr("no " + quote(canonicalNames[i]) + " column in the header; " + found)
-		}
-	}
-	if cols[colVolume], err = find("volume"); err != nil {
-		return nil, err
-	}
-	if cols[colVolume] < 0 {
-		for i, n := range lower {
-			if strings.HasPrefix(n, "volume") {
-				cols[colVolume] = i
-				break
-			}
-		}
+	if reason != "" {
+		return nil, &Error{File: name, Line: hdrLine, Reason: reason}
 	}
 
-	bl := newBuilder(name, rowEstimate(text))
+	bl := newBuilder(name, capacity)
 	bl.timeName = header[timeIdx]
 	bl.semi = semi
 	for i := range cols {
@@ -109,6 +53,7 @@ func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *sem
 		}
 	}
 	tp := newTimeParser(opt.Location)
+	bl.tp = tp
 	var rw row
 	rw.hasVol = cols[colVolume] >= 0
 	last := colClose
@@ -129,6 +74,9 @@ func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *sem
 		if len(rec) != len(header) {
 			if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 				continue // a line of blanks
+			}
+			if len(rec) > opt.Limits.MaxFields {
+				return nil, fieldLimitError(name, line, len(rec), opt.Limits)
 			}
 			return nil, fieldCountError(name, line, rec, header, timeIdx, comma)
 		}
@@ -157,13 +105,104 @@ func parseHeaderCSV(text []byte, name string, opt Options, comma rune, semi *sem
 	return bl, nil
 }
 
+// matchColumns finds the columns of a header (names trimmed) the CSV way,
+// case-insensitively: the time column (timeColumn, else the first of
+// timeColumnNames), open, high, low, close, and volume (the column named
+// "volume", else the first whose name starts with "volume"; -1 when none).
+// A name found twice is an error (which one is meant would be a guess).
+// timeIdx is -1 with no reason when timeColumn is "" and no default name is
+// in the header (the caller may look further), and the other columns are
+// then not looked at.
+func matchColumns(header []string, timeColumn string) (timeIdx int, cols [nCols]int, reason string) {
+	lower := make([]string, len(header))
+	for i, h := range header {
+		lower[i] = strings.ToLower(h)
+	}
+	found := foundList(header)
+	find := func(want string) (int, string) {
+		idx := -1
+		for i, n := range lower {
+			if n != want {
+				continue
+			}
+			if idx >= 0 {
+				return -1, "column " + quote(header[i]) + " appears twice (columns " +
+					strconv.Itoa(idx+1) + " and " + strconv.Itoa(i+1) + "): rename one"
+			}
+			idx = i
+		}
+		return idx, ""
+	}
+	timeIdx = -1
+	if timeColumn != "" {
+		if timeIdx, reason = find(strings.ToLower(strings.TrimSpace(timeColumn))); reason != "" {
+			return -1, cols, reason
+		}
+		if timeIdx < 0 {
+			return -1, cols, "no column " + quote(timeColumn) + " (the time column asked for) in the header; " + found
+		}
+	} else {
+		for _, n := range timeColumnNames {
+			if timeIdx, reason = find(n); reason != "" {
+				return -1, cols, reason
+			}
+			if timeIdx >= 0 {
+				break
+			}
+		}
+		if timeIdx < 0 {
+			return -1, cols, ""
+		}
+	}
+	for i := colOpen; i <= colClose; i++ {
+		if cols[i], reason = find(canonicalNames[i]); reason != "" {
+			return -1, cols, reason
+		}
+		if cols[i] < 0 {
+			return -1, cols, "no " + quote(canonicalNames[i]) + " column in the header; " + found
+		}
+	}
+	if cols[colVolume], reason = find("volume"); reason != "" {
+		return -1, cols, reason
+	}
+	if cols[colVolume] < 0 {
+		for i, n := range lower {
+			if strings.HasPrefix(n, "volume") {
+				cols[colVolume] = i
+				break
+			}
+		}
+	}
+	return timeIdx, cols, ""
+}
+
+// noTimeColumn is the reason when no time column was found.
+func noTimeColumn(header []string) string {
+	return "no timestamp column (open_time, timestamp, time, datetime or date) in the header; " +
+		foundList(header) + "; name it with --time-column"
+}
+
+// foundList names a header's columns for a message: the first 20,
+// clipped and sanitised.
+func foundList(header []string) string {
+	shown := make([]string, 0, min(len(header), 20))
+	for _, h := range header[:min(len(header), 20)] {
+		shown = append(shown, clipName(h))
+	}
+	found := "found: " + strings.Join(shown, ", ")
+	if len(header) > len(shown) {
+		found += " and " + strconv.Itoa(len(header)-len(shown)) + " more"
+	}
+	return found
+}
+
 // parseFixedCSV reads a comma-separated file without a header whose first
 // six of ncols fields are time, open, high, low, close, volume (Binance
 // archive without header, LEAN). Prices are divided by scale.
-func parseFixedCSV(text []byte, name string, ncols int, timeName string,
-	parseTime func(string) (int64, string), scale float64) (*builder, error) {
+func parseFixedCSV(text io.Reader, name string, ncols int, timeName string,
+	parseTime func(string) (int64, string), scale float64, capacity int) (*builder, error) {
 	r := newCSVReader(text, ',')
-	bl := newBuilder(name, rowEstimate(text))
+	bl := newBuilder(name, capacity)
 	bl.timeName = timeName
 	var rw row
 	rw.hasVol = true
@@ -212,21 +251,32 @@ func parseFixedCSV(text []byte, name string, ncols int, timeName string,
 	return bl, nil
 }
 
-func newCSVReader(text []byte, comma rune) *csv.Reader {
-	r := csv.NewReader(bytes.NewReader(text))
+func newCSVReader(text io.Reader, comma rune) *csv.Reader {
+	r := csv.NewReader(text)
 	r.Comma = comma
 	r.FieldsPerRecord = -1
 	r.ReuseRecord = true
 	return r
 }
 
-// csvError converts encoding/csv's syntax errors into *Error.
+// csvError converts encoding/csv's syntax errors into *Error; an *Error
+// from the stream below (a limit, a damaged gzip) passes as it is.
 func csvError(name string, err error) error {
+	var de *Error
+	if errors.As(err, &de) {
+		return de
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return &Error{File: name, Line: pe.Line, Reason: "column " + strconv.Itoa(pe.Column) + ": " + pe.Err.Error()}
 	}
-	return &Error{File: name, Reason: err.Error()}
+	return &Error{File: name, Reason: "read: " + err.Error(), Err: err}
+}
+
+// fieldLimitError refuses a row with more fields than Limits.MaxFields.
+func fieldLimitError(name string, line, n int, lim Limits) error {
+	le := &LimitError{What: "fields in a row", Max: int64(lim.MaxFields), Env: EnvMaxFields}
+	return &Error{File: name, Line: line, Reason: "row has " + thousands(n) + " fields: " + le.Error(), Err: le}
 }
 
 // fieldCountError explains a row whose field count differs from the
@@ -260,11 +310,4 @@ func allDigits(s string) bool {
 		}
 	}
 	return true
-}
-
-// rowEstimate guesses the number of rows of a text file: its lines, but no
-// more than one per 12 bytes (the shortest sensible row, "1,1,1,1,1,1\n"),
-// so that a file of blank lines does not reserve memory for bars.
-func rowEstimate(text []byte) int {
-	return min(bytes.Count(text, []byte{'\n'})+1, len(text)/12+1)
 }

@@ -1,13 +1,11 @@
 package data
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"math"
 	"strconv"
-	"strings"
 )
 
 // parseJSON reads an array of bar arrays: freqtrade's
@@ -17,18 +15,29 @@ import (
 // forced. Times are Unix numbers (unit by magnitude) or ISO strings; prices
 // are numbers or numeric strings; null is a missing value (NaN). Errors name
 // the record: the 1-based index in the outer array.
-func parseJSON(text []byte, name string, opt Options, layout string) (*builder, string, error) {
-	dec := json.NewDecoder(bytes.NewReader(text))
+//
+// The array is read token by token, so memory stays bounded whatever the
+// file's shape (one line of megabytes, as freqtrade writes it, or a record
+// of a million fields); g (the guard the text passes through, switched to
+// JSON mode with the array starting at stream offset base) bounds a token
+// and names the line of an error.
+func parseJSON(r io.Reader, g *guard, base int64, name string, opt Options, layout string, capacity int) (*builder, string, error) {
+	dec := json.NewDecoder(r)
 	dec.UseNumber()
+	lineOf := func(off int64) int { return g.lineAt(base + off) }
 	fail := func(err error, record int) (*builder, string, error) {
-		return nil, layout, jsonError(name, text, err, record)
+		return nil, layout, jsonError(name, err, record, lineOf(dec.InputOffset()), lineOf)
 	}
 	tok, err := dec.Token()
 	if err != nil {
 		return fail(err, 0)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, layout, &Error{File: name, Line: 1, Reason: "expected a JSON array of bars, [[time, open, high, low, close, volume], ...]"}
+		reason := "expected a JSON array of bars, [[time, open, high, low, close, volume], ...]"
+		if d == '{' {
+			reason = "JSON object: " + reason
+		}
+		return nil, layout, &Error{File: name, Line: lineOf(0), Reason: reason}
 	}
 	want := 0
 	switch layout {
@@ -37,46 +46,74 @@ func parseJSON(text []byte, name string, opt Options, layout string) (*builder, 
 	case LayoutBinanceKlinesJSON:
 		want = 12
 	}
-	bl := newBuilder(name, min(bytes.Count(text, []byte{'['})-1, len(text)/14+1))
+	bl := newBuilder(name, capacity)
 	bl.timeName = "time"
 	tp := newTimeParser(opt.Location)
-	var rec []json.RawMessage
+	bl.tp = tp
 	var rw row
 	rw.hasVol = true
+	var vals [6]any // the record's first six values
 	n := 0
 	for dec.More() {
 		n++
-		rec = rec[:0]
-		if err := dec.Decode(&rec); err != nil {
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				return nil, layout, &Error{File: name, Record: n,
-					Reason: "record is not an array: expected [time, open, high, low, close, volume, ...]"}
+		g.trim(base + dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return fail(err, n)
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			return nil, layout, &Error{File: name, Record: n,
+				Reason: "record is not an array: expected [time, open, high, low, close, volume, ...]"}
+		}
+		k := 0
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return fail(err, n)
 			}
+			if d, ok := tok.(json.Delim); ok {
+				if k < len(vals) {
+					return nil, layout, &Error{File: name, Record: n, Field: jsonFieldName(k, bl),
+						Reason: "expected a number, a string or null, found " + describeToken(d)}
+				}
+				if err := skipJSON(dec); err != nil {
+					return fail(err, n)
+				}
+			} else if k < len(vals) {
+				vals[k] = tok
+			}
+			if k++; k > opt.Limits.MaxFields {
+				return nil, layout, fieldLimitError(name, 0, k, opt.Limits).(*Error).atRecord(n)
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the record's ']'
 			return fail(err, n)
 		}
 		if want == 0 {
-			switch len(rec) {
+			switch k {
 			case 6:
 				want, layout = 6, LayoutFreqtradeJSON
 			case 12:
 				want, layout = 12, LayoutBinanceKlinesJSON
+				bl.timeName = "open_time"
 			default:
-				return nil, layout, &Error{File: name, Record: n, Reason: "record has " + strconv.Itoa(len(rec)) +
+				return nil, layout, &Error{File: name, Record: n, Reason: "record has " + strconv.Itoa(k) +
 					" fields: expected 6 (freqtrade: time, open, high, low, close, volume) or 12 (Binance klines)"}
 			}
-			if layout == LayoutBinanceKlinesJSON {
-				bl.timeName = "open_time"
-			}
 		}
-		if len(rec) != want {
-			return nil, layout, &Error{File: name, Record: n, Reason: "record has " + strconv.Itoa(len(rec)) +
+		if k != want {
+			return nil, layout, &Error{File: name, Record: n, Reason: "record has " + strconv.Itoa(k) +
 				" fields, expected " + strconv.Itoa(want) + " as in the first record (" + layout + ")"}
 		}
 		rw.at = where{record: n}
-		ts, kind := jsonScalar(rec[0])
-		if kind != jsonNumber && kind != jsonString {
-			return nil, layout, bl.timeError(rw.at, "expected a number or string timestamp, found "+clip(string(rec[0])))
+		var ts string
+		switch v := vals[0].(type) {
+		case json.Number:
+			ts = string(v)
+		case string:
+			ts = v
+		default:
+			return nil, layout, bl.timeError(rw.at, "expected a number or string timestamp, found "+describeToken(v))
 		}
 		t, reason := tp.parse(ts)
 		if reason != "" {
@@ -84,18 +121,17 @@ func parseJSON(text []byte, name string, opt Options, layout string) (*builder, 
 		}
 		rw.t = t
 		for i := colOpen; i <= colVolume; i++ {
-			s, kind := jsonScalar(rec[1+i])
-			rw.raw[i] = s
-			switch kind {
-			case jsonNumber:
-				rw.val[i], rw.kind[i] = parseDecimal(s)
-			case jsonString:
-				rw.val[i], rw.kind[i] = parseNumber(s)
-			case jsonNull:
-				rw.val[i], rw.kind[i] = math.NaN(), numNaN
-				rw.raw[i] = "null"
+			switch v := vals[1+i].(type) {
+			case json.Number:
+				rw.raw[i] = string(v)
+				rw.val[i], rw.kind[i] = parseDecimal(string(v))
+			case string:
+				rw.raw[i] = v
+				rw.val[i], rw.kind[i] = parseNumber(v)
+			case nil:
+				rw.val[i], rw.kind[i], rw.raw[i] = math.NaN(), numNaN, "null"
 			default:
-				rw.raw[i] = clip(string(rec[1+i]))
+				rw.raw[i] = describeToken(v)
 				rw.kind[i] = numBad
 			}
 		}
@@ -107,81 +143,97 @@ func parseJSON(text []byte, name string, opt Options, layout string) (*builder, 
 		return fail(err, 0)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		off := int(dec.InputOffset())
-		return nil, layout, &Error{File: name, Line: lineAt(text, off), Reason: "data after the end of the JSON array"}
+		if err != nil && !isSyntax(err) {
+			return fail(err, 0)
+		}
+		return nil, layout, &Error{File: name, Line: lineOf(dec.InputOffset()), Reason: "data after the end of the JSON array"}
 	}
 	if layout == layoutJSON {
 		layout = LayoutFreqtradeJSON // an empty array; finish reports it
 	}
-	if _, e := bl.finish(where{line: 1}); e != nil {
+	if _, e := bl.finish(where{line: lineOf(0)}); e != nil {
 		return nil, layout, e
 	}
 	return bl, layout, nil
 }
 
-type jsonKind uint8
+// atRecord moves an error from a line to a JSON record.
+func (e *Error) atRecord(n int) *Error {
+	e.Line, e.Record = 0, n
+	return e
+}
 
-const (
-	jsonOther jsonKind = iota
-	jsonNumber
-	jsonString
-	jsonNull
-)
-
-// jsonScalar classifies a raw JSON value and returns its text: the number as
-// written, the string's contents, or "null".
-func jsonScalar(raw json.RawMessage) (string, jsonKind) {
-	s := strings.TrimSpace(string(raw))
-	switch {
-	case s == "":
-		return "", jsonOther
-	case s == "null":
-		return s, jsonNull
-	case s[0] == '"':
-		if strings.IndexByte(s, '\\') < 0 && len(s) >= 2 {
-			return s[1 : len(s)-1], jsonString
-		}
-		var out string
-		if err := json.Unmarshal(raw, &out); err != nil {
-			return s, jsonOther
-		}
-		return out, jsonString
-	case s[0] == '-' || isDigit(s[0]):
-		return s, jsonNumber
+// jsonFieldName names field k of a record for messages.
+func jsonFieldName(k int, bl *builder) string {
+	if k == 0 {
+		return bl.timeName
 	}
-	return s, jsonOther
+	return canonicalNames[k-1]
+}
+
+// skipJSON skips the rest of a nested array or object whose opening
+// delimiter was just read, token by token.
+func skipJSON(dec *json.Decoder) error {
+	depth := 1
+	for depth > 0 {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '[' || d == '{' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+	}
+	return nil
+}
+
+// describeToken names a JSON value that is not where it should be.
+func describeToken(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return strconv.FormatBool(v)
+	case json.Delim:
+		if v == '{' {
+			return "an object"
+		}
+		return "an array"
+	case json.Number:
+		return string(v)
+	case string:
+		return quote(v)
+	}
+	return "a value"
+}
+
+func isSyntax(err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se)
 }
 
 // jsonError converts a decoder error into *Error with the line of the
-// offending byte.
-func jsonError(name string, text []byte, err error, record int) error {
+// offending byte (line is the line at the decoder's offset, lineOf maps an
+// offset of the array's text).
+func jsonError(name string, err error, record, line int, lineOf func(int64) int) error {
+	var de *Error
+	if errors.As(err, &de) {
+		return de // a limit, a damaged gzip: from the stream below
+	}
 	e := &Error{File: name, Record: record, Reason: "invalid JSON: " + err.Error()}
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		e.Line = lineAt(text, int(se.Offset))
+		e.Line = lineOf(se.Offset)
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		e.Line = lineAt(text, len(text))
+		e.Line = line
 		e.Reason = "invalid JSON: unexpected end of the file (truncated?)"
+	default:
+		e.Line = line
 	}
 	return e
-}
-
-// lineAt returns the 1-based line of byte offset off.
-func lineAt(text []byte, off int) int {
-	if off > len(text) {
-		off = len(text)
-	}
-	if off < 0 {
-		off = 0
-	}
-	return bytes.Count(text[:off], []byte{'\n'}) + 1
-}
-
-// clip shortens a value quoted in a message.
-func clip(s string) string {
-	if len(s) > 40 {
-		s = s[:40] + "..."
-	}
-	return strconv.Quote(s)
 }

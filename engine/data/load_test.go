@@ -69,12 +69,12 @@ func TestLayouts(t *testing.T) {
 			bars: 743, first: utc(2023, 3, 1, 0, 0), last: utc(2023, 3, 31, 23, 0),
 			firstBar:  ohlcv{23141.57, 23219.99, 23020.03, 23101, 12736.94918},
 			lastClose: 28465.36, gaps: 1, largestGap: 2 * time.Hour, median: time.Hour},
-		{name: "LEAN hour bars, New York by default", spec: testdata + "lean_spy_hour_head.csv.gz", layout: LayoutLEANCSV,
+		{name: "LEAN hour bars, equity: New York", spec: testdata + "lean_spy_hour_head.csv.gz", opt: Options{LEANAsset: "equity"}, layout: LayoutLEANCSV,
 			// 19980102 09:00 (EST) .. 19990223 10:00 (EST); 973100 / 10000 = 97.31
 			bars: 2000, first: utc(1998, 1, 2, 14, 0), last: utc(1999, 2, 23, 15, 0),
 			firstBar: ohlcv{97.31, 97.53, 97.03, 97.03, 384500}, lastClose: 128.06,
 			gaps: 286, largestGap: 92 * time.Hour, median: time.Hour},
-		{name: "LEAN with an explicit zone", spec: testdata + "lean_spy_hour_head.csv.gz", opt: Options{Location: time.UTC},
+		{name: "LEAN with an explicit zone", spec: testdata + "lean_spy_hour_head.csv.gz", opt: Options{Location: time.UTC, LEANAsset: "equity"},
 			layout: LayoutLEANCSV, bars: 2000, first: utc(1998, 1, 2, 9, 0), last: utc(1999, 2, 23, 10, 0),
 			firstBar: ohlcv{97.31, 97.53, 97.03, 97.03, 384500}, lastClose: 128.06,
 			gaps: 286, largestGap: 92 * time.Hour, median: time.Hour},
@@ -164,7 +164,7 @@ func TestLayoutsAgree(t *testing.T) {
 		{"freqtrade = prepared BTC 1m", testdata + "freqtrade_BTC_USDT-1m_head.json.gz", "embedded:btcusdt-1m", 0},
 		// 2023-03-01 00:00 is bar 10176 of the hourly file: 424 days of 24 bars from 2022-01-01.
 		{"klines = prepared BTC 1h", testdata + "binance_klines_BTCUSDT-1h-2023-03.json.gz", testdata + "btcusdt_1h_2022-2026.csv.gz", 424 * 24},
-		{"LEAN (New York local) = prepared SPY (offsets)", testdata + "lean_spy_hour_head.csv.gz", testdata + "spy_1h_1998-2021.csv.gz", 0},
+		{"LEAN (New York local) = prepared SPY (offsets)", testdata + "lean/equity/usa/hour/spy.zip", testdata + "spy_1h_1998-2021.csv.gz", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,7 +13,7 @@ type numKind uint8
 
 const (
 	numOK             numKind = iota
-	numNaN                    // "NaN" in any case, or an empty field: a missing value
+	numNaN                    // a missing value: empty, "NaN" or "null" in any case (pandas, Yahoo Finance)
 	numBad                    // not a decimal number
 	numDecimalComma           // "4,255" in a comma-separated file
 	numThousands              // "1,234.5" (or "1.234,5" in a semicolon file)
@@ -29,7 +29,7 @@ const (
 // caught by the callers' checks (hex here, infinity as a non-finite price).
 func parseNumber(s string) (float64, numKind) {
 	s = strings.TrimSpace(s)
-	if s == "" {
+	if missing(s) {
 		return math.NaN(), numNaN
 	}
 	if strings.IndexByte(s, ',') >= 0 {
@@ -44,10 +44,20 @@ func parseNumber(s string) (float64, numKind) {
 	return parseDecimal(s)
 }
 
+// missing reports the spellings of a missing value: an empty field, NaN
+// or null in any case (Yahoo Finance writes null, pandas NaN or nothing).
+// A missing value is never read as 0.
+func missing(s string) bool {
+	return s == "" || strings.EqualFold(s, "null") || strings.EqualFold(s, "nan")
+}
+
 // parseDecimal is strconv.ParseFloat restricted to decimal notation. A value
 // out of float64 range parses as ±Inf or 0, which the value checks reject
 // with a message about the price rather than about the syntax.
 func parseDecimal(s string) (float64, numKind) {
+	if strings.IndexByte(s, '_') >= 0 {
+		return 0, numBad // ParseFloat reads Go's digit separators: 1_000 is not a price
+	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
@@ -77,7 +87,7 @@ type semicolonNumbers struct {
 
 func (sn *semicolonNumbers) parse(s string, line int) (float64, numKind) {
 	s = strings.TrimSpace(s)
-	if s == "" {
+	if missing(s) {
 		return math.NaN(), numNaN
 	}
 	comma := strings.IndexByte(s, ',') >= 0
@@ -150,8 +160,7 @@ func isGrouped(s string, sep, dec byte) bool {
 }
 
 // isHex reports whether s has the 0x prefix (after an optional sign) that
-// makes strconv.ParseFloat read hexadecimal; underscores are accepted by
-// ParseFloat only after such a prefix, so this check excludes them too.
+// makes strconv.ParseFloat read hexadecimal.
 func isHex(s string) bool {
 	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
 		s = s[1:]

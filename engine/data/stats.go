@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -17,6 +18,7 @@ func (in *Info) setStats(b *Bars) {
 	in.Bars = n
 	in.First, in.Last = b.First(), b.Last()
 	in.Gaps, in.LargestGap, in.MedianSpacing = 0, 0, 0
+	in.Calendar, in.CalendarWhy = "", ""
 	in.MinPrice, in.MaxPrice = 0, 0
 	if n == 0 {
 		return
@@ -31,12 +33,66 @@ func (in *Info) setStats(b *Bars) {
 	}
 	med := medianSpacing(b.Time)
 	in.MedianSpacing = time.Duration(med)
+	var gapHours [24]int // the UTC hour of the last bar before each gap
 	for i := 1; i < n; i++ {
 		if d := spacing(b.Time[i-1], b.Time[i]); d > med {
 			in.Gaps++
 			in.LargestGap = max(in.LargestGap, time.Duration(d))
+			gapHours[time.Unix(0, b.Time[i-1]).UTC().Hour()]++
 		}
 	}
+	in.Calendar, in.CalendarWhy = calendarOf(n, spacing(b.Time[0], b.Time[n-1]), med, in.Gaps, gapHours)
+}
+
+// The calendars a series can follow (Info.Calendar).
+const (
+	Calendar247      = "24/7"     // bars around the clock (gaps, if any, irregular)
+	CalendarSessions = "sessions" // regular gaps: nights, weekends (exchange sessions)
+)
+
+// minCalendarSpan: a series shorter than this (a week) does not show its
+// calendar.
+const minCalendarSpan = 7 * 24 * time.Hour
+
+// calendarOf tells a series that follows exchange sessions from one that
+// runs around the clock, from n bars over span with median spacing med,
+// gaps of them and the UTC hour of the bar before each gap. Sessions: the
+// bars cover under 90% of the span at the median spacing, and the gaps are
+// regular: about one a week or more, 80% or more of them after the
+// same two hours of the day (two, for the DST shift of a local close).
+// A 24/7 series with outages has irregular gaps; a daily or hourly equity
+// series has a gap every night or weekend after its close. "" when the
+// span is under a week; why says what was seen.
+func calendarOf(n int, span, med int64, gaps int, gapHours [24]int) (calendar, why string) {
+	if time.Duration(span) < minCalendarSpan || med <= 0 {
+		return "", "under a week of bars: too short to tell the calendar"
+	}
+	coverage := float64(n-1) * float64(med) / float64(span)
+	cover := fmt.Sprintf("bars cover %.0f%% of the time", 100*min(coverage, 1))
+	if coverage >= 0.9 {
+		return Calendar247, cover
+	}
+	slices.Sort(gapHours[:])
+	top2 := gapHours[23] + gapHours[22]
+	weeks := float64(span) / float64(7*24*time.Hour)
+	share := float64(top2) / float64(max(gaps, 1))
+	gapText := fmt.Sprintf("%s gaps, %.0f%% of them after the same two hours of the day", thousands(gaps), 100*share)
+	if float64(gaps+1) >= weeks && share >= 0.8 { // +1: a week cut at either end
+
+		return CalendarSessions, cover + "; " + gapText
+	}
+	return Calendar247, cover + "; irregular gaps (" + gapText + ")"
+}
+
+// ObservedBarsPerYear is the number of bars per average year (365.25 days)
+// over the series' span: (bars - 1) / (last - first). 0 for fewer than two
+// bars.
+func (in *Info) ObservedBarsPerYear() float64 {
+	span := in.Last.Sub(in.First)
+	if in.Bars < 2 || span <= 0 {
+		return 0
+	}
+	return float64(in.Bars-1) / (span.Hours() / (365.25 * 24))
 }
 
 // medianSpacing returns the lower median of the differences between
@@ -76,4 +132,39 @@ func (d *Dataset) Head(n int) *Dataset {
 	nd.Info.Name = fmt.Sprintf("%s[:%d]", d.Info.Name, n)
 	nd.Info.setStats(&nd.Bars)
 	return nd
+}
+
+// ReadAs says how the file's numbers were read, for the dataset summary:
+// the convention that decided it, the price scale and the times' form and
+// zone, e.g. "LEAN equity/usa (from the path): prices / 10,000, local
+// times in America/New_York" or "prices as stored, Unix times (UTC)".
+// Everything from the path is sanitised. "" when the Info was not made by
+// a loader (an old saved session).
+func (in *Info) ReadAs() string {
+	var parts []string
+	switch {
+	case in.PriceScale == 1:
+		parts = append(parts, "prices as stored")
+	case in.PriceScale > 0:
+		parts = append(parts, "prices / "+thousands(int(in.PriceScale)))
+	}
+	switch in.Times {
+	case TimesUnix:
+		parts = append(parts, "Unix times (UTC)")
+	case TimesOffset:
+		parts = append(parts, "times with UTC offsets")
+	case TimesLocal:
+		parts = append(parts, "local times in "+in.TimeZone)
+	case TimesMixed:
+		s := "times in mixed forms"
+		if in.TimeZone != "" {
+			s += " (local ones in " + in.TimeZone + ")"
+		}
+		parts = append(parts, s)
+	}
+	s := strings.Join(parts, ", ")
+	if in.Convention != "" {
+		s = in.Convention + ": " + s
+	}
+	return Sanitize(s)
 }

@@ -33,6 +33,28 @@ const (
 // zone cache between rows, so one parser serves one file.
 type timeParser struct {
 	zone zoneCache
+	seen uint8 // seenUnix | seenOffset | seenLocal: the forms parsed so far
+}
+
+const (
+	seenUnix = 1 << iota
+	seenOffset
+	seenLocal
+)
+
+// kinds names the forms of the times parsed (Info.Times).
+func (tp *timeParser) kinds() string {
+	switch tp.seen {
+	case 0:
+		return ""
+	case seenUnix:
+		return TimesUnix
+	case seenOffset:
+		return TimesOffset
+	case seenLocal:
+		return TimesLocal
+	}
+	return TimesMixed
 }
 
 func newTimeParser(loc *time.Location) *timeParser {
@@ -53,11 +75,12 @@ func (tp *timeParser) parse(s string) (int64, string) {
 		return 0, "empty timestamp"
 	}
 	if isUnixNumber(s) {
+		tp.seen |= seenUnix
 		return parseUnix(s)
 	}
 	c, off, hasOff, ok := parseISO(s)
 	if !ok {
-		return 0, "cannot parse timestamp " + strconv.Quote(s) + ": " + timeFormatsHint
+		return 0, "cannot parse timestamp " + quote(s) + ": " + timeFormatsHint
 	}
 	return tp.instant(c, off, hasOff, s)
 }
@@ -66,15 +89,31 @@ func (tp *timeParser) parse(s string) (int64, string) {
 func (tp *timeParser) parseLEAN(s string) (int64, string) {
 	s = strings.TrimSpace(s)
 	if !isLEANTime(s) {
-		return 0, "cannot parse LEAN timestamp " + strconv.Quote(s) + ": expected yyyyMMdd HH:mm"
+		return 0, "cannot parse LEAN timestamp " + quote(s) + ": expected yyyyMMdd HH:mm"
 	}
 	c := civil{
 		year: atoi(s[0:4]), month: atoi(s[4:6]), day: atoi(s[6:8]),
 		hour: atoi(s[9:11]), min: atoi(s[12:14]),
 	}
 	if !c.valid() {
-		return 0, "invalid date or time in " + strconv.Quote(s)
+		return 0, "invalid date or time in " + quote(s)
 	}
+	return tp.instant(c, 0, false, s)
+}
+
+// parseLEANDay reads a LEAN day file's time: milliseconds since midnight
+// (wall clock) of date, in the exchange zone.
+func (tp *timeParser) parseLEANDay(s string, date civil) (int64, string) {
+	s = strings.TrimSpace(s)
+	if !allDigits(s) || len(s) > 8 {
+		return 0, "cannot parse LEAN time " + quote(s) + ": expected milliseconds since midnight"
+	}
+	ms := atoi(s)
+	if ms >= 86400000 {
+		return 0, "LEAN time " + s + " ms is past the end of the day (86,400,000 ms)"
+	}
+	c := date
+	c.hour, c.min, c.sec, c.nsec = ms/3600000, ms/60000%60, ms/1000%60, ms%1000*1e6
 	return tp.instant(c, 0, false, s)
 }
 
@@ -99,6 +138,11 @@ func isLEANTime(s string) bool {
 func (tp *timeParser) instant(c civil, off int64, hasOff bool, text string) (int64, string) {
 	w := c.unixWall()
 	var u int64
+	if hasOff {
+		tp.seen |= seenOffset
+	} else {
+		tp.seen |= seenLocal
+	}
 	switch {
 	case hasOff:
 		u = w - off
@@ -109,15 +153,15 @@ func (tp *timeParser) instant(c civil, off int64, hasOff bool, text string) (int
 		u, st = tp.zone.resolve(w)
 		switch st {
 		case zoneMissing:
-			return 0, "local time " + strconv.Quote(text) + " does not exist in " + tp.zone.loc.String() +
+			return 0, "local time " + quote(text) + " does not exist in " + tp.zone.loc.String() +
 				" (the clocks skip it at a DST change): the file's times are not in this zone, or the row is wrong"
 		case zoneRepeated:
-			return 0, "local time " + strconv.Quote(text) + " occurs twice in " + tp.zone.loc.String() +
+			return 0, "local time " + quote(text) + " occurs twice in " + tp.zone.loc.String() +
 				" (the clocks repeat it at a DST change), so the bar's instant is ambiguous: use timestamps with a UTC offset"
 		}
 	}
 	if u < minUnixSec || u > maxUnixSec {
-		return 0, "timestamp " + strconv.Quote(text) + " is out of range (years 1678-2261)"
+		return 0, "timestamp " + quote(text) + " is out of range (years 1678-2261)"
 	}
 	return u*int64(time.Second) + int64(c.nsec), ""
 }
@@ -161,7 +205,7 @@ func parseUnix(s string) (int64, string) {
 	intPart, frac, _ := strings.Cut(body, ".")
 	ip, err := strconv.ParseUint(intPart, 10, 64)
 	if err != nil || ip > math.MaxInt64 {
-		return 0, "timestamp " + s + " is out of range"
+		return 0, "timestamp " + clipName(s) + " is out of range"
 	}
 	var unit uint64
 	var fracDigits int
@@ -181,7 +225,7 @@ func parseUnix(s string) (int64, string) {
 			intPart[0:4] + "-" + intPart[4:6] + "-" + intPart[6:8]
 	}
 	if ip > math.MaxInt64/unit {
-		return 0, "timestamp " + s + " is out of range (after 2262 as Unix seconds)"
+		return 0, "timestamp " + clipName(s) + " is out of range (after 2262 as Unix seconds)"
 	}
 	ns := ip * unit
 	if len(frac) > 0 {
@@ -190,7 +234,7 @@ func parseUnix(s string) (int64, string) {
 			d := uint64(frac[i] - '0')
 			if i >= fracDigits {
 				if d != 0 {
-					return 0, "timestamp " + s + " has a fraction finer than a nanosecond"
+					return 0, "timestamp " + clipName(s) + " has a fraction finer than a nanosecond"
 				}
 				continue
 			}
@@ -201,7 +245,7 @@ func parseUnix(s string) (int64, string) {
 		}
 		ns += f
 		if ns > math.MaxInt64 {
-			return 0, "timestamp " + s + " is out of range"
+			return 0, "timestamp " + clipName(s) + " is out of range"
 		}
 	}
 	if neg {

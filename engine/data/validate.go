@@ -33,24 +33,28 @@ type row struct {
 
 // builder validates rows one at a time (SPEC "Input": strictly increasing
 // time, prices finite and > 0) and appends the good ones to the bars.
-// All-NaN rows are counted and dropped.
+// Rows with every price missing are counted and dropped.
 type builder struct {
-	file     string
-	timeName string            // the timestamp field's name, for messages
-	names    [nCols]string     // the numeric fields' names, for messages
-	semi     *semicolonNumbers // non-nil for csv-semicolon (messages about the decimal mark)
-	bars     Bars
-	dropped  int
-	rows     int
-	prev     int64
-	prevAt   where
-	firstAt  where
+	file      string
+	timeName  string            // the timestamp field's name, for messages
+	names     [nCols]string     // the numeric fields' names, for messages
+	semi      *semicolonNumbers // non-nil for csv-semicolon (messages about the decimal mark)
+	tp        *timeParser       // the parser of the file's times (what forms it read, for Info)
+	bars      Bars
+	dropped   int
+	droppedAt []string // the places of the first maxDroppedAt dropped rows
+	rows      int
+	// the rows of the first and last bars appended
+	firstBarAt, lastBarAt where
+	prev                  int64
+	prevAt                where
+	firstAt               where
 }
 
 // newBuilder starts a builder with room for about capacity rows (the
 // parsers pass a count of lines or records, which is only an estimate).
 func newBuilder(file string, capacity int) *builder {
-	capacity = max(0, min(capacity, 1<<24))
+	capacity = max(0, min(capacity, 1<<20)) // a hint from a header may lie: growth handles the rest
 	b := &builder{file: file, timeName: "time", names: canonicalNames}
 	b.bars = Bars{
 		Time: make([]int64, 0, capacity), Open: make([]float64, 0, capacity),
@@ -62,7 +66,7 @@ func newBuilder(file string, capacity int) *builder {
 
 // errAt builds an *Error at a place.
 func (bl *builder) errAt(at where, field, reason string) *Error {
-	return &Error{File: bl.file, Line: at.line, Record: at.record, Field: field, Reason: reason}
+	return &Error{File: bl.file, Line: at.line, Record: at.record, Row: at.row, Field: field, Reason: reason}
 }
 
 // timeError reports a timestamp that could not be read.
@@ -104,13 +108,16 @@ func (bl *builder) add(r *row) *Error {
 	}
 	if nan == 4 {
 		bl.dropped++
+		if len(bl.droppedAt) < maxDroppedAt {
+			bl.droppedAt = append(bl.droppedAt, r.at.String())
+		}
 		return nil
 	}
 	if nan > 0 {
 		for i := colOpen; i <= colClose; i++ {
 			if r.kind[i] == numNaN {
 				return bl.errAt(r.at, bl.names[i], "missing price ("+describeNaN(r.raw[i])+
-					") in a row whose other prices are numbers; only rows with open, high, low and close all NaN are dropped")
+					") in a row whose other prices are numbers; only rows with open, high, low and close all missing are dropped")
 			}
 		}
 	}
@@ -118,13 +125,13 @@ func (bl *builder) add(r *row) *Error {
 		v := r.val[i]
 		switch {
 		case math.IsInf(v, 0):
-			return bl.errAt(r.at, bl.names[i], "price "+r.raw[i]+" is not finite")
+			return bl.errAt(r.at, bl.names[i], "price "+clipName(r.raw[i])+" is not finite")
 		case v <= 0:
-			return bl.errAt(r.at, bl.names[i], "price "+r.raw[i]+" is not positive")
+			return bl.errAt(r.at, bl.names[i], "price "+clipName(r.raw[i])+" is not positive")
 		}
 	}
 	if r.val[colHigh] < r.val[colLow] {
-		return bl.errAt(r.at, bl.names[colHigh], "high "+r.raw[colHigh]+" is below low "+r.raw[colLow])
+		return bl.errAt(r.at, bl.names[colHigh], "high "+clipName(r.raw[colHigh])+" is below low "+clipName(r.raw[colLow]))
 	}
 	vol := 0.0
 	if r.hasVol {
@@ -133,12 +140,16 @@ func (bl *builder) add(r *row) *Error {
 		case r.kind[colVolume] == numNaN:
 			return bl.errAt(r.at, bl.names[colVolume], "missing volume ("+describeNaN(r.raw[colVolume])+") in a row with prices")
 		case math.IsInf(vol, 0):
-			return bl.errAt(r.at, bl.names[colVolume], "volume "+r.raw[colVolume]+" is not finite")
+			return bl.errAt(r.at, bl.names[colVolume], "volume "+clipName(r.raw[colVolume])+" is not finite")
 		case vol < 0:
-			return bl.errAt(r.at, bl.names[colVolume], "volume "+r.raw[colVolume]+" is negative")
+			return bl.errAt(r.at, bl.names[colVolume], "volume "+clipName(r.raw[colVolume])+" is negative")
 		}
 	}
 	b := &bl.bars
+	if len(b.Time) == 0 {
+		bl.firstBarAt = r.at
+	}
+	bl.lastBarAt = r.at
 	b.Time = append(b.Time, r.t)
 	b.Open = append(b.Open, r.val[colOpen])
 	b.High = append(b.High, r.val[colHigh])
@@ -148,12 +159,15 @@ func (bl *builder) add(r *row) *Error {
 	return nil
 }
 
+// maxDroppedAt is how many dropped rows Info.DroppedAt names.
+const maxDroppedAt = 5
+
 // numberError turns a bad number kind into an error naming the field.
 func (bl *builder) numberError(r *row, i int) *Error {
 	if r.kind[i] == numOK || r.kind[i] == numNaN {
 		return nil
 	}
-	raw := strconv.Quote(r.raw[i])
+	raw := quote(r.raw[i])
 	switch r.kind[i] {
 	case numBad:
 		return bl.errAt(r.at, bl.names[i], "cannot parse "+raw+" as a number")
@@ -180,7 +194,7 @@ func describeNaN(raw string) string {
 	if raw == "" {
 		return "empty"
 	}
-	return strconv.Quote(raw)
+	return quote(raw)
 }
 
 // fmtTime formats Unix nanoseconds for messages.
@@ -195,7 +209,7 @@ func (bl *builder) finish(endAt where) (Bars, *Error) {
 			return Bars{}, bl.errAt(endAt, "", "no bars: the file has no data rows")
 		}
 		return Bars{}, bl.errAt(bl.firstAt, "", "no bars: all "+strconv.Itoa(bl.rows)+
-			" rows have open, high, low and close NaN")
+			" rows have open, high, low and close missing (NaN, null or empty)")
 	}
 	return bl.bars, nil
 }

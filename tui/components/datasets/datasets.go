@@ -223,14 +223,25 @@ func Summary(ctx *common.Context, ds *data.Dataset, w int) []string {
 	}
 	nan := ""
 	if in.DroppedNaN > 0 {
-		nan = fmt.Sprintf("%s%d NaN rows dropped", t.Sep, in.DroppedNaN)
+		nan = fmt.Sprintf("%s%d rows without prices dropped", t.Sep, in.DroppedNaN)
 	}
 	meta := t.Sep + "layout " + in.Layout + t.Sep + "sha256 " + sha
-	name := common.ShortPath(in.Name, max(w-lipgloss.Width(meta), 24))
+	name := common.ShortPath(data.Sanitize(in.Name), max(w-lipgloss.Width(meta), 24))
+	cal := ""
+	switch in.Calendar {
+	case data.CalendarSessions:
+		cal = fmt.Sprintf(", session calendar (%s bars/year observed)", common.Thousands(int(in.ObservedBarsPerYear()+0.5)))
+	case data.Calendar247:
+		cal = ", 24/7"
+	}
+	readAs := ""
+	if s := in.ReadAs(); s != "" {
+		readAs = t.Sep + s
+	}
 	return []string{
 		st.value.Render(name) + st.label.Render(meta),
-		fmt.Sprintf("%s bars, %s .. %s UTC, %s bars%s", common.Thousands(in.Bars),
-			in.First.Format("2006-01-02 15:04"), in.Last.Format("2006-01-02 15:04"), tf, res),
-		fmt.Sprintf("gaps %d%s%sprice %s .. %s%s", in.Gaps, gap, t.Sep, common.Price(in.MinPrice), common.Price(in.MaxPrice), nan),
+		fmt.Sprintf("%s bars, %s .. %s UTC, %s bars%s%s", common.Thousands(in.Bars),
+			in.First.Format("2006-01-02 15:04"), in.Last.Format("2006-01-02 15:04"), tf, res, cal),
+		fmt.Sprintf("gaps %d%s%sprice %s .. %s%s%s", in.Gaps, gap, t.Sep, common.Price(in.MinPrice), common.Price(in.MaxPrice), nan, readAs),
 	}
 }

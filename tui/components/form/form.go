@@ -32,6 +32,10 @@ const (
 	Precision  = engine.FieldPrecision
 	WMA        = engine.FieldWMA
 	Borderline = engine.FieldBorderline
+	// Data loading and annualisation.
+	TZ          = engine.FieldTZ
+	LEANAsset   = engine.FieldLEANAsset
+	BarsPerYear = engine.FieldBarsPerYear
 )
 
 // Option is one choice of a choice field; Disabled (the reason) makes it
@@ -42,6 +46,7 @@ type Option struct {
 
 type field struct {
 	key, label string
+	free       bool             // a free-text field: every character types into it
 	input      *textinput.Model // text field
 	options    []Option         // choice field
 	sel        int
@@ -61,6 +66,10 @@ func (f *field) value() string {
 type Spec struct {
 	Key, Label, Value string
 	Options           []Option // nil for a text field
+	// Free makes a text field take every character (a time zone name);
+	// other text fields take those of numbers and ranges only, so that
+	// letters stay global keys while typing in them.
+	Free bool
 }
 
 // Model is the parameter form.
@@ -80,7 +89,7 @@ type Model struct {
 func New(ctx *common.Context, specs []Spec) *Model {
 	m := &Model{ctx: ctx, errs: map[string]error{}}
 	for _, s := range specs {
-		f := &field{key: s.Key, label: s.Label}
+		f := &field{key: s.Key, label: s.Label, free: s.Free}
 		if s.Options == nil {
 			in := textinput.New()
 			in.Prompt = ""
@@ -171,7 +180,8 @@ func (m *Model) Typing() bool { return m.focused && m.fields[m.focus].input != n
 
 // Takes reports whether the focused text field takes msg: the characters
 // of numbers and ranges (0-9 : . e E + -) and the editing keys. Other
-// letters stay global keys (q quits, ? helps, j/k move) even while typing.
+// letters stay global keys (q quits, ? helps, j/k move) even while typing,
+// except in a free-text field, which takes them all.
 func (m *Model) Takes(msg tea.KeyMsg) bool {
 	if !m.Typing() {
 		return false
@@ -180,7 +190,7 @@ func (m *Model) Takes(msg tea.KeyMsg) bool {
 		return msg.Type != tea.KeyEsc && msg.Type != tea.KeyTab && msg.Type != tea.KeyShiftTab &&
 			msg.Type != tea.KeyCtrlC && msg.Type != tea.KeyEnter && msg.Type != tea.KeyUp && msg.Type != tea.KeyDown
 	}
-	return numeric(msg.Runes)
+	return m.fields[m.focus].free || numeric(msg.Runes)
 }
 
 func numeric(rs []rune) bool {
@@ -236,7 +246,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.focus = (m.focus + 1) % len(m.fields)
 		return m.refocus()
 	}
-	if f.input != nil && km.Type == tea.KeyRunes && !numeric(km.Runes) {
+	if f.input != nil && km.Type == tea.KeyRunes && !f.free && !numeric(km.Runes) {
 		switch {
 		case key.Matches(km, k.Up):
 			m.focus = (m.focus - 1 + len(m.fields)) % len(m.fields)

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/x/ansi"
 
+	"sweepbench/engine/data"
 	"sweepbench/tui/common"
 )
 
@@ -37,7 +38,7 @@ func (m *Model) View() string {
 	} else if r := m.ctx.Results; r != nil && r.Report != nil {
 		ds = r.Report.Dataset.Name // a saved session whose data is not loaded
 	}
-	ds = common.ShortPath(ds, max(m.w/3, 24))
+	ds = common.ShortPath(data.Sanitize(ds), max(m.w/3, 24))
 	segs := []string{ds, orDash(m.ctx.Backend)}
 	if m.ctx.Saved != "" {
 		segs = []string{ds, m.ctx.Saved, orDash(m.ctx.Backend)}
