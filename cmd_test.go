@@ -272,12 +272,12 @@ func TestHostileFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--hma", "9223372036854775807"}, "--hma 9223372036854775807:9223372036854775807:1: length 9223372036854775807 is above the maximum 1073741824 (a length is a number of bars)"},
+		{[]string{"--hma", "9223372036854775807"}, "--hma 9223372036854775807: length 9223372036854775807 is above the maximum 1073741824 (a length is a number of bars)"},
 		{[]string{"--hma3", "6:9223372036854775807:1"}, "--hma3 6:9223372036854775807:1: length 9223372036854775807 is above the maximum 1073741824"},
 		{[]string{"--head", "1_000"}, `invalid argument "1_000" for "--head" flag: want a whole number written in decimal digits, e.g. 5000`},
 		{[]string{"--fee", "0x1p-4"}, `invalid argument "0x1p-4" for "--fee" flag: want a decimal number, e.g. 0.00045 or 1e-5`},
 		{[]string{"--bars-per-year", "1_764"}, `invalid argument "1_764" for "--bars-per-year" flag: want a decimal number`},
-		{[]string{"--lean-asset", "bond"}, `--lean-asset "bond": want one of equity, option, crypto, forex, cfd, or nothing to take it from the path`},
+		{[]string{"--lean-asset", "bond"}, `--lean-asset bond: want one of equity, option, crypto, forex, cfd, or nothing to take it from the path`},
 		{[]string{"--data", "testdata/data/lean_spy_hour_head.csv.gz"}, "testdata/data/lean_spy_hour_head.csv.gz: LEAN rows, but the path does not say the security type"},
 	}
 	if _, err := os.Stat("/dev/zero"); err == nil {
@@ -310,7 +310,9 @@ func TestErrorTextSanitised(t *testing.T) {
 	root.SetArgs([]string{"run", "--no-save", "--tz", "\x1b]0;pwned\x07", "--fee", "2"})
 	err := root.ExecuteContext(context.Background())
 	got := errorText(err)
-	want := "--fee 2: want a fraction per side in [0, 1), e.g. 0.00045\n--tz \x1b]0;pwned\x07: unknown time zone \x1b]0;pwned\x07"
+	// The value is quoted (Go's escapes) where a flag shows it, the rest
+	// escaped by the sanitiser.
+	want := "--fee 2: want a fraction per side in [0, 1), e.g. 0.00045\n--tz \"\\x1b]0;pwned\\a\": unknown time zone \x1b]0;pwned\x07"
 	want = strings.ReplaceAll(want, "\x1b", `\x1b`)
 	want = strings.ReplaceAll(want, "\x07", `\x07`)
 	if got != want {

@@ -232,7 +232,7 @@ func checkLEANAsset(a string) error {
 	if a == "" || slices.Contains(data.LEANAssets(), a) {
 		return nil
 	}
-	return fieldErr(FieldLEANAsset, strconv.Quote(a), "want one of %s, or nothing to take it from the path",
+	return fieldErr(FieldLEANAsset, a, "want one of %s, or nothing to take it from the path",
 		strings.Join(data.LEANAssets(), ", "))
 }
 
