@@ -2,6 +2,7 @@ package data
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -94,23 +95,29 @@ func loadColumnar(r readerAtSeeker, size int64, kind string, org origin, opt Opt
 			"Feather v2 (pyarrow.feather.write_feather) or Parquet"}
 	case LayoutParquet:
 		return loadParquet(r, size, org, opt)
-	case LayoutArrow:
-		fr, err := ipc.NewFileReader(r, ipc.WithAllocator(mem))
-		if err != nil {
-			return fail("arrow", err)
-		}
-		defer fr.Close()
-		schema = fr.Schema()
-		i := 0
-		next = func() (arrow.RecordBatch, error) {
-			if i >= fr.NumRecords() {
-				return nil, nil
+	case LayoutArrow, layoutArrowStream:
+		// A file: the stream between the 8-byte magic and the footer
+		// (footer, its int32 length, "ARROW1").
+		var (
+			src   io.Reader = r
+			avail           = size
+		)
+		if kind == LayoutArrow {
+			var tail [10]byte
+			if size < 8+10 {
+				return nil, &Error{File: name, Reason: "arrow: file too short"}
 			}
-			i++
-			return fr.RecordBatch(i - 1)
+			if _, err := r.ReadAt(tail[:], size-10); err != nil {
+				return fail("arrow", err)
+			}
+			footer := int64(binary.LittleEndian.Uint32(tail[:4]))
+			if string(tail[4:]) != "ARROW1" || footer > size-18 {
+				return nil, &Error{File: name, Reason: "arrow: no Arrow file footer (truncated?)"}
+			}
+			avail = size - 18 - footer
+			src = io.NewSectionReader(r, 8, avail)
 		}
-	case layoutArrowStream:
-		sr, err := ipc.NewReader(r, ipc.WithAllocator(mem))
+		sr, err := ipc.NewReaderFromMessageReader(&ipcMessages{r: src, remaining: avail, max: opt.Limits.MaxBytes}, ipc.WithAllocator(mem))
 		if err != nil {
 			return fail("arrow", err)
 		}

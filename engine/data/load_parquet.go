@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -31,17 +30,29 @@ func loadParquet(r io.ReaderAt, size int64, org origin, opt Options) (d *Dataset
 			d, err = nil, &Error{File: name, Reason: fmt.Sprintf("malformed parquet file: %v", p)}
 		}
 	}()
-	pf, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
-	if err != nil {
+	fail := func(err error) (*Dataset, error) {
+		var le *LimitError
+		if errors.As(err, &le) {
+			return nil, &Error{File: name, Reason: le.Error(), Err: le}
+		}
 		return nil, &Error{File: name, Reason: "parquet: " + err.Error(), Err: err}
 	}
-	var total int64
+	if err := checkParquet(r, size); err != nil {
+		return fail(err)
+	}
+	pf, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return fail(err)
+	}
+	var total, totalRows int64
 	for _, rg := range pf.Metadata().RowGroups {
 		total += max(rg.TotalByteSize, 0)
+		totalRows += max(rg.NumRows, 0)
 	}
-	if total > opt.Limits.MaxBytes {
+	if total > opt.Limits.MaxBytes || totalRows > opt.Limits.MaxBytes/8 {
 		le := &LimitError{What: "decompressed size", Max: opt.Limits.MaxBytes, Env: EnvMaxBytes}
-		return nil, &Error{File: name, Reason: "its row groups hold " + thousands(int(total)) + " bytes: " + le.Error(), Err: le}
+		return nil, &Error{File: name, Reason: "its row groups hold " + thousands(int(total)) + " bytes in " +
+			thousands(int(totalRows)) + " rows: " + le.Error(), Err: le}
 	}
 	fields := pf.Schema().Fields()
 	header := make([]string, len(fields))
@@ -89,43 +100,64 @@ func loadParquet(r io.ReaderAt, size int64, org origin, opt Options) (d *Dataset
 			return nil, &Error{File: name, Field: bl.names[i], Reason: reason}
 		}
 	}
-	rows := make([]parquet.Row, 1024)
+	// The columns read: time first, then the numbers.
+	want := []int{leaf[cs.time]}
+	for i := colOpen; i <= last; i++ {
+		want = append(want, leaf[cs.cols[i]])
+	}
 	rowNo := 0
-	for _, rg := range pf.RowGroups() {
-		rr := rg.Rows()
-		for {
-			k, err := rr.ReadRows(rows)
-			for _, r := range rows[:k] {
-				rowNo++
-				rw.at = where{row: rowNo}
-				v, ok := valueOf(r, leaf[cs.time])
-				if !ok || v.IsNull() {
-					rr.Close()
-					return nil, bl.timeError(rw.at, "missing timestamp (null)")
-				}
-				t, reason := timeOf(v)
-				if reason != "" {
-					rr.Close()
-					return nil, bl.timeError(rw.at, reason)
-				}
-				rw.t = t
-				for i := colOpen; i <= last; i++ {
-					v, _ := valueOf(r, leaf[cs.cols[i]])
-					rw.val[i], rw.kind[i], rw.raw[i] = numOf[i](v)
-				}
-				if e := bl.add(&rw); e != nil {
-					rr.Close()
-					return nil, e
-				}
+	for g, rg := range pf.RowGroups() {
+		meta := pf.Metadata().RowGroups[g]
+		chunks := rg.ColumnChunks()
+		cols := make([]*columnValues, len(want))
+		for k, c := range want {
+			if c >= len(meta.Columns) || c >= len(chunks) {
+				return fail(errors.New("a row group without the column"))
 			}
-			if err != nil {
-				rr.Close()
-				if errors.Is(err, io.EOF) {
-					break
+			cm := meta.Columns[c].MetaData
+			start := cm.DataPageOffset
+			if cm.DictionaryPageOffset > 0 && cm.DictionaryPageOffset < start {
+				start = cm.DictionaryPageOffset
+			}
+			if err := checkPages(r, size, pageRange{start: start, end: start + cm.TotalCompressedSize, rows: meta.NumRows}, opt.Limits.MaxBytes); err != nil {
+				return fail(err)
+			}
+			cols[k] = &columnValues{pages: chunks[c].Pages(), buf: make([]parquet.Value, 1024)}
+		}
+		for n := int64(0); n < rg.NumRows(); n++ {
+			rowNo++
+			rw.at = where{row: rowNo}
+			var vals [1 + nCols]parquet.Value
+			for k, c := range cols {
+				v, err := c.next()
+				if err != nil {
+					closeAll(cols)
+					if errors.Is(err, io.EOF) {
+						err = errors.New("a column holds fewer values than its row group has rows")
+					}
+					return fail(err)
 				}
-				return nil, &Error{File: name, Reason: "parquet: " + err.Error(), Err: err}
+				vals[k] = v
+			}
+			if vals[0].IsNull() {
+				closeAll(cols)
+				return nil, bl.timeError(rw.at, "missing timestamp (null)")
+			}
+			t, reason := timeOf(vals[0])
+			if reason != "" {
+				closeAll(cols)
+				return nil, bl.timeError(rw.at, reason)
+			}
+			rw.t = t
+			for i := colOpen; i <= last; i++ {
+				rw.val[i], rw.kind[i], rw.raw[i] = numOf[i](vals[1+i])
+			}
+			if e := bl.add(&rw); e != nil {
+				closeAll(cols)
+				return nil, e
 			}
 		}
+		closeAll(cols)
 	}
 	if _, e := bl.finish(where{row: 1}); e != nil {
 		return nil, e
@@ -149,17 +181,46 @@ func leafCount(f parquet.Field) int {
 	return n
 }
 
-// valueOf finds leaf column c's value in a row (a flat row holds one value
-// per leaf, in order; the search covers files whose rows skip a column).
-func valueOf(r parquet.Row, c int) (parquet.Value, bool) {
-	if c < len(r) && r[c].Column() == c {
-		return r[c], true
+// columnValues reads one column chunk's values in order, page by page.
+type columnValues struct {
+	pages parquet.Pages
+	vr    parquet.ValueReader
+	buf   []parquet.Value
+	i, n  int
+	eof   bool // the current page has no more values
+}
+
+func (c *columnValues) next() (parquet.Value, error) {
+	for c.i >= c.n {
+		if c.vr == nil || c.eof {
+			p, err := c.pages.ReadPage()
+			if err != nil {
+				return parquet.Value{}, err
+			}
+			c.vr, c.eof = p.Values(), false
+		}
+		n, err := c.vr.ReadValues(c.buf)
+		c.i, c.n = 0, n
+		switch {
+		case errors.Is(err, io.EOF):
+			c.eof = true
+		case err != nil:
+			return parquet.Value{}, err
+		case n == 0:
+			return parquet.Value{}, errors.New("a page yields no values")
+		}
 	}
-	i := slices.IndexFunc(r, func(v parquet.Value) bool { return v.Column() == c })
-	if i < 0 {
-		return parquet.Value{}, false
+	v := c.buf[c.i]
+	c.i++
+	return v, nil
+}
+
+func closeAll(cols []*columnValues) {
+	for _, c := range cols {
+		if c != nil {
+			c.pages.Close()
+		}
 	}
-	return r[i], true
 }
 
 // parquetTime returns the reader of a time column's values: a timestamp
