@@ -40,6 +40,9 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	if d.Timeframe != "" {
 		bw.Printf(", resampled from %s bars", thousands(d.SourceBars))
 	}
+	if d.Files > 1 {
+		bw.Printf(", %s files", thousands(d.Files))
+	}
 	bw.Printf(", %d gaps", d.Gaps)
 	if d.Gaps > 0 {
 		bw.Printf(", largest %s", shortDuration(d.LargestGap))

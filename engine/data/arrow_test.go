@@ -14,7 +14,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // record builds one record batch of schema from rows of Go values (nil is
@@ -55,21 +54,11 @@ func record(t testing.TB, schema *arrow.Schema, rows [][]any) arrow.RecordBatch 
 	return b.NewRecordBatch()
 }
 
-// writeParquet writes rec as Parquet (pqarrow, the module's writer).
-func writeParquet(t testing.TB, rec arrow.RecordBatch) []byte {
+// columnarFixture reads a Parquet fixture written by Apache Arrow's
+// Parquet writer (testdata/genparquet), independent of the reader.
+func columnarFixture(t testing.TB, name string) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, nil, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return readFile(t, filepath.Join("testdata", "columnar", name))
 }
 
 // writeArrow writes rec as an Arrow IPC file (Feather v2), or a stream.
@@ -120,30 +109,18 @@ var freqtradeRows = [][]any{
 }
 
 // TestColumnar loads Parquet, Feather v2 and Arrow streams written with
-// the Arrow module's own writers: columns by the CSV header's names,
+// the Arrow module's writers (the Parquet ones in testdata): columns by the CSV header's names,
 // timestamps of any unit (zoned: instants; naive: local times), integers
 // by magnitude, nulls as missing values.
 func TestColumnar(t *testing.T) {
 	dir := t.TempDir()
 	ny, _ := time.LoadLocation("America/New_York")
 	ft := record(t, freqtradeSchema, freqtradeRows)
-	// pandas to_parquet of a frame indexed by a naive DatetimeIndex (the
-	// index unnamed: __index_level_0__), microseconds, in New York time.
-	pandasSchema := arrow.NewSchema([]arrow.Field{field("Open", f64), field("High", f64), field("Low", f64), field("Close", f64),
-		field("Volume", arrow.PrimitiveTypes.Int64), field("__index_level_0__", &arrow.TimestampType{Unit: arrow.Microsecond})}, nil)
-	pandas := record(t, pandasSchema, [][]any{
-		{472.16, 473.67, 470.49, 472.65, int64(123726500), time.Date(2024, 1, 2, 9, 30, 0, 0, time.UTC).UnixMicro()},
-		{470.43, 471.19, 468.17, 468.79, int64(103585900), time.Date(2024, 1, 3, 9, 30, 0, 0, time.UTC).UnixMicro()},
-	})
-	// polars: epoch milliseconds as int64 under "timestamp", prices as
-	// decimals (scale 2) and strings, seconds as "time" ignored.
-	polarsSchema := arrow.NewSchema([]arrow.Field{field("timestamp", arrow.PrimitiveTypes.Int64),
-		field("open", &arrow.Decimal128Type{Precision: 10, Scale: 2}), field("high", arrow.BinaryTypes.String),
-		field("low", arrow.PrimitiveTypes.Float32), field("close", f64)}, nil)
-	polars := record(t, polarsSchema, [][]any{
-		{int64(1704067200000), int64(4228358), "42298.62", float32(42261.0), 42298.61},
-		{int64(1704067260000), int64(4229862), "42320", float32(42298.5), 42320.0},
-	})
+	// The Parquet fixtures (testdata/genparquet): freqtrade's frame as
+	// above; pandas to_parquet of a frame indexed by a naive DatetimeIndex
+	// (unnamed: __index_level_0__, microseconds), read in New York time;
+	// polars with epoch milliseconds as int64 "timestamp", a decimal
+	// (scale 2), a string and a float32 price, no volume.
 	// Dates, as a daily file.
 	dailySchema := arrow.NewSchema(append([]arrow.Field{field("Date", arrow.FixedWidthTypes.Date32)}, ohlcvFs...), nil)
 	daily := record(t, dailySchema, [][]any{{19724, 1.0, 2.0, 0.5, 1.5, 10.0}, {19725, 1.5, 2.5, 1.0, 2.0, 20.0}})
@@ -165,7 +142,7 @@ func TestColumnar(t *testing.T) {
 		times0     string
 		zone       string
 	}{
-		{"freqtrade parquet", write("BTC_USDT-1m.parquet", writeParquet(t, ft)), Options{}, LayoutParquet,
+		{"freqtrade parquet", write("BTC_USDT-1m.parquet", columnarFixture(t, "freqtrade.parquet")), Options{}, LayoutParquet,
 			[]time.Time{utc(2025, 6, 1, 17, 23), utc(2025, 6, 1, 17, 24), utc(2025, 6, 1, 17, 26)},
 			ohlcv{105100.69, 105114.88, 105100.69, 105114.88, 4.61751}, 1, TimesUnix, ""},
 		{"freqtrade feather (Arrow IPC file, zstd)", write("BTC_USDT-1m.feather", writeArrow(t, ft, false)), Options{}, LayoutArrow,
@@ -174,10 +151,10 @@ func TestColumnar(t *testing.T) {
 		{"Arrow IPC stream", write("btc.arrows", writeArrow(t, ft, true)), Options{}, LayoutArrow,
 			[]time.Time{utc(2025, 6, 1, 17, 23), utc(2025, 6, 1, 17, 24), utc(2025, 6, 1, 17, 26)},
 			ohlcv{105100.69, 105114.88, 105100.69, 105114.88, 4.61751}, 1, TimesUnix, ""},
-		{"pandas parquet, naive index in New York", write("spy.parquet", writeParquet(t, pandas)), Options{Location: ny}, LayoutParquet,
+		{"pandas parquet, naive index in New York", write("spy.parquet", columnarFixture(t, "pandas_index.parquet")), Options{Location: ny}, LayoutParquet,
 			[]time.Time{time.Date(2024, 1, 2, 9, 30, 0, 0, ny), time.Date(2024, 1, 3, 9, 30, 0, 0, ny)},
 			ohlcv{472.16, 473.67, 470.49, 472.65, 123726500}, 0, TimesLocal, "America/New_York"},
-		{"polars parquet, int64 ms, decimals and strings", write("pl.parquet", writeParquet(t, polars)), Options{}, LayoutParquet,
+		{"polars parquet, int64 ms, decimals and strings", write("pl.parquet", columnarFixture(t, "polars.parquet")), Options{}, LayoutParquet,
 			[]time.Time{utc(2024, 1, 1, 0, 0), utc(2024, 1, 1, 0, 1)},
 			ohlcv{42283.58, 42298.62, 42261, 42298.61, 0}, 0, TimesUnix, ""},
 		{"dates", write("daily.feather", writeArrow(t, daily, false)), Options{}, LayoutArrow,
@@ -205,7 +182,7 @@ func TestColumnar(t *testing.T) {
 		})
 	}
 	// Gzipped, zipped, or from a stream: the same bars.
-	raw := writeParquet(t, ft)
+	raw := columnarFixture(t, "freqtrade.parquet")
 	for name, b := range map[string][]byte{"ft.parquet.gz": gzipBytes(raw), "ft.parquet": raw} {
 		if d, err := Parse(bytes.NewReader(b), name, Options{}); err != nil || d.Info.Bars != 3 || d.Info.Layout != LayoutParquet {
 			t.Errorf("Parse %s: %v", name, err)
@@ -221,9 +198,7 @@ func TestColumnar(t *testing.T) {
 // column.
 func TestColumnarRefusals(t *testing.T) {
 	dir := t.TempDir()
-	bad := func(rows [][]any) []byte { return writeParquet(t, record(t, freqtradeSchema, rows)) }
-	noClose := arrow.NewSchema([]arrow.Field{field("date", &arrow.TimestampType{Unit: arrow.Second}), field("open", f64),
-		field("high", f64), field("low", f64)}, nil)
+	fx := func(name string) []byte { return columnarFixture(t, name) }
 	boolTime := arrow.NewSchema(append([]arrow.Field{field("time", arrow.FixedWidthTypes.Boolean)}, ohlcvFs...), nil)
 	tests := []struct {
 		name string
@@ -231,23 +206,23 @@ func TestColumnarRefusals(t *testing.T) {
 		opt  Options
 		want string // after the path
 	}{
-		{"negative price", bad([][]any{freqtradeRows[0], {int64(1748798640000), 1.0, 1.0, 1.0, -3.0, 1.0}}), Options{},
+		{"negative price", fx("negative_price.parquet"), Options{},
 			`: row 2: field "close": price -3 is not positive`},
-		{"some prices null", bad([][]any{freqtradeRows[0], {int64(1748798640000), 1.0, nil, 1.0, 1.0, 1.0}}), Options{},
+		{"some prices null", fx("some_null.parquet"), Options{},
 			`: row 2: field "high": missing price ("null") in a row whose other prices are numbers; only rows with open, high, low and close all missing are dropped`},
-		{"duplicate time", bad([][]any{freqtradeRows[0], freqtradeRows[0]}), Options{},
+		{"duplicate time", fx("duplicate_time.parquet"), Options{},
 			`: row 2: field "date": duplicate timestamp 2025-06-01 17:23:00 UTC: same as row 1`},
-		{"null time", bad([][]any{freqtradeRows[0], {nil, 1.0, 1.0, 1.0, 1.0, 1.0}}), Options{},
+		{"null time", fx("null_time.parquet"), Options{},
 			`: row 2: field "date": missing timestamp (null)`},
-		{"no close", writeParquet(t, record(t, noClose, [][]any{{int64(1), 1.0, 1.0, 1.0}})), Options{},
+		{"no close", fx("no_close.parquet"), Options{},
 			`: no "close" column in the header; found: date, open, high, low`},
 		{"time column of booleans", writeArrow(t, record(t, boolTime, [][]any{{true, 1.0, 1.0, 1.0, 1.0, 1.0}}), false), Options{},
 			`: field "time": column of type bool: expected timestamps, dates, Unix times or text`},
-		{"decompressed size limit", bad(freqtradeRows), Options{Limits: Limits{MaxBytes: 100}},
+		{"decompressed size limit", fx("freqtrade.parquet"), Options{Limits: Limits{MaxBytes: 100}},
 			`: its row groups hold`},
 		{"Feather v1", []byte("FEA1" + strings.Repeat("\x00", 60) + "FEA1"), Options{},
 			`: Feather v1 file (pandas before 1.0, feather-format): save it again as Feather v2 (pyarrow.feather.write_feather) or Parquet`},
-		{"truncated parquet", bad(freqtradeRows)[:100], Options{}, `: parquet: `},
+		{"truncated parquet", fx("freqtrade.parquet")[:100], Options{}, `: parquet: `},
 	}
 	for i, tc := range tests {
 		p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".parquet")

@@ -353,14 +353,14 @@ func FuzzParseLEANDay(f *testing.F) {
 	})
 }
 
-// columnarSeeds are Parquet and Arrow files of the freqtrade frame and of
-// the pandas and polars shapes (TestColumnar's), written by the Arrow
-// module's writers.
+// columnarSeeds are Parquet and Arrow files of the freqtrade frame (the
+// Parquet ones TestColumnar's fixtures, the pandas and polars shapes too),
+// written by the Arrow module's writers.
 func columnarSeeds(f *testing.F) (parquet, arrowFile, arrowStream [][]byte) {
-	ft := record(f, freqtradeSchema, freqtradeRows)
-	small := record(f, freqtradeSchema, freqtradeRows[:2])
-	for _, rec := range []arrow.RecordBatch{ft, small} {
-		parquet = append(parquet, writeParquet(f, rec))
+	for _, name := range []string{"freqtrade.parquet", "freqtrade_2rows.parquet", "pandas_index.parquet", "polars.parquet"} {
+		parquet = append(parquet, columnarFixture(f, name))
+	}
+	for _, rec := range []arrow.RecordBatch{record(f, freqtradeSchema, freqtradeRows), record(f, freqtradeSchema, freqtradeRows[:2])} {
 		arrowFile = append(arrowFile, writeArrow(f, rec, false))
 		arrowStream = append(arrowStream, writeArrow(f, rec, true))
 	}
