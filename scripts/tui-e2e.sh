@@ -25,7 +25,16 @@ bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 sock=sweepbench-e2e-$$
 pane=e2e:0.0
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
-cleanup() { tm kill-server >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+# The workbench records its last study's final state in the sessions store
+# (under $tmp) as it exits: wait for it (up to 10 s) before removing $tmp.
+cleanup() {
+	tm kill-server >/dev/null 2>&1 || true
+	for _ in $(seq 100); do
+		pgrep -f "$bin" >/dev/null 2>&1 || break
+		sleep 0.1
+	done
+	rm -rf "$tmp" 2>/dev/null || { sleep 1; rm -rf "$tmp"; }
+}
 trap cleanup EXIT
 
 fail() {
