@@ -68,7 +68,9 @@ numbers against the fp64 reference through trade-count parity.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	stopProfile := startProfile()
 	err := newRoot().ExecuteContext(ctx)
+	stopProfile()
 	if err == nil {
 		return
 	}

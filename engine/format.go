@@ -194,6 +194,9 @@ func WriteParitySummary(bw *ErrWriter, p *Parity, l ParityLabels) {
 	}
 	bw.Printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
 		thousands(p.FlipCount), thousands(p.NonBorderlineFlips), p.Tolerance)
+	if p.Device != "" {
+		bw.Printf("  found on      %s (flips and indicator errors, from both precisions' series computed there)\n", p.Device)
+	}
 	if len(p.IndicatorErrors) > 0 {
 		e := p.IndicatorErrors[0]
 		bw.Printf("  indicators    max relative error %s (%s %d, bar %d)", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)

@@ -92,6 +92,10 @@ type Parity struct {
 	IndicatorErrors      []SeriesError // one per series, worst first
 	Combos               []ComboParity // grid order
 	Flips                []Flip        // worst MaxFlipsListed: non-borderline first, then by margin, descending
+	// Device names where the flips and indicator errors were found when
+	// not on the CPU ("NVIDIA H200 (GPU 0)": CompareOnDevice); "" for the
+	// CPU and for a report read back from the sessions store.
+	Device string
 }
 
 // ParityInput names what Compare compares: two runs of one job's grid and
@@ -142,14 +146,11 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	if err != nil {
 		return nil, err
 	}
-	tol := in.Tolerance
-	if tol <= 0 {
-		tol = DefaultBorderline
-	}
-	p := &Parity{Tolerance: tol}
-	p.Incomplete = !in.Ref.Complete() || !in.Test.Complete()
+	p := newParity(in.Ref, in.Test, in.Tolerance)
+	tol := p.Tolerance
 
-	// Indicator errors, per series, on every core.
+	// Indicator errors, per series, on every core: the HMA series in grid
+	// order, then the HMA3 series (a ParityDevice lists them the same way).
 	type series struct {
 		name string
 		L    int
@@ -167,63 +168,22 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 			ss = append(ss, series{"h3", L, in.RefInd.H3[L], in.TestInd.H3[L]})
 		}
 	}
-	p.IndicatorErrors = make([]SeriesError, len(ss))
+	errs := make([]SeriesError, len(ss))
 	if err := Parallel(ctx, len(ss), min(runtime.GOMAXPROCS(0), max(len(ss), 1)), func(_, i int) {
-		p.IndicatorErrors[i] = seriesError(ss[i].name, ss[i].L, ss[i].ref, ss[i].test)
+		errs[i] = seriesError(ss[i].name, ss[i].L, ss[i].ref, ss[i].test)
 	}); err != nil {
 		return nil, err
 	}
-	if len(ss) == 0 {
-		p.IndicatorErrors = nil
-	}
-	sort.SliceStable(p.IndicatorErrors, func(i, j int) bool {
-		return gtNaN(p.IndicatorErrors[i].MaxRel, p.IndicatorErrors[j].MaxRel)
-	})
-	if len(p.IndicatorErrors) > 0 {
-		p.MaxRelIndicatorError = p.IndicatorErrors[0].MaxRel
-	}
-
-	// Pair the combos present in both runs.
-	type pair struct{ ref, test *ComboResult }
-	var pairs []pair
-	i, j := 0, 0
-	for i < len(in.Ref.Results) && j < len(in.Test.Results) {
-		a, b := &in.Ref.Results[i], &in.Test.Results[j]
-		switch {
-		case a.Index == b.Index:
-			pairs = append(pairs, pair{a, b})
-			i++
-			j++
-		case a.Index < b.Index:
-			i++
-		default:
-			j++
-		}
-	}
-	p.CombosCompared = len(pairs)
-	p.Combos = make([]ComboParity, len(pairs))
-
-	// Per combo: counts and PnL.
-	for k, pr := range pairs {
-		c := pr.ref.Combo
-		cp := &p.Combos[k]
-		*cp = ComboParity{Index: pr.ref.Index, Combo: c, Trades64: pr.ref.TotalTrades, Trades32: pr.test.TotalTrades}
-		cp.Dn = cp.Trades32 - cp.Trades64
-		cp.RelDn = relInt(cp.Dn, cp.Trades64)
-		d := pr.test.TotalReturn - pr.ref.TotalReturn
-		cp.DPnLpp = 100 * d
-		cp.RelDPnL = relFloat(d, pr.ref.TotalReturn)
-		cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
-	}
+	p.setIndicatorErrors(errs)
 
 	// Flips: the bars where the held positions differ, combo by combo on
 	// every core (grid order, HMA-major: consecutive combos share h).
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(pairs)))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(p.Combos)))
 	heaps := make([]flipHeap, workers)
 	pos := make([][2][]int8, workers) // each worker's fp64 and fp32 positions
 	close := in.Bars.Close
 	held := len(close) - 1 // pos[n-1] is never held
-	err = Parallel(ctx, len(pairs), workers, func(w, k int) {
+	err = Parallel(ctx, len(p.Combos), workers, func(w, k int) {
 		if pos[w][0] == nil {
 			pos[w] = [2][]int8{make([]int8, len(close)), make([]int8, len(close))}
 		}
@@ -256,7 +216,71 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	if err != nil {
 		return nil, err
 	}
+	var all []Flip
+	for _, h := range heaps {
+		all = append(all, h...)
+	}
+	p.finish(all)
+	return p, nil
+}
 
+// newParity starts the report of test against ref: the tolerance (0 means
+// DefaultBorderline), whether either run is incomplete, and one
+// ComboParity per combo present in both runs (grid order) with its trade
+// counts and PnL; flips are left to the caller.
+func newParity(ref, test *Run, tol float64) *Parity {
+	if tol <= 0 {
+		tol = DefaultBorderline
+	}
+	p := &Parity{Tolerance: tol, Incomplete: !ref.Complete() || !test.Complete()}
+	p.Combos = make([]ComboParity, 0, min(len(ref.Results), len(test.Results)))
+	i, j := 0, 0
+	for i < len(ref.Results) && j < len(test.Results) {
+		a, b := &ref.Results[i], &test.Results[j]
+		switch {
+		case a.Index == b.Index:
+			cp := ComboParity{Index: a.Index, Combo: a.Combo, Trades64: a.TotalTrades, Trades32: b.TotalTrades}
+			cp.Dn = cp.Trades32 - cp.Trades64
+			cp.RelDn = relInt(cp.Dn, cp.Trades64)
+			d := b.TotalReturn - a.TotalReturn
+			cp.DPnLpp = 100 * d
+			cp.RelDPnL = relFloat(d, a.TotalReturn)
+			cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
+			p.Combos = append(p.Combos, cp)
+			i++
+			j++
+		case a.Index < b.Index:
+			i++
+		default:
+			j++
+		}
+	}
+	p.CombosCompared = len(p.Combos)
+	return p
+}
+
+// setIndicatorErrors sets the per-series errors, worst first (a stable
+// sort: ties keep the order given, HMA series in grid order then HMA3),
+// and their maximum.
+func (p *Parity) setIndicatorErrors(errs []SeriesError) {
+	p.IndicatorErrors = nil
+	if len(errs) > 0 {
+		p.IndicatorErrors = errs
+	}
+	sort.SliceStable(p.IndicatorErrors, func(i, j int) bool {
+		return gtNaN(p.IndicatorErrors[i].MaxRel, p.IndicatorErrors[j].MaxRel)
+	})
+	p.MaxRelIndicatorError = 0
+	if len(p.IndicatorErrors) > 0 {
+		p.MaxRelIndicatorError = p.IndicatorErrors[0].MaxRel
+	}
+}
+
+// finish completes a report whose Combos hold their flip counts: the
+// totals over the sweep, the worst MaxFlipsListed of flips (which must
+// hold at least those: any order, any number), the verdict and its
+// explanation.
+func (p *Parity) finish(flips []Flip) {
 	for k := range p.Combos {
 		c := &p.Combos[k]
 		p.TotalTrades64 += c.Trades64
@@ -281,16 +305,14 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	if p.TotalTrades64 > 0 {
 		p.ShiftedShare = float64(p.ShiftedTrades) / float64(p.TotalTrades64)
 	}
-	var all flipHeap
-	for _, h := range heaps {
-		for _, f := range h {
-			all.offer(f)
-		}
+	sort.Slice(flips, func(i, j int) bool { return worse(flips[i], flips[j]) })
+	p.Flips = nil
+	if k := min(len(flips), MaxFlipsListed); k > 0 {
+		p.Flips = flips[:k:k]
 	}
-	sort.Slice(all, func(i, j int) bool { return worse(all[i], all[j]) })
-	p.Flips = all
 
 	// Verdict (SPEC "Parity"): every condition that fires is named.
+	tol := p.Tolerance
 	if !(p.MaxAbsDPnLpp <= MaxDPnLpp) {
 		p.Reasons = append(p.Reasons, fmt.Sprintf("max |dPnL| %s pp > %g pp", trimFloat(p.MaxAbsDPnLpp, 4), MaxDPnLpp))
 	}
@@ -319,7 +341,6 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 		p.Verdict = VerdictCollapse
 	}
 	p.Explain()
-	return p, nil
 }
 
 // Explain sets p.Explanation from the report's own fields: when the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"time"
 
@@ -206,14 +207,40 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 			// Cancelled: still explain what completed, on a fresh context.
 			pctx = context.Background()
 		}
-		s.deviceSeries(pctx, cache)
-		par, err := CompareRuns(pctx, s.job(FP64, cache), ref, test, s.Tolerance)
+		par, note, err := s.parity(pctx, cache, ref, test)
 		if err != nil && runErr == nil {
 			runErr = fmt.Errorf("parity: %w", err)
 		}
 		rep.Parity, rep.ParityOf = par, "fp32 vs fp64"
+		rep.Note = JoinNote(rep.Note, note)
 	}
 	return rep, runErr
+}
+
+// ParityEnv, set to "cpu", makes RunStudy build the parity report on the
+// CPU even when a ParityDevice ran both lanes (to time or check one path
+// against the other; the reports are the same).
+const ParityEnv = "SWEEPBENCH_PARITY"
+
+// parity builds the study's parity report: on the device when one
+// ParityDevice backend ran both lanes and both are complete
+// (CompareOnDevice), else on the CPU from the lanes' series (taken from the
+// device when it computes them: SeriesDevice). A device pass that fails
+// falls back to the CPU, whose report is the same, and says so in note.
+func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Run) (par *Parity, note string, err error) {
+	b64, err64 := s.backendFor(FP64)
+	bT, errT := s.backendFor(test.Precision)
+	dev, ok := b64.(ParityDevice)
+	if ok && err64 == nil && errT == nil && b64 == bT && ref.Complete() && test.Complete() && os.Getenv(ParityEnv) != "cpu" {
+		par, err := CompareOnDevice(ctx, dev, s.job(FP64, cache), ref, test, s.Tolerance)
+		if err == nil || ctx.Err() != nil {
+			return par, "", err
+		}
+		note = fmt.Sprintf("parity on %s failed (%v): computed on the CPU", b64.Name(), err)
+	}
+	s.deviceSeries(ctx, cache)
+	par, err = CompareRuns(ctx, s.job(FP64, cache), ref, test, s.Tolerance)
+	return par, note, err
 }
 
 // deviceSeries puts in cache the indicator series of each lane whose

@@ -5,7 +5,7 @@
 #   CGO_ENABLED=0 go test -c -o bin/cuda.test ./cuda
 #   run(command="bash scripts/cuda-device.sh", carry=["bin"])
 # Writes under $OUT (at most 8 files come back):
-#   ptx/{indicators,sweep}.ptx, ptx/SOURCES.sha256  (copy into cuda/ptx/)
+#   ptx/{indicators,sweep,parity}.ptx and cubins, ptx/*.sha256  (copy into cuda/ptx/)
 #   build.log   nvidia-smi, nvcc version, PTX build, ptxas -v resource report
 #   test.log    go test -v output of the GPU tests (and the timing table)
 #   timing.md   the timing table (TestGPUTiming)
@@ -23,7 +23,7 @@ mkdir -p "$OUT/ptx"
 	nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem --format=csv
 	nvcc --version | tail -2
 	bash scripts/cuda-build.sh "$OUT/ptx" || exit 1
-	for m in indicators sweep; do
+	for m in indicators sweep parity; do
 		nvcc -cubin -arch=sm_90 --fmad=false -O3 -std=c++17 -Xptxas -v -Ireference/kernels \
 			-o "/tmp/$m.cubin" "cuda/kernels/$m.cu" 2>&1 | grep -E 'Function properties|registers|spill|Compiling entry' || true
 	done

@@ -97,6 +97,7 @@ func TestBackend(t *testing.T, b engine.Backend, opt Options) {
 	t.Run("chunks", func(t *testing.T) { testChunks(t, b, cs[0], precs) })
 	t.Run("cancel", func(t *testing.T) { testCancel(t, b, cs[1], precs[0]) })
 	t.Run("study", func(t *testing.T) { testStudy(t, b, opt, cs[0]) })
+	t.Run("parity", func(t *testing.T) { testParity(t, b, cs) })
 }
 
 // sweep runs job on b through engine.Sweep and returns the metrics in grid
