@@ -60,6 +60,7 @@ func TestGPUParityStudy(t *testing.T) {
 	rng := datatest.Rand(t)
 	bars := datatest.RandomWalk(rng, 60000, 5, 0.002)
 	ds := &data.Dataset{Bars: *bars, Info: data.Info{Name: "random walk", Bars: bars.Len(), MedianSpacing: time.Minute}}
+	t.Setenv(engine.ParityEnv, "device") // 1,600 combos: below engine.DeviceParityMinCombos
 	defer func(v int) { parityLaunch = v }(parityLaunch)
 	parityLaunch = 1000
 	for _, c := range []struct {

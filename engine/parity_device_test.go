@@ -36,6 +36,7 @@ func TestStudyParityOnDevice(t *testing.T) {
 			Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: b}
 	}
 	ctx := context.Background()
+	t.Setenv(engine.ParityEnv, "device") // a small grid: the device pass only when asked
 	run := func(b engine.Backend) *engine.Report {
 		t.Helper()
 		rep, err := engine.RunStudy(ctx, study(b), engine.StudyOptions{})
@@ -57,12 +58,16 @@ func TestStudyParityOnDevice(t *testing.T) {
 		t.Errorf("%s=cpu: parity found on %q, want the CPU", engine.ParityEnv, cpu.Parity.Device)
 	}
 	conformance.SameParity(t, "device vs cpu", dev.Parity, cpu.Parity, 0)
-	t.Setenv(engine.ParityEnv, "")
+	t.Setenv(engine.ParityEnv, "device")
 	failed := run(failingParity{reference.New()})
 	if failed.Parity.Device != "" || !strings.Contains(failed.Note, "parity on reference failed (out of device memory): computed on the CPU") {
 		t.Errorf("a failed device pass: device %q, note %q; want the CPU and a note saying so", failed.Parity.Device, failed.Note)
 	}
 	conformance.SameParity(t, "fallback vs cpu", failed.Parity, cpu.Parity, 0)
+	t.Setenv(engine.ParityEnv, "")
+	if small := run(conformance.NaiveParity(reference.New())); small.Parity.Device != "" {
+		t.Errorf("a grid of %d combos (< %d): parity found on %q, want the CPU", small.Grid.Len(), engine.DeviceParityMinCombos, small.Parity.Device)
+	}
 
 	// Incomplete runs (a study cancelled part way) are the CPU's to compare.
 	ref := dev.Run(engine.FP64)

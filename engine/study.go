@@ -218,9 +218,18 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 }
 
 // ParityEnv, set to "cpu", makes RunStudy build the parity report on the
-// CPU even when a ParityDevice ran both lanes (to time or check one path
-// against the other; the reports are the same).
+// CPU even when a ParityDevice ran both lanes, and set to "device", on the
+// device even for a small grid (to time or check one path against the
+// other; the reports are the same).
 const ParityEnv = "SWEEPBENCH_PARITY"
+
+// DeviceParityMinCombos: below this many combos RunStudy builds the parity
+// report on the CPU even when the lanes ran on a ParityDevice. The device
+// pass gives each combo one thread that walks every bar, so a small grid
+// leaves the GPU idle and waits on one thread's latency (80 combos x
+// 150,000 bars: ~0.1 s on an H200), while the CPU's cores, given the
+// device's series, take milliseconds.
+const DeviceParityMinCombos = 4096
 
 // parity builds the study's parity report: on the device when one
 // ParityDevice backend ran both lanes and both are complete
@@ -231,7 +240,8 @@ func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Ru
 	b64, err64 := s.backendFor(FP64)
 	bT, errT := s.backendFor(test.Precision)
 	dev, ok := b64.(ParityDevice)
-	if ok && err64 == nil && errT == nil && b64 == bT && ref.Complete() && test.Complete() && os.Getenv(ParityEnv) != "cpu" {
+	small := s.Grid.Len() < DeviceParityMinCombos && os.Getenv(ParityEnv) != "device"
+	if ok && err64 == nil && errT == nil && b64 == bT && ref.Complete() && test.Complete() && !small && os.Getenv(ParityEnv) != "cpu" {
 		par, err := CompareOnDevice(ctx, dev, s.job(FP64, cache), ref, test, s.Tolerance)
 		if err == nil || ctx.Err() != nil {
 			return par, "", err
@@ -387,20 +397,69 @@ func JoinNote(a, b string) string {
 }
 
 // TopBySharpe returns up to k results of run sorted by Sharpe, descending
-// (NaN last), ties by grid order.
+// (NaN last), ties by grid order: the order a stable sort of every result
+// gives, found in one pass with a k-element heap (O(n log k): a GPU run has
+// millions of results and a table shows ten).
 func TopBySharpe(run *Run, k int) []ComboResult {
-	rs := append([]ComboResult(nil), run.Results...)
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i].Sharpe, rs[j].Sharpe
-		if math.IsNaN(b) {
-			return !math.IsNaN(a)
-		}
-		return a > b
-	})
-	if k < len(rs) {
-		rs = rs[:k]
+	rs := run.Results
+	if k <= 0 || len(rs) == 0 {
+		return []ComboResult{}
 	}
-	return rs
+	// before reports whether result i ranks above result j.
+	before := func(i, j int) bool {
+		a, b := rs[i].Sharpe, rs[j].Sharpe
+		switch {
+		case math.IsNaN(a) || math.IsNaN(b):
+			if math.IsNaN(a) != math.IsNaN(b) {
+				return math.IsNaN(b)
+			}
+		case a != b:
+			return a > b
+		}
+		return i < j
+	}
+	// h is a min-heap (by rank) of the best k indices seen: h[0] ranks lowest.
+	h := make([]int, 0, min(k, len(rs)))
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(h) && before(h[m], h[l]) {
+				m = l
+			}
+			if r := l + 1; r < len(h) && before(h[m], h[r]) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := range rs {
+		if len(h) < k {
+			h = append(h, i)
+			for c := len(h) - 1; c > 0; {
+				p := (c - 1) / 2
+				if !before(h[p], h[c]) {
+					break
+				}
+				h[p], h[c] = h[c], h[p]
+				c = p
+			}
+			continue
+		}
+		if before(i, h[0]) {
+			h[0] = i
+			down(0)
+		}
+	}
+	sort.Slice(h, func(a, b int) bool { return before(h[a], h[b]) })
+	out := make([]ComboResult, len(h))
+	for i, j := range h {
+		out[i] = rs[j]
+	}
+	return out
 }
 
 // Lookup returns the result of combo index in run, or nil (binary search:

@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -704,5 +706,42 @@ func TestFewTradesNote(t *testing.T) {
 	}
 	if !strings.Contains(rep.Note, "the median combo made 0 trades") {
 		t.Errorf("note %q", rep.Note)
+	}
+}
+
+// TestTopBySharpeMatchesStableSort: the heap selection gives the first k of
+// a stable sort by Sharpe (descending, NaN last, ties by grid order), on
+// results with many ties and NaNs, for k below, at and above their count.
+func TestTopBySharpeMatchesStableSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 7, 500} {
+		run := &Run{}
+		for i := 0; i < n; i++ {
+			s := float64(rng.IntN(20)) / 4 // ties
+			if rng.IntN(6) == 0 {
+				s = math.NaN()
+			}
+			run.Results = append(run.Results, ComboResult{Index: i, Metrics: Metrics{Sharpe: s}})
+		}
+		want := append([]ComboResult(nil), run.Results...)
+		sort.SliceStable(want, func(i, j int) bool {
+			a, b := want[i].Sharpe, want[j].Sharpe
+			if math.IsNaN(b) {
+				return !math.IsNaN(a)
+			}
+			return a > b
+		})
+		for _, k := range []int{0, 1, 3, 10, n, n + 5} {
+			got := TopBySharpe(run, k)
+			w := want[:min(k, n)]
+			if len(got) != len(w) {
+				t.Fatalf("n %d k %d: %d results, want %d", n, k, len(got), len(w))
+			}
+			for i := range w {
+				if got[i].Index != w[i].Index {
+					t.Fatalf("n %d k %d: rank %d is combo %d (sharpe %v), want %d (sharpe %v)", n, k, i, got[i].Index, got[i].Sharpe, w[i].Index, w[i].Sharpe)
+				}
+			}
+		}
 	}
 }
