@@ -158,6 +158,11 @@ func newRunCmd() *cobra.Command {
 			if stream != nil {
 				opt.Sink = stream.rows.Sink
 			}
+			// Memory flat in the grid: what is printed (the table) or
+			// written (the streamed file) needs only each run's best and
+			// the parity counts; the whole JSON report, or rows to stdout,
+			// need every result.
+			opt.Discard, opt.Keep = format == "table" || stream != nil, top
 			var bar *progressView
 			if !quiet && isTerminal(stderr) {
 				ch := make(chan engine.Progress, 16)

@@ -73,7 +73,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	fmt.Fprintf(tw, "backend\tprecision\twma\tstatus\tcombos\tprepare\telapsed\tcombos/s\tdevice\t\n")
 	for _, run := range r.Runs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\t\n", run.Backend, run.Precision, run.WMA, run.Status,
-			thousands(len(run.Results)), thousands(run.Grid.Len()), secs(run.Prepare), secs(run.Elapsed),
+			thousands(run.Count()), thousands(run.Grid.Len()), secs(run.Prepare), secs(run.Elapsed),
 			thousands(int(run.CombosPerSecond()+0.5)), run.Device)
 	}
 	tw.Flush()
@@ -100,7 +100,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	ref, test := r.Run(FP64), r.Run(FP32)
 	switch {
 	case ref != nil && test != nil && len(ref.Results) > 0:
-		bw.Printf("\nTop %d combos%s by fp64 Sharpe, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", min(top, len(ref.Results)), ofComputed(ref))
+		bw.Printf("\nTop %d combos%s by fp64 Sharpe, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", min(top, ref.Count(), len(ref.Results)), ofComputed(ref))
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "hma\thma3\ttrades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t\n")
 		for _, c := range TopBySharpe(ref, top) {
@@ -120,7 +120,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 			if len(run.Results) == 0 {
 				continue
 			}
-			bw.Printf("\nTop %d combos%s by %s Sharpe (returns, drawdown, win rate, VaR in %%)\n", min(top, len(run.Results)), ofComputed(run), run.Precision)
+			bw.Printf("\nTop %d combos%s by %s Sharpe (returns, drawdown, win rate, VaR in %%)\n", min(top, run.Count(), len(run.Results)), ofComputed(run), run.Precision)
 			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(tw, "hma\thma3\ttrades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n")
 			for _, c := range TopBySharpe(run, top) {
@@ -143,7 +143,7 @@ func ofComputed(run *Run) string {
 	if run.Complete() {
 		return ""
 	}
-	return fmt.Sprintf(" of the %s computed (of %s)", thousands(len(run.Results)), thousands(run.Grid.Len()))
+	return fmt.Sprintf(" of the %s computed (of %s)", thousands(run.Count()), thousands(run.Grid.Len()))
 }
 
 func (r *Report) writeParity(bw *ErrWriter, p *Parity) {

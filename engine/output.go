@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -114,6 +115,9 @@ func newRowEncoder(w io.Writer, f RowFormat, s rowSettings) (rowEncoder, error) 
 // WriteRows writes the report's per-combo results in format f: every run
 // in order, its results in grid order.
 func (r *Report) WriteRows(w io.Writer, f RowFormat) error {
+	if err := r.kept(); err != nil {
+		return err
+	}
 	enc, err := newRowEncoder(w, f, settingsOf(r.Dataset, r.Params))
 	if err != nil {
 		return err
@@ -127,6 +131,22 @@ func (r *Report) WriteRows(w io.Writer, f RowFormat) error {
 		}
 	}
 	return enc.finish(r)
+}
+
+// ErrNotKept: a report whose runs kept only their best results
+// (StudyOptions.Discard) cannot be written whole; its rows went to the
+// study's sink as they came.
+var ErrNotKept = errors.New("the results were streamed, not kept")
+
+// kept refuses a report with a run that kept only its best results.
+func (r *Report) kept() error {
+	for _, run := range r.Runs {
+		if run.Kept {
+			return fmt.Errorf("%s run: %w (%s of %s combos kept in memory)", run.Precision, ErrNotKept,
+				thousands(len(run.Results)), thousands(run.Computed))
+		}
+	}
+	return nil
 }
 
 // WriteCSV writes one row per combo and run: precision, backend, wma,

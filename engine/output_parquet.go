@@ -146,7 +146,7 @@ func parquetMetadata(r *Report) [][2]string {
 	var runs []string
 	for _, run := range r.Runs {
 		runs = append(runs, fmt.Sprintf("%s %s %s %s %d/%d", run.Precision, run.Backend, run.WMA, run.Status,
-			len(run.Results), run.Grid.Len()))
+			run.Count(), run.Grid.Len()))
 	}
 	kv = append(kv, [2]string{"runs", strings.Join(runs, "; ")})
 	verdict, reasons := "none", []string{}

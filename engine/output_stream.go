@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 )
 
 // RewindableWriter is an output a RowWriter can start over on (a file):
@@ -167,6 +168,23 @@ func (w *RowWriter) Close(rep *Report) error {
 	if w.streamed(rep) {
 		return w.enc.finish(rep)
 	}
+	if rep.kept() != nil {
+		// Results not kept (StudyOptions.Discard): the file is all there
+		// is. A study that stopped part way left chunks waiting for their
+		// turn: they go last, in index order, so nothing computed is lost.
+		firsts := make([]int, 0, len(w.pending))
+		for f := range w.pending {
+			firsts = append(firsts, f)
+		}
+		sort.Ints(firsts)
+		for _, f := range firsts {
+			if err := w.enc.rows(w.pending[f]); err != nil {
+				return err
+			}
+		}
+		clear(w.pending)
+		return w.enc.finish(rep)
+	}
 	if _, err := w.out.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("rewriting the results: %w", err)
 	}
@@ -185,7 +203,7 @@ func (w *RowWriter) streamed(rep *Report) bool {
 	}
 	var runs []*Run
 	for _, run := range rep.Runs {
-		if len(run.Results) > 0 {
+		if run.Count() > 0 {
 			runs = append(runs, run)
 		}
 	}
@@ -194,7 +212,7 @@ func (w *RowWriter) streamed(rep *Report) bool {
 	}
 	for i, run := range runs {
 		l := w.lanes[i]
-		if l.stray || l.rowLane != laneOf(run) || l.rows != len(run.Results) {
+		if l.stray || l.rowLane != laneOf(run) || l.rows != run.Count() {
 			return false
 		}
 	}

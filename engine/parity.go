@@ -233,26 +233,53 @@ func newParity(ref, test *Run, tol float64) *Parity {
 		tol = DefaultBorderline
 	}
 	p := &Parity{Tolerance: tol, Incomplete: !ref.Complete() || !test.Complete()}
-	p.Combos = make([]ComboParity, 0, min(len(ref.Results), len(test.Results)))
-	i, j := 0, 0
-	for i < len(ref.Results) && j < len(test.Results) {
-		a, b := &ref.Results[i], &test.Results[j]
-		switch {
-		case a.Index == b.Index:
-			cp := ComboParity{Index: a.Index, Combo: a.Combo, Trades64: a.TotalTrades, Trades32: b.TotalTrades}
-			cp.Dn = cp.Trades32 - cp.Trades64
-			cp.RelDn = relInt(cp.Dn, cp.Trades64)
-			d := b.TotalReturn - a.TotalReturn
-			cp.DPnLpp = 100 * d
-			cp.RelDPnL = relFloat(d, a.TotalReturn)
-			cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
-			p.Combos = append(p.Combos, cp)
-			i++
-			j++
-		case a.Index < b.Index:
-			i++
-		default:
-			j++
+	p.Combos = make([]ComboParity, 0, min(ref.Count(), test.Count()))
+	add := func(a, b *ComboResult) {
+		cp := ComboParity{Index: a.Index, Combo: a.Combo, Trades64: a.TotalTrades, Trades32: b.TotalTrades}
+		cp.Dn = cp.Trades32 - cp.Trades64
+		cp.RelDn = relInt(cp.Dn, cp.Trades64)
+		d := b.TotalReturn - a.TotalReturn
+		cp.DPnLpp = 100 * d
+		cp.RelDPnL = relFloat(d, a.TotalReturn)
+		cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
+		p.Combos = append(p.Combos, cp)
+	}
+	if ref.outcomes != nil || test.outcomes != nil {
+		// A kept run (StudyOptions.Discard): pair by index.
+		var other []ComboResult
+		var has indexSet
+		if test.outcomes == nil {
+			other, has = test.Results, priorSet(test, ref.Grid.Len())
+		}
+		ref.each(func(a *ComboResult) {
+			i := a.Index
+			a.Combo = ref.Grid.At(i)
+			switch {
+			case test.outcomes != nil:
+				o := test.outcomes
+				if o.has.has(i) {
+					b := ComboResult{Index: i}
+					b.TotalTrades, b.TotalReturn = int(o.trades[i]), o.ret[i]
+					add(a, &b)
+				}
+			case has.has(i):
+				add(a, &other[sort.Search(len(other), func(k int) bool { return other[k].Index >= i })])
+			}
+		})
+	} else {
+		i, j := 0, 0
+		for i < len(ref.Results) && j < len(test.Results) {
+			a, b := &ref.Results[i], &test.Results[j]
+			switch {
+			case a.Index == b.Index:
+				add(a, b)
+				i++
+				j++
+			case a.Index < b.Index:
+				i++
+			default:
+				j++
+			}
 		}
 	}
 	p.CombosCompared = len(p.Combos)

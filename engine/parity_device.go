@@ -51,7 +51,7 @@ var ErrParityIncomplete = errors.New("parity on the device needs both runs compl
 // runs.
 func CompareOnDevice(ctx context.Context, dev ParityDevice, job *Job, ref, test *Run, tol float64) (*Parity, error) {
 	n := job.Grid.Len()
-	if !ref.Complete() || !test.Complete() || len(ref.Results) != n || len(test.Results) != n {
+	if !ref.Complete() || !test.Complete() || ref.Count() != n || test.Count() != n {
 		return nil, ErrParityIncomplete
 	}
 	p := newParity(ref, test, tol)

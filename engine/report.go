@@ -109,7 +109,7 @@ type jsonRun struct {
 func jsonRunHeadOf(run *Run) jsonRunHead {
 	h := jsonRunHead{Backend: run.Backend, Device: run.Device, Precision: run.Precision.String(), WMA: run.WMA.String(),
 		Status: string(run.Status), ElapsedS: JSONFloat(run.Elapsed.Seconds()), PrepareS: JSONFloat(run.Prepare.Seconds()),
-		CombosPerS: JSONFloat(run.CombosPerSecond()), CombosDone: len(run.Results)}
+		CombosPerS: JSONFloat(run.CombosPerSecond()), CombosDone: run.Count()}
 	if run.Err != nil {
 		h.Error = ErrText(run.Err.Error())
 	}
@@ -275,6 +275,9 @@ func toJSONFlip(f *Flip) jsonFlip {
 // its combos one at a time, then the parity report; no copy of the
 // results is built. A run of a million combos writes in constant memory.
 func (r *Report) WriteJSON(w io.Writer) error {
+	if err := r.kept(); err != nil {
+		return err
+	}
 	j := &jsonStream{w: bufio.NewWriterSize(w, 256<<10)}
 	j.enc = json.NewEncoder(&j.buf)
 	j.object(r.jsonHead(), "") // {"dataset": ..., "complete": ..., its closing brace to come

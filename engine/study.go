@@ -45,6 +45,16 @@ type StudyOptions struct {
 	// of their precision in the report, and the parity report covers
 	// them. A prior run that is complete is not run at all.
 	Prior map[Precision]*Run
+	// Discard keeps no run's full results in the report, so that memory
+	// does not grow with the grid: results go to Sink as they come, and
+	// each run keeps (Run.Kept) its best Keep combos by Sharpe (0:
+	// DefaultKeep) and, in the fp32 run, the fp64 run's best, for the
+	// side-by-side table; Run.Computed counts them all. The parity report
+	// is built from each combo's trade count and total return, kept
+	// compactly (12 bytes a combo a lane). Ignored on a resumed study
+	// (Prior), whose saved results are in memory already.
+	Discard bool
+	Keep    int
 }
 
 // Report is what a study produced: the dataset, the parameters, each run and
@@ -158,6 +168,13 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...)}
 	cache := &IndicatorCache{}
 	var runErr error
+	discard := opt.Discard && len(opt.Prior) == 0
+	keepN := opt.Keep
+	if keepN <= 0 {
+		keepN = DefaultKeep
+	}
+	var keepAlso map[int]bool // the fp64 run's best, kept in the fp32 run too
+	bothLanes := slicesContains(s.Precisions, FP64) && slicesContains(s.Precisions, FP32)
 	for _, p := range s.Precisions {
 		prior := opt.Prior[p]
 		if prior != nil && prior.Complete() && len(prior.Results) == s.Grid.Len() {
@@ -173,11 +190,35 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		if opt.Sink != nil {
 			so.Sink = func(rs []ComboResult) error { return opt.Sink(p, rs) }
 		}
+		var kp *keeper
+		if discard {
+			kp = &keeper{k: keepN, also: keepAlso}
+			if bothLanes {
+				kp.out = newOutcomes(s.Grid.Len())
+			}
+			next := so.Sink
+			so.Discard, so.Sink = true, func(rs []ComboResult) error {
+				kp.add(rs)
+				if next != nil {
+					return next(rs)
+				}
+				return nil
+			}
+		}
 		if prior != nil {
 			done := priorSet(prior, s.Grid.Len())
 			so.Skip = done.has
 		}
 		run, err := Sweep(ctx, be, s.job(p, cache), so)
+		if run != nil && kp != nil {
+			kp.keep(run)
+			if p == FP64 {
+				keepAlso = map[int]bool{}
+				for _, r := range TopBySharpe(run, keepN) {
+					keepAlso[r.Index] = true
+				}
+			}
+		}
 		if run != nil {
 			if prior != nil {
 				// Prepare and Elapsed stay this process's own.
@@ -192,12 +233,12 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 	}
 	rep.Note = JoinNote(rep.Note, rep.RunNotes())
 	ref, test := rep.Run(FP64), rep.Run(FP32)
-	if ref != nil && test != nil && len(ref.Results) > 0 && len(test.Results) > 0 {
+	if ref != nil && test != nil && ref.Count() > 0 && test.Count() > 0 {
 		if opt.Progress != nil {
 			// The comparison (traces of the flipped combos) takes a moment
 			// on large grids: say so rather than go quiet.
 			select {
-			case opt.Progress <- Progress{Backend: test.Backend, Precision: FP32, Done: len(test.Results),
+			case opt.Progress <- Progress{Backend: test.Backend, Precision: FP32, Done: test.Count(),
 				Total: test.Grid.Len(), Elapsed: test.Elapsed, Phase: PhaseParity}:
 			default:
 			}
@@ -274,6 +315,15 @@ func (s *Study) deviceSeries(ctx context.Context, cache *IndicatorCache) {
 	}
 }
 
+func slicesContains(ps []Precision, p Precision) bool {
+	for _, q := range ps {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
 // indexSet is a set of grid indices.
 type indexSet []uint64
 
@@ -347,20 +397,25 @@ const fewTrades = 30
 
 // medianTradesBelow is the lower median of the run's trade counts when it
 // is below limit, else limit; -1 when the run has no results. One pass of
-// counting, no sort: a GPU run has a million combos.
+// counting, no sort: a GPU run has a million combos. A kept run
+// (StudyOptions.Discard) counted them as they streamed by.
 func medianTradesBelow(run *Run, limit int) int {
-	n := len(run.Results)
+	counts := run.tradeHist
+	if counts == nil {
+		counts = make([]int, limit+1)
+		for i := range run.Results {
+			counts[min(max(run.Results[i].TotalTrades, 0), limit)]++
+		}
+	}
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
 	if n == 0 {
 		return -1
 	}
-	counts := make([]int, limit)
-	for i := range run.Results {
-		if t := run.Results[i].TotalTrades; t >= 0 && t < limit {
-			counts[t]++
-		}
-	}
 	rank, seen := (n-1)/2, 0 // the lower median is the value at rank (n-1)/2
-	for t, c := range counts {
+	for t, c := range counts[:min(limit, len(counts))] {
 		if seen += c; seen > rank {
 			return t
 		}

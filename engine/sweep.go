@@ -45,18 +45,39 @@ type Run struct {
 	Elapsed    time.Duration // wall time, Prepare included
 	// Results in grid-index order. When Status is not complete, only the
 	// combos that completed are present (holes omitted): check Index.
+	// When Kept is set, only the kept few are (StudyOptions.Discard).
 	Results []ComboResult
+	// Kept is set when the run's results went to the study's sink and
+	// only a bounded selection stayed in Results (StudyOptions.Discard):
+	// Computed then counts every combo it evaluated.
+	Kept     bool
+	Computed int
+	// outcomes are a kept run's per-combo trade counts and total returns,
+	// what the parity report needs of every combo (nil otherwise).
+	outcomes *outcomes
+	// tradeHist counts a kept run's combos by trade count, those with
+	// fewTrades or more in the last slot (RunNotes' median).
+	tradeHist []int
 }
 
 // Complete reports whether every combo of the grid was evaluated.
 func (r *Run) Complete() bool { return r.Status == StatusComplete }
+
+// Count is how many combos the run evaluated: len(Results), or Computed
+// for a run whose results were not kept (Kept).
+func (r *Run) Count() int {
+	if r.Kept {
+		return r.Computed
+	}
+	return len(r.Results)
+}
 
 // CombosPerSecond is the end-to-end rate over Elapsed.
 func (r *Run) CombosPerSecond() float64 {
 	if r.Elapsed <= 0 {
 		return 0
 	}
-	return float64(len(r.Results)) / r.Elapsed.Seconds()
+	return float64(r.Count()) / r.Elapsed.Seconds()
 }
 
 // Progress is a sweep's state, sent at most every SweepOptions.Every.

@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"math"
+	"sort"
+	"sync"
+	"time"
+)
+
+// DefaultKeep is how many best combos by Sharpe a run keeps when its
+// results are not kept (StudyOptions.Discard and Keep 0).
+const DefaultKeep = 100
+
+// outcomes are what the parity report needs of every combo of a run whose
+// results were not kept: trade count and total return, by grid index (12
+// bytes a combo), and which indices were evaluated.
+type outcomes struct {
+	trades []int32
+	ret    []float64
+	has    indexSet
+}
+
+func newOutcomes(n int) *outcomes {
+	return &outcomes{trades: make([]int32, n), ret: make([]float64, n), has: make(indexSet, (n+63)/64)}
+}
+
+func (o *outcomes) set(r *ComboResult) {
+	i := r.Index
+	o.trades[i], o.ret[i] = int32(r.TotalTrades), r.TotalReturn
+	o.has[i/64] |= 1 << (i % 64)
+}
+
+// keeper receives a run's chunks (from the study's sink, on any lane's
+// goroutine) and keeps a bounded selection: the best k by Sharpe (NaN
+// last, ties by grid order, as TopBySharpe ranks), the results of the
+// indices in also (the fp64 run's best, for the fp32 side of the table),
+// the outcomes when parity needs them, and the count.
+type keeper struct {
+	mu       sync.Mutex
+	k        int
+	best     []ComboResult // a heap: best[0] ranks lowest
+	also     map[int]bool
+	alsoKept []ComboResult
+	out      *outcomes
+	count    int
+	hist     [fewTrades + 1]int
+	spent    time.Duration // in add: not saving, though Sweep counts it so
+}
+
+// ranks reports whether a ranks above b by Sharpe (NaN last, then grid order).
+func ranks(a, b *ComboResult) bool {
+	x, y := a.Sharpe, b.Sharpe
+	switch {
+	case math.IsNaN(x) || math.IsNaN(y):
+		if math.IsNaN(x) != math.IsNaN(y) {
+			return math.IsNaN(y)
+		}
+	case x != y:
+		return x > y
+	}
+	return a.Index < b.Index
+}
+
+func (k *keeper) add(rs []ComboResult) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	t0 := time.Now()
+	defer func() { k.spent += time.Since(t0) }()
+	k.count += len(rs)
+	for i := range rs {
+		r := &rs[i]
+		k.hist[min(max(r.TotalTrades, 0), fewTrades)]++
+		if k.out != nil {
+			k.out.set(r)
+		}
+		if k.also[r.Index] {
+			k.alsoKept = append(k.alsoKept, *r)
+		}
+		if k.k <= 0 {
+			continue
+		}
+		if len(k.best) < k.k {
+			k.best = append(k.best, *r)
+			for c := len(k.best) - 1; c > 0; {
+				p := (c - 1) / 2
+				if !ranks(&k.best[p], &k.best[c]) {
+					break
+				}
+				k.best[p], k.best[c] = k.best[c], k.best[p]
+				c = p
+			}
+			continue
+		}
+		if !ranks(r, &k.best[0]) {
+			continue
+		}
+		k.best[0] = *r
+		for i := 0; ; {
+			l, m := 2*i+1, i
+			if l < len(k.best) && ranks(&k.best[m], &k.best[l]) {
+				m = l
+			}
+			if rr := l + 1; rr < len(k.best) && ranks(&k.best[m], &k.best[rr]) {
+				m = rr
+			}
+			if m == i {
+				break
+			}
+			k.best[i], k.best[m] = k.best[m], k.best[i]
+			i = m
+		}
+	}
+}
+
+// keep makes run a kept run: Results the kept selection in grid order
+// (each index once), Computed the count, the outcomes attached.
+func (k *keeper) keep(run *Run) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	seen := map[int]bool{}
+	var rs []ComboResult
+	for _, set := range [][]ComboResult{k.best, k.alsoKept} {
+		for _, r := range set {
+			if !seen[r.Index] {
+				seen[r.Index] = true
+				rs = append(rs, r)
+			}
+		}
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].Index < rs[j].Index })
+	run.Results, run.Kept, run.Computed, run.outcomes = rs, true, k.count, k.out
+	run.tradeHist = append([]int(nil), k.hist[:]...)
+	run.Saving = max(run.Saving-k.spent, 0)
+}
+
+// each calls f with every combo of run the report has an outcome for: the
+// results, or a kept run's outcomes (only TotalTrades, TotalReturn and
+// Index set then), in grid order.
+func (r *Run) each(f func(*ComboResult)) {
+	if r.outcomes == nil {
+		for i := range r.Results {
+			f(&r.Results[i])
+		}
+		return
+	}
+	o := r.outcomes
+	var c ComboResult
+	for i := range o.trades {
+		if !o.has.has(i) {
+			continue
+		}
+		c.Index, c.TotalTrades, c.TotalReturn = i, int(o.trades[i]), o.ret[i]
+		f(&c)
+	}
+}
