@@ -19,24 +19,41 @@ type MemoryForecast struct {
 // Total is Series + Results, bytes.
 func (m MemoryForecast) Total() int64 { return m.Series + m.Results }
 
-// ForecastMemory forecasts s's peak host memory: per precision, (unique HMA
-// lengths + unique HMA3 lengths) x bars series values of 8 (fp64) or 4
-// (fp32) bytes, plus the bar returns, plus the grid's combos x the size of
-// one ComboResult.
-func ForecastMemory(s *Study) MemoryForecast {
+// ForecastMemory forecasts s's peak host memory with every result kept:
+// ForecastMemoryWith(s, false).
+func ForecastMemory(s *Study) MemoryForecast { return ForecastMemoryWith(s, false) }
+
+// ForecastMemoryWith forecasts s's peak host memory: per precision, (unique
+// HMA lengths + unique HMA3 lengths) x bars series values of 8 (fp64) or 4
+// (fp32) bytes, plus the bar returns; plus per precision the grid's combos
+// x the size of one ComboResult, or, when results are not kept (discard:
+// StudyOptions.Discard), 12 bytes per combo (trades and total return) when
+// both precisions run; plus, when both run, one ComboParity per combo (the
+// parity report's per-combo rows).
+func ForecastMemoryWith(s *Study, discard bool) MemoryForecast {
 	var m MemoryForecast
 	if s.Dataset == nil {
 		return m
 	}
 	n := int64(s.Dataset.Bars.Len())
+	combos := int64(s.Grid.Len())
 	series := int64(s.Grid.HMA.Len()+s.Grid.HMA3.Len()) + 1
+	both := slicesContains(s.Precisions, FP64) && slicesContains(s.Precisions, FP32)
 	for _, p := range s.Precisions {
 		size := int64(8)
 		if p == FP32 {
 			size = 4
 		}
 		m.Series += series * n * size
-		m.Results += int64(s.Grid.Len()) * int64(unsafe.Sizeof(ComboResult{}))
+		switch {
+		case !discard:
+			m.Results += combos * int64(unsafe.Sizeof(ComboResult{}))
+		case both:
+			m.Results += combos * 12
+		}
+	}
+	if both {
+		m.Results += combos * int64(unsafe.Sizeof(ComboParity{}))
 	}
 	return m
 }
@@ -75,12 +92,12 @@ var availableMemory = systemAvailableMemory
 
 // checkMemory returns a *MemoryError when s's forecast exceeds the memory
 // available.
-func checkMemory(s *Study) error {
+func checkMemory(s *Study, discard bool) error {
 	have := availableMemory()
 	if have <= 0 {
 		return nil
 	}
-	if need := ForecastMemory(s); need.Total() > have {
+	if need := ForecastMemoryWith(s, discard); need.Total() > have {
 		return &MemoryError{Need: need, Available: have}
 	}
 	return nil

@@ -161,7 +161,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkMemory(s); err != nil {
+	if err := checkMemory(s, opt.Discard && len(opt.Prior) == 0); err != nil {
 		return nil, err
 	}
 	rep := &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA, Note: s.Note,
