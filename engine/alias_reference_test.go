@@ -1,0 +1,98 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
+	"sweepbench/reference"
+	"sweepbench/reference/conformance"
+)
+
+// aliasSweep runs job on the reference backend, with Sweep computing each
+// HMA3 twin pair once (merge) or every combo on its own.
+func aliasSweep(t *testing.T, job *engine.Job, merge bool, skip func(int) bool) *engine.Run {
+	t.Helper()
+	defer engine.SetMergeAliases(engine.SetMergeAliases(merge))
+	run, err := engine.Sweep(context.Background(), reference.New(), job, engine.SweepOptions{Skip: skip})
+	if err != nil || run.Status != engine.StatusComplete {
+		t.Fatalf("sweep (merge %v): err %v, status %s", merge, err, run.Status)
+	}
+	return run
+}
+
+// TestSweepAliasesReference: on the reference backend, a grid whose HMA3
+// range has step 1 gives every combo the bits of the sweep of every combo
+// and of the per-length, per-combo recomputation (conformance.Reference:
+// reference.HMA3 of each length on its own, then reference.Backtest), in
+// fp64 and fp32, for even and odd starts and ends and HMA3 ranges of one
+// and two values; resumed with some combos done (one of a twin pair, both
+// of another), it returns exactly the others, with the same bits.
+func TestSweepAliasesReference(t *testing.T) {
+	bars := datatest.TickWalk(datatest.Rand(t), 2000, 100, 0.01)
+	params := engine.Params{Fee: engine.DefaultFee, Mode: engine.LongShort, Source: engine.SourceClose, BarsPerYear: 525600}
+	hma := engine.Range{Start: 4, Stop: 40, Step: 12}
+	for _, c := range []struct {
+		name string
+		hma3 engine.Range
+	}{
+		{"even start, odd end", engine.Range{Start: 6, Stop: 17, Step: 1}},
+		{"odd start, even end", engine.Range{Start: 7, Stop: 18, Step: 1}},
+		{"even start, even end", engine.Range{Start: 8, Stop: 18, Step: 1}},
+		{"odd start, odd end", engine.Range{Start: 9, Stop: 19, Step: 1}},
+		{"one value", engine.Range{Start: 11, Stop: 11, Step: 1}},
+		{"two values, one p", engine.Range{Start: 12, Stop: 13, Step: 1}},
+		{"two values, two p", engine.Range{Start: 13, Stop: 14, Step: 1}},
+	} {
+		for _, prec := range []engine.Precision{engine.FP64, engine.FP32} {
+			t.Run(fmt.Sprintf("%s/%s", c.name, prec), func(t *testing.T) {
+				g := engine.Grid{HMA: hma, HMA3: c.hma3}
+				job := &engine.Job{Bars: bars, Grid: g, Params: params, Precision: prec, WMA: engine.Direct}
+				merged, plain := aliasSweep(t, job, true, nil), aliasSweep(t, job, false, nil)
+				want := conformance.Reference(t, job)
+				trades := 0
+				for i := range g.Len() {
+					m, p := merged.Results[i], plain.Results[i]
+					if m.Index != i || m.Combo != g.At(i) || p.Index != i || p.Combo != g.At(i) {
+						t.Fatalf("result %d: merged %d %+v, plain %d %+v, want %+v", i, m.Index, m.Combo, p.Index, p.Combo, g.At(i))
+					}
+					if name, same := conformance.SameMetrics(m.Metrics, p.Metrics); !same {
+						t.Errorf("combo %+v: %s %v merged, %v computed on its own", m.Combo, name, m.Metrics, p.Metrics)
+					}
+					if name, same := conformance.SameMetrics(m.Metrics, want[i]); !same {
+						t.Errorf("combo %+v: %s differs from the per-length recomputation", m.Combo, name)
+					}
+					trades += m.TotalTrades
+				}
+				if trades == 0 {
+					t.Fatal("no trade: the case proves nothing")
+				}
+
+				// Resumed: hma3 index 1 done alone (in 6:17 its twin is
+				// index 0; in 7:18, index 2), indices 3 and 4 both, and
+				// the whole last HMA row.
+				n3 := g.HMA3.Len()
+				skip := func(i int) bool { col := i % n3; return col == 1 || col == 3 || col == 4 || i >= g.Len()-n3 }
+				resumed := aliasSweep(t, job, true, skip)
+				k := 0
+				for i := range g.Len() {
+					if skip(i) {
+						continue
+					}
+					if k >= len(resumed.Results) || resumed.Results[k].Index != i {
+						t.Fatalf("resumed: result %d is not combo %d (%d results)", k, i, len(resumed.Results))
+					}
+					if name, same := conformance.SameMetrics(resumed.Results[k].Metrics, plain.Results[i].Metrics); !same || resumed.Results[k].Combo != g.At(i) {
+						t.Errorf("resumed combo %d: %s differs", i, name)
+					}
+					k++
+				}
+				if k != len(resumed.Results) {
+					t.Errorf("resumed: %d results, want %d", len(resumed.Results), k)
+				}
+			})
+		}
+	}
+}
