@@ -3,9 +3,11 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
@@ -94,5 +96,82 @@ func TestSweepAliasesReference(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// unshared is ind with every h3 series a copy of its own (no twin shares
+// a slice), as an Arithmetic that does not merge aliases would give it.
+func unshared[F engine.Float](ind *engine.Indicators[F]) *engine.Indicators[F] {
+	out := *ind
+	out.H3 = map[int][]F{}
+	for L, s := range ind.H3 {
+		out.H3[L] = append([]F(nil), s...)
+	}
+	return &out
+}
+
+// TestParityAliases: a study on an HMA3 range of step 1 (fp32 through
+// prefix sums at FIL-like prices: thousands of flips, more than the list
+// keeps, twins tied on margin) gives the parity report of the study that
+// computes every combo on its own; and the report whose twin flips are
+// copied (the series shared per p) is the one that walks every combo's
+// positions (each series a copy of its own): same counts, same worst
+// flips in the same order (ties by grid index, then bar).
+func TestParityAliases(t *testing.T) {
+	bars := datatest.RandomWalk(datatest.Rand(t), 3000, 30000, 0.002)
+	ds := &data.Dataset{Bars: *bars, Info: data.Info{Name: "aliases", Bars: bars.Len(), MedianSpacing: datatest.Spacing}}
+	params := engine.Params{Fee: engine.DefaultFee, Mode: engine.LongShort, Source: engine.SourceClose, BarsPerYear: 525600}
+	g := engine.Grid{HMA: engine.Range{Start: 5, Stop: 45, Step: 10}, HMA3: engine.Range{Start: 7, Stop: 22, Step: 1}}
+	study := func(merge bool) *engine.Report {
+		defer engine.SetMergeAliases(engine.SetMergeAliases(merge))
+		s := &engine.Study{Dataset: ds, Grid: g, Params: params, Precisions: []engine.Precision{engine.FP64, engine.FP32},
+			WMA: engine.Prefix, Backend: reference.New()}
+		rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+		if err != nil || rep.Parity == nil {
+			t.Fatalf("merge %v: err %v, parity %v", merge, err, rep.Parity)
+		}
+		return rep
+	}
+	rep, plain := study(true), study(false)
+	p := rep.Parity
+	if p.FlipCount <= engine.MaxFlipsListed || p.CombosCompared != g.Len() {
+		t.Fatalf("%d flips over %d combos: want more than the %d listed, over all %d", p.FlipCount, p.CombosCompared, engine.MaxFlipsListed, g.Len())
+	}
+	if !reflect.DeepEqual(p, plain.Parity) {
+		t.Errorf("parity of the merged study differs from the study of every combo:\n got %+v\nwant %+v", p, plain.Parity)
+	}
+	twins := 0
+	for i := 1; i < len(p.Flips); i++ {
+		a, b := p.Flips[i-1], p.Flips[i]
+		if b.Index == a.Index+1 && b.Bar == a.Bar && b.HMA3 == engine.HMA3Twin(a.HMA3) && b.Margin == a.Margin {
+			twins++
+		}
+	}
+	if twins == 0 {
+		t.Error("no twin flips side by side in the list: the case does not test the tie order")
+	}
+
+	ctx := context.Background()
+	ind64, err := reference.BuildIndicators[float64](ctx, bars, g, params.Source, engine.Direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ind32, err := reference.BuildIndicators[float32](ctx, bars, g, params.Source, engine.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := engine.ParityInput[float64, float32]{Bars: bars, Grid: g, Params: params, Ref: rep.Run(engine.FP64), Test: rep.Run(engine.FP32),
+		RefInd: ind64, TestInd: ind32}
+	shared, err := engine.Compare(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.RefInd, in.TestInd = unshared(ind64), unshared(ind32)
+	each, err := engine.Compare(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(shared, each) || !reflect.DeepEqual(shared, p) {
+		t.Errorf("twin flips copied differ from every combo's own:\n got %+v\nwant %+v", shared, each)
 	}
 }
