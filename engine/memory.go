@@ -20,16 +20,16 @@ type MemoryForecast struct {
 func (m MemoryForecast) Total() int64 { return m.Series + m.Results }
 
 // ForecastMemory forecasts s's peak host memory: per precision, (unique HMA
-// lengths + unique HMA3 lengths) x bars series values of 8 (fp64) or 4
-// (fp32) bytes, plus the bar returns, plus the grid's combos x the size of
-// one ComboResult.
+// lengths + unique HMA3 series, one per p = floor(L/2): Grid.Distinct) x
+// bars series values of 8 (fp64) or 4 (fp32) bytes, plus the bar returns,
+// plus the grid's combos x the size of one ComboResult.
 func ForecastMemory(s *Study) MemoryForecast {
 	var m MemoryForecast
 	if s.Dataset == nil {
 		return m
 	}
 	n := int64(s.Dataset.Bars.Len())
-	series := int64(s.Grid.HMA.Len()+s.Grid.HMA3.Len()) + 1
+	series := int64(s.Grid.HMA.Len()+s.Grid.Distinct().HMA3.Len()) + 1
 	for _, p := range s.Precisions {
 		size := int64(8)
 		if p == FP32 {

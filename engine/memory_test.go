@@ -9,9 +9,9 @@ import (
 )
 
 // TestForecastMemory: by hand, 6 combos (2 x 3 lengths) on the fake
-// study's bars in fp64 and fp32: (2+3 series + the returns) x bars x (8+4)
-// bytes, and 6 results of 136 bytes (index, two lengths and 14 eight-byte
-// metrics) per precision.
+// study's bars in fp64 and fp32: (2 HMA series + 2 HMA3 series, hma3 6 and
+// 7 sharing p = 3, + the returns) x bars x (8+4) bytes, and 6 results of
+// 136 bytes (index, two lengths and 14 eight-byte metrics) per precision.
 func TestForecastMemory(t *testing.T) {
 	if got := unsafe.Sizeof(ComboResult{}); got != 136 {
 		t.Fatalf("ComboResult is %d bytes, the forecast below assumes 136", got)
@@ -20,8 +20,8 @@ func TestForecastMemory(t *testing.T) {
 	s.Grid = Grid{HMA: Range{2, 3, 1}, HMA3: Range{6, 8, 1}}
 	n := int64(s.Dataset.Bars.Len())
 	m := ForecastMemory(s)
-	if m.Series != 6*n*12 || m.Results != 2*6*136 {
-		t.Errorf("forecast %+v, want series %d, results %d", m, 6*n*12, 2*6*136)
+	if m.Series != 5*n*12 || m.Results != 2*6*136 {
+		t.Errorf("forecast %+v, want series %d, results %d", m, 5*n*12, 2*6*136)
 	}
 }
 
