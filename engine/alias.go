@@ -1,5 +1,7 @@
 package engine
 
+import "fmt"
+
 // HMA3 aliases. HMA3(x, L) reads L only through p = floor(L/2) (SPEC
 // "Indicators"), and so does its warm-up W3 = 2*(p-1) ("How many bars are
 // enough"): the lengths 2p and 2p+1 give one series, and the combos
@@ -38,6 +40,17 @@ func (g Grid) Distinct() Grid {
 // its HMA3 range has step 1, e.g. hma3 6:11 (p 3, 3, 4, 4, 5, 5) has 3 per
 // HMA length.
 func (g Grid) Aliases() int { return g.Len() - g.Distinct().Len() }
+
+// AliasNote says how many of g's combos are aliases, for a report's grid
+// line, between prefix and suffix: e.g. "620 hma3 aliases, computed with
+// their twin (L and L+1 share p = floor(L/2))"; "" when there are none.
+func AliasNote(g Grid, prefix, suffix string) string {
+	a := g.Aliases()
+	if a == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s%s hma3 aliases, computed with their twin (L and L+1 share p = floor(L/2))%s", prefix, thousands(a), suffix)
+}
 
 // mergeAliases lets Sweep compute each distinct combo once (Grid.Distinct).
 // Tests turn it off to compare with the sweep of every combo.

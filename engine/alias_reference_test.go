@@ -1,9 +1,12 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"sweepbench/engine"
@@ -173,5 +176,56 @@ func TestParityAliases(t *testing.T) {
 	}
 	if !reflect.DeepEqual(shared, each) || !reflect.DeepEqual(shared, p) {
 		t.Errorf("twin flips copied differ from every combo's own:\n got %+v\nwant %+v", shared, each)
+	}
+}
+
+// TestReportAliases: the table's grid line, the JSON report's params and
+// the Parquet metadata say how many combos were aliases (hma 10:40 x hma3
+// 10:49: p 5..24, 20 of each HMA length's 40 combos, 620 of 1,240); a grid
+// without any says nothing in the table and the JSON, 0 in the metadata.
+func TestReportAliases(t *testing.T) {
+	for _, c := range []struct {
+		grid    engine.Grid
+		aliases int
+		line    string
+	}{
+		{engine.Grid{HMA: engine.Range{Start: 10, Stop: 40, Step: 1}, HMA3: engine.Range{Start: 10, Stop: 49, Step: 1}}, 620,
+			"= 1,240 combos (620 hma3 aliases, computed with their twin (L and L+1 share p = floor(L/2))); fee"},
+		{engine.Grid{HMA: engine.Range{Start: 10, Stop: 40, Step: 1}, HMA3: engine.Range{Start: 10, Stop: 49, Step: 3}}, 0,
+			"= 434 combos; fee"},
+	} {
+		g := c.grid
+		rep := &engine.Report{Grid: g, Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Backend: "reference",
+			Requested: []engine.Precision{engine.FP64},
+			Runs: []*engine.Run{{Backend: "reference", Precision: engine.FP64, Grid: g, Status: engine.StatusComplete,
+				Results: []engine.ComboResult{{Index: 0, Combo: g.At(0)}, {Index: 1, Combo: g.At(1)}}}}}
+		var tab bytes.Buffer
+		if err := rep.WriteTable(&tab, 5); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(tab.String(), c.line) {
+			t.Errorf("table lacks %q:\n%s", c.line, tab.String())
+		}
+		var js bytes.Buffer
+		if err := rep.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Params map[string]json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := doc.Params["aliases"]
+		if (c.aliases > 0) != ok || (ok && string(got) != fmt.Sprint(c.aliases)) {
+			t.Errorf("JSON params.aliases = %s (present %v), want %d", got, ok, c.aliases)
+		}
+		var pq bytes.Buffer
+		if err := rep.WriteParquet(&pq); err != nil {
+			t.Fatal(err)
+		}
+		if _, meta := readParquetFile(t, pq.Bytes()); meta["aliases"] != fmt.Sprint(c.aliases) {
+			t.Errorf("Parquet metadata aliases = %q, want %d", meta["aliases"], c.aliases)
+		}
 	}
 }
