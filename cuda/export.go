@@ -36,7 +36,9 @@ func exportIndicators[F float32 | float64](ctx context.Context, b *Backend, job 
 		return nil, err
 	}
 	d := b.devs[0]
-	hma, hma3 := job.Grid.HMA.Values(), job.Grid.HMA3.Values()
+	// One h3 per p = floor(L/2) (the distinct grid's lengths), held under
+	// both lengths of its p, as reference.BuildIndicators holds them.
+	hma, hma3 := job.Grid.HMA.Values(), job.Grid.Distinct().HMA3.Values()
 	n := job.Bars.Len()
 	h := make([]F, n*len(hma))
 	h3 := make([]F, n*len(hma3))
@@ -64,6 +66,7 @@ func exportIndicators[F float32 | float64](ctx context.Context, b *Backend, job 
 	}
 	for j, L := range hma3 {
 		ind.H3[L] = h3[j*n : (j+1)*n : (j+1)*n]
+		ind.H3[engine.HMA3Twin(L)] = ind.H3[L]
 	}
 	return ind, nil
 }

@@ -56,7 +56,9 @@ type Backend interface {
 	// Devices describes the devices it would use (for `sweepbench devices`).
 	Devices() ([]Device, error)
 	// Prepare readies a job (upload bars, compute shared indicators, load
-	// kernels) and returns a Kernel that evaluates its combos.
+	// kernels) and returns a Kernel that evaluates its combos. Sweep
+	// prepares the job on its grid's distinct grid (Grid.Distinct: one
+	// HMA3 length per p = floor(L/2)), whose combos are the kernel's.
 	Prepare(ctx context.Context, job *Job) (Kernel, error)
 }
 

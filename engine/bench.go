@@ -294,12 +294,14 @@ func RungNaive(ctx context.Context, job *Job) (*Run, time.Duration, error) {
 // RungBackend returns a RungFunc that sweeps with backend b: the job's
 // precision, formulation and thread cap apply. The indicator share is the
 // backend's own report when its kernel gives one (Run.Indicators), else the
-// prepare time.
+// prepare time. Every combo is computed, HMA3 aliases included (a study
+// computes each twin pair once: Grid.Distinct), so that a rung times its
+// method on the grid the naive baseline computes.
 func RungBackend(b Backend, form Formulation, threads int) RungFunc {
 	return func(ctx context.Context, job *Job) (*Run, time.Duration, error) {
 		j := *job
 		j.WMA, j.Threads, j.Cache = form, threads, nil
-		run, err := Sweep(ctx, b, &j, SweepOptions{})
+		run, err := Sweep(ctx, b, &j, SweepOptions{everyCombo: true})
 		if err != nil {
 			return nil, 0, err
 		}
@@ -349,9 +351,20 @@ func RungDeviceIndicators(dev IndicatorDevice, name string) RungFunc {
 		for L, s := range ind32.H {
 			h[L] = toFloat64(s)
 		}
+		// An h3 is held under both lengths of its p, one slice: widened once.
 		h3 := map[int][]float64{}
+		widened := map[*float32][]float64{}
 		for L, s := range ind32.H3 {
-			h3[L] = toFloat64(s)
+			if len(s) == 0 {
+				h3[L] = nil
+				continue
+			}
+			w, ok := widened[&s[0]]
+			if !ok {
+				w = toFloat64(s)
+				widened[&s[0]] = w
+			}
+			h3[L] = w
 		}
 		ms, err := a.BacktestSeries64(ctx, job, h, h3)
 		if err != nil {

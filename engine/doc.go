@@ -11,7 +11,9 @@
 //   - the Backend interface (Prepare a Job, a Kernel computes chunks of
 //     combos), its optional capabilities (MultiDevice, PrecisionSupport,
 //     IndicatorDevice) and the Registry main fills;
-//   - runs and reports: Sweep runs one precision on one backend; RunStudy,
+//   - runs and reports: Sweep runs one precision on one backend (each pair
+//     of HMA3 twins, lengths of one p = floor(L/2), computed once and
+//     reported under both combos: Grid.Distinct, Grid.Aliases); RunStudy,
 //     the only code that runs a study (a new one, or a resumed one whose
 //     saved results come in as StudyOptions.Prior), runs every precision and
 //     the parity report (SPEC "Parity"); Report writes the table, the JSON

@@ -10,9 +10,12 @@ import (
 // Estimate is a forecast of the wall time of RunStudy on the CPU reference,
 // calibrated on the study's own bars (see EstimateStudy).
 type Estimate struct {
-	Combos  int // combos per precision (the grid's size)
-	Series  int // indicator series built per precision: unique HMA plus unique HMA3 lengths
-	Workers int // goroutines the work is spread over (GOMAXPROCS)
+	Combos int // combos per precision (the grid's size)
+	// Computed is the combos backtested per precision: Combos less the
+	// HMA3 aliases, computed with their twin (Grid.Distinct).
+	Computed int
+	Series   int // indicator series built per precision: unique HMA lengths plus one HMA3 per p
+	Workers  int // goroutines the work is spread over (GOMAXPROCS)
 	// Measured on one core for the middle combo of the grid, summed over the
 	// study's precisions.
 	PerHMA    time.Duration // one HMA series of the middle HMA length
@@ -38,7 +41,8 @@ func (e Estimate) String() string {
 //	        + combos*PerCombo/Workers when both fp64 and fp32 run (the parity
 //	          pass, bounded above by one backtest's worth of work per combo)
 //
-// with nHMA, nHMA3 the unique lengths, combos the grid's size and Workers =
+// with nHMA the unique HMA lengths, nHMA3 the unique HMA3 series (one per
+// p), combos those computed (the grid's size less its aliases) and Workers =
 // runtime.GOMAXPROCS(0), the reference backend's default thread count. The
 // calibration costs about one combo per precision: milliseconds on a small
 // file, tens of milliseconds at 150k bars. A GPU backend is not modelled
@@ -52,7 +56,8 @@ func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
 	}
 	start := time.Now()
 	g := s.Grid
-	e := Estimate{Combos: g.Len(), Series: g.HMA.Len() + g.HMA3.Len(), Workers: max(1, runtime.GOMAXPROCS(0))}
+	d := g.Distinct()
+	e := Estimate{Combos: g.Len(), Computed: d.Len(), Series: d.HMA.Len() + d.HMA3.Len(), Workers: max(1, runtime.GOMAXPROCS(0))}
 	c := Combo{HMA: g.HMA.At(g.HMA.Len() / 2), HMA3: g.HMA3.At(g.HMA3.Len() / 2)}
 	a, err := CPU()
 	if err != nil {
@@ -79,10 +84,10 @@ func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
 		e.PerCombo += t.Backtest
 	}
 	e.Parity = has64 && has32
-	work := time.Duration(g.HMA.Len())*e.PerHMA + time.Duration(g.HMA3.Len())*e.PerHMA3 +
-		time.Duration(e.Combos)*e.PerCombo
+	work := time.Duration(d.HMA.Len())*e.PerHMA + time.Duration(d.HMA3.Len())*e.PerHMA3 +
+		time.Duration(e.Computed)*e.PerCombo
 	if e.Parity {
-		work += time.Duration(e.Combos) * e.PerCombo / 2
+		work += time.Duration(e.Computed) * e.PerCombo / 2
 	}
 	e.Total = work / time.Duration(e.Workers)
 	e.Calibrate = time.Since(start)

@@ -57,12 +57,15 @@ func TestEstimateStudy(t *testing.T) {
 		hma, hma3  string
 		precs      []engine.Precision
 		wantCombos int
+		wantComp   int // computed: combos less the HMA3 aliases
 		wantSeries int
 		wantParity bool
 	}{
-		{"both precisions", "10:100:10", "12:120:12", both, 100, 20, true},
-		{"fp64 only", "20:60:20", "30:90:30", []engine.Precision{engine.FP64}, 9, 6, false},
-		{"fp32 only, one combo", "50", "60", []engine.Precision{engine.FP32}, 1, 2, false},
+		{"both precisions", "10:100:10", "12:120:12", both, 100, 100, 20, true},
+		{"fp64 only", "20:60:20", "30:90:30", []engine.Precision{engine.FP64}, 9, 9, 6, false},
+		{"fp32 only, one combo", "50", "60", []engine.Precision{engine.FP32}, 1, 1, 2, false},
+		// hma3 7:12 has p 3, 4, 4, 5, 5, 6: 4 series, 4 combos per HMA length.
+		{"hma3 step 1", "20:60:20", "7:12", both, 18, 12, 7, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -71,9 +74,9 @@ func TestEstimateStudy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e.Combos != c.wantCombos || e.Series != c.wantSeries || e.Parity != c.wantParity {
-				t.Fatalf("combos %d series %d parity %v, want %d %d %v", e.Combos, e.Series, e.Parity,
-					c.wantCombos, c.wantSeries, c.wantParity)
+			if e.Combos != c.wantCombos || e.Computed != c.wantComp || e.Series != c.wantSeries || e.Parity != c.wantParity {
+				t.Fatalf("combos %d computed %d series %d parity %v, want %d %d %d %v", e.Combos, e.Computed, e.Series, e.Parity,
+					c.wantCombos, c.wantComp, c.wantSeries, c.wantParity)
 			}
 			if e.Workers != runtime.GOMAXPROCS(0) {
 				t.Fatalf("workers %d, want GOMAXPROCS %d", e.Workers, runtime.GOMAXPROCS(0))
@@ -82,10 +85,10 @@ func TestEstimateStudy(t *testing.T) {
 				t.Fatalf("a calibration time is not positive: %+v", e)
 			}
 			// The documented formula, recomputed from the fields.
-			work := time.Duration(s.Grid.HMA.Len())*e.PerHMA + time.Duration(s.Grid.HMA3.Len())*e.PerHMA3 +
-				time.Duration(e.Combos)*e.PerCombo
+			work := time.Duration(s.Grid.HMA.Len())*e.PerHMA + time.Duration(e.Series-s.Grid.HMA.Len())*e.PerHMA3 +
+				time.Duration(e.Computed)*e.PerCombo
 			if e.Parity {
-				work += time.Duration(e.Combos) * e.PerCombo / 2
+				work += time.Duration(e.Computed) * e.PerCombo / 2
 			}
 			if want := work / time.Duration(e.Workers); e.Total != want {
 				t.Fatalf("total %v, want %v from the fields", e.Total, want)

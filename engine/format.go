@@ -62,8 +62,8 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 		bw.Printf("; %s", s)
 	}
 	bw.Printf("\n")
-	bw.Printf("grid    hma %s x hma3 %s = %s combos; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
-		r.Grid.HMA, r.Grid.HMA3, thousands(r.Grid.Len()), trimFloat(r.Params.Fee*100, 4), r.Params.Mode,
+	bw.Printf("grid    hma %s x hma3 %s = %s combos%s; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
+		r.Grid.HMA, r.Grid.HMA3, thousands(r.Grid.Len()), AliasNote(r.Grid, " (", ")"), trimFloat(r.Params.Fee*100, 4), r.Params.Mode,
 		r.Params.Source, trimFloat(r.Params.BarsPerYear, 2), BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear))
 	if r.Note != "" {
 		bw.Printf("note    %s\n", r.Note)

@@ -8,7 +8,10 @@ type Float interface{ ~float32 | ~float64 }
 
 // Indicators holds every series a grid needs in one precision: h per unique
 // HMA length, h3 per unique HMA3 length, and the bar returns. Each unique
-// length is computed once and shared by all combos that use it. The
+// length is computed once and shared by all combos that use it; an h3
+// series is computed once per p = floor(L/2) and held under both lengths
+// of its p (L and HMA3Twin(L), one slice), so that a grid and its Distinct
+// grid find every series they need in the same Indicators. The
 // Arithmetic (package reference) builds them; a GPU backend may export its
 // own (IndicatorDevice); the parity report compares two of them.
 type Indicators[F Float] struct {

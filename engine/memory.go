@@ -24,9 +24,10 @@ func (m MemoryForecast) Total() int64 { return m.Series + m.Results }
 func ForecastMemory(s *Study) MemoryForecast { return ForecastMemoryWith(s, false) }
 
 // ForecastMemoryWith forecasts s's peak host memory: per precision, (unique
-// HMA lengths + unique HMA3 lengths) x bars series values of 8 (fp64) or 4
-// (fp32) bytes, plus the bar returns; plus per precision the grid's combos
-// x the size of one ComboResult, or, when results are not kept (discard:
+// HMA lengths + unique HMA3 series, one per p = floor(L/2): Grid.Distinct)
+// x bars series values of 8 (fp64) or 4 (fp32) bytes, plus the bar
+// returns; plus per precision the grid's combos x the size of one
+// ComboResult, or, when results are not kept (discard:
 // StudyOptions.Discard), 12 bytes per combo (trades and total return) when
 // both precisions run; plus, when both run, one ComboParity per combo (the
 // parity report's per-combo rows).
@@ -37,7 +38,7 @@ func ForecastMemoryWith(s *Study, discard bool) MemoryForecast {
 	}
 	n := int64(s.Dataset.Bars.Len())
 	combos := int64(s.Grid.Len())
-	series := int64(s.Grid.HMA.Len()+s.Grid.HMA3.Len()) + 1
+	series := int64(s.Grid.HMA.Len()+s.Grid.Distinct().HMA3.Len()) + 1
 	both := slicesContains(s.Precisions, FP64) && slicesContains(s.Precisions, FP32)
 	for _, p := range s.Precisions {
 		size := int64(8)

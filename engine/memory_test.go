@@ -9,9 +9,10 @@ import (
 )
 
 // TestForecastMemory: by hand, 6 combos (2 x 3 lengths) on the fake
-// study's bars in fp64 and fp32: (2+3 series + the returns) x bars x (8+4)
-// bytes, and 6 results of 136 bytes (index, two lengths and 14 eight-byte
-// metrics) per precision, plus 6 parity rows.
+// study's bars in fp64 and fp32: (2 HMA series + 2 HMA3 series, hma3 6 and
+// 7 sharing p = 3, + the returns) x bars x (8+4) bytes, and 6 results of
+// 136 bytes (index, two lengths and 14 eight-byte metrics) per precision,
+// plus 6 parity rows.
 func TestForecastMemory(t *testing.T) {
 	if got := unsafe.Sizeof(ComboResult{}); got != 136 {
 		t.Fatalf("ComboResult is %d bytes, the forecast below assumes 136", got)
@@ -21,8 +22,8 @@ func TestForecastMemory(t *testing.T) {
 	n := int64(s.Dataset.Bars.Len())
 	m := ForecastMemory(s)
 	cp := int64(unsafe.Sizeof(ComboParity{}))
-	if m.Series != 6*n*12 || m.Results != 2*6*136+6*cp {
-		t.Errorf("forecast %+v, want series %d, results %d", m, 6*n*12, 2*6*136+6*cp)
+	if m.Series != 5*n*12 || m.Results != 2*6*136+6*cp {
+		t.Errorf("forecast %+v, want series %d, results %d", m, 5*n*12, 2*6*136+6*cp)
 	}
 	// Results not kept: 12 bytes a combo a lane, and the parity rows.
 	if d := ForecastMemoryWith(s, true); d.Series != m.Series || d.Results != 2*6*12+6*cp {
@@ -30,8 +31,8 @@ func TestForecastMemory(t *testing.T) {
 	}
 	// One precision, results not kept: nothing per combo.
 	s.Precisions = []Precision{FP32}
-	if d := ForecastMemoryWith(s, true); d.Results != 0 || d.Series != 6*n*4 {
-		t.Errorf("fp32 only, without the results: %+v, want series %d and no results", d, 6*n*4)
+	if d := ForecastMemoryWith(s, true); d.Results != 0 || d.Series != 5*n*4 {
+		t.Errorf("fp32 only, without the results: %+v, want series %d and no results", d, 5*n*4)
 	}
 }
 

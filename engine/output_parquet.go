@@ -147,7 +147,8 @@ func (p *parquetRows) finish(r *Report) error {
 // them, times RFC 3339 UTC), and the parity verdict.
 //
 //	dataset, dataset_sha256, bars, first, last, timeframe, hma, hma3,
-//	combos, fee, mode, source, bars_per_year, backend, wma, created,
+//	combos, aliases (the HMA3 aliases among them, Grid.Aliases), fee,
+//	mode, source, bars_per_year, backend, wma, created,
 //	complete ("true"/"false"), note (when any), runs (the runs, "; " between:
 //	"fp64 reference direct complete 9/9"), parity_verdict ("pass",
 //	"collapse", or "none" without a parity report), parity_compared
@@ -158,7 +159,7 @@ func parquetMetadata(r *Report) [][2]string {
 		{"dataset", d.Name}, {"dataset_sha256", d.SHA256}, {"bars", strconv.Itoa(d.Bars)},
 		{"first", d.First.UTC().Format(time.RFC3339)}, {"last", d.Last.UTC().Format(time.RFC3339)},
 		{"timeframe", s.timeframe}, {"hma", r.Grid.HMA.String()}, {"hma3", r.Grid.HMA3.String()},
-		{"combos", strconv.Itoa(r.Grid.Len())}, {"fee", FormatFloat(s.fee)}, {"mode", s.mode}, {"source", s.source},
+		{"combos", strconv.Itoa(r.Grid.Len())}, {"aliases", strconv.Itoa(r.Grid.Aliases())}, {"fee", FormatFloat(s.fee)}, {"mode", s.mode}, {"source", s.source},
 		{"bars_per_year", FormatFloat(s.barsPerYear)}, {"backend", r.Backend}, {"wma", r.WMA.String()},
 		{"created", r.Created.UTC().Format(time.RFC3339)}, {"complete", strconv.FormatBool(r.Complete())},
 	}

@@ -184,6 +184,9 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	close := in.Bars.Close
 	held := len(close) - 1 // pos[n-1] is never held
 	err = Parallel(ctx, len(p.Combos), workers, func(w, k int) {
+		if k > 0 && hma3Twins(in, &p.Combos[k-1], &p.Combos[k]) {
+			return // its twin, combo k-1, gives it its flips
+		}
 		if pos[w][0] == nil {
 			pos[w] = [2][]int8{make([]int8, len(close)), make([]int8, len(close))}
 		}
@@ -194,6 +197,12 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 		h32, h332 := in.TestInd.H[c.HMA], in.TestInd.H3[c.HMA3]
 		if h64 == nil || h364 == nil || h32 == nil || h332 == nil {
 			return
+		}
+		// An HMA3 twin (the next combo: same h, same h3 slices, same
+		// warm-up) has the same positions, so the same flips, re-labelled.
+		var twin *ComboParity
+		if k+1 < len(p.Combos) && hma3Twins(in, cp, &p.Combos[k+1]) {
+			twin = &p.Combos[k+1]
 		}
 		warm := ComboWarmup(c)
 		positions(cpu, h64, h364, warm, in.Params.Mode, 0, pos64)
@@ -211,6 +220,13 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 			}
 			cp.MaxFlipMargin = math.Max(cp.MaxFlipMargin, m)
 			heaps[w].offer(f)
+			if twin != nil {
+				f.Index, f.Combo = twin.Index, twin.Combo
+				heaps[w].offer(f)
+			}
+		}
+		if twin != nil {
+			twin.Flips, twin.NonBorderline, twin.MaxFlipMargin = cp.Flips, cp.NonBorderline, cp.MaxFlipMargin
 		}
 	})
 	if err != nil {
@@ -388,6 +404,21 @@ func (p *Parity) Explain() {
 			"to %.2g, but on combos with few trades a few borderline flips move more than max(1%% of the trades, 2); SPEC counts "+
 			"that as a collapse, so look at those combos' flips before trusting their fp32 numbers", p.Tolerance, p.MaxRelIndicatorError)
 	}
+}
+
+// hma3Twins reports whether combos a and b (a compared just before b) are
+// HMA3 twins whose flips are one computation: consecutive in the grid, one
+// HMA length, HMA3 lengths of one p = floor(L/2) (so one warm-up), and in
+// both precisions one h3 series under both lengths (the same slice, as
+// the Arithmetic shares it).
+func hma3Twins[A, B Float](in ParityInput[A, B], a, b *ComboParity) bool {
+	return b.Index == a.Index+1 && b.HMA == a.HMA && HMA3Twin(a.HMA3) == b.HMA3 &&
+		sameSlice(in.RefInd.H3[a.HMA3], in.RefInd.H3[b.HMA3]) && sameSlice(in.TestInd.H3[a.HMA3], in.TestInd.H3[b.HMA3])
+}
+
+// sameSlice reports whether a and b are one non-empty series.
+func sameSlice[F Float](a, b []F) bool {
+	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
 }
 
 // positions writes the held positions of series h and h3 into pos through

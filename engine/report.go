@@ -39,6 +39,7 @@ type jsonParams struct {
 	HMA             string    `json:"hma"`
 	HMA3            string    `json:"hma3"`
 	Combos          int       `json:"combos"`
+	Aliases         int       `json:"aliases,omitempty"` // HMA3 aliases, computed with their twin (Grid.Aliases)
 	Fee             JSONFloat `json:"fee"`
 	Mode            string    `json:"mode"`
 	Source          string    `json:"source"`
@@ -203,7 +204,7 @@ func (r *Report) jsonHead() jsonReportHead {
 		Dataset: jsonDataset{d.Name, d.Path, d.Layout, d.SHA256, d.Bars, d.SourceBars, d.First, d.Last, d.Timeframe,
 			d.MedianSpacing.Seconds(), d.Gaps, d.LargestGap.Seconds(), d.DroppedNaN, JSONFloat(d.MinPrice), JSONFloat(d.MaxPrice),
 			d.Files, JSONFloat(d.PriceScale), d.Times, d.TimeZone, d.Convention},
-		Params: jsonParams{r.Grid.HMA.String(), r.Grid.HMA3.String(), r.Grid.Len(), JSONFloat(r.Params.Fee),
+		Params: jsonParams{r.Grid.HMA.String(), r.Grid.HMA3.String(), r.Grid.Len(), r.Grid.Aliases(), JSONFloat(r.Params.Fee),
 			r.Params.Mode.String(), r.Params.Source.String(), JSONFloat(r.Params.BarsPerYear),
 			BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear), r.Backend, r.WMA.String(), r.Note},
 		Created:  r.Created,

@@ -119,8 +119,15 @@ type SweepOptions struct {
 	// to a store); Run.Results then stays empty.
 	Discard bool
 	// Skip, when set, reports combos already done (a resumed run); they are
-	// neither computed nor counted in Run.Results.
+	// neither computed nor counted in Run.Results. A combo done whose HMA3
+	// twin (Grid.Distinct) is not is computed with it, and only the twin
+	// is reported.
 	Skip func(index int) bool
+	// everyCombo has the kernel compute every combo, HMA3 twins included
+	// (no Grid.Distinct): the bench ladder times each method on the whole
+	// grid, so that its rungs and the figures recorded before stay
+	// comparable.
+	everyCombo bool
 }
 
 // Sweep evaluates every combo of job on backend b. Chunks of combos are
@@ -128,6 +135,12 @@ type SweepOptions struct {
 // When ctx is cancelled, what completed is returned with Status cancelled
 // and the error context.Canceled; a backend error returns what completed
 // with Status failed and the error. A panic inside a backend becomes an error.
+//
+// The backend is given job on its distinct grid (Grid.Distinct): an HMA3
+// range of step 1 holds twins, lengths 2p and 2p+1 whose combos are one
+// backtest, and each is computed once and reported under both combos
+// (labelled with their own index and lengths) before Sink, progress and
+// Run.Results see it. Progress, Skip and Results speak of job.Grid's combos.
 func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, retErr error) {
 	if err := job.Validate(); err != nil {
 		return nil, err
@@ -138,6 +151,14 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 	start := time.Now()
 	run := &Run{Backend: b.Name(), Precision: job.Precision, WMA: job.WMA, Grid: job.Grid}
 	total := job.Grid.Len()
+	am := newAliasMap(job.Grid, mergeAliases && !opt.everyCombo)
+	kjob := job
+	if !am.same {
+		j := *job
+		j.Grid = am.comp
+		kjob = &j
+	}
+	ktotal := am.comp.Len() // the combos the kernel computes
 	send := func(p Progress) {
 		if opt.Progress == nil {
 			return
@@ -158,7 +179,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 	var k Kernel
 	err := protect(func() error {
 		var err error
-		k, err = b.Prepare(ctx, job)
+		k, err = b.Prepare(ctx, kjob)
 		return err
 	})
 	if err != nil {
@@ -189,8 +210,8 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 	// write their results straight into the run's slice: no 14 MB copy per
 	// 100,000 combos on one core at the end. Larger grids are handed out
 	// chunk by chunk into per-chunk slices (nothing the size of the grid is
-	// allocated up front).
-	static := total <= lanes*chunk
+	// allocated up front). Chunks are of the kernel's (distinct) combos.
+	static := ktotal <= lanes*chunk
 	var all []ComboResult
 	if !opt.Discard && static {
 		all = make([]ComboResult, total)
@@ -227,7 +248,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 				claimed := false
 				claim = func() int {
 					if claimed {
-						return total
+						return ktotal
 					}
 					claimed = true
 					return lane * chunk
@@ -235,39 +256,52 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 			}
 			for cctx.Err() == nil {
 				lo := claim()
-				if lo >= total {
+				if lo >= ktotal {
 					return
 				}
-				hi := min(lo+chunk, total)
-				// Split the chunk around combos already done (resume).
+				hi := min(lo+chunk, ktotal)
+				// Split the chunk around combos already done (resume): a
+				// kernel combo is done when every combo it stands for is.
 				for a := lo; a < hi; {
-					for a < hi && opt.Skip != nil && opt.Skip(a) {
+					for a < hi && am.skipped(a, opt.Skip) {
+						ulo, uhi := am.users(a)
 						a++
-						done.Add(1)
-						skipped.Add(1)
+						done.Add(int64(uhi - ulo))
+						skipped.Add(int64(uhi - ulo))
 					}
 					z := a
-					for z < hi && (opt.Skip == nil || !opt.Skip(z)) {
+					for z < hi && !am.skipped(z, opt.Skip) {
 						z++
 					}
 					if a == z {
 						continue
 					}
+					ulo, _ := am.users(a)
+					_, uhi := am.users(z - 1)
 					out := buf[:z-a]
 					err := protect(func() error { return k.Compute(cctx, lane, a, out) })
 					if err != nil {
 						if cctx.Err() == nil {
-							fail(fmt.Errorf("%s: combos %d..%d: %w", b.Name(), a, z-1, err))
+							fail(fmt.Errorf("%s: combos %d..%d: %w", b.Name(), ulo, uhi-1, err))
 						}
 						return
 					}
-					var res []ComboResult
-					if all != nil {
-						res = all[a:z]
-					} else {
-						res = make([]ComboResult, z-a)
+					// The grid's combos of the chunk but those done before.
+					nskip := 0
+					if opt.Skip != nil && !am.same {
+						for u := ulo; u < uhi; u++ {
+							if opt.Skip(u) {
+								nskip++
+							}
+						}
 					}
-					fillResults(res, out, a, job.Grid)
+					var res []ComboResult
+					if all != nil && nskip == 0 {
+						res = all[ulo:uhi]
+					} else {
+						res = make([]ComboResult, uhi-ulo-nskip)
+					}
+					am.fill(res, out, a, ulo, nskip > 0, opt.Skip)
 					if opt.Sink != nil {
 						mu.Lock()
 						t0 := time.Now()
@@ -280,7 +314,8 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 						}
 					}
 					mu.Lock()
-					d := int(done.Add(int64(z - a)))
+					skipped.Add(int64(nskip))
+					d := int(done.Add(int64(uhi - ulo)))
 					if !opt.Discard {
 						chunks = append(chunks, res)
 					}
@@ -367,23 +402,43 @@ func joinChunks(chunks [][]ComboResult, all []ComboResult) []ComboResult {
 	return out
 }
 
-// fillResults labels a chunk's metrics with their grid index and lengths,
-// on every core when the chunk is a GPU's hundred thousand combos (a
-// single-threaded 15 MB copy would be a tenth of such a sweep's time).
-func fillResults(res []ComboResult, out []Metrics, first int, g Grid) {
+// fill labels the metrics of kernel combos [first, first+len(out)) with
+// the grid's index and lengths of every combo each stands for (users),
+// from grid combo ulo on, into res; with holes, the combos skip reports
+// done are left out. On every core when the chunk is a GPU's hundred
+// thousand combos (a single-threaded 15 MB copy would be a tenth of such a
+// sweep's time); a chunk with holes (a resume) is labelled on one.
+func (m *aliasMap) fill(res []ComboResult, out []Metrics, first, ulo int, holes bool, skip func(int) bool) {
+	g := m.grid
+	if holes {
+		k := 0
+		for i := range out {
+			lo, hi := m.users(first + i)
+			for u := lo; u < hi; u++ {
+				if !skip(u) {
+					res[k] = ComboResult{Index: u, Combo: g.At(u), Metrics: out[i]}
+					k++
+				}
+			}
+		}
+		return
+	}
 	const block = 8192
 	fill := func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			res[i] = ComboResult{Index: first + i, Combo: g.At(first + i), Metrics: out[i]}
+			a, z := m.users(first + i)
+			for u := a; u < z; u++ {
+				res[u-ulo] = ComboResult{Index: u, Combo: g.At(u), Metrics: out[i]}
+			}
 		}
 	}
-	if len(res) < 2*block {
-		fill(0, len(res))
+	if len(out) < 2*block {
+		fill(0, len(out))
 		return
 	}
-	blocks := (len(res) + block - 1) / block
+	blocks := (len(out) + block - 1) / block
 	_ = Parallel(context.Background(), blocks, min(runtime.GOMAXPROCS(0), blocks), func(_, b int) {
-		fill(b*block, min((b+1)*block, len(res)))
+		fill(b*block, min((b+1)*block, len(out)))
 	})
 }
 

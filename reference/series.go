@@ -49,7 +49,11 @@ func BarReturns[F Float](b *engine.Bars) []F {
 // BuildIndicators computes h for every Lh and h3 for every L3 of the grid
 // in F. h uses the chosen source, h3 always close (SPEC: h = HMA(x, Lh),
 // h3 = HMA3(close, L3)). Each unique length is computed once and shared by
-// all combos that use it; the series are spread over every core, longest
+// all combos that use it, and each h3 once per p = floor(L3/2): the slice
+// is H3's under both lengths of its p (L3 and engine.HMA3Twin(L3), in the
+// grid or not), so the series serve the grid and its Distinct grid alike
+// (one study's IndicatorCache holds them for both). The series are spread
+// over every core, longest
 // first. Each worker reuses its own buffers for the component WMAs: with
 // the vectorised WMA the arithmetic is cheap and first-touch memory is not
 // (about 2.5 ms per MB on a small VM), so memory is kept to the outputs plus
@@ -89,8 +93,10 @@ func BuildIndicatorsN[F Float](ctx context.Context, b *engine.Bars, g engine.Gri
 			return nil, fmt.Errorf("HMA3 length %d is below the minimum %d", L, engine.MinHMA3)
 		}
 		if _, ok := ind.H3[L]; !ok {
-			ind.H3[L] = make([]F, n)
-			tasks = append(tasks, task{true, L, ind.H3[L]})
+			// One series per p = floor(L/2), under both its lengths.
+			s := make([]F, n)
+			ind.H3[L], ind.H3[engine.HMA3Twin(L)] = s, s
+			tasks = append(tasks, task{true, L, s})
 		}
 	}
 	cost := func(t task) int { // terms per bar

@@ -59,17 +59,23 @@ func TestSourceSeriesAndReturnsHand(t *testing.T) {
 // TestBuildIndicatorsMatchesPerLength: the shared, parallel build gives the
 // same bits as calling HMA and HMA3 once per length, for the close and the
 // hl2 source (h from the source, h3 always from close), direct and prefix,
-// float32 and float64.
+// float32 and float64; each h3 is built once per p = floor(L/2) and held
+// under both lengths of its p (an HMA3 range of step 1 has both in it).
 func TestBuildIndicatorsMatchesPerLength(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	b := datatest.AroundCloses(rng, datatest.Closes(rng, 1500, 30000, 0.002))
-	g := engine.Grid{HMA: engine.Range{Start: 2, Stop: 44, Step: 3}, HMA3: engine.Range{Start: 6, Stop: 66, Step: 6}}
-	for _, src := range []engine.Source{engine.SourceClose, engine.SourceHL2} {
-		for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
-			t.Run(fmt.Sprintf("%s/%s", src, form), func(t *testing.T) {
-				checkBuild[float64](t, b, g, src, form)
-				checkBuild[float32](t, b, g, src, form)
-			})
+	grids := map[string]engine.Grid{
+		"hma3 step 6": {HMA: engine.Range{Start: 2, Stop: 44, Step: 3}, HMA3: engine.Range{Start: 6, Stop: 66, Step: 6}},
+		"hma3 step 1": {HMA: engine.Range{Start: 2, Stop: 44, Step: 14}, HMA3: engine.Range{Start: 7, Stop: 20, Step: 1}},
+	}
+	for name, g := range grids {
+		for _, src := range []engine.Source{engine.SourceClose, engine.SourceHL2} {
+			for _, form := range []engine.Formulation{engine.Direct, engine.Prefix} {
+				t.Run(fmt.Sprintf("%s/%s/%s", name, src, form), func(t *testing.T) {
+					checkBuild[float64](t, b, g, src, form)
+					checkBuild[float32](t, b, g, src, form)
+				})
+			}
 		}
 	}
 }
@@ -83,8 +89,18 @@ func checkBuild[F engine.Float](t *testing.T, b *engine.Bars, g engine.Grid, src
 	if ind.Form != form {
 		t.Errorf("Form = %v, want %v", ind.Form, form)
 	}
-	if len(ind.H) != g.HMA.Len() || len(ind.H3) != g.HMA3.Len() {
-		t.Fatalf("%d h and %d h3 series, want %d and %d", len(ind.H), len(ind.H3), g.HMA.Len(), g.HMA3.Len())
+	// One h3 per p (hma3 7:20 has p 3..10: 8), each under two lengths.
+	ps := map[int]bool{}
+	for _, L := range g.HMA3.Values() {
+		ps[L/2] = true
+	}
+	slices := map[*F]bool{}
+	for _, s := range ind.H3 {
+		slices[&s[0]] = true
+	}
+	if len(ind.H) != g.HMA.Len() || len(ind.H3) != 2*len(ps) || len(slices) != len(ps) {
+		t.Fatalf("%d h and %d h3 entries (%d series), want %d and %d (%d series)", len(ind.H), len(ind.H3), len(slices),
+			g.HMA.Len(), 2*len(ps), len(ps))
 	}
 	x := reference.SourceSeries[F](b, src)
 	cl := reference.SourceSeries[F](b, engine.SourceClose)
@@ -96,10 +112,12 @@ func checkBuild[F engine.Float](t *testing.T, b *engine.Bars, g engine.Grid, src
 		assertSameSeries(t, fmt.Sprintf("%s h(%d)", precName[F](), L), ind.H[L], want)
 	}
 	for _, L := range g.HMA3.Values() {
-		if err := reference.HMA3(cl, L, form, want); err != nil {
-			t.Fatal(err)
+		for _, L := range []int{L, L ^ 1} { // the length and its twin
+			if err := reference.HMA3(cl, L, form, want); err != nil {
+				t.Fatal(err)
+			}
+			assertSameSeries(t, fmt.Sprintf("%s h3(%d)", precName[F](), L), ind.H3[L], want)
 		}
-		assertSameSeries(t, fmt.Sprintf("%s h3(%d)", precName[F](), L), ind.H3[L], want)
 	}
 	assertSameSeries(t, precName[F]()+" r", ind.R, reference.BarReturns[F](b))
 	if src != engine.SourceClose {

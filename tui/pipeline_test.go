@@ -112,3 +112,20 @@ func TestNotesShown(t *testing.T) {
 		t.Errorf("the parity pane's summary does not show the note:\n%s", sum)
 	}
 }
+
+// TestAliasesShown: a study whose HMA3 range has step 1 says in the parity
+// pane how many combos were computed with their twin (hma3 12:17 has p 6,
+// 6, 7, 7, 8, 8: 3 of each HMA length's 6 combos, 9 of 18).
+func TestAliasesShown(t *testing.T) {
+	f := smallFlags()
+	f.HMA3 = "12:17"
+	d := newDriver(t, f, 120, 40)
+	d.key("enter")
+	if d.m.screen != screenResults {
+		t.Fatalf("screen %d after enter (err %q)", d.m.screen, d.m.ctx.LastErr)
+	}
+	const want = "aliases: 9 of 18 combos computed with their hma3 twin"
+	if sum := strings.Join(d.m.parity.Summary(), " "); !strings.Contains(sum, want) {
+		t.Errorf("the parity pane's summary does not say %q:\n%s", want, sum)
+	}
+}

@@ -13,7 +13,10 @@
 // for bit where it exports them (engine.IndicatorDevice), that Compute
 // writes every slot of its output, stops on a cancelled context, and gives
 // the same bits whatever the chunking (resume included), and that a study
-// runs a precision the backend lacks on its fallback.
+// runs a precision the backend lacks on its fallback. One case has an HMA3
+// range of step 1, so engine.Sweep gives the backend the distinct grid
+// (each twin pair of HMA3 lengths once) and its results are checked under
+// every combo of the grid asked for.
 //
 // The metric comparisons (SameMetrics, CompareMetrics, NearMetrics) and the
 // series comparison (SameSeries) are the ones every package's tests use;

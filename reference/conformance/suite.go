@@ -46,10 +46,14 @@ func (c suiteCase) job(p engine.Precision) *engine.Job {
 	return &engine.Job{Bars: c.bars, Grid: c.grid, Params: c.params, Precision: p, WMA: c.form}
 }
 
-// cases are three jobs on fresh bars: minute-like ticks with ties and flat
+// cases are four jobs on fresh bars: minute-like ticks with ties and flat
 // returns (close, long-short), a random walk at FIL-like prices (hl2,
-// long-only), and the prefix formulation (ohlc4), whose fp32 intermediates
-// are ruined at this price: the same ruin on every backend.
+// long-only), the prefix formulation (ohlc4), whose fp32 intermediates
+// are ruined at this price: the same ruin on every backend, and an HMA3
+// range of step 1 (odd start, even end), whose twin lengths (one p =
+// floor(L/2)) engine.Sweep computes once, on the distinct grid
+// (engine.Grid.Distinct), which holds a length below the range: the case
+// last (aliasCase).
 func cases(rng *rand.Rand, n int) []suiteCase {
 	p := engine.Params{Fee: engine.DefaultFee, Mode: engine.LongShort, Source: engine.SourceClose, BarsPerYear: 525600}
 	lo, ohlc := p, p
@@ -57,12 +61,17 @@ func cases(rng *rand.Rand, n int) []suiteCase {
 	ohlc.Source = engine.SourceOHLC4
 	g := engine.Grid{HMA: engine.Range{Start: 4, Stop: 60, Step: 14}, HMA3: engine.Range{Start: 6, Stop: 90, Step: 21}}
 	g2 := engine.Grid{HMA: engine.Range{Start: 9, Stop: 99, Step: 30}, HMA3: engine.Range{Start: 12, Stop: 120, Step: 27}}
+	g3 := engine.Grid{HMA: engine.Range{Start: 5, Stop: 45, Step: 20}, HMA3: engine.Range{Start: 7, Stop: 20, Step: 1}}
 	return []suiteCase{
 		{"ticks close long-short", datatest.TickWalk(rng, n, 100, 0.01), g, p, engine.Direct},
 		{"walk hl2 long-only", datatest.RandomWalk(rng, n, 30000, 0.002), g2, lo, engine.Direct},
 		{"prefix ohlc4", datatest.RandomWalk(rng, n, 30000, 0.001), g, ohlc, engine.Prefix},
+		{"hma3 step 1", datatest.TickWalk(rng, n, 100, 0.01), g3, p, engine.Direct},
 	}
 }
+
+// aliasCase is the case of cases with an HMA3 range of step 1.
+func aliasCase(cs []suiteCase) suiteCase { return cs[len(cs)-1] }
 
 // precisions are the precisions b computes (engine.PrecisionSupport), fp64 first.
 func precisions(b engine.Backend) []engine.Precision {
@@ -94,9 +103,13 @@ func TestBackend(t *testing.T, b engine.Backend, opt Options) {
 	t.Run("reference", func(t *testing.T) { testReference(t, b, opt, cs, precs) })
 	t.Run("indicators", func(t *testing.T) { testIndicators(t, b, cs[1:]) })
 	t.Run("poisoned", func(t *testing.T) { testPoisoned(t, b, opt, cs[0], precs) })
-	t.Run("chunks", func(t *testing.T) { testChunks(t, b, cs[0], precs) })
+	for _, c := range []suiteCase{cs[0], aliasCase(cs)} {
+		t.Run("chunks/"+c.name, func(t *testing.T) { testChunks(t, b, c, precs) })
+	}
 	t.Run("cancel", func(t *testing.T) { testCancel(t, b, cs[1], precs[0]) })
-	t.Run("study", func(t *testing.T) { testStudy(t, b, opt, cs[0]) })
+	for _, c := range []suiteCase{cs[0], aliasCase(cs)} {
+		t.Run("study/"+c.name, func(t *testing.T) { testStudy(t, b, opt, c) })
+	}
 	t.Run("parity", func(t *testing.T) { testParity(t, b, cs) })
 }
 

@@ -189,6 +189,10 @@ func (m *Model) Summary() []string {
 		runs = append(runs, s)
 	}
 	out = append(out, st.label.Render("runs: "+strings.Join(runs, t.Sep)))
+	if a := r.Grid.Aliases(); a > 0 {
+		out = append(out, st.label.Render(fmt.Sprintf("aliases: %s of %s combos computed with their hma3 twin (L, L+1 share floor(L/2))",
+			common.Thousands(a), common.Thousands(r.Grid.Len()))))
+	}
 	// The study's notes (too few trades, the fee, a fallback lane), as run
 	// prints them.
 	for _, n := range common.NoteLines(r.Report.Note, m.ctx.Deterministic) {
