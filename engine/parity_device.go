@@ -55,30 +55,68 @@ func CompareOnDevice(ctx context.Context, dev ParityDevice, job *Job, ref, test 
 		return nil, ErrParityIncomplete
 	}
 	p := newParity(ref, test, tol)
+	// The pass runs on the distinct grid (an HMA3 twin has its twin's
+	// positions, so its flips): each of its combos stands for one or two
+	// of the grid's (aliasMap), its flips are listed for each.
+	am := newAliasMap(job.Grid, mergeAliases)
 	j64 := *job
-	j64.Precision, j64.WMA = FP64, Direct
+	j64.Precision, j64.WMA, j64.Grid = FP64, Direct, am.comp
 	df, err := dev.DeviceParity(ctx, &j64, test.Precision, test.WMA, p.Tolerance)
 	if err != nil {
 		return nil, err
 	}
-	if len(df.Flips) != n || len(df.NonBorderline) != n || len(df.MaxMargin) != n {
+	nc := am.comp.Len()
+	if len(df.Flips) != nc || len(df.NonBorderline) != nc || len(df.MaxMargin) != nc {
 		return nil, fmt.Errorf("parity on %s: %d/%d/%d per-combo counts for a grid of %d combos",
-			df.Device, len(df.Flips), len(df.NonBorderline), len(df.MaxMargin), n)
+			df.Device, len(df.Flips), len(df.NonBorderline), len(df.MaxMargin), nc)
+	}
+	comp := make([]int32, n) // the computed combo each of the grid's combos is
+	for r := 0; r < nc; r++ {
+		lo, hi := am.users(r)
+		for u := lo; u < hi; u++ {
+			comp[u] = int32(r)
+		}
 	}
 	for k := range p.Combos {
 		cp := &p.Combos[k]
-		cp.Flips, cp.NonBorderline, cp.MaxFlipMargin = int(df.Flips[cp.Index]), int(df.NonBorderline[cp.Index]), df.MaxMargin[cp.Index]
+		r := comp[cp.Index]
+		cp.Flips, cp.NonBorderline, cp.MaxFlipMargin = int(df.Flips[r]), int(df.NonBorderline[r]), df.MaxMargin[r]
 	}
-	p.setIndicatorErrors(df.IndicatorErrors)
-	bars := job.Bars
-	for i := range df.Worst {
-		f := &df.Worst[i]
-		if f.Index < 0 || f.Index >= n || f.Bar < 0 || f.Bar >= bars.Len() {
-			return nil, fmt.Errorf("parity on %s: flip at combo %d, bar %d is outside the grid (%d combos) or the bars (%d)",
-				df.Device, f.Index, f.Bar, n, bars.Len())
+	// Indicator errors: the HMA series as computed, an HMA3 length's those
+	// of the series of its p.
+	var errs []SeriesError
+	byP := map[int]SeriesError{}
+	for _, e := range df.IndicatorErrors {
+		if e.Series == "h" {
+			errs = append(errs, e)
+		} else {
+			byP[e.Length/2] = e
 		}
-		f.Combo, f.Time, f.Borderline = job.Grid.At(f.Index), bars.Time[f.Bar], f.Margin < p.Tolerance
 	}
+	for _, L := range job.Grid.HMA3.Values() {
+		e, ok := byP[L/2]
+		if !ok {
+			return nil, fmt.Errorf("parity on %s: no indicator error for the HMA3 series of length %d", df.Device, L)
+		}
+		e.Length = L
+		errs = append(errs, e)
+	}
+	p.setIndicatorErrors(errs)
+	bars := job.Bars
+	worst := make([]Flip, 0, len(df.Worst))
+	for _, f := range df.Worst {
+		if f.Index < 0 || f.Index >= nc || f.Bar < 0 || f.Bar >= bars.Len() {
+			return nil, fmt.Errorf("parity on %s: flip at combo %d, bar %d is outside the grid (%d combos) or the bars (%d)",
+				df.Device, f.Index, f.Bar, nc, bars.Len())
+		}
+		f.Time, f.Borderline = bars.Time[f.Bar], f.Margin < p.Tolerance
+		lo, hi := am.users(f.Index)
+		for u := lo; u < hi; u++ {
+			f.Index, f.Combo = u, job.Grid.At(u)
+			worst = append(worst, f)
+		}
+	}
+	df.Worst = worst
 	p.finish(df.Worst)
 	p.Device = df.Device
 	return p, nil
