@@ -211,3 +211,46 @@ func TestParquetColumnsAreTheCSVs(t *testing.T) {
 		t.Errorf("Parquet columns %v\nwant (the CSV's) %v", got, want)
 	}
 }
+
+// TestParquetRowGroupsInOrder: a file of several row groups per lane,
+// encoded on several goroutines and spliced in, holds every row of the
+// report once, in order (lane by lane, grid order), each lane's rows in
+// row groups of its own of at most parquetRowGroup rows.
+func TestParquetRowGroupsInOrder(t *testing.T) {
+	g := Grid{HMA: Range{Start: 2, Stop: 151, Step: 1}, HMA3: Range{Start: 6, Stop: 1006, Step: 1}} // 150,150 combos: 2 row groups a lane
+	rep := &Report{Grid: g, Params: Params{Fee: DefaultFee, BarsPerYear: 525600}, Backend: "cuda", Created: time.Unix(0, 0)}
+	for _, p := range []Precision{FP64, FP32} {
+		run := &Run{Backend: "cuda", Precision: p, Grid: g, Status: StatusComplete, Results: make([]ComboResult, g.Len())}
+		for i := range run.Results {
+			run.Results[i] = ComboResult{Index: i, Combo: g.At(i), Metrics: Metrics{Sharpe: float64(i) + float64(p), TotalTrades: i % 97}}
+		}
+		rep.Runs = append(rep.Runs, run)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteParquet(&buf); err != nil {
+		t.Fatal(err)
+	}
+	rows := readParquet(t, buf.Bytes())
+	if len(rows) != 2*g.Len() {
+		t.Fatalf("%d rows, want %d", len(rows), 2*g.Len())
+	}
+	for k, r := range rows {
+		run := rep.Runs[k/g.Len()]
+		want := run.Results[k%g.Len()]
+		if r.Precision != run.Precision.String() || r.HMA != int64(want.HMA) || r.HMA3 != int64(want.HMA3) || r.Sharpe != want.Sharpe || r.TotalTrades != int64(want.TotalTrades) {
+			t.Fatalf("row %d: %+v, want %s %+v", k, r, run.Precision, want)
+		}
+	}
+	f, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int64
+	for _, rg := range f.RowGroups() {
+		sizes = append(sizes, rg.NumRows())
+	}
+	per := (g.Len() + parquetRowGroup - 1) / parquetRowGroup
+	if len(sizes) != 2*per || sizes[0] != parquetRowGroup || sizes[per-1] != int64(g.Len()-(per-1)*parquetRowGroup) {
+		t.Errorf("row groups %v: want %d per lane of at most %d, the last of each lane shorter", sizes, per, parquetRowGroup)
+	}
+}
