@@ -86,6 +86,7 @@ type parquetRows struct {
 	group    []parquetRow
 	inflight []chan encodedGroup // in file order
 	sem      chan struct{}
+	free     chan []parquetRow // group buffers to reuse (35 MB each)
 }
 
 // encodedGroup is one row group encoded as a Parquet file of its own.
@@ -105,7 +106,7 @@ func newParquetRows(w io.Writer, s rowSettings) *parquetRows {
 		parquet.MaxRowsPerRowGroup(parquetRowGroup),
 	}
 	return &parquetRows{w: parquet.NewGenericWriter[parquetRow](w, opts...), opts: opts,
-		sem:   make(chan struct{}, parquetWorkers()),
+		sem: make(chan struct{}, parquetWorkers()), free: make(chan []parquetRow, 2*parquetWorkers()+2),
 		proto: parquetRow{Dataset: s.dataset, Timeframe: s.timeframe, Fee: s.fee, Mode: s.mode, Source: s.source, BarsPerYear: s.barsPerYear}}
 }
 
@@ -132,7 +133,11 @@ func (p *parquetRows) lane(l rowLane) error {
 func (p *parquetRows) rows(rs []ComboResult) error {
 	for i := range rs {
 		if p.group == nil {
-			p.group = make([]parquetRow, 0, parquetRowGroup)
+			select {
+			case p.group = <-p.free:
+			default:
+				p.group = make([]parquetRow, 0, parquetRowGroup)
+			}
 		}
 		r, m := &rs[i], &rs[i].Metrics
 		row := p.proto
@@ -164,10 +169,15 @@ func (p *parquetRows) dispatch() error {
 		go func() {
 			defer func() { <-p.sem }()
 			var buf bytes.Buffer
+			buf.Grow(96 * len(g)) // about what a row takes, compressed: no regrowth
 			w := parquet.NewGenericWriter[parquetRow](&buf, p.opts...)
 			_, err := w.Write(g)
 			if err == nil {
 				err = w.Close()
+			}
+			select {
+			case p.free <- g[:0]:
+			default:
 			}
 			ch <- encodedGroup{buf.Bytes(), err}
 		}()
