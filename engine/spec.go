@@ -336,18 +336,31 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 }
 
 // Build loads the Spec's dataset and builds its Study (Load, then Study),
-// checking first what needs no data (Parse, the backend), so that a bad
-// flag is refused before a large file is read.
+// checking first what needs no data (Parse), and the backend while the data
+// loads, so that a bad flag is refused before a large file is read.
 func (s Spec) Build(reg *Registry) (*Study, error) {
 	if _, err := s.Parse(); err != nil {
 		return nil, err
 	}
+	// The data loads while the backend starts (a GPU's driver, context and
+	// kernels: a tenth of a second or more); a bad backend is refused at
+	// once, without waiting for the data.
+	type loaded struct {
+		ds  *data.Dataset
+		err error
+	}
+	load := make(chan loaded, 1)
+	go func() {
+		ds, err := s.Load()
+		load <- loaded{ds, err}
+	}()
 	if reg != nil {
 		if _, _, err := reg.Lookup(s.Backend); err != nil {
 			return nil, err
 		}
 	}
-	ds, err := s.Load()
+	l := <-load
+	ds, err := l.ds, l.err
 	if err != nil {
 		return nil, err
 	}
