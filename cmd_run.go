@@ -225,7 +225,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to FILE instead of stdout (csv, jsonl and parquet: row by row while the study runs)")
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (above "+engine.Thousands(cpuConfirmCombos)+" combos) without asking")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (above "+engine.Thousands(engine.ConfirmCombos)+" combos) without asking")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the run (overrides --save)")
@@ -290,15 +290,11 @@ func newProgressView(ch <-chan engine.Progress, w io.Writer) *progressView {
 
 func (v *progressView) wait() { <-v.done }
 
-// cpuConfirmCombos: a study of more combos (all precisions) on the CPU
-// reference runs only with --yes; it says first how long it would take.
-const cpuConfirmCombos = 1_000_000
-
 // confirmLarge refuses, unless yes, a study on the CPU reference backend
-// of more than cpuConfirmCombos combos, with the engine's time estimate
+// of more than engine.ConfirmCombos combos, with the engine's time estimate
 // (engine.EstimateStudy) and what to do instead.
 func confirmLarge(ctx context.Context, s *engine.Study, yes bool) error {
-	if yes || s.Backend.Name() != "reference" || s.Grid.Len()*len(s.Precisions) <= cpuConfirmCombos {
+	if yes || !s.NeedsConfirmation() {
 		return nil
 	}
 	est := "an unknown time"

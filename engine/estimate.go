@@ -106,3 +106,14 @@ func roundDuration(d time.Duration) time.Duration {
 	}
 	return d.Round(10 * time.Microsecond)
 }
+
+// ConfirmCombos: a study of more combos than this (all precisions
+// together) on the CPU reference backend is started only once the user
+// has confirmed it (`run --yes`, a second `r` in the workbench), having
+// been told its estimated time: hours of CPU a mistyped range can cost.
+const ConfirmCombos = 1_000_000
+
+// NeedsConfirmation reports whether s is such a study (ConfirmCombos).
+func (s *Study) NeedsConfirmation() bool {
+	return s.Backend != nil && s.Backend.Name() == "reference" && s.Grid.Len()*len(s.Precisions) > ConfirmCombos
+}

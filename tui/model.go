@@ -69,6 +69,9 @@ type Model struct {
 	ctx    *common.Context
 	cfg    Config
 	parent context.Context
+	// confirmRun names the large CPU study the user was last asked to
+	// confirm (engine.Study.NeedsConfirmation): a second r for it runs it.
+	confirmRun string
 
 	screen     screen
 	setupFocus int // 0 dataset pane, 1 form
@@ -765,6 +768,22 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 			return nil
 		}
 	}
+	if s.NeedsConfirmation() {
+		// A grid the CPU would take long over: said, with the estimate,
+		// and run on a second r for the same study.
+		key := fmt.Sprintf("%v %v %s %v", s.Grid, s.Precisions, s.Backend.Name(), s.Dataset.Info.SHA256)
+		if m.confirmRun != key {
+			m.confirmRun = key
+			est := m.estimate
+			if est == "" {
+				est = "estimate not ready yet"
+			}
+			m.setErr(fmt.Errorf("%s combos on the CPU reference (%s): press r again to run it, or use a GPU backend, a coarser grid or one precision",
+				common.Thousands(s.Grid.Len()*len(s.Precisions)), est))
+			return nil
+		}
+	}
+	m.confirmRun = ""
 	m.ctx.Note = s.Note
 	var st *sessions.Store
 	if !m.cfg.NoSave {

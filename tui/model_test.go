@@ -497,3 +497,27 @@ func TestHeatmapSaysWhatItShows(t *testing.T) {
 		t.Fatalf("after G the view should end at hma 70, hma3 120: %v\n%s", got, m.View())
 	}
 }
+
+// TestLargeCPUGridAsksFirst: a grid the CPU reference would take long over
+// (2,000,000 combos in both precisions) does not start on the first r: the
+// status line says how many combos, the estimate and what to do; a second r
+// for the same study starts it (cancelled here at once).
+func TestLargeCPUGridAsksFirst(t *testing.T) {
+	f := smallFlags()
+	f.HMA, f.HMA3 = "2:1001", "6:1005"
+	d := newDriver(t, f, 120, 40)
+	d.hold = true
+	d.key("r")
+	if d.m.screen == screenRun {
+		t.Fatal("a 2,000,000-combo CPU study started without asking")
+	}
+	if e := d.m.ctx.LastErr; !strings.Contains(e, "2,000,000 combos on the CPU reference") || !strings.Contains(e, "press r again") {
+		t.Fatalf("status line %q: want the count and how to confirm", e)
+	}
+	d.key("r")
+	if d.m.screen != screenRun || d.pending == nil {
+		t.Fatalf("screen %d: the confirmed study did not start (last error %q)", d.m.screen, d.m.ctx.LastErr)
+	}
+	d.key("esc")
+	d.drain()
+}
