@@ -25,9 +25,20 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// freshParse loads spec as Open does, without the cache.
+// freshParse loads spec as Open does, without the cache and, for an
+// embedded set, from its source instead of its parsed form.
 func freshParse(t testing.TB, spec string, opt Options) (*Dataset, error) {
 	t.Helper()
+	if name, ok := strings.CutPrefix(spec, embeddedPrefix); ok {
+		e, err := embeddedEntryOf(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if opt.Limits, err = opt.Limits.resolve(); err != nil {
+			t.Fatal(err)
+		}
+		return parseEmbedded(e, opt)
+	}
 	dir := os.Getenv(EnvCacheDir)
 	os.Setenv(EnvCacheDir, "off")
 	defer os.Setenv(EnvCacheDir, dir)
@@ -108,6 +119,8 @@ func TestCacheSameAsParse(t *testing.T) {
 		{"Feather", writeFixture(t, dir, "ft.feather", writeArrow(t, ft, false)), Options{}, 1},
 		{"Arrow stream", writeFixture(t, dir, "ft.arrows", writeArrow(t, ft, true)), Options{}, 1},
 		{"a folder of zips", minutes, Options{}, 2},
+		{"embedded, another zone (parsed through the cache)", DefaultDataset, Options{Location: time.UTC}, 1},
+		{"embedded, as shipped", "embedded:btcusdt-1m", Options{}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
