@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/sessions"
 )
 
@@ -35,7 +36,16 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
+	// The parsed-dataset cache of every load, in process or not, in a
+	// temporary folder rather than the user's.
+	cache, err := os.MkdirTemp("", "sweepbench-cache")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv(data.EnvCacheDir, cache)
 	code := m.Run()
+	os.RemoveAll(cache)
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}

@@ -3,7 +3,10 @@
 // JSON, QuantConnect LEAN CSV with LEAN's folder conventions, Parquet,
 // Arrow IPC / Feather v2; gzip or zip of any of them; a folder or glob of
 // them as one dataset), validates them per SPEC ("Input files") as they
-// stream within Limits, resamples them, and serves the embedded datasets.
+// stream within Limits, resamples them, and serves the embedded datasets
+// (shipped pre-parsed). What it parses it keeps in a cache (CacheDir) in
+// its parsed form (parsed.go), read back instead of parsing the same
+// bytes again.
 // Its errors are *Error (and *LimitError), every outside string through
 // Sanitize; it imports nothing of the engine or the front ends.
 package data

@@ -1,14 +1,23 @@
 package data
 
 import (
+	"crypto/sha256"
 	"embed"
+	"io"
 	"strings"
 )
 
 // The embedded sample datasets: the product runs with no file at hand.
-// Where they come from is in embedded/SOURCES.md.
+// Where they come from is in embedded/SOURCES.md. Each ships twice: its
+// source (.csv.gz, what Info.SHA256 hashes and what a load with other
+// Options parses) and its parsed form under the default Options (.bars,
+// parsed.go), which a default load reads instead of parsing. `go generate`
+// writes the .bars files from the sources (internal/genembedded);
+// TestEmbeddedParsedCurrent fails when one is stale. The whole folder is
+// embedded so that a missing .bars is a miss, not a build failure.
 //
-//go:embed embedded/filusdt_1m_2023-08_2023-11.csv.gz embedded/btcusdt_1m_2025-06.csv.gz
+//go:generate go run ./internal/genembedded
+//go:embed embedded
 var embeddedFS embed.FS
 
 const embeddedPrefix = "embedded:"
@@ -25,8 +34,12 @@ type EmbeddedInfo struct {
 
 type embeddedEntry struct {
 	EmbeddedInfo
-	file string
+	file string // the source, in embeddedFS
 }
+
+// parsed is the file of the entry's parsed form in embeddedFS: the
+// source's name with .bars for .csv.gz.
+func (e embeddedEntry) parsed() string { return strings.TrimSuffix(e.file, ".csv.gz") + ".bars" }
 
 // embeddedSets is in the order Embedded reports, the default first. Bars
 // are checked against the files by the tests.
@@ -47,23 +60,98 @@ func Embedded() []EmbeddedInfo {
 }
 
 // openEmbedded loads an embedded dataset by name (without the prefix).
-// Info.Name is "embedded:NAME" and Info.Path is "".
+// Info.Name is "embedded:NAME" and Info.Path is "". The source is hashed
+// (1.3 ms for the FIL set) and its parsed form read when it was made from
+// these bytes with these Options; otherwise the source is parsed, through
+// the cache (CacheDir) like a file.
 func openEmbedded(name string, opt Options) (*Dataset, error) {
 	spec := embeddedPrefix + name
+	e, err := embeddedEntryOf(name)
+	if err != nil {
+		return nil, err
+	}
+	lim, err := opt.Limits.resolve()
+	if err != nil {
+		return nil, &Error{File: spec, Reason: err.Error()}
+	}
+	opt.Limits = lim
+	f, err := embeddedFS.Open(e.file)
+	if err != nil {
+		return nil, &Error{File: spec, Reason: err.Error()}
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		return nil, &Error{File: spec, Reason: err.Error()}
+	}
+	k := newCacheKey(sumOf(h), spec, "", opt)
+	if d := readEmbeddedParsed(e, k.digest()); d != nil && d.Info.SHA256 == k.source {
+		return d, nil
+	}
+	return loadCached(CacheDir(), k, func() (*Dataset, error) { return parseEmbedded(e, opt) })
+}
+
+// embeddedEntryOf finds the embedded dataset name (without the prefix).
+func embeddedEntryOf(name string) (embeddedEntry, error) {
 	for _, e := range embeddedSets {
-		if e.Name != name {
-			continue
+		if e.Name == name {
+			return e, nil
 		}
-		f, err := embeddedFS.Open(e.file)
-		if err != nil {
-			return nil, &Error{File: spec, Reason: err.Error()}
-		}
-		defer f.Close()
-		return Parse(f, spec, opt)
 	}
 	names := make([]string, len(embeddedSets))
 	for i, e := range embeddedSets {
 		names[i] = embeddedPrefix + e.Name
 	}
-	return nil, &Error{File: spec, Reason: "no such embedded dataset: use one of " + strings.Join(names, ", ")}
+	return embeddedEntry{}, &Error{File: embeddedPrefix + name, Reason: "no such embedded dataset: use one of " + strings.Join(names, ", ")}
+}
+
+// parseEmbedded parses an embedded dataset's source.
+func parseEmbedded(e embeddedEntry, opt Options) (*Dataset, error) {
+	spec := embeddedPrefix + e.Name
+	f, err := embeddedFS.Open(e.file)
+	if err != nil {
+		return nil, &Error{File: spec, Reason: err.Error()}
+	}
+	defer f.Close()
+	return Parse(f, spec, opt)
+}
+
+// readEmbeddedParsed reads the parsed form shipped for e when it is stored
+// under key; nil otherwise.
+func readEmbeddedParsed(e embeddedEntry, key [32]byte) *Dataset {
+	f, err := embeddedFS.Open(e.parsed())
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	return readParsed(f, fi.Size(), key)
+}
+
+// embeddedDefaults are the Options the embedded sets ship parsed with:
+// Options{} under the default Limits (a load under limits raised or
+// lowered through the environment parses the source).
+var embeddedDefaults = Options{Limits: Limits{MaxBytes: DefaultMaxBytes, MaxLine: DefaultMaxLine,
+	MaxFields: DefaultMaxFields, MaxFiles: DefaultMaxFiles}}
+
+// EmbeddedParsed parses the source of the embedded dataset name (without
+// "embedded:") with the default Options and returns its parsed form and
+// the file it ships in, relative to this package's folder (e.g.
+// "embedded/filusdt_1m_2023-08_2023-11.bars"): what `go generate` writes
+// there. It never reads the parsed form it replaces.
+func EmbeddedParsed(name string) (file string, form []byte, err error) {
+	e, err := embeddedEntryOf(name)
+	if err != nil {
+		return "", nil, err
+	}
+	d, err := parseEmbedded(e, embeddedDefaults)
+	if err != nil {
+		return "", nil, err
+	}
+	k := newCacheKey(d.Info.SHA256, embeddedPrefix+name, "", embeddedDefaults)
+	return e.parsed(), encodeParsed(d, k.digest()), nil
 }

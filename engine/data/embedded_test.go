@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -60,5 +61,61 @@ func TestSupportedExtensions(t *testing.T) {
 	}
 	if got := len(Layouts()); got != 10 {
 		t.Errorf("%d layouts", got)
+	}
+}
+
+// TestEmbeddedParsedCurrent fails when an embedded set's parsed form
+// (embedded/*.bars) is not what its source parses to today: every bar bit
+// for bit and every Info field, under the key of the source's bytes. Run
+// `CGO_ENABLED=0 go generate ./engine/data` and commit the .bars files.
+func TestEmbeddedParsedCurrent(t *testing.T) {
+	for _, e := range embeddedSets {
+		t.Run(e.Name, func(t *testing.T) {
+			const regenerate = ": run `CGO_ENABLED=0 go generate ./engine/data` and commit engine/data/embedded/*.bars"
+			want, err := parseEmbedded(e, embeddedDefaults)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := newCacheKey(want.Info.SHA256, embeddedPrefix+e.Name, "", embeddedDefaults)
+			got := readEmbeddedParsed(e, k.digest())
+			if got == nil {
+				t.Fatalf("%s is missing, damaged or made from other bytes, Options or loader version"+regenerate, e.parsed())
+			}
+			sameDataset(t, e.parsed()+" is stale"+regenerate, want, got)
+			file, form, err := EmbeddedParsed(e.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shipped, err := embeddedFS.ReadFile(file)
+			if err != nil || !bytes.Equal(shipped, form) {
+				t.Fatalf("%s differs from what go generate writes today (%v)"+regenerate, file, err)
+			}
+		})
+	}
+}
+
+// TestEmbeddedServedParsed: a default load of an embedded set reads its
+// parsed form (nothing is parsed, so nothing is cached); a load with
+// other Options or limits parses the source through the cache.
+func TestEmbeddedServedParsed(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv(EnvCacheDir, cache)
+	for _, e := range embeddedSets {
+		if _, err := Open(embeddedPrefix+e.Name, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(entries(t, cache)); n != 0 {
+		t.Fatalf("%d entries: a default load parsed", n)
+	}
+	if _, err := Open(DefaultDataset, Options{LEANAsset: "crypto"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvMaxLine, "2MiB")
+	if _, err := Open(DefaultDataset, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(entries(t, cache)); n != 2 {
+		t.Fatalf("%d entries, want one per other option", n)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -115,8 +116,28 @@ func notRegular(p string, fi fs.FileInfo) *Error {
 	return &Error{File: p, Reason: kind + ", not a regular file: only files are read (save the data to a file first)"}
 }
 
-// loadOne loads one file (a zip's member when it is a zip).
+// loadOne loads one file (a zip's member when it is a zip) through the
+// parsed-dataset cache (CacheDir): the file is hashed, and parsed only when
+// the cache holds no entry for its hash, p and opt.
 func loadOne(p string, opt Options) (*Dataset, error) {
+	dir := CacheDir()
+	if dir == "" {
+		return parseOne(p, opt)
+	}
+	file, _ := splitMember(p)
+	sum, err := hashFile(file, opt.Limits.MaxBytes)
+	if err != nil {
+		return parseOne(p, opt) // which says what is wrong with the file
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = p
+	}
+	return loadCached(dir, newCacheKey(sum, p, abs, opt), func() (*Dataset, error) { return parseOne(p, opt) })
+}
+
+// parseOne parses one file (a zip's member when it is a zip).
+func parseOne(p string, opt Options) (*Dataset, error) {
 	file, member := splitMember(p)
 	f, size, err := openRegular(file)
 	if err != nil {
