@@ -1,20 +1,24 @@
 package data
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"embed"
 	"io"
 	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // The embedded sample datasets: the product runs with no file at hand.
 // Where they come from is in embedded/SOURCES.md. Each ships twice: its
 // source (.csv.gz, what Info.SHA256 hashes and what a load with other
-// Options parses) and its parsed form under the default Options (.bars,
-// parsed.go), which a default load reads instead of parsing. `go generate`
-// writes the .bars files from the sources (internal/genembedded);
+// Options parses) and its parsed form under the default Options (.bars.zst,
+// parsed.go, compressed), which a default load reads instead of parsing. `go generate`
+// writes the .bars.zst files from the sources (internal/genembedded);
 // TestEmbeddedParsedCurrent fails when one is stale. The whole folder is
-// embedded so that a missing .bars is a miss, not a build failure.
+// embedded so that a missing .bars.zst is a miss, not a build failure.
 //
 //go:generate go run ./internal/genembedded
 //go:embed embedded
@@ -38,8 +42,10 @@ type embeddedEntry struct {
 }
 
 // parsed is the file of the entry's parsed form in embeddedFS: the
-// source's name with .bars for .csv.gz.
-func (e embeddedEntry) parsed() string { return strings.TrimSuffix(e.file, ".csv.gz") + ".bars" }
+// source's name with .bars.zst for .csv.gz, the parsed form compressed
+// with zstd (a quarter of its 48 bytes a bar in the binary and the
+// repository; decoded at about a gigabyte a second).
+func (e embeddedEntry) parsed() string { return strings.TrimSuffix(e.file, ".csv.gz") + ".bars.zst" }
 
 // embeddedSets is in the order Embedded reports, the default first. Bars
 // are checked against the files by the tests.
@@ -120,16 +126,30 @@ func parseEmbedded(e embeddedEntry, opt Options) (*Dataset, error) {
 // readEmbeddedParsed reads the parsed form shipped for e when it is stored
 // under key; nil otherwise.
 func readEmbeddedParsed(e embeddedEntry, key [32]byte) *Dataset {
-	f, err := embeddedFS.Open(e.parsed())
+	z, err := embeddedFS.ReadFile(e.parsed())
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
+	raw, err := zstdDecoder().DecodeAll(z, nil)
 	if err != nil {
 		return nil
 	}
-	return readParsed(f, fi.Size(), key)
+	return readParsed(bytes.NewReader(raw), int64(len(raw)), key)
+}
+
+// zstdDecoder is one decoder for the process (it is safe for concurrent
+// DecodeAll), single-threaded: the forms are a few megabytes.
+var zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
+	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	return d
+})
+
+// compressParsed is the shipped form of a parsed form: zstd, its content
+// size in the frame.
+func compressParsed(form []byte) []byte {
+	enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
+	defer enc.Close()
+	return enc.EncodeAll(form, nil)
 }
 
 // embeddedDefaults are the Options the embedded sets ship parsed with:
@@ -141,7 +161,7 @@ var embeddedDefaults = Options{Limits: Limits{MaxBytes: DefaultMaxBytes, MaxLine
 // EmbeddedParsed parses the source of the embedded dataset name (without
 // "embedded:") with the default Options and returns its parsed form and
 // the file it ships in, relative to this package's folder (e.g.
-// "embedded/filusdt_1m_2023-08_2023-11.bars"): what `go generate` writes
+// "embedded/filusdt_1m_2023-08_2023-11.bars.zst"): what `go generate` writes
 // there. It never reads the parsed form it replaces.
 func EmbeddedParsed(name string) (file string, form []byte, err error) {
 	e, err := embeddedEntryOf(name)
@@ -153,5 +173,5 @@ func EmbeddedParsed(name string) (file string, form []byte, err error) {
 		return "", nil, err
 	}
 	k := newCacheKey(d.Info.SHA256, embeddedPrefix+name, "", embeddedDefaults)
-	return e.parsed(), encodeParsed(d, k.digest()), nil
+	return e.parsed(), compressParsed(encodeParsed(d, k.digest())), nil
 }

@@ -1,5 +1,5 @@
 // Command genembedded writes the parsed form of every embedded dataset
-// beside its source (engine/data/embedded/*.bars), so that the binary
+// beside its source (engine/data/embedded/*.bars.zst), so that the binary
 // ships them pre-parsed. It runs from engine/data through `go generate`:
 //
 //	CGO_ENABLED=0 go generate ./engine/data
