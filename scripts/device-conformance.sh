@@ -6,7 +6,9 @@
 #   2. every GPU test, the conformance suite (reference/conformance) among
 #      them, then compute-sanitizer memcheck of the conformance suite;
 #   3. the whole `run` command on the GPU (default grid, --wma prefix,
-#      320 x 320 on 150,000 bars) with its wall time and max RSS;
+#      320 x 320 on 150,000 bars with parity on the GPU and on the CPU,
+#      10^6 and 10^7 combos to Parquet, 10^8 fp32 combos on 20,000 bars)
+#      with its wall time and max RSS;
 #   4. a GPU session killed with SIGKILL part way and resumed, compared with
 #      an uninterrupted run (CSV of every metric, byte for byte);
 #   5. the bench's fused GPU rungs on the 80-combo and 320 x 320 grids;
@@ -70,7 +72,14 @@ if [[ $STEPS == *3* ]]; then
 	echo "== 3. run" | tee -a "$OUT/summary.txt"
 	timed run-default $B run --backend cuda --no-save
 	timed run-prefix $B run --backend cuda --no-save --wma prefix
+	timed run-default-2 $B run --backend cuda --no-save
 	timed run-320 $B run --backend cuda --no-save --head 150000 --hma 10:329:1 --hma3 12:331:1 --top 3
+	SWEEPBENCH_PARITY=cpu timed run-320-cpu $B run --backend cuda --no-save --head 150000 --hma 10:329:1 --hma3 12:331:1 --top 3
+	if diff <(grep -v -E 'combos/s|found on' "$OUT/run-320.txt") <(grep -v -E 'combos/s|found on' "$OUT/run-320-cpu.txt") | grep -v -E '^[<>] +cuda +fp(32|64)|^---|^[0-9]' | grep -q .; then r=DIFFERS; else r=identical; fi
+	echo "320 x 320 report, parity on the GPU vs on the CPU: $r (lane timings aside)" | tee -a "$OUT/summary.txt"
+	timed run-1m $B run --backend cuda --no-save --head 150000 --hma 10:1009:1 --hma3 12:1011:1 --format parquet --out /tmp/run-1m.parquet
+	timed run-10m $B run --backend cuda --no-save --head 150000 --hma 10:3172:1 --hma3 12:3174:1 --format parquet --out /tmp/run-10m.parquet
+	timed run-100m-fp32 $B run --backend cuda --no-save --head 20000 --hma 2:10001 --hma3 6:10005 --precision fp32 --top 3
 	grep -E 'Parity|cuda ' "$OUT/run-default.txt" "$OUT/run-prefix.txt" "$OUT/run-320.txt" | tee -a "$OUT/summary.txt"
 fi
 if [[ $STEPS == *4* ]]; then
