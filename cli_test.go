@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
-	"sweepbench/engine/data"
+	"sweepbench/engine/data/datatest"
 	"sweepbench/sessions"
 )
 
@@ -38,14 +38,7 @@ func TestMain(m *testing.M) {
 	}
 	// The parsed-dataset cache of every load, in process or not, in a
 	// temporary folder rather than the user's.
-	cache, err := os.MkdirTemp("", "sweepbench-cache")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Setenv(data.EnvCacheDir, cache)
-	code := m.Run()
-	os.RemoveAll(cache)
+	code := datatest.RunWithTempCache(m)
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
