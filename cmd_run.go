@@ -136,7 +136,16 @@ func newRunCmd() *cobra.Command {
 			if err := checkOutput(out, protected{db, "the sessions database"}, protected{sf.spec.Data, "the input data"}); err != nil {
 				return err
 			}
+			stderr := cmd.ErrOrStderr()
+			live := !quiet && isTerminal(stderr)
+			status := func(format string, args ...any) {
+				if live {
+					fmt.Fprintf(stderr, "\r\033[K"+format, args...)
+				}
+			}
+			status("loading %s, starting the backend...", data.Sanitize(sf.spec.Data))
 			s, err := sf.study(backends())
+			status("")
 			if err != nil {
 				return err
 			}
@@ -147,7 +156,6 @@ func newRunCmd() *cobra.Command {
 			if err := confirmLarge(ctx, s, yes); err != nil {
 				return err
 			}
-			stderr := cmd.ErrOrStderr()
 			if _, rows := engine.ParseRowFormat(format); s.Note != "" && !quiet && rows {
 				fmt.Fprintln(stderr, s.Note) // the table and the JSON carry the note themselves
 			}
@@ -195,7 +203,9 @@ func newRunCmd() *cobra.Command {
 			var werr error
 			switch {
 			case stream != nil:
+				status("writing %s...", data.Sanitize(out))
 				werr = stream.finish(cmd.OutOrStdout(), stderr, rep, quiet, write)
+				status("")
 			case rep != nil:
 				werr = emit(cmd.OutOrStdout(), stderr, out, quiet, write)
 			}
