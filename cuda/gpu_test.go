@@ -60,7 +60,7 @@ func precName[F engine.Float]() string {
 func TestGPUConformance(t *testing.T) {
 	conformance.TestBackend(t, gpuBackend(t), conformance.Options{
 		FP64: conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9},
-		FP32: conformance.Tolerance{Rel: fp32Tol(true), CVaR: 1e-3},
+		FP32: conformance.Tolerance{Rel: fp32Tol(true), CVaR: 1e-3, Equity: true},
 	})
 }
 
@@ -329,7 +329,7 @@ func TestGPUSweepFIL(t *testing.T) {
 		k32 := prepared[float32](t, b, job32, sk)
 		checkIndicators[float32](t, k32.lanes[0], bars, grid, p.Source, engine.Direct)
 		got32 := sweepRun(t, forced{b, sk}, job32)
-		conformance.CompareMetrics(t, "FIL fp32 GPU "+sk.String()+" vs the reference", got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(sk.seg), CVaR: 1e-3})
+		conformance.CompareMetrics(t, "FIL fp32 GPU "+sk.String()+" vs the reference", got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(sk.seg), CVaR: 1e-3, Equity: sk.seg})
 	}
 }
 
@@ -349,7 +349,7 @@ func TestGPUSweepRandom(t *testing.T) {
 			got := sweepRun(t, forced{b, sk}, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64})
 			conformance.CompareMetrics(t, "random "+mode.String()+" fp64 "+sk.String(), got, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
 			got32 := sweepRun(t, forced{b, sk}, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32})
-			conformance.CompareMetrics(t, "random "+mode.String()+" fp32 "+sk.String(), got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(sk.seg), CVaR: 1e-3})
+			conformance.CompareMetrics(t, "random "+mode.String()+" fp32 "+sk.String(), got32, want32, grid, conformance.Tolerance{Rel: fp32Tol(sk.seg), CVaR: 1e-3, Equity: sk.seg})
 		}
 	}
 }

@@ -39,6 +39,37 @@ type Tolerance struct {
 	// kernels add the values of the VaR bin in their own order); 0 wants
 	// the same bits.
 	CVaR float64
+	// Equity bounds total_return through the equity it comes from,
+	// relDiff(1+got, 1+want) <= Rel, and checks cagr and calmar for
+	// consistency with the backend's own total return and max drawdown
+	// (cagr = (1+R)^k - 1 with want's exponent k, calmar = cagr / max
+	// drawdown), each within Rel: a kernel that multiplies the equity in
+	// another order (the bar-parallel fp32 one) moves it by a few ulps,
+	// which a relative bound on a return near 0 (or on its annualised
+	// power) magnifies without limit.
+	Equity bool
+}
+
+// equityDiff is the difference of metric name between got and want as
+// Tolerance.Equity measures it, and whether it measures that metric.
+func equityDiff(name string, g, w engine.Metrics) (float64, bool) {
+	switch name {
+	case "total_return":
+		return relDiff(1+g.TotalReturn, 1+w.TotalReturn), true
+	case "cagr":
+		lr := math.Log1p(w.TotalReturn)
+		if lr == 0 || math.IsNaN(lr) || math.IsInf(lr, 0) || math.IsNaN(w.CAGR) || math.IsInf(w.CAGR, 0) {
+			return 0, false
+		}
+		k := math.Log1p(w.CAGR) / lr
+		return relDiff(g.CAGR, math.Expm1(k*math.Log1p(g.TotalReturn))), true
+	case "calmar":
+		if g.MaxDrawdown == 0 || math.IsNaN(g.Calmar) || math.IsInf(g.Calmar, 0) {
+			return 0, false
+		}
+		return relDiff(g.Calmar, g.CAGR/g.MaxDrawdown), true
+	}
+	return 0, false
 }
 
 // relDiff is |a-b|/|b| (|a-b| when b = 0); 0 for equal values, equal
@@ -88,6 +119,11 @@ func CompareMetrics(t testing.TB, label string, got, want []engine.Metrics, grid
 				lim = tol.CVaR
 			}
 			d := relDiff(gv, wv)
+			if tol.Equity {
+				if e, ok := equityDiff(name, g, w); ok {
+					d = e
+				}
+			}
 			worst[name] = math.Max(worst[name], d)
 			if lim == 0 && !sameFloat(gv, wv) || d > lim {
 				report("%s combo %d %+v: %s = %v, want %v (rel %.3g, allowed %.1g)", label, i, grid.At(i), name, gv, wv, d, lim)
