@@ -101,9 +101,16 @@ func (v decimalFloat) String() string {
 
 func (decimalFloat) Type() string { return "float" }
 
-// study builds the study the flags describe (engine.Spec.Build), with the
-// backend resolved through the registry.
-func (f *studyFlags) study(reg *engine.Registry) (*engine.Study, error) { return f.spec.Build(reg) }
+// study builds the study the flags describe (engine.Spec.BuildContext),
+// with the backend resolved through the registry. Loading the data stops
+// when ctx is done (Ctrl-C): the error is then an *exitError of status 130.
+func (f *studyFlags) study(ctx context.Context, reg *engine.Registry) (*engine.Study, error) {
+	s, err := f.spec.BuildContext(ctx, reg)
+	if err != nil && errors.Is(err, context.Canceled) {
+		return nil, &exitError{130, errors.New("interrupted while loading the data: nothing was computed")}
+	}
+	return s, err
+}
 
 func newRunCmd() *cobra.Command {
 	var (
@@ -136,7 +143,7 @@ func newRunCmd() *cobra.Command {
 			if err := checkOutput(out, protected{db, "the sessions database"}, protected{sf.spec.Data, "the input data"}); err != nil {
 				return err
 			}
-			s, err := sf.study(backends())
+			s, err := sf.study(cmd.Context(), backends())
 			if err != nil {
 				return err
 			}

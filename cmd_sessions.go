@@ -454,6 +454,9 @@ parity report over the complete runs, and prints the whole session as
 				return err
 			}
 			study, err := sessions.Rebuild(ctx, ss, backends(), backend, nil)
+			if err != nil && errors.Is(err, context.Canceled) {
+				return &exitError{130, fmt.Errorf("interrupted while loading the data of session %d: nothing was computed", id)}
+			}
 			if err != nil {
 				return fmt.Errorf("session %d: building its study again: %w", id, err)
 			}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -254,12 +255,16 @@ func (s Spec) LoadOptions() (data.Options, error) {
 
 // Open reads the Spec's dataset as stored (data.Open), before resampling
 // and Head: the TUI keeps it to derive from as the form changes.
-func (s Spec) Open() (*data.Dataset, error) {
+func (s Spec) Open() (*data.Dataset, error) { return s.OpenContext(context.Background()) }
+
+// OpenContext is Open under ctx: the load stops soon after ctx is done
+// (data.OpenContext), with an error that wraps ctx's.
+func (s Spec) OpenContext(ctx context.Context) (*data.Dataset, error) {
 	opt, err := s.LoadOptions()
 	if err != nil {
 		return nil, err
 	}
-	return data.Open(s.Data, opt)
+	return data.OpenContext(ctx, s.Data, opt)
 }
 
 // Derive resamples raw to the Spec's timeframe and keeps its first Head
@@ -282,11 +287,14 @@ func (s Spec) Derive(raw *data.Dataset) (*data.Dataset, error) {
 }
 
 // Load opens, resamples and trims the Spec's dataset (Open then Derive).
-func (s Spec) Load() (*data.Dataset, error) {
+func (s Spec) Load() (*data.Dataset, error) { return s.LoadContext(context.Background()) }
+
+// LoadContext is Load under ctx (OpenContext).
+func (s Spec) LoadContext(ctx context.Context) (*data.Dataset, error) {
 	if _, err := data.ParseTimeframe(s.Timeframe); err != nil {
 		return nil, &FieldError{Field: FieldTimeframe, Value: s.Timeframe, Err: err}
 	}
-	raw, err := s.Open()
+	raw, err := s.OpenContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +346,11 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 // Build loads the Spec's dataset and builds its Study (Load, then Study),
 // checking first what needs no data (Parse, the backend), so that a bad
 // flag is refused before a large file is read.
-func (s Spec) Build(reg *Registry) (*Study, error) {
+func (s Spec) Build(reg *Registry) (*Study, error) { return s.BuildContext(context.Background(), reg) }
+
+// BuildContext is Build under ctx: loading the dataset stops soon after
+// ctx is done (LoadContext), with an error that wraps ctx's.
+func (s Spec) BuildContext(ctx context.Context, reg *Registry) (*Study, error) {
 	if _, err := s.Parse(); err != nil {
 		return nil, err
 	}
@@ -347,7 +359,7 @@ func (s Spec) Build(reg *Registry) (*Study, error) {
 			return nil, err
 		}
 	}
-	ds, err := s.Load()
+	ds, err := s.LoadContext(ctx)
 	if err != nil {
 		return nil, err
 	}

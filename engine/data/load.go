@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -50,6 +51,8 @@ type Options struct {
 	LEANAsset string
 	// Limits bound the load (zero fields: the defaults, see Limits).
 	Limits Limits
+
+	ctx context.Context // the load's context (the *Context functions); nil: none
 }
 
 // Info describes a loaded dataset.
@@ -124,18 +127,34 @@ func SupportedExtensions() []string {
 // read into memory (up to Limits.MaxBytes); anything else is parsed as it
 // streams.
 func Parse(r io.Reader, name string, opt Options) (*Dataset, error) {
+	return ParseContext(context.Background(), r, name, opt)
+}
+
+// ParseContext is Parse under ctx: once ctx is done, the next read of r or
+// of the decompressed text fails and the load returns an *Error wrapping
+// ctx's error (errors.Is(err, context.Canceled)).
+func ParseContext(ctx context.Context, r io.Reader, name string, opt Options) (*Dataset, error) {
 	lim, err := opt.Limits.resolve()
 	if err != nil {
 		return nil, &Error{File: name, Reason: err.Error()}
 	}
-	opt.Limits = lim
+	opt.Limits, opt.ctx = lim, ctx
+	var hint int64
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil {
+			hint = fi.Size()
+		}
+	}
+	if ctx.Done() != nil {
+		r = &readerWithContext{ctx: ctx, r: r, name: name}
+	}
 	file, member := splitMember(name)
 	h := sha256.New()
 	br := bufio.NewReader(io.TeeReader(r, h))
 	if magic, _ := br.Peek(8); isZip(magic) {
 		raw, err := io.ReadAll(io.LimitReader(br, lim.MaxBytes+1))
 		if err != nil {
-			return nil, &Error{File: name, Reason: "read: " + err.Error(), Err: err}
+			return nil, readError(name, err)
 		}
 		if int64(len(raw)) > lim.MaxBytes {
 			le := &LimitError{What: "decompressed size", Max: lim.MaxBytes, Env: EnvMaxBytes}
@@ -143,18 +162,12 @@ func Parse(r io.Reader, name string, opt Options) (*Dataset, error) {
 		}
 		return loadZip(bytes.NewReader(raw), int64(len(raw)), sumOf(h), origin{name: file, path: file, member: member}, opt)
 	}
-	var hint int64
-	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if fi, err := st.Stat(); err == nil {
-			hint = fi.Size()
-		}
-	}
 	d, err := parseStream(br, origin{name: name, path: name}, opt, hint)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := io.Copy(io.Discard, br); err != nil { // the rest of the bytes, for the hash
-		return nil, &Error{File: name, Reason: "read: " + err.Error(), Err: err}
+		return nil, readError(name, err)
 	}
 	d.Info.SHA256 = sumOf(h)
 	return d, nil
@@ -162,13 +175,18 @@ func Parse(r io.Reader, name string, opt Options) (*Dataset, error) {
 
 // Open loads "embedded:NAME" (see Embedded) or what LoadFile loads.
 func Open(spec string, opt Options) (*Dataset, error) {
+	return OpenContext(context.Background(), spec, opt)
+}
+
+// OpenContext is Open under ctx (see LoadFileContext).
+func OpenContext(ctx context.Context, spec string, opt Options) (*Dataset, error) {
 	if name, ok := strings.CutPrefix(spec, embeddedPrefix); ok {
 		return openEmbedded(name, opt)
 	}
 	if spec == "" {
 		return nil, &Error{File: spec, Reason: "no dataset given: name a file or " + DefaultDataset}
 	}
-	return LoadFile(spec, opt)
+	return LoadFileContext(ctx, spec, opt)
 }
 
 func sumOf(h interface{ Sum([]byte) []byte }) string { return hex.EncodeToString(h.Sum(nil)) }
@@ -220,7 +238,7 @@ func parseStream(r io.Reader, org origin, opt Options, hint int64) (*Dataset, er
 		// are read into memory, up to Limits.MaxBytes.
 		raw, err := io.ReadAll(io.LimitReader(text, opt.Limits.MaxBytes+1))
 		if err != nil {
-			return nil, &Error{File: org.name, Reason: "read: " + err.Error(), Err: err}
+			return nil, readError(org.name, err)
 		}
 		if int64(len(raw)) > opt.Limits.MaxBytes {
 			le := &LimitError{What: "decompressed size", Max: opt.Limits.MaxBytes, Env: EnvMaxBytes}
@@ -229,6 +247,7 @@ func parseStream(r io.Reader, org origin, opt Options, hint int64) (*Dataset, er
 		return loadColumnar(bytes.NewReader(raw), int64(len(raw)), kind, org, opt)
 	}
 	g := newGuard(text, org.name, "", opt.Limits)
+	g.ctx = opt.ctx
 	bl, layout, conv, err := parseText(g, org, opt, hint)
 	if err != nil {
 		return nil, err
