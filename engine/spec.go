@@ -264,7 +264,11 @@ func (s Spec) OpenContext(ctx context.Context) (*data.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	return data.OpenContext(ctx, s.Data, opt)
+	ds, err := data.OpenContext(ctx, s.Data, opt)
+	if errors.Is(err, data.ErrTimeColumn) { // the field's fault, not the file's
+		return nil, &FieldError{Field: FieldTimeColumn, Value: s.TimeColumn, Err: err}
+	}
+	return ds, err
 }
 
 // Derive resamples raw to the Spec's timeframe and keeps its first Head

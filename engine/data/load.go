@@ -262,16 +262,21 @@ func parseStream(r io.Reader, org origin, opt Options, hint int64) (*Dataset, er
 
 // parseText detects the layout of a decompressed text (unless forced),
 // then parses it. Leading blank lines (spaces only, too) are skipped but
-// keep their line numbers; a UTF-8 BOM is dropped; UTF-16 is refused.
+// keep their line numbers; a UTF-8 BOM is dropped (two are refused);
+// UTF-16 and UTF-32, with or without a BOM, are refused.
 func parseText(g *guard, org origin, opt Options, hint int64) (*builder, string, convention, error) {
 	name := org.name
 	fail := func(e *Error) (*builder, string, convention, error) { return nil, "", convention{}, e }
 	br := bufio.NewReaderSize(g, minMaxLine)
-	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
-		return fail(&Error{File: name, Line: 1, Reason: "UTF-16 text: save the file as UTF-8"})
+	if enc := wideText(peekUpTo(br, 64)); enc != "" {
+		return fail(&Error{File: name, Line: 1, Reason: enc + ": save the file as UTF-8"})
 	}
-	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+	if b, _ := br.Peek(3); bytes.Equal(b, utf8BOM) {
 		br.Discard(3)
+		if b, _ := br.Peek(3); bytes.Equal(b, utf8BOM) {
+			return fail(&Error{File: name, Line: 1, Reason: "two UTF-8 byte-order marks (BOM) at the start, " +
+				"as when a file is converted to UTF-8 twice: remove the second one (EF BB BF)"})
+		}
 	}
 	if b, _ := br.Peek(4); isGzip(b) {
 		return fail(&Error{File: name, Reason: "gzip inside gzip: decompress the file once first"})
@@ -359,11 +364,51 @@ func parseText(g *guard, org origin, opt Options, hint int64) (*builder, string,
 	return bl, layout, conv, nil
 }
 
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// peekUpTo returns up to n bytes ahead without consuming them.
+func peekUpTo(br *bufio.Reader, n int) []byte {
+	b, _ := br.Peek(n)
+	return b
+}
+
+// wideText names the encoding of text in UTF-16 or UTF-32 from its first
+// bytes ("UTF-16 text", "UTF-16 text without a byte-order mark"): a
+// byte-order mark, or, without one, zero bytes in every other position
+// (ASCII characters as UTF-16), in three of four (UTF-32). "" for
+// anything else.
+func wideText(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("\xff\xfe\x00\x00")) || bytes.HasPrefix(b, []byte("\x00\x00\xfe\xff")):
+		return "UTF-32 text"
+	case bytes.HasPrefix(b, []byte("\xff\xfe")) || bytes.HasPrefix(b, []byte("\xfe\xff")):
+		return "UTF-16 text"
+	}
+	k := len(b) &^ 3
+	if k < 4 {
+		return ""
+	}
+	var zero [4]int // zero bytes by position mod 4
+	for i, c := range b[:k] {
+		if c == 0 {
+			zero[i%4]++
+		}
+	}
+	q := k / 4
+	switch {
+	case zero[1] == q && zero[2] == q && zero[3] == q && zero[0] == 0, zero[0] == q && zero[1] == q && zero[2] == q && zero[3] == 0:
+		return "UTF-32 text without a byte-order mark"
+	case zero[1]+zero[3] == 2*q && zero[0]+zero[2] == 0, zero[0]+zero[2] == 2*q && zero[1]+zero[3] == 0:
+		return "UTF-16 text without a byte-order mark"
+	}
+	return ""
+}
+
 // noHeaderTimeColumn refuses a time column named for a layout that has no
 // header to find it in.
 func noHeaderTimeColumn(name, col, layout string) *Error {
 	return &Error{File: name, Reason: "a time column (" + quote(col) + ") was named, but the " + layout +
-		" layout has no header row: its time is always the first field; leave the time column unset"}
+		" layout has no header row: its time is always the first field; leave the time column unset", Err: ErrTimeColumn}
 }
 
 // newlines is a reader of n '\n' bytes.
