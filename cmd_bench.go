@@ -172,7 +172,10 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 			if asJSON {
 				err = writeBenchJSON(w, s, hw, res)
 			} else {
-				err = writeBenchTable(w, s, hw, res)
+				sw := newSanitized(w) // the dataset's name, a rung's error
+				if err = writeBenchTable(sw, s, hw, res); err == nil {
+					err = sw.Flush()
+				}
 			}
 			if err != nil {
 				return err

@@ -154,7 +154,9 @@ func newRunCmd() *cobra.Command {
 			if err := confirmLarge(ctx, s, yes); err != nil {
 				return err
 			}
-			stderr := cmd.ErrOrStderr()
+			// Notes, paths and warnings through the sanitiser; the
+			// progress bar (its own escapes) on the terminal itself.
+			stderr, term := newSanitized(cmd.ErrOrStderr()), cmd.ErrOrStderr()
 			if _, rows := engine.ParseRowFormat(format); s.Note != "" && !quiet && rows {
 				fmt.Fprintln(stderr, s.Note) // the table and the JSON carry the note themselves
 			}
@@ -166,10 +168,10 @@ func newRunCmd() *cobra.Command {
 				opt.Sink = stream.rows.Sink
 			}
 			var bar *progressView
-			if !quiet && isTerminal(stderr) {
+			if !quiet && isTerminal(term) {
 				ch := make(chan engine.Progress, 16)
 				opt.Progress = ch
-				bar = newProgressView(ch, stderr)
+				bar = newProgressView(ch, term)
 			}
 			var store *sessions.Store
 			if save && !noSave {
@@ -182,7 +184,7 @@ func newRunCmd() *cobra.Command {
 			rep, rec, runErr := sessions.RunStudy(ctx, store, s, opt, sessions.RecordOptions{
 				SaveError: func(e *sessions.SaveError) { warnNotSaved(stderr, e) },
 				Begun: func(id int64, path string) {
-					if !quiet && isTerminal(stderr) {
+					if !quiet && isTerminal(term) {
 						// A killed run prints nothing more: say now where it goes.
 						fmt.Fprintf(stderr, "saving as session %d in %s (`sweepbench sessions resume %d` if it stops)\n", id, path, id)
 					}
