@@ -130,7 +130,7 @@ func (m *Model) Done(res []engine.RungResult, err error) {
 	case errors.Is(err, context.Canceled):
 		m.cancelled = true
 	case err != nil:
-		m.err = err.Error()
+		m.err = common.Clean(err.Error())
 	}
 }
 
@@ -422,7 +422,7 @@ func (m *Model) chart(st styles, rows []engine.RungResult, state map[string]stri
 			bar = st.warn.Render(cell("cancelled", barW, false))
 		case r.Err != "":
 			bar = st.bad.Render(cell("error", barW, false))
-			notes = append(notes, fmt.Sprintf("%s failed: %s", r.ID, r.Err))
+			notes = append(notes, fmt.Sprintf("%s failed: %s", r.ID, common.Clean(r.Err)))
 		case r.CombosPerS > 0:
 			n := max(1, min(barW, pos(r.CombosPerS)))
 			g, style := st.glyph64, st.bar64

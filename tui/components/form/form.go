@@ -312,8 +312,11 @@ func (m *Model) View() string {
 		if f.input != nil {
 			f.input.Width = max(1, vw-1)
 			val = f.input.View()
+			if v := f.input.Value(); common.Clean(v) != v { // a value from outside (a flag) with a control character
+				val = vs.Render(t.Truncate(common.Clean(v), vw))
+			}
 			if m.errs[f.key] != nil && !focused {
-				val = st.err.Render(t.Truncate(f.input.Value(), vw))
+				val = st.err.Render(t.Truncate(common.Clean(f.input.Value()), vw))
 			}
 		} else {
 			val = vs.Render(f.options[f.sel].Label)
@@ -381,5 +384,5 @@ func (m *Model) Describe(err error) string {
 		}
 		msg = strings.Replace(msg, fe.Error(), text, 1)
 	}
-	return msg
+	return common.Clean(msg) // an error may quote a value or a file's text
 }
