@@ -7,6 +7,7 @@ package datasets
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/NimbleMarkets/ntcharts/sparkline"
@@ -160,6 +161,7 @@ func (m *Model) View() string {
 		}
 		lines = append(lines, mark+title+"  "+st.desc.Render(it.desc))
 	}
+	blank := len(lines)
 	lines = append(lines, "")
 	switch {
 	case m.loading != "":
@@ -170,6 +172,9 @@ func (m *Model) View() string {
 		}
 	case m.ctx.Dataset != nil:
 		lines = append(lines, Summary(m.ctx, m.ctx.Dataset, m.w)...)
+		if len(lines) > m.h { // short of room (80x24): the summary's last line before the blank line
+			lines = slices.Delete(lines, blank, blank+1)
+		}
 		if rest := m.h - len(lines) - 2; rest >= 3 {
 			lines = append(lines, "", st.label.Render("close, first to last bar"))
 			lines = append(lines, m.sparkline(m.ctx.Dataset, min(rest, 10)))

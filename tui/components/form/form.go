@@ -7,6 +7,7 @@ package form
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -334,6 +335,7 @@ func (m *Model) View() string {
 	for _, r := range grid {
 		lines = append(lines, strings.Join(r, ""))
 	}
+	blank := len(lines)
 	lines = append(lines, "")
 	// The engine's errors, the field's first.
 	var errs []string
@@ -358,6 +360,9 @@ func (m *Model) View() string {
 	}
 	for _, s := range m.notes {
 		lines = append(lines, st.note.Render(s))
+	}
+	if len(lines) > m.h { // short of room (80x24): the last note before the blank line
+		lines = slices.Delete(lines, blank, blank+1)
 	}
 	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
 }
