@@ -113,6 +113,11 @@ func TestHostileText(t *testing.T) {
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Fatalf("got  %v\nwant %s", err, tc.want)
 			}
+			// A refusal of the time column says so to the caller, who
+			// names its own option (--time-column, a form row).
+			if errors.Is(err, ErrTimeColumn) != (tc.opt.TimeColumn != "") {
+				t.Errorf("errors.Is(ErrTimeColumn) = %v", errors.Is(err, ErrTimeColumn))
+			}
 			for _, c := range err.Error() {
 				if c < 0x20 || c == 0x7f || c == '\u202e' {
 					t.Fatalf("control character %U in %q", c, err.Error())
