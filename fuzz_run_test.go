@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/zip"
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -172,17 +173,19 @@ type fuzzSeed struct {
 
 // fuzzRunSeeds are the real layouts, each under a name that reads it.
 func fuzzRunSeeds(f *testing.F) []fuzzSeed {
-	head := func(name string, lines int) []byte {
-		raw := readGunzip(f, filepath.Join("testdata", "data", name))
-		end := 0
-		for i := 0; i < lines && end < len(raw); i++ {
-			k := bytes.IndexByte(raw[end:], '\n')
-			if k < 0 {
-				return raw
+	head := func(name string, lines int) []byte { // read no further: every worker reads the seeds
+		r, closeFile := openGunzip(f, filepath.Join("testdata", "data", name))
+		defer closeFile()
+		br := bufio.NewReader(r)
+		var out []byte
+		for range lines {
+			line, err := br.ReadBytes('\n')
+			out = append(out, line...)
+			if err != nil {
+				break
 			}
-			end += k + 1
 		}
-		return raw[:end]
+		return out
 	}
 	records := func(name string, n int) []byte { // the first n records of a JSON array of arrays
 		raw := readGunzip(f, filepath.Join("testdata", "data", name))
@@ -240,6 +243,24 @@ func fuzzRunSeeds(f *testing.F) []fuzzSeed {
 	add(feather, "data.feather", 4)
 	add(stream, "data.feather", 2)
 	return seeds
+}
+
+// openGunzip opens a file to read, gunzipped when it is gzip.
+func openGunzip(t testing.TB, p string) (io.Reader, func()) {
+	t.Helper()
+	fh, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(fh)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return zr, func() { fh.Close() }
+	}
+	return br, func() { fh.Close() }
 }
 
 // readGunzip reads a file, gunzipped when it is gzip.
