@@ -56,15 +56,17 @@ func noRawEscapes(t *testing.T, where, view string, wantName bool) {
 
 // TestOutsideTextEscaped: a dataset whose file name holds terminal
 // escapes, loaded, run and saved by the workbench: the dataset pane, the
-// status bar, the run's results and the sessions list show the name
-// escaped, and no ESC or BEL reaches the screen; a file refused for its
+// status bar, the run's results, the sessions list and the bench plan show
+// the name escaped, and no ESC or BEL reaches the screen; a file refused for its
 // header (which holds an escape too) shows the error escaped.
 func TestOutsideTextEscaped(t *testing.T) {
 	p := evilFile(t)
 	f := smallFlags()
 	f.Data, f.Head, f.HMA, f.HMA3 = p, 0, "10:20:10", "12:24:12"
 	st := tempStore(t)
-	d := newStoreDriver(t, storeConfig(f, st), 160, 48)
+	cfg := storeConfig(f, st)
+	cfg.Rungs = fakeRungs
+	d := newStoreDriver(t, cfg, 160, 48)
 	m := d.m
 	if m.ctx.Raw == nil {
 		t.Fatalf("not loaded: %q", m.ctx.LastErr)
@@ -86,6 +88,11 @@ func TestOutsideTextEscaped(t *testing.T) {
 	d.key("S")
 	waitFor(t, "the sessions list", func() bool { return strings.Contains(m.View(), "Sessions: 1") })
 	noRawEscapes(t, "sessions", m.View(), true)
+	d.key("B") // the bench screen names the dataset in its plan
+	if v := m.View(); !strings.Contains(v, "enter runs the ladder") {
+		t.Fatalf("bench:\n%s", v)
+	}
+	noRawEscapes(t, "bench", m.View(), true)
 
 	// A header with an escape, in a file named with one: the error.
 	bad := filepath.Join(filepath.Dir(p), "bad\x1b[31m.csv")

@@ -65,7 +65,7 @@ func (m *Model) SetPlan(plan, why string, rungs []engine.Rung, repeat int) {
 	if m.running {
 		return
 	}
-	m.plan, m.why, m.repeat = plan, why, repeat
+	m.plan, m.why, m.repeat = common.Clean(plan), common.Clean(why), repeat
 	if m.res == nil {
 		m.setRungs(rungs)
 	}
@@ -80,7 +80,7 @@ func (m *Model) setRungs(rungs []engine.Rung) {
 
 // Start shows a ladder starting and starts the spinner.
 func (m *Model) Start(plan string, rungs []engine.Rung, repeat int) tea.Cmd {
-	m.plan, m.why, m.repeat = plan, "", repeat
+	m.plan, m.why, m.repeat = common.Clean(plan), "", repeat
 	m.setRungs(rungs)
 	m.res, m.partial, m.err, m.cancelled = nil, nil, "", false
 	m.running, m.cancelling = true, false
