@@ -113,7 +113,7 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			reg := backends()
 			sf.spec.Backend, sf.spec.Precision = "reference", "fp64"
-			s, err := sf.study(reg)
+			s, err := sf.study(cmd.Context(), reg)
 			if err != nil {
 				return err
 			}
@@ -172,7 +172,10 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 			if asJSON {
 				err = writeBenchJSON(w, s, hw, res)
 			} else {
-				err = writeBenchTable(w, s, hw, res)
+				sw := newSanitized(w) // the dataset's name, a rung's error
+				if err = writeBenchTable(sw, s, hw, res); err == nil {
+					err = sw.Flush()
+				}
 			}
 			if err != nil {
 				return err

@@ -101,9 +101,16 @@ func (v decimalFloat) String() string {
 
 func (decimalFloat) Type() string { return "float" }
 
-// study builds the study the flags describe (engine.Spec.Build), with the
-// backend resolved through the registry.
-func (f *studyFlags) study(reg *engine.Registry) (*engine.Study, error) { return f.spec.Build(reg) }
+// study builds the study the flags describe (engine.Spec.BuildContext),
+// with the backend resolved through the registry. Loading the data stops
+// when ctx is done (Ctrl-C): the error is then an *exitError of status 130.
+func (f *studyFlags) study(ctx context.Context, reg *engine.Registry) (*engine.Study, error) {
+	s, err := f.spec.BuildContext(ctx, reg)
+	if err != nil && errors.Is(err, context.Canceled) {
+		return nil, &exitError{130, errors.New("interrupted while loading the data: nothing was computed")}
+	}
+	return s, err
+}
 
 func newRunCmd() *cobra.Command {
 	var (
@@ -136,15 +143,18 @@ func newRunCmd() *cobra.Command {
 			if err := checkOutput(out, protected{db, "the sessions database"}, protected{sf.spec.Data, "the input data"}); err != nil {
 				return err
 			}
-			stderr := cmd.ErrOrStderr()
-			live := !quiet && isTerminal(stderr)
+			// Notes, paths and warnings through the sanitiser; the
+			// progress bar and the status line (their own escapes) on the
+			// terminal itself.
+			stderr, term := newSanitized(cmd.ErrOrStderr()), cmd.ErrOrStderr()
+			live := !quiet && isTerminal(term)
 			status := func(format string, args ...any) {
 				if live {
-					fmt.Fprintf(stderr, "\r\033[K"+format, args...)
+					fmt.Fprintf(term, "\r\033[K"+format, args...)
 				}
 			}
 			status("loading %s, starting the backend...", data.Sanitize(sf.spec.Data))
-			s, err := sf.study(backends())
+			s, err := sf.study(cmd.Context(), backends())
 			status("")
 			if err != nil {
 				return err
@@ -172,10 +182,10 @@ func newRunCmd() *cobra.Command {
 			// need every result.
 			opt.Discard, opt.Keep = format == "table" || stream != nil, top
 			var bar *progressView
-			if !quiet && isTerminal(stderr) {
+			if !quiet && isTerminal(term) {
 				ch := make(chan engine.Progress, 16)
 				opt.Progress = ch
-				bar = newProgressView(ch, stderr)
+				bar = newProgressView(ch, term)
 			}
 			var store *sessions.Store
 			if save && !noSave {
@@ -188,7 +198,7 @@ func newRunCmd() *cobra.Command {
 			rep, rec, runErr := sessions.RunStudy(ctx, store, s, opt, sessions.RecordOptions{
 				SaveError: func(e *sessions.SaveError) { warnNotSaved(stderr, e) },
 				Begun: func(id int64, path string) {
-					if !quiet && isTerminal(stderr) {
+					if !quiet && isTerminal(term) {
 						// A killed run prints nothing more: say now where it goes.
 						fmt.Fprintf(stderr, "saving as session %d in %s (`sweepbench sessions resume %d` if it stops)\n", id, path, id)
 					}

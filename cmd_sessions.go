@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/sessions"
 )
 
@@ -153,7 +154,7 @@ func newSessionsLsCmd() *cobra.Command {
 			var missing noDatabaseError
 			if errors.As(err, &missing) {
 				// Nothing saved yet is an empty list, not a failure.
-				fmt.Fprintf(cmd.ErrOrStderr(), "no sessions yet: %s does not exist (`sweepbench run` saves every run unless --no-save)\n", string(missing))
+				fmt.Fprintf(newSanitized(cmd.ErrOrStderr()), "no sessions yet: %s does not exist (`sweepbench run` saves every run unless --no-save)\n", string(missing))
 				return nil
 			}
 			if err != nil {
@@ -165,7 +166,7 @@ func newSessionsLsCmd() *cobra.Command {
 				return err
 			}
 			if len(list) == 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "no sessions in %s yet: sweepbench run saves one\n", st.Path())
+				fmt.Fprintf(newSanitized(cmd.ErrOrStderr()), "no sessions in %s yet: sweepbench run saves one\n", st.Path())
 				return nil
 			}
 			return writeSessionList(cmd.OutOrStdout(), list)
@@ -175,8 +176,11 @@ func newSessionsLsCmd() *cobra.Command {
 	return cmd
 }
 
+// writeSessionList writes the sessions as a table, through the sanitiser
+// (a dataset's name is escaped before the columns are aligned, so they
+// stay aligned).
 func writeSessionList(w io.Writer, list []sessions.Session) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(newSanitized(w), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWHEN\tDATASET\tGRID\tPRECISION\tSTATUS\tBEST SHARPE\tSETTINGS")
 	for i := range list {
 		ss := &list[i]
@@ -206,7 +210,7 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 			settings += ", timeframe " + ss.Spec.Timeframe
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s x %s (%s)\t%s\t%s\t%s\t%s\n", ss.ID, ss.Created.Local().Format("2006-01-02 15:04"),
-			ss.Dataset.Name, ss.Grid.HMA, ss.Grid.HMA3, engine.Thousands(ss.Grid.Len()), strings.Join(precs, "+"), status, best, settings)
+			data.Sanitize(ss.Dataset.Name), ss.Grid.HMA, ss.Grid.HMA3, engine.Thousands(ss.Grid.Len()), strings.Join(precs, "+"), status, best, settings)
 	}
 	return tw.Flush()
 }
@@ -227,14 +231,19 @@ func sharpeString(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-// writeReport writes rep as `run` does: the table, the whole report as
-// JSON, or one row per combo and precision (csv, jsonl, parquet).
+// writeReport writes rep as `run` does: the table (through the
+// sanitiser), the whole report as JSON, or one row per combo and precision
+// (csv, jsonl, parquet).
 func writeReport(w io.Writer, rep *engine.Report, format string, top int) error {
 	switch format {
 	case "json":
 		return rep.WriteJSON(w)
 	case "table":
-		return rep.WriteTable(w, top)
+		sw := newSanitized(w)
+		if err := rep.WriteTable(sw, top); err != nil {
+			return err
+		}
+		return sw.Flush()
 	}
 	if f, ok := engine.ParseRowFormat(format); ok {
 		return rep.WriteRows(w, f)
@@ -283,7 +292,7 @@ func newSessionsShowCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprint(w, sessionHeader(ss))
+				fmt.Fprint(newSanitized(w), sessionHeader(ss))
 			}
 			return writeReport(w, rep, format, top)
 		},
@@ -321,7 +330,7 @@ func newSessionsExportCmd() *cobra.Command {
 			if err := checkOutput(out, keep...); err != nil {
 				return err
 			}
-			return emit(cmd.OutOrStdout(), cmd.ErrOrStderr(), out, false, func(w io.Writer) error { return writeReport(w, rep, format, 0) })
+			return emit(cmd.OutOrStdout(), newSanitized(cmd.ErrOrStderr()), out, false, func(w io.Writer) error { return writeReport(w, rep, format, 0) })
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "csv", "csv, jsonl or parquet (one row per combo and run), or json (the whole report)")
@@ -413,7 +422,11 @@ A and B are session ids (the fp64 run, or the only run) or ID:fp32.`,
 			if format == "json" {
 				return d.WriteJSON(cmd.OutOrStdout())
 			}
-			return d.WriteTable(cmd.OutOrStdout(), top)
+			sw := newSanitized(cmd.OutOrStdout())
+			if err := d.WriteTable(sw, top); err != nil {
+				return err
+			}
+			return sw.Flush()
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "table or json")
@@ -454,19 +467,22 @@ parity report over the complete runs, and prints the whole session as
 				return err
 			}
 			study, err := sessions.Rebuild(ctx, ss, backends(), backend, nil)
+			if err != nil && errors.Is(err, context.Canceled) {
+				return &exitError{130, fmt.Errorf("interrupted while loading the data of session %d: nothing was computed", id)}
+			}
 			if err != nil {
 				return fmt.Errorf("session %d: building its study again: %w", id, err)
 			}
-			stderr := cmd.ErrOrStderr()
+			stderr, term := newSanitized(cmd.ErrOrStderr()), cmd.ErrOrStderr()
 			if study.Note != "" && !quiet {
 				fmt.Fprintln(stderr, study.Note)
 			}
 			opt := sessions.ResumeOptions{Force: force}
 			var bar *progressView
-			if !quiet && isTerminal(stderr) {
+			if !quiet && isTerminal(term) {
 				ch := make(chan engine.Progress, 16)
 				opt.Progress = ch
-				bar = newProgressView(ch, stderr)
+				bar = newProgressView(ch, term)
 			}
 			start := time.Now()
 			rep, lanes, runErr := st.Resume(ctx, id, study, opt)
@@ -492,7 +508,7 @@ parity report over the complete runs, and prints the whole session as
 			w := cmd.OutOrStdout()
 			if format == "table" {
 				if ss, err := st.Get(context.Background(), id); err == nil {
-					fmt.Fprint(w, sessionHeader(ss))
+					fmt.Fprint(newSanitized(w), sessionHeader(ss))
 				}
 			}
 			if err := writeReport(w, rep, format, top); err != nil {

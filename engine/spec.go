@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -254,12 +255,20 @@ func (s Spec) LoadOptions() (data.Options, error) {
 
 // Open reads the Spec's dataset as stored (data.Open), before resampling
 // and Head: the TUI keeps it to derive from as the form changes.
-func (s Spec) Open() (*data.Dataset, error) {
+func (s Spec) Open() (*data.Dataset, error) { return s.OpenContext(context.Background()) }
+
+// OpenContext is Open under ctx: the load stops soon after ctx is done
+// (data.OpenContext), with an error that wraps ctx's.
+func (s Spec) OpenContext(ctx context.Context) (*data.Dataset, error) {
 	opt, err := s.LoadOptions()
 	if err != nil {
 		return nil, err
 	}
-	return data.Open(s.Data, opt)
+	ds, err := data.OpenContext(ctx, s.Data, opt)
+	if errors.Is(err, data.ErrTimeColumn) { // the field's fault, not the file's
+		return nil, &FieldError{Field: FieldTimeColumn, Value: s.TimeColumn, Err: err}
+	}
+	return ds, err
 }
 
 // Derive resamples raw to the Spec's timeframe and keeps its first Head
@@ -282,11 +291,14 @@ func (s Spec) Derive(raw *data.Dataset) (*data.Dataset, error) {
 }
 
 // Load opens, resamples and trims the Spec's dataset (Open then Derive).
-func (s Spec) Load() (*data.Dataset, error) {
+func (s Spec) Load() (*data.Dataset, error) { return s.LoadContext(context.Background()) }
+
+// LoadContext is Load under ctx (OpenContext).
+func (s Spec) LoadContext(ctx context.Context) (*data.Dataset, error) {
 	if _, err := data.ParseTimeframe(s.Timeframe); err != nil {
 		return nil, &FieldError{Field: FieldTimeframe, Value: s.Timeframe, Err: err}
 	}
-	raw, err := s.Open()
+	raw, err := s.OpenContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +350,13 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 // Build loads the Spec's dataset and builds its Study (Load, then Study),
 // checking first what needs no data (Parse), and the backend while the data
 // loads, so that a bad flag is refused before a large file is read.
-func (s Spec) Build(reg *Registry) (*Study, error) {
+func (s Spec) Build(reg *Registry) (*Study, error) { return s.BuildContext(context.Background(), reg) }
+
+// BuildContext is Build under ctx: loading the dataset stops soon after
+// ctx is done (LoadContext), with an error that wraps ctx's. A bad backend
+// returns at once; the load then stops with ctx (the caller's to cancel)
+// or runs out in the background.
+func (s Spec) BuildContext(ctx context.Context, reg *Registry) (*Study, error) {
 	if _, err := s.Parse(); err != nil {
 		return nil, err
 	}
@@ -351,7 +369,7 @@ func (s Spec) Build(reg *Registry) (*Study, error) {
 	}
 	load := make(chan loaded, 1)
 	go func() {
-		ds, err := s.Load()
+		ds, err := s.LoadContext(ctx)
 		load <- loaded{ds, err}
 	}()
 	if reg != nil {

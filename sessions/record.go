@@ -10,8 +10,10 @@ import (
 )
 
 // LoadSpec is the default Loader: the session's dataset read again as its
-// Spec says (engine.Spec.Load).
-func LoadSpec(_ context.Context, ss *Session) (*data.Dataset, error) { return ss.Spec.Load() }
+// Spec says (engine.Spec.LoadContext: ctx stops it).
+func LoadSpec(ctx context.Context, ss *Session) (*data.Dataset, error) {
+	return ss.Spec.LoadContext(ctx)
+}
 
 // Rebuild builds the study of saved session ss again, from its Spec: the
 // dataset loaded again through load (nil: LoadSpec) and refused with

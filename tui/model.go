@@ -1010,12 +1010,27 @@ func (m *Model) layout() {
 	m.bench.SetSize(W-2, bodyH-2)
 }
 
+// setupDatasetHeight is the dataset pane's height (border included) when
+// the setup panes are stacked: its three items, a blank line and the
+// three lines of the summary (9), or without the blank line (8) when the
+// form would otherwise get fewer than setupFormRows. The form, 14 rows
+// (border included) at 80x24, then shows its seven rows of fields, the
+// grid, the estimate, the run button and two notes (cuda and metal
+// unavailable, on Linux without a GPU) without its own blank line.
 func (m *Model) setupDatasetHeight(bodyH int) int {
 	if m.datasets.Picking() {
 		return bodyH - 3
 	}
+	if bodyH-9 < setupFormRows {
+		return min(8, bodyH/2)
+	}
 	return min(9, bodyH/2)
 }
+
+// setupFormRows is the form's height (border included) with every line
+// it shows on a machine without a GPU: 7 rows of fields, a blank line,
+// the grid, the estimate, the run button and two notes, and its border.
+const setupFormRows = 7 + 1 + 3 + 2 + 2
 
 // View draws the screen. A panic while drawing shows as an error screen.
 func (m *Model) View() (out string) {

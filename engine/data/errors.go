@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -59,6 +60,12 @@ func (e *Error) Error() string {
 	sb.WriteString(e.Reason)
 	return Sanitize(sb.String())
 }
+
+// ErrTimeColumn is the cause (Error.Err) of a load refused because of
+// Options.TimeColumn: the column is not in the header (or is there twice),
+// or the layout has no header to name it in. A front end names its own
+// option for it (errors.Is).
+var ErrTimeColumn = errors.New("the time column asked for cannot be used")
 
 // where is a place in an input: a physical line (text layouts), a record
 // of a JSON array or a row of a columnar file. It names the place in messages that refer to another row

@@ -128,6 +128,15 @@ func TestErrors(t *testing.T) {
 		{name: "JSON data after the array", file: "ft.json", in: "[[1748798580000,1,1,1,1,1]]\n[]", want: `ft.json: line 2: data after the end of the JSON array`},
 		{name: "corrupt gzip", in: "\x1f\x8b\x08\x00garbage", want: `data.csv: gzip: unexpected EOF`},
 		{name: "UTF-16", in: "\xff\xfet\x00", want: `data.csv: line 1: UTF-16 text: save the file as UTF-8`},
+		{name: "UTF-16 without BOM, little-endian JSON", file: "ft.json", in: "[\x00[\x001\x007\x004\x008\x00,\x001\x00]\x00]\x00",
+			want: `ft.json: line 1: UTF-16 text without a byte-order mark: save the file as UTF-8`},
+		{name: "UTF-16 without BOM, big-endian CSV", in: "\x00t\x00i\x00m\x00e\x00,\x00o\x00p\x00e\x00n\x00\n",
+			want: `data.csv: line 1: UTF-16 text without a byte-order mark: save the file as UTF-8`},
+		{name: "UTF-32 with BOM", in: "\xff\xfe\x00\x00t\x00\x00\x00", want: `data.csv: line 1: UTF-32 text: save the file as UTF-8`},
+		{name: "UTF-32 without BOM", in: "t\x00\x00\x00i\x00\x00\x00m\x00\x00\x00e\x00\x00\x00",
+			want: `data.csv: line 1: UTF-32 text without a byte-order mark: save the file as UTF-8`},
+		{name: "doubled BOM", in: "\ufeff\ufeff" + hdr + goodRows(1),
+			want: `data.csv: line 1: two UTF-8 byte-order marks (BOM) at the start, as when a file is converted to UTF-8 twice: remove the second one (EF BB BF)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,11 +2,13 @@ package data
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLimits: a stream is refused at a limit, naming the limit and the
@@ -111,6 +113,11 @@ func TestHostileText(t *testing.T) {
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Fatalf("got  %v\nwant %s", err, tc.want)
 			}
+			// A refusal of the time column says so to the caller, who
+			// names its own option (--time-column, a form row).
+			if errors.Is(err, ErrTimeColumn) != (tc.opt.TimeColumn != "") {
+				t.Errorf("errors.Is(ErrTimeColumn) = %v", errors.Is(err, ErrTimeColumn))
+			}
 			for _, c := range err.Error() {
 				if c < 0x20 || c == 0x7f || c == '\u202e' {
 					t.Fatalf("control character %U in %q", c, err.Error())
@@ -155,5 +162,57 @@ func TestSanitize(t *testing.T) {
 		if got := Sanitize(in); got != want {
 			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestLoadCancelled: a load stops soon after its context is done, on
+// every path the bytes take (a gzip decompressing for seconds, a zip, a
+// Parquet file, a folder, Parse's reader), with an *Error naming the file
+// and wrapping the context's error.
+func TestLoadCancelled(t *testing.T) {
+	dir := t.TempDir()
+	// 256 MiB of empty lines after a header: seconds of decompression.
+	member := gzipBytes(bytes.Repeat([]byte("\n"), 8<<20))
+	slow := append(gzipBytes([]byte(hdr)), bytes.Repeat(member, 32)...)
+	slowPath := filepath.Join(dir, "slow.csv.gz")
+	if err := os.WriteFile(slowPath, slow, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := LoadFileContext(ctx, slowPath, Options{})
+	took := time.Since(start)
+	var de *Error
+	if !errors.As(err, &de) || !errors.Is(err, context.DeadlineExceeded) || err.Error() != slowPath+": loading interrupted" {
+		t.Fatalf("a slow gzip: %v", err)
+	}
+	if took > 2*time.Second {
+		t.Errorf("the load took %v to stop", took)
+	}
+
+	// Every other path, with a context already cancelled.
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	zipPath := writeZip(t, dir, "m.zip", zipMember{"a.csv", []byte(hdr + goodRows(3))})
+	pq := filepath.Join(dir, "f.parquet")
+	if err := os.WriteFile(pq, columnarFixture(t, "freqtrade.parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(dir, "many")
+	os.Mkdir(folder, 0o755)
+	os.WriteFile(filepath.Join(folder, "a.csv"), []byte(hdr+goodRows(3)), 0o644)
+	for _, p := range []string{slowPath, zipPath, pq, folder} {
+		if _, err := LoadFileContext(done, p, Options{}); !errors.Is(err, context.Canceled) || !strings.HasSuffix(err.Error(), ": loading interrupted") {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if _, err := ParseContext(done, bytes.NewReader(slow), "x.csv.gz", Options{}); !errors.Is(err, context.Canceled) ||
+		err.Error() != "x.csv.gz: loading interrupted" {
+		t.Errorf("Parse: %v", err)
+	}
+	// Embedded data is in memory already: a context does not refuse it.
+	if d, err := OpenContext(done, DefaultDataset, Options{}); err != nil || d.Info.Bars == 0 {
+		t.Errorf("embedded: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package data
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -151,9 +152,10 @@ type guard struct {
 	name   string
 	what   string // the decompressor below, for its errors: "gzip", "zip"
 	lim    Limits
-	n      int64 // bytes passed
-	row    int   // bytes of the current row
-	lines  int   // newlines passed
+	ctx    context.Context // nil: none; once done, the next read fails
+	n      int64           // bytes passed
+	row    int             // bytes of the current row
+	lines  int             // newlines passed
 	json   bool
 	rowAt  int  // the line the current row started on (text mode)
 	inStr  bool // text: inside double quotes; JSON: inside a string
@@ -172,6 +174,10 @@ func newGuard(r io.Reader, name, what string, lim Limits) *guard {
 
 func (g *guard) Read(p []byte) (int, error) {
 	if g.err != nil {
+		return 0, g.err
+	}
+	if err := ctxErr(g.ctx); err != nil {
+		g.err = interrupted(g.name, err)
 		return 0, g.err
 	}
 	n, err := g.r.Read(p)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -50,6 +51,8 @@ type Options struct {
 	LEANAsset string
 	// Limits bound the load (zero fields: the defaults, see Limits).
 	Limits Limits
+
+	ctx context.Context // the load's context (the *Context functions); nil: none
 }
 
 // Info describes a loaded dataset.
@@ -124,18 +127,34 @@ func SupportedExtensions() []string {
 // read into memory (up to Limits.MaxBytes); anything else is parsed as it
 // streams.
 func Parse(r io.Reader, name string, opt Options) (*Dataset, error) {
+	return ParseContext(context.Background(), r, name, opt)
+}
+
+// ParseContext is Parse under ctx: once ctx is done, the next read of r or
+// of the decompressed text fails and the load returns an *Error wrapping
+// ctx's error (errors.Is(err, context.Canceled)).
+func ParseContext(ctx context.Context, r io.Reader, name string, opt Options) (*Dataset, error) {
 	lim, err := opt.Limits.resolve()
 	if err != nil {
 		return nil, &Error{File: name, Reason: err.Error()}
 	}
-	opt.Limits = lim
+	opt.Limits, opt.ctx = lim, ctx
+	var hint int64
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil {
+			hint = fi.Size()
+		}
+	}
+	if ctx.Done() != nil {
+		r = &readerWithContext{ctx: ctx, r: r, name: name}
+	}
 	file, member := splitMember(name)
 	h := sha256.New()
 	br := bufio.NewReader(io.TeeReader(r, h))
 	if magic, _ := br.Peek(8); isZip(magic) {
 		raw, err := io.ReadAll(io.LimitReader(br, lim.MaxBytes+1))
 		if err != nil {
-			return nil, &Error{File: name, Reason: "read: " + err.Error(), Err: err}
+			return nil, readError(name, err)
 		}
 		if int64(len(raw)) > lim.MaxBytes {
 			le := &LimitError{What: "decompressed size", Max: lim.MaxBytes, Env: EnvMaxBytes}
@@ -143,18 +162,12 @@ func Parse(r io.Reader, name string, opt Options) (*Dataset, error) {
 		}
 		return loadZip(bytes.NewReader(raw), int64(len(raw)), sumOf(h), origin{name: file, path: file, member: member}, opt)
 	}
-	var hint int64
-	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if fi, err := st.Stat(); err == nil {
-			hint = fi.Size()
-		}
-	}
 	d, err := parseStream(br, origin{name: name, path: name}, opt, hint)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := io.Copy(io.Discard, br); err != nil { // the rest of the bytes, for the hash
-		return nil, &Error{File: name, Reason: "read: " + err.Error(), Err: err}
+		return nil, readError(name, err)
 	}
 	d.Info.SHA256 = sumOf(h)
 	return d, nil
@@ -162,13 +175,18 @@ func Parse(r io.Reader, name string, opt Options) (*Dataset, error) {
 
 // Open loads "embedded:NAME" (see Embedded) or what LoadFile loads.
 func Open(spec string, opt Options) (*Dataset, error) {
+	return OpenContext(context.Background(), spec, opt)
+}
+
+// OpenContext is Open under ctx (see LoadFileContext).
+func OpenContext(ctx context.Context, spec string, opt Options) (*Dataset, error) {
 	if name, ok := strings.CutPrefix(spec, embeddedPrefix); ok {
 		return openEmbedded(name, opt)
 	}
 	if spec == "" {
 		return nil, &Error{File: spec, Reason: "no dataset given: name a file or " + DefaultDataset}
 	}
-	return LoadFile(spec, opt)
+	return LoadFileContext(ctx, spec, opt)
 }
 
 func sumOf(h interface{ Sum([]byte) []byte }) string { return hex.EncodeToString(h.Sum(nil)) }
@@ -220,7 +238,7 @@ func parseStream(r io.Reader, org origin, opt Options, hint int64) (*Dataset, er
 		// are read into memory, up to Limits.MaxBytes.
 		raw, err := io.ReadAll(io.LimitReader(text, opt.Limits.MaxBytes+1))
 		if err != nil {
-			return nil, &Error{File: org.name, Reason: "read: " + err.Error(), Err: err}
+			return nil, readError(org.name, err)
 		}
 		if int64(len(raw)) > opt.Limits.MaxBytes {
 			le := &LimitError{What: "decompressed size", Max: opt.Limits.MaxBytes, Env: EnvMaxBytes}
@@ -229,6 +247,7 @@ func parseStream(r io.Reader, org origin, opt Options, hint int64) (*Dataset, er
 		return loadColumnar(bytes.NewReader(raw), int64(len(raw)), kind, org, opt)
 	}
 	g := newGuard(text, org.name, "", opt.Limits)
+	g.ctx = opt.ctx
 	bl, layout, conv, err := parseText(g, org, opt, hint)
 	if err != nil {
 		return nil, err
@@ -243,16 +262,21 @@ func parseStream(r io.Reader, org origin, opt Options, hint int64) (*Dataset, er
 
 // parseText detects the layout of a decompressed text (unless forced),
 // then parses it. Leading blank lines (spaces only, too) are skipped but
-// keep their line numbers; a UTF-8 BOM is dropped; UTF-16 is refused.
+// keep their line numbers; a UTF-8 BOM is dropped (two are refused);
+// UTF-16 and UTF-32, with or without a BOM, are refused.
 func parseText(g *guard, org origin, opt Options, hint int64) (*builder, string, convention, error) {
 	name := org.name
 	fail := func(e *Error) (*builder, string, convention, error) { return nil, "", convention{}, e }
 	br := bufio.NewReaderSize(g, minMaxLine)
-	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
-		return fail(&Error{File: name, Line: 1, Reason: "UTF-16 text: save the file as UTF-8"})
+	if enc := wideText(peekUpTo(br, 64)); enc != "" {
+		return fail(&Error{File: name, Line: 1, Reason: enc + ": save the file as UTF-8"})
 	}
-	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+	if b, _ := br.Peek(3); bytes.Equal(b, utf8BOM) {
 		br.Discard(3)
+		if b, _ := br.Peek(3); bytes.Equal(b, utf8BOM) {
+			return fail(&Error{File: name, Line: 1, Reason: "two UTF-8 byte-order marks (BOM) at the start, " +
+				"as when a file is converted to UTF-8 twice: remove the second one (EF BB BF)"})
+		}
 	}
 	if b, _ := br.Peek(4); isGzip(b) {
 		return fail(&Error{File: name, Reason: "gzip inside gzip: decompress the file once first"})
@@ -340,11 +364,51 @@ func parseText(g *guard, org origin, opt Options, hint int64) (*builder, string,
 	return bl, layout, conv, nil
 }
 
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// peekUpTo returns up to n bytes ahead without consuming them.
+func peekUpTo(br *bufio.Reader, n int) []byte {
+	b, _ := br.Peek(n)
+	return b
+}
+
+// wideText names the encoding of text in UTF-16 or UTF-32 from its first
+// bytes ("UTF-16 text", "UTF-16 text without a byte-order mark"): a
+// byte-order mark, or, without one, zero bytes in every other position
+// (ASCII characters as UTF-16), in three of four (UTF-32). "" for
+// anything else.
+func wideText(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("\xff\xfe\x00\x00")) || bytes.HasPrefix(b, []byte("\x00\x00\xfe\xff")):
+		return "UTF-32 text"
+	case bytes.HasPrefix(b, []byte("\xff\xfe")) || bytes.HasPrefix(b, []byte("\xfe\xff")):
+		return "UTF-16 text"
+	}
+	k := len(b) &^ 3
+	if k < 4 {
+		return ""
+	}
+	var zero [4]int // zero bytes by position mod 4
+	for i, c := range b[:k] {
+		if c == 0 {
+			zero[i%4]++
+		}
+	}
+	q := k / 4
+	switch {
+	case zero[1] == q && zero[2] == q && zero[3] == q && zero[0] == 0, zero[0] == q && zero[1] == q && zero[2] == q && zero[3] == 0:
+		return "UTF-32 text without a byte-order mark"
+	case zero[1]+zero[3] == 2*q && zero[0]+zero[2] == 0, zero[0]+zero[2] == 2*q && zero[1]+zero[3] == 0:
+		return "UTF-16 text without a byte-order mark"
+	}
+	return ""
+}
+
 // noHeaderTimeColumn refuses a time column named for a layout that has no
 // header to find it in.
 func noHeaderTimeColumn(name, col, layout string) *Error {
 	return &Error{File: name, Reason: "a time column (" + quote(col) + ") was named, but the " + layout +
-		" layout has no header row: its time is always the first field; leave the time column unset"}
+		" layout has no header row: its time is always the first field; leave the time column unset", Err: ErrTimeColumn}
 }
 
 // newlines is a reader of n '\n' bytes.

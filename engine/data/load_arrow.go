@@ -220,15 +220,15 @@ func (cs columnSet) fields() []int {
 // pickColumns finds the columns of a columnar file by the CSV header's
 // rules, and pandas' unnamed index as the time column when no other is.
 func pickColumns(header []string, name string, opt Options) (columnSet, *Error) {
-	timeIdx, cols, reason := matchColumns(header, opt.TimeColumn)
+	timeIdx, cols, reason, cause := matchColumns(header, opt.TimeColumn)
 	if timeIdx < 0 && reason == "" && slices.Contains(header, "__index_level_0__") {
-		timeIdx, cols, reason = matchColumns(header, "__index_level_0__")
+		timeIdx, cols, reason, _ = matchColumns(header, "__index_level_0__")
 	}
 	if reason == "" && timeIdx < 0 {
 		reason = noTimeColumn(header)
 	}
 	if reason != "" {
-		return columnSet{}, &Error{File: name, Reason: reason}
+		return columnSet{}, &Error{File: name, Reason: reason, Err: cause}
 	}
 	return columnSet{time: timeIdx, cols: cols}, nil
 }

@@ -36,12 +36,12 @@ func parseHeaderCSV(text io.Reader, name string, opt Options, comma rune, semi *
 	for i, h := range hdr {
 		header[i] = strings.TrimSpace(h)
 	}
-	timeIdx, cols, reason := matchColumns(header, opt.TimeColumn)
+	timeIdx, cols, reason, cause := matchColumns(header, opt.TimeColumn)
 	if reason == "" && timeIdx < 0 {
 		reason = noTimeColumn(header)
 	}
 	if reason != "" {
-		return nil, &Error{File: name, Line: hdrLine, Reason: reason}
+		return nil, &Error{File: name, Line: hdrLine, Reason: reason, Err: cause}
 	}
 
 	bl := newBuilder(name, capacity)
@@ -112,8 +112,9 @@ func parseHeaderCSV(text io.Reader, name string, opt Options, comma rune, semi *
 // A name found twice is an error (which one is meant would be a guess).
 // timeIdx is -1 with no reason when timeColumn is "" and no default name is
 // in the header (the caller may look further), and the other columns are
-// then not looked at.
-func matchColumns(header []string, timeColumn string) (timeIdx int, cols [nCols]int, reason string) {
+// then not looked at. cause is ErrTimeColumn when the reason is the time
+// column asked for (not in the header, or twice), nil otherwise.
+func matchColumns(header []string, timeColumn string) (timeIdx int, cols [nCols]int, reason string, cause error) {
 	lower := make([]string, len(header))
 	for i, h := range header {
 		lower[i] = strings.ToLower(h)
@@ -136,34 +137,34 @@ func matchColumns(header []string, timeColumn string) (timeIdx int, cols [nCols]
 	timeIdx = -1
 	if timeColumn != "" {
 		if timeIdx, reason = find(strings.ToLower(strings.TrimSpace(timeColumn))); reason != "" {
-			return -1, cols, reason
+			return -1, cols, reason, ErrTimeColumn
 		}
 		if timeIdx < 0 {
-			return -1, cols, "no column " + quote(timeColumn) + " (the time column asked for) in the header; " + found
+			return -1, cols, "no column " + quote(timeColumn) + " (the time column asked for) in the header; " + found, ErrTimeColumn
 		}
 	} else {
 		for _, n := range timeColumnNames {
 			if timeIdx, reason = find(n); reason != "" {
-				return -1, cols, reason
+				return -1, cols, reason, nil
 			}
 			if timeIdx >= 0 {
 				break
 			}
 		}
 		if timeIdx < 0 {
-			return -1, cols, ""
+			return -1, cols, "", nil
 		}
 	}
 	for i := colOpen; i <= colClose; i++ {
 		if cols[i], reason = find(canonicalNames[i]); reason != "" {
-			return -1, cols, reason
+			return -1, cols, reason, nil
 		}
 		if cols[i] < 0 {
-			return -1, cols, "no " + quote(canonicalNames[i]) + " column in the header; " + found
+			return -1, cols, "no " + quote(canonicalNames[i]) + " column in the header; " + found, nil
 		}
 	}
 	if cols[colVolume], reason = find("volume"); reason != "" {
-		return -1, cols, reason
+		return -1, cols, reason, nil
 	}
 	if cols[colVolume] < 0 {
 		for i, n := range lower {
@@ -173,7 +174,7 @@ func matchColumns(header []string, timeColumn string) (timeIdx int, cols [nCols]
 			}
 		}
 	}
-	return timeIdx, cols, ""
+	return timeIdx, cols, "", nil
 }
 
 // noTimeColumn is the reason when no time column was found.

@@ -43,6 +43,9 @@ func loadMany(p string, opt Options) (*Dataset, error) {
 	}
 	parts := make([]*Dataset, 0, len(paths))
 	for _, fp := range paths {
+		if err := ctxErr(opt.ctx); err != nil {
+			return nil, interrupted(fp, err)
+		}
 		d, err := loadOne(fp, opt)
 		if err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package data
 import (
 	"archive/zip"
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"io"
@@ -23,11 +24,19 @@ import (
 // dataset (see loadMany). Only regular files are read: a device, a FIFO
 // or a socket is refused by name. Input problems come back as *Error.
 func LoadFile(path string, opt Options) (*Dataset, error) {
+	return LoadFileContext(context.Background(), path, opt)
+}
+
+// LoadFileContext is LoadFile under ctx: every read of the file and of its
+// decompressed text checks ctx, so a huge or slow file stops loading
+// within a read of ctx being done, with an *Error wrapping ctx's error
+// (errors.Is(err, context.Canceled)).
+func LoadFileContext(ctx context.Context, path string, opt Options) (*Dataset, error) {
 	lim, err := opt.Limits.resolve()
 	if err != nil {
 		return nil, &Error{File: path, Reason: err.Error()}
 	}
-	opt.Limits = lim
+	opt.Limits, opt.ctx = lim, ctx
 	if many, err := isMany(path); err != nil {
 		return nil, err
 	} else if many {
@@ -80,6 +89,10 @@ func openRegular(p string) (*os.File, int64, error) {
 }
 
 func statError(p string, err error) *Error {
+	var de *Error
+	if errors.As(err, &de) { // an interrupted load
+		return de
+	}
 	reason := err.Error()
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -139,11 +152,12 @@ func loadOne(p string, opt Options) (*Dataset, error) {
 // parseOne parses one file (a zip's member when it is a zip).
 func parseOne(p string, opt Options) (*Dataset, error) {
 	file, member := splitMember(p)
-	f, size, err := openRegular(file)
+	osf, size, err := openRegular(file)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer osf.Close()
+	f := withContext(opt.ctx, osf, file)
 	var magic [8]byte
 	n, _ := io.ReadFull(f, magic[:])
 	if _, err := f.Seek(0, io.SeekStart); err != nil {

@@ -10,7 +10,24 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 )
+
+// Clean is text from outside the program (a path, a dataset's name, an
+// error or a note that may quote a file's header or field) made safe to
+// draw: each line through data.Sanitize, the one sanitiser, so a control
+// character shows as \x1b and cannot move the cursor, retitle the window
+// or recolour the screen; newlines are kept (the panes wrap on them).
+func Clean(s string) string {
+	if data.Sanitize(s) == s {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = data.Sanitize(l)
+	}
+	return strings.Join(lines, "\n")
+}
 
 // Thousands writes n with comma separators: 175680 -> "175,680" (the
 // engine's report convention).

@@ -39,7 +39,7 @@ func NoteLines(note string, deterministic bool) []string {
 		case strings.Contains(part, "unavailable here"):
 		case deterministic && strings.HasPrefix(part, "auto:"):
 		default:
-			out = append(out, part)
+			out = append(out, Clean(part))
 		}
 	}
 	return out

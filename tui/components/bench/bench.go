@@ -65,7 +65,7 @@ func (m *Model) SetPlan(plan, why string, rungs []engine.Rung, repeat int) {
 	if m.running {
 		return
 	}
-	m.plan, m.why, m.repeat = plan, why, repeat
+	m.plan, m.why, m.repeat = common.Clean(plan), common.Clean(why), repeat
 	if m.res == nil {
 		m.setRungs(rungs)
 	}
@@ -80,7 +80,7 @@ func (m *Model) setRungs(rungs []engine.Rung) {
 
 // Start shows a ladder starting and starts the spinner.
 func (m *Model) Start(plan string, rungs []engine.Rung, repeat int) tea.Cmd {
-	m.plan, m.why, m.repeat = plan, "", repeat
+	m.plan, m.why, m.repeat = common.Clean(plan), "", repeat
 	m.setRungs(rungs)
 	m.res, m.partial, m.err, m.cancelled = nil, nil, "", false
 	m.running, m.cancelling = true, false
@@ -130,7 +130,7 @@ func (m *Model) Done(res []engine.RungResult, err error) {
 	case errors.Is(err, context.Canceled):
 		m.cancelled = true
 	case err != nil:
-		m.err = err.Error()
+		m.err = common.Clean(err.Error())
 	}
 }
 
@@ -422,7 +422,7 @@ func (m *Model) chart(st styles, rows []engine.RungResult, state map[string]stri
 			bar = st.warn.Render(cell("cancelled", barW, false))
 		case r.Err != "":
 			bar = st.bad.Render(cell("error", barW, false))
-			notes = append(notes, fmt.Sprintf("%s failed: %s", r.ID, r.Err))
+			notes = append(notes, fmt.Sprintf("%s failed: %s", r.ID, common.Clean(r.Err)))
 		case r.CombosPerS > 0:
 			n := max(1, min(barW, pos(r.CombosPerS)))
 			g, style := st.glyph64, st.bar64

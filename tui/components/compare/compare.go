@@ -49,7 +49,7 @@ func (m *Model) SetDiff(d *sessions.Diff, err error) {
 			b.WriteString("\n" + werr.Error())
 		}
 	}
-	m.text = strings.TrimRight(strings.ReplaceAll(b.String(), "\t", "    "), "\n")
+	m.text = common.Clean(strings.TrimRight(strings.ReplaceAll(b.String(), "\t", "    "), "\n"))
 	m.vp.SetContent(m.text)
 	m.vp.GotoTop()
 	m.vp.SetXOffset(0)

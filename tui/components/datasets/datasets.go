@@ -7,6 +7,7 @@ package datasets
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/NimbleMarkets/ntcharts/sparkline"
@@ -35,6 +36,9 @@ type Model struct {
 	loading string // the spec being loaded, "" when idle
 	spin    spinner.Model
 	err     error
+
+	unsafeDir string   // the folder unsafe was read from
+	unsafe    []string // its names with control characters (cleanNames)
 }
 
 // New lists the embedded datasets; selected is highlighted (the --data value).
@@ -143,9 +147,9 @@ func (m *Model) View() string {
 	st := newStyles(t)
 	if m.picking {
 		m.picker.Styles = st.picker
-		head := st.label.Render(m.picker.CurrentDirectory)
+		head := st.label.Render(common.Clean(m.picker.CurrentDirectory))
 		foot := st.label.Render("enter open, ← parent, esc back")
-		return t.Fit(head+"\n"+m.picker.View(), m.w, m.h-1) + "\n" + t.Fit(foot, m.w, 1)
+		return t.Fit(head+"\n"+m.cleanNames(m.picker.View()), m.w, m.h-1) + "\n" + t.Fit(foot, m.w, 1)
 	}
 	var lines []string
 	for i, it := range m.items {
@@ -157,16 +161,20 @@ func (m *Model) View() string {
 		}
 		lines = append(lines, mark+title+"  "+st.desc.Render(it.desc))
 	}
+	blank := len(lines)
 	lines = append(lines, "")
 	switch {
 	case m.loading != "":
-		lines = append(lines, m.spin.View()+" loading "+m.loading+t.Ellipsis)
+		lines = append(lines, m.spin.View()+" loading "+common.Clean(m.loading)+t.Ellipsis)
 	case m.err != nil:
-		for _, l := range t.Wrap(m.err.Error(), m.w) {
+		for _, l := range t.Wrap(common.Clean(m.err.Error()), m.w) {
 			lines = append(lines, st.err.Render(l))
 		}
 	case m.ctx.Dataset != nil:
 		lines = append(lines, Summary(m.ctx, m.ctx.Dataset, m.w)...)
+		if len(lines) > m.h { // short of room (80x24): the summary's last line before the blank line
+			lines = slices.Delete(lines, blank, blank+1)
+		}
 		if rest := m.h - len(lines) - 2; rest >= 3 {
 			lines = append(lines, "", st.label.Render("close, first to last bar"))
 			lines = append(lines, m.sparkline(m.ctx.Dataset, min(rest, 10)))
@@ -175,6 +183,31 @@ func (m *Model) View() string {
 		lines = append(lines, st.label.Render("enter loads the dataset under the cursor"))
 	}
 	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
+}
+
+// cleanNames escapes, in the picker's view, the names of the listed
+// folder that hold control characters (the picker draws names as they
+// are): each such name, and each line of a name with a newline, is
+// replaced by its sanitised form. The names are read once per folder.
+func (m *Model) cleanNames(view string) string {
+	if dir := m.picker.CurrentDirectory; dir != m.unsafeDir {
+		m.unsafeDir, m.unsafe = dir, nil
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if n := e.Name(); common.Clean(n) != n || strings.ContainsAny(n, "\n\t") {
+				m.unsafe = append(m.unsafe, n)
+			}
+		}
+	}
+	for _, n := range m.unsafe {
+		view = strings.ReplaceAll(view, n, data.Sanitize(n))
+		for _, part := range strings.Split(strings.ReplaceAll(n, "\t", "    "), "\n") {
+			if c := common.Clean(part); c != part {
+				view = strings.ReplaceAll(view, part, c)
+			}
+		}
+	}
+	return view
 }
 
 // sparkline draws the closes, one sampled bar per column, raised so the
@@ -226,7 +259,7 @@ func Summary(ctx *common.Context, ds *data.Dataset, w int) []string {
 		nan = fmt.Sprintf("%s%d rows without prices dropped", t.Sep, in.DroppedNaN)
 	}
 	meta := t.Sep + "layout " + in.Layout + t.Sep + "sha256 " + sha
-	name := common.ShortPath(data.Sanitize(in.Name), max(w-lipgloss.Width(meta), 24))
+	name := common.ShortPath(common.Clean(in.Name), max(w-lipgloss.Width(meta), 24))
 	cal := ""
 	switch in.Calendar {
 	case data.CalendarSessions:

@@ -7,6 +7,7 @@ package form
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -312,8 +313,11 @@ func (m *Model) View() string {
 		if f.input != nil {
 			f.input.Width = max(1, vw-1)
 			val = f.input.View()
+			if v := f.input.Value(); common.Clean(v) != v { // a value from outside (a flag) with a control character
+				val = vs.Render(t.Truncate(common.Clean(v), vw))
+			}
 			if m.errs[f.key] != nil && !focused {
-				val = st.err.Render(t.Truncate(f.input.Value(), vw))
+				val = st.err.Render(t.Truncate(common.Clean(f.input.Value()), vw))
 			}
 		} else {
 			val = vs.Render(f.options[f.sel].Label)
@@ -331,6 +335,7 @@ func (m *Model) View() string {
 	for _, r := range grid {
 		lines = append(lines, strings.Join(r, ""))
 	}
+	blank := len(lines)
 	lines = append(lines, "")
 	// The engine's errors, the field's first.
 	var errs []string
@@ -355,6 +360,9 @@ func (m *Model) View() string {
 	}
 	for _, s := range m.notes {
 		lines = append(lines, st.note.Render(s))
+	}
+	if len(lines) > m.h { // short of room (80x24): the last note before the blank line
+		lines = slices.Delete(lines, blank, blank+1)
 	}
 	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
 }
@@ -381,5 +389,5 @@ func (m *Model) Describe(err error) string {
 		}
 		msg = strings.Replace(msg, fe.Error(), text, 1)
 	}
-	return msg
+	return common.Clean(msg) // an error may quote a value or a file's text
 }

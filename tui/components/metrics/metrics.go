@@ -406,7 +406,7 @@ func (m *Model) View() string {
 		last = m.input.View()
 	case m.err != nil:
 		// Wrapped, so that the columns it lists can be read.
-		lines := t.Wrap(m.err.Error(), m.w)
+		lines := t.Wrap(common.Clean(m.err.Error()), m.w)
 		lines = lines[:min(len(lines), max(1, m.h-4))]
 		last, lastH = st.err.Render(strings.Join(lines, "\n")), len(lines)
 	case m.filterSrc != "":

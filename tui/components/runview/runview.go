@@ -97,7 +97,7 @@ func (m *Model) View() string {
 	var lines []string
 	lines = append(lines, st.title.Render(fmt.Sprintf("%s Sweeping hma %s x hma3 %s = %s combos per precision",
 		m.spin.View(), s.Grid.HMA, s.Grid.HMA3, common.Thousands(s.Grid.Len()))))
-	lines = append(lines, st.label.Render(fmt.Sprintf("%s on %s%s%s", s.Dataset.Info.Name, s.Backend.Name(), t.Sep,
+	lines = append(lines, st.label.Render(fmt.Sprintf("%s on %s%s%s", common.Clean(s.Dataset.Info.Name), s.Backend.Name(), t.Sep,
 		m.ctx.DeviceName(m.ctx.Device))), "")
 	var best *engine.ComboResult
 	var bestPrec engine.Precision

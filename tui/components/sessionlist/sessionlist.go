@@ -51,7 +51,7 @@ func (m *Model) SetList(list []sessions.Session, path string, err error) {
 	cur := m.Current()
 	m.list, m.path, m.why = list, path, ""
 	if err != nil {
-		m.list, m.why = nil, err.Error()
+		m.list, m.why = nil, common.Clean(err.Error())
 	}
 	keep := m.marks[:0]
 	for _, r := range m.marks {
@@ -70,7 +70,7 @@ func (m *Model) SetList(list []sessions.Session, path string, err error) {
 
 // SetUnavailable says why there is no store to list.
 func (m *Model) SetUnavailable(why string) {
-	m.list, m.marks, m.why = nil, nil, why
+	m.list, m.marks, m.why = nil, nil, common.Clean(why)
 	m.tbl.SetRowFunc(0, m.row, nil)
 }
 
@@ -227,7 +227,7 @@ func (m *Model) row(i int) []string {
 	}
 	row := []string{m.markOf(ss.ID), strconv.FormatInt(ss.ID, 10)}
 	if !m.narrow {
-		row = append(row, m.when(ss), strings.TrimPrefix(ss.Dataset.Name, "embedded:"))
+		row = append(row, m.when(ss), common.Clean(strings.TrimPrefix(ss.Dataset.Name, "embedded:")))
 	}
 	return append(row, fmt.Sprintf("%sx%s", ss.Grid.HMA, ss.Grid.HMA3), prec, status, best, settings(ss, m.narrow))
 }
@@ -363,9 +363,9 @@ func (m *Model) details() []string {
 		head += ", started " + ss.Created.Local().Format("2006-01-02 15:04:05")
 	}
 	out = append(out, st.value.Render(head))
-	data := fmt.Sprintf("data %s, %s bars", ss.Dataset.Name, common.Thousands(ss.Dataset.Bars))
+	data := fmt.Sprintf("data %s, %s bars", common.Clean(ss.Dataset.Name), common.Thousands(ss.Dataset.Bars))
 	if o := ss.Spec; o.Data != "" && !strings.HasSuffix(o.Data, ss.Dataset.Name) {
-		data += " (" + o.Data + ")"
+		data += " (" + common.Clean(o.Data) + ")"
 	}
 	if ss.Spec.Timeframe != "" {
 		data += ", timeframe " + ss.Spec.Timeframe
@@ -380,7 +380,7 @@ func (m *Model) details() []string {
 	}
 	out = append(out, set)
 	if ss.Error != "" && ss.Status != engine.StatusComplete {
-		if e := common.ErrText(ss.Error); e == common.CancelledByUser {
+		if e := common.Clean(common.ErrText(ss.Error)); e == common.CancelledByUser {
 			out = append(out, st.label.Render(e+": R resumes it"))
 		} else {
 			out = append(out, st.warn.Render(e))

@@ -58,6 +58,7 @@ func (m *Model) View() string {
 		default:
 			text, style = m.ctx.Info, st.label
 		}
+		text = common.Clean(text) // errors quote paths, headers and fields
 		// The error matters more than the device: give it most of the line.
 		l := t.Truncate(left(len(segs)), max(m.w/4, m.w-ansi.StringWidth(text)-2))
 		right := style.Render(cutWords(t.Ellipsis, text, max(0, m.w-ansi.StringWidth(l)-2)))
