@@ -245,7 +245,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to FILE instead of stdout (csv, jsonl and parquet: row by row while the study runs)")
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (above "+engine.Thousands(engine.ConfirmCombos)+" combos) without asking")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (above "+engine.Thousands(engine.ConfirmCombos)+" combos x precisions) without asking")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the run (overrides --save)")
@@ -321,6 +321,6 @@ func confirmLarge(ctx context.Context, s *engine.Study, yes bool) error {
 	if e, err := engine.EstimateStudy(ctx, s); err == nil {
 		est = e.String()
 	}
-	return fmt.Errorf("%s combos on the CPU reference would take %s: pass --yes to run it anyway, or use a GPU backend (sweepbench devices), a coarser grid or one precision",
-		engine.Thousands(s.Grid.Len()*len(s.Precisions)), est)
+	return fmt.Errorf("%s on the CPU reference would take %s: pass --yes to run it anyway, or use a GPU backend (sweepbench devices), a coarser grid or one precision",
+		s.Size(), est)
 }

@@ -259,7 +259,7 @@ func TestFormatsRefused(t *testing.T) {
 func TestLargeCPUStudyAsksForYes(t *testing.T) {
 	_, _, err := execute(t, "run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "2:1001", "--hma3", "6:1005",
 		"--backend", "reference", "--no-save", "-q")
-	if !strings.Contains(err, "2,000,000 combos on the CPU reference would take ~") || !strings.Contains(err, "pass --yes") {
+	if !strings.Contains(err, "1,000,000 combos in 2 precisions on the CPU reference would take ~") || !strings.Contains(err, "pass --yes") {
 		t.Errorf("err %q", err)
 	}
 }

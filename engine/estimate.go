@@ -28,7 +28,7 @@ type Estimate struct {
 
 // String is a one-line summary, e.g. "~1.2s (80 combos x 2 precisions on 8 cores)".
 func (e Estimate) String() string {
-	return fmt.Sprintf("~%s (%d combos, %d series, %d cores)", roundDuration(e.Total), e.Combos, e.Series, e.Workers)
+	return fmt.Sprintf("~%s (%s combos a precision, %s series, %d cores)", roundDuration(e.Total), thousands(e.Combos), thousands(e.Series), e.Workers)
 }
 
 // EstimateStudy forecasts how long RunStudy(s) takes on the CPU reference
@@ -107,11 +107,20 @@ func roundDuration(d time.Duration) time.Duration {
 	return d.Round(10 * time.Microsecond)
 }
 
-// ConfirmCombos: a study of more combos than this (all precisions
-// together) on the CPU reference backend is started only once the user
+// ConfirmCombos: a study of more backtests than this (combos x
+// precisions) on the CPU reference backend is started only once the user
 // has confirmed it (`run --yes`, a second `r` in the workbench), having
 // been told its estimated time: hours of CPU a mistyped range can cost.
 const ConfirmCombos = 1_000_000
+
+// Size says how big s is in words: "1,199,000 combos in 2 precisions".
+func (s *Study) Size() string {
+	p := "precisions"
+	if len(s.Precisions) == 1 {
+		p = "precision"
+	}
+	return fmt.Sprintf("%s combos in %d %s", thousands(s.Grid.Len()), len(s.Precisions), p)
+}
 
 // NeedsConfirmation reports whether s is such a study (ConfirmCombos).
 func (s *Study) NeedsConfirmation() bool {

@@ -778,8 +778,8 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 			if est == "" {
 				est = "estimate not ready yet"
 			}
-			m.setErr(fmt.Errorf("%s combos on the CPU reference (%s): press r again to run it, or use a GPU backend, a coarser grid or one precision",
-				common.Thousands(s.Grid.Len()*len(s.Precisions)), est))
+			m.setErr(fmt.Errorf("%s on the CPU reference (%s): press r again to run it, or use a GPU backend, a coarser grid or one precision",
+				s.Size(), est))
 			return nil
 		}
 	}

@@ -511,7 +511,7 @@ func TestLargeCPUGridAsksFirst(t *testing.T) {
 	if d.m.screen == screenRun {
 		t.Fatal("a 2,000,000-combo CPU study started without asking")
 	}
-	if e := d.m.ctx.LastErr; !strings.Contains(e, "2,000,000 combos on the CPU reference") || !strings.Contains(e, "press r again") {
+	if e := d.m.ctx.LastErr; !strings.Contains(e, "1,000,000 combos in 2 precisions on the CPU reference") || !strings.Contains(e, "press r again") {
 		t.Fatalf("status line %q: want the count and how to confirm", e)
 	}
 	d.key("r")

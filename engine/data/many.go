@@ -10,7 +10,9 @@ import (
 
 // isMany reports whether p names a folder or a glob pattern rather than
 // one file. A path that exists as a file is a file, whatever its
-// characters.
+// characters, and so is one that is no valid pattern (a missing
+// "nope[.csv", or a name with an escape sequence: "no such file", not a
+// pattern's syntax error).
 func isMany(p string) (bool, error) {
 	file, _ := splitMember(p)
 	if fi, err := os.Stat(file); err == nil {
@@ -20,7 +22,7 @@ func isMany(p string) (bool, error) {
 		return false, nil
 	}
 	if _, err := filepath.Match(p, ""); err != nil {
-		return false, &Error{File: p, Reason: "bad glob pattern: " + err.Error()}
+		return false, nil
 	}
 	return true, nil
 }
@@ -138,7 +140,7 @@ func manyPaths(p string, lim Limits) ([]string, error) {
 			paths = append(paths, m)
 		}
 		if len(paths) == 0 {
-			return nil, &Error{File: p, Reason: "no file matches the pattern"}
+			return nil, &Error{File: p, Reason: "no file matches the pattern (and no file has this name)"}
 		}
 	}
 	if len(paths) > lim.MaxFiles {

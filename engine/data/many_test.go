@@ -120,7 +120,10 @@ func TestManyFilesRefused(t *testing.T) {
 		{mixed, mixed + ": the files are not read alike: " + filepath.Join(mixed, "y.csv") + " is csv (prices as stored, Unix times (UTC)), " +
 			filepath.Join(mixed, "x.csv") + " is binance-archive-noheader (prices as stored, Unix times (UTC)): load them separately"},
 		{empty, empty + ": the folder holds no data file (.csv .json .gz .zip .txt .parquet .feather .arrow)"},
-		{filepath.Join(dir, "nothing-*.zip"), filepath.Join(dir, "nothing-*.zip") + ": no file matches the pattern"},
+		{filepath.Join(dir, "nothing-*.zip"), filepath.Join(dir, "nothing-*.zip") + ": no file matches the pattern (and no file has this name)"},
+		// Not a valid pattern: a missing file, whatever its characters.
+		{filepath.Join(dir, "nope[.csv"), filepath.Join(dir, "nope[.csv") + ": no such file"},
+		{filepath.Join(dir, "\x1b[31mgone.csv"), Sanitize(filepath.Join(dir, "\x1b[31mgone.csv")) + ": no such file"},
 		{filepath.Join(bad, "*.csv"), filepath.Join(bad, "h.csv") + `: line 2: field "close": price -1 is not positive`},
 	}
 	for _, tc := range tests {
