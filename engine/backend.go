@@ -31,6 +31,10 @@ type Job struct {
 	// Cache, when set, shares indicator series between the runs and the
 	// parity report of one study so each is computed once. May be nil.
 	Cache *IndicatorCache
+	// Blocks, when set, are the S+1 edges (BlockBounds) of the blocks of
+	// bar returns the kernel also emits statistics for (BlockKernel,
+	// SweepOptions.Blocks): the robustness statistics' input.
+	Blocks []int
 }
 
 // Validate checks the grid against the bars and the parameters.

@@ -31,6 +31,7 @@ const (
 	FieldWMA         = "wma"
 	FieldBarsPerYear = "bars-per-year"
 	FieldBorderline  = "borderline"
+	FieldBlocks      = "blocks"
 )
 
 // FieldError is a study input that cannot be used: Field names it (one of

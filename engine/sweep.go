@@ -118,6 +118,9 @@ type SweepOptions struct {
 	// Discard drops results after Sink has seen them (a huge grid streamed
 	// to a store); Run.Results then stays empty.
 	Discard bool
+	// Blocks receives every combo's per-block statistics (the grid's
+	// combos, over Job.Blocks) when the job asks for blocks; nil otherwise.
+	Blocks *BlockStats
 	// Skip, when set, reports combos already done (a resumed run); they are
 	// neither computed nor counted in Run.Results. A combo done whose HMA3
 	// twin (Grid.Distinct) is not is computed with it, and only the twin
@@ -159,6 +162,9 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 		kjob = &j
 	}
 	ktotal := am.comp.Len() // the combos the kernel computes
+	if (job.Blocks != nil) != (opt.Blocks != nil) || (opt.Blocks != nil && (opt.Blocks.Combos != total || opt.Blocks.Blocks != len(job.Blocks)-1)) {
+		return nil, fmt.Errorf("internal error: the job's %d block edges and the sweep's block statistics do not match", len(job.Blocks))
+	}
 	send := func(p Progress) {
 		if opt.Progress == nil {
 			return
@@ -199,6 +205,14 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 		}
 	}()
 	run.Device = k.Device()
+	var bk BlockKernel
+	if job.Blocks != nil {
+		var ok bool
+		if bk, ok = k.(BlockKernel); !ok {
+			run.Status, run.Err = StatusFailed, fmt.Errorf("%s: %w", b.Name(), ErrNoBlocks)
+			return run, run.Err
+		}
+	}
 	run.Prepare = time.Since(start)
 	computeStart := time.Now()
 
@@ -279,7 +293,24 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 					ulo, _ := am.users(a)
 					_, uhi := am.users(z - 1)
 					out := buf[:z-a]
-					err := protect(func() error { return k.Compute(cctx, lane, a, out) })
+					err := protect(func() error {
+						if bk == nil {
+							return k.Compute(cctx, lane, a, out)
+						}
+						bs := NewBlockStats(z-a, job.Blocks)
+						if err := bk.ComputeBlocks(cctx, lane, a, out, bs); err != nil {
+							return err
+						}
+						// Each kernel combo's statistics under every grid
+						// combo it stands for (its HMA3 twin's are its own).
+						for r := a; r < z; r++ {
+							lo, hi := am.users(r)
+							for u := lo; u < hi; u++ {
+								opt.Blocks.copyCombo(u, bs, r-a)
+							}
+						}
+						return nil
+					})
 					if err != nil {
 						if cctx.Err() == nil {
 							fail(fmt.Errorf("%s: combos %d..%d: %w", b.Name(), ulo, uhi-1, err))

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"math"
+	"sort"
 
 	"sweepbench/engine"
 )
@@ -28,7 +29,17 @@ type Scratch[F Float] struct{ rs, band, sample []F }
 // the variance (two-pass, population). The finishing formulas (sqrt, pow,
 // ratios) are evaluated in float64 from the F accumulators and rounded to F.
 func Backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F]) engine.Metrics {
-	return backtest(h, h3, r, first, p, sc, nil)
+	return backtest(h, h3, r, first, p, sc, nil, nil, 0)
+}
+
+// BacktestBlocks is Backtest that also fills combo c of bs (when bs is not
+// nil) with the combo's per-block statistics over bs.Bounds
+// (engine.BlockStats): from the same loop's strategy returns, widened to
+// float64 and summed in bar order, and its trades counted in the block of
+// their exit (the return index of the bar that closes them; the last
+// bar's exit fee closes an open trade at index n-2).
+func BacktestBlocks[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F], bs *engine.BlockStats, c int) engine.Metrics {
+	return backtest(h, h3, r, first, p, sc, nil, bs, c)
 }
 
 // BacktestTrace is Backtest with the bar-by-bar record: the same loop, so
@@ -37,11 +48,11 @@ func BacktestTrace[F Float](h, h3, r []F, first int, p engine.Params) (engine.Me
 	n := len(r)
 	tr := &engine.Trace{Pos: make([]int8, n), Equity: make([]float64, n)}
 	var sc Scratch[F]
-	m := backtest(h, h3, r, first, p, &sc, tr)
+	m := backtest(h, h3, r, first, p, &sc, tr, nil, 0)
 	return m, tr
 }
 
-func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F], tr *engine.Trace) engine.Metrics {
+func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F], tr *engine.Trace, bs *engine.BlockStats, bc int) engine.Metrics {
 	n := len(r)
 	var m engine.Metrics
 	if n < 2 {
@@ -94,8 +105,12 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 				g = keep
 			}
 			if prev != 0 {
-				if F(tp*keep)-1 > 0 {
+				won := F(tp*keep)-1 > 0
+				if won {
 					wins++
+				}
+				if bs != nil {
+					closeTrade(bs, bc, i, won)
 				}
 				if tr != nil {
 					t := &tr.Trades[len(tr.Trades)-1]
@@ -125,8 +140,12 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 		}
 		if i == n-2 && pos != 0 {
 			g *= keep // exit fee at the last bar
-			if F(tp*keep)-1 > 0 {
+			won := F(tp*keep)-1 > 0
+			if won {
 				wins++
+			}
+			if bs != nil {
+				closeTrade(bs, bc, i, won)
 			}
 			if tr != nil {
 				t := &tr.Trades[len(tr.Trades)-1]
@@ -153,6 +172,9 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 		neg2 += F(lo * lo)
 	}
 
+	if bs != nil {
+		blockSums(bs, bc, rs)
+	}
 	mf := F(n - 1)
 	mean := sum / mf
 	var ssd F
@@ -164,6 +186,54 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 	v, cs, cnt := tailSelect(rs, k, sc)
 	return Finish(Accumulators[F]{E: E, MinRatio: minRatio, Sum: sum, SSD: ssd, Neg2: neg2, Gains: gains, Losses: losses,
 		VaR: v, CVaRSum: cs, Trades: trades, Wins: wins, Long: long, Short: short, Flat: flat, CVaRCount: cnt}, n, p)
+}
+
+// closeTrade counts a trade closed at return index i (won or not) in its
+// block of combo c of bs.
+func closeTrade(bs *engine.BlockStats, c, i int, won bool) {
+	b := sort.SearchInts(bs.Bounds, i+1) - 1
+	k := c*bs.Blocks + min(max(b, 0), bs.Blocks-1)
+	bs.Trades[k]++
+	if won {
+		bs.Wins[k]++
+	}
+}
+
+// blockSums fills combo c of bs from its strategy returns rs (len n-1), in
+// float64, block by block in bar order: counts, sum, sum of squares, of
+// squared losses, of log1p (as the log of the running product of 1+rs,
+// taken every 64 bars: one log per 64 bars instead of one log1p per bar,
+// the same value to a few ulps), and over all of rs the third and fourth
+// powers. Products are rounded one by one (explicit conversions: no fused
+// multiply-add).
+func blockSums[F Float](bs *engine.BlockStats, c int, rs []F) {
+	var s3, s4 float64
+	for b := 0; b < bs.Blocks; b++ {
+		lo, hi := bs.Bounds[b], min(bs.Bounds[b+1], len(rs))
+		var sum, sq, down, sl float64
+		prod := 1.0
+		for k := lo; k < hi; k++ {
+			v := float64(rs[k])
+			v2 := float64(v * v)
+			sum += v
+			sq += v2
+			if v < 0 {
+				down += v2
+			}
+			s3 += float64(v2 * v)
+			s4 += float64(v2 * v2)
+			prod = float64(prod * (1 + v))
+			if (k-lo)%64 == 63 {
+				sl += math.Log(prod)
+				prod = 1
+			}
+		}
+		sl += math.Log(prod)
+		i := c*bs.Blocks + b
+		bs.Bars[i] = int32(hi - lo)
+		bs.Sum[i], bs.SumSq[i], bs.SumDown[i], bs.SumLog[i] = sum, sq, down, sl
+	}
+	bs.Sum3[c], bs.Sum4[c] = s3, s4
 }
 
 // tailSelect returns the k-th smallest element of a (0-based, exact) and

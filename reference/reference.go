@@ -94,6 +94,12 @@ func (k *kernel[F]) Close() error   { return nil }
 
 // Compute runs Backtest for each combo of the chunk.
 func (k *kernel[F]) Compute(ctx context.Context, lane, first int, out []engine.Metrics) error {
+	return k.ComputeBlocks(ctx, lane, first, out, nil)
+}
+
+// ComputeBlocks is Compute with each combo's per-block statistics
+// (engine.BlockKernel; BacktestBlocks) when bs is not nil.
+func (k *kernel[F]) ComputeBlocks(ctx context.Context, lane, first int, out []engine.Metrics, bs *engine.BlockStats) error {
 	sc := &k.scratch[lane]
 	for i := range out {
 		if err := ctx.Err(); err != nil {
@@ -101,7 +107,9 @@ func (k *kernel[F]) Compute(ctx context.Context, lane, first int, out []engine.M
 		}
 		c := k.job.Grid.At(first + i)
 		h, h3 := k.ind.H[c.HMA], k.ind.H3[c.HMA3]
-		out[i] = Backtest(h, h3, k.ind.R, engine.ComboWarmup(c), k.job.Params, sc)
+		out[i] = BacktestBlocks(h, h3, k.ind.R, engine.ComboWarmup(c), k.job.Params, sc, bs, i)
 	}
 	return nil
 }
+
+var _ engine.BlockKernel = (*kernel[float64])(nil)
