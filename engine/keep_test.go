@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"sweepbench/engine"
@@ -109,3 +110,51 @@ func TestDiscardKeepsTheReport(t *testing.T) {
 		t.Errorf("WriteJSON of a kept report: %v, want ErrNotKept", err)
 	}
 }
+
+// TestStudyBlocks: a study that asks for blocks gets the fp64 lane's
+// per-block statistics for every combo of the grid (the fp32 lane's
+// trades are not what they count), and a backend that cannot emit them is
+// refused by name.
+func TestStudyBlocks(t *testing.T) {
+	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds = ds.Head(3000)
+	s := &engine.Study{Dataset: ds, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 30, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 15, Step: 1}},
+		Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Blocks: 8,
+		Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: reference.New()}
+	rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{Discard: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := rep.Blocks
+	if bs == nil || rep.BlocksOf != engine.FP64 || bs.Combos != s.Grid.Len() || bs.Blocks != 8 || len(bs.Bounds) != 9 || bs.Bounds[8] != 2999 {
+		t.Fatalf("blocks %+v of %s: want 8 blocks of the 2,999 returns for %d combos, fp64", bs, rep.BlocksOf, s.Grid.Len())
+	}
+	top := engine.TopBySharpe(rep.Run(engine.FP64), 1)[0]
+	trades := 0
+	for b := 0; b < 8; b++ {
+		trades += int(bs.Trades[top.Index*8+b])
+	}
+	if trades != top.TotalTrades {
+		t.Errorf("combo %d: %d trades in its blocks, %d in its fp64 metrics", top.Index, trades, top.TotalTrades)
+	}
+	s.Backend = noBlocks{reference.New()}
+	if _, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{}); !errors.Is(err, engine.ErrNoBlocks) || !strings.Contains(err.Error(), "noblocks: ") {
+		t.Errorf("a backend without per-block statistics: %v, want ErrNoBlocks naming it", err)
+	}
+}
+
+// noBlocks is a backend whose kernels compute metrics only (no
+// engine.BlockKernel).
+type noBlocks struct{ engine.Backend }
+
+func (noBlocks) Name() string { return "noblocks" }
+
+func (b noBlocks) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	k, err := b.Backend.Prepare(ctx, job)
+	return plainKernel{k}, err
+}
+
+type plainKernel struct{ engine.Kernel }

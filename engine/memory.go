@@ -30,7 +30,8 @@ func ForecastMemory(s *Study) MemoryForecast { return ForecastMemoryWith(s, fals
 // ComboResult, or, when results are not kept (discard:
 // StudyOptions.Discard), 12 bytes per combo (trades and total return) when
 // both precisions run; plus, when both run, one ComboParity per combo (the
-// parity report's per-combo rows).
+// parity report's per-combo rows); plus the per-block statistics when the
+// study asks for them (44 bytes a combo and block, 16 a combo).
 func ForecastMemoryWith(s *Study, discard bool) MemoryForecast {
 	var m MemoryForecast
 	if s.Dataset == nil {
@@ -55,6 +56,11 @@ func ForecastMemoryWith(s *Study, discard bool) MemoryForecast {
 	}
 	if both {
 		m.Results += combos * int64(unsafe.Sizeof(ComboParity{}))
+	}
+	if s.Blocks > 0 {
+		// Per-block statistics (BlockStats): 7 fields of 4 or 8 bytes a
+		// combo and block, 2 of 8 a combo.
+		m.Results += combos * (int64(s.Blocks)*(4+4*8+4+4) + 16)
 	}
 	return m
 }

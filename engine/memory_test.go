@@ -29,6 +29,12 @@ func TestForecastMemory(t *testing.T) {
 	if d := ForecastMemoryWith(s, true); d.Series != m.Series || d.Results != 2*6*12+6*cp {
 		t.Errorf("forecast without the results %+v, want series %d, results %d", d, m.Series, 2*6*12+6*cp)
 	}
+	// Per-block statistics: 44 bytes a combo and block, 16 a combo.
+	s.Blocks = 16
+	if d := ForecastMemoryWith(s, true); d.Results != 2*6*12+6*cp+6*(16*44+16) {
+		t.Errorf("with 16 blocks: results %d, want %d", d.Results, 2*6*12+6*cp+6*(16*44+16))
+	}
+	s.Blocks = 0
 	// One precision, results not kept: nothing per combo.
 	s.Precisions = []Precision{FP32}
 	if d := ForecastMemoryWith(s, true); d.Results != 0 || d.Series != 5*n*4 {

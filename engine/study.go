@@ -32,6 +32,11 @@ type Study struct {
 	// reference lane of an fp32-only GPU. nil: such a lane is an error.
 	Fallback  Backend
 	Tolerance float64 // borderline margin; 0 = DefaultBorderline
+	// Blocks, when > 0, asks the reference lane (fp64, else the first)
+	// for per-block statistics over that many contiguous blocks of bar
+	// returns (BlockBounds): Report.Blocks, the robustness statistics'
+	// input. Not on a resumed study (its saved combos have none).
+	Blocks int
 }
 
 // StudyOptions route a study's events.
@@ -76,6 +81,10 @@ type Report struct {
 	Requested []Precision
 	Parity    *Parity
 	ParityOf  string // "fp32 vs fp64"
+	// Blocks are the per-block statistics of BlocksOf's run, every combo
+	// of the grid (Study.Blocks); nil when not asked for or not complete.
+	Blocks   *BlockStats
+	BlocksOf Precision
 }
 
 // Complete reports whether every requested run started and completed.
@@ -175,6 +184,17 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 	}
 	var keepAlso map[int]bool // the fp64 run's best, kept in the fp32 run too
 	bothLanes := slicesContains(s.Precisions, FP64) && slicesContains(s.Precisions, FP32)
+	var bounds []int
+	blockLane := s.Precisions[0]
+	if slicesContains(s.Precisions, FP64) {
+		blockLane = FP64
+	}
+	if s.Blocks > 0 && len(opt.Prior) == 0 {
+		var err error
+		if bounds, err = BlockBounds(s.Dataset.Bars.Len(), s.Blocks); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range s.Precisions {
 		prior := opt.Prior[p]
 		if prior != nil && prior.Complete() && len(prior.Results) == s.Grid.Len() {
@@ -209,7 +229,16 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 			done := priorSet(prior, s.Grid.Len())
 			so.Skip = done.has
 		}
-		run, err := Sweep(ctx, be, s.job(p, cache), so)
+		job := s.job(p, cache)
+		var bs *BlockStats
+		if bounds != nil && p == blockLane {
+			bs = NewBlockStats(s.Grid.Len(), bounds)
+			job.Blocks, so.Blocks = bounds, bs
+		}
+		run, err := Sweep(ctx, be, job, so)
+		if bs != nil && run != nil && run.Complete() {
+			rep.Blocks, rep.BlocksOf = bs, p
+		}
 		if run != nil && kp != nil {
 			kp.keep(run)
 			if p == FP64 {
