@@ -82,7 +82,13 @@ func (b *Backend) Devices() ([]engine.Device, error) {
 // reference.GetIndicators honours it), for the sweep kernel the grid's
 // size calls for (kernelFor).
 func (b *Backend) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
-	return b.prepare(ctx, job, kernelFor(job.Grid.Len()))
+	sk := kernelFor(job.Grid.Len())
+	if job.Blocks != nil {
+		// Per-block statistics are read from the positions the
+		// thread-per-combo kernel stores (block_stats).
+		sk = threadPerCombo
+	}
+	return b.prepare(ctx, job, sk)
 }
 
 // prepare is Prepare for a given sweep kernel (tests force one).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -167,6 +168,83 @@ func (k *kernel[F]) Close() error {
 // retries, down to kernels.MinLaunch (inPieces).
 func (k *kernel[F]) Compute(ctx context.Context, laneIdx, first int, out []engine.Metrics) error {
 	return k.compute(ctx, k.lanes[laneIdx], first, out, k.launch)
+}
+
+// ComputeBlocks is Compute that also fills bs with each combo's per-block
+// statistics (engine.BlockKernel): after each sweep launch, block_stats
+// reads the positions its pass 1 stored (the job was prepared with the
+// thread-per-combo kernel for it).
+func (k *kernel[F]) ComputeBlocks(ctx context.Context, laneIdx, first int, out []engine.Metrics, bs *engine.BlockStats) error {
+	if bs == nil {
+		return k.Compute(ctx, laneIdx, first, out)
+	}
+	if k.sweep.seg {
+		return fmt.Errorf("internal error: per-block statistics need the thread-per-combo kernel, the job was prepared for %s", k.sweep)
+	}
+	l := k.lanes[laneIdx]
+	return k.compute(ctx, l, first, out, func(l *lane, f, cnt int) ([]F, []int32, error) {
+		outF, outI, err := k.launch(l, f, cnt)
+		if err != nil {
+			return nil, nil, err
+		}
+		return outF, outI, k.blockStats(l, f, cnt, bs, f-first)
+	})
+}
+
+// blockStats runs block_stats for the combos of the lane's last launch
+// (first, cnt) and copies its outputs into combos row.. of bs: poisoned
+// before, checked after.
+func (k *kernel[F]) blockStats(l *lane, first, cnt int, bs *engine.BlockStats, row int) error {
+	S := bs.Blocks
+	per := uint64(cnt) * uint64(S)
+	return l.d.do(func() (err error) {
+		var bufs []devPtr
+		defer func() {
+			err = errors.Join(err, l.d.sync("block_stats"))
+			for _, p := range bufs {
+				err = errors.Join(err, l.d.put(p))
+			}
+		}()
+		get := func(bytes uint64) (devPtr, error) {
+			p, err := l.d.get(bytes)
+			if err == nil {
+				bufs = append(bufs, p)
+				err = l.d.poison(p, bytes)
+			}
+			return p, err
+		}
+		var dp [9]devPtr // sum, sq, down, log, trades, wins, s3, s4, bounds
+		for i, size := range []uint64{per * 8, per * 8, per * 8, per * 8, per * 4, per * 4, uint64(cnt) * 8, uint64(cnt) * 8, uint64(S+1) * 4} {
+			if dp[i], err = get(size); err != nil {
+				return err
+			}
+		}
+		if err := upload(dp[8], toInt32(bs.Bounds)); err != nil {
+			return err
+		}
+		g := [3]uint32{uint32((cnt + kernels.SweepBlock - 1) / kernels.SweepBlock), 1, 1}
+		if err := l.d.launch("block_stats_"+suffix[F](), g, [3]uint32{kernels.SweepBlock, 1, 1}, 0,
+			l.pos, l.ind.R, int32(k.n), int32(k.n3), l.warmH, l.warm3, int64(first), int32(cnt),
+			floatArg(k.keep), floatArg(k.keep2), dp[8], int32(S), dp[0], dp[1], dp[2], dp[3], dp[4], dp[5], dp[6], dp[7]); err != nil {
+			return fmt.Errorf("combos %d..%d: %w", first, first+cnt-1, err)
+		}
+		if err := l.d.sync(fmt.Sprintf("block_stats, combos %d..%d", first, first+cnt-1)); err != nil {
+			return err
+		}
+		a, z := row*S, (row+cnt)*S
+		if err := errors.Join(download(bs.Sum[a:z], dp[0]), download(bs.SumSq[a:z], dp[1]), download(bs.SumDown[a:z], dp[2]),
+			download(bs.SumLog[a:z], dp[3]), download(bs.Trades[a:z], dp[4]), download(bs.Wins[a:z], dp[5]),
+			download(bs.Sum3[row:row+cnt], dp[6]), download(bs.Sum4[row:row+cnt], dp[7])); err != nil {
+			return err
+		}
+		for i := a; i < z; i++ {
+			if bs.Trades[i] < 0 || bs.Wins[i] < 0 || math.Float64bits(bs.Sum[i]) == math.MaxUint64 || math.Float64bits(bs.SumLog[i]) == math.MaxUint64 {
+				return fmt.Errorf("block_stats: combo %d block %d was not written", first+(i-a)/S, (i-a)%S)
+			}
+			bs.Bars[i] = int32(bs.Bounds[(i-a)%S+1] - bs.Bounds[(i-a)%S])
+		}
+		return nil
+	})
 }
 
 // launchFunc runs the sweep kernel for cnt combos from first on a lane and
@@ -368,6 +446,7 @@ func (k *kernel[F]) IndicatorTime() time.Duration {
 }
 
 var (
+	_ engine.BlockKernel    = (*kernel[float64])(nil)
 	_ engine.Kernel         = (*kernel[float32])(nil)
 	_ engine.Kernel         = (*kernel[float64])(nil)
 	_ engine.IndicatorTimer = (*kernel[float32])(nil)

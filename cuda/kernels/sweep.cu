@@ -822,3 +822,135 @@ __device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3
 
 SB_SWEEP_SEG(sweep_seg_f32, float)
 SB_SWEEP_SEG(sweep_seg_f64, double)
+
+// ---------------------------------------------------------------------------
+// block_stats_{f32,f64}: the per-block statistics of engine.BlockStats for
+// the combos of the last thread-per-combo sweep launch, from the positions
+// its pass 1 stored (posbuf) and the bar returns, bar for bar as
+// reference.BacktestBlocks computes them.
+//   Grid:   ceil(count / SB_BLOCK) blocks; Block: SB_BLOCK threads.
+//   Thread: launch combo j = blockIdx.x*SB_BLOCK + tid, as sweep_*_k1 maps
+//           it (so its warp's smallest first bar f0, where its stored
+//           positions start, is found the same way). It replays the state
+//           (sb_regrowth from the stored positions) over bars f0..n-2: rs =
+//           g - 1 in F, widened to double and added to its block's sums in
+//           bar order (sum, sum of squares, of squared losses, the running
+//           product of 1+rs logged every 64 returns from the block's start,
+//           and over all bars rs^3 and rs^4), each product rounded (no FMA);
+//           a trade is counted in the block of the bar that closes it (won:
+//           its product with the exit fee > 1, sb_step's test). Bars before
+//           f0 return 0: nothing to add but the block's bar count, which
+//           the host fills.
+//   Output: [j*S + b] per block (sum, sumSq, sumDown, sumLog, trades, wins),
+//           [j] per combo (sum3, sum4). Shared: none.
+template <typename F>
+__device__ void block_stats_body(const unsigned* __restrict__ posbuf, const F* __restrict__ R, int n, int n3,
+                                 const int* __restrict__ warmH, const int* __restrict__ warm3, long long comboFirst,
+                                 int count, F keep, F keep2, const int* __restrict__ bounds, int S,
+                                 double* __restrict__ oSum, double* __restrict__ oSq, double* __restrict__ oDown,
+                                 double* __restrict__ oLog, int* __restrict__ oTrades, int* __restrict__ oWins,
+                                 double* __restrict__ oS3, double* __restrict__ oS4) {
+    const int tid = threadIdx.x;
+    const int j0 = blockIdx.x * SB_BLOCK + tid;
+    const int jc = min(j0, count - 1);
+    const long long c = comboFirst + jc;
+    const int hi = (int)(c / n3), ti = (int)(c % n3);
+    int first = max(warmH[hi], warm3[ti]);
+    first = min(max(first, 0), n - 1);
+    const int f0 = __reduce_min_sync(0xffffffffu, first);
+    if (j0 >= count) return;
+    const int j = j0;
+    const int iend = n - 2;
+    int b = 0;
+    while (b < S - 1 && f0 >= bounds[b + 1]) {
+        oSum[(long)j * S + b] = 0.0;
+        oSq[(long)j * S + b] = 0.0;
+        oDown[(long)j * S + b] = 0.0;
+        oLog[(long)j * S + b] = 0.0;
+        oTrades[(long)j * S + b] = 0;
+        oWins[(long)j * S + b] = 0;
+        ++b;
+    }
+    double sum = 0.0, sq = 0.0, down = 0.0, sl = 0.0, prod = 1.0, s3 = 0.0, s4 = 0.0;
+    int trades = 0, wins = 0;
+    int prev = 0;
+    F tp = (F)0;
+    unsigned pw = 0u;
+    long w = 0;
+    for (int i = f0; i <= iend; ++i) {
+        while (i >= bounds[b + 1]) { // close block b: its last chunk's log
+            sl += log(prod);
+            oSum[(long)j * S + b] = sum;
+            oSq[(long)j * S + b] = sq;
+            oDown[(long)j * S + b] = down;
+            oLog[(long)j * S + b] = sl;
+            oTrades[(long)j * S + b] = trades;
+            oWins[(long)j * S + b] = wins;
+            sum = sq = down = sl = 0.0;
+            prod = 1.0;
+            trades = wins = 0;
+            ++b;
+        }
+        if (((i - f0) & (SB_PW - 1)) == 0) {
+            pw = posbuf[w * count + j];
+            ++w;
+        }
+        const int pos = (int)pw >> 30;
+        pw <<= 2;
+        const F rr = R[i + 1];
+        const bool last = i == iend;
+        const int d = pos - prev;
+        if (d != 0 && prev != 0) {
+            F t = tp * keep;
+            ++trades;
+            wins += t > (F)1 ? 1 : 0;
+        }
+        if (d != 0 && pos != 0) tp = keep;
+        const F f = pos == 1 ? (F)1 + rr : (pos == -1 ? (F)1 - rr : (F)1);
+        tp = tp * f;
+        if (last && pos != 0) {
+            F t2 = tp * keep;
+            ++trades;
+            wins += t2 > (F)1 ? 1 : 0;
+        }
+        const F g = sb_regrowth<F>(prev, pos, rr, last, keep, keep2);
+        const double v = (double)(g - (F)1);
+        const double v2 = __dmul_rn(v, v);
+        sum = __dadd_rn(sum, v);
+        sq = __dadd_rn(sq, v2);
+        if (v < 0.0) down = __dadd_rn(down, v2);
+        s3 = __dadd_rn(s3, __dmul_rn(v2, v));
+        s4 = __dadd_rn(s4, __dmul_rn(v2, v2));
+        prod = __dmul_rn(prod, __dadd_rn(1.0, v));
+        if (((i - bounds[b]) & 63) == 63) {
+            sl += log(prod);
+            prod = 1.0;
+        }
+    }
+    for (; b < S; ++b) { // the last block (and any after f0 > n-2: none)
+        sl += log(prod);
+        oSum[(long)j * S + b] = sum;
+        oSq[(long)j * S + b] = sq;
+        oDown[(long)j * S + b] = down;
+        oLog[(long)j * S + b] = sl;
+        oTrades[(long)j * S + b] = trades;
+        oWins[(long)j * S + b] = wins;
+        sum = sq = down = sl = 0.0;
+        prod = 1.0;
+        trades = wins = 0;
+    }
+    oS3[j] = s3;
+    oS4[j] = s4;
+}
+
+#define SB_BLOCKS(SUFFIX, F)                                                                                 \
+    extern "C" __global__ void __launch_bounds__(SB_BLOCK) block_stats_##SUFFIX(                            \
+        const unsigned* posbuf, const F* R, int n, int n3, const int* warmH, const int* warm3,               \
+        long long comboFirst, int count, F keep, F keep2, const int* bounds, int S, double* oSum, double* oSq, \
+        double* oDown, double* oLog, int* oTrades, int* oWins, double* oS3, double* oS4) {                    \
+        block_stats_body<F>(posbuf, R, n, n3, warmH, warm3, comboFirst, count, keep, keep2, bounds, S, oSum,  \
+                            oSq, oDown, oLog, oTrades, oWins, oS3, oS4);                                     \
+    }
+
+SB_BLOCKS(f32, float)
+SB_BLOCKS(f64, double)
