@@ -213,34 +213,37 @@ func (k *kernel[F]) blockStats(l *lane, first, cnt int, bs *engine.BlockStats, r
 			}
 			return p, err
 		}
-		var dp [9]devPtr // sum, sq, down, log, trades, wins, s3, s4, bounds
-		for i, size := range []uint64{per * 8, per * 8, per * 8, per * 8, per * 4, per * 4, uint64(cnt) * 8, uint64(cnt) * 8, uint64(S+1) * 4} {
+		var dp [10]devPtr // sum, sq, down, mantissa, exponent, trades, wins, s3, s4, bounds
+		for i, size := range []uint64{per * 8, per * 8, per * 8, per * 8, per * 4, per * 4, per * 4, uint64(cnt) * 8, uint64(cnt) * 8, uint64(S+1) * 4} {
 			if dp[i], err = get(size); err != nil {
 				return err
 			}
 		}
-		if err := upload(dp[8], toInt32(bs.Bounds)); err != nil {
+		if err := upload(dp[9], toInt32(bs.Bounds)); err != nil {
 			return err
 		}
 		g := [3]uint32{uint32((cnt + kernels.SweepBlock - 1) / kernels.SweepBlock), 1, 1}
 		if err := l.d.launch("block_stats_"+suffix[F](), g, [3]uint32{kernels.SweepBlock, 1, 1}, 0,
 			l.pos, l.ind.R, int32(k.n), int32(k.n3), l.warmH, l.warm3, int64(first), int32(cnt),
-			floatArg(k.keep), floatArg(k.keep2), dp[8], int32(S), dp[0], dp[1], dp[2], dp[3], dp[4], dp[5], dp[6], dp[7]); err != nil {
+			floatArg(k.keep), floatArg(k.keep2), dp[9], int32(S), dp[0], dp[1], dp[2], dp[3], dp[4], dp[5], dp[6], dp[7], dp[8]); err != nil {
 			return fmt.Errorf("combos %d..%d: %w", first, first+cnt-1, err)
 		}
 		if err := l.d.sync(fmt.Sprintf("block_stats, combos %d..%d", first, first+cnt-1)); err != nil {
 			return err
 		}
 		a, z := row*S, (row+cnt)*S
+		mant := make([]float64, per)
+		ex := make([]int32, per)
 		if err := errors.Join(download(bs.Sum[a:z], dp[0]), download(bs.SumSq[a:z], dp[1]), download(bs.SumDown[a:z], dp[2]),
-			download(bs.SumLog[a:z], dp[3]), download(bs.Trades[a:z], dp[4]), download(bs.Wins[a:z], dp[5]),
-			download(bs.Sum3[row:row+cnt], dp[6]), download(bs.Sum4[row:row+cnt], dp[7])); err != nil {
+			download(mant, dp[3]), download(ex, dp[4]), download(bs.Trades[a:z], dp[5]), download(bs.Wins[a:z], dp[6]),
+			download(bs.Sum3[row:row+cnt], dp[7]), download(bs.Sum4[row:row+cnt], dp[8])); err != nil {
 			return err
 		}
 		for i := a; i < z; i++ {
-			if bs.Trades[i] < 0 || bs.Wins[i] < 0 || math.Float64bits(bs.Sum[i]) == math.MaxUint64 || math.Float64bits(bs.SumLog[i]) == math.MaxUint64 {
+			if bs.Trades[i] < 0 || bs.Wins[i] < 0 || math.Float64bits(bs.Sum[i]) == math.MaxUint64 || math.Float64bits(mant[i-a]) == math.MaxUint64 {
 				return fmt.Errorf("block_stats: combo %d block %d was not written", first+(i-a)/S, (i-a)%S)
 			}
+			bs.SumLog[i] = engine.LogGrowth(mant[i-a], int(ex[i-a]))
 			bs.Bars[i] = int32(bs.Bounds[(i-a)%S+1] - bs.Bounds[(i-a)%S])
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // ErrNoBlocks: the backend does not emit per-block statistics (BlockKernel),
@@ -82,6 +83,27 @@ func (dst *BlockStats) copyCombo(j int, src *BlockStats, i int) {
 	copy(dst.Trades[b:b+s], src.Trades[a:a+s])
 	copy(dst.Wins[b:b+s], src.Wins[a:a+s])
 	dst.Sum3[j], dst.Sum4[j] = src.Sum3[i], src.Sum4[i]
+}
+
+// Frexp splits a normal positive x into m in [0.5, 1) and x = m * 2^e,
+// adding e to ex, as math.Frexp does; zero, negative, subnormal and
+// non-finite x are returned as they are (the CUDA kernel's sb_frexp, bit
+// for bit: how the block statistics keep a long product of growth factors
+// in range without a log per bar).
+func Frexp(x float64, ex int) (float64, int) {
+	b := math.Float64bits(x)
+	be := int(b>>52) & 0x7ff
+	if !(x > 0) || be == 0 || be == 0x7ff {
+		return x, ex
+	}
+	return math.Float64frombits(b&^(0x7ff<<52) | 1022<<52), ex + be - 1022
+}
+
+// LogGrowth is the log growth of a block whose product of growth factors
+// is m * 2^ex: log(m) + ex*ln 2 (-Inf after a total loss, NaN when the
+// product went negative).
+func LogGrowth(m float64, ex int) float64 {
+	return math.Log(m) + float64(float64(ex)*math.Ln2)
 }
 
 // BlockKernel is implemented by kernels that emit per-block statistics

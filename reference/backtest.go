@@ -201,17 +201,18 @@ func closeTrade(bs *engine.BlockStats, c, i int, won bool) {
 
 // blockSums fills combo c of bs from its strategy returns rs (len n-1), in
 // float64, block by block in bar order: counts, sum, sum of squares, of
-// squared losses, of log1p (as the log of the running product of 1+rs,
-// taken every 64 bars: one log per 64 bars instead of one log1p per bar,
-// the same value to a few ulps), and over all of rs the third and fourth
-// powers. Products are rounded one by one (explicit conversions: no fused
-// multiply-add).
+// squared losses, and over all of rs the third and fourth powers; the
+// block's log growth from the running product of 1+rs, renormalised every
+// 64 returns from the block's start (math.Frexp, exact), one log at the
+// end (engine.LogGrowth): the CUDA kernel computes the same product and the
+// host the same log, so both give the same bits. Products are rounded one
+// by one (explicit conversions: no fused multiply-add).
 func blockSums[F Float](bs *engine.BlockStats, c int, rs []F) {
 	var s3, s4 float64
 	for b := 0; b < bs.Blocks; b++ {
 		lo, hi := bs.Bounds[b], min(bs.Bounds[b+1], len(rs))
-		var sum, sq, down, sl float64
-		prod := 1.0
+		var sum, sq, down float64
+		prod, ex := 1.0, 0
 		for k := lo; k < hi; k++ {
 			v := float64(rs[k])
 			v2 := float64(v * v)
@@ -224,14 +225,13 @@ func blockSums[F Float](bs *engine.BlockStats, c int, rs []F) {
 			s4 += float64(v2 * v2)
 			prod = float64(prod * (1 + v))
 			if (k-lo)%64 == 63 {
-				sl += math.Log(prod)
-				prod = 1
+				prod, ex = engine.Frexp(prod, ex)
 			}
 		}
-		sl += math.Log(prod)
+		prod, ex = engine.Frexp(prod, ex)
 		i := c*bs.Blocks + b
 		bs.Bars[i] = int32(hi - lo)
-		bs.Sum[i], bs.SumSq[i], bs.SumDown[i], bs.SumLog[i] = sum, sq, down, sl
+		bs.Sum[i], bs.SumSq[i], bs.SumDown[i], bs.SumLog[i] = sum, sq, down, engine.LogGrowth(prod, ex)
 	}
 	bs.Sum3[c], bs.Sum4[c] = s3, s4
 }

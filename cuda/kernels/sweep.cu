@@ -834,22 +834,38 @@ SB_SWEEP_SEG(sweep_seg_f64, double)
 //           positions start, is found the same way). It replays the state
 //           (sb_regrowth from the stored positions) over bars f0..n-2: rs =
 //           g - 1 in F, widened to double and added to its block's sums in
-//           bar order (sum, sum of squares, of squared losses, the running
-//           product of 1+rs logged every 64 returns from the block's start,
-//           and over all bars rs^3 and rs^4), each product rounded (no FMA);
-//           a trade is counted in the block of the bar that closes it (won:
-//           its product with the exit fee > 1, sb_step's test). Bars before
-//           f0 return 0: nothing to add but the block's bar count, which
-//           the host fills.
-//   Output: [j*S + b] per block (sum, sumSq, sumDown, sumLog, trades, wins),
-//           [j] per combo (sum3, sum4). Shared: none.
+//           bar order (sum, sum of squares, of squared losses, and over all
+//           bars rs^3 and rs^4), each product rounded (no FMA); the block's
+//           growth as the running product of 1+rs, split every 64 returns
+//           from the block's start into a mantissa in [0.5, 1) and a power of
+//           two (sb_frexp, Go's math.Frexp), so that the host takes the one
+//           log (no transcendental here: libdevice's log uses FMA). A trade
+//           is counted in the block of the bar that closes it (won: its
+//           product with the exit fee > 1, sb_step's test). Bars before f0
+//           return 0: nothing to add but the block's bar count, which the
+//           host fills.
+//   Output: [j*S + b] per block (sum, sumSq, sumDown, mantissa, exponent,
+//           trades, wins), [j] per combo (sum3, sum4). Shared: none.
+
+// sb_frexp splits a normal positive x into m in [0.5, 1) and x = m * 2^e
+// (e added to *e), as Go's math.Frexp; zero, negative, subnormal and
+// non-finite x are left as they are (their log is what it is either way).
+__device__ __forceinline__ double sb_frexp(double x, int* e) {
+    long long bits = __double_as_longlong(x);
+    const int be = (int)((bits >> 52) & 0x7ff);
+    if (x <= 0.0 || be == 0 || be == 0x7ff) return x;
+    *e += be - 1022;
+    bits = (bits & ~(0x7ffll << 52)) | (1022ll << 52);
+    return __longlong_as_double(bits);
+}
+
 template <typename F>
 __device__ void block_stats_body(const unsigned* __restrict__ posbuf, const F* __restrict__ R, int n, int n3,
                                  const int* __restrict__ warmH, const int* __restrict__ warm3, long long comboFirst,
                                  int count, F keep, F keep2, const int* __restrict__ bounds, int S,
                                  double* __restrict__ oSum, double* __restrict__ oSq, double* __restrict__ oDown,
-                                 double* __restrict__ oLog, int* __restrict__ oTrades, int* __restrict__ oWins,
-                                 double* __restrict__ oS3, double* __restrict__ oS4) {
+                                 double* __restrict__ oMant, int* __restrict__ oExp, int* __restrict__ oTrades,
+                                 int* __restrict__ oWins, double* __restrict__ oS3, double* __restrict__ oS4) {
     const int tid = threadIdx.x;
     const int j0 = blockIdx.x * SB_BLOCK + tid;
     const int jc = min(j0, count - 1);
@@ -859,38 +875,33 @@ __device__ void block_stats_body(const unsigned* __restrict__ posbuf, const F* _
     first = min(max(first, 0), n - 1);
     const int f0 = __reduce_min_sync(0xffffffffu, first);
     if (j0 >= count) return;
-    const int j = j0;
+    const long j = j0;
     const int iend = n - 2;
+    double sum = 0.0, sq = 0.0, down = 0.0, prod = 1.0, s3 = 0.0, s4 = 0.0;
+    int ex = 0, trades = 0, wins = 0;
     int b = 0;
-    while (b < S - 1 && f0 >= bounds[b + 1]) {
-        oSum[(long)j * S + b] = 0.0;
-        oSq[(long)j * S + b] = 0.0;
-        oDown[(long)j * S + b] = 0.0;
-        oLog[(long)j * S + b] = 0.0;
-        oTrades[(long)j * S + b] = 0;
-        oWins[(long)j * S + b] = 0;
-        ++b;
-    }
-    double sum = 0.0, sq = 0.0, down = 0.0, sl = 0.0, prod = 1.0, s3 = 0.0, s4 = 0.0;
-    int trades = 0, wins = 0;
+#define SB_CLOSE_BLOCK()                                      \
+    do {                                                      \
+        prod = sb_frexp(prod, &ex);                           \
+        oSum[j * S + b] = sum;                                \
+        oSq[j * S + b] = sq;                                  \
+        oDown[j * S + b] = down;                              \
+        oMant[j * S + b] = prod;                              \
+        oExp[j * S + b] = ex;                                 \
+        oTrades[j * S + b] = trades;                          \
+        oWins[j * S + b] = wins;                              \
+        sum = sq = down = 0.0;                                \
+        prod = 1.0;                                           \
+        ex = trades = wins = 0;                               \
+        ++b;                                                  \
+    } while (0)
+    while (b < S - 1 && f0 >= bounds[b + 1]) SB_CLOSE_BLOCK();
     int prev = 0;
     F tp = (F)0;
     unsigned pw = 0u;
     long w = 0;
     for (int i = f0; i <= iend; ++i) {
-        while (i >= bounds[b + 1]) { // close block b: its last chunk's log
-            sl += log(prod);
-            oSum[(long)j * S + b] = sum;
-            oSq[(long)j * S + b] = sq;
-            oDown[(long)j * S + b] = down;
-            oLog[(long)j * S + b] = sl;
-            oTrades[(long)j * S + b] = trades;
-            oWins[(long)j * S + b] = wins;
-            sum = sq = down = sl = 0.0;
-            prod = 1.0;
-            trades = wins = 0;
-            ++b;
-        }
+        while (i >= bounds[b + 1]) SB_CLOSE_BLOCK();
         if (((i - f0) & (SB_PW - 1)) == 0) {
             pw = posbuf[w * count + j];
             ++w;
@@ -922,34 +933,21 @@ __device__ void block_stats_body(const unsigned* __restrict__ posbuf, const F* _
         s3 = __dadd_rn(s3, __dmul_rn(v2, v));
         s4 = __dadd_rn(s4, __dmul_rn(v2, v2));
         prod = __dmul_rn(prod, __dadd_rn(1.0, v));
-        if (((i - bounds[b]) & 63) == 63) {
-            sl += log(prod);
-            prod = 1.0;
-        }
+        if (((i - bounds[b]) & 63) == 63) prod = sb_frexp(prod, &ex);
     }
-    for (; b < S; ++b) { // the last block (and any after f0 > n-2: none)
-        sl += log(prod);
-        oSum[(long)j * S + b] = sum;
-        oSq[(long)j * S + b] = sq;
-        oDown[(long)j * S + b] = down;
-        oLog[(long)j * S + b] = sl;
-        oTrades[(long)j * S + b] = trades;
-        oWins[(long)j * S + b] = wins;
-        sum = sq = down = sl = 0.0;
-        prod = 1.0;
-        trades = wins = 0;
-    }
+    while (b < S) SB_CLOSE_BLOCK();
+#undef SB_CLOSE_BLOCK
     oS3[j] = s3;
     oS4[j] = s4;
 }
 
-#define SB_BLOCKS(SUFFIX, F)                                                                                 \
-    extern "C" __global__ void __launch_bounds__(SB_BLOCK) block_stats_##SUFFIX(                            \
-        const unsigned* posbuf, const F* R, int n, int n3, const int* warmH, const int* warm3,               \
-        long long comboFirst, int count, F keep, F keep2, const int* bounds, int S, double* oSum, double* oSq, \
-        double* oDown, double* oLog, int* oTrades, int* oWins, double* oS3, double* oS4) {                    \
-        block_stats_body<F>(posbuf, R, n, n3, warmH, warm3, comboFirst, count, keep, keep2, bounds, S, oSum,  \
-                            oSq, oDown, oLog, oTrades, oWins, oS3, oS4);                                     \
+#define SB_BLOCKS(SUFFIX, F)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(SB_BLOCK) block_stats_##SUFFIX(                              \
+        const unsigned* posbuf, const F* R, int n, int n3, const int* warmH, const int* warm3,                 \
+        long long comboFirst, int count, F keep, F keep2, const int* bounds, int S, double* oSum, double* oSq,   \
+        double* oDown, double* oMant, int* oExp, int* oTrades, int* oWins, double* oS3, double* oS4) {          \
+        block_stats_body<F>(posbuf, R, n, n3, warmH, warm3, comboFirst, count, keep, keep2, bounds, S, oSum,    \
+                            oSq, oDown, oMant, oExp, oTrades, oWins, oS3, oS4);                                \
     }
 
 SB_BLOCKS(f32, float)
