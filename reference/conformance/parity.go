@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -205,4 +206,68 @@ func naive[F engine.Float](ctx context.Context, job *engine.Job, form engine.For
 		out.IndicatorErrors = append(out.IndicatorErrors, errOf("h3", L, ind64.H3[L], indT.H3[L]))
 	}
 	return out, nil
+}
+
+// testBlocks: a backend whose kernels emit per-block statistics
+// (engine.BlockKernel) gives the reference's (reference.BacktestBlocks)
+// through engine.Sweep, in every precision it computes, HMA3 twins
+// included: counts exactly, sums within 1e-12 relative.
+func testBlocks(t *testing.T, b engine.Backend, cs []suiteCase, precs []engine.Precision) {
+	for _, c := range []suiteCase{cs[0], aliasCase(cs)} {
+		for _, p := range precs {
+			job := c.job(p)
+			bounds, err := engine.BlockBounds(c.bars.Len(), 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			job.Blocks = bounds
+			got := engine.NewBlockStats(c.grid.Len(), bounds)
+			if _, err := engine.Sweep(context.Background(), b, job, engine.SweepOptions{Blocks: got}); err != nil {
+				if errors.Is(err, engine.ErrNoBlocks) {
+					t.Skipf("%s: %v", b.Name(), err)
+				}
+				t.Fatal(err)
+			}
+			want := engine.NewBlockStats(c.grid.Len(), bounds)
+			if _, err := engine.Sweep(context.Background(), reference.New(), job, engine.SweepOptions{Blocks: want}); err != nil {
+				t.Fatal(err)
+			}
+			SameBlocks(t, fmt.Sprintf("%s %s %s", b.Name(), c.name, p), got, want, 1e-12)
+		}
+	}
+}
+
+// SameBlocks fails t unless got and want hold the same per-block
+// statistics: bar, trade and win counts exactly, every sum within rel of
+// the other (NaN matching NaN, equal infinities equal).
+func SameBlocks(t testing.TB, label string, got, want *engine.BlockStats, rel float64) {
+	t.Helper()
+	if got.Combos != want.Combos || got.Blocks != want.Blocks {
+		t.Fatalf("%s: %d combos x %d blocks, want %d x %d", label, got.Combos, got.Blocks, want.Combos, want.Blocks)
+	}
+	near := func(a, b float64) bool {
+		return a == b || (math.IsNaN(a) && math.IsNaN(b)) || Near(a, b, rel, 1e-300)
+	}
+	bad, trades := 0, 0
+	for i := range want.Sum {
+		trades += int(want.Trades[i])
+		if got.Bars[i] != want.Bars[i] || got.Trades[i] != want.Trades[i] || got.Wins[i] != want.Wins[i] || !near(got.Sum[i], want.Sum[i]) ||
+			!near(got.SumSq[i], want.SumSq[i]) || !near(got.SumDown[i], want.SumDown[i]) || !near(got.SumLog[i], want.SumLog[i]) {
+			if bad++; bad <= 5 {
+				t.Errorf("%s: combo %d block %d: got bars %d trades %d wins %d sum %.17g sq %.17g down %.17g log %.17g; want %d %d %d %.17g %.17g %.17g %.17g",
+					label, i/want.Blocks, i%want.Blocks, got.Bars[i], got.Trades[i], got.Wins[i], got.Sum[i], got.SumSq[i], got.SumDown[i], got.SumLog[i],
+					want.Bars[i], want.Trades[i], want.Wins[i], want.Sum[i], want.SumSq[i], want.SumDown[i], want.SumLog[i])
+			}
+		}
+	}
+	for c := range want.Sum3 {
+		if !near(got.Sum3[c], want.Sum3[c]) || !near(got.Sum4[c], want.Sum4[c]) {
+			if bad++; bad <= 10 {
+				t.Errorf("%s: combo %d: sum rs^3 %.17g, rs^4 %.17g; want %.17g, %.17g", label, c, got.Sum3[c], got.Sum4[c], want.Sum3[c], want.Sum4[c])
+			}
+		}
+	}
+	if trades == 0 {
+		t.Fatalf("%s: no trade in any block: the case proves nothing", label)
+	}
 }

@@ -111,6 +111,7 @@ func TestBackend(t *testing.T, b engine.Backend, opt Options) {
 		t.Run("study/"+c.name, func(t *testing.T) { testStudy(t, b, opt, c) })
 	}
 	t.Run("parity", func(t *testing.T) { testParity(t, b, cs) })
+	t.Run("blocks", func(t *testing.T) { testBlocks(t, b, cs, precs) })
 }
 
 // sweep runs job on b through engine.Sweep and returns the metrics in grid
