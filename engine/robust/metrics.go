@@ -115,18 +115,19 @@ func sharpeRatio(s, q, n float64) float64 {
 type Metric int
 
 // The decomposable metrics; values and units as the Moments methods give them.
+// The zero Metric is the Sharpe ratio, the default objective.
 const (
-	MetricTotalReturn Metric = iota // total_return: fraction, compounded
+	MetricSharpe      Metric = iota // sharpe: annualised (ranks as the per-bar one)
+	MetricSortino                   // sortino: annualised
+	MetricTotalReturn               // total_return: fraction, compounded
 	MetricCAGR                      // cagr: fraction per year
 	MetricMean                      // mean: fraction per bar
-	MetricSharpe                    // sharpe: annualised (ranks as the per-bar one)
-	MetricSortino                   // sortino: annualised
 	MetricWinRate                   // win_rate: fraction of the trades closed in the union
 	MetricTotalTrades               // total_trades: trades closed in the union
 	numMetrics
 )
 
-var metricNames = [numMetrics]string{"total_return", "cagr", "mean", "sharpe", "sortino", "win_rate", "total_trades"}
+var metricNames = [numMetrics]string{"sharpe", "sortino", "total_return", "cagr", "mean", "win_rate", "total_trades"}
 
 func (m Metric) String() string {
 	if m < 0 || m >= numMetrics {
@@ -190,8 +191,10 @@ func (m Metric) Value(u Moments, bpy float64) float64 {
 }
 
 // Objective is what a selection maximises (or minimises): a decomposable
-// metric of the union's statistics. BarsPerYear annualises the values it
-// reports (it does not change any ranking).
+// metric of the union's statistics. BarsPerYear (bars_per_year, SPEC
+// "Annualisation") annualises the values it reports and must be positive
+// for the annualised metrics; it changes no ranking. The zero Objective
+// maximises the Sharpe ratio and still needs BarsPerYear.
 type Objective struct {
 	Metric      Metric
 	Minimise    bool
@@ -330,12 +333,21 @@ func keyRatio(a, n float64) float64 {
 }
 
 func keySharpe(s, q, n float64) float64 {
+	num, d := sharpeFrac(s, q, n)
+	return num / d
+}
+
+// sharpeFrac writes the Sharpe key as a fraction num/d with d > 0:
+// num = s|s|, d = n q - s^2, or 0/1 when the variance is at the zero floor
+// (SPEC: 0 if std = 0). The PBO kernels compare keys by cross-multiplying
+// these, so every path computes them here.
+func sharpeFrac(s, q, n float64) (num, d float64) {
 	nq := float64(n * q)
-	d := nq - float64(s*s)
+	d = nq - float64(s*s)
 	if !(d > varFloor*nq) {
-		return 0
+		return 0, 1
 	}
-	return float64(s*math.Abs(s)) / d
+	return float64(s * math.Abs(s)), d
 }
 
 func keySortino(s, down, n float64) float64 {
