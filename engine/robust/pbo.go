@@ -149,7 +149,7 @@ func PBO(ctx context.Context, bs *BlockStats, opt PBOOptions) (*PBOResult, error
 	}
 	sets := splitSets(s)
 	nsp := len(sets)
-	p := newPBOPlan(bs, opt.Objective, opt.Selectable, sets)
+	p := newPBOPlan(bs, opt.Objective, opt.Selectable, sets, opt.Workers)
 
 	// Pass 1: each set as in-sample set, its best selectable combo.
 	sel, err := p.bestPerSet(ctx, opt.Workers)

@@ -54,7 +54,7 @@ type pboPlan struct {
 	floorFree []bool
 }
 
-func newPBOPlan(bs *BlockStats, obj Objective, sel []bool, sets []Mask) *pboPlan {
+func newPBOPlan(bs *BlockStats, obj Objective, sel []bool, sets []Mask, workers int) *pboPlan {
 	h := bs.Blocks / 2
 	p := &pboPlan{
 		bs: bs, obj: obj, sets: sets, fields: obj.Metric.keyFields(),
@@ -80,7 +80,7 @@ func newPBOPlan(bs *BlockStats, obj Objective, sel []bool, sets []Mask) *pboPlan
 		p.fields = []field{fSum, fSumSq}
 		p.nLo = subsetSums(bs.Bars[:bs.Blocks], 0, h)
 		p.nHi = subsetSums(bs.Bars[:bs.Blocks], h, bs.Blocks-h)
-		lb, ub, floorFree := sharpeKeyBounds(bs, p.sign)
+		lb, ub, floorFree := sharpeKeyBounds(bs, p.sign, p.workers(workers))
 		slices.SortStableFunc(p.perm, func(a, b int32) int { return cmp.Compare(ub[b], ub[a]) })
 		p.tileUB = make([]float64, p.tiles)
 		p.tileLB = make([]float64, p.tiles)
@@ -142,7 +142,7 @@ func subsetSums(bars []int32, first, nb int) []float64 {
 // (sharpeFrac) over any S/2 blocks: nmin Wmin > 2 varFloor nmax Qmax, with
 // nmax and Qmax the S/2 largest counts and sums of squares (n q <= nmax
 // Qmax), twice the floor leaving room for the rounding of d.
-func sharpeKeyBounds(bs *BlockStats, sign float64) (lb, ub []float64, floorFree []bool) {
+func sharpeKeyBounds(bs *BlockStats, sign float64, workers int) (lb, ub []float64, floorFree []bool) {
 	s, h := bs.Blocks, bs.Blocks/2
 	ns := make([]float64, s)
 	for b := range ns {
@@ -155,32 +155,41 @@ func sharpeKeyBounds(bs *BlockStats, sign float64) (lb, ub []float64, floorFree 
 		nmax += ns[s-1-k]
 	}
 	lb, ub, floorFree = make([]float64, bs.Combos), make([]float64, bs.Combos), make([]bool, bs.Combos)
-	sums := make([]float64, s)
-	ws := make([]float64, s)
-	qs := make([]float64, s)
-	for c := range bs.Combos {
-		for b := range s {
-			i := c*s + b
-			sb := sign * bs.Sum[i]
-			sums[b] = sb
-			ws[b] = math.Max(0, bs.SumSq[i]-sb*sb/float64(bs.Bars[i])-1e-14*bs.SumSq[i])
-			qs[b] = bs.SumSq[i]
-		}
-		slices.Sort(sums)
-		slices.Sort(ws)
-		slices.Sort(qs)
-		var pos, neg, wmin, qmax float64
-		for k := range h {
-			pos += math.Max(0, sums[s-1-k])
-			neg += math.Max(0, -sums[k])
-			wmin += ws[k]
-			qmax += qs[s-1-k]
-		}
-		den := nmin * wmin
-		ub[c] = bound(pos, den) * (1 + boundMargin)
-		lb[c] = -bound(neg, den) * (1 + boundMargin)
-		floorFree[c] = den > 2*varFloor*nmax*qmax
+	var wg sync.WaitGroup
+	chunk := (bs.Combos + workers - 1) / workers
+	for c0 := 0; c0 < bs.Combos; c0 += chunk {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sums := make([]float64, s)
+			ws := make([]float64, s)
+			qs := make([]float64, s)
+			for c := c0; c < min(c0+chunk, bs.Combos); c++ {
+				for b := range s {
+					i := c*s + b
+					sb := sign * bs.Sum[i]
+					sums[b] = sb
+					ws[b] = math.Max(0, bs.SumSq[i]-sb*sb/float64(bs.Bars[i])-1e-14*bs.SumSq[i])
+					qs[b] = bs.SumSq[i]
+				}
+				slices.Sort(sums)
+				slices.Sort(ws)
+				slices.Sort(qs)
+				var pos, neg, wmin, qmax float64
+				for k := range h {
+					pos += math.Max(0, sums[s-1-k])
+					neg += math.Max(0, -sums[k])
+					wmin += ws[k]
+					qmax += qs[s-1-k]
+				}
+				den := nmin * wmin
+				ub[c] = bound(pos, den) * (1 + boundMargin)
+				lb[c] = -bound(neg, den) * (1 + boundMargin)
+				floorFree[c] = den > 2*varFloor*nmax*qmax
+			}
+		}()
 	}
+	wg.Wait()
 	return lb, ub, floorFree
 }
 
@@ -518,14 +527,32 @@ func (p *pboPlan) countSharpe(t *tileTables, m Mask, numSel, dSel float64) (lt, 
 	n := p.barsOver(m)
 	var le int32
 	if p.floorFree[t.tile] {
-		// sharpeFrac without the floor test, which cannot fire here.
+		// sharpeFrac without the floor test, which cannot fire here, and
+		// without |s|: against a threshold >= 0 a negative sum is below;
+		// against one < 0 only a negative sum can be, comparing s^2 d*
+		// with |num*| d. (The same products as num*dSel vs numSel*d; they
+		// differ only for a nonzero s whose square underflows to 0.)
+		if numSel >= 0 {
+			for j := range sa {
+				s := sa[j] + sb[j]
+				ss := float64(s * s)
+				d := float64(n*(qa[j]+qb[j])) - ss
+				a, c := float64(ss*dSel), float64(numSel*d)
+				neg := b2i(s < 0)
+				lt += neg | b2i(a < c)
+				le += neg | b2i(a <= c)
+			}
+			return lt, le - lt
+		}
+		an := -numSel
 		for j := range sa {
 			s := sa[j] + sb[j]
 			ss := float64(s * s)
 			d := float64(n*(qa[j]+qb[j])) - ss
-			x, y := float64(float64(s*math.Abs(s))*dSel), float64(numSel*d)
-			lt += b2i(x < y)
-			le += b2i(x <= y)
+			a, c := float64(ss*dSel), float64(an*d)
+			neg := b2i(s < 0)
+			lt += neg & b2i(a > c)
+			le += neg & b2i(a >= c)
 		}
 		return lt, le - lt
 	}
