@@ -199,9 +199,9 @@ func (bs *BlockStats) checkMask(arg string, m Mask) error {
 // Order of summation, so that every path agrees bit for bit (PBO's split
 // tables, walk-forward, this): the blocks below h = Blocks/2 are added in
 // ascending order starting from 0, the blocks from h up likewise, and the
-// two partial sums are added last. c must be in 0..Combos-1 and m within
-// AllBlocks(Blocks) (not checked here: the callers validate; out of range
-// panics like an index).
+// two partial sums are added last. c must be in 0..Combos-1 (not checked
+// here, the hot paths' callers validate: out of range panics like an
+// index); bits of m beyond the blocks are ignored.
 func (bs *BlockStats) Union(c int, m Mask) Moments {
 	s := bs.Blocks
 	h := s / 2
@@ -225,6 +225,23 @@ func (bs *BlockStats) Union(c int, m Mask) Moments {
 		acc.Wins += int64(bs.Wins[i])
 	}
 	return lo.Add(hi)
+}
+
+// Chunk returns a view of combos c0..c1-1 (0 <= c0 < c1 <= Combos): the
+// same arrays re-sliced, so that a backend that computes the grid in chunks
+// of combos writes each chunk's statistics in place (combo c of the chunk is
+// combo c0+c of bs). Bounds are shared. It panics on a range outside bs,
+// like a slice expression.
+func (bs *BlockStats) Chunk(c0, c1 int) *BlockStats {
+	s := bs.Blocks
+	lo, hi := c0*s, c1*s
+	return &BlockStats{
+		Combos: c1 - c0, Blocks: s, Bounds: bs.Bounds,
+		Bars: bs.Bars[lo:hi:hi], Sum: bs.Sum[lo:hi:hi], SumSq: bs.SumSq[lo:hi:hi],
+		SumDown: bs.SumDown[lo:hi:hi], SumLog: bs.SumLog[lo:hi:hi],
+		Trades: bs.Trades[lo:hi:hi], Wins: bs.Wins[lo:hi:hi],
+		Sum3: bs.Sum3[c0:c1:c1], Sum4: bs.Sum4[c0:c1:c1],
+	}
 }
 
 // Whole is Union over every block: combo c over the whole sample.

@@ -11,6 +11,11 @@
 // ("Robustness: decomposable metrics") and the cited papers give; the
 // docstrings say which.
 //
+// Files: blockstats.go (the statistics a backend fills, their layout, the
+// CPU builder FromReturns, unions of blocks), metrics.go (Moments, Metric,
+// Objective and the ranking keys), pbo.go and pbo_kernel.go (CSCV and its
+// tiled two-pass kernels), dsr.go, walkforward.go, plateau.go, errors.go.
+//
 // It imports sweepbench/engine for the grid's vocabulary only (Grid, Combo)
 // and nothing from a backend (reference, cuda, metal), the store (sessions)
 // or a UI (tui). Errors are typed (*InputError wrapping ErrBlocks, ErrEmpty,

@@ -269,3 +269,37 @@ func TestFromReturnsErrors(t *testing.T) {
 		t.Errorf("wins above trades: %v, want ErrValue", err)
 	}
 }
+
+// TestChunk: statistics computed chunk by chunk into views of one
+// BlockStats equal those computed at once.
+func TestChunk(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	rs := randomReturns(rng, 10, 300, nil, 0.01)
+	bounds, _ := EqualBounds(300, 6)
+	whole, _ := FromReturns(rs, nil, bounds)
+	bs, _ := NewBlockStats(10, 6)
+	bs.Bounds = bounds
+	for c0 := 0; c0 < 10; c0 += 4 {
+		c1 := min(c0+4, 10)
+		part, err := FromReturns(rs[c0:c1], nil, bounds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		view := bs.Chunk(c0, c1)
+		copy(view.Bars, part.Bars)
+		copy(view.Sum, part.Sum)
+		copy(view.SumSq, part.SumSq)
+		copy(view.SumDown, part.SumDown)
+		copy(view.SumLog, part.SumLog)
+		copy(view.Sum3, part.Sum3)
+		copy(view.Sum4, part.Sum4)
+	}
+	if err := bs.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for c := 0; c < 10; c++ {
+		if bs.Whole(c) != whole.Whole(c) || bs.Sum4[c] != whole.Sum4[c] {
+			t.Errorf("combo %d: chunked %+v, whole %+v", c, bs.Whole(c), whole.Whole(c))
+		}
+	}
+}
