@@ -1,0 +1,24 @@
+// Package robust owns the statistics that ratify a sweep's selection rather
+// than its arithmetic: from per-combo, per-block sufficient statistics
+// (BlockStats, which a backend fills in the same pass as the sweep) it gives
+// the decomposable metrics over any union of blocks (Moments, Metric,
+// Objective), the probability of backtest overfitting by combinatorially
+// symmetric cross-validation (PBO), the probabilistic and deflated Sharpe
+// ratios (PSR, DeflatedSharpe), walk-forward analysis (WalkForward) and
+// neighbourhood stability on the grid (Plateau).
+//
+// Every number is fp64 and every formula is the one docs/SPEC.md
+// ("Robustness: decomposable metrics") and the cited papers give; the
+// docstrings say which.
+//
+// Files: blockstats.go (the statistics a backend fills, their layout, the
+// CPU builder FromReturns, unions of blocks), metrics.go (Moments, Metric,
+// Objective and the ranking keys), pbo.go and pbo_kernel.go (CSCV and its
+// tiled two-pass kernels), dsr.go, walkforward.go, plateau.go, errors.go.
+//
+// It imports sweepbench/engine for the grid's vocabulary only (Grid, Combo)
+// and nothing from a backend (reference, cuda, metal), the store (sessions)
+// or a UI (tui). Errors are typed (*InputError wrapping ErrBlocks, ErrEmpty,
+// ErrLength, ErrValue, ErrNoSelectable, ErrNotDecomposable), for a front end
+// to phrase.
+package robust
