@@ -17,6 +17,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/robust"
 	"sweepbench/sessions"
 )
 
@@ -45,6 +46,31 @@ func (f *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.TZ, engine.FieldTZ, d.TZ, "exchange time zone for local times without offset (default: the LEAN convention's zone for LEAN files, else UTC)")
 	fs.StringVar(&s.LEANAsset, engine.FieldLEANAsset, d.LEANAsset, "LEAN security type when the path does not say it: "+strings.Join(data.LEANAssets(), ", ")+" (decides the price scale and zone)")
 	fs.StringVar(&s.TimeColumn, engine.FieldTimeColumn, d.TimeColumn, "name of the timestamp column of a CSV with a header")
+}
+
+// robustOptions reads the robustness flags before anything runs: --wf and
+// --objective need --blocks, and must parse.
+func robustOptions(blocks int, wf, objective string) (robust.Options, error) {
+	var o robust.Options
+	if blocks == 0 && wf != "" {
+		return o, fmt.Errorf("--wf %s: the walk-forward runs over blocks: add --blocks (e.g. --blocks 16)", wf)
+	}
+	m, err := robust.ParseMetric(objective)
+	if err != nil {
+		return o, fmt.Errorf("--objective %s: %v", objective, err)
+	}
+	o.Objective.Metric = m
+	if wf != "" {
+		spec, err := robust.ParseWF(wf)
+		if err != nil {
+			return o, fmt.Errorf("--wf %s: %v", wf, err)
+		}
+		if spec.InSample >= blocks {
+			return o, fmt.Errorf("--wf %s: %d blocks in sample leave none out of sample of the %d (--blocks)", wf, spec.InSample, blocks)
+		}
+		o.WF = &spec
+	}
+	return o, nil
 }
 
 // decimalInt and decimalFloat are the study's number flags, read as plain
@@ -121,6 +147,7 @@ func newRunCmd() *cobra.Command {
 		yes            bool
 		quiet          bool
 		save, noSave   bool
+		wfFlag, objFlg string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -152,6 +179,10 @@ func newRunCmd() *cobra.Command {
 				if live {
 					fmt.Fprintf(term, "\r\033[K"+format, args...)
 				}
+			}
+			rob, err := robustOptions(sf.spec.Blocks, wfFlag, objFlg)
+			if err != nil {
+				return err
 			}
 			status("loading %s, starting the backend...", data.Sanitize(sf.spec.Data))
 			s, err := sf.study(cmd.Context(), backends())
@@ -210,6 +241,28 @@ func newRunCmd() *cobra.Command {
 			}
 			saved := savedLine(rec, runErr, quiet)
 			write := func(w io.Writer) error { return writeReport(w, rep, format, top) }
+			if rep != nil && rep.Blocks != nil {
+				status("robustness: PBO over every split, DSR, plateau...")
+				r, err := robust.Analyse(ctx, rep, rob)
+				status("")
+				switch {
+				case err != nil:
+					fmt.Fprintf(stderr, "sweepbench: robustness: %v\n", err)
+				case format != "table":
+					fmt.Fprintln(stderr, "robustness: shown in the table format only for now (not in json or rows)")
+				default:
+					write = func(w io.Writer) error {
+						if err := writeReport(w, rep, format, top); err != nil {
+							return err
+						}
+						sw := newSanitized(w)
+						if err := r.WriteTable(sw); err != nil {
+							return err
+						}
+						return sw.Flush()
+					}
+				}
+			}
 			var werr error
 			switch {
 			case stream != nil:
@@ -245,6 +298,9 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to FILE instead of stdout (csv, jsonl and parquet: row by row while the study runs)")
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
+	cmd.Flags().Var(decimalInt{&sf.spec.Blocks, 0}, engine.FieldBlocks, "robustness: split the bar returns into N blocks (16 is usual) and report PBO, the deflated Sharpe ratio and the plateau best; 0 = none")
+	cmd.Flags().StringVar(&wfFlag, "wf", "", "robustness: walk-forward over the blocks, rolling:K (K blocks in sample, the next out) or anchored (needs --blocks)")
+	cmd.Flags().StringVar(&objFlg, "objective", "sharpe", "robustness: the metric that picks the best combo: sharpe, sortino, total_return, cagr, win_rate or mean (maximised)")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (above "+engine.Thousands(engine.ConfirmCombos)+" combos x precisions) without asking")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")

@@ -319,3 +319,35 @@ func TestErrorTextSanitised(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestRunRobustness: --blocks adds the Robustness section to run's table
+// (PBO over C(8,4) = 70 splits, the DSR of the selected combo, the plateau
+// best, the walk-forward folds); the robustness flags are checked before
+// anything runs.
+func TestRunRobustness(t *testing.T) {
+	out, _, err := execute(t, "run", "--data", "embedded:btcusdt-1m", "--head", "6000", "--hma", "10:50:10", "--hma3", "12:60:12",
+		"--backend", "reference", "--no-save", "-q", "--blocks", "8", "--wf", "rolling:4")
+	if err != "" {
+		t.Fatalf("run: %s", err)
+	}
+	for _, want := range []string{"Robustness (fp64 run, 8 blocks of bar returns, objective max sharpe, 25 trials)", "over 70 splits",
+		"DSR ", "for the selected combo", "plateau ", "walk-forward  rolling:4, 4 folds"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--wf", "rolling:4"}, "--wf rolling:4: the walk-forward runs over blocks: add --blocks"},
+		{[]string{"--blocks", "8", "--objective", "max_drawdown"}, "--objective max_drawdown: "},
+		{[]string{"--blocks", "8", "--wf", "rolling:8"}, "--wf rolling:8: 8 blocks in sample leave none out of sample of the 8 (--blocks)"},
+		{[]string{"--blocks", "65"}, "--blocks 65: want 0 (none) or 2 to 64 blocks"},
+	} {
+		args := append([]string{"run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--backend", "reference", "--no-save", "-q"}, c.args...)
+		if _, _, err := execute(t, args...); !strings.Contains(err, c.want) {
+			t.Errorf("%v: error %q, want %q", c.args, err, c.want)
+		}
+	}
+}

@@ -42,6 +42,10 @@ type BlockStats struct {
 	Sum4    []float64 // [c] sum rs^4
 }
 
+// MaxBlocks is the most blocks a study splits its bar returns into (one
+// bit each in engine/robust's masks).
+const MaxBlocks = 64
+
 // NewBlockStats allocates zeroed statistics of combos x len(bounds)-1
 // blocks over the given edges.
 func NewBlockStats(combos int, bounds []int) *BlockStats {

@@ -125,6 +125,11 @@ type Spec struct {
 	Precision  string  `json:"precision"`  // fp64, fp32 or both
 	WMA        string  `json:"wma"`        // the fp32 lane's formulation: direct or prefix
 	Borderline float64 `json:"borderline"` // parity margin |h3-h|/close; 0 = DefaultBorderline
+	// Blocks, when > 0, asks for per-block statistics over that many
+	// contiguous blocks of bar returns (Study.Blocks): the input of the
+	// robustness statistics (engine/robust). 0 = none. Not saved with a
+	// session yet (resume computes none).
+	Blocks int `json:"blocks,omitempty"`
 }
 
 // DefaultSpec is the study `sweepbench run` makes without flags: the
@@ -163,6 +168,9 @@ func (s Spec) Parse() (*Settings, error) {
 	var err error
 	hma, herr := ParseRange(FieldHMA, s.HMA)
 	add(herr)
+	if s.Blocks < 0 || s.Blocks == 1 || s.Blocks > MaxBlocks {
+		add(fieldErr(FieldBlocks, fmt.Sprint(s.Blocks), "want 0 (none) or 2 to %d blocks of bar returns", MaxBlocks))
+	}
 	hma3, h3err := ParseRange(FieldHMA3, s.HMA3)
 	add(h3err)
 	var gerr error
@@ -340,7 +348,7 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 		note = JoinNote(note, fmt.Sprintf("fee %s is %s%% per side: fees are fractions (0.00045 = 0.045%%)", FormatFloat(s.Fee), FormatFloat(100*s.Fee)))
 	}
 	st := &Study{Spec: s, Dataset: ds, Grid: set.Grid, Params: p, Precisions: set.Precisions, WMA: set.WMA,
-		Backend: be, Fallback: reg.Reference(), Tolerance: set.Tolerance, Note: note}
+		Backend: be, Fallback: reg.Reference(), Tolerance: set.Tolerance, Note: note, Blocks: s.Blocks}
 	if err := st.Validate(); err != nil {
 		return nil, err
 	}

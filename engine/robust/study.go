@@ -1,0 +1,171 @@
+package robust
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"sweepbench/engine"
+)
+
+// FromSweep views the per-block statistics a sweep emitted
+// (engine.BlockStats: the backends' output, the same layout) as
+// BlockStats, sharing their slices. The log growth is the log of the
+// block's product of growth factors (engine.LogGrowth), equal to the sum
+// of log1p to a few ulps.
+func FromSweep(e *engine.BlockStats) *BlockStats {
+	return &BlockStats{Combos: e.Combos, Blocks: e.Blocks, Bounds: e.Bounds, Bars: e.Bars, Sum: e.Sum, SumSq: e.SumSq,
+		SumDown: e.SumDown, SumLog: e.SumLog, Trades: e.Trades, Wins: e.Wins, Sum3: e.Sum3, Sum4: e.Sum4}
+}
+
+// Options say what Analyse computes beside PBO, DSR and the plateau.
+type Options struct {
+	// Objective picks the best combos (DefaultObjective of the study's
+	// bars per year when its BarsPerYear is 0).
+	Objective Objective
+	// WF, when set, runs a walk-forward (rolling:K or anchored).
+	WF *WFSpec
+	// Neighbourhood is the plateau's window (0: DefaultNeighbourhood).
+	Neighbourhood int
+}
+
+// Robustness is what a study's selection is worth (issue 14's section):
+// from the per-block statistics of its reference run (Report.Blocks).
+type Robustness struct {
+	Grid      engine.Grid
+	Precision engine.Precision // the run the statistics come from
+	Blocks    int
+	Objective Objective
+	Trials    int // the grid's distinct combos (HMA3 twins are one backtest)
+	// Selected is the best combo by the objective over the whole sample:
+	// what a user of the sweep would pick. Its DSR says what is left of
+	// its Sharpe once the search is accounted for.
+	Selected int
+	DSR      *DSR
+	PBO      *PBOResult // nil when the block count is odd or above MaxPBOBlocks (PBONote says)
+	PBONote  string     // why there is no PBO
+	Plateau  *PlateauResult
+	WF       *WFResult // nil unless asked for
+}
+
+// ErrNoBlocks: the report carries no per-block statistics (the study did
+// not ask for blocks, or its reference run did not complete).
+var ErrNoBlocks = errors.New("the study has no per-block statistics (run it with --blocks 16)")
+
+// Analyse computes the robustness section of rep from its per-block
+// statistics: PBO by CSCV (Bailey et al. 2015) over every combo, the
+// deflated Sharpe ratio of the selected combo (Bailey and López de Prado
+// 2014) with the grid's distinct combos as trials, the plateau best beside
+// the raw best, and the walk-forward when opt.WF asks. Errors: ErrNoBlocks,
+// the statistics' own (InputError), ctx's.
+func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness, error) {
+	if rep == nil || rep.Blocks == nil {
+		return nil, ErrNoBlocks
+	}
+	bs := FromSweep(rep.Blocks)
+	if err := bs.Validate(); err != nil {
+		return nil, err
+	}
+	obj := opt.Objective
+	if obj.BarsPerYear == 0 {
+		m := obj.Metric
+		obj = DefaultObjective(rep.Params.BarsPerYear)
+		obj.Metric = m
+	}
+	r := &Robustness{Grid: rep.Grid, Precision: rep.BlocksOf, Blocks: bs.Blocks, Objective: obj,
+		Trials: rep.Grid.Distinct().Len()}
+	values, err := ObjectiveValues(bs, obj, AllBlocks(bs.Blocks))
+	if err != nil {
+		return nil, err
+	}
+	k := opt.Neighbourhood
+	if k <= 0 {
+		k = DefaultNeighbourhood
+	}
+	if r.Plateau, err = Plateau(values, rep.Grid, k, obj.Minimise, nil); err != nil {
+		return nil, err
+	}
+	r.Selected = r.Plateau.RawBest
+	if r.DSR, err = DeflatedSharpe(bs, r.Selected, r.Trials, rep.Params.BarsPerYear); err != nil {
+		return nil, err
+	}
+	switch {
+	case bs.Blocks%2 != 0 || bs.Blocks < 2:
+		r.PBONote = fmt.Sprintf("PBO needs an even number of blocks (%d given)", bs.Blocks)
+	case bs.Blocks > MaxPBOBlocks:
+		r.PBONote = fmt.Sprintf("PBO takes at most %d blocks (%d given: C(S, S/2) splits)", MaxPBOBlocks, bs.Blocks)
+	default:
+		if r.PBO, err = PBO(ctx, bs, PBOOptions{Objective: obj}); err != nil {
+			return nil, err
+		}
+	}
+	if opt.WF != nil {
+		if r.WF, err = WalkForward(bs, *opt.WF, obj, nil); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// PBOVerdict reads a PBO in words: below 0.1 the in-sample best is rarely
+// overfit, below 0.5 sometimes, from 0.5 it is more likely than not to rank
+// in the worse half out of sample.
+func PBOVerdict(pbo float64) string {
+	switch {
+	case math.IsNaN(pbo):
+		return "undefined"
+	case pbo < 0.1:
+		return "low: the in-sample best stays in the better half out of sample"
+	case pbo < 0.5:
+		return "moderate: the in-sample best often falls to the worse half out of sample"
+	default:
+		return "high: the selection is more likely overfit than not; do not trust the best combo's figures"
+	}
+}
+
+// WriteTable writes the Robustness section of `run`'s table.
+func (r *Robustness) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	combo := func(i int) string { c := r.Grid.At(i); return fmt.Sprintf("hma %d, hma3 %d", c.HMA, c.HMA3) }
+	fmt.Fprintf(&b, "\nRobustness (%s run, %d blocks of bar returns, objective %s, %s trials)\n",
+		r.Precision, r.Blocks, r.Objective, engine.Thousands(r.Trials))
+	if p := r.PBO; p != nil {
+		fmt.Fprintf(&b, "  PBO           %.3f over %s splits: %s\n", p.PBO, engine.Thousands(p.Splits()), PBOVerdict(p.PBO))
+		if p.ProbOOSLoss > 0.5 {
+			fmt.Fprintf(&b, "                but the in-sample best lost money out of sample in %.0f%% of the splits: a stable ranking of losing combos\n", 100*p.ProbOOSLoss)
+		}
+		fmt.Fprintf(&b, "                out of sample vs in sample: slope %.3g, R^2 %.3g; probability of an out-of-sample loss %.3f\n",
+			p.Slope, p.R2, p.ProbOOSLoss)
+	} else {
+		fmt.Fprintf(&b, "  PBO           not computed: %s\n", r.PBONote)
+	}
+	if d := r.DSR; d != nil {
+		fmt.Fprintf(&b, "  DSR           %.3f for the selected combo (%s): Sharpe %.3g annualised (%.3g per bar), expected maximum of %s trials %.3g (%.3g per bar); PSR %.3f\n",
+			d.DSR, combo(r.Selected), d.SharpeAnnual, d.SharpePerBar, engine.Thousands(d.Trials), d.SR0Annual, d.SR0, d.PSR)
+		fmt.Fprintf(&b, "                the probability that its true Sharpe is above 0 once the search, the sample length and the returns' skew (%.2f) and kurtosis (%.2f) are counted; below 0.95 it is not significant\n",
+			d.Skew, d.Kurtosis)
+	}
+	if p := r.Plateau; p != nil {
+		fmt.Fprintf(&b, "  plateau       best %s: %s %.4g, mean of its %dx%d neighbourhood %.4g; raw best %s: %.4g, neighbourhood %.4g\n",
+			combo(p.Best), r.Objective.Metric, p.BestValue, p.K, p.K, p.BestScore, combo(p.RawBest), p.RawBestValue, p.RawBestScore)
+	}
+	if wf := r.WF; wf != nil {
+		eff := fmt.Sprintf("%.3g (out-of-sample CAGR / in-sample CAGR)", wf.Efficiency)
+		if math.IsNaN(wf.Efficiency) {
+			eff = "undefined (the in-sample CAGR is not positive)"
+		}
+		fmt.Fprintf(&b, "  walk-forward  %s, %d folds: stitched out-of-sample return %s%%, Sharpe %.3g; efficiency %s\n",
+			wf.Spec, len(wf.Folds), engine.FormatFloat(math.Round(1e4*wf.TotalReturn)/100), wf.Sharpe, eff)
+		fmt.Fprintf(&b, "      fold  out-of-sample block  chosen             IS %-8s  OOS %-8s  OOS return %%\n", r.Objective.Metric, r.Objective.Metric)
+		for i, f := range wf.Folds {
+			c := r.Grid.At(f.Combo)
+			fmt.Fprintf(&b, "      %4d  %19d  %-17s  %11.4g  %12.4g  %12.4f\n", i+1, f.OOSBlock, fmt.Sprintf("%d x %d", c.HMA, c.HMA3),
+				f.ISObjective, f.OOSObjective, 100*f.OOSReturn)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,77 @@
+package robust
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/reference"
+)
+
+// TestAnalyseStudy: the robustness of a real study (the reference backend
+// on embedded BTC/USDT minutes, 8 blocks) from the blocks its sweep
+// emitted: every combo's whole-sample Sharpe from the blocks is its own
+// fp64 Sharpe, so the selected combo is the run's best by Sharpe; PBO over
+// C(8,4) = 70 splits; the DSR is a probability; a rolling:4 walk-forward
+// has 4 folds; the table says all of it. A report without blocks is
+// refused.
+func TestAnalyseStudy(t *testing.T) {
+	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds = ds.Head(8000)
+	s := &engine.Study{Dataset: ds, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 90, Step: 20}, HMA3: engine.Range{Start: 12, Stop: 84, Step: 12}},
+		Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Blocks: 8,
+		Precisions: []engine.Precision{engine.FP64}, Backend: reference.New()}
+	rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, err := ParseWF("rolling:4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Analyse(context.Background(), rep, Options{WF: &wf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs := FromSweep(rep.Blocks)
+	run := rep.Run(engine.FP64)
+	for _, res := range run.Results {
+		got := bs.Whole(res.Index).Sharpe(s.Params.BarsPerYear)
+		if math.Abs(got-res.Sharpe) > 1e-9*math.Max(1, math.Abs(res.Sharpe)) {
+			t.Fatalf("combo %d: Sharpe from its blocks %.15g, its own %.15g", res.Index, got, res.Sharpe)
+		}
+	}
+	if best := engine.TopBySharpe(run, 1)[0]; r.Selected != best.Index {
+		t.Errorf("selected combo %d, the run's best by Sharpe is %d", r.Selected, best.Index)
+	}
+	if r.PBO == nil || r.PBO.Splits() != 70 || r.PBO.PBO < 0 || r.PBO.PBO > 1 {
+		t.Fatalf("PBO %+v: want 70 splits and a share", r.PBO)
+	}
+	if d := r.DSR; d == nil || !(d.DSR >= 0 && d.DSR <= 1) || d.Trials != s.Grid.Len() || d.Bars != int64(ds.Bars.Len()-1) {
+		t.Fatalf("DSR %+v: want a probability over %d trials and %d bar returns", d, s.Grid.Len(), ds.Bars.Len()-1)
+	}
+	if r.WF == nil || len(r.WF.Folds) != 4 {
+		t.Fatalf("walk-forward %+v: want 4 folds", r.WF)
+	}
+	var b bytes.Buffer
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Robustness (fp64 run, 8 blocks", "PBO ", "over 70 splits", "DSR ", "plateau ", "walk-forward  rolling:4, 4 folds"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, b.String())
+		}
+	}
+	rep.Blocks = nil
+	if _, err := Analyse(context.Background(), rep, Options{}); !errors.Is(err, ErrNoBlocks) {
+		t.Errorf("a report without blocks: %v, want ErrNoBlocks", err)
+	}
+}
