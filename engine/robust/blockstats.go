@@ -244,6 +244,26 @@ func (bs *BlockStats) Chunk(c0, c1 int) *BlockStats {
 	}
 }
 
+// Subset copies the combos rows (indices into bs, in that order) into new
+// statistics of len(rows) combos.
+func (bs *BlockStats) Subset(rows []int) *BlockStats {
+	s := bs.Blocks
+	out, _ := NewBlockStats(max(len(rows), 1), s)
+	out.Combos, out.Bounds = len(rows), bs.Bounds
+	for j, c := range rows {
+		a, b := c*s, j*s
+		copy(out.Bars[b:b+s], bs.Bars[a:a+s])
+		copy(out.Sum[b:b+s], bs.Sum[a:a+s])
+		copy(out.SumSq[b:b+s], bs.SumSq[a:a+s])
+		copy(out.SumDown[b:b+s], bs.SumDown[a:a+s])
+		copy(out.SumLog[b:b+s], bs.SumLog[a:a+s])
+		copy(out.Trades[b:b+s], bs.Trades[a:a+s])
+		copy(out.Wins[b:b+s], bs.Wins[a:a+s])
+		out.Sum3[j], out.Sum4[j] = bs.Sum3[c], bs.Sum4[c]
+	}
+	return out
+}
+
 // Whole is Union over every block: combo c over the whole sample.
 func (bs *BlockStats) Whole(c int) Moments { return bs.Union(c, AllBlocks(bs.Blocks)) }
 

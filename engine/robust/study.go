@@ -98,8 +98,21 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 	case bs.Blocks > MaxPBOBlocks:
 		r.PBONote = fmt.Sprintf("PBO takes at most %d blocks (%d given: C(S, S/2) splits)", MaxPBOBlocks, bs.Blocks)
 	default:
-		if r.PBO, err = PBO(ctx, bs, PBOOptions{Objective: obj}); err != nil {
+		// The trials are the distinct combos: an HMA3 twin is the same
+		// backtest, and counted twice it would tie with itself in every
+		// rank (and double the work).
+		rows := DistinctCombos(rep.Grid)
+		pbs := bs
+		if len(rows) < bs.Combos {
+			pbs = bs.Subset(rows)
+		}
+		if r.PBO, err = PBO(ctx, pbs, PBOOptions{Objective: obj}); err != nil {
 			return nil, err
+		}
+		if len(rows) < bs.Combos {
+			for i, c := range r.PBO.Selected {
+				r.PBO.Selected[i] = rows[c]
+			}
 		}
 	}
 	if opt.WF != nil {
@@ -108,6 +121,24 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 		}
 	}
 	return r, nil
+}
+
+// DistinctCombos lists, in grid order, one combo of each set of HMA3
+// twins of g (L and L+1 share p = floor(L/2): the same backtest,
+// engine.Grid.Distinct): the first of each; every combo when g has none.
+func DistinctCombos(g engine.Grid) []int {
+	n3 := g.HMA3.Len()
+	keep := make([]bool, n3)
+	for j := range keep {
+		keep[j] = j == 0 || g.HMA3.At(j-1)/2 != g.HMA3.At(j)/2
+	}
+	rows := make([]int, 0, g.Distinct().Len())
+	for i := 0; i < g.Len(); i++ {
+		if keep[i%n3] {
+			rows = append(rows, i)
+		}
+	}
+	return rows
 }
 
 // PBOVerdict reads a PBO in words: below 0.1 the in-sample best is rarely

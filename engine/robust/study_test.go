@@ -70,6 +70,11 @@ func TestAnalyseStudy(t *testing.T) {
 			t.Errorf("the table lacks %q:\n%s", want, b.String())
 		}
 	}
+	// Twins: the PBO's trials are the distinct combos.
+	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 20, Step: 10}, HMA3: engine.Range{Start: 7, Stop: 11, Step: 1}} // hma3 7 | 8 9 | 10 11
+	if rows := DistinctCombos(g); len(rows) != g.Distinct().Len() || len(rows) != 6 || rows[0] != 0 || rows[1] != 1 || rows[2] != 3 || rows[3] != 5 {
+		t.Errorf("DistinctCombos(7:11) = %v, want [0 1 3 5 6 8]", rows)
+	}
 	rep.Blocks = nil
 	if _, err := Analyse(context.Background(), rep, Options{}); !errors.Is(err, ErrNoBlocks) {
 		t.Errorf("a report without blocks: %v, want ErrNoBlocks", err)
