@@ -80,6 +80,8 @@ if [[ $STEPS == *3* ]]; then
 	timed run-1m $B run --backend cuda --no-save --head 150000 --hma 10:1009:1 --hma3 12:1011:1 --format parquet --out /tmp/run-1m.parquet
 	timed run-10m $B run --backend cuda --no-save --head 150000 --hma 10:3172:1 --hma3 12:3174:1 --format parquet --out /tmp/run-10m.parquet
 	timed run-100m-fp32 $B run --backend cuda --no-save --head 20000 --hma 2:10001 --hma3 6:10005 --precision fp32 --top 3
+	timed run-320-blocks $B run --backend cuda --no-save --head 150000 --hma 10:329:1 --hma3 12:331:1 --top 3 --blocks 16 --wf rolling:8
+	grep -E 'PBO|DSR' "$OUT/run-320-blocks.txt" | tee -a "$OUT/summary.txt"
 	grep -E 'Parity|cuda ' "$OUT/run-default.txt" "$OUT/run-prefix.txt" "$OUT/run-320.txt" | tee -a "$OUT/summary.txt"
 fi
 if [[ $STEPS == *4* ]]; then
