@@ -75,8 +75,8 @@ func BlockBounds(n, s int) ([]int, error) {
 	return b, nil
 }
 
-// copyCombo copies combo i of src into combo j of dst (same blocks).
-func (dst *BlockStats) copyCombo(j int, src *BlockStats, i int) {
+// CopyCombo copies combo i of src into combo j of dst (same blocks).
+func (dst *BlockStats) CopyCombo(j int, src *BlockStats, i int) {
 	s := dst.Blocks
 	a, b := i*s, j*s
 	copy(dst.Bars[b:b+s], src.Bars[a:a+s])

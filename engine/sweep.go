@@ -306,7 +306,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 						for r := a; r < z; r++ {
 							lo, hi := am.users(r)
 							for u := lo; u < hi; u++ {
-								opt.Blocks.copyCombo(u, bs, r-a)
+								opt.Blocks.CopyCombo(u, bs, r-a)
 							}
 						}
 						return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sweepbench/engine"
 )
 
 // DefaultBlocks is the block count S a study uses unless told otherwise
@@ -35,56 +36,25 @@ func (m Mask) Has(b int) bool { return b >= 0 && b < 64 && m&(1<<uint(b)) != 0 }
 // Count is the number of blocks in the mask.
 func (m Mask) Count() int { return bits.OnesCount64(uint64(m)) }
 
-// BlockStats holds, for a grid of Combos combos and Blocks contiguous blocks
-// of the strategy's bar returns rs, the sufficient statistics from which
-// every decomposable metric (docs/SPEC.md, "Robustness: decomposable
-// metrics") follows over any union of blocks, exactly.
+// BlockStats are the per-block statistics a sweep emits
+// (engine.BlockStats: the fields, their layout and units are defined
+// there, once, for the kernels that fill them), with the methods that take
+// the decomposable metrics (docs/SPEC.md, "Robustness: decomposable
+// metrics") over any union of blocks, exactly.
 //
-// The strategy runs once, continuously, over the whole history (positions,
-// warm-up and fees carry across block edges, as SPEC defines them); blocks
-// only partition its bar returns: block b holds rs[Bounds[b] : Bounds[b+1]]
-// of the n-1 returns rs[1..n-1] (SPEC "Signal, position, fills"), indexed
-// from 0 here (index k is SPEC's rs[k+1]).
-//
-// Layout, for a kernel to write directly: every per-block field is one flat
-// structure-of-arrays slice of Combos*Blocks elements, combo-major:
-//
-//	element [c*Blocks + b] = combo c (the grid's combo index, engine.Grid.At),
-//	                         block b (0 = earliest)
-//
-// so one combo's blocks are contiguous (a thread owning a combo writes
-// Blocks consecutive values of each field, once, at the end of the block).
-// Sum3 and Sum4 are per combo, [c], over the whole sample. Counts are int32
-// (a block of more than 2^31 bars is refused), sums float64, each summed in
-// bar order in fp64 whatever the sweep's precision.
-//
-// Growth is kept as a sum of logarithms, SumLog = sum log1p(rs), not as a
-// product of growth factors: a union's growth is then a sum like every other
-// field (the kernel and the union code do one thing), a block of a combo
-// losing 0.1% a bar over 100,000 bars (growth e^-100) stays representable
-// where a float32 product underflows, a total loss (rs = -1) is an exact
-// -Inf that any union containing it inherits, and expm1 of the sum gives the
-// total return without the cancellation of prod - 1. The cost is one log1p
-// per bar in the kernel.
+// SumLog is the block's log growth: the backends take it as the log of the
+// block's product of growth factors (engine.LogGrowth), FromReturns as a
+// sum of log1p; the two agree to a few ulps. A union's growth is then a sum
+// like every other field, a total loss an exact -Inf that any union holding
+// it inherits, and expm1 of the sum the total return without the
+// cancellation of prod - 1.
 type BlockStats struct {
-	Combos int // N, the number of combos (trials)
-	Blocks int // S, the number of blocks, 1..MaxBlocks
-
-	// Bounds, when known, are the S+1 block edges in bar-return indices:
-	// 0 = Bounds[0] < Bounds[1] < ... < Bounds[S] = n-1. Optional (nil):
-	// the statistics do not need them; reports use them for dates.
-	Bounds []int
-
-	Bars    []int32   // [c*S+b] bar returns in the block (the same for every combo)
-	Sum     []float64 // [c*S+b] sum of rs
-	SumSq   []float64 // [c*S+b] sum of rs^2
-	SumDown []float64 // [c*S+b] sum of min(rs,0)^2
-	SumLog  []float64 // [c*S+b] sum of log1p(rs) (the block's log growth; -Inf after a total loss)
-	Trades  []int32   // [c*S+b] trades closed in the block (see TradeExit for which block that is)
-	Wins    []int32   // [c*S+b] of those, trades won (trade return R > 0, SPEC "Trades")
-	Sum3    []float64 // [c] sum of rs^3 over the whole sample
-	Sum4    []float64 // [c] sum of rs^4 over the whole sample
+	engine.BlockStats
 }
+
+// FromSweep views the per-block statistics a sweep emitted as BlockStats,
+// sharing their slices.
+func FromSweep(e *engine.BlockStats) *BlockStats { return &BlockStats{*e} }
 
 // NewBlockStats allocates zeroed statistics for combos x blocks, every
 // slice at its length, Bounds nil. Errors: ErrEmpty for combos < 1,
@@ -97,13 +67,13 @@ func NewBlockStats(combos, blocks int) (*BlockStats, error) {
 		return nil, inputErr(ErrBlocks, "blocks", "%d blocks: want 1..%d", blocks, MaxBlocks)
 	}
 	n := combos * blocks
-	return &BlockStats{
+	return &BlockStats{engine.BlockStats{
 		Combos: combos, Blocks: blocks,
 		Bars: make([]int32, n), Sum: make([]float64, n), SumSq: make([]float64, n),
 		SumDown: make([]float64, n), SumLog: make([]float64, n),
 		Trades: make([]int32, n), Wins: make([]int32, n),
 		Sum3: make([]float64, combos), Sum4: make([]float64, combos),
-	}, nil
+	}}, nil
 }
 
 // Validate checks the shapes and the domains: Combos >= 1 (ErrEmpty),
@@ -235,31 +205,22 @@ func (bs *BlockStats) Union(c int, m Mask) Moments {
 func (bs *BlockStats) Chunk(c0, c1 int) *BlockStats {
 	s := bs.Blocks
 	lo, hi := c0*s, c1*s
-	return &BlockStats{
+	return &BlockStats{engine.BlockStats{
 		Combos: c1 - c0, Blocks: s, Bounds: bs.Bounds,
 		Bars: bs.Bars[lo:hi:hi], Sum: bs.Sum[lo:hi:hi], SumSq: bs.SumSq[lo:hi:hi],
 		SumDown: bs.SumDown[lo:hi:hi], SumLog: bs.SumLog[lo:hi:hi],
 		Trades: bs.Trades[lo:hi:hi], Wins: bs.Wins[lo:hi:hi],
 		Sum3: bs.Sum3[c0:c1:c1], Sum4: bs.Sum4[c0:c1:c1],
-	}
+	}}
 }
 
 // Subset copies the combos rows (indices into bs, in that order) into new
-// statistics of len(rows) combos.
+// statistics of len(rows) combos (at least one).
 func (bs *BlockStats) Subset(rows []int) *BlockStats {
-	s := bs.Blocks
-	out, _ := NewBlockStats(max(len(rows), 1), s)
+	out, _ := NewBlockStats(max(len(rows), 1), bs.Blocks)
 	out.Combos, out.Bounds = len(rows), bs.Bounds
 	for j, c := range rows {
-		a, b := c*s, j*s
-		copy(out.Bars[b:b+s], bs.Bars[a:a+s])
-		copy(out.Sum[b:b+s], bs.Sum[a:a+s])
-		copy(out.SumSq[b:b+s], bs.SumSq[a:a+s])
-		copy(out.SumDown[b:b+s], bs.SumDown[a:a+s])
-		copy(out.SumLog[b:b+s], bs.SumLog[a:a+s])
-		copy(out.Trades[b:b+s], bs.Trades[a:a+s])
-		copy(out.Wins[b:b+s], bs.Wins[a:a+s])
-		out.Sum3[j], out.Sum4[j] = bs.Sum3[c], bs.Sum4[c]
+		out.CopyCombo(j, &bs.BlockStats, c)
 	}
 	return out
 }

@@ -11,16 +11,6 @@ import (
 	"sweepbench/engine"
 )
 
-// FromSweep views the per-block statistics a sweep emitted
-// (engine.BlockStats: the backends' output, the same layout) as
-// BlockStats, sharing their slices. The log growth is the log of the
-// block's product of growth factors (engine.LogGrowth), equal to the sum
-// of log1p to a few ulps.
-func FromSweep(e *engine.BlockStats) *BlockStats {
-	return &BlockStats{Combos: e.Combos, Blocks: e.Blocks, Bounds: e.Bounds, Bars: e.Bars, Sum: e.Sum, SumSq: e.SumSq,
-		SumDown: e.SumDown, SumLog: e.SumLog, Trades: e.Trades, Wins: e.Wins, Sum3: e.Sum3, Sum4: e.Sum4}
-}
-
 // Options say what Analyse computes beside PBO, DSR and the plateau.
 type Options struct {
 	// Objective picks the best combos (DefaultObjective of the study's
