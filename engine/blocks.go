@@ -58,19 +58,17 @@ func NewBlockStats(combos int, bounds []int) *BlockStats {
 }
 
 // BlockBounds splits the n-1 bar returns of n bars into s contiguous
-// blocks as equal as they can be (the first (n-1) mod s one return
-// longer): the S+1 edges. Errors: s < 1, or fewer returns than blocks.
+// blocks whose sizes differ by at most one: edge b is floor(b*(n-1)/s)
+// (docs/SPEC.md "Robustness: decomposable metrics"), the S+1 edges.
+// Errors: s < 1, or fewer returns than blocks (FieldBlocks).
 func BlockBounds(n, s int) ([]int, error) {
 	m := n - 1
 	if s < 1 || m < s {
 		return nil, fieldErr(FieldBlocks, fmt.Sprint(s), "%d blocks of %d bar returns: want 1 to %d", s, max(m, 0), max(m, 0))
 	}
 	b := make([]int, s+1)
-	for i := 1; i <= s; i++ {
-		b[i] = b[i-1] + m/s
-		if i <= m%s {
-			b[i]++
-		}
+	for i := range b {
+		b[i] = int(int64(i) * int64(m) / int64(s))
 	}
 	return b, nil
 }

@@ -33,12 +33,12 @@ func TestFrexp(t *testing.T) {
 	}
 }
 
-// TestBlockBounds: n-1 returns in s blocks as equal as can be, the first
-// ones one longer; too many blocks refused naming --blocks.
+// TestBlockBounds: n-1 returns in s blocks, edge b at floor(b*(n-1)/s)
+// (SPEC); too many blocks refused naming --blocks.
 func TestBlockBounds(t *testing.T) {
-	b, err := BlockBounds(11, 3) // 10 returns: 4, 3, 3
-	if err != nil || len(b) != 4 || b[0] != 0 || b[1] != 4 || b[2] != 7 || b[3] != 10 {
-		t.Errorf("BlockBounds(11, 3) = %v, %v; want [0 4 7 10]", b, err)
+	b, err := BlockBounds(11, 3) // 10 returns: 3, 3, 4
+	if err != nil || len(b) != 4 || b[0] != 0 || b[1] != 3 || b[2] != 6 || b[3] != 10 {
+		t.Errorf("BlockBounds(11, 3) = %v, %v; want [0 3 6 10]", b, err)
 	}
 	if _, err := BlockBounds(5, 5); err == nil || FieldErrors(err)[0].Field != FieldBlocks {
 		t.Errorf("5 blocks of 4 returns: %v, want a --blocks error", err)

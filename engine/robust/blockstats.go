@@ -271,11 +271,7 @@ func EqualBounds(bars, s int) ([]int, error) {
 	if bars < s {
 		return nil, inputErr(ErrEmpty, "bars", "%d bar returns cannot fill %d blocks", bars, s)
 	}
-	out := make([]int, s+1)
-	for b := 0; b <= s; b++ {
-		out[b] = int(int64(b) * int64(bars) / int64(s))
-	}
-	return out, nil
+	return engine.BlockBounds(bars+1, s) // the edges a study's sweep uses
 }
 
 // TradeExit is one closed trade as FromReturns attributes it: Bar is the
