@@ -181,6 +181,7 @@ var kernelNames = map[string][]string{
 	"sweep": {"sweep_f32_k1", "sweep_f32_k2", "sweep_f64_k1", "sweep_f64_k2", "sweep_seg_f32", "sweep_seg_f64",
 		"block_stats_f32", "block_stats_f64"},
 	"parity": {"parity_flips_f32", "series_err_f32", "parity_flips_f64", "series_err_f64"},
+	"robust": {"pbo_best", "pbo_rank"},
 }
 
 // The methods below run on the device thread (inside do).

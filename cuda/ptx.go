@@ -24,7 +24,7 @@ var ptxFS embed.FS
 const PTXDirEnv = "SWEEPBENCH_PTX_DIR"
 
 // Modules are the PTX modules this package loads, by file stem.
-var moduleNames = []string{"indicators", "sweep", "parity"}
+var moduleNames = []string{"indicators", "sweep", "parity", "robust"}
 
 // Cubins: beside each PTX module, machine code assembled from that very
 // PTX by ptxas for the architectures below (scripts/cuda-build.sh), so a

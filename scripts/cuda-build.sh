@@ -16,7 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/cuda/ptx}
 mkdir -p "$out"
 flags=(--ptx -arch=compute_80 --fmad=false -O3 -std=c++17 -I"$root/reference/kernels")
-for m in indicators sweep parity; do
+for m in indicators sweep parity robust; do
 	nvcc "${flags[@]}" -o "$out/$m.ptx" "$root/cuda/kernels/$m.cu"
 done
 # Same definition as cuda.SourcesHash: each *.cu of cuda/kernels and *.h of
@@ -29,17 +29,17 @@ done | LC_ALL=C sort | cut -d' ' -f2); do
 	cat "$p"
 done | sha256sum | cut -d' ' -f1)
 printf '%s\n' "$hash" >"$out/SOURCES.sha256"
-echo "cuda-build: wrote $out/{indicators,sweep,parity}.ptx, sources sha256 $hash"
+echo "cuda-build: wrote $out/{indicators,sweep,parity,robust}.ptx, sources sha256 $hash"
 # Machine code for the architectures cuda.cubinArchs names, assembled by
 # ptxas from that very PTX (so its arithmetic is the PTX's: no JIT at start
 # on those GPUs, the same bits), and the PTX's SHA-256 per cubin
 # (CUBINS.sha256, checked by TestCubinsFresh).
 : >"$out/CUBINS.sha256"
-for m in indicators sweep parity; do
+for m in indicators sweep parity robust; do
 	sum=$(sha256sum "$out/$m.ptx" | cut -d' ' -f1)
 	for a in 80 90; do
 		ptxas -arch=sm_$a -O3 "$out/$m.ptx" -o "$out/$m.sm_$a.cubin"
 		printf '%s %s\n' "$m.sm_$a.cubin" "$sum" >>"$out/CUBINS.sha256"
 	done
 done
-echo "cuda-build: wrote $out/{indicators,sweep,parity}.sm_{80,90}.cubin"
+echo "cuda-build: wrote $out/{indicators,sweep,parity,robust}.sm_{80,90}.cubin"

@@ -23,7 +23,7 @@ mkdir -p "$OUT/ptx"
 	nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem --format=csv
 	nvcc --version | tail -2
 	bash scripts/cuda-build.sh "$OUT/ptx" || exit 1
-	for m in indicators sweep parity; do
+	for m in indicators sweep parity robust; do
 		nvcc -cubin -arch=sm_90 --fmad=false -O3 -std=c++17 -Xptxas -v -Ireference/kernels \
 			-o "/tmp/$m.cubin" "cuda/kernels/$m.cu" 2>&1 | grep -E 'Function properties|registers|spill|Compiling entry' || true
 	done

@@ -52,7 +52,7 @@ if [[ $STEPS == *1* ]]; then
 	echo "== 1. PTX" | tee -a "$OUT/summary.txt"
 	bash scripts/cuda-build.sh "$OUT/ptx" >"$OUT/build.log" 2>&1
 	echo "nvcc exit $?" | tee -a "$OUT/summary.txt"
-	for f in indicators.ptx sweep.ptx parity.ptx SOURCES.sha256 CUBINS.sha256; do
+	for f in indicators.ptx sweep.ptx parity.ptx robust.ptx SOURCES.sha256 CUBINS.sha256; do
 		if cmp -s "$OUT/ptx/$f" "cuda/ptx/$f"; then echo "$f: identical to the embedded"; else echo "$f: DIFFERS from the embedded"; fi
 	done | tee -a "$OUT/summary.txt"
 fi

@@ -2,6 +2,7 @@ package robust
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -27,6 +28,24 @@ type PBOOptions struct {
 	Selectable []bool
 	// Workers is the number of goroutines; 0 means GOMAXPROCS.
 	Workers int
+	// Device, when set, runs both passes on a device for the Sharpe
+	// objective (equal bar counts per block, no Selectable mask): the same
+	// sums in the same order and the same comparisons as the CPU's passes.
+	Device PBODevice
+}
+
+// PBODevice runs PBO's two passes for the Sharpe key on a device (a GPU
+// backend that has the study's block statistics at hand). sum (sign-
+// adjusted: negated when the objective is minimised) and sumSq are
+// block-major, [b*combos + c]; bars the per-block bar counts; sets the
+// in-sample sets (PBOResult.ISBlocks' order), comp[k] the index of set k's
+// complement. It returns, per set k, sel[k] the best combo with set k in
+// sample (sharpeFrac keys compared by cross-multiplication, ties to the
+// lowest index), and less[k], equal[k] the combos whose key over set k is
+// below and equal to that of sel[comp[k]], the combo chosen in the split
+// whose out-of-sample set is k.
+type PBODevice interface {
+	PBOSharpe(ctx context.Context, sum, sumSq []float64, combos, blocks int, bars []float64, sets []Mask, comp []int32) (sel, less, equal []int32, err error)
 }
 
 // PBOResult is the outcome of CSCV over every split. Per-split slices are in
@@ -151,19 +170,13 @@ func PBO(ctx context.Context, bs *BlockStats, opt PBOOptions) (*PBOResult, error
 	nsp := len(sets)
 	p := newPBOPlan(bs, opt.Objective, opt.Selectable, sets, opt.Workers)
 
-	// Pass 1: each set as in-sample set, its best selectable combo.
-	sel, err := p.bestPerSet(ctx, opt.Workers)
-	if err != nil {
-		return nil, err
-	}
-	// Set k as out-of-sample set belongs to the split whose in-sample set
-	// is its complement; pass 2 ranks that split's chosen combo over it.
 	comp := complementIndex(sets, s)
-	chosen := make([]int32, nsp)
-	for k := range sets {
-		chosen[k] = sel[comp[k]]
+	var sel, less, equal []int32
+	if opt.Device != nil && p.sharpe && opt.Selectable == nil {
+		sel, less, equal, err = devicePasses(ctx, opt.Device, bs, p.sign, sets, comp)
+	} else {
+		sel, less, equal, err = p.cpuPasses(ctx, sets, comp, opt.Workers)
 	}
-	less, equal, err := p.rankPerSet(ctx, chosen, opt.Workers)
 	if err != nil {
 		return nil, err
 	}
@@ -200,6 +213,53 @@ func PBO(ctx context.Context, bs *BlockStats, opt PBOOptions) (*PBOResult, error
 	r.ProbOOSLoss = float64(losses) / float64(nsp)
 	r.Intercept, r.Slope, r.R2, r.RegressionSplits = degradation(r.IS, r.OOS)
 	return r, nil
+}
+
+// cpuPasses are PBO's two passes on every core. Pass 1: each set as
+// in-sample set, its best selectable combo. Pass 2: set k as out-of-sample
+// set belongs to the split whose in-sample set is its complement; the
+// split's chosen combo is ranked over it.
+func (p *pboPlan) cpuPasses(ctx context.Context, sets []Mask, comp []int32, workers int) (sel, less, equal []int32, err error) {
+	if sel, err = p.bestPerSet(ctx, workers); err != nil {
+		return nil, nil, nil, err
+	}
+	chosen := make([]int32, len(sets))
+	for k := range sets {
+		chosen[k] = sel[comp[k]]
+	}
+	less, equal, err = p.rankPerSet(ctx, chosen, workers)
+	return sel, less, equal, err
+}
+
+// devicePasses are PBO's two passes on dev: the sign-adjusted sums and
+// the squares transposed block-major for it, its answers checked.
+func devicePasses(ctx context.Context, dev PBODevice, bs *BlockStats, sign float64, sets []Mask, comp []int32) (sel, less, equal []int32, err error) {
+	n, s := bs.Combos, bs.Blocks
+	sum := make([]float64, n*s)
+	sq := make([]float64, n*s)
+	for c := 0; c < n; c++ {
+		for b := 0; b < s; b++ {
+			sum[b*n+c] = sign * bs.Sum[c*s+b]
+			sq[b*n+c] = bs.SumSq[c*s+b]
+		}
+	}
+	bars := make([]float64, s)
+	for b := range bars {
+		bars[b] = float64(bs.Bars[b])
+	}
+	sel, less, equal, err = dev.PBOSharpe(ctx, sum, sq, n, s, bars, sets, comp)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(sel) != len(sets) || len(less) != len(sets) || len(equal) != len(sets) {
+		return nil, nil, nil, fmt.Errorf("PBO on the device: %d/%d/%d answers for %d splits", len(sel), len(less), len(equal), len(sets))
+	}
+	for k := range sets {
+		if sel[k] < 0 || int(sel[k]) >= n || less[k] < 0 || equal[k] < 1 || int(less[k]+equal[k]) > n {
+			return nil, nil, nil, fmt.Errorf("PBO on the device: split %d: combo %d, %d below and %d equal of %d", k, sel[k], less[k], equal[k], n)
+		}
+	}
+	return sel, less, equal, nil
 }
 
 // degradation fits OOS = alpha + beta*IS over the finite pairs.
