@@ -20,6 +20,9 @@ type Options struct {
 	WF *WFSpec
 	// Neighbourhood is the plateau's window (0: DefaultNeighbourhood).
 	Neighbourhood int
+	// Device, when set, runs PBO's passes there (the study's GPU backend,
+	// where the per-block statistics came from).
+	Device PBODevice
 }
 
 // Robustness is what a study's selection is worth (issue 14's section):
@@ -96,7 +99,7 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 		if len(rows) < bs.Combos {
 			pbs = bs.Subset(rows)
 		}
-		if r.PBO, err = PBO(ctx, pbs, PBOOptions{Objective: obj}); err != nil {
+		if r.PBO, err = PBO(ctx, pbs, PBOOptions{Objective: obj, Device: opt.Device}); err != nil {
 			return nil, err
 		}
 		if len(rows) < bs.Combos {
