@@ -243,7 +243,7 @@ func newRunCmd() *cobra.Command {
 			write := func(w io.Writer) error { return writeReport(w, rep, format, top) }
 			if rep != nil && rep.Blocks != nil {
 				status("robustness: PBO over every split, DSR, plateau...")
-				if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == rep.Run(rep.BlocksOf).Backend {
+				if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == rep.Run(rep.BlocksOf).Backend && os.Getenv(engine.ParityEnv) != "cpu" {
 					rob.Device = dev // PBO where the statistics came from
 				}
 				r, err := robust.Analyse(ctx, rep, rob)

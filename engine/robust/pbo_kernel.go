@@ -358,23 +358,44 @@ func (p *pboPlan) forTiles(ctx context.Context, workers int, body func(w int, t 
 func (p *pboPlan) bestPerSet(ctx context.Context, workers int) ([]int32, error) {
 	workers = p.workers(workers)
 	nsets := len(p.sets)
+	// Each worker's best per set: its key (for the Sharpe key also as the
+	// fraction num/den it compares by cross-multiplying, as the device does)
+	// and its combo.
 	bestKey := make([][]float64, workers)
+	bestNum := make([][]float64, workers)
+	bestDen := make([][]float64, workers)
 	bestIdx := make([][]int32, workers)
 	for w := range bestKey {
 		bestKey[w] = make([]float64, nsets)
+		bestNum[w] = make([]float64, nsets)
+		bestDen[w] = make([]float64, nsets)
 		bestIdx[w] = make([]int32, nsets)
 		for k := range bestIdx[w] {
-			bestKey[w][k], bestIdx[w][k] = math.Inf(-1), -1
+			bestKey[w][k], bestNum[w][k], bestDen[w][k], bestIdx[w][k] = math.Inf(-1), 0, 1, -1
 		}
 	}
+	// better reports whether (key a, fraction na/da, combo ca) beats b's:
+	// the Sharpe key compared as fractions, any other as keys; ties to the
+	// lower combo. Tiles arrive in any order and are merged in any order:
+	// the result does not depend on scheduling.
+	better := func(ka, na, da float64, ca int32, kb, nb, db float64, cb int32) bool {
+		if cb < 0 {
+			return ca >= 0
+		}
+		if p.sharpe {
+			x, y := float64(na*db), float64(nb*da)
+			return x > y || x == y && ca < cb
+		}
+		return ka > kb || ka == kb && ca < cb
+	}
 	err := p.forTiles(ctx, workers, func(w int, t *tileTables) {
-		bk, bi := bestKey[w], bestIdx[w]
+		bk, bn, bd, bi := bestKey[w], bestNum[w], bestDen[w], bestIdx[w]
 		var sel []bool
 		if p.sel != nil {
 			sel = p.sel[t.c0 : t.c0+t.width]
 		}
 		for _, k := range p.order {
-			var best float64
+			var best, num, den float64
 			at := -1
 			if p.sharpe {
 				// Every key of the tile is <= its bound: below this
@@ -383,7 +404,8 @@ func (p *pboPlan) bestPerSet(ctx context.Context, workers int) ([]int32, error) 
 				if bi[k] >= 0 && p.tileUB[t.tile] < bk[k] {
 					continue
 				}
-				best, at = p.bestSharpe(t, p.sets[k], sel)
+				num, den, at = p.bestSharpe(t, p.sets[k], sel)
+				best = num / den
 			} else {
 				best, at = maxKey(p.keysFor(t, p.sets[k]), sel)
 			}
@@ -391,22 +413,19 @@ func (p *pboPlan) bestPerSet(ctx context.Context, workers int) ([]int32, error) 
 				continue
 			}
 			c := p.perm[t.c0+at]
-			// Tiles arrive in any order: keep the larger key, then the
-			// lower index, so the result does not depend on scheduling.
-			if bi[k] < 0 || best > bk[k] || (best == bk[k] && c < bi[k]) {
-				bk[k], bi[k] = best, c
+			if better(best, num, den, c, bk[k], bn[k], bd[k], bi[k]) {
+				bk[k], bn[k], bd[k], bi[k] = best, num, den, c
 			}
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	key, idx := bestKey[0], bestIdx[0]
+	key, num, den, idx := bestKey[0], bestNum[0], bestDen[0], bestIdx[0]
 	for w := 1; w < workers; w++ {
 		for k := range nsets {
-			c := bestIdx[w][k]
-			if c >= 0 && (idx[k] < 0 || bestKey[w][k] > key[k] || (bestKey[w][k] == key[k] && c < idx[k])) {
-				key[k], idx[k] = bestKey[w][k], c
+			if better(bestKey[w][k], bestNum[w][k], bestDen[w][k], bestIdx[w][k], key[k], num[k], den[k], idx[k]) {
+				key[k], num[k], den[k], idx[k] = bestKey[w][k], bestNum[w][k], bestDen[w][k], bestIdx[w][k]
 			}
 		}
 	}
@@ -499,12 +518,13 @@ func countKeys(keys []float64, th float64) (lt, eq int32) {
 // combo costs a division; the winner's key is its num/d, what keySharpe
 // gives. Equal keys go to the lower combo index (the tile is in bound
 // order, not index order).
-func (p *pboPlan) bestSharpe(t *tileTables, m Mask, sel []bool) (float64, int) {
+func (p *pboPlan) bestSharpe(t *tileTables, m Mask, sel []bool) (num, den float64, at int) {
 	sa, sb := p.rows(t, 0, m)
 	qa, qb := p.rows(t, 1, m)
 	n := p.barsOver(m)
 	combo := p.perm[t.c0 : t.c0+t.width]
-	nb, db, at := math.Inf(-1), 1.0, -1 // any finite key beats -Inf/1 (so combo[at] is read only when at >= 0)
+	nb, db := math.Inf(-1), 1.0 // any finite key beats -Inf/1 (so combo[at] is read only when at >= 0)
+	at = -1
 	for j := range sa {
 		num, d := sharpeFrac(sa[j]+sb[j], qa[j]+qb[j], n)
 		x, y := float64(num*db), float64(nb*d)
@@ -512,7 +532,7 @@ func (p *pboPlan) bestSharpe(t *tileTables, m Mask, sel []bool) (float64, int) {
 			nb, db, at = num, d, j
 		}
 	}
-	return nb / db, at
+	return nb, db, at
 }
 
 // countSharpe is pass 2's kernel for the Sharpe key: how many of the
