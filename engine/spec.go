@@ -21,6 +21,8 @@ const (
 	FieldLEANAsset   = "lean-asset"
 	FieldTimeframe   = "timeframe"
 	FieldHead        = "head"
+	FieldFrom        = "from"
+	FieldTo          = "to"
 	FieldHMA         = "hma"
 	FieldHMA3        = "hma3"
 	FieldFee         = "fee"
@@ -111,7 +113,13 @@ type Spec struct {
 	TimeColumn string `json:"time_column,omitempty"` // the timestamp column of a CSV with a header
 	LEANAsset  string `json:"lean_asset,omitempty"`  // LEAN security type when the path does not say it (data.LEANAssets)
 	Timeframe  string `json:"timeframe,omitempty"`   // resample first: 5m .. 1d; "" = as loaded
-	Head       int    `json:"head,omitempty"`        // the first N bars after resampling; 0 = all
+	Head       int    `json:"head,omitempty"`        // the first N bars after resampling (and the window); 0 = all
+	// From and To select the bars whose open time is in [From, To)
+	// (WindowOf): a date (2023-09-01) or a date and time (2023-09-01 12:00,
+	// or RFC 3339), in TZ, else the data's own zone, else UTC; a To that
+	// is a date includes that whole day. "" = no bound.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
 
 	HMA  string `json:"hma"`  // HMA length range start:stop:step, inclusive
 	HMA3 string `json:"hma3"` // HMA3 length range
@@ -296,7 +304,67 @@ func (s Spec) Derive(raw *data.Dataset) (*data.Dataset, error) {
 			return nil, &FieldError{Field: FieldTimeframe, Value: s.Timeframe, Err: err}
 		}
 	}
+	from, to, err := s.WindowOf(&ds.Info)
+	if err != nil {
+		return nil, err
+	}
+	if ds, err = ds.Window(from, to); err != nil {
+		f, v := FieldFrom, s.From
+		if s.From == "" {
+			f, v = FieldTo, s.To
+		}
+		return nil, &FieldError{Field: f, Value: v, Err: err}
+	}
 	return ds.Head(s.Head), nil
+}
+
+// windowLayouts are the forms --from and --to take.
+var windowLayouts = []string{"2006-01-02", "2006-01-02 15:04", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02T15:04:05"}
+
+// WindowOf parses From and To into instants: in the Spec's TZ when set,
+// else the zone the data's local times are in (Info.TimeZone), else UTC; a
+// To given as a date is the next day's midnight (the day included); RFC
+// 3339 carries its own offset. Zero for an empty bound. Errors
+// (*FieldError): a bound in no known form, or From not before To.
+func (s Spec) WindowOf(in *data.Info) (from, to time.Time, err error) {
+	loc := time.UTC
+	zone := s.TZ
+	if zone == "" && in != nil {
+		zone = in.TimeZone
+	}
+	if zone != "" {
+		if l, lerr := time.LoadLocation(zone); lerr == nil {
+			loc = l
+		}
+	}
+	parse := func(field, v string, end bool) (time.Time, error) {
+		if v == "" {
+			return time.Time{}, nil
+		}
+		v = strings.TrimSpace(v)
+		if t, err := time.Parse(time.RFC3339, v); err == nil {
+			return t, nil
+		}
+		for i, layout := range windowLayouts {
+			if t, err := time.ParseInLocation(layout, v, loc); err == nil {
+				if end && i == 0 {
+					t = t.AddDate(0, 0, 1)
+				}
+				return t, nil
+			}
+		}
+		return time.Time{}, fieldErr(field, v, "want a date (2023-09-01), a date and time (2023-09-01 12:00) or RFC 3339")
+	}
+	if from, err = parse(FieldFrom, s.From, false); err != nil {
+		return
+	}
+	if to, err = parse(FieldTo, s.To, true); err != nil {
+		return
+	}
+	if !from.IsZero() && !to.IsZero() && !from.Before(to) {
+		err = fieldErr(FieldTo, s.To, "is not after --from %s", s.From)
+	}
+	return
 }
 
 // Load opens, resamples and trims the Spec's dataset (Open then Derive).

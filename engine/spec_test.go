@@ -4,8 +4,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/reference"
 )
 
@@ -105,5 +107,46 @@ func TestSpecDerive(t *testing.T) {
 	var fe *engine.FieldError
 	if _, err := spec.Derive(raw); !errors.As(err, &fe) || fe.Field != engine.FieldTimeframe {
 		t.Errorf("a bad timeframe: %v", err)
+	}
+}
+
+// TestSpecWindow: --from and --to select the bars whose open time is in
+// [from, to): a date-only --to includes its day; the bounds are read in
+// --tz (here New York: 2025-06-05 means 04:00 UTC), else UTC; RFC 3339
+// carries its own offset; an empty window, a bound in no known form and a
+// --to not after --from are refused naming the flag.
+func TestSpecWindow(t *testing.T) {
+	load := func(from, to, tz string) (*data.Dataset, error) {
+		s := engine.DefaultSpec()
+		s.Data, s.From, s.To, s.TZ = "embedded:btcusdt-1m", from, to, tz
+		return s.Load()
+	}
+	utc := func(d *data.Dataset) (string, string) {
+		return time.Unix(0, d.Bars.Time[0]).UTC().Format("2006-01-02 15:04"), time.Unix(0, d.Bars.Time[d.Bars.Len()-1]).UTC().Format("2006-01-02 15:04")
+	}
+	for _, c := range []struct{ from, to, tz, first, last string }{
+		{"2025-06-05", "2025-06-06", "", "2025-06-05 00:00", "2025-06-06 23:59"},
+		{"2025-06-05 12:00", "2025-06-05 13:00", "", "2025-06-05 12:00", "2025-06-05 12:59"},
+		{"2025-06-05", "", "America/New_York", "2025-06-05 04:00", "2025-07-01 17:30"},
+		{"2025-06-05T12:00:00+02:00", "", "", "2025-06-05 10:00", "2025-07-01 17:30"},
+	} {
+		d, err := load(c.from, c.to, c.tz)
+		if err != nil {
+			t.Fatalf("%s .. %s (%s): %v", c.from, c.to, c.tz, err)
+		}
+		if f, l := utc(d); f != c.first || l != c.last {
+			t.Errorf("%s .. %s (%s): bars %s .. %s, want %s .. %s", c.from, c.to, c.tz, f, l, c.first, c.last)
+		}
+	}
+	for _, c := range []struct{ from, to, field, want string }{
+		{"2030-01-01", "", engine.FieldFrom, "no bar from 2030-01-01 00:00 UTC to the end"},
+		{"soon", "", engine.FieldFrom, "want a date"},
+		{"2025-06-05", "2025-06-04", engine.FieldTo, "is not after --from 2025-06-05"},
+	} {
+		_, err := load(c.from, c.to, "")
+		fe := engine.FieldErrors(err)
+		if len(fe) == 0 || fe[0].Field != c.field || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q .. %q: %v, want a %s error saying %q", c.from, c.to, err, c.field, c.want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"sweepbench/engine"
 	"sweepbench/reference"
@@ -59,7 +60,8 @@ func resumeAndCompare(t *testing.T, s *sessions.Store, reg *engine.Registry, id 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ss.Spec.WMA != spec.WMA || ss.Spec.HMA != spec.HMA || ss.Spec.Data != spec.Data || ss.Spec.Head != spec.Head {
+	if ss.Spec.WMA != spec.WMA || ss.Spec.HMA != spec.HMA || ss.Spec.Data != spec.Data || ss.Spec.Head != spec.Head ||
+		ss.Spec.From != spec.From || ss.Spec.To != spec.To {
 		t.Fatalf("saved spec %+v, want the run's %+v", ss.Spec, spec)
 	}
 	st, err := sessions.Rebuild(bg, ss, reg, "", nil)
@@ -115,6 +117,23 @@ func TestResumePrefixKeepsDirectReference(t *testing.T) {
 	}
 	if got.Parity == nil || got.Parity.Verdict != engine.VerdictCollapse {
 		t.Errorf("prefix fp32 against the direct reference: parity %+v, want the collapse", got.Parity)
+	}
+}
+
+// TestResumeWindow: a study of a window of the data (--from, --to, as
+// given, in the data's zone) is saved with it and resumed on the same bars:
+// equal to an uninterrupted run of the window on every metric.
+func TestResumeWindow(t *testing.T) {
+	spec := engine.DefaultSpec()
+	spec.Data, spec.From, spec.To = "embedded:btcusdt-1m", "2025-06-05", "2025-06-10 12:00"
+	spec.HMA, spec.HMA3, spec.Backend = "10:100:10", "12:96:12", "reference"
+	s := openStore(t, "")
+	reg := pipelineRegistry()
+	id := interruptedSession(t, s, reg, spec, 20)
+	got := resumeAndCompare(t, s, reg, id, spec)
+	first, last := got.Dataset.First.UTC(), got.Dataset.Last.UTC()
+	if first.Format("2006-01-02 15:04") != "2025-06-05 00:00" || !last.Before(time.Date(2025, 6, 10, 12, 0, 0, 0, time.UTC)) || last.Before(time.Date(2025, 6, 10, 11, 0, 0, 0, time.UTC)) {
+		t.Errorf("the resumed study's bars run %s .. %s, want 2025-06-05 00:00 .. just before 2025-06-10 12:00", first, last)
 	}
 }
 

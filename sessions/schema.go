@@ -214,6 +214,12 @@ ALTER TABLE datasets ADD COLUMN dropped_at TEXT NOT NULL DEFAULT '[]';  -- JSON 
 ALTER TABLE datasets ADD COLUMN calendar TEXT NOT NULL DEFAULT '';      -- '24/7', 'sessions', '' = not known
 ALTER TABLE datasets ADD COLUMN calendar_why TEXT NOT NULL DEFAULT '';
 `,
+	// v5: the window of bars a study selected (--from, --to, as given;
+	// '' = no bound, what every earlier session swept).
+	`
+ALTER TABLE studies ADD COLUMN window_from TEXT NOT NULL DEFAULT '';
+ALTER TABLE studies ADD COLUMN window_to TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // digestSchema is the first schema version whose runs carry a digest.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -132,6 +133,40 @@ func (d *Dataset) Head(n int) *Dataset {
 	nd.Info.Name = fmt.Sprintf("%s[:%d]", d.Info.Name, n)
 	nd.Info.setStats(&nd.Bars)
 	return nd
+}
+
+// Window returns the bars whose open time t satisfies from <= t < to (a
+// zero from or to: no bound), sharing d's arrays, with the window in its
+// name. Errors: *Error naming the range when no bar is inside it.
+func (d *Dataset) Window(from, to time.Time) (*Dataset, error) {
+	if from.IsZero() && to.IsZero() {
+		return d, nil
+	}
+	lo, hi := 0, d.Bars.Len()
+	if !from.IsZero() {
+		f := from.UnixNano()
+		lo = sort.Search(hi, func(i int) bool { return d.Bars.Time[i] >= f })
+	}
+	if !to.IsZero() {
+		e := to.UnixNano()
+		hi = sort.Search(hi, func(i int) bool { return d.Bars.Time[i] >= e })
+	}
+	if lo >= hi {
+		first, last := time.Unix(0, d.Bars.Time[0]).UTC(), time.Unix(0, d.Bars.Time[d.Bars.Len()-1]).UTC()
+		return nil, &Error{File: d.Info.Name, Reason: fmt.Sprintf("no bar from %s to %s: the bars run from %s to %s",
+			windowEdge(from, "the start"), windowEdge(to, "the end"), first.Format("2006-01-02 15:04"), last.Format("2006-01-02 15:04 MST"))}
+	}
+	nd := &Dataset{Info: d.Info, Bars: d.Bars.Slice(lo, hi)}
+	nd.Info.Name = fmt.Sprintf("%s[%s..%s]", d.Info.Name, windowEdge(from, ""), windowEdge(to, ""))
+	nd.Info.setStats(&nd.Bars)
+	return nd, nil
+}
+
+func windowEdge(t time.Time, none string) string {
+	if t.IsZero() {
+		return none
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
 // ReadAs says how the file's numbers were read, for the dataset summary:
