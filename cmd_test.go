@@ -48,7 +48,8 @@ func TestRunFlagDefaultsAreTheSpec(t *testing.T) {
 	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Name != "data" && f.Name != "hma" && f.Name != "hma3" && f.Name != "fee" && f.Name != "mode" && f.Name != "source" &&
 			f.Name != "timeframe" && f.Name != "head" && f.Name != "backend" && f.Name != "precision" && f.Name != "wma" &&
-			f.Name != "bars-per-year" && f.Name != "borderline" && f.Name != "tz" && f.Name != "time-column" && f.Name != "lean-asset" {
+			f.Name != "bars-per-year" && f.Name != "borderline" && f.Name != "tz" && f.Name != "time-column" && f.Name != "lean-asset" &&
+			f.Name != "from" && f.Name != "to" {
 			t.Errorf("flag --%s is not a Spec field", f.Name)
 		}
 	})
