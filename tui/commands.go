@@ -358,7 +358,7 @@ func (m *Model) derive(spec engine.Spec) {
 		m.ctx.Dataset, m.deriveErr = nil, nil
 		return
 	}
-	key := fmt.Sprintf("%p|%s|%d", raw, spec.Timeframe, spec.Head)
+	key := fmt.Sprintf("%p|%s|%d|%s|%s|%s", raw, spec.Timeframe, spec.Head, spec.From, spec.To, spec.TZ)
 	if key == m.deriveKey {
 		return
 	}
