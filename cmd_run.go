@@ -52,11 +52,21 @@ func (f *studyFlags) register(fs *pflag.FlagSet) {
 
 // robustOptions reads the robustness flags before anything runs: --wf and
 // --objective need --blocks, and must parse.
-func robustOptions(blocks int, wf, objective string) (robust.Options, error) {
+func robustOptions(blocks int, wf, objective string, minTrades int, maxDD float64) (robust.Options, error) {
 	var o robust.Options
 	if blocks == 0 && wf != "" {
 		return o, fmt.Errorf("--wf %s: the walk-forward runs over blocks: add --blocks (e.g. --blocks 16)", wf)
 	}
+	if blocks == 0 && (minTrades != 0 || maxDD != 0) {
+		return o, errors.New("--min-trades and --max-drawdown constrain the robustness statistics' choice: add --blocks (e.g. --blocks 16)")
+	}
+	if minTrades < 0 {
+		return o, fmt.Errorf("--min-trades %d: want a count >= 0", minTrades)
+	}
+	if maxDD < 0 || maxDD > 1 {
+		return o, fmt.Errorf("--max-drawdown %s: want a fraction in [0, 1] (0.3 = 30%%; 0 = no bound)", engine.FormatFloat(maxDD))
+	}
+	o.MinTrades, o.MaxDrawdown = minTrades, maxDD
 	m, err := robust.ParseMetric(objective)
 	if err != nil {
 		return o, fmt.Errorf("--objective %s: %v", objective, err)
@@ -150,6 +160,8 @@ func newRunCmd() *cobra.Command {
 		quiet          bool
 		save, noSave   bool
 		wfFlag, objFlg string
+		minTrades      int
+		maxDD          float64
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -182,7 +194,7 @@ func newRunCmd() *cobra.Command {
 					fmt.Fprintf(term, "\r\033[K"+format, args...)
 				}
 			}
-			rob, err := robustOptions(sf.spec.Blocks, wfFlag, objFlg)
+			rob, err := robustOptions(sf.spec.Blocks, wfFlag, objFlg, minTrades, maxDD)
 			if err != nil {
 				return err
 			}
@@ -306,6 +318,8 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().Var(decimalInt{&sf.spec.Blocks, 0}, engine.FieldBlocks, "robustness: split the bar returns into N blocks (16 is usual) and report PBO, the deflated Sharpe ratio and the plateau best; 0 = none")
 	cmd.Flags().StringVar(&wfFlag, "wf", "", "robustness: walk-forward over the blocks, rolling:K (K blocks in sample, the next out) or anchored (needs --blocks)")
 	cmd.Flags().StringVar(&objFlg, "objective", "sharpe", "robustness: the metric that picks the best combo: sharpe, sortino, total_return, cagr, win_rate or mean (maximised)")
+	cmd.Flags().Var(decimalInt{&minTrades, 0}, "min-trades", "robustness: only combos with at least N trades may be chosen (the others still count as trials)")
+	cmd.Flags().Var(decimalFloat{&maxDD, 0}, "max-drawdown", "robustness: only combos whose max drawdown is at most this fraction may be chosen (0.3 = 30%; 0 = no bound)")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (above "+engine.Thousands(engine.ConfirmCombos)+" combos x precisions) without asking")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")

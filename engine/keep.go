@@ -18,6 +18,9 @@ type outcomes struct {
 	trades []int32
 	ret    []float64
 	has    indexSet
+	// dd, when kept (the lane that emits per-block statistics: the
+	// robustness constraints need it), is each combo's max drawdown.
+	dd []float64
 }
 
 func newOutcomes(n int) *outcomes {
@@ -28,6 +31,9 @@ func (o *outcomes) set(r *ComboResult) {
 	i := r.Index
 	o.trades[i], o.ret[i] = int32(r.TotalTrades), r.TotalReturn
 	o.has[i/64] |= 1 << (i % 64)
+	if o.dd != nil {
+		o.dd[i] = r.MaxDrawdown
+	}
 }
 
 // keeper receives a run's chunks (from the study's sink, on any lane's
@@ -131,6 +137,22 @@ func (k *keeper) keep(run *Run) {
 	run.Results, run.Kept, run.Computed, run.outcomes = rs, true, k.count, k.out
 	run.tradeHist = append([]int(nil), k.hist[:]...)
 	run.Saving = max(run.Saving-k.spent, 0)
+}
+
+// MaxDrawdownOf is combo index's max drawdown in run (a fraction), and
+// whether run has it: from its results, or from a kept run's outcomes
+// when it kept drawdowns (the lane with per-block statistics).
+func (r *Run) MaxDrawdownOf(index int) (float64, bool) {
+	if o := r.outcomes; o != nil && o.dd != nil {
+		if index < 0 || index >= len(o.dd) || !o.has.has(index) {
+			return 0, false
+		}
+		return o.dd[index], true
+	}
+	if c := r.Lookup(index); c != nil {
+		return c.MaxDrawdown, true
+	}
+	return 0, false
 }
 
 // each calls f with every combo of run the report has an outcome for: the

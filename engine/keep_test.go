@@ -132,6 +132,15 @@ func TestStudyBlocks(t *testing.T) {
 	if bs == nil || rep.BlocksOf != engine.FP64 || bs.Combos != s.Grid.Len() || bs.Blocks != 8 || len(bs.Bounds) != 9 || bs.Bounds[8] != 2999 {
 		t.Fatalf("blocks %+v of %s: want 8 blocks of the 2,999 returns for %d combos, fp64", bs, rep.BlocksOf, s.Grid.Len())
 	}
+	full, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range full.Run(engine.FP64).Results {
+		if dd, ok := rep.Run(engine.FP64).MaxDrawdownOf(r.Index); !ok || dd != r.MaxDrawdown {
+			t.Fatalf("combo %d: kept max drawdown %v (%v), want %v", r.Index, dd, ok, r.MaxDrawdown)
+		}
+	}
 	top := engine.TopBySharpe(rep.Run(engine.FP64), 1)[0]
 	trades := 0
 	for b := 0; b < 8; b++ {

@@ -61,6 +61,9 @@ func ForecastMemoryWith(s *Study, discard bool) MemoryForecast {
 		// Per-block statistics (BlockStats): 7 fields of 4 or 8 bytes a
 		// combo and block, 2 of 8 a combo.
 		m.Results += combos * (int64(s.Blocks)*(4+4*8+4+4) + 16)
+		if discard {
+			m.Results += combos * 20 // the lane's trades, returns and drawdowns kept for the constraints
+		}
 	}
 	return m
 }

@@ -31,8 +31,8 @@ func TestForecastMemory(t *testing.T) {
 	}
 	// Per-block statistics: 44 bytes a combo and block, 16 a combo.
 	s.Blocks = 16
-	if d := ForecastMemoryWith(s, true); d.Results != 2*6*12+6*cp+6*(16*44+16) {
-		t.Errorf("with 16 blocks: results %d, want %d", d.Results, 2*6*12+6*cp+6*(16*44+16))
+	if d := ForecastMemoryWith(s, true); d.Results != 2*6*12+6*cp+6*(16*44+16)+6*20 {
+		t.Errorf("with 16 blocks: results %d, want %d", d.Results, 2*6*12+6*cp+6*(16*44+16)+6*20)
 	}
 	s.Blocks = 0
 	// One precision, results not kept: nothing per combo.

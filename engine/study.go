@@ -213,8 +213,11 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		var kp *keeper
 		if discard {
 			kp = &keeper{k: keepN, also: keepAlso}
-			if bothLanes {
+			if bothLanes || (bounds != nil && p == blockLane) {
 				kp.out = newOutcomes(s.Grid.Len())
+			}
+			if bounds != nil && p == blockLane {
+				kp.out.dd = make([]float64, s.Grid.Len()) // the robustness constraints' max drawdown
 			}
 			next := so.Sink
 			so.Discard, so.Sink = true, func(rs []ComboResult) error {

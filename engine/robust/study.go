@@ -23,6 +23,13 @@ type Options struct {
 	// Device, when set, runs PBO's passes there (the study's GPU backend,
 	// where the per-block statistics came from).
 	Device PBODevice
+	// Constraints: a combo is selectable only with at least MinTrades
+	// trades and a max drawdown at most MaxDrawdown (a fraction; 0 = no
+	// bound) over the whole sample. The others are never chosen (by PBO,
+	// the walk-forward, the plateau and the DSR's selection) but still
+	// count as trials.
+	MinTrades   int
+	MaxDrawdown float64
 }
 
 // Robustness is what a study's selection is worth (issue 14's section):
@@ -33,6 +40,11 @@ type Robustness struct {
 	Blocks    int
 	Objective Objective
 	Trials    int // the grid's distinct combos (HMA3 twins are one backtest)
+	// Selectable combos of the grid under the constraints (MinTrades,
+	// MaxDrawdown: the Options'); every combo without constraints.
+	Selectable  int
+	MinTrades   int
+	MaxDrawdown float64
 	// Selected is the best combo by the objective over the whole sample:
 	// what a user of the sweep would pick. Its DSR says what is left of
 	// its Sharpe once the search is accounted for.
@@ -74,11 +86,28 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 	if err != nil {
 		return nil, err
 	}
+	sel, err := selectable(rep, bs, opt)
+	if err != nil {
+		return nil, err
+	}
+	r.Selectable, r.MinTrades, r.MaxDrawdown = bs.Combos, opt.MinTrades, opt.MaxDrawdown
+	if sel != nil {
+		r.Selectable = 0
+		for _, ok := range sel {
+			if ok {
+				r.Selectable++
+			}
+		}
+		if r.Selectable == 0 {
+			return nil, inputErr(ErrNoSelectable, "constraints", "no combo has at least %d trades and a max drawdown of at most %s%%",
+				opt.MinTrades, engine.FormatFloat(100*opt.MaxDrawdown))
+		}
+	}
 	k := opt.Neighbourhood
 	if k <= 0 {
 		k = DefaultNeighbourhood
 	}
-	if r.Plateau, err = Plateau(values, rep.Grid, k, obj.Minimise, nil); err != nil {
+	if r.Plateau, err = Plateau(values, rep.Grid, k, obj.Minimise, sel); err != nil {
 		return nil, err
 	}
 	r.Selected = r.Plateau.RawBest
@@ -95,11 +124,17 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 		// backtest, and counted twice it would tie with itself in every
 		// rank (and double the work).
 		rows := DistinctCombos(rep.Grid)
-		pbs := bs
+		pbs, psel := bs, sel
 		if len(rows) < bs.Combos {
 			pbs = bs.Subset(rows)
+			if sel != nil {
+				psel = make([]bool, len(rows))
+				for i, c := range rows {
+					psel[i] = sel[c]
+				}
+			}
 		}
-		if r.PBO, err = PBO(ctx, pbs, PBOOptions{Objective: obj, Device: opt.Device}); err != nil {
+		if r.PBO, err = PBO(ctx, pbs, PBOOptions{Objective: obj, Device: opt.Device, Selectable: psel}); err != nil {
 			return nil, err
 		}
 		if len(rows) < bs.Combos {
@@ -109,7 +144,7 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 		}
 	}
 	if opt.WF != nil {
-		if r.WF, err = WalkForward(bs, *opt.WF, obj, nil); err != nil {
+		if r.WF, err = WalkForward(bs, *opt.WF, obj, sel); err != nil {
 			return nil, err
 		}
 	}
@@ -134,6 +169,29 @@ func DistinctCombos(g engine.Grid) []int {
 	return rows
 }
 
+// selectable is the constraints' mask over rep's grid (nil: no
+// constraint): trades from the block statistics, max drawdown from the
+// run the statistics came from.
+func selectable(rep *engine.Report, bs *BlockStats, opt Options) ([]bool, error) {
+	if opt.MinTrades <= 0 && opt.MaxDrawdown <= 0 {
+		return nil, nil
+	}
+	run := rep.Run(rep.BlocksOf)
+	sel := make([]bool, bs.Combos)
+	for c := range sel {
+		ok := opt.MinTrades <= 0 || bs.Whole(c).Trades >= int64(opt.MinTrades)
+		if ok && opt.MaxDrawdown > 0 {
+			dd, have := run.MaxDrawdownOf(c)
+			if !have {
+				return nil, fmt.Errorf("combo %d: no max drawdown in the %s run for the --max-drawdown constraint", c, rep.BlocksOf)
+			}
+			ok = dd <= opt.MaxDrawdown
+		}
+		sel[c] = ok
+	}
+	return sel, nil
+}
+
 // PBOVerdict reads a PBO in words: below 0.1 the in-sample best is rarely
 // overfit, below 0.5 sometimes, from 0.5 it is more likely than not to rank
 // in the worse half out of sample.
@@ -156,6 +214,17 @@ func (r *Robustness) WriteTable(w io.Writer) error {
 	combo := func(i int) string { c := r.Grid.At(i); return fmt.Sprintf("hma %d, hma3 %d", c.HMA, c.HMA3) }
 	fmt.Fprintf(&b, "\nRobustness (%s run, %d blocks of bar returns, objective %s, %s trials)\n",
 		r.Precision, r.Blocks, r.Objective, engine.Thousands(r.Trials))
+	if r.MinTrades > 0 || r.MaxDrawdown > 0 {
+		var cs []string
+		if r.MinTrades > 0 {
+			cs = append(cs, fmt.Sprintf("at least %d trades", r.MinTrades))
+		}
+		if r.MaxDrawdown > 0 {
+			cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", engine.FormatFloat(100*r.MaxDrawdown)))
+		}
+		fmt.Fprintf(&b, "  constraints   %s: %s of %s combos selectable (the others still count as trials)\n",
+			strings.Join(cs, ", "), engine.Thousands(r.Selectable), engine.Thousands(r.Grid.Len()))
+	}
 	if p := r.PBO; p != nil {
 		fmt.Fprintf(&b, "  PBO           %.3f over %s splits: %s\n", p.PBO, engine.Thousands(p.Splits()), PBOVerdict(p.PBO))
 		if p.ProbOOSLoss > 0.5 {

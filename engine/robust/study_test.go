@@ -70,6 +70,28 @@ func TestAnalyseStudy(t *testing.T) {
 			t.Errorf("the table lacks %q:\n%s", want, b.String())
 		}
 	}
+	// Constraints: at least one trade more than the raw best made, and its
+	// max drawdown or less: the selection moves to a combo that meets both,
+	// the best of those by Sharpe, and the count of selectable combos is
+	// the direct one.
+	best := engine.TopBySharpe(run, 1)[0]
+	cr, err := Analyse(context.Background(), rep, Options{MinTrades: best.TotalTrades + 1, MaxDrawdown: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, n := -1, 0
+	for _, res := range run.Results {
+		if res.TotalTrades >= best.TotalTrades+1 && res.MaxDrawdown <= 0.9 {
+			n++
+			if want < 0 || res.Sharpe > run.Results[want].Sharpe {
+				want = res.Index
+			}
+		}
+	}
+	if cr.Selectable != n || cr.Selected != want || cr.Selected == best.Index {
+		t.Errorf("constrained: %d selectable, selected %d; want %d and %d (the raw best %d excluded)", cr.Selectable, cr.Selected, n, want, best.Index)
+	}
+
 	// Twins: the PBO's trials are the distinct combos.
 	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 20, Step: 10}, HMA3: engine.Range{Start: 7, Stop: 11, Step: 1}} // hma3 7 | 8 9 | 10 11
 	if rows := DistinctCombos(g); len(rows) != g.Distinct().Len() || len(rows) != 6 || rows[0] != 0 || rows[1] != 1 || rows[2] != 3 || rows[3] != 5 {
