@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -260,23 +261,27 @@ func newRunCmd() *cobra.Command {
 				if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == rep.Run(rep.BlocksOf).Backend && os.Getenv(engine.ParityEnv) != "cpu" {
 					rob.Device = dev // PBO where the statistics came from
 				}
+				var js []byte
 				r, err := robust.Analyse(ctx, rep, rob)
+				if err == nil {
+					js, err = json.Marshal(r.Summary())
+				}
 				status("")
 				switch {
 				case err != nil:
 					fmt.Fprintf(stderr, "sweepbench: robustness: %v\n", err)
-				case format != "table":
-					fmt.Fprintln(stderr, "robustness: shown in the table format only for now (not in json or rows)")
 				default:
-					write = func(w io.Writer) error {
-						if err := writeReport(w, rep, format, top); err != nil {
-							return err
+					// The table and the JSON report show it (writeReport),
+					// a Parquet file keeps it in its metadata, the session
+					// keeps it (show prints it again).
+					rep.Robustness = js
+					if f, rows := engine.ParseRowFormat(format); rows && f != engine.RowsParquet {
+						fmt.Fprintln(stderr, "robustness: in the table, the JSON report, Parquet's metadata and the saved session (not in CSV or JSON lines rows)")
+					}
+					if store != nil && rec.ID != 0 {
+						if err := store.SetRobustness(ctx, rec.ID, js); err != nil {
+							warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveFinish, ID: rec.ID, Err: err})
 						}
-						sw := newSanitized(w)
-						if err := r.WriteTable(sw); err != nil {
-							return err
-						}
-						return sw.Flush()
 					}
 				}
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sweepbench/engine/robust"
 	"text/tabwriter"
 	"time"
 
@@ -242,6 +244,15 @@ func writeReport(w io.Writer, rep *engine.Report, format string, top int) error 
 		sw := newSanitized(w)
 		if err := rep.WriteTable(sw, top); err != nil {
 			return err
+		}
+		if len(rep.Robustness) > 0 {
+			var sm robust.Summary
+			if err := json.Unmarshal(rep.Robustness, &sm); err != nil {
+				return fmt.Errorf("the robustness summary: %w", err)
+			}
+			if err := sm.WriteTable(sw); err != nil {
+				return err
+			}
 		}
 		return sw.Flush()
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -367,5 +368,66 @@ func TestRunRobustness(t *testing.T) {
 		if _, _, err := execute(t, args...); !strings.Contains(err, c.want) {
 			t.Errorf("%v: error %q, want %q", c.args, err, c.want)
 		}
+	}
+}
+
+// TestRobustnessSavedAndShown: the Robustness section of a saved run is
+// kept with its session (sessions show prints it again, the same text),
+// the JSON report carries it under "robustness" and a Parquet file in its
+// metadata.
+func TestRobustnessSavedAndShown(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "s.db")
+	args := []string{"run", "--data", "embedded:btcusdt-1m", "--head", "5000", "--hma", "10:50:10", "--hma3", "12:60:12",
+		"--backend", "reference", "-q", "--blocks", "8", "--wf", "anchored", "--db", db}
+	out, _, err := execute(t, args...)
+	if err != "" {
+		t.Fatalf("run: %s", err)
+	}
+	section := out[strings.Index(out, "\nRobustness ("):]
+	shown, _, err := execute(t, "sessions", "show", "1", "--db", db)
+	if err != "" {
+		t.Fatalf("show: %s", err)
+	}
+	if !strings.HasSuffix(shown, section) {
+		t.Errorf("show does not end with run's Robustness section:\n%s\nwant:\n%s", shown, section)
+	}
+	js, _, err := execute(t, append(args[:len(args)-2:len(args)-2], "--no-save", "--format", "json")...)
+	if err != "" {
+		t.Fatalf("run --format json: %s", err)
+	}
+	var doc struct {
+		Robustness struct {
+			Blocks int      `json:"blocks"`
+			PBO    *float64 `json:"pbo"`
+			Splits int      `json:"splits"`
+			DSR    struct {
+				DSR float64 `json:"dsr"`
+			} `json:"dsr"`
+			WF struct {
+				Folds []any `json:"folds"`
+			} `json:"walk_forward"`
+		} `json:"robustness"`
+	}
+	if e := json.Unmarshal([]byte(js), &doc); e != nil {
+		t.Fatal(e)
+	}
+	if r := doc.Robustness; r.Blocks != 8 || r.PBO == nil || r.Splits != 70 || len(r.WF.Folds) != 7 || r.DSR.DSR < 0 || r.DSR.DSR > 1 {
+		t.Errorf("the JSON report's robustness %+v: want 8 blocks, a PBO over 70 splits, 7 anchored folds, a DSR", r)
+	}
+	pq := filepath.Join(dir, "r.parquet")
+	if _, _, err := execute(t, append(args[:len(args)-2:len(args)-2], "--no-save", "--format", "parquet", "--out", pq)...); err != "" {
+		t.Fatalf("run --format parquet: %s", err)
+	}
+	b, e := os.ReadFile(pq)
+	if e != nil {
+		t.Fatal(e)
+	}
+	f, e := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+	if e != nil {
+		t.Fatal(e)
+	}
+	if v, ok := f.Lookup("robustness"); !ok || !strings.Contains(v, `"splits":70`) {
+		t.Errorf("the Parquet metadata's robustness %q (%v)", v, ok)
 	}
 }

@@ -280,5 +280,9 @@ func parquetMetadata(r *Report) [][2]string {
 		kv = append(kv, [2]string{"parity_compared", r.ParityOf})
 	}
 	rj, _ := json.Marshal(reasons) // strings always marshal
-	return append(kv, [2]string{"parity_verdict", verdict}, [2]string{"parity_reasons", string(rj)})
+	kv = append(kv, [2]string{"parity_verdict", verdict}, [2]string{"parity_reasons", string(rj)})
+	if len(r.Robustness) > 0 {
+		kv = append(kv, [2]string{"robustness", string(r.Robustness)})
+	}
+	return kv
 }

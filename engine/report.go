@@ -301,6 +301,10 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		j.array(len(p.Flips), "    ", func(k int) { j.value(toJSONFlip(&p.Flips[k]), "      ") })
 		j.raw("\n  }")
 	}
+	if len(r.Robustness) > 0 {
+		j.raw(",\n  \"robustness\": ")
+		j.raw(string(r.Robustness))
+	}
 	j.raw("\n}\n")
 	if j.err != nil {
 		return j.err

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -85,6 +86,11 @@ type Report struct {
 	// of the grid (Study.Blocks); nil when not asked for or not complete.
 	Blocks   *BlockStats
 	BlocksOf Precision
+	// Robustness is the study's robustness summary as JSON (engine/robust's
+	// Summary, set by the front end that computed it; a saved session keeps
+	// it): the JSON report carries it under "robustness" and a Parquet file
+	// in its metadata. Empty when none was computed.
+	Robustness json.RawMessage
 }
 
 // Complete reports whether every requested run started and completed.

@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -39,6 +40,13 @@ func (s *Store) Open(ctx context.Context, id int64) (*engine.Report, error) {
 	rep.Parity, rep.ParityOf, err = loadStudyParity(ctx, tx, id)
 	if err != nil {
 		return nil, s.wrap(fmt.Sprintf("read the parity of session %d", id), err)
+	}
+	var rob string
+	if err := tx.QueryRowContext(ctx, `SELECT robustness FROM studies WHERE id = ?`, id).Scan(&rob); err != nil {
+		return nil, s.wrap(fmt.Sprintf("read the robustness of session %d", id), err)
+	}
+	if rob != "" {
+		rep.Robustness = json.RawMessage(rob)
 	}
 	// What run printed: the notes its results call for and the parity's
 	// explanation are derived again from what was saved.
@@ -158,4 +166,18 @@ func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engi
 		run.Err = fmt.Errorf("still running (pid %d on %s): %d combos to go", ss.PID, ss.Host, missing)
 	}
 	return run, nil
+}
+
+// SetRobustness saves the robustness summary of session id (engine/robust's
+// Summary as JSON, computed after the study from its per-block
+// statistics): show prints it again and the JSON export carries it.
+func (s *Store) SetRobustness(ctx context.Context, id int64, summary []byte) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE studies SET robustness = ? WHERE id = ?`, string(summary), id)
+	if err != nil {
+		return s.wrap(fmt.Sprintf("save the robustness of session %d", id), err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return s.wrap(fmt.Sprintf("save the robustness of session %d", id), ErrNotFound)
+	}
+	return nil
 }

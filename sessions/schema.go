@@ -220,6 +220,11 @@ ALTER TABLE datasets ADD COLUMN calendar_why TEXT NOT NULL DEFAULT '';
 ALTER TABLE studies ADD COLUMN window_from TEXT NOT NULL DEFAULT '';
 ALTER TABLE studies ADD COLUMN window_to TEXT NOT NULL DEFAULT '';
 `,
+	// v6: the study's robustness summary (engine/robust's Summary as JSON,
+	// '' = none was computed).
+	`
+ALTER TABLE studies ADD COLUMN robustness TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // digestSchema is the first schema version whose runs carry a digest.

@@ -83,20 +83,20 @@ func ExpectedMaxSharpe(variance float64, trials int) (float64, error) {
 // length and the returns' skewness and kurtosis are accounted for; below
 // 0.95 the Sharpe ratio is not significant at the usual level.
 type DSR struct {
-	Combo        int
-	Bars         int64   // T, bar returns over the whole sample
-	SharpePerBar float64 // SR, the combo's per-bar Sharpe ratio (population std, SPEC)
-	SharpeAnnual float64 // SR * sqrt(bars_per_year), SPEC sharpe
-	Skew         float64 // g3 of its bar returns (BlockStats.Shape)
-	Kurtosis     float64 // g4, non-excess
-	Trials       int     // N, the number of trials the selection chose from
+	Combo        int     `json:"combo"`
+	Bars         int64   `json:"bars"`           // T, bar returns over the whole sample
+	SharpePerBar float64 `json:"sharpe_per_bar"` // SR, the combo's per-bar Sharpe ratio (population std, SPEC)
+	SharpeAnnual float64 `json:"sharpe"`         // SR * sqrt(bars_per_year), SPEC sharpe
+	Skew         float64 `json:"skew"`           // g3 of its bar returns (BlockStats.Shape)
+	Kurtosis     float64 `json:"kurtosis"`       // g4, non-excess
+	Trials       int     `json:"trials"`         // N, the number of trials the selection chose from
 	// TrialVariance is V, the sample variance (n-1) of the per-bar Sharpe
 	// ratios of every combo in the statistics (gonum stat.Variance).
-	TrialVariance float64
-	SR0           float64 // ExpectedMaxSharpe(V, N), per bar
-	SR0Annual     float64 // SR0 * sqrt(bars_per_year)
-	PSR           float64 // PSR(0): the probability that the true SR > 0, ignoring the selection
-	DSR           float64 // PSR(SR0): the deflated Sharpe ratio
+	TrialVariance float64 `json:"trial_variance"`
+	SR0           float64 `json:"sr0_per_bar"` // ExpectedMaxSharpe(V, N), per bar
+	SR0Annual     float64 `json:"sr0"`         // SR0 * sqrt(bars_per_year)
+	PSR           float64 `json:"psr"`         // PSR(0): the probability that the true SR > 0, ignoring the selection
+	DSR           float64 `json:"dsr"`         // PSR(SR0): the deflated Sharpe ratio
 }
 
 // DeflatedSharpe computes the deflated Sharpe ratio (Bailey and López de

@@ -208,54 +208,161 @@ func PBOVerdict(pbo float64) string {
 	}
 }
 
-// WriteTable writes the Robustness section of `run`'s table.
-func (r *Robustness) WriteTable(w io.Writer) error {
-	var b strings.Builder
-	combo := func(i int) string { c := r.Grid.At(i); return fmt.Sprintf("hma %d, hma3 %d", c.HMA, c.HMA3) }
-	fmt.Fprintf(&b, "\nRobustness (%s run, %d blocks of bar returns, objective %s, %s trials)\n",
-		r.Precision, r.Blocks, r.Objective, engine.Thousands(r.Trials))
-	if r.MinTrades > 0 || r.MaxDrawdown > 0 {
-		var cs []string
-		if r.MinTrades > 0 {
-			cs = append(cs, fmt.Sprintf("at least %d trades", r.MinTrades))
-		}
-		if r.MaxDrawdown > 0 {
-			cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", engine.FormatFloat(100*r.MaxDrawdown)))
-		}
-		fmt.Fprintf(&b, "  constraints   %s: %s of %s combos selectable (the others still count as trials)\n",
-			strings.Join(cs, ", "), engine.Thousands(r.Selectable), engine.Thousands(r.Grid.Len()))
+// Summary is what a Robustness section shows, as plain data: what run's
+// table prints, the JSON report carries under "robustness" and a session
+// keeps (the per-split and per-combo arrays are left out). Shares and
+// probabilities are fractions; Sharpe ratios per bar and annualised (by the
+// study's bars per year) as named; returns fractions.
+type Summary struct {
+	Precision   string  `json:"precision"` // the run the block statistics come from
+	Blocks      int     `json:"blocks"`
+	Objective   string  `json:"objective"` // e.g. "max sharpe"
+	Metric      string  `json:"metric"`    // the objective's metric, e.g. "sharpe"
+	Trials      int     `json:"trials"`    // the grid's distinct combos
+	Combos      int     `json:"combos"`    // the grid's combos
+	Selectable  int     `json:"selectable"`
+	MinTrades   int     `json:"min_trades,omitempty"`
+	MaxDrawdown float64 `json:"max_drawdown,omitempty"` // a fraction; 0 = no bound
+
+	PBO         *float64 `json:"pbo"` // null when not computed (PBONote says why)
+	PBONote     string   `json:"pbo_note,omitempty"`
+	PBOVerdict  string   `json:"pbo_verdict,omitempty"`
+	Splits      int      `json:"splits,omitempty"`
+	Slope       *float64 `json:"degradation_slope,omitempty"`
+	R2          *float64 `json:"degradation_r2,omitempty"`
+	ProbOOSLoss *float64 `json:"prob_oos_loss,omitempty"`
+
+	Selected Combo `json:"selected"` // the best selectable combo over the whole sample
+	DSR      *DSR  `json:"dsr,omitempty"`
+
+	PlateauBest  Combo      `json:"plateau_best"`
+	PlateauK     int        `json:"plateau_k"`
+	PlateauValue float64    `json:"plateau_best_value"`
+	PlateauScore float64    `json:"plateau_best_score"`
+	RawBestValue float64    `json:"raw_best_value"`
+	RawBestScore float64    `json:"raw_best_score"`
+	WF           *WFSummary `json:"walk_forward,omitempty"`
+}
+
+// Combo names a combo of the grid by index and lengths.
+type Combo struct {
+	Index int `json:"index"`
+	HMA   int `json:"hma"`
+	HMA3  int `json:"hma3"`
+}
+
+// WFSummary is the walk-forward's part of a Summary.
+type WFSummary struct {
+	Spec        string   `json:"spec"`
+	TotalReturn float64  `json:"stitched_total_return"`
+	Sharpe      float64  `json:"stitched_sharpe"`
+	Efficiency  *float64 `json:"efficiency"` // null when the in-sample CAGR is not positive
+	Folds       []WFFold `json:"folds"`
+}
+
+// WFFold is one fold of a WFSummary.
+type WFFold struct {
+	OOSBlock     int     `json:"oos_block"`
+	Combo        Combo   `json:"combo"`
+	ISObjective  float64 `json:"is_objective"`
+	OOSObjective float64 `json:"oos_objective"`
+	OOSReturn    float64 `json:"oos_return"`
+}
+
+// finite is a pointer to v, or nil when v is not a finite number (JSON has
+// no NaN).
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// Summary is r as a Summary.
+func (r *Robustness) Summary() *Summary {
+	combo := func(i int) Combo { c := r.Grid.At(i); return Combo{Index: i, HMA: c.HMA, HMA3: c.HMA3} }
+	sm := &Summary{Precision: r.Precision.String(), Blocks: r.Blocks, Objective: r.Objective.String(), Metric: r.Objective.Metric.String(),
+		Trials: r.Trials, Combos: r.Grid.Len(), Selectable: r.Selectable, MinTrades: r.MinTrades, MaxDrawdown: r.MaxDrawdown,
+		PBONote: r.PBONote, Selected: combo(r.Selected)}
+	if d := r.DSR; d != nil {
+		dd := *d
+		sm.DSR = &dd
 	}
 	if p := r.PBO; p != nil {
-		fmt.Fprintf(&b, "  PBO           %.3f over %s splits: %s\n", p.PBO, engine.Thousands(p.Splits()), PBOVerdict(p.PBO))
-		if p.ProbOOSLoss > 0.5 {
-			fmt.Fprintf(&b, "                but the in-sample best lost money out of sample in %.0f%% of the splits: a stable ranking of losing combos\n", 100*p.ProbOOSLoss)
+		sm.PBO, sm.PBOVerdict, sm.Splits = finite(p.PBO), PBOVerdict(p.PBO), p.Splits()
+		sm.Slope, sm.R2, sm.ProbOOSLoss = finite(p.Slope), finite(p.R2), finite(p.ProbOOSLoss)
+	}
+	if p := r.Plateau; p != nil {
+		sm.PlateauBest, sm.PlateauK = combo(p.Best), p.K
+		sm.PlateauValue, sm.PlateauScore, sm.RawBestValue, sm.RawBestScore = p.BestValue, p.BestScore, p.RawBestValue, p.RawBestScore
+	}
+	if wf := r.WF; wf != nil {
+		ws := &WFSummary{Spec: wf.Spec.String(), TotalReturn: wf.TotalReturn, Sharpe: wf.Sharpe, Efficiency: finite(wf.Efficiency)}
+		for _, f := range wf.Folds {
+			ws.Folds = append(ws.Folds, WFFold{OOSBlock: f.OOSBlock, Combo: combo(f.Combo), ISObjective: f.ISObjective,
+				OOSObjective: f.OOSObjective, OOSReturn: f.OOSReturn})
+		}
+		sm.WF = ws
+	}
+	return sm
+}
+
+// WriteTable writes the Robustness section of `run`'s table.
+func (r *Robustness) WriteTable(w io.Writer) error { return r.Summary().WriteTable(w) }
+
+// WriteTable writes the Robustness section of a table (run's, show's).
+func (sm *Summary) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	name := func(c Combo) string { return fmt.Sprintf("hma %d, hma3 %d", c.HMA, c.HMA3) }
+	fmt.Fprintf(&b, "\nRobustness (%s run, %d blocks of bar returns, objective %s, %s trials)\n",
+		sm.Precision, sm.Blocks, sm.Objective, engine.Thousands(sm.Trials))
+	if sm.MinTrades > 0 || sm.MaxDrawdown > 0 {
+		var cs []string
+		if sm.MinTrades > 0 {
+			cs = append(cs, fmt.Sprintf("at least %d trades", sm.MinTrades))
+		}
+		if sm.MaxDrawdown > 0 {
+			cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", engine.FormatFloat(100*sm.MaxDrawdown)))
+		}
+		fmt.Fprintf(&b, "  constraints   %s: %s of %s combos selectable (the others still count as trials)\n",
+			strings.Join(cs, ", "), engine.Thousands(sm.Selectable), engine.Thousands(sm.Combos))
+	}
+	num := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	if sm.PBO != nil {
+		fmt.Fprintf(&b, "  PBO           %.3f over %s splits: %s\n", *sm.PBO, engine.Thousands(sm.Splits), sm.PBOVerdict)
+		if l := num(sm.ProbOOSLoss); l > 0.5 {
+			fmt.Fprintf(&b, "                but the in-sample best lost money out of sample in %.0f%% of the splits: a stable ranking of losing combos\n", 100*l)
 		}
 		fmt.Fprintf(&b, "                out of sample vs in sample: slope %.3g, R^2 %.3g; probability of an out-of-sample loss %.3f\n",
-			p.Slope, p.R2, p.ProbOOSLoss)
+			num(sm.Slope), num(sm.R2), num(sm.ProbOOSLoss))
 	} else {
-		fmt.Fprintf(&b, "  PBO           not computed: %s\n", r.PBONote)
+		fmt.Fprintf(&b, "  PBO           not computed: %s\n", sm.PBONote)
 	}
-	if d := r.DSR; d != nil {
+	if d := sm.DSR; d != nil {
 		fmt.Fprintf(&b, "  DSR           %.3f for the selected combo (%s): Sharpe %.3g annualised (%.3g per bar), expected maximum of %s trials %.3g (%.3g per bar); PSR %.3f\n",
-			d.DSR, combo(r.Selected), d.SharpeAnnual, d.SharpePerBar, engine.Thousands(d.Trials), d.SR0Annual, d.SR0, d.PSR)
+			d.DSR, name(sm.Selected), d.SharpeAnnual, d.SharpePerBar, engine.Thousands(d.Trials), d.SR0Annual, d.SR0, d.PSR)
 		fmt.Fprintf(&b, "                the probability that its true Sharpe is above 0 once the search, the sample length and the returns' skew (%.2f) and kurtosis (%.2f) are counted; below 0.95 it is not significant\n",
 			d.Skew, d.Kurtosis)
 	}
-	if p := r.Plateau; p != nil {
+	if sm.PlateauK > 0 {
 		fmt.Fprintf(&b, "  plateau       best %s: %s %.4g, mean of its %dx%d neighbourhood %.4g; raw best %s: %.4g, neighbourhood %.4g\n",
-			combo(p.Best), r.Objective.Metric, p.BestValue, p.K, p.K, p.BestScore, combo(p.RawBest), p.RawBestValue, p.RawBestScore)
+			name(sm.PlateauBest), sm.Metric, sm.PlateauValue, sm.PlateauK, sm.PlateauK, sm.PlateauScore, name(sm.Selected), sm.RawBestValue, sm.RawBestScore)
 	}
-	if wf := r.WF; wf != nil {
-		eff := fmt.Sprintf("%.3g (out-of-sample CAGR / in-sample CAGR)", wf.Efficiency)
-		if math.IsNaN(wf.Efficiency) {
-			eff = "undefined (the in-sample CAGR is not positive)"
+	if wf := sm.WF; wf != nil {
+		eff := "undefined (the in-sample CAGR is not positive)"
+		if wf.Efficiency != nil {
+			eff = fmt.Sprintf("%.3g (out-of-sample CAGR / in-sample CAGR)", *wf.Efficiency)
 		}
 		fmt.Fprintf(&b, "  walk-forward  %s, %d folds: stitched out-of-sample return %s%%, Sharpe %.3g; efficiency %s\n",
 			wf.Spec, len(wf.Folds), engine.FormatFloat(math.Round(1e4*wf.TotalReturn)/100), wf.Sharpe, eff)
-		fmt.Fprintf(&b, "      fold  out-of-sample block  chosen             IS %-8s  OOS %-8s  OOS return %%\n", r.Objective.Metric, r.Objective.Metric)
+		fmt.Fprintf(&b, "      fold  out-of-sample block  chosen             IS %-8s  OOS %-8s  OOS return %%\n", sm.Metric, sm.Metric)
 		for i, f := range wf.Folds {
-			c := r.Grid.At(f.Combo)
-			fmt.Fprintf(&b, "      %4d  %19d  %-17s  %11.4g  %12.4g  %12.4f\n", i+1, f.OOSBlock, fmt.Sprintf("%d x %d", c.HMA, c.HMA3),
+			fmt.Fprintf(&b, "      %4d  %19d  %-17s  %11.4g  %12.4g  %12.4f\n", i+1, f.OOSBlock, fmt.Sprintf("%d x %d", f.Combo.HMA, f.Combo.HMA3),
 				f.ISObjective, f.OOSObjective, 100*f.OOSReturn)
 		}
 	}
