@@ -302,14 +302,18 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 							return err
 						}
 						// Each kernel combo's statistics under every grid
-						// combo it stands for (its HMA3 twin's are its own).
-						for r := a; r < z; r++ {
-							lo, hi := am.users(r)
-							for u := lo; u < hi; u++ {
-								opt.Blocks.CopyCombo(u, bs, r-a)
+						// combo it stands for (its HMA3 twin's are its own),
+						// on every core once the chunk is a GPU's.
+						const span = 4096
+						parts := (z - a + span - 1) / span
+						return Parallel(cctx, parts, min(runtime.GOMAXPROCS(0), parts), func(_, i int) {
+							for r := a + i*span; r < min(a+(i+1)*span, z); r++ {
+								lo, hi := am.users(r)
+								for u := lo; u < hi; u++ {
+									opt.Blocks.CopyCombo(u, bs, r-a)
+								}
 							}
-						}
-						return nil
+						})
 					})
 					if err != nil {
 						if cctx.Err() == nil {
