@@ -50,11 +50,15 @@ func (m Mask) Count() int { return bits.OnesCount64(uint64(m)) }
 // cancellation of prod - 1.
 type BlockStats struct {
 	engine.BlockStats
+	// valid is set once Validate passed: the statistics are not changed
+	// afterwards by the functions that take them (each validates its input,
+	// and one check of 100,000 combos is enough).
+	valid bool
 }
 
 // FromSweep views the per-block statistics a sweep emitted as BlockStats,
 // sharing their slices.
-func FromSweep(e *engine.BlockStats) *BlockStats { return &BlockStats{*e} }
+func FromSweep(e *engine.BlockStats) *BlockStats { return &BlockStats{BlockStats: *e} }
 
 // NewBlockStats allocates zeroed statistics for combos x blocks, every
 // slice at its length, Bounds nil. Errors: ErrEmpty for combos < 1,
@@ -67,7 +71,7 @@ func NewBlockStats(combos, blocks int) (*BlockStats, error) {
 		return nil, inputErr(ErrBlocks, "blocks", "%d blocks: want 1..%d", blocks, MaxBlocks)
 	}
 	n := combos * blocks
-	return &BlockStats{engine.BlockStats{
+	return &BlockStats{BlockStats: engine.BlockStats{
 		Combos: combos, Blocks: blocks,
 		Bars: make([]int32, n), Sum: make([]float64, n), SumSq: make([]float64, n),
 		SumDown: make([]float64, n), SumLog: make([]float64, n),
@@ -76,13 +80,25 @@ func NewBlockStats(combos, blocks int) (*BlockStats, error) {
 	}}, nil
 }
 
-// Validate checks the shapes and the domains: Combos >= 1 (ErrEmpty),
+// Validate checks the shapes and the domains (once: a BlockStats that
+// passed is not checked again, so change none of its slices afterwards): Combos >= 1 (ErrEmpty),
 // Blocks in 1..MaxBlocks (ErrBlocks), every slice at its length (ErrLength),
 // counts >= 0 and wins <= trades, sums not NaN, SumSq, SumDown and Sum4 not
 // negative, SumLog not +Inf, Bounds (when set) S+1 increasing edges from 0
 // whose block sizes equal Bars (ErrValue). Each error names the field and
 // the first bad element.
 func (bs *BlockStats) Validate() error {
+	if bs != nil && bs.valid {
+		return nil
+	}
+	if err := bs.validate(); err != nil {
+		return err
+	}
+	bs.valid = true
+	return nil
+}
+
+func (bs *BlockStats) validate() error {
 	if bs == nil || bs.Combos < 1 {
 		return inputErr(ErrEmpty, "Combos", "no combos")
 	}
@@ -205,7 +221,7 @@ func (bs *BlockStats) Union(c int, m Mask) Moments {
 func (bs *BlockStats) Chunk(c0, c1 int) *BlockStats {
 	s := bs.Blocks
 	lo, hi := c0*s, c1*s
-	return &BlockStats{engine.BlockStats{
+	return &BlockStats{BlockStats: engine.BlockStats{
 		Combos: c1 - c0, Blocks: s, Bounds: bs.Bounds,
 		Bars: bs.Bars[lo:hi:hi], Sum: bs.Sum[lo:hi:hi], SumSq: bs.SumSq[lo:hi:hi],
 		SumDown: bs.SumDown[lo:hi:hi], SumLog: bs.SumLog[lo:hi:hi],

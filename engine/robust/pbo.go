@@ -168,13 +168,17 @@ func PBO(ctx context.Context, bs *BlockStats, opt PBOOptions) (*PBOResult, error
 	}
 	sets := splitSets(s)
 	nsp := len(sets)
-	p := newPBOPlan(bs, opt.Objective, opt.Selectable, sets, opt.Workers)
 
 	comp := complementIndex(sets, s)
 	var sel, less, equal []int32
-	if opt.Device != nil && p.sharpe && opt.Selectable == nil {
-		sel, less, equal, err = devicePasses(ctx, opt.Device, bs, p.sign, sets, comp)
+	if opt.Device != nil && opt.Objective.Metric == MetricSharpe && uniformBars(bs) && opt.Selectable == nil {
+		sign := 1.0
+		if opt.Objective.Minimise {
+			sign = -1
+		}
+		sel, less, equal, err = devicePasses(ctx, opt.Device, bs, sign, sets, comp)
 	} else {
+		p := newPBOPlan(bs, opt.Objective, opt.Selectable, sets, opt.Workers)
 		sel, less, equal, err = p.cpuPasses(ctx, sets, comp, opt.Workers)
 	}
 	if err != nil {

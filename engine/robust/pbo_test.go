@@ -285,7 +285,7 @@ func TestPBOErrors(t *testing.T) {
 		{"nothing selectable", ok, PBOOptions{Objective: DefaultObjective(252), Selectable: make([]bool, 5)}, ErrNoSelectable},
 		{"no bars per year", ok, PBOOptions{Objective: Objective{Metric: MetricSharpe}}, ErrValue},
 		{"empty", &BlockStats{}, PBOOptions{Objective: DefaultObjective(252)}, ErrEmpty},
-		{"short field", &BlockStats{engine.BlockStats{Combos: 1, Blocks: 2}}, PBOOptions{Objective: DefaultObjective(252)}, ErrLength},
+		{"short field", &BlockStats{BlockStats: engine.BlockStats{Combos: 1, Blocks: 2}}, PBOOptions{Objective: DefaultObjective(252)}, ErrLength},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
