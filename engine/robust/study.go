@@ -114,27 +114,27 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 	if r.DSR, err = DeflatedSharpe(bs, r.Selected, r.Trials, rep.Params.BarsPerYear); err != nil {
 		return nil, err
 	}
+	// PBO's and the walk-forward's trials are the distinct combos: an HMA3
+	// twin is the same backtest, and counted twice it would tie with itself
+	// in every rank (and double the work).
+	rows := DistinctCombos(rep.Grid)
+	dbs, dsel := bs, sel
+	if len(rows) < bs.Combos {
+		dbs = bs.Subset(rows)
+		if sel != nil {
+			dsel = make([]bool, len(rows))
+			for i, c := range rows {
+				dsel[i] = sel[c]
+			}
+		}
+	}
 	switch {
 	case bs.Blocks%2 != 0 || bs.Blocks < 2:
 		r.PBONote = fmt.Sprintf("PBO needs an even number of blocks (%d given)", bs.Blocks)
 	case bs.Blocks > MaxPBOBlocks:
 		r.PBONote = fmt.Sprintf("PBO takes at most %d blocks (%d given: C(S, S/2) splits)", MaxPBOBlocks, bs.Blocks)
 	default:
-		// The trials are the distinct combos: an HMA3 twin is the same
-		// backtest, and counted twice it would tie with itself in every
-		// rank (and double the work).
-		rows := DistinctCombos(rep.Grid)
-		pbs, psel := bs, sel
-		if len(rows) < bs.Combos {
-			pbs = bs.Subset(rows)
-			if sel != nil {
-				psel = make([]bool, len(rows))
-				for i, c := range rows {
-					psel[i] = sel[c]
-				}
-			}
-		}
-		if r.PBO, err = PBO(ctx, pbs, PBOOptions{Objective: obj, Device: opt.Device, Selectable: psel}); err != nil {
+		if r.PBO, err = PBO(ctx, dbs, PBOOptions{Objective: obj, Device: opt.Device, Selectable: dsel}); err != nil {
 			return nil, err
 		}
 		if len(rows) < bs.Combos {
@@ -144,8 +144,13 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 		}
 	}
 	if opt.WF != nil {
-		if r.WF, err = WalkForward(bs, *opt.WF, obj, sel); err != nil {
+		if r.WF, err = WalkForward(dbs, *opt.WF, obj, dsel); err != nil {
 			return nil, err
+		}
+		if len(rows) < bs.Combos {
+			for i := range r.WF.Folds {
+				r.WF.Folds[i].Combo = rows[r.WF.Folds[i].Combo]
+			}
 		}
 	}
 	return r, nil

@@ -102,3 +102,39 @@ func TestAnalyseStudy(t *testing.T) {
 		t.Errorf("a report without blocks: %v, want ErrNoBlocks", err)
 	}
 }
+
+// TestAnalyseTwins: on a grid with HMA3 twins, PBO and the walk-forward
+// run on the distinct combos and name grid combos: the folds choose what a
+// walk-forward over every combo chooses (a twin ties with its pair, and
+// the lower index wins either way), PBO counts the distinct combos.
+func TestAnalyseTwins(t *testing.T) {
+	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds = ds.Head(6000)
+	s := &engine.Study{Dataset: ds, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 50, Step: 20}, HMA3: engine.Range{Start: 12, Stop: 21, Step: 1}},
+		Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Blocks: 8,
+		Precisions: []engine.Precision{engine.FP64}, Backend: reference.New()}
+	rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, _ := ParseWF("rolling:3")
+	r, err := Analyse(context.Background(), rep, Options{WF: &wf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := WalkForward(FromSweep(rep.Blocks), wf, r.Objective, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range r.WF.Folds {
+		if f.Combo != direct.Folds[i].Combo {
+			t.Errorf("fold %d: combo %d, over every combo %d", i, f.Combo, direct.Folds[i].Combo)
+		}
+	}
+	if r.PBO.Trials != s.Grid.Distinct().Len() || r.Trials != s.Grid.Distinct().Len() || s.Grid.Aliases() == 0 {
+		t.Errorf("PBO trials %d, DSR trials %d; want the %d distinct combos (grid of %d)", r.PBO.Trials, r.Trials, s.Grid.Distinct().Len(), s.Grid.Len())
+	}
+}
