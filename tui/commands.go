@@ -2,10 +2,12 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sweepbench/engine/robust"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -171,6 +173,27 @@ func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) w
 		}
 		var rec sessions.Recording
 		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, engine.StudyOptions{Progress: progress}, sessions.RecordOptions{})
+		if out.rep != nil && out.rep.Blocks != nil && out.err == nil {
+			// The robustness statistics (tui --blocks), as run computes
+			// them, on the GPU that computed the blocks when it can.
+			opt := robust.Options{}
+			if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == out.rep.Run(out.rep.BlocksOf).Backend {
+				opt.Device = dev
+			}
+			r, err := robust.Analyse(ctx, out.rep, opt)
+			var js []byte
+			if err == nil {
+				js, err = json.Marshal(r.Summary())
+			}
+			if err != nil {
+				out.warn = fmt.Sprintf("robustness: %v", err)
+			} else {
+				out.rep.Robustness = js
+				if st != nil && rec.ID != 0 {
+					_ = st.SetRobustness(ctx, rec.ID, js) // the session still shows the study; only show lacks the summary
+				}
+			}
+		}
 		switch {
 		case rec.Err != nil && rec.Err.Stage == sessions.SaveBegin:
 			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", rec.Err.Err)

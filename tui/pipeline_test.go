@@ -129,3 +129,23 @@ func TestAliasesShown(t *testing.T) {
 		t.Errorf("the parity pane's summary does not say %q:\n%s", want, sum)
 	}
 }
+
+// TestRobustnessInParityPane: `tui --blocks 8` computes the robustness
+// statistics with each study, as run does, and the Parity pane shows the
+// section run prints: PBO over C(8,4) = 70 splits, the DSR, the plateau.
+func TestRobustnessInParityPane(t *testing.T) {
+	f := smallFlags()
+	f.Blocks = 8
+	d := newDriver(t, f, 120, 40)
+	d.key("r")
+	r := d.m.ctx.Results
+	if r == nil || len(r.Report.Robustness) == 0 {
+		t.Fatalf("no robustness after the study (last error %q, warning %q)", d.m.ctx.LastErr, d.m.ctx.Warn)
+	}
+	sum := strings.Join(d.m.parity.Summary(), "\n")
+	for _, want := range []string{"Robustness (fp64 run, 8 blocks of bar returns", "over 70 splits", "DSR ", "plateau "} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("the Parity pane lacks %q:\n%s", want, sum)
+		}
+	}
+}

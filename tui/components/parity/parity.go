@@ -5,10 +5,12 @@
 package parity
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+	"sweepbench/engine/robust"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -197,6 +199,18 @@ func (m *Model) Summary() []string {
 	// prints them.
 	for _, n := range common.NoteLines(r.Report.Note, m.ctx.Deterministic) {
 		out = append(out, st.warn.Render("note: "+n))
+	}
+	// The robustness summary (--blocks), as run and show print it.
+	if len(r.Report.Robustness) > 0 {
+		var sm robust.Summary
+		var b strings.Builder
+		if err := json.Unmarshal(r.Report.Robustness, &sm); err != nil {
+			out = append(out, st.warn.Render("robustness: "+err.Error()))
+		} else if err := sm.WriteTable(&b); err == nil {
+			for _, l := range strings.Split(strings.Trim(b.String(), "\n"), "\n") {
+				out = append(out, strings.TrimRight(l, " "))
+			}
+		}
 	}
 	// Wrap, never cut: every figure must be readable in a narrow pane.
 	var wrapped []string
