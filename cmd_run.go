@@ -195,7 +195,10 @@ func newRunCmd() *cobra.Command {
 					fmt.Fprintf(term, "\r\033[K"+format, args...)
 				}
 			}
-			rob, err := robustOptions(sf.spec.Blocks, wfFlag, objFlg, minTrades, maxDD)
+			if sf.spec.Blocks == 0 && cmd.Flags().Changed("objective") {
+				return fmt.Errorf("--objective %s: the objective picks the robustness statistics' best combo: add --blocks (e.g. --blocks 16)", objFlg)
+			}
+			rob, err := robustOptions(sf.spec.Blocks, wfFlag, strings.ToLower(objFlg), minTrades, maxDD)
 			if err != nil {
 				return err
 			}
@@ -269,7 +272,7 @@ func newRunCmd() *cobra.Command {
 				status("")
 				switch {
 				case err != nil:
-					fmt.Fprintf(stderr, "sweepbench: robustness: %v\n", err)
+					fmt.Fprintf(stderr, "sweepbench: %v\n", err)
 				default:
 					// The table and the JSON report show it (writeReport),
 					// a Parquet file keeps it in its metadata, the session

@@ -347,11 +347,12 @@ func TestRunRobustness(t *testing.T) {
 	if !strings.Contains(out, "constraints   at least 150 trades, max drawdown at most 50%: ") {
 		t.Errorf("the table does not state the constraints:\n%s", out)
 	}
-	// Constraints no combo meets: the study stands, the robustness says why not.
-	_, stderr, err := execute(t, "run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "10:30:10", "--hma3", "12:36:12",
+	// Constraints no combo meets: the study stands, the section says so.
+	out, _, err = execute(t, "run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "10:30:10", "--hma3", "12:36:12",
 		"--backend", "reference", "--no-save", "-q", "--blocks", "8", "--min-trades", "1000000")
-	if err != "" || !strings.Contains(stderr, "robustness: ") || !strings.Contains(stderr, "no combo has at least 1000000 trades") {
-		t.Errorf("unsatisfiable constraints: error %q, stderr %q", err, stderr)
+	if err != "" || !strings.Contains(out, "constraints   at least 1000000 trades: 0 of 9 combos selectable") ||
+		!strings.Contains(out, "PBO           not computed: no combo meets the constraints: nothing to choose") {
+		t.Errorf("unsatisfiable constraints: error %q, table:\n%s", err, out)
 	}
 	for _, c := range []struct {
 		args []string
@@ -361,6 +362,7 @@ func TestRunRobustness(t *testing.T) {
 		{[]string{"--blocks", "8", "--objective", "max_drawdown"}, "--objective max_drawdown: "},
 		{[]string{"--blocks", "8", "--wf", "rolling:8"}, "--wf rolling:8: 8 blocks in sample leave none out of sample of the 8 (--blocks)"},
 		{[]string{"--blocks", "65"}, "--blocks 65: want 0 (none) or 2 to 64 blocks"},
+		{[]string{"--objective", "sortino"}, "--objective sortino: the objective picks the robustness statistics' best combo: add --blocks"},
 		{[]string{"--min-trades", "5"}, "--min-trades and --max-drawdown constrain the robustness statistics' choice: add --blocks"},
 		{[]string{"--blocks", "8", "--max-drawdown", "1.5"}, "--max-drawdown 1.5: want a fraction in [0, 1]"},
 	} {

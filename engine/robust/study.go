@@ -54,6 +54,8 @@ type Robustness struct {
 	PBONote  string     // why there is no PBO
 	Plateau  *PlateauResult
 	WF       *WFResult // nil unless asked for
+	// blockBars is the shortest block's bar count.
+	blockBars int
 }
 
 // ErrNoBlocks: the report carries no per-block statistics (the study did
@@ -82,6 +84,10 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 	}
 	r := &Robustness{Grid: rep.Grid, Precision: rep.BlocksOf, Blocks: bs.Blocks, Objective: obj,
 		Trials: rep.Grid.Distinct().Len()}
+	r.blockBars = math.MaxInt
+	for b := 0; b < bs.Blocks; b++ {
+		r.blockBars = min(r.blockBars, int(bs.Bars[b]))
+	}
 	values, err := ObjectiveValues(bs, obj, AllBlocks(bs.Blocks))
 	if err != nil {
 		return nil, err
@@ -99,8 +105,10 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 			}
 		}
 		if r.Selectable == 0 {
-			return nil, inputErr(ErrNoSelectable, "constraints", "no combo has at least %d trades and a max drawdown of at most %s%%",
-				opt.MinTrades, engine.FormatFloat(100*opt.MaxDrawdown))
+			// Nothing to choose: the section says so (no PBO, DSR, plateau
+			// or walk-forward), rather than vanish.
+			r.PBONote = "no combo meets the constraints: nothing to choose"
+			return r, nil
 		}
 	}
 	k := opt.Neighbourhood
@@ -238,7 +246,10 @@ type Summary struct {
 	ProbOOSLoss *float64 `json:"prob_oos_loss,omitempty"`
 
 	Selected Combo `json:"selected"` // the best selectable combo over the whole sample
-	DSR      *DSR  `json:"dsr,omitempty"`
+	// BlockBars is the shortest block's bar count: annualised figures
+	// (CAGR, the walk-forward's efficiency) from a few hundred bars are noise.
+	BlockBars int  `json:"block_bars"`
+	DSR       *DSR `json:"dsr,omitempty"`
 
 	PlateauBest  Combo      `json:"plateau_best"`
 	PlateauK     int        `json:"plateau_k"`
@@ -288,7 +299,10 @@ func (r *Robustness) Summary() *Summary {
 	combo := func(i int) Combo { c := r.Grid.At(i); return Combo{Index: i, HMA: c.HMA, HMA3: c.HMA3} }
 	sm := &Summary{Precision: r.Precision.String(), Blocks: r.Blocks, Objective: r.Objective.String(), Metric: r.Objective.Metric.String(),
 		Trials: r.Trials, Combos: r.Grid.Len(), Selectable: r.Selectable, MinTrades: r.MinTrades, MaxDrawdown: r.MaxDrawdown,
-		PBONote: r.PBONote, Selected: combo(r.Selected)}
+		PBONote: r.PBONote, BlockBars: r.blockBars}
+	if r.DSR != nil {
+		sm.Selected = combo(r.Selected)
+	}
 	if d := r.DSR; d != nil {
 		dd := *d
 		sm.DSR = &dd
@@ -339,20 +353,23 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 		return *p
 	}
 	if sm.PBO != nil {
-		fmt.Fprintf(&b, "  PBO           %.3f over %s splits: %s\n", *sm.PBO, engine.Thousands(sm.Splits), sm.PBOVerdict)
-		if l := num(sm.ProbOOSLoss); l > 0.5 {
-			fmt.Fprintf(&b, "                but the in-sample best lost money out of sample in %.0f%% of the splits: a stable ranking of losing combos\n", 100*l)
+		fmt.Fprintf(&b, "  PBO           %.3f over %s splits (below 0.1 low, from 0.5 high): %s\n", *sm.PBO, engine.Thousands(sm.Splits), sm.PBOVerdict)
+		slope := ""
+		if v := num(sm.Slope); v < 0 {
+			slope = " (negative: the better in sample, the worse out of sample)"
 		}
-		fmt.Fprintf(&b, "                out of sample vs in sample: slope %.3g, R^2 %.3g; probability of an out-of-sample loss %.3f\n",
-			num(sm.Slope), num(sm.R2), num(sm.ProbOOSLoss))
+		fmt.Fprintf(&b, "                out of sample vs in sample: slope %.3g%s, R^2 %.3g; the in-sample best lost money out of sample in %.0f%% of the splits\n",
+			num(sm.Slope), slope, num(sm.R2), 100*num(sm.ProbOOSLoss))
 	} else {
 		fmt.Fprintf(&b, "  PBO           not computed: %s\n", sm.PBONote)
 	}
 	if d := sm.DSR; d != nil {
-		fmt.Fprintf(&b, "  DSR           %.3f for the selected combo (%s): Sharpe %.3g annualised (%.3g per bar), expected maximum of %s trials %.3g (%.3g per bar); PSR %.3f\n",
-			d.DSR, name(sm.Selected), d.SharpeAnnual, d.SharpePerBar, engine.Thousands(d.Trials), d.SR0Annual, d.SR0, d.PSR)
-		fmt.Fprintf(&b, "                the probability that its true Sharpe is above 0 once the search, the sample length and the returns' skew (%.2f) and kurtosis (%.2f) are counted; below 0.95 it is not significant\n",
-			d.Skew, d.Kurtosis)
+		fmt.Fprintf(&b, "  DSR           %.3f for the selected combo (%s, Sharpe %.4g annualised, %.3g per bar): the probability that its true Sharpe\n",
+			d.DSR, name(sm.Selected), d.SharpeAnnual, d.SharpePerBar)
+		fmt.Fprintf(&b, "                exceeds %.4g annualised (%.3g per bar), the best Sharpe %s trials with no skill would show, given the sample\n",
+			d.SR0Annual, d.SR0, engine.Thousands(d.Trials))
+		fmt.Fprintf(&b, "                length and the returns' skew (%.2f) and kurtosis (%.2f); below 0.95 it is not significant. PSR %.3f (above 0, ignoring the search)\n",
+			d.Skew, d.Kurtosis, d.PSR)
 	}
 	if sm.PlateauK > 0 {
 		fmt.Fprintf(&b, "  plateau       best %s: %s %.4g, mean of its %dx%d neighbourhood %.4g; raw best %s: %.4g, neighbourhood %.4g\n",
@@ -365,12 +382,38 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "  walk-forward  %s, %d folds: stitched out-of-sample return %s%%, Sharpe %.3g; efficiency %s\n",
 			wf.Spec, len(wf.Folds), engine.FormatFloat(math.Round(1e4*wf.TotalReturn)/100), wf.Sharpe, eff)
-		fmt.Fprintf(&b, "      fold  out-of-sample block  chosen             IS %-8s  OOS %-8s  OOS return %%\n", sm.Metric, sm.Metric)
+		fmt.Fprintf(&b, "      fold  out-of-sample block (0-%d)  chosen             IS %-8s  OOS %-8s  OOS return %%\n", sm.Blocks-1, sm.Metric, sm.Metric)
 		for i, f := range wf.Folds {
-			fmt.Fprintf(&b, "      %4d  %19d  %-17s  %11.4g  %12.4g  %12.4f\n", i+1, f.OOSBlock, fmt.Sprintf("%d x %d", f.Combo.HMA, f.Combo.HMA3),
+			fmt.Fprintf(&b, "      %4d  %24d  %-17s  %11.4g  %12.4g  %12.4f\n", i+1, f.OOSBlock, fmt.Sprintf("%d x %d", f.Combo.HMA, f.Combo.HMA3),
 				f.ISObjective, f.OOSObjective, 100*f.OOSReturn)
 		}
 	}
+	if sm.BlockBars > 0 && sm.BlockBars < 1000 {
+		fmt.Fprintf(&b, "  note          blocks of %d bars: annualised figures over a block or a few (CAGR, the walk-forward's efficiency) are noise; use fewer blocks or more bars\n", sm.BlockBars)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Brief is the summary in a line or two, for a narrow pane: PBO and its
+// verdict, the DSR of the selected combo, the plateau best.
+func (sm *Summary) Brief() string {
+	s := fmt.Sprintf("robustness (%d blocks, %s): ", sm.Blocks, sm.Objective)
+	if sm.PBO != nil {
+		v := sm.PBOVerdict
+		if i := strings.Index(v, ":"); i > 0 {
+			v = v[:i]
+		}
+		s += fmt.Sprintf("PBO %.3f (%s) over %s splits", *sm.PBO, v, engine.Thousands(sm.Splits))
+	} else {
+		s += "no PBO: " + sm.PBONote
+	}
+	if d := sm.DSR; d != nil {
+		s += fmt.Sprintf("; DSR %.3f for %d x %d (Sharpe %.3g vs %.3g expected of %s skill-less trials)", d.DSR, sm.Selected.HMA, sm.Selected.HMA3,
+			d.SharpeAnnual, d.SR0Annual, engine.Thousands(d.Trials))
+	}
+	if sm.PlateauK > 0 {
+		s += fmt.Sprintf("; plateau best %d x %d", sm.PlateauBest.HMA, sm.PlateauBest.HMA3)
+	}
+	return s
 }

@@ -200,16 +200,14 @@ func (m *Model) Summary() []string {
 	for _, n := range common.NoteLines(r.Report.Note, m.ctx.Deterministic) {
 		out = append(out, st.warn.Render("note: "+n))
 	}
-	// The robustness summary (--blocks), as run and show print it.
+	// The robustness summary (--blocks), in brief: the pane's table of
+	// combos needs the room (run and show print the whole section).
 	if len(r.Report.Robustness) > 0 {
 		var sm robust.Summary
-		var b strings.Builder
 		if err := json.Unmarshal(r.Report.Robustness, &sm); err != nil {
 			out = append(out, st.warn.Render("robustness: "+err.Error()))
-		} else if err := sm.WriteTable(&b); err == nil {
-			for _, l := range strings.Split(strings.Trim(b.String(), "\n"), "\n") {
-				out = append(out, strings.TrimRight(l, " "))
-			}
+		} else {
+			out = append(out, sm.Brief())
 		}
 	}
 	// Wrap, never cut: every figure must be readable in a narrow pane.
