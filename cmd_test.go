@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -359,11 +360,10 @@ func TestRunRobustness(t *testing.T) {
 		want string
 	}{
 		{[]string{"--wf", "rolling:4"}, "--wf rolling:4: the walk-forward runs over blocks: add --blocks"},
-		{[]string{"--blocks", "8", "--objective", "max_drawdown"}, "--objective max_drawdown: "},
 		{[]string{"--blocks", "8", "--wf", "rolling:8"}, "--wf rolling:8: 8 blocks in sample leave none out of sample of the 8 (--blocks)"},
 		{[]string{"--blocks", "65"}, "--blocks 65: want 0 (none) or 2 to 64 blocks"},
-		{[]string{"--objective", "sortino"}, "--objective sortino: the objective picks the robustness statistics' best combo: add --blocks"},
-		{[]string{"--min-trades", "5"}, "--min-trades and --max-drawdown constrain the robustness statistics' choice: add --blocks"},
+		{[]string{"--objective", "sharpness"}, "--objective sharpness: unknown metric"},
+		{[]string{"--blocks", "8", "--objective", "max_drawdown"}, "--objective max_drawdown: the robustness statistics (--blocks) need a metric they can take over blocks"},
 		{[]string{"--blocks", "8", "--max-drawdown", "1.5"}, "--max-drawdown 1.5: want a fraction in [0, 1]"},
 	} {
 		args := append([]string{"run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--backend", "reference", "--no-save", "-q"}, c.args...)
@@ -431,5 +431,61 @@ func TestRobustnessSavedAndShown(t *testing.T) {
 	}
 	if v, ok := f.Lookup("robustness"); !ok || !strings.Contains(v, `"splits":70`) {
 		t.Errorf("the Parquet metadata's robustness %q (%v)", v, ok)
+	}
+}
+
+// TestObjectiveRanksTopList: --objective and the constraints order run's
+// top list (the title says by what), with or without --blocks: every row
+// meets the constraints and the rows go from best to worst by the metric
+// (max_drawdown lowest first).
+func TestObjectiveRanksTopList(t *testing.T) {
+	base := []string{"run", "--data", "embedded:btcusdt-1m", "--head", "6000", "--hma", "10:50:10", "--hma3", "12:60:12",
+		"--backend", "reference", "--no-save", "-q", "--precision", "fp64", "--top", "5"}
+	rows := func(out string) [][]string {
+		var rs [][]string
+		in := false
+		for _, l := range strings.Split(out, "\n") {
+			switch {
+			case strings.HasPrefix(l, "Top "):
+				in = true
+			case in && strings.TrimSpace(l) == "":
+				return rs
+			case in && !strings.Contains(l, "hma3"):
+				rs = append(rs, strings.Fields(l))
+			}
+		}
+		return rs
+	}
+	out, _, err := execute(t, append(base, "--objective", "total_return", "--min-trades", "110")...)
+	if err != "" {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "Top 5 combos by fp64 total_return (at least 110 trades) (returns,") {
+		t.Errorf("title:\n%s", out)
+	}
+	// columns: hma hma3 trades return cagr sharpe sortino maxdd ...
+	prev := math.Inf(1)
+	for _, r := range rows(out) {
+		trades, _ := strconv.Atoi(r[2])
+		ret, _ := strconv.ParseFloat(r[3], 64)
+		if trades < 110 || ret > prev {
+			t.Errorf("row %v: trades %d (want >= 110), return %g after %g (want descending)", r, trades, ret, prev)
+		}
+		prev = ret
+	}
+	out, _, err = execute(t, append(base, "--objective", "max_drawdown")...)
+	if err != "" {
+		t.Fatal(err)
+	}
+	prev = math.Inf(-1)
+	for _, r := range rows(out) {
+		dd, _ := strconv.ParseFloat(r[7], 64)
+		if dd < prev {
+			t.Errorf("row %v: max drawdown %g after %g (want ascending)", r, dd, prev)
+		}
+		prev = dd
+	}
+	if len(rows(out)) != 5 || !strings.Contains(out, "by fp64 lowest max_drawdown") {
+		t.Errorf("max_drawdown top list:\n%s", out)
 	}
 }

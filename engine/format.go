@@ -100,10 +100,10 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	ref, test := r.Run(FP64), r.Run(FP32)
 	switch {
 	case ref != nil && test != nil && len(ref.Results) > 0:
-		bw.Printf("\nTop %d combos%s by fp64 Sharpe, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", min(top, ref.Count(), len(ref.Results)), ofComputed(ref))
+		bw.Printf("\nTop %d combos%s by fp64 %s, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", len(TopBy(ref, r.Objective, top)), ofComputed(ref), r.Objective.Label())
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "hma\thma3\ttrades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t\n")
-		for _, c := range TopBySharpe(ref, top) {
+		for _, c := range TopBy(ref, r.Objective, top) {
 			t := test.Lookup(c.Index)
 			if t == nil {
 				fmt.Fprintf(tw, "%d\t%d\t%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t\n", c.HMA, c.HMA3, c.TotalTrades,
@@ -120,10 +120,10 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 			if len(run.Results) == 0 {
 				continue
 			}
-			bw.Printf("\nTop %d combos%s by %s Sharpe (returns, drawdown, win rate, VaR in %%)\n", min(top, run.Count(), len(run.Results)), ofComputed(run), run.Precision)
+			bw.Printf("\nTop %d combos%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", len(TopBy(run, r.Objective, top)), ofComputed(run), run.Precision, r.Objective.Label())
 			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(tw, "hma\thma3\ttrades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n")
-			for _, c := range TopBySharpe(run, top) {
+			for _, c := range TopBy(run, r.Objective, top) {
 				fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, c.HMA3, c.TotalTrades,
 					pct(c.TotalReturn), pct(c.CAGR), num(c.Sharpe), num(c.Sortino), pct(c.MaxDrawdown), num(c.Calmar),
 					pct(c.WinRate), pct(c.VaR95), pct(c.CVaR95), num(c.Omega))

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"sort"
 	"sync"
 	"time"
@@ -37,12 +36,14 @@ func (o *outcomes) set(r *ComboResult) {
 }
 
 // keeper receives a run's chunks (from the study's sink, on any lane's
-// goroutine) and keeps a bounded selection: the best k by Sharpe (NaN
-// last, ties by grid order, as TopBySharpe ranks), the results of the
+// goroutine) and keeps a bounded selection: the best k by its objective
+// (Objective.Ranks, as TopBy ranks: by default Sharpe, NaN last, ties by
+// grid order), the results of the
 // indices in also (the fp64 run's best, for the fp32 side of the table),
 // the outcomes when parity needs them, and the count.
 type keeper struct {
 	mu       sync.Mutex
+	obj      Objective // what "best" means (the zero value: Sharpe)
 	k        int
 	best     []ComboResult // a heap: best[0] ranks lowest
 	also     map[int]bool
@@ -51,20 +52,6 @@ type keeper struct {
 	count    int
 	hist     [fewTrades + 1]int
 	spent    time.Duration // in add: not saving, though Sweep counts it so
-}
-
-// ranks reports whether a ranks above b by Sharpe (NaN last, then grid order).
-func ranks(a, b *ComboResult) bool {
-	x, y := a.Sharpe, b.Sharpe
-	switch {
-	case math.IsNaN(x) || math.IsNaN(y):
-		if math.IsNaN(x) != math.IsNaN(y) {
-			return math.IsNaN(y)
-		}
-	case x != y:
-		return x > y
-	}
-	return a.Index < b.Index
 }
 
 func (k *keeper) add(rs []ComboResult) {
@@ -89,7 +76,7 @@ func (k *keeper) add(rs []ComboResult) {
 			k.best = append(k.best, *r)
 			for c := len(k.best) - 1; c > 0; {
 				p := (c - 1) / 2
-				if !ranks(&k.best[p], &k.best[c]) {
+				if !k.obj.Ranks(&k.best[p], &k.best[c]) {
 					break
 				}
 				k.best[p], k.best[c] = k.best[c], k.best[p]
@@ -97,16 +84,16 @@ func (k *keeper) add(rs []ComboResult) {
 			}
 			continue
 		}
-		if !ranks(r, &k.best[0]) {
+		if !k.obj.Ranks(r, &k.best[0]) {
 			continue
 		}
 		k.best[0] = *r
 		for i := 0; ; {
 			l, m := 2*i+1, i
-			if l < len(k.best) && ranks(&k.best[m], &k.best[l]) {
+			if l < len(k.best) && k.obj.Ranks(&k.best[m], &k.best[l]) {
 				m = l
 			}
-			if rr := l + 1; rr < len(k.best) && ranks(&k.best[m], &k.best[rr]) {
+			if rr := l + 1; rr < len(k.best) && k.obj.Ranks(&k.best[m], &k.best[rr]) {
 				m = rr
 			}
 			if m == i {

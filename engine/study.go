@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"sort"
 	"time"
@@ -61,6 +60,9 @@ type StudyOptions struct {
 	// (Prior), whose saved results are in memory already.
 	Discard bool
 	Keep    int
+	// Objective ranks the combos a kept run keeps and the report's top
+	// lists (Report.Objective); the zero value is Sharpe, unconstrained.
+	Objective Objective
 }
 
 // Report is what a study produced: the dataset, the parameters, each run and
@@ -86,6 +88,9 @@ type Report struct {
 	// of the grid (Study.Blocks); nil when not asked for or not complete.
 	Blocks   *BlockStats
 	BlocksOf Precision
+	// Objective orders the top lists of the report's table (the zero
+	// value: Sharpe, unconstrained).
+	Objective Objective
 	// Robustness is the study's robustness summary as JSON (engine/robust's
 	// Summary, set by the front end that computed it; a saved session keeps
 	// it): the JSON report carries it under "robustness" and a Parquet file
@@ -180,7 +185,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		return nil, err
 	}
 	rep := &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA, Note: s.Note,
-		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...)}
+		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...), Objective: opt.Objective}
 	cache := &IndicatorCache{}
 	var runErr error
 	discard := opt.Discard && len(opt.Prior) == 0
@@ -218,7 +223,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		}
 		var kp *keeper
 		if discard {
-			kp = &keeper{k: keepN, also: keepAlso}
+			kp = &keeper{obj: opt.Objective, k: keepN, also: keepAlso}
 			if bothLanes || (bounds != nil && p == blockLane) {
 				kp.out = newOutcomes(s.Grid.Len())
 			}
@@ -252,7 +257,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 			kp.keep(run)
 			if p == FP64 {
 				keepAlso = map[int]bool{}
-				for _, r := range TopBySharpe(run, keepN) {
+				for _, r := range TopBy(run, opt.Objective, keepN) {
 					keepAlso[r.Index] = true
 				}
 			}
@@ -490,70 +495,8 @@ func JoinNote(a, b string) string {
 }
 
 // TopBySharpe returns up to k results of run sorted by Sharpe, descending
-// (NaN last), ties by grid order: the order a stable sort of every result
-// gives, found in one pass with a k-element heap (O(n log k): a GPU run has
-// millions of results and a table shows ten).
-func TopBySharpe(run *Run, k int) []ComboResult {
-	rs := run.Results
-	if k <= 0 || len(rs) == 0 {
-		return []ComboResult{}
-	}
-	// before reports whether result i ranks above result j.
-	before := func(i, j int) bool {
-		a, b := rs[i].Sharpe, rs[j].Sharpe
-		switch {
-		case math.IsNaN(a) || math.IsNaN(b):
-			if math.IsNaN(a) != math.IsNaN(b) {
-				return math.IsNaN(b)
-			}
-		case a != b:
-			return a > b
-		}
-		return i < j
-	}
-	// h is a min-heap (by rank) of the best k indices seen: h[0] ranks lowest.
-	h := make([]int, 0, min(k, len(rs)))
-	down := func(i int) {
-		for {
-			l, m := 2*i+1, i
-			if l < len(h) && before(h[m], h[l]) {
-				m = l
-			}
-			if r := l + 1; r < len(h) && before(h[m], h[r]) {
-				m = r
-			}
-			if m == i {
-				return
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
-		}
-	}
-	for i := range rs {
-		if len(h) < k {
-			h = append(h, i)
-			for c := len(h) - 1; c > 0; {
-				p := (c - 1) / 2
-				if !before(h[p], h[c]) {
-					break
-				}
-				h[p], h[c] = h[c], h[p]
-				c = p
-			}
-			continue
-		}
-		if before(i, h[0]) {
-			h[0] = i
-			down(0)
-		}
-	}
-	sort.Slice(h, func(a, b int) bool { return before(h[a], h[b]) })
-	out := make([]ComboResult, len(h))
-	for i, j := range h {
-		out[i] = rs[j]
-	}
-	return out
-}
+// (NaN last), ties by grid order: TopBy with the zero Objective.
+func TopBySharpe(run *Run, k int) []ComboResult { return TopBy(run, Objective{}, k) }
 
 // Lookup returns the result of combo index in run, or nil (binary search:
 // Results are in grid order).
