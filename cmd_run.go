@@ -51,47 +51,38 @@ func (f *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.TimeColumn, engine.FieldTimeColumn, d.TimeColumn, "name of the timestamp column of a CSV with a header")
 }
 
-// rankOptions reads the objective and the constraints before anything
-// runs: they order the top lists (engine.Objective, any SPEC metric) and,
-// with --blocks, the robustness statistics' choice (a metric those can
-// take over blocks); --wf needs --blocks.
-func rankOptions(blocks int, wf, objective string, minTrades int, maxDD float64) (engine.Objective, robust.Options, error) {
+// robustOptions reads the robustness flags before anything runs (the
+// objective and the constraints are the Spec's, checked by its Parse):
+// with --blocks the objective must be a metric the blocks can give;
+// --wf needs --blocks.
+func robustOptions(spec engine.Spec, wf string) (robust.Options, error) {
 	var o robust.Options
-	if blocks == 0 && wf != "" {
-		return engine.Objective{}, o, fmt.Errorf("--wf %s: the walk-forward runs over blocks: add --blocks (e.g. --blocks 16)", wf)
+	if spec.Blocks == 0 && wf != "" {
+		return o, fmt.Errorf("--wf %s: the walk-forward runs over blocks: add --blocks (e.g. --blocks 16)", wf)
 	}
-	if minTrades < 0 {
-		return engine.Objective{}, o, fmt.Errorf("--min-trades %d: want a count >= 0", minTrades)
-	}
-	if maxDD < 0 || maxDD > 1 {
-		return engine.Objective{}, o, fmt.Errorf("--max-drawdown %s: want a fraction in [0, 1] (0.3 = 30%%; 0 = no bound)", engine.FormatFloat(maxDD))
-	}
-	obj, err := engine.ParseObjective(objective, minTrades, maxDD)
-	if err != nil {
-		return engine.Objective{}, o, err
-	}
-	if obj.Metric == "sharpe" && !obj.Constrained() {
-		obj = engine.Objective{} // the default: the tables' "Sharpe"
-	}
-	o.MinTrades, o.MaxDrawdown = minTrades, maxDD
-	if blocks > 0 {
-		m, err := robust.ParseMetric(objective)
+	o.MinTrades, o.MaxDrawdown = spec.MinTrades, spec.MaxDrawdown
+	if spec.Blocks > 0 {
+		name := strings.ToLower(spec.Objective)
+		if name == "" {
+			name = "sharpe"
+		}
+		m, err := robust.ParseMetric(name)
 		if err != nil {
-			return engine.Objective{}, o, fmt.Errorf("--objective %s: the robustness statistics (--blocks) need a metric they can take over blocks: %v", objective, err)
+			return o, fmt.Errorf("--objective %s: the robustness statistics (--blocks) need a metric they can take over blocks: %v", spec.Objective, err)
 		}
 		o.Objective.Metric = m
 	}
 	if wf != "" {
-		spec, err := robust.ParseWF(wf)
+		w, err := robust.ParseWF(wf)
 		if err != nil {
-			return engine.Objective{}, o, fmt.Errorf("--wf %s: %v", wf, err)
+			return o, fmt.Errorf("--wf %s: %v", wf, err)
 		}
-		if spec.InSample >= blocks {
-			return engine.Objective{}, o, fmt.Errorf("--wf %s: %d blocks in sample leave none out of sample of the %d (--blocks)", wf, spec.InSample, blocks)
+		if w.InSample >= spec.Blocks {
+			return o, fmt.Errorf("--wf %s: %d blocks in sample leave none out of sample of the %d (--blocks)", wf, w.InSample, spec.Blocks)
 		}
-		o.WF = &spec
+		o.WF = &w
 	}
-	return obj, o, nil
+	return o, nil
 }
 
 // decimalInt and decimalFloat are the study's number flags, read as plain
@@ -168,9 +159,7 @@ func newRunCmd() *cobra.Command {
 		yes            bool
 		quiet          bool
 		save, noSave   bool
-		wfFlag, objFlg string
-		minTrades      int
-		maxDD          float64
+		wfFlag         string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -203,7 +192,7 @@ func newRunCmd() *cobra.Command {
 					fmt.Fprintf(term, "\r\033[K"+format, args...)
 				}
 			}
-			rank, rob, err := rankOptions(sf.spec.Blocks, wfFlag, strings.ToLower(objFlg), minTrades, maxDD)
+			rob, err := robustOptions(sf.spec, wfFlag)
 			if err != nil {
 				return err
 			}
@@ -234,7 +223,7 @@ func newRunCmd() *cobra.Command {
 			// written (the streamed file) needs only each run's best and
 			// the parity counts; the whole JSON report, or rows to stdout,
 			// need every result.
-			opt.Discard, opt.Keep, opt.Objective = format == "table" || stream != nil, top, rank
+			opt.Discard, opt.Keep = format == "table" || stream != nil, top
 			var bar *progressView
 			if !quiet && isTerminal(term) {
 				ch := make(chan engine.Progress, 16)
@@ -330,9 +319,9 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
 	cmd.Flags().Var(decimalInt{&sf.spec.Blocks, 0}, engine.FieldBlocks, "robustness: split the bar returns into N blocks (16 is usual) and report PBO, the deflated Sharpe ratio and the plateau best; 0 = none")
 	cmd.Flags().StringVar(&wfFlag, "wf", "", "robustness: walk-forward over the blocks, rolling:K (K blocks in sample, the next out) or anchored (needs --blocks)")
-	cmd.Flags().StringVar(&objFlg, "objective", "sharpe", "the metric the top lists rank by (any metric of the table; max_drawdown lowest first, the others highest) and, with --blocks, the robustness statistics' choice (sharpe, sortino, total_return, cagr, win_rate, mean)")
-	cmd.Flags().Var(decimalInt{&minTrades, 0}, "min-trades", "only combos with at least N trades in the top lists and the robustness statistics' choice (the others still count as trials)")
-	cmd.Flags().Var(decimalFloat{&maxDD, 0}, "max-drawdown", "only combos whose max drawdown is at most this fraction in the top lists and the robustness choice (0.3 = 30%; 0 = no bound)")
+	cmd.Flags().StringVar(&sf.spec.Objective, engine.FieldObjective, "sharpe", "the metric the top lists rank by (any metric of the table; max_drawdown lowest first, the others highest) and, with --blocks, the robustness statistics' choice (sharpe, sortino, total_return, cagr, win_rate, mean)")
+	cmd.Flags().Var(decimalInt{&sf.spec.MinTrades, 0}, engine.FieldMinTrades, "only combos with at least N trades in the top lists and the robustness statistics' choice (the others still count as trials)")
+	cmd.Flags().Var(decimalFloat{&sf.spec.MaxDrawdown, 0}, engine.FieldMaxDrawdown, "only combos whose max drawdown is at most this fraction in the top lists and the robustness choice (0.3 = 30%; 0 = no bound)")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (above "+engine.Thousands(engine.ConfirmCombos)+" combos x precisions) without asking")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")

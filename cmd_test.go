@@ -489,3 +489,29 @@ func TestObjectiveRanksTopList(t *testing.T) {
 		t.Errorf("max_drawdown top list:\n%s", out)
 	}
 }
+
+// TestObjectiveSaved: a session keeps its objective and constraints:
+// sessions show lists the same top combos, under the same title, as run.
+func TestObjectiveSaved(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	out, _, err := execute(t, "run", "--data", "embedded:btcusdt-1m", "--head", "6000", "--hma", "10:50:10", "--hma3", "12:60:12",
+		"--backend", "reference", "-q", "--top", "4", "--objective", "sortino", "--min-trades", "150", "--db", db)
+	if err != "" {
+		t.Fatal(err)
+	}
+	top := func(s string) string {
+		a := strings.Index(s, "\nTop ")
+		if a < 0 {
+			return ""
+		}
+		b := strings.Index(s[a+1:], "\n\n")
+		return s[a+1 : a+1+b]
+	}
+	shown, _, err := execute(t, "sessions", "show", "1", "--db", db, "--top", "4")
+	if err != "" {
+		t.Fatal(err)
+	}
+	if top(out) == "" || top(shown) != top(out) || !strings.Contains(top(out), "by fp64 sortino (at least 150 trades)") {
+		t.Errorf("run's top list:\n%s\nshow's:\n%s", top(out), top(shown))
+	}
+}

@@ -30,7 +30,7 @@ func ParseObjective(name string, minTrades int, maxDrawdown float64) (Objective,
 			return Objective{Metric: name, Minimise: name == "max_drawdown", MinTrades: minTrades, MaxDrawdown: maxDrawdown}, nil
 		}
 	}
-	return Objective{}, fieldErr("objective", name, "unknown metric (want one of %s)", strings.Join(MetricNames, ", "))
+	return Objective{}, fieldErr(FieldObjective, name, "unknown metric (want one of %s)", strings.Join(MetricNames, ", "))
 }
 
 func (o Objective) metric() string {

@@ -34,6 +34,9 @@ const (
 	FieldBarsPerYear = "bars-per-year"
 	FieldBorderline  = "borderline"
 	FieldBlocks      = "blocks"
+	FieldObjective   = "objective"
+	FieldMinTrades   = "min-trades"
+	FieldMaxDrawdown = "max-drawdown"
 )
 
 // FieldError is a study input that cannot be used: Field names it (one of
@@ -138,6 +141,14 @@ type Spec struct {
 	// robustness statistics (engine/robust). 0 = none. Not saved with a
 	// session yet (resume computes none).
 	Blocks int `json:"blocks,omitempty"`
+	// Objective names what "best" means for the top lists (any metric of
+	// MetricNames; max_drawdown lowest first) and, with Blocks, for the
+	// robustness statistics; "" = sharpe. MinTrades and MaxDrawdown (a
+	// fraction, 0 = no bound) are the constraints on the combos listed and
+	// chosen (ParseObjective).
+	Objective   string  `json:"objective,omitempty"`
+	MinTrades   int     `json:"min_trades,omitempty"`
+	MaxDrawdown float64 `json:"max_drawdown,omitempty"`
 }
 
 // DefaultSpec is the study `sweepbench run` makes without flags: the
@@ -158,6 +169,7 @@ type Settings struct {
 	Precisions []Precision
 	WMA        Formulation
 	Tolerance  float64
+	Objective  Objective     // the zero value for sharpe, unconstrained
 	Timeframe  time.Duration // 0 = as loaded
 	Location   *time.Location
 }
@@ -239,6 +251,23 @@ func (s Spec) Parse() (*Settings, error) {
 		out.Location = loc
 	}
 	add(checkLEANAsset(s.LEANAsset))
+	if s.MinTrades < 0 {
+		add(fieldErr(FieldMinTrades, strconv.Itoa(s.MinTrades), "want a count >= 0"))
+	}
+	if !(s.MaxDrawdown >= 0 && s.MaxDrawdown <= 1) {
+		add(fieldErr(FieldMaxDrawdown, FormatFloat(s.MaxDrawdown), "want a fraction in [0, 1] (0.3 = 30%%; 0 = no bound)"))
+	}
+	if s.Objective != "" || s.MinTrades != 0 || s.MaxDrawdown != 0 {
+		name := s.Objective
+		if name == "" {
+			name = "sharpe"
+		}
+		out.Objective, err = ParseObjective(name, s.MinTrades, s.MaxDrawdown)
+		add(err)
+		if out.Objective.Metric == "sharpe" && !out.Objective.Constrained() {
+			out.Objective = Objective{} // the tables' "Sharpe"
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
@@ -416,7 +445,7 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 		note = JoinNote(note, fmt.Sprintf("fee %s is %s%% per side: fees are fractions (0.00045 = 0.045%%)", FormatFloat(s.Fee), FormatFloat(100*s.Fee)))
 	}
 	st := &Study{Spec: s, Dataset: ds, Grid: set.Grid, Params: p, Precisions: set.Precisions, WMA: set.WMA,
-		Backend: be, Fallback: reg.Reference(), Tolerance: set.Tolerance, Note: note, Blocks: s.Blocks}
+		Backend: be, Fallback: reg.Reference(), Tolerance: set.Tolerance, Note: note, Blocks: s.Blocks, Objective: set.Objective}
 	if err := st.Validate(); err != nil {
 		return nil, err
 	}

@@ -32,6 +32,9 @@ type Study struct {
 	// reference lane of an fp32-only GPU. nil: such a lane is an error.
 	Fallback  Backend
 	Tolerance float64 // borderline margin; 0 = DefaultBorderline
+	// Objective orders the report's top lists and the combos a kept run
+	// keeps (the zero value: Sharpe, unconstrained).
+	Objective Objective
 	// Blocks, when > 0, asks the reference lane (fp64, else the first)
 	// for per-block statistics over that many contiguous blocks of bar
 	// returns (BlockBounds): Report.Blocks, the robustness statistics'
@@ -60,9 +63,6 @@ type StudyOptions struct {
 	// (Prior), whose saved results are in memory already.
 	Discard bool
 	Keep    int
-	// Objective ranks the combos a kept run keeps and the report's top
-	// lists (Report.Objective); the zero value is Sharpe, unconstrained.
-	Objective Objective
 }
 
 // Report is what a study produced: the dataset, the parameters, each run and
@@ -185,7 +185,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		return nil, err
 	}
 	rep := &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA, Note: s.Note,
-		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...), Objective: opt.Objective}
+		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...), Objective: s.Objective}
 	cache := &IndicatorCache{}
 	var runErr error
 	discard := opt.Discard && len(opt.Prior) == 0
@@ -223,7 +223,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		}
 		var kp *keeper
 		if discard {
-			kp = &keeper{obj: opt.Objective, k: keepN, also: keepAlso}
+			kp = &keeper{obj: s.Objective, k: keepN, also: keepAlso}
 			if bothLanes || (bounds != nil && p == blockLane) {
 				kp.out = newOutcomes(s.Grid.Len())
 			}
@@ -257,7 +257,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 			kp.keep(run)
 			if p == FP64 {
 				keepAlso = map[int]bool{}
-				for _, r := range TopBy(run, opt.Objective, keepN) {
+				for _, r := range TopBy(run, s.Objective, keepN) {
 					keepAlso[r.Index] = true
 				}
 			}

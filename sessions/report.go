@@ -41,6 +41,16 @@ func (s *Store) Open(ctx context.Context, id int64) (*engine.Report, error) {
 	if err != nil {
 		return nil, s.wrap(fmt.Sprintf("read the parity of session %d", id), err)
 	}
+	// The top lists as the study ranked them (--objective, constraints).
+	if o := ss.Spec; (o.Objective != "" && o.Objective != "sharpe") || o.MinTrades != 0 || o.MaxDrawdown != 0 {
+		name := o.Objective
+		if name == "" {
+			name = "sharpe"
+		}
+		if rep.Objective, err = engine.ParseObjective(name, o.MinTrades, o.MaxDrawdown); err != nil {
+			return nil, s.wrap(fmt.Sprintf("read session %d", id), err)
+		}
+	}
 	var rob string
 	if err := tx.QueryRowContext(ctx, `SELECT robustness FROM studies WHERE id = ?`, id).Scan(&rob); err != nil {
 		return nil, s.wrap(fmt.Sprintf("read the robustness of session %d", id), err)

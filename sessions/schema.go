@@ -225,6 +225,13 @@ ALTER TABLE studies ADD COLUMN window_to TEXT NOT NULL DEFAULT '';
 	`
 ALTER TABLE studies ADD COLUMN robustness TEXT NOT NULL DEFAULT '';
 `,
+	// v7: what "best" meant for the study's top lists and robustness
+	// (--objective, '' = sharpe) and its constraints (0 = none).
+	`
+ALTER TABLE studies ADD COLUMN objective TEXT NOT NULL DEFAULT '';
+ALTER TABLE studies ADD COLUMN min_trades INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE studies ADD COLUMN max_drawdown REAL NOT NULL DEFAULT 0;
+`,
 }
 
 // digestSchema is the first schema version whose runs carry a digest.
