@@ -51,6 +51,20 @@ func (f *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.TimeColumn, engine.FieldTimeColumn, d.TimeColumn, "name of the timestamp column of a CSV with a header")
 }
 
+// writeBlocks writes rep's per-block statistics to path as Parquet, through
+// a temporary file renamed into place.
+func writeBlocks(path string, rep *engine.Report, bars *engine.Bars) error {
+	f, err := createOutput(path)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteBlocksParquet(f, bars); err != nil {
+		f.Cleanup()
+		return err
+	}
+	return f.Commit()
+}
+
 // robustOptions reads the robustness flags before anything runs (the
 // objective and the constraints are the Spec's, checked by its Parse):
 // with --blocks the objective must be a metric the blocks can give;
@@ -160,6 +174,7 @@ func newRunCmd() *cobra.Command {
 		quiet          bool
 		save, noSave   bool
 		wfFlag         string
+		blocksOut      string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -181,6 +196,14 @@ func newRunCmd() *cobra.Command {
 			db, _ := dbPath(cmd)
 			if err := checkOutput(out, protected{db, "the sessions database"}, protected{sf.spec.Data, "the input data"}); err != nil {
 				return err
+			}
+			if blocksOut != "" {
+				if sf.spec.Blocks == 0 {
+					return fmt.Errorf("--blocks-out %s: there are per-block statistics only with --blocks (e.g. --blocks 16)", blocksOut)
+				}
+				if err := checkOutput(blocksOut, protected{db, "the sessions database"}, protected{sf.spec.Data, "the input data"}, protected{out, "--out"}); err != nil {
+					return fmt.Errorf("--blocks-out: %w", err)
+				}
 			}
 			// Notes, paths and warnings through the sanitiser; the
 			// progress bar and the status line (their own escapes) on the
@@ -252,6 +275,13 @@ func newRunCmd() *cobra.Command {
 				bar.wait()
 			}
 			saved := savedLine(rec, runErr, quiet)
+			if blocksOut != "" && rep != nil && rep.Blocks != nil {
+				if err := writeBlocks(blocksOut, rep, &s.Dataset.Bars); err != nil {
+					fmt.Fprintf(stderr, "sweepbench: --blocks-out %s: %v\n", blocksOut, err)
+				} else if !quiet {
+					fmt.Fprintf(stderr, "wrote %s\n", blocksOut)
+				}
+			}
 			write := func(w io.Writer) error { return writeReport(w, rep, format, top) }
 			if rep != nil && rep.Blocks != nil {
 				status("robustness: PBO over every split, DSR, plateau...")
@@ -318,6 +348,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
 	cmd.Flags().Var(decimalInt{&sf.spec.Blocks, 0}, engine.FieldBlocks, "robustness: split the bar returns into N blocks (16 is usual) and report PBO, the deflated Sharpe ratio and the plateau best; 0 = none")
+	cmd.Flags().StringVar(&blocksOut, "blocks-out", "", "robustness: write the per-block statistics (one row per combo and block) to this Parquet file (needs --blocks)")
 	cmd.Flags().StringVar(&wfFlag, "wf", "", "robustness: walk-forward over the blocks, rolling:K (K blocks in sample, the next out) or anchored (needs --blocks)")
 	cmd.Flags().StringVar(&sf.spec.Objective, engine.FieldObjective, "sharpe", "the metric the top lists rank by (any metric of the table; max_drawdown lowest first, the others highest) and, with --blocks, the robustness statistics' choice (sharpe, sortino, total_return, cagr, win_rate, mean)")
 	cmd.Flags().Var(decimalInt{&sf.spec.MinTrades, 0}, engine.FieldMinTrades, "only combos with at least N trades in the top lists and the robustness statistics' choice (the others still count as trials)")

@@ -515,3 +515,74 @@ func TestObjectiveSaved(t *testing.T) {
 		t.Errorf("run's top list:\n%s\nshow's:\n%s", top(out), top(shown))
 	}
 }
+
+// TestBlocksOut: --blocks-out writes the per-block statistics as Parquet,
+// one row per combo and block: per combo the blocks' bar returns add up to
+// n-1, their trades to the combo's trade count, expm1 of their log growth
+// to its total return (from the JSON report of the same study); the first
+// block starts on the second bar.
+func TestBlocksOut(t *testing.T) {
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "blocks.parquet")
+	args := []string{"run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "10:30:10", "--hma3", "12:36:12",
+		"--backend", "reference", "--no-save", "-q", "--precision", "fp64", "--blocks", "4"}
+	js, _, err := execute(t, append(args, "--format", "json", "--blocks-out", pq)...)
+	if err != "" {
+		t.Fatal(err)
+	}
+	type row struct {
+		HMA       int64   `parquet:"hma"`
+		HMA3      int64   `parquet:"hma3"`
+		Block     int64   `parquet:"block"`
+		FirstTime int64   `parquet:"first_time"`
+		Bars      int64   `parquet:"bars"`
+		LogGrowth float64 `parquet:"log_growth"`
+		Trades    int64   `parquet:"trades"`
+	}
+	b, e := os.ReadFile(pq)
+	if e != nil {
+		t.Fatal(e)
+	}
+	rd := parquet.NewGenericReader[row](bytes.NewReader(b))
+	rows := make([]row, rd.NumRows())
+	if n, e := rd.Read(rows); n != len(rows) && e != nil {
+		t.Fatal(e)
+	}
+	var doc struct {
+		Runs []struct {
+			Combos []struct {
+				HMA         int64   `json:"hma"`
+				HMA3        int64   `json:"hma3"`
+				TotalTrades int64   `json:"total_trades"`
+				TotalReturn float64 `json:"total_return"`
+			} `json:"combos"`
+		} `json:"runs"`
+	}
+	if e := json.Unmarshal([]byte(js), &doc); e != nil {
+		t.Fatal(e)
+	}
+	combos := doc.Runs[0].Combos
+	if len(rows) != 4*len(combos) || len(combos) != 9 {
+		t.Fatalf("%d rows for %d combos x 4 blocks", len(rows), len(combos))
+	}
+	for i, c := range combos {
+		var bars, trades int64
+		var lg float64
+		for b := 0; b < 4; b++ {
+			r := rows[4*i+b]
+			if r.HMA != c.HMA || r.HMA3 != c.HMA3 || r.Block != int64(b) {
+				t.Fatalf("row %d: %+v, want combo %d x %d block %d", 4*i+b, r, c.HMA, c.HMA3, b)
+			}
+			bars, trades, lg = bars+r.Bars, trades+r.Trades, lg+r.LogGrowth
+		}
+		if bars != 2999 || trades != c.TotalTrades || math.Abs(math.Expm1(lg)-c.TotalReturn) > 1e-9 {
+			t.Errorf("combo %d x %d: %d bar returns, %d trades, growth %.12g; want 2999, %d, %.12g", c.HMA, c.HMA3, bars, trades, math.Expm1(lg), c.TotalTrades, c.TotalReturn)
+		}
+	}
+	if rows[0].FirstTime == 0 {
+		t.Error("the first block has no start time")
+	}
+	if _, _, err := execute(t, "run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--no-save", "-q", "--backend", "reference", "--blocks-out", pq); !strings.Contains(err, "--blocks-out") || !strings.Contains(err, "only with --blocks") {
+		t.Errorf("--blocks-out without --blocks: %q", err)
+	}
+}

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"errors"
+	"io"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// blockRow is one row of the per-block statistics file (WriteBlocksParquet).
+type blockRow struct {
+	HMA       int64   `parquet:"hma"`
+	HMA3      int64   `parquet:"hma3"`
+	Block     int64   `parquet:"block"`      // 0 = earliest
+	FirstTime int64   `parquet:"first_time"` // the block's first return's bar, Unix nanoseconds
+	LastTime  int64   `parquet:"last_time"`  // its last return's bar
+	Bars      int64   `parquet:"bars"`       // bar returns in the block
+	Sum       float64 `parquet:"sum"`        // sum of rs
+	SumSq     float64 `parquet:"sum_sq"`     // sum of rs^2
+	SumDown   float64 `parquet:"sum_down"`   // sum of min(rs,0)^2
+	LogGrowth float64 `parquet:"log_growth"` // sum of log(1+rs)
+	Trades    int64   `parquet:"trades"`     // trades closed in the block
+	Wins      int64   `parquet:"wins"`
+	Sum3      float64 `parquet:"sum3"` // the combo's sum of rs^3 over the whole sample (every row of the combo)
+	Sum4      float64 `parquet:"sum4"` // its sum of rs^4
+}
+
+// ErrNoBlockStats: a report without per-block statistics asked to write them.
+var ErrNoBlockStats = errors.New("the report has no per-block statistics (run with --blocks)")
+
+// WriteBlocksParquet writes the report's per-block statistics
+// (Report.Blocks, docs/SPEC.md "Robustness: decomposable metrics") as a
+// Parquet file: one row per combo and block (blockRow's columns: the
+// combo's lengths, the block's index and time span, its sums, log growth,
+// trades and wins, and the combo's whole-sample sum3 and sum4 on each of
+// its rows), in grid order then block order, with the run the statistics
+// come from in the metadata; bars (the study's, may be nil: the times are
+// then 0) give each block's first and last bar times. A user recomputes
+// any union's metrics from it (SPEC's table). Errors: ErrNoBlockStats, the
+// writer's.
+func (r *Report) WriteBlocksParquet(w io.Writer, bars *Bars) error {
+	bs := r.Blocks
+	if bs == nil {
+		return ErrNoBlockStats
+	}
+	pw := parquet.NewGenericWriter[blockRow](w, parquet.Compression(fastSnappy{}), parquet.DataPageVersion(1),
+		parquet.MaxRowsPerRowGroup(parquetRowGroup))
+	rows := make([]blockRow, 0, 4096)
+	n := len(bs.Bounds) - 1
+	times := blockTimes(bs, bars)
+	for c := 0; c < bs.Combos; c++ {
+		cb := r.Grid.At(c)
+		for b := 0; b < n; b++ {
+			i := c*bs.Blocks + b
+			rows = append(rows, blockRow{HMA: int64(cb.HMA), HMA3: int64(cb.HMA3), Block: int64(b),
+				FirstTime: times[b][0], LastTime: times[b][1], Bars: int64(bs.Bars[i]), Sum: bs.Sum[i], SumSq: bs.SumSq[i],
+				SumDown: bs.SumDown[i], LogGrowth: bs.SumLog[i], Trades: int64(bs.Trades[i]), Wins: int64(bs.Wins[i]),
+				Sum3: bs.Sum3[c], Sum4: bs.Sum4[c]})
+			if len(rows) == cap(rows) {
+				if _, err := pw.Write(rows); err != nil {
+					return err
+				}
+				rows = rows[:0]
+			}
+		}
+	}
+	if _, err := pw.Write(rows); err != nil {
+		return err
+	}
+	pw.SetKeyValueMetadata("run", r.BlocksOf.String())
+	pw.SetKeyValueMetadata("blocks", FormatFloat(float64(n)))
+	pw.SetKeyValueMetadata("bars_per_year", FormatFloat(r.Params.BarsPerYear))
+	pw.SetKeyValueMetadata("dataset", r.Dataset.Name)
+	pw.SetKeyValueMetadata("dataset_sha256", r.Dataset.SHA256)
+	return pw.Close()
+}
+
+// blockTimes are each block's first and last bar times (the bar a return
+// ends on: return k runs from bar k to bar k+1; Unix nanoseconds), 0
+// without the bars.
+func blockTimes(bs *BlockStats, bars *Bars) [][2]int64 {
+	out := make([][2]int64, len(bs.Bounds)-1)
+	if bars == nil || bars.Len() < bs.Bounds[len(bs.Bounds)-1]+1 {
+		return out
+	}
+	for b := range out {
+		out[b] = [2]int64{bars.Time[bs.Bounds[b]+1], bars.Time[bs.Bounds[b+1]]}
+	}
+	return out
+}
