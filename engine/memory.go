@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 )
 
@@ -40,7 +41,7 @@ func ForecastMemoryWith(s *Study, discard bool) MemoryForecast {
 	n := int64(s.Dataset.Bars.Len())
 	combos := int64(s.Grid.Len())
 	series := int64(s.Grid.HMA.Len()+s.Grid.Distinct().HMA3.Len()) + 1
-	both := slicesContains(s.Precisions, FP64) && slicesContains(s.Precisions, FP32)
+	both := slices.Contains(s.Precisions, FP64) && slices.Contains(s.Precisions, FP32)
 	for _, p := range s.Precisions {
 		size := int64(8)
 		if p == FP32 {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"time"
 
@@ -194,10 +195,10 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		keepN = DefaultKeep
 	}
 	var keepAlso map[int]bool // the fp64 run's best, kept in the fp32 run too
-	bothLanes := slicesContains(s.Precisions, FP64) && slicesContains(s.Precisions, FP32)
+	bothLanes := slices.Contains(s.Precisions, FP64) && slices.Contains(s.Precisions, FP32)
 	var bounds []int
 	blockLane := s.Precisions[0]
-	if slicesContains(s.Precisions, FP64) {
+	if slices.Contains(s.Precisions, FP64) {
 		blockLane = FP64
 	}
 	if s.Blocks > 0 && len(opt.Prior) == 0 {
@@ -356,15 +357,6 @@ func (s *Study) deviceSeries(ctx context.Context, cache *IndicatorCache) {
 			return dev.Indicators32(ctx, job)
 		})
 	}
-}
-
-func slicesContains(ps []Precision, p Precision) bool {
-	for _, q := range ps {
-		if q == p {
-			return true
-		}
-	}
-	return false
 }
 
 // indexSet is a set of grid indices.

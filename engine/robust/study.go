@@ -2,7 +2,6 @@ package robust
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -59,8 +58,9 @@ type Robustness struct {
 }
 
 // ErrNoBlocks: the report carries no per-block statistics (the study did
-// not ask for blocks, or its reference run did not complete).
-var ErrNoBlocks = errors.New("the study has no per-block statistics (run it with --blocks 16)")
+// not ask for blocks, or its reference run did not complete): engine's
+// ErrNoBlockStats, one error for one condition.
+var ErrNoBlocks = engine.ErrNoBlockStats
 
 // Analyse computes the robustness section of rep from its per-block
 // statistics: PBO by CSCV (Bailey et al. 2015) over every combo, the
