@@ -36,16 +36,14 @@ func (o *outcomes) set(r *ComboResult) {
 }
 
 // keeper receives a run's chunks (from the study's sink, on any lane's
-// goroutine) and keeps a bounded selection: the best k by its objective
-// (Objective.Ranks, as TopBy ranks: by default Sharpe, NaN last, ties by
-// grid order), the results of the
-// indices in also (the fp64 run's best, for the fp32 side of the table),
-// the outcomes when parity needs them, and the count.
+// goroutine) and keeps a bounded selection: the best k selectable by the
+// study's objective (topK, as TopBy ranks: by default Sharpe, NaN last,
+// ties by grid order), the results of the indices in also (the fp64 run's
+// best, for the fp32 side of the table), the outcomes when parity needs
+// them, and the count.
 type keeper struct {
 	mu       sync.Mutex
-	obj      Objective // what "best" means (the zero value: Sharpe)
-	k        int
-	best     []ComboResult // a heap: best[0] ranks lowest
+	best     topK // the best k by the study's objective
 	also     map[int]bool
 	alsoKept []ComboResult
 	out      *outcomes
@@ -69,39 +67,7 @@ func (k *keeper) add(rs []ComboResult) {
 		if k.also[r.Index] {
 			k.alsoKept = append(k.alsoKept, *r)
 		}
-		if k.k <= 0 {
-			continue
-		}
-		if len(k.best) < k.k {
-			k.best = append(k.best, *r)
-			for c := len(k.best) - 1; c > 0; {
-				p := (c - 1) / 2
-				if !k.obj.Ranks(&k.best[p], &k.best[c]) {
-					break
-				}
-				k.best[p], k.best[c] = k.best[c], k.best[p]
-				c = p
-			}
-			continue
-		}
-		if !k.obj.Ranks(r, &k.best[0]) {
-			continue
-		}
-		k.best[0] = *r
-		for i := 0; ; {
-			l, m := 2*i+1, i
-			if l < len(k.best) && k.obj.Ranks(&k.best[m], &k.best[l]) {
-				m = l
-			}
-			if rr := l + 1; rr < len(k.best) && k.obj.Ranks(&k.best[m], &k.best[rr]) {
-				m = rr
-			}
-			if m == i {
-				break
-			}
-			k.best[i], k.best[m] = k.best[m], k.best[i]
-			i = m
-		}
+		k.best.offer(r)
 	}
 }
 
@@ -112,7 +78,7 @@ func (k *keeper) keep(run *Run) {
 	defer k.mu.Unlock()
 	seen := map[int]bool{}
 	var rs []ComboResult
-	for _, set := range [][]ComboResult{k.best, k.alsoKept} {
+	for _, set := range [][]ComboResult{k.best.h, k.alsoKept} {
 		for _, r := range set {
 			if !seen[r.Index] {
 				seen[r.Index] = true

@@ -99,55 +99,64 @@ func (o Objective) Label() string {
 }
 
 // TopBy returns up to k selectable results of run ranked by o (Ranks),
-// found with a k-element heap (O(n log k)).
+// found in one pass (topK: O(n log k)).
 func TopBy(run *Run, o Objective, k int) []ComboResult {
-	rs := run.Results
-	if k <= 0 || len(rs) == 0 {
-		return []ComboResult{}
+	t := topK{o: o, k: k}
+	for i := range run.Results {
+		t.offer(&run.Results[i])
 	}
-	before := func(i, j int) bool { return o.Ranks(&rs[i], &rs[j]) }
-	h := make([]int, 0, min(k, len(rs)))
-	down := func(i int) {
-		for {
-			l, m := 2*i+1, i
-			if l < len(h) && before(h[m], h[l]) {
-				m = l
-			}
-			if r := l + 1; r < len(h) && before(h[m], h[r]) {
-				m = r
-			}
-			if m == i {
-				return
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
-		}
+	return t.sorted()
+}
+
+// topK keeps the k best selectable combos offered by o.Ranks (TopBy, the
+// keeper of streamed results): a heap whose root ranks lowest.
+type topK struct {
+	o Objective
+	k int
+	h []ComboResult
+}
+
+func (t *topK) offer(r *ComboResult) {
+	if t.k <= 0 || !t.o.Selectable(r) {
+		return
 	}
-	for i := range rs {
-		if !o.Selectable(&rs[i]) {
-			continue
-		}
-		if len(h) < k {
-			h = append(h, i)
-			for c := len(h) - 1; c > 0; {
-				p := (c - 1) / 2
-				if !before(h[p], h[c]) {
-					break
-				}
-				h[p], h[c] = h[c], h[p]
-				c = p
+	h := t.h
+	if len(h) < t.k {
+		h = append(h, *r)
+		for c := len(h) - 1; c > 0; {
+			p := (c - 1) / 2
+			if !t.o.Ranks(&h[p], &h[c]) {
+				break
 			}
-			continue
+			h[p], h[c] = h[c], h[p]
+			c = p
 		}
-		if before(i, h[0]) {
-			h[0] = i
-			down(0)
+		t.h = h
+		return
+	}
+	if !t.o.Ranks(r, &h[0]) {
+		return
+	}
+	h[0] = *r
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < len(h) && t.o.Ranks(&h[m], &h[l]) {
+			m = l
 		}
+		if rr := l + 1; rr < len(h) && t.o.Ranks(&h[m], &h[rr]) {
+			m = rr
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
 	}
-	sort.Slice(h, func(a, b int) bool { return before(h[a], h[b]) })
-	out := make([]ComboResult, len(h))
-	for i, j := range h {
-		out[i] = rs[j]
-	}
+}
+
+// sorted is what t kept, best first.
+func (t *topK) sorted() []ComboResult {
+	out := append([]ComboResult{}, t.h...)
+	sort.Slice(out, func(a, b int) bool { return t.o.Ranks(&out[a], &out[b]) })
 	return out
 }

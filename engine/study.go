@@ -224,7 +224,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 		}
 		var kp *keeper
 		if discard {
-			kp = &keeper{obj: s.Objective, k: keepN, also: keepAlso}
+			kp = &keeper{best: topK{o: s.Objective, k: keepN}, also: keepAlso}
 			if bothLanes || (bounds != nil && p == blockLane) {
 				kp.out = newOutcomes(s.Grid.Len())
 			}
