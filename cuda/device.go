@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -371,4 +372,48 @@ func (d *device) destroyEvent(e event) error {
 		return nil
 	}
 	return check("cuEventDestroy", drv.cuEventDestroy(uintptr(e)))
+}
+
+// scratch holds the pooled device buffers one piece of work takes (a
+// parity pass, a block_stats launch, PBO), given back together by release
+// once the device has finished with them. Device thread only.
+type scratch struct {
+	d    *device
+	bufs []devPtr
+}
+
+// get takes a pooled buffer of bytes, poisoned (0xFF) when poison.
+func (s *scratch) get(bytes uint64, poison bool) (devPtr, error) {
+	p, err := s.d.get(bytes)
+	if err != nil {
+		return 0, err
+	}
+	s.bufs = append(s.bufs, p)
+	if poison {
+		err = s.d.poison(p, bytes)
+	}
+	return p, err
+}
+
+// getAll takes one buffer per size (gets), in order.
+func (s *scratch) getAll(poison bool, sizes ...uint64) ([]devPtr, error) {
+	out := make([]devPtr, len(sizes))
+	for i, n := range sizes {
+		var err error
+		if out[i], err = s.get(n, poison); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// release waits for the device (what names the work for the error) and
+// gives every buffer back; it returns the driver calls' errors, joined.
+func (s *scratch) release(what string) error {
+	err := s.d.sync(what)
+	for _, p := range s.bufs {
+		err = errors.Join(err, s.d.put(p))
+	}
+	s.bufs = nil
+	return err
 }

@@ -198,26 +198,12 @@ func (k *kernel[F]) blockStats(l *lane, first, cnt int, bs *engine.BlockStats, r
 	S := bs.Blocks
 	per := uint64(cnt) * uint64(S)
 	return l.d.do(func() (err error) {
-		var bufs []devPtr
-		defer func() {
-			err = errors.Join(err, l.d.sync("block_stats"))
-			for _, p := range bufs {
-				err = errors.Join(err, l.d.put(p))
-			}
-		}()
-		get := func(bytes uint64) (devPtr, error) {
-			p, err := l.d.get(bytes)
-			if err == nil {
-				bufs = append(bufs, p)
-				err = l.d.poison(p, bytes)
-			}
-			return p, err
-		}
-		var dp [10]devPtr // sum, sq, down, mantissa, exponent, trades, wins, s3, s4, bounds
-		for i, size := range []uint64{per * 8, per * 8, per * 8, per * 8, per * 4, per * 4, per * 4, uint64(cnt) * 8, uint64(cnt) * 8, uint64(S+1) * 4} {
-			if dp[i], err = get(size); err != nil {
-				return err
-			}
+		sc := &scratch{d: l.d}
+		defer func() { err = errors.Join(err, sc.release("block_stats")) }()
+		// sum, sq, down, mantissa, exponent, trades, wins, s3, s4, bounds
+		dp, err := sc.getAll(true, per*8, per*8, per*8, per*8, per*4, per*4, per*4, uint64(cnt)*8, uint64(cnt)*8, uint64(S+1)*4)
+		if err != nil {
+			return err
 		}
 		if err := upload(dp[9], toInt32(bs.Bounds)); err != nil {
 			return err

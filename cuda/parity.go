@@ -61,35 +61,25 @@ func (b *Backend) DeviceParity(ctx context.Context, job *engine.Job, test engine
 
 // parityRun is one parity pass on one device (its buffers, its events).
 type parityRun[F engine.Float] struct {
-	d           *device
+	scratch
 	job         *engine.Job
 	n, nh, n3   int
 	total       int
 	tol         float64
-	bufs        []devPtr
 	start, stop event
 }
 
-func (r *parityRun[F]) get(bytes uint64) (devPtr, error) {
-	p, err := r.d.get(bytes)
-	if err == nil {
-		r.bufs = append(r.bufs, p)
-	}
-	return p, err
-}
+// get takes a pooled buffer (not poisoned: the pass poisons its outputs
+// itself, just before each kernel).
+func (r *parityRun[F]) get(bytes uint64) (devPtr, error) { return r.scratch.get(bytes, false) }
 
 func (r *parityRun[F]) release() error {
-	err := r.d.sync("parity kernels")
-	for _, p := range r.bufs {
-		err = errors.Join(err, r.d.put(p))
-	}
-	r.bufs = nil
-	return errors.Join(err, r.d.destroyEvent(r.start), r.d.destroyEvent(r.stop))
+	return errors.Join(r.scratch.release("parity kernels"), r.d.destroyEvent(r.start), r.d.destroyEvent(r.stop))
 }
 
 func deviceParity[F engine.Float](ctx context.Context, d *device, job *engine.Job, form engine.Formulation, tol float64) (*engine.DeviceParity, error) {
 	hma, hma3 := job.Grid.HMA.Values(), job.Grid.HMA3.Values()
-	r := &parityRun[F]{d: d, job: job, n: job.Bars.Len(), nh: len(hma), n3: len(hma3), total: job.Grid.Len(), tol: tol}
+	r := &parityRun[F]{scratch: scratch{d: d}, job: job, n: job.Bars.Len(), nh: len(hma), n3: len(hma3), total: job.Grid.Len(), tol: tol}
 	out := &engine.DeviceParity{Flips: make([]int32, r.total), NonBorderline: make([]int32, r.total),
 		MaxMargin: make([]float64, r.total), Device: deviceLabel([]*device{d})}
 	err := d.do(func() (err error) {

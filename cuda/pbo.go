@@ -35,25 +35,12 @@ func (b *Backend) PBOSharpe(ctx context.Context, sum, sumSq []float64, combos, b
 	sel, less, equal = make([]int32, k), make([]int32, k), make([]int32, k)
 	d := b.devs[0]
 	err = d.do(func() (err error) {
-		var bufs []devPtr
-		defer func() {
-			err = errors.Join(err, d.sync("PBO kernels"))
-			for _, p := range bufs {
-				err = errors.Join(err, d.put(p))
-			}
-		}()
-		get := func(bytes uint64) (devPtr, error) {
-			p, err := d.get(bytes)
-			if err == nil {
-				bufs = append(bufs, p)
-			}
-			return p, err
-		}
-		var dp [8]devPtr // sum, sq, bars, sets, comp, sel, less, equal
-		for i, size := range []uint64{uint64(n*s) * 8, uint64(n*s) * 8, uint64(s) * 8, uint64(k) * 8, uint64(k) * 4, uint64(k) * 4, uint64(k) * 4, uint64(k) * 4} {
-			if dp[i], err = get(size); err != nil {
-				return err
-			}
+		sc := &scratch{d: d}
+		defer func() { err = errors.Join(err, sc.release("PBO kernels")) }()
+		// sum, sq, bars, sets, comp, sel, less, equal
+		dp, err := sc.getAll(false, uint64(n*s)*8, uint64(n*s)*8, uint64(s)*8, uint64(k)*8, uint64(k)*4, uint64(k)*4, uint64(k)*4, uint64(k)*4)
+		if err != nil {
+			return err
 		}
 		if err := errors.Join(upload(dp[0], sum), upload(dp[1], sumSq), upload(dp[2], bars), upload(dp[3], masks), upload(dp[4], comp),
 			d.poison(dp[5], uint64(k)*4), d.poison(dp[6], uint64(k)*4), d.poison(dp[7], uint64(k)*4)); err != nil {
