@@ -1,20 +1,28 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"unsafe"
 )
 
 // MemoryForecast is what a study will hold in host memory at its peak on
 // the CPU path: the indicator series of every unique length in each
-// precision (built up front, SPEC "Indicators"), kept for the parity report,
-// and every combo's result of each precision (Report.Runs). A GPU backend
-// holds the series on the device and uploads the bars, so for it the series
-// figure is an upper bound of the host's share.
+// precision (built up front, SPEC "Indicators"; per tile when the study
+// runs in tiles), kept for the parity report, and every combo's result of
+// each precision (Report.Runs). A GPU backend holds the series on the
+// device and uploads the bars, so for it the series figure is an upper
+// bound of the host's share.
 type MemoryForecast struct {
-	Series  int64 // bytes of indicator series, all precisions
+	Series  int64 // bytes of indicator series, all precisions (the largest tile's)
 	Results int64 // bytes of per-combo results, all precisions
+	// Tiles is how many tiles the study runs in (1: untiled), so that its
+	// series fit the series budget (SeriesBudgetEnv; see "Tiles" in
+	// tile.go); SeriesAll is what the series of the whole grid would take.
+	Tiles     int
+	SeriesAll int64
 }
 
 // Total is Series + Results, bytes.
@@ -27,46 +35,57 @@ func ForecastMemory(s *Study) MemoryForecast { return ForecastMemoryWith(s, fals
 // ForecastMemoryWith forecasts s's peak host memory: per precision, (unique
 // HMA lengths + unique HMA3 series, one per p = floor(L/2): Grid.Distinct)
 // x bars series values of 8 (fp64) or 4 (fp32) bytes, plus the bar
-// returns; plus per precision the grid's combos x the size of one
-// ComboResult, or, when results are not kept (discard:
-// StudyOptions.Discard), 12 bytes per combo (trades and total return) when
-// both precisions run; plus, when both run, one ComboParity per combo (the
-// parity report's per-combo rows); plus the per-block statistics when the
-// study asks for them (44 bytes a combo and block, 16 a combo).
+// returns, of the largest tile when the study runs in tiles; plus the
+// per-combo results (resultsForecast).
 func ForecastMemoryWith(s *Study, discard bool) MemoryForecast {
 	var m MemoryForecast
 	if s.Dataset == nil {
 		return m
 	}
-	n := int64(s.Dataset.Bars.Len())
-	combos := int64(s.Grid.Len())
-	series := int64(s.Grid.HMA.Len()+s.Grid.Distinct().HMA3.Len()) + 1
-	both := slices.Contains(s.Precisions, FP64) && slices.Contains(s.Precisions, FP32)
-	for _, p := range s.Precisions {
-		size := int64(8)
-		if p == FP32 {
-			size = 4
+	m.Results = resultsForecast(s, discard)
+	per := seriesBytes(s.Dataset.Bars.Len(), s.Precisions)
+	m.SeriesAll = gridSeries(s.Grid) * per
+	m.Series, m.Tiles = m.SeriesAll, 1
+	if ts, _, err := s.tiles(discard); err == nil && len(ts) > 1 {
+		m.Series, m.Tiles = 0, len(ts)
+		for _, t := range ts {
+			m.Series = max(m.Series, gridSeries(t.Grid)*per)
 		}
-		m.Series += series * n * size
+	}
+	return m
+}
+
+// resultsForecast is the per-combo results part of s's forecast: per
+// precision the grid's combos x the size of one ComboResult, or, when
+// results are not kept (discard: StudyOptions.Discard), 12 bytes per combo
+// (trades and total return) when both precisions run; plus, when both
+// run, one ComboParity per combo (the parity report's per-combo rows);
+// plus the per-block statistics when the study asks for them (44 bytes a
+// combo and block, 16 a combo).
+func resultsForecast(s *Study, discard bool) int64 {
+	var r int64
+	combos := int64(s.Grid.Len())
+	both := slices.Contains(s.Precisions, FP64) && slices.Contains(s.Precisions, FP32)
+	for range s.Precisions {
 		switch {
 		case !discard:
-			m.Results += combos * int64(unsafe.Sizeof(ComboResult{}))
+			r += combos * int64(unsafe.Sizeof(ComboResult{}))
 		case both:
-			m.Results += combos * 12
+			r += combos * 12
 		}
 	}
 	if both {
-		m.Results += combos * int64(unsafe.Sizeof(ComboParity{}))
+		r += combos * int64(unsafe.Sizeof(ComboParity{}))
 	}
 	if s.Blocks > 0 {
 		// Per-block statistics (BlockStats): 7 fields of 4 or 8 bytes a
 		// combo and block, 2 of 8 a combo.
-		m.Results += combos * (int64(s.Blocks)*(4+4*8+4+4) + 16)
+		r += combos * (int64(s.Blocks)*(4+4*8+4+4) + 16)
 		if discard {
-			m.Results += combos * 20 // the lane's trades, returns and drawdowns kept for the constraints
+			r += combos * 20 // the lane's trades, returns and drawdowns kept for the constraints
 		}
 	}
-	return m
+	return r
 }
 
 // MemoryError refuses a study whose forecast does not fit in the memory
@@ -78,8 +97,12 @@ type MemoryError struct {
 }
 
 func (e *MemoryError) Error() string {
+	series := Bytes(e.Need.Series)
+	if e.Need.Tiles > 1 {
+		series += fmt.Sprintf(" a tile, in %d tiles", e.Need.Tiles)
+	}
 	return fmt.Sprintf("the study needs about %s of memory (indicator series %s, per-combo results %s) and %s is available: "+
-		"use fewer or shorter lengths, fewer bars, or one precision", Bytes(e.Need.Total()), Bytes(e.Need.Series), Bytes(e.Need.Results), Bytes(e.Available))
+		"use fewer or shorter lengths, fewer bars, or one precision", Bytes(e.Need.Total()), series, Bytes(e.Need.Results), Bytes(e.Available))
 }
 
 // Bytes formats a byte count in binary units: "1.5 GiB", "320 MiB", "12 KiB".
@@ -102,14 +125,26 @@ func Bytes(b int64) string {
 var availableMemory = systemAvailableMemory
 
 // checkMemory returns a *MemoryError when s's forecast exceeds the memory
-// available.
+// available: its per-combo results alone, or with the series of its
+// largest tile (when the series budget is the system's, one tile that
+// cannot hold one combo's series is that too); the series budget's own
+// error (TileBudgetError, a malformed SeriesBudgetEnv) when it is the
+// user's.
 func checkMemory(s *Study, discard bool) error {
 	have := availableMemory()
-	if have <= 0 {
-		return nil
+	need := func() error { return &MemoryError{Need: ForecastMemoryWith(s, discard), Available: have} }
+	if have > 0 && resultsForecast(s, discard) > have {
+		return need()
 	}
-	if need := ForecastMemoryWith(s, discard); need.Total() > have {
-		return &MemoryError{Need: need, Available: have}
+	if _, _, err := s.tiles(discard); err != nil {
+		var tb *TileBudgetError
+		if _, set := os.LookupEnv(SeriesBudgetEnv); errors.As(err, &tb) && !set && have > 0 {
+			return need()
+		}
+		return err
+	}
+	if have > 0 && ForecastMemoryWith(s, discard).Total() > have {
+		return need()
 	}
 	return nil
 }

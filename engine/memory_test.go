@@ -42,9 +42,11 @@ func TestForecastMemory(t *testing.T) {
 	}
 }
 
-// TestRunStudyRefusesWhatCannotFit: a study whose forecast exceeds the
-// memory available is refused before anything runs, with the numbers; one
-// that fits runs.
+// TestRunStudyRefusesWhatCannotFit: a study whose per-combo results exceed
+// the memory available is refused before anything runs, with the numbers;
+// one whose series alone do not fit runs in tiles (SeriesBudgetEnv: the
+// series of a tile fit half of what the results leave); one that fits
+// runs whole.
 func TestRunStudyRefusesWhatCannotFit(t *testing.T) {
 	defer func(f func() int64) { availableMemory = f }(availableMemory)
 	ran := false
@@ -54,16 +56,27 @@ func TestRunStudyRefusesWhatCannotFit(t *testing.T) {
 		return nil
 	}}
 	s := fakeStudy(b)
-	need := ForecastMemory(s).Total()
-	availableMemory = func() int64 { return need - 1 }
+	m := ForecastMemory(s)
+	availableMemory = func() int64 { return m.Results - 1 }
 	_, err := RunStudy(context.Background(), s, StudyOptions{})
 	var me *MemoryError
-	if !errors.As(err, &me) || ran || me.Available != need-1 || !strings.Contains(err.Error(), "is available: use fewer or shorter lengths") {
+	if !errors.As(err, &me) || ran || me.Available != m.Results-1 || !strings.Contains(err.Error(), "is available: use fewer or shorter lengths") {
 		t.Fatalf("err %v, computed %v: want a MemoryError before anything runs", err, ran)
 	}
-	availableMemory = func() int64 { return need }
-	if _, err := RunStudy(context.Background(), s, StudyOptions{}); err != nil || !ran {
-		t.Fatalf("a study that fits: err %v, computed %v", err, ran)
+	// The series of 3 of the grid's 6 lengths and the returns (4 series)
+	// fit beside the results: tiles of at most 4 series.
+	per := m.SeriesAll / 6
+	availableMemory = func() int64 { return m.Results + 2*4*per }
+	if f := ForecastMemory(s); f.Tiles < 2 || f.Series > 4*per {
+		t.Fatalf("forecast %+v: want tiles of at most %d bytes of series", f, 4*per)
+	}
+	rep, err := RunStudy(context.Background(), s, StudyOptions{})
+	if err != nil || !ran || !strings.Contains(rep.Note, "tiles of the grid") || rep.Run(FP64).Count() != s.Grid.Len() {
+		t.Fatalf("a study whose series do not fit: err %v, computed %v, note %q", err, ran, rep.Note)
+	}
+	availableMemory = func() int64 { return m.Results + 2*m.SeriesAll }
+	if rep, err := RunStudy(context.Background(), s, StudyOptions{}); err != nil || strings.Contains(rep.Note, "tiles") {
+		t.Fatalf("a study that fits: err %v, note %q", err, rep.Note)
 	}
 }
 

@@ -178,13 +178,31 @@ func (s *Study) job(p Precision, cache *IndicatorCache) *Job {
 // formulations"), whatever s.WMA says and whichever backend runs it. A study
 // whose memory forecast (ForecastMemory) exceeds what the system has
 // available is refused with *MemoryError before anything is allocated.
+//
+// A study whose indicator series exceed the series budget runs in tiles
+// (SeriesBudgetEnv, runTiled): the report is the same, combo for combo.
 func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkMemory(s, opt.Discard && len(opt.Prior) == 0); err != nil {
+	discard := opt.Discard && len(opt.Prior) == 0
+	if err := checkMemory(s, discard); err != nil {
 		return nil, err
 	}
+	tiles, budget, err := s.tiles(discard)
+	if err != nil {
+		return nil, err
+	}
+	if len(tiles) > 1 {
+		return runTiled(ctx, s, opt, tiles, budget)
+	}
+	return runStudy(ctx, s, opt, false)
+}
+
+// runStudy is RunStudy's work on one tile (the whole grid, or one tile of
+// it when inTile: then the report's note leaves out what runTiled says of
+// the whole grid).
+func runStudy(ctx context.Context, s *Study, opt StudyOptions, inTile bool) (*Report, error) {
 	rep := &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA, Note: s.Note,
 		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...), Objective: s.Objective}
 	cache := &IndicatorCache{}
@@ -275,7 +293,9 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 			break
 		}
 	}
-	rep.Note = JoinNote(rep.Note, rep.RunNotes())
+	if !inTile {
+		rep.Note = JoinNote(rep.Note, rep.RunNotes())
+	}
 	ref, test := rep.Run(FP64), rep.Run(FP32)
 	if ref != nil && test != nil && ref.Count() > 0 && test.Count() > 0 {
 		if opt.Progress != nil {
