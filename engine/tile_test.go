@@ -193,3 +193,53 @@ func TestTiledStudyBudgetErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTiledStudyResumes: a tiled study cancelled in its third tile of the
+// fp64 lane, then resumed (StudyOptions.Prior: what it completed), reports
+// what the untiled study does, combo for combo, parity included; the
+// resumed run computes only the combos the first left.
+func TestTiledStudyResumes(t *testing.T) {
+	ctx := context.Background()
+	s := tiledStudy(t)
+	s.Blocks = 0 // a resumed study has none
+	whole, err := engine.RunStudy(ctx, s, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(engine.SeriesBudgetEnv, "480000")
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	seen := 0
+	first, err := engine.RunStudy(cctx, s, engine.StudyOptions{Sink: func(p engine.Precision, rs []engine.ComboResult) error {
+		if seen += len(rs); seen >= 80 {
+			cancel()
+		}
+		return nil
+	}})
+	if err == nil || first == nil || first.Run(engine.FP64) == nil || first.Run(engine.FP64).Complete() || first.Run(engine.FP32) != nil {
+		t.Fatalf("cancelled study: %v; want the fp64 lane cancelled part way and no fp32 lane", err)
+	}
+	done := first.Run(engine.FP64).Count()
+	if done < 80 || done >= s.Grid.Len() || first.Run(engine.FP64).Status != engine.StatusCancelled {
+		t.Fatalf("cancelled fp64 lane: %d combos, %s", done, first.Run(engine.FP64).Status)
+	}
+	computed := 0
+	resumed, err := engine.RunStudy(ctx, s, engine.StudyOptions{Prior: map[engine.Precision]*engine.Run{engine.FP64: first.Run(engine.FP64)},
+		Sink: func(p engine.Precision, rs []engine.ComboResult) error {
+			computed += len(rs)
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2*s.Grid.Len() - done; computed != want {
+		t.Errorf("the resumed study computed %d combos, want %d (both lanes less the %d done)", computed, want, done)
+	}
+	for i, wr := range whole.Runs {
+		rr := resumed.Runs[i]
+		if !rr.Complete() || !reflect.DeepEqual(rr.Results, wr.Results) {
+			t.Errorf("%s: resumed %s, %d results; want complete and the untiled study's %d", wr.Precision, rr.Status, len(rr.Results), len(wr.Results))
+		}
+	}
+	conformance.SameParity(t, "resumed tiled", resumed.Parity, whole.Parity, 0)
+}
