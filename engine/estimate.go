@@ -14,7 +14,8 @@ type Estimate struct {
 	// Computed is the combos backtested per precision: Combos less the
 	// HMA3 aliases, computed with their twin (Grid.Distinct).
 	Computed int
-	Series   int // indicator series built per precision: unique HMA lengths plus one HMA3 per p
+	Series   int // indicator series built per precision: unique HMA lengths plus one HMA3 per p (per tile, summed, when tiled)
+	Tiles    int // tiles the study runs in (1: untiled; see RunStudy)
 	Workers  int // goroutines the work is spread over (GOMAXPROCS)
 	// Measured on one core for the middle combo of the grid, summed over the
 	// study's precisions.
@@ -28,7 +29,11 @@ type Estimate struct {
 
 // String is a one-line summary, e.g. "~1.2s (80 combos x 2 precisions on 8 cores)".
 func (e Estimate) String() string {
-	return fmt.Sprintf("~%s (%s combos a precision, %s series, %d cores)", roundDuration(e.Total), thousands(e.Combos), thousands(e.Series), e.Workers)
+	tiles := ""
+	if e.Tiles > 1 {
+		tiles = fmt.Sprintf(" in %d tiles", e.Tiles)
+	}
+	return fmt.Sprintf("~%s (%s combos a precision, %s series%s, %d cores)", roundDuration(e.Total), thousands(e.Combos), thousands(e.Series), tiles, e.Workers)
 }
 
 // EstimateStudy forecasts how long RunStudy(s) takes on the CPU reference
@@ -42,7 +47,8 @@ func (e Estimate) String() string {
 //	          pass, bounded above by one backtest's worth of work per combo)
 //
 // with nHMA the unique HMA lengths, nHMA3 the unique HMA3 series (one per
-// p), combos those computed (the grid's size less its aliases) and Workers =
+// p; each tile's, summed, when the study runs in tiles, plus the same
+// again for the parity pass, which builds them once more), combos those computed (the grid's size less its aliases) and Workers =
 // runtime.GOMAXPROCS(0), the reference backend's default thread count. The
 // calibration costs about one combo per precision: milliseconds on a small
 // file, tens of milliseconds at 150k bars. A GPU backend is not modelled
@@ -84,10 +90,25 @@ func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
 		e.PerCombo += t.Backtest
 	}
 	e.Parity = has64 && has32
-	work := time.Duration(d.HMA.Len())*e.PerHMA + time.Duration(d.HMA3.Len())*e.PerHMA3 +
-		time.Duration(e.Computed)*e.PerCombo
+	// A tiled study builds each tile's series, and again for its parity
+	// report (the series are not kept between the lanes and the report).
+	nH, nH3 := d.HMA.Len(), d.HMA3.Len()
+	e.Tiles = 1
+	if ts, _, err := s.tiles(true); err == nil && len(ts) > 1 {
+		e.Tiles, nH, nH3 = len(ts), 0, 0
+		for _, t := range ts {
+			td := t.Grid.Distinct()
+			nH, nH3 = nH+td.HMA.Len(), nH3+td.HMA3.Len()
+		}
+		e.Series = nH + nH3
+	}
+	series := time.Duration(nH)*e.PerHMA + time.Duration(nH3)*e.PerHMA3
+	work := series + time.Duration(e.Computed)*e.PerCombo
 	if e.Parity {
 		work += time.Duration(e.Computed) * e.PerCombo / 2
+		if e.Tiles > 1 {
+			work += series
+		}
 	}
 	e.Total = work / time.Duration(e.Workers)
 	e.Calibrate = time.Since(start)

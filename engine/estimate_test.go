@@ -135,3 +135,27 @@ func TestEstimateOrder(t *testing.T) {
 	}
 	t.Logf("estimate %v, measured %v", e.Total, got)
 }
+
+// TestEstimateTiled: under a series budget of 10 series (3,000 bars in
+// fp64 and fp32: 36,000 bytes each) the 10 x 10 grid runs in 6 tiles of 4,
+// 4 and 2 HMA lengths by 5 HMA3 lengths: 20 HMA and 30 HMA3 series, built
+// for the lanes and again for the parity pass.
+func TestEstimateTiled(t *testing.T) {
+	t.Setenv(engine.SeriesBudgetEnv, "360000")
+	s := estimateStudy(t, 3000, "10:100:10", "12:120:12", []engine.Precision{engine.FP64, engine.FP32})
+	e, err := engine.EstimateStudy(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Tiles != 6 || e.Series != 50 {
+		t.Fatalf("tiles %d series %d, want 6 and 50", e.Tiles, e.Series)
+	}
+	series := 20*e.PerHMA + 30*e.PerHMA3
+	work := 2*series + 100*e.PerCombo + 100*e.PerCombo/2
+	if want := work / time.Duration(e.Workers); e.Total != want {
+		t.Fatalf("total %v, want %v from the fields", e.Total, want)
+	}
+	if !strings.Contains(e.String(), "50 series in 6 tiles") {
+		t.Errorf("String() = %q, want it to say the tiles", e.String())
+	}
+}
