@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -369,6 +370,11 @@ lanesLoop:
 				close(ch)
 				fwd.Wait()
 			}
+			// The tile's series are garbage now: collect them before the
+			// next tile allocates its own, so that the heap holds one
+			// tile's series at a time rather than growing to twice that
+			// before the collector runs (GOGC).
+			runtime.GC()
 			if trep != nil {
 				if tr := trep.Run(p); tr != nil {
 					mergeTileRun(l, tr, whole, t)
@@ -451,6 +457,7 @@ lanesLoop:
 			continue
 		}
 		send(Progress{Backend: test.run.Backend, Precision: FP32, Done: test.run.Count(), Total: total, Elapsed: test.run.Elapsed, Phase: PhaseParity})
+		runtime.GC() // the previous tile's series (see the lanes' loop)
 		par, note, err := sub.parity(pctx, &IndicatorCache{}, tref, ttest)
 		if err != nil {
 			if runErr == nil {
