@@ -183,7 +183,7 @@ func newSessionsLsCmd() *cobra.Command {
 // stay aligned).
 func writeSessionList(w io.Writer, list []sessions.Session) error {
 	tw := tabwriter.NewWriter(newSanitized(w), 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tWHEN\tDATASET\tGRID\tPRECISION\tSTATUS\tBEST SHARPE\tSETTINGS")
+	fmt.Fprintln(tw, "ID\tWHEN\tDATASET\tGRID\tPRECISION\tSTATUS\tPARITY\tBEST SHARPE\tSETTINGS")
 	for i := range list {
 		ss := &list[i]
 		var precs []string
@@ -211,8 +211,12 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 		if ss.Spec.Timeframe != "" {
 			settings += ", timeframe " + ss.Spec.Timeframe
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s x %s (%s)\t%s\t%s\t%s\t%s\n", ss.ID, ss.Created.Local().Format("2006-01-02 15:04"),
-			data.Sanitize(ss.Dataset.Name), ss.Grid.HMA, ss.Grid.HMA3, engine.Thousands(ss.Grid.Len()), strings.Join(precs, "+"), status, best, settings)
+		verdict := ss.Parity
+		if verdict == "" {
+			verdict = "-"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s x %s (%s)\t%s\t%s\t%s\t%s\t%s\n", ss.ID, ss.Created.Local().Format("2006-01-02 15:04"),
+			data.Sanitize(ss.Dataset.Name), ss.Grid.HMA, ss.Grid.HMA3, engine.Thousands(ss.Grid.Len()), strings.Join(precs, "+"), status, verdict, best, settings)
 	}
 	return tw.Flush()
 }

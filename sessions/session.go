@@ -52,6 +52,10 @@ type Session struct {
 	Tolerance  float64 // parity borderline margin
 	Note       string
 	Runs       []RunSummary // the runs started so far, fp64 first
+	// Parity is the verdict of the study's own parity report (fp32 vs
+	// fp64, SPEC "Parity"): "pass" or "collapse"; "" when it has none
+	// (one precision, or not finished).
+	Parity string
 
 	proc process
 }
@@ -120,7 +124,8 @@ const sessionColumns = `s.id, s.created, s.updated, s.finished, s.status, s.erro
 	s.fee, s.mode, s.source, s.bars_per_year, s.precisions, s.wma, s.tolerance, s.backend, s.note,
 	d.name, d.path, d.sha256, d.layout, d.timeframe, d.bars, d.source_bars, d.first_time, d.last_time,
 	d.median_spacing_ns, d.gaps, d.largest_gap_ns, d.dropped_nan, d.min_price, d.max_price,
-	d.files, d.price_scale, d.times, d.time_zone, d.convention, d.dropped_at, d.calendar, d.calendar_why`
+	d.files, d.price_scale, d.times, d.time_zone, d.convention, d.dropped_at, d.calendar, d.calendar_why,
+	COALESCE((SELECT p.verdict FROM parities p WHERE p.study_id = s.id ORDER BY p.id DESC LIMIT 1), '')`
 
 const sessionFrom = ` FROM studies s JOIN datasets d ON d.id = s.dataset_id`
 
@@ -145,7 +150,8 @@ func scanSession(sc scanner) (*Session, error) {
 		&s.Params.Fee, &mode, &source, &s.Params.BarsPerYear, &precs, &wma, &s.Tolerance, &s.Backend, &s.Note,
 		&di.Name, &di.Path, &di.SHA256, &di.Layout, &di.Timeframe, &di.Bars, &di.SourceBars, &first, &last,
 		&medianNs, &di.Gaps, &largestNs, &di.DroppedNaN, &minP, &maxP,
-		&di.Files, &di.PriceScale, &di.Times, &di.TimeZone, &di.Convention, &droppedAt, &di.Calendar, &di.CalendarWhy)
+		&di.Files, &di.PriceScale, &di.Times, &di.TimeZone, &di.Convention, &droppedAt, &di.Calendar, &di.CalendarWhy,
+		&s.Parity)
 	if err != nil {
 		return nil, err
 	}
