@@ -24,12 +24,16 @@ type Model struct {
 
 // New returns the pane.
 func New(ctx *common.Context) *Model {
-	cols := []datatable.Column{
+	return &Model{ctx: ctx, tbl: datatable.New(ctx, tradeColumns(), 2)}
+}
+
+// tradeColumns are the trade list's columns at their narrowest.
+func tradeColumns() []datatable.Column {
+	return []datatable.Column{
 		{Title: "#", Width: 4, Right: true}, {Title: "side", Width: 5},
 		{Title: "entry (UTC)", Width: 11}, {Title: "exit (UTC)", Width: 11},
 		{Title: "bars", Width: 6, Right: true}, {Title: "return", Width: 8, Right: true},
 	}
-	return &Model{ctx: ctx, tbl: datatable.New(ctx, cols, 2)}
 }
 
 // Title names the pane.
@@ -74,6 +78,10 @@ func (m *Model) Reload() {
 		}
 		return fmt.Sprint(b)
 	}
+	// The trade number's column as wide as the largest number.
+	cols := tradeColumns()
+	cols[0].Width = max(cols[0].Width, len(fmt.Sprint(len(d.Trades))))
+	m.tbl.SetColumns(cols, 2)
 	rows := make([][]string, len(d.Trades))
 	for i, tr := range d.Trades {
 		side := "long"
@@ -168,7 +176,8 @@ func (m *Model) View() string {
 	}
 	legend += st.label.Render(fmt.Sprintf("; trades (%s):", m.detail().Precision))
 	parts = append(parts, legend)
-	m.tbl.SetSize(m.w, m.h-len(parts))
+	// The list gets the lines left: the chart is one part of many lines.
+	m.tbl.SetSize(m.w, m.h-lipgloss.Height(strings.Join(parts, "\n")))
 	parts = append(parts, m.tbl.View())
 	return t.Fit(strings.Join(parts, "\n"), m.w, m.h)
 }
@@ -179,3 +188,6 @@ func key(plain bool, marker rune, c lipgloss.TerminalColor) string {
 	}
 	return lipgloss.NewStyle().Foreground(c).Render("──")
 }
+
+// Trades is how many trades the list holds.
+func (m *Model) Trades() int { return m.tbl.Len() }
