@@ -163,7 +163,9 @@ func ShortPath(name string, max int) string {
 }
 
 // elideMiddle cuts the directory part of p so that the whole is at most max
-// runes, keeping the base name; a base name longer than max is cut at its end.
+// runes, keeping the base name; a base name longer than max loses its own
+// middle (its start and its end, often a date or a timeframe, tell files
+// apart).
 func elideMiddle(p string, max int) string {
 	r := []rune(p)
 	if max <= 0 || len(r) <= max {
@@ -171,10 +173,11 @@ func elideMiddle(p string, max int) string {
 	}
 	base := []rune(filepath.Base(p))
 	if len(base)+4 > max {
-		if max <= 3 {
+		if max <= 7 {
 			return string(base[:max])
 		}
-		return string(base[:max-3]) + "..."
+		head := (max - 3 + 1) / 2
+		return string(base[:head]) + "..." + string(base[len(base)-(max-3-head):])
 	}
 	keep := max - len(base) - 4 // "..." and the separator before the base name
 	return string(r[:keep]) + "..." + string(filepath.Separator) + string(base)

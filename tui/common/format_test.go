@@ -25,7 +25,8 @@ func TestShortPath(t *testing.T) {
 		{long, 100, long},
 		// 60 cells: the base name (43) whole, "..." and "/" (4), the first 13 runes of the directories.
 		{long, 60, "/check/work/m.../binance_archive_FILUSDT-1m-2023-08_head.csv"},
-		{long, 30, "binance_archive_FILUSDT-1m-..."},
+		{long, 30, "binance_archiv...3-08_head.csv"}, // the base name's own middle
+		{long, 7, "binance"},
 		{long, 3, "bin"},
 	}
 	for _, c := range cases {

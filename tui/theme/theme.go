@@ -41,6 +41,9 @@ type Theme struct {
 	Cursor   string // marks the selected row: "▶" or ">"
 	Ellipsis string // "…" or "..."
 	Sep      string // separator in one-line summaries: " · " or " | "
+	// More marks columns out of view in a table's header, left and right:
+	// "«" and "»", or "<" and ">".
+	More [2]string
 }
 
 // New builds the theme for a colour profile (termenv.Ascii gives the plain
@@ -87,11 +90,11 @@ func New(profile termenv.Profile, dark bool) *Theme {
 		t.Frame = lipgloss.ASCIIBorder()
 		t.FrameFocus = lipgloss.Border{Top: "=", Bottom: "=", Left: "|", Right: "|",
 			TopLeft: "#", TopRight: "#", BottomLeft: "#", BottomRight: "#"}
-		t.Cursor, t.Ellipsis, t.Sep = ">", "...", " | "
+		t.Cursor, t.Ellipsis, t.Sep, t.More = ">", "...", " | ", [2]string{"<", ">"}
 	} else {
 		t.Frame = lipgloss.RoundedBorder()
 		t.FrameFocus = lipgloss.ThickBorder()
-		t.Cursor, t.Ellipsis, t.Sep = "▶", "…", " · "
+		t.Cursor, t.Ellipsis, t.Sep, t.More = "▶", "…", " · ", [2]string{"«", "»"}
 	}
 	return t
 }

@@ -143,6 +143,40 @@ func (m *Model) HandleNav(msg tea.KeyMsg) bool {
 	return true
 }
 
+// HandleScroll scrolls the columns sideways for the left and right keys
+// when the table has no column cursor (a column cursor moves with them
+// instead: its owner handles them); it reports whether msg was one of
+// them. Columns hidden either side show as "«" and "»" (theme.More) in
+// the header's first cell.
+func (m *Model) HandleScroll(msg tea.KeyMsg) bool {
+	if m.colCur >= 0 {
+		return false
+	}
+	k := m.ctx.Keys
+	switch {
+	case key.Matches(msg, k.Left):
+		if m.colStart > m.fixed {
+			m.colStart--
+		}
+	case key.Matches(msg, k.Right):
+		if vis := m.visible(); len(vis) > 0 && vis[len(vis)-1] < len(m.cols)-1 {
+			m.colStart++
+		}
+	default:
+		return false
+	}
+	m.scrollTo = 0
+	return true
+}
+
+// hidden reports whether scrollable columns are out of view on the left
+// and on the right.
+func (m *Model) hidden(vis []int) (left, right bool) {
+	left = max(m.colStart, m.fixed) > m.fixed
+	right = len(vis) > 0 && vis[len(vis)-1] < len(m.cols)-1
+	return left, right
+}
+
 // ColumnCursor is the selected column, -1 when none.
 func (m *Model) ColumnCursor() int { return m.colCur }
 
@@ -198,7 +232,16 @@ func (m *Model) View() string {
 	}
 	st := newStyles(t, m.focused)
 	vis := m.visible()
-	cols := []table.Column{{Title: "", Width: 2}}
+	more := [2]string{" ", " "}
+	if l, r := m.hidden(vis); l || r {
+		if l {
+			more[0] = t.More[0]
+		}
+		if r {
+			more[1] = t.More[1]
+		}
+	}
+	cols := []table.Column{{Title: more[0] + more[1], Width: 2}}
 	for _, c := range vis {
 		title := m.cols[c].Title + m.marks[c]
 		if c == m.colCur {

@@ -136,6 +136,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if m.tbl.HandleNav(km) {
 		return common.Send(common.SelectMsg{Index: m.rows[m.tbl.Cursor()]})
 	}
+	m.tbl.HandleScroll(km) // left and right: the columns out of view
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"sweepbench/engine"
 	"sweepbench/sessions"
@@ -35,7 +36,7 @@ type Model struct {
 	busy    string // what is being done ("opening session 3...")
 	confirm int64  // the session a delete waits to be confirmed for
 	w, h    int
-	narrow  bool // below 100 columns: no date column, compact settings
+	dsW     int // the dataset column's width
 }
 
 // New returns an empty list.
@@ -61,6 +62,7 @@ func (m *Model) SetList(list []sessions.Session, path string, err error) {
 	}
 	m.marks = keep
 	m.tbl.SetRowFunc(len(m.list), m.row, nil)
+	m.layout()
 	if cur != nil {
 		if i := m.find(cur.ID); i >= 0 {
 			m.tbl.SetCursor(i)
@@ -167,44 +169,42 @@ func (m *Model) Confirm(id int64) { m.confirm = id }
 // Confirming is the session a removal waits to be confirmed for, or 0.
 func (m *Model) Confirming() int64 { return m.confirm }
 
-// SetSize sets the inner size and fits the columns to the width. The
-// settings column (as sessions ls has it) tells apart runs of one grid;
-// below 100 columns the date and the dataset go (the details under the
-// list have them).
+// SetSize sets the inner size (see layout).
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
-	m.narrow = w < 100
-	// Fixed columns, then the dataset, the grid and the settings share
-	// what is left.
-	fixed := []datatable.Column{{Title: "ab", Width: 3}, {Title: "id", Width: 3, Right: true}}
-	if !m.narrow {
-		fixed = append(fixed, datatable.Column{Title: "when", Width: 11})
+	m.layout()
+}
+
+// layout sizes the columns to their content, never cutting a number or a
+// grid: the id and marks, then when, which dataset (its file name whole:
+// ShortPath elides the directories in the middle, at most 32 cells), the
+// grid, the parity verdict, the best Sharpe, the status, the precisions
+// and the settings (as sessions ls has them). The dataset narrows (to 12
+// cells) so that the first seven fit the width; what does not fit scrolls
+// sideways with left and right (the header's « and » say that columns are
+// out of view).
+func (m *Model) layout() {
+	cols := []datatable.Column{{Title: "ab", Width: 3}, {Title: "id", Width: 2, Right: true},
+		{Title: "when", Width: 11}, {Title: "dataset", Width: 7}, {Title: "grid", Width: 4},
+		{Title: "parity", Width: 6}, {Title: "sharpe", Width: 6, Right: true}, {Title: "status", Width: 6},
+		{Title: "prec", Width: 4}, {Title: "settings", Width: 8}}
+	m.dsW = 32
+	for i := range m.list {
+		for c, cell := range m.row(i) {
+			cols[c].Width = max(cols[c].Width, ansi.StringWidth(cell))
+		}
 	}
-	tail := []datatable.Column{
-		{Title: "prec", Width: 9}, {Title: "status", Width: 13}, {Title: "sharpe", Width: 8, Right: true},
+	// The dataset gives way (its middle elided) so that the grid, the
+	// parity verdict and the Sharpe show at 80 columns.
+	used := 3 // the marker column and its padding
+	for c, col := range cols[:7] {
+		if c != 3 {
+			used += col.Width + 1
+		}
 	}
-	if w < 90 {
-		tail[0].Width, tail[1].Width = 4, 11
-	}
-	used := 3 + 1 // the marker column and its padding; the settings' padding
-	for _, c := range append(append([]datatable.Column(nil), fixed...), tail...) {
-		used += c.Width + 1
-	}
-	rest := max(w-used-2, 32)
-	gridW := min(max(rest*35/100, 17), 26)
-	setW := max(rest*40/100, 20)
-	dsW := rest - gridW - setW - 1
-	cols := fixed
-	if m.narrow {
-		// Too narrow for the dataset as well: the details under the list
-		// name it, the settings get its room.
-		setW, dsW = rest-gridW+1, 0
-	} else {
-		cols = append(cols, datatable.Column{Title: "dataset", Width: dsW})
-	}
-	cols = append(cols, datatable.Column{Title: "grid", Width: gridW})
-	cols = append(append(cols, tail...), datatable.Column{Title: "settings", Width: setW})
-	m.tbl.SetColumns(cols, len(fixed))
+	m.dsW = min(cols[3].Width, max(m.w-used-3, 12))
+	cols[3].Width = m.dsW
+	m.tbl.SetColumns(cols, 2)
 }
 
 func (m *Model) row(i int) []string {
@@ -213,53 +213,32 @@ func (m *Model) row(i int) []string {
 	for _, p := range ss.Precisions {
 		precs = append(precs, p.String())
 	}
-	prec := strings.Join(precs, "+")
-	if m.w < 90 && len(precs) == 2 {
-		prec = "both"
-	}
 	status := string(ss.Status)
-	if done, total := ss.Done(); done < total && m.w >= 90 {
+	if done, total := ss.Done(); done < total {
 		status += fmt.Sprintf(" %d%%", 100*done/max(total, 1))
 	}
 	best := "-"
 	if sh, _, _, ok := ss.Best(); ok {
 		best = sharpe(sh)
 	}
-	row := []string{m.markOf(ss.ID), strconv.FormatInt(ss.ID, 10)}
-	if !m.narrow {
-		row = append(row, m.when(ss), common.Clean(strings.TrimPrefix(ss.Dataset.Name, "embedded:")))
+	parity := ss.Parity
+	if parity == "" {
+		parity = "-"
 	}
-	return append(row, fmt.Sprintf("%sx%s", ss.Grid.HMA, ss.Grid.HMA3), prec, status, best, settings(ss, m.narrow))
+	ds := strings.TrimPrefix(ss.Dataset.Name, "embedded:")
+	if tf := ss.Spec.Timeframe; tf != "" {
+		ds += " " + tf
+	}
+	return []string{m.markOf(ss.ID), strconv.FormatInt(ss.ID, 10), m.when(ss),
+		common.ShortPath(common.Clean(ds), m.dsW), fmt.Sprintf("%sx%s", ss.Grid.HMA, ss.Grid.HMA3),
+		parity, best, status, strings.Join(precs, "+"), settings(ss)}
 }
 
 // settings are what sessions ls lists of a run's settings: fee, mode,
 // source, timeframe and head when set, backend, and the fp32 WMA
-// formulation when it is not the default; short is the compact form of a
-// narrow terminal ("0.045% L/S close 5m h5000 reference").
-func settings(ss *sessions.Session, short bool) string {
-	fp32 := slices.Contains(ss.Precisions, engine.FP32)
+// formulation when it is not the default.
+func settings(ss *sessions.Session) string {
 	fee := engine.FormatFloat(100*ss.Params.Fee) + "%"
-	if short {
-		mode := ss.Params.Mode.String()
-		switch mode {
-		case "long-short":
-			mode = "L/S"
-		case "long-only":
-			mode = "long"
-		}
-		parts := []string{fee, mode, ss.Params.Source.String()}
-		if ss.Spec.Timeframe != "" {
-			parts = append(parts, ss.Spec.Timeframe)
-		}
-		if ss.Spec.Head > 0 {
-			parts = append(parts, fmt.Sprintf("h%d", ss.Spec.Head))
-		}
-		parts = append(parts, ss.Backend)
-		if ss.WMA != engine.Direct && fp32 {
-			parts = append(parts, ss.WMA.String())
-		}
-		return strings.Join(parts, " ")
-	}
 	parts := []string{"fee " + fee, ss.Params.Mode.String(), ss.Params.Source.String()}
 	if ss.Spec.Timeframe != "" {
 		parts = append(parts, "timeframe "+ss.Spec.Timeframe)
@@ -268,7 +247,7 @@ func settings(ss *sessions.Session, short bool) string {
 		parts = append(parts, fmt.Sprintf("head %d", ss.Spec.Head))
 	}
 	parts = append(parts, ss.Backend)
-	if ss.WMA != engine.Direct && fp32 {
+	if ss.WMA != engine.Direct && slices.Contains(ss.Precisions, engine.FP32) {
 		parts = append(parts, "wma "+ss.WMA.String())
 	}
 	return strings.Join(parts, ", ")
@@ -321,8 +300,8 @@ func (m *Model) Title() string {
 
 // Update moves the cursor.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
-	if km, ok := msg.(tea.KeyMsg); ok {
-		m.tbl.HandleNav(km)
+	if km, ok := msg.(tea.KeyMsg); ok && !m.tbl.HandleNav(km) {
+		m.tbl.HandleScroll(km)
 	}
 	return nil
 }
