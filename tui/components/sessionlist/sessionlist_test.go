@@ -29,7 +29,7 @@ func TestSessionsToldApart(t *testing.T) {
 		ss := sessions.Session{ID: int64(i + 1), Status: engine.StatusComplete, Parity: []string{"pass", "collapse"}[i],
 			Grid:       engine.Grid{HMA: engine.Range{Start: 10, Stop: 100, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 120, Step: 12}},
 			Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: "reference",
-			Params:     engine.Params{Fee: 0.00045}}
+			Params: engine.Params{Fee: 0.00045}}
 		ss.Dataset.Name, ss.Spec.Timeframe = dir+name, "5m"
 		list = append(list, ss)
 	}
