@@ -66,7 +66,7 @@ numbers against the fp64 reference through trade-count parity.
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signalContext()
 	defer stop()
 	stopProfile := startProfile()
 	err := newRoot().ExecuteContext(ctx)
@@ -91,4 +91,36 @@ func errorText(err error) string {
 		lines[i] = data.Sanitize(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// signalContext is cancelled by the first SIGINT (the user's Ctrl-C: a
+// cancellation), SIGHUP or SIGTERM (the terminal went away, a shutdown:
+// engine.Interrupted is the cause, so a saved study reads as interrupted
+// and resumable); after it, signals have their default effect again (a
+// second Ctrl-C kills). stop releases the signals.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs)
+			switch s {
+			case syscall.SIGHUP:
+				cancel(&engine.Interrupted{Signal: "hangup"})
+			case syscall.SIGTERM:
+				cancel(&engine.Interrupted{Signal: "terminated"})
+			default:
+				cancel(context.Canceled)
+			}
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		signal.Stop(sigs)
+		cancel(context.Canceled)
+	}
 }

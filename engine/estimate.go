@@ -33,7 +33,7 @@ func (e Estimate) String() string {
 	if e.Tiles > 1 {
 		tiles = fmt.Sprintf(" in %d tiles", e.Tiles)
 	}
-	return fmt.Sprintf("~%s (%s combos a precision, %s series%s, %d cores)", roundDuration(e.Total), thousands(e.Combos), thousands(e.Series), tiles, e.Workers)
+	return fmt.Sprintf("~%s (%s a precision, %s%s, %s)", roundDuration(e.Total), Plural(e.Combos, "combo"), thousands(e.Series)+" series", tiles, Plural(e.Workers, "core"))
 }
 
 // EstimateStudy forecasts how long RunStudy(s) takes on the CPU reference
@@ -140,7 +140,7 @@ func (s *Study) Size() string {
 	if len(s.Precisions) == 1 {
 		p = "precision"
 	}
-	return fmt.Sprintf("%s combos in %d %s", thousands(s.Grid.Len()), len(s.Precisions), p)
+	return fmt.Sprintf("%s in %d %s", Plural(s.Grid.Len(), "combo"), len(s.Precisions), p)
 }
 
 // NeedsConfirmation reports whether s is such a study (ConfirmCombos).

@@ -93,7 +93,7 @@ func TestEstimateStudy(t *testing.T) {
 			if want := work / time.Duration(e.Workers); e.Total != want {
 				t.Fatalf("total %v, want %v from the fields", e.Total, want)
 			}
-			if !strings.Contains(e.String(), "combos") {
+			if !strings.Contains(e.String(), engine.Plural(c.wantCombos, "combo")+" a precision") {
 				t.Fatalf("String() = %q", e.String())
 			}
 		})

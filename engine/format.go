@@ -43,7 +43,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	if d.Files > 1 {
 		bw.Printf(", %s files", thousands(d.Files))
 	}
-	bw.Printf(", %d gaps", d.Gaps)
+	bw.Printf(", %s", Plural(d.Gaps, "gap"))
 	if d.Gaps > 0 {
 		bw.Printf(", largest %s", shortDuration(d.LargestGap))
 	}
@@ -62,8 +62,8 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 		bw.Printf("; %s", s)
 	}
 	bw.Printf("\n")
-	bw.Printf("grid    hma %s x hma3 %s = %s combos%s; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
-		r.Grid.HMA, r.Grid.HMA3, thousands(r.Grid.Len()), AliasNote(r.Grid, " (", ")"), trimFloat(r.Params.Fee*100, 4), r.Params.Mode,
+	bw.Printf("grid    hma %s x hma3 %s = %s%s; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
+		r.Grid.HMA, r.Grid.HMA3, Plural(r.Grid.Len(), "combo"), AliasNote(r.Grid, " (", ")"), trimFloat(r.Params.Fee*100, 4), r.Params.Mode,
 		r.Params.Source, trimFloat(r.Params.BarsPerYear, 2), BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear))
 	if r.Note != "" {
 		bw.Printf("note    %s\n", r.Note)
@@ -100,7 +100,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	ref, test := r.Run(FP64), r.Run(FP32)
 	switch {
 	case ref != nil && test != nil && len(ref.Results) > 0:
-		bw.Printf("\nTop %d combos%s by fp64 %s, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", len(TopBy(ref, r.Objective, top)), ofComputed(ref), r.Objective.Label())
+		bw.Printf("\nTop %s%s by fp64 %s, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", Plural(len(TopBy(ref, r.Objective, top)), "combo"), ofComputed(ref), r.Objective.Label())
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "hma\thma3\ttrades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t\n")
 		for _, c := range TopBy(ref, r.Objective, top) {
@@ -120,7 +120,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 			if len(run.Results) == 0 {
 				continue
 			}
-			bw.Printf("\nTop %d combos%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", len(TopBy(run, r.Objective, top)), ofComputed(run), run.Precision, r.Objective.Label())
+			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", Plural(len(TopBy(run, r.Objective, top)), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
 			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(tw, "hma\thma3\ttrades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n")
 			for _, c := range TopBy(run, r.Objective, top) {
@@ -242,6 +242,15 @@ func (e *ErrWriter) Write(p []byte) (int, error) {
 
 // Printf writes to the wrapped writer unless an earlier write failed.
 func (e *ErrWriter) Printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+
+// Plural is n with comma separators and noun, in the plural unless n is 1:
+// "1 combo", "0 gaps", "102,400 combos".
+func Plural(n int, noun string) string {
+	if n == 1 || n == -1 {
+		return thousands(n) + " " + noun
+	}
+	return thousands(n) + " " + noun + "s"
+}
 
 // thousands formats n with comma separators.
 func thousands(n int) string {

@@ -229,3 +229,45 @@ func TestShowKeepsParityExplanation(t *testing.T) {
 		t.Errorf("show's explanation %q, run's %q", shown.Parity.Explanation, p.Explanation)
 	}
 }
+
+// TestHangupSavedAsInterrupted (issue 15, defect 9): a study whose context
+// is cancelled by a hang-up (engine.Interrupted: SIGHUP, SIGTERM) is saved
+// as interrupted, study and runs, so `sessions resume` completes it; the
+// user's own cancel (Ctrl-C, esc) is saved as cancelled.
+func TestHangupSavedAsInterrupted(t *testing.T) {
+	s := openStore(t, "")
+	reg := pipelineRegistry()
+	spec := engine.DefaultSpec()
+	spec.Data, spec.Head, spec.HMA, spec.HMA3, spec.Backend = "embedded:btcusdt-1m", 3000, "10:60:2", "12:60:4", "reference"
+	for _, c := range []struct {
+		cause error
+		want  engine.Status
+	}{{&engine.Interrupted{Signal: "hangup"}, sessions.StatusInterrupted}, {context.Canceled, engine.StatusCancelled}} {
+		st, err := spec.Build(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		seen := 0
+		_, rec, runErr := sessions.RunStudy(ctx, s, st, engine.StudyOptions{Sink: func(p engine.Precision, rs []engine.ComboResult) error {
+			if seen += len(rs); seen >= 40 {
+				cancel(c.cause)
+			}
+			return nil
+		}}, sessions.RecordOptions{})
+		cancel(nil)
+		if !errors.Is(runErr, context.Canceled) {
+			t.Fatalf("%v: the run returned %v, want a cancellation", c.cause, runErr)
+		}
+		ss, err := s.Get(context.Background(), rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ss.Status != c.want || len(ss.Runs) == 0 || ss.Runs[0].Status != c.want {
+			t.Errorf("%v: session %s, runs %+v; want %s", c.cause, ss.Status, ss.Runs, c.want)
+		}
+		if c.want == sessions.StatusInterrupted && !strings.Contains(ss.Error+ss.Runs[0].Error, "hangup") {
+			t.Errorf("hang-up: errors %q / %q, want them to say so", ss.Error, ss.Runs[0].Error)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -161,7 +162,12 @@ func RunStudy(ctx context.Context, s *Store, st *engine.Study, opt engine.StudyO
 	}
 	rep, runErr := engine.RunStudy(ctx, st, opt)
 	if w != nil {
-		err := w.Finish(rep, runErr)
+		finishErr := runErr
+		var in *engine.Interrupted
+		if runErr != nil && errors.As(context.Cause(ctx), &in) {
+			finishErr = in // saved as interrupted: resumable, not the user's cancel
+		}
+		err := w.Finish(rep, finishErr)
 		if saveErr := w.Err(); saveErr != nil {
 			// Found by the committer after the last chunk: no Save saw it.
 			report(&SaveError{Stage: SaveSave, ID: w.ID(), Err: saveErr})

@@ -576,6 +576,8 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 	defer tx.Rollback()
 	fail := func(err error) error { return w.s.wrap(fmt.Sprintf("finish session %d", w.id), err) }
 
+	var interrupted *engine.Interrupted
+	errors.As(runErr, &interrupted)
 	for _, run := range runs {
 		if w.kept[run.Precision] {
 			continue
@@ -587,6 +589,9 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 		status, msg := run.Status, ""
 		if run.Err != nil {
 			msg = run.Err.Error()
+		}
+		if interrupted != nil && status == engine.StatusCancelled {
+			status, msg = StatusInterrupted, interrupted.Error()
 		}
 		if saveErr != nil && status == engine.StatusComplete {
 			status, msg = engine.StatusFailed, "computed, but not every result was saved: "+saveErr.Error()
@@ -630,6 +635,8 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 		msg = "results were not all saved: " + saveErr.Error()
 	case runErr == nil && complete == len(strings.Split(precs, ",")):
 		status = engine.StatusComplete
+	case interrupted != nil:
+		status = StatusInterrupted
 	case errors.Is(runErr, context.Canceled):
 		status = engine.StatusCancelled
 	}

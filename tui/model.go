@@ -693,8 +693,8 @@ func (m *Model) validate() tea.Cmd {
 		m.ctx.Backend = s.Backend.Name()
 		m.ctx.Device = m.deviceOf(s.Backend)
 		m.ctx.Note = note
-		info = append(info, fmt.Sprintf("grid %d x %d = %s combos x %d precision(s) on %s bars",
-			s.Grid.HMA.Len(), s.Grid.HMA3.Len(), common.Thousands(s.Grid.Len()), len(s.Precisions),
+		info = append(info, fmt.Sprintf("grid %d x %d = %s x %s on %s bars",
+			s.Grid.HMA.Len(), s.Grid.HMA3.Len(), common.Plural(s.Grid.Len(), "combo"), common.Plural(len(s.Precisions), "precision"),
 			common.Thousands(s.Dataset.Bars.Len())))
 		key := fmt.Sprintf("%p|%v|%v|%v|%v|%v", s.Dataset, s.Grid, s.Params, s.Precisions, s.WMA, s.Backend.Name())
 		if key != m.lastEstKey {

@@ -396,8 +396,8 @@ func (m *Model) benchPlan() (*engine.Study, string, string) {
 	if s == nil {
 		return nil, "", "no valid study: choose a dataset and a grid on the Setup screen first (esc)"
 	}
-	plan := fmt.Sprintf("%s, %s bars; grid hma %s x hma3 %s = %s combos; %s", s.Dataset.Info.Name,
-		common.Thousands(s.Dataset.Bars.Len()), s.Grid.HMA, s.Grid.HMA3, common.Thousands(s.Grid.Len()), s.Params.Mode)
+	plan := fmt.Sprintf("%s, %s; grid hma %s x hma3 %s = %s; %s", s.Dataset.Info.Name,
+		common.Plural(s.Dataset.Bars.Len(), "bar"), s.Grid.HMA, s.Grid.HMA3, common.Plural(s.Grid.Len(), "combo"), s.Params.Mode)
 	return s, plan, ""
 }
 

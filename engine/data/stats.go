@@ -77,7 +77,11 @@ func calendarOf(n int, span, med int64, gaps int, gapHours [24]int) (calendar, w
 	top2 := gapHours[23] + gapHours[22]
 	weeks := float64(span) / float64(7*24*time.Hour)
 	share := float64(top2) / float64(max(gaps, 1))
-	gapText := fmt.Sprintf("%s gaps, %.0f%% of them after the same two hours of the day", thousands(gaps), 100*share)
+	noun := "gaps"
+	if gaps == 1 {
+		noun = "gap"
+	}
+	gapText := fmt.Sprintf("%s %s, %.0f%% of them after the same two hours of the day", thousands(gaps), noun, 100*share)
 	if float64(gaps+1) >= weeks && share >= 0.8 { // +1: a week cut at either end
 
 		return CalendarSessions, cover + "; " + gapText

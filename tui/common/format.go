@@ -33,6 +33,9 @@ func Clean(s string) string {
 // engine's report convention).
 func Thousands(n int) string { return engine.Thousands(n) }
 
+// Plural is engine.Plural: "1 combo", "80 combos".
+func Plural(n int, noun string) string { return engine.Plural(n, noun) }
+
 // Num writes a metric value compactly (5 significant digits), non-finite
 // values as engine.FormatFloat does ("inf", "-inf", "nan").
 func Num(v float64) string {

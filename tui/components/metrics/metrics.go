@@ -83,7 +83,7 @@ func (m *Model) Title() string {
 		}
 		sortBy = ", by " + m.sortName() + " " + dir
 	}
-	full := fmt.Sprintf("Metrics: %s of %s combos", common.Thousands(len(m.rows)), common.Thousands(r.Grid.Len()))
+	full := fmt.Sprintf("Metrics: %s of %s", common.Thousands(len(m.rows)), common.Plural(r.Grid.Len(), "combo"))
 	short := fmt.Sprintf("Metrics: %s/%s", common.Thousands(len(m.rows)), common.Thousands(r.Grid.Len()))
 	if len(parts) > 0 {
 		full += " (" + strings.Join(parts, ", ") + ", " + why + ")"

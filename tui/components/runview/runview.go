@@ -95,12 +95,10 @@ func (m *Model) View() string {
 		return t.Fit("", m.w, m.h)
 	}
 	var lines []string
-	lines = append(lines, st.title.Render(fmt.Sprintf("%s Sweeping hma %s x hma3 %s = %s combos per precision",
-		m.spin.View(), s.Grid.HMA, s.Grid.HMA3, common.Thousands(s.Grid.Len()))))
+	lines = append(lines, st.title.Render(fmt.Sprintf("%s Sweeping hma %s x hma3 %s = %s per precision",
+		m.spin.View(), s.Grid.HMA, s.Grid.HMA3, common.Plural(s.Grid.Len(), "combo"))))
 	lines = append(lines, st.label.Render(fmt.Sprintf("%s on %s%s%s", common.Clean(s.Dataset.Info.Name), s.Backend.Name(), t.Sep,
 		m.ctx.DeviceName(m.ctx.Device))), "")
-	var best *engine.ComboResult
-	var bestPrec engine.Precision
 	// Each lane's figures first, so the bars line up at one width.
 	texts := make([]string, len(m.lanes))
 	widest := 0
@@ -124,9 +122,6 @@ func (m *Model) View() string {
 		texts[i] = fmt.Sprintf(" %5.1f%%  %s/%s  %s combos/s  ETA %s  %s", 100*frac,
 			common.Thousands(p.Done), common.Thousands(p.Total), rate, eta, phase)
 		widest = max(widest, len(texts[i]))
-		if p.Best != nil && (best == nil || p.Best.Sharpe > best.Sharpe) {
-			best, bestPrec = p.Best, p.Precision
-		}
 	}
 	barW := max(10, min(50, m.w-5-widest))
 	for i, l := range m.lanes {
@@ -138,11 +133,15 @@ func (m *Model) View() string {
 		lines = append(lines, st.value.Render(l.prec.String())+" "+bar.ViewAs(frac)+texts[i])
 	}
 	lines = append(lines, "")
-	if best != nil {
-		lines = append(lines, t.Wrap(fmt.Sprintf("best so far: sharpe %s at hma %d x hma3 %d (%s), return %s, %d trades",
-			common.Num(best.Sharpe), best.HMA, best.HMA3, bestPrec, common.Pct(best.TotalReturn), best.TotalTrades), m.w)...)
-	} else {
-		lines = append(lines, st.label.Render("best so far: -"))
+	// Each lane's own best: an fp32 Sharpe is not an fp64 one (parity
+	// ratifies it only at the end).
+	for _, l := range m.lanes {
+		if b := l.p.Best; b != nil {
+			lines = append(lines, t.Wrap(fmt.Sprintf("best sharpe so far, %s: %s at hma %d x hma3 %d, return %s, %d trades",
+				l.prec, common.Num(b.Sharpe), b.HMA, b.HMA3, common.Pct(b.TotalReturn), b.TotalTrades), m.w)...)
+		} else {
+			lines = append(lines, st.label.Render(fmt.Sprintf("best sharpe so far, %s: -", l.prec)))
+		}
 	}
 	foot := st.label.Render("esc cancels (keeps the combos that completed), q quits")
 	if m.cancelling {

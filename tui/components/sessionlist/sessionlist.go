@@ -337,7 +337,7 @@ func (m *Model) details() []string {
 		return out
 	}
 	done, total := ss.Done()
-	head := fmt.Sprintf("session %d %s, %s of %s combos", ss.ID, ss.Status, common.Thousands(done), common.Thousands(total))
+	head := fmt.Sprintf("session %d %s, %s of %s", ss.ID, ss.Status, common.Thousands(done), common.Plural(total, "combo"))
 	if !m.ctx.Deterministic {
 		head += ", started " + ss.Created.Local().Format("2006-01-02 15:04:05")
 	}

@@ -1,0 +1,19 @@
+package engine
+
+import "context"
+
+// Interrupted is the cause (context.Cause) a study's context is cancelled
+// with when the process is told to stop by something other than its user:
+// SIGHUP (the terminal or the SSH connection went away) or SIGTERM (a
+// shutdown, a scheduler's kill). The sessions store records such a study
+// as interrupted, which `sessions resume` completes, rather than cancelled,
+// the user's own choice (Ctrl-C, esc). For errors.Is it is
+// context.Canceled, so every path that handles a cancellation handles it.
+type Interrupted struct {
+	Signal string // "hangup", "terminated"
+}
+
+func (e *Interrupted) Error() string { return "interrupted (" + e.Signal + ")" }
+
+// Is makes errors.Is(err, context.Canceled) true.
+func (e *Interrupted) Is(target error) bool { return target == context.Canceled }

@@ -1,0 +1,41 @@
+package runview
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/muesli/termenv"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/tui/common"
+	"sweepbench/tui/theme"
+)
+
+// TestBestPerLane (issue 15, defect 9): the run screen shows each lane's
+// best so far under its own precision; an fp32 best better than fp64's is
+// not shown as the fp64 lane's.
+func TestBestPerLane(t *testing.T) {
+	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Deterministic: true}
+	m := New(ctx)
+	m.SetSize(100, 20)
+	s := &engine.Study{Dataset: &data.Dataset{}, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 20, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 24, Step: 12}},
+		Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: fakeBackend{}}
+	ctx.Study = s
+	m.Start(s)
+	b64 := &engine.ComboResult{Combo: engine.Combo{HMA: 10, HMA3: 12}, Metrics: engine.Metrics{Sharpe: 1.5, TotalTrades: 40}}
+	b32 := &engine.ComboResult{Combo: engine.Combo{HMA: 20, HMA3: 24}, Metrics: engine.Metrics{Sharpe: 2.5, TotalTrades: 41}}
+	m.Progress([]engine.Progress{{Precision: engine.FP64, Done: 2, Total: 4, Best: b64, Phase: engine.PhaseCompute},
+		{Precision: engine.FP32, Done: 1, Total: 4, Best: b32, Phase: engine.PhaseCompute}})
+	v := m.View()
+	for _, want := range []string{"best sharpe so far, fp64: 1.5 at hma 10 x hma3 12", "best sharpe so far, fp32: 2.5 at hma 20 x hma3 24"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("run screen lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+// fakeBackend names a backend for the run screen's header.
+type fakeBackend struct{ engine.Backend }
+
+func (fakeBackend) Name() string { return "reference" }
