@@ -1046,7 +1046,8 @@ func (m *Model) View() (out string) {
 		return ""
 	}
 	if W < minW || H < minH {
-		return t.Sanitize(t.Fit(fmt.Sprintf("sweepbench needs at least %dx%d (this terminal is %dx%d); q quits", minW, minH, W, H), W, H))
+		msg := fmt.Sprintf("sweepbench needs at least %dx%d (this terminal is %dx%d); q quits", minW, minH, W, H)
+		return t.Sanitize(t.Fit(strings.Join(t.Wrap(msg, W), "\n"), W, H))
 	}
 	m.syncKeyContext()
 	if m.screen == screenSetup {

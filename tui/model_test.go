@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -189,11 +190,16 @@ func TestResize(t *testing.T) {
 		checkSize(t, d.m.View(), sz[0], sz[1])
 		d.key("?")
 	}
-	d.send(tea.WindowSizeMsg{Width: 40, Height: 10})
-	if v := d.m.View(); !strings.Contains(v, "needs at least 60x16") {
-		t.Fatalf("a tiny terminal should say so:\n%s", v)
+	// A terminal too small says so whole (wrapped, issue 15 defect 9), at
+	// 50x14 and at 40x10.
+	for _, sz := range [][2]int{{50, 14}, {40, 10}} {
+		d.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		v := strings.Join(strings.Fields(d.m.View()), " ")
+		if want := fmt.Sprintf("sweepbench needs at least 60x16 (this terminal is %dx%d); q quits", sz[0], sz[1]); !strings.Contains(v, want) {
+			t.Fatalf("a tiny terminal should say %q:\n%s", want, d.m.View())
+		}
+		checkSize(t, d.m.View(), sz[0], sz[1])
 	}
-	checkSize(t, d.m.View(), 40, 10)
 }
 
 // TestEverySize draws every pane at sizes from the minimum to 200x60, in

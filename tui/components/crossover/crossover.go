@@ -192,7 +192,18 @@ func (m *Model) View() string {
 		lines = append(lines, fmt.Sprintf("hma %d x hma3 %d: last bars", in.Combo.HMA, in.Combo.HMA3),
 			st.label.Render(why))
 	}
-	chartH := m.h - len(lines) - 4
+	// Wrapped, never cut: the margin and positions must read whole at 80
+	// columns.
+	var wrapped []string
+	for _, l := range lines {
+		wrapped = append(wrapped, t.Wrap(l, m.w)...)
+	}
+	lines = wrapped
+	legend := t.Wrap(st.label.Render("close")+" "+legendKey(t.Plain, '.', st.close)+"  "+
+		st.label.Render("h (hma)")+" "+legendKey(t.Plain, 'h', st.h)+"  "+
+		st.label.Render("h3 (hma3)")+" "+legendKey(t.Plain, '3', st.h3)+"  "+
+		st.label.Render("position + long - short . flat; x flip, ^ this one"), m.w)
+	chartH := m.h - len(lines) - 3 - len(legend)
 	if chartH < 4 {
 		return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
 	}
@@ -274,11 +285,7 @@ func (m *Model) View() string {
 		}
 	}
 	lines = append(lines, st.mark.Render(strings.TrimRight(string(mark), " ")))
-	legend := st.label.Render("close") + " " + legendKey(t.Plain, '.', st.close) + "  " +
-		st.label.Render("h (hma)") + " " + legendKey(t.Plain, 'h', st.h) + "  " +
-		st.label.Render("h3 (hma3)") + " " + legendKey(t.Plain, '3', st.h3) + "  " +
-		st.label.Render("position + long - short . flat; x flip, ^ this one")
-	lines = append(lines, legend)
+	lines = append(lines, legend...)
 	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
 }
 
