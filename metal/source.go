@@ -17,12 +17,15 @@ var (
 	indicatorsMSL string
 	//go:embed kernels/sweep.metal
 	sweepMSL string
+	//go:embed kernels/f64.metal
+	f64MSL string
 )
 
 // kernelFiles are the .metal kernels in the order Source concatenates them.
 var kernelFiles = []struct{ name, text string }{
 	{"indicators.metal", indicatorsMSL},
 	{"sweep.metal", sweepMSL},
+	{"f64.metal", f64MSL},
 }
 
 // Kernel function names the backend builds pipelines for.

@@ -3,6 +3,9 @@
 // indicator series and the sweep's raw outputs. Every thread of every
 // dispatch runs to completion in order; sweep_f32 needs no barrier (each
 // thread uses its own threadgroup column), so this is a faithful schedule.
+//
+// `mslhost f64 IN OUT` instead runs f64.metal's operations over the
+// operand pairs of IN (TestF64OnHost).
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -23,6 +26,11 @@ static std::vector<T> rd(size_t n) {
 template <typename T>
 static T rd1() { return rd<T>(1)[0]; }
 
+template <typename T>
+static void wr(FILE* out, const std::vector<T>& v, size_t n) {
+    fwrite(v.data(), sizeof(T), n, out);
+}
+
 template <typename Fn>
 static void grid(uint gx, uint gy, uint bx, Fn f) {
     for (uint y = 0; y < gy; ++y)
@@ -30,7 +38,37 @@ static void grid(uint gx, uint gy, uint bx, Fn f) {
             for (uint t = 0; t < bx; ++t) f(uint3{x, y, 0}, uint3{t, 0, 0}, uint3{bx, 1, 1});
 }
 
+// f64: count, then count operands a, b (binary64 bits) and x (float);
+// writes a+b, a*b, (double)x, frexp(a)'s mantissa and exponent.
+static int f64(const char* outPath) {
+    const int count = rd1<int>();
+    std::vector<ulong> a = rd<ulong>(count), b = rd<ulong>(count);
+    std::vector<float> x = rd<float>(count);
+    std::vector<ulong> add(count), mul(count), wid(count), mant(count);
+    std::vector<int> ex(count);
+    for (int i = 0; i < count; ++i) {
+        add[i] = sbd_add(a[i], b[i]);
+        mul[i] = sbd_mul(a[i], b[i]);
+        wid[i] = sbd_from_float(x[i]);
+        int e = 0;
+        mant[i] = sbd_frexp(a[i], e);
+        ex[i] = e;
+    }
+    FILE* out = fopen(outPath, "wb");
+    if (!out) return 2;
+    wr(out, add, count);
+    wr(out, mul, count);
+    wr(out, wid, count);
+    wr(out, mant, count);
+    wr(out, ex, count);
+    return fclose(out) == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
+    if (argc == 4 && strcmp(argv[1], "f64") == 0) {
+        in = fopen(argv[2], "rb");
+        return in ? f64(argv[3]) : 2;
+    }
     if (argc != 3) return 2;
     in = fopen(argv[1], "rb");
     if (!in) return 2;
