@@ -11,10 +11,11 @@ import (
 
 // This file is the Metal side of the kernels' memory contract, shared by
 // the darwin build and the tests on every system: threadgroup geometry,
-// the constant blocks the kernels read (IndParams, SweepParams in
-// kernels/*.metal) and buffer sizes. What CUDA shares (the sweep's block
-// size and output layout, the VaR buffer, launch sizing, the finishing of
-// the raw outputs) is in sweepbench/reference/kernels. Nothing here calls
+// the constant blocks the kernels read (IndParams, SweepParams,
+// BlockParams in kernels/*.metal), block_stats_f32's outputs and buffer
+// sizes. What CUDA shares (the sweep's block size and output layout, the
+// VaR buffer, launch sizing, the finishing of the raw outputs and of the
+// block statistics) is in sweepbench/reference/kernels. Nothing here calls
 // Metal.
 
 // Threadgroup sizes, as the kernels define them.
