@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -225,27 +224,7 @@ func (k *kernel[F]) blockStats(l *lane, first, cnt int, bs *engine.BlockStats, r
 			download(bs.Sum3[row:row+cnt], dp[7]), download(bs.Sum4[row:row+cnt], dp[8])); err != nil {
 			return err
 		}
-		// The logs on every core (1.6 million for 102,400 combos x 16).
-		const span = 1 << 15
-		parts := (z - a + span - 1) / span
-		bad := make([]int, parts)
-		_ = engine.Parallel(context.Background(), parts, min(runtime.GOMAXPROCS(0), parts), func(_, p int) {
-			bad[p] = -1
-			for i := a + p*span; i < min(a+(p+1)*span, z); i++ {
-				if bs.Trades[i] < 0 || bs.Wins[i] < 0 || math.Float64bits(bs.Sum[i]) == math.MaxUint64 || math.Float64bits(mant[i-a]) == math.MaxUint64 {
-					bad[p] = i
-					return
-				}
-				bs.SumLog[i] = engine.LogGrowth(mant[i-a], int(ex[i-a]))
-				bs.Bars[i] = int32(bs.Bounds[(i-a)%S+1] - bs.Bounds[(i-a)%S])
-			}
-		})
-		for _, i := range bad {
-			if i >= 0 {
-				return fmt.Errorf("block_stats: combo %d block %d was not written", first+(i-a)/S, (i-a)%S)
-			}
-		}
-		return nil
+		return kernels.FinishBlocks(bs, row, cnt, mant, ex, "block_stats", first)
 	})
 }
 

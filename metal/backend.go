@@ -7,8 +7,12 @@
 // series are computed on the GPU bit for bit as the reference's float32
 // path computes them (fast math off), the combos swept one GPU thread each,
 // and the ratios finished on the host as reference.Backtest finishes them
-// (sweepbench/reference/kernels, shared with CUDA). The package imports
-// nothing under sweepbench/cuda.
+// (sweepbench/reference/kernels, shared with CUDA). A job with Blocks also
+// gets each combo's per-block statistics (engine.BlockKernel:
+// kernels/blocks.metal, the algorithm of CUDA's block_stats, its float64
+// sums in software binary64, kernels/f64.metal), bit for bit the
+// reference's float32 ones. The package imports nothing under
+// sweepbench/cuda.
 //
 // On systems other than macOS the package builds to a backend whose
 // Available says "Metal is available on macOS only". The Metal code paths

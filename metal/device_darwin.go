@@ -151,7 +151,7 @@ func (d *device) compile() error {
 // threadsFor is the threadgroup size the backend dispatches name with.
 func threadsFor(name string) int {
 	switch name {
-	case fnSweep:
+	case fnSweep, fnBlockStats:
 		return kernels.SweepBlock
 	case fnPrefixScan:
 		return scanBlock

@@ -14,7 +14,8 @@ import (
 )
 
 // kernel is a prepared fp32 job on the Metal device: the indicator series
-// (bar-major, resident in shared buffers) and the sweep's scratch.
+// (bar-major, resident in shared buffers) and the sweep's scratch; with
+// job.Blocks, the block edges and block_stats_f32's outputs.
 type kernel struct {
 	d        *device
 	job      *engine.Job
@@ -34,6 +35,9 @@ type kernel struct {
 	maxLaunch    int
 	buf, oF, oI  *buffer
 	scratchFor   int
+	S            int     // blocks (0: the job asks for none)
+	bounds       *buffer // S+1 block edges
+	blk          blockBuffers
 	indTime      time.Duration
 	sweepTime    time.Duration
 }
@@ -75,10 +79,16 @@ func prepare(ctx context.Context, d *device, job *engine.Job) (_ engine.Kernel, 
 	if k.thr, err = upload(d, k.bins.Edges, "VaR bin edges"); err != nil {
 		return nil, err
 	}
-	k.maxLaunch = launchCombos(d.budget, d.maxBuf, k.cap, k.chunk)
+	if job.Blocks != nil {
+		k.S = len(job.Blocks) - 1
+		if k.bounds, err = upload(d, toInt32(job.Blocks), "block edges"); err != nil {
+			return nil, err
+		}
+	}
+	k.maxLaunch = launchCombos(d.budget, d.maxBuf, k.cap, k.S, k.chunk)
 	if k.maxLaunch == 0 {
 		return nil, fmt.Errorf("out of GPU memory on %s: a dispatch of %d combos needs %d MiB of scratch",
-			d.info.Name, kernels.MinLaunch, uint64(kernels.MinLaunch)*scratchFor(1, k.cap).total()>>20)
+			d.info.Name, kernels.MinLaunch, uint64(kernels.MinLaunch)*scratchFor(1, k.cap, k.S).total()>>20)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -215,23 +225,35 @@ func (k *kernel) IndicatorTime() time.Duration { return k.indTime }
 
 // Close releases every buffer the kernel owns.
 func (k *kernel) Close() error {
-	for _, b := range []*buffer{k.H, k.H3, k.R, k.warmH, k.warm3, k.thr, k.buf, k.oF, k.oI} {
+	for _, b := range []*buffer{k.H, k.H3, k.R, k.warmH, k.warm3, k.thr, k.buf, k.oF, k.oI, k.bounds} {
 		b.free()
 	}
-	k.H, k.H3, k.R, k.warmH, k.warm3, k.thr, k.buf, k.oF, k.oI = nil, nil, nil, nil, nil, nil, nil, nil, nil
+	k.blk.free()
+	k.H, k.H3, k.R, k.warmH, k.warm3, k.thr, k.buf, k.oF, k.oI, k.bounds = nil, nil, nil, nil, nil, nil, nil, nil, nil, nil
 	k.scratchFor = 0
 	return nil
 }
 
 // Compute sweeps combos [first, first+len(out)) in dispatches of at most
 // maxLaunch combos, checking ctx between dispatches.
-func (k *kernel) Compute(ctx context.Context, _ int, first int, out []engine.Metrics) error {
+func (k *kernel) Compute(ctx context.Context, lane, first int, out []engine.Metrics) error {
+	return k.ComputeBlocks(ctx, lane, first, out, nil)
+}
+
+// ComputeBlocks is Compute that also fills bs (when not nil) with each
+// combo's per-block statistics (engine.BlockKernel): each dispatch of
+// sweep_f32 is followed, in the same command buffer, by block_stats_f32
+// over the same combos (the job was prepared with its Blocks).
+func (k *kernel) ComputeBlocks(ctx context.Context, _, first int, out []engine.Metrics, bs *engine.BlockStats) error {
+	if bs != nil && (k.S == 0 || bs.Blocks != k.S || bs.Combos != len(out)) {
+		return fmt.Errorf("internal error: %d combos x %d blocks of statistics asked of a kernel prepared for %d blocks and called for %d combos", bs.Combos, bs.Blocks, k.S, len(out))
+	}
 	for a := 0; a < len(out); {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		cnt := min(len(out)-a, k.maxLaunch)
-		if err := k.launch(first+a, cnt, out[a:a+cnt]); err != nil {
+		if err := k.launch(first+a, cnt, out[a:a+cnt], bs, a); err != nil {
 			return err
 		}
 		a += cnt
@@ -239,12 +261,15 @@ func (k *kernel) Compute(ctx context.Context, _ int, first int, out []engine.Met
 	return nil
 }
 
-func (k *kernel) launch(first, cnt int, out []engine.Metrics) error {
-	sc := scratchFor(cnt, k.cap)
+// launch runs one dispatch of cnt combos from first into out and, when bs
+// is not nil, rows row.. of bs.
+func (k *kernel) launch(first, cnt int, out []engine.Metrics, bs *engine.BlockStats, row int) error {
+	sc := scratchFor(cnt, k.cap, k.S)
 	if k.scratchFor < cnt {
 		for _, b := range []*buffer{k.buf, k.oF, k.oI} {
 			b.free()
 		}
+		k.blk.free()
 		k.scratchFor = 0
 		var err error
 		if k.buf, err = k.d.newBuffer(sc.buf, "VaR selection buffer"); err != nil {
@@ -256,35 +281,103 @@ func (k *kernel) launch(first, cnt int, out []engine.Metrics) error {
 		if k.oI, err = k.d.newBuffer(sc.outI, "sweep outputs"); err != nil {
 			return err
 		}
+		if k.S > 0 {
+			if err := k.blk.alloc(k.d, sc.blocks); err != nil {
+				return err
+			}
+		}
 		k.scratchFor = cnt
 	}
 	// Poison the int outputs (-1) so an unwritten combo is caught.
-	oi := k.oI.bytes()[:sc.outI]
-	for i := range oi {
-		oi[i] = 0xFF
-	}
+	poison(k.oI.bytes()[:sc.outI])
 	p := sweepParams{
 		N: int32(k.n), NH: int32(k.nh), N3: int32(k.n3), Count: int32(cnt), ComboFirst: int64(first),
 		Keep: k.keep, Keep2: k.keep2, LongOnly: k.longOnly, Kth: int32(k.kth),
 		K0: k.bins.K0, Shift: k.bins.Shift, Cap: int32(k.cap),
 	}
-	t, err := k.d.run(fmt.Sprintf("Metal kernel %s, combos %d..%d", fnSweep, first, first+cnt-1), []step{{
+	steps := []step{{
 		fn: fnSweep,
 		args: []arg{{buf: k.H}, {buf: k.H3}, {buf: k.R}, {buf: k.warmH}, {buf: k.warm3}, {buf: k.thr},
 			{bytes: p.bytes()}, {buf: k.buf}, {buf: k.oF}, {buf: k.oI}},
 		d: sweepDispatch(cnt),
-	}})
+	}}
+	what := fmt.Sprintf("Metal kernel %s, combos %d..%d", fnSweep, first, first+cnt-1)
+	if bs != nil {
+		k.blk.poison(sc.blocks)
+		args := []arg{{buf: k.H}, {buf: k.H3}, {buf: k.R}, {buf: k.warmH}, {buf: k.warm3}, {buf: k.bounds},
+			{bytes: blockParamsFor(p, k.S).bytes()}}
+		for _, b := range k.blk {
+			args = append(args, arg{buf: b})
+		}
+		steps = append(steps, step{fn: fnBlockStats, args: args, d: sweepDispatch(cnt)})
+		what = fmt.Sprintf("Metal kernels %s and %s, combos %d..%d", fnSweep, fnBlockStats, first, first+cnt-1)
+	}
+	t, err := k.d.run(what, steps)
 	if err != nil {
 		return err
 	}
 	k.sweepTime += t
 	o := kernels.Outputs[float32]{F: unsafe.Slice((*float32)(k.oF.ptr), kernels.NF*cnt),
 		I: unsafe.Slice((*int32)(k.oI.ptr), kernels.NI*cnt), Count: cnt, First: first, Kernel: fnSweep}
-	_, err = o.Finish(k.n, k.job.Params, out, 1)
-	return err
+	if _, err := o.Finish(k.n, k.job.Params, out, 1); err != nil {
+		return err
+	}
+	if bs == nil {
+		return nil
+	}
+	bo := k.blk.outputs(cnt, k.S)
+	return bo.finish(bs, row, first)
+}
+
+// blockBuffers are block_stats_f32's outputs, in its buffer order: sum,
+// sumSq, sumDown, mantissa, exponent, trades, wins, sum3, sum4.
+type blockBuffers [9]*buffer
+
+func (b *blockBuffers) alloc(d *device, s blockScratch) error {
+	for i, size := range b.sizes(s) {
+		var err error
+		if b[i], err = d.newBuffer(size, "block statistics"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *blockBuffers) sizes(s blockScratch) [9]uint64 {
+	return [9]uint64{s.f64, s.f64, s.f64, s.f64, s.i32, s.i32, s.i32, s.combo, s.combo}
+}
+
+// poison fills the outputs a dispatch of s writes with 0xFF bytes.
+func (b *blockBuffers) poison(s blockScratch) {
+	for i, size := range b.sizes(s) {
+		poison(b[i].bytes()[:size])
+	}
+}
+
+// outputs views the buffers as a dispatch of cnt combos of S blocks.
+func (b *blockBuffers) outputs(cnt, S int) blockOutputs {
+	f := func(i, n int) []float64 { return unsafe.Slice((*float64)(b[i].ptr), n) }
+	n := func(i int) []int32 { return unsafe.Slice((*int32)(b[i].ptr), cnt*S) }
+	return blockOutputs{sum: f(0, cnt*S), sq: f(1, cnt*S), down: f(2, cnt*S), mant: f(3, cnt*S),
+		ex: n(4), trades: n(5), wins: n(6), s3: f(7, cnt), s4: f(8, cnt)}
+}
+
+func (b *blockBuffers) free() {
+	for i := range b {
+		b[i].free()
+		b[i] = nil
+	}
+}
+
+// poison fills p with 0xFF bytes: int -1, a float NaN no kernel writes.
+func poison(p []byte) {
+	for i := range p {
+		p[i] = 0xFF
+	}
 }
 
 var (
 	_ engine.Kernel         = (*kernel)(nil)
+	_ engine.BlockKernel    = (*kernel)(nil)
 	_ engine.IndicatorTimer = (*kernel)(nil)
 )

@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"math"
 
+	"sweepbench/engine"
 	"sweepbench/reference/kernels"
 )
 
 // This file is the Metal side of the kernels' memory contract, shared by
 // the darwin build and the tests on every system: threadgroup geometry,
-// the constant blocks the kernels read (IndParams, SweepParams in
-// kernels/*.metal) and buffer sizes. What CUDA shares (the sweep's block
-// size and output layout, the VaR buffer, launch sizing, the finishing of
-// the raw outputs) is in sweepbench/reference/kernels. Nothing here calls
+// the constant blocks the kernels read (IndParams, SweepParams,
+// BlockParams in kernels/*.metal), block_stats_f32's outputs and buffer
+// sizes. What CUDA shares (the sweep's block size and output layout, the
+// VaR buffer, launch sizing, the finishing of the raw outputs and of the
+// block statistics) is in sweepbench/reference/kernels. Nothing here calls
 // Metal.
 
 // Threadgroup sizes, as the kernels define them.
@@ -110,6 +112,79 @@ func (p sweepParams) bytes() []byte {
 	return b
 }
 
+// blockParams is BlockParams in blocks.metal, laid out as C does:
+//
+//	offset  0 int   n          offset 24 float keep
+//	offset  4 int   nh         offset 28 float keep2
+//	offset  8 int   n3         offset 32 int   longOnly
+//	offset 12 int   count      offset 36 int   S
+//	offset 16 long  comboFirst size 40, align 8
+type blockParams struct {
+	N, NH, N3, Count int32
+	ComboFirst       int64
+	Keep, Keep2      float32
+	LongOnly, S      int32
+}
+
+const blockParamsSize = 40
+
+func (p blockParams) bytes() []byte {
+	b := make([]byte, blockParamsSize)
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], uint32(p.N))
+	le.PutUint32(b[4:], uint32(p.NH))
+	le.PutUint32(b[8:], uint32(p.N3))
+	le.PutUint32(b[12:], uint32(p.Count))
+	le.PutUint64(b[16:], uint64(p.ComboFirst))
+	le.PutUint32(b[24:], math.Float32bits(p.Keep))
+	le.PutUint32(b[28:], math.Float32bits(p.Keep2))
+	le.PutUint32(b[32:], uint32(p.LongOnly))
+	le.PutUint32(b[36:], uint32(p.S))
+	return b
+}
+
+// blockParamsFor is the block_stats_f32 dispatch over the same combos as
+// the sweep dispatch p, in S blocks.
+func blockParamsFor(p sweepParams, S int) blockParams {
+	return blockParams{N: p.N, NH: p.NH, N3: p.N3, Count: p.Count, ComboFirst: p.ComboFirst,
+		Keep: p.Keep, Keep2: p.Keep2, LongOnly: p.LongOnly, S: int32(S)}
+}
+
+// blockOutputs are block_stats_f32's outputs for one dispatch of count
+// combos in S blocks, as the kernel lays them out: per block at [j*S + b]
+// (sum, sq, down, mant: binary64 bits, which are float64's; ex, trades,
+// wins: int32), per combo at [j] (s3, s4). The darwin build views its
+// shared buffers through them; the host emulation reads them from a file.
+type blockOutputs struct {
+	sum, sq, down, mant []float64
+	ex, trades, wins    []int32
+	s3, s4              []float64
+}
+
+// finish copies the outputs of the dispatch of combos first.. into rows
+// row.. of bs and finishes them (kernels.FinishBlocks: the poison check,
+// the logs, the bar counts).
+func (o *blockOutputs) finish(bs *engine.BlockStats, row, first int) error {
+	cnt, S := len(o.s3), bs.Blocks
+	a, z := row*S, (row+cnt)*S
+	for _, f := range [][]float64{o.sum, o.sq, o.down} {
+		if len(f) != z-a {
+			return fmt.Errorf("internal error: %s: %d values for %d combos x %d blocks", fnBlockStats, len(f), cnt, S)
+		}
+	}
+	if len(o.trades) != z-a || len(o.wins) != z-a || len(o.s4) != cnt || z > len(bs.Sum) {
+		return fmt.Errorf("internal error: %s: outputs for %d combos x %d blocks do not fit rows %d.. of %d", fnBlockStats, cnt, S, row, bs.Combos)
+	}
+	copy(bs.Sum[a:z], o.sum)
+	copy(bs.SumSq[a:z], o.sq)
+	copy(bs.SumDown[a:z], o.down)
+	copy(bs.Trades[a:z], o.trades)
+	copy(bs.Wins[a:z], o.wins)
+	copy(bs.Sum3[row:row+cnt], o.s3)
+	copy(bs.Sum4[row:row+cnt], o.s4)
+	return kernels.FinishBlocks(bs, row, cnt, o.mant, o.ex, fnBlockStats, first)
+}
+
 // Buffer sizes in bytes (fp32 elements, int32 indices).
 
 // seriesBytes is ns series of n floats (H, H3, the stage-1 series).
@@ -119,29 +194,44 @@ func seriesBytes(n, ns int) uint64 { return uint64(n) * uint64(ns) * 4 }
 func prefixBytes(n, ns int) uint64 { return uint64(n+1) * uint64(ns) * 4 }
 
 // sweepScratch is what a dispatch of count combos needs: the selection
-// buffer (cap floats per combo, combo-major) and the outputs.
-type sweepScratch struct{ buf, outF, outI uint64 }
-
-func scratchFor(count, cap int) sweepScratch {
-	return sweepScratch{
-		buf:  uint64(count) * uint64(cap) * 4,
-		outF: uint64(count) * kernels.NF * 4,
-		outI: uint64(count) * kernels.NI * 4,
-	}
+// buffer (cap floats per combo, combo-major) and the outputs; with blocks,
+// block_stats_f32's outputs too (blockScratch).
+type sweepScratch struct {
+	buf, outF, outI uint64
+	blocks          blockScratch
 }
 
-func (s sweepScratch) total() uint64 { return s.buf + s.outF + s.outI }
+// blockScratch sizes block_stats_f32's outputs for count combos of S
+// blocks: four binary64 fields per block (sum, sumSq, sumDown, mantissa),
+// three int32 (exponent, trades, wins), two binary64 per combo (sum3,
+// sum4); each field is one buffer of that many bytes.
+type blockScratch struct{ f64, i32, combo uint64 }
+
+// scratchFor sizes a dispatch of count combos, a VaR buffer of cap floats
+// each, and S blocks (0: no block_stats_f32).
+func scratchFor(count, cap, S int) sweepScratch {
+	c := uint64(count)
+	s := sweepScratch{buf: c * uint64(cap) * 4, outF: c * kernels.NF * 4, outI: c * kernels.NI * 4}
+	if S > 0 {
+		s.blocks = blockScratch{f64: c * uint64(S) * 8, i32: c * uint64(S) * 4, combo: c * 8}
+	}
+	return s
+}
+
+func (s blockScratch) total() uint64   { return 4*s.f64 + 3*s.i32 + 2*s.combo }
+func (s sweepScratch) total() uint64   { return s.buf + s.outF + s.outI + s.blocks.total() }
+func (s sweepScratch) largest() uint64 { return max(s.buf, s.outF, s.outI, s.blocks.f64) }
 
 // launchCombos is how many combos one dispatch takes: want, at most
 // maxLaunch, and at most what fits in memoryFraction of budget bytes (the
 // device's recommendedMaxWorkingSetSize) and in one buffer of maxBuf
-// bytes (maxBufferLength). 0 means not even min(want, kernels.MinLaunch)
-// fit.
-func launchCombos(budget, maxBuf uint64, cap, want int) int {
-	per := scratchFor(1, cap)
+// bytes (maxBufferLength), with block_stats_f32's outputs for S blocks
+// (0: no blocks). 0 means not even min(want, kernels.MinLaunch) fit.
+func launchCombos(budget, maxBuf uint64, cap, S, want int) int {
+	per := scratchFor(1, cap, S)
 	most := maxLaunch
-	if per.buf > 0 {
-		most = int(min(uint64(maxLaunch), maxBuf/per.buf))
+	if l := per.largest(); l > 0 {
+		most = int(min(uint64(maxLaunch), maxBuf/l))
 	}
 	return kernels.LaunchCombos(uint64(float64(budget)*memoryFraction), per.total(), want, most)
 }

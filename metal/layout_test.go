@@ -38,6 +38,32 @@ func TestSweepParamsLayout(t *testing.T) {
 	}
 }
 
+func TestBlockParamsLayout(t *testing.T) {
+	sp := sweepParams{N: 150000, NH: 10, N3: 8, Count: 80, ComboFirst: 1<<33 + 5, Keep: 0.99955, Keep2: 0.99955 * 0.99955,
+		LongOnly: 1, Kth: 7499, K0: 0x7f123456, Shift: 17, Cap: 2343}
+	p := blockParamsFor(sp, 16)
+	b := p.bytes()
+	if len(b) != blockParamsSize || blockParamsSize%8 != 0 {
+		t.Fatalf("size %d (const %d): want 40, a multiple of the long's alignment", len(b), blockParamsSize)
+	}
+	le := binary.LittleEndian
+	for _, c := range []struct {
+		name string
+		off  int
+		want uint32
+	}{
+		{"n", 0, 150000}, {"nh", 4, 10}, {"n3", 8, 8}, {"count", 12, 80},
+		{"keep", 24, math.Float32bits(sp.Keep)}, {"keep2", 28, math.Float32bits(sp.Keep2)}, {"longOnly", 32, 1}, {"S", 36, 16},
+	} {
+		if got := le.Uint32(b[c.off:]); got != c.want {
+			t.Errorf("%s at offset %d = %#x, want %#x", c.name, c.off, got, c.want)
+		}
+	}
+	if got := int64(le.Uint64(b[16:])); got != sp.ComboFirst {
+		t.Errorf("comboFirst at offset 16 = %d, want %d", got, sp.ComboFirst)
+	}
+}
+
 func TestIndParamsLayout(t *testing.T) {
 	b := indParams{N: 1, NS: 2, Prefix: 3, SI: 4, SJ: -5}.bytes()
 	if len(b) != 20 {
@@ -83,9 +109,14 @@ func TestDispatchCoversWork(t *testing.T) {
 }
 
 func TestScratchAndLaunch(t *testing.T) {
-	s := scratchFor(1000, 2343)
+	s := scratchFor(1000, 2343, 0)
 	if s.buf != 1000*2343*4 || s.outF != 1000*9*4 || s.outI != 1000*8*4 || s.total() != s.buf+s.outF+s.outI {
-		t.Errorf("scratchFor(1000, 2343) = %+v", s)
+		t.Errorf("scratchFor(1000, 2343, 0) = %+v", s)
+	}
+	// 16 blocks: four float64 and three int32 fields per block, two float64 per combo.
+	b := scratchFor(1000, 2343, 16)
+	if b.blocks != (blockScratch{f64: 1000 * 16 * 8, i32: 1000 * 16 * 4, combo: 1000 * 8}) || b.total() != s.total()+1000*(16*(4*8+3*4)+2*8) {
+		t.Errorf("scratchFor(1000, 2343, 16) = %+v", b)
 	}
 	if seriesBytes(150000, 10) != 6000000 || prefixBytes(150000, 10) != 6000040 {
 		t.Error("series sizes")
@@ -93,17 +124,19 @@ func TestScratchAndLaunch(t *testing.T) {
 	for _, c := range []struct {
 		name           string
 		budget, maxBuf uint64
-		cap, want      int
+		cap, S, want   int
 		got            int
 	}{
-		{"small grid fits", 16 << 30, 8 << 30, 2343, 80, 80},
-		{"capped by maxLaunch", 1 << 40, 1 << 40, 1024, 1 << 22, maxLaunch},
-		{"capped by memory", 1 << 30, 1 << 30, 8192, 1 << 20, int((1 << 30) / 4 / (8192*4 + 9*4 + 8*4))},
-		{"capped by one buffer", 1 << 40, 64 << 20, 8192, 1 << 20, (64 << 20) / (8192 * 4)},
-		{"nothing fits", 1 << 20, 1 << 30, 8192, 1000, 0},
-		{"no combos", 1 << 30, 1 << 30, 1024, 0, 0},
+		{"small grid fits", 16 << 30, 8 << 30, 2343, 0, 80, 80},
+		{"capped by maxLaunch", 1 << 40, 1 << 40, 1024, 0, 1 << 22, maxLaunch},
+		{"capped by memory", 1 << 30, 1 << 30, 8192, 0, 1 << 20, int((1 << 30) / 4 / (8192*4 + 9*4 + 8*4))},
+		{"capped by memory with 64 blocks", 1 << 30, 1 << 30, 8192, 64, 1 << 20, int((1 << 30) / 4 / (8192*4 + 9*4 + 8*4 + 64*44 + 16))},
+		{"capped by one buffer", 1 << 40, 64 << 20, 8192, 0, 1 << 20, (64 << 20) / (8192 * 4)},
+		{"capped by one block buffer", 1 << 40, 64 << 20, 1024, 1024, 1 << 20, (64 << 20) / (1024 * 8)},
+		{"nothing fits", 1 << 20, 1 << 30, 8192, 0, 1000, 0},
+		{"no combos", 1 << 30, 1 << 30, 1024, 0, 0, 0},
 	} {
-		if got := launchCombos(c.budget, c.maxBuf, c.cap, c.want); got != c.got {
+		if got := launchCombos(c.budget, c.maxBuf, c.cap, c.S, c.want); got != c.got {
 			t.Errorf("%s: launchCombos = %d, want %d", c.name, got, c.got)
 		}
 	}

@@ -8,10 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/engine/data/datatest"
+	"sweepbench/engine/robust"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
 	"sweepbench/reference/kernels"
@@ -76,14 +79,17 @@ func buildHost(t *testing.T) string {
 type launch struct{ first, count int }
 
 // hostRun is what one run of the host binary returns: the indicator series
-// (bar-major, H[i*nh+j]) and each launch's raw outputs.
+// (bar-major, H[i*nh+j]) and each launch's raw outputs, with job.Blocks
+// block_stats_f32's too.
 type hostRun struct {
-	H, H3 []float32
-	out   []kernels.Outputs[float32]
+	H, H3  []float32
+	out    []kernels.Outputs[float32]
+	blocks []blockOutputs
 }
 
 // runHost runs job's indicator pipeline and the given launches (capacity
-// values of VaR buffer per combo; 0: kernels.SelectCap) in the host binary.
+// values of VaR buffer per combo; 0: kernels.SelectCap) in the host binary,
+// and block_stats_f32 after each launch when job.Blocks is set.
 func runHost(bin string, job *engine.Job, launches []launch, capacity int) (*hostRun, error) {
 	bars, g, p := job.Bars, job.Grid, job.Params
 	hma, hma3 := g.HMA.Values(), g.HMA3.Values()
@@ -102,7 +108,8 @@ func runHost(bin string, job *engine.Job, launches []launch, capacity int) (*hos
 	if p.Mode == engine.LongOnly {
 		longOnly = 1
 	}
-	w([]int32{int32(n), int32(nh), int32(n3), pre, int32(len(launches))})
+	S := max(len(job.Blocks)-1, 0)
+	w([]int32{int32(n), int32(nh), int32(n3), pre, int32(len(launches)), int32(S)})
 	w(reference.SourceSeries[float32](bars, p.Source))
 	w(reference.SourceSeries[float32](bars, engine.SourceClose))
 	w(reference.BarReturns[float32](bars))
@@ -127,10 +134,18 @@ func runHost(bin string, job *engine.Job, launches []launch, capacity int) (*hos
 	} {
 		in.Write(ip.bytes())
 	}
-	for _, l := range launches {
-		in.Write(sweepParams{N: int32(n), NH: int32(nh), N3: int32(n3), Count: int32(l.count), ComboFirst: int64(l.first),
+	sp := make([]sweepParams, len(launches))
+	for i, l := range launches {
+		sp[i] = sweepParams{N: int32(n), NH: int32(nh), N3: int32(n3), Count: int32(l.count), ComboFirst: int64(l.first),
 			Keep: keep, Keep2: keep * keep, LongOnly: longOnly, Kth: int32(kernels.KthIndex(n - 1)),
-			K0: bins.K0, Shift: bins.Shift, Cap: int32(capacity)}.bytes())
+			K0: bins.K0, Shift: bins.Shift, Cap: int32(capacity)}
+		in.Write(sp[i].bytes())
+	}
+	if S > 0 {
+		w(toInt32(job.Blocks))
+		for _, p := range sp {
+			in.Write(blockParamsFor(p, S).bytes())
+		}
 	}
 	dir, err := os.MkdirTemp(filepath.Dir(bin), "run")
 	if err != nil {
@@ -163,6 +178,19 @@ func runHost(bin string, job *engine.Job, launches []launch, capacity int) (*hos
 		read(o.F)
 		read(o.I)
 		r.out = append(r.out, o)
+		if S == 0 {
+			continue
+		}
+		per := l.count * S
+		bo := blockOutputs{sum: make([]float64, per), sq: make([]float64, per), down: make([]float64, per), mant: make([]float64, per),
+			ex: make([]int32, per), trades: make([]int32, per), wins: make([]int32, per), s3: make([]float64, l.count), s4: make([]float64, l.count)}
+		for _, v := range []any{bo.sum, bo.sq, bo.down, bo.mant, bo.ex, bo.trades, bo.wins, bo.s3, bo.s4} {
+			read(v)
+		}
+		r.blocks = append(r.blocks, bo)
+	}
+	if err == nil && rd.Len() != 0 {
+		err = fmt.Errorf("host run: %d bytes of output left unread", rd.Len())
 	}
 	return r, err
 }
@@ -181,7 +209,11 @@ func column(H []float32, ns, j int) []float32 {
 // prefix), and the sweep's raw outputs, finished by kernels.Outputs, must
 // equal reference.Backtest in float32 (CVaR to rounding: its sum runs in
 // the buffer's order), over several dispatches and with a VaR buffer so
-// small that the refinement passes run.
+// small that the refinement passes run; block_stats_f32's statistics,
+// finished as the backend finishes them (blockOutputs.finish), must equal
+// reference.BacktestBlocks' in float32 bit for bit: counts, sums, cubes,
+// fourth powers and log growth, over blocks longer than the 64 returns
+// between renormalisations and blocks wholly in a combo's warm-up.
 func TestMSLOnHost(t *testing.T) {
 	bin := buildHost(t)
 	cases := []struct {
@@ -194,11 +226,13 @@ func TestMSLOnHost(t *testing.T) {
 		wma    engine.Formulation
 		cap    int // 0: kernels.SelectCap(n)
 		splits int // dispatches the grid is cut into
+		blocks int // 0: no block_stats_f32
 	}{
-		{"direct close long-short", 3000, "10:40:10", "12:60:12", engine.SourceClose, engine.LongShort, engine.Direct, 0, 1},
-		{"direct hl2 long-only two dispatches", 2500, "8:50:7", "6:40:17", engine.SourceHL2, engine.LongOnly, engine.Direct, 0, 2},
-		{"prefix ohlc4", 2000, "5:35:15", "20:50:30", engine.SourceOHLC4, engine.LongShort, engine.Prefix, 0, 1},
-		{"refinement: tiny VaR buffer", 4000, "10:50:20", "12:36:24", engine.SourceClose, engine.LongShort, engine.Direct, 8, 3},
+		{"direct close long-short", 3000, "10:40:10", "12:60:12", engine.SourceClose, engine.LongShort, engine.Direct, 0, 1, 5},
+		{"direct hl2 long-only two dispatches", 2500, "8:50:7", "6:40:17", engine.SourceHL2, engine.LongOnly, engine.Direct, 0, 2, 7},
+		{"prefix ohlc4, blocks of 31 returns", 2000, "5:35:15", "20:50:30", engine.SourceOHLC4, engine.LongShort, engine.Prefix, 0, 1, 64},
+		{"refinement: tiny VaR buffer", 4000, "10:50:20", "12:36:24", engine.SourceClose, engine.LongShort, engine.Direct, 8, 3, 16},
+		{"no blocks", 1500, "10:30:10", "12:36:12", engine.SourceClose, engine.LongShort, engine.Direct, 0, 1, 0},
 	}
 	rng := datatest.Rand(t)
 	for _, tc := range cases {
@@ -209,6 +243,12 @@ func TestMSLOnHost(t *testing.T) {
 			g := engine.Grid{HMA: mustRange(t, "--hma", tc.hma), HMA3: mustRange(t, "--hma3", tc.hma3)}
 			job := &engine.Job{Bars: bars, Grid: g, Precision: engine.FP32, WMA: tc.wma,
 				Params: engine.Params{Fee: engine.DefaultFee, Mode: tc.mode, Source: tc.src, BarsPerYear: 525600}}
+			if tc.blocks > 0 {
+				var err error
+				if job.Blocks, err = engine.BlockBounds(bars.Len(), tc.blocks); err != nil {
+					t.Fatal(err)
+				}
+			}
 			total := g.Len()
 			var launches []launch
 			per := (total + tc.splits - 1) / tc.splits
@@ -246,6 +286,26 @@ func TestMSLOnHost(t *testing.T) {
 			if tc.cap > 0 && tc.cap < 64 && refined == 0 {
 				t.Errorf("cap %d: no combo needed refinement; the case does not exercise it", tc.cap)
 			}
+			if len(run.blocks) != min(tc.blocks, 1)*len(launches) {
+				t.Fatalf("%d launches of block_stats_f32 for %d blocks and %d launches", len(run.blocks), tc.blocks, len(launches))
+			}
+			if tc.blocks == 0 {
+				return
+			}
+			gotB := engine.NewBlockStats(total, job.Blocks)
+			for i, bo := range run.blocks {
+				if err := bo.finish(gotB, launches[i].first, launches[i].first); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantB := engine.NewBlockStats(total, job.Blocks)
+			if _, err := engine.Sweep(context.Background(), reference.New(), job, engine.SweepOptions{Blocks: wantB}); err != nil {
+				t.Fatal(err)
+			}
+			conformance.SameBlocks(t, "metal host", gotB, wantB, 0)
+			if warm := job.Blocks[1] <= engine.ComboWarmup(g.At(total-1)); tc.blocks == 64 && !warm {
+				t.Errorf("64 blocks: no block lies wholly in a warm-up; the case does not exercise it")
+			}
 		})
 	}
 }
@@ -256,9 +316,10 @@ func TestMSLOnHost(t *testing.T) {
 var hostTolerance = conformance.Tolerance{CVaR: 1e-5}
 
 // hostBackend is the Metal backend with its kernels run on the host: an
-// engine.Backend (fp32 only, as Metal) and an engine.IndicatorDevice, so the
-// conformance suite checks the kernels without a Mac. Each Compute is one
-// dispatch of the host binary from its first combo.
+// engine.Backend (fp32 only, as Metal) and an engine.IndicatorDevice, whose
+// kernels emit per-block statistics (engine.BlockKernel) as the darwin
+// build's do, so the conformance suite checks the kernels without a Mac.
+// Each Compute is one dispatch of the host binary from its first combo.
 type hostBackend struct{ bin string }
 
 var (
@@ -312,16 +373,35 @@ func (k *hostKernel) ChunkSize() int { return chunkSize(k.job.Grid.Len()) }
 func (k *hostKernel) Device() string { return "Metal kernels on the host" }
 func (k *hostKernel) Close() error   { return nil }
 
-func (k *hostKernel) Compute(ctx context.Context, _, first int, out []engine.Metrics) error {
+var _ engine.BlockKernel = (*hostKernel)(nil)
+
+func (k *hostKernel) Compute(ctx context.Context, lane, first int, out []engine.Metrics) error {
+	return k.ComputeBlocks(ctx, lane, first, out, nil)
+}
+
+// ComputeBlocks runs sweep_f32 and, when bs is not nil, block_stats_f32,
+// whose outputs are finished as the darwin build finishes them.
+func (k *hostKernel) ComputeBlocks(ctx context.Context, _, first int, out []engine.Metrics, bs *engine.BlockStats) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	run, err := runHost(k.bin, k.job, []launch{{first, len(out)}}, 0)
+	job := k.job
+	if bs == nil && job.Blocks != nil {
+		j := *job
+		j.Blocks = nil
+		job = &j
+	}
+	run, err := runHost(k.bin, job, []launch{{first, len(out)}}, 0)
 	if err != nil {
 		return err
 	}
-	_, err = run.out[0].Finish(k.job.Bars.Len(), k.job.Params, out, 1)
-	return err
+	if _, err := run.out[0].Finish(k.job.Bars.Len(), k.job.Params, out, 1); err != nil {
+		return err
+	}
+	if bs == nil {
+		return nil
+	}
+	return run.blocks[0].finish(bs, 0, first)
 }
 
 // TestConformanceOnHost runs the backend conformance suite on the Metal
@@ -337,4 +417,53 @@ func mustRange(t testing.TB, name, s string) engine.Range {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestStudyBlocksOnHost: a study with blocks on the Metal kernels takes its
+// statistics from its reference lane (engine.RunStudy): with fp64 the
+// fallback's (the CPU reference, Metal having no fp64), fp32-only the
+// Metal kernels' fp32 lane, whose statistics, and so the robustness
+// section (PBO, DSR, plateau, walk-forward), are the CPU reference's fp32
+// study's, bit for bit.
+func TestStudyBlocksOnHost(t *testing.T) {
+	b := hostBackend{buildHost(t)}
+	rng := datatest.Rand(t)
+	bars := datatest.Flatten(datatest.RandomWalk(rng, 4000, 30, 0.002), 500, 40)
+	ds := &data.Dataset{Bars: *bars, Info: data.Info{Name: "host", Bars: bars.Len(), MedianSpacing: datatest.Spacing}}
+	g := engine.Grid{HMA: mustRange(t, "--hma", "10:50:10"), HMA3: mustRange(t, "--hma3", "12:20:1")} // HMA3 twins
+	study := func(be engine.Backend, precs ...engine.Precision) *engine.Report {
+		t.Helper()
+		s := &engine.Study{Dataset: ds, Grid: g, Params: engine.Params{Fee: engine.DefaultFee, Mode: engine.LongShort, Source: engine.SourceClose, BarsPerYear: 525600},
+			Precisions: precs, WMA: engine.Direct, Backend: be, Fallback: reference.New(), Blocks: 8}
+		rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	both := study(b, engine.FP64, engine.FP32)
+	if both.BlocksOf != engine.FP64 || both.Run(engine.FP64).Backend != "reference" || both.Run(engine.FP32).Backend != b.Name() {
+		t.Errorf("fp64 and fp32: blocks of %s, lanes on %s and %s; want fp64 on the fallback, fp32 on %s",
+			both.BlocksOf, both.Run(engine.FP64).Backend, both.Run(engine.FP32).Backend, b.Name())
+	}
+	got, want := study(b, engine.FP32), study(reference.New(), engine.FP32)
+	if got.BlocksOf != engine.FP32 || got.Blocks == nil || got.Run(engine.FP32).Backend != b.Name() {
+		t.Fatalf("fp32 only: blocks of %s (nil: %v) from %s; want the fp32 lane's, on %s", got.BlocksOf, got.Blocks == nil, got.Run(engine.FP32).Backend, b.Name())
+	}
+	conformance.SameBlocks(t, "fp32 study", got.Blocks, want.Blocks, 0)
+	opt := robust.Options{WF: &robust.WFSpec{Mode: robust.Rolling, InSample: 4}}
+	rg, err := robust.Analyse(context.Background(), got, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw, err := robust.Analyse(context.Background(), want, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sm := rg.Summary(); sm.PBO == nil || sm.DSR == nil || sm.WF == nil || len(sm.WF.Folds) != 4 {
+		t.Errorf("robustness without PBO, DSR or 4 walk-forward folds: the case proves little: %+v", sm)
+	}
+	if !reflect.DeepEqual(rg.Summary(), rw.Summary()) {
+		t.Errorf("robustness on the Metal kernels:\n%+v\nwant the reference's:\n%+v", rg.Summary(), rw.Summary())
+	}
 }

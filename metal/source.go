@@ -17,12 +17,18 @@ var (
 	indicatorsMSL string
 	//go:embed kernels/sweep.metal
 	sweepMSL string
+	//go:embed kernels/f64.metal
+	f64MSL string
+	//go:embed kernels/blocks.metal
+	blocksMSL string
 )
 
 // kernelFiles are the .metal kernels in the order Source concatenates them.
 var kernelFiles = []struct{ name, text string }{
 	{"indicators.metal", indicatorsMSL},
 	{"sweep.metal", sweepMSL},
+	{"f64.metal", f64MSL},
+	{"blocks.metal", blocksMSL},
 }
 
 // Kernel function names the backend builds pipelines for.
@@ -32,9 +38,10 @@ const (
 	fnPrefixScan = "prefix_scan_f32"
 	fnWMASeries  = "wma_series_f32"
 	fnSweep      = "sweep_f32"
+	fnBlockStats = "block_stats_f32"
 )
 
-var kernelFunctions = []string{fnHMAStage1, fnHMA3Stage1, fnPrefixScan, fnWMASeries, fnSweep}
+var kernelFunctions = []string{fnHMAStage1, fnHMA3Stage1, fnPrefixScan, fnWMASeries, fnSweep, fnBlockStats}
 
 // Source returns the one Metal Shading Language string the backend
 // compiles: the prelude (metal/kernels/prelude.metal: the Metal standard

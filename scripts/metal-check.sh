@@ -9,14 +9,20 @@
 #  2. go test ./metal on the GPU: the backend conformance suite (Metal fp32
 #     == the reference's fp32 bit for bit on all metrics but CVaR, summed in
 #     another order; every slot written; cancellation; chunking; the fp64
-#     lane of a study on the fallback), and the shared host code
-#     (./reference/kernels: bins, finishing, launch sizing);
+#     lane of a study on the fallback; the per-block statistics), the
+#     per-block statistics bit for bit over several dispatches
+#     (TestGPUBlockStats: block_stats_f32 and its software binary64), and
+#     the shared host code (./reference/kernels: bins, finishing, launch
+#     sizing, FinishBlocks);
 #  3. per embedded dataset: a reference fp64 run, a reference fp32 run and
 #     a Metal fp32 run, saved to a private sessions database, then
 #       sessions diff REF64 METAL32   the parity report (verdict pass/collapse)
 #       sessions diff REF32 METAL32   must show no difference at all
 #     (Metal has no fp64, so the fp64 side comes from the reference);
-#  4. sweepbench bench --rungs M2,M3,M4,Metal and prints the table.
+#  4. robustness (--blocks 16 --wf rolling:8) of an fp32-only study on the
+#     reference and on Metal (whose block statistics then come from the
+#     GPU): the JSON reports' robustness sections must be identical;
+#  5. sweepbench bench --rungs M2,M3,M4,Metal and prints the table.
 set -euo pipefail
 [ "$(uname -s)" = Darwin ] || { echo "metal-check: run this on a Mac (uname: $(uname -s))" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -76,9 +82,30 @@ sys.exit(1 if bad else 0)
 PY
 done
 
+echo "== robustness: --blocks 16 on Metal fp32 against the reference fp32 (want the same section)"
+for ds in filusdt-1m; do
+	for be in reference metal; do
+		"$bin" run -q --no-save --format json -o "$OUT/$ds-blocks-$be.json" --data "embedded:$ds" --head 50000 \
+			--backend "$be" --precision fp32 --blocks 16 --wf rolling:8
+	done
+	if ! python3 - "$OUT/$ds-blocks-reference.json" "$OUT/$ds-blocks-metal.json" <<'PY'; then status=1; fi
+import json, sys
+a, b = (json.load(open(p)).get("robustness") for p in sys.argv[1:3])
+if not a or not b:
+    print("robustness check: a report has no robustness section"); sys.exit(1)
+if a != b:
+    print("robustness check: the sections differ (metal fp32 vs reference fp32):")
+    for k in sorted(set(a) | set(b)):
+        if a.get(k) != b.get(k):
+            print(f"  {k}: reference {a.get(k)}, metal {b.get(k)}")
+    sys.exit(1)
+print(f"robustness check: identical ({a.get('blocks')} blocks, PBO {a.get('pbo')}, selected {a.get('selected')})")
+PY
+done
+
 echo "== bench (M2, M3, M4 on the CPU; Metal on the GPU)"
 "$bin" bench --rungs M2,M3,M4,Metal | tee "$OUT/bench.txt"
 
 echo "== metal-check: results in $OUT"
-[ $status = 0 ] && echo "metal-check: PASS" || echo "metal-check: FAIL (trade counts differ from the CPU fp32 path)"
+[ $status = 0 ] && echo "metal-check: PASS" || echo "metal-check: FAIL (trade counts or the robustness section differ from the CPU fp32 path: see above)"
 exit $status
