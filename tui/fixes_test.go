@@ -218,4 +218,8 @@ func TestBenchStreams(t *testing.T) {
 		strings.Contains(v, "context canceled") {
 		t.Fatalf("the cancel:\n%s", v)
 	}
+	// The rows timed before the cancel stay (issue 15, defect 9).
+	if !strings.Contains(v, "M2") || !strings.Contains(v, "300") {
+		t.Fatalf("M2's row is gone after the cancel:\n%s", v)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/tui/components/form"
 )
 
@@ -418,6 +419,11 @@ func TestFilePicker(t *testing.T) {
 	d.key("down", "enter")
 	if !strings.Contains(m.ctx.LastErr, "README.md: not a supported file name") {
 		t.Fatalf("last error %q", m.ctx.LastErr)
+	}
+	// The whole refusal under the picker, every supported extension
+	// named (the status bar has room for its start only).
+	if v := strings.Join(strings.Fields(m.datasets.View()), " "); !strings.Contains(v, "README.md: not a supported file name: want "+strings.Join(data.SupportedExtensions(), ", ")) {
+		t.Fatalf("the picker does not show the whole refusal:\n%s", m.datasets.View())
 	}
 	d.key("down", "enter")
 	if m.datasets.Picking() || m.ctx.Raw == nil {

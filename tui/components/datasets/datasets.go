@@ -36,6 +36,7 @@ type Model struct {
 	loading string // the spec being loaded, "" when idle
 	spin    spinner.Model
 	err     error
+	pickErr error // the file picker's last refusal, shown under it until the next key
 
 	unsafeDir string   // the folder unsafe was read from
 	unsafe    []string // its names with control characters (cleanNames)
@@ -117,7 +118,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		if ok, path := m.picker.DidSelectDisabledFile(msg); ok {
 			err := fmt.Errorf("%s: not a supported file name: want %s", path, strings.Join(data.SupportedExtensions(), ", "))
+			m.pickErr = err // shown whole under the picker; the status bar has room for its start only
 			return tea.Batch(cmd, common.Send(common.ErrMsg{Err: err}))
+		}
+		if _, ok := msg.(tea.KeyMsg); ok {
+			m.pickErr = nil // a key after it: the user has read it
 		}
 		return cmd
 	}
@@ -148,8 +153,15 @@ func (m *Model) View() string {
 	if m.picking {
 		m.picker.Styles = st.picker
 		head := st.label.Render(common.Clean(m.picker.CurrentDirectory))
-		foot := st.label.Render("enter open, ← parent, esc back")
-		return t.Fit(head+"\n"+m.cleanNames(m.picker.View()), m.w, m.h-1) + "\n" + t.Fit(foot, m.w, 1)
+		foot := []string{st.label.Render("enter open, ← parent, esc back")}
+		if m.pickErr != nil {
+			foot = nil
+			for _, l := range t.Wrap(common.Clean(m.pickErr.Error()), m.w) {
+				foot = append(foot, st.err.Render(l))
+			}
+			foot = foot[:min(len(foot), max(m.h-3, 1))]
+		}
+		return t.Fit(head+"\n"+m.cleanNames(m.picker.View()), m.w, m.h-len(foot)) + "\n" + t.Fit(strings.Join(foot, "\n"), m.w, len(foot))
 	}
 	var lines []string
 	for i, it := range m.items {
