@@ -120,6 +120,7 @@ type Model struct {
 	formErr            string // the form's error last put on the status line
 	filterErr          string // the metrics filter's error last put on the status line
 	quitting           bool   // the last frame is empty: nothing is left behind
+	quitAsked          bool   // q during a sweep: a second q quits, any other key goes on
 }
 
 type rect struct{ w, h int }
@@ -493,10 +494,23 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	typing := m.screen == screenSetup && m.setupFocus == 1 && m.form.Takes(msg)
 	picking := m.screen == screenSetup && m.datasets.Picking()
+	if m.run == nil && m.quitAsked { // the sweep ended meanwhile
+		m.quitAsked = false
+		m.runv.AskQuit(false)
+	}
 	if !typing && !picking {
 		switch {
+		case key.Matches(msg, k.Quit) && m.run != nil && !m.quitAsked:
+			// A sweep computes: ask first (what completed is saved).
+			m.quitAsked = true
+			m.runv.AskQuit(true)
+			return nil
 		case key.Matches(msg, k.Quit):
 			return m.quit()
+		case m.quitAsked:
+			m.quitAsked = false // any other key: go on
+			m.runv.AskQuit(false)
+			return nil
 		case key.Matches(msg, k.Help):
 			m.showHelp = true
 			return nil

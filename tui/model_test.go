@@ -38,16 +38,26 @@ func TestSetupKeys(t *testing.T) {
 				t.Fatalf("focus %d typing %v, want the form's first field", m.setupFocus, m.form.Typing())
 			}
 		}},
-		{"q and ? are not typed into a range", []string{"?", "esc"}, func(t *testing.T) {
-			if v := m.form.Values()[form.HMA]; v != "10:30:10" {
-				t.Fatalf("hma %q: ? was typed", v)
+		// Issue 15, defect 4: in a text field every character is text, q
+		// and S and ? too (a letter in a range is the range's error).
+		{"q, S and ? are typed into a range", []string{"q", "S", "?"}, func(t *testing.T) {
+			if v := m.form.Values()[form.HMA]; v != "10:30:10qS?" {
+				t.Fatalf("hma %q, want the keys typed", v)
+			}
+			if m.quitting || m.showHelp || m.screen != screenSetup || m.form.Valid() {
+				t.Fatalf("quitting %v, help %v, screen %d, valid %v: want the keys in the field and its error shown", m.quitting, m.showHelp, m.screen, m.form.Valid())
+			}
+		}},
+		{"backspace takes them back", []string{"backspace", "backspace", "backspace"}, func(t *testing.T) {
+			if v := m.form.Values()[form.HMA]; v != "10:30:10" || !m.form.Valid() {
+				t.Fatalf("hma %q valid %v", v, m.form.Valid())
 			}
 		}},
 		{"a bad range shows the engine's error inline", []string{"backspace", "x"}, func(t *testing.T) {
-			// x is not a range character: only the backspace lands.
-			if v := m.form.Values()[form.HMA]; v != "10:30:1" {
-				t.Fatalf("hma %q", v)
+			if v := m.form.Values()[form.HMA]; v != "10:30:1x" || m.form.Valid() || !strings.Contains(m.View(), `"1x" is not an integer`) {
+				t.Fatalf("hma %q valid %v:\n%s", v, m.form.Valid(), m.View())
 			}
+			d.key("backspace")
 		}},
 		{"a range the bars cannot hold names the combo", []string{"backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "10:6000:10"}, func(t *testing.T) {
 			if m.form.Valid() {

@@ -179,10 +179,10 @@ func (m *Model) Valid() bool { return len(m.errs) == 0 && m.general == nil }
 // Typing reports whether the focused field is a text field.
 func (m *Model) Typing() bool { return m.focused && m.fields[m.focus].input != nil }
 
-// Takes reports whether the focused text field takes msg: the characters
-// of numbers and ranges (0-9 : . e E + -) and the editing keys. Other
-// letters stay global keys (q quits, ? helps, j/k move) even while typing,
-// except in a free-text field, which takes them all.
+// Takes reports whether the focused text field takes msg: every character
+// (q, S, ?, j and k included: in a text field keys are text, and a letter
+// in a numeric field is that field's error to show) and the editing keys;
+// esc, tab, enter and the up and down arrows leave it.
 func (m *Model) Takes(msg tea.KeyMsg) bool {
 	if !m.Typing() {
 		return false
@@ -191,16 +191,7 @@ func (m *Model) Takes(msg tea.KeyMsg) bool {
 		return msg.Type != tea.KeyEsc && msg.Type != tea.KeyTab && msg.Type != tea.KeyShiftTab &&
 			msg.Type != tea.KeyCtrlC && msg.Type != tea.KeyEnter && msg.Type != tea.KeyUp && msg.Type != tea.KeyDown
 	}
-	return m.fields[m.focus].free || numeric(msg.Runes)
-}
-
-func numeric(rs []rune) bool {
-	for _, r := range rs {
-		if !strings.ContainsRune("0123456789:.eE+-", r) {
-			return false
-		}
-	}
-	return len(rs) > 0
+	return true
 }
 
 // Focus gives the form the keys.
@@ -246,17 +237,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case km.Type == tea.KeyDown || (f.input == nil && key.Matches(km, k.Down)):
 		m.focus = (m.focus + 1) % len(m.fields)
 		return m.refocus()
-	}
-	if f.input != nil && km.Type == tea.KeyRunes && !f.free && !numeric(km.Runes) {
-		switch {
-		case key.Matches(km, k.Up):
-			m.focus = (m.focus - 1 + len(m.fields)) % len(m.fields)
-			return m.refocus()
-		case key.Matches(km, k.Down):
-			m.focus = (m.focus + 1) % len(m.fields)
-			return m.refocus()
-		}
-		return nil
 	}
 	if f.input == nil {
 		switch {

@@ -32,6 +32,7 @@ type Model struct {
 	spin       spinner.Model
 	rates      []float64 // throughput samples, combos/s, oldest first
 	cancelling bool
+	askQuit    bool
 }
 
 // New returns the run screen.
@@ -50,9 +51,12 @@ func (m *Model) Start(s *engine.Study) tea.Cmd {
 		m.lanes = append(m.lanes, lane{prec: p, p: engine.Progress{Precision: p, Total: s.Grid.Len()}})
 	}
 	m.rates = nil
-	m.cancelling = false
+	m.cancelling, m.askQuit = false, false
 	return m.spin.Tick
 }
+
+// AskQuit shows (or takes back) the question a q during the sweep asks.
+func (m *Model) AskQuit(ask bool) { m.askQuit = ask }
 
 // SetCancelling shows that a cancel was asked for.
 func (m *Model) SetCancelling() { m.cancelling = true }
@@ -144,7 +148,10 @@ func (m *Model) View() string {
 		}
 	}
 	foot := st.label.Render("esc cancels (keeps the combos that completed), q quits")
-	if m.cancelling {
+	switch {
+	case m.askQuit:
+		foot = st.warn.Render("quit while the sweep computes? q again quits (what completed is saved, resumable); any other key goes on")
+	case m.cancelling:
 		foot = st.warn.Render("cancelling" + t.Ellipsis + " the workers stop after their current chunk")
 	}
 	ch := m.h - len(lines) - 3
