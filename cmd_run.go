@@ -288,6 +288,7 @@ func newRunCmd() *cobra.Command {
 				if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == rep.Run(rep.BlocksOf).Backend && os.Getenv(engine.ParityEnv) != "cpu" {
 					rob.Device = dev // PBO where the statistics came from
 				}
+				rob.Bars = &s.Dataset.Bars // the walk-forward's stitched equity curve
 				var js []byte
 				r, err := robust.Analyse(ctx, rep, rob)
 				if err == nil {
