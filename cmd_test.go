@@ -359,11 +359,11 @@ func TestRunRobustness(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--wf", "rolling:4"}, "--wf rolling:4: the walk-forward runs over blocks: add --blocks"},
-		{[]string{"--blocks", "8", "--wf", "rolling:8"}, "--wf rolling:8: 8 blocks in sample leave none out of sample of the 8 (--blocks)"},
+		{[]string{"--wf", "rolling:4"}, "--wf rolling:4: the walk-forward runs over blocks: set blocks too"},
+		{[]string{"--blocks", "8", "--wf", "rolling:8"}, "--wf rolling:8: 8 blocks in sample leave none out of sample of the 8 blocks"},
 		{[]string{"--blocks", "65"}, "--blocks 65: want 0 (none) or 2 to 64 blocks"},
 		{[]string{"--objective", "sharpness"}, "--objective sharpness: unknown metric"},
-		{[]string{"--blocks", "8", "--objective", "max_drawdown"}, "--objective max_drawdown: the robustness statistics (--blocks) need a metric they can take over blocks"},
+		{[]string{"--blocks", "8", "--objective", "max_drawdown"}, "--objective max_drawdown: with blocks, the robustness statistics need a metric they can take over blocks"},
 		{[]string{"--blocks", "8", "--max-drawdown", "1.5"}, "--max-drawdown 1.5: want a fraction in [0, 1]"},
 	} {
 		args := append([]string{"run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--backend", "reference", "--no-save", "-q"}, c.args...)

@@ -34,7 +34,7 @@ of ` + "`bench`" + ` on the form's dataset and grid). Press ? inside for the key
 		},
 	}
 	sf.register(cmd.Flags())
-	cmd.Flags().Var(decimalInt{&sf.spec.Blocks, 0}, engine.FieldBlocks, "robustness: every study also reports PBO, the deflated Sharpe ratio and the plateau best from N blocks of bar returns (the Parity pane shows them; 16 is usual)")
+	sf.registerRobust(cmd.Flags())
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the runs of the workbench as sessions (the sessions screen still browses --db)")
 	return cmd
 }

@@ -2,6 +2,7 @@ package robust
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -33,6 +34,48 @@ type Options struct {
 	// let Analyse recompute the walk-forward's chosen combos for its
 	// stitched out-of-sample equity curve (StitchedEquity); nil: no curve.
 	Bars *engine.Bars
+}
+
+// OptionsFor reads the robustness settings of a study's description, the
+// one set of rules every front end (run's flags, the workbench's form)
+// goes through: the objective (spec.Objective, "" = sharpe; with Blocks a
+// metric the block statistics can take, ParseMetric), the constraints
+// (MinTrades, MaxDrawdown: checked by spec.Parse) and the walk-forward
+// (spec.WF, ParseWF: it needs Blocks and leaves a block out of sample).
+// Errors are *engine.FieldError values (fields wf and objective), joined,
+// for a front end to phrase; Bars and Device are left to the caller.
+func OptionsFor(spec engine.Spec) (Options, error) {
+	o := Options{MinTrades: spec.MinTrades, MaxDrawdown: spec.MaxDrawdown}
+	var errs []error
+	if spec.Blocks > 0 {
+		name := strings.ToLower(strings.TrimSpace(spec.Objective))
+		if name == "" {
+			name = "sharpe"
+		}
+		m, err := ParseMetric(name)
+		if err != nil {
+			fe := fieldErr(engine.FieldObjective, spec.Objective, err)
+			fe.Err = &reason{"with blocks, the robustness statistics need a metric they can take over blocks: " + fe.Err.Error(), errors.Unwrap(fe.Err)}
+			errs = append(errs, fe)
+		}
+		o.Objective.Metric = m
+	}
+	if wf := strings.TrimSpace(spec.WF); wf != "" {
+		w, err := ParseWF(wf)
+		switch {
+		case spec.Blocks == 0:
+			errs = append(errs, &engine.FieldError{Field: engine.FieldWF, Value: spec.WF,
+				Err: &reason{"the walk-forward runs over blocks: set blocks too (16 is usual)", ErrBlocks}})
+		case err != nil:
+			errs = append(errs, fieldErr(engine.FieldWF, spec.WF, err))
+		case w.InSample >= spec.Blocks:
+			errs = append(errs, &engine.FieldError{Field: engine.FieldWF, Value: spec.WF,
+				Err: &reason{fmt.Sprintf("%d blocks in sample leave none out of sample of the %d blocks", w.InSample, spec.Blocks), ErrBlocks}})
+		default:
+			o.WF = &w
+		}
+	}
+	return o, errors.Join(errs...)
 }
 
 // Robustness is what a study's selection is worth (issue 14's section):
