@@ -185,6 +185,13 @@ func (m *Model) formSpecs() []form.Spec {
 	for _, a := range data.LEANAssets() {
 		leanOpts = append(leanOpts, form.Option{Value: a, Label: a})
 	}
+	// The objective: any metric of SPEC, sharpe first (the default).
+	objs := opts("sharpe")
+	for _, n := range engine.MetricNames {
+		if n != "sharpe" {
+			objs = append(objs, form.Option{Value: n, Label: n})
+		}
+	}
 	v := formValues(f.Spec)
 	return []form.Spec{
 		{Key: form.HMA, Label: "HMA range", Value: v[form.HMA]},
@@ -201,6 +208,15 @@ func (m *Model) formSpecs() []form.Spec {
 		{Key: form.BarsPerYear, Label: "bars/year", Value: v[form.BarsPerYear]},
 		{Key: form.TZ, Label: "time zone", Value: v[form.TZ], Free: true},
 		{Key: form.LEANAsset, Label: "LEAN asset", Value: v[form.LEANAsset], Options: leanOpts},
+		// The window of bars, robustness, the objective and its
+		// constraints: rows of their own under the sweep's.
+		{Key: form.From, Label: "from", Value: v[form.From], Free: true, Placeholder: "first bar", Group: 1},
+		{Key: form.To, Label: "to", Value: v[form.To], Free: true, Placeholder: "last bar", Group: 1},
+		{Key: form.Blocks, Label: "blocks", Value: v[form.Blocks], Group: 1},
+		{Key: form.WF, Label: "walk-forward", Value: v[form.WF], Free: true, Placeholder: "off", Group: 1},
+		{Key: form.Objective, Label: "objective", Value: v[form.Objective], Options: objs, Group: 1},
+		{Key: form.MinTrades, Label: "min trades", Value: v[form.MinTrades], Group: 1},
+		{Key: form.MaxDrawdown, Label: "max drawdown", Value: v[form.MaxDrawdown], Group: 1},
 	}
 }
 
@@ -219,6 +235,9 @@ func formValues(s engine.Spec) map[string]string {
 		form.Backend: orDefault(s.Backend, d.Backend), form.Precision: orDefault(s.Precision, d.Precision),
 		form.WMA: orDefault(s.WMA, d.WMA), form.Borderline: engine.FormatFloat(tol),
 		form.BarsPerYear: engine.FormatFloat(s.BarsPerYear), form.TZ: s.TZ, form.LEANAsset: s.LEANAsset,
+		form.From: s.From, form.To: s.To, form.Blocks: fmt.Sprint(s.Blocks), form.WF: s.WF,
+		form.Objective: orDefault(strings.ToLower(strings.TrimSpace(s.Objective)), "sharpe"),
+		form.MinTrades: fmt.Sprint(s.MinTrades), form.MaxDrawdown: engine.FormatFloat(s.MaxDrawdown),
 	}
 }
 
@@ -755,7 +774,8 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 		if s == nil {
 			m.form.SetErrors(perField, general, nil, nil)
 			err := general
-			for _, f := range []string{form.HMA, form.HMA3, form.Fee, form.Timeframe, form.Head, form.Backend, form.Borderline} {
+			for _, f := range []string{form.HMA, form.HMA3, form.Fee, form.Timeframe, form.Head, form.Backend, form.Borderline,
+				form.BarsPerYear, form.TZ, form.From, form.To, form.Blocks, form.WF, form.Objective, form.MinTrades, form.MaxDrawdown} {
 				if perField[f] != nil {
 					err = perField[f]
 					break

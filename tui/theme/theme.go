@@ -41,6 +41,7 @@ type Theme struct {
 	Cursor   string // marks the selected row: "▶" or ">"
 	Ellipsis string // "…" or "..."
 	Sep      string // separator in one-line summaries: " · " or " | "
+	Up, Down string // more above, more below: "↑" "↓" or "^" "v"
 }
 
 // New builds the theme for a colour profile (termenv.Ascii gives the plain
@@ -88,10 +89,12 @@ func New(profile termenv.Profile, dark bool) *Theme {
 		t.FrameFocus = lipgloss.Border{Top: "=", Bottom: "=", Left: "|", Right: "|",
 			TopLeft: "#", TopRight: "#", BottomLeft: "#", BottomRight: "#"}
 		t.Cursor, t.Ellipsis, t.Sep = ">", "...", " | "
+		t.Up, t.Down = "^", "v"
 	} else {
 		t.Frame = lipgloss.RoundedBorder()
 		t.FrameFocus = lipgloss.ThickBorder()
 		t.Cursor, t.Ellipsis, t.Sep = "▶", "…", " · "
+		t.Up, t.Down = "↑", "↓"
 	}
 	return t
 }
