@@ -28,6 +28,7 @@ import (
 	"sweepbench/tui/components/helpview"
 	"sweepbench/tui/components/metrics"
 	"sweepbench/tui/components/parity"
+	"sweepbench/tui/components/robustness"
 	"sweepbench/tui/components/runview"
 	"sweepbench/tui/components/sessionlist"
 	"sweepbench/tui/components/statusbar"
@@ -54,10 +55,11 @@ const (
 	paneHeatmap
 	paneCrossover
 	paneDetail
+	paneRobust
 	nPanes
 )
 
-var paneNames = [nPanes]string{"Metrics", "Parity", "Heatmap", "Crossover", "Combo"}
+var paneNames = [nPanes]string{"Metrics", "Parity", "Heatmap", "Crossover", "Combo", "Robustness"}
 
 // Minimum terminal size the layout is designed for.
 const minW, minH = 60, 16
@@ -87,6 +89,7 @@ type Model struct {
 	heat     *heatmap.Model
 	cross    *crossover.Model
 	detail   *detail.Model
+	robust   *robustness.Model
 	status   *statusbar.Model
 	sess     *sessionlist.Model
 	cmp      *compare.Model
@@ -145,6 +148,7 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	m.heat = heatmap.New(ctx)
 	m.cross = crossover.New(ctx)
 	m.detail = detail.New(ctx)
+	m.robust = robustness.New(ctx)
 	m.status = statusbar.New(ctx)
 	m.sess = sessionlist.New(ctx)
 	m.cmp = compare.New(ctx)
@@ -639,6 +643,9 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Select) && m.focus <= paneHeatmap:
 		m.selectFrom = m.focus
 		m.setFocus(paneCrossover)
+	case key.Matches(msg, k.Robustness) && m.focus != paneRobust:
+		m.selectFrom = m.focus // esc goes back there
+		m.setFocus(paneRobust)
 	default:
 		switch m.focus {
 		case paneMetrics:
@@ -651,6 +658,8 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 			return m.cross.Update(msg)
 		case paneDetail:
 			return m.detail.Update(msg)
+		case paneRobust:
+			return m.robust.Update(msg)
 		}
 	}
 	return nil
@@ -893,6 +902,7 @@ func (m *Model) showResults(rep *engine.Report, asked []engine.Precision, err er
 	m.screen = screenResults
 	m.metrics.Reload()
 	m.parity.Reload()
+	m.robust.Reload()
 	m.setFocus(m.focus)
 	m.syncKeyContext()
 	// Start on the worst combo of the parity report (the crossover pane
@@ -1018,6 +1028,8 @@ func (m *Model) layout() {
 		m.rects[paneHeatmap] = rect{rw, hh}
 		m.rects[paneCrossover] = rect{rw, ch}
 		m.rects[paneDetail] = rect{rw, bodyH - hh - ch}
+		// Robustness takes the right column while it has the focus.
+		m.rects[paneRobust] = rect{rw, bodyH}
 	}
 	in := func(p pane) (int, int) { return m.rects[p].w - 2, m.rects[p].h - 2 }
 	m.metrics.SetSize(in(paneMetrics))
@@ -1025,6 +1037,7 @@ func (m *Model) layout() {
 	m.heat.SetSize(in(paneHeatmap))
 	m.cross.SetSize(in(paneCrossover))
 	m.detail.SetSize(in(paneDetail))
+	m.robust.SetSize(in(paneRobust))
 	m.sess.SetSize(W-2, bodyH-2)
 	m.cmp.SetSize(W-2, bodyH-2)
 	m.bench.SetSize(W-2, bodyH-2)
@@ -1164,6 +1177,9 @@ func (m *Model) paneView(p pane) string {
 		title, body = m.cross.Title(), m.cross.View()
 	case paneDetail:
 		title, body = m.detail.Title(), m.detail.View()
+	case paneRobust:
+		body = m.robust.View() // first: the title says which of its lines are shown
+		title = m.robust.Title()
 	}
 	return t.Pane(title, body, r.w, r.h, p == m.focus)
 }
@@ -1177,6 +1193,9 @@ func (m *Model) resultsView(W, H int) string {
 	}
 	left := m.paneView(paneMetrics) + "\n" + m.paneView(paneParity)
 	right := m.paneView(paneHeatmap) + "\n" + m.paneView(paneCrossover) + "\n" + m.paneView(paneDetail)
+	if m.focus == paneRobust {
+		right = m.paneView(paneRobust)
+	}
 	return joinH(left, right)
 }
 

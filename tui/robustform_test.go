@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -15,16 +14,6 @@ func robustFlags() Flags {
 	f := smallFlags()
 	f.Blocks, f.WF = 8, "rolling:4"
 	return f
-}
-
-// summaryOf is the robustness summary of m's results.
-func summaryOf(t *testing.T, m *Model) *robust.Summary {
-	t.Helper()
-	var sm robust.Summary
-	if m.ctx.Results == nil || json.Unmarshal(m.ctx.Results.Report.Robustness, &sm) != nil {
-		t.Fatalf("no robustness summary (warning %q)", m.ctx.Warn)
-	}
-	return &sm
 }
 
 // TestRobustnessFormFields: the form's rows for the window, the blocks,
@@ -138,29 +127,33 @@ func TestRobustnessFormFields(t *testing.T) {
 // TestSessionFillsRobustnessFields: a session run with blocks, a
 // walk-forward, an objective, a constraint and a window, opened again
 // from the browser, fills the form's rows (e) with them (the blocks and
-// the walk-forward from its saved summary), and the saved summary keeps
-// the stitched curve and the logit histogram.
+// the walk-forward from its saved summary), and its Robustness pane shows
+// the saved section, the stitched curve included.
 func TestSessionFillsRobustnessFields(t *testing.T) {
 	st := tempStore(t)
 	f := robustFlags()
 	f.Objective, f.MinTrades, f.From = "sortino", 10, "2025-06-02"
 	d := newStoreDriver(t, storeConfig(f, st), 120, 40)
 	d.key("enter")
-	ran := summaryOf(t, d.m)
-	if d.m.ctx.Saved != "session 1" {
-		t.Fatalf("saved %q (warning %q)", d.m.ctx.Saved, d.m.ctx.Warn)
+	if d.m.ctx.Saved != "session 1" || d.m.ctx.Results.Robust == nil {
+		t.Fatalf("saved %q, robustness %v (warning %q)", d.m.ctx.Saved, d.m.ctx.Results.Robust != nil, d.m.ctx.Warn)
 	}
+	ran := d.m.ctx.Results.Robust
 
 	d = newStoreDriver(t, storeConfig(smallFlags(), st), 120, 40)
 	m := d.m
 	d.key("S", "enter")
 	d.settle()
-	if m.screen != screenResults || m.ctx.Saved != "session 1" {
+	if m.screen != screenResults || m.ctx.Saved != "session 1" || m.ctx.Results.Robust == nil {
 		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.ctx.Saved, m.ctx.LastErr)
 	}
-	if got := summaryOf(t, m); len(got.WF.Equity) != len(ran.WF.Equity) || got.WF.Equity[len(got.WF.Equity)-1] != ran.WF.Equity[len(ran.WF.Equity)-1] ||
+	if got := m.ctx.Results.Robust; len(got.WF.Equity) != len(ran.WF.Equity) || got.WF.Equity[len(got.WF.Equity)-1] != ran.WF.Equity[len(ran.WF.Equity)-1] ||
 		got.LogitHistogram == nil {
 		t.Fatal("the saved summary lost its curve or histogram")
+	}
+	d.key("o")
+	if txt := words(m.robust.Lines()); !strings.Contains(txt, "walk-forward rolling:4, 4 folds") || !strings.Contains(txt, "objective max sortino") {
+		t.Errorf("the saved section:\n%s", txt)
 	}
 	d.key("e")
 	v := m.form.Values()

@@ -2,12 +2,14 @@ package common
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"slices"
 	"strings"
 
 	"sweepbench/engine"
+	"sweepbench/engine/robust"
 )
 
 // Parity columns the panes offer next to the SPEC metrics.
@@ -54,13 +56,24 @@ type Results struct {
 	Err      error // why the study stopped early, if it did
 	// Asked are the precisions the study asked for: a lane among them
 	// with no run at all never started (the study stopped before it).
-	Asked  []engine.Precision
-	parity map[int]*engine.ComboParity
+	Asked []engine.Precision
+	// Robust is the study's robustness summary (Report.Robustness, read
+	// once), nil when it computed none; RobustErr says why it could not
+	// be read.
+	Robust    *robust.Summary
+	RobustErr error
+	parity    map[int]*engine.ComboParity
 }
 
 // NewResults indexes rep for the panes.
 func NewResults(rep *engine.Report, err error) *Results {
 	r := &Results{Report: rep, Grid: rep.Grid, R64: rep.Run(engine.FP64), R32: rep.Run(engine.FP32), Err: err}
+	if len(rep.Robustness) > 0 {
+		var sm robust.Summary
+		if r.RobustErr = json.Unmarshal(rep.Robustness, &sm); r.RobustErr == nil {
+			r.Robust = &sm
+		}
+	}
 	if rep.Parity != nil {
 		r.parity = make(map[int]*engine.ComboParity, len(rep.Parity.Combos))
 		for i := range rep.Parity.Combos {
