@@ -93,8 +93,8 @@ func TestGolden(t *testing.T) {
 // TestGoldenRobustness: the Robustness pane at 80x24 and 120x40 on the
 // small real study with 8 blocks and a rolling:4 walk-forward (tui
 // --blocks 8 --wf rolling:4): its top (PBO, the logit histogram, the DSR)
-// and its end (the folds, the stitched out-of-sample equity chart). Every
-// number whole at both
+// and its end (the folds, the stitched out-of-sample equity chart), and
+// the heatmap with the plateau best marked. Every number whole at both
 // sizes: the lines wrap, the pane scrolls.
 func TestGoldenRobustness(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {120, 40}} {
@@ -116,6 +116,9 @@ func TestGoldenRobustness(t *testing.T) {
 			requireGolden(t, "robustness", fm.View(), w, h)
 			d.key("G")
 			requireGolden(t, "robustness-end", fm.View(), w, h)
+			d.key("esc")
+			fm.setFocus(paneHeatmap)
+			requireGolden(t, "heatmap", fm.View(), w, h)
 		})
 	}
 }

@@ -899,6 +899,11 @@ func (m *Model) showResults(rep *engine.Report, asked []engine.Precision, err er
 	} else {
 		m.ctx.Prec = engine.FP64
 	}
+	// A study with an objective of its own starts the table and the
+	// heatmap on its metric.
+	if o := m.ctx.Results.Objective; o != (engine.Objective{}) {
+		m.ctx.Metric = o.Name()
+	}
 	m.screen = screenResults
 	m.metrics.Reload()
 	m.parity.Reload()
@@ -909,7 +914,7 @@ func (m *Model) showResults(rep *engine.Report, asked []engine.Precision, err er
 	// then shows its worst flip), else on the best combo.
 	sel := m.parity.Worst()
 	if sel < 0 {
-		sel = m.ctx.Results.Best(m.ctx.Metric, m.ctx.Prec, m.ctx.Results.Indexes())
+		sel = m.ctx.Results.Top(m.ctx.Prec, m.ctx.Results.Indexes())
 	}
 	m.ctx.Inspect = nil
 	m.cross.Reload()

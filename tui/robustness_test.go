@@ -45,7 +45,8 @@ func words(lines []string) string { return strings.Join(strings.Fields(strings.J
 // the plateau best beside the raw best, the walk-forward's folds and the
 // stitched out-of-sample equity chart, every figure the one `run`
 // computes for the same study; the pane scrolls (G to its end, g back);
-// esc returns to the pane o came from; the key is in the help.
+// esc returns to the pane o came from; the key is in the help; the
+// heatmap marks the plateau best.
 func TestRobustnessPane(t *testing.T) {
 	f := robustFlags()
 	want := cliSummary(t, f)
@@ -118,6 +119,12 @@ func TestRobustnessPane(t *testing.T) {
 			d.key("esc")
 			if m.focus != paneMetrics {
 				t.Errorf("esc went to pane %d, not the table o came from", m.focus)
+			}
+			// The heatmap marks the plateau best and names it.
+			m.setFocus(paneHeatmap)
+			mark := fmt.Sprintf("P plateau best %d x %d", want.PlateauBest.HMA, want.PlateauBest.HMA3)
+			if v := m.View(); !strings.Contains(v, mark) {
+				t.Errorf("the heatmap lacks %q:\n%s", mark, v)
 			}
 			// The key is in the help.
 			d.key("?")

@@ -69,7 +69,7 @@ func Default() *KeyMap {
 
 		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by metric")),
-		Best:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "jump to best")),
+		Best:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "jump to best (objective)")),
 		NextMetric: key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric")),
 		PrevMetric: key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "previous metric")),
 		NextFlip:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next flip")),
