@@ -51,6 +51,17 @@ func (f *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.TimeColumn, engine.FieldTimeColumn, d.TimeColumn, "name of the timestamp column of a CSV with a header")
 }
 
+// registerRobust binds the robustness flags and the objective to the Spec
+// (run's and tui's; robust.OptionsFor checks them together).
+func (f *studyFlags) registerRobust(fs *pflag.FlagSet) {
+	s := &f.spec
+	fs.Var(decimalInt{&s.Blocks, 0}, engine.FieldBlocks, "robustness: split the bar returns into N blocks (16 is usual) and report PBO, the deflated Sharpe ratio and the plateau best; 0 = none")
+	fs.StringVar(&s.WF, engine.FieldWF, "", "robustness: walk-forward over the blocks, rolling:K (K blocks in sample, the next out) or anchored (needs --blocks)")
+	fs.StringVar(&s.Objective, engine.FieldObjective, "sharpe", "the metric the top lists rank by (any metric of the table; max_drawdown lowest first, the others highest) and, with --blocks, the robustness statistics' choice (sharpe, sortino, total_return, cagr, win_rate, mean)")
+	fs.Var(decimalInt{&s.MinTrades, 0}, engine.FieldMinTrades, "only combos with at least N trades in the top lists and the robustness statistics' choice (the others still count as trials)")
+	fs.Var(decimalFloat{&s.MaxDrawdown, 0}, engine.FieldMaxDrawdown, "only combos whose max drawdown is at most this fraction in the top lists and the robustness choice (0.3 = 30%; 0 = no bound)")
+}
+
 // writeBlocks writes rep's per-block statistics to path as Parquet, through
 // a temporary file renamed into place.
 func writeBlocks(path string, rep *engine.Report, bars *engine.Bars) error {
@@ -63,40 +74,6 @@ func writeBlocks(path string, rep *engine.Report, bars *engine.Bars) error {
 		return err
 	}
 	return f.Commit()
-}
-
-// robustOptions reads the robustness flags before anything runs (the
-// objective and the constraints are the Spec's, checked by its Parse):
-// with --blocks the objective must be a metric the blocks can give;
-// --wf needs --blocks.
-func robustOptions(spec engine.Spec, wf string) (robust.Options, error) {
-	var o robust.Options
-	if spec.Blocks == 0 && wf != "" {
-		return o, fmt.Errorf("--wf %s: the walk-forward runs over blocks: add --blocks (e.g. --blocks 16)", wf)
-	}
-	o.MinTrades, o.MaxDrawdown = spec.MinTrades, spec.MaxDrawdown
-	if spec.Blocks > 0 {
-		name := strings.ToLower(spec.Objective)
-		if name == "" {
-			name = "sharpe"
-		}
-		m, err := robust.ParseMetric(name)
-		if err != nil {
-			return o, fmt.Errorf("--objective %s: the robustness statistics (--blocks) need a metric they can take over blocks: %v", spec.Objective, err)
-		}
-		o.Objective.Metric = m
-	}
-	if wf != "" {
-		w, err := robust.ParseWF(wf)
-		if err != nil {
-			return o, fmt.Errorf("--wf %s: %v", wf, err)
-		}
-		if w.InSample >= spec.Blocks {
-			return o, fmt.Errorf("--wf %s: %d blocks in sample leave none out of sample of the %d (--blocks)", wf, w.InSample, spec.Blocks)
-		}
-		o.WF = &w
-	}
-	return o, nil
 }
 
 // decimalInt and decimalFloat are the study's number flags, read as plain
@@ -173,7 +150,6 @@ func newRunCmd() *cobra.Command {
 		yes            bool
 		quiet          bool
 		save, noSave   bool
-		wfFlag         string
 		blocksOut      string
 	)
 	cmd := &cobra.Command{
@@ -215,7 +191,9 @@ func newRunCmd() *cobra.Command {
 					fmt.Fprintf(term, "\r\033[K"+format, args...)
 				}
 			}
-			rob, err := robustOptions(sf.spec, wfFlag)
+			// The robustness flags, before anything runs (the objective
+			// and the constraints are the Spec's, checked by its Parse).
+			rob, err := robust.OptionsFor(sf.spec)
 			if err != nil {
 				return err
 			}
@@ -288,6 +266,7 @@ func newRunCmd() *cobra.Command {
 				if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == rep.Run(rep.BlocksOf).Backend && os.Getenv(engine.ParityEnv) != "cpu" {
 					rob.Device = dev // PBO where the statistics came from
 				}
+				rob.Bars = &s.Dataset.Bars // the walk-forward's stitched equity curve
 				var js []byte
 				r, err := robust.Analyse(ctx, rep, rob)
 				if err == nil {
@@ -347,12 +326,8 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to FILE instead of stdout (csv, jsonl and parquet: row by row while the study runs)")
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
-	cmd.Flags().Var(decimalInt{&sf.spec.Blocks, 0}, engine.FieldBlocks, "robustness: split the bar returns into N blocks (16 is usual) and report PBO, the deflated Sharpe ratio and the plateau best; 0 = none")
+	sf.registerRobust(cmd.Flags())
 	cmd.Flags().StringVar(&blocksOut, "blocks-out", "", "robustness: write the per-block statistics (one row per combo and block) to this Parquet file (needs --blocks)")
-	cmd.Flags().StringVar(&wfFlag, "wf", "", "robustness: walk-forward over the blocks, rolling:K (K blocks in sample, the next out) or anchored (needs --blocks)")
-	cmd.Flags().StringVar(&sf.spec.Objective, engine.FieldObjective, "sharpe", "the metric the top lists rank by (any metric of the table; max_drawdown lowest first, the others highest) and, with --blocks, the robustness statistics' choice (sharpe, sortino, total_return, cagr, win_rate, mean)")
-	cmd.Flags().Var(decimalInt{&sf.spec.MinTrades, 0}, engine.FieldMinTrades, "only combos with at least N trades in the top lists and the robustness statistics' choice (the others still count as trials)")
-	cmd.Flags().Var(decimalFloat{&sf.spec.MaxDrawdown, 0}, engine.FieldMaxDrawdown, "only combos whose max drawdown is at most this fraction in the top lists and the robustness choice (0.3 = 30%; 0 = no bound)")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (above "+engine.Thousands(engine.ConfirmCombos)+" combos x precisions) without asking")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")

@@ -359,11 +359,11 @@ func TestRunRobustness(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--wf", "rolling:4"}, "--wf rolling:4: the walk-forward runs over blocks: add --blocks"},
-		{[]string{"--blocks", "8", "--wf", "rolling:8"}, "--wf rolling:8: 8 blocks in sample leave none out of sample of the 8 (--blocks)"},
+		{[]string{"--wf", "rolling:4"}, "--wf rolling:4: the walk-forward runs over blocks: set blocks too"},
+		{[]string{"--blocks", "8", "--wf", "rolling:8"}, "--wf rolling:8: 8 blocks in sample leave none out of sample of the 8 blocks"},
 		{[]string{"--blocks", "65"}, "--blocks 65: want 0 (none) or 2 to 64 blocks"},
 		{[]string{"--objective", "sharpness"}, "--objective sharpness: unknown metric"},
-		{[]string{"--blocks", "8", "--objective", "max_drawdown"}, "--objective max_drawdown: the robustness statistics (--blocks) need a metric they can take over blocks"},
+		{[]string{"--blocks", "8", "--objective", "max_drawdown"}, "--objective max_drawdown: with blocks, the robustness statistics need a metric they can take over blocks"},
 		{[]string{"--blocks", "8", "--max-drawdown", "1.5"}, "--max-drawdown 1.5: want a fraction in [0, 1]"},
 	} {
 		args := append([]string{"run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--backend", "reference", "--no-save", "-q"}, c.args...)
@@ -406,8 +406,17 @@ func TestRobustnessSavedAndShown(t *testing.T) {
 			DSR    struct {
 				DSR float64 `json:"dsr"`
 			} `json:"dsr"`
+			Histogram struct {
+				Edges  []float64 `json:"edges"`
+				Counts []int     `json:"counts"`
+			} `json:"logit_histogram"`
 			WF struct {
-				Folds []any `json:"folds"`
+				Folds       []any   `json:"folds"`
+				TotalReturn float64 `json:"stitched_total_return"`
+				Equity      []struct {
+					Bar    int     `json:"bar"`
+					Equity float64 `json:"equity"`
+				} `json:"stitched_equity"`
 			} `json:"walk_forward"`
 		} `json:"robustness"`
 	}
@@ -416,6 +425,20 @@ func TestRobustnessSavedAndShown(t *testing.T) {
 	}
 	if r := doc.Robustness; r.Blocks != 8 || r.PBO == nil || r.Splits != 70 || len(r.WF.Folds) != 7 || r.DSR.DSR < 0 || r.DSR.DSR > 1 {
 		t.Errorf("the JSON report's robustness %+v: want 8 blocks, a PBO over 70 splits, 7 anchored folds, a DSR", r)
+	}
+	// The pane's data: the logit histogram of the 70 splits, and the
+	// stitched out-of-sample equity curve (at most 512 points, ending at
+	// the stitched total return; engine/robust tests it to 1e-12).
+	h, wf := doc.Robustness.Histogram, doc.Robustness.WF
+	n := 0
+	for _, c := range h.Counts {
+		n += c
+	}
+	if len(h.Edges) != 21 || len(h.Counts) != 20 || n != 70 {
+		t.Errorf("the logit histogram: %d edges, %d bins, %d splits", len(h.Edges), len(h.Counts), n)
+	}
+	if k := len(wf.Equity); k < 2 || k > 512 || math.Abs(wf.Equity[k-1].Equity-(1+wf.TotalReturn)) > 1e-12 {
+		t.Errorf("the stitched equity: %d points %v, the stitched total return %v", k, wf.Equity, wf.TotalReturn)
 	}
 	pq := filepath.Join(dir, "r.parquet")
 	if _, _, err := execute(t, append(args[:len(args)-2:len(args)-2], "--no-save", "--format", "parquet", "--out", pq)...); err != "" {

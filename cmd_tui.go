@@ -20,8 +20,10 @@ func newTUICmd() *cobra.Command {
 		Short: "Open the terminal workbench (the default when sweepbench runs in a terminal)",
 		Long: `The workbench: choose a dataset, set the grid and parameters, run fp64 and
 fp32 with live progress, then read the metrics, the parity report, a heatmap
-over the grid, the crossover around each fp32/fp64 flip, and one combo's
-equity and trades. The study flags of ` + "`run`" + ` prefill the form; --data loads
+over the grid, the crossover around each fp32/fp64 flip, one combo's
+equity and trades, and, for a study with blocks (--blocks, --wf), the
+robustness section: PBO, DSR, plateau, walk-forward (o). The study flags
+of ` + "`run`" + ` prefill the form; --data loads
 the dataset at once. Every run is saved as a session in the sessions
 database (--db) as ` + "`run`" + ` saves it, unless --no-save; S opens the saved
 sessions (open, compare, remove, resume) and B the bench (the method ladder
@@ -34,7 +36,7 @@ of ` + "`bench`" + ` on the form's dataset and grid). Press ? inside for the key
 		},
 	}
 	sf.register(cmd.Flags())
-	cmd.Flags().Var(decimalInt{&sf.spec.Blocks, 0}, engine.FieldBlocks, "robustness: every study also reports PBO, the deflated Sharpe ratio and the plateau best from N blocks of bar returns (the Parity pane shows them; 16 is usual)")
+	sf.registerRobust(cmd.Flags())
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the runs of the workbench as sessions (the sessions screen still browses --db)")
 	return cmd
 }

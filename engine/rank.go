@@ -40,6 +40,9 @@ func (o Objective) metric() string {
 	return o.Metric
 }
 
+// Name is the metric o ranks by, "sharpe" for the zero value.
+func (o Objective) Name() string { return o.metric() }
+
 // Constrained reports whether o has a constraint.
 func (o Objective) Constrained() bool { return o.MinTrades > 0 || o.MaxDrawdown > 0 }
 

@@ -34,6 +34,7 @@ const (
 	FieldBarsPerYear = "bars-per-year"
 	FieldBorderline  = "borderline"
 	FieldBlocks      = "blocks"
+	FieldWF          = "wf"
 	FieldObjective   = "objective"
 	FieldMinTrades   = "min-trades"
 	FieldMaxDrawdown = "max-drawdown"
@@ -141,6 +142,12 @@ type Spec struct {
 	// robustness statistics (engine/robust). 0 = none. Not saved with a
 	// session yet (resume computes none).
 	Blocks int `json:"blocks,omitempty"`
+	// WF, with Blocks, asks for a walk-forward over the blocks: rolling:K
+	// (K blocks in sample, the next out) or anchored (anchored:K); "" =
+	// none. Its grammar is engine/robust's (ParseWF), which checks it with
+	// the blocks (robust.OptionsFor); not saved with a session (its
+	// robustness summary names it).
+	WF string `json:"wf,omitempty"`
 	// Objective names what "best" means for the top lists (any metric of
 	// MetricNames; max_drawdown lowest first) and, with Blocks, for the
 	// robustness statistics; "" = sharpe. MinTrades and MaxDrawdown (a

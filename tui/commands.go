@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sweepbench/engine/robust"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/robust"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/form"
@@ -174,18 +174,10 @@ func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) w
 		var rec sessions.Recording
 		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, engine.StudyOptions{Progress: progress}, sessions.RecordOptions{})
 		if out.rep != nil && out.rep.Blocks != nil && out.err == nil {
-			// The robustness statistics (tui --blocks), as run computes
-			// them, on the GPU that computed the blocks when it can.
-			opt := robust.Options{}
-			if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == out.rep.Run(out.rep.BlocksOf).Backend {
-				opt.Device = dev
-			}
-			r, err := robust.Analyse(ctx, out.rep, opt)
-			var js []byte
-			if err == nil {
-				js, err = json.Marshal(r.Summary())
-			}
-			if err != nil {
+			// The robustness statistics (--blocks, the form's blocks), as
+			// run computes them, on the GPU that computed the blocks when
+			// it can.
+			if js, err := analyse(ctx, s, out.rep); err != nil {
 				out.warn = fmt.Sprintf("robustness: %v", err)
 			} else {
 				out.rep.Robustness = js
@@ -206,6 +198,25 @@ func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) w
 		}
 		return out
 	}
+}
+
+// analyse computes the robustness summary of s's report rep as run does
+// (robust.OptionsFor of its Spec, the stitched curve from its bars, PBO on
+// the GPU that computed the blocks when it can), as JSON.
+func analyse(ctx context.Context, s *engine.Study, rep *engine.Report) (json.RawMessage, error) {
+	opt, err := robust.OptionsFor(s.Spec) // checked when the study was built
+	if err != nil {
+		return nil, err
+	}
+	opt.Bars = &s.Dataset.Bars
+	if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == rep.Run(rep.BlocksOf).Backend {
+		opt.Device = dev
+	}
+	r, err := robust.Analyse(ctx, rep, opt)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(r.Summary())
 }
 
 // resumeWork computes what session id is missing (sessions.Store.Resume)
@@ -310,13 +321,26 @@ func (m *Model) spec() (spec engine.Spec, bad map[string]error) {
 	if spec.Borderline == 0 && bad[form.Borderline] == nil {
 		bad[form.Borderline] = &engine.FieldError{Field: form.Borderline, Value: v[form.Borderline], Err: errors.New("want a positive margin, e.g. 1e-5")}
 	}
-	spec.Head = 0
-	if h := strings.TrimSpace(v[form.Head]); h != "" {
-		n, err := strconv.Atoi(h)
-		if err != nil {
-			bad[form.Head] = &engine.FieldError{Field: form.Head, Value: h, Err: errors.New("want a positive bar count or 0 for all")}
+	count := func(key string, dst *int, want string) {
+		*dst = 0
+		if c := strings.TrimSpace(v[key]); c != "" {
+			n, err := strconv.Atoi(c) // decimal digits, as the flags read them
+			if err != nil {
+				bad[key] = &engine.FieldError{Field: key, Value: c, Err: errors.New(want)}
+			}
+			*dst = n
 		}
-		spec.Head = n
+	}
+	count(form.Head, &spec.Head, "want a positive bar count or 0 for all")
+	// The window, the objective and its constraints, robustness: checked
+	// by spec.Parse, spec.Derive and robust.OptionsFor, as run's flags.
+	spec.From, spec.To, spec.WF = strings.TrimSpace(v[form.From]), strings.TrimSpace(v[form.To]), strings.TrimSpace(v[form.WF])
+	spec.Objective = v[form.Objective]
+	count(form.Blocks, &spec.Blocks, fmt.Sprintf("want a whole number: 0 (none) or 2 to %d blocks of bar returns", engine.MaxBlocks))
+	count(form.MinTrades, &spec.MinTrades, "want a whole number of trades, 0 for none")
+	spec.MaxDrawdown = 0
+	if strings.TrimSpace(v[form.MaxDrawdown]) != "" {
+		number(form.MaxDrawdown, &spec.MaxDrawdown)
 	}
 	return spec, bad
 }
@@ -345,6 +369,9 @@ func (m *Model) buildStudy() (s *engine.Study, perField map[string]error, genera
 		}
 	}
 	if _, err := spec.Parse(); err != nil {
+		place(err)
+	}
+	if _, err := robust.OptionsFor(spec); err != nil {
 		place(err)
 	}
 	if perField[form.Backend] == nil {

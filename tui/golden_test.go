@@ -79,13 +79,46 @@ func TestGolden(t *testing.T) {
 				t.Fatal("the study did not complete")
 			}
 			requireGolden(t, "results", fm.View(), w, h)
-			for _, name := range []string{"parity", "heatmap", "crossover", "combo"} {
+			for _, name := range []string{"parity", "heatmap", "crossover", "combo", "robustness"} {
 				d.key("tab")
-				if w >= 120 && name != "crossover" {
+				if w >= 120 && name != "crossover" && name != "robustness" {
 					continue // every pane is on screen already
 				}
 				requireGolden(t, name, fm.View(), w, h)
 			}
+		})
+	}
+}
+
+// TestGoldenRobustness: the Robustness pane at 80x24 and 120x40 on the
+// small real study with 8 blocks and a rolling:4 walk-forward (tui
+// --blocks 8 --wf rolling:4): its top (PBO, the logit histogram, the DSR)
+// and its end (the folds, the stitched out-of-sample equity chart), and
+// the heatmap with the plateau best marked. Every number whole at both
+// sizes: the lines wrap, the pane scrolls.
+func TestGoldenRobustness(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 40}} {
+		w, h := sz[0], sz[1]
+		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
+			tm := teatest.NewTestModel(t, newTestModel(robustFlags()), teatest.WithInitialTermSize(w, h))
+			waitOutput(t, tm, "5,000 bars")
+			tm.Send(keyMsg("enter"))
+			waitOutput(t, tm, "Metrics: 9 of 9")
+			tm.Send(keyMsg("q"))
+			fm := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
+			fm.quitting = false
+			d := &driver{t: t, m: fm}
+			d.settle()
+			if fm.ctx.Results == nil || fm.ctx.Results.Robust == nil {
+				t.Fatal("the study has no robustness section")
+			}
+			d.key("o")
+			requireGolden(t, "robustness", fm.View(), w, h)
+			d.key("G")
+			requireGolden(t, "robustness-end", fm.View(), w, h)
+			d.key("esc")
+			fm.setFocus(paneHeatmap)
+			requireGolden(t, "heatmap", fm.View(), w, h)
 		})
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"sweepbench/tui/components/helpview"
 	"sweepbench/tui/components/metrics"
 	"sweepbench/tui/components/parity"
+	"sweepbench/tui/components/robustness"
 	"sweepbench/tui/components/runview"
 	"sweepbench/tui/components/sessionlist"
 	"sweepbench/tui/components/statusbar"
@@ -54,10 +55,11 @@ const (
 	paneHeatmap
 	paneCrossover
 	paneDetail
+	paneRobust
 	nPanes
 )
 
-var paneNames = [nPanes]string{"Metrics", "Parity", "Heatmap", "Crossover", "Combo"}
+var paneNames = [nPanes]string{"Metrics", "Parity", "Heatmap", "Crossover", "Combo", "Robustness"}
 
 // Minimum terminal size the layout is designed for.
 const minW, minH = 60, 16
@@ -87,6 +89,7 @@ type Model struct {
 	heat     *heatmap.Model
 	cross    *crossover.Model
 	detail   *detail.Model
+	robust   *robustness.Model
 	status   *statusbar.Model
 	sess     *sessionlist.Model
 	cmp      *compare.Model
@@ -146,6 +149,7 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	m.heat = heatmap.New(ctx)
 	m.cross = crossover.New(ctx)
 	m.detail = detail.New(ctx)
+	m.robust = robustness.New(ctx)
 	m.status = statusbar.New(ctx)
 	m.sess = sessionlist.New(ctx)
 	m.cmp = compare.New(ctx)
@@ -186,6 +190,13 @@ func (m *Model) formSpecs() []form.Spec {
 	for _, a := range data.LEANAssets() {
 		leanOpts = append(leanOpts, form.Option{Value: a, Label: a})
 	}
+	// The objective: any metric of SPEC, sharpe first (the default).
+	objs := opts("sharpe")
+	for _, n := range engine.MetricNames {
+		if n != "sharpe" {
+			objs = append(objs, form.Option{Value: n, Label: n})
+		}
+	}
 	v := formValues(f.Spec)
 	return []form.Spec{
 		{Key: form.HMA, Label: "HMA range", Value: v[form.HMA]},
@@ -202,6 +213,15 @@ func (m *Model) formSpecs() []form.Spec {
 		{Key: form.BarsPerYear, Label: "bars/year", Value: v[form.BarsPerYear]},
 		{Key: form.TZ, Label: "time zone", Value: v[form.TZ], Free: true},
 		{Key: form.LEANAsset, Label: "LEAN asset", Value: v[form.LEANAsset], Options: leanOpts},
+		// The window of bars, robustness, the objective and its
+		// constraints: rows of their own under the sweep's.
+		{Key: form.From, Label: "from", Value: v[form.From], Free: true, Placeholder: "first bar", Group: 1},
+		{Key: form.To, Label: "to", Value: v[form.To], Free: true, Placeholder: "last bar", Group: 1},
+		{Key: form.Blocks, Label: "blocks", Value: v[form.Blocks], Group: 1},
+		{Key: form.WF, Label: "walk-forward", Value: v[form.WF], Free: true, Placeholder: "off", Group: 1},
+		{Key: form.Objective, Label: "objective", Value: v[form.Objective], Options: objs, Group: 1},
+		{Key: form.MinTrades, Label: "min trades", Value: v[form.MinTrades], Group: 1},
+		{Key: form.MaxDrawdown, Label: "max drawdown", Value: v[form.MaxDrawdown], Group: 1},
 	}
 }
 
@@ -220,6 +240,9 @@ func formValues(s engine.Spec) map[string]string {
 		form.Backend: orDefault(s.Backend, d.Backend), form.Precision: orDefault(s.Precision, d.Precision),
 		form.WMA: orDefault(s.WMA, d.WMA), form.Borderline: engine.FormatFloat(tol),
 		form.BarsPerYear: engine.FormatFloat(s.BarsPerYear), form.TZ: s.TZ, form.LEANAsset: s.LEANAsset,
+		form.From: s.From, form.To: s.To, form.Blocks: fmt.Sprint(s.Blocks), form.WF: s.WF,
+		form.Objective: orDefault(strings.ToLower(strings.TrimSpace(s.Objective)), "sharpe"),
+		form.MinTrades: fmt.Sprint(s.MinTrades), form.MaxDrawdown: engine.FormatFloat(s.MaxDrawdown),
 	}
 }
 
@@ -634,6 +657,9 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Select) && m.focus <= paneHeatmap:
 		m.selectFrom = m.focus
 		m.setFocus(paneCrossover)
+	case key.Matches(msg, k.Robustness) && m.focus != paneRobust:
+		m.selectFrom = m.focus // esc goes back there
+		m.setFocus(paneRobust)
 	default:
 		switch m.focus {
 		case paneMetrics:
@@ -646,6 +672,8 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 			return m.cross.Update(msg)
 		case paneDetail:
 			return m.detail.Update(msg)
+		case paneRobust:
+			return m.robust.Update(msg)
 		}
 	}
 	return nil
@@ -769,7 +797,8 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 		if s == nil {
 			m.form.SetErrors(perField, general, nil, nil)
 			err := general
-			for _, f := range []string{form.HMA, form.HMA3, form.Fee, form.Timeframe, form.Head, form.Backend, form.Borderline} {
+			for _, f := range []string{form.HMA, form.HMA3, form.Fee, form.Timeframe, form.Head, form.Backend, form.Borderline,
+				form.BarsPerYear, form.TZ, form.From, form.To, form.Blocks, form.WF, form.Objective, form.MinTrades, form.MaxDrawdown} {
 				if perField[f] != nil {
 					err = perField[f]
 					break
@@ -884,16 +913,22 @@ func (m *Model) showResults(rep *engine.Report, asked []engine.Precision, err er
 	} else {
 		m.ctx.Prec = engine.FP64
 	}
+	// A study with an objective of its own starts the table and the
+	// heatmap on its metric.
+	if o := m.ctx.Results.Objective; o != (engine.Objective{}) {
+		m.ctx.Metric = o.Name()
+	}
 	m.screen = screenResults
 	m.metrics.Reload()
 	m.parity.Reload()
+	m.robust.Reload()
 	m.setFocus(m.focus)
 	m.syncKeyContext()
 	// Start on the worst combo of the parity report (the crossover pane
 	// then shows its worst flip), else on the best combo.
 	sel := m.parity.Worst()
 	if sel < 0 {
-		sel = m.ctx.Results.Best(m.ctx.Metric, m.ctx.Prec, m.ctx.Results.Indexes())
+		sel = m.ctx.Results.Top(m.ctx.Prec, m.ctx.Results.Indexes())
 	}
 	m.ctx.Inspect = nil
 	m.cross.Reload()
@@ -1012,6 +1047,8 @@ func (m *Model) layout() {
 		m.rects[paneHeatmap] = rect{rw, hh}
 		m.rects[paneCrossover] = rect{rw, ch}
 		m.rects[paneDetail] = rect{rw, bodyH - hh - ch}
+		// Robustness takes the right column while it has the focus.
+		m.rects[paneRobust] = rect{rw, bodyH}
 	}
 	in := func(p pane) (int, int) { return m.rects[p].w - 2, m.rects[p].h - 2 }
 	m.metrics.SetSize(in(paneMetrics))
@@ -1019,6 +1056,7 @@ func (m *Model) layout() {
 	m.heat.SetSize(in(paneHeatmap))
 	m.cross.SetSize(in(paneCrossover))
 	m.detail.SetSize(in(paneDetail))
+	m.robust.SetSize(in(paneRobust))
 	m.sess.SetSize(W-2, bodyH-2)
 	m.cmp.SetSize(W-2, bodyH-2)
 	m.bench.SetSize(W-2, bodyH-2)
@@ -1159,6 +1197,9 @@ func (m *Model) paneView(p pane) string {
 		title, body = m.cross.Title(), m.cross.View()
 	case paneDetail:
 		title, body = m.detail.Title(), m.detail.View()
+	case paneRobust:
+		body = m.robust.View() // first: the title says which of its lines are shown
+		title = m.robust.Title()
 	}
 	return t.Pane(title, body, r.w, r.h, p == m.focus)
 }
@@ -1172,6 +1213,9 @@ func (m *Model) resultsView(W, H int) string {
 	}
 	left := m.paneView(paneMetrics) + "\n" + m.paneView(paneParity)
 	right := m.paneView(paneHeatmap) + "\n" + m.paneView(paneCrossover) + "\n" + m.paneView(paneDetail)
+	if m.focus == paneRobust {
+		right = m.paneView(paneRobust)
+	}
 	return joinH(left, right)
 }
 

@@ -116,7 +116,7 @@ func TestPaneFocusAndBack(t *testing.T) {
 	if m.screen != screenResults {
 		t.Fatalf("screen %d after the run, want results (last error %q)", m.screen, m.ctx.LastErr)
 	}
-	want := []pane{paneParity, paneHeatmap, paneCrossover, paneDetail, paneMetrics}
+	want := []pane{paneParity, paneHeatmap, paneCrossover, paneDetail, paneRobust, paneMetrics}
 	for i, p := range want {
 		d.key("tab")
 		if m.focus != p {
@@ -127,7 +127,7 @@ func TestPaneFocusAndBack(t *testing.T) {
 		}
 	}
 	d.key("shift+tab")
-	if m.focus != paneDetail {
+	if m.focus != paneRobust {
 		t.Fatalf("shift+tab: focus %s", paneNames[m.focus])
 	}
 	// The heatmap cursor selects a combo for every pane.

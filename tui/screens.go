@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -9,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
+	"sweepbench/engine/robust"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
 )
@@ -291,6 +293,9 @@ func (m *Model) sessionAnswer(gen int, err error) bool {
 // dataset the crossover and combo panes say why their charts are missing.
 func (m *Model) showSession(msg sessionOpenedMsg) tea.Cmd {
 	ss := msg.ss
+	if msg.study != nil {
+		studiedWith(msg.study, msg.rep.Robustness)
+	}
 	m.ctx.Study = msg.study
 	m.ctx.Note = ss.Note
 	m.chartsWhy = ""
@@ -327,6 +332,22 @@ func (m *Model) showSession(msg sessionOpenedMsg) tea.Cmd {
 		m.ctx.Warn = err.Error() + " (R in Sessions resumes)"
 	}
 	return cmd
+}
+
+// studiedWith gives s the blocks and the walk-forward of its saved
+// robustness summary: a session keeps them only there (its columns hold
+// the rest of its Spec), so that the form (e), a rerun (r) and a resume
+// describe the study as it was run. A summary that does not parse leaves s
+// as it is (the Parity pane says what is wrong with it).
+func studiedWith(s *engine.Study, js json.RawMessage) {
+	var sm robust.Summary
+	if len(js) == 0 || json.Unmarshal(js, &sm) != nil || sm.Blocks <= 0 {
+		return
+	}
+	s.Blocks, s.Spec.Blocks = sm.Blocks, sm.Blocks
+	if sm.WF != nil {
+		s.Spec.WF = sm.WF.Spec
+	}
 }
 
 // The bench screen.

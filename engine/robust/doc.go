@@ -14,11 +14,14 @@
 // Files: blockstats.go (the statistics a backend fills, their layout, the
 // CPU builder FromReturns, unions of blocks), metrics.go (Moments, Metric,
 // Objective and the ranking keys), pbo.go and pbo_kernel.go (CSCV and its
-// tiled two-pass kernels), dsr.go, walkforward.go, plateau.go, errors.go.
+// tiled two-pass kernels), dsr.go, walkforward.go, stitched.go (the
+// walk-forward's stitched out-of-sample equity curve), plateau.go,
+// errors.go, study.go (Analyse and the Summary front ends show).
 //
-// It imports sweepbench/engine for the grid's vocabulary only (Grid, Combo)
-// and nothing from a backend (reference, cuda, metal), the store (sessions)
-// or a UI (tui). Errors are typed (*InputError wrapping ErrBlocks, ErrEmpty,
+// It imports sweepbench/engine for the grid's vocabulary (Grid, Combo) and,
+// for the stitched curve only, engine.InspectCombo (the registered CPU
+// arithmetic re-running a few chosen combos), and nothing from a backend
+// (reference, cuda, metal), the store (sessions) or a UI (tui). Errors are typed (*InputError wrapping ErrBlocks, ErrEmpty,
 // ErrLength, ErrValue, ErrNoSelectable, ErrNotDecomposable), for a front end
 // to phrase.
 package robust

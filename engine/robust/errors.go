@@ -3,6 +3,8 @@ package robust
 import (
 	"errors"
 	"fmt"
+
+	"sweepbench/engine"
 )
 
 // The kinds of bad input, for errors.Is; every error this package returns
@@ -47,4 +49,25 @@ func (e *InputError) Unwrap() error { return e.Err }
 // inputErr builds an *InputError with a formatted detail.
 func inputErr(kind error, arg, format string, args ...any) error {
 	return &InputError{Arg: arg, Detail: fmt.Sprintf(format, args...), Err: kind}
+}
+
+// reason is an *InputError's detail as the reason of an
+// engine.FieldError, which names the field itself; errors.Is still finds
+// its kind.
+type reason struct {
+	text string
+	kind error
+}
+
+func (e *reason) Error() string { return e.text }
+func (e *reason) Unwrap() error { return e.kind }
+
+// fieldErr is err (an *InputError, or any error) as the *engine.FieldError
+// of field with value: the detail without the package's prefix.
+func fieldErr(field, value string, err error) *engine.FieldError {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		err = &reason{ie.Detail, ie.Err}
+	}
+	return &engine.FieldError{Field: field, Value: value, Err: err}
 }

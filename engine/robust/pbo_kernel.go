@@ -374,20 +374,7 @@ func (p *pboPlan) bestPerSet(ctx context.Context, workers int) ([]int32, error) 
 			bestKey[w][k], bestNum[w][k], bestDen[w][k], bestIdx[w][k] = math.Inf(-1), 0, 1, -1
 		}
 	}
-	// better reports whether (key a, fraction na/da, combo ca) beats b's:
-	// the Sharpe key compared as fractions, any other as keys; ties to the
-	// lower combo. Tiles arrive in any order and are merged in any order:
-	// the result does not depend on scheduling.
-	better := func(ka, na, da float64, ca int32, kb, nb, db float64, cb int32) bool {
-		if cb < 0 {
-			return ca >= 0
-		}
-		if p.sharpe {
-			x, y := float64(na*db), float64(nb*da)
-			return x > y || x == y && ca < cb
-		}
-		return ka > kb || ka == kb && ca < cb
-	}
+	better := p.betterBest
 	err := p.forTiles(ctx, workers, func(w int, t *tileTables) {
 		bk, bn, bd, bi := bestKey[w], bestNum[w], bestDen[w], bestIdx[w]
 		var sel []bool
@@ -430,6 +417,26 @@ func (p *pboPlan) bestPerSet(ctx context.Context, workers int) ([]int32, error) 
 		}
 	}
 	return idx, nil
+}
+
+// betterBest reports whether pass 1's candidate a (key ka, fraction
+// na/da, combo ca) beats b: no combo (-1) never does and anything beats
+// it; the Sharpe key compared as fractions, any other as keys; ties to the
+// lower combo. Tiles arrive in any order and are merged in any order: the
+// result does not depend on scheduling. (A worker that met no tile of a
+// set still holds its starting entry, -Inf, 0/1 and combo -1: it must
+// lose to every real one, a negative Sharpe ratio's fraction included.)
+func (p *pboPlan) betterBest(ka, na, da float64, ca int32, kb, nb, db float64, cb int32) bool {
+	switch {
+	case ca < 0:
+		return false
+	case cb < 0:
+		return true
+	case p.sharpe:
+		x, y := float64(na*db), float64(nb*da)
+		return x > y || x == y && ca < cb
+	}
+	return ka > kb || ka == kb && ca < cb
 }
 
 // rankPerSet is pass 2: for every set k, how many combos' keys over it are

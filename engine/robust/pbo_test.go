@@ -340,3 +340,32 @@ func BenchmarkPBO(b *testing.B) {
 		})
 	}
 }
+
+// TestPBOMergeIgnoresIdleWorkers: pass 1's merge of the workers' bests.
+// A worker that met no tile of a set holds its starting entry (key -Inf,
+// fraction 0/1, no combo); it must lose to a real best whose Sharpe ratio
+// is negative (fraction below 0/1), and to one whose key is -Inf. Before,
+// it won those, a split chose combo -1 and PBO's pass 2 indexed the
+// statistics at -1 (a panic on a 35-combo study, two tiles, two workers,
+// whenever one worker took both tiles).
+func TestPBOMergeIgnoresIdleWorkers(t *testing.T) {
+	none := [4]float64{math.Inf(-1), 0, 1, -1}
+	for _, c := range []struct {
+		name   string
+		sharpe bool
+		real   [4]float64 // key, num, den, combo
+	}{
+		{"negative Sharpe", true, [4]float64{-0.5, -0.5, 1, 3}},
+		{"positive Sharpe", true, [4]float64{0.5, 0.5, 1, 3}},
+		{"a key of -Inf", false, [4]float64{math.Inf(-1), 0, 1, 3}},
+		{"a finite key", false, [4]float64{-2, 0, 1, 3}},
+	} {
+		p := &pboPlan{sharpe: c.sharpe}
+		if p.betterBest(none[0], none[1], none[2], int32(none[3]), c.real[0], c.real[1], c.real[2], int32(c.real[3])) {
+			t.Errorf("%s: no combo beats combo %v", c.name, c.real[3])
+		}
+		if !p.betterBest(c.real[0], c.real[1], c.real[2], int32(c.real[3]), none[0], none[1], none[2], int32(none[3])) {
+			t.Errorf("%s: combo %v does not beat no combo", c.name, c.real[3])
+		}
+	}
+}

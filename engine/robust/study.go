@@ -2,6 +2,7 @@ package robust
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -29,6 +30,52 @@ type Options struct {
 	// count as trials.
 	MinTrades   int
 	MaxDrawdown float64
+	// Bars, when set (the study's bars, those the report's run swept),
+	// let Analyse recompute the walk-forward's chosen combos for its
+	// stitched out-of-sample equity curve (StitchedEquity); nil: no curve.
+	Bars *engine.Bars
+}
+
+// OptionsFor reads the robustness settings of a study's description, the
+// one set of rules every front end (run's flags, the workbench's form)
+// goes through: the objective (spec.Objective, "" = sharpe; with Blocks a
+// metric the block statistics can take, ParseMetric), the constraints
+// (MinTrades, MaxDrawdown: checked by spec.Parse) and the walk-forward
+// (spec.WF, ParseWF: it needs Blocks and leaves a block out of sample).
+// Errors are *engine.FieldError values (fields wf and objective), joined,
+// for a front end to phrase; Bars and Device are left to the caller.
+func OptionsFor(spec engine.Spec) (Options, error) {
+	o := Options{MinTrades: spec.MinTrades, MaxDrawdown: spec.MaxDrawdown}
+	var errs []error
+	if spec.Blocks > 0 {
+		name := strings.ToLower(strings.TrimSpace(spec.Objective))
+		if name == "" {
+			name = "sharpe"
+		}
+		m, err := ParseMetric(name)
+		if err != nil {
+			fe := fieldErr(engine.FieldObjective, spec.Objective, err)
+			fe.Err = &reason{"with blocks, the robustness statistics need a metric they can take over blocks: " + fe.Err.Error(), errors.Unwrap(fe.Err)}
+			errs = append(errs, fe)
+		}
+		o.Objective.Metric = m
+	}
+	if wf := strings.TrimSpace(spec.WF); wf != "" {
+		w, err := ParseWF(wf)
+		switch {
+		case spec.Blocks == 0:
+			errs = append(errs, &engine.FieldError{Field: engine.FieldWF, Value: spec.WF,
+				Err: &reason{"the walk-forward runs over blocks: set blocks too (16 is usual)", ErrBlocks}})
+		case err != nil:
+			errs = append(errs, fieldErr(engine.FieldWF, spec.WF, err))
+		case w.InSample >= spec.Blocks:
+			errs = append(errs, &engine.FieldError{Field: engine.FieldWF, Value: spec.WF,
+				Err: &reason{fmt.Sprintf("%d blocks in sample leave none out of sample of the %d blocks", w.InSample, spec.Blocks), ErrBlocks}})
+		default:
+			o.WF = &w
+		}
+	}
+	return o, errors.Join(errs...)
 }
 
 // Robustness is what a study's selection is worth (issue 14's section):
@@ -160,6 +207,19 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 				r.WF.Folds[i].Combo = rows[r.WF.Folds[i].Combo]
 			}
 		}
+		if opt.Bars != nil {
+			// The chosen combos' continuous runs, as the run the
+			// statistics came from computed them.
+			eq, err := StitchedEquity(ctx, opt.Bars, rep.Params, rep.BlocksOf, rep.WMA, rep.Grid, rep.Blocks.Bounds, r.WF.Folds)
+			switch {
+			case err == nil:
+				r.WF.Equity = eq
+			case ctx.Err() != nil:
+				return nil, err
+			default:
+				r.WF.EquityNote = "no stitched equity curve: " + err.Error()
+			}
+		}
 	}
 	return r, nil
 }
@@ -244,6 +304,10 @@ type Summary struct {
 	Slope       *float64 `json:"degradation_slope,omitempty"`
 	R2          *float64 `json:"degradation_r2,omitempty"`
 	ProbOOSLoss *float64 `json:"prob_oos_loss,omitempty"`
+	// LogitHistogram is the splits' logits in HistogramBins equal bins
+	// over [-ln N, ln N] (PBOResult.LogitHistogram): PBO is the share of
+	// the splits at or below 0.
+	LogitHistogram *Histogram `json:"logit_histogram,omitempty"`
 
 	Selected Combo `json:"selected"` // the best selectable combo over the whole sample
 	// BlockBars is the shortest block's bar count: annualised figures
@@ -260,6 +324,16 @@ type Summary struct {
 	WF           *WFSummary `json:"walk_forward,omitempty"`
 }
 
+// HistogramBins is the bins of a Summary's logit histogram.
+const HistogramBins = 20
+
+// Histogram is a histogram: len(Counts) bins, bin i holding the values in
+// [Edges[i], Edges[i+1]).
+type Histogram struct {
+	Edges  []float64 `json:"edges"`
+	Counts []int     `json:"counts"`
+}
+
 // Combo names a combo of the grid by index and lengths.
 type Combo struct {
 	Index int `json:"index"`
@@ -274,6 +348,13 @@ type WFSummary struct {
 	Sharpe      float64  `json:"stitched_sharpe"`
 	Efficiency  *float64 `json:"efficiency"` // null when the in-sample CAGR is not positive
 	Folds       []WFFold `json:"folds"`
+	// Equity is the stitched out-of-sample equity curve (StitchedEquity:
+	// each fold's chosen combo over its out-of-sample block, from its
+	// continuous run), at most MaxEquityPoints of it (Downsample; its last
+	// point is 1 + TotalReturn); absent when it was not computed, and
+	// EquityNote then says why when there was a reason.
+	Equity     []EquityPoint `json:"stitched_equity,omitempty"`
+	EquityNote string        `json:"stitched_equity_note,omitempty"`
 }
 
 // WFFold is one fold of a WFSummary.
@@ -310,13 +391,20 @@ func (r *Robustness) Summary() *Summary {
 	if p := r.PBO; p != nil {
 		sm.PBO, sm.PBOVerdict, sm.Splits = finite(p.PBO), PBOVerdict(p.PBO), p.Splits()
 		sm.Slope, sm.R2, sm.ProbOOSLoss = finite(p.Slope), finite(p.R2), finite(p.ProbOOSLoss)
+		edges, counts := p.LogitHistogram(HistogramBins)
+		h := &Histogram{Edges: edges, Counts: make([]int, len(counts))}
+		for i, c := range counts {
+			h.Counts[i] = int(c)
+		}
+		sm.LogitHistogram = h
 	}
 	if p := r.Plateau; p != nil {
 		sm.PlateauBest, sm.PlateauK = combo(p.Best), p.K
 		sm.PlateauValue, sm.PlateauScore, sm.RawBestValue, sm.RawBestScore = p.BestValue, p.BestScore, p.RawBestValue, p.RawBestScore
 	}
 	if wf := r.WF; wf != nil {
-		ws := &WFSummary{Spec: wf.Spec.String(), TotalReturn: wf.TotalReturn, Sharpe: wf.Sharpe, Efficiency: finite(wf.Efficiency)}
+		ws := &WFSummary{Spec: wf.Spec.String(), TotalReturn: wf.TotalReturn, Sharpe: wf.Sharpe, Efficiency: finite(wf.Efficiency),
+			Equity: Downsample(wf.Equity, MaxEquityPoints), EquityNote: wf.EquityNote}
 		for _, f := range wf.Folds {
 			ws.Folds = append(ws.Folds, WFFold{OOSBlock: f.OOSBlock, Combo: combo(f.Combo), ISObjective: f.ISObjective,
 				OOSObjective: f.OOSObjective, OOSReturn: f.OOSReturn})

@@ -138,3 +138,59 @@ func TestAnalyseTwins(t *testing.T) {
 		t.Errorf("PBO trials %d, DSR trials %d; want the %d distinct combos (grid of %d)", r.PBO.Trials, r.Trials, s.Grid.Distinct().Len(), s.Grid.Len())
 	}
 }
+
+// TestOptionsFor: the robustness settings of a Spec, the one reading of
+// them every front end uses; a bad one is an *engine.FieldError naming its
+// field (wf, objective), every bad one at once.
+func TestOptionsFor(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		spec   engine.Spec
+		fields []string // the fields in error, in order
+		wf     string   // the walk-forward read, when valid
+		metric Metric
+	}{
+		{"nothing asked", engine.Spec{}, nil, "", MetricSharpe},
+		{"blocks, the default objective", engine.Spec{Blocks: 8}, nil, "", MetricSharpe},
+		{"rolling", engine.Spec{Blocks: 8, WF: "rolling:4", Objective: "Sortino"}, nil, "rolling:4", MetricSortino},
+		{"anchored", engine.Spec{Blocks: 8, WF: " anchored "}, nil, "anchored", MetricSharpe},
+		{"any metric without blocks", engine.Spec{Objective: "max_drawdown"}, nil, "", MetricSharpe},
+		{"a walk-forward without blocks", engine.Spec{WF: "rolling:4"}, []string{engine.FieldWF}, "", 0},
+		{"K as large as the blocks", engine.Spec{Blocks: 8, WF: "rolling:8"}, []string{engine.FieldWF}, "", 0},
+		{"a walk-forward of no kind", engine.Spec{Blocks: 8, WF: "sliding:2"}, []string{engine.FieldWF}, "", 0},
+		{"a metric the blocks cannot take, and a bad K", engine.Spec{Blocks: 8, Objective: "max_drawdown", WF: "rolling:x"},
+			[]string{engine.FieldObjective, engine.FieldWF}, "", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o, err := OptionsFor(c.spec)
+			fes := engine.FieldErrors(err)
+			var fields []string
+			for _, fe := range fes {
+				fields = append(fields, fe.Field)
+				if strings.Contains(fe.Err.Error(), "robust:") {
+					t.Errorf("%s: the reason %q keeps the package's prefix", fe.Field, fe.Err)
+				}
+			}
+			if strings.Join(fields, ",") != strings.Join(c.fields, ",") || (err != nil) != (len(c.fields) > 0) {
+				t.Fatalf("errors %v (fields %v), want fields %v", err, fields, c.fields)
+			}
+			if err != nil {
+				return
+			}
+			got := ""
+			if o.WF != nil {
+				got = o.WF.String()
+			}
+			if got != c.wf {
+				t.Errorf("walk-forward %q, want %q", got, c.wf)
+			}
+			if o.Objective.Metric != c.metric || o.MinTrades != c.spec.MinTrades || o.MaxDrawdown != c.spec.MaxDrawdown {
+				t.Errorf("options %+v", o)
+			}
+		})
+	}
+	_, err := OptionsFor(engine.Spec{Blocks: 8, WF: "rolling:8"})
+	if !errors.Is(err, ErrBlocks) {
+		t.Errorf("%v is not ErrBlocks", err)
+	}
+}

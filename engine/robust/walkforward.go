@@ -112,6 +112,11 @@ type WFResult struct {
 	// Optimization of Trading Strategies", 2008: annualised OOS profit over
 	// annualised IS profit); NaN when ISCAGR <= 0.
 	Efficiency float64
+	// Equity is the stitched out-of-sample equity curve bar by bar
+	// (StitchedEquity), set by Analyse when it has the study's bars
+	// (Options.Bars); nil otherwise, EquityNote saying why when it failed.
+	Equity     []EquityPoint
+	EquityNote string
 }
 
 // WalkForward runs a walk-forward on block statistics: for every fold

@@ -2,12 +2,14 @@ package common
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"slices"
 	"strings"
 
 	"sweepbench/engine"
+	"sweepbench/engine/robust"
 )
 
 // Parity columns the panes offer next to the SPEC metrics.
@@ -54,13 +56,28 @@ type Results struct {
 	Err      error // why the study stopped early, if it did
 	// Asked are the precisions the study asked for: a lane among them
 	// with no run at all never started (the study stopped before it).
-	Asked  []engine.Precision
-	parity map[int]*engine.ComboParity
+	Asked []engine.Precision
+	// Objective is what "best" means for the study (the report's: its
+	// metric and constraints; the zero value ranks by Sharpe).
+	Objective engine.Objective
+	// Robust is the study's robustness summary (Report.Robustness, read
+	// once), nil when it computed none; RobustErr says why it could not
+	// be read.
+	Robust    *robust.Summary
+	RobustErr error
+	parity    map[int]*engine.ComboParity
 }
 
 // NewResults indexes rep for the panes.
 func NewResults(rep *engine.Report, err error) *Results {
-	r := &Results{Report: rep, Grid: rep.Grid, R64: rep.Run(engine.FP64), R32: rep.Run(engine.FP32), Err: err}
+	r := &Results{Report: rep, Grid: rep.Grid, R64: rep.Run(engine.FP64), R32: rep.Run(engine.FP32), Err: err,
+		Objective: rep.Objective}
+	if len(rep.Robustness) > 0 {
+		var sm robust.Summary
+		if r.RobustErr = json.Unmarshal(rep.Robustness, &sm); r.RobustErr == nil {
+			r.Robust = &sm
+		}
+	}
 	if rep.Parity != nil {
 		r.parity = make(map[int]*engine.ComboParity, len(rep.Parity.Combos))
 		for i := range rep.Parity.Combos {
@@ -147,20 +164,26 @@ func Better(name string, a, b float64) bool {
 	return a > b
 }
 
-// Best returns the index of the best combo by column name in precision p
-// among idxs (Better; ties keep grid order), or -1.
-func (r *Results) Best(name string, p engine.Precision, idxs []int) int {
-	best, bv := -1, 0.0
+// Top returns the best combo among idxs in precision p by the study's
+// objective and its constraints (engine.Objective.Ranks, the order of
+// run's top lists: only a combo that meets the constraints), or -1 when
+// none of them does.
+func (r *Results) Top(p engine.Precision, idxs []int) int {
+	o := r.Objective
+	var best *engine.ComboResult
 	for _, i := range idxs {
-		v, ok := r.Value(i, name, p)
-		if !ok {
+		c := r.Combo(i, p)
+		if c == nil || !o.Selectable(c) {
 			continue
 		}
-		if best < 0 || Better(name, v, bv) {
-			best, bv = i, v
+		if best == nil || o.Ranks(c, best) {
+			best = c
 		}
 	}
-	return best
+	if best == nil {
+		return -1
+	}
+	return best.Index
 }
 
 // Indexes lists the combo indexes of the primary run, in grid order.

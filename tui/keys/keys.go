@@ -33,6 +33,7 @@ type KeyMap struct {
 	// Results.
 	Filter, Sort, Best, NextMetric, PrevMetric key.Binding
 	NextFlip, PrevFlip, Precision              key.Binding
+	Robustness                                 key.Binding
 	// Screens.
 	Sessions, Bench key.Binding
 	// Sessions browser.
@@ -68,12 +69,13 @@ func Default() *KeyMap {
 
 		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by metric")),
-		Best:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "jump to best")),
+		Best:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "jump to best (objective)")),
 		NextMetric: key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric")),
 		PrevMetric: key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "previous metric")),
 		NextFlip:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next flip")),
 		PrevFlip:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous flip")),
 		Precision:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "fp64 / fp32")),
+		Robustness: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "robustness pane (PBO, DSR, walk-forward)")),
 
 		Sessions: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "saved sessions")),
 		Bench:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "bench (ladder)")),
@@ -113,7 +115,7 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 		{k.NextPane, k.PrevPane, k.Help, k.Back, k.Quit, k.ForceQuit},
 		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Select, k.Rerun, k.Edit, k.Filter, k.Sort, k.Best},
-		{k.NextMetric, k.PrevMetric, k.Precision, k.NextFlip, k.PrevFlip},
+		{k.NextMetric, k.PrevMetric, k.Precision, k.NextFlip, k.PrevFlip, k.Robustness},
 		{k.Sessions, k.Bench, k.Mark, k.Compare, k.Delete, k.Resume},
 	}
 }

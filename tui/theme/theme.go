@@ -43,7 +43,8 @@ type Theme struct {
 	Sep      string // separator in one-line summaries: " · " or " | "
 	// More marks columns out of view in a table's header, left and right:
 	// "«" and "»", or "<" and ">".
-	More [2]string
+	More     [2]string
+	Up, Down string // more above, more below: "↑" "↓" or "^" "v"
 }
 
 // New builds the theme for a colour profile (termenv.Ascii gives the plain
@@ -91,10 +92,12 @@ func New(profile termenv.Profile, dark bool) *Theme {
 		t.FrameFocus = lipgloss.Border{Top: "=", Bottom: "=", Left: "|", Right: "|",
 			TopLeft: "#", TopRight: "#", BottomLeft: "#", BottomRight: "#"}
 		t.Cursor, t.Ellipsis, t.Sep, t.More = ">", "...", " | ", [2]string{"<", ">"}
+		t.Up, t.Down = "^", "v"
 	} else {
 		t.Frame = lipgloss.RoundedBorder()
 		t.FrameFocus = lipgloss.ThickBorder()
 		t.Cursor, t.Ellipsis, t.Sep, t.More = "▶", "…", " · ", [2]string{"«", "»"}
+		t.Up, t.Down = "↑", "↓"
 	}
 	return t
 }

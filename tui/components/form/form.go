@@ -37,6 +37,14 @@ const (
 	TZ          = engine.FieldTZ
 	LEANAsset   = engine.FieldLEANAsset
 	BarsPerYear = engine.FieldBarsPerYear
+	// The window of bars, the objective and its constraints, robustness.
+	From        = engine.FieldFrom
+	To          = engine.FieldTo
+	Objective   = engine.FieldObjective
+	MinTrades   = engine.FieldMinTrades
+	MaxDrawdown = engine.FieldMaxDrawdown
+	Blocks      = engine.FieldBlocks
+	WF          = engine.FieldWF
 )
 
 // Option is one choice of a choice field; Disabled (the reason) makes it
@@ -47,6 +55,7 @@ type Option struct {
 
 type field struct {
 	key, label string
+	group      int
 	free       bool             // a free-text field: every character types into it
 	input      *textinput.Model // text field
 	options    []Option         // choice field
@@ -71,6 +80,11 @@ type Spec struct {
 	// other text fields take those of numbers and ranges only, so that
 	// letters stay global keys while typing in them.
 	Free bool
+	// Placeholder is what an empty text field shows (what empty means).
+	Placeholder string
+	// Group: fields are laid out by group, in order, each group in its own
+	// rows (filled column by column).
+	Group int
 }
 
 // Model is the parameter form.
@@ -84,16 +98,18 @@ type Model struct {
 	notes   []string
 	w, h    int
 	focused bool
+	r0      int // the first row shown when the rows do not all fit
 }
 
 // New builds the form from specs (values prefilled).
 func New(ctx *common.Context, specs []Spec) *Model {
 	m := &Model{ctx: ctx, errs: map[string]error{}}
 	for _, s := range specs {
-		f := &field{key: s.Key, label: s.Label, free: s.Free}
+		f := &field{key: s.Key, label: s.Label, free: s.Free, group: s.Group}
 		if s.Options == nil {
 			in := textinput.New()
 			in.Prompt = ""
+			in.Placeholder = s.Placeholder
 			in.CharLimit = 64
 			in.SetValue(s.Value)
 			in.Cursor.SetMode(cursor.CursorStatic)
@@ -258,7 +274,28 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// View renders the pane body, exactly w x h.
+// layout places every field: its row and column (0 or 1). Groups take
+// their own rows, in order; a group fills its first column, then its second.
+func (m *Model) layout(cols int) (row, col []int, rows int) {
+	row, col = make([]int, len(m.fields)), make([]int, len(m.fields))
+	for i := 0; i < len(m.fields); {
+		j := i
+		for j < len(m.fields) && m.fields[j].group == m.fields[i].group {
+			j++
+		}
+		n := (j - i + cols - 1) / cols
+		for k := i; k < j; k++ {
+			row[k], col[k] = rows+(k-i)%n, (k-i)/n
+		}
+		rows += n
+		i = j
+	}
+	return row, col, rows
+}
+
+// View renders the pane body, exactly w x h. When the rows of fields and
+// the lines under them do not fit, the rows scroll with the focused field
+// and the run line says which fields are out of sight.
 func (m *Model) View() string {
 	t := m.ctx.Theme
 	st := newStyles(t)
@@ -268,10 +305,15 @@ func (m *Model) View() string {
 	}
 	colW := m.w / cols
 	labelW := 11
-	rows := (len(m.fields) + cols - 1) / cols
+	for _, f := range m.fields {
+		labelW = max(labelW, len(f.label))
+	}
+	row, col, rows := m.layout(cols)
 	grid := make([][]string, rows)
+	for r := range grid {
+		grid[r] = make([]string, cols)
+	}
 	for i, f := range m.fields {
-		r := i % rows
 		focused := m.focused && i == m.focus
 		mark := "  "
 		if focused {
@@ -309,15 +351,11 @@ func (m *Model) View() string {
 				val = l + val + r
 			}
 		}
-		grid[r] = append(grid[r], t.Fit(mark+label+" "+val, colW, 1))
+		grid[row[i]][col[i]] = t.Fit(mark+label+" "+val, colW, 1)
 	}
-	var lines []string
-	for _, r := range grid {
-		lines = append(lines, strings.Join(r, ""))
-	}
-	blank := len(lines)
-	lines = append(lines, "")
-	// The engine's errors, the field's first.
+	// What goes under the fields: the engine's errors, the field's first,
+	// or the grid, the estimate and the run line; then the notes.
+	var tail []string
 	var errs []string
 	for _, f := range m.fields {
 		if e := m.errs[f.key]; e != nil {
@@ -329,22 +367,72 @@ func (m *Model) View() string {
 	}
 	for _, e := range errs {
 		for _, l := range t.Wrap(e, m.w) {
-			lines = append(lines, st.err.Render(l))
+			tail = append(tail, st.err.Render(l))
 		}
 	}
+	button := -1
 	if len(errs) == 0 {
 		for _, s := range m.info {
-			lines = append(lines, st.info.Render(s))
+			tail = append(tail, st.info.Render(s))
 		}
-		lines = append(lines, st.button.Render("enter runs the sweep"))
+		button = len(tail)
+		tail = append(tail, st.button.Render("enter runs the sweep"))
 	}
 	for _, s := range m.notes {
-		lines = append(lines, st.note.Render(s))
+		tail = append(tail, st.note.Render(s))
 	}
-	if len(lines) > m.h { // short of room (80x24): the last note before the blank line
-		lines = slices.Delete(lines, blank, blank+1)
+	// The rows shown: all, with a blank line under them when there is
+	// room; else as many as fit, from m.r0, the focused one among them.
+	room := m.h - len(tail)
+	first, shown := 0, rows
+	if rows > room {
+		shown = max(room, 1)
+		if fr := row[min(m.focus, len(row)-1)]; fr < m.r0 {
+			m.r0 = fr
+		} else if fr >= m.r0+shown {
+			m.r0 = fr - shown + 1
+		}
+		m.r0 = max(0, min(m.r0, rows-shown))
+		first = m.r0
+		if button >= 0 {
+			tail[button] += st.note.Render("  " + m.hidden(row, first, first+shown))
+		}
 	}
+	var lines []string
+	for _, r := range grid[first : first+shown] {
+		lines = append(lines, strings.Join(r, ""))
+	}
+	if shown == rows && rows < room {
+		lines = append(lines, "")
+	}
+	lines = append(lines, tail...)
 	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
+}
+
+// hidden names the fields in the rows above first and from end on, in
+// the order they show: "↑ HMA range, ...; ↓ blocks, ...".
+func (m *Model) hidden(row []int, first, end int) string {
+	var above, below []string
+	for r := 0; r <= slices.Max(row); r++ {
+		for i, f := range m.fields {
+			switch {
+			case row[i] != r:
+			case r < first:
+				above = append(above, f.label)
+			case r >= end:
+				below = append(below, f.label)
+			}
+		}
+	}
+	t := m.ctx.Theme
+	var parts []string
+	if len(above) > 0 {
+		parts = append(parts, t.Up+" "+strings.Join(above, ", "))
+	}
+	if len(below) > 0 {
+		parts = append(parts, t.Down+" "+strings.Join(below, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Describe words an error for the form: each study field the engine

@@ -18,6 +18,10 @@ import (
 	"sweepbench/tui/common"
 )
 
+// plateauGlyph marks the plateau best's cell (the robustness section's:
+// the best mean objective over its neighbourhood).
+const plateauGlyph = 'P'
+
 // Model is the heatmap pane.
 type Model struct {
 	ctx      *common.Context
@@ -85,10 +89,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case key.Matches(km, k.Bottom):
 		row, col = g.HMA.Len()-1, g.HMA3.Len()-1
 	case key.Matches(km, k.Best):
-		if i := r.Best(m.ctx.Metric, m.ctx.Prec, r.Indexes()); i >= 0 {
+		// The best combo by the study's objective and constraints.
+		if i := r.Top(m.ctx.Prec, r.Indexes()); i >= 0 {
 			return common.Send(common.SelectMsg{Index: i})
 		}
-		return nil
+		return common.Send(common.ErrMsg{Err: fmt.Errorf("no combo meets the objective's constraints (%s)", r.Objective.Label())})
 	default:
 		return nil
 	}
@@ -166,22 +171,33 @@ func (m *Model) View() string {
 		}
 	}
 	h.Draw()
+	// The plateau best (robustness), marked with its glyph in the middle
+	// of its cell.
+	pr, pc := -1, -1
+	if sm := r.Robust; sm != nil && sm.PlateauK > 0 {
+		pr, pc = sm.PlateauBest.Index/max(n3, 1), sm.PlateauBest.Index%max(n3, 1)
+	}
 	for yy := 0; yy < gh; yy++ {
 		y := yy / rowH
 		for x := 0; x < visC; x++ {
 			c := cells[y][x]
 			cur := m.r0+y == m.row && m.c0+x == m.col
+			plateau := m.r0+y == pr && m.c0+x == pc && yy%rowH == rowH/2
 			for dx := 0; dx < cw; dx++ {
 				p := canvas.Point{X: x*cw + dx, Y: yy}
 				ch := rune(0)
 				if t.Plain && c.ok {
 					ch = st.ramp[level(c.v, len(st.ramp))]
 				}
+				mark := plateau && dx == cw/2
+				if mark {
+					ch = plateauGlyph
+				}
 				if cur && dx == 0 {
-					ch = '['
+					ch, mark = '[', false
 				}
 				if cur && dx == cw-1 {
-					ch = ']'
+					ch, mark = ']', false
 				}
 				if ch != 0 {
 					style := lipgloss.NewStyle()
@@ -190,6 +206,9 @@ func (m *Model) View() string {
 					}
 					if cur {
 						style = style.Inherit(st.cursor)
+					}
+					if mark {
+						style = style.Inherit(st.plateau)
 					}
 					h.Canvas.SetCell(p, canvas.NewCellWithStyle(ch, style))
 				}
@@ -205,8 +224,13 @@ func (m *Model) View() string {
 	if v, ok := r.Value(sel, metric, prec); ok {
 		val = common.Value(metric, v)
 	}
-	b.WriteString(st.info.Render(fmt.Sprintf("hma %d x hma3 %d: ", g.HMA.At(m.row), g.HMA3.At(m.col))) +
-		st.value.Render(metric+" "+val) + "\n")
+	line := st.info.Render(fmt.Sprintf("hma %d x hma3 %d: ", g.HMA.At(m.row), g.HMA3.At(m.col))) + st.value.Render(metric+" "+val)
+	if pr >= 0 {
+		// The legend of the plateau mark, with the combo it marks.
+		line += st.info.Render("   ") + st.plateau.Render(string(plateauGlyph)) +
+			st.info.Render(fmt.Sprintf(" plateau best %d x %d", g.HMA.At(pr), g.HMA3.At(pc)))
+	}
+	b.WriteString(line + "\n")
 	// Rows with their HMA labels.
 	for yy := 0; yy < gh && yy < len(grid); yy++ {
 		lab := strings.Repeat(" ", lw)

@@ -82,6 +82,17 @@ func (m *Model) Title() string {
 			dir, arrow = "worst first", "^"
 		}
 		sortBy = ", by " + m.sortName() + " " + dir
+		if o := r.Objective; m.sortCol == o.Name() && o.Constrained() {
+			// The study's top list: the combos that meet its constraints first.
+			var cs []string
+			if o.MinTrades > 0 {
+				cs = append(cs, fmt.Sprintf(">= %d trades", o.MinTrades))
+			}
+			if o.MaxDrawdown > 0 {
+				cs = append(cs, fmt.Sprintf("max dd <= %s%%", engine.FormatFloat(100*o.MaxDrawdown)))
+			}
+			sortBy += " (" + strings.Join(cs, ", ") + " first)"
+		}
 	}
 	full := fmt.Sprintf("Metrics: %s of %s", common.Thousands(len(m.rows)), common.Plural(r.Grid.Len(), "combo"))
 	short := fmt.Sprintf("Metrics: %s/%s", common.Thousands(len(m.rows)), common.Thousands(r.Grid.Len()))
@@ -186,7 +197,21 @@ func (m *Model) refresh() {
 			m.rows = append(m.rows, i)
 		}
 	}
-	if m.sortState != 0 {
+	if m.sortState != 0 && m.sortCol == r.Objective.Name() {
+		// The study's objective: the order of run's top lists, the
+		// combos that meet its constraints first.
+		o, prec, best := r.Objective, m.sortP, m.sortState == 1
+		sort.SliceStable(m.rows, func(a, b int) bool {
+			ca, cb := r.Combo(m.rows[a], prec), r.Combo(m.rows[b], prec)
+			if ca == nil || cb == nil {
+				return ca != nil && cb == nil
+			}
+			if best {
+				return o.Ranks(ca, cb)
+			}
+			return o.Ranks(cb, ca)
+		})
+	} else if m.sortState != 0 {
 		name, prec := m.sortCol, m.sortP
 		sort.SliceStable(m.rows, func(a, b int) bool {
 			va, oka := m.value(m.rows[a], name, prec)
@@ -296,6 +321,14 @@ func (m *Model) keep(i int) bool {
 	return true
 }
 
+// Row is the combo listed in row i (filtered and sorted), -1 past the end.
+func (m *Model) Row(i int) int {
+	if i < 0 || i >= len(m.rows) {
+		return -1
+	}
+	return m.rows[i]
+}
+
 // Sync puts the cursor on the selected combo when it is listed.
 func (m *Model) Sync() {
 	for k, i := range m.rows {
@@ -378,9 +411,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.refresh()
 	case key.Matches(km, k.Best):
-		if i := m.ctx.Results.Best(m.ctx.Metric, m.Prec(), m.rows); i >= 0 {
+		// The best listed combo by the study's objective and constraints.
+		if i := m.ctx.Results.Top(m.Prec(), m.rows); i >= 0 {
 			return common.Send(common.SelectMsg{Index: i})
 		}
+		return common.Send(common.ErrMsg{Err: fmt.Errorf("no listed combo meets the objective's constraints (%s)", m.ctx.Results.Objective.Label())})
 	}
 	return nil
 }

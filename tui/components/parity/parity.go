@@ -5,12 +5,10 @@
 package parity
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
-	"sweepbench/engine/robust"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -202,14 +200,12 @@ func (m *Model) Summary() []string {
 		out = append(out, st.warn.Render("note: "+n))
 	}
 	// The robustness summary (--blocks), in brief: the pane's table of
-	// combos needs the room (run and show print the whole section).
-	if len(r.Report.Robustness) > 0 {
-		var sm robust.Summary
-		if err := json.Unmarshal(r.Report.Robustness, &sm); err != nil {
-			out = append(out, st.warn.Render("robustness: "+err.Error()))
-		} else {
-			out = append(out, sm.Brief())
-		}
+	// combos needs the room (the Robustness pane shows it all).
+	switch {
+	case r.RobustErr != nil:
+		out = append(out, st.warn.Render("robustness: "+r.RobustErr.Error()))
+	case r.Robust != nil:
+		out = append(out, r.Robust.Brief()+" (the Robustness pane has it all)")
 	}
 	// Wrap, never cut: every figure must be readable in a narrow pane.
 	var wrapped []string

@@ -1,0 +1,64 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"sweepbench/engine"
+)
+
+// TestObjectiveInWorkbench: the study's objective and constraints decide
+// what "best" is in the workbench as in run's top lists (engine.TopBy):
+// the table and the heatmap start on its metric, b selects its top combo
+// (from the table and from the heatmap), and sorting by its metric lists
+// the combos in TopBy's order, those that meet the constraints first.
+func TestObjectiveInWorkbench(t *testing.T) {
+	// The constraint excludes the unconstrained best: one trade more than it made.
+	f := smallFlags()
+	f.Objective = "sortino"
+	s, err := f.Spec.Build(testRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := engine.TopBy(rep.Run(engine.FP64), s.Objective, 1)[0]
+	f.MinTrades = raw.TotalTrades + 1
+
+	d := newDriver(t, f, 80, 24)
+	m := d.m
+	d.key("enter")
+	run := m.ctx.Results.R64
+	obj := m.ctx.Results.Objective
+	if obj.Name() != "sortino" || obj.MinTrades != f.MinTrades || m.ctx.Metric != "sortino" {
+		t.Fatalf("objective %+v, metric %q", obj, m.ctx.Metric)
+	}
+	top := engine.TopBy(run, obj, run.Grid.Len())
+	if len(top) == 0 || top[0].Index == raw.Index {
+		t.Fatalf("the constraint leaves %d combos, the first %v", len(top), top)
+	}
+	d.key("b")
+	if m.ctx.Selected != top[0].Index {
+		t.Errorf("b in the table selected combo %d, the objective's best is %d", m.ctx.Selected, top[0].Index)
+	}
+	m.ctx.Selected = raw.Index
+	m.setFocus(paneHeatmap)
+	d.key("b")
+	if m.ctx.Selected != top[0].Index {
+		t.Errorf("b in the heatmap selected combo %d, the objective's best is %d", m.ctx.Selected, top[0].Index)
+	}
+	m.setFocus(paneMetrics)
+	d.key("s")
+	for i, c := range top {
+		if m.metrics.Row(i) != c.Index {
+			t.Fatalf("sorted row %d is combo %d, the top list's is %d", i, m.metrics.Row(i), c.Index)
+		}
+	}
+	if title := m.metrics.Title(); !strings.Contains(title, fmt.Sprintf(">= %d trades first", f.MinTrades)) {
+		t.Errorf("the title %q does not say the constraint", title)
+	}
+}
