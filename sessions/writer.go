@@ -60,8 +60,9 @@ type Writer struct {
 	// batch is queued under it, so that Flush's marker follows every
 	// batch handed off before it). The committer never takes it.
 	mu       sync.Mutex
-	kept     map[engine.Precision]bool // runs Finish leaves as saved (a resume's complete lanes)
-	pending  []part                    // the buffer: one part per precision, in arrival order
+	kept     map[engine.Precision]bool  // runs Finish leaves as saved (a resume's complete lanes)
+	prior    map[engine.Precision]spans // the combos a resume found saved, until the lane takes them
+	pending  []part                     // the buffer: one part per precision, in arrival order
 	npending int
 	last     time.Time // of the last hand-off
 	seen     map[engine.Precision]time.Time
@@ -102,7 +103,8 @@ type lane struct {
 	best         float64 // NaN until a Sharpe is seen
 	bestIdx      int
 	digest       digest
-	hasDigest    bool // false for a run saved before digests (NULL): it stays unverified
+	hasDigest    bool  // false for a run saved before digests (NULL): it stays unverified
+	saved        spans // the combos saved (after a failed commit, tried): a combo is saved once
 }
 
 func newWriter(s *Store, id int64, g engine.Grid, backend string, wma engine.Formulation) *Writer {
@@ -121,6 +123,20 @@ func (w *Writer) keep(p engine.Precision) {
 		w.kept = map[engine.Precision]bool{}
 	}
 	w.kept[p] = true
+}
+
+// savedBefore tells the writer of a resumed study which combos of the run
+// of precision p are saved (rs, in index order): saving one of them again
+// fails. Called before the first Save.
+func (w *Writer) savedBefore(p engine.Precision, rs []engine.ComboResult) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.prior == nil {
+		w.prior = map[engine.Precision]spans{}
+	}
+	var s spans
+	s.addRows(rs)
+	w.prior[p] = s
 }
 
 // ID is the session id of the study being written.
@@ -332,31 +348,12 @@ func (w *Writer) fail(err error) {
 	}
 }
 
-// insertBlock rows go in one INSERT statement: the per-statement cost of
-// the driver, not SQLite, dominates single-row inserts.
-const insertBlock = 64
-
-// insertResults is the INSERT of n result rows. A combo is saved once
-// (a resume skips those saved): a second row for it fails the batch
-// rather than replace the first, so that the run's digest, a sum over its
+// insertBatch stores one blob of a run's results (resultbatch.go). A
+// combo is saved once (a resume skips those saved): a batch that holds one
+// again fails (the lane's spans, and the primary key for a batch saved
+// twice) rather than add it, so that the run's digest, a sum over its
 // rows, stays the digest of the rows in the table.
-func insertResults(n int) string {
-	row := "(?, ?, ?, ?" + strings.Repeat(", ?", len(engine.MetricNames)) + ")"
-	return `INSERT INTO results (run_id, idx, hma, hma3, ` + strings.Join(engine.MetricNames, ", ") + `) VALUES ` +
-		strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
-}
-
-var insertResultsBlock = insertResults(insertBlock)
-
-// resultArgs appends the values of one row of results: r with its
-// metrics ms (metricValues).
-func resultArgs(args []any, runID int64, r *engine.ComboResult, ms []float64) []any {
-	args = append(args, runID, r.Index, r.HMA, r.HMA3)
-	for _, v := range ms {
-		args = append(args, nullable(v))
-	}
-	return args
-}
+const insertBatch = `INSERT INTO result_batches (run_id, first_idx, last_idx, rows, data) VALUES (?, ?, ?, ?, ?)`
 
 // commitGroup commits the batches of group in one transaction: their
 // rows, and per run the count, time, best Sharpe and digest they add. A
@@ -391,8 +388,8 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 	}
 	var gains []*gain
 	gainOf := map[engine.Precision]*gain{}
-	var block *sql.Stmt // prepared on first use
-	args := make([]any, 0, insertBlock*(4+len(engine.MetricNames)))
+	var insert *sql.Stmt // prepared on first use
+	var blob []byte
 	buf := make([]byte, 0, rowBytes)
 	ms := make([]float64, len(engine.MetricNames))
 	for _, b := range group {
@@ -412,30 +409,30 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 				gains = append(gains, g)
 			}
 			rows := pt.rows
-			for lo := 0; lo < len(rows); lo += insertBlock {
-				hi := min(lo+insertBlock, len(rows))
-				args = args[:0]
-				for i := lo; i < hi; i++ {
+			if err := sortBatch(rows, w.grid); err != nil {
+				return fmt.Errorf("the %s run: %w", pt.p, err)
+			}
+			if dup, ok := g.ln.saved.addRows(rows); !ok {
+				return fmt.Errorf("the %s run: combo %d is saved already", pt.p, dup)
+			}
+			if insert == nil {
+				if insert, err = tx.PrepareContext(ctx, insertBatch); err != nil {
+					return err
+				}
+				defer insert.Close()
+			}
+			for lo := 0; lo < len(rows); lo += maxBlobRows {
+				part := rows[lo:min(lo+maxBlobRows, len(rows))]
+				blob = appendBatch(blob[:0], part)
+				if _, err := insert.ExecContext(ctx, g.ln.runID, part[0].Index, part[len(part)-1].Index, len(part), blob); err != nil {
+					return err
+				}
+			}
+			if g.ln.hasDigest {
+				for i := range rows {
 					r := &rows[i]
 					metricValues(ms, r)
-					args = resultArgs(args, g.ln.runID, r, ms)
-					if g.ln.hasDigest {
-						g.digest.add(buf, r.Index, r.HMA, r.HMA3, ms)
-					}
-				}
-				if hi-lo == insertBlock {
-					if block == nil {
-						if block, err = tx.PrepareContext(ctx, insertResultsBlock); err != nil {
-							return err
-						}
-						defer block.Close()
-					}
-					_, err = block.ExecContext(ctx, args...)
-				} else {
-					_, err = tx.ExecContext(ctx, insertResults(hi-lo), args...)
-				}
-				if err != nil {
-					return err
+					g.digest.add(buf, r.Index, r.HMA, r.HMA3, ms)
 				}
 			}
 			for i := range rows {
@@ -484,7 +481,7 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 func (w *Writer) lane(ctx context.Context, tx *sql.Tx, p engine.Precision, started time.Time) (*lane, error) {
 	ln := w.lanes[p]
 	if ln == nil {
-		ln = &lane{started: started, best: math.NaN()}
+		ln = &lane{started: started, best: math.NaN(), saved: w.prior[p]}
 		w.lanes[p] = ln
 	}
 	if ln.runID != 0 {
@@ -593,7 +590,7 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 		}
 		// The backend that computed the lane: the study's, or its fallback.
 		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = ?, backend = ?, device = ?, prepare_ns = ?, elapsed_ns = ?,
-			done = (SELECT count(*) FROM results WHERE run_id = ?), updated = ? WHERE id = ?`,
+			done = (SELECT coalesce(sum(rows), 0) FROM result_batches WHERE run_id = ?), updated = ? WHERE id = ?`,
 			string(status), msg, run.Backend, run.Device, int64(ln.priorPrepare+run.Prepare), int64(ln.priorElapsed+run.Elapsed),
 			ln.runID, fmtTime(now), ln.runID)
 		if err != nil {
