@@ -276,6 +276,16 @@ func (w *Writer) handOffLocked(ack chan struct{}) {
 // After a failure it only drains the queue (the batches are refused).
 func (w *Writer) commit() {
 	defer close(w.done)
+	// One connection for every commit: SQLite drops a connection's page
+	// cache when another one wrote the file since its last transaction, so
+	// commits that took turns on the pool's connections read the pages
+	// they update again each time.
+	conn, err := w.s.db.Conn(context.Background())
+	if err != nil {
+		w.fail(err)
+	} else {
+		defer conn.Close()
+	}
 	for b := range w.queue {
 		group := []*batch{b}
 	join:
@@ -291,7 +301,7 @@ func (w *Writer) commit() {
 			}
 		}
 		if w.Err() == nil {
-			if err := w.commitGroup(group); err != nil {
+			if err := w.commitGroup(conn, group); err != nil {
 				w.fail(err)
 			}
 		}
@@ -359,7 +369,7 @@ const insertBatch = `INSERT INTO result_batches (run_id, first_idx, last_idx, ro
 // rows, and per run the count, time, best Sharpe and digest they add. A
 // panic in the driver becomes the error (it would otherwise kill the
 // process, the study with it).
-func (w *Writer) commitGroup(group []*batch) (err error) {
+func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 	var created []*lane // run rows this transaction made: gone if it fails
 	defer func() {
 		if r := recover(); r != nil {
@@ -373,7 +383,7 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 	}()
 	ctx := context.Background() // a cancelled sweep still saves what it computed
 	now := time.Now()
-	tx, err := w.s.db.BeginTx(ctx, nil)
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
