@@ -1,10 +1,13 @@
 package sessions
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"sweepbench/engine"
 )
@@ -293,5 +296,49 @@ func TestSpans(t *testing.T) {
 	}
 	if dup, ok := r.addRows([]engine.ComboResult{{Index: 3}, {Index: 4}, {Index: 6}}); ok || dup != 6 {
 		t.Errorf("addRows of a saved combo: %d, %v; want 6 refused", dup, ok)
+	}
+}
+
+// BenchmarkBatchEncode is the case for storing batches uncompressed: a
+// batch of 512 real rows (btcusdt, the reference backend) encoded as
+// stored (raw), and the same blob compressed with zstd at its fastest
+// level, as it would be if that paid. It reports the stored bytes a row
+// next to the time a row.
+func BenchmarkBatchEncode(b *testing.B) {
+	ctx := context.Background()
+	st := studyOn(b, 5000, engine.Grid{HMA: engine.Range{Start: 10, Stop: 200, Step: 2}, HMA3: engine.Range{Start: 12, Stop: 240, Step: 4}}, engine.FP64)
+	rep, err := engine.RunStudy(ctx, st, engine.StudyOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows := rep.Runs[0].Results
+	const batch = 512
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, compress := range []bool{false, true} {
+		name := "raw"
+		if compress {
+			name = "zstd-fastest"
+		}
+		b.Run(name, func(b *testing.B) {
+			var blob, z []byte
+			stored := 0
+			n := 0
+			for b.Loop() {
+				lo := (n * batch) % (len(rows) - batch)
+				blob = appendBatch(blob[:0], rows[lo:lo+batch])
+				size := len(blob)
+				if compress {
+					z = enc.EncodeAll(blob, z[:0])
+					size = len(z)
+				}
+				stored += size
+				n++
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*batch), "ns/row")
+			b.ReportMetric(float64(stored)/float64(n*batch), "B/row")
+		})
 	}
 }

@@ -38,7 +38,7 @@ func testStudy(t *testing.T, n int, precs ...engine.Precision) *engine.Study {
 
 // studyOn is a reference-backend study of grid g on the first n bars of
 // the embedded BTC/USDT minutes.
-func studyOn(t *testing.T, n int, g engine.Grid, precs ...engine.Precision) *engine.Study {
+func studyOn(t testing.TB, n int, g engine.Grid, precs ...engine.Precision) *engine.Study {
 	t.Helper()
 	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
 	if err != nil {
