@@ -56,8 +56,13 @@ func (d *digest) add(buf []byte, idx, hma, hma3 int, ms []float64) {
 		buf = binary.LittleEndian.AppendUint64(buf, bits)
 	}
 	sum := sha256.Sum256(buf)
+	d.plus((*digest)(&sum))
+}
+
+// plus adds to d the rows e is the digest of.
+func (d *digest) plus(e *digest) {
 	for i := 0; i < len(d); i += 8 {
-		binary.LittleEndian.PutUint64(d[i:], binary.LittleEndian.Uint64(d[i:])+binary.LittleEndian.Uint64(sum[i:]))
+		binary.LittleEndian.PutUint64(d[i:], binary.LittleEndian.Uint64(d[i:])+binary.LittleEndian.Uint64(e[i:]))
 	}
 }
 

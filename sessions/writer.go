@@ -398,10 +398,13 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 	}
 	var gains []*gain
 	gainOf := map[engine.Precision]*gain{}
-	var insert *sql.Stmt // prepared on first use
-	var blob []byte
-	buf := make([]byte, 0, rowBytes)
-	ms := make([]float64, len(engine.MetricNames))
+	// A part of a batch: one precision's rows.
+	type piece struct {
+		g    *gain
+		rows []engine.ComboResult
+		sum  digest // of its rows, when the run has a digest
+	}
+	var pieces []*piece
 	for _, b := range group {
 		for _, pt := range b.parts {
 			g := gainOf[pt.p]
@@ -418,41 +421,71 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 				gainOf[pt.p] = g
 				gains = append(gains, g)
 			}
-			rows := pt.rows
-			if err := sortBatch(rows, w.grid); err != nil {
+			if err := sortBatch(pt.rows, w.grid); err != nil {
 				return fmt.Errorf("the %s run: %w", pt.p, err)
 			}
-			if dup, ok := g.ln.saved.addRows(rows); !ok {
+			if dup, ok := g.ln.saved.addRows(pt.rows); !ok {
 				return fmt.Errorf("the %s run: combo %d is saved already", pt.p, dup)
 			}
-			if insert == nil {
-				if insert, err = tx.PrepareContext(ctx, insertBatch); err != nil {
-					return err
-				}
-				defer insert.Close()
-			}
-			for lo := 0; lo < len(rows); lo += maxBlobRows {
-				part := rows[lo:min(lo+maxBlobRows, len(rows))]
-				blob = appendBatch(blob[:0], part)
-				if _, err := insert.ExecContext(ctx, g.ln.runID, part[0].Index, part[len(part)-1].Index, len(part), blob); err != nil {
-					return err
-				}
-			}
-			if g.ln.hasDigest {
-				for i := range rows {
-					r := &rows[i]
-					metricValues(ms, r)
-					g.digest.add(buf, r.Index, r.HMA, r.HMA3, ms)
-				}
-			}
-			for i := range rows {
-				r := &rows[i]
-				if s := r.Sharpe; !math.IsNaN(s) && (math.IsNaN(g.best) || s > g.best || s == g.best && r.Index < g.bestIdx) {
-					g.best, g.bestIdx = s, r.Index
-				}
-			}
-			g.rows += len(rows)
+			pieces = append(pieces, &piece{g: g, rows: pt.rows})
 		}
+	}
+	// The digest's hashes, a third of a commit's CPU, are taken beside the
+	// encoding and the inserts: on another core, when one is free (a GPU
+	// sweep's host, or once a fast sweep is done).
+	var hashing sync.WaitGroup
+	var hashErr error
+	hashing.Go(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				hashErr = fmt.Errorf("panic while hashing: %v", r)
+			}
+		}()
+		buf := make([]byte, 0, rowBytes)
+		ms := make([]float64, len(engine.MetricNames))
+		for _, pc := range pieces {
+			if !pc.g.ln.hasDigest {
+				continue
+			}
+			for i := range pc.rows {
+				r := &pc.rows[i]
+				metricValues(ms, r)
+				pc.sum.add(buf, r.Index, r.HMA, r.HMA3, ms)
+			}
+		}
+	})
+	defer hashing.Wait() // the rows are the hashing's until it is done
+	var insert *sql.Stmt // prepared on first use
+	var blob []byte
+	for _, pc := range pieces {
+		g, rows := pc.g, pc.rows
+		if insert == nil {
+			if insert, err = tx.PrepareContext(ctx, insertBatch); err != nil {
+				return err
+			}
+			defer insert.Close()
+		}
+		for lo := 0; lo < len(rows); lo += maxBlobRows {
+			part := rows[lo:min(lo+maxBlobRows, len(rows))]
+			blob = appendBatch(blob[:0], part)
+			if _, err := insert.ExecContext(ctx, g.ln.runID, part[0].Index, part[len(part)-1].Index, len(part), blob); err != nil {
+				return err
+			}
+		}
+		for i := range rows {
+			r := &rows[i]
+			if s := r.Sharpe; !math.IsNaN(s) && (math.IsNaN(g.best) || s > g.best || s == g.best && r.Index < g.bestIdx) {
+				g.best, g.bestIdx = s, r.Index
+			}
+		}
+		g.rows += len(rows)
+	}
+	hashing.Wait()
+	if hashErr != nil {
+		return hashErr
+	}
+	for _, pc := range pieces {
+		pc.g.digest.plus(&pc.sum)
 	}
 	for _, g := range gains {
 		ln := g.ln
