@@ -334,7 +334,7 @@ func userVersion(ctx context.Context, db *sql.DB) (int, error) {
 }
 
 // resultsToBatches is v8's step: every run's rows of results, in index
-// order, go into result_batches as batches of migrateBatchRows, bit for
+// order, go into result_batches as batches of maxBlobRows, bit for
 // bit (a NULL metric, NaN, as the NaN the store read it as), and results
 // is dropped. Runs keep their digests: a digest is taken over the same
 // bytes from the batches. A combo's lengths are not kept but come from its
@@ -377,7 +377,7 @@ func resultsToBatches(ctx context.Context, tx *sql.Tx) error {
 		query += ", " + c.name
 	}
 	query += ` FROM results WHERE run_id = ? ORDER BY idx`
-	batch := make([]engine.ComboResult, 0, migrateBatchRows)
+	batch := make([]engine.ComboResult, 0, maxBlobRows)
 	var blob []byte
 	flush := func(runID int64) error {
 		if len(batch) == 0 {
@@ -422,7 +422,7 @@ func resultsToBatches(ctx context.Context, tx *sql.Tx) error {
 					*c.count(&row.Metrics) = int(counts[i])
 				}
 			}
-			if batch = append(batch, row); len(batch) == migrateBatchRows {
+			if batch = append(batch, row); len(batch) == maxBlobRows {
 				if err := flush(r.id); err != nil {
 					rows.Close()
 					return err
@@ -439,6 +439,3 @@ func resultsToBatches(ctx context.Context, tx *sql.Tx) error {
 	_, err = tx.ExecContext(ctx, `DROP TABLE results`)
 	return err
 }
-
-// migrateBatchRows is the size of the batches v8 makes of a run's rows.
-const migrateBatchRows = 4096
