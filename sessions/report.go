@@ -134,7 +134,7 @@ func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engi
 		return nil, err
 	}
 	defer rows.Close()
-	all := make([]engine.ComboResult, 0, rs.Done)
+	all := make([]engine.ComboResult, 0, max(0, min(rs.Done, ss.Grid.Len())))
 	var (
 		starts, firsts, sizes []int // per batch read: where its rows start in all, its first_idx and rows
 		first, last, n        int
