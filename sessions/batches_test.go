@@ -320,3 +320,30 @@ func TestDamagedBatchRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteRemovesBatches: removing a session removes its stored batches
+// with its runs, and only its own.
+func TestDeleteRemovesBatches(t *testing.T) {
+	s := openStore(t, "")
+	st := func() *engine.Study { return newStudy(t, btcusdt(t, 2000), "10:40:10", "12:48:12") }
+	_, gone := runSaved(t, s, st(), origin(2000), "")
+	_, kept := runSaved(t, s, st(), origin(2000), "")
+	if err := s.Delete(context.Background(), gone, false); err != nil {
+		t.Fatal(err)
+	}
+	db := rawSQL(t, s.Path())
+	count := func(id int64) (n int) {
+		t.Helper()
+		if err := db.QueryRow(`SELECT count(*) FROM result_batches b JOIN runs r ON r.id = b.run_id WHERE r.study_id = ?`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var all int
+	if err := db.QueryRow(`SELECT count(*) FROM result_batches`).Scan(&all); err != nil {
+		t.Fatal(err)
+	}
+	if count(gone) != 0 || count(kept) == 0 || all != count(kept) {
+		t.Errorf("after removing session %d: %d of its batches left, %d of session %d, %d in all", gone, count(gone), count(kept), kept, all)
+	}
+}
