@@ -26,6 +26,7 @@ func phrase(err error) string {
 		dbErr  *sessions.DBError
 		runErr *sessions.RunningError
 		digErr *sessions.DigestError
+		batErr *sessions.BatchError
 	)
 	switch {
 	case errors.As(err, &dbErr):
@@ -34,6 +35,8 @@ func phrase(err error) string {
 		msg += " (--force)"
 	case errors.As(err, &digErr):
 		msg += fmt.Sprintf(" (sweepbench sessions rm %d removes the session; run the study again to compute it anew)", digErr.ID)
+	case errors.As(err, &batErr):
+		msg += fmt.Sprintf(" (sweepbench sessions rm %d removes the session; run the study again to compute it anew)", batErr.ID)
 	case errors.Is(err, sessions.ErrNotFound):
 		msg += " (sweepbench sessions ls lists them)"
 	case errors.Is(err, sessions.ErrComplete):

@@ -87,6 +87,9 @@ func (k fastKernel) Compute(ctx context.Context, lane, first int, out []engine.M
 //     every core): the study is all saving, the worst case.
 //   - device/*: a device computing 100,000 combos/s with the cores idle
 //     (a GPU-like rate): saving overlaps the sweep.
+//   - gpu/*: the same at 500,000 combos/s: with the grid's HMA3 aliases
+//     (step 1: each computed combo stands for two), 10^6 results a second
+//     to save, an H200's rate.
 //   - save-only: the same 10^6 rows through Writer.Save and Finish with
 //     no sweep: the saving alone. A writer that saved inside the sweep
 //     would cost about no-save + save-only.
@@ -107,6 +110,7 @@ func BenchmarkStudySaving(b *testing.B) {
 	}{
 		{"fast", &fastBackend{lanes: runtime.NumCPU(), chunk: 4096}},
 		{"device", &fastBackend{lanes: 1, chunk: 16384, perCombo: 10 * time.Microsecond}},
+		{"gpu", &fastBackend{lanes: 1, chunk: 16384, perCombo: 2 * time.Microsecond}},
 	}
 	for _, c := range cases {
 		for _, save := range []bool{false, true} {

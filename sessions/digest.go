@@ -31,10 +31,13 @@ type digest [sha256.Size]byte
 
 // rowBytes is the size of a row's canonical encoding: index, hma, hma3 as
 // int64, then every metric of engine.MetricNames in order as the bits of
-// its float64 value (a count as the float64 the store writes), all
-// little-endian, with every NaN as canonicalNaN (the store keeps a NaN as
-// NULL and reads it back as one NaN). A change of engine.MetricNames
-// changes the results table too: its migration must recompute digests.
+// its float64 value (a count as a float64), all little-endian, with every
+// NaN as canonicalNaN. These are the bytes the digests of schema v3 to v7
+// were taken over, when the store kept a NaN as NULL and read it back as
+// one NaN: batches (resultbatch.go) keep a NaN's bits, and the digest
+// still takes every NaN as one, so that a run saved before v8 verifies
+// after its rows moved into batches. A change of engine.MetricNames
+// changes the batch format too: its migration must recompute digests.
 var rowBytes = 8 * (3 + len(engine.MetricNames))
 
 const canonicalNaN = 0x7ff8000000000000
@@ -53,16 +56,25 @@ func (d *digest) add(buf []byte, idx, hma, hma3 int, ms []float64) {
 		buf = binary.LittleEndian.AppendUint64(buf, bits)
 	}
 	sum := sha256.Sum256(buf)
+	d.plus((*digest)(&sum))
+}
+
+// plus adds to d the rows e is the digest of.
+func (d *digest) plus(e *digest) {
 	for i := 0; i < len(d); i += 8 {
-		binary.LittleEndian.PutUint64(d[i:], binary.LittleEndian.Uint64(d[i:])+binary.LittleEndian.Uint64(sum[i:]))
+		binary.LittleEndian.PutUint64(d[i:], binary.LittleEndian.Uint64(d[i:])+binary.LittleEndian.Uint64(e[i:]))
 	}
 }
 
 // metricValues fills ms with the metrics of r in engine.MetricNames order
-// (a count as a float64, as the store writes it).
+// (a count as a float64), as the digest takes them.
 func metricValues(ms []float64, r *engine.ComboResult) {
-	for i, name := range engine.MetricNames {
-		ms[i], _ = r.Value(name)
+	for i, c := range &resultColumns {
+		if c.float != nil {
+			ms[i] = *c.float(&r.Metrics)
+		} else {
+			ms[i] = float64(*c.count(&r.Metrics))
+		}
 	}
 }
 

@@ -60,45 +60,35 @@ func wantDigestError(t *testing.T, what string, err error, id int64, p engine.Pr
 	}
 }
 
-// independentDigest computes the digest of a run from its rows as the
-// sqlite3 shell shows them, following the definition (digest.go) field by
-// field: SHA-256 of idx, hma, hma3 as int64 and every metric column as
-// float64 bits (NULL as the NaN 0x7ff8000000000000), little-endian;
-// summed as four uint64 words.
+// independentDigest computes the digest of a run from its batches as the
+// sqlite3 shell shows them (parseBlob), following the definition
+// (digest.go) field by field: SHA-256 of idx, hma, hma3 (from the study's
+// grid) as int64 and every metric as float64 bits (a count converted, any
+// NaN as 0x7ff8000000000000), little-endian; summed as four uint64 words.
 func independentDigest(t *testing.T, db *sql.DB, rid int64) []byte {
 	t.Helper()
-	rows, err := db.Query(`SELECT idx, hma, hma3, `+strings.Join(engine.MetricNames, ", ")+` FROM results WHERE run_id = ?`, rid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
+	g := runGrid(t, db, rid)
 	var sum [4]uint64
-	for rows.Next() {
-		var idx, hma, hma3 int64
-		ms := make([]sql.NullFloat64, len(engine.MetricNames))
-		dest := []any{&idx, &hma, &hma3}
-		for i := range ms {
-			dest = append(dest, &ms[i])
-		}
-		if err := rows.Scan(dest...); err != nil {
-			t.Fatal(err)
-		}
-		var enc bytes.Buffer
-		binary.Write(&enc, binary.LittleEndian, []int64{idx, hma, hma3})
-		for _, m := range ms {
-			bits := uint64(0x7ff8000000000000)
-			if m.Valid {
-				bits = math.Float64bits(m.Float64)
+	for _, b := range readBatches(t, db, rid) {
+		for _, r := range parseBlob(t, b.data) {
+			c := g.At(r.idx)
+			var enc bytes.Buffer
+			binary.Write(&enc, binary.LittleEndian, []int64{int64(r.idx), int64(c.HMA), int64(c.HMA3)})
+			for j, name := range engine.MetricNames {
+				bits := r.vals[j]
+				switch {
+				case isCount(name):
+					bits = math.Float64bits(float64(int64(bits)))
+				case math.IsNaN(math.Float64frombits(bits)):
+					bits = 0x7ff8000000000000
+				}
+				binary.Write(&enc, binary.LittleEndian, bits)
 			}
-			binary.Write(&enc, binary.LittleEndian, bits)
+			h := sha256.Sum256(enc.Bytes())
+			for w := range sum {
+				sum[w] += binary.LittleEndian.Uint64(h[8*w:])
+			}
 		}
-		h := sha256.Sum256(enc.Bytes())
-		for w := range sum {
-			sum[w] += binary.LittleEndian.Uint64(h[8*w:])
-		}
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	out := make([]byte, 0, 32)
 	for _, w := range sum {
@@ -160,35 +150,38 @@ func TestDigestRefusesChangedRows(t *testing.T) {
 	spec.Data, spec.Head = "embedded:btcusdt-1m", 3000
 	spec.HMA, spec.HMA3, spec.Backend = "10:100:10", "12:96:12", "reference"
 	reg := pipelineRegistry()
-	// first is the lowest saved index of the run.
+	// first is the run's first batch, by its first combo (the lowest
+	// saved); g is the grid.
+	sharpe, trades, omega := metricCol("sharpe"), metricCol("total_trades"), metricCol("omega")
 	cases := []struct {
 		name   string
-		change func(t *testing.T, db *sql.DB, rid int64, first int)
+		change func(t *testing.T, db *sql.DB, rid int64, first int, g engine.Grid)
 	}{
-		{"the last bit of a metric", func(t *testing.T, db *sql.DB, rid int64, first int) {
-			var v float64
-			if err := db.QueryRow(`SELECT sharpe FROM results WHERE run_id = ? AND idx = ?`, rid, first).Scan(&v); err != nil {
-				t.Fatal(err)
-			}
-			mustExec(t, db, `UPDATE results SET sharpe = ? WHERE run_id = ? AND idx = ?`, math.Float64frombits(math.Float64bits(v)^1), rid, first)
+		{"the last bit of a metric", func(t *testing.T, db *sql.DB, rid int64, first int, g engine.Grid) {
+			rewriteBatch(t, db, rid, first, func(rs []storedRow) []storedRow { rs[0].vals[sharpe] ^= 1; return rs })
 		}},
-		{"a trade count", func(t *testing.T, db *sql.DB, rid int64, first int) {
-			mustExec(t, db, `UPDATE results SET total_trades = total_trades + 1 WHERE run_id = ? AND idx = ?`, rid, first)
+		{"a trade count", func(t *testing.T, db *sql.DB, rid int64, first int, g engine.Grid) {
+			rewriteBatch(t, db, rid, first, func(rs []storedRow) []storedRow { rs[0].vals[trades]++; return rs })
 		}},
-		{"a metric made NaN", func(t *testing.T, db *sql.DB, rid int64, first int) {
-			mustExec(t, db, `UPDATE results SET omega = NULL WHERE run_id = ? AND idx = ?`, rid, first)
+		{"a metric made NaN", func(t *testing.T, db *sql.DB, rid int64, first int, g engine.Grid) {
+			rewriteBatch(t, db, rid, first, func(rs []storedRow) []storedRow { rs[0].vals[omega] = 0x7ff8000000000000; return rs })
 		}},
-		{"a combo's length", func(t *testing.T, db *sql.DB, rid int64, first int) {
-			mustExec(t, db, `UPDATE results SET hma3 = hma3 + 1 WHERE run_id = ? AND idx = ?`, rid, first)
+		{"a combo's index", func(t *testing.T, db *sql.DB, rid int64, first int, g engine.Grid) {
+			// The last combo of the grid: not saved by the interrupted run.
+			rewriteBatch(t, db, rid, first, func(rs []storedRow) []storedRow { rs[len(rs)-1].idx = g.Len() - 1; return rs })
 		}},
-		{"a row deleted", func(t *testing.T, db *sql.DB, rid int64, first int) {
-			mustExec(t, db, `DELETE FROM results WHERE run_id = ? AND idx = ?`, rid, first)
+		{"a row deleted", func(t *testing.T, db *sql.DB, rid int64, first int, g engine.Grid) {
+			rewriteBatch(t, db, rid, first, func(rs []storedRow) []storedRow { return rs[1:] })
 		}},
-		{"a row added", func(t *testing.T, db *sql.DB, rid int64, first int) {
-			mustExec(t, db, `INSERT INTO results SELECT run_id, 1000000, hma, hma3, `+strings.Join(engine.MetricNames, ", ")+
-				` FROM results WHERE run_id = ? AND idx = ?`, rid, first)
+		{"a row added", func(t *testing.T, db *sql.DB, rid int64, first int, g engine.Grid) {
+			rewriteBatch(t, db, rid, first, func(rs []storedRow) []storedRow {
+				return append(rs, storedRow{idx: g.Len() - 1, vals: rs[0].vals})
+			})
 		}},
-		{"the digest itself", func(t *testing.T, db *sql.DB, rid int64, first int) {
+		{"a batch deleted", func(t *testing.T, db *sql.DB, rid int64, first int, g engine.Grid) {
+			mustExec(t, db, `DELETE FROM result_batches WHERE run_id = ? AND first_idx = ?`, rid, first)
+		}},
+		{"the digest itself", func(t *testing.T, db *sql.DB, rid int64, first int, g engine.Grid) {
 			mustExec(t, db, `UPDATE runs SET digest = zeroblob(32) WHERE id = ?`, rid)
 		}},
 	}
@@ -199,11 +192,7 @@ func TestDigestRefusesChangedRows(t *testing.T) {
 			id := interruptedSession(t, s, reg, spec, 30)
 			db := rawSQL(t, s.Path())
 			rid := runID(t, db, id, engine.FP64)
-			var first int
-			if err := db.QueryRow(`SELECT min(idx) FROM results WHERE run_id = ?`, rid).Scan(&first); err != nil {
-				t.Fatal(err)
-			}
-			c.change(t, db, rid, first)
+			c.change(t, db, rid, readBatches(t, db, rid)[0].first, runGrid(t, db, rid))
 
 			_, err := s.Open(bg, id)
 			wantDigestError(t, "show/export", err, id, engine.FP64)
@@ -234,7 +223,7 @@ func TestDigestRefusesChangedRows(t *testing.T) {
 		db := rawSQL(t, s.Path())
 		rid := runID(t, db, id, engine.FP64)
 		mustExec(t, db, `UPDATE runs SET digest = NULL WHERE id = ?`, rid)
-		mustExec(t, db, `UPDATE results SET total_trades = 123456 WHERE run_id = ? AND idx = (SELECT min(idx) FROM results WHERE run_id = ?)`, rid, rid)
+		rewriteBatch(t, db, rid, readBatches(t, db, rid)[0].first, func(rs []storedRow) []storedRow { rs[0].vals[trades] = 123456; return rs })
 		rep, err := s.Open(bg, id)
 		if err != nil {
 			t.Fatalf("a run without a digest: %v, want it read unverified", err)
@@ -265,13 +254,13 @@ func TestDigestCatchesAFlippedByteInTheFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A combo whose cagr is stored once in the file (SQLite writes a REAL
-	// as 8 big-endian bytes).
+	// A combo whose cagr is stored once in the file (a batch holds a float
+	// metric as its 8 little-endian bytes).
 	var victim *engine.ComboResult
 	var at int
 	for i := range rep.Runs[0].Results {
 		r := &rep.Runs[0].Results[i]
-		pat := binary.BigEndian.AppendUint64(nil, math.Float64bits(r.CAGR))
+		pat := binary.LittleEndian.AppendUint64(nil, math.Float64bits(r.CAGR))
 		if at = bytes.Index(file, pat); at >= 0 && bytes.Count(file, pat) == 1 && r.CAGR != 0 {
 			victim = r
 			break
@@ -280,7 +269,7 @@ func TestDigestCatchesAFlippedByteInTheFile(t *testing.T) {
 	if victim == nil {
 		t.Fatal("no metric stored once in the file")
 	}
-	file[at+7] ^= 0x01 // the last bit of the mantissa
+	file[at] ^= 0x01 // the last bit of the mantissa
 	if err := os.WriteFile(path, file, 0o600); err != nil {
 		t.Fatal(err)
 	}

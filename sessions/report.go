@@ -111,13 +111,17 @@ func runList(ss *Session) string {
 	return strings.Join(names, " and ")
 }
 
-var selectResults = `SELECT idx, hma, hma3, ` + strings.Join(engine.MetricNames, ", ") + ` FROM results WHERE run_id = ? ORDER BY idx`
+// selectBatches reads a run's batches of results (resultbatch.go) by
+// their first combo.
+const selectBatches = `SELECT first_idx, last_idx, rows, data FROM result_batches WHERE run_id = ? ORDER BY first_idx`
 
-// loadRun reads the results of run rs of session ss and checks them
-// against the run's digest, read with them (q must be a transaction, so
-// that both come from one snapshot): rows that do not hash to it are
-// refused with *DigestError. A run without a digest (saved before schema
-// version 3) is read unverified.
+// loadRun reads the results of run rs of session ss, in grid order, and
+// checks them against the run's digest, read with them (q must be a
+// transaction, so that both come from one snapshot): rows that do not hash
+// to it are refused with *DigestError, a batch that cannot be decoded (or
+// that holds a combo another holds too) with *BatchError. A run without a
+// digest (saved before schema version 3) is read unverified. Every read
+// of saved results (Open, OpenRun, diff, resume) comes through here.
 func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engine.Run, error) {
 	run := &engine.Run{Backend: rs.Backend, Device: rs.Device, Precision: rs.Precision, WMA: rs.WMA, Grid: ss.Grid,
 		Status: rs.Status, Prepare: rs.Prepare, Elapsed: rs.Elapsed}
@@ -125,41 +129,48 @@ func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engi
 	if err := q.QueryRowContext(ctx, `SELECT digest FROM runs WHERE id = ?`, rs.ID).Scan(&saved); err != nil {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, selectResults, rs.ID)
+	rows, err := q.QueryContext(ctx, selectBatches, rs.ID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	vals := make([]sql.NullFloat64, len(engine.MetricNames))
-	dest := make([]any, 3+len(vals))
-	var r engine.ComboResult
-	dest[0], dest[1], dest[2] = &r.Index, &r.HMA, &r.HMA3
-	for i := range vals {
-		dest[3+i] = &vals[i]
-	}
-	run.Results = make([]engine.ComboResult, 0, rs.Done)
+	all := make([]engine.ComboResult, 0, max(0, min(rs.Done, ss.Grid.Len())))
+	var (
+		starts, firsts, sizes []int // per batch read: where its rows start in all, its first_idx and rows
+		first, last, n        int
+		blob                  sql.RawBytes
+		sum                   digest
+	)
 	verify := saved != nil
-	var sum digest
 	buf := make([]byte, 0, rowBytes)
-	ms := make([]float64, len(vals))
+	ms := make([]float64, len(engine.MetricNames))
 	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(&first, &last, &n, &blob); err != nil {
 			return nil, err
 		}
-		for i, name := range engine.MetricNames {
-			ms[i] = fromNull(vals[i])
-			r.SetValue(name, ms[i])
+		start := len(all)
+		if all, err = decodeBatch(all, blob, first, last, n, ss.Grid); err != nil {
+			return nil, &BatchError{ID: ss.ID, Precision: rs.Precision, First: first, Rows: n, Err: err}
 		}
 		if verify {
-			sum.add(buf, r.Index, r.HMA, r.HMA3, ms)
+			for i := start; i < len(all); i++ {
+				r := &all[i]
+				metricValues(ms, r)
+				sum.add(buf, r.Index, r.HMA, r.HMA3, ms)
+			}
 		}
-		run.Results = append(run.Results, r)
+		starts, firsts, sizes = append(starts, start), append(firsts, first), append(sizes, n)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	if verify && (len(saved) != len(sum) || digest(saved) != sum) {
-		return nil, &DigestError{ID: ss.ID, Precision: rs.Precision, Rows: len(run.Results)}
+		return nil, &DigestError{ID: ss.ID, Precision: rs.Precision, Rows: len(all)}
+	}
+	var dup int
+	if run.Results, dup = inIndexOrder(all, starts); dup >= 0 {
+		return nil, &BatchError{ID: ss.ID, Precision: rs.Precision, First: firsts[dup], Rows: sizes[dup],
+			Err: errors.New("it holds a combo another batch holds too")}
 	}
 	missing := ss.Grid.Len() - len(run.Results)
 	switch {

@@ -107,6 +107,9 @@ func (s *Store) Resume(ctx context.Context, id int64, st *engine.Study, opt Resu
 	for _, p := range keep {
 		w.keep(p) // recorded complete: its saved state stays as it is
 	}
+	for p, run := range prior {
+		w.savedBefore(p, run.Results)
+	}
 	rs := *st
 	rs.Note = note // the session's own note, not the rebuilt study's
 	rep, runErr := engine.RunStudy(ctx, &rs, engine.StudyOptions{

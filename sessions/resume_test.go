@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -199,4 +200,110 @@ func TestResumeLaneSavedNotFinished(t *testing.T) {
 	if !reflect.DeepEqual(got.Parity, full.Parity) {
 		t.Errorf("parity after resume differs from the uninterrupted study's")
 	}
+}
+
+// TestResumeAfterOverlappingBatches: a run saved as batches that overlap
+// (each holding chunks that lanes computed side by side, so the batches'
+// ranges interleave), interrupted, and resumed, the resume's batches
+// filling the holes between them: every read has the combos in grid order,
+// each the uninterrupted study's, and the resume refuses nothing saved.
+func TestResumeAfterOverlappingBatches(t *testing.T) {
+	bg := context.Background()
+	ds := btcusdt(t, 3000)
+	st := newStudy(t, ds, "10:100:10", "12:96:12", engine.FP64) // 80 combos
+	full, err := engine.RunStudy(bg, st, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	computed := full.Run(engine.FP64).Results
+	s := openStore(t, "")
+	w, err := begin(bg, s, st, origin(3000), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.BatchRows, w.BatchAge = 1<<20, time.Hour // a batch at each Flush
+	chunk := func(lo, hi int) []engine.ComboResult { return computed[lo:hi] }
+	var saved []int
+	for _, batch := range [][][2]int{{{40, 44}, {0, 4}}, {{60, 62}, {4, 8}, {20, 22}}, {{10, 12}}} {
+		for _, c := range batch {
+			if err := w.Save(engine.FP64, chunk(c[0], c[1])); err != nil {
+				t.Fatal(err)
+			}
+			for i := c[0]; i < c[1]; i++ {
+				saved = append(saved, i)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(saved)
+	cut := &engine.Run{Backend: "reference", Precision: engine.FP64, Grid: st.Grid, Status: engine.StatusCancelled, Err: context.Canceled}
+	if err := w.Finish(&engine.Report{Runs: []*engine.Run{cut}}, context.Canceled); err != nil {
+		t.Fatal(err)
+	}
+	db := rawSQL(t, s.Path())
+	rid := runID(t, db, w.ID(), engine.FP64)
+	batches := readBatches(t, db, rid)
+	if len(batches) != 3 || batches[0].last < batches[1].first {
+		t.Fatalf("batches %+v: want 3 that overlap", batches)
+	}
+	got, err := s.Open(bg, w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := got.Runs[0].Results
+	if len(rs) != len(saved) {
+		t.Fatalf("%d combos read, %d saved", len(rs), len(saved))
+	}
+	for i, idx := range saved {
+		if !sameResult(&rs[i], &computed[idx]) {
+			t.Fatalf("row %d: combo %d, want %d as computed", i, rs[i].Index, idx)
+		}
+	}
+
+	resumed, lanes, err := s.Resume(bg, w.ID(), st, sessions.ResumeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lanes[0].Saved != len(saved) || lanes[0].Computed != st.Grid.Len()-len(saved) {
+		t.Errorf("lane %+v: want %d saved, the rest computed", lanes[0], len(saved))
+	}
+	if n := len(readBatches(t, db, rid)); n <= 3 {
+		t.Errorf("%d batches after the resume: it added none", n)
+	}
+	for _, run := range []*engine.Run{resumed.Runs[0], mustOpenRun(t, s, w.ID(), engine.FP64)} {
+		if len(run.Results) != len(computed) {
+			t.Fatalf("%d combos after the resume, want %d", len(run.Results), len(computed))
+		}
+		for i := range computed {
+			if !sameResult(&run.Results[i], &computed[i]) {
+				t.Fatalf("row %d after the resume: combo %d, want %d as computed", i, run.Results[i].Index, i)
+			}
+		}
+	}
+}
+
+// sameResult is bit equality of two results (any NaN equal to any NaN).
+func sameResult(a, b *engine.ComboResult) bool {
+	if a.Index != b.Index || a.Combo != b.Combo {
+		return false
+	}
+	for _, name := range engine.MetricNames {
+		x, _ := a.Value(name)
+		y, _ := b.Value(name)
+		if !sameFloat(x, y) {
+			return false
+		}
+	}
+	return true
+}
+
+func mustOpenRun(t *testing.T, s *sessions.Store, id int64, p engine.Precision) *engine.Run {
+	t.Helper()
+	run, _, err := s.OpenRun(context.Background(), id, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }

@@ -4,7 +4,18 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"sweepbench/engine"
 )
+
+// migration takes the schema from one version to the next: its SQL, then,
+// when set, a step in Go, in the same transaction.
+type migration struct {
+	sql string
+	// run does what SQL cannot (v8 encodes the rows of results as
+	// batches); it sees the schema as sql left it.
+	run func(ctx context.Context, tx *sql.Tx) error
+}
 
 // migrations[v] takes the schema from version v to v+1 (PRAGMA
 // user_version); a new database runs them all. Never edit a released one:
@@ -13,11 +24,12 @@ import (
 // Conventions: times are fixed-width UTC text (timeLayout), durations
 // INTEGER nanoseconds, floats with NULL standing for NaN (SQLite stores a
 // NaN as NULL; ±Inf are stored as such). The metrics are stored bit for
-// bit (results is STRICT with ANY columns); the other floats are REAL.
-var migrations = []string{
+// bit, in blobs (result_batches, v8; before, results was STRICT with ANY
+// columns); the other floats are REAL.
+var migrations = []migration{
 	// v1: datasets, studies (one `sweepbench run`), their runs (one per
 	// precision) and every combo's metrics.
-	`
+	{sql: `
 CREATE TABLE datasets (
 	id                INTEGER PRIMARY KEY,
 	name              TEXT NOT NULL,            -- embedded:btcusdt-1m[:5000], or the file as given
@@ -119,10 +131,10 @@ CREATE TABLE results (
 	flat_bars    INTEGER NOT NULL,
 	PRIMARY KEY (run_id, idx)
 ) STRICT, WITHOUT ROWID;
-`,
+`},
 	// v2: parity reports (SPEC "Parity") between two runs: a study's own
 	// fp32 vs fp64, per combo, with the worst flips and indicator errors.
-	`
+	{sql: `
 CREATE TABLE parities (
 	id                      INTEGER PRIMARY KEY,
 	study_id                INTEGER REFERENCES studies(id) ON DELETE CASCADE, -- set for a study's own parity
@@ -192,18 +204,18 @@ CREATE TABLE indicator_errors (
 	bar       INTEGER NOT NULL,
 	PRIMARY KEY (parity_id, rank)
 ) WITHOUT ROWID;
-`,
+`},
 	// v3: each run's digest of its saved rows (digest.go), updated in the
 	// transaction of every batch. NULL for a run saved before v3: it is
 	// read unverified, as before.
-	`
+	{sql: `
 ALTER TABLE runs ADD COLUMN digest BLOB;
-`,
+`},
 	// v4: the LEAN security type a study's data was loaded as, when its
 	// path does not say ('' = from the path); how a dataset was read (the
 	// summary states it) and the calendar its bars follow (the derived
 	// bars per year follows it). Defaults are what a v2 session knew.
-	`
+	{sql: `
 ALTER TABLE studies ADD COLUMN lean_asset TEXT NOT NULL DEFAULT '';
 ALTER TABLE datasets ADD COLUMN files INTEGER NOT NULL DEFAULT 1;       -- files read (a folder or glob: more)
 ALTER TABLE datasets ADD COLUMN price_scale REAL NOT NULL DEFAULT 0;    -- prices were divided by it; 0 = not recorded
@@ -213,25 +225,44 @@ ALTER TABLE datasets ADD COLUMN convention TEXT NOT NULL DEFAULT '';    -- e.g. 
 ALTER TABLE datasets ADD COLUMN dropped_at TEXT NOT NULL DEFAULT '[]';  -- JSON array: the first dropped rows' places
 ALTER TABLE datasets ADD COLUMN calendar TEXT NOT NULL DEFAULT '';      -- '24/7', 'sessions', '' = not known
 ALTER TABLE datasets ADD COLUMN calendar_why TEXT NOT NULL DEFAULT '';
-`,
+`},
 	// v5: the window of bars a study selected (--from, --to, as given;
 	// '' = no bound, what every earlier session swept).
-	`
+	{sql: `
 ALTER TABLE studies ADD COLUMN window_from TEXT NOT NULL DEFAULT '';
 ALTER TABLE studies ADD COLUMN window_to TEXT NOT NULL DEFAULT '';
-`,
+`},
 	// v6: the study's robustness summary (engine/robust's Summary as JSON,
 	// '' = none was computed).
-	`
+	{sql: `
 ALTER TABLE studies ADD COLUMN robustness TEXT NOT NULL DEFAULT '';
-`,
+`},
 	// v7: what "best" meant for the study's top lists and robustness
 	// (--objective, '' = sharpe) and its constraints (0 = none).
-	`
+	{sql: `
 ALTER TABLE studies ADD COLUMN objective TEXT NOT NULL DEFAULT '';
 ALTER TABLE studies ADD COLUMN min_trades INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE studies ADD COLUMN max_drawdown REAL NOT NULL DEFAULT 0;
-`,
+`},
+	// v8: results stored a batch at a time, one blob per batch
+	// (resultbatch.go), instead of a row per combo: the rows of results
+	// move into batches (resultsToBatches) and the table goes. Not WITHOUT
+	// ROWID, unlike the other tables of rows: a WITHOUT ROWID table is a
+	// B-tree of whole records, and SQLite reads a record that overflowed
+	// its page (a blob of kilobytes) in full to compare keys with it while
+	// it finds the place of an insert, which made inserting a batch read
+	// the blobs next to it. Here the blobs sit in the rowid B-tree, in the
+	// order they were saved, and the primary key is an index beside it.
+	{sql: `
+CREATE TABLE result_batches (
+	run_id    INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+	first_idx INTEGER NOT NULL,                     -- grid index of the batch's first combo (rows are in index order)
+	last_idx  INTEGER NOT NULL,                     -- of its last
+	rows      INTEGER NOT NULL CHECK (rows > 0),    -- combos in the batch
+	data      BLOB NOT NULL,                        -- the rows, encoded (resultbatch.go)
+	PRIMARY KEY (run_id, first_idx)
+) STRICT;
+`, run: resultsToBatches},
 }
 
 // digestSchema is the first schema version whose runs carry a digest.
@@ -281,8 +312,14 @@ func migrateOne(ctx context.Context, db *sql.DB, target int) error {
 	if v >= target || v >= len(migrations) {
 		return nil // another process got there first
 	}
-	if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+	m := migrations[v]
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("schema migration %d -> %d: %w", v, v+1, err)
+	}
+	if m.run != nil {
+		if err := m.run(ctx, tx); err != nil {
+			return fmt.Errorf("schema migration %d -> %d: %w", v, v+1, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
 		return err
@@ -294,4 +331,111 @@ func userVersion(ctx context.Context, db *sql.DB) (int, error) {
 	var v int
 	err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
 	return v, err
+}
+
+// resultsToBatches is v8's step: every run's rows of results, in index
+// order, go into result_batches as batches of maxBlobRows, bit for
+// bit (a NULL metric, NaN, as the NaN the store read it as), and results
+// is dropped. Runs keep their digests: a digest is taken over the same
+// bytes from the batches. A combo's lengths are not kept but come from its
+// study's grid, as they do when a batch is read: they are the lengths its
+// digest was taken over, even where the stored ones were changed since. A
+// row whose index is outside the grid (only an edit makes one) is left
+// out, and its run then fails its digest.
+func resultsToBatches(ctx context.Context, tx *sql.Tx) error {
+	type run struct {
+		id   int64
+		grid engine.Grid
+	}
+	var runs []run
+	rows, err := tx.QueryContext(ctx, `SELECT r.id, s.hma_start, s.hma_stop, s.hma_step, s.hma3_start, s.hma3_stop, s.hma3_step
+		FROM runs r JOIN studies s ON s.id = r.study_id ORDER BY r.id`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var r run
+		g := &r.grid
+		if err := rows.Scan(&r.id, &g.HMA.Start, &g.HMA.Stop, &g.HMA.Step, &g.HMA3.Start, &g.HMA3.Stop, &g.HMA3.Step); err != nil {
+			rows.Close()
+			return err
+		}
+		runs = append(runs, r)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	insert, err := tx.PrepareContext(ctx, insertBatch)
+	if err != nil {
+		return err
+	}
+	defer insert.Close()
+	// The columns of results by their SPEC names: a count scanned as an
+	// integer (exact past 2^53), a float as a nullable float.
+	query := `SELECT idx`
+	for _, c := range &resultColumns {
+		query += ", " + c.name
+	}
+	query += ` FROM results WHERE run_id = ? ORDER BY idx`
+	batch := make([]engine.ComboResult, 0, maxBlobRows)
+	var blob []byte
+	flush := func(runID int64) error {
+		if len(batch) == 0 {
+			return nil
+		}
+		blob = appendBatch(blob[:0], batch)
+		_, err := insert.ExecContext(ctx, runID, batch[0].Index, batch[len(batch)-1].Index, len(batch), blob)
+		batch = batch[:0]
+		return err
+	}
+	floats := make([]sql.NullFloat64, len(resultColumns))
+	counts := make([]int64, len(resultColumns))
+	dest := make([]any, 1+len(resultColumns))
+	var idx int64
+	dest[0] = &idx
+	for i, c := range &resultColumns {
+		if c.float != nil {
+			dest[1+i] = &floats[i]
+		} else {
+			dest[1+i] = &counts[i]
+		}
+	}
+	for _, r := range runs {
+		n := int64(r.grid.Len())
+		rows, err := tx.QueryContext(ctx, query, r.id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return err
+			}
+			if idx < 0 || idx >= n {
+				continue
+			}
+			row := engine.ComboResult{Index: int(idx), Combo: r.grid.At(int(idx))}
+			for i, c := range &resultColumns {
+				if c.float != nil {
+					*c.float(&row.Metrics) = fromNull(floats[i])
+				} else {
+					*c.count(&row.Metrics) = int(counts[i])
+				}
+			}
+			if batch = append(batch, row); len(batch) == maxBlobRows {
+				if err := flush(r.id); err != nil {
+					rows.Close()
+					return err
+				}
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if err := flush(r.id); err != nil {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `DROP TABLE results`)
+	return err
 }

@@ -2,9 +2,12 @@ package sessions
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -30,13 +33,20 @@ func rawDB(t *testing.T, path string) *sql.DB {
 
 func testStudy(t *testing.T, n int, precs ...engine.Precision) *engine.Study {
 	t.Helper()
+	return studyOn(t, n, engine.Grid{HMA: engine.Range{Start: 10, Stop: 30, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 36, Step: 12}}, precs...)
+}
+
+// studyOn is a reference-backend study of grid g on the first n bars of
+// the embedded BTC/USDT minutes.
+func studyOn(t testing.TB, n int, g engine.Grid, precs ...engine.Precision) *engine.Study {
+	t.Helper()
 	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ds.Bars = ds.Bars.Slice(0, n)
 	ds.Info.Bars, ds.Info.Last, ds.Info.Name = n, ds.Bars.Last(), fmt.Sprintf("embedded:btcusdt-1m[:%d]", n)
-	st := &engine.Study{Dataset: ds, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 30, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 36, Step: 12}},
+	st := &engine.Study{Dataset: ds, Grid: g,
 		Precisions: precs, Backend: reference.New(),
 		Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: engine.BarsPerYear(ds.Info.MedianSpacing)}}
 	if err := st.Validate(); err != nil {
@@ -132,7 +142,8 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 // saveAsOld saves st into db, a database at an older schema version, as
 // that version's code would have: the current code saves it into a
 // scratch database, and the rows are copied into db less the columns
-// db's tables do not have yet.
+// db's tables do not have yet; before v8, the results go in as a row of
+// results per combo (oldResults).
 func saveAsOld(t *testing.T, db *sql.DB, st *engine.Study) (*engine.Report, int64) {
 	t.Helper()
 	scratch := filepath.Join(t.TempDir(), "scratch.db")
@@ -151,7 +162,7 @@ func saveAsOld(t *testing.T, db *sql.DB, st *engine.Study) (*engine.Report, int6
 	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS scratch", scratch); err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range []string{"datasets", "studies", "runs", "results", "parities", "parity_combos", "flips", "indicator_errors"} {
+	for _, table := range []string{"datasets", "studies", "runs", "results", "result_batches", "parities", "parity_combos", "flips", "indicator_errors"} {
 		rows, err := conn.QueryContext(ctx, "SELECT name FROM pragma_table_info(?, 'main') WHERE name IN (SELECT name FROM pragma_table_info(?, 'scratch'))", table, table)
 		if err != nil {
 			t.Fatal(err)
@@ -176,7 +187,44 @@ func saveAsOld(t *testing.T, db *sql.DB, st *engine.Study) (*engine.Report, int6
 	if _, err := conn.ExecContext(ctx, "DETACH DATABASE scratch"); err != nil {
 		t.Fatal(err)
 	}
+	var old int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE name = 'results'").Scan(&old); err != nil {
+		t.Fatal(err)
+	}
+	if old == 1 {
+		for _, run := range rep.Runs {
+			var rid int64
+			if err := conn.QueryRowContext(ctx, `SELECT id FROM runs WHERE study_id = ? AND precision = ?`, id, run.Precision.String()).Scan(&rid); err != nil {
+				t.Fatal(err)
+			}
+			oldResults(t, conn, rid, run.Results)
+		}
+	}
 	return rep, id
+}
+
+// oldResults inserts rs into the results table of a database before v8,
+// as the writer of v1 to v7 did: a row per combo, a metric by its SPEC
+// name, NaN as NULL, a count as an integer.
+func oldResults(t *testing.T, conn *sql.Conn, rid int64, rs []engine.ComboResult) {
+	t.Helper()
+	q := `INSERT INTO results (run_id, idx, hma, hma3, ` + strings.Join(engine.MetricNames, ", ") + `) VALUES (?, ?, ?, ?` +
+		strings.Repeat(", ?", len(engine.MetricNames)) + `)`
+	for _, r := range rs {
+		args := []any{rid, r.Index, r.HMA, r.HMA3}
+		for _, name := range engine.MetricNames {
+			v, _ := r.Value(name)
+			switch name {
+			case "total_trades", "long_bars", "short_bars", "flat_bars":
+				args = append(args, int64(v))
+			default:
+				args = append(args, nullable(v))
+			}
+		}
+		if _, err := conn.ExecContext(context.Background(), q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestNewerSchemaRefused(t *testing.T) {
@@ -193,15 +241,37 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 }
 
-// TestResultColumnsAreMetricNames: the results table has a column for
-// every SPEC metric, by its SPEC name (the SQL is built from MetricNames).
+// TestResultColumnsAreMetricNames: a batch's columns (resultColumns) are
+// the SPEC metrics by their SPEC names, in engine.MetricNames order, each
+// reaching the field Metrics.Value and SetValue reach by that name; and
+// result_batches has the columns the writer and the reader use.
 func TestResultColumnsAreMetricNames(t *testing.T) {
+	if len(resultColumns) != len(engine.MetricNames) {
+		t.Fatalf("%d columns, %d metrics", len(resultColumns), len(engine.MetricNames))
+	}
+	for i, c := range &resultColumns {
+		if c.name != engine.MetricNames[i] || (c.float == nil) == (c.count == nil) {
+			t.Errorf("column %d: %q (float %v, count %v), want metric %q", i, c.name, c.float != nil, c.count != nil, engine.MetricNames[i])
+			continue
+		}
+		var m engine.Metrics
+		m.SetValue(c.name, 12345)
+		got := 0.0
+		if c.float != nil {
+			got = *c.float(&m)
+		} else {
+			got = float64(*c.count(&m))
+		}
+		if got != 12345 {
+			t.Errorf("column %q reads %v where SetValue wrote 12345", c.name, got)
+		}
+	}
 	s, err := Open(filepath.Join(t.TempDir(), "sessions.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	rows, err := s.db.Query(`SELECT name FROM pragma_table_info('results') ORDER BY cid`)
+	rows, err := s.db.Query(`SELECT name FROM pragma_table_info('result_batches') ORDER BY cid`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,9 +282,8 @@ func TestResultColumnsAreMetricNames(t *testing.T) {
 		rows.Scan(&c)
 		cols = append(cols, c)
 	}
-	want := append([]string{"run_id", "idx", "hma", "hma3"}, engine.MetricNames...)
-	if !reflect.DeepEqual(cols, want) {
-		t.Errorf("results columns %v, want %v", cols, want)
+	if want := []string{"run_id", "first_idx", "last_idx", "rows", "data"}; !reflect.DeepEqual(cols, want) {
+		t.Errorf("result_batches columns %v, want %v", cols, want)
 	}
 }
 
@@ -347,4 +416,182 @@ func TestZombieIsDead(t *testing.T) {
 	if got := s.liveness(process{Host: s.self.Host, PID: p.Pid}); got != dead {
 		t.Errorf("liveness of a zombie: %v, want dead", got)
 	}
+}
+
+// TestMigrateResultsToBatches opens a v7 database, whose results table
+// holds a row per combo, with this version: a real study's rows (5,000
+// fp64 combos, so more than one batch) with some set by hand to the values
+// hardest to keep (NaN, stored as NULL; -0; ±Inf; the extremes of a
+// float64; counts past 2^53) and one deleted (an interrupted run). After
+// the migration results is gone, the rows are in result_batches and read
+// back bit for bit, and the run's digest, recomputed here from the v7 rows
+// by its definition, verifies. A row whose stored lengths were changed
+// after it was saved (the fp32 run's) reads with its grid's, which its
+// digest was taken over: lengths are not stored any more.
+func TestMigrateResultsToBatches(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	db := rawDB(t, path)
+	if err := migrate(ctx, db, 7); err != nil {
+		t.Fatal(err)
+	}
+	g := engine.Grid{HMA: engine.Range{Start: 10, Stop: 109, Step: 1}, HMA3: engine.Range{Start: 12, Stop: 108, Step: 2}} // 100 x 49
+	_, id := saveAsOld(t, db, studyOn(t, 2000, g, engine.FP64, engine.FP32))
+	var rid, rid32 int64
+	if err := db.QueryRow(`SELECT id FROM runs WHERE study_id = ? AND precision = 'fp64'`, id).Scan(&rid); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT id FROM runs WHERE study_id = ? AND precision = 'fp32'`, id).Scan(&rid32); err != nil {
+		t.Fatal(err)
+	}
+	set := func(idx int, col string, v any) {
+		t.Helper()
+		if _, err := db.Exec(`UPDATE results SET `+col+` = ? WHERE run_id = ? AND idx = ?`, v, rid, idx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	negZero := math.Copysign(0, -1)
+	for col, v := range map[string]any{"total_return": nil, "cagr": negZero, "sharpe": math.Inf(1), "sortino": math.Inf(-1),
+		"max_drawdown": math.MaxFloat64, "calmar": math.SmallestNonzeroFloat64, "win_rate": -math.MaxFloat64, "var_95": nil,
+		"cvar_95": negZero, "omega": math.Inf(1), "total_trades": int64(1)<<62 + 1, "long_bars": int64(math.MaxInt64),
+		"short_bars": int64(0), "flat_bars": int64(1)<<53 + 1} {
+		set(0, col, v)
+		set(4096, col, v) // the first row of the second batch
+	}
+	set(4095, "sharpe", nil)
+	set(4095, "total_trades", int64(9007199254740993)) // 2^53 + 1: not a float64
+	if _, err := db.Exec(`DELETE FROM results WHERE run_id = ? AND idx = 77`, rid); err != nil {
+		t.Fatal(err)
+	}
+	want := v7Rows(t, db, rid)
+	if len(want) != g.Len()-1 {
+		t.Fatalf("%d rows in the v7 run, want %d", len(want), g.Len()-1)
+	}
+	if _, err := db.Exec(`UPDATE runs SET digest = ?, done = ? WHERE id = ?`, v7Digest(want), len(want), rid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE results SET hma3 = hma3 + 2 WHERE run_id = ? AND idx = 5`, rid32); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var tables, batches, rows int
+	if err := s.db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = 'results'`).Scan(&tables); err != nil || tables != 0 {
+		t.Errorf("results after the migration: %d tables (%v), want none", tables, err)
+	}
+	if err := s.db.QueryRow(`SELECT count(*), sum(rows) FROM result_batches WHERE run_id = ?`, rid).Scan(&batches, &rows); err != nil {
+		t.Fatal(err)
+	}
+	if batches != 2 || rows != len(want) {
+		t.Errorf("the fp64 run: %d batches of %d rows, want 2 of %d", batches, rows, len(want))
+	}
+	run, ss, err := s.OpenRun(ctx, id, engine.FP64)
+	if err != nil {
+		t.Fatalf("the migrated fp64 run: %v", err)
+	}
+	if ss.Run(engine.FP64).Done != len(want) || len(run.Results) != len(want) {
+		t.Fatalf("%d rows read (%d done), want %d", len(run.Results), ss.Run(engine.FP64).Done, len(want))
+	}
+	for i, w := range want {
+		got := &run.Results[i]
+		if got.Index != w.idx || got.HMA != w.hma || got.HMA3 != w.hma3 {
+			t.Fatalf("row %d: combo %d (%d, %d), want %d (%d, %d)", i, got.Index, got.HMA, got.HMA3, w.idx, w.hma, w.hma3)
+		}
+		for j, c := range &resultColumns {
+			if c.count != nil {
+				if v := int64(*c.count(&got.Metrics)); v != w.counts[j] {
+					t.Errorf("combo %d %s: %d, want %d", w.idx, c.name, v, w.counts[j])
+				}
+				continue
+			}
+			v := *c.float(&got.Metrics)
+			if wv := w.floats[j]; !wv.Valid && !math.IsNaN(v) || wv.Valid && math.Float64bits(v) != math.Float64bits(wv.Float64) {
+				t.Errorf("combo %d %s: %v (%#x), want %v", w.idx, c.name, v, math.Float64bits(v), wv)
+			}
+		}
+	}
+	run32, _, err := s.OpenRun(ctx, id, engine.FP32)
+	if err != nil {
+		t.Fatalf("the fp32 run with a changed hma3: %v", err)
+	}
+	if c := run32.Results[5].Combo; c != g.At(5) {
+		t.Errorf("the fp32 run's combo 5 reads %+v, want the grid's %+v", c, g.At(5))
+	}
+}
+
+// v7Row is a row of results as SQL holds it.
+type v7Row struct {
+	idx, hma, hma3 int
+	floats         []sql.NullFloat64 // by resultColumns; NULL is NaN
+	counts         []int64
+}
+
+func v7Rows(t *testing.T, db *sql.DB, rid int64) []v7Row {
+	t.Helper()
+	rows, err := db.Query(`SELECT idx, hma, hma3, `+strings.Join(engine.MetricNames, ", ")+` FROM results WHERE run_id = ? ORDER BY idx`, rid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []v7Row
+	for rows.Next() {
+		r := v7Row{floats: make([]sql.NullFloat64, len(engine.MetricNames)), counts: make([]int64, len(engine.MetricNames))}
+		dest := []any{&r.idx, &r.hma, &r.hma3}
+		for j, name := range engine.MetricNames {
+			switch name {
+			case "total_trades", "long_bars", "short_bars", "flat_bars":
+				dest = append(dest, &r.counts[j])
+			default:
+				dest = append(dest, &r.floats[j])
+			}
+		}
+		if err := rows.Scan(dest...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// v7Digest is the digest of rows by its definition (digest.go), written
+// out here: the SHA-256 of idx, hma, hma3 as int64 and each metric as
+// float64 bits (a count converted, NULL as 0x7ff8000000000000),
+// little-endian, summed as four uint64 words.
+func v7Digest(rows []v7Row) []byte {
+	var sum [4]uint64
+	for _, r := range rows {
+		var enc []byte
+		for _, v := range []int{r.idx, r.hma, r.hma3} {
+			enc = binary.LittleEndian.AppendUint64(enc, uint64(v))
+		}
+		for j, name := range engine.MetricNames {
+			bits := uint64(0x7ff8000000000000)
+			switch name {
+			case "total_trades", "long_bars", "short_bars", "flat_bars":
+				bits = math.Float64bits(float64(r.counts[j]))
+			default:
+				if r.floats[j].Valid {
+					bits = math.Float64bits(r.floats[j].Float64)
+				}
+			}
+			enc = binary.LittleEndian.AppendUint64(enc, bits)
+		}
+		h := sha256.Sum256(enc)
+		for w := range sum {
+			sum[w] += binary.LittleEndian.Uint64(h[8*w:])
+		}
+	}
+	var out []byte
+	for _, w := range sum {
+		out = binary.LittleEndian.AppendUint64(out, w)
+	}
+	return out
 }

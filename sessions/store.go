@@ -4,8 +4,9 @@
 // short queue and a goroutine that commits) so that a dropped SSH
 // connection or a kill -9 loses only the few batches not yet committed, and
 // read back as an engine.Report for `sessions show`, `export`, `diff` and the
-// TUI's sessions browser. Each run's rows carry a digest (digest.go),
-// checked whenever they are read.
+// TUI's sessions browser. A run's results are stored a batch at a time,
+// each batch one blob of its rows (resultbatch.go), and carry a digest
+// (digest.go), checked whenever they are read.
 //
 // The file is opened in WAL mode (readers never block the writer), with a
 // busy timeout and foreign keys on; its schema is versioned with PRAGMA

@@ -35,15 +35,17 @@ const QueueDepth = 2
 // Saving runs beside the sweep: Save only copies the chunk into a buffer
 // and, when the buffer is a batch, queues it (at most QueueDepth batches
 // wait) for a goroutine that commits them, each in a transaction of its
-// own, or several at once when it fell behind (up to QueueDepth+1). The
-// sweep waits for SQLite only when the queue is full. Finish must be
-// called once the study ends: it drains the queue and stops the
-// goroutine. A kill -9 loses
-// what is not committed: the buffer being filled (under one batch or one
-// chunk), the batches waiting and the transaction being committed: at
-// most 2*QueueDepth+2 batches, 3,072 combos at the default batch size for
-// CPU-sized chunks (a GPU hands over larger chunks, each one batch). A
-// resume computes them again.
+// own, or several at once when it fell behind (up to QueueDepth+1). A
+// batch is stored as one blob per precision (resultbatch.go): about 90
+// bytes and 0.75 us of CPU a combo in all, the digest's hashes taken on
+// another goroutine (docs/PERFORMANCE.md, "Saving beside the sweep"). The sweep waits for SQLite only when the
+// queue is full. Finish must be called once the study ends: it drains the
+// queue and stops the goroutine. A kill -9 loses what is not committed:
+// the buffer being filled (under one batch or one chunk), the batches
+// waiting and the transaction being committed: at most 2*QueueDepth+2
+// batches, 3,072 combos at the default batch size for CPU-sized chunks (a
+// GPU hands over larger chunks, each one batch). A resume computes them
+// again.
 type Writer struct {
 	s    *Store
 	id   int64
@@ -60,8 +62,9 @@ type Writer struct {
 	// batch is queued under it, so that Flush's marker follows every
 	// batch handed off before it). The committer never takes it.
 	mu       sync.Mutex
-	kept     map[engine.Precision]bool // runs Finish leaves as saved (a resume's complete lanes)
-	pending  []part                    // the buffer: one part per precision, in arrival order
+	kept     map[engine.Precision]bool  // runs Finish leaves as saved (a resume's complete lanes)
+	prior    map[engine.Precision]spans // the combos a resume found saved, until the lane takes them
+	pending  []part                     // the buffer: one part per precision, in arrival order
 	npending int
 	last     time.Time // of the last hand-off
 	seen     map[engine.Precision]time.Time
@@ -102,7 +105,8 @@ type lane struct {
 	best         float64 // NaN until a Sharpe is seen
 	bestIdx      int
 	digest       digest
-	hasDigest    bool // false for a run saved before digests (NULL): it stays unverified
+	hasDigest    bool  // false for a run saved before digests (NULL): it stays unverified
+	saved        spans // the combos saved (after a failed commit, tried): a combo is saved once
 }
 
 func newWriter(s *Store, id int64, g engine.Grid, backend string, wma engine.Formulation) *Writer {
@@ -121,6 +125,20 @@ func (w *Writer) keep(p engine.Precision) {
 		w.kept = map[engine.Precision]bool{}
 	}
 	w.kept[p] = true
+}
+
+// savedBefore tells the writer of a resumed study which combos of the run
+// of precision p are saved (rs, in index order): saving one of them again
+// fails. Called before the first Save.
+func (w *Writer) savedBefore(p engine.Precision, rs []engine.ComboResult) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.prior == nil {
+		w.prior = map[engine.Precision]spans{}
+	}
+	var s spans
+	s.addRows(rs)
+	w.prior[p] = s
 }
 
 // ID is the session id of the study being written.
@@ -260,6 +278,16 @@ func (w *Writer) handOffLocked(ack chan struct{}) {
 // After a failure it only drains the queue (the batches are refused).
 func (w *Writer) commit() {
 	defer close(w.done)
+	// One connection for every commit: SQLite drops a connection's page
+	// cache when another one wrote the file since its last transaction, so
+	// commits that took turns on the pool's connections read the pages
+	// they update again each time.
+	conn, err := w.s.db.Conn(context.Background())
+	if err != nil {
+		w.fail(err)
+	} else {
+		defer conn.Close()
+	}
 	for b := range w.queue {
 		group := []*batch{b}
 	join:
@@ -275,7 +303,7 @@ func (w *Writer) commit() {
 			}
 		}
 		if w.Err() == nil {
-			if err := w.commitGroup(group); err != nil {
+			if err := w.commitGroup(conn, group); err != nil {
 				w.fail(err)
 			}
 		}
@@ -332,37 +360,18 @@ func (w *Writer) fail(err error) {
 	}
 }
 
-// insertBlock rows go in one INSERT statement: the per-statement cost of
-// the driver, not SQLite, dominates single-row inserts.
-const insertBlock = 64
-
-// insertResults is the INSERT of n result rows. A combo is saved once
-// (a resume skips those saved): a second row for it fails the batch
-// rather than replace the first, so that the run's digest, a sum over its
+// insertBatch stores one blob of a run's results (resultbatch.go). A
+// combo is saved once (a resume skips those saved): a batch that holds one
+// again fails (the lane's spans, and the primary key for a batch saved
+// twice) rather than add it, so that the run's digest, a sum over its
 // rows, stays the digest of the rows in the table.
-func insertResults(n int) string {
-	row := "(?, ?, ?, ?" + strings.Repeat(", ?", len(engine.MetricNames)) + ")"
-	return `INSERT INTO results (run_id, idx, hma, hma3, ` + strings.Join(engine.MetricNames, ", ") + `) VALUES ` +
-		strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
-}
-
-var insertResultsBlock = insertResults(insertBlock)
-
-// resultArgs appends the values of one row of results: r with its
-// metrics ms (metricValues).
-func resultArgs(args []any, runID int64, r *engine.ComboResult, ms []float64) []any {
-	args = append(args, runID, r.Index, r.HMA, r.HMA3)
-	for _, v := range ms {
-		args = append(args, nullable(v))
-	}
-	return args
-}
+const insertBatch = `INSERT INTO result_batches (run_id, first_idx, last_idx, rows, data) VALUES (?, ?, ?, ?, ?)`
 
 // commitGroup commits the batches of group in one transaction: their
 // rows, and per run the count, time, best Sharpe and digest they add. A
 // panic in the driver becomes the error (it would otherwise kill the
 // process, the study with it).
-func (w *Writer) commitGroup(group []*batch) (err error) {
+func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 	var created []*lane // run rows this transaction made: gone if it fails
 	defer func() {
 		if r := recover(); r != nil {
@@ -376,7 +385,7 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 	}()
 	ctx := context.Background() // a cancelled sweep still saves what it computed
 	now := time.Now()
-	tx, err := w.s.db.BeginTx(ctx, nil)
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -391,10 +400,13 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 	}
 	var gains []*gain
 	gainOf := map[engine.Precision]*gain{}
-	var block *sql.Stmt // prepared on first use
-	args := make([]any, 0, insertBlock*(4+len(engine.MetricNames)))
-	buf := make([]byte, 0, rowBytes)
-	ms := make([]float64, len(engine.MetricNames))
+	// A part of a batch: one precision's rows.
+	type piece struct {
+		g    *gain
+		rows []engine.ComboResult
+		sum  digest // of its rows, when the run has a digest
+	}
+	var pieces []*piece
 	for _, b := range group {
 		for _, pt := range b.parts {
 			g := gainOf[pt.p]
@@ -411,41 +423,71 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 				gainOf[pt.p] = g
 				gains = append(gains, g)
 			}
-			rows := pt.rows
-			for lo := 0; lo < len(rows); lo += insertBlock {
-				hi := min(lo+insertBlock, len(rows))
-				args = args[:0]
-				for i := lo; i < hi; i++ {
-					r := &rows[i]
-					metricValues(ms, r)
-					args = resultArgs(args, g.ln.runID, r, ms)
-					if g.ln.hasDigest {
-						g.digest.add(buf, r.Index, r.HMA, r.HMA3, ms)
-					}
-				}
-				if hi-lo == insertBlock {
-					if block == nil {
-						if block, err = tx.PrepareContext(ctx, insertResultsBlock); err != nil {
-							return err
-						}
-						defer block.Close()
-					}
-					_, err = block.ExecContext(ctx, args...)
-				} else {
-					_, err = tx.ExecContext(ctx, insertResults(hi-lo), args...)
-				}
-				if err != nil {
-					return err
-				}
+			if err := sortBatch(pt.rows, w.grid); err != nil {
+				return fmt.Errorf("the %s run: %w", pt.p, err)
 			}
-			for i := range rows {
-				r := &rows[i]
-				if s := r.Sharpe; !math.IsNaN(s) && (math.IsNaN(g.best) || s > g.best || s == g.best && r.Index < g.bestIdx) {
-					g.best, g.bestIdx = s, r.Index
-				}
+			if dup, ok := g.ln.saved.addRows(pt.rows); !ok {
+				return fmt.Errorf("the %s run: combo %d is saved already", pt.p, dup)
 			}
-			g.rows += len(rows)
+			pieces = append(pieces, &piece{g: g, rows: pt.rows})
 		}
+	}
+	// The digest's hashes, a third of a commit's CPU, are taken beside the
+	// encoding and the inserts: on another core, when one is free (a GPU
+	// sweep's host, or once a fast sweep is done).
+	var hashing sync.WaitGroup
+	var hashErr error
+	hashing.Go(func() {
+		defer func() {
+			if r := recover(); r != nil {
+				hashErr = fmt.Errorf("panic while hashing: %v", r)
+			}
+		}()
+		buf := make([]byte, 0, rowBytes)
+		ms := make([]float64, len(engine.MetricNames))
+		for _, pc := range pieces {
+			if !pc.g.ln.hasDigest {
+				continue
+			}
+			for i := range pc.rows {
+				r := &pc.rows[i]
+				metricValues(ms, r)
+				pc.sum.add(buf, r.Index, r.HMA, r.HMA3, ms)
+			}
+		}
+	})
+	defer hashing.Wait() // the rows are the hashing's until it is done
+	var insert *sql.Stmt // prepared on first use
+	var blob []byte
+	for _, pc := range pieces {
+		g, rows := pc.g, pc.rows
+		if insert == nil {
+			if insert, err = tx.PrepareContext(ctx, insertBatch); err != nil {
+				return err
+			}
+			defer insert.Close()
+		}
+		for lo := 0; lo < len(rows); lo += maxBlobRows {
+			part := rows[lo:min(lo+maxBlobRows, len(rows))]
+			blob = appendBatch(blob[:0], part)
+			if _, err := insert.ExecContext(ctx, g.ln.runID, part[0].Index, part[len(part)-1].Index, len(part), blob); err != nil {
+				return err
+			}
+		}
+		for i := range rows {
+			r := &rows[i]
+			if s := r.Sharpe; !math.IsNaN(s) && (math.IsNaN(g.best) || s > g.best || s == g.best && r.Index < g.bestIdx) {
+				g.best, g.bestIdx = s, r.Index
+			}
+		}
+		g.rows += len(rows)
+	}
+	hashing.Wait()
+	if hashErr != nil {
+		return hashErr
+	}
+	for _, pc := range pieces {
+		pc.g.digest.plus(&pc.sum)
 	}
 	for _, g := range gains {
 		ln := g.ln
@@ -484,7 +526,7 @@ func (w *Writer) commitGroup(group []*batch) (err error) {
 func (w *Writer) lane(ctx context.Context, tx *sql.Tx, p engine.Precision, started time.Time) (*lane, error) {
 	ln := w.lanes[p]
 	if ln == nil {
-		ln = &lane{started: started, best: math.NaN()}
+		ln = &lane{started: started, best: math.NaN(), saved: w.prior[p]}
 		w.lanes[p] = ln
 	}
 	if ln.runID != 0 {
@@ -598,7 +640,7 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 		}
 		// The backend that computed the lane: the study's, or its fallback.
 		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = ?, backend = ?, device = ?, prepare_ns = ?, elapsed_ns = ?,
-			done = (SELECT count(*) FROM results WHERE run_id = ?), updated = ? WHERE id = ?`,
+			done = (SELECT coalesce(sum(rows), 0) FROM result_batches WHERE run_id = ?), updated = ? WHERE id = ?`,
 			string(status), msg, run.Backend, run.Device, int64(ln.priorPrepare+run.Prepare), int64(ln.priorElapsed+run.Elapsed),
 			ln.runID, fmtTime(now), ln.runID)
 		if err != nil {

@@ -80,7 +80,7 @@ func TestSaveDoesNotWaitForTheDisk(t *testing.T) {
 }
 
 // TestSaveErrorNeverStopsTheStudy breaks the database part way through a
-// study (a trigger refuses results from some combo on): the study still
+// study (a trigger refuses every batch holding some combo or a later one): the study still
 // computes every combo; the front end hears of the save error once; the
 // session is recorded failed, saying why; the rows committed before the
 // failure read back and verify against their digest. When the failure
@@ -97,7 +97,7 @@ func TestSaveErrorNeverStopsTheStudy(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := openStore(t, "")
-			mustExec(t, rawSQL(t, s.Path()), `CREATE TRIGGER refuse BEFORE INSERT ON results WHEN NEW.idx >= `+itoa(c.from)+
+			mustExec(t, rawSQL(t, s.Path()), `CREATE TRIGGER refuse BEFORE INSERT ON result_batches WHEN NEW.last_idx >= `+itoa(c.from)+
 				` BEGIN SELECT RAISE(ABORT, 'the disk is on fire'); END`)
 			st := newStudy(t, btcusdt(t, 3000), "10:600:5", "12:120:12", engine.FP64) // 1,190 combos: 3 batches
 			st.Spec.Data, st.Spec.Head = "embedded:btcusdt-1m", 3000
@@ -152,7 +152,7 @@ func TestSaveErrorNeverStopsTheStudy(t *testing.T) {
 func TestSaveRefusedAfterAFailure(t *testing.T) {
 	bg := context.Background()
 	s := openStore(t, "")
-	mustExec(t, rawSQL(t, s.Path()), `CREATE TRIGGER refuse BEFORE INSERT ON results BEGIN SELECT RAISE(ABORT, 'read-only medium'); END`)
+	mustExec(t, rawSQL(t, s.Path()), `CREATE TRIGGER refuse BEFORE INSERT ON result_batches BEGIN SELECT RAISE(ABORT, 'read-only medium'); END`)
 	st := newStudy(t, btcusdt(t, 2000), "10:20:1", "12:20:1", engine.FP64)
 	w, err := begin(bg, s, st, origin(2000), "")
 	if err != nil {
@@ -183,5 +183,60 @@ func TestSaveRefusedAfterAFailure(t *testing.T) {
 	}
 	if ss, err := s.Get(bg, w.ID()); err != nil || ss.Status != engine.StatusFailed {
 		t.Errorf("session after the failure: %v, %+v", err, ss)
+	}
+}
+
+// TestSaveRefusesWhatABatchCannotHold: a combo saved again (a chunk handed
+// over twice, or one overlapping it), outside the grid or with lengths
+// other than the grid's fails the save, naming the combo, rather than be
+// stored: the run's digest and its rows stay one combo each.
+func TestSaveRefusesWhatABatchCannotHold(t *testing.T) {
+	bg := context.Background()
+	st := newStudy(t, btcusdt(t, 2000), "10:20:1", "12:20:1", engine.FP64)
+	rows := func(lo, hi int) []engine.ComboResult {
+		var rs []engine.ComboResult
+		for i := lo; i < hi; i++ {
+			rs = append(rs, engine.ComboResult{Index: i, Combo: st.Grid.At(i)})
+		}
+		return rs
+	}
+	wrong := rows(9, 10)
+	wrong[0].HMA++
+	for _, c := range []struct {
+		name string
+		then []engine.ComboResult
+		says string
+	}{
+		{"the same chunk", rows(0, 4), "combo 0 is saved already"},
+		{"an overlapping chunk", rows(2, 6), "combo 2 is saved already"},
+		{"twice in a batch", append(rows(5, 7), rows(6, 7)...), "combo 6 is in the batch twice"},
+		{"outside the grid", rows(st.Grid.Len(), st.Grid.Len()+1), "outside the grid"},
+		{"another combo's lengths", wrong, "combo 9 is"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := openStore(t, "")
+			w, err := begin(bg, s, st, origin(2000), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.BatchRows = 1
+			if err := w.Save(engine.FP64, rows(0, 4)); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Save(engine.FP64, c.then); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Flush(); err == nil || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("Flush: %v, want an error saying %q", err, c.says)
+			}
+			w.Finish(nil, nil)
+			run, _, err := s.OpenRun(bg, w.ID(), engine.FP64)
+			if err != nil || len(run.Results) != 4 {
+				t.Fatalf("the run after the refusal: %v, %d rows; want the first 4", err, len(run.Results))
+			}
+		})
 	}
 }
