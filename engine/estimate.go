@@ -130,7 +130,7 @@ func roundDuration(d time.Duration) time.Duration {
 
 // ConfirmCombos: a study of more backtests than this (combos x
 // precisions) on the CPU reference backend is started only once the user
-// has confirmed it (`run --yes`, a second `r` in the workbench), having
+// has confirmed it (`run --yes`, a second enter in the workbench), having
 // been told its estimated time: hours of CPU a mistyped range can cost.
 const ConfirmCombos = 1_000_000
 

@@ -103,6 +103,10 @@ wait_for '^icanon echo ?$' 10
 tm send-keys -t "$pane" "clear; NO_COLOR=1 $(printf %q "$bin") tui --data embedded:btcusdt-1m --head 5000 --hma 10:30:10 --hma3 12:36:12; echo \"exit=\$?\"" Enter
 wait_for '5,000 bars, 2025-06-01 17:23'
 if screen | LC_ALL=C grep -q '[^ -~]'; then fail "NO_COLOR: the screen is not plain ASCII"; fi
+# The form's range field has the focus: q would be typed there (keys are
+# text in a text field); esc leaves it, then q quits.
+tm send-keys -t "$pane" Escape
+sleep 0.3
 tm send-keys -t "$pane" q
 wait_for '^exit=0$' 20
 [ "$(alt_on)" = 0 ] || fail "the alternate screen is still on after quitting (NO_COLOR)"

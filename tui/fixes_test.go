@@ -192,7 +192,7 @@ func TestBenchStreams(t *testing.T) {
 	cfg := Config{Registry: testRegistry(), Flags: smallFlags(), Rungs: rungs, BenchRepeat: 1}
 	d := newStoreDriver(t, cfg, 80, 24)
 	m := d.m
-	d.key("B")
+	d.key("esc", "B")         // out of the focused range: B is a key again
 	m.Update(keyMsg("enter")) // its commands are followed by hand below
 	if m.benchRun == nil {
 		t.Fatalf("the ladder did not start (last error %q)", m.ctx.LastErr)

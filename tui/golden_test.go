@@ -60,9 +60,9 @@ func TestGolden(t *testing.T) {
 			// The setup screen once the dataset is loaded.
 			tm := teatest.NewTestModel(t, newTestModel(smallFlags()), teatest.WithInitialTermSize(w, h))
 			waitOutput(t, tm, "5,000 bars")
-			tm.Send(keyMsg("q"))
+			tm.Send(keyMsg("ctrl+c")) // q would be typed into the focused range
 			fm := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
-			fm.quitting = false // look at it as it was before q
+			fm.quitting = false // look at it as it was before the quit
 			requireGolden(t, "setup", fm.View(), w, h)
 
 			// Run it and wait for the results.
@@ -132,6 +132,7 @@ func TestGoldenSessions(t *testing.T) {
 	tm := teatest.NewTestModel(t, newModel(context.Background(), storeConfig(smallFlags(), st), termenv.Ascii, true, true),
 		teatest.WithInitialTermSize(80, 24))
 	waitOutput(t, tm, "5,000 bars")
+	tm.Send(keyMsg("esc")) // out of the focused range: S is a key again
 	tm.Send(keyMsg("S"))
 	waitOutput(t, tm, "Sessions: 3")
 	tm.Send(keyMsg("q"))
@@ -152,6 +153,7 @@ func TestGoldenBench(t *testing.T) {
 	cfg := Config{Registry: testRegistry(), Flags: smallFlags(), Rungs: fakeRungs, BenchRepeat: 1}
 	tm := teatest.NewTestModel(t, newModel(context.Background(), cfg, termenv.Ascii, true, true), teatest.WithInitialTermSize(80, 24))
 	waitOutput(t, tm, "5,000 bars")
+	tm.Send(keyMsg("esc")) // out of the focused range: B is a key again
 	tm.Send(keyMsg("B"))
 	waitOutput(t, tm, "enter runs the ladder")
 	tm.Send(keyMsg("enter"))

@@ -229,3 +229,13 @@ func slowFlags() Flags {
 	f.Backend = "slow"
 	return f
 }
+
+// global sends keys meant as the workbench's own (S, B, q, ?): when a text
+// field of the setup form has the focus, esc first leaves it (in a text
+// field keys are text).
+func (d *driver) global(keys ...string) {
+	if d.m.screen == screenSetup && d.m.setupFocus == 1 && d.m.form.Typing() {
+		d.key("esc")
+	}
+	d.key(keys...)
+}

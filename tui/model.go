@@ -813,7 +813,8 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 	}
 	if s.NeedsConfirmation() {
 		// A grid the CPU would take long over: said, with the estimate,
-		// and run on a second r for the same study.
+		// and run when asked again (enter, or r outside a text field) for
+		// the same study.
 		key := fmt.Sprintf("%v %v %s %v", s.Grid, s.Precisions, s.Backend.Name(), s.Dataset.Info.SHA256)
 		if m.confirmRun != key {
 			m.confirmRun = key
@@ -821,7 +822,7 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 			if est == "" {
 				est = "estimate not ready yet"
 			}
-			m.setErr(fmt.Errorf("%s on the CPU reference (%s): press r again to run it, or use a GPU backend, a coarser grid or one precision",
+			m.setErr(fmt.Errorf("%s on the CPU reference (%s): press enter again to run it, or use a GPU backend, a coarser grid or one precision",
 				s.Size(), est))
 			return nil
 		}

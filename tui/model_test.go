@@ -522,21 +522,21 @@ func TestHeatmapSaysWhatItShows(t *testing.T) {
 
 // TestLargeCPUGridAsksFirst: a grid the CPU reference would take long over
 // (2,000,000 combos in both precisions) does not start on the first r: the
-// status line says how many combos, the estimate and what to do; a second r
-// for the same study starts it (cancelled here at once).
+// status line says how many combos, the estimate and what to do; a second
+// enter for the same study starts it (cancelled here at once).
 func TestLargeCPUGridAsksFirst(t *testing.T) {
 	f := smallFlags()
 	f.HMA, f.HMA3 = "2:1001", "6:1005"
 	d := newDriver(t, f, 120, 40)
 	d.hold = true
-	d.key("r")
+	d.key("enter")
 	if d.m.screen == screenRun {
 		t.Fatal("a 2,000,000-combo CPU study started without asking")
 	}
-	if e := d.m.ctx.LastErr; !strings.Contains(e, "1,000,000 combos in 2 precisions on the CPU reference") || !strings.Contains(e, "press r again") {
+	if e := d.m.ctx.LastErr; !strings.Contains(e, "1,000,000 combos in 2 precisions on the CPU reference") || !strings.Contains(e, "press enter again") {
 		t.Fatalf("status line %q: want the count and how to confirm", e)
 	}
-	d.key("r")
+	d.key("enter")
 	if d.m.screen != screenRun || d.pending == nil {
 		t.Fatalf("screen %d: the confirmed study did not start (last error %q)", d.m.screen, d.m.ctx.LastErr)
 	}

@@ -137,7 +137,7 @@ func TestRobustnessInParityPane(t *testing.T) {
 	f := smallFlags()
 	f.Blocks = 8
 	d := newDriver(t, f, 120, 40)
-	d.key("r")
+	d.key("enter")
 	r := d.m.ctx.Results
 	if r == nil || len(r.Report.Robustness) == 0 {
 		t.Fatalf("no robustness after the study (last error %q, warning %q)", d.m.ctx.LastErr, d.m.ctx.Warn)

@@ -142,7 +142,7 @@ func TestSessionFillsRobustnessFields(t *testing.T) {
 
 	d = newStoreDriver(t, storeConfig(smallFlags(), st), 120, 40)
 	m := d.m
-	d.key("S", "enter")
+	d.key("esc", "S", "enter") // out of the focused range, Sessions, open
 	d.settle()
 	if m.screen != screenResults || m.ctx.Saved != "session 1" || m.ctx.Results.Robust == nil {
 		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.ctx.Saved, m.ctx.LastErr)

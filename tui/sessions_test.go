@@ -155,7 +155,7 @@ func TestRunSaved(t *testing.T) {
 		if v := m.View(); !strings.Contains(v, "warning: this run is not saved") {
 			t.Fatalf("no warning in the status line:\n%s", v)
 		}
-		d.key("S")
+		d.global("S")
 		if v := m.View(); !strings.Contains(v, "permission denied") {
 			t.Fatalf("the sessions screen does not say why:\n%s", v)
 		}
@@ -187,7 +187,7 @@ func TestSessionsBrowser(t *testing.T) {
 	seedStore(t, st)
 	d := newStoreDriver(t, storeConfig(smallFlags(), st), 80, 24)
 	m := d.m
-	d.key("S")
+	d.key("esc", "S") // out of the focused range: S is a key again
 	if m.screen != screenSessions || m.sess.Len() != 3 {
 		t.Fatalf("screen %d, %d sessions (err %q)", m.screen, m.sess.Len(), m.ctx.LastErr)
 	}
@@ -268,7 +268,7 @@ func TestSessionsBrowser(t *testing.T) {
 		if s, _, _ := m.buildStudy(); s == nil || s.Params.Fee != 0.001 || s.Grid != m.ctx.Study.Grid {
 			t.Fatalf("the form's study after e: %+v", s)
 		}
-		d.key("S")
+		d.global("S")
 	})
 	t.Run("remove with a confirmation", func(t *testing.T) {
 		m.sess.Select(2)
@@ -319,7 +319,7 @@ func TestSessionWithoutData(t *testing.T) {
 	}
 	d := newStoreDriver(t, cfg, 120, 40)
 	m := d.m
-	d.key("S", "down", "down", "enter")
+	d.global("S", "down", "down", "enter")
 	if m.screen != screenResults || m.ctx.Results == nil || m.ctx.Study != nil {
 		t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
 	}
@@ -373,7 +373,7 @@ func TestBench(t *testing.T) {
 		cfg := Config{Registry: testRegistry(), Flags: smallFlags(), Rungs: fakeRungs, BenchRepeat: 1}
 		d := newStoreDriver(t, cfg, 80, 24)
 		m := d.m
-		d.key("B")
+		d.global("B")
 		if m.screen != screenBench || !strings.Contains(m.View(), "enter runs the ladder") {
 			t.Fatalf("bench screen:\n%s", m.View())
 		}
@@ -418,6 +418,7 @@ func TestBench(t *testing.T) {
 		cfg := Config{Registry: testRegistry(), Flags: smallFlags(), Rungs: slow, BenchRepeat: 1}
 		tm := teatest.NewTestModel(t, newModel(context.Background(), cfg, termenv.Ascii, true, true), teatest.WithInitialTermSize(80, 24))
 		waitOutput(t, tm, "5,000 bars")
+		tm.Send(keyMsg("esc")) // out of the focused range: B is a key again
 		tm.Send(keyMsg("B"))
 		tm.Send(keyMsg("enter"))
 		waitOutput(t, tm, "running")
@@ -447,7 +448,7 @@ func TestCancelledSession(t *testing.T) {
 	seedStore(t, st)
 	d := newStoreDriver(t, storeConfig(smallFlags(), st), 80, 24)
 	m := d.m
-	d.key("S")
+	d.global("S")
 	m.sess.Select(3)
 	if v := m.View(); strings.Contains(v, "context canceled") || !strings.Contains(v, "cancelled by the user") {
 		t.Fatalf("the sessions detail:\n%s", v)
@@ -479,7 +480,7 @@ func TestCancelledSession(t *testing.T) {
 	if v := m.View(); strings.Contains(v, "context canceled") || strings.Contains(v, "warning:") {
 		t.Fatalf("the footer:\n%s", v)
 	}
-	d.key("B")
+	d.global("B")
 	if m.ctx.Info != "" || strings.Contains(m.View(), "cancelled by the user") {
 		t.Fatalf("the note followed to the bench: %q", m.ctx.Info)
 	}
