@@ -320,6 +320,10 @@ func (m *Model) showSession(msg sessionOpenedMsg) tea.Cmd {
 	m.setErr(nil)
 	m.ctx.Warn, m.ctx.Info = "", ""
 	m.ctx.Saved = fmt.Sprintf("session %d", ss.ID)
+	// Another study on screen: the last one's table filter is not its
+	// (issue 15, defect 3).
+	m.metrics.ClearFilter()
+	m.filterErr = ""
 	cmd := m.showResults(msg.rep, ss.Precisions, err)
 	m.setErr(nil) // the state of a saved session is not an error of now
 	switch {

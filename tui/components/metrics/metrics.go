@@ -54,6 +54,13 @@ func New(ctx *common.Context) *Model {
 	return &Model{ctx: ctx, tbl: datatable.New(ctx, nil, 3), input: in}
 }
 
+// ClearFilter drops the filter (and a broken one being fixed): the table
+// lists every combo again. Reload shows it.
+func (m *Model) ClearFilter() {
+	m.filter, m.filterSrc, m.err, m.bad = nil, "", nil, ""
+	m.input.SetValue("")
+}
+
 // Editing reports whether the filter line takes the keys.
 func (m *Model) Editing() bool { return m.editing }
 
