@@ -101,6 +101,11 @@ const (
 	PhaseCompute Phase = "compute" // combos being evaluated
 	PhaseDone    Phase = "done"    // the sweep ended (complete or not)
 	PhaseParity  Phase = "parity"  // RunStudy: the fp32 vs fp64 comparison runs
+	// After RunStudy, in the front ends: the robustness statistics
+	// (PBO, DSR, walk-forward) are computed, and the session is finished
+	// in the sessions store (its last batches, its parity report).
+	PhaseRobustness Phase = "robustness"
+	PhaseSaving     Phase = "saving"
 )
 
 // SweepOptions configure Sweep. The zero value collects results and sends

@@ -161,6 +161,12 @@ func RunStudy(ctx context.Context, s *Store, st *engine.Study, opt engine.StudyO
 		}
 	}
 	rep, runErr := engine.RunStudy(ctx, st, opt)
+	if w != nil && opt.Progress != nil {
+		select { // the last batches and the parity report go in now: say so
+		case opt.Progress <- engine.Progress{Backend: st.Backend.Name(), Total: st.Grid.Len(), Phase: engine.PhaseSaving}:
+		default:
+		}
+	}
 	if w != nil {
 		finishErr := runErr
 		var in *engine.Interrupted

@@ -177,6 +177,10 @@ func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) w
 			// The robustness statistics (--blocks, the form's blocks), as
 			// run computes them, on the GPU that computed the blocks when
 			// it can.
+			select {
+			case progress <- engine.Progress{Backend: s.Backend.Name(), Total: s.Grid.Len(), Phase: engine.PhaseRobustness}:
+			default:
+			}
 			if js, err := analyse(ctx, s, out.rep); err != nil {
 				out.warn = fmt.Sprintf("robustness: %v", err)
 			} else {

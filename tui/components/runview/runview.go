@@ -7,6 +7,7 @@ package runview
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/NimbleMarkets/ntcharts/canvas/runes"
 	"github.com/NimbleMarkets/ntcharts/linechart/streamlinechart"
@@ -33,6 +34,11 @@ type Model struct {
 	rates      []float64 // throughput samples, combos/s, oldest first
 	cancelling bool
 	askQuit    bool
+	// stage is the study's phase after its lanes (parity, robustness,
+	// saving: engine.Phase), since when, over how many combos.
+	stage      engine.Phase
+	stageSince time.Time
+	stageOf    int
 }
 
 // New returns the run screen.
@@ -52,6 +58,7 @@ func (m *Model) Start(s *engine.Study) tea.Cmd {
 	}
 	m.rates = nil
 	m.cancelling, m.askQuit = false, false
+	m.stage = ""
 	return m.spin.Tick
 }
 
@@ -65,6 +72,14 @@ func (m *Model) SetCancelling() { m.cancelling = true }
 func (m *Model) Progress(ps []engine.Progress) {
 	var rate float64
 	for _, p := range ps {
+		switch p.Phase {
+		case engine.PhaseParity, engine.PhaseRobustness, engine.PhaseSaving:
+			// The study's own phase, not a lane's: named on its line.
+			if m.stage != p.Phase {
+				m.stage, m.stageSince, m.stageOf = p.Phase, time.Now(), p.Total
+			}
+			continue
+		}
 		for i := range m.lanes {
 			if m.lanes[i].prec == p.Precision {
 				m.lanes[i].p, m.lanes[i].seen = p, true
@@ -136,6 +151,10 @@ func (m *Model) View() string {
 		bar := progress.New(append(st.bar, progress.WithWidth(barW))...)
 		lines = append(lines, st.value.Render(l.prec.String())+" "+bar.ViewAs(frac)+texts[i])
 	}
+	if m.stage != "" {
+		lines = append(lines, t.Wrap(st.value.Render("now: ")+stageText(m.stage, m.stageOf)+" "+t.Sep+" "+
+			m.ctx.Duration(time.Since(m.stageSince))+" so far", m.w)...)
+	}
 	lines = append(lines, "")
 	// Each lane's own best: an fp32 Sharpe is not an fp64 one (parity
 	// ratifies it only at the end).
@@ -167,4 +186,17 @@ func (m *Model) View() string {
 	}
 	lines = append(lines, foot)
 	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
+}
+
+// stageText names a study's phase after its lanes and what it does.
+func stageText(p engine.Phase, combos int) string {
+	switch p {
+	case engine.PhaseParity:
+		return fmt.Sprintf("parity: the fp32 positions compared with fp64's bar by bar on %s, the flips and their margins", common.Plural(combos, "combo"))
+	case engine.PhaseRobustness:
+		return "robustness: PBO over every split of the blocks, the deflated Sharpe, the walk-forward and the plateau"
+	case engine.PhaseSaving:
+		return "saving: the last batches and the parity report into the sessions store"
+	}
+	return string(p)
 }

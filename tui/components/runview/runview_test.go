@@ -39,3 +39,35 @@ func TestBestPerLane(t *testing.T) {
 type fakeBackend struct{ engine.Backend }
 
 func (fakeBackend) Name() string { return "reference" }
+
+// TestPhasesNamed (issue 15, defect 6): once the lanes are done, the run
+// screen names the study's phase (parity, then robustness, then saving)
+// and what it does, instead of a spinner alone; the lanes stay done.
+func TestPhasesNamed(t *testing.T) {
+	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Deterministic: true}
+	m := New(ctx)
+	m.SetSize(100, 20)
+	s := &engine.Study{Dataset: &data.Dataset{}, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 20, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 24, Step: 12}},
+		Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: fakeBackend{}}
+	ctx.Study = s
+	m.Start(s)
+	m.Progress([]engine.Progress{{Precision: engine.FP64, Done: 4, Total: 4, Phase: engine.PhaseDone},
+		{Precision: engine.FP32, Done: 4, Total: 4, Phase: engine.PhaseDone}})
+	if v := m.View(); strings.Contains(v, "now:") {
+		t.Fatalf("a phase named before any began:\n%s", v)
+	}
+	for _, c := range []struct {
+		ev   engine.Progress
+		want string
+	}{
+		{engine.Progress{Precision: engine.FP32, Done: 4, Total: 4, Phase: engine.PhaseParity}, "now: parity: the fp32 positions compared with fp64's bar by bar on 4 combos"},
+		{engine.Progress{Total: 4, Phase: engine.PhaseRobustness}, "now: robustness: PBO over every split"},
+		{engine.Progress{Total: 4, Phase: engine.PhaseSaving}, "now: saving: the last batches"},
+	} {
+		m.Progress([]engine.Progress{c.ev})
+		v := strings.Join(strings.Fields(m.View()), " ")
+		if !strings.Contains(v, c.want) || strings.Count(v, " done") != 2 {
+			t.Errorf("after a %s event: want %q and both lanes done:\n%s", c.ev.Phase, c.want, m.View())
+		}
+	}
+}
