@@ -124,6 +124,7 @@ type Model struct {
 	filterErr          string // the metrics filter's error last put on the status line
 	quitting           bool   // the last frame is empty: nothing is left behind
 	quitAsked          bool   // q during a sweep: a second q quits, any other key goes on
+	browsing           screen // the screen in use when a study ended elsewhere
 }
 
 type rect struct{ w, h int }
@@ -538,9 +539,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.showHelp = true
 			return nil
 		}
-		// The screens' keys, except while a study computes or a removal
-		// waits for its answer.
-		free := m.screen != screenRun && !(m.screen == screenSessions && m.sess.Confirming() != 0)
+		// The screens' keys, except while a removal waits for its answer.
+		// A study that computes goes on while the sessions or the bench
+		// screen is open (issue 15, defect 5): esc there comes back to it.
+		free := !(m.screen == screenSessions && m.sess.Confirming() != 0)
 		switch {
 		case free && key.Matches(msg, k.Sessions) && m.screen != screenSessions:
 			return m.openSessions()
@@ -885,7 +887,18 @@ func (m *Model) finish(d doneMsg) tea.Cmd {
 		return m.focusSetup()
 	}
 	m.chartsWhy = ""
-	return m.showResults(rep, m.ctx.Study.Precisions, err)
+	away := m.screen == screenSessions || m.screen == screenBench
+	m.browsing = m.screen
+	cmd := m.showResults(rep, m.ctx.Study.Precisions, err)
+	if away {
+		// The user browses the sessions or the bench: the results wait on
+		// their screen (esc goes there), the screen in use stays.
+		m.screen, m.prevScreen = m.prevScreenFor(), screenResults
+		m.ctx.Info = strings.TrimSuffix("the study finished: esc shows its results; "+m.ctx.Info, "; ")
+		m.layout()
+		m.syncKeyContext()
+	}
+	return cmd
 }
 
 // showResults shows rep in the results panes; err says why it is not
@@ -1143,6 +1156,10 @@ func (m *Model) header(W int) string {
 		s    screen
 	}{{"Setup", screenSetup}, {"Run", screenRun}, {"Results", screenResults}, {"Sessions", screenSessions}, {"Bench", screenBench}}
 	// tabs names the first n screens, and the current one.
+	if m.run != nil && m.screen != screenRun {
+		// A study computes behind the screen in use: how far it is.
+		screens[1].name = fmt.Sprintf("Run %.0f%%", 100*m.runv.Fraction())
+	}
 	tabs := func(n int) string {
 		s := t.Title.Render(" sweepbench ")
 		for i, sc := range screens {
@@ -1244,3 +1261,7 @@ func joinH(a, b string) string {
 	}
 	return sb.String()
 }
+
+// prevScreenFor is the screen the user was browsing when a study ended:
+// sessions or bench (set before showResults moved to the results).
+func (m *Model) prevScreenFor() screen { return m.browsing }

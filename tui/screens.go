@@ -160,6 +160,13 @@ func (m *Model) listSessions() tea.Cmd {
 
 // back leaves the sessions or bench screen for the one it was opened from.
 func (m *Model) back() tea.Cmd {
+	if m.run != nil {
+		// A study computes: its screen.
+		m.screen = screenRun
+		m.layout()
+		m.syncKeyContext()
+		return nil
+	}
 	m.screen = m.prevScreen
 	if m.screen == screenResults && m.ctx.Results == nil || m.screen == screenRun || m.screen == screenSessions || m.screen == screenBench {
 		m.screen = screenSetup
@@ -193,6 +200,9 @@ func (m *Model) sessionsKey(msg tea.KeyMsg) tea.Cmd {
 		return m.back()
 	case st == nil || cur == nil:
 		return m.sess.Update(msg)
+	case m.run != nil && (key.Matches(msg, k.Select) || key.Matches(msg, k.Resume) || key.Matches(msg, k.Delete)):
+		m.setErr(errors.New("a study is computing: open, resume or remove sessions once it ends (esc goes back to it; esc there cancels it)"))
+		return nil
 	case key.Matches(msg, k.Select):
 		m.sessGen++
 		m.sess.SetBusy(fmt.Sprintf("opening session %d%s", cur.ID, m.ctx.Theme.Ellipsis))
@@ -447,6 +457,9 @@ func (m *Model) benchKey(msg tea.KeyMsg) tea.Cmd {
 		m.bench.SetCancelling()
 	case key.Matches(msg, k.Back):
 		return m.back()
+	case key.Matches(msg, k.Run) && m.benchRun == nil && m.run != nil:
+		m.setErr(errors.New("a study is computing: the ladder would time the machine it shares; run it once the study ends"))
+		return nil
 	case key.Matches(msg, k.Run) && m.benchRun == nil:
 		return m.startBench()
 	}

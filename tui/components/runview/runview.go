@@ -62,6 +62,19 @@ func (m *Model) Start(s *engine.Study) tea.Cmd {
 	return m.spin.Tick
 }
 
+// Fraction is how far the study's lanes are, 0 to 1 (combos done of
+// every lane's total).
+func (m *Model) Fraction() float64 {
+	done, total := 0, 0
+	for _, l := range m.lanes {
+		done, total = done+l.p.Done, total+l.p.Total
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(done) / float64(total)
+}
+
 // AskQuit shows (or takes back) the question a q during the sweep asks.
 func (m *Model) AskQuit(ask bool) { m.askQuit = ask }
 

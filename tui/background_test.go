@@ -1,0 +1,109 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
+
+	"sweepbench/engine"
+	"sweepbench/reference"
+)
+
+// gated is the reference backend whose lanes, after their first chunk,
+// wait for release (or a cancel): a study that is still computing while a
+// test acts, and that ends once released.
+type gated struct {
+	engine.Backend
+	release chan struct{}
+}
+
+func (gated) Name() string { return "gated" }
+
+func (g gated) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	k, err := g.Backend.Prepare(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	return &gatedKernel{Kernel: k, release: g.release}, nil
+}
+
+type gatedKernel struct {
+	engine.Kernel
+	release chan struct{}
+}
+
+func (k *gatedKernel) ChunkSize() int { return min(k.Kernel.ChunkSize(), 16) }
+
+func (k *gatedKernel) Compute(ctx context.Context, lane, first int, out []engine.Metrics) error {
+	if first > 0 {
+		select {
+		case <-k.release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return k.Kernel.Compute(ctx, lane, first, out)
+}
+
+// TestBrowseWhileRunning (issue 15, defect 5): while a study computes, S
+// opens the sessions browser and B the bench screen, the study going on
+// (the header's Run tab says how far); what would compete with it (open,
+// resume, remove a session; run the ladder) is refused with the reason;
+// esc comes back to the run screen; a tab pressed there is not kept for
+// later. When the study ends while the user browses, the screen in use
+// stays and esc shows the results.
+func TestBrowseWhileRunning(t *testing.T) {
+	st := tempStore(t)
+	seedStore(t, st)
+	release := make(chan struct{})
+	f := slowFlags()
+	f.Backend = "gated"
+	cfg := storeConfig(f, st)
+	cfg.Registry = testRegistry()
+	cfg.Registry.Register(gated{reference.New(), release})
+	m := newModel(t.Context(), cfg, termenv.Ascii, true, true)
+	d := &driver{t: t, m: m}
+	d.run(m.Init())
+	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	d.hold = true
+	d.key("enter")
+	if m.screen != screenRun || d.pending == nil {
+		t.Fatalf("screen %d: the run did not start (last error %q)", m.screen, m.ctx.LastErr)
+	}
+	d.key("tab") // nothing on the run screen, nor later
+	d.key("S")
+	if m.screen != screenSessions || m.run == nil {
+		t.Fatalf("S during the run: screen %d, running %v", m.screen, m.run != nil)
+	}
+	if h := strings.SplitN(m.View(), "\n", 2)[0]; !strings.Contains(h, "Run ") || !strings.Contains(h, "%") {
+		t.Errorf("header %q: want the Run tab with the study's progress", h)
+	}
+	d.key("enter")
+	if !strings.Contains(m.ctx.LastErr, "a study is computing") || m.screen != screenSessions {
+		t.Fatalf("opening a session during the run: screen %d, last error %q", m.screen, m.ctx.LastErr)
+	}
+	d.key("esc")
+	if m.screen != screenRun {
+		t.Fatalf("esc from the sessions during the run: screen %d, want the run", m.screen)
+	}
+	d.key("B", "enter")
+	if m.screen != screenBench || m.benchRun != nil || !strings.Contains(m.ctx.LastErr, "a study is computing") {
+		t.Fatalf("the ladder during the run: screen %d, bench running %v, last error %q", m.screen, m.benchRun != nil, m.ctx.LastErr)
+	}
+	d.key("S")
+	close(release)
+	d.drain() // the study ends while the sessions are on screen
+	if m.run != nil || m.screen != screenSessions || !strings.Contains(m.ctx.Info, "the study finished") {
+		t.Fatalf("after the study: running %v, screen %d, info %q", m.run != nil, m.screen, m.ctx.Info)
+	}
+	d.key("esc")
+	if m.screen != screenResults || m.ctx.Results == nil || !m.ctx.Results.Complete() {
+		t.Fatalf("esc after the study: screen %d, results %v", m.screen, m.ctx.Results != nil)
+	}
+	if m.focus != paneMetrics {
+		t.Errorf("focus %s: the tab pressed during the run changed the pane", paneNames[m.focus])
+	}
+}
