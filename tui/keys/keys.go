@@ -76,7 +76,7 @@ func Default() *KeyMap {
 		PrevFlip:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous flip")),
 		Precision:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "fp64 / fp32")),
 		Robustness: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "robustness pane (PBO, DSR, walk-forward)")),
-		Columns:    key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "table: compact / all columns")),
+		Columns:    key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "compact / all columns")),
 
 		Sessions: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "saved sessions")),
 		Bench:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "bench (ladder)")),

@@ -180,7 +180,7 @@ func (m *Model) HandleScroll(msg tea.KeyMsg) bool {
 			m.colStart--
 		}
 	case key.Matches(msg, k.Right):
-		if vis := m.visible(); len(vis) > 0 && vis[len(vis)-1] < len(m.cols)-1 {
+		if vis := m.visible(); len(vis) > 0 && vis[len(vis)-1] < len(m.cols)-1 && vis[len(vis)-1] >= m.fixed {
 			m.colStart++
 		}
 	default:
@@ -248,10 +248,16 @@ func (m *Model) fits(from, to int) bool {
 	return w <= m.w
 }
 
-// visible returns the column indexes shown.
+// visible returns the column indexes shown: the fixed ones that fit (a
+// pane too narrow for them all elides the rest whole, never cutting one),
+// then the scrollable ones that fit from colStart.
 func (m *Model) visible() []int {
 	var out []int
+	w := 2 + 1 // marker column and its padding
 	for i := 0; i < m.fixed && i < len(m.cols); i++ {
+		if w += m.width(i) + 1; w > m.w && i > 0 {
+			return out
+		}
 		out = append(out, i)
 	}
 	start := max(m.colStart, m.fixed)
