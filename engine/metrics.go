@@ -58,6 +58,13 @@ var MetricNames = func() []string {
 	return out
 }()
 
+// IsCount reports whether metric name is a count (total_trades and the
+// bar counts): an integer, whatever the float64 Value returns it as.
+func IsCount(name string) bool {
+	i, ok := metricIndex[name]
+	return ok && metricTable[i].count != nil
+}
+
 // metricIndex finds a name's row of metricTable.
 var metricIndex = func() map[string]int {
 	out := make(map[string]int, len(metricTable))

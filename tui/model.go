@@ -656,6 +656,8 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 		m.metrics.Reload() // the table follows p, as the heatmap does
 	case key.Matches(msg, k.NextFlip), key.Matches(msg, k.PrevFlip):
 		return m.cross.Update(msg)
+	case key.Matches(msg, k.Columns):
+		m.metrics.ToggleLayout() // the compact or the full metrics table
 	case key.Matches(msg, k.Select) && m.focus <= paneHeatmap:
 		m.selectFrom = m.focus
 		m.setFocus(paneCrossover)

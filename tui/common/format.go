@@ -105,6 +105,12 @@ var percentMetrics = map[string]bool{
 // IsPercent reports whether metric name is a fraction shown as a percentage.
 func IsPercent(name string) bool { return percentMetrics[name] }
 
+// IsCount reports whether column name holds integers: the count metrics
+// (engine.IsCount), dn and flips. Their differences are integers too.
+func IsCount(name string) bool {
+	return engine.IsCount(name) || name == ColDn || name == ColFlips
+}
+
 // Header is a column's name as the tables head it: a fraction metric gets
 // a "%" (its values are percentages).
 func Header(name string) string {

@@ -33,7 +33,7 @@ type KeyMap struct {
 	// Results.
 	Filter, Sort, Best, NextMetric, PrevMetric key.Binding
 	NextFlip, PrevFlip, Precision              key.Binding
-	Robustness                                 key.Binding
+	Robustness, Columns                        key.Binding
 	// Screens.
 	Sessions, Bench key.Binding
 	// Sessions browser.
@@ -76,6 +76,7 @@ func Default() *KeyMap {
 		PrevFlip:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous flip")),
 		Precision:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "fp64 / fp32")),
 		Robustness: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "robustness pane (PBO, DSR, walk-forward)")),
+		Columns:    key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "compact / all columns")),
 
 		Sessions: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "saved sessions")),
 		Bench:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "bench (ladder)")),
@@ -114,7 +115,7 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.NextPane, k.PrevPane, k.Help, k.Back, k.Quit, k.ForceQuit},
 		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Select, k.Rerun, k.Edit, k.Filter, k.Sort, k.Best},
+		{k.Select, k.Rerun, k.Edit, k.Filter, k.Sort, k.Best, k.Columns},
 		{k.NextMetric, k.PrevMetric, k.Precision, k.NextFlip, k.PrevFlip, k.Robustness},
 		{k.Sessions, k.Bench, k.Mark, k.Compare, k.Delete, k.Resume},
 	}

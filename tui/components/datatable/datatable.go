@@ -16,6 +16,11 @@ import (
 )
 
 // Column is one column: its title, its width in cells and its alignment.
+// A column is never narrower than its title (with its mark) nor, for rows
+// given whole (SetRows), than its widest cell: the table elides whole
+// columns (the header's "«" "»") rather than cut a value. Rows formatted
+// on demand (SetRowFunc) come with widths their owner computed from the
+// data (common.NumColumn's Width).
 type Column struct {
 	Title string
 	Width int
@@ -36,6 +41,7 @@ type Model struct {
 	colCur   int // selected column, -1 when columns are not selectable
 	scrollTo int // the column ScrollTo last showed first (0: none)
 	marks    map[int]string
+	content  []int // per column, the widest cell of rows given whole (SetRows)
 	w, h     int
 	focused  bool
 	tbl      table.Model
@@ -51,7 +57,7 @@ func New(ctx *common.Context, cols []Column, fixed int) *Model {
 // SetColumns replaces the columns and the count of leading fixed ones
 // (keeping the column cursor in range).
 func (m *Model) SetColumns(cols []Column, fixed int) {
-	m.cols, m.fixed = cols, fixed
+	m.cols, m.fixed, m.content = cols, fixed, nil
 	m.colStart = max(m.colStart, fixed)
 	if m.colCur >= len(cols) {
 		m.colCur = len(cols) - 1
@@ -61,13 +67,28 @@ func (m *Model) SetColumns(cols []Column, fixed int) {
 // SetRows replaces the rows; flags (may be nil) marks rows to highlight.
 // The cursor is kept in range.
 func (m *Model) SetRows(rows [][]string, flags []bool) {
-	m.SetRowFunc(len(rows), func(i int) []string { return rows[i] }, func(i int) bool { return i < len(flags) && flags[i] })
+	content := make([]int, len(m.cols))
+	for _, r := range rows {
+		for c, cell := range r {
+			if c < len(content) {
+				content[c] = max(content[c], ansi.StringWidth(cell))
+			}
+		}
+	}
+	m.setRowFunc(len(rows), func(i int) []string { return rows[i] }, func(i int) bool { return i < len(flags) && flags[i] })
+	m.content = content
 }
 
 // SetRowFunc replaces the rows with n rows formatted on demand by row (a
 // big grid is never formatted whole); flag (may be nil) marks rows to
-// highlight. The cursor is kept in range.
+// highlight. The cursor is kept in range. The columns' widths must hold
+// every cell row gives.
 func (m *Model) SetRowFunc(n int, row func(i int) []string, flag func(i int) bool) {
+	m.setRowFunc(n, row, flag)
+	m.content = nil
+}
+
+func (m *Model) setRowFunc(n int, row func(i int) []string, flag func(i int) bool) {
 	m.n, m.row, m.flag = n, row, flag
 	m.SetCursor(m.cursor)
 }
@@ -159,7 +180,7 @@ func (m *Model) HandleScroll(msg tea.KeyMsg) bool {
 			m.colStart--
 		}
 	case key.Matches(msg, k.Right):
-		if vis := m.visible(); len(vis) > 0 && vis[len(vis)-1] < len(m.cols)-1 {
+		if vis := m.visible(); len(vis) > 0 && vis[len(vis)-1] < len(m.cols)-1 && vis[len(vis)-1] >= m.fixed {
 			m.colStart++
 		}
 	default:
@@ -196,22 +217,47 @@ func (m *Model) SetColumnCursor(c int) {
 	}
 }
 
+// width is column c's width: its own, at least its title's with its mark
+// and its widest cell's (rows given whole).
+func (m *Model) width(c int) int {
+	w := max(m.cols[c].Width, ansi.StringWidth(m.cols[c].Title+m.marks[c]))
+	if c < len(m.content) {
+		w = max(w, m.content[c])
+	}
+	return w
+}
+
+// Width is the cells the table needs to show every column.
+func (m *Model) Width() int {
+	w := 2 + 1 // marker column and its padding
+	for c := range m.cols {
+		w += m.width(c) + 1
+	}
+	return w
+}
+
 // fits reports whether columns from..to (plus the fixed ones) fit in the width.
 func (m *Model) fits(from, to int) bool {
 	w := 2 + 1 // marker column and its padding
 	for i := 0; i < m.fixed && i < len(m.cols); i++ {
-		w += m.cols[i].Width + 1
+		w += m.width(i) + 1
 	}
 	for i := from; i <= to; i++ {
-		w += m.cols[i].Width + 1
+		w += m.width(i) + 1
 	}
 	return w <= m.w
 }
 
-// visible returns the column indexes shown.
+// visible returns the column indexes shown: the fixed ones that fit (a
+// pane too narrow for them all elides the rest whole, never cutting one),
+// then the scrollable ones that fit from colStart.
 func (m *Model) visible() []int {
 	var out []int
+	w := 2 + 1 // marker column and its padding
 	for i := 0; i < m.fixed && i < len(m.cols); i++ {
+		if w += m.width(i) + 1; w > m.w && i > 0 {
+			return out
+		}
 		out = append(out, i)
 	}
 	start := max(m.colStart, m.fixed)
@@ -247,7 +293,8 @@ func (m *Model) View() string {
 		if c == m.colCur {
 			title = strings.ToUpper(title)
 		}
-		cols = append(cols, table.Column{Title: align(t.Truncate(title, m.cols[c].Width), m.cols[c].Width, m.cols[c].Right), Width: m.cols[c].Width})
+		w := m.width(c)
+		cols = append(cols, table.Column{Title: align(t.Truncate(title, w), w, m.cols[c].Right), Width: w})
 	}
 	p := m.page()
 	var rows []table.Row
@@ -266,7 +313,8 @@ func (m *Model) View() string {
 			if c < len(cells) {
 				cell = cells[c]
 			}
-			row = append(row, align(t.Truncate(cell, m.cols[c].Width), m.cols[c].Width, m.cols[c].Right))
+			w := m.width(c)
+			row = append(row, align(t.Truncate(cell, w), w, m.cols[c].Right))
 		}
 		rows = append(rows, row)
 	}

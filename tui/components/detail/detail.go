@@ -27,7 +27,8 @@ func New(ctx *common.Context) *Model {
 	return &Model{ctx: ctx, tbl: datatable.New(ctx, tradeColumns(), 2)}
 }
 
-// tradeColumns are the trade list's columns at their narrowest.
+// tradeColumns are the trade list's columns at their narrowest (the table
+// widens them to their widest cells).
 func tradeColumns() []datatable.Column {
 	return []datatable.Column{
 		{Title: "#", Width: 4, Right: true}, {Title: "side", Width: 5},
@@ -78,10 +79,9 @@ func (m *Model) Reload() {
 		}
 		return fmt.Sprint(b)
 	}
-	// The trade number's column as wide as the largest number.
-	cols := tradeColumns()
-	cols[0].Width = max(cols[0].Width, len(fmt.Sprint(len(d.Trades))))
-	m.tbl.SetColumns(cols, 2)
+	// Bars as counts; returns in percent with two decimals (the Combo
+	// pane's and run's convention), never "-0.00%" (common.NumColumn).
+	bars, ret := common.NumColumn{Count: true}, common.NumColumn{Decimals: 2}
 	rows := make([][]string, len(d.Trades))
 	for i, tr := range d.Trades {
 		side := "long"
@@ -89,7 +89,7 @@ func (m *Model) Reload() {
 			side = "short"
 		}
 		rows[i] = []string{fmt.Sprint(i + 1), side, at(tr.Entry), at(tr.Exit),
-			fmt.Sprint(tr.Exit - tr.Entry), common.Pct(tr.Return)}
+			bars.Format(float64(tr.Exit - tr.Entry)), ret.Format(100*tr.Return) + "%"}
 	}
 	m.tbl.SetRows(rows, nil)
 	m.tbl.SetCursor(0)

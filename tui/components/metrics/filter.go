@@ -36,6 +36,13 @@ func parseFilter(s string, cols []string) ([]term, error) {
 		if m == nil {
 			return nil, fmt.Errorf("filter %q: want column op value, e.g. sharpe>1 or hma=20", f)
 		}
+		// The compact layout's short titles (trades, return%, maxdd%)
+		// name their columns too.
+		for _, c := range compactColumns {
+			if m[1] == strings.TrimSuffix(c.title, "%") {
+				m[1] = c.name
+			}
+		}
 		// A column is named as the table's header shows it
 		// (max_drawdown%) or without its % (max_drawdown).
 		known := m[1] == "hma" || m[1] == "hma3" || slices.Contains(cols, m[1])

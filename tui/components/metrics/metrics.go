@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -25,7 +24,33 @@ import (
 type column struct {
 	name  string // hma, hma3, a metric or a parity column
 	prec  engine.Precision
-	delta bool // the chosen metric's fp32 - fp64
+	delta bool             // the chosen metric's fp32 - fp64
+	f     common.NumColumn // how its cells are written, from all its values
+}
+
+// compactColumns are the compact layout's columns (issue 15, defect 7):
+// trades, return, Sharpe, max drawdown and dn, under short titles, so
+// that they fit 80 columns beside the combo and the chosen metric.
+var compactColumns = []struct{ name, title string }{
+	{"total_trades", "trades"}, {"total_return", "return%"}, {"sharpe", "sharpe"},
+	{"max_drawdown", "maxdd%"}, {common.ColDn, "dn"},
+}
+
+// Layouts of the table: auto is compact when the pane is narrower than
+// the full layout needs to show its pinned columns and the compact
+// layout's metrics, full otherwise; the Columns key picks one for good.
+const (
+	layoutAuto = iota
+	layoutCompact
+	layoutFull
+)
+
+// fmtKey names a column's format: a column of values in a precision, or
+// the chosen metric's difference fp32 - fp64.
+type fmtKey struct {
+	name  string
+	prec  engine.Precision
+	delta bool
 }
 
 // Model is the metrics pane.
@@ -43,6 +68,10 @@ type Model struct {
 	input     textinput.Model
 	editing   bool
 	err       error
+	layout    int  // layoutAuto, or the one the user chose
+	compact   bool // the layout the columns are built for
+	fmts      map[fmtKey]common.NumColumn
+	fmtsOf    *common.Results // the results fmts were computed from
 	w, h      int
 }
 
@@ -64,11 +93,31 @@ func (m *Model) ClearFilter() {
 // Editing reports whether the filter line takes the keys.
 func (m *Model) Editing() bool { return m.editing }
 
-// SetSize sets the inner size.
+// SetSize sets the inner size; the columns are rebuilt when the size
+// changes the automatic layout.
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
 	m.tbl.SetSize(w, h-1)
 	m.input.Width = max(w-4, 1)
+	if m.ctx.Results != nil && m.cols != nil && m.wantCompact() != m.compact {
+		m.build()
+	}
+}
+
+// Compact reports whether the table shows the compact layout.
+func (m *Model) Compact() bool { return m.compact }
+
+// ToggleLayout switches between the compact and the full layout, for good
+// (a resize no longer picks one).
+func (m *Model) ToggleLayout() {
+	if m.compact {
+		m.layout = layoutFull
+	} else {
+		m.layout = layoutCompact
+	}
+	if m.ctx.Results != nil {
+		m.build()
+	}
 }
 
 // Focus shows the focused cursor.
@@ -140,56 +189,207 @@ func (m *Model) Prec() engine.Precision {
 }
 
 // Reload rebuilds the columns and rows from the context (new results, a
-// new chosen metric or precision). The chosen metric is pinned after hma
-// and hma3: its fp64 and fp32 values side by side and their difference
-// (fp32 - fp64) when both ran, else its one value. Every other column
-// follows in the table's precision (Prec), scrolling sideways to the
-// chosen metric's neighbours.
+// new chosen metric or precision).
 func (m *Model) Reload() {
-	r := m.ctx.Results
-	if r == nil {
+	if m.ctx.Results == nil {
 		return
 	}
-	both := r.R64 != nil && r.R32 != nil
-	prec := m.Prec()
-	width := func(title string) int { return max(9, len(title)+2) } // room for the sort mark
-	cur := m.ctx.Metric
-	h := common.Header(cur)
-	m.cols = []column{{name: "hma"}, {name: "hma3"}}
-	dcols := []datatable.Column{{Title: "hma", Width: 5, Right: true}, {Title: "hma3", Width: 5, Right: true}}
-	switch {
-	case common.IsParityColumn(cur):
-		m.cols = append(m.cols, column{name: cur, prec: prec})
-		dcols = append(dcols, datatable.Column{Title: cur, Width: width(cur), Right: true})
-	case both:
-		m.cols = append(m.cols, column{name: cur, prec: engine.FP64}, column{name: cur, prec: engine.FP32},
-			column{name: cur, delta: true})
-		dcols = append(dcols, datatable.Column{Title: h + " fp64", Width: width(h + " fp64"), Right: true},
-			datatable.Column{Title: h + " fp32", Width: width(h + " fp32"), Right: true},
-			datatable.Column{Title: "d 32-64", Width: 9, Right: true})
-	default:
-		m.cols = append(m.cols, column{name: cur, prec: prec})
-		dcols = append(dcols, datatable.Column{Title: h + " " + prec.String(), Width: width(h + " " + prec.String()), Right: true})
+	m.build()
+}
+
+// build lays out the columns for the layout the size or the user chose
+// and refreshes the rows.
+//
+// The full layout pins the chosen metric after hma and hma3: its fp64 and
+// fp32 values side by side and their difference (fp32 - fp64) when both
+// ran, else its one value. Every other column follows in the table's
+// precision (Prec), scrolling sideways to the chosen metric's neighbours.
+//
+// The compact layout shows, after hma and hma3 and the chosen metric in
+// the table's precision (unless it is one of them), the compactColumns.
+//
+// Every column is as wide as its widest value (common.NumColumn), so no
+// number is ever cut: the table elides whole columns instead.
+func (m *Model) build() {
+	m.compact = m.wantCompact()
+	cols, fixed := m.fullColumns()
+	if m.compact {
+		cols, fixed = m.compactColumns()
 	}
-	fixed := len(m.cols)
-	next := -1 // the column after the chosen metric's place
-	for _, n := range common.Columns() {
-		if common.IsParityColumn(n) && r.Report.Parity == nil {
-			continue
+	m.cols = nil
+	dcols := make([]datatable.Column, len(cols))
+	next := -1 // the column after the chosen metric's place (full layout)
+	for i, c := range cols {
+		m.cols = append(m.cols, c.column)
+		dcols[i] = datatable.Column{Title: c.title, Width: c.f.Width, Right: true}
+		if c.next {
+			next = i
 		}
-		if n == cur {
-			next = len(m.cols)
-			continue
-		}
-		m.cols = append(m.cols, column{name: n, prec: prec})
-		dcols = append(dcols, datatable.Column{Title: common.Header(n), Width: width(common.Header(n)), Right: true})
 	}
 	m.tbl.SetColumns(dcols, fixed)
 	m.tbl.SetColumnCursor(-1)
+	m.tbl.ScrollTo(fixed)
 	if next >= 0 {
 		m.tbl.ScrollTo(max(next-1, fixed)) // both neighbours: what ←/→ go to
 	}
 	m.refresh()
+}
+
+// titled is a column with its header; next marks the column that follows
+// the chosen metric's place in the full layout.
+type titled struct {
+	column
+	title string
+	next  bool
+}
+
+// col is column name in precision p (delta: the chosen metric's fp32 -
+// fp64), with its format.
+func (m *Model) col(name string, p engine.Precision, delta bool, title string) titled {
+	return titled{column: column{name: name, prec: p, delta: delta, f: m.format(name, p, delta)}, title: title}
+}
+
+// fullColumns are the full layout's columns and the count of fixed ones.
+func (m *Model) fullColumns() ([]titled, int) {
+	r := m.ctx.Results
+	prec := m.Prec()
+	cur := m.ctx.Metric
+	h := common.Header(cur)
+	cols := []titled{m.col("hma", prec, false, "hma"), m.col("hma3", prec, false, "hma3")}
+	switch {
+	case common.IsParityColumn(cur):
+		cols = append(cols, m.col(cur, prec, false, cur))
+	case r.R64 != nil && r.R32 != nil:
+		cols = append(cols, m.col(cur, engine.FP64, false, h+" fp64"), m.col(cur, engine.FP32, false, h+" fp32"),
+			m.col(cur, prec, true, "d 32-64"))
+	default:
+		cols = append(cols, m.col(cur, prec, false, h+" "+prec.String()))
+	}
+	fixed := len(cols)
+	after := false
+	for _, n := range m.names() {
+		if n == cur {
+			after = true
+			continue
+		}
+		c := m.col(n, prec, false, common.Header(n))
+		c.next, after = after, false
+		cols = append(cols, c)
+	}
+	return cols, fixed
+}
+
+// compactColumns are the compact layout's columns and the count of fixed
+// ones.
+func (m *Model) compactColumns() ([]titled, int) {
+	prec := m.Prec()
+	cur := m.ctx.Metric
+	cols := []titled{m.col("hma", prec, false, "hma"), m.col("hma3", prec, false, "hma3")}
+	names := m.names()
+	in := false
+	for _, c := range compactColumns {
+		in = in || c.name == cur
+	}
+	if !in && slices.Contains(names, cur) {
+		title := cur
+		if !common.IsParityColumn(cur) {
+			title = common.Header(cur) + " " + prec.String()
+		}
+		cols = append(cols, m.col(cur, prec, false, title))
+	}
+	fixed := len(cols)
+	for _, c := range compactColumns {
+		if slices.Contains(names, c.name) {
+			cols = append(cols, m.col(c.name, prec, false, c.title))
+		}
+	}
+	return cols, fixed
+}
+
+// names are the columns the results have: the SPEC metrics, and the
+// parity columns when there is a parity report.
+func (m *Model) names() []string {
+	var out []string
+	for _, n := range common.Columns() {
+		if !common.IsParityColumn(n) || m.ctx.Results.Report.Parity != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// wantCompact reports whether the table should show the compact layout:
+// the user's choice, else whether the pane is narrower than the full
+// layout's pinned columns and the compact layout's metrics need.
+func (m *Model) wantCompact() bool {
+	switch m.layout {
+	case layoutCompact:
+		return true
+	case layoutFull:
+		return false
+	}
+	cols, fixed := m.fullColumns()
+	need := 3 // the marker column and its padding
+	for _, c := range cols[:fixed] {
+		need += max(c.f.Width, len(c.title)) + 1
+	}
+	for _, c := range cols[fixed:] {
+		for _, k := range compactColumns {
+			if c.name == k.name {
+				need += max(c.f.Width, len(c.title)) + 1
+			}
+		}
+	}
+	return m.w < need
+}
+
+// format is the format of a column from every combo's value (computed
+// once per results).
+func (m *Model) format(name string, p engine.Precision, delta bool) common.NumColumn {
+	r := m.ctx.Results
+	if m.fmtsOf != r {
+		m.fmts, m.fmtsOf = map[fmtKey]common.NumColumn{}, r
+	}
+	k := fmtKey{name, p, delta}
+	if delta || name == "hma" || name == "hma3" || common.IsParityColumn(name) {
+		k.prec = 0 // the same in both precisions
+	}
+	if f, ok := m.fmts[k]; ok {
+		return f
+	}
+	f := common.FitNumbers(func(yield func(float64) bool) {
+		for _, i := range r.Indexes() {
+			v, ok := m.shown(i, name, p, delta)
+			if ok && !yield(v) {
+				return
+			}
+		}
+	}, common.IsCount(name) || name == "hma" || name == "hma3", name == common.ColDn)
+	m.fmts[k] = f
+	return f
+}
+
+// shown is the number a cell shows for combo i: the value (a fraction as a
+// percentage) or, for delta, fp32 - fp64 (percentage points; 0 when they
+// are the same, NaN and infinities included).
+func (m *Model) shown(i int, name string, p engine.Precision, delta bool) (float64, bool) {
+	scale := 1.0
+	if common.IsPercent(name) {
+		scale = 100
+	}
+	if !delta {
+		v, ok := m.value(i, name, p)
+		return v * scale, ok
+	}
+	v64, ok64 := m.value(i, name, engine.FP64)
+	v32, ok32 := m.value(i, name, engine.FP32)
+	switch {
+	case !ok64 || !ok32:
+		return 0, false
+	case same(v32, v64):
+		return 0, true
+	}
+	return (v32 - v64) * scale, true
 }
 
 // refresh filters, sorts and formats the rows, keeping the selection.
@@ -233,46 +433,23 @@ func (m *Model) refresh() {
 		})
 	}
 	rows := m.rows
-	m.tbl.SetRowFunc(len(rows), func(k int) []string { return m.format(rows[k]) }, nil)
+	m.tbl.SetRowFunc(len(rows), func(k int) []string { return m.cells(rows[k]) }, nil)
 	m.mark()
 	m.Sync()
 }
 
-// format writes combo i's cells.
-func (m *Model) format(i int) []string {
+// cells writes combo i's cells: "-" where it has no value.
+func (m *Model) cells(i int) []string {
 	row := make([]string, len(m.cols))
 	for c, col := range m.cols {
-		if col.delta {
-			row[c] = m.delta(i, col.name)
-			continue
-		}
-		v, ok := m.value(i, col.name, col.prec)
+		v, ok := m.shown(i, col.name, col.prec, col.delta)
 		if !ok {
 			row[c] = "-"
 			continue
 		}
-		row[c] = common.Cell(col.name, v)
+		row[c] = col.f.Format(v)
 	}
 	return row
-}
-
-// delta writes fp32 - fp64 of metric name for combo i (percentage points
-// for a fraction metric): "0" when they are the same, "-" when one is
-// missing.
-func (m *Model) delta(i int, name string) string {
-	v64, ok64 := m.value(i, name, engine.FP64)
-	v32, ok32 := m.value(i, name, engine.FP32)
-	switch {
-	case !ok64 || !ok32:
-		return "-"
-	case same(v32, v64):
-		return "0"
-	}
-	d := v32 - v64
-	if common.IsPercent(name) {
-		d *= 100
-	}
-	return strconv.FormatFloat(d, 'g', 3, 64)
 }
 
 func same(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
@@ -395,12 +572,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return m.selectCursor()
 	case key.Matches(km, k.Left), key.Matches(km, k.Right):
 		// The same as m and M: the next or previous metric.
-		var names []string
-		for _, n := range common.Columns() {
-			if !common.IsParityColumn(n) || m.ctx.Results.Report.Parity != nil {
-				names = append(names, n)
-			}
-		}
+		names := m.names()
 		i := slices.Index(names, m.ctx.Metric)
 		d := 1
 		if key.Matches(km, k.Left) {
@@ -463,12 +635,18 @@ func (m *Model) View() string {
 			p = ""
 		}
 		// The longest help that fits.
+		v := "  v all columns"
+		if !m.compact {
+			v = "  v compact"
+		}
 		helps := []string{
+			fmt.Sprintf("←/→ metric  s sort  / filter  b best%s%s; columns %s", p, v, m.Prec()),
 			fmt.Sprintf("←/→ metric  s sort  / filter  b best%s; columns %s", p, m.Prec()),
 			fmt.Sprintf("←/→ metric  s sort  / filter  b best%s", p),
 		}
 		if len(m.cols) > 4 && m.cols[4].delta {
 			helps = []string{
+				fmt.Sprintf("←/→ metric  s sort  / filter  b best%s%s  d = fp32-fp64, others %s", p, v, m.Prec()),
 				fmt.Sprintf("←/→ metric  s sort  / filter  b best%s  d = fp32-fp64, others %s", p, m.Prec()),
 				fmt.Sprintf("←/→ metric  s sort  / filter  b best%s  d = fp32-fp64", p),
 				fmt.Sprintf("←/→ metric s sort / filter b best%s d=fp32-fp64", strings.TrimPrefix(p, " ")),

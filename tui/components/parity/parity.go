@@ -27,11 +27,12 @@ type Model struct {
 
 // New returns the pane.
 func New(ctx *common.Context) *Model {
+	// Sized to their titles and cells (datatable.SetRows).
 	cols := []datatable.Column{
-		{Title: "hma", Width: 5, Right: true}, {Title: "hma3", Width: 5, Right: true},
-		{Title: "trades", Width: 7, Right: true}, {Title: "dn", Width: 5, Right: true},
-		{Title: "dPnL pp", Width: 10, Right: true}, {Title: "flips", Width: 5, Right: true},
-		{Title: "non-bl", Width: 6, Right: true}, {Title: "max margin", Width: 10, Right: true},
+		{Title: "hma", Right: true}, {Title: "hma3", Right: true},
+		{Title: "trades", Right: true}, {Title: "dn", Right: true},
+		{Title: "dPnL pp", Right: true}, {Title: "flips", Right: true},
+		{Title: "non-bl", Right: true}, {Title: "max margin", Right: true},
 	}
 	return &Model{ctx: ctx, tbl: datatable.New(ctx, cols, 2)}
 }
@@ -61,6 +62,22 @@ func (m *Model) Reload() {
 	}
 	cs := append([]engine.ComboParity(nil), r.Report.Parity.Combos...)
 	sort.SliceStable(cs, func(i, j int) bool { return worse(&cs[i], &cs[j]) })
+	// One format per column from all its values (common.NumColumn).
+	col := func(get func(c *engine.ComboParity) (float64, bool), count, plus bool) common.NumColumn {
+		return common.FitNumbers(func(yield func(float64) bool) {
+			for k := range cs {
+				if v, ok := get(&cs[k]); ok && !yield(v) {
+					return
+				}
+			}
+		}, count, plus)
+	}
+	trades := col(func(c *engine.ComboParity) (float64, bool) { return float64(c.Trades64), true }, true, false)
+	dn := col(func(c *engine.ComboParity) (float64, bool) { return float64(c.Dn), true }, true, true)
+	dpnl := col(func(c *engine.ComboParity) (float64, bool) { return c.DPnLpp, true }, false, false)
+	flips := col(func(c *engine.ComboParity) (float64, bool) { return float64(c.Flips), true }, true, false)
+	nonbl := col(func(c *engine.ComboParity) (float64, bool) { return float64(c.NonBorderline), true }, true, false)
+	margins := col(func(c *engine.ComboParity) (float64, bool) { return c.MaxFlipMargin, c.Flips > 0 }, false, false)
 	cells := make([][]string, len(cs))
 	flags := make([]bool, len(cs))
 	for k := range cs {
@@ -68,11 +85,11 @@ func (m *Model) Reload() {
 		m.rows = append(m.rows, c.Index)
 		margin := "-"
 		if c.Flips > 0 {
-			margin = fmt.Sprintf("%.2e", c.MaxFlipMargin)
+			margin = margins.Format(c.MaxFlipMargin)
 		}
-		cells[k] = []string{fmt.Sprint(c.HMA), fmt.Sprint(c.HMA3), common.Thousands(c.Trades64),
-			fmt.Sprintf("%+d", c.Dn), common.Signed(c.DPnLpp, 4), fmt.Sprint(c.Flips),
-			fmt.Sprint(c.NonBorderline), margin}
+		cells[k] = []string{fmt.Sprint(c.HMA), fmt.Sprint(c.HMA3), trades.Format(float64(c.Trades64)),
+			dn.Format(float64(c.Dn)), dpnl.Format(c.DPnLpp), flips.Format(float64(c.Flips)),
+			nonbl.Format(float64(c.NonBorderline)), margin}
 		flags[k] = c.NonBorderline > 0
 	}
 	m.tbl.SetRows(cells, flags)
