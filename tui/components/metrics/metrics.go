@@ -193,7 +193,7 @@ func (m *Model) refresh() {
 	}
 	m.rows = nil
 	for _, i := range r.Indexes() {
-		if m.keep(i) {
+		if m.Keeps(i) {
 			m.rows = append(m.rows, i)
 		}
 	}
@@ -301,7 +301,9 @@ func (m *Model) value(i int, name string, p engine.Precision) (float64, bool) {
 	return r.Value(i, name, p)
 }
 
-func (m *Model) keep(i int) bool {
+// Keeps reports whether the table's filter keeps combo i (every combo
+// when there is no filter); the heatmap greys out the others.
+func (m *Model) Keeps(i int) bool {
 	for _, t := range m.filter {
 		if t.col == "*" {
 			c := m.ctx.Results.Grid.At(i)
