@@ -256,6 +256,13 @@ func (m *Model) View() string {
 		return t.Fit("", m.w, m.h)
 	}
 	cells := m.cells()
+	var vals []float64
+	for _, c := range cells {
+		if c.st == shown {
+			vals = append(vals, c.v)
+		}
+	}
+	sorted := sortedFinite(vals)
 	// The legend's length decides the rows left for the grid, and the
 	// grid (the overview's blocks) the legend's numbers: two passes at
 	// most settle it.
@@ -263,7 +270,7 @@ func (m *Model) View() string {
 	var out string
 	for range 3 {
 		var lines int
-		out, lines = m.render(cells, footer)
+		out, lines = m.render(cells, sorted, footer)
 		if lines <= footer {
 			break
 		}
@@ -273,8 +280,8 @@ func (m *Model) View() string {
 }
 
 // render draws the pane with footer lines for the legend, and says how
-// many lines the legend took.
-func (m *Model) render(cells []cell, footer int) (string, int) {
+// many lines the legend took; sorted are the shown cells' finite values.
+func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int) {
 	t := m.ctx.Theme
 	r := m.ctx.Results
 	st := newStyles(t)
@@ -291,20 +298,16 @@ func (m *Model) render(cells []cell, footer int) (string, int) {
 
 	// The values on the scale: every shown combo (detail: scrolling
 	// keeps the colours), or every block (overview).
-	var vals []float64
-	for _, c := range cells {
-		if c.st == shown {
-			vals = append(vals, c.v)
-		}
-	}
 	var blocks [][]cell
 	if m.overview {
 		m.bh = max(1, ceilDiv(nh, avail))
 		m.bw = max(1, ceilDiv(n3, m.w-lw))
+		var vals []float64
 		blocks, vals = m.blocks(cells)
+		sorted = sortedFinite(vals)
 	}
-	sc := NewScale(m.scale, vals, nLevels)
-	num := newNumFormat(metric, vals, sc)
+	sc := scaleOf(m.scale, sorted, nLevels)
+	num := newNumFormat(metric, sorted, sc)
 
 	// The detail window (in both modes: the overview marks it).
 	cw := max(2, min(10, (m.w-lw)/max(n3, 1)))
@@ -335,9 +338,11 @@ func (m *Model) render(cells []cell, footer int) (string, int) {
 			// Wider cells for the numbers: larger blocks.
 			cw = num.width + 2
 			m.bw = ceilDiv(n3, (m.w-lw)/cw)
+			var vals []float64
 			blocks, vals = m.blocks(cells)
-			sc = NewScale(m.scale, vals, nLevels)
-			num = newNumFormat(metric, vals, sc)
+			sorted = sortedFinite(vals)
+			sc = scaleOf(m.scale, sorted, nLevels)
+			num = newNumFormat(metric, sorted, sc)
 			draw = blocks
 		}
 		rowH = max(1, min(3, avail/len(blocks)))
@@ -620,7 +625,9 @@ type numFormat struct {
 	width int    // the widest value drawn
 }
 
-func newNumFormat(metric string, vals []float64, sc Scale) numFormat {
+// newNumFormat is the format of xs, the values drawn (finite, sorted),
+// on their scale sc.
+func newNumFormat(metric string, xs []float64, sc Scale) numFormat {
 	f := numFormat{pct: common.IsPercent(metric)}
 	if f.pct {
 		f.unit = " in %"
@@ -630,20 +637,22 @@ func newNumFormat(metric string, vals []float64, sc Scale) numFormat {
 		k = 100
 	}
 	integral := !f.pct
-	for _, v := range vals {
-		integral = integral && (math.IsInf(v, 0) || v == math.Trunc(v))
+	for _, v := range xs {
+		if integral = v == math.Trunc(v); !integral {
+			break
+		}
 	}
 	// The range between the clip percentiles, so that an outlier does
 	// not cost the other values their digits; the whole range when that
 	// is one value.
 	span := 0.0
 	for _, kind := range []ScaleKind{Clip, Linear} {
-		if e := NewScale(kind, vals, 1).Edges; span == 0 {
+		if e := scaleOf(kind, xs, 1).Edges; span == 0 {
 			span = k * (e[1] - e[0])
 		}
 	}
 	switch {
-	case integral || len(vals) == 0:
+	case integral || len(xs) == 0:
 	case span == 0:
 		f.dec = 2
 	default:
@@ -662,8 +671,9 @@ func newNumFormat(metric string, vals []float64, sc Scale) numFormat {
 			break
 		}
 	}
-	for _, v := range vals {
-		f.width = max(f.width, len(f.format(v)))
+	if len(xs) > 0 {
+		// The widest is an extreme: the most negative or the largest.
+		f.width = max(len(f.format(xs[0])), len(f.format(xs[len(xs)-1])))
 	}
 	return f
 }

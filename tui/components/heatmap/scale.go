@@ -58,7 +58,11 @@ type Scale struct {
 // default): the p quantile of x sorted, N values, is x[k] + f(x[k+1]-x[k])
 // with k+f = p(N-1). With no finite value every edge is 0.
 func NewScale(kind ScaleKind, vals []float64, n int) Scale {
-	n = max(n, 1)
+	return scaleOf(kind, sortedFinite(vals), n)
+}
+
+// sortedFinite is the finite values of vals, sorted (a new slice).
+func sortedFinite(vals []float64) []float64 {
 	xs := make([]float64, 0, len(vals))
 	for _, v := range vals {
 		if !math.IsNaN(v) && !math.IsInf(v, 0) {
@@ -66,6 +70,12 @@ func NewScale(kind ScaleKind, vals []float64, n int) Scale {
 		}
 	}
 	slices.Sort(xs)
+	return xs
+}
+
+// scaleOf is NewScale over xs, finite and sorted.
+func scaleOf(kind ScaleKind, xs []float64, n int) Scale {
+	n = max(n, 1)
 	edges := make([]float64, n+1)
 	if len(xs) == 0 {
 		return Scale{kind, edges}
