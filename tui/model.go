@@ -146,6 +146,7 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	m.form = form.New(ctx, m.formSpecs())
 	m.runv = runview.New(ctx)
 	m.metrics = metrics.New(ctx)
+	ctx.Keep = m.metrics.Keeps
 	m.parity = parity.New(ctx)
 	m.heat = heatmap.New(ctx)
 	m.cross = crossover.New(ctx)
@@ -658,6 +659,9 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 		return m.cross.Update(msg)
 	case key.Matches(msg, k.Columns):
 		m.metrics.ToggleLayout() // the compact or the full metrics table
+	case key.Matches(msg, k.HeatScale, k.HeatZoom, k.HeatValues):
+		// The heatmap's view, from any pane (it is on screen beside them).
+		return m.heat.Update(msg)
 	case key.Matches(msg, k.Select) && m.focus <= paneHeatmap:
 		m.selectFrom = m.focus
 		m.setFocus(paneCrossover)

@@ -29,9 +29,9 @@ func TestMetricsCellsWhole(t *testing.T) {
 			}
 			for _, layout := range []string{"compact", "full"} {
 				if layout == "full" {
-					d.key("v")
+					d.key("c")
 					if m.metrics.Compact() {
-						t.Fatal("v did not switch to the full layout")
+						t.Fatal("c did not switch to the full layout")
 					}
 				}
 				for range len(common.Columns()) {
@@ -188,13 +188,13 @@ func TestCompactPreset(t *testing.T) {
 	if strings.TrimSpace(header[:3]) != "" {
 		t.Errorf("columns out of view in the compact layout at 80 columns: %q", header)
 	}
-	d.key("v")
+	d.key("c")
 	if m.metrics.Compact() || !strings.Contains(m.metrics.View(), "sharpe fp32") {
-		t.Fatalf("v did not show the full layout:\n%s", m.metrics.View())
+		t.Fatalf("c did not show the full layout:\n%s", m.metrics.View())
 	}
-	d.key("v")
+	d.key("c")
 	if !m.metrics.Compact() {
-		t.Fatal("v did not switch back to the compact layout")
+		t.Fatal("c did not switch back to the compact layout")
 	}
 	// The filter takes the compact titles.
 	d.key("/")

@@ -42,6 +42,9 @@ type Context struct {
 	Metric   string        // the metric the table, heatmap and sort use
 	Prec     engine.Precision
 	Inspect  *Inspection // both precisions of Selected; nil while computing
+	// Keep reports whether the metrics table's filter keeps combo idx
+	// (the heatmap greys out the others); nil keeps every combo.
+	Keep func(idx int) bool
 
 	// Status line.
 	Backend, Device string

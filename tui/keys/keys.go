@@ -34,6 +34,8 @@ type KeyMap struct {
 	Filter, Sort, Best, NextMetric, PrevMetric key.Binding
 	NextFlip, PrevFlip, Precision              key.Binding
 	Robustness, Columns                        key.Binding
+	// Heatmap.
+	HeatScale, HeatZoom, HeatValues key.Binding
 	// Screens.
 	Sessions, Bench key.Binding
 	// Sessions browser.
@@ -76,7 +78,10 @@ func Default() *KeyMap {
 		PrevFlip:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous flip")),
 		Precision:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "fp64 / fp32")),
 		Robustness: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "robustness pane (PBO, DSR, walk-forward)")),
-		Columns:    key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "compact / all columns")),
+		Columns:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compact / all columns")),
+		HeatScale:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "heat scale: quantile/clip/linear")),
+		HeatZoom:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "heatmap overview / detail")),
+		HeatValues: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "heatmap cell values")),
 
 		Sessions: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "saved sessions")),
 		Bench:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "bench (ladder)")),
@@ -116,7 +121,7 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 		{k.NextPane, k.PrevPane, k.Help, k.Back, k.Quit, k.ForceQuit},
 		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Select, k.Rerun, k.Edit, k.Filter, k.Sort, k.Best, k.Columns},
-		{k.NextMetric, k.PrevMetric, k.Precision, k.NextFlip, k.PrevFlip, k.Robustness},
+		{k.NextMetric, k.PrevMetric, k.Precision, k.NextFlip, k.PrevFlip, k.Robustness, k.HeatScale, k.HeatZoom, k.HeatValues},
 		{k.Sessions, k.Bench, k.Mark, k.Compare, k.Delete, k.Resume},
 	}
 }

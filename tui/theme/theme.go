@@ -28,6 +28,13 @@ type Theme struct {
 	HeatScale []lipgloss.Color
 	// HeatRamp is the heatmap's character ramp in plain mode, low to high.
 	HeatRamp []rune
+	// HeatOff is the glyph of a heatmap cell left out (the table's filter,
+	// the objective's constraints): a space in plain mode, a dot drawn in
+	// Muted otherwise.
+	HeatOff rune
+	// HeatInk are the colours of the numbers printed in heatmap cells: on
+	// the dark half of HeatScale, then on the bright half.
+	HeatInk [2]lipgloss.Color
 	// ProgressFrom and ProgressTo are the progress bars' gradient (hex).
 	ProgressFrom, ProgressTo string
 
@@ -70,6 +77,7 @@ func New(profile termenv.Profile, dark bool) *Theme {
 	t.HeatScale = []lipgloss.Color{"#440154", "#482475", "#414487", "#355F8D", "#2A788E",
 		"#21918C", "#22A884", "#44BF70", "#7AD151", "#BDDF26", "#FDE725"}
 	t.HeatRamp = []rune(".:-=+*#%@")
+	t.HeatInk = [2]lipgloss.Color{"#FFFFFF", "#000000"}
 	t.ProgressFrom, t.ProgressTo = "#355F8D", "#7AD151"
 
 	t.Title = lipgloss.NewStyle().Bold(true).Foreground(t.Accent)
@@ -93,11 +101,13 @@ func New(profile termenv.Profile, dark bool) *Theme {
 			TopLeft: "#", TopRight: "#", BottomLeft: "#", BottomRight: "#"}
 		t.Cursor, t.Ellipsis, t.Sep, t.More = ">", "...", " | ", [2]string{"<", ">"}
 		t.Up, t.Down = "^", "v"
+		t.HeatOff = ' '
 	} else {
 		t.Frame = lipgloss.RoundedBorder()
 		t.FrameFocus = lipgloss.ThickBorder()
 		t.Cursor, t.Ellipsis, t.Sep, t.More = "▶", "…", " · ", [2]string{"«", "»"}
 		t.Up, t.Down = "↑", "↓"
+		t.HeatOff = '·'
 	}
 	return t
 }

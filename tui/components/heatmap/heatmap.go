@@ -1,6 +1,13 @@
 // Package heatmap is the results pane that colours a metric (or a parity
 // column) over the HMA x HMA3 grid with ntcharts' heatmap, draws the axis
 // labels ntcharts does not, and moves a cursor that selects a combo.
+//
+// The colours follow a Scale (quantile by default, clip 2-98% or linear;
+// a key cycles them) computed over the combos drawn; combos the metrics
+// table's filter or the study's constraints leave out are greyed and out
+// of the scale. The pane shows a window of the grid (detail) or the whole
+// grid in blocks, each the best value of its combos (overview), where the
+// cursor moves the detail window. Cell values can be printed in the cells.
 package heatmap
 
 import (
@@ -22,16 +29,28 @@ import (
 // the best mean objective over its neighbourhood).
 const plateauGlyph = 'P'
 
+// cursorGlyph marks the cursor's cell when it is one column wide (the
+// overview of a large grid); wider cells get brackets.
+const cursorGlyph = 'X'
+
 // Model is the heatmap pane.
 type Model struct {
 	ctx      *common.Context
 	w, h     int
 	row, col int // cursor: HMA index, HMA3 index
-	r0, c0   int // first row and column shown
+	r0, c0   int // first row and column of the detail window
+	// visR, visC are the detail window's size and bh, bw the overview's
+	// block size (combos a cell, rows and columns), as last drawn.
+	visR, visC int
+	bh, bw     int
+
+	scale    ScaleKind
+	overview bool // the whole grid in blocks, else the detail window
+	values   bool // print the values in the cells
 }
 
 // New returns the pane.
-func New(ctx *common.Context) *Model { return &Model{ctx: ctx} }
+func New(ctx *common.Context) *Model { return &Model{ctx: ctx, bh: 1, bw: 1} }
 
 // SetSize sets the inner size of the pane.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
@@ -42,10 +61,16 @@ func (m *Model) Title() string {
 	if common.IsParityColumn(m.ctx.Metric) {
 		p = "fp32 vs fp64"
 	}
-	return fmt.Sprintf("Heatmap: %s (%s)", common.Header(m.ctx.Metric), p)
+	s := fmt.Sprintf("Heatmap: %s (%s)", common.Header(m.ctx.Metric), p)
+	if m.overview {
+		s += ", overview"
+	}
+	return s
 }
 
-// Want is the height (frame included) the pane needs to show every row.
+// Want is the height (frame included) the pane needs to show every row
+// of the grid once, with the info line, the HMA3 labels and the legend's
+// first line (a legend that wraps takes the rows' spare lines).
 func (m *Model) Want() int {
 	if r := m.ctx.Results; r != nil {
 		return r.Grid.HMA.Len() + 5
@@ -65,7 +90,8 @@ func (m *Model) Sync() {
 	}
 }
 
-// Update handles the keys of the focused pane.
+// Update handles the keys of the pane; the scale, zoom and values keys
+// come from any results pane.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
 	r := m.ctx.Results
@@ -75,15 +101,25 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	k := m.ctx.Keys
 	g := r.Grid
 	row, col := m.row, m.col
+	dr, dc := 0, 0
 	switch {
+	case key.Matches(km, k.HeatScale):
+		m.scale = m.scale.Next()
+		return nil
+	case key.Matches(km, k.HeatZoom):
+		m.overview = !m.overview
+		return nil
+	case key.Matches(km, k.HeatValues):
+		m.values = !m.values
+		return nil
 	case key.Matches(km, k.Up):
-		row--
+		dr = -1
 	case key.Matches(km, k.Down):
-		row++
+		dr = 1
 	case key.Matches(km, k.Left):
-		col--
+		dc = -1
 	case key.Matches(km, k.Right):
-		col++
+		dc = 1
 	case key.Matches(km, k.Top):
 		row, col = 0, 0
 	case key.Matches(km, k.Bottom):
@@ -97,10 +133,119 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	default:
 		return nil
 	}
-	row = max(0, min(row, g.HMA.Len()-1))
-	col = max(0, min(col, g.HMA3.Len()-1))
+	if m.overview && (dr != 0 || dc != 0) {
+		// A block at a time, onto the block's best combo: the detail
+		// window follows it.
+		return m.moveBlock(dr, dc)
+	}
+	row = max(0, min(row+dr, g.HMA.Len()-1))
+	col = max(0, min(col+dc, g.HMA3.Len()-1))
 	m.row, m.col = row, col
 	return common.Send(common.SelectMsg{Index: g.Index(row, col)})
+}
+
+// moveBlock moves the overview's cursor to the next block in direction
+// (dr, dc) and selects the combo that block shows (its best), or the
+// combo as far into the block as the cursor was when it shows none.
+func (m *Model) moveBlock(dr, dc int) tea.Cmd {
+	g := m.ctx.Results.Grid
+	nh, n3 := g.HMA.Len(), g.HMA3.Len()
+	br := max(0, min(m.row/m.bh+dr, (nh-1)/m.bh))
+	bc := max(0, min(m.col/m.bw+dc, (n3-1)/m.bw))
+	row := min(br*m.bh+m.row%m.bh, nh-1)
+	col := min(bc*m.bw+m.col%m.bw, n3-1)
+	cells := m.cells()
+	if b := m.block(cells, br, bc); b.idx >= 0 {
+		row, col = b.idx/n3, b.idx%n3
+	}
+	m.row, m.col = row, col
+	return common.Send(common.SelectMsg{Index: g.Index(row, col)})
+}
+
+// state is what a combo's cell shows.
+type state uint8
+
+const (
+	missing state = iota // no value (not computed, NaN)
+	shown                // its value, on the scale
+	off                  // left out: the table's filter or the constraints
+)
+
+// cell is a combo's value and state, or a block's best value and the
+// combo it comes from (-1 when the block shows nothing).
+type cell struct {
+	v   float64
+	st  state
+	idx int
+}
+
+// cells is every combo's cell, in grid order.
+func (m *Model) cells() []cell {
+	r := m.ctx.Results
+	metric, prec := m.ctx.Metric, m.ctx.Prec
+	out := make([]cell, r.Grid.Len())
+	for i := range out {
+		c := cell{idx: i}
+		v, ok := r.Value(i, metric, prec)
+		switch {
+		case !ok || math.IsNaN(v):
+			c.st = missing
+		case m.ctx.Keep != nil && !m.ctx.Keep(i):
+			c.v, c.st = v, off
+		default:
+			c.v, c.st = v, shown
+			if cr := r.Combo(i, prec); cr != nil && !r.Objective.Selectable(cr) {
+				c.st = off
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// better reports whether a is a better value than b of the metric shown,
+// for the overview's blocks: the objective's direction when it is the
+// objective's metric (lower when minimised), else common.Better's.
+func (m *Model) better(a, b float64) bool {
+	o := m.ctx.Results.Objective
+	if m.ctx.Metric == o.Name() {
+		if o.Minimise {
+			return a < b
+		}
+		return a > b
+	}
+	return common.Better(m.ctx.Metric, a, b)
+}
+
+// bestName says how a block's value is chosen: "max", "min", "max |v|".
+func (m *Model) bestName() string {
+	switch {
+	case m.better(0, 1):
+		return "min"
+	case common.IsParityColumn(m.ctx.Metric) && m.ctx.Metric != m.ctx.Results.Objective.Name():
+		return "max |v|"
+	}
+	return "max"
+}
+
+// block is overview block (br, bc): the best shown value of its combos;
+// off when it has only combos left out, missing when none has a value.
+func (m *Model) block(cells []cell, br, bc int) cell {
+	g := m.ctx.Results.Grid
+	nh, n3 := g.HMA.Len(), g.HMA3.Len()
+	b := cell{idx: -1}
+	for r := br * m.bh; r < min(nh, (br+1)*m.bh); r++ {
+		for c := bc * m.bw; c < min(n3, (bc+1)*m.bw); c++ {
+			x := cells[g.Index(r, c)]
+			switch {
+			case x.st == off && b.st == missing:
+				b.st = off
+			case x.st == shown && (b.st != shown || m.better(x.v, b.v)):
+				b = x
+			}
+		}
+	}
+	return b
 }
 
 // View renders the pane body, exactly w x h.
@@ -110,62 +255,129 @@ func (m *Model) View() string {
 	if r == nil {
 		return t.Fit("", m.w, m.h)
 	}
+	cells := m.cells()
+	var vals []float64
+	for _, c := range cells {
+		if c.st == shown {
+			vals = append(vals, c.v)
+		}
+	}
+	sorted := sortedFinite(vals)
+	// The legend's length decides the rows left for the grid, and the
+	// grid (the overview's blocks) the legend's numbers: two passes at
+	// most settle it.
+	footer := 2
+	var out string
+	for range 3 {
+		var lines int
+		out, lines = m.render(cells, sorted, footer)
+		if lines <= footer {
+			break
+		}
+		footer = lines
+	}
+	return out
+}
+
+// render draws the pane with footer lines for the legend, and says how
+// many lines the legend took; sorted are the shown cells' finite values.
+func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int) {
+	t := m.ctx.Theme
+	r := m.ctx.Results
 	st := newStyles(t)
 	g := r.Grid
 	nh, n3 := g.HMA.Len(), g.HMA3.Len()
 	metric, prec := m.ctx.Metric, m.ctx.Prec
+	nLevels := st.levels(t.Plain)
 
-	// Labels and the cell size.
 	lw := max(len(strconv.Itoa(g.HMA.Last())), 3) + 1
+	avail := max(1, m.h-2-footer) // less the info line and the HMA3 labels
+	if m.overview {
+		avail = max(1, avail-1) // less the window's marks
+	}
+
+	// The values on the scale: every shown combo (detail: scrolling
+	// keeps the colours), or every block (overview).
+	var blocks [][]cell
+	if m.overview {
+		m.bh = max(1, ceilDiv(nh, avail))
+		m.bw = max(1, ceilDiv(n3, m.w-lw))
+		var vals []float64
+		blocks, vals = m.blocks(cells)
+		sorted = sortedFinite(vals)
+	}
+	sc := scaleOf(m.scale, sorted, nLevels)
+	num := newNumFormat(metric, sorted, sc)
+
+	// The detail window (in both modes: the overview marks it).
 	cw := max(2, min(10, (m.w-lw)/max(n3, 1)))
+	if m.values && !m.overview {
+		cw = max(cw, min(num.width+2, m.w-lw))
+	}
 	visC := max(1, min(n3, (m.w-lw)/cw))
-	rowH := max(1, min(3, (m.h-3)/max(nh, 1)))
-	visR := max(1, min(nh, (m.h-3)/rowH))
+	rowH := max(1, min(3, avail/max(nh, 1)))
+	visR := max(1, min(nh, avail/rowH))
+	if m.overview {
+		dAvail := avail + 1
+		visR = max(1, min(nh, dAvail/max(1, min(3, dAvail/max(nh, 1)))))
+	}
+	m.visR, m.visC = visR, visC
 	m.r0 = scrollTo(m.r0, m.row, visR, nh)
 	m.c0 = scrollTo(m.c0, m.col, visC, n3)
 
-	// The value range over the whole grid, so scrolling keeps the colours.
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i := 0; i < g.Len(); i++ {
-		if v, ok := r.Value(i, metric, prec); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
+	// What is drawn: a matrix of cells, and the combo range of each.
+	var draw [][]cell
+	rowOf, colOf := func(y int) int { return m.r0 + y }, func(x int) int { return m.c0 + x }
+	inRow := func(y, i int) bool { return i == m.r0+y }
+	inCol := func(x, j int) bool { return j == m.c0+x }
+	if m.overview {
+		draw = blocks
+		nC := len(blocks[0])
+		cw = max(1, min(10, (m.w-lw)/nC))
+		if m.values && num.width+2 > cw && num.width+2 <= m.w-lw {
+			// Wider cells for the numbers: larger blocks.
+			cw = num.width + 2
+			m.bw = ceilDiv(n3, (m.w-lw)/cw)
+			var vals []float64
+			blocks, vals = m.blocks(cells)
+			sorted = sortedFinite(vals)
+			sc = scaleOf(m.scale, sorted, nLevels)
+			num = newNumFormat(metric, sorted, sc)
+			draw = blocks
+		}
+		rowH = max(1, min(3, avail/len(blocks)))
+		bh, bw := m.bh, m.bw
+		rowOf, colOf = func(y int) int { return y * bh }, func(x int) int { return x * bw }
+		inRow = func(y, i int) bool { return i/bh == y }
+		inCol = func(x, j int) bool { return j/bw == x }
+	} else {
+		draw = make([][]cell, visR)
+		for y := range draw {
+			draw[y] = make([]cell, visC)
+			for x := range draw[y] {
+				draw[y][x] = cells[g.Index(m.r0+y, m.c0+x)]
+			}
 		}
 	}
-	if lo > hi {
-		lo, hi = 0, 1
-	}
-	span := hi - lo
-	if span == 0 {
-		lo, hi, span = lo-1, hi+1, 2
-	}
-	level := func(v float64, n int) int {
-		return max(0, min(n-1, int((v-lo)/span*float64(n))))
-	}
+	nR, nC := len(draw), len(draw[0])
 
-	// Cells: one heat point per canvas cell.
-	gw, gh := visC*cw, visR*rowH
-	h := hm.New(gw, gh, hm.WithColorScale(st.scale), hm.WithValueRange(lo, hi))
+	// Cells: one heat point per canvas cell, at its level (the scale is
+	// ours; ntcharts maps level + 0.5 in [0, n] to colour n linearly).
+	gw, gh := nC*cw, nR*rowH
+	h := hm.New(gw, gh, hm.WithColorScale(st.scale), hm.WithValueRange(0, float64(len(st.scale))))
 	h.SetXStep(0)
 	h.SetYStep(0)
 	h.Model.SetXYRange(0, float64(gw), 0, float64(gh))
 	h.SetViewXYRange(0, float64(gw), 0, float64(gh))
-	type cell struct {
-		v  float64
-		ok bool
-	}
-	cells := make([][]cell, visR)
-	for y := 0; y < visR; y++ {
-		cells[y] = make([]cell, visC)
-		for x := 0; x < visC; x++ {
-			v, ok := r.Value(g.Index(m.r0+y, m.c0+x), metric, prec)
-			ok = ok && !math.IsNaN(v)
-			cells[y][x] = cell{v, ok}
-			if !ok {
+	for y := range draw {
+		for x, c := range draw[y] {
+			if c.st != shown {
 				continue
 			}
+			lv := float64(sc.Level(c.v)) + 0.5
 			for dy := 0; dy < rowH; dy++ {
 				for dx := 0; dx < cw; dx++ {
-					h.Push(hm.NewHeatPoint(float64(x*cw+dx), float64(gh-1-(y*rowH+dy)), v))
+					h.Push(hm.NewHeatPoint(float64(x*cw+dx), float64(gh-1-(y*rowH+dy)), lv))
 				}
 			}
 		}
@@ -177,33 +389,61 @@ func (m *Model) View() string {
 	if sm := r.Robust; sm != nil && sm.PlateauK > 0 {
 		pr, pc = sm.PlateauBest.Index/max(n3, 1), sm.PlateauBest.Index%max(n3, 1)
 	}
+	numbers := m.values && num.width <= cw-2
 	for yy := 0; yy < gh; yy++ {
 		y := yy / rowH
-		for x := 0; x < visC; x++ {
-			c := cells[y][x]
-			cur := m.r0+y == m.row && m.c0+x == m.col
-			plateau := m.r0+y == pr && m.c0+x == pc && yy%rowH == rowH/2
+		mid := yy%rowH == rowH/2
+		for x := 0; x < nC; x++ {
+			c := draw[y][x]
+			cur := inRow(y, m.row) && inCol(x, m.col)
+			plateau := pr >= 0 && inRow(y, pr) && inCol(x, pc) && mid
+			var text string
+			if numbers && mid && c.st == shown {
+				text = fmt.Sprintf("%*s", cw-2, num.format(c.v))
+			}
 			for dx := 0; dx < cw; dx++ {
 				p := canvas.Point{X: x*cw + dx, Y: yy}
 				ch := rune(0)
-				if t.Plain && c.ok {
-					ch = st.ramp[level(c.v, len(st.ramp))]
+				style := lipgloss.NewStyle()
+				if s := h.Canvas.GetCellStyle(p); s != nil {
+					style = *s
+				}
+				switch c.st {
+				case shown:
+					if t.Plain {
+						ch = st.ramp[sc.Level(c.v)]
+					}
+				case off:
+					ch = st.offGlyph
+					style = style.Inherit(st.off)
+				}
+				// A value: the level's glyph, the number, a space.
+				if text != "" && dx == cw-1 && t.Plain {
+					ch = ' '
+				}
+				if text != "" && dx >= 1 && dx <= cw-2 {
+					ch = rune(text[dx-1])
+					if !t.Plain {
+						ink := st.ink[0]
+						if sc.Level(c.v) >= nLevels/2 {
+							ink = st.ink[1]
+						}
+						style = style.Foreground(ink)
+					}
 				}
 				mark := plateau && dx == cw/2
 				if mark {
 					ch = plateauGlyph
 				}
-				if cur && dx == 0 {
+				switch {
+				case cur && cw == 1:
+					ch, mark = cursorGlyph, false
+				case cur && dx == 0:
 					ch, mark = '[', false
-				}
-				if cur && dx == cw-1 {
+				case cur && dx == cw-1:
 					ch, mark = ']', false
 				}
 				if ch != 0 {
-					style := lipgloss.NewStyle()
-					if s := h.Canvas.GetCellStyle(p); s != nil {
-						style = *s
-					}
 					if cur {
 						style = style.Inherit(st.cursor)
 					}
@@ -231,13 +471,32 @@ func (m *Model) View() string {
 			st.info.Render(fmt.Sprintf(" plateau best %d x %d", g.HMA.At(pr), g.HMA3.At(pc)))
 	}
 	b.WriteString(line + "\n")
-	// Rows with their HMA labels.
+	// Rows with their HMA labels; the overview marks the detail window's
+	// rows with > (and its columns with ^ below).
+	winRow := func(y int) bool {
+		return m.overview && rowOf(y) <= m.r0+visR-1 && rowOf(y)+m.bh-1 >= m.r0
+	}
 	for yy := 0; yy < gh && yy < len(grid); yy++ {
-		lab := strings.Repeat(" ", lw)
+		lab := strings.Repeat(" ", lw-1)
 		if yy%rowH == rowH/2 {
-			lab = fmt.Sprintf("%*d ", lw-1, g.HMA.At(m.r0+yy/rowH))
+			lab = fmt.Sprintf("%*d", lw-1, g.HMA.At(rowOf(yy/rowH)))
 		}
-		b.WriteString(st.label.Render(lab) + grid[yy] + "\n")
+		gut := " "
+		if winRow(yy / rowH) {
+			gut = ">"
+		}
+		b.WriteString(st.label.Render(lab+gut) + grid[yy] + "\n")
+	}
+	if m.overview {
+		marks := []byte(strings.Repeat(" ", lw+gw))
+		for x := 0; x < nC; x++ {
+			if colOf(x) <= m.c0+visC-1 && colOf(x)+m.bw-1 >= m.c0 {
+				for dx := 0; dx < cw; dx++ {
+					marks[lw+x*cw+dx] = '^'
+				}
+			}
+		}
+		b.WriteString(st.label.Render(strings.TrimRight(string(marks), " ")) + "\n")
 	}
 	// The HMA3 labels under their columns.
 	xl := []byte(strings.Repeat(" ", lw+gw))
@@ -245,37 +504,196 @@ func (m *Model) View() string {
 	for every*cw < len(strconv.Itoa(g.HMA3.Last()))+1 {
 		every++
 	}
-	for x := 0; x < visC; x += every {
-		s := strconv.Itoa(g.HMA3.At(m.c0 + x))
+	for x := 0; x < nC; x += every {
+		s := strconv.Itoa(g.HMA3.At(colOf(x)))
 		pos := lw + x*cw
 		if pos+len(s) <= len(xl) {
 			copy(xl[pos:], s)
 		}
 	}
 	b.WriteString(st.label.Render(strings.TrimRight(string(xl), " ")) + "\n")
-	// Legend; a grid larger than the pane says which part is shown (the
-	// view follows the cursor).
-	axes := "rows hma, cols hma3  "
-	if visR < nh || visC < n3 {
-		axes = fmt.Sprintf("shown: hma %d..%d of %d..%d, hma3 %d..%d of %d..%d  ",
-			g.HMA.At(m.r0), g.HMA.At(m.r0+visR-1), g.HMA.Start, g.HMA.Last(),
-			g.HMA3.At(m.c0), g.HMA3.At(m.c0+visC-1), g.HMA3.Start, g.HMA3.Last())
+
+	// The legend, wrapped: what is shown, the scale with the value at
+	// each boundary of its levels, what a greyed cell means.
+	var words []string
+	say := func(s string) {
+		for _, w := range strings.Fields(s) {
+			words = append(words, st.label.Render(w))
+		}
 	}
-	b.WriteString(st.label.Render(axes) + st.label.Render(common.Value(metric, lo)+" ") +
-		m.legend(st) + st.label.Render(" "+common.Value(metric, hi)))
-	return t.Fit(b.String(), m.w, m.h)
+	switch {
+	case m.overview:
+		say(fmt.Sprintf("overview: a cell is %s of hma x %s of hma3, its %s; > ^ mark the detail window;",
+			common.Plural(m.bh, "row"), common.Plural(m.bw, "column"), m.bestName()))
+	case visR < nh || visC < n3:
+		say(fmt.Sprintf("shown: hma %d..%d of %d..%d, hma3 %d..%d of %d..%d;",
+			g.HMA.At(m.r0), g.HMA.At(m.r0+visR-1), g.HMA.Start, g.HMA.Last(),
+			g.HMA3.At(m.c0), g.HMA3.At(m.c0+visC-1), g.HMA3.Start, g.HMA3.Last()))
+	default:
+		say("rows hma, cols hma3;")
+	}
+	say(sc.Kind.String() + " scale" + num.unit + ":")
+	for i, e := range sc.Edges {
+		words = append(words, st.label.Render(num.format(e)))
+		if i < nLevels {
+			words = append(words, m.swatch(st, i))
+		}
+	}
+	nOff := 0
+	for _, c := range cells {
+		if c.st == off {
+			nOff++
+		}
+	}
+	if nOff > 0 {
+		glyph := "blank"
+		if !t.Plain {
+			glyph = st.off.Render(string(st.offGlyph))
+		}
+		words[len(words)-1] += st.label.Render(";")
+		words = append(words, glyph)
+		say(fmt.Sprintf("%s left out (filter, constraints)", common.Plural(nOff, "combo")))
+	}
+	if m.values && !numbers {
+		words[len(words)-1] += st.label.Render(";")
+		say("cells too narrow for values")
+	}
+	legend := wrapWords(words, m.w)
+	b.WriteString(strings.Join(legend, "\n"))
+	return t.Fit(b.String(), m.w, m.h), len(legend)
 }
 
-func (m *Model) legend(st styles) string {
-	if m.ctx.Theme.Plain {
-		return string(st.ramp)
+// blocks is the overview: the grid in blocks of m.bh x m.bw combos, each
+// its best shown value, and the values of the blocks that show one.
+func (m *Model) blocks(cells []cell) ([][]cell, []float64) {
+	g := m.ctx.Results.Grid
+	nR, nC := ceilDiv(g.HMA.Len(), m.bh), ceilDiv(g.HMA3.Len(), m.bw)
+	out := make([][]cell, nR)
+	var vals []float64
+	for br := range out {
+		out[br] = make([]cell, nC)
+		for bc := range out[br] {
+			b := m.block(cells, br, bc)
+			out[br][bc] = b
+			if b.st == shown {
+				vals = append(vals, b.v)
+			}
+		}
 	}
-	var b strings.Builder
-	for _, c := range st.scale {
-		b.WriteString(lipgloss.NewStyle().Background(c).Render(" "))
-	}
-	return b.String()
+	return out, vals
 }
+
+// swatch is level i's sample for the legend: its glyph in brackets, or
+// its colour.
+func (m *Model) swatch(st styles, i int) string {
+	if m.ctx.Theme.Plain {
+		return "[" + string(st.ramp[i]) + "]"
+	}
+	return lipgloss.NewStyle().Background(st.scale[i]).Render(" ")
+}
+
+// wrapWords joins words (styled) with spaces into lines of at most w
+// cells; a word wider than w has a line of its own (Fit cuts it).
+func wrapWords(words []string, w int) []string {
+	var lines []string
+	line, lw := "", 0
+	for _, word := range words {
+		ww := lipgloss.Width(word)
+		switch {
+		case lw == 0:
+			line, lw = word, ww
+		case lw+1+ww <= w:
+			line, lw = line+" "+word, lw+1+ww
+		default:
+			lines = append(lines, line)
+			line, lw = word, ww
+		}
+	}
+	if lw > 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// numFormat writes a metric's values at the precision the heatmap needs:
+// fraction metrics as percentages (the legend says %), integers without
+// decimals, others with enough decimals to tell the scale's edges apart.
+type numFormat struct {
+	pct   bool
+	dec   int
+	unit  string // " in %" for fraction metrics
+	width int    // the widest value drawn
+}
+
+// newNumFormat is the format of xs, the values drawn (finite, sorted),
+// on their scale sc.
+func newNumFormat(metric string, xs []float64, sc Scale) numFormat {
+	f := numFormat{pct: common.IsPercent(metric)}
+	if f.pct {
+		f.unit = " in %"
+	}
+	k := 1.0
+	if f.pct {
+		k = 100
+	}
+	integral := !f.pct
+	for _, v := range xs {
+		if integral = v == math.Trunc(v); !integral {
+			break
+		}
+	}
+	// The range between the clip percentiles, so that an outlier does
+	// not cost the other values their digits; the whole range when that
+	// is one value.
+	span := 0.0
+	for _, kind := range []ScaleKind{Clip, Linear} {
+		if e := scaleOf(kind, xs, 1).Edges; span == 0 {
+			span = k * (e[1] - e[0])
+		}
+	}
+	switch {
+	case integral || len(xs) == 0:
+	case span == 0:
+		f.dec = 2
+	default:
+		// A thousandth of the range, at least.
+		f.dec = max(0, min(6, int(math.Ceil(math.Log10(1000/span)))))
+	}
+	// The legend's edges: enough decimals that distinct edges read
+	// distinct (quantiles interpolate between values).
+	for ; f.dec < 6; f.dec++ {
+		ok := true
+		for i := 1; i < len(sc.Edges) && ok; i++ {
+			a, b := sc.Edges[i-1], sc.Edges[i]
+			ok = a == b || f.format(a) != f.format(b)
+		}
+		if ok {
+			break
+		}
+	}
+	if len(xs) > 0 {
+		// The widest is an extreme: the most negative or the largest.
+		f.width = max(len(f.format(xs[0])), len(f.format(xs[len(xs)-1])))
+	}
+	return f
+}
+
+// format writes v (a fraction as a percentage, without the sign).
+func (f numFormat) format(v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return common.Num(v)
+	}
+	if f.pct {
+		v *= 100
+	}
+	s := strconv.FormatFloat(v, 'f', f.dec, 64)
+	if strings.HasPrefix(s, "-") && strings.Trim(s, "-0.") == "" {
+		s = s[1:] // no negative zero
+	}
+	return s
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / max(b, 1) }
 
 // scrollTo returns the first index to show so that cur is visible in a
 // window of vis out of n.

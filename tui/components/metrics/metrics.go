@@ -400,7 +400,7 @@ func (m *Model) refresh() {
 	}
 	m.rows = nil
 	for _, i := range r.Indexes() {
-		if m.keep(i) {
+		if m.Keeps(i) {
 			m.rows = append(m.rows, i)
 		}
 	}
@@ -485,7 +485,9 @@ func (m *Model) value(i int, name string, p engine.Precision) (float64, bool) {
 	return r.Value(i, name, p)
 }
 
-func (m *Model) keep(i int) bool {
+// Keeps reports whether the table's filter keeps combo i (every combo
+// when there is no filter); the heatmap greys out the others.
+func (m *Model) Keeps(i int) bool {
 	for _, t := range m.filter {
 		if t.col == "*" {
 			c := m.ctx.Results.Grid.At(i)
@@ -635,9 +637,9 @@ func (m *Model) View() string {
 			p = ""
 		}
 		// The longest help that fits.
-		v := "  v all columns"
+		v := "  c all columns"
 		if !m.compact {
-			v = "  v compact"
+			v = "  c compact"
 		}
 		helps := []string{
 			fmt.Sprintf("←/→ metric  s sort  / filter  b best%s%s; columns %s", p, v, m.Prec()),
