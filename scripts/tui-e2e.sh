@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end check of the workbench (issue 3): drive the real binary in a
 # private tmux server, run the issue's small study, assert the parity pane
-# shows the verdict and its numbers, quit, and check the terminal is
+# shows the verdict and its numbers, go through an analysis (the heatmap's
+# overview, a filter, a crossover, the trade list to its last trade, the
+# sessions browser and a compare: issue 15), quit, and check the terminal is
 # restored (alternate screen off, cooked tty, shell prompt back). Then open
 # it again with NO_COLOR=1 and check the screen is plain ASCII.
 #
@@ -83,6 +85,40 @@ grep -Eq 'runs: fp64 complete 9/9 in [0-9.]+(ms|s|µs)' <<<"$s" || fail "the run
 grep -Eq ' 30 +12 +[0-9,]+ +[-+][0-9]+ +-?[0-9.]+ +[0-9]+' <<<"$s" || fail "no per-combo parity rows"
 echo "tui-e2e: parity pane at 80x24:"
 grep -E 'VERDICT|trades .* fp64|max \|dPnL\||flips [0-9]' <<<"$s" | sed 's/^/  /'
+
+# An analysis at 80x24 (issue 15): the heatmap's overview, a filter, the
+# crossover of a combo, its trade list to the last trade, the sessions
+# browser and a compare of the session's own fp32 run against its fp64 one.
+tm send-keys -t "$pane" Tab
+wait_for 'Heatmap: sharpe \(fp64\)'
+tm send-keys -t "$pane" z
+wait_for 'Heatmap: sharpe \(fp64\), overview'
+tm send-keys -t "$pane" z
+tm send-keys -t "$pane" /
+sleep 0.2
+tm send-keys -t "$pane" 'hma=20' Enter
+wait_for 'Metrics: 3 of 9 combos'
+tm send-keys -t "$pane" Enter
+wait_for 'Crossover: (flip [0-9]+ of [0-9]+|no flips)'
+tm send-keys -t "$pane" Tab
+wait_for 'Combo hma 20 x hma3 [0-9]+'
+tm send-keys -t "$pane" G
+s=$(screen)
+last=$(grep -Eo 'fp64: return [^,]+, sharpe [^,]+, max dd [^,]+, [0-9,]+ trades' <<<"$s" | head -1 | grep -Eo '[0-9,]+ trades' | tr -d ', trades')
+[ -n "$last" ] || fail "no trade count in the Combo pane"
+grep -Eq "(>|▶) +$last (long|short) " <<<"$s" || fail "G did not show the last trade ($last) under the cursor"
+echo "tui-e2e: the Combo pane's last trade ($last) reached"
+tm send-keys -t "$pane" S
+wait_for 'Sessions: 1 in '
+wait_for ' pass +-?[0-9.]+'
+tm send-keys -t "$pane" Space Space Space
+wait_for 'AB +1 '
+tm send-keys -t "$pane" c
+wait_for 'Parity B vs A: (PASS|COLLAPSE)' 60
+tm send-keys -t "$pane" Escape
+wait_for 'Sessions: 1 in '
+tm send-keys -t "$pane" Escape
+wait_for 'Combo hma 20 x hma3 [0-9]+' # back where the analysis was
 
 # Resize to 160x48: the workbench redraws with every pane on screen.
 tm resize-window -t e2e -x 160 -y 48
