@@ -669,29 +669,24 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 		m.selectFrom = m.focus // esc goes back there
 		m.setFocus(paneRobust)
 	default:
-		switch m.focus {
-		case paneMetrics:
-			return m.metrics.Update(msg)
-		case paneParity:
-			return m.parity.Update(msg)
-		case paneHeatmap:
-			return m.heat.Update(msg)
-		case paneCrossover:
-			return m.cross.Update(msg)
-		case paneDetail:
-			return m.detail.Update(msg)
-		case paneRobust:
-			return m.robust.Update(msg)
-		}
+		return m.pane(m.focus).Update(msg)
 	}
 	return nil
 }
 
+// pane is results pane p as the root lays it out and routes keys to it.
+func (m *Model) pane(p pane) common.Pane {
+	return [nPanes]common.Pane{paneMetrics: m.metrics, paneParity: m.parity, paneHeatmap: m.heat,
+		paneCrossover: m.cross, paneDetail: m.detail, paneRobust: m.robust}[p]
+}
+
 func (m *Model) setFocus(p pane) {
 	m.focus = p
-	m.metrics.Focus(p == paneMetrics)
-	m.parity.Focus(p == paneParity)
-	m.detail.Focus(p == paneDetail)
+	for q := range nPanes {
+		if f, ok := m.pane(q).(common.Focuser); ok {
+			f.Focus(q == p)
+		}
+	}
 	m.layout()
 }
 
@@ -1071,12 +1066,9 @@ func (m *Model) layout() {
 		m.rects[paneRobust] = rect{rw, bodyH}
 	}
 	in := func(p pane) (int, int) { return m.rects[p].w - 2, m.rects[p].h - 2 }
-	m.metrics.SetSize(in(paneMetrics))
-	m.parity.SetSize(in(paneParity))
-	m.heat.SetSize(in(paneHeatmap))
-	m.cross.SetSize(in(paneCrossover))
-	m.detail.SetSize(in(paneDetail))
-	m.robust.SetSize(in(paneRobust))
+	for p := range nPanes {
+		m.pane(p).SetSize(in(p))
+	}
 	m.sess.SetSize(W-2, bodyH-2)
 	m.cmp.SetSize(W-2, bodyH-2)
 	m.bench.SetSize(W-2, bodyH-2)
@@ -1209,23 +1201,10 @@ func (m *Model) setupView(W, H int) string {
 func (m *Model) paneView(p pane) string {
 	t := m.ctx.Theme
 	r := m.rects[p]
-	var title, body string
-	switch p {
-	case paneMetrics:
-		title, body = m.metrics.Title(), m.metrics.View()
-	case paneParity:
-		title, body = m.parity.Title(), m.parity.View()
-	case paneHeatmap:
-		title, body = m.heat.Title(), m.heat.View()
-	case paneCrossover:
-		title, body = m.cross.Title(), m.cross.View()
-	case paneDetail:
-		title, body = m.detail.Title(), m.detail.View()
-	case paneRobust:
-		body = m.robust.View() // first: the title says which of its lines are shown
-		title = m.robust.Title()
-	}
-	return t.Pane(title, body, r.w, r.h, p == m.focus)
+	// The body first: a title may say which of its lines are shown
+	// (the robustness pane's).
+	body := m.pane(p).View()
+	return t.Pane(m.pane(p).Title(), body, r.w, r.h, p == m.focus)
 }
 
 func (m *Model) resultsView(W, H int) string {

@@ -1,0 +1,24 @@
+package common
+
+import tea "github.com/charmbracelet/bubbletea"
+
+// Pane is what every pane of a screen is to the root model, which lays
+// them out and routes keys to the focused one: a title for its frame, an
+// inner size, a body of exactly that size, and the keys and messages it
+// handles itself (the results panes, the sessions list, the bench).
+type Pane interface {
+	// Title is the frame's title, e.g. "Metrics: 9 of 9 combos".
+	Title() string
+	// SetSize sets the inner size, cells (the frame excluded).
+	SetSize(w, h int)
+	// View is the body, exactly the size set.
+	View() string
+	// Update handles a key or a message meant for the pane.
+	Update(msg tea.Msg) tea.Cmd
+}
+
+// Focuser is a Pane that draws itself differently when it has the keys
+// (a table's cursor row).
+type Focuser interface {
+	Focus(bool)
+}
