@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 )
 
@@ -40,7 +41,9 @@ func (e Estimate) String() string {
 // backend. It times, on the study's bars and in each of its precisions and
 // formulations, one HMA series of the middle HMA length, one HMA3 series of
 // the middle HMA3 length and one backtest of the middle combo (the best of
-// three, so one page fault or preemption does not dominate), then scales:
+// three, so one page fault or preemption does not dominate), on every core
+// at once as the sweep loads them (timeLoaded: the median core's), then
+// scales:
 //
 //	Total = sum over precisions of (nHMA*PerHMA + nHMA3*PerHMA3 + combos*PerCombo) / Workers
 //	        + combos*PerCombo/Workers when both fp64 and fp32 run (the parity
@@ -81,7 +84,7 @@ func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
 			has64 = true
 			job.WMA = Direct
 		}
-		t, err := a.TimeCombo(ctx, job, c)
+		t, err := timeLoaded(ctx, a, job, c, e.Workers)
 		if err != nil {
 			return Estimate{}, fmt.Errorf("estimate: combo (hma %d, hma3 %d): %w", c.HMA, c.HMA3, err)
 		}
@@ -146,4 +149,37 @@ func (s *Study) Size() string {
 // NeedsConfirmation reports whether s is such a study (ConfirmCombos).
 func (s *Study) NeedsConfirmation() bool {
 	return s.Backend != nil && s.Backend.Name() == "reference" && s.Grid.Len()*len(s.Precisions) > ConfirmCombos
+}
+
+// timeLoaded times combo c of job as the sweep will run it: on every one of
+// workers cores at once (each goroutine times its own copy, the best of
+// three as TimeCombo does), so that what the cores share (memory
+// bandwidth, a second hardware thread, the machine's other load) is in the
+// figure; it returns the median of the workers' times. Timed on one core
+// alone, a 2-core machine's estimate came out at two thirds of the run.
+func timeLoaded(ctx context.Context, a Arithmetic, job *Job, c Combo, workers int) (ComboTiming, error) {
+	ts := make([]ComboTiming, workers)
+	errs := make([]error, workers)
+	_ = Parallel(ctx, workers, workers, func(_, i int) {
+		ts[i], errs[i] = a.TimeCombo(ctx, job, c)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return ComboTiming{}, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return ComboTiming{}, err
+	}
+	med := func(f func(ComboTiming) time.Duration) time.Duration {
+		v := make([]time.Duration, len(ts))
+		for i, t := range ts {
+			v[i] = f(t)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	return ComboTiming{HMA: med(func(t ComboTiming) time.Duration { return t.HMA }),
+		HMA3:     med(func(t ComboTiming) time.Duration { return t.HMA3 }),
+		Backtest: med(func(t ComboTiming) time.Duration { return t.Backtest })}, nil
 }
