@@ -102,11 +102,11 @@ tm send-keys -t "$pane" Enter
 wait_for 'Crossover: (flip [0-9]+ of [0-9]+|no flips)'
 tm send-keys -t "$pane" Tab
 wait_for 'Combo hma 20 x hma3 [0-9]+'
-tm send-keys -t "$pane" G
-s=$(screen)
-last=$(grep -Eo 'fp64: return [^,]+, sharpe [^,]+, max dd [^,]+, [0-9,]+ trades' <<<"$s" | head -1 | grep -Eo '[0-9,]+ trades' | tr -d ', trades')
+wait_for 'fp64: return [^,]+, sharpe [^,]+, max dd [^,]+, [0-9,]+ trades'
+last=$(screen | grep -Eo 'fp64: return [^,]+, sharpe [^,]+, max dd [^,]+, [0-9,]+ trades' | head -1 | grep -Eo '[0-9,]+ trades' | tr -d ', trades')
 [ -n "$last" ] || fail "no trade count in the Combo pane"
-grep -Eq "(>|▶) +$last (long|short) " <<<"$s" || fail "G did not show the last trade ($last) under the cursor"
+tm send-keys -t "$pane" G
+wait_for "(>|▶) +$last (long|short) " 10
 echo "tui-e2e: the Combo pane's last trade ($last) reached"
 tm send-keys -t "$pane" S
 wait_for 'Sessions: 1 in '

@@ -136,27 +136,39 @@ func (t *Theme) Wrap(s string, w int) []string {
 	}
 	var out []string
 	for _, para := range strings.Split(s, "\n") {
-		line, lw := "", 0
-		for _, word := range strings.Split(para, " ") {
-			ww := ansi.StringWidth(word)
-			switch {
-			case lw == 0:
-				line, lw = word, ww
-			case lw+1+ww <= w:
-				line, lw = line+" "+word, lw+1+ww
-			default:
-				out = append(out, line)
-				line, lw = word, ww
-			}
-			for lw > w {
-				out = append(out, ansi.Truncate(line, w, ""))
-				line = ansi.TruncateLeft(line, w, "")
-				lw = ansi.StringWidth(line)
-			}
-		}
-		out = append(out, line)
+		out = append(out, t.WrapWords(strings.Split(para, " "), w)...)
 	}
 	return out
+}
+
+// WrapWords joins words (styled or not; a word may hold spaces, e.g. a
+// legend's "[.] -185.1") with spaces into lines of at most w cells, each
+// word whole on one line unless it is wider than w, then cut into pieces
+// of w cells. At least one line, empty for no words.
+func (t *Theme) WrapWords(words []string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	var out []string
+	line, lw := "", 0
+	for _, word := range words {
+		ww := ansi.StringWidth(word)
+		switch {
+		case lw == 0:
+			line, lw = word, ww
+		case lw+1+ww <= w:
+			line, lw = line+" "+word, lw+1+ww
+		default:
+			out = append(out, line)
+			line, lw = word, ww
+		}
+		for lw > w {
+			out = append(out, ansi.Truncate(line, w, ""))
+			line = ansi.TruncateLeft(line, w, "")
+			lw = ansi.StringWidth(line)
+		}
+	}
+	return append(out, line)
 }
 
 // Fit makes s exactly w cells wide and h lines high: longer lines are

@@ -558,7 +558,7 @@ func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int)
 		words[len(words)-1] += st.label.Render(";")
 		say("cells too narrow for values")
 	}
-	legend := wrapWords(words, m.w)
+	legend := m.ctx.Theme.WrapWords(words, m.w)
 	b.WriteString(strings.Join(legend, "\n"))
 	return t.Fit(b.String(), m.w, m.h), len(legend)
 }
@@ -590,29 +590,6 @@ func (m *Model) swatch(st styles, i int) string {
 		return "[" + string(st.ramp[i]) + "]"
 	}
 	return lipgloss.NewStyle().Background(st.scale[i]).Render(" ")
-}
-
-// wrapWords joins words (styled) with spaces into lines of at most w
-// cells; a word wider than w has a line of its own (Fit cuts it).
-func wrapWords(words []string, w int) []string {
-	var lines []string
-	line, lw := "", 0
-	for _, word := range words {
-		ww := lipgloss.Width(word)
-		switch {
-		case lw == 0:
-			line, lw = word, ww
-		case lw+1+ww <= w:
-			line, lw = line+" "+word, lw+1+ww
-		default:
-			lines = append(lines, line)
-			line, lw = word, ww
-		}
-	}
-	if lw > 0 {
-		lines = append(lines, line)
-	}
-	return lines
 }
 
 // numFormat writes a metric's values at the precision the heatmap needs:
