@@ -107,3 +107,43 @@ func TestBrowseWhileRunning(t *testing.T) {
 		t.Errorf("focus %s: the tab pressed during the run changed the pane", paneNames[m.focus])
 	}
 }
+
+// TestQueueNextStudy (issue 15, defect 5): while a study computes, e opens
+// the form and enter queues its study (said, the run screen back); esc
+// from the form comes back to the run too; the queued study starts when
+// the running one ends, and its results follow.
+func TestQueueNextStudy(t *testing.T) {
+	release := make(chan struct{})
+	f := slowFlags()
+	f.Backend = "gated"
+	cfg := Config{Registry: testRegistry(), Flags: f}
+	cfg.Registry.Register(gated{reference.New(), release})
+	m := newModel(t.Context(), cfg, termenv.Ascii, true, true)
+	d := &driver{t: t, m: m}
+	d.run(m.Init())
+	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	d.hold = true
+	d.key("enter")
+	first := m.run
+	if m.screen != screenRun || first == nil {
+		t.Fatalf("screen %d: the run did not start (last error %q)", m.screen, m.ctx.LastErr)
+	}
+	d.key("e")
+	if m.screen != screenSetup || m.run != first {
+		t.Fatalf("e during the run: screen %d, running %v", m.screen, m.run == first)
+	}
+	d.key("esc")
+	if m.screen != screenRun || m.queued != nil {
+		t.Fatalf("esc from the form during the run: screen %d, queued %v", m.screen, m.queued != nil)
+	}
+	d.key("e", "enter")
+	if m.screen != screenRun || m.queued == nil || m.run != first || !strings.Contains(m.ctx.Info, "queued:") {
+		t.Fatalf("enter in the form during the run: screen %d, queued %v, info %q", m.screen, m.queued != nil, m.ctx.Info)
+	}
+	gen := m.runGen
+	close(release)
+	d.drain() // the first ends, the queued one starts and (released) ends too
+	if m.runGen != gen+1 || m.run != nil || m.queued != nil || m.screen != screenResults || m.ctx.Results == nil || !m.ctx.Results.Complete() {
+		t.Fatalf("after both studies: runs started %d (want 1 more), running %v, queued %v, screen %d", m.runGen-gen, m.run != nil, m.queued != nil, m.screen)
+	}
+}

@@ -119,12 +119,13 @@ type Model struct {
 	single             bool // results show one pane at a time
 	devices            map[string]string
 	lastEstKey         string
-	startErr           string // a bad flag found at start (kept until a run)
-	formErr            string // the form's error last put on the status line
-	filterErr          string // the metrics filter's error last put on the status line
-	quitting           bool   // the last frame is empty: nothing is left behind
-	quitAsked          bool   // q during a sweep: a second q quits, any other key goes on
-	browsing           screen // the screen in use when a study ended elsewhere
+	startErr           string        // a bad flag found at start (kept until a run)
+	formErr            string        // the form's error last put on the status line
+	filterErr          string        // the metrics filter's error last put on the status line
+	quitting           bool          // the last frame is empty: nothing is left behind
+	quitAsked          bool          // q during a sweep: a second q quits, any other key goes on
+	queued             *engine.Study // the study to start when the running one ends
+	browsing           screen        // the screen in use when a study ended elsewhere
 }
 
 type rect struct{ w, h int }
@@ -559,9 +560,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case screenSetup:
 		return m.setupKey(msg, typing, picking)
 	case screenRun:
-		if key.Matches(msg, k.Back) && m.run != nil {
+		switch {
+		case key.Matches(msg, k.Back) && m.run != nil:
 			m.run.cancel()
 			m.runv.SetCancelling()
+		case key.Matches(msg, k.Edit) && m.run != nil:
+			// The form, to queue the next study while this one computes.
+			m.screen, m.setupFocus = screenSetup, 1
+			m.layout()
+			m.syncKeyContext()
+			return m.focusSetup()
 		}
 		return nil
 	}
@@ -577,6 +585,12 @@ func (m *Model) setupKey(msg tea.KeyMsg, typing, picking bool) tea.Cmd {
 	case key.Matches(msg, k.NextPane), key.Matches(msg, k.PrevPane):
 		m.setupFocus = 1 - m.setupFocus
 		return m.focusSetup()
+	case key.Matches(msg, k.Back) && m.run != nil:
+		// A study computes: back to it.
+		m.screen = screenRun
+		m.layout()
+		m.syncKeyContext()
+		return m.form.Focus(false)
 	case key.Matches(msg, k.Back):
 		if m.ctx.Results != nil {
 			m.screen = screenResults
@@ -818,9 +832,8 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 		// A grid the CPU would take long over: said, with the estimate,
 		// and run when asked again (enter, or r outside a text field) for
 		// the same study.
-		key := fmt.Sprintf("%v %v %s %v", s.Grid, s.Precisions, s.Backend.Name(), s.Dataset.Info.SHA256)
-		if m.confirmRun != key {
-			m.confirmRun = key
+		if key := confirmKey(s); m.confirmRun != key {
+			m.confirmRun = confirmKey(s)
 			est := m.estimate
 			if est == "" {
 				est = "estimate not ready yet"
@@ -831,6 +844,15 @@ func (m *Model) startRun(s *engine.Study) tea.Cmd {
 		}
 	}
 	m.confirmRun = ""
+	if m.run != nil {
+		// A study computes: this one waits for it (issue 15, defect 5).
+		m.queued = s
+		m.ctx.Info = fmt.Sprintf("queued: %s on %s starts when the running study ends (enter again replaces it)", s.Size(), s.Backend.Name())
+		m.screen = screenRun
+		m.layout()
+		m.syncKeyContext()
+		return m.form.Focus(false)
+	}
 	m.ctx.Note = s.Note
 	var st *sessions.Store
 	if !m.cfg.NoSave {
@@ -861,8 +883,22 @@ func (m *Model) launch(s *engine.Study, w work) tea.Cmd {
 	return tea.Batch(m.run.next(), m.runv.Start(s), m.form.Focus(false))
 }
 
-// finish shows the report of a study that ended (complete, cancelled or failed).
+// finish shows the report of a study that ended (complete, cancelled or
+// failed), then starts the study queued meanwhile, if any.
 func (m *Model) finish(d doneMsg) tea.Cmd {
+	cmd := m.finishRun(d)
+	if q := m.queued; q != nil {
+		m.queued = nil
+		info := m.ctx.Info
+		m.confirmRun = confirmKey(q) // confirmed when it was queued
+		next := m.startRun(q)
+		m.ctx.Info = strings.TrimSuffix("the queued study started; the last one's results are on the Results screen; "+info, "; ")
+		return tea.Batch(cmd, next)
+	}
+	return cmd
+}
+
+func (m *Model) finishRun(d doneMsg) tea.Cmd {
 	m.run = nil
 	rep, err := d.rep, d.err
 	cancelled := errors.Is(err, context.Canceled)
@@ -1250,3 +1286,9 @@ func joinH(a, b string) string {
 // prevScreenFor is the screen the user was browsing when a study ended:
 // sessions or bench (set before showResults moved to the results).
 func (m *Model) prevScreenFor() screen { return m.browsing }
+
+// confirmKey identifies a study for the confirmation of a large CPU grid:
+// asking again for the same one runs it.
+func confirmKey(s *engine.Study) string {
+	return fmt.Sprintf("%v %v %s %v", s.Grid, s.Precisions, s.Backend.Name(), s.Dataset.Info.SHA256)
+}
