@@ -1,6 +1,9 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Interrupted is the cause (context.Cause) a study's context is cancelled
 // with when the process is told to stop by something other than its user:
@@ -17,3 +20,13 @@ func (e *Interrupted) Error() string { return "interrupted (" + e.Signal + ")" }
 
 // Is makes errors.Is(err, context.Canceled) true.
 func (e *Interrupted) Is(target error) bool { return target == context.Canceled }
+
+// cancelCause is why ctx was cancelled, for a run's Err: its cause when
+// that is a cancellation of its own (an *Interrupted: a hang-up, SIGTERM),
+// else ctx.Err(). errors.Is(err, context.Canceled) holds either way.
+func cancelCause(ctx context.Context) error {
+	if c := context.Cause(ctx); c != nil && c != ctx.Err() && errors.Is(c, context.Canceled) {
+		return c
+	}
+	return ctx.Err()
+}

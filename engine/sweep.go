@@ -182,7 +182,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 	if err := ctx.Err(); err != nil {
 		// Cancelled before it began: no kernel load (a first CUDA start
 		// JIT-compiles its PTX for seconds) for a study already stopped.
-		run.Status, run.Err = StatusCancelled, err
+		run.Status, run.Err = StatusCancelled, cancelCause(ctx)
 		return run, err
 	}
 	send(Progress{Backend: b.Name(), Precision: job.Precision, Total: total, Phase: PhasePrepare})
@@ -196,7 +196,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 	if err != nil {
 		run.Elapsed = time.Since(start)
 		if ctx.Err() != nil {
-			run.Status, run.Err = StatusCancelled, ctx.Err()
+			run.Status, run.Err = StatusCancelled, cancelCause(ctx)
 			return run, ctx.Err()
 		}
 		run.Status, run.Err = StatusFailed, fmt.Errorf("%s: prepare: %w", b.Name(), err)
@@ -391,7 +391,7 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 		run.Status, run.Err = StatusFailed, firstErr
 		return run, firstErr
 	case ctx.Err() != nil:
-		run.Status, run.Err = StatusCancelled, ctx.Err()
+		run.Status, run.Err = StatusCancelled, cancelCause(ctx)
 		return run, ctx.Err()
 	}
 	run.Status = StatusComplete
