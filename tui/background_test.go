@@ -99,6 +99,10 @@ func TestBrowseWhileRunning(t *testing.T) {
 	if m.run != nil || m.screen != screenSessions || !strings.Contains(m.ctx.Info, "the study finished") {
 		t.Fatalf("after the study: running %v, screen %d, info %q", m.run != nil, m.screen, m.ctx.Info)
 	}
+	// The list knows the study ended: its session complete, not running.
+	if c := m.sess.Current(); c == nil || m.sess.Len() != 4 || strings.Contains(m.sess.View(), "running") {
+		t.Fatalf("the sessions list after the study:\n%s", m.sess.View())
+	}
 	d.key("esc")
 	if m.screen != screenResults || m.ctx.Results == nil || !m.ctx.Results.Complete() {
 		t.Fatalf("esc after the study: screen %d, results %v", m.screen, m.ctx.Results != nil)

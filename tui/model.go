@@ -934,6 +934,9 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 		m.ctx.Info = strings.TrimSuffix("the study finished: esc shows its results; "+m.ctx.Info, "; ")
 		m.layout()
 		m.syncKeyContext()
+		if m.screen == screenSessions {
+			cmd = tea.Batch(cmd, m.listSessions()) // its session is no longer running
+		}
 	}
 	return cmd
 }
