@@ -152,7 +152,7 @@ func openTestStore(t *testing.T, path string) *sessions.Store {
 
 // A grid that takes a couple of seconds on two cores.
 var killArgs = []string{"run", "--data", "embedded:btcusdt-1m", "--head", "20000", "--hma", "10:240:5", "--hma3", "12:300:12",
-	"--backend", "reference", "--format", "csv", "-q"}
+	"--backend", "reference", "--format", "csv", "-q", "--blocks", "8"}
 
 // TestKillAndResume kills `sweepbench run` with SIGKILL once its first
 // batch is committed, checks that the next start shows the session
@@ -216,6 +216,10 @@ func TestKillAndResume(t *testing.T) {
 	resumed := cli(t, dir, "sessions", "resume", strconv.FormatInt(id, 10), "--db", killed, "--format", "csv")
 	if resumed.code != 0 {
 		t.Fatalf("resume: %+v", resumed)
+	}
+	// The study asked for blocks: the resume says why it has no robustness.
+	if !strings.Contains(resumed.stderr, "robustness: not computed for a resumed study") {
+		t.Errorf("resume of a --blocks study does not say why it has no robustness section:\n%s", resumed.stderr)
 	}
 	// Only the missing combos were computed.
 	lane := regexp.MustCompile(`(fp64|fp32): ([\d,]+) combos were saved, ([\d,]+) computed now`)

@@ -261,6 +261,10 @@ func newRunCmd() *cobra.Command {
 				}
 			}
 			write := func(w io.Writer) error { return writeReport(w, rep, format, top) }
+			if rep != nil && rep.Blocks == nil && s.Blocks > 0 && !quiet {
+				// Asked for, not computed: say why rather than leave it out.
+				fmt.Fprintln(stderr, "robustness: not computed: the study did not complete (a resumed session carries no per-block statistics either: run the study again for PBO, DSR and the walk-forward)")
+			}
 			if rep != nil && rep.Blocks != nil {
 				status("robustness: PBO over every split, DSR, plateau...")
 				if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == rep.Run(rep.BlocksOf).Backend && os.Getenv(engine.ParityEnv) != "cpu" {

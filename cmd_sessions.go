@@ -516,6 +516,9 @@ parity report over the complete runs, and prints the whole session as
 				if len(lanes) > 0 {
 					fmt.Fprintf(stderr, "resumed session %d in %.1fs\n", id, time.Since(start).Seconds())
 				}
+				if study.Blocks > 0 {
+					fmt.Fprintf(stderr, "robustness: not computed for a resumed study (the combos saved before carry no per-block statistics): run the study again with --blocks %d for PBO, DSR and the walk-forward\n", study.Blocks)
+				}
 			}
 			if rep == nil {
 				return runErr

@@ -263,6 +263,13 @@ CREATE TABLE result_batches (
 	PRIMARY KEY (run_id, first_idx)
 ) STRICT;
 `, run: resultsToBatches},
+	// v9: the robustness a study asked for (--blocks, 0 = none; --wf, ''
+	// = none), so that a study resumed or reopened knows it even when its
+	// robustness summary was never computed (an interrupted run).
+	{sql: `
+ALTER TABLE studies ADD COLUMN blocks INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE studies ADD COLUMN wf TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // digestSchema is the first schema version whose runs carry a digest.
