@@ -226,3 +226,21 @@ func TestHeatmapColour(t *testing.T) {
 		}
 	}
 }
+
+// TestPlateauMarkBesideValues: with the cells' values printed (v), the
+// plateau best's P stands before its number, never over one of its
+// digits (found by a fresh-user trial: "-P.23" for -1.23).
+func TestPlateauMarkBesideValues(t *testing.T) {
+	d := newDriver(t, robustFlags(), 120, 40)
+	d.key("enter")
+	d.settle()
+	if d.m.ctx.Results == nil || d.m.ctx.Results.Robust == nil {
+		t.Fatal("the study has no robustness section")
+	}
+	d.m.setFocus(paneHeatmap)
+	d.key("v")
+	body := d.m.heat.View()
+	if !regexp.MustCompile(`P *-?[0-9][0-9.]*`).MatchString(body) || regexp.MustCompile(`[0-9.-]P[0-9.]`).MatchString(body) {
+		t.Fatalf("the plateau mark with the values:\n%s", body)
+	}
+}

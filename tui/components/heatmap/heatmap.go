@@ -431,7 +431,10 @@ func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int)
 						style = style.Foreground(ink)
 					}
 				}
-				mark := plateau && dx == cw/2
+				// The plateau's glyph in the middle of its cell, or, when
+				// the cell prints its value, in the level glyph's place
+				// before it (never over a digit).
+				mark := plateau && ((text == "" && dx == cw/2) || (text != "" && dx == 0))
 				if mark {
 					ch = plateauGlyph
 				}
