@@ -370,8 +370,8 @@ func (p *Parity) finish(flips []Flip) {
 		}
 	}
 	if breached > 0 {
-		p.Reasons = append(p.Reasons, fmt.Sprintf("%s combos with |dn| > max(1%% of fp64 trades, 2); worst (hma %d, hma3 %d): dn %+d of %s",
-			thousands(breached), worst.HMA, worst.HMA3, worst.Dn, thousands(worst.Trades64)))
+		p.Reasons = append(p.Reasons, fmt.Sprintf("%s with |dn| > max(1%% of fp64 trades, 2); worst (hma %d, hma3 %d): dn %+d of %s",
+			Plural(breached, "combo"), worst.HMA, worst.HMA3, worst.Dn, thousands(worst.Trades64)))
 	}
 	if !(p.MaxRelIndicatorError <= MaxIndicatorRel) {
 		p.Reasons = append(p.Reasons, fmt.Sprintf("max relative indicator error %.3g > %g", p.MaxRelIndicatorError, MaxIndicatorRel))

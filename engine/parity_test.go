@@ -206,7 +206,7 @@ func TestParityVerdictRules(t *testing.T) {
 		{"dPnL above 5 pp", []mod{setRuns(100, 100, 0.10, 0.16)}, []string{"max |dPnL| 6"}},
 		{"dPnL at 4.9 pp", []mod{setRuns(100, 100, 0.10, 0.149)}, nil},
 		{"negative dPnL above 5 pp", []mod{setRuns(100, 100, 0.10, 0.04)}, []string{"max |dPnL|"}},
-		{"dn 3 of 100", []mod{setRuns(100, 103, 0.1, 0.1)}, []string{"1 combos with |dn| > max(1% of fp64 trades, 2); worst (hma 2, hma3 6): dn +3 of 100"}},
+		{"dn 3 of 100", []mod{setRuns(100, 103, 0.1, 0.1)}, []string{"1 combo with |dn| > max(1% of fp64 trades, 2); worst (hma 2, hma3 6): dn +3 of 100"}},
 		{"dn 2 of 100 is allowed", []mod{setRuns(100, 98, 0.1, 0.1)}, nil},
 		{"dn 10 of 1000 is allowed", []mod{setRuns(1000, 1010, 0.1, 0.1)}, nil},
 		{"dn 11 of 1000", []mod{setRuns(1000, 989, 0.1, 0.1)}, []string{"dn -11 of 1,000"}},

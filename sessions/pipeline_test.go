@@ -211,7 +211,7 @@ func TestShowKeepsParityExplanation(t *testing.T) {
 	p := *rep.Parity
 	p.Combos = append([]engine.ComboParity(nil), p.Combos...)
 	p.Combos[0].Dn, p.Combos[0].Trades32, p.Combos[0].DnLimitBreached = 5, p.Combos[0].Trades64+5, true
-	p.Reasons = []string{fmt.Sprintf("1 combos with |dn| > max(1%% of fp64 trades, 2); worst (hma 10, hma3 12): dn +5 of %d", p.Combos[0].Trades64)}
+	p.Reasons = []string{fmt.Sprintf("1 combo with |dn| > max(1%% of fp64 trades, 2); worst (hma 10, hma3 12): dn +5 of %d", p.Combos[0].Trades64)}
 	p.Verdict = engine.VerdictCollapse
 	p.Explain()
 	if p.Explanation == "" {

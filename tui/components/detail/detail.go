@@ -131,10 +131,11 @@ func (m *Model) View() string {
 		return t.Fit(strings.Join(head, "\n"), m.w, m.h)
 	}
 	rest := m.h - len(head) - 1
-	// The chart first (at least 4 lines), the trade list at least 3.
+	// The chart first (at least 4 lines), the trade list at least its
+	// header and the cursor's row.
 	chartH := rest * 55 / 100
 	if chartH < 4 {
-		chartH = min(4, rest-3)
+		chartH = min(4, rest-2)
 	}
 	chartH = min(chartH, 12)
 	if chartH < 4 {

@@ -175,9 +175,6 @@ func (m *Model) Summary() []string {
 		for _, why := range p.Reasons {
 			out = append(out, st.reason.Render("! "+why))
 		}
-		if p.Explanation != "" {
-			out = append(out, st.warn.Render("note: "+p.Explanation))
-		}
 		if p.Incomplete {
 			out = append(out, st.warn.Render("incomplete: only the combos both runs completed are compared"))
 		}
@@ -190,6 +187,11 @@ func (m *Model) Summary() []string {
 			fmt.Sprintf("max |dPnL| %s pp (rel %s), indicator error %.3g, %s combos differ",
 				common.Num(p.MaxAbsDPnLpp), common.Pct(p.MaxRelDPnL), p.MaxRelIndicatorError, common.Thousands(p.CombosDiffering)),
 			fmt.Sprintf("flips %s, non-borderline %s", common.Thousands(p.FlipCount), common.Thousands(p.NonBorderlineFlips)))
+		// The reading of the verdict after its figures: where the pane
+		// is short, it is what gives way first.
+		if p.Explanation != "" {
+			out = append(out, st.warn.Render("note: "+p.Explanation))
+		}
 	} else {
 		why := "it needs an fp64 and an fp32 run (precision both)"
 		for _, pr := range []engine.Precision{engine.FP64, engine.FP32} {
@@ -239,9 +241,11 @@ func (m *Model) View() string {
 	if len(m.rows) == 0 {
 		return t.Fit(strings.Join(sum, "\n"), m.w, m.h)
 	}
-	// Keep at least four table lines (header and three rows).
+	// Keep at least four table lines (header and three rows); a summary
+	// cut short says so on its last line rather than end mid-sentence.
 	if keep := m.h - 4; len(sum) > keep {
 		sum = sum[:max(keep, 1)]
+		sum[len(sum)-1] = newStyles(m.ctx.Theme).warn.Render(m.ctx.Theme.Truncate(fmt.Sprintf("... %d more lines: a taller terminal shows them (run and sessions show print them all)", len(m.Summary())-len(sum)+1), m.w))
 	}
 	m.tbl.SetSize(m.w, m.h-len(sum))
 	return t.Fit(strings.Join(sum, "\n")+"\n"+m.tbl.View(), m.w, m.h)
