@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -99,25 +100,49 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 
 	ref, test := r.Run(FP64), r.Run(FP32)
 	switch {
-	case ref != nil && test != nil && len(ref.Results) > 0:
-		bw.Printf("\nTop %s%s by fp64 %s, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", Plural(len(TopBy(ref, r.Objective, top)), "combo"), ofComputed(ref), r.Objective.Label())
+	case ref != nil && test != nil && ref.Count() > 0:
+		tops := TopBy(ref, r.Objective, top)
+		if len(tops) == 0 {
+			bw.Printf("\nTop combos by fp64 %s: none of the %s meets the constraints\n", r.Objective.Label(), Plural(ref.Count(), "combo"))
+			break
+		}
+		bw.Printf("\nTop %s%s by fp64 %s, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", Plural(len(tops), "combo"), ofComputed(ref), r.Objective.Label())
+		// The objective's own columns when the table's do not show it.
+		obj := r.Objective.Name()
+		extra := !slices.Contains([]string{"sharpe", "total_return", "max_drawdown", "win_rate", "total_trades"}, obj)
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "hma\thma3\ttrades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t\n")
-		for _, c := range TopBy(ref, r.Objective, top) {
+		head := "hma\thma3\ttrades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t"
+		if extra {
+			head += obj + "64\t" + obj + "32\t"
+		}
+		fmt.Fprintln(tw, head)
+		for _, c := range tops {
 			t := test.Lookup(c.Index)
 			if t == nil {
-				fmt.Fprintf(tw, "%d\t%d\t%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t\n", c.HMA, c.HMA3, c.TotalTrades,
+				fmt.Fprintf(tw, "%d\t%d\t%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t", c.HMA, c.HMA3, c.TotalTrades,
 					pct(c.TotalReturn), num(c.Sharpe), pct(c.MaxDrawdown), pct(c.WinRate))
+				if extra {
+					fmt.Fprintf(tw, "%s\t-\t", metricCell(obj, &c.Metrics))
+				}
+				fmt.Fprintln(tw)
 				continue
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, c.HMA3, c.TotalTrades, t.TotalTrades,
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", c.HMA, c.HMA3, c.TotalTrades, t.TotalTrades,
 				t.TotalTrades-c.TotalTrades, pct(c.TotalReturn), pct(t.TotalReturn), signed(100*(t.TotalReturn-c.TotalReturn)),
 				num(c.Sharpe), num(t.Sharpe), pct(c.MaxDrawdown), pct(c.WinRate))
+			if extra {
+				fmt.Fprintf(tw, "%s\t%s\t", metricCell(obj, &c.Metrics), metricCell(obj, &t.Metrics))
+			}
+			fmt.Fprintln(tw)
 		}
 		tw.Flush()
 	default:
 		for _, run := range r.Runs {
-			if len(run.Results) == 0 {
+			if run.Count() == 0 {
+				continue
+			}
+			if len(TopBy(run, r.Objective, top)) == 0 {
+				bw.Printf("\nTop combos by %s %s: none of the %s meets the constraints\n", run.Precision, r.Objective.Label(), Plural(run.Count(), "combo"))
 				continue
 			}
 			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", Plural(len(TopBy(run, r.Objective, top)), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
@@ -346,4 +371,18 @@ func shortDuration(d time.Duration) string {
 		return strconv.Itoa(int(d/time.Minute)) + "m"
 	}
 	return d.String()
+}
+
+// metricCell formats metric name of m for the top list: a count whole, a
+// fraction as a percentage (return, CAGR, drawdown, win rate, VaR,
+// CVaR), a ratio as the table's other ratios.
+func metricCell(name string, m *Metrics) string {
+	v, _ := m.Value(name)
+	switch {
+	case IsCount(name):
+		return strconv.Itoa(int(v))
+	case slices.Contains([]string{"total_return", "cagr", "max_drawdown", "win_rate", "var_95", "cvar_95"}, name):
+		return pct(v)
+	}
+	return num(v)
 }

@@ -1,0 +1,70 @@
+package engine_test
+
+import (
+	"bytes"
+	"fmt"
+	"context"
+	"strings"
+	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/reference"
+)
+
+// TestTopListObjective: a top list ranked by an objective the table has
+// no column for (sortino) shows that objective's fp64 and fp32 columns,
+// its rows in the objective's order; constraints no combo meets leave a
+// line that says so instead of no list (found by a fresh-user trial).
+func TestTopListObjective(t *testing.T) {
+	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(o engine.Objective) string {
+		s := &engine.Study{Dataset: ds.Head(3000), Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 30, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 36, Step: 12}},
+			Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Objective: o,
+			Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: reference.New()}
+		rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := rep.WriteTable(&b, 3); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	out := run(engine.Objective{Metric: "sortino"})
+	lines := strings.Split(out, "\n")
+	var head int
+	for i, l := range lines {
+		if strings.Contains(l, "sortino64") {
+			head = i
+		}
+	}
+	if head == 0 || !strings.Contains(lines[head], "sortino32") {
+		t.Fatalf("no sortino columns:\n%s", out)
+	}
+	prev := 1e300
+	for _, l := range lines[head+1 : head+4] {
+		f := strings.Fields(l)
+		v := parseF(t, f[len(f)-2])
+		if v > prev {
+			t.Errorf("rows not in sortino order: %v after %v\n%s", v, prev, out)
+		}
+		prev = v
+	}
+	if out := run(engine.Objective{MinTrades: 1 << 30}); !strings.Contains(out, "none of the 9 combos meets the constraints") {
+		t.Errorf("constraints no combo meets:\n%s", out)
+	}
+}
+
+func parseF(t *testing.T, s string) float64 {
+	t.Helper()
+	var v float64
+	if _, err := fmt.Sscan(s, &v); err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return v
+}
