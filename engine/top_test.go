@@ -2,8 +2,8 @@ package engine_test
 
 import (
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
