@@ -111,5 +111,11 @@ func TestHelpFits(t *testing.T) {
 			}
 		}
 	}
+	// Both notes whole: how to leave a text field, how to close the help.
+	for _, want := range []string{"a text field takes every key, esc leaves it", "? or esc closes"} {
+		if !strings.Contains(v, want) {
+			t.Fatalf("the help lacks %q:\n%s", want, v)
+		}
+	}
 	checkSize(t, v, 80, 24)
 }

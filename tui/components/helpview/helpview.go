@@ -36,18 +36,22 @@ func View(ctx *common.Context, w, h int) string {
 			}
 		}
 	}
+	// Two lines of notes, the blank line before them only when there is
+	// room for it too (80x24 has room for the notes alone).
 	notes := []string{
-		"",
-		"Setup: ↑/↓ fields, ←/→ choices, type into ranges; enter runs.",
-		"Results: enter on a combo opens its crossover; n/N step its flips.",
-		"Filter: column op value, all must hold: sharpe>1 max_drawdown%<20.",
-		"? or esc closes this help.",
+		"Setup: a text field takes every key, esc leaves it; enter runs.",
+		"Results: enter opens the crossover, n/N flips; / filters; ? or esc closes.",
+	}
+	if strings.Count(body, "\n")+len(notes)+4 <= h {
+		body += "\n"
 	}
 	for _, n := range notes {
-		if strings.Count(body, "\n")+4 > h {
-			break
+		for _, l := range t.Wrap(n, max(w-6, 20)) {
+			if strings.Count(body, "\n")+4 > h {
+				break
+			}
+			body += "\n" + st.note.Render(l)
 		}
-		body += "\n" + st.note.Render(n)
 	}
 	bw := min(w, lipgloss.Width(body)+4)
 	bh := min(h, strings.Count(body, "\n")+3)
