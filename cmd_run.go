@@ -261,6 +261,18 @@ func newRunCmd() *cobra.Command {
 				}
 			}
 			write := func(w io.Writer) error { return writeReport(w, rep, format, top) }
+			if _, rows := engine.ParseRowFormat(format); rows && rep != nil && !quiet {
+				// What the run added to the study's note (the tiles it ran
+				// in, too few trades, a parity fallback): rows files carry
+				// no note, so it goes to stderr as the study's did.
+				more := rep.Note
+				if s.Note != "" && strings.HasPrefix(more, s.Note) {
+					more = strings.TrimPrefix(strings.TrimPrefix(more, s.Note), "; ")
+				}
+				if more != "" && more != s.Note {
+					fmt.Fprintln(stderr, more)
+				}
+			}
 			if rep != nil && rep.Blocks == nil && s.Blocks > 0 && !quiet {
 				// Asked for, not computed: say why rather than leave it out.
 				fmt.Fprintln(stderr, "robustness: not computed: the study did not complete (a resumed session carries no per-block statistics either: run the study again for PBO, DSR and the walk-forward)")
