@@ -471,9 +471,23 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, "  walk-forward  %s, %d folds: stitched out-of-sample return %s%%, Sharpe %.3g; efficiency %s\n",
 			wf.Spec, len(wf.Folds), engine.FormatFloat(math.Round(1e4*wf.TotalReturn)/100), wf.Sharpe, eff)
 		fmt.Fprintf(&b, "      fold  out-of-sample block (0-%d)  chosen             IS %-8s  OOS %-8s  OOS return %%\n", sm.Blocks-1, sm.Metric, sm.Metric)
+		// One precision per column: 4 significant digits of the column's
+		// largest value.
+		big := 0.0
+		for _, f := range wf.Folds {
+			for _, v := range []float64{f.ISObjective, f.OOSObjective} {
+				if !math.IsInf(v, 0) && !math.IsNaN(v) {
+					big = max(big, math.Abs(v))
+				}
+			}
+		}
+		dec := 3
+		if big > 0 {
+			dec = min(max(3-int(math.Floor(math.Log10(big))), 0), 6)
+		}
 		for i, f := range wf.Folds {
-			fmt.Fprintf(&b, "      %4d  %24d  %-17s  %11.4g  %12.4g  %12.4f\n", i+1, f.OOSBlock, fmt.Sprintf("%d x %d", f.Combo.HMA, f.Combo.HMA3),
-				f.ISObjective, f.OOSObjective, 100*f.OOSReturn)
+			fmt.Fprintf(&b, "      %4d  %24d  %-17s  %11.*f  %12.*f  %12.4f\n", i+1, f.OOSBlock, fmt.Sprintf("%d x %d", f.Combo.HMA, f.Combo.HMA3),
+				dec, f.ISObjective, dec, f.OOSObjective, 100*f.OOSReturn)
 		}
 	}
 	if sm.BlockBars > 0 && sm.BlockBars < 1000 {
