@@ -211,6 +211,7 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 		if ss.Spec.Timeframe != "" {
 			settings += ", timeframe " + ss.Spec.Timeframe
 		}
+		settings += sessions.SelectionSettings(ss)
 		verdict := ss.Parity
 		if verdict == "" {
 			verdict = "-"

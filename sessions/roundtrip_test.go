@@ -162,3 +162,16 @@ func TestNonFinitePreserved(t *testing.T) {
 	}
 	compareRuns(t, run, got.Runs[0])
 }
+
+// TestSelectionSettings: what a session asked of its selection, in the
+// words sessions ls and the browser list it with; nothing for defaults.
+func TestSelectionSettings(t *testing.T) {
+	var ss sessions.Session
+	if got := sessions.SelectionSettings(&ss); got != "" {
+		t.Errorf("defaults: %q, want nothing", got)
+	}
+	ss.Spec.Objective, ss.Spec.MinTrades, ss.Spec.MaxDrawdown, ss.Spec.Blocks, ss.Spec.WF = "sortino", 400, 0.3, 16, "rolling:8"
+	if got, want := sessions.SelectionSettings(&ss), ", objective sortino, min trades 400, max drawdown 30%, blocks 16, wf rolling:8"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -486,3 +486,27 @@ func precisionSpec(ps []engine.Precision) string {
 	}
 	return "both"
 }
+
+// SelectionSettings is what a session asked of its selection, for a list's
+// settings column: ", objective sortino, min trades 400, max drawdown 30%,
+// blocks 16, wf rolling:8", each part only when set ("" for none), so
+// that two studies of one grid that differ in it are told apart.
+func SelectionSettings(ss *Session) string {
+	var b strings.Builder
+	if o := ss.Spec.Objective; o != "" && o != "sharpe" {
+		b.WriteString(", objective " + o)
+	}
+	if n := ss.Spec.MinTrades; n > 0 {
+		fmt.Fprintf(&b, ", min trades %d", n)
+	}
+	if dd := ss.Spec.MaxDrawdown; dd > 0 {
+		b.WriteString(", max drawdown " + engine.FormatFloat(100*dd) + "%")
+	}
+	if n := ss.Spec.Blocks; n > 0 {
+		fmt.Fprintf(&b, ", blocks %d", n)
+	}
+	if wf := ss.Spec.WF; wf != "" {
+		b.WriteString(", wf " + wf)
+	}
+	return b.String()
+}
