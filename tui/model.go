@@ -126,6 +126,9 @@ type Model struct {
 	quitAsked          bool          // q during a sweep: a second q quits, any other key goes on
 	queued             *engine.Study // the study to start when the running one ends
 	browsing           screen        // the screen in use when a study ended elsewhere
+	// editOf is the results the form was last filled from (e, esc): the
+	// form keeps its edits while the same results are on screen.
+	editOf *common.Results
 }
 
 type rect struct{ w, h int }
@@ -258,6 +261,12 @@ func (m *Model) formFromStudy() tea.Cmd {
 	if s == nil || s.Spec.Data == "" {
 		return nil
 	}
+	if m.editOf == m.ctx.Results && m.ctx.Results != nil {
+		// The form was filled from these results already and may hold
+		// edits since (esc went back to look at them): keep them.
+		return m.validate()
+	}
+	m.editOf = m.ctx.Results
 	m.cfg.Flags.Spec = s.Spec
 	m.form.SetValues(formValues(s.Spec))
 	if s.Spec.Data != m.rawSpec {
