@@ -177,6 +177,7 @@ func (m *Model) back() tea.Cmd {
 
 func (m *Model) sessionsKey(msg tea.KeyMsg) tea.Cmd {
 	k := m.ctx.Keys
+	m.sess.SetRefusal(nil) // read: a key after it
 	if id := m.sess.Confirming(); id != 0 {
 		m.sess.Confirm(0)
 		if key.Matches(msg, k.Confirm) && m.cfg.Sessions != nil {
@@ -208,11 +209,15 @@ func (m *Model) sessionsKey(msg tea.KeyMsg) tea.Cmd {
 		m.sess.SetBusy(fmt.Sprintf("opening session %d%s", cur.ID, m.ctx.Theme.Ellipsis))
 		return openSessionCmd(m.sessGen, st, m.cfg.LoadSession, m.ctx.Registry, cur.ID)
 	case key.Matches(msg, k.Mark):
-		m.setErr(m.sess.ToggleMark())
+		err := m.sess.ToggleMark()
+		m.setErr(err)
+		m.sess.SetRefusal(err)
 	case key.Matches(msg, k.Compare):
 		marks := m.sess.Marks()
 		if len(marks) != 2 {
-			m.setErr(fmt.Errorf("compare needs two marked runs (%d marked): space marks one", len(marks)))
+			err := fmt.Errorf("compare needs two marked runs (%d marked): space marks one", len(marks))
+			m.setErr(err)
+			m.sess.SetRefusal(err)
 			return nil
 		}
 		m.sessGen++
@@ -294,6 +299,7 @@ func (m *Model) sessionAnswer(gen int, err error) bool {
 	m.sess.SetBusy("")
 	if err != nil {
 		m.setErr(err)
+		m.sess.SetRefusal(err) // whole under the list: the status bar has room for its start
 		return false
 	}
 	return true

@@ -208,7 +208,10 @@ func TestSessionsBrowser(t *testing.T) {
 		if len(marks) != 2 || marks[0].ID != 1 || marks[1].ID != 2 || marks[0].Precision != engine.FP64 {
 			t.Fatalf("marks %v", marks)
 		}
-		d.key("up", " ") // a third (session 3) is refused
+		d.key("up", " ") // a third (session 3) is refused, said whole under the list
+		if v := strings.Join(strings.Fields(m.sess.View()), " "); !strings.Contains(v, "two runs are already marked: unmark one with space") {
+			t.Fatalf("the refusal is not shown whole in the list:\n%s", m.sess.View())
+		}
 		if len(m.sess.Marks()) != 2 || !strings.Contains(m.ctx.LastErr, "two runs are already marked") {
 			t.Fatalf("marks %v, last error %q", m.sess.Marks(), m.ctx.LastErr)
 		}

@@ -34,6 +34,7 @@ type Model struct {
 	path    string
 	why     string // why there is no list
 	busy    string // what is being done ("opening session 3...")
+	refusal string // why the last action was refused, until the next key
 	confirm int64  // the session a delete waits to be confirmed for
 	w, h    int
 	dsW     int // the dataset column's width
@@ -74,6 +75,15 @@ func (m *Model) SetList(list []sessions.Session, path string, err error) {
 func (m *Model) SetUnavailable(why string) {
 	m.list, m.marks, m.why = nil, nil, common.Clean(why)
 	m.tbl.SetRowFunc(0, m.row, nil)
+}
+
+// SetRefusal shows why the last action was refused (a compare of runs on
+// different data, a third mark), whole, above the details; nil clears it.
+func (m *Model) SetRefusal(err error) {
+	m.refusal = ""
+	if err != nil {
+		m.refusal = common.Clean(err.Error())
+	}
 }
 
 // SetBusy shows what is being done ("" when nothing).
@@ -312,6 +322,9 @@ func (m *Model) details() []string {
 	t := m.ctx.Theme
 	st := newStyles(t)
 	var out []string
+	if m.refusal != "" {
+		out = append(out, st.bad.Render(m.refusal))
+	}
 	switch {
 	case m.confirm != 0:
 		out = append(out, st.bad.Render(fmt.Sprintf("remove session %d and all its results? y removes it, esc keeps it", m.confirm)))
