@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
@@ -25,6 +26,8 @@ type Model struct {
 	vp    viewport.Model
 	title string
 	text  string
+	lines []string // text's lines
+	x     int      // the columns scrolled off the left
 	w, h  int
 }
 
@@ -50,9 +53,11 @@ func (m *Model) SetDiff(d *sessions.Diff, err error) {
 		}
 	}
 	m.text = common.Clean(strings.TrimRight(strings.ReplaceAll(b.String(), "\t", "    "), "\n"))
+	m.lines = strings.Split(m.text, "\n")
 	m.vp.SetContent(m.text)
 	m.vp.GotoTop()
 	m.vp.SetXOffset(0)
+	m.x = 0
 }
 
 // Text is what the pane shows, unscrolled.
@@ -90,8 +95,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.vp.GotoBottom()
 	case key.Matches(km, k.Left):
 		m.vp.ScrollLeft(8)
+		m.x = max(m.x-8, 0)
 	case key.Matches(km, k.Right):
 		m.vp.ScrollRight(8)
+		widest := 0
+		for _, l := range m.lines {
+			widest = max(widest, ansi.StringWidth(l))
+		}
+		m.x = min(m.x+8, max(widest-m.vp.Width, 0))
 	}
 	return nil
 }
@@ -102,5 +113,21 @@ func (m *Model) View() string {
 	t := m.ctx.Theme
 	foot := t.Subtle.Render(fmt.Sprintf("%d%%  arrows scroll (left/right for wide lines), esc back to the list",
 		int(100*m.vp.ScrollPercent()+0.5)))
-	return t.Fit(m.vp.View()+"\n"+foot, m.w, m.h)
+	// A line cut at either edge says so: « and » (< and > plain) in its
+	// first or last cell, never a number cut without a sign.
+	shown := strings.Split(m.vp.View(), "\n")
+	for i := range shown {
+		k := m.vp.YOffset + i
+		if k >= len(m.lines) || m.vp.Width < 3 {
+			break
+		}
+		full := ansi.StringWidth(m.lines[k])
+		if full > m.x+m.vp.Width {
+			shown[i] = ansi.Truncate(shown[i], m.vp.Width-1, "") + t.More[1]
+		}
+		if m.x > 0 && full > 0 {
+			shown[i] = t.More[0] + ansi.TruncateLeft(shown[i], 1, "")
+		}
+	}
+	return t.Fit(strings.Join(shown, "\n")+"\n"+foot, m.w, m.h)
 }
