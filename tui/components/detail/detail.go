@@ -124,8 +124,9 @@ func (m *Model) View() string {
 		if d == nil {
 			continue
 		}
-		head = append(head, fmt.Sprintf("%s: return %s, sharpe %s, max dd %s, %d trades",
-			d.Precision, common.Pct(d.TotalReturn), common.Num(d.Sharpe), common.Pct(d.MaxDrawdown), d.TotalTrades))
+		// Wrapped, never cut: the trade count is what the list below counts.
+		head = append(head, t.Wrap(fmt.Sprintf("%s: return %s, sharpe %s, max dd %s, %s",
+			d.Precision, common.Pct(d.TotalReturn), common.Num(d.Sharpe), common.Pct(d.MaxDrawdown), common.Plural(d.TotalTrades, "trade")), m.w)...)
 	}
 	if in.D64 == nil && in.D32 == nil {
 		return t.Fit(strings.Join(head, "\n"), m.w, m.h)

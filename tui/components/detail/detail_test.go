@@ -24,10 +24,13 @@ func TestTradeNumbersWhole(t *testing.T) {
 		Inspect: &common.Inspection{Index: 0, Combo: d.Combo, D64: d}}
 	m := New(ctx)
 	m.Reload()
-	m.SetSize(60, 20)
+	m.SetSize(40, 20)
 	m.Focus(true)
 	m.tbl.SetCursor(len(trades) - 1)
 	v := m.View()
+	if !strings.Contains(strings.Join(strings.Fields(v), " "), "12,345 trades") {
+		t.Errorf("the header's trade count is not whole:\n%s", v)
+	}
 	if !strings.Contains(v, "12345 long") || !strings.Contains(v, "12344 long") {
 		t.Fatalf("the last trades' numbers are not whole:\n%s", v)
 	}
