@@ -730,6 +730,8 @@ func (m *Model) syncKeyContext() {
 		k.Context = keys.Bench
 	case m.setupFocus == 1 && m.form.Typing():
 		k.Context = keys.SetupTyping
+	case m.setupFocus == 1:
+		k.Context = keys.SetupChoice
 	default:
 		k.Context = keys.Setup
 	}

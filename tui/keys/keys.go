@@ -11,6 +11,7 @@ type Context int
 const (
 	Setup Context = iota
 	SetupTyping
+	SetupChoice // a choice row of the form: left/right change it, enter runs
 	Running
 	Results
 	Sessions
@@ -99,6 +100,8 @@ func (k *KeyMap) ShortHelp() []key.Binding {
 	switch k.Context {
 	case SetupTyping:
 		return []key.Binding{k.Run, k.NextPane, k.Back, k.ForceQuit}
+	case SetupChoice:
+		return []key.Binding{k.Run, k.Left, k.Right, k.NextPane, k.Back, k.Help, k.Quit}
 	case Running:
 		return []key.Binding{k.Back, k.Help, k.Quit}
 	case Results:
