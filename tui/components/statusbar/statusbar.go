@@ -59,8 +59,15 @@ func (m *Model) View() string {
 			text, style = m.ctx.Info, st.label
 		}
 		text = common.Clean(text) // errors quote paths, headers and fields
-		// The error matters more than the device: give it most of the line.
-		l := t.Truncate(left(len(segs)), max(m.w/4, m.w-ansi.StringWidth(text)-2))
+		// The error matters more than the device: give it most of the line,
+		// dropping whole segments (device, backend, session) rather than
+		// cutting one mid-word.
+		budget := max(m.w/4, m.w-ansi.StringWidth(text)-2)
+		n := len(segs)
+		for n > 1 && ansi.StringWidth(left(n)) > budget {
+			n--
+		}
+		l := t.Truncate(left(n), budget)
 		right := style.Render(cutWords(t.Ellipsis, text, max(0, m.w-ansi.StringWidth(l)-2)))
 		return t.Fit(l+"  "+right, m.w, 1)
 	}
