@@ -45,6 +45,10 @@ type Context struct {
 	// Keep reports whether the metrics table's filter keeps combo idx
 	// (the heatmap greys out the others); nil keeps every combo.
 	Keep func(idx int) bool
+	// KeepGen counts the changes of what Keep keeps (the metrics table's
+	// filter set or cleared), so a pane can reuse what it computed from
+	// Keep while it is the same.
+	KeepGen int
 
 	// Status line.
 	Backend, Device string

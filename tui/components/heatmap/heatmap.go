@@ -22,6 +22,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"sweepbench/engine"
 	"sweepbench/tui/common"
 )
 
@@ -47,6 +48,21 @@ type Model struct {
 	scale    ScaleKind
 	overview bool // the whole grid in blocks, else the detail window
 	values   bool // print the values in the cells
+
+	// The cells and their sorted values for key: every combo is read
+	// once a view (a million combos took 200 ms a frame), not a frame.
+	key    viewKey
+	cached []cell
+	sorted []float64
+}
+
+// viewKey is what the cells depend on: the results, the metric and
+// precision shown, and the table's filter (common.Context.KeepGen).
+type viewKey struct {
+	r       *common.Results
+	metric  string
+	prec    engine.Precision
+	keepGen int
 }
 
 // New returns the pane.
@@ -255,14 +271,17 @@ func (m *Model) View() string {
 	if r == nil {
 		return t.Fit("", m.w, m.h)
 	}
-	cells := m.cells()
-	var vals []float64
-	for _, c := range cells {
-		if c.st == shown {
-			vals = append(vals, c.v)
+	if k := (viewKey{r, m.ctx.Metric, m.ctx.Prec, m.ctx.KeepGen}); k != m.key || m.cached == nil {
+		m.cached = m.cells()
+		var vals []float64
+		for _, c := range m.cached {
+			if c.st == shown {
+				vals = append(vals, c.v)
+			}
 		}
+		m.key, m.sorted = k, sortedFinite(vals)
 	}
-	sorted := sortedFinite(vals)
+	cells, sorted := m.cached, m.sorted
 	// The legend's length decides the rows left for the grid, and the
 	// grid (the overview's blocks) the legend's numbers: two passes at
 	// most settle it.

@@ -87,6 +87,7 @@ func New(ctx *common.Context) *Model {
 // lists every combo again. Reload shows it.
 func (m *Model) ClearFilter() {
 	m.filter, m.filterSrc, m.err, m.bad = nil, "", nil, ""
+	m.ctx.KeepGen++
 	m.input.SetValue("")
 }
 
@@ -551,6 +552,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 				return common.Send(common.ErrMsg{Err: err})
 			}
 			m.filter, m.filterSrc, m.err, m.bad = f, src, nil, ""
+			m.ctx.KeepGen++
 			m.refresh()
 			return m.selectCursor()
 		}
