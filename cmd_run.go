@@ -369,12 +369,25 @@ func newProgressView(ch <-chan engine.Progress, w io.Writer) *progressView {
 		var lane engine.Precision = -1
 		said := false // a status line to clear at the end
 		for p := range ch {
-			if p.Phase == engine.PhaseParity {
+			switch p.Phase {
+			case engine.PhaseParity, engine.PhaseSaving, engine.PhaseRobustness:
+				// The study's phases after its lanes: a status line each.
 				if bar != nil {
 					_ = bar.Finish()
 					bar = nil
 				}
-				fmt.Fprintf(w, "\rparity: comparing fp32 with fp64 (trade counts, flips, indicator errors)...")
+				switch p.Phase {
+				case engine.PhaseParity:
+					count := ""
+					if p.Done > 0 && p.Done < p.Total {
+						count = fmt.Sprintf(": %s of %s combos", engine.Thousands(p.Done), engine.Thousands(p.Total))
+					}
+					fmt.Fprintf(w, "\r\x1b[Kparity: comparing fp32 with fp64 (trade counts, flips, indicator errors)%s...", count)
+				case engine.PhaseSaving:
+					fmt.Fprintf(w, "\r\x1b[Ksaving: the last batches and the parity report...")
+				default:
+					fmt.Fprintf(w, "\r\x1b[Krobustness: PBO, DSR, walk-forward...")
+				}
 				said = true
 				continue
 			}

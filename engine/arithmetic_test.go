@@ -38,7 +38,7 @@ func TestNoArithmetic(t *testing.T) {
 			t.Errorf("IndicatorsOf: %v", err)
 		}
 		run := &Run{Precision: FP64, Grid: g, Status: StatusComplete}
-		if _, err := CompareRuns(ctx, job, run, &Run{Precision: FP32, Grid: g, Status: StatusComplete}, 0); !errors.Is(err, ErrNoArithmetic) {
+		if _, err := CompareRuns(ctx, job, run, &Run{Precision: FP32, Grid: g, Status: StatusComplete}, 0, nil); !errors.Is(err, ErrNoArithmetic) {
 			t.Errorf("CompareRuns: %v", err)
 		}
 		if _, err := InspectCombo(ctx, bars, g.At(0), p, FP64, Direct); !errors.Is(err, ErrNoArithmetic) {

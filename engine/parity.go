@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"sync/atomic"
 )
 
 // Parity thresholds (SPEC "Parity").
@@ -109,14 +110,21 @@ type ParityInput[A, B Float] struct {
 	RefInd    *Indicators[A]
 	TestInd   *Indicators[B]
 	Tolerance float64 // 0 = DefaultBorderline
+	// Progress, when set, is told how many combos have been compared so
+	// far, every parityProgressEvery combos, from the comparing
+	// goroutines (it must not block).
+	Progress func(done int)
 }
+
+// parityProgressEvery is how often Compare reports its progress, combos.
+const parityProgressEvery = 4096
 
 // CompareRuns builds the parity report of test (fp32) against ref (fp64)
 // for job, taking the indicator series from the registered Arithmetic
 // through job.Cache (computed there once; ErrNoArithmetic without one). The
 // fp32 series are the CPU float32 path's, which SPEC makes bit-identical on
 // every backend; trade counts and PnL come from the runs.
-func CompareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64) (*Parity, error) {
+func CompareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64, progress func(done int)) (*Parity, error) {
 	j64 := *job
 	j64.Precision, j64.WMA = FP64, Direct
 	ind64, err := IndicatorsOf[float64](ctx, &j64)
@@ -130,13 +138,13 @@ func CompareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64) (*P
 		if err != nil {
 			return nil, err
 		}
-		return Compare(ctx, ParityInput[float64, float32]{job.Bars, job.Grid, job.Params, ref, test, ind64, ind32, tol})
+		return Compare(ctx, ParityInput[float64, float32]{job.Bars, job.Grid, job.Params, ref, test, ind64, ind32, tol, progress})
 	}
 	indT, err := IndicatorsOf[float64](ctx, &jt)
 	if err != nil {
 		return nil, err
 	}
-	return Compare(ctx, ParityInput[float64, float64]{job.Bars, job.Grid, job.Params, ref, test, ind64, indT, tol})
+	return Compare(ctx, ParityInput[float64, float64]{job.Bars, job.Grid, job.Params, ref, test, ind64, indT, tol, progress})
 }
 
 // Compare builds the parity report (SPEC "Parity"). Combos present in both
@@ -183,7 +191,13 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	pos := make([][2][]int8, workers) // each worker's fp64 and fp32 positions
 	close := in.Bars.Close
 	held := len(close) - 1 // pos[n-1] is never held
+	var compared atomic.Int64
 	err = Parallel(ctx, len(p.Combos), workers, func(w, k int) {
+		if in.Progress != nil {
+			if n := compared.Add(1); n%parityProgressEvery == 0 {
+				in.Progress(int(n))
+			}
+		}
 		if k > 0 && hma3Twins(in, &p.Combos[k-1], &p.Combos[k]) {
 			return // its twin, combo k-1, gives it its flips
 		}

@@ -302,7 +302,7 @@ func runStudy(ctx context.Context, s *Study, opt StudyOptions, inTile bool) (*Re
 			// The comparison (traces of the flipped combos) takes a moment
 			// on large grids: say so rather than go quiet.
 			select {
-			case opt.Progress <- Progress{Backend: test.Backend, Precision: FP32, Done: test.Count(),
+			case opt.Progress <- Progress{Backend: test.Backend, Precision: FP32, Done: 0,
 				Total: test.Grid.Len(), Elapsed: test.Elapsed, Phase: PhaseParity}:
 			default:
 			}
@@ -312,7 +312,16 @@ func runStudy(ctx context.Context, s *Study, opt StudyOptions, inTile bool) (*Re
 			// Cancelled: still explain what completed, on a fresh context.
 			pctx = context.Background()
 		}
-		par, note, err := s.parity(pctx, cache, ref, test)
+		progress := func(done int) {
+			if opt.Progress != nil {
+				select {
+				case opt.Progress <- Progress{Backend: test.Backend, Precision: FP32, Done: done, Total: test.Grid.Len(),
+					Elapsed: test.Elapsed, Phase: PhaseParity}:
+				default:
+				}
+			}
+		}
+		par, note, err := s.parity(pctx, cache, ref, test, progress)
 		if err != nil && runErr == nil {
 			runErr = fmt.Errorf("parity: %w", err)
 		}
@@ -341,7 +350,10 @@ const DeviceParityMinCombos = 4096
 // (CompareOnDevice), else on the CPU from the lanes' series (taken from the
 // device when it computes them: SeriesDevice). A device pass that fails
 // falls back to the CPU, whose report is the same, and says so in note.
-func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Run) (par *Parity, note string, err error) {
+//
+// progress, when set, is told how many combos the CPU pass has compared
+// (ParityInput.Progress); the device pass reports none.
+func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Run, progress func(done int)) (par *Parity, note string, err error) {
 	b64, err64 := s.backendFor(FP64)
 	bT, errT := s.backendFor(test.Precision)
 	dev, ok := b64.(ParityDevice)
@@ -354,7 +366,7 @@ func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Ru
 		note = fmt.Sprintf("parity on %s failed (%v): computed on the CPU", b64.Name(), err)
 	}
 	s.deviceSeries(ctx, cache)
-	par, err = CompareRuns(ctx, s.job(FP64, cache), ref, test, s.Tolerance)
+	par, err = CompareRuns(ctx, s.job(FP64, cache), ref, test, s.Tolerance, progress)
 	return par, note, err
 }
 

@@ -84,7 +84,7 @@ func (r *Run) CombosPerSecond() float64 {
 type Progress struct {
 	Backend   string
 	Precision Precision
-	Done      int           // combos evaluated
+	Done      int           // combos evaluated (PhaseParity: combos compared so far)
 	Total     int           // combos in the grid
 	Rate      float64       // combos per second since compute started
 	Elapsed   time.Duration // since the sweep started

@@ -449,6 +449,7 @@ lanesLoop:
 		pctx = context.Background() // still explain what completed
 	}
 	var parts []*Parity
+	compared := 0
 	for _, t := range tiles {
 		sub := *s
 		sub.Grid = t.Grid
@@ -456,9 +457,12 @@ lanesLoop:
 		if tref.Count() == 0 || ttest.Count() == 0 {
 			continue
 		}
-		send(Progress{Backend: test.run.Backend, Precision: FP32, Done: test.run.Count(), Total: total, Elapsed: test.run.Elapsed, Phase: PhaseParity})
+		send(Progress{Backend: test.run.Backend, Precision: FP32, Done: compared, Total: total, Elapsed: test.run.Elapsed, Phase: PhaseParity})
 		runtime.GC() // the previous tile's series (see the lanes' loop)
-		par, note, err := sub.parity(pctx, &IndicatorCache{}, tref, ttest)
+		before := compared
+		par, note, err := sub.parity(pctx, &IndicatorCache{}, tref, ttest, func(done int) {
+			send(Progress{Backend: test.run.Backend, Precision: FP32, Done: before + done, Total: total, Elapsed: test.run.Elapsed, Phase: PhaseParity})
+		})
 		if err != nil {
 			if runErr == nil {
 				runErr = fmt.Errorf("parity: %w", err)
@@ -472,6 +476,7 @@ lanesLoop:
 			par.Flips[k].Index = t.global(whole, par.Flips[k].Index)
 		}
 		parts = append(parts, par)
+		compared += par.CombosCompared
 		if note != "" && !strings.Contains(rep.Note, note) {
 			rep.Note = JoinNote(rep.Note, note)
 		}

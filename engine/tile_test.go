@@ -104,14 +104,19 @@ func tiledEqualsWhole(t *testing.T, s *engine.Study, whole *engine.Report, tiles
 	if !reflect.DeepEqual(tiled.Blocks, whole.Blocks) || tiled.BlocksOf != whole.BlocksOf {
 		t.Error("the tiled study's per-block statistics differ from the untiled study's")
 	}
-	last := map[engine.Precision]int{}
-	for ev := range events {
-		if ev.Total != s.Grid.Len() || ev.Done < last[ev.Precision] {
-			t.Fatalf("progress %+v after %d done: want the grid's total and a count that never goes back", ev, last[ev.Precision])
-		}
-		last[ev.Precision] = ev.Done
+	type lane struct {
+		p      engine.Precision
+		parity bool
 	}
-	if last[engine.FP64] != s.Grid.Len() || last[engine.FP32] != s.Grid.Len() {
+	last := map[lane]int{}
+	for ev := range events {
+		l := lane{ev.Precision, ev.Phase == engine.PhaseParity}
+		if ev.Total != s.Grid.Len() || ev.Done < last[l] {
+			t.Fatalf("progress %+v after %d done: want the grid's total and a count that never goes back", ev, last[l])
+		}
+		last[l] = ev.Done
+	}
+	if last[lane{p: engine.FP64}] != s.Grid.Len() || last[lane{p: engine.FP32}] != s.Grid.Len() {
 		t.Errorf("progress ended at %v, want %d in each lane", last, s.Grid.Len())
 	}
 

@@ -68,3 +68,32 @@ func parseF(t *testing.T, s string) float64 {
 	}
 	return v
 }
+
+// TestParityProgress: the CPU parity pass reports how many combos it has
+// compared (PhaseParity, Done), every 4,096, never going back, after an
+// event at 0 that names the phase.
+func TestParityProgress(t *testing.T) {
+	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &engine.Study{Dataset: ds.Head(600), Grid: engine.Grid{HMA: engine.Range{Start: 2, Stop: 81, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 69, Step: 1}},
+		Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: reference.New()}
+	events := make(chan engine.Progress, 1<<16)
+	if _, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{Progress: events, Discard: true}); err != nil {
+		t.Fatal(err)
+	}
+	close(events)
+	var got []int
+	for ev := range events {
+		if ev.Phase == engine.PhaseParity {
+			if ev.Total != 5120 {
+				t.Fatalf("parity event %+v: want the grid's 5,120 combos as its total", ev)
+			}
+			got = append(got, ev.Done)
+		}
+	}
+	if len(got) != 2 || got[0] != 0 || got[1] != 4096 {
+		t.Errorf("parity progress %v, want [0 4096]", got)
+	}
+}

@@ -39,6 +39,7 @@ type Model struct {
 	stage      engine.Phase
 	stageSince time.Time
 	stageOf    int
+	stageDone  int // parity: combos compared so far
 }
 
 // New returns the run screen.
@@ -91,6 +92,7 @@ func (m *Model) Progress(ps []engine.Progress) {
 			if m.stage != p.Phase {
 				m.stage, m.stageSince, m.stageOf = p.Phase, time.Now(), p.Total
 			}
+			m.stageDone = p.Done
 			continue
 		}
 		for i := range m.lanes {
@@ -165,7 +167,11 @@ func (m *Model) View() string {
 		lines = append(lines, st.value.Render(l.prec.String())+" "+bar.ViewAs(frac)+texts[i])
 	}
 	if m.stage != "" {
-		lines = append(lines, t.Wrap(st.value.Render("now: ")+stageText(m.stage, m.stageOf)+" "+t.Sep+" "+
+		count := ""
+		if m.stage == engine.PhaseParity && m.stageDone > 0 && m.stageDone < m.stageOf {
+			count = fmt.Sprintf(" %s %s of %s compared", t.Sep, common.Thousands(m.stageDone), common.Thousands(m.stageOf))
+		}
+		lines = append(lines, t.Wrap(st.value.Render("now: ")+stageText(m.stage, m.stageOf)+count+" "+t.Sep+" "+
 			m.ctx.Duration(time.Since(m.stageSince))+" so far", m.w)...)
 	}
 	lines = append(lines, "")

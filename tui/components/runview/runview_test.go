@@ -60,7 +60,8 @@ func TestPhasesNamed(t *testing.T) {
 		ev   engine.Progress
 		want string
 	}{
-		{engine.Progress{Precision: engine.FP32, Done: 4, Total: 4, Phase: engine.PhaseParity}, "now: parity: the fp32 positions compared with fp64's bar by bar on 4 combos"},
+		{engine.Progress{Precision: engine.FP32, Done: 0, Total: 4, Phase: engine.PhaseParity}, "now: parity: the fp32 positions compared with fp64's bar by bar on 4 combos"},
+		{engine.Progress{Precision: engine.FP32, Done: 2, Total: 4, Phase: engine.PhaseParity}, "| 2 of 4 compared"},
 		{engine.Progress{Total: 4, Phase: engine.PhaseRobustness}, "now: robustness: PBO over every split"},
 		{engine.Progress{Total: 4, Phase: engine.PhaseSaving}, "now: saving: the last batches"},
 	} {
