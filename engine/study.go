@@ -203,8 +203,7 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 // it when inTile: then the report's note leaves out what runTiled says of
 // the whole grid).
 func runStudy(ctx context.Context, s *Study, opt StudyOptions, inTile bool) (*Report, error) {
-	rep := &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA, Note: s.Note,
-		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...), Objective: s.Objective}
+	rep := newReport(s)
 	cache := &IndicatorCache{}
 	var runErr error
 	discard := opt.Discard && len(opt.Prior) == 0
@@ -530,4 +529,11 @@ func (r *Run) Lookup(index int) *ComboResult {
 		return &r.Results[i]
 	}
 	return nil
+}
+
+// newReport starts s's report: its dataset, parameters, grid, note and
+// the precisions it asked for, no run yet.
+func newReport(s *Study) *Report {
+	return &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA, Note: s.Note,
+		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...), Objective: s.Objective}
 }

@@ -217,14 +217,15 @@ func priorOfTile(whole Grid, t tile, run *Run) *Run {
 	return &pr
 }
 
-// tiledLane is one precision's run of a tiled study, built tile by tile.
+// tiledLane is one precision's run of a tiled study, built tile by tile:
+// its results, relabelled with the whole grid's index, go to a keeper as
+// an untiled study's do (the best by the objective, the fp64 best's fp32
+// partners, the outcomes parity and the constraints need, the count).
 type tiledLane struct {
 	run  *Run
-	best topK          // the best by the objective, over every tile's kept results
-	also []ComboResult // fp32: the results of the fp64 lane's best, for the side-by-side table
+	kp   *keeper
+	mu   sync.Mutex
 	full []ComboResult // every result, when the caller keeps them (not Discard)
-	out  *outcomes     // each combo's trades and return (parity), drawdown (constraints)
-	hist []int
 }
 
 // runTiled runs s tile by tile (planTiles), lane by lane: every tile of the
@@ -246,8 +247,7 @@ func runTiled(ctx context.Context, s *Study, opt StudyOptions, tiles []tile, bud
 	if keepN <= 0 {
 		keepN = DefaultKeep
 	}
-	rep := &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: whole, WMA: s.WMA, Note: s.Note,
-		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...), Objective: s.Objective}
+	rep := newReport(s)
 	per := seriesBytes(s.Dataset.Bars.Len(), s.Precisions)
 	rep.Note = JoinNote(rep.Note, fmt.Sprintf("run in %d tiles of the grid: its indicator series take %s, more than the series budget of %s (%s)",
 		len(tiles), Bytes(gridSeries(whole)*per), Bytes(budget), SeriesBudgetEnv))
@@ -278,20 +278,18 @@ func runTiled(ctx context.Context, s *Study, opt StudyOptions, tiles []tile, bud
 	}
 lanesLoop:
 	for _, p := range s.Precisions {
-		l := &tiledLane{best: topK{o: s.Objective, k: keepN}, hist: make([]int, fewTrades+1)}
+		l := &tiledLane{kp: &keeper{best: topK{o: s.Objective, k: keepN}, also: alsoIdx}}
 		if both || (blocks != nil && p == blockLane) {
-			l.out = newOutcomes(total)
+			l.kp.out = newOutcomes(total)
 			if blocks != nil && p == blockLane {
-				l.out.dd = make([]float64, total)
+				l.kp.out.dd = make([]float64, total)
+			}
+			if pr := opt.Prior[p]; pr != nil {
+				for i := range pr.Results {
+					l.kp.out.set(&pr.Results[i])
+				}
 			}
 		}
-		if pr := opt.Prior[p]; pr != nil && l.out != nil {
-			for i := range pr.Results {
-				l.out.set(&pr.Results[i])
-			}
-		}
-		also := alsoIdx
-		var mu sync.Mutex
 		done := 0 // combos of the lane's finished tiles
 		for _, t := range tiles {
 			sub := *s
@@ -307,21 +305,15 @@ lanesLoop:
 			}
 			to.Sink = func(_ Precision, rs []ComboResult) error {
 				g := slices.Clone(rs)
-				mu.Lock()
 				for i := range g {
-					r := &g[i]
-					r.Index = t.global(whole, r.Index)
-					if l.out != nil {
-						l.out.set(r)
-					}
-					if also[r.Index] {
-						l.also = append(l.also, *r)
-					}
+					g[i].Index = t.global(whole, g[i].Index)
 				}
+				l.kp.add(g)
 				if !discard {
+					l.mu.Lock()
 					l.full = append(l.full, g...)
+					l.mu.Unlock()
 				}
-				mu.Unlock()
 				if opt.Sink == nil {
 					return nil
 				}
@@ -377,7 +369,7 @@ lanesLoop:
 			runtime.GC()
 			if trep != nil {
 				if tr := trep.Run(p); tr != nil {
-					mergeTileRun(l, tr, whole, t)
+					mergeTileRun(l, tr, whole)
 					done += tr.Count()
 				}
 				if blocks != nil && p == blockLane {
@@ -404,7 +396,7 @@ lanesLoop:
 		lanes[p] = l
 		if p == FP64 {
 			alsoIdx = map[int]bool{}
-			for _, r := range l.best.h {
+			for _, r := range l.kp.best.h {
 				alsoIdx[r.Index] = true
 			}
 		}
@@ -416,10 +408,7 @@ lanesLoop:
 		}
 		run := l.run
 		if discard {
-			rs := append(append([]ComboResult(nil), l.best.h...), l.also...)
-			slices.SortFunc(rs, func(a, b ComboResult) int { return a.Index - b.Index })
-			rs = slices.CompactFunc(rs, func(a, b ComboResult) bool { return a.Index == b.Index })
-			run.Results, run.Kept, run.outcomes, run.tradeHist = rs, true, l.out, l.hist
+			l.kp.keep(run)
 		} else {
 			full := l.full
 			slices.SortFunc(full, func(a, b ComboResult) int { return a.Index - b.Index })
@@ -441,7 +430,7 @@ lanesLoop:
 		rep.Blocks, rep.BlocksOf = blocks, blockLane
 	}
 	ref, test := lanes[FP64], lanes[FP32]
-	if ref == nil || test == nil || ref.run == nil || test.run == nil || ref.out == nil || test.out == nil {
+	if ref == nil || test == nil || ref.run == nil || test.run == nil || ref.kp.out == nil || test.kp.out == nil {
 		return rep, runErr
 	}
 	pctx := ctx
@@ -496,10 +485,10 @@ func tileOutcomes(l *tiledLane, whole Grid, t tile) *Run {
 	count := 0
 	for c := 0; c < n; c++ {
 		g := t.global(whole, c)
-		if !l.out.has.has(g) {
+		if !l.kp.out.has.has(g) {
 			continue
 		}
-		o.trades[c], o.ret[c] = l.out.trades[g], l.out.ret[g]
+		o.trades[c], o.ret[c] = l.kp.out.trades[g], l.kp.out.ret[g]
 		o.has[c/64] |= 1 << (c % 64)
 		count++
 	}
@@ -513,8 +502,9 @@ func tileOutcomes(l *tiledLane, whole Grid, t tile) *Run {
 	return &r
 }
 
-// mergeTileRun adds tile t's run tr to lane l of the whole grid's study.
-func mergeTileRun(l *tiledLane, tr *Run, whole Grid, t tile) {
+// mergeTileRun adds tile tr's times and state to lane l's run of the
+// whole grid (its results reached l's keeper through the sink).
+func mergeTileRun(l *tiledLane, tr *Run, whole Grid) {
 	if l.run == nil {
 		r := *tr
 		r.Grid, r.Results, r.Kept, r.Computed, r.outcomes, r.tradeHist = whole, nil, false, 0, nil, nil
@@ -526,20 +516,8 @@ func mergeTileRun(l *tiledLane, tr *Run, whole Grid, t tile) {
 	run.Saving += tr.Saving
 	run.Indicators += tr.Indicators
 	run.Elapsed += tr.Elapsed
-	run.Computed += tr.Count()
 	if !tr.Complete() && run.Status == StatusComplete {
 		run.Status, run.Err = tr.Status, tr.Err
-	}
-	if !tr.Kept {
-		return // a resumed tile: its results went through the sink, the prior ones are the caller's
-	}
-	for i := range tr.Results {
-		r := tr.Results[i]
-		r.Index = t.global(whole, r.Index)
-		l.best.offer(&r)
-	}
-	for i, n := range tr.tradeHist {
-		l.hist[i] += n
 	}
 }
 
