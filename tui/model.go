@@ -941,7 +941,7 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 	if away {
 		// The user browses the sessions or the bench: the results wait on
 		// their screen (esc goes there), the screen in use stays.
-		m.screen, m.prevScreen = m.prevScreenFor(), screenResults
+		m.screen, m.prevScreen = m.browsing, screenResults
 		m.ctx.Info = strings.TrimSuffix("the study finished: esc shows its results; "+m.ctx.Info, "; ")
 		m.layout()
 		m.syncKeyContext()
@@ -1296,10 +1296,6 @@ func joinH(a, b string) string {
 	}
 	return sb.String()
 }
-
-// prevScreenFor is the screen the user was browsing when a study ended:
-// sessions or bench (set before showResults moved to the results).
-func (m *Model) prevScreenFor() screen { return m.browsing }
 
 // confirmKey identifies a study for the confirmation of a large CPU grid:
 // asking again for the same one runs it.
