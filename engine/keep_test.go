@@ -38,29 +38,9 @@ func TestDiscardKeepsTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := study()
-	path := filepath.Join(t.TempDir(), "rows.csv")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rw, err := engine.NewRowWriter(f, engine.RowsCSV, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kept, err := engine.RunStudy(ctx, s, engine.StudyOptions{Discard: true, Keep: 3, Sink: rw.Sink})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rw.Close(kept); err != nil {
-		t.Fatal(err)
-	}
+	kept, got := streamKept(t, s, 3)
 	var want bytes.Buffer
 	if err := full.WriteCSV(&want); err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want.Bytes()) {
@@ -167,3 +147,32 @@ func (b noBlocks) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, 
 }
 
 type plainKernel struct{ engine.Kernel }
+
+// streamKept runs s keeping its best keep combos (StudyOptions.Discard)
+// with its rows streamed to a CSV file as run writes them, and returns
+// the report and the file's bytes.
+func streamKept(t *testing.T, s *engine.Study, keep int) (*engine.Report, []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rows.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rw, err := engine.NewRowWriter(f, engine.RowsCSV, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{Discard: true, Keep: keep, Sink: rw.Sink})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Close(kept); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kept, got
+}

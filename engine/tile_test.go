@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -122,29 +120,13 @@ func tiledEqualsWhole(t *testing.T, s *engine.Study, whole *engine.Report, tiles
 
 	// Kept: the rows streamed in grid order as the untiled report's file.
 	s = tiledStudy(t)
-	path := filepath.Join(t.TempDir(), "rows.csv")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rw, err := engine.NewRowWriter(f, engine.RowsCSV, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kept, err := engine.RunStudy(ctx, s, engine.StudyOptions{Discard: true, Keep: 5, Sink: rw.Sink})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rw.Close(kept); err != nil {
-		t.Fatal(err)
-	}
+	kept, got := streamKept(t, s, 5)
 	var want bytes.Buffer
 	if err := whole.WriteCSV(&want); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want.Bytes()) {
-		t.Errorf("streamed CSV of the tiled study (%d bytes, %v) differs from the untiled report's (%d bytes)", len(got), err, want.Len())
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("streamed CSV of the tiled study (%d bytes) differs from the untiled report's (%d bytes)", len(got), want.Len())
 	}
 	for i, run := range kept.Runs {
 		wr := whole.Runs[i]
