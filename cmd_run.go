@@ -200,6 +200,7 @@ func newRunCmd() *cobra.Command {
 			status("loading %s, starting the backend...", data.Sanitize(sf.spec.Data))
 			s, err := sf.study(cmd.Context(), backends())
 			status("")
+			mark("dataset loaded, backend started")
 			if err != nil {
 				return err
 			}
@@ -252,6 +253,7 @@ func newRunCmd() *cobra.Command {
 				close(opt.Progress)
 				bar.wait()
 			}
+			mark("study done (lanes, parity, saving)")
 			saved := savedLine(rec, runErr, quiet)
 			if blocksOut != "" && rep != nil && rep.Blocks != nil {
 				if err := writeBlocks(blocksOut, rep, &s.Dataset.Bars); err != nil {
@@ -288,6 +290,7 @@ func newRunCmd() *cobra.Command {
 				if err == nil {
 					js, err = json.Marshal(r.Summary())
 				}
+				mark("robustness done")
 				status("")
 				switch {
 				case err != nil:
@@ -316,6 +319,7 @@ func newRunCmd() *cobra.Command {
 			case rep != nil:
 				werr = emit(cmd.OutOrStdout(), stderr, out, quiet, write)
 			}
+			mark("report written")
 			if rep == nil {
 				return runErr
 			}

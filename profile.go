@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"time"
 )
 
 // ProfileEnv names a file that receives a CPU profile of the whole command
@@ -34,4 +35,21 @@ func startProfile() (stop func()) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}
+}
+
+// TimingsEnv, set to 1, prints to stderr the wall time since the process
+// started at each stage of `run` (dataset and backend ready, study done,
+// robustness done, output written): where the whole command's time goes,
+// beside the CPU profile (which does not see a GPU's waits as time).
+const TimingsEnv = "SWEEPBENCH_TIMINGS"
+
+// processStart is when main began (close to the process's start).
+var processStart = time.Now()
+
+// mark prints one TimingsEnv line for stage, when asked for.
+func mark(stage string) {
+	if os.Getenv(TimingsEnv) != "1" {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "timing %8.3f s  %s\n", time.Since(processStart).Seconds(), stage)
 }

@@ -80,9 +80,10 @@ func (b *Backend) Devices() ([]engine.Device, error) {
 // Prepare uploads the job's series to every GPU and computes its indicator
 // series there, in the job's precision and WMA formulation (job.WMA, as
 // reference.GetIndicators honours it), for the sweep kernel the grid's
-// size calls for (kernelFor).
+// size calls for (kernelFor; a tile of a larger study takes the whole
+// study's kernel, job.StudyCombos, so its results are the untiled ones).
 func (b *Backend) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
-	sk := kernelFor(job.Grid.Len())
+	sk := kernelFor(job.Combos())
 	if job.Blocks != nil {
 		// Per-block statistics are read from the positions the
 		// thread-per-combo kernel stores (block_stats).

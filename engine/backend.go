@@ -35,6 +35,22 @@ type Job struct {
 	// bar returns the kernel also emits statistics for (BlockKernel,
 	// SweepOptions.Blocks): the robustness statistics' input.
 	Blocks []int
+	// StudyCombos is the number of combos the whole study computes (its
+	// Grid.Distinct) when the job is one tile of it (engine's tiled
+	// studies), 0 otherwise. A backend
+	// that picks its method by the grid's size (CUDA's bar-parallel kernel
+	// below 8,192 combos) picks by Combos(), so that every tile's combos
+	// are computed bit for bit as the untiled study computes them.
+	StudyCombos int
+}
+
+// Combos is the size a backend picks its method by: StudyCombos when the
+// job is a tile of a larger study, else the grid's own size.
+func (j *Job) Combos() int {
+	if j.StudyCombos > 0 {
+		return j.StudyCombos
+	}
+	return j.Grid.Len()
 }
 
 // Validate checks the grid against the bars and the parameters.

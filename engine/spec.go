@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -437,12 +438,15 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 	if reg == nil {
 		return nil, &FieldError{Field: FieldBackend, Value: s.Backend, Err: errors.New("no backend registry")}
 	}
-	be, note, err := reg.Lookup(s.Backend)
-	if err != nil {
-		return nil, err
-	}
 	if ds == nil {
 		return nil, &FieldError{Field: FieldData, Value: s.Data, Err: errors.New("no dataset loaded")}
+	}
+	var be Backend
+	var note string
+	if work := set.Work(ds.Bars.Len()); isAuto(s.Backend) && SmallWork(work) && reg.Reference() != nil && len(reg.All()) > 1 {
+		be, note = reg.Reference(), fmt.Sprintf("auto: using reference (CPU) for a small study (%s bar-steps: done before a GPU backend would start)", thousands(int(work)))
+	} else if be, note, err = reg.Lookup(s.Backend); err != nil {
+		return nil, err
 	}
 	p := set.Params
 	if p.BarsPerYear == 0 {
@@ -459,6 +463,28 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 	st.Note = JoinNote(st.Note, st.FallbackNote())
 	return st, nil
 }
+
+// SmallWorkPerCore bounds the studies auto runs on the CPU reference:
+// at most this many bar-steps (SmallWork) per CPU core, about 0.1 s at
+// the reference's ~8 ns a bar-step and lane (BenchmarkBacktest), less
+// than a GPU backend takes to start (driver, context and modules: 0.34 s
+// on an H200, docs/PERFORMANCE.md). An explicit --backend is obeyed.
+const SmallWorkPerCore = 10_000_000
+
+// SmallWork reports whether a study of work bar-steps (Settings.Work) is
+// small enough for auto to run on the CPU reference (SmallWorkPerCore on
+// each of GOMAXPROCS cores).
+func SmallWork(work int64) bool {
+	return work <= SmallWorkPerCore*int64(runtime.GOMAXPROCS(0))
+}
+
+// Work is how many bar-steps a study of these settings computes over
+// bars bars: the grid's distinct combos (Grid.Distinct) x bars x lanes.
+func (set *Settings) Work(bars int) int64 {
+	return int64(set.Grid.Distinct().Len()) * int64(bars) * int64(len(set.Precisions))
+}
+
+func isAuto(backend string) bool { return backend == "" || backend == "auto" }
 
 // Build loads the Spec's dataset and builds its Study (Load, then Study),
 // checking first what needs no data (Parse), and the backend while the data
@@ -485,7 +511,16 @@ func (s Spec) BuildContext(ctx context.Context, reg *Registry) (*Study, error) {
 		ds, err := s.LoadContext(ctx)
 		load <- loaded{ds, err}
 	}()
-	if reg != nil {
+	switch set, _ := s.Parse(); {
+	case reg == nil:
+	case isAuto(s.Backend):
+		// auto cannot fail; the GPU starts beside the load (Study waits
+		// for it if it picks it), unless the study is small for certain
+		// (its --head bounds the bars) and runs on the CPU.
+		if s.Head == 0 || !SmallWork(set.Work(s.Head)) {
+			go reg.Lookup(s.Backend)
+		}
+	default:
 		if _, _, err := reg.Lookup(s.Backend); err != nil {
 			return nil, err
 		}

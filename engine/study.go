@@ -41,6 +41,18 @@ type Study struct {
 	// returns (BlockBounds): Report.Blocks, the robustness statistics'
 	// input. Not on a resumed study (its saved combos have none).
 	Blocks int
+	// wholeCombos is the untiled study's computed combos (its distinct
+	// grid) in a tile's study (runTiled), 0 otherwise: Job.StudyCombos.
+	wholeCombos int
+}
+
+// computedCombos is how many combos the study computes (its distinct
+// grid), the untiled study's when s is one tile of it.
+func (s *Study) computedCombos() int {
+	if s.wholeCombos > 0 {
+		return s.wholeCombos
+	}
+	return s.Grid.Distinct().Len()
 }
 
 // StudyOptions route a study's events.
@@ -163,7 +175,7 @@ func (s *Study) job(p Precision, cache *IndicatorCache) *Job {
 	if p == FP64 {
 		form = Direct
 	}
-	return &Job{Bars: &s.Dataset.Bars, Grid: s.Grid, Params: s.Params, Precision: p, WMA: form, Cache: cache}
+	return &Job{Bars: &s.Dataset.Bars, Grid: s.Grid, Params: s.Params, Precision: p, WMA: form, Cache: cache, StudyCombos: s.wholeCombos}
 }
 
 // RunStudy runs every precision of s in order, then the parity report when
@@ -356,7 +368,7 @@ func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Ru
 	b64, err64 := s.backendFor(FP64)
 	bT, errT := s.backendFor(test.Precision)
 	dev, ok := b64.(ParityDevice)
-	small := s.Grid.Len() < DeviceParityMinCombos && os.Getenv(ParityEnv) != "device"
+	small := s.computedCombos() < DeviceParityMinCombos && os.Getenv(ParityEnv) != "device"
 	if ok && err64 == nil && errT == nil && b64 == bT && ref.Complete() && test.Complete() && !small && os.Getenv(ParityEnv) != "cpu" {
 		par, err := CompareOnDevice(ctx, dev, s.job(FP64, cache), ref, test, s.Tolerance)
 		if err == nil || ctx.Err() != nil {

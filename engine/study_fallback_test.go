@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -117,5 +118,43 @@ func TestParitySeriesFromDevice(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got.Parity, want.Parity) || got.Parity.Verdict != engine.VerdictCollapse {
 		t.Errorf("parity from the device's series differs from the CPU's:\n got %+v\nwant %+v", got.Parity, want.Parity)
+	}
+}
+
+// TestAutoSmallStudyOnCPU: under auto, a study of at most
+// engine.SmallWorkPerCore bar-steps per core runs on the CPU reference
+// even when a GPU backend is available (it would finish before the GPU
+// started), and says so; a larger one takes the GPU backend; an explicit
+// --backend is obeyed whatever the size. On one core: 5 x 5 combos x
+// 3,000 bars x 2 lanes = 150,000 bar-steps (small); 100 x 70 (3,500
+// distinct: HMA3 step 2 has no twins) x 3,000 x 2 = 21,000,000 (large).
+func TestAutoSmallStudyOnCPU(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	gpu := &seriesDevice{Backend: reference.New(), calls: map[engine.Precision]int{}}
+	reg := &engine.Registry{}
+	reg.Register(reference.New())
+	reg.Register(gpu)
+	spec := engine.DefaultSpec()
+	spec.Data, spec.Head = "embedded:btcusdt-1m", 3000
+	ds, err := spec.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		backend, hma, hma3 string
+		want, note         string
+	}{
+		{"auto", "10:50:10", "12:60:12", "reference", "auto: using reference (CPU) for a small study (150,000 bar-steps: done before a GPU backend would start)"},
+		{"auto", "10:109:1", "12:150:2", "seriesdev", "auto: using seriesdev"},
+		{"seriesdev", "10:50:10", "12:60:12", "seriesdev", ""},
+	} {
+		spec.Backend, spec.HMA, spec.HMA3 = c.backend, c.hma, c.hma3
+		st, err := spec.Study(ds, reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Backend.Name() != c.want || st.Note != c.note {
+			t.Errorf("--backend %s, %d combos: %s, note %q; want %s, %q", c.backend, st.Grid.Len(), st.Backend.Name(), st.Note, c.want, c.note)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"sweepbench/engine"
@@ -229,4 +230,50 @@ func TestTiledStudyResumes(t *testing.T) {
 		}
 	}
 	conformance.SameParity(t, "resumed tiled", resumed.Parity, whole.Parity, 0)
+}
+
+// sizeRecorder is the reference backend that records, for each job it
+// prepares, the size a backend picks its method by (Job.Combos).
+type sizeRecorder struct {
+	engine.Backend
+	mu    sync.Mutex
+	sizes map[int]int // Job.Combos() -> jobs
+}
+
+func (r *sizeRecorder) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	r.mu.Lock()
+	r.sizes[job.Combos()]++
+	r.mu.Unlock()
+	return r.Backend.Prepare(ctx, job)
+}
+
+// TestTiledJobsCarryTheStudySize: every job of a tiled study tells the
+// backend the whole study's size (Job.StudyCombos: 203 combos here), so
+// that a backend which picks its kernel by the grid's size (CUDA's
+// bar-parallel kernel below 8,192 combos) computes each tile's combos as
+// the untiled study does; an untiled study's jobs give their own grid's.
+func TestTiledJobsCarryTheStudySize(t *testing.T) {
+	for _, c := range []struct {
+		budget string
+		want   int
+	}{{"", 105}, {fmt.Sprint(10 * 48000), 105}} {
+		t.Setenv(engine.SeriesBudgetEnv, c.budget)
+		s := tiledStudy(t)
+		rec := &sizeRecorder{Backend: s.Backend, sizes: map[int]int{}}
+		s.Backend = rec
+		rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tiled := strings.Contains(rep.Note, "run in 6 tiles")
+		if tiled != (c.budget != "") {
+			t.Fatalf("budget %q: note %q", c.budget, rep.Note)
+		}
+		if len(rec.sizes) != 1 || rec.sizes[c.want] == 0 {
+			t.Errorf("budget %q: jobs by size %v, want every job to say %d", c.budget, rec.sizes, c.want)
+		}
+		if tiled && rec.sizes[c.want] < 12 {
+			t.Errorf("budget %q: %d jobs, want one per tile and lane (12) or more", c.budget, rec.sizes[c.want])
+		}
+	}
 }

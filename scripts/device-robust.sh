@@ -1,57 +1,70 @@
 #!/usr/bin/env bash
-# device-robust.sh — one device call for issues 13 (tiles) and 14 (the cost
-# of robustness): on the embedded FIL data, first 150,000 bars,
-#  1. 320 x 320 both precisions with parity, without and with `--blocks 16
+# device-robust.sh — one device call for issues 13 (tiles, auto on small
+# studies) and 14 (the cost of robustness), on the embedded FIL data, first
+# 150,000 bars; everything goes to $OUT/log.txt (the CPU profile beside it):
+#  0. the GPU tests of tiles, block statistics, PBO and parity;
+#  1. 80 combos (the default grid) under auto and under --backend cuda;
+#  2. 320 x 320 both precisions with parity, without and with `--blocks 16
 #     --wf rolling:8` (3 runs each; wall and max RSS from /usr/bin/time, the
-#     lanes' own times from the table), and a Go CPU profile of the blocks run;
-#  2. tiles on the GPU: 320 x 320 untiled and under SWEEPBENCH_SERIES_BUDGET
-#     (CSV rows compared byte for byte, parity sections compared), and the
-#     10^7-combo fp32 grid to Parquet untiled and in bands of rows.
-# Build here first: CGO_ENABLED=0 go build -o bin/sweepbench .
+#     stages' wall times from SWEEPBENCH_TIMINGS), a CPU profile of the
+#     blocks run;
+#  3. tiles on the GPU: 320 x 320 untiled and under SWEEPBENCH_SERIES_BUDGET
+#     (CSV compared byte for byte, parity sections compared), and 10^7 fp32
+#     combos to Parquet untiled and in bands of rows.
+# Build here first:
+#   CGO_ENABLED=0 go build -o bin/sweepbench . && CGO_ENABLED=0 go test -c -o bin/cuda.test ./cuda
 #   run(command="bash scripts/device-robust.sh", carry=["bin"])
 set -uo pipefail
 OUT=${OUT:-/tmp/sweepbench-out}
 mkdir -p "$OUT"
+LOG="$OUT/log.txt"
+exec > >(tee -a "$LOG") 2>&1
 B=bin/sweepbench
-if [ -x /usr/bin/time ]; then
-	T() { /usr/bin/time -f '%e s wall, %M KB max RSS' "$@"; }
-else # no GNU time: the same two figures from Python
-	T() { python3 -c 'import resource,subprocess,sys,time
+T() { /usr/bin/time -f '%e s wall, %M KB max RSS' "$@"; }
+command -v /usr/bin/time >/dev/null || T() { python3 -c 'import resource,subprocess,sys,time
 t=time.time(); r=subprocess.call(sys.argv[1:]); w=time.time()-t
 print("%.2f s wall, %d KB max RSS" % (w, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss), file=sys.stderr); sys.exit(r)' "$@"; }
-fi
-{
-	date -u
-	nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
-	nproc
-	$B devices 2>&1 | head -5
-} >"$OUT/machine.txt" 2>&1
-cat "$OUT/machine.txt"
+date -u
+nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
+nproc
+$B devices 2>&1 | head -5
+echo "== 0. GPU tests"
+timeout 240 bin/cuda.test -test.v -test.run 'GPUTiledStudy|GPUBlockStats|GPUPBO|GPUParityStudy' -test.timeout 230s 2>&1 |
+	grep -E '^(--- |PASS|FAIL|ok|panic)|tiles|flips' | tail -20
+RUN="$B run --no-save --head 150000"
+$RUN --backend cuda --hma 10:20 --hma3 12:20 >/dev/null 2>&1 # warm-up: driver, caches
+echo "== 1. 80 combos: auto (3 runs), --backend cuda (3 runs)"
+for i in 1 2 3; do SWEEPBENCH_TIMINGS=1 T $RUN 2>&1 >/tmp/a.txt | grep -v '^auto'; done
+grep -m1 'auto' /tmp/a.txt; $RUN 2>&1 | grep -m1 'auto:'
+for i in 1 2 3; do T $RUN --backend cuda 2>&1 >/dev/null | tail -1; done
 G320="--hma 10:329:1 --hma3 12:331:1"
-RUN="$B run --backend cuda --no-save --head 150000"
-$RUN --hma 10:20 --hma3 12:20 >/dev/null 2>&1 # warm-up: driver, caches
-echo "== 320x320 without / with --blocks 16 --wf rolling:8"
+RC="$RUN --backend cuda"
+echo "== 2. 320x320 without / with --blocks 16 --wf rolling:8"
 for i in 1 2 3; do
-	T $RUN $G320 >"$OUT/r320-plain-$i.txt" 2>"$OUT/r320-plain-$i.err"; tail -1 "$OUT/r320-plain-$i.err"
-	T $RUN $G320 --blocks 16 --wf rolling:8 >"$OUT/r320-blocks-$i.txt" 2>"$OUT/r320-blocks-$i.err"; tail -1 "$OUT/r320-blocks-$i.err"
+	echo "-- plain $i"; SWEEPBENCH_TIMINGS=1 T $RC $G320 2>&1 >/tmp/p.txt | tail -5
+	echo "-- blocks $i"; SWEEPBENCH_TIMINGS=1 T $RC $G320 --blocks 16 --wf rolling:8 2>&1 >/tmp/b.txt | tail -5
 done
-grep -E 'fp64|fp32' "$OUT/r320-plain-1.txt" | head -2
-grep -E 'fp64|fp32' "$OUT/r320-blocks-1.txt" | head -2
-SWEEPBENCH_CPUPROFILE="$OUT/blocks.pprof" $RUN $G320 --blocks 16 --wf rolling:8 >/dev/null 2>&1
-SWEEPBENCH_CPUPROFILE="$OUT/plain.pprof" $RUN $G320 >/dev/null 2>&1
-echo "== tiles on the GPU: 320x320 under a 200 MiB series budget"
-T $RUN $G320 --format csv --out "$OUT/whole.csv" >"$OUT/whole.txt" 2>"$OUT/whole.err"; tail -1 "$OUT/whole.err"
-SWEEPBENCH_SERIES_BUDGET=200MiB T $RUN $G320 --format csv --out "$OUT/tiled.csv" >"$OUT/tiled.txt" 2>"$OUT/tiled.err"; tail -1 "$OUT/tiled.err"
-grep -o 'run in [0-9]* tiles[^;]*' "$OUT/tiled.txt" | head -1
-cmp "$OUT/whole.csv" "$OUT/tiled.csv" && echo "CSV identical ($(wc -l <"$OUT/whole.csv") lines)"
-$RUN $G320 >"$OUT/whole-table.txt" 2>&1
-SWEEPBENCH_SERIES_BUDGET=200MiB $RUN $G320 >"$OUT/tiled-table.txt" 2>&1
-diff <(sed -n '/^Parity/,$p' "$OUT/whole-table.txt") <(sed -n '/^Parity/,$p' "$OUT/tiled-table.txt") >/dev/null && echo "parity sections identical"
-rm -f "$OUT/whole.csv" "$OUT/tiled.csv"
+grep -E ' fp64 | fp32 ' /tmp/p.txt | head -2
+grep -E ' fp64 | fp32 ' /tmp/b.txt | head -2
+sed -n '/^Robustness/,$p' /tmp/b.txt | head -12
+SWEEPBENCH_CPUPROFILE="$OUT/blocks.pprof" $RC $G320 --blocks 16 --wf rolling:8 >/dev/null 2>&1
+echo "== 3. tiles on the GPU: 320x320 under a 200 MiB series budget"
+T $RC $G320 --format csv --out /tmp/whole.csv 2>&1 >/dev/null | tail -1
+SWEEPBENCH_SERIES_BUDGET=200MiB T $RC $G320 --format csv --out /tmp/tiled.csv 2>&1 >/dev/null | grep -E 'tiles|wall'
+cmp /tmp/whole.csv /tmp/tiled.csv && echo "CSV identical ($(wc -l </tmp/whole.csv) lines)"
+$RC $G320 >/tmp/wt.txt 2>&1
+SWEEPBENCH_SERIES_BUDGET=200MiB $RC $G320 >/tmp/tt.txt 2>&1
+diff <(sed -n '/^Parity/,$p' /tmp/wt.txt) <(sed -n '/^Parity/,$p' /tmp/tt.txt) && echo "parity sections identical"
+grep -E ' fp64 | fp32 ' /tmp/tt.txt | head -2
+rm -f /tmp/whole.csv /tmp/tiled.csv
 echo "== 10^7 fp32 to Parquet: untiled, and in bands (1 GiB budget)"
 G10M="--hma 10:3171:1 --hma3 12:3173:1 --precision fp32 --format parquet"
-T $RUN $G10M --out /tmp/w.parquet >"$OUT/w10m.txt" 2>"$OUT/w10m.err"; tail -1 "$OUT/w10m.err"
-SWEEPBENCH_SERIES_BUDGET=1GiB T $RUN $G10M --out /tmp/t.parquet >"$OUT/t10m.txt" 2>"$OUT/t10m.err"; tail -1 "$OUT/t10m.err"
-grep -o 'run in [0-9]* tiles[^;]*' "$OUT/t10m.txt" | head -1
-cmp /tmp/w.parquet /tmp/t.parquet && echo "Parquet identical" || ls -l /tmp/w.parquet /tmp/t.parquet
+T $RC $G10M --out /tmp/w.parquet 2>&1 >/dev/null | tail -1
+SWEEPBENCH_SERIES_BUDGET=1GiB T $RC $G10M --out /tmp/t.parquet 2>&1 >/dev/null | grep -E 'tiles|wall'
+ls -l /tmp/w.parquet /tmp/t.parquet
+cmp /tmp/w.parquet /tmp/t.parquet && echo "Parquet identical" || echo "first difference above; the footer (metadata: the tiling note) starts near the end"
+python3 -c '
+import pyarrow.parquet as pq
+a=pq.read_table("/tmp/w.parquet"); b=pq.read_table("/tmp/t.parquet")
+print("pyarrow: rows", a.num_rows, b.num_rows, "tables equal:", a.equals(b))' 2>&1 | tail -2
 rm -f /tmp/w.parquet /tmp/t.parquet

@@ -238,6 +238,7 @@ func (bs *BlockStats) Subset(rows []int) *BlockStats {
 	for j, c := range rows {
 		out.CopyCombo(j, &bs.BlockStats, c)
 	}
+	out.valid = bs.valid && len(rows) > 0 // combos of valid statistics are
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"sync"
 
 	"sweepbench/engine"
 )
@@ -162,13 +163,6 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 	if k <= 0 {
 		k = DefaultNeighbourhood
 	}
-	if r.Plateau, err = Plateau(values, rep.Grid, k, obj.Minimise, sel); err != nil {
-		return nil, err
-	}
-	r.Selected = r.Plateau.RawBest
-	if r.DSR, err = DeflatedSharpe(bs, r.Selected, r.Trials, rep.Params.BarsPerYear); err != nil {
-		return nil, err
-	}
 	// PBO's and the walk-forward's trials are the distinct combos: an HMA3
 	// twin is the same backtest, and counted twice it would tie with itself
 	// in every rank (and double the work).
@@ -183,42 +177,78 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 			}
 		}
 	}
-	switch {
-	case bs.Blocks%2 != 0 || bs.Blocks < 2:
-		r.PBONote = fmt.Sprintf("PBO needs an even number of blocks (%d given)", bs.Blocks)
-	case bs.Blocks > MaxPBOBlocks:
-		r.PBONote = fmt.Sprintf("PBO takes at most %d blocks (%d given: C(S, S/2) splits)", MaxPBOBlocks, bs.Blocks)
-	default:
-		if r.PBO, err = PBO(ctx, dbs, PBOOptions{Objective: obj, Device: opt.Device, Selectable: dsel}); err != nil {
-			return nil, err
-		}
-		if len(rows) < bs.Combos {
-			for i, c := range r.PBO.Selected {
-				r.PBO.Selected[i] = rows[c]
-			}
-		}
+	if err := dbs.Validate(); err != nil { // before the parts read it
+		return nil, err
 	}
+	// Three independent parts, side by side (each writes its own fields of
+	// r): the plateau and DSR, PBO (on the device when there is one), the
+	// walk-forward and its stitched equity curve (a few combos traced on
+	// the CPU). Errors are reported in that order.
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	part := func(i int, f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f()
+		}()
+	}
+	part(0, func() (err error) {
+		if r.Plateau, err = Plateau(values, rep.Grid, k, obj.Minimise, sel); err != nil {
+			return err
+		}
+		r.Selected = r.Plateau.RawBest
+		r.DSR, err = DeflatedSharpe(bs, r.Selected, r.Trials, rep.Params.BarsPerYear)
+		return err
+	})
+	part(1, func() (err error) {
+		switch {
+		case bs.Blocks%2 != 0 || bs.Blocks < 2:
+			r.PBONote = fmt.Sprintf("PBO needs an even number of blocks (%d given)", bs.Blocks)
+		case bs.Blocks > MaxPBOBlocks:
+			r.PBONote = fmt.Sprintf("PBO takes at most %d blocks (%d given: C(S, S/2) splits)", MaxPBOBlocks, bs.Blocks)
+		default:
+			if r.PBO, err = PBO(ctx, dbs, PBOOptions{Objective: obj, Device: opt.Device, Selectable: dsel}); err != nil {
+				return err
+			}
+			if len(rows) < bs.Combos {
+				for i, c := range r.PBO.Selected {
+					r.PBO.Selected[i] = rows[c]
+				}
+			}
+		}
+		return nil
+	})
 	if opt.WF != nil {
-		if r.WF, err = WalkForward(dbs, *opt.WF, obj, dsel); err != nil {
+		part(2, func() (err error) {
+			if r.WF, err = WalkForward(dbs, *opt.WF, obj, dsel); err != nil {
+				return err
+			}
+			if len(rows) < bs.Combos {
+				for i := range r.WF.Folds {
+					r.WF.Folds[i].Combo = rows[r.WF.Folds[i].Combo]
+				}
+			}
+			if opt.Bars != nil {
+				// The chosen combos' continuous runs, as the run the
+				// statistics came from computed them.
+				eq, err := StitchedEquity(ctx, opt.Bars, rep.Params, rep.BlocksOf, rep.WMA, rep.Grid, rep.Blocks.Bounds, r.WF.Folds)
+				switch {
+				case err == nil:
+					r.WF.Equity = eq
+				case ctx.Err() != nil:
+					return err
+				default:
+					r.WF.EquityNote = "no stitched equity curve: " + err.Error()
+				}
+			}
+			return nil
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return nil, err
-		}
-		if len(rows) < bs.Combos {
-			for i := range r.WF.Folds {
-				r.WF.Folds[i].Combo = rows[r.WF.Folds[i].Combo]
-			}
-		}
-		if opt.Bars != nil {
-			// The chosen combos' continuous runs, as the run the
-			// statistics came from computed them.
-			eq, err := StitchedEquity(ctx, opt.Bars, rep.Params, rep.BlocksOf, rep.WMA, rep.Grid, rep.Blocks.Bounds, r.WF.Folds)
-			switch {
-			case err == nil:
-				r.WF.Equity = eq
-			case ctx.Err() != nil:
-				return nil, err
-			default:
-				r.WF.EquityNote = "no stitched equity curve: " + err.Error()
-			}
 		}
 	}
 	return r, nil
