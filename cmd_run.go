@@ -193,8 +193,7 @@ func newRunCmd() *cobra.Command {
 			}
 			// The robustness flags, before anything runs (the objective
 			// and the constraints are the Spec's, checked by its Parse).
-			rob, err := robust.OptionsFor(sf.spec)
-			if err != nil {
+			if _, err := robust.OptionsFor(sf.spec); err != nil {
 				return err
 			}
 			status("loading %s, starting the backend...", data.Sanitize(sf.spec.Data))
@@ -240,6 +239,13 @@ func newRunCmd() *cobra.Command {
 					defer store.Close()
 				}
 			}
+			// The robustness statistics run beside the rest of the study,
+			// once the lane with the per-block statistics is done.
+			var rob *robust.Robustness
+			var robErr error
+			if s.Blocks > 0 {
+				opt.AfterBlocks = func(r *engine.Report) { rob, robErr = robust.AnalyseStudy(ctx, s, r) }
+			}
 			rep, rec, runErr := sessions.RunStudy(ctx, store, s, opt, sessions.RecordOptions{
 				SaveError: func(e *sessions.SaveError) { warnNotSaved(stderr, e) },
 				Begun: func(id int64, path string) {
@@ -280,18 +286,15 @@ func newRunCmd() *cobra.Command {
 				fmt.Fprintln(stderr, "robustness: not computed: the study did not complete (a resumed session carries no per-block statistics either: run the study again for PBO, DSR and the walk-forward)")
 			}
 			if rep != nil && rep.Blocks != nil {
-				status("robustness: PBO over every split, DSR, plateau...")
-				if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == rep.Run(rep.BlocksOf).Backend && os.Getenv(engine.ParityEnv) != "cpu" {
-					rob.Device = dev // PBO where the statistics came from
-				}
-				rob.Bars = &s.Dataset.Bars // the walk-forward's stitched equity curve
 				var js []byte
-				r, err := robust.Analyse(ctx, rep, rob)
-				if err == nil {
-					js, err = json.Marshal(r.Summary())
+				err := robErr
+				if rob == nil && err == nil {
+					err = errors.New("internal error: the robustness statistics were not computed")
 				}
-				mark("robustness done")
-				status("")
+				if err == nil {
+					js, err = json.Marshal(rob.Summary())
+				}
+				mark("robustness summarised")
 				switch {
 				case err != nil:
 					fmt.Fprintf(stderr, "sweepbench: %v\n", err)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"sweepbench/engine/data"
@@ -76,6 +77,15 @@ type StudyOptions struct {
 	// (Prior), whose saved results are in memory already.
 	Discard bool
 	Keep    int
+	// AfterBlocks, when set, is called once the run that emits the
+	// per-block statistics (Study.Blocks) has completed, with a report
+	// that holds that run and Report.Blocks (and not yet the other runs
+	// or the parity report). Untiled, it runs on a goroutine of its own
+	// while the other lane and the parity report go on; tiled, after the
+	// last tile. RunStudy returns only after it has returned. It is how
+	// the robustness statistics (engine/robust) run beside the rest of a
+	// study. Not called when the statistics are incomplete.
+	AfterBlocks func(rep *Report)
 }
 
 // Report is what a study produced: the dataset, the parameters, each run and
@@ -223,6 +233,8 @@ func runStudy(ctx context.Context, s *Study, opt StudyOptions, inTile bool) (*Re
 	if keepN <= 0 {
 		keepN = DefaultKeep
 	}
+	var after sync.WaitGroup // AfterBlocks
+	defer after.Wait()
 	var keepAlso map[int]bool // the fp64 run's best, kept in the fp32 run too
 	bothLanes := slices.Contains(s.Precisions, FP64) && slices.Contains(s.Precisions, FP32)
 	var bounds []int
@@ -298,6 +310,15 @@ func runStudy(ctx context.Context, s *Study, opt StudyOptions, inTile bool) (*Re
 				run.Results = mergeResults(prior.Results, run.Results)
 			}
 			rep.Runs = append(rep.Runs, run)
+		}
+		if opt.AfterBlocks != nil && rep.Blocks != nil && rep.BlocksOf == p {
+			snap := *rep
+			snap.Runs = []*Run{run}
+			after.Add(1)
+			go func() {
+				defer after.Done()
+				opt.AfterBlocks(&snap)
+			}()
 		}
 		if err != nil {
 			runErr = err

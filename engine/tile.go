@@ -428,6 +428,11 @@ lanesLoop:
 	rep.Note = JoinNote(rep.Note, rep.RunNotes())
 	if blocks != nil && complete && runErr == nil {
 		rep.Blocks, rep.BlocksOf = blocks, blockLane
+		if opt.AfterBlocks != nil {
+			snap := *rep
+			snap.Runs = []*Run{rep.Run(blockLane)}
+			opt.AfterBlocks(&snap)
+		}
 	}
 	ref, test := lanes[FP64], lanes[FP32]
 	if ref == nil || test == nil || ref.run == nil || test.run == nil || ref.kp.out == nil || test.kp.out == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"sweepbench/engine"
@@ -62,9 +63,10 @@ func StitchedEquity(ctx context.Context, bars *engine.Bars, p engine.Params, pre
 		return nil, inputErr(ErrLength, "bars", "%d bars for %d block edges ending at %d: want the study's bars (bar returns = last edge)",
 			n, len(bounds), bounds[max(s, 0)])
 	}
-	equity := map[int][]float64{} // per distinct chosen combo, its E
-	out := []EquityPoint{}
-	level := 1.0
+	// The distinct chosen combos, in order of first use, traced side by
+	// side: per combo its equity E.
+	first := map[int]int{} // combo -> the first fold that chose it
+	var combos []int
 	for i, f := range folds {
 		if f.OOSBlock < 0 || f.OOSBlock >= s || (i > 0 && f.OOSBlock <= folds[i-1].OOSBlock) {
 			return nil, inputErr(ErrBlocks, "folds", "fold %d: out-of-sample block %d of %d, after block %d", i+1, f.OOSBlock, s, folds[max(i-1, 0)].OOSBlock)
@@ -72,15 +74,34 @@ func StitchedEquity(ctx context.Context, bars *engine.Bars, p engine.Params, pre
 		if f.Combo < 0 || f.Combo >= g.Len() {
 			return nil, inputErr(ErrLength, "folds", "fold %d: combo %d of a grid of %d", i+1, f.Combo, g.Len())
 		}
-		e, ok := equity[f.Combo]
-		if !ok {
-			d, err := engine.InspectCombo(ctx, bars, g.At(f.Combo), p, prec, form)
-			if err != nil {
-				return nil, fmt.Errorf("stitched equity, fold %d: %w", i+1, err)
-			}
-			e = d.Equity
-			equity[f.Combo] = e
+		if _, ok := first[f.Combo]; !ok {
+			first[f.Combo] = i
+			combos = append(combos, f.Combo)
 		}
+	}
+	curves := make([][]float64, len(combos))
+	errs := make([]error, len(combos))
+	if err := engine.Parallel(ctx, len(combos), min(runtime.GOMAXPROCS(0), len(combos)), func(_, j int) {
+		d, err := engine.InspectCombo(ctx, bars, g.At(combos[j]), p, prec, form)
+		if err != nil {
+			errs[j] = fmt.Errorf("stitched equity, fold %d: %w", first[combos[j]]+1, err)
+			return
+		}
+		curves[j] = d.Equity
+	}); err != nil {
+		return nil, err
+	}
+	equity := map[int][]float64{} // per distinct chosen combo, its E
+	for j, c := range combos {
+		if errs[j] != nil {
+			return nil, errs[j]
+		}
+		equity[c] = curves[j]
+	}
+	out := []EquityPoint{}
+	level := 1.0
+	for i, f := range folds {
+		e := equity[f.Combo]
 		// Block b holds the returns rs[k] with bounds[b] <= k < bounds[b+1]
 		// (engine.BlockStats), rs[k] = E[k+1]/E[k] - 1: its growth after bar
 		// j is E[j]/E[lo].

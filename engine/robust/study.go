@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"sync"
 
@@ -252,6 +253,27 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 		}
 	}
 	return r, nil
+}
+
+// AnalyseStudy is Analyse of study s's report rep as the front ends run it
+// (one way for `run` and the workbench): the options of s's Spec
+// (OptionsFor), the stitched equity curve from s's bars, and PBO on the
+// backend that computed the block statistics when it is a PBODevice
+// (unless engine.ParityEnv is "cpu", which keeps it on the CPU to compare).
+// rep may be the early report of engine.StudyOptions.AfterBlocks. Errors:
+// OptionsFor's, then Analyse's.
+func AnalyseStudy(ctx context.Context, s *engine.Study, rep *engine.Report) (*Robustness, error) {
+	opt, err := OptionsFor(s.Spec)
+	if err != nil {
+		return nil, err
+	}
+	opt.Bars = &s.Dataset.Bars
+	if dev, ok := s.Backend.(PBODevice); ok && rep.Blocks != nil && os.Getenv(engine.ParityEnv) != "cpu" {
+		if run := rep.Run(rep.BlocksOf); run != nil && run.Backend == s.Backend.Name() {
+			opt.Device = dev
+		}
+	}
+	return Analyse(ctx, rep, opt)
 }
 
 // DistinctCombos lists, in grid order, one combo of each set of HMA3

@@ -194,3 +194,55 @@ func TestOptionsFor(t *testing.T) {
 		t.Errorf("%v is not ErrBlocks", err)
 	}
 }
+
+// TestAnalyseBesideTheStudy: the robustness computed from the early report
+// engine.StudyOptions.AfterBlocks hands over while the fp32 lane and the
+// parity report go on (how `run` computes it) is the robustness of the
+// finished report, untiled and in 6 tiles; AfterBlocks is called once,
+// with the fp64 run and its block statistics and no parity report yet,
+// and RunStudy returns after it.
+func TestAnalyseBesideTheStudy(t *testing.T) {
+	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, budget := range []string{"", "480000"} {
+		t.Setenv(engine.SeriesBudgetEnv, budget)
+		spec := engine.DefaultSpec()
+		spec.Data, spec.Head, spec.HMA, spec.HMA3, spec.WMA, spec.Blocks, spec.WF = "embedded:btcusdt-1m", 4000, "10:130:20", "12:40:1", "prefix", 8, "rolling:4"
+		reg := &engine.Registry{}
+		reg.Register(reference.New())
+		s, err := spec.Study(ds.Head(4000), reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var calls int
+		var early *engine.Report
+		var beside *Robustness
+		var besideErr error
+		rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{AfterBlocks: func(r *engine.Report) {
+			calls++
+			early = r
+			beside, besideErr = AnalyseStudy(context.Background(), s, r)
+		}})
+		if err != nil || besideErr != nil {
+			t.Fatal(err, besideErr)
+		}
+		tiled := strings.Contains(rep.Note, "run in 6 tiles")
+		if calls != 1 || early.Parity != nil || len(early.Runs) != 1 || early.Runs[0] != rep.Run(engine.FP64) || early.Blocks != rep.Blocks || tiled != (budget != "") {
+			t.Fatalf("budget %q: %d calls, early report %d runs, parity %v, blocks shared %v; note %q",
+				budget, calls, len(early.Runs), early.Parity != nil, early.Blocks == rep.Blocks, rep.Note)
+		}
+		after, err := AnalyseStudy(context.Background(), s, rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b bytes.Buffer
+		if err := errors.Join(beside.WriteTable(&a), after.WriteTable(&b)); err != nil {
+			t.Fatal(err)
+		}
+		if a.String() != b.String() || !strings.Contains(a.String(), "walk-forward") {
+			t.Errorf("budget %q: robustness beside the study\n%s\nafter it\n%s", budget, a.String(), b.String())
+		}
+	}
+}

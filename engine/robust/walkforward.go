@@ -1,10 +1,14 @@
 package robust
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
+
+	"sweepbench/engine"
 )
 
 // WFMode is how walk-forward folds take their in-sample blocks.
@@ -156,13 +160,16 @@ func WalkForward(bs *BlockStats, spec WFSpec, obj Objective, selectable []bool) 
 	r := &WFResult{Spec: spec, Objective: obj}
 	var isLog float64
 	var isBars int64
+	// Each fold's in-sample best, the folds side by side (each a pass
+	// over every combo); the folds then in order.
+	best := make([]int, s)
+	_ = engine.Parallel(context.Background(), s-spec.InSample, min(runtime.GOMAXPROCS(0), s-spec.InSample), func(_, i int) {
+		oos := spec.InSample + i
+		best[oos] = bestCombo(bs, obj, BlockRange(wfStart(spec, oos), oos), selectable)
+	})
 	for oos := spec.InSample; oos < s; oos++ {
-		lo := 0
-		if spec.Mode == Rolling {
-			lo = oos - spec.InSample
-		}
-		is := BlockRange(lo, oos)
-		c := bestCombo(bs, obj, is, selectable)
+		is := BlockRange(wfStart(spec, oos), oos)
+		c := best[oos]
 		f := Fold{ISBlocks: is, OOSBlock: oos, Combo: c, IS: bs.Union(c, is), OOS: bs.Union(c, 1<<uint(oos))}
 		f.ISObjective, f.OOSObjective = obj.Value(f.IS), obj.Value(f.OOS)
 		f.ISReturn, f.OOSReturn = f.IS.TotalReturn(), f.OOS.TotalReturn()
@@ -181,6 +188,15 @@ func WalkForward(bs *BlockStats, spec WFSpec, obj Objective, selectable []bool) 
 	r.ISCAGR = Moments{Bars: isBars, SumLog: isLog}.CAGR(bpy)
 	r.Efficiency = efficiency(r.CAGR, r.ISCAGR)
 	return r, nil
+}
+
+// wfStart is the first in-sample block of the fold whose out-of-sample
+// block is oos: 0 when anchored, oos-K when rolling.
+func wfStart(spec WFSpec, oos int) int {
+	if spec.Mode == Rolling {
+		return oos - spec.InSample
+	}
+	return 0
 }
 
 func efficiency(oos, is float64) float64 {
