@@ -175,7 +175,11 @@ func (t *Top) Offer(r *ComboResult) {
 		return
 	}
 	t.init()
-	v := t.value(r)
+	t.offer(r, t.value(r))
+}
+
+// offer considers r, selectable, whose key (o.value) is v.
+func (t *Top) offer(r *ComboResult, v float64) {
 	if len(t.h) < t.k {
 		t.h, t.key = append(t.h, *r), append(t.key, v)
 		for c := len(t.h) - 1; c > 0; {

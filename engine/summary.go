@@ -18,8 +18,8 @@ import (
 
 // DefaultHeatmapCells is the default cap of a heatmap's cells along each
 // axis. A terminal heatmap shows at most a couple of hundred cells across;
-// 256 x 256 cells of the 14 metrics take 25.7 MB a run reduced by blocks
-// (max, min, sum, count: 28 bytes a cell and metric), 7.3 MB at full
+// 256 x 256 cells of the 14 metrics take 29.4 MB a run reduced by blocks
+// (max, min, sum, count: 32 bytes a cell and metric), 7.3 MB at full
 // resolution (one value). A cap of 512 would take four times that.
 const DefaultHeatmapCells = 256
 
@@ -125,8 +125,8 @@ func (s *Summary) Bytes() int64 {
 	for _, l := range s.Lists {
 		b += per * int64(cap(l.Combos))
 	}
-	for _, h := range s.Heatmaps {
-		b += h.bytes()
+	if len(s.Heatmaps) > 0 {
+		b += s.Heatmaps[0].cells.bytes() // one store for every metric
 	}
 	return b
 }
@@ -141,30 +141,43 @@ type Heatmap struct {
 	Metric               string
 	Rows, Cols           int // cells: ceil(HMA.Len()/BlockRows) x ceil(HMA3.Len()/BlockCols)
 	BlockRows, BlockCols int // combos per cell along HMA and along HMA3
-	gridRows, gridCols   int
-	// val is each cell's value at full resolution (NaN: none); else max,
-	// min and sum of the cell's values that are not NaN, n how many.
-	val           []float64
-	max, min, sum []float64
-	n             []uint32
+	cells                *heatCells
+	m                    int // the metric's place in MetricNames
 }
 
-// newHeatmap is the empty heatmap of metric over g, its cells capped at
-// maxRows x maxCols (both >= 1).
-func newHeatmap(metric string, g Grid, maxRows, maxCols int) *Heatmap {
+// heatCells holds the cells of every metric of a summary, cell-major (a
+// combo's 14 values go to one place, not to 14 arrays apart): element
+// [cell*numMetrics + metric].
+type heatCells struct {
+	rows, cols, blockRows, blockCols int
+	gridRows, gridCols               int
+	val                              []float64 // at full resolution: the value (NaN: none)
+	acc                              []heatAcc // reduced by blocks
+}
+
+// heatAcc is a block's reduction of one metric over its values that are
+// not NaN.
+type heatAcc struct {
+	max, min, sum float64
+	n             uint32
+}
+
+// newHeatCells are the empty cells of g's heatmaps capped at maxRows x
+// maxCols (both >= 1).
+func newHeatCells(g Grid, maxRows, maxCols int) *heatCells {
 	R, C := g.HMA.Len(), g.HMA3.Len()
-	h := &Heatmap{Metric: metric, gridRows: R, gridCols: C}
-	h.BlockRows, h.BlockCols = ceilDiv(R, maxRows), ceilDiv(C, maxCols)
-	h.Rows, h.Cols = ceilDiv(R, h.BlockRows), ceilDiv(C, h.BlockCols)
-	cells := h.Rows * h.Cols
-	if h.Full() {
-		h.val = make([]float64, cells)
+	h := &heatCells{gridRows: R, gridCols: max(C, 1)}
+	h.blockRows, h.blockCols = ceilDiv(R, maxRows), ceilDiv(C, maxCols)
+	h.rows, h.cols = ceilDiv(R, h.blockRows), ceilDiv(C, h.blockCols)
+	n := h.rows * h.cols * numMetrics
+	if h.blockRows == 1 && h.blockCols == 1 {
+		h.val = make([]float64, n)
 		for i := range h.val {
 			h.val[i] = math.NaN()
 		}
-		return h
+	} else {
+		h.acc = make([]heatAcc, n)
 	}
-	h.max, h.min, h.sum, h.n = make([]float64, cells), make([]float64, cells), make([]float64, cells), make([]uint32, cells)
 	return h
 }
 
@@ -175,19 +188,53 @@ func ceilDiv(a, b int) int {
 	return (a + b - 1) / b
 }
 
+// add puts the values vs (MetricNames order) of the combo at grid
+// position (r, c) in its cell.
+func (h *heatCells) add(r, c int, vs *[numMetrics]float64) {
+	base := (r/h.blockRows*h.cols + c/h.blockCols) * numMetrics
+	if h.val != nil {
+		for m, v := range vs {
+			if v == v { // not NaN
+				h.val[base+m] = v
+			}
+		}
+		return
+	}
+	acc := h.acc[base : base+numMetrics]
+	for m, v := range vs {
+		if v != v { // NaN
+			continue
+		}
+		a := &acc[m]
+		if a.n == 0 {
+			*a = heatAcc{max: v, min: v, sum: v, n: 1}
+			continue
+		}
+		a.max = max(a.max, v)
+		a.min = min(a.min, v)
+		a.sum += v
+		a.n++
+	}
+}
+
+func (h *heatCells) bytes() int64 {
+	return 8*int64(cap(h.val)) + int64(unsafe.Sizeof(heatAcc{}))*int64(cap(h.acc))
+}
+
 // Full reports whether every cell is one combo.
 func (h *Heatmap) Full() bool { return h.BlockRows == 1 && h.BlockCols == 1 }
 
 // CellOf is the cell of the grid's combo index.
 func (h *Heatmap) CellOf(index int) (row, col int) {
-	return index / h.gridCols / h.BlockRows, index % h.gridCols / h.BlockCols
+	g := h.cells
+	return index / g.gridCols / h.BlockRows, index % g.gridCols / h.BlockCols
 }
 
 // Span is the part of the grid cell (row, col) covers: HMA rows [r0, r1)
 // by HMA3 columns [c0, c1), grid positions (Grid.Index(r, c) is a combo).
 func (h *Heatmap) Span(row, col int) (r0, r1, c0, c1 int) {
 	r0, c0 = row*h.BlockRows, col*h.BlockCols
-	return r0, min(r0+h.BlockRows, h.gridRows), c0, min(c0+h.BlockCols, h.gridCols)
+	return r0, min(r0+h.BlockRows, h.cells.gridRows), c0, min(c0+h.BlockCols, h.cells.gridCols)
 }
 
 // Cell is what a heatmap holds of one cell.
@@ -201,58 +248,38 @@ type Cell struct {
 // arrive in any order: it may differ by an ulp between two runs) divided by
 // N; a cell holding both +Inf and -Inf has a NaN mean.
 func (h *Heatmap) Cell(row, col int) Cell {
-	i := row*h.Cols + col
-	if h.val != nil {
-		v := h.val[i]
+	i := (row*h.Cols+col)*numMetrics + h.m
+	if g := h.cells; g.val != nil {
+		v := g.val[i]
 		if math.IsNaN(v) {
 			return Cell{Max: v, Min: v, Mean: v}
 		}
 		return Cell{Max: v, Min: v, Mean: v, N: 1}
 	}
-	if h.n[i] == 0 {
+	a := h.cells.acc[i]
+	if a.n == 0 {
 		nan := math.NaN()
 		return Cell{Max: nan, Min: nan, Mean: nan}
 	}
-	return Cell{Max: h.max[i], Min: h.min[i], Mean: h.sum[i] / float64(h.n[i]), N: int(h.n[i])}
-}
-
-// add puts value v of the combo at grid position (r, c) in its cell.
-func (h *Heatmap) add(r, c int, v float64) {
-	if v != v { // NaN
-		return
-	}
-	i := r/h.BlockRows*h.Cols + c/h.BlockCols
-	if h.val != nil {
-		h.val[i] = v
-		return
-	}
-	if h.n[i] == 0 {
-		h.max[i], h.min[i], h.sum[i], h.n[i] = v, v, v, 1
-		return
-	}
-	h.max[i] = max(h.max[i], v)
-	h.min[i] = min(h.min[i], v)
-	h.sum[i] += v
-	h.n[i]++
-}
-
-func (h *Heatmap) bytes() int64 {
-	return 8*int64(cap(h.val)+cap(h.max)+cap(h.min)+cap(h.sum)) + 4*int64(cap(h.n))
+	return Cell{Max: a.max, Min: a.min, Mean: a.sum / float64(a.n), N: int(a.n)}
 }
 
 // summariser builds a Summary from results offered one by one (a
 // keeper's, under its lock).
 type summariser struct {
-	s    *Summary
-	tops []*Top                   // one per list of s.Lists
-	get  []func(*Metrics) float64 // one per metric, MetricNames order
-	n3   int
+	s     *Summary
+	tops  []*Top // one per list of s.Lists
+	of    []int  // the metric (MetricNames place) of each list
+	free  []bool // whether each list's objective has no constraint
+	cells *heatCells
+	n3    int
 }
 
 func newSummariser(g Grid, p Precision, o Objective, opt SummaryOptions) *summariser {
 	opt = opt.withDefaults()
-	b := &summariser{s: &Summary{Precision: p, Grid: g, K: opt.K, Objective: o}, n3: max(g.HMA3.Len(), 1)}
-	for _, name := range MetricNames {
+	b := &summariser{s: &Summary{Precision: p, Grid: g, K: opt.K, Objective: o}, n3: max(g.HMA3.Len(), 1),
+		cells: newHeatCells(g, opt.MaxRows, opt.MaxCols)}
+	for m, name := range MetricNames {
 		sides := []bool{MetricSense(name) == LowerIsBetter}
 		if MetricSense(name) == EitherSide {
 			sides = []bool{false, true}
@@ -260,22 +287,32 @@ func newSummariser(g Grid, p Precision, o Objective, opt SummaryOptions) *summar
 		for _, minimise := range sides {
 			b.s.Lists = append(b.s.Lists, TopList{Metric: name, Minimise: minimise})
 			b.tops = append(b.tops, NewTop(Objective{Metric: name, Minimise: minimise}, opt.K))
+			b.of = append(b.of, m)
 		}
-		b.s.Heatmaps = append(b.s.Heatmaps, newHeatmap(name, g, opt.MaxRows, opt.MaxCols))
-		b.get = append(b.get, metricGetter(name))
+		c := b.cells
+		b.s.Heatmaps = append(b.s.Heatmaps, &Heatmap{Metric: name, Rows: c.rows, Cols: c.cols, BlockRows: c.blockRows, BlockCols: c.blockCols, cells: c, m: m})
 	}
 	return b
 }
 
+// add summarises r: its 14 values read once, offered to each list (none
+// has a constraint: Top.Offer's Selectable is always true) and put in
+// their cells.
 func (b *summariser) add(r *ComboResult) {
 	b.s.Count++
-	for _, t := range b.tops {
-		t.Offer(r)
+	var vs [numMetrics]float64
+	r.Metrics.values(&vs)
+	for i, t := range b.tops {
+		if t.k <= 0 {
+			continue
+		}
+		v := vs[b.of[i]]
+		if t.o.Minimise {
+			v = -v
+		}
+		t.offer(r, v)
 	}
-	row, col := r.Index/b.n3, r.Index%b.n3
-	for m, h := range b.s.Heatmaps {
-		h.add(row, col, b.get[m](&r.Metrics))
-	}
+	b.cells.add(r.Index/b.n3, r.Index%b.n3, &vs)
 }
 
 // summary is the finished Summary, the study's best (best, by its

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
+	"runtime/metrics"
 	"sort"
 	"testing"
+	"time"
 	"unsafe"
 
 	"sweepbench/engine"
@@ -152,13 +155,13 @@ func summaryOf(n int, opt engine.SummaryOptions) *engine.Summary {
 // TestSummaryBounded: the summary of 10^6 combos holds what the summary of
 // 10^4 does, within the cells' rounding (a cap of 64 x 64: blocks of 2 x 2
 // give 50 x 50 cells, of 16 x 16 63 x 63), never more than the bound its
-// options set: per metric 64 x 64 cells of 28 bytes, and K results per
+// options set: per metric 64 x 64 cells of 32 bytes, and K results per
 // list and for the study's best.
 func TestSummaryBounded(t *testing.T) {
 	opt := engine.SummaryOptions{K: 50, MaxRows: 64, MaxCols: 64}
 	small, large := summaryOf(100, opt), summaryOf(1000, opt)
 	lists := len(large.Lists) + 1
-	bound := int64(len(engine.MetricNames)*64*64*28) + int64(lists*opt.K)*int64(unsafe.Sizeof(engine.ComboResult{}))
+	bound := int64(len(engine.MetricNames)*64*64*32) + int64(lists*opt.K)*int64(unsafe.Sizeof(engine.ComboResult{}))
 	sb, lb := small.Bytes(), large.Bytes()
 	t.Logf("summary of 10^4 combos: %d bytes; of 10^6: %d bytes; bound %d", sb, lb, bound)
 	if small.Count != 10_000 || large.Count != 1_000_000 {
@@ -317,6 +320,86 @@ func TestStudySummary(t *testing.T) {
 					t.Error("parity counts")
 				}
 			})
+		}
+	}
+}
+
+// peakHeap runs f and returns the most heap its objects took above what
+// they took before (sampled every 200 us, so a peak between samples may be
+// missed by a little) and what stays live after it (after a collection).
+func peakHeap(f func()) (peak, live uint64) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	runtime.GC()
+	base := read()
+	done, top := make(chan struct{}), make(chan uint64)
+	go func() {
+		m := base
+		for {
+			m = max(m, read())
+			select {
+			case <-done:
+				top <- m
+				return
+			case <-time.After(200 * time.Microsecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	m := max(<-top, read())
+	runtime.GC()
+	return m - base, read() - min(base, read())
+}
+
+// BenchmarkSummary is the memory of building a run's summary (the default
+// options: top 100 per list, heatmaps capped at 256 x 256 cells) from
+// synthetic chunks of 4,096 combos, as RunStudy's keeper receives them:
+// peak-MB is the most heap above the start while it runs (the chunks
+// themselves included, one at a time), live-MB what the summary holds
+// after (Summary.Bytes in summary-MB). One op is one run's summary.
+func BenchmarkSummary(b *testing.B) {
+	for _, c := range []struct {
+		name       string
+		rows, cols int
+	}{{"1e5", 250, 400}, {"1e6", 1000, 1000}} {
+		b.Run(c.name, func(b *testing.B) {
+			g := engine.Grid{HMA: engine.Range{Start: 2, Stop: c.rows + 1, Step: 1}, HMA3: engine.Range{Start: 6, Stop: c.cols + 5, Step: 1}}
+			var peak, live uint64
+			var held *engine.Summary
+			for i := 0; i < b.N; i++ {
+				held = nil
+				p, l := peakHeap(func() {
+					sm := engine.NewSummariser(g, engine.FP64, engine.Objective{}, engine.SummaryOptions{}, nil)
+					for lo := 0; lo < g.Len(); lo += 4096 {
+						sm.Add(synthetic(g, lo, min(4096, g.Len()-lo)))
+					}
+					run := &engine.Run{Grid: g}
+					sm.Keep(run)
+					held = run.Summary
+				})
+				peak, live = max(peak, p), max(live, l)
+			}
+			b.ReportMetric(float64(peak)/1e6, "peak-MB")
+			b.ReportMetric(float64(live)/1e6, "live-MB")
+			b.ReportMetric(float64(held.Bytes())/1e6, "summary-MB")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(g.Len()), "ns/combo")
+		})
+	}
+}
+
+// TestMetricValuesOrder: the summary's one-call read of a combo's metrics
+// gives what Metrics.Value gives for each name, in MetricNames order.
+func TestMetricValuesOrder(t *testing.T) {
+	m := engine.Metrics{TotalReturn: 1, CAGR: 2, Sharpe: 3, Sortino: 4, MaxDrawdown: 5, Calmar: 6, WinRate: 7, TotalTrades: 8,
+		VaR95: 9, CVaR95: 10, Omega: 11, LongBars: 12, ShortBars: 13, FlatBars: 14}
+	got := engine.MetricValues(&m)
+	if len(got) != len(engine.MetricNames) {
+		t.Fatalf("%d values, %d metrics", len(got), len(engine.MetricNames))
+	}
+	for i, name := range engine.MetricNames {
+		if v, _ := m.Value(name); got[i] != v {
+			t.Errorf("value %d: %v, want %s = %v", i, got[i], name, v)
 		}
 	}
 }
