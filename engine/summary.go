@@ -270,7 +270,6 @@ type summariser struct {
 	s     *Summary
 	tops  []*Top // one per list of s.Lists
 	of    []int  // the metric (MetricNames place) of each list
-	free  []bool // whether each list's objective has no constraint
 	cells *heatCells
 	n3    int
 }
@@ -296,14 +295,14 @@ func newSummariser(g Grid, p Precision, o Objective, opt SummaryOptions) *summar
 }
 
 // add summarises r: its 14 values read once, offered to each list (none
-// has a constraint: Top.Offer's Selectable is always true) and put in
-// their cells.
+// has a constraint, so Objective.Selectable is TotalTrades >= 0 for all)
+// and put in their cells.
 func (b *summariser) add(r *ComboResult) {
 	b.s.Count++
 	var vs [numMetrics]float64
 	r.Metrics.values(&vs)
 	for i, t := range b.tops {
-		if t.k <= 0 {
+		if t.k <= 0 || r.TotalTrades < 0 {
 			continue
 		}
 		v := vs[b.of[i]]
