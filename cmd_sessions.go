@@ -297,7 +297,13 @@ func newSessionsShowCmd() *cobra.Command {
 			if err := checkFormat(format, "", cmd.OutOrStdout()); err != nil {
 				return err
 			}
-			st, id, rep, err := openSessionReport(cmd, args[0])
+			// The table lists the best top: the summary holds them
+			// (its smallest heatmaps: show draws none).
+			var summary *engine.SummaryOptions
+			if format == "table" {
+				summary = &engine.SummaryOptions{K: max(top, 1), MaxRows: 1, MaxCols: 1}
+			}
+			st, id, rep, err := openSessionReport(cmd, args[0], summary)
 			if err != nil {
 				return err
 			}
@@ -334,7 +340,7 @@ func newSessionsExportCmd() *cobra.Command {
 			if err := checkFormat(format, out, cmd.OutOrStdout()); err != nil {
 				return err
 			}
-			st, id, rep, err := openSessionReport(cmd, args[0])
+			st, id, rep, err := openSessionReport(cmd, args[0], nil)
 			if err != nil {
 				return err
 			}
@@ -548,8 +554,10 @@ parity report over the complete runs, and prints the whole session as
 }
 
 // openSessionReport opens the store read-only and the report of session
-// arg (an id); the caller closes the store.
-func openSessionReport(cmd *cobra.Command, arg string) (*sessions.Store, int64, *engine.Report, error) {
+// arg (an id); the caller closes the store. With summary set (a table of
+// the best top), the runs keep only their best and a summary
+// (sessions.OpenSummary: memory flat in the grid); else every result.
+func openSessionReport(cmd *cobra.Command, arg string, summary *engine.SummaryOptions) (*sessions.Store, int64, *engine.Report, error) {
 	id, err := parseID(arg)
 	if err != nil {
 		return nil, 0, nil, err
@@ -558,7 +566,12 @@ func openSessionReport(cmd *cobra.Command, arg string) (*sessions.Store, int64, 
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	rep, err := st.Open(cmd.Context(), id)
+	var rep *engine.Report
+	if summary != nil {
+		rep, err = st.OpenSummary(cmd.Context(), id, *summary)
+	} else {
+		rep, err = st.Open(cmd.Context(), id)
+	}
 	if err != nil {
 		st.Close()
 		return nil, 0, nil, err

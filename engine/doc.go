@@ -19,7 +19,9 @@
 //     the parity report (SPEC "Parity"); Report writes the table, the JSON
 //     report (streamed element by element) and the per-combo files (CSV,
 //     JSON lines, Parquet), which RowWriter also writes while a study runs;
-//     the bench ladder.
+//     a run's results in bounded memory, Summary (top lists and heatmaps
+//     of every metric, built from the streamed chunks: StudyOptions.Summary,
+//     or Summariser over results read back); the bench ladder.
 //
 // It imports no backend (reference, cuda, metal), no store (sessions) and
 // no UI (tui). The CPU arithmetic it needs outside a backend (the indicator

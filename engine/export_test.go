@@ -7,3 +7,10 @@ func SetMergeAliases(on bool) (was bool) {
 	was, mergeAliases = mergeAliases, on
 	return was
 }
+
+// MetricValues is Metrics.values, for TestMetricValuesOrder.
+func MetricValues(m *Metrics) [numMetrics]float64 {
+	var out [numMetrics]float64
+	m.values(&out)
+	return out
+}

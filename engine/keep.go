@@ -37,18 +37,20 @@ func (o *outcomes) set(r *ComboResult) {
 
 // keeper receives a run's chunks (from the study's sink, on any lane's
 // goroutine) and keeps a bounded selection: the best k selectable by the
-// study's objective (topK, as TopBy ranks: by default Sharpe, NaN last,
+// study's objective (Top, as TopBy ranks: by default Sharpe, NaN last,
 // ties by grid order), the results of the indices in also (the fp64 run's
 // best, for the fp32 side of the table), the outcomes when parity needs
-// them, and the count.
+// them, the count, and, when the study asks for summaries
+// (StudyOptions.Summary), the run's Summary.
 type keeper struct {
 	mu       sync.Mutex
-	best     topK // the best k by the study's objective
+	best     *Top // the best k by the study's objective
 	also     map[int]bool
 	alsoKept []ComboResult
 	out      *outcomes
 	count    int
 	hist     [fewTrades + 1]int
+	sum      *summariser   // nil: no summary asked for
 	spent    time.Duration // in add: not saving, though Sweep counts it so
 }
 
@@ -67,8 +69,21 @@ func (k *keeper) add(rs []ComboResult) {
 		if k.also[r.Index] {
 			k.alsoKept = append(k.alsoKept, *r)
 		}
-		k.best.offer(r)
+		k.best.Offer(r)
+		if k.sum != nil {
+			k.sum.add(r)
+		}
 	}
+}
+
+// summary is the run's Summary (nil when none was asked for).
+func (k *keeper) summary() *Summary {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.sum == nil {
+		return nil
+	}
+	return k.sum.summary(k.best)
 }
 
 // keep makes run a kept run: Results the kept selection in grid order

@@ -88,6 +88,32 @@ func (m *Metrics) Value(name string) (v float64, ok bool) {
 	return *f.float(m), true
 }
 
+// numMetrics is len(MetricNames).
+const numMetrics = 14
+
+// values writes every metric of m as float64 (counts converted) in
+// MetricNames order: what 14 Value calls give, in one call
+// (TestMetricValuesOrder checks the order against metricTable).
+func (m *Metrics) values(out *[numMetrics]float64) {
+	*out = [numMetrics]float64{m.TotalReturn, m.CAGR, m.Sharpe, m.Sortino, m.MaxDrawdown, m.Calmar, m.WinRate,
+		float64(m.TotalTrades), m.VaR95, m.CVaR95, m.Omega, float64(m.LongBars), float64(m.ShortBars), float64(m.FlatBars)}
+}
+
+// metricGetter returns the reader of metric name as float64 (counts
+// converted), what Value does without the map lookup per call; an unknown
+// name reads 0, as Value's v does.
+func metricGetter(name string) func(*Metrics) float64 {
+	i, ok := metricIndex[name]
+	if !ok {
+		return func(*Metrics) float64 { return 0 }
+	}
+	if f := metricTable[i]; f.count != nil {
+		return func(m *Metrics) float64 { return float64(*f.count(m)) }
+	}
+	f := metricTable[i].float
+	return func(m *Metrics) float64 { return *f(m) }
+}
+
 // SetValue sets a metric by its SPEC name (the inverse of Value, for stores
 // and decoders; a count is truncated to an int); ok is false for an unknown
 // name.

@@ -412,6 +412,13 @@ func (p *Parity) Explain() {
 			breached++
 		}
 	}
+	p.ExplainWith(breached)
+}
+
+// ExplainWith is Explain for a report that does not hold its per-combo
+// rows (Counts: a large study read back from the sessions store), told
+// how many combos breached the per-combo trade limit.
+func (p *Parity) ExplainWith(breached int) {
 	p.Explanation = ""
 	if breached > 0 && len(p.Reasons) == 1 {
 		p.Explanation = fmt.Sprintf("only the per-combo trade limit fired: every flip is borderline (margin < %g) and the indicators agree "+

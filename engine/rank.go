@@ -27,7 +27,7 @@ func ParseObjective(name string, minTrades int, maxDrawdown float64) (Objective,
 	name = strings.ToLower(strings.TrimSpace(name))
 	for _, m := range MetricNames {
 		if m == name {
-			return Objective{Metric: name, Minimise: name == "max_drawdown", MinTrades: minTrades, MaxDrawdown: maxDrawdown}, nil
+			return Objective{Metric: name, Minimise: MetricSense(name) == LowerIsBetter, MinTrades: minTrades, MaxDrawdown: maxDrawdown}, nil
 		}
 	}
 	return Objective{}, fieldErr(FieldObjective, name, "unknown metric (want one of %s)", strings.Join(MetricNames, ", "))
@@ -102,63 +102,121 @@ func (o Objective) Label() string {
 }
 
 // TopBy returns up to k selectable results of run ranked by o (Ranks),
-// found in one pass (topK: O(n log k)).
+// found in one pass (Top: O(n log k)).
 func TopBy(run *Run, o Objective, k int) []ComboResult {
-	t := topK{o: o, k: k}
+	t := NewTop(o, k)
 	for i := range run.Results {
-		t.offer(&run.Results[i])
+		t.Offer(&run.Results[i])
 	}
-	return t.sorted()
+	return t.Sorted()
 }
 
-// topK keeps the k best selectable combos offered by o.Ranks (TopBy, the
-// keeper of streamed results): a heap whose root ranks lowest.
-type topK struct {
-	o Objective
-	k int
-	h []ComboResult
+// Top keeps the k best selectable combos offered, ranked by o.Ranks (the
+// order of TopBy and of every top list: the better value first, NaN last,
+// ties to the lower grid index), in memory for k results whatever the
+// number offered: the keeper of streamed results, the summaries'
+// per-metric lists (Summary) and the sessions store's scans use it. The
+// zero value keeps nothing.
+type Top struct {
+	o   Objective
+	k   int
+	get func(*Metrics) float64 // o's metric, resolved once (Metrics.Value looks names up in a map)
+	h   []ComboResult          // a heap whose root ranks lowest
+	key []float64              // o.value of h[i]: larger is better
 }
 
-func (t *topK) offer(r *ComboResult) {
+// NewTop keeps the best k (k <= 0: none) by o.
+func NewTop(o Objective, k int) *Top {
+	t := &Top{o: o, k: k}
+	t.init()
+	return t
+}
+
+func (t *Top) init() {
+	if t.get == nil {
+		t.get = metricGetter(t.o.metric())
+	}
+}
+
+// value is o.value(r) through the resolved getter.
+func (t *Top) value(r *ComboResult) float64 {
+	v := t.get(&r.Metrics)
+	if t.o.Minimise {
+		return -v
+	}
+	return v
+}
+
+// above reports whether (x, i) ranks above (y, j), keys of selectable
+// combos and their indices: Ranks without the constraints.
+func above(x float64, i int, y float64, j int) bool {
+	switch {
+	case x != x || y != y: // NaN
+		if (x != x) != (y != y) {
+			return y != y
+		}
+	case x != y:
+		return x > y
+	}
+	return i < j
+}
+
+func (t *Top) less(a, b int) bool { return above(t.key[b], t.h[b].Index, t.key[a], t.h[a].Index) }
+
+func (t *Top) swap(a, b int) {
+	t.h[a], t.h[b] = t.h[b], t.h[a]
+	t.key[a], t.key[b] = t.key[b], t.key[a]
+}
+
+// Offer considers r, copying it when it is kept; a combo that does not
+// meet o's constraints (Selectable) is never kept.
+func (t *Top) Offer(r *ComboResult) {
 	if t.k <= 0 || !t.o.Selectable(r) {
 		return
 	}
-	h := t.h
-	if len(h) < t.k {
-		h = append(h, *r)
-		for c := len(h) - 1; c > 0; {
+	t.init()
+	t.offer(r, t.value(r))
+}
+
+// offer considers r, selectable, whose key (o.value) is v.
+func (t *Top) offer(r *ComboResult, v float64) {
+	if len(t.h) < t.k {
+		t.h, t.key = append(t.h, *r), append(t.key, v)
+		for c := len(t.h) - 1; c > 0; {
 			p := (c - 1) / 2
-			if !t.o.Ranks(&h[p], &h[c]) {
+			if !t.less(c, p) {
 				break
 			}
-			h[p], h[c] = h[c], h[p]
+			t.swap(p, c)
 			c = p
 		}
-		t.h = h
 		return
 	}
-	if !t.o.Ranks(r, &h[0]) {
+	if !above(v, r.Index, t.key[0], t.h[0].Index) {
 		return
 	}
-	h[0] = *r
+	t.h[0], t.key[0] = *r, v
 	for i := 0; ; {
 		l, m := 2*i+1, i
-		if l < len(h) && t.o.Ranks(&h[m], &h[l]) {
+		if l < len(t.h) && t.less(l, m) {
 			m = l
 		}
-		if rr := l + 1; rr < len(h) && t.o.Ranks(&h[m], &h[rr]) {
+		if rr := l + 1; rr < len(t.h) && t.less(rr, m) {
 			m = rr
 		}
 		if m == i {
 			return
 		}
-		h[i], h[m] = h[m], h[i]
+		t.swap(i, m)
 		i = m
 	}
 }
 
-// sorted is what t kept, best first.
-func (t *topK) sorted() []ComboResult {
+// Len is how many combos t holds (at most k).
+func (t *Top) Len() int { return len(t.h) }
+
+// Sorted is what t kept, best first (a new slice).
+func (t *Top) Sorted() []ComboResult {
 	out := append([]ComboResult{}, t.h...)
 	sort.Slice(out, func(a, b int) bool { return t.o.Ranks(&out[a], &out[b]) })
 	return out

@@ -86,6 +86,12 @@ type StudyOptions struct {
 	// the robustness statistics (engine/robust) run beside the rest of a
 	// study. Not called when the statistics are incomplete.
 	AfterBlocks func(rep *Report)
+	// Summary, when set, has each run build its Summary (Run.Summary: the
+	// top lists and heatmaps of every metric, in memory bounded by these
+	// options, not by the grid) from its chunks as they stream to Sink,
+	// whether or not the run keeps its results (Discard). A resumed
+	// study's prior results are summarised with the new ones.
+	Summary *SummaryOptions
 }
 
 // Report is what a study produced: the dataset, the parameters, each run and
@@ -251,6 +257,13 @@ func runStudy(ctx context.Context, s *Study, opt StudyOptions, inTile bool) (*Re
 	for _, p := range s.Precisions {
 		prior := opt.Prior[p]
 		if prior != nil && prior.Complete() && len(prior.Results) == s.Grid.Len() {
+			if opt.Summary != nil {
+				kp := &keeper{best: NewTop(s.Objective, keepN), sum: newSummariser(s.Grid, p, s.Objective, *opt.Summary)}
+				kp.add(prior.Results)
+				r := *prior
+				r.Summary = kp.summary()
+				prior = &r
+			}
 			rep.Runs = append(rep.Runs, prior)
 			continue
 		}
@@ -264,16 +277,22 @@ func runStudy(ctx context.Context, s *Study, opt StudyOptions, inTile bool) (*Re
 			so.Sink = func(rs []ComboResult) error { return opt.Sink(p, rs) }
 		}
 		var kp *keeper
-		if discard {
-			kp = &keeper{best: topK{o: s.Objective, k: keepN}, also: keepAlso}
-			if bothLanes || (bounds != nil && p == blockLane) {
+		if discard || opt.Summary != nil {
+			kp = &keeper{best: NewTop(s.Objective, keepN), also: keepAlso}
+			if discard && (bothLanes || (bounds != nil && p == blockLane)) {
 				kp.out = newOutcomes(s.Grid.Len())
 			}
-			if bounds != nil && p == blockLane {
+			if discard && bounds != nil && p == blockLane {
 				kp.out.dd = make([]float64, s.Grid.Len()) // the robustness constraints' max drawdown
 			}
+			if opt.Summary != nil {
+				kp.sum = newSummariser(s.Grid, p, s.Objective, *opt.Summary)
+				if prior != nil {
+					kp.add(prior.Results)
+				}
+			}
 			next := so.Sink
-			so.Discard, so.Sink = true, func(rs []ComboResult) error {
+			so.Discard, so.Sink = discard, func(rs []ComboResult) error {
 				kp.add(rs)
 				if next != nil {
 					return next(rs)
@@ -295,7 +314,7 @@ func runStudy(ctx context.Context, s *Study, opt StudyOptions, inTile bool) (*Re
 		if bs != nil && run != nil && run.Complete() {
 			rep.Blocks, rep.BlocksOf = bs, p
 		}
-		if run != nil && kp != nil {
+		if run != nil && kp != nil && discard {
 			kp.keep(run)
 			if p == FP64 {
 				keepAlso = map[int]bool{}
@@ -305,6 +324,9 @@ func runStudy(ctx context.Context, s *Study, opt StudyOptions, inTile bool) (*Re
 			}
 		}
 		if run != nil {
+			if kp != nil {
+				run.Summary = kp.summary()
+			}
 			if prior != nil {
 				// Prepare and Elapsed stay this process's own.
 				run.Results = mergeResults(prior.Results, run.Results)

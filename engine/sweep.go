@@ -58,6 +58,11 @@ type Run struct {
 	// tradeHist counts a kept run's combos by trade count, those with
 	// fewTrades or more in the last slot (RunNotes' median).
 	tradeHist []int
+	// Summary is the run's results in bounded memory (top lists and
+	// heatmaps per metric), built as they streamed when the study asked
+	// for it (StudyOptions.Summary) or read back from a store
+	// (Summariser); nil otherwise.
+	Summary *Summary
 }
 
 // Complete reports whether every combo of the grid was evaluated.

@@ -278,7 +278,7 @@ func runTiled(ctx context.Context, s *Study, opt StudyOptions, tiles []tile, bud
 	}
 lanesLoop:
 	for _, p := range s.Precisions {
-		l := &tiledLane{kp: &keeper{best: topK{o: s.Objective, k: keepN}, also: alsoIdx}}
+		l := &tiledLane{kp: &keeper{best: NewTop(s.Objective, keepN), also: alsoIdx}}
 		if both || (blocks != nil && p == blockLane) {
 			l.kp.out = newOutcomes(total)
 			if blocks != nil && p == blockLane {
@@ -287,6 +287,14 @@ lanesLoop:
 			if pr := opt.Prior[p]; pr != nil {
 				for i := range pr.Results {
 					l.kp.out.set(&pr.Results[i])
+				}
+			}
+		}
+		if opt.Summary != nil {
+			l.kp.sum = newSummariser(whole, p, s.Objective, *opt.Summary)
+			if pr := opt.Prior[p]; pr != nil {
+				for i := range pr.Results {
+					l.kp.sum.add(&pr.Results[i])
 				}
 			}
 		}
@@ -407,6 +415,7 @@ lanesLoop:
 			continue
 		}
 		run := l.run
+		run.Summary = l.kp.summary()
 		if discard {
 			l.kp.keep(run)
 		} else {

@@ -301,6 +301,13 @@ func TestDamagedBatchRefused(t *testing.T) {
 			}
 			_, _, err = s.OpenRun(bg, id, engine.FP64)
 			wantBatchError(t, "OpenRun", err, id, engine.FP64, first)
+			_, err = s.OpenSummary(bg, id, engine.SummaryOptions{})
+			wantBatchError(t, "OpenSummary", err, id, engine.FP64, first)
+			if err != nil && !strings.Contains(err.Error(), says) {
+				t.Errorf("OpenSummary: %q does not say %q", err, says)
+			}
+			_, err = s.OpenRunReader(bg, id, engine.FP64)
+			wantBatchError(t, "OpenRunReader", err, id, engine.FP64, first)
 			ref := sessions.RunRef{ID: id, Precision: engine.FP64, Explicit: true}
 			_, err = s.Diff(bg, ref, ref, nil)
 			wantBatchError(t, "diff", err, id, engine.FP64, first)

@@ -198,6 +198,10 @@ func TestDigestRefusesChangedRows(t *testing.T) {
 			wantDigestError(t, "show/export", err, id, engine.FP64)
 			_, _, err = s.OpenRun(bg, id, engine.FP64)
 			wantDigestError(t, "OpenRun", err, id, engine.FP64)
+			_, err = s.OpenSummary(bg, id, engine.SummaryOptions{})
+			wantDigestError(t, "OpenSummary", err, id, engine.FP64)
+			_, err = s.OpenRunReader(bg, id, engine.FP64)
+			wantDigestError(t, "OpenRunReader", err, id, engine.FP64)
 			ref := sessions.RunRef{ID: id, Precision: engine.FP64, Explicit: true}
 			_, err = s.Diff(bg, ref, ref, nil)
 			wantDigestError(t, "diff", err, id, engine.FP64)

@@ -69,8 +69,11 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 }
 
 // loadStudyParity reads the parity report of study id, or nil when it has
-// none.
-func loadStudyParity(ctx context.Context, q querier, studyID int64) (*engine.Parity, string, error) {
+// none, explained (Parity.Explain) as Compare explains it. Without combos
+// it leaves out the row per combo (engine.Parity.Counts: the part that
+// grows with the grid), counting only the combos that breached the trade
+// limit, which the explanation needs.
+func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool) (*engine.Parity, string, error) {
 	var (
 		id                                          int64
 		compared, reasons, verdict                  string
@@ -99,12 +102,21 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64) (*engine.Par
 		p.Reasons = nil // as Compare leaves it on a pass
 	}
 
+	if !combos {
+		var breached int
+		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM parity_combos WHERE parity_id = ? AND dn_limit_breached`, id).Scan(&breached); err != nil {
+			return nil, "", err
+		}
+		p.ExplainWith(breached)
+	}
 	rows, err := q.QueryContext(ctx, `SELECT idx, hma, hma3, trades_ref, trades_test, dn, rel_dn, dpnl_pp, rel_dpnl, flips,
-		non_borderline, max_flip_margin, dn_limit_breached FROM parity_combos WHERE parity_id = ? ORDER BY idx`, id)
+		non_borderline, max_flip_margin, dn_limit_breached FROM parity_combos WHERE parity_id = ? AND ? ORDER BY idx`, id, combos)
 	if err != nil {
 		return nil, "", err
 	}
-	p.Combos = []engine.ComboParity{}
+	if combos {
+		p.Combos = []engine.ComboParity{}
+	}
 	for rows.Next() {
 		var c engine.ComboParity
 		var relDn, dpnl, relDPnL, margin sql.NullFloat64
@@ -152,6 +164,9 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64) (*engine.Par
 		}
 		e.MaxRel = fromNull(rel)
 		p.IndicatorErrors = append(p.IndicatorErrors, e)
+	}
+	if combos {
+		p.Explain()
 	}
 	return &p, compared, rows.Err()
 }

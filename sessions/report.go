@@ -15,8 +15,30 @@ import (
 // parameters, every run with its saved results in grid order, and the
 // parity report, so that WriteTable, WriteJSON and WriteCSV print what
 // `sweepbench run` printed. A run that is not complete holds the combos
-// saved so far, and its Err says why and what to do (resume).
+// saved so far, and its Err says why and what to do (resume). Its memory
+// grows with the grid (every result, ~140 bytes a combo a run, and the
+// parity report's row per combo): OpenSummary does not.
 func (s *Store) Open(ctx context.Context, id int64) (*engine.Report, error) {
+	return s.open(ctx, id, nil)
+}
+
+// OpenSummary is Open without holding the results: each run is a kept
+// run (engine.Run.Kept: its best by the study's objective in Results,
+// and in the fp32 run the fp64 run's best too, as a study that discards
+// its results keeps them; Computed the count) carrying its
+// engine.Summary (top lists and heatmaps of every metric, bounded by
+// opt), built from its batches read one at a time and verified as Open
+// verifies them; the parity report holds its counts, worst flips and
+// indicator errors, not its row per combo (engine.Parity.Counts). The
+// table (WriteTable) prints what Open's report prints. Memory: the
+// summaries, one batch, and a bit per combo while a run is read; the rest
+// is read a page at a time through OpenRunReader. Errors as Open's.
+func (s *Store) OpenSummary(ctx context.Context, id int64, opt engine.SummaryOptions) (*engine.Report, error) {
+	return s.open(ctx, id, &opt)
+}
+
+// open is Open, or OpenSummary when sum is set.
+func (s *Store) open(ctx context.Context, id int64, sum *engine.SummaryOptions) (*engine.Report, error) {
 	s.reap(ctx)
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -30,17 +52,6 @@ func (s *Store) Open(ctx context.Context, id int64) (*engine.Report, error) {
 	s.settle(ss)
 	rep := &engine.Report{Dataset: ss.Dataset, Params: ss.Params, Grid: ss.Grid, WMA: ss.WMA,
 		Backend: ss.Backend, Note: ss.Note, Created: ss.Created, Requested: append([]engine.Precision(nil), ss.Precisions...)}
-	for i := range ss.Runs {
-		run, err := loadRun(ctx, tx, ss, &ss.Runs[i])
-		if err != nil {
-			return nil, s.wrap(fmt.Sprintf("read session %d", id), err)
-		}
-		rep.Runs = append(rep.Runs, run)
-	}
-	rep.Parity, rep.ParityOf, err = loadStudyParity(ctx, tx, id)
-	if err != nil {
-		return nil, s.wrap(fmt.Sprintf("read the parity of session %d", id), err)
-	}
 	// The top lists as the study ranked them (--objective, constraints).
 	if o := ss.Spec; (o.Objective != "" && o.Objective != "sharpe") || o.MinTrades != 0 || o.MaxDrawdown != 0 {
 		name := o.Objective
@@ -51,6 +62,28 @@ func (s *Store) Open(ctx context.Context, id int64) (*engine.Report, error) {
 			return nil, s.wrap(fmt.Sprintf("read session %d", id), err)
 		}
 	}
+	var also []int // the fp64 run's best, kept in the fp32 run too
+	for i := range ss.Runs {
+		var run *engine.Run
+		if sum == nil {
+			run, err = loadRun(ctx, tx, ss, &ss.Runs[i])
+		} else {
+			run, err = summariseRun(ctx, tx, ss, &ss.Runs[i], rep.Objective, *sum, also)
+		}
+		if err != nil {
+			return nil, s.wrap(fmt.Sprintf("read session %d", id), err)
+		}
+		if sum != nil && run.Precision == engine.FP64 {
+			for _, r := range run.Summary.Best {
+				also = append(also, r.Index)
+			}
+		}
+		rep.Runs = append(rep.Runs, run)
+	}
+	rep.Parity, rep.ParityOf, err = loadStudyParity(ctx, tx, id, sum == nil)
+	if err != nil {
+		return nil, s.wrap(fmt.Sprintf("read the parity of session %d", id), err)
+	}
 	var rob string
 	if err := tx.QueryRowContext(ctx, `SELECT robustness FROM studies WHERE id = ?`, id).Scan(&rob); err != nil {
 		return nil, s.wrap(fmt.Sprintf("read the robustness of session %d", id), err)
@@ -58,13 +91,29 @@ func (s *Store) Open(ctx context.Context, id int64) (*engine.Report, error) {
 	if rob != "" {
 		rep.Robustness = json.RawMessage(rob)
 	}
-	// What run printed: the notes its results call for and the parity's
-	// explanation are derived again from what was saved.
+	// What run printed: the notes its results call for (the parity's
+	// explanation, loadStudyParity) are derived again from what was saved.
 	rep.Note = engine.JoinNote(rep.Note, rep.RunNotes())
-	if rep.Parity != nil {
-		rep.Parity.Explain()
-	}
 	return rep, nil
+}
+
+// summariseRun reads run rs of session ss as a kept run with its summary
+// (OpenSummary): its batches one at a time (eachBatch, verified as
+// loadRun verifies them) through an engine.Summariser.
+func summariseRun(ctx context.Context, q querier, ss *Session, rs *RunSummary, o engine.Objective, opt engine.SummaryOptions, also []int) (*engine.Run, error) {
+	run := &engine.Run{Backend: rs.Backend, Device: rs.Device, Precision: rs.Precision, WMA: rs.WMA, Grid: ss.Grid,
+		Status: rs.Status, Prepare: rs.Prepare, Elapsed: rs.Elapsed}
+	sm := engine.NewSummariser(ss.Grid, rs.Precision, o, opt, also)
+	n, err := eachBatch(ctx, q, ss, rs, func(_ batchRef, _ []byte, rows []engine.ComboResult) error {
+		sm.Add(rows)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sm.Keep(run)
+	settleRun(run, ss, rs, n)
+	return run, nil
 }
 
 // OpenRun reads one run of session id with its results.
@@ -172,7 +221,14 @@ func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engi
 		return nil, &BatchError{ID: ss.ID, Precision: rs.Precision, First: firsts[dup], Rows: sizes[dup],
 			Err: errors.New("it holds a combo another batch holds too")}
 	}
-	missing := ss.Grid.Len() - len(run.Results)
+	settleRun(run, ss, rs, len(run.Results))
+	return run, nil
+}
+
+// settleRun sets the status and error of run, read from the saved run rs
+// of ss holding n of the grid's combos.
+func settleRun(run *engine.Run, ss *Session, rs *RunSummary, n int) {
+	missing := ss.Grid.Len() - n
 	switch {
 	case missing == 0 && rs.Status == StatusInterrupted:
 		// Every combo was saved before its process died, which then
@@ -186,7 +242,6 @@ func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engi
 	case rs.Status == StatusRunning:
 		run.Err = fmt.Errorf("still running (pid %d on %s): %d combos to go", ss.PID, ss.Host, missing)
 	}
-	return run, nil
 }
 
 // SetRobustness saves the robustness summary of session id (engine/robust's

@@ -6,7 +6,10 @@
 // read back as an engine.Report for `sessions show`, `export`, `diff` and the
 // TUI's sessions browser. A run's results are stored a batch at a time,
 // each batch one blob of its rows (resultbatch.go), and carry a digest
-// (digest.go), checked whenever they are read.
+// (digest.go), checked whenever they are read. A study too large to hold
+// is read as its summary (OpenSummary: each run's engine.Summary, built
+// batch by batch) and the rest a page at a time (OpenRunReader: combos by
+// index, a window of the grid, the best N under a filter; page.go).
 //
 // The file is opened in WAL mode (readers never block the writer), with a
 // busy timeout and foreign keys on; its schema is versioned with PRAGMA
