@@ -90,8 +90,8 @@ func TestBrowseWhileRunning(t *testing.T) {
 		t.Fatalf("esc from the sessions during the run: screen %d, want the run", m.screen)
 	}
 	d.key("B", "enter")
-	if m.screen != screenBench || m.benchRun != nil || !strings.Contains(m.ctx.LastErr, "a study is computing") {
-		t.Fatalf("the ladder during the run: screen %d, bench running %v, last error %q", m.screen, m.benchRun != nil, m.ctx.LastErr)
+	if m.screen != screenBench || m.bench.Running() || !strings.Contains(m.ctx.LastErr, "a study is computing") {
+		t.Fatalf("the ladder during the run: screen %d, bench running %v, last error %q", m.screen, m.bench.Running(), m.ctx.LastErr)
 	}
 	d.key("S")
 	close(release)
@@ -100,8 +100,8 @@ func TestBrowseWhileRunning(t *testing.T) {
 		t.Fatalf("after the study: running %v, screen %d, info %q", m.run != nil, m.screen, m.ctx.Info)
 	}
 	// The list knows the study ended: its session complete, not running.
-	if c := m.sess.Current(); c == nil || m.sess.Len() != 4 || strings.Contains(m.sess.View(), "running") {
-		t.Fatalf("the sessions list after the study:\n%s", m.sess.View())
+	if c := m.sessions.List().Current(); c == nil || m.sessions.List().Len() != 4 || strings.Contains(m.sessions.List().View(), "running") {
+		t.Fatalf("the sessions list after the study:\n%s", m.sessions.List().View())
 	}
 	d.key("esc")
 	if m.screen != screenResults || m.ctx.Results == nil || !m.ctx.Results.Complete() {

@@ -194,14 +194,14 @@ func TestBenchStreams(t *testing.T) {
 	m := d.m
 	d.key("esc", "B")         // out of the focused range: B is a key again
 	m.Update(keyMsg("enter")) // its commands are followed by hand below
-	if m.benchRun == nil {
+	if !m.bench.Running() {
 		t.Fatalf("the ladder did not start (last error %q)", m.ctx.LastErr)
 	}
 	// M2 running, its row, M2 done, M3 running: then M3 holds.
 	for range 4 {
-		m.Update(m.benchRun.next()())
+		m.Update(m.bench.Next()())
 	}
-	if started.Load() == 0 || m.benchRun == nil {
+	if started.Load() == 0 || !m.bench.Running() {
 		t.Fatal("M3 did not start")
 	}
 	v := m.View()
@@ -209,8 +209,8 @@ func TestBenchStreams(t *testing.T) {
 		t.Fatalf("M2's row is not shown while M3 runs:\n%s", v)
 	}
 	d.key("esc")
-	m.Update(m.benchRun.next()())
-	if m.benchRun != nil {
+	m.Update(m.bench.Next()())
+	if m.bench.Running() {
 		t.Fatal("the ladder did not end")
 	}
 	v = m.View()

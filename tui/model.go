@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
@@ -18,8 +19,6 @@ import (
 	"sweepbench/engine/data"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
-	"sweepbench/tui/components/bench"
-	"sweepbench/tui/components/compare"
 	"sweepbench/tui/components/crossover"
 	"sweepbench/tui/components/datasets"
 	"sweepbench/tui/components/detail"
@@ -30,20 +29,21 @@ import (
 	"sweepbench/tui/components/parity"
 	"sweepbench/tui/components/robustness"
 	"sweepbench/tui/components/runview"
-	"sweepbench/tui/components/sessionlist"
 	"sweepbench/tui/components/statusbar"
 	"sweepbench/tui/keys"
+	benchscreen "sweepbench/tui/screens/bench"
+	sessionscreen "sweepbench/tui/screens/sessions"
 	"sweepbench/tui/theme"
 )
 
-type screen int
+type screen = common.ScreenID
 
 const (
-	screenSetup screen = iota
-	screenRun
-	screenResults
-	screenSessions
-	screenBench
+	screenSetup    = common.SetupScreen
+	screenRun      = common.RunScreen
+	screenResults  = common.ResultsScreen
+	screenSessions = common.SessionsScreen
+	screenBench    = common.BenchScreen
 )
 
 // pane is a results pane, in tab order.
@@ -91,23 +91,18 @@ type Model struct {
 	detail   *detail.Model
 	robust   *robustness.Model
 	status   *statusbar.Model
-	sess     *sessionlist.Model
-	cmp      *compare.Model
-	bench    *bench.Model
+	sessions *sessionscreen.Model
+	bench    *benchscreen.Model
+	screens  [common.NumScreens]common.Screen
 
 	// The sessions and bench screens.
-	prevScreen       screen // where esc goes back to
-	cmpShown         bool   // the compare pane covers the list
-	listGen, sessGen int
-	benchGen         int
-	benchRun         *benchRunner
-	benchRungs       []engine.Rung
-	rawSpec          string  // the spec the loaded dataset came from
-	loadSpec         string  // the spec last asked to load (loaded or not)
-	loadedWith       string  // loadKey of the form when it was asked
-	chartsWhy        string  // why an opened session has no charts
-	lastRunner       *runner // the last runner started (Run waits for it)
-	runFrom          screen  // where a run that shows nothing returns to
+	prevScreen screen  // where esc goes back to
+	rawSpec    string  // the spec the loaded dataset came from
+	loadSpec   string  // the spec last asked to load (loaded or not)
+	loadedWith string  // loadKey of the form when it was asked
+	chartsWhy  string  // why an opened session has no charts
+	lastRunner *runner // the last runner started (Run waits for it)
+	runFrom    screen  // where a run that shows nothing returns to
 
 	run                *runner
 	runGen, loadGen    int
@@ -157,9 +152,11 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	m.detail = detail.New(ctx)
 	m.robust = robustness.New(ctx)
 	m.status = statusbar.New(ctx)
-	m.sess = sessionlist.New(ctx)
-	m.cmp = compare.New(ctx)
-	m.bench = bench.New(ctx)
+	m.sessions = sessionscreen.New(ctx, m, sessionscreen.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, Load: cfg.LoadSession})
+	m.screens[common.SessionsScreen] = m.sessions
+	m.bench = benchscreen.New(ctx, m, parent, benchscreen.Config{Rungs: cfg.Rungs, Repeat: cfg.BenchRepeat,
+		Study: func() *engine.Study { s, _, _ := m.buildStudy(); return s }})
+	m.screens[common.BenchScreen] = m.bench
 	return m
 }
 
@@ -397,14 +394,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if m.run != nil {
 			cmd = tea.Batch(cmd, m.runv.Update(msg))
 		}
-		if m.benchRun != nil {
-			cmd = tea.Batch(cmd, m.bench.Update(msg))
+		return tea.Batch(cmd, m.bench.Update(msg))
+	case common.ScreenMsg:
+		if s := m.screens[msg.ID]; s != nil {
+			return s.Update(msg.Msg)
 		}
-		return cmd
-	case sessionsListedMsg, sessionOpenedMsg, diffMsg, deletedMsg, resumeReadyMsg:
-		return m.sessionMsg(msg)
-	case benchProgressMsg, benchDoneMsg:
-		return m.benchMsg(msg)
 	case common.ErrMsg:
 		m.setErr(msg.Err)
 	case common.LoadMsg:
@@ -553,19 +547,19 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		// The screens' keys, except while a removal waits for its answer.
 		// A study that computes goes on while the sessions or the bench
 		// screen is open (issue 15, defect 5): esc there comes back to it.
-		free := !(m.screen == screenSessions && m.sess.Confirming() != 0)
+		free := !(m.screen == screenSessions && m.sessions.Confirming())
 		switch {
 		case free && key.Matches(msg, k.Sessions) && m.screen != screenSessions:
-			return m.openSessions()
+			return m.open(screenSessions)
 		case free && key.Matches(msg, k.Bench) && m.screen != screenBench:
-			return m.openBench()
+			return m.open(screenBench)
 		}
 	}
 	switch m.screen {
 	case screenSessions:
-		return m.sessionsKey(msg)
+		return m.sessions.Update(msg)
 	case screenBench:
-		return m.benchKey(msg)
+		return m.bench.Update(msg)
 	case screenSetup:
 		return m.setupKey(msg, typing, picking)
 	case screenRun:
@@ -720,14 +714,6 @@ func (m *Model) syncKeyContext() {
 		k.Context = keys.Running
 	case m.screen == screenResults:
 		k.Context = keys.Results
-	case m.screen == screenSessions && m.sess.Confirming() != 0:
-		k.Context = keys.SessionsConfirm
-	case m.screen == screenSessions:
-		k.Context = keys.Sessions
-	case m.screen == screenBench && m.benchRun != nil:
-		k.Context = keys.BenchRunning
-	case m.screen == screenBench:
-		k.Context = keys.Bench
 	case m.setupFocus == 1 && m.form.Typing():
 		k.Context = keys.SetupTyping
 	case m.setupFocus == 1:
@@ -739,7 +725,7 @@ func (m *Model) syncKeyContext() {
 
 func (m *Model) quit() tea.Cmd {
 	m.stopRun()
-	m.stopBench()
+	m.bench.Stop()
 	m.quitting = true
 	return tea.Quit
 }
@@ -926,9 +912,7 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 		}
 		m.setErr(err)
 		if m.runFrom == screenSessions {
-			m.screen = screenSessions
-			m.layout()
-			return m.listSessions()
+			return m.show(screenSessions)
 		}
 		m.screen, m.setupFocus = screenSetup, 1
 		m.layout()
@@ -946,7 +930,7 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 		m.layout()
 		m.syncKeyContext()
 		if m.screen == screenSessions {
-			cmd = tea.Batch(cmd, m.listSessions()) // its session is no longer running
+			cmd = tea.Batch(cmd, m.sessions.Refresh()) // its session is no longer running
 		}
 	}
 	return cmd
@@ -1119,9 +1103,11 @@ func (m *Model) layout() {
 	for p := range nPanes {
 		m.pane(p).SetSize(in(p))
 	}
-	m.sess.SetSize(W-2, bodyH-2)
-	m.cmp.SetSize(W-2, bodyH-2)
-	m.bench.SetSize(W-2, bodyH-2)
+	for _, s := range m.screens {
+		if s != nil {
+			s.SetSize(W, bodyH)
+		}
+	}
 }
 
 // setupDatasetHeight is the dataset pane's height (border included) when
@@ -1171,20 +1157,17 @@ func (m *Model) View() (out string) {
 	var body string
 	switch {
 	case m.showHelp:
-		body = helpview.View(m.ctx, W, bodyH)
+		body = helpview.View(m.ctx, m.keyMap(), W, bodyH)
 	case m.screen == screenSetup:
 		body = m.setupView(W, bodyH)
 	case m.screen == screenRun:
 		body = t.Fit(m.runv.View(), W, bodyH)
-	case m.screen == screenSessions && m.cmpShown:
-		body = t.Pane(m.cmp.Title(), m.cmp.View(), W, bodyH, true)
-	case m.screen == screenSessions:
-		body = t.Pane(m.sess.Title(), m.sess.View(), W, bodyH, true)
-	case m.screen == screenBench:
-		body = t.Pane(m.bench.Title(), m.bench.View(), W, bodyH, true)
+	case m.screens[m.screen] != nil:
+		body = m.screens[m.screen].View()
 	default:
 		body = m.resultsView(W, bodyH)
 	}
+	m.status.SetKeys(m.keyMap())
 	return t.Sanitize(m.header(W) + "\n" + t.Fit(body, W, bodyH) + "\n" + m.status.View())
 }
 
@@ -1301,4 +1284,78 @@ func joinH(a, b string) string {
 // asking again for the same one runs it.
 func confirmKey(s *engine.Study) string {
 	return fmt.Sprintf("%v %v %s %v", s.Grid, s.Precisions, s.Backend.Name(), s.Dataset.Info.SHA256)
+}
+
+// Do implements common.Host: the screens' intents, handled at once.
+func (m *Model) Do(intent tea.Msg) tea.Cmd {
+	switch msg := intent.(type) {
+	case common.ShowMsg:
+		return m.show(msg.ID)
+	case common.BackMsg:
+		return m.back()
+	case common.OpenedMsg:
+		return m.showSession(msg)
+	case common.ResumeMsg:
+		if m.cfg.Sessions == nil {
+			return nil
+		}
+		m.ctx.Note = msg.Note
+		return m.launch(msg.Study, resumeWork(m.cfg.Sessions, msg.ID, msg.Study))
+	}
+	return nil
+}
+
+// Screen implements common.Host.
+func (m *Model) Screen() common.ScreenID { return m.screen }
+
+// Running implements common.Host.
+func (m *Model) Running() bool { return m.run != nil }
+
+// show puts screen id on display: the screen left and the screen shown
+// are told, and every screen is sized again.
+func (m *Model) show(id common.ScreenID) tea.Cmd {
+	from := m.screen
+	m.screen = id
+	m.layout()
+	m.syncKeyContext()
+	var cmds []tea.Cmd
+	if s := m.screens[from]; s != nil && from != id {
+		cmds = append(cmds, s.Shown(false))
+	}
+	if s := m.screens[id]; s != nil {
+		cmds = append(cmds, s.Shown(true))
+	}
+	return tea.Batch(cmds...)
+}
+
+// open shows the sessions or the bench screen from a key: esc there goes
+// back to the screen in use before.
+func (m *Model) open(id common.ScreenID) tea.Cmd {
+	if m.screen != screenSessions && m.screen != screenBench {
+		m.prevScreen = m.screen
+	}
+	m.showHelp = false
+	return tea.Batch(m.form.Focus(false), m.show(id))
+}
+
+// keyMap is the key map of the screen on display, with the workbench's
+// own keys: the status line's short help and the help overlay come from it.
+func (m *Model) keyMap() help.KeyMap {
+	if s := m.screens[m.screen]; s != nil {
+		return screenKeys{m.ctx.Keys, s}
+	}
+	return m.ctx.Keys
+}
+
+// screenKeys is a screen's key map under the workbench's global keys.
+type screenKeys struct {
+	global *keys.KeyMap
+	screen help.KeyMap
+}
+
+func (k screenKeys) ShortHelp() []key.Binding { return k.screen.ShortHelp() }
+
+func (k screenKeys) FullHelp() [][]key.Binding {
+	g := k.global
+	return append([][]key.Binding{{g.Help, g.Quit, g.ForceQuit, g.Sessions, g.Bench}}, k.screen.FullHelp()...)
 }

@@ -26,7 +26,7 @@ func TestNoStaleState(t *testing.T) {
 		t.Fatalf("filter hma=20: %q", got)
 	}
 	d.global("S")
-	m.sess.Select(2)
+	m.sessions.List().Select(2)
 	d.key("enter")
 	d.settle()
 	if m.screen != screenResults || m.ctx.Saved != "session 2" {

@@ -106,7 +106,7 @@ func Run(ctx context.Context, cfg Config) (err error) {
 		// Cancel what runs and let it record its final state in the
 		// sessions store before the caller closes the store.
 		fm.stopRun()
-		fm.stopBench()
+		fm.bench.Stop()
 		fm.lastRunner.wait(30 * time.Second)
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
