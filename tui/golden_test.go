@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
+	"sweepbench/tui/screens/results"
 )
 
 // The golden files (testdata/TestGolden/*) are the screens as a user at
@@ -117,7 +118,7 @@ func TestGoldenRobustness(t *testing.T) {
 			d.key("G")
 			requireGolden(t, "robustness-end", fm.View(), w, h)
 			d.key("esc")
-			fm.setFocus(paneHeatmap)
+			fm.results.SetFocus(results.HeatmapPane)
 			requireGolden(t, "heatmap", fm.View(), w, h)
 		})
 	}

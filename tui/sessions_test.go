@@ -17,7 +17,9 @@ import (
 	"sweepbench/engine/data"
 	"sweepbench/reference"
 	"sweepbench/sessions"
+	"sweepbench/tui/common"
 	"sweepbench/tui/components/bench"
+	"sweepbench/tui/screens/results"
 )
 
 // Every test here opens its own store in t.TempDir(): never the user's.
@@ -105,7 +107,7 @@ func TestRunSaved(t *testing.T) {
 		d := newStoreDriver(t, storeConfig(smallFlags(), st), 80, 24)
 		d.key("enter")
 		m := d.m
-		if m.screen != screenResults || m.ctx.Saved != "session 1" {
+		if m.screen != common.ResultsScreen || m.ctx.Saved != "session 1" {
 			t.Fatalf("screen %d saved %q warn %q err %q", m.screen, m.ctx.Saved, m.ctx.Warn, m.ctx.LastErr)
 		}
 		ss, err := st.Get(context.Background(), 1)
@@ -149,7 +151,7 @@ func TestRunSaved(t *testing.T) {
 		d := newStoreDriver(t, cfg, 100, 30)
 		d.key("enter")
 		m := d.m
-		if m.screen != screenResults || m.ctx.Results == nil {
+		if m.screen != common.ResultsScreen || m.ctx.Results == nil {
 			t.Fatalf("the run was not shown: screen %d, err %q", m.screen, m.ctx.LastErr)
 		}
 		if v := m.View(); !strings.Contains(v, "warning: this run is not saved") {
@@ -188,7 +190,7 @@ func TestSessionsBrowser(t *testing.T) {
 	d := newStoreDriver(t, storeConfig(smallFlags(), st), 80, 24)
 	m := d.m
 	d.key("esc", "S") // out of the focused range: S is a key again
-	if m.screen != screenSessions || m.sessions.List().Len() != 3 {
+	if m.screen != common.SessionsScreen || m.sessions.List().Len() != 3 {
 		t.Fatalf("screen %d, %d sessions (err %q)", m.screen, m.sessions.List().Len(), m.ctx.LastErr)
 	}
 	// Newest first: 3, 2, 1.
@@ -227,7 +229,7 @@ func TestSessionsBrowser(t *testing.T) {
 		}
 		checkSize(t, m.View(), 80, 24)
 		d.key("esc")
-		if m.sessions.Comparing() || m.screen != screenSessions {
+		if m.sessions.Comparing() || m.screen != common.SessionsScreen {
 			t.Fatal("esc did not go back to the list")
 		}
 	})
@@ -252,7 +254,7 @@ func TestSessionsBrowser(t *testing.T) {
 		m.sessions.List().Select(2)
 		d.key("enter")
 		d.settle()
-		if m.screen != screenResults || m.ctx.Results == nil || m.ctx.Study == nil {
+		if m.screen != common.ResultsScreen || m.ctx.Results == nil || m.ctx.Study == nil {
 			t.Fatalf("screen %d, results %v, study %v (err %q)", m.screen, m.ctx.Results != nil, m.ctx.Study != nil, m.ctx.LastErr)
 		}
 		if m.ctx.Study.Params.Fee != 0.001 || m.ctx.Saved != "session 2" || !m.ctx.Results.Complete() {
@@ -265,10 +267,10 @@ func TestSessionsBrowser(t *testing.T) {
 		// earlier one (fee 0.045%), so enter reruns it as changed.
 		d.key("e")
 		d.settle()
-		if v := m.form.Values(); m.screen != screenSetup || v["fee"] != "0.001" || v["hma"] != "10:30:10" {
+		if v := m.setup.Form().Values(); m.screen != common.SetupScreen || v["fee"] != "0.001" || v["hma"] != "10:30:10" {
 			t.Fatalf("screen %d, form %v after e on session 2", m.screen, v)
 		}
-		if s, _, _ := m.buildStudy(); s == nil || s.Params.Fee != 0.001 || s.Grid != m.ctx.Study.Grid {
+		if s, _, _ := m.setup.Build(); s == nil || s.Params.Fee != 0.001 || s.Grid != m.ctx.Study.Grid {
 			t.Fatalf("the form's study after e: %+v", s)
 		}
 		d.global("S")
@@ -294,7 +296,7 @@ func TestSessionsBrowser(t *testing.T) {
 	t.Run("resume an interrupted one", func(t *testing.T) {
 		m.sessions.List().Select(3)
 		d.key("R")
-		if m.screen != screenResults || m.ctx.Results == nil || !m.ctx.Results.Complete() {
+		if m.screen != common.ResultsScreen || m.ctx.Results == nil || !m.ctx.Results.Complete() {
 			t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
 		}
 		ss, err := st.Get(context.Background(), 3)
@@ -323,7 +325,7 @@ func TestSessionWithoutData(t *testing.T) {
 	d := newStoreDriver(t, cfg, 120, 40)
 	m := d.m
 	d.global("S", "down", "down", "enter")
-	if m.screen != screenResults || m.ctx.Results == nil || m.ctx.Study != nil {
+	if m.screen != common.ResultsScreen || m.ctx.Results == nil || m.ctx.Study != nil {
 		t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
 	}
 	v := m.View()
@@ -332,13 +334,13 @@ func TestSessionWithoutData(t *testing.T) {
 			t.Fatalf("no %q:\n%s", want, v)
 		}
 	}
-	for p := range nPanes {
-		m.setFocus(p)
+	for p := range results.NumPanes {
+		m.results.SetFocus(p)
 		checkSize(t, m.View(), 120, 40)
 	}
 	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
-	for p := range nPanes {
-		m.setFocus(p)
+	for p := range results.NumPanes {
+		m.results.SetFocus(p)
 		checkSize(t, m.View(), 80, 24)
 	}
 }
@@ -377,7 +379,7 @@ func TestBench(t *testing.T) {
 		d := newStoreDriver(t, cfg, 80, 24)
 		m := d.m
 		d.global("B")
-		if m.screen != screenBench || !strings.Contains(m.View(), "enter runs the ladder") {
+		if m.screen != common.BenchScreen || !strings.Contains(m.View(), "enter runs the ladder") {
 			t.Fatalf("bench screen:\n%s", m.View())
 		}
 		d.key("enter")
@@ -395,7 +397,7 @@ func TestBench(t *testing.T) {
 			t.Fatalf("M6 speedup over M0 %v", r.SpeedupVsM0)
 		}
 		d.key("esc")
-		if m.screen != screenSetup {
+		if m.screen != common.SetupScreen {
 			t.Fatalf("esc went to screen %d", m.screen)
 		}
 	})
@@ -458,7 +460,7 @@ func TestCancelledSession(t *testing.T) {
 	}
 	d.key("enter")
 	d.settle()
-	if m.screen != screenResults || m.ctx.Results == nil || m.ctx.Results.R32 != nil {
+	if m.screen != common.ResultsScreen || m.ctx.Results == nil || m.ctx.Results.R32 != nil {
 		t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
 	}
 	if m.ctx.LastErr != "" || m.ctx.Warn != "" || !strings.Contains(m.ctx.Info, "session 3: cancelled by the user") {
@@ -468,15 +470,15 @@ func TestCancelledSession(t *testing.T) {
 		t.Fatalf("inspection: %+v", in)
 	}
 	const want = "fp32 not computed (run cancelled)"
-	m.setFocus(paneDetail)
+	m.results.SetFocus(results.ComboPane)
 	if v := m.View(); !strings.Contains(v, want) || strings.Contains(v, "fp32: return") {
 		t.Fatalf("the Combo pane:\n%s", v)
 	}
-	m.setFocus(paneCrossover)
+	m.results.SetFocus(results.CrossoverPane)
 	if v := m.View(); !strings.Contains(v, want+": no flips to compare") {
 		t.Fatalf("the Crossover pane:\n%s", v)
 	}
-	m.setFocus(paneParity)
+	m.results.SetFocus(results.ParityPane)
 	if v := m.View(); !strings.Contains(v, "fp32 lane never ran") || strings.Contains(v, "precision both") {
 		t.Fatalf("the Parity pane:\n%s", v)
 	}
