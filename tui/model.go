@@ -387,9 +387,13 @@ func (m *Model) header(W int) string {
 		// A study computes behind the screen in use: how far it is.
 		names[common.RunScreen] = fmt.Sprintf("Run %.0f%%", 100*m.run.Fraction())
 	}
-	// tabs names the first n screens, and the current one.
-	tabs := func(n int) string {
-		s := t.Title.Render(" sweepbench ")
+	// tabs names the product (title), the first n screens and the
+	// current one.
+	tabs := func(n int, title bool) string {
+		s := ""
+		if title {
+			s = t.Title.Render(" sweepbench ")
+		}
 		for id := range common.NumScreens {
 			if int(id) < n || id == m.screen {
 				s += " " + tab(names[id], id == m.screen)
@@ -397,15 +401,21 @@ func (m *Model) header(W int) string {
 		}
 		return s
 	}
-	s := tabs(len(names))
+	s := tabs(len(names), true)
 	if panes, focus, ok := m.results.PaneTabs(); ok && m.screen == common.ResultsScreen && !m.showHelp {
 		p := t.Subtle.Render("  |")
 		for i, name := range panes {
 			p += " " + tab(name, i == focus)
 		}
-		// The pane tabs matter more than the other screens' names.
-		for n := len(names) - 1; n >= 0 && ansi.StringWidth(s+p) > W; n-- {
-			s = tabs(n)
+		// The pane tabs matter more than the other screens' names, and
+		// those more than the product's; Setup (where esc goes) goes last.
+		for n := len(names) - 1; n >= 1 && ansi.StringWidth(s+p) > W; n-- {
+			s = tabs(n, true)
+		}
+		for _, n := range []int{1, 0} {
+			if ansi.StringWidth(s+p) > W {
+				s = tabs(n, false)
+			}
 		}
 		s += p
 	} else if st := m.ctx.Study; st != nil && (m.screen == common.RunScreen || m.screen == common.ResultsScreen) {
