@@ -1,6 +1,8 @@
-// Package common is what every workbench component shares: the program
-// context (size, theme, keys, the current run), the messages components
-// send the root, and the read-only views of a report they display.
+// Package common is what every workbench screen and component shares: the
+// program context (size, theme, keys, the current run), the Screen and
+// Pane interfaces the root model lays out, the messages components send
+// and the intents screens hand the root (Host), and the read-only views of
+// a report the panes display.
 package common
 
 import (
@@ -17,8 +19,10 @@ import (
 )
 
 // Context is created once by the root model and passed by pointer to every
-// component. Only the root model writes it; components read it in View and
-// Update.
+// screen and component. The root model writes the size; the screens write
+// the current run and the status line (the study they start or open, its
+// results, an error); components read it in View and Update (the metrics
+// table sets its filter, Keep).
 type Context struct {
 	Width, Height int // the terminal
 	Theme         *theme.Theme
