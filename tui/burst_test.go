@@ -119,4 +119,20 @@ func TestHelpFits(t *testing.T) {
 		}
 	}
 	checkSize(t, v, 80, 24)
+	// The results screen's, the longest.
+	d.key("?", "tab", "enter")
+	d.settle()
+	if d.m.screen != common.ResultsScreen {
+		t.Fatalf("screen %d, want the results", d.m.screen)
+	}
+	d.key("?")
+	v = d.m.View()
+	for _, g := range d.m.keyMap().FullHelp() {
+		for _, b := range g {
+			if !strings.Contains(v, b.Help().Desc) {
+				t.Fatalf("the results' help lacks %q:\n%s", b.Help().Desc, v)
+			}
+		}
+	}
+	checkSize(t, v, 80, 24)
 }

@@ -56,8 +56,12 @@ func TestResultsSoFar(t *testing.T) {
 	if h := strings.SplitN(v, "\n", 2)[0]; !strings.Contains(h, "Run ") || !strings.Contains(h, "%") {
 		t.Errorf("header %q: want the Run tab with the study's progress", h)
 	}
-	if !strings.Contains(m.results.Metrics().Title(), "of 2,500") {
-		t.Errorf("metrics title %q: want the combos so far of the grid's 2,500", m.results.Metrics().Title())
+	if title := m.results.Metrics().Title(); !strings.Contains(title, "of 2,500") || !strings.Contains(title, "still computing") {
+		t.Errorf("metrics title %q: want the combos so far of the grid's 2,500, still computing", title)
+	}
+	if sum := strings.Join(m.results.Parity().Summary(), " "); !strings.Contains(sum, "computed once both lanes end") ||
+		strings.Contains(sum, "never ran") {
+		t.Errorf("the parity pane of the results so far: %q", sum)
 	}
 	// The panes work on it: the selected combo's detail is computed.
 	d.settle()

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/muesli/termenv"
 
+	"sweepbench/tui/common"
 	"sweepbench/tui/screens/results"
 )
 
@@ -50,5 +51,46 @@ func TestTabBarKeepsSetup(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHelpPerScreen: the help overlay is generated from the key map of
+// the screen on display, under the workbench's own keys: the sessions
+// browser's keys on the sessions screen, the panes' on the results.
+func TestHelpPerScreen(t *testing.T) {
+	st := tempStore(t)
+	seedStore(t, st)
+	d := newStoreDriver(t, storeConfig(smallFlags(), st), 120, 40)
+	m := d.m
+	help := func() string {
+		d.key("?")
+		v := m.View()
+		d.key("?")
+		return v
+	}
+	for _, tc := range []struct {
+		name     string
+		go_      func()
+		has, not []string
+	}{
+		{"setup", func() { d.key("esc") }, []string{"run", "saved sessions", "quit (anywhere)"}, []string{"mark (2 to compare)", "heat scale"}},
+		{"sessions", func() { d.key("S") }, []string{"mark (2 to compare)", "compare marked", "resume", "saved sessions"}, []string{"heat scale"}},
+		{"results", func() { d.key("esc", "tab", "enter"); d.settle() }, []string{"heat scale", "robustness pane", "next flip", "bench (ladder)"}, []string{"mark (2 to compare)"}},
+	} {
+		tc.go_()
+		v := help()
+		for _, want := range tc.has {
+			if !strings.Contains(v, want) {
+				t.Errorf("%s: the help lacks %q:\n%s", tc.name, want, v)
+			}
+		}
+		for _, bad := range tc.not {
+			if strings.Contains(v, bad) {
+				t.Errorf("%s: the help has another screen's %q:\n%s", tc.name, bad, v)
+			}
+		}
+	}
+	if m.screen != common.ResultsScreen {
+		t.Fatalf("screen %d, want the results", m.screen)
 	}
 }

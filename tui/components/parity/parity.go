@@ -231,6 +231,9 @@ func (m *Model) Summary() []string {
 		}
 	} else {
 		why := "it needs an fp64 and an fp32 run (precision both)"
+		if r.Running() && len(r.Asked) > 1 {
+			why = "the results so far: it is computed once both lanes end"
+		}
 		for _, pr := range []engine.Precision{engine.FP64, engine.FP32} {
 			if never := r.NeverRan(pr); never != "" {
 				why = "the " + pr.String() + " lane never ran (" + never + ")"

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/tui/common"
 )
 
 // streamCap bounds the combos a lane keeps for the results so far: a
@@ -42,8 +43,6 @@ func (s *stream) add(p engine.Precision, rs []engine.ComboResult) error {
 // A snapshot's runs are not complete: they are still computing.
 var errRunning = errors.New("still computing")
 
-const statusRunning engine.Status = "running"
-
 // snapshot is the report of what study s has streamed so far: a run per
 // lane that completed a chunk (its combos in grid order, status
 // incomplete), no parity report (it is computed once both lanes end).
@@ -62,7 +61,7 @@ func (s *stream) snapshot(st *engine.Study) (rep *engine.Report, seen, kept int)
 		rs = slices.Clone(rs)
 		slices.SortFunc(rs, func(a, b engine.ComboResult) int { return a.Index - b.Index })
 		rep.Runs = append(rep.Runs, &engine.Run{Backend: st.Backend.Name(), Precision: p, WMA: st.WMA, Grid: st.Grid,
-			Status: statusRunning, Err: errRunning, Results: rs})
+			Status: common.StatusRunning, Err: errRunning, Results: rs})
 		seen, kept = seen+s.seen[p], kept+len(rs)
 	}
 	if len(rep.Runs) == 0 {
