@@ -10,6 +10,8 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/reference"
+	"sweepbench/tui/common"
+	"sweepbench/tui/screens/results"
 )
 
 // gated is the reference backend whose lanes, after their first chunk,
@@ -70,45 +72,45 @@ func TestBrowseWhileRunning(t *testing.T) {
 	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	d.hold = true
 	d.key("enter")
-	if m.screen != screenRun || d.pending == nil {
+	if m.screen != common.RunScreen || d.pending == nil {
 		t.Fatalf("screen %d: the run did not start (last error %q)", m.screen, m.ctx.LastErr)
 	}
 	d.key("tab") // nothing on the run screen, nor later
 	d.key("S")
-	if m.screen != screenSessions || m.run == nil {
-		t.Fatalf("S during the run: screen %d, running %v", m.screen, m.run != nil)
+	if m.screen != common.SessionsScreen || !m.run.Running() {
+		t.Fatalf("S during the run: screen %d, running %v", m.screen, m.run.Running())
 	}
 	if h := strings.SplitN(m.View(), "\n", 2)[0]; !strings.Contains(h, "Run ") || !strings.Contains(h, "%") {
 		t.Errorf("header %q: want the Run tab with the study's progress", h)
 	}
 	d.key("enter")
-	if !strings.Contains(m.ctx.LastErr, "a study is computing") || m.screen != screenSessions {
+	if !strings.Contains(m.ctx.LastErr, "a study is computing") || m.screen != common.SessionsScreen {
 		t.Fatalf("opening a session during the run: screen %d, last error %q", m.screen, m.ctx.LastErr)
 	}
 	d.key("esc")
-	if m.screen != screenRun {
+	if m.screen != common.RunScreen {
 		t.Fatalf("esc from the sessions during the run: screen %d, want the run", m.screen)
 	}
 	d.key("B", "enter")
-	if m.screen != screenBench || m.benchRun != nil || !strings.Contains(m.ctx.LastErr, "a study is computing") {
-		t.Fatalf("the ladder during the run: screen %d, bench running %v, last error %q", m.screen, m.benchRun != nil, m.ctx.LastErr)
+	if m.screen != common.BenchScreen || m.bench.Running() || !strings.Contains(m.ctx.LastErr, "a study is computing") {
+		t.Fatalf("the ladder during the run: screen %d, bench running %v, last error %q", m.screen, m.bench.Running(), m.ctx.LastErr)
 	}
 	d.key("S")
 	close(release)
 	d.drain() // the study ends while the sessions are on screen
-	if m.run != nil || m.screen != screenSessions || !strings.Contains(m.ctx.Info, "the study finished") {
-		t.Fatalf("after the study: running %v, screen %d, info %q", m.run != nil, m.screen, m.ctx.Info)
+	if m.run.Running() || m.screen != common.SessionsScreen || !strings.Contains(m.ctx.Info, "the study finished") {
+		t.Fatalf("after the study: running %v, screen %d, info %q", m.run.Running(), m.screen, m.ctx.Info)
 	}
 	// The list knows the study ended: its session complete, not running.
-	if c := m.sess.Current(); c == nil || m.sess.Len() != 4 || strings.Contains(m.sess.View(), "running") {
-		t.Fatalf("the sessions list after the study:\n%s", m.sess.View())
+	if c := m.sessions.List().Current(); c == nil || m.sessions.List().Len() != 4 || strings.Contains(m.sessions.List().View(), "running") {
+		t.Fatalf("the sessions list after the study:\n%s", m.sessions.List().View())
 	}
 	d.key("esc")
-	if m.screen != screenResults || m.ctx.Results == nil || !m.ctx.Results.Complete() {
+	if m.screen != common.ResultsScreen || m.ctx.Results == nil || !m.ctx.Results.Complete() {
 		t.Fatalf("esc after the study: screen %d, results %v", m.screen, m.ctx.Results != nil)
 	}
-	if m.focus != paneMetrics {
-		t.Errorf("focus %s: the tab pressed during the run changed the pane", paneNames[m.focus])
+	if m.results.Focus() != results.MetricsPane {
+		t.Errorf("focus %s: the tab pressed during the run changed the pane", results.PaneNames[m.results.Focus()])
 	}
 }
 
@@ -128,26 +130,26 @@ func TestQueueNextStudy(t *testing.T) {
 	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	d.hold = true
 	d.key("enter")
-	first := m.run
-	if m.screen != screenRun || first == nil {
+	first := m.run.Started()
+	if m.screen != common.RunScreen || !m.run.Running() {
 		t.Fatalf("screen %d: the run did not start (last error %q)", m.screen, m.ctx.LastErr)
 	}
 	d.key("e")
-	if m.screen != screenSetup || m.run != first {
-		t.Fatalf("e during the run: screen %d, running %v", m.screen, m.run == first)
+	if m.screen != common.SetupScreen || m.run.Started() != first {
+		t.Fatalf("e during the run: screen %d, running %v", m.screen, m.run.Started() == first)
 	}
 	d.key("esc")
-	if m.screen != screenRun || m.queued != nil {
-		t.Fatalf("esc from the form during the run: screen %d, queued %v", m.screen, m.queued != nil)
+	if m.screen != common.RunScreen || m.run.Queued() != nil {
+		t.Fatalf("esc from the form during the run: screen %d, queued %v", m.screen, m.run.Queued() != nil)
 	}
 	d.key("e", "enter")
-	if m.screen != screenRun || m.queued == nil || m.run != first || !strings.Contains(m.ctx.Info, "queued:") {
-		t.Fatalf("enter in the form during the run: screen %d, queued %v, info %q", m.screen, m.queued != nil, m.ctx.Info)
+	if m.screen != common.RunScreen || m.run.Queued() == nil || m.run.Started() != first || !strings.Contains(m.ctx.Info, "queued:") {
+		t.Fatalf("enter in the form during the run: screen %d, queued %v, info %q", m.screen, m.run.Queued() != nil, m.ctx.Info)
 	}
-	gen := m.runGen
+	gen := m.run.Started()
 	close(release)
 	d.drain() // the first ends, the queued one starts and (released) ends too
-	if m.runGen != gen+1 || m.run != nil || m.queued != nil || m.screen != screenResults || m.ctx.Results == nil || !m.ctx.Results.Complete() {
-		t.Fatalf("after both studies: runs started %d (want 1 more), running %v, queued %v, screen %d", m.runGen-gen, m.run != nil, m.queued != nil, m.screen)
+	if m.run.Started() != gen+1 || m.run.Running() || m.run.Queued() != nil || m.screen != common.ResultsScreen || m.ctx.Results == nil || !m.ctx.Results.Complete() {
+		t.Fatalf("after both studies: runs started %d (want 1 more), running %v, queued %v, screen %d", m.run.Started()-gen, m.run.Running(), m.run.Queued() != nil, m.screen)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/form"
+	"sweepbench/tui/screens/results"
 )
 
 // TestKeyBurst: characters that arrive together come as one KeyMsg with
@@ -17,8 +18,8 @@ func TestKeyBurst(t *testing.T) {
 	m := d.m
 	d.key("enter")
 	d.settle()
-	if m.screen != screenResults || m.focus != paneMetrics {
-		t.Fatalf("screen %d, focus %s (last error %q)", m.screen, paneNames[m.focus], m.ctx.LastErr)
+	if m.screen != common.ResultsScreen || m.results.Focus() != results.MetricsPane {
+		t.Fatalf("screen %d, focus %s (last error %q)", m.screen, results.PaneNames[m.results.Focus()], m.ctx.LastErr)
 	}
 	// The reference: j, j one at a time from the first row.
 	d.key("g", "j", "j")
@@ -46,7 +47,7 @@ func TestKeyBurst(t *testing.T) {
 	// A burst that opens the filter types the rest into it.
 	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/hma=20")})
 	d.key("enter")
-	if got := m.metrics.Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
+	if got := m.results.Metrics().Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
 		t.Fatalf("filter typed in a burst: %q", got)
 	}
 }
@@ -56,17 +57,17 @@ func TestKeyBurst(t *testing.T) {
 func TestPasteIntoRange(t *testing.T) {
 	d := newDriver(t, smallFlags(), 80, 24)
 	m := d.m
-	if !m.form.Typing() {
+	if !m.setup.Form().Typing() {
 		t.Fatal("the HMA range field is not focused")
 	}
-	for range len(m.form.Values()[form.HMA]) {
+	for range len(m.setup.Form().Values()[form.HMA]) {
 		d.key("backspace")
 	}
 	// A paste is text, q and all (issue 15, defect 4): the range shows
 	// its error, nothing quits.
 	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("20:4q0:10"), Paste: true})
-	if got := m.form.Values()[form.HMA]; got != "20:4q0:10" || m.quitting || m.form.Valid() {
-		t.Fatalf("pasted range %q (quitting %v, valid %v)", got, m.quitting, m.form.Valid())
+	if got := m.setup.Form().Values()[form.HMA]; got != "20:4q0:10" || m.quitting || m.setup.Form().Valid() {
+		t.Fatalf("pasted range %q (quitting %v, valid %v)", got, m.quitting, m.setup.Form().Valid())
 	}
 }
 
@@ -82,15 +83,15 @@ func TestFilterHeaders(t *testing.T) {
 		d.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 		d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(f), Paste: true})
 		d.key("enter")
-		if m.metrics.Err() != nil || !strings.HasPrefix(m.metrics.Title(), "Metrics: 9 of 9") {
-			t.Fatalf("filter %q: %v, %q", f, m.metrics.Err(), m.metrics.Title())
+		if m.results.Metrics().Err() != nil || !strings.HasPrefix(m.results.Metrics().Title(), "Metrics: 9 of 9") {
+			t.Fatalf("filter %q: %v, %q", f, m.results.Metrics().Err(), m.results.Metrics().Title())
 		}
 	}
 	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/")})
 	d.send(tea.KeyMsg{Type: tea.KeyCtrlU})
 	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("drawdown<1"), Paste: true})
 	d.key("enter")
-	err := m.metrics.Err()
+	err := m.results.Metrics().Err()
 	if err == nil || !strings.Contains(err.Error(), "max_drawdown%") || !strings.Contains(err.Error(), "hma3") {
 		t.Fatalf("unknown column: %v", err)
 	}
@@ -104,7 +105,7 @@ func TestHelpFits(t *testing.T) {
 	d := newDriver(t, smallFlags(), 80, 24)
 	d.key("esc", "?") // out of the focused range, then help
 	v := d.m.View()
-	for _, g := range d.m.ctx.Keys.FullHelp() {
+	for _, g := range d.m.keyMap().FullHelp() {
 		for _, b := range g {
 			if !strings.Contains(v, b.Help().Desc) {
 				t.Fatalf("the help lacks %q:\n%s", b.Help().Desc, v)
@@ -115,6 +116,22 @@ func TestHelpFits(t *testing.T) {
 	for _, want := range []string{"a text field takes every key, esc leaves it", "? or esc closes"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("the help lacks %q:\n%s", want, v)
+		}
+	}
+	checkSize(t, v, 80, 24)
+	// The results screen's, the longest.
+	d.key("?", "tab", "enter")
+	d.settle()
+	if d.m.screen != common.ResultsScreen {
+		t.Fatalf("screen %d, want the results", d.m.screen)
+	}
+	d.key("?")
+	v = d.m.View()
+	for _, g := range d.m.keyMap().FullHelp() {
+		for _, b := range g {
+			if !strings.Contains(v, b.Help().Desc) {
+				t.Fatalf("the results' help lacks %q:\n%s", b.Help().Desc, v)
+			}
 		}
 	}
 	checkSize(t, v, 80, 24)

@@ -24,7 +24,7 @@ func TestFormLoadsAndAnnualises(t *testing.T) {
 		d.key("down")
 	}
 	d.key("right")
-	if v := m.form.Values()[form.LEANAsset]; v != "equity" {
+	if v := m.setup.Form().Values()[form.LEANAsset]; v != "equity" {
 		t.Fatalf("LEAN asset %q", v)
 	}
 	if m.ctx.Raw == nil {
@@ -38,11 +38,11 @@ func TestFormLoadsAndAnnualises(t *testing.T) {
 	d.key("up")
 	d.key(strings.Split("UTC", "")...)
 	if m.ctx.Raw == nil || m.ctx.Raw.Info.TimeZone != "UTC" || m.ctx.Raw.Info.First.Hour() != 9 {
-		t.Fatalf("time zone %q: raw loaded %v, error %q", m.form.Values()[form.TZ], m.ctx.Raw != nil, m.ctx.LastErr)
+		t.Fatalf("time zone %q: raw loaded %v, error %q", m.setup.Form().Values()[form.TZ], m.ctx.Raw != nil, m.ctx.LastErr)
 	}
 	// bars/year: 0 derives (a session calendar: the bars observed a year);
 	// a number is used as given.
-	s, _, general := m.buildStudy()
+	s, _, general := m.setup.Build()
 	if s == nil {
 		t.Fatal(general)
 	}
@@ -51,7 +51,7 @@ func TestFormLoadsAndAnnualises(t *testing.T) {
 	}
 	d.key("up", "backspace")
 	d.key(strings.Split("1764", "")...)
-	if s, _, general = m.buildStudy(); s == nil || s.Params.BarsPerYear != 1764 {
+	if s, _, general = m.setup.Build(); s == nil || s.Params.BarsPerYear != 1764 {
 		t.Fatalf("bars/year as typed: %v %v", s, general)
 	}
 }

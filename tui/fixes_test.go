@@ -14,6 +14,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/reference"
 	"sweepbench/tui/common"
+	"sweepbench/tui/screens/results"
 )
 
 // slow32 is the reference backend whose fp32 lane computes one chunk and
@@ -73,7 +74,7 @@ func TestCancelDuringFP32(t *testing.T) {
 	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	d.hold = true
 	d.key("enter")
-	if m.screen != screenRun {
+	if m.screen != common.RunScreen {
 		t.Fatalf("the run did not start (last error %q)", m.ctx.LastErr)
 	}
 	waitFor(t, "fp64 to complete and fp32 to hold", func() bool { return combos64.Load() >= 200 && calls32.Load() > 1 })
@@ -92,7 +93,7 @@ func TestCancelDuringFP32(t *testing.T) {
 	if v := m.View(); strings.Contains(v, "error:") || !strings.Contains(v, "cancelled: showing") {
 		t.Fatalf("the cancel shows as an error:\n%s", v)
 	}
-	if title := m.metrics.Title(); !strings.Contains(title, "fp32: ") || !strings.Contains(title, "cancelled") {
+	if title := m.results.Metrics().Title(); !strings.Contains(title, "fp32: ") || !strings.Contains(title, "cancelled") {
 		t.Fatalf("metrics title %q", title)
 	}
 	missing := -1
@@ -108,11 +109,11 @@ func TestCancelDuringFP32(t *testing.T) {
 		t.Fatalf("inspection of combo %d: %+v", missing, in)
 	}
 	const want = "fp32 not computed (run cancelled)"
-	m.setFocus(paneDetail)
+	m.results.SetFocus(results.ComboPane)
 	if v := m.View(); !strings.Contains(v, want) || !strings.Contains(v, "fp64: return") {
 		t.Fatalf("the Combo pane:\n%s", v)
 	}
-	m.setFocus(paneCrossover)
+	m.results.SetFocus(results.CrossoverPane)
 	if v := m.View(); !strings.Contains(v, want) || strings.Contains(v, "flip 1") {
 		t.Fatalf("the Crossover pane:\n%s", v)
 	}
@@ -127,12 +128,12 @@ func TestStaleErrors(t *testing.T) {
 		d := newDriver(t, f, 80, 24)
 		m := d.m
 		d.key("enter")
-		if m.screen != screenSetup || !strings.HasPrefix(m.ctx.LastErr, "HMA range") || strings.Contains(m.ctx.LastErr, "--hma") {
+		if m.screen != common.SetupScreen || !strings.HasPrefix(m.ctx.LastErr, "HMA range") || strings.Contains(m.ctx.LastErr, "--hma") {
 			t.Fatalf("screen %d, last error %q", m.screen, m.ctx.LastErr)
 		}
 		d.key("backspace", "10")
-		if v := m.form.Values()["hma"]; v != "10:30:10" || !m.form.Valid() {
-			t.Fatalf("hma %q valid %v", v, m.form.Valid())
+		if v := m.setup.Form().Values()["hma"]; v != "10:30:10" || !m.setup.Form().Valid() {
+			t.Fatalf("hma %q valid %v", v, m.setup.Form().Valid())
 		}
 		if m.ctx.LastErr != "" {
 			t.Fatalf("the fixed error stays: %q", m.ctx.LastErr)
@@ -142,7 +143,7 @@ func TestStaleErrors(t *testing.T) {
 		d := newDriver(t, smallFlags(), 80, 24)
 		m := d.m
 		d.key("enter")
-		if m.screen != screenResults {
+		if m.screen != common.ResultsScreen {
 			t.Fatalf("screen %d (last error %q)", m.screen, m.ctx.LastErr)
 		}
 		d.key("/", "sharpe>", "enter")
@@ -151,7 +152,7 @@ func TestStaleErrors(t *testing.T) {
 		}
 		// / again edits the broken text (not appended to, ctrl+u clears).
 		d.key("/")
-		if got := m.metrics.Editing(); !got || !strings.Contains(m.View(), "/sharpe>") {
+		if got := m.results.Metrics().Editing(); !got || !strings.Contains(m.View(), "/sharpe>") {
 			t.Fatalf("editing %v:\n%s", got, m.View())
 		}
 		d.key("1", "enter")
@@ -163,7 +164,7 @@ func TestStaleErrors(t *testing.T) {
 			t.Fatal("no error for a bad filter")
 		}
 		d.key("esc") // to the Setup screen
-		if m.screen != screenSetup || m.ctx.LastErr != "" {
+		if m.screen != common.SetupScreen || m.ctx.LastErr != "" {
 			t.Fatalf("screen %d, last error %q", m.screen, m.ctx.LastErr)
 		}
 	})
@@ -194,14 +195,14 @@ func TestBenchStreams(t *testing.T) {
 	m := d.m
 	d.key("esc", "B")         // out of the focused range: B is a key again
 	m.Update(keyMsg("enter")) // its commands are followed by hand below
-	if m.benchRun == nil {
+	if !m.bench.Running() {
 		t.Fatalf("the ladder did not start (last error %q)", m.ctx.LastErr)
 	}
 	// M2 running, its row, M2 done, M3 running: then M3 holds.
 	for range 4 {
-		m.Update(m.benchRun.next()())
+		m.Update(m.bench.Next()())
 	}
-	if started.Load() == 0 || m.benchRun == nil {
+	if started.Load() == 0 || !m.bench.Running() {
 		t.Fatal("M3 did not start")
 	}
 	v := m.View()
@@ -209,8 +210,8 @@ func TestBenchStreams(t *testing.T) {
 		t.Fatalf("M2's row is not shown while M3 runs:\n%s", v)
 	}
 	d.key("esc")
-	m.Update(m.benchRun.next()())
-	if m.benchRun != nil {
+	m.Update(m.bench.Next()())
+	if m.bench.Running() {
 		t.Fatal("the ladder did not end")
 	}
 	v = m.View()

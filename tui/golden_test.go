@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
+	"sweepbench/tui/screens/results"
 )
 
 // The golden files (testdata/TestGolden/*) are the screens as a user at
@@ -117,7 +118,7 @@ func TestGoldenRobustness(t *testing.T) {
 			d.key("G")
 			requireGolden(t, "robustness-end", fm.View(), w, h)
 			d.key("esc")
-			fm.setFocus(paneHeatmap)
+			fm.results.SetFocus(results.HeatmapPane)
 			requireGolden(t, "heatmap", fm.View(), w, h)
 		})
 	}
@@ -164,12 +165,12 @@ func TestGoldenBench(t *testing.T) {
 	requireGolden(t, "ladder", fm.View(), 80, 24)
 	// Live: M0's row as it arrives (OnResult: no speedups or parity yet),
 	// M1 running.
-	m0 := fm.bench.Results()[0]
+	m0 := fm.bench.Ladder().Results()[0]
 	m0.SpeedupVsM0, m0.SpeedupVsM3, m0.Parity = 0, 0, nil
-	fm.bench.Start("btcusdt-1m, 5,000 bars", fakeRungs(), 1)
-	fm.bench.Progress("M0", "running")
-	fm.bench.Result(m0)
-	fm.bench.Progress("M0", "done")
-	fm.bench.Progress("M1", "running")
+	fm.bench.Ladder().Start("btcusdt-1m, 5,000 bars", fakeRungs(), 1)
+	fm.bench.Ladder().Progress("M0", "running")
+	fm.bench.Ladder().Result(m0)
+	fm.bench.Ladder().Progress("M0", "done")
+	fm.bench.Ladder().Progress("M1", "running")
 	requireGolden(t, "live", fm.View(), 80, 24)
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/muesli/termenv"
 
 	"sweepbench/engine"
+	"sweepbench/tui/common"
+	"sweepbench/tui/screens/results"
 )
 
 // outlierReport is a study made up for the heatmap (issue 15): a 40 x 50
@@ -40,8 +42,8 @@ func outlierReport() *engine.Report {
 // focused.
 func outlierDriver(t *testing.T, w, h int) *driver {
 	d := newDriver(t, smallFlags(), w, h)
-	d.run(d.m.showResults(outlierReport(), []engine.Precision{engine.FP64}, nil))
-	d.m.setFocus(paneHeatmap)
+	d.run(d.m.Do(common.ReportMsg{Report: outlierReport(), Asked: []engine.Precision{engine.FP64}}))
+	d.m.results.SetFocus(results.HeatmapPane)
 	return d
 }
 
@@ -121,8 +123,8 @@ func TestHeatmapLeftOut(t *testing.T) {
 	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/")})
 	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("sharpe>=0"), Paste: true})
 	d.key("enter", "tab", "tab") // metrics -> parity -> heatmap
-	if m.focus != paneHeatmap {
-		t.Fatalf("focus %s", paneNames[m.focus])
+	if m.results.Focus() != results.HeatmapPane {
+		t.Fatalf("focus %s", results.PaneNames[m.results.Focus()])
 	}
 	v := m.View()
 	lo := regexp.MustCompile(`quantile scale: (-?[\d.]+)`).FindStringSubmatch(v)
@@ -150,13 +152,13 @@ func TestHeatmapLeftOut(t *testing.T) {
 		t.Fatalf("the overview does not mark the detail window:\n%s", v)
 	}
 	// Moving the cursor a block moves the detail window there.
-	r0 := m.heat.View() // the detail window's first row, as the overview's legend shows it
+	r0 := m.results.Heatmap().View() // the detail window's first row, as the overview's legend shows it
 	sel := m.ctx.Selected
 	d.key("up", "up", "up", "up")
 	if m.ctx.Selected == sel {
 		t.Fatal("up in the overview did not move the selection")
 	}
-	if m.heat.View() == r0 {
+	if m.results.Heatmap().View() == r0 {
 		t.Fatal("the overview did not change")
 	}
 	d.key("z")
@@ -213,8 +215,8 @@ func TestHeatmapColour(t *testing.T) {
 	d := &driver{t: t, m: newModel(context.Background(), Config{Registry: testRegistry(), Flags: smallFlags()}, termenv.TrueColor, true, true)}
 	d.run(d.m.Init())
 	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
-	d.run(d.m.showResults(outlierReport(), []engine.Precision{engine.FP64}, nil))
-	d.m.setFocus(paneHeatmap)
+	d.run(d.m.Do(common.ReportMsg{Report: outlierReport(), Asked: []engine.Precision{engine.FP64}}))
+	d.m.results.SetFocus(results.HeatmapPane)
 	for _, k := range []string{"", "v", "z", "f", "v"} {
 		if k != "" {
 			d.key(k)
@@ -237,9 +239,9 @@ func TestPlateauMarkBesideValues(t *testing.T) {
 	if d.m.ctx.Results == nil || d.m.ctx.Results.Robust == nil {
 		t.Fatal("the study has no robustness section")
 	}
-	d.m.setFocus(paneHeatmap)
+	d.m.results.SetFocus(results.HeatmapPane)
 	d.key("v")
-	body := d.m.heat.View()
+	body := d.m.results.Heatmap().View()
 	if !regexp.MustCompile(`P *-?[0-9][0-9.]*`).MatchString(body) || regexp.MustCompile(`[0-9.-]P[0-9.]`).MatchString(body) {
 		t.Fatalf("the plateau mark with the values:\n%s", body)
 	}

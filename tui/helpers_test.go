@@ -15,6 +15,8 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/reference"
+	"sweepbench/tui/common"
+	"sweepbench/tui/screens/run"
 )
 
 func init() {
@@ -75,7 +77,13 @@ func newDriver(t *testing.T, f Flags, w, h int) *driver {
 
 func (d *driver) send(msg tea.Msg) {
 	_, cmd := d.m.Update(msg)
-	if _, ok := msg.(progressMsg); ok && d.hold {
+	if sm, ok := msg.(common.ScreenMsg); ok && d.hold {
+		if _, ok := sm.Msg.(run.ProgressMsg); ok {
+			d.pending = cmd
+			return
+		}
+	}
+	if false {
 		d.pending = cmd
 		return
 	}
@@ -100,7 +108,7 @@ func (d *driver) settle() {
 		return
 	}
 	if in := m.ctx.Inspect; in == nil || in.Index != m.ctx.Selected {
-		d.send(m.inspectCmd(m.inspectGen)())
+		d.send(m.results.Inspect()())
 	}
 }
 
@@ -234,7 +242,7 @@ func slowFlags() Flags {
 // field of the setup form has the focus, esc first leaves it (in a text
 // field keys are text).
 func (d *driver) global(keys ...string) {
-	if d.m.screen == screenSetup && d.m.setupFocus == 1 && d.m.form.Typing() {
+	if d.m.screen == common.SetupScreen && d.m.setup.Pane() == 1 && d.m.setup.Form().Typing() {
 		d.key("esc")
 	}
 	d.key(keys...)

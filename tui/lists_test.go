@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"sweepbench/tui/screens/results"
 	"testing"
 )
 
@@ -16,23 +17,23 @@ func TestTradeListFollowsCursor(t *testing.T) {
 			m := d.m
 			d.key("enter")
 			d.settle()
-			for m.focus != paneDetail {
+			for m.results.Focus() != results.ComboPane {
 				d.key("tab")
 			}
 			d.settle()
-			n := m.detail.Trades()
+			n := m.results.Detail().Trades()
 			if n < 40 {
 				t.Fatalf("%d trades: want a combo with more than a page", n)
 			}
 			for i := 0; i < 30; i++ {
 				d.key("down")
 			}
-			if row := cursorRow(t, m.detail.View()); !strings.HasPrefix(strings.TrimSpace(row), "31 ") {
-				t.Fatalf("after 30 downs the cursor row is %q, want trade 31\n%s", row, m.detail.View())
+			if row := cursorRow(t, m.results.Detail().View()); !strings.HasPrefix(strings.TrimSpace(row), "31 ") {
+				t.Fatalf("after 30 downs the cursor row is %q, want trade 31\n%s", row, m.results.Detail().View())
 			}
 			d.key("G")
-			if row := cursorRow(t, m.detail.View()); !strings.HasPrefix(strings.TrimSpace(row), fmt.Sprint(n, " ")) {
-				t.Fatalf("after G the cursor row is %q, want trade %d\n%s", row, n, m.detail.View())
+			if row := cursorRow(t, m.results.Detail().View()); !strings.HasPrefix(strings.TrimSpace(row), fmt.Sprint(n, " ")) {
+				t.Fatalf("after G the cursor row is %q, want trade %d\n%s", row, n, m.results.Detail().View())
 			}
 		})
 	}

@@ -14,14 +14,16 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/tui/common"
 	"sweepbench/tui/components/form"
+	"sweepbench/tui/screens/results"
 )
 
 func TestSetupKeys(t *testing.T) {
 	d := newDriver(t, smallFlags(), 80, 24)
 	m := d.m
-	if m.ctx.Raw == nil || m.setupFocus != 1 {
-		t.Fatalf("--data should load at start and focus the form (raw %v, focus %d)", m.ctx.Raw != nil, m.setupFocus)
+	if m.ctx.Raw == nil || m.setup.Pane() != 1 {
+		t.Fatalf("--data should load at start and focus the form (raw %v, focus %d)", m.ctx.Raw != nil, m.setup.Pane())
 	}
 	cases := []struct {
 		name  string
@@ -29,45 +31,45 @@ func TestSetupKeys(t *testing.T) {
 		check func(t *testing.T)
 	}{
 		{"tab moves to the dataset pane", []string{"tab"}, func(t *testing.T) {
-			if m.setupFocus != 0 {
-				t.Fatalf("focus %d, want the dataset pane", m.setupFocus)
+			if m.setup.Pane() != 0 {
+				t.Fatalf("focus %d, want the dataset pane", m.setup.Pane())
 			}
 		}},
 		{"shift+tab comes back to the form", []string{"shift+tab"}, func(t *testing.T) {
-			if m.setupFocus != 1 || !m.form.Typing() {
-				t.Fatalf("focus %d typing %v, want the form's first field", m.setupFocus, m.form.Typing())
+			if m.setup.Pane() != 1 || !m.setup.Form().Typing() {
+				t.Fatalf("focus %d typing %v, want the form's first field", m.setup.Pane(), m.setup.Form().Typing())
 			}
 		}},
 		// Issue 15, defect 4: in a text field every character is text, q
 		// and S and ? too (a letter in a range is the range's error).
 		{"q, S and ? are typed into a range", []string{"q", "S", "?"}, func(t *testing.T) {
-			if v := m.form.Values()[form.HMA]; v != "10:30:10qS?" {
+			if v := m.setup.Form().Values()[form.HMA]; v != "10:30:10qS?" {
 				t.Fatalf("hma %q, want the keys typed", v)
 			}
-			if m.quitting || m.showHelp || m.screen != screenSetup || m.form.Valid() {
-				t.Fatalf("quitting %v, help %v, screen %d, valid %v: want the keys in the field and its error shown", m.quitting, m.showHelp, m.screen, m.form.Valid())
+			if m.quitting || m.showHelp || m.screen != common.SetupScreen || m.setup.Form().Valid() {
+				t.Fatalf("quitting %v, help %v, screen %d, valid %v: want the keys in the field and its error shown", m.quitting, m.showHelp, m.screen, m.setup.Form().Valid())
 			}
 		}},
 		{"backspace takes them back", []string{"backspace", "backspace", "backspace"}, func(t *testing.T) {
-			if v := m.form.Values()[form.HMA]; v != "10:30:10" || !m.form.Valid() {
-				t.Fatalf("hma %q valid %v", v, m.form.Valid())
+			if v := m.setup.Form().Values()[form.HMA]; v != "10:30:10" || !m.setup.Form().Valid() {
+				t.Fatalf("hma %q valid %v", v, m.setup.Form().Valid())
 			}
 		}},
 		{"a bad range shows the engine's error inline", []string{"backspace", "x"}, func(t *testing.T) {
-			if v := m.form.Values()[form.HMA]; v != "10:30:1x" || m.form.Valid() || !strings.Contains(m.View(), `"1x" is not an integer`) {
-				t.Fatalf("hma %q valid %v:\n%s", v, m.form.Valid(), m.View())
+			if v := m.setup.Form().Values()[form.HMA]; v != "10:30:1x" || m.setup.Form().Valid() || !strings.Contains(m.View(), `"1x" is not an integer`) {
+				t.Fatalf("hma %q valid %v:\n%s", v, m.setup.Form().Valid(), m.View())
 			}
 			d.key("backspace")
 		}},
 		{"a range the bars cannot hold names the combo", []string{"backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "10:6000:10"}, func(t *testing.T) {
-			if m.form.Valid() {
+			if m.setup.Form().Valid() {
 				t.Fatal("hma 10:6000:10 on 5,000 bars should not validate")
 			}
 			if v := m.View(); !strings.Contains(v, "needs") || !strings.Contains(v, "the data has 5000") {
 				t.Fatalf("the engine's Grid.Validate error is not shown:\n%s", v)
 			}
 			d.key("enter")
-			if m.screen != screenSetup || !strings.Contains(m.ctx.LastErr, "the data has 5000") {
+			if m.screen != common.SetupScreen || !strings.Contains(m.ctx.LastErr, "the data has 5000") {
 				t.Fatalf("enter on an invalid form: screen %d, last error %q", m.screen, m.ctx.LastErr)
 			}
 		}},
@@ -87,7 +89,7 @@ func TestSetupKeys(t *testing.T) {
 			d.key("backspace", "backspace", "backspace", "backspace", "10:5:1")
 		}},
 		{"down and choices cycle, skipping the unavailable backend", []string{"down", "down", "down", "down", "down", "down", "down", "right"}, func(t *testing.T) {
-			if v := m.form.Values()[form.Backend]; v != "auto" {
+			if v := m.setup.Form().Values()[form.Backend]; v != "auto" {
 				t.Fatalf("backend %q: right from reference should skip cuda (unavailable) and wrap to auto", v)
 			}
 			if !strings.Contains(m.View(), "cuda unavailable: no NVIDIA driver found") {
@@ -113,27 +115,27 @@ func TestPaneFocusAndBack(t *testing.T) {
 	m := d.m
 	d.key("enter")
 	d.settle()
-	if m.screen != screenResults {
+	if m.screen != common.ResultsScreen {
 		t.Fatalf("screen %d after the run, want results (last error %q)", m.screen, m.ctx.LastErr)
 	}
-	want := []pane{paneParity, paneHeatmap, paneCrossover, paneDetail, paneRobust, paneMetrics}
+	want := []results.Pane{results.ParityPane, results.HeatmapPane, results.CrossoverPane, results.ComboPane, results.RobustnessPane, results.MetricsPane}
 	for i, p := range want {
 		d.key("tab")
-		if m.focus != p {
-			t.Fatalf("tab %d: focus %s, want %s", i+1, paneNames[m.focus], paneNames[p])
+		if m.results.Focus() != p {
+			t.Fatalf("tab %d: focus %s, want %s", i+1, results.PaneNames[m.results.Focus()], results.PaneNames[p])
 		}
-		if !strings.Contains(strings.SplitN(m.View(), "\n", 2)[0], "["+paneNames[p]+"]") {
-			t.Fatalf("tab %d: the header does not mark %s", i+1, paneNames[p])
+		if !strings.Contains(strings.SplitN(m.View(), "\n", 2)[0], "["+results.PaneNames[p]+"]") {
+			t.Fatalf("tab %d: the header does not mark %s", i+1, results.PaneNames[p])
 		}
 	}
 	d.key("shift+tab")
-	if m.focus != paneRobust {
-		t.Fatalf("shift+tab: focus %s", paneNames[m.focus])
+	if m.results.Focus() != results.RobustnessPane {
+		t.Fatalf("shift+tab: focus %s", results.PaneNames[m.results.Focus()])
 	}
 	// The heatmap cursor selects a combo for every pane.
 	d.key("tab", "tab", "tab") // metrics, parity, heatmap
-	if m.focus != paneHeatmap {
-		t.Fatalf("focus %s, want Heatmap", paneNames[m.focus])
+	if m.results.Focus() != results.HeatmapPane {
+		t.Fatalf("focus %s, want Heatmap", results.PaneNames[m.results.Focus()])
 	}
 	d.key("g")
 	d.settle()
@@ -147,23 +149,23 @@ func TestPaneFocusAndBack(t *testing.T) {
 	}
 	// enter opens the crossover of the selected combo; n steps its flips.
 	d.key("enter")
-	if m.focus != paneCrossover {
-		t.Fatalf("enter: focus %s", paneNames[m.focus])
+	if m.results.Focus() != results.CrossoverPane {
+		t.Fatalf("enter: focus %s", results.PaneNames[m.results.Focus()])
 	}
-	first := m.cross.Title()
+	first := m.results.Crossover().Title()
 	d.key("n")
-	if m.cross.Title() == first {
+	if m.results.Crossover().Title() == first {
 		t.Fatalf("n did not move to the next flip (%s)", first)
 	}
 	// Metric keys change the heatmap and the table together.
 	d.key("m")
-	if m.ctx.Metric != "sortino" || !strings.Contains(m.heat.Title(), "sortino") {
-		t.Fatalf("m: metric %q, heatmap %q", m.ctx.Metric, m.heat.Title())
+	if m.ctx.Metric != "sortino" || !strings.Contains(m.results.Heatmap().Title(), "sortino") {
+		t.Fatalf("m: metric %q, heatmap %q", m.ctx.Metric, m.results.Heatmap().Title())
 	}
 	// Filter and sort in the table.
 	d.key("tab", "tab") // combo, metrics
 	d.key("/", "h", "m", "a", "=", "2", "0", "enter")
-	if got := m.metrics.Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
+	if got := m.results.Metrics().Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
 		t.Fatalf("filter hma=20: %q, want 3 of 9 combos", got)
 	}
 	d.key("b")
@@ -172,17 +174,17 @@ func TestPaneFocusAndBack(t *testing.T) {
 	}
 	// esc goes back to the form, esc again back to the results.
 	d.key("esc")
-	if m.screen != screenSetup {
+	if m.screen != common.SetupScreen {
 		t.Fatalf("esc: screen %d, want setup", m.screen)
 	}
 	d.key("esc")
-	if m.screen != screenResults {
+	if m.screen != common.ResultsScreen {
 		t.Fatalf("esc from setup with results: screen %d", m.screen)
 	}
 	// r reruns the same study.
 	before := m.ctx.Results
 	d.key("r")
-	if m.ctx.Results == before || m.screen != screenResults {
+	if m.ctx.Results == before || m.screen != common.ResultsScreen {
 		t.Fatal("r did not rerun")
 	}
 }
@@ -193,8 +195,8 @@ func TestResize(t *testing.T) {
 	d.settle()
 	for _, sz := range [][2]int{{80, 24}, {200, 60}, {120, 40}, {100, 30}, {60, 16}, {81, 25}} {
 		d.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-		for p := range nPanes {
-			d.m.setFocus(p)
+		for p := range results.NumPanes {
+			d.m.results.SetFocus(p)
 			checkSize(t, d.m.View(), sz[0], sz[1])
 		}
 		d.key("?")
@@ -226,11 +228,11 @@ func TestEverySize(t *testing.T) {
 	for w := minW; w <= 200; w += 7 {
 		for h := minH; h <= 60; h += 4 {
 			d.send(tea.WindowSizeMsg{Width: w, Height: h})
-			for p := range nPanes {
-				m.setFocus(p)
+			for p := range results.NumPanes {
+				m.results.SetFocus(p)
 				v := m.View()
 				if strings.Contains(v, "internal error") {
-					t.Fatalf("%dx%d, %s:\n%s", w, h, paneNames[p], v)
+					t.Fatalf("%dx%d, %s:\n%s", w, h, results.PaneNames[p], v)
 				}
 				checkSize(t, v, w, h)
 			}
@@ -252,8 +254,8 @@ func TestColour(t *testing.T) {
 	d.settle()
 	for _, sz := range [][2]int{{80, 24}, {160, 48}, {200, 60}} {
 		d.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-		for p := range nPanes {
-			m.setFocus(p)
+		for p := range results.NumPanes {
+			m.results.SetFocus(p)
 			checkSize(t, m.View(), sz[0], sz[1])
 		}
 	}
@@ -301,7 +303,7 @@ func TestCancelHeld(t *testing.T) {
 	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	d.hold = true
 	d.key("enter")
-	if d.m.screen != screenRun || d.pending == nil {
+	if d.m.screen != common.RunScreen || d.pending == nil {
 		t.Fatalf("screen %d: the run did not start (last error %q)", d.m.screen, d.m.ctx.LastErr)
 	}
 	if v := d.m.View(); !strings.Contains(v, "Sweeping hma 2:100:2 x hma3 6:300:6") || !strings.Contains(v, "esc cancels") {
@@ -312,7 +314,7 @@ func TestCancelHeld(t *testing.T) {
 		t.Fatal("esc did not show the cancel")
 	}
 	d.drain()
-	if d.m.screen == screenRun {
+	if d.m.screen == common.RunScreen {
 		t.Fatal("still on the run screen after the study ended")
 	}
 	if d.m.ctx.Results != nil && d.m.ctx.Results.Complete() {
@@ -341,68 +343,25 @@ func TestErrorsShown(t *testing.T) {
 		f := smallFlags()
 		f.Data, f.Timeframe = "../testdata/data/binance_klines_BTCUSDT-1h-2023-03.json.gz", "5m"
 		d := newDriver(t, f, 100, 30)
-		if d.m.form.Valid() || !strings.Contains(d.m.View(), "timeframe 5m: ") {
+		if d.m.setup.Form().Valid() || !strings.Contains(d.m.View(), "timeframe 5m: ") {
 			t.Fatalf("resampling 1h bars to 5m should fail with the engine's error:\n%s", d.m.View())
 		}
 	})
 	t.Run("a panic in a component", func(t *testing.T) {
 		d := newDriver(t, smallFlags(), 80, 24)
 		d.key("enter")
-		d.m.metrics = nil // the next key to the table dereferences it
+		d.m.screens[common.ResultsScreen] = (*results.Model)(nil) // the next key to the results dereferences it
 		d.key("j")
 		if !strings.Contains(d.m.ctx.LastErr, "internal error") {
 			t.Fatalf("last error %q", d.m.ctx.LastErr)
 		}
 	})
 	t.Run("a panic in a command", func(t *testing.T) {
-		msg := guard(func() tea.Msg { panic("boom") }, func(err error) tea.Msg { return err })()
+		msg := common.Guard(func() tea.Msg { panic("boom") }, func(err error) tea.Msg { return err })()
 		if err, ok := msg.(error); !ok || !strings.Contains(err.Error(), "boom") {
 			t.Fatalf("guard returned %v", msg)
 		}
 	})
-}
-
-// TestProgressThrottle feeds the runner's channel far faster than 20
-// events a second and checks the UI gets at most one update per 50 ms,
-// each with the latest event of its lane, then the done message.
-func TestProgressThrottle(t *testing.T) {
-	r := &runner{gen: 1, progress: make(chan engine.Progress, 64), done: make(chan doneMsg, 1)}
-	const n = 400
-	go func() {
-		for i := 1; i <= n; i++ {
-			select { // the engine's non-blocking send
-			case r.progress <- engine.Progress{Precision: engine.FP64, Done: i, Total: n, Phase: "compute"}:
-			default:
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-		r.done <- doneMsg{gen: 1}
-	}()
-	var stamps []time.Time
-	last := 0
-	for {
-		msg := r.next()()
-		if d, ok := msg.(doneMsg); ok {
-			if len(d.ps) > 0 && d.ps[0].Done < last {
-				t.Fatalf("done carried an older event (%d < %d)", d.ps[0].Done, last)
-			}
-			break
-		}
-		p := msg.(progressMsg)
-		if len(p.ps) != 1 || p.ps[0].Done < last {
-			t.Fatalf("update %d: %+v after %d", len(stamps), p.ps, last)
-		}
-		last = p.ps[0].Done
-		stamps = append(stamps, time.Now())
-	}
-	for i := 2; i < len(stamps); i++ {
-		if gap := stamps[i].Sub(stamps[i-1]); gap < progressEvery-5*time.Millisecond {
-			t.Fatalf("updates %d and %d are %v apart, want >= %v", i-1, i, gap, progressEvery)
-		}
-	}
-	if len(stamps) < 3 || len(stamps) > 40 {
-		t.Fatalf("%d updates for a ~0.8 s run", len(stamps))
-	}
 }
 
 // TestFilePicker opens a file through the picker: only the formats the
@@ -413,11 +372,11 @@ func TestFilePicker(t *testing.T) {
 	f.Backend = "reference"
 	d := newDriver(t, f, 100, 30)
 	m := d.m
-	if m.setupFocus != 0 || m.ctx.Raw != nil {
+	if m.setup.Pane() != 0 || m.ctx.Raw != nil {
 		t.Fatal("without --data the dataset pane has the focus and nothing is loaded")
 	}
 	d.key("down", "down", "enter") // "Open a file..."
-	if !m.datasets.Picking() {
+	if !m.setup.Datasets().Picking() {
 		t.Fatal("enter on Open a file did not open the picker")
 	}
 	v := m.View()
@@ -432,17 +391,17 @@ func TestFilePicker(t *testing.T) {
 	}
 	// The whole refusal under the picker, every supported extension
 	// named (the status bar has room for its start only).
-	if v := strings.Join(strings.Fields(m.datasets.View()), " "); !strings.Contains(v, "README.md: not a supported file name: want "+strings.Join(data.SupportedExtensions(), ", ")) {
-		t.Fatalf("the picker does not show the whole refusal:\n%s", m.datasets.View())
+	if v := strings.Join(strings.Fields(m.setup.Datasets().View()), " "); !strings.Contains(v, "README.md: not a supported file name: want "+strings.Join(data.SupportedExtensions(), ", ")) {
+		t.Fatalf("the picker does not show the whole refusal:\n%s", m.setup.Datasets().View())
 	}
 	d.key("down", "enter")
-	if m.datasets.Picking() || m.ctx.Raw == nil {
+	if m.setup.Datasets().Picking() || m.ctx.Raw == nil {
 		t.Fatalf("the file was not loaded (last error %q)", m.ctx.LastErr)
 	}
 	if v := m.View(); !strings.Contains(v, "binance_archive_FILUSDT-1m-2023-08_head.csv") || !strings.Contains(v, "layout binance-archive") {
 		t.Fatalf("no summary of the loaded file:\n%s", v)
 	}
-	if m.setupFocus != 1 {
+	if m.setup.Pane() != 1 {
 		t.Fatal("after loading, the form should have the focus")
 	}
 }
@@ -456,38 +415,38 @@ func TestEscAndFilterFromPanes(t *testing.T) {
 	m := d.m
 	d.key("enter")
 	d.settle()
-	if m.screen != screenResults {
+	if m.screen != common.ResultsScreen {
 		t.Fatalf("screen %d after the run (last error %q)", m.screen, m.ctx.LastErr)
 	}
 	d.key("enter") // on the metrics table: the selected combo's crossover
-	if m.focus != paneCrossover {
-		t.Fatalf("enter: focus %s, want Crossover", paneNames[m.focus])
+	if m.results.Focus() != results.CrossoverPane {
+		t.Fatalf("enter: focus %s, want Crossover", results.PaneNames[m.results.Focus()])
 	}
 	d.key("esc")
-	if m.screen != screenResults || m.focus != paneMetrics {
-		t.Fatalf("esc from the crossover: screen %d focus %s, want the results' Metrics pane", m.screen, paneNames[m.focus])
+	if m.screen != common.ResultsScreen || m.results.Focus() != results.MetricsPane {
+		t.Fatalf("esc from the crossover: screen %d focus %s, want the results' Metrics pane", m.screen, results.PaneNames[m.results.Focus()])
 	}
 	d.key("tab", "tab", "enter", "esc") // heatmap -> crossover -> back to the heatmap
-	if m.focus != paneHeatmap {
-		t.Fatalf("esc from a crossover opened on the heatmap: focus %s", paneNames[m.focus])
+	if m.results.Focus() != results.HeatmapPane {
+		t.Fatalf("esc from a crossover opened on the heatmap: focus %s", results.PaneNames[m.results.Focus()])
 	}
 	d.key("esc") // from a pane enter did not open: the table
-	if m.focus != paneMetrics || m.screen != screenResults {
-		t.Fatalf("esc from the heatmap: focus %s", paneNames[m.focus])
+	if m.results.Focus() != results.MetricsPane || m.screen != common.ResultsScreen {
+		t.Fatalf("esc from the heatmap: focus %s", results.PaneNames[m.results.Focus()])
 	}
 
-	results := m.ctx.Results
+	before := m.ctx.Results
 	d.key("tab") // parity
 	d.key("/", "h", "m", "a", "=", "2", "0", "enter")
-	if m.focus != paneMetrics {
-		t.Fatalf("/ from the parity pane: focus %s, want Metrics", paneNames[m.focus])
+	if m.results.Focus() != results.MetricsPane {
+		t.Fatalf("/ from the parity pane: focus %s, want Metrics", results.PaneNames[m.results.Focus()])
 	}
-	if got := m.metrics.Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
+	if got := m.results.Metrics().Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
 		t.Fatalf("filter hma=20 typed after / on the parity pane: %q, want 3 of 9 combos", got)
 	}
 	d.key("tab", "/", "r", "esc") // r inside the filter is text, not a rerun
 	d.settle()
-	if m.screen != screenResults || m.ctx.Results != results {
+	if m.screen != common.ResultsScreen || m.ctx.Results != before {
 		t.Fatal("the r typed after / reran the study")
 	}
 }
@@ -502,12 +461,12 @@ func TestHeatmapSaysWhatItShows(t *testing.T) {
 	m := d.m
 	d.key("enter")
 	d.settle()
-	if m.screen != screenResults {
+	if m.screen != common.ResultsScreen {
 		t.Fatalf("screen %d after the run (last error %q)", m.screen, m.ctx.LastErr)
 	}
 	d.key("tab", "tab") // the heatmap
-	if m.focus != paneHeatmap {
-		t.Fatalf("focus %s", paneNames[m.focus])
+	if m.results.Focus() != results.HeatmapPane {
+		t.Fatalf("focus %s", results.PaneNames[m.results.Focus()])
 	}
 	v := m.View()
 	re := regexp.MustCompile(`shown: hma (\d+)\.\.(\d+) of 10\.\.70, hma3 (\d+)\.\.(\d+) of 12\.\.120`)
@@ -530,14 +489,14 @@ func TestLargeCPUGridAsksFirst(t *testing.T) {
 	d := newDriver(t, f, 120, 40)
 	d.hold = true
 	d.key("enter")
-	if d.m.screen == screenRun {
+	if d.m.screen == common.RunScreen {
 		t.Fatal("a 2,000,000-combo CPU study started without asking")
 	}
 	if e := d.m.ctx.LastErr; !strings.Contains(e, "1,000,000 combos in 2 precisions on the CPU reference") || !strings.Contains(e, "press enter again") {
 		t.Fatalf("status line %q: want the count and how to confirm", e)
 	}
 	d.key("enter")
-	if d.m.screen != screenRun || d.pending == nil {
+	if d.m.screen != common.RunScreen || d.pending == nil {
 		t.Fatalf("screen %d: the confirmed study did not start (last error %q)", d.m.screen, d.m.ctx.LastErr)
 	}
 	d.key("esc")
@@ -551,7 +510,7 @@ func TestWindowFromFlags(t *testing.T) {
 	f.Head = 0
 	f.From, f.To = "2025-06-05", "2025-06-05"
 	d := newDriver(t, f, 120, 40)
-	d.m.validate()
+	d.m.setup.Validate()
 	ds := d.m.ctx.Dataset
 	if ds == nil {
 		t.Fatalf("no dataset (last error %q)", d.m.ctx.LastErr)

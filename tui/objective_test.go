@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/tui/screens/results"
 )
 
 // TestObjectiveInWorkbench: the study's objective and constraints decide
@@ -46,19 +47,19 @@ func TestObjectiveInWorkbench(t *testing.T) {
 		t.Errorf("b in the table selected combo %d, the objective's best is %d", m.ctx.Selected, top[0].Index)
 	}
 	m.ctx.Selected = raw.Index
-	m.setFocus(paneHeatmap)
+	m.results.SetFocus(results.HeatmapPane)
 	d.key("b")
 	if m.ctx.Selected != top[0].Index {
 		t.Errorf("b in the heatmap selected combo %d, the objective's best is %d", m.ctx.Selected, top[0].Index)
 	}
-	m.setFocus(paneMetrics)
+	m.results.SetFocus(results.MetricsPane)
 	d.key("s")
 	for i, c := range top {
-		if m.metrics.Row(i) != c.Index {
-			t.Fatalf("sorted row %d is combo %d, the top list's is %d", i, m.metrics.Row(i), c.Index)
+		if m.results.Metrics().Row(i) != c.Index {
+			t.Fatalf("sorted row %d is combo %d, the top list's is %d", i, m.results.Metrics().Row(i), c.Index)
 		}
 	}
-	if title := m.metrics.Title(); !strings.Contains(title, fmt.Sprintf(">= %d trades first", f.MinTrades)) {
+	if title := m.results.Metrics().Title(); !strings.Contains(title, fmt.Sprintf(">= %d trades first", f.MinTrades)) {
 		t.Errorf("the title %q does not say the constraint", title)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sweepbench/tui/common"
 	"testing"
 )
 
@@ -77,7 +78,7 @@ func TestOutsideTextEscaped(t *testing.T) {
 		t.Fatalf("the status bar does not name the dataset escaped:\n%s", v)
 	}
 	d.key("enter")
-	if m.screen != screenResults || m.ctx.Results == nil || !m.ctx.Results.Complete() {
+	if m.screen != common.ResultsScreen || m.ctx.Results == nil || !m.ctx.Results.Complete() {
 		t.Fatalf("no results: screen %d, error %q", m.screen, m.ctx.LastErr)
 	}
 	v := m.View()

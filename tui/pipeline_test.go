@@ -11,6 +11,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
+	"sweepbench/tui/common"
 )
 
 // TestFormBuildsTheCLIStudy is defect 4 of the pipeline issue: the
@@ -47,7 +48,7 @@ func TestFormBuildsTheCLIStudy(t *testing.T) {
 			m := newModel(context.Background(), Config{Registry: reg, Flags: f}, termenv.Ascii, true, true)
 			d := &driver{t: t, m: m}
 			d.run(m.Init())
-			got, perField, general := m.buildStudy()
+			got, perField, general := m.setup.Build()
 			if got == nil {
 				t.Fatalf("the form built no study: %v %v", perField, general)
 			}
@@ -80,16 +81,16 @@ func TestFormMarksFieldErrors(t *testing.T) {
 	m := newModel(context.Background(), Config{Registry: testRegistry(), Flags: f}, termenv.Ascii, true, true)
 	d := &driver{t: t, m: m}
 	d.run(m.Init())
-	s, perField, _ := m.buildStudy()
+	s, perField, _ := m.setup.Build()
 	if s != nil {
 		t.Fatal("a study from a form with errors")
 	}
 	var fe *engine.FieldError
-	if err := perField["hma3"]; !errors.As(err, &fe) || fe.Field != "hma3" || m.form.Describe(err) != `HMA3 range 5:10: length 5 is below the minimum 6 (HMA3 needs floor(floor(L/2)/3) >= 1)` {
-		t.Errorf("hma3: %v (%q)", err, m.form.Describe(err))
+	if err := perField["hma3"]; !errors.As(err, &fe) || fe.Field != "hma3" || m.setup.Form().Describe(err) != `HMA3 range 5:10: length 5 is below the minimum 6 (HMA3 needs floor(floor(L/2)/3) >= 1)` {
+		t.Errorf("hma3: %v (%q)", err, m.setup.Form().Describe(err))
 	}
-	if err := perField["hma"]; !errors.As(err, &fe) || m.form.Describe(err) != `HMA range 10:x: "x" is not an integer (want start:stop:step, e.g. 20:200:20; start:stop means step 1)` {
-		t.Errorf("hma: %v (%q)", err, m.form.Describe(err))
+	if err := perField["hma"]; !errors.As(err, &fe) || m.setup.Form().Describe(err) != `HMA range 10:x: "x" is not an integer (want start:stop:step, e.g. 20:200:20; start:stop means step 1)` {
+		t.Errorf("hma: %v (%q)", err, m.setup.Form().Describe(err))
 	}
 }
 
@@ -105,10 +106,10 @@ func TestNotesShown(t *testing.T) {
 		t.Fatalf("the form does not show %q:\n%s", note, v)
 	}
 	d.key("enter")
-	if d.m.screen != screenResults {
+	if d.m.screen != common.ResultsScreen {
 		t.Fatalf("screen %d after enter (err %q)", d.m.screen, d.m.ctx.LastErr)
 	}
-	if sum := strings.Join(d.m.parity.Summary(), " "); !strings.Contains(sum, "note: "+note) {
+	if sum := strings.Join(d.m.results.Parity().Summary(), " "); !strings.Contains(sum, "note: "+note) {
 		t.Errorf("the parity pane's summary does not show the note:\n%s", sum)
 	}
 }
@@ -121,11 +122,11 @@ func TestAliasesShown(t *testing.T) {
 	f.HMA3 = "12:17"
 	d := newDriver(t, f, 120, 40)
 	d.key("enter")
-	if d.m.screen != screenResults {
+	if d.m.screen != common.ResultsScreen {
 		t.Fatalf("screen %d after enter (err %q)", d.m.screen, d.m.ctx.LastErr)
 	}
 	const want = "aliases: 9 of 18 combos computed with their hma3 twin"
-	if sum := strings.Join(d.m.parity.Summary(), " "); !strings.Contains(sum, want) {
+	if sum := strings.Join(d.m.results.Parity().Summary(), " "); !strings.Contains(sum, want) {
 		t.Errorf("the parity pane's summary does not say %q:\n%s", want, sum)
 	}
 }
@@ -142,7 +143,7 @@ func TestRobustnessInParityPane(t *testing.T) {
 	if r == nil || len(r.Report.Robustness) == 0 {
 		t.Fatalf("no robustness after the study (last error %q, warning %q)", d.m.ctx.LastErr, d.m.ctx.Warn)
 	}
-	sum := strings.Join(d.m.parity.Summary(), " ") // the pane wraps: words, not lines
+	sum := strings.Join(d.m.results.Parity().Summary(), " ") // the pane wraps: words, not lines
 	for _, want := range []string{"robustness (8 blocks, max sharpe): PBO ", "over 70 splits", "; DSR ", "; plateau best "} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("the Parity pane lacks %q:\n%s", want, sum)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"sweepbench/engine/robust"
+	"sweepbench/tui/common"
 	"sweepbench/tui/components/form"
 )
 
@@ -45,7 +46,7 @@ func TestRobustnessFormFields(t *testing.T) {
 			f := robustFlags()
 			c.edit(&f)
 			d := newDriver(t, f, 120, 40)
-			s, perField, general := d.m.buildStudy()
+			s, perField, general := d.m.setup.Build()
 			if s != nil {
 				t.Fatal("a study from a form with an error")
 			}
@@ -53,7 +54,7 @@ func TestRobustnessFormFields(t *testing.T) {
 			if err == nil {
 				t.Fatalf("no error on %s (fields %v, general %v)", c.field, perField, general)
 			}
-			if got := d.m.form.Describe(err); !strings.Contains(got, c.why) {
+			if got := d.m.setup.Form().Describe(err); !strings.Contains(got, c.why) {
 				t.Errorf("%s: %q, want %q", c.field, got, c.why)
 			}
 			if strings.Contains(d.m.ctx.LastErr, "internal error") {
@@ -76,10 +77,10 @@ func TestRobustnessFormFields(t *testing.T) {
 			d.key("down")
 		}
 		d.key("backspace", "1")
-		if m.form.Values()[form.Blocks] != "1" {
-			t.Fatalf("blocks %q", m.form.Values()[form.Blocks])
+		if m.setup.Form().Values()[form.Blocks] != "1" {
+			t.Fatalf("blocks %q", m.setup.Form().Values()[form.Blocks])
 		}
-		if _, perField, _ := m.buildStudy(); perField[form.Blocks] == nil {
+		if _, perField, _ := m.setup.Build(); perField[form.Blocks] == nil {
 			t.Fatal("blocks 1 is not refused")
 		}
 		if v := m.View(); !strings.Contains(v, "blocks 1: want 0 (none) or 2 to 64") {
@@ -87,7 +88,7 @@ func TestRobustnessFormFields(t *testing.T) {
 		}
 		d.key("6", "down")
 		d.key(strings.Split("anchored", "")...)
-		s, perField, general := m.buildStudy()
+		s, perField, general := m.setup.Build()
 		if s == nil || s.Blocks != 16 || s.Spec.WF != "anchored" {
 			t.Fatalf("study %v from blocks 16, walk-forward anchored: %v %v", s != nil, perField, general)
 		}
@@ -100,7 +101,7 @@ func TestRobustnessFormFields(t *testing.T) {
 		f := robustFlags()
 		f.WF, f.Objective, f.MinTrades, f.MaxDrawdown, f.From, f.To = "anchored", "sortino", 100, 0.9, "2025-06-02", "2025-06-04"
 		d := newDriver(t, f, 120, 40)
-		got, perField, general := d.m.buildStudy()
+		got, perField, general := d.m.setup.Build()
 		if got == nil {
 			t.Fatalf("no study: %v %v", perField, general)
 		}
@@ -117,7 +118,7 @@ func TestRobustnessFormFields(t *testing.T) {
 		if err != nil || o.WF == nil || o.WF.String() != "anchored" || o.Objective.Metric != robust.MetricSortino || o.MinTrades != 100 {
 			t.Fatalf("robustness options %+v (%v)", o, err)
 		}
-		v := d.m.form.Values()
+		v := d.m.setup.Form().Values()
 		if v[form.From] != "2025-06-02" || v[form.To] != "2025-06-04" || v[form.MaxDrawdown] != "0.9" || v[form.Objective] != "sortino" {
 			t.Fatalf("form values %v", v)
 		}
@@ -144,7 +145,7 @@ func TestSessionFillsRobustnessFields(t *testing.T) {
 	m := d.m
 	d.key("esc", "S", "enter") // out of the focused range, Sessions, open
 	d.settle()
-	if m.screen != screenResults || m.ctx.Saved != "session 1" || m.ctx.Results.Robust == nil {
+	if m.screen != common.ResultsScreen || m.ctx.Saved != "session 1" || m.ctx.Results.Robust == nil {
 		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.ctx.Saved, m.ctx.LastErr)
 	}
 	if got := m.ctx.Results.Robust; len(got.WF.Equity) != len(ran.WF.Equity) || got.WF.Equity[len(got.WF.Equity)-1] != ran.WF.Equity[len(ran.WF.Equity)-1] ||
@@ -152,11 +153,11 @@ func TestSessionFillsRobustnessFields(t *testing.T) {
 		t.Fatal("the saved summary lost its curve or histogram")
 	}
 	d.key("o")
-	if txt := words(m.robust.Lines()); !strings.Contains(txt, "walk-forward rolling:4, 4 folds") || !strings.Contains(txt, "objective max sortino") {
+	if txt := words(m.results.Robustness().Lines()); !strings.Contains(txt, "walk-forward rolling:4, 4 folds") || !strings.Contains(txt, "objective max sortino") {
 		t.Errorf("the saved section:\n%s", txt)
 	}
 	d.key("e")
-	v := m.form.Values()
+	v := m.setup.Form().Values()
 	for k, want := range map[string]string{form.Blocks: "8", form.WF: "rolling:4", form.Objective: "sortino", form.MinTrades: "10",
 		form.From: "2025-06-02", form.MaxDrawdown: "0"} {
 		if v[k] != want {

@@ -9,6 +9,8 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/robust"
+	"sweepbench/tui/common"
+	"sweepbench/tui/screens/results"
 )
 
 // cliSummary is the robustness summary `run` computes for f's study: its
@@ -56,7 +58,7 @@ func TestRobustnessPane(t *testing.T) {
 			m := d.m
 			d.key("enter")
 			d.settle()
-			if m.screen != screenResults || m.ctx.Results.Robust == nil {
+			if m.screen != common.ResultsScreen || m.ctx.Results.Robust == nil {
 				t.Fatalf("screen %d, robustness %v (err %q, warning %q)", m.screen, m.ctx.Results.Robust != nil, m.ctx.LastErr, m.ctx.Warn)
 			}
 			got := m.ctx.Results.Robust
@@ -70,11 +72,11 @@ func TestRobustnessPane(t *testing.T) {
 			}
 
 			d.key("o")
-			if m.focus != paneRobust {
-				t.Fatalf("o focused pane %d", m.focus)
+			if m.results.Focus() != results.RobustnessPane {
+				t.Fatalf("o focused pane %d", m.results.Focus())
 			}
 			checkSize(t, m.View(), sz[0], sz[1])
-			txt := words(m.robust.Lines())
+			txt := words(m.results.Robustness().Lines())
 			folds := ""
 			for i, fd := range want.WF.Folds {
 				folds += fmt.Sprintf("%d %d %d x %d %s %s %.4f ", i+1, fd.OOSBlock, fd.Combo.HMA, fd.Combo.HMA3,
@@ -102,26 +104,26 @@ func TestRobustnessPane(t *testing.T) {
 					engine.Thousands(want.WF.Equity[len(want.WF.Equity)-1].Bar)),
 			} {
 				if !strings.Contains(txt, w) {
-					t.Errorf("the pane lacks %q:\n%s", w, strings.Join(m.robust.Lines(), "\n"))
+					t.Errorf("the pane lacks %q:\n%s", w, strings.Join(m.results.Robustness().Lines(), "\n"))
 				}
 			}
 			// Scrolling: the end holds the equity chart, g goes back to PBO.
 			d.key("G")
 			m.View()
-			if v := m.robust.View(); !strings.Contains(v, "stitched out-of-sample equity") || strings.Contains(v, "PBO 0") {
+			if v := m.results.Robustness().View(); !strings.Contains(v, "stitched out-of-sample equity") || strings.Contains(v, "PBO 0") {
 				t.Errorf("G does not show the pane's end:\n%s", v)
 			}
 			d.key("g")
 			m.View()
-			if v := m.robust.View(); !strings.Contains(v, "PBO ") {
+			if v := m.results.Robustness().View(); !strings.Contains(v, "PBO ") {
 				t.Errorf("g does not show the pane's top:\n%s", v)
 			}
 			d.key("esc")
-			if m.focus != paneMetrics {
-				t.Errorf("esc went to pane %d, not the table o came from", m.focus)
+			if m.results.Focus() != results.MetricsPane {
+				t.Errorf("esc went to pane %d, not the table o came from", m.results.Focus())
 			}
 			// The heatmap marks the plateau best and names it.
-			m.setFocus(paneHeatmap)
+			m.results.SetFocus(results.HeatmapPane)
 			mark := fmt.Sprintf("P plateau best %d x %d", want.PlateauBest.HMA, want.PlateauBest.HMA3)
 			if v := m.View(); !strings.Contains(v, mark) {
 				t.Errorf("the heatmap lacks %q:\n%s", mark, v)
@@ -144,13 +146,13 @@ func strconvG(v float64, prec int) string { return fmt.Sprintf("%.*g", prec, v) 
 func TestRobustnessPaneWithoutBlocks(t *testing.T) {
 	d := newDriver(t, smallFlags(), 80, 24)
 	d.key("enter")
-	for range int(paneRobust) {
+	for range int(results.RobustnessPane) {
 		d.key("tab")
 	}
-	if d.m.focus != paneRobust {
-		t.Fatalf("tab reached pane %d", d.m.focus)
+	if d.m.results.Focus() != results.RobustnessPane {
+		t.Fatalf("tab reached pane %d", d.m.results.Focus())
 	}
-	txt := words(d.m.robust.Lines())
+	txt := words(d.m.results.Robustness().Lines())
 	for _, w := range []string{"No robustness statistics for this study", "set blocks in the form", "sweepbench tui --blocks 16"} {
 		if !strings.Contains(txt, w) {
 			t.Errorf("the pane lacks %q:\n%s", w, txt)

@@ -17,7 +17,9 @@ import (
 	"sweepbench/engine/data"
 	"sweepbench/reference"
 	"sweepbench/sessions"
+	"sweepbench/tui/common"
 	"sweepbench/tui/components/bench"
+	"sweepbench/tui/screens/results"
 )
 
 // Every test here opens its own store in t.TempDir(): never the user's.
@@ -105,7 +107,7 @@ func TestRunSaved(t *testing.T) {
 		d := newStoreDriver(t, storeConfig(smallFlags(), st), 80, 24)
 		d.key("enter")
 		m := d.m
-		if m.screen != screenResults || m.ctx.Saved != "session 1" {
+		if m.screen != common.ResultsScreen || m.ctx.Saved != "session 1" {
 			t.Fatalf("screen %d saved %q warn %q err %q", m.screen, m.ctx.Saved, m.ctx.Warn, m.ctx.LastErr)
 		}
 		ss, err := st.Get(context.Background(), 1)
@@ -149,7 +151,7 @@ func TestRunSaved(t *testing.T) {
 		d := newStoreDriver(t, cfg, 100, 30)
 		d.key("enter")
 		m := d.m
-		if m.screen != screenResults || m.ctx.Results == nil {
+		if m.screen != common.ResultsScreen || m.ctx.Results == nil {
 			t.Fatalf("the run was not shown: screen %d, err %q", m.screen, m.ctx.LastErr)
 		}
 		if v := m.View(); !strings.Contains(v, "warning: this run is not saved") {
@@ -188,38 +190,38 @@ func TestSessionsBrowser(t *testing.T) {
 	d := newStoreDriver(t, storeConfig(smallFlags(), st), 80, 24)
 	m := d.m
 	d.key("esc", "S") // out of the focused range: S is a key again
-	if m.screen != screenSessions || m.sess.Len() != 3 {
-		t.Fatalf("screen %d, %d sessions (err %q)", m.screen, m.sess.Len(), m.ctx.LastErr)
+	if m.screen != common.SessionsScreen || m.sessions.List().Len() != 3 {
+		t.Fatalf("screen %d, %d sessions (err %q)", m.screen, m.sessions.List().Len(), m.ctx.LastErr)
 	}
 	// Newest first: 3, 2, 1.
-	if c := m.sess.Current(); c == nil || c.ID != 3 {
+	if c := m.sessions.List().Current(); c == nil || c.ID != 3 {
 		t.Fatal("the cursor is not on the newest session")
 	}
 
 	t.Run("compare needs two marks", func(t *testing.T) {
 		d.key("c")
-		if !strings.Contains(m.ctx.LastErr, "two marked runs") || m.cmpShown {
+		if !strings.Contains(m.ctx.LastErr, "two marked runs") || m.sessions.Comparing() {
 			t.Fatalf("last error %q", m.ctx.LastErr)
 		}
 	})
 	t.Run("mark two and compare", func(t *testing.T) {
 		d.key("down", "down", " ", "up", " ") // A = 1, B = 2
-		marks := m.sess.Marks()
+		marks := m.sessions.List().Marks()
 		if len(marks) != 2 || marks[0].ID != 1 || marks[1].ID != 2 || marks[0].Precision != engine.FP64 {
 			t.Fatalf("marks %v", marks)
 		}
 		d.key("up", " ") // a third (session 3) is refused, said whole under the list
-		if v := strings.Join(strings.Fields(m.sess.View()), " "); !strings.Contains(v, "two runs are already marked: unmark one with space") {
-			t.Fatalf("the refusal is not shown whole in the list:\n%s", m.sess.View())
+		if v := strings.Join(strings.Fields(m.sessions.List().View()), " "); !strings.Contains(v, "two runs are already marked: unmark one with space") {
+			t.Fatalf("the refusal is not shown whole in the list:\n%s", m.sessions.List().View())
 		}
-		if len(m.sess.Marks()) != 2 || !strings.Contains(m.ctx.LastErr, "two runs are already marked") {
-			t.Fatalf("marks %v, last error %q", m.sess.Marks(), m.ctx.LastErr)
+		if len(m.sessions.List().Marks()) != 2 || !strings.Contains(m.ctx.LastErr, "two runs are already marked") {
+			t.Fatalf("marks %v, last error %q", m.sessions.List().Marks(), m.ctx.LastErr)
 		}
 		d.key("c")
-		if !m.cmpShown {
+		if !m.sessions.Comparing() {
 			t.Fatalf("no compare (last error %q)", m.ctx.LastErr)
 		}
-		txt := m.cmp.Text()
+		txt := m.sessions.Compare().Text()
 		for _, want := range []string{"session 2 fp64", "session 1 fp64", "fee 0.045% -> 0.1%", "verdict n/a"} {
 			if !strings.Contains(txt, want) {
 				t.Fatalf("the compare lacks %q:\n%s", want, txt)
@@ -227,32 +229,32 @@ func TestSessionsBrowser(t *testing.T) {
 		}
 		checkSize(t, m.View(), 80, 24)
 		d.key("esc")
-		if m.cmpShown || m.screen != screenSessions {
+		if m.sessions.Comparing() || m.screen != common.SessionsScreen {
 			t.Fatal("esc did not go back to the list")
 		}
 	})
 	t.Run("a session's own fp32 against its fp64", func(t *testing.T) {
-		m.sess.ClearMarks()
-		m.sess.Select(1)
+		m.sessions.List().ClearMarks()
+		m.sessions.List().Select(1)
 		d.key(" ", " ", " ") // fp64, fp32, then both
-		marks := m.sess.Marks()
+		marks := m.sessions.List().Marks()
 		if len(marks) != 2 || marks[0].Precision != engine.FP64 || marks[1].Precision != engine.FP32 {
 			t.Fatalf("marks %v", marks)
 		}
 		d.key("c")
-		if !m.cmpShown || !strings.Contains(m.cmp.Text(), "Parity B vs A: PASS") {
-			t.Fatalf("compare:\n%s\n(last error %q)", m.cmp.Text(), m.ctx.LastErr)
+		if !m.sessions.Comparing() || !strings.Contains(m.sessions.Compare().Text(), "Parity B vs A: PASS") {
+			t.Fatalf("compare:\n%s\n(last error %q)", m.sessions.Compare().Text(), m.ctx.LastErr)
 		}
 		d.key("esc", " ") // unmark
-		if len(m.sess.Marks()) != 0 {
-			t.Fatalf("marks %v", m.sess.Marks())
+		if len(m.sessions.List().Marks()) != 0 {
+			t.Fatalf("marks %v", m.sessions.List().Marks())
 		}
 	})
 	t.Run("open into the results", func(t *testing.T) {
-		m.sess.Select(2)
+		m.sessions.List().Select(2)
 		d.key("enter")
 		d.settle()
-		if m.screen != screenResults || m.ctx.Results == nil || m.ctx.Study == nil {
+		if m.screen != common.ResultsScreen || m.ctx.Results == nil || m.ctx.Study == nil {
 			t.Fatalf("screen %d, results %v, study %v (err %q)", m.screen, m.ctx.Results != nil, m.ctx.Study != nil, m.ctx.LastErr)
 		}
 		if m.ctx.Study.Params.Fee != 0.001 || m.ctx.Saved != "session 2" || !m.ctx.Results.Complete() {
@@ -265,36 +267,36 @@ func TestSessionsBrowser(t *testing.T) {
 		// earlier one (fee 0.045%), so enter reruns it as changed.
 		d.key("e")
 		d.settle()
-		if v := m.form.Values(); m.screen != screenSetup || v["fee"] != "0.001" || v["hma"] != "10:30:10" {
+		if v := m.setup.Form().Values(); m.screen != common.SetupScreen || v["fee"] != "0.001" || v["hma"] != "10:30:10" {
 			t.Fatalf("screen %d, form %v after e on session 2", m.screen, v)
 		}
-		if s, _, _ := m.buildStudy(); s == nil || s.Params.Fee != 0.001 || s.Grid != m.ctx.Study.Grid {
+		if s, _, _ := m.setup.Build(); s == nil || s.Params.Fee != 0.001 || s.Grid != m.ctx.Study.Grid {
 			t.Fatalf("the form's study after e: %+v", s)
 		}
 		d.global("S")
 	})
 	t.Run("remove with a confirmation", func(t *testing.T) {
-		m.sess.Select(2)
+		m.sessions.List().Select(2)
 		d.key("x")
-		if m.sess.Confirming() != 2 || !strings.Contains(m.View(), "remove session 2") {
+		if m.sessions.List().Confirming() != 2 || !strings.Contains(m.View(), "remove session 2") {
 			t.Fatalf("no confirmation:\n%s", m.View())
 		}
 		d.key("n") // anything but y keeps it
-		if m.sess.Confirming() != 0 || m.sess.Len() != 3 {
+		if m.sessions.List().Confirming() != 0 || m.sessions.List().Len() != 3 {
 			t.Fatal("n did not keep the session")
 		}
 		d.key("x", "y")
-		if m.sess.Len() != 2 {
-			t.Fatalf("%d sessions after removing one (err %q)", m.sess.Len(), m.ctx.LastErr)
+		if m.sessions.List().Len() != 2 {
+			t.Fatalf("%d sessions after removing one (err %q)", m.sessions.List().Len(), m.ctx.LastErr)
 		}
 		if _, err := st.Get(context.Background(), 2); !errors.Is(err, sessions.ErrNotFound) {
 			t.Fatalf("session 2 is still in the store: %v", err)
 		}
 	})
 	t.Run("resume an interrupted one", func(t *testing.T) {
-		m.sess.Select(3)
+		m.sessions.List().Select(3)
 		d.key("R")
-		if m.screen != screenResults || m.ctx.Results == nil || !m.ctx.Results.Complete() {
+		if m.screen != common.ResultsScreen || m.ctx.Results == nil || !m.ctx.Results.Complete() {
 			t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
 		}
 		ss, err := st.Get(context.Background(), 3)
@@ -323,7 +325,7 @@ func TestSessionWithoutData(t *testing.T) {
 	d := newStoreDriver(t, cfg, 120, 40)
 	m := d.m
 	d.global("S", "down", "down", "enter")
-	if m.screen != screenResults || m.ctx.Results == nil || m.ctx.Study != nil {
+	if m.screen != common.ResultsScreen || m.ctx.Results == nil || m.ctx.Study != nil {
 		t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
 	}
 	v := m.View()
@@ -332,13 +334,13 @@ func TestSessionWithoutData(t *testing.T) {
 			t.Fatalf("no %q:\n%s", want, v)
 		}
 	}
-	for p := range nPanes {
-		m.setFocus(p)
+	for p := range results.NumPanes {
+		m.results.SetFocus(p)
 		checkSize(t, m.View(), 120, 40)
 	}
 	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
-	for p := range nPanes {
-		m.setFocus(p)
+	for p := range results.NumPanes {
+		m.results.SetFocus(p)
 		checkSize(t, m.View(), 80, 24)
 	}
 }
@@ -377,12 +379,12 @@ func TestBench(t *testing.T) {
 		d := newStoreDriver(t, cfg, 80, 24)
 		m := d.m
 		d.global("B")
-		if m.screen != screenBench || !strings.Contains(m.View(), "enter runs the ladder") {
+		if m.screen != common.BenchScreen || !strings.Contains(m.View(), "enter runs the ladder") {
 			t.Fatalf("bench screen:\n%s", m.View())
 		}
 		d.key("enter")
-		res := m.bench.Results()
-		if len(res) != 7 || m.benchRun != nil {
+		res := m.bench.Ladder().Results()
+		if len(res) != 7 || m.bench.Running() {
 			t.Fatalf("%d rungs (err %q)", len(res), m.ctx.LastErr)
 		}
 		want := map[string]string{"M0": "pass", "M1": "collapse", "M2": "ref", "M3": "pass", "M4": "pass", "M5": "skip", "M6": "pass"}
@@ -395,7 +397,7 @@ func TestBench(t *testing.T) {
 			t.Fatalf("M6 speedup over M0 %v", r.SpeedupVsM0)
 		}
 		d.key("esc")
-		if m.screen != screenSetup {
+		if m.screen != common.SetupScreen {
 			t.Fatalf("esc went to screen %d", m.screen)
 		}
 	})
@@ -430,7 +432,7 @@ func TestBench(t *testing.T) {
 		waitOutput(t, tm, "cancelled")
 		tm.Send(keyMsg("q"))
 		m := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
-		res := m.bench.Results()
+		res := m.bench.Ladder().Results()
 		if len(res) != 2 || res[0].Err != "" || res[1].Err == "" {
 			t.Fatalf("results after cancel: %+v", res)
 		}
@@ -452,13 +454,13 @@ func TestCancelledSession(t *testing.T) {
 	d := newStoreDriver(t, storeConfig(smallFlags(), st), 80, 24)
 	m := d.m
 	d.global("S")
-	m.sess.Select(3)
+	m.sessions.List().Select(3)
 	if v := m.View(); strings.Contains(v, "context canceled") || !strings.Contains(v, "cancelled by the user") {
 		t.Fatalf("the sessions detail:\n%s", v)
 	}
 	d.key("enter")
 	d.settle()
-	if m.screen != screenResults || m.ctx.Results == nil || m.ctx.Results.R32 != nil {
+	if m.screen != common.ResultsScreen || m.ctx.Results == nil || m.ctx.Results.R32 != nil {
 		t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
 	}
 	if m.ctx.LastErr != "" || m.ctx.Warn != "" || !strings.Contains(m.ctx.Info, "session 3: cancelled by the user") {
@@ -468,15 +470,15 @@ func TestCancelledSession(t *testing.T) {
 		t.Fatalf("inspection: %+v", in)
 	}
 	const want = "fp32 not computed (run cancelled)"
-	m.setFocus(paneDetail)
+	m.results.SetFocus(results.ComboPane)
 	if v := m.View(); !strings.Contains(v, want) || strings.Contains(v, "fp32: return") {
 		t.Fatalf("the Combo pane:\n%s", v)
 	}
-	m.setFocus(paneCrossover)
+	m.results.SetFocus(results.CrossoverPane)
 	if v := m.View(); !strings.Contains(v, want+": no flips to compare") {
 		t.Fatalf("the Crossover pane:\n%s", v)
 	}
-	m.setFocus(paneParity)
+	m.results.SetFocus(results.ParityPane)
 	if v := m.View(); !strings.Contains(v, "fp32 lane never ran") || strings.Contains(v, "precision both") {
 		t.Fatalf("the Parity pane:\n%s", v)
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"sweepbench/tui/common"
 	"testing"
 )
 
@@ -18,21 +19,21 @@ func TestNoStaleState(t *testing.T) {
 	m := d.m
 	d.key("enter")
 	d.settle()
-	if m.screen != screenResults || m.ctx.Saved != "session 4" {
+	if m.screen != common.ResultsScreen || m.ctx.Saved != "session 4" {
 		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.ctx.Saved, m.ctx.LastErr)
 	}
 	d.key("/", "h", "m", "a", "=", "2", "0", "enter")
-	if got := m.metrics.Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
+	if got := m.results.Metrics().Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
 		t.Fatalf("filter hma=20: %q", got)
 	}
 	d.global("S")
-	m.sess.Select(2)
+	m.sessions.List().Select(2)
 	d.key("enter")
 	d.settle()
-	if m.screen != screenResults || m.ctx.Saved != "session 2" {
+	if m.screen != common.ResultsScreen || m.ctx.Saved != "session 2" {
 		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.ctx.Saved, m.ctx.LastErr)
 	}
-	if got := m.metrics.Title(); !strings.HasPrefix(got, "Metrics: 9 of 9") {
+	if got := m.results.Metrics().Title(); !strings.HasPrefix(got, "Metrics: 9 of 9") {
 		t.Errorf("the filter of session 4 carried over into session 2: %q", got)
 	}
 	bar := lastLine(m.View())
@@ -40,7 +41,7 @@ func TestNoStaleState(t *testing.T) {
 		t.Errorf("status bar %q: want session 2's dataset and id", bar)
 	}
 	d.key("e")
-	if v := m.form.Values(); v["fee"] != "0.001" || !strings.Contains(v["data"]+m.View(), "btcusdt") {
+	if v := m.setup.Form().Values(); v["fee"] != "0.001" || !strings.Contains(v["data"]+m.View(), "btcusdt") {
 		t.Errorf("form after e on session 2: %v", v)
 	}
 }
@@ -59,23 +60,23 @@ func TestEditsKept(t *testing.T) {
 	m := d.m
 	d.key("enter")
 	d.settle()
-	if m.screen != screenResults {
+	if m.screen != common.ResultsScreen {
 		t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
 	}
 	d.key("e")
-	if m.screen != screenSetup || !m.form.Typing() {
-		t.Fatalf("e: screen %d, typing %v", m.screen, m.form.Typing())
+	if m.screen != common.SetupScreen || !m.setup.Form().Typing() {
+		t.Fatalf("e: screen %d, typing %v", m.screen, m.setup.Form().Typing())
 	}
 	d.key("5") // HMA range 10:30:10 -> 10:30:105
-	if v := m.form.Values()["hma"]; v != "10:30:105" {
+	if v := m.setup.Form().Values()["hma"]; v != "10:30:105" {
 		t.Fatalf("hma %q after typing 5", v)
 	}
 	d.key("esc")
-	if m.screen != screenResults {
+	if m.screen != common.ResultsScreen {
 		t.Fatalf("esc: screen %d, want the results", m.screen)
 	}
 	d.key("e")
-	if v := m.form.Values()["hma"]; v != "10:30:105" {
+	if v := m.setup.Form().Values()["hma"]; v != "10:30:105" {
 		t.Errorf("hma %q after esc and e: the edit was lost", v)
 	}
 }
@@ -86,10 +87,10 @@ func TestEditsKept(t *testing.T) {
 func TestChoiceRowHint(t *testing.T) {
 	d := newDriver(t, smallFlags(), 120, 40)
 	m := d.m
-	for i := 0; i < 10 && m.form.Typing(); i++ {
+	for i := 0; i < 10 && m.setup.Form().Typing(); i++ {
 		d.key("down")
 	}
-	if m.form.Typing() {
+	if m.setup.Form().Typing() {
 		t.Fatal("no choice row reached")
 	}
 	bar := lastLine(m.View())

@@ -24,13 +24,13 @@ func TestMetricsCellsWhole(t *testing.T) {
 			m := d.m
 			d.key("enter")
 			d.settle()
-			if !m.metrics.Compact() {
+			if !m.results.Metrics().Compact() {
 				t.Fatal("the narrow pane does not default to the compact layout")
 			}
 			for _, layout := range []string{"compact", "full"} {
 				if layout == "full" {
 					d.key("c")
-					if m.metrics.Compact() {
+					if m.results.Metrics().Compact() {
 						t.Fatal("c did not switch to the full layout")
 					}
 				}
@@ -50,7 +50,7 @@ var negZero = regexp.MustCompile(`^-0(\.0*)?$`)
 // right-aligned).
 func checkMetricsCells(t *testing.T, m *Model, layout string) {
 	t.Helper()
-	view := m.metrics.View()
+	view := m.results.Metrics().View()
 	lines := strings.Split(view, "\n")
 	header := lines[0]
 	decimals := map[string]int{}
@@ -136,7 +136,7 @@ func fields(line string) []field {
 // titleColumn is the column a title heads: its name, precision and
 // whether it is the chosen metric's difference.
 func titleColumn(m *Model, title string) (string, engine.Precision, bool) {
-	prec := m.metrics.Prec()
+	prec := m.results.Metrics().Prec()
 	short := map[string]string{"trades": "total_trades", "return%": "total_return", "maxdd%": "max_drawdown"}
 	switch {
 	case title == "d 32-64":
@@ -179,7 +179,7 @@ func TestCompactPreset(t *testing.T) {
 	m := d.m
 	d.key("enter")
 	d.settle()
-	header := strings.Split(m.metrics.View(), "\n")[0]
+	header := strings.Split(m.results.Metrics().View(), "\n")[0]
 	for _, title := range []string{"hma", "hma3", "trades", "return%", "sharpe", "maxdd%", "dn"} {
 		if !strings.Contains(" "+header+" ", " "+title+" ") {
 			t.Errorf("the compact header lacks %q: %q", title, header)
@@ -189,18 +189,18 @@ func TestCompactPreset(t *testing.T) {
 		t.Errorf("columns out of view in the compact layout at 80 columns: %q", header)
 	}
 	d.key("c")
-	if m.metrics.Compact() || !strings.Contains(m.metrics.View(), "sharpe fp32") {
-		t.Fatalf("c did not show the full layout:\n%s", m.metrics.View())
+	if m.results.Metrics().Compact() || !strings.Contains(m.results.Metrics().View(), "sharpe fp32") {
+		t.Fatalf("c did not show the full layout:\n%s", m.results.Metrics().View())
 	}
 	d.key("c")
-	if !m.metrics.Compact() {
+	if !m.results.Metrics().Compact() {
 		t.Fatal("c did not switch back to the compact layout")
 	}
 	// The filter takes the compact titles.
 	d.key("/")
 	d.key("trades>500")
 	d.key("enter")
-	if err := m.metrics.Err(); err != nil || !strings.HasPrefix(m.metrics.Title(), "Metrics: 5 of 9") {
-		t.Fatalf("filter trades>500: %v, %q", err, m.metrics.Title())
+	if err := m.results.Metrics().Err(); err != nil || !strings.HasPrefix(m.results.Metrics().Title(), "Metrics: 5 of 9") {
+		t.Fatalf("filter trades>500: %v, %q", err, m.results.Metrics().Title())
 	}
 }

@@ -105,9 +105,9 @@ func Run(ctx context.Context, cfg Config) (err error) {
 	if fm, ok := final.(*Model); ok {
 		// Cancel what runs and let it record its final state in the
 		// sessions store before the caller closes the store.
-		fm.stopRun()
-		fm.stopBench()
-		fm.lastRunner.wait(30 * time.Second)
+		fm.run.Stop()
+		fm.bench.Stop()
+		fm.run.Wait(30 * time.Second)
 	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // interrupted from outside (SIGTERM): a clean exit

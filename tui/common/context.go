@@ -1,6 +1,8 @@
-// Package common is what every workbench component shares: the program
-// context (size, theme, keys, the current run), the messages components
-// send the root, and the read-only views of a report they display.
+// Package common is what every workbench screen and component shares: the
+// program context (size, theme, keys, the current run), the Screen and
+// Pane interfaces the root model lays out, the messages components send
+// and the intents screens hand the root (Host), and the read-only views of
+// a report the panes display.
 package common
 
 import (
@@ -17,8 +19,10 @@ import (
 )
 
 // Context is created once by the root model and passed by pointer to every
-// component. Only the root model writes it; components read it in View and
-// Update.
+// screen and component. The root model writes the size; the screens write
+// the current run and the status line (the study they start or open, its
+// results, an error); components read it in View and Update (the metrics
+// table sets its filter, Keep).
 type Context struct {
 	Width, Height int // the terminal
 	Theme         *theme.Theme
@@ -62,6 +66,37 @@ type Context struct {
 	// Info is a note for the status line (what a resume did), shown when
 	// there is neither an error nor a warning.
 	Info string
+	// StartErr is a bad flag found at start: it stays on the status line
+	// until a run (the form shows a valid value instead).
+	StartErr string
+
+	devices map[string]string // DeviceOf's answers, by backend
+}
+
+// SetErr puts err on the status line (on one line), or clears it.
+func (c *Context) SetErr(err error) {
+	if err == nil {
+		c.LastErr = ""
+		return
+	}
+	c.LastErr = strings.ReplaceAll(err.Error(), "\n", " ")
+}
+
+// DeviceOf is the name of b's first device ("" when it lists none),
+// asked once per backend.
+func (c *Context) DeviceOf(b engine.Backend) string {
+	if d, ok := c.devices[b.Name()]; ok {
+		return d
+	}
+	d := ""
+	if devs, err := b.Devices(); err == nil && len(devs) > 0 {
+		d = devs[0].Name
+	}
+	if c.devices == nil {
+		c.devices = map[string]string{}
+	}
+	c.devices[b.Name()] = d
+	return d
 }
 
 // Inspection is one combo recomputed in both precisions by engine.InspectCombo.
@@ -102,8 +137,9 @@ type (
 	ErrMsg struct{ Err error }
 	// LoadMsg asks the root to load a dataset (a path or embedded:NAME).
 	LoadMsg struct{ Spec string }
-	// RunMsg asks the root to run the study the form describes.
-	RunMsg struct{}
+	// RunMsg asks the root to run Study, or the study the form describes
+	// when Study is nil (a large CPU grid is run when asked twice).
+	RunMsg struct{ Study *engine.Study }
 	// FormChangedMsg tells the root the form's values changed.
 	FormChangedMsg struct{}
 )

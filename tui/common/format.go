@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 )
@@ -190,4 +192,29 @@ func elideMiddle(p string, max int) string {
 	}
 	keep := max - len(base) - 4 // "..." and the separator before the base name
 	return string(r[:keep]) + "..." + string(filepath.Separator) + string(base)
+}
+
+// JoinH puts two blocks of equal height side by side.
+func JoinH(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	n := max(len(al), len(bl))
+	w := 0
+	for _, l := range al {
+		w = max(w, ansi.StringWidth(l))
+	}
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		l := ""
+		if i < len(al) {
+			l = al[i]
+		}
+		sb.WriteString(l + strings.Repeat(" ", max(0, w-ansi.StringWidth(l))))
+		if i < len(bl) {
+			sb.WriteString(bl[i])
+		}
+	}
+	return sb.String()
 }

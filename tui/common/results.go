@@ -220,7 +220,7 @@ func (r *Results) Missing(idx int, p engine.Precision) string {
 // ("cancelled during fp64"), or "" when p ran or was not asked for.
 func (r *Results) NeverRan(p engine.Precision) string {
 	run := r.stopped(p)
-	if run == nil {
+	if run == nil || run.Status == StatusRunning {
 		return ""
 	}
 	when := "during " + run.Precision.String()
@@ -239,6 +239,10 @@ func (r *Results) stopped(p engine.Precision) *engine.Run {
 	if r.Run(p) != nil || !slices.Contains(r.Asked, p) {
 		return nil
 	}
+	if r.Running() {
+		// The results so far: the lane has not streamed a combo yet.
+		return &engine.Run{Precision: p, Status: StatusRunning}
+	}
 	for _, run := range r.Report.Runs {
 		if !run.Complete() {
 			return run
@@ -252,14 +256,30 @@ func (r *Results) stopped(p engine.Precision) *engine.Run {
 	return &engine.Run{Precision: p, Status: st}
 }
 
+// StatusRunning is the status of a run in a snapshot of a study that
+// computes (the results so far): its other combos are still to come.
+const StatusRunning engine.Status = "running"
+
+// Running reports whether r is a snapshot of a study that computes.
+func (r *Results) Running() bool {
+	for _, run := range r.Report.Runs {
+		if run.Status == StatusRunning {
+			return true
+		}
+	}
+	return false
+}
+
 // StopReason says why run holds fewer combos than its grid: "run
-// cancelled", "run failed" or "run incomplete".
+// cancelled", "run failed", "still computing" or "run incomplete".
 func StopReason(run *engine.Run) string {
 	switch run.Status {
 	case engine.StatusCancelled:
 		return "run cancelled"
 	case engine.StatusFailed:
 		return "run failed"
+	case StatusRunning:
+		return "still computing"
 	}
 	return "run incomplete"
 }

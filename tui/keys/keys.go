@@ -1,24 +1,11 @@
-// Package keys is the workbench's one key map. It implements help.KeyMap,
-// so the short help in the status line and the full help overlay are
-// generated from it, never written by hand.
+// Package keys holds the workbench's bindings, one key.Binding per key,
+// shared by the components (through common.Context.Keys). Each screen
+// (tui/screens/*) builds its own key map of them, which implements
+// help.KeyMap: the short help in the status line and the help overlay
+// are generated from it, never written by hand.
 package keys
 
 import "github.com/charmbracelet/bubbles/key"
-
-// Context says which bindings the short help shows.
-type Context int
-
-const (
-	Setup Context = iota
-	SetupTyping
-	SetupChoice // a choice row of the form: left/right change it, enter runs
-	Running
-	Results
-	Sessions
-	SessionsConfirm
-	Bench
-	BenchRunning
-)
 
 // KeyMap holds every binding of the workbench.
 type KeyMap struct {
@@ -30,7 +17,7 @@ type KeyMap struct {
 	PageUp, PageDown      key.Binding
 	Top, Bottom, Select   key.Binding
 	// Setup and runs.
-	Run, Rerun, Edit key.Binding
+	Run, Rerun, Edit, SoFar key.Binding
 	// Results.
 	Filter, Sort, Best, NextMetric, PrevMetric key.Binding
 	NextFlip, PrevFlip, Precision              key.Binding
@@ -41,9 +28,6 @@ type KeyMap struct {
 	Sessions, Bench key.Binding
 	// Sessions browser.
 	Mark, Compare, Delete, Resume, Confirm key.Binding
-
-	// Context selects the short help; the root model sets it.
-	Context Context
 }
 
 // Default returns the key map of issue 3.
@@ -69,6 +53,7 @@ func Default() *KeyMap {
 		Run:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run")),
 		Rerun: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "rerun")),
 		Edit:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
+		SoFar: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "results so far")),
 
 		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by metric")),
@@ -91,40 +76,5 @@ func Default() *KeyMap {
 		Delete:   key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x/del", "remove")),
 		Resume:   key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resume")),
 		Confirm:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
-	}
-}
-
-// ShortHelp implements help.KeyMap: the bindings that matter on the
-// current screen.
-func (k *KeyMap) ShortHelp() []key.Binding {
-	switch k.Context {
-	case SetupTyping:
-		return []key.Binding{k.Run, k.NextPane, k.Back, k.ForceQuit}
-	case SetupChoice:
-		return []key.Binding{k.Run, k.Left, k.Right, k.NextPane, k.Back, k.Help, k.Quit}
-	case Running:
-		return []key.Binding{k.Back, k.Help, k.Quit}
-	case Results:
-		return []key.Binding{k.NextPane, k.Select, k.NextFlip, k.NextMetric, k.Rerun, k.Edit, k.Help, k.Quit}
-	case Sessions:
-		return []key.Binding{k.Select, k.Mark, k.Compare, k.Delete, k.Resume, k.Back, k.Help}
-	case SessionsConfirm:
-		return []key.Binding{k.Confirm, k.Back}
-	case Bench:
-		return []key.Binding{k.Run, k.Back, k.Help, k.Quit}
-	case BenchRunning:
-		return []key.Binding{k.Back, k.Help, k.Quit}
-	}
-	return []key.Binding{k.Select, k.NextPane, k.Left, k.Help, k.Quit}
-}
-
-// FullHelp implements help.KeyMap: every binding, in columns.
-func (k *KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.NextPane, k.PrevPane, k.Help, k.Back, k.Quit, k.ForceQuit},
-		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Select, k.Rerun, k.Edit, k.Filter, k.Sort, k.Best, k.Columns},
-		{k.NextMetric, k.PrevMetric, k.Precision, k.NextFlip, k.PrevFlip, k.Robustness, k.HeatScale, k.HeatZoom, k.HeatValues},
-		{k.Sessions, k.Bench, k.Mark, k.Compare, k.Delete, k.Resume},
 	}
 }

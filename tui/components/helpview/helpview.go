@@ -11,15 +11,16 @@ import (
 	"sweepbench/tui/common"
 )
 
-// View renders the overlay in a w x h body.
-func View(ctx *common.Context, w, h int) string {
+// View renders the overlay of the key map km (the screen on display's)
+// in a w x h body.
+func View(ctx *common.Context, km help.KeyMap, w, h int) string {
 	t := ctx.Theme
 	st := newStyles(t)
 	hm := help.New()
 	hm.Styles = st.help
 	hm.FullSeparator = "   "
 	hm.Ellipsis = t.Ellipsis
-	groups := ctx.Keys.FullHelp()
+	groups := km.FullHelp()
 	body := hm.FullHelpView(groups)
 	if lipgloss.Width(body) > w-4 && len(groups) > 2 {
 		// Too wide for one row of columns: two rows, split where both fit

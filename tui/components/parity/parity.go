@@ -1,7 +1,8 @@
 // Package parity is the results pane with the parity report of SPEC
 // "Parity": the verdict and the conditions that fired, the sweep's figures,
 // then every combo's dn, dPnL and flips, worst first, with the combos that
-// have non-borderline flips flagged.
+// have non-borderline flips flagged. The list keeps the combos the metrics
+// table's filter keeps (common.Context.Keep), as the table does.
 package parity
 
 import (
@@ -19,10 +20,30 @@ import (
 
 // Model is the parity pane.
 type Model struct {
-	ctx  *common.Context
-	tbl  *datatable.Model
-	rows []int // combo index per row, worst first
-	w, h int
+	ctx    *common.Context
+	tbl    *datatable.Model
+	rows   []int // combo index per row, worst first
+	hidden int   // the combos the table's filter leaves out of the list
+	built  built // what rows were built from
+	w, h   int
+}
+
+// built is what the rows depend on: the results, the table's filter and
+// the precision its conditions read.
+type built struct {
+	r    *common.Results
+	keep int
+	prec engine.Precision
+}
+
+func (m *Model) now() built { return built{m.ctx.Results, m.ctx.KeepGen, m.ctx.Prec} }
+
+// fresh rebuilds the rows when what they depend on changed since (the
+// table's filter was set or cleared).
+func (m *Model) fresh() {
+	if m.built != m.now() {
+		m.Reload()
+	}
 }
 
 // New returns the pane.
@@ -43,6 +64,11 @@ func (m *Model) Title() string {
 	if r == nil || r.Report.Parity == nil {
 		return "Parity"
 	}
+	m.fresh()
+	if m.hidden > 0 {
+		return fmt.Sprintf("Parity: %s, %s of %s combos (the table's filter)", r.Report.ParityOf,
+			common.Thousands(len(m.rows)), common.Thousands(len(m.rows)+m.hidden))
+	}
 	return "Parity: " + r.Report.ParityOf
 }
 
@@ -54,13 +80,20 @@ func (m *Model) Focus(f bool) { m.tbl.Focus(f) }
 
 // Reload rebuilds the rows from the context's results.
 func (m *Model) Reload() {
-	m.rows = nil
+	m.rows, m.hidden, m.built = nil, 0, m.now()
 	r := m.ctx.Results
 	if r == nil || r.Report.Parity == nil {
 		m.tbl.SetRows(nil, nil)
 		return
 	}
-	cs := append([]engine.ComboParity(nil), r.Report.Parity.Combos...)
+	var cs []engine.ComboParity
+	for _, c := range r.Report.Parity.Combos {
+		if m.ctx.Keep != nil && !m.ctx.Keep(c.Index) {
+			m.hidden++
+			continue
+		}
+		cs = append(cs, c)
+	}
 	sort.SliceStable(cs, func(i, j int) bool { return worse(&cs[i], &cs[j]) })
 	// One format per column from all its values (common.NumColumn).
 	col := func(get func(c *engine.ComboParity) (float64, bool), count, plus bool) common.NumColumn {
@@ -134,6 +167,7 @@ func (m *Model) Worst() int {
 
 // Sync puts the cursor on the selected combo.
 func (m *Model) Sync() {
+	m.fresh()
 	for k, i := range m.rows {
 		if i == m.ctx.Selected {
 			m.tbl.SetCursor(k)
@@ -145,7 +179,10 @@ func (m *Model) Sync() {
 // Update handles the keys of the focused pane.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	km, ok := msg.(tea.KeyMsg)
-	if !ok || len(m.rows) == 0 {
+	if !ok {
+		return nil
+	}
+	if m.fresh(); len(m.rows) == 0 {
 		return nil
 	}
 	if m.tbl.HandleNav(km) {
@@ -194,6 +231,9 @@ func (m *Model) Summary() []string {
 		}
 	} else {
 		why := "it needs an fp64 and an fp32 run (precision both)"
+		if r.Running() && len(r.Asked) > 1 {
+			why = "the results so far: it is computed once both lanes end"
+		}
 		for _, pr := range []engine.Precision{engine.FP64, engine.FP32} {
 			if never := r.NeverRan(pr); never != "" {
 				why = "the " + pr.String() + " lane never ran (" + never + ")"
@@ -237,8 +277,13 @@ func (m *Model) Summary() []string {
 // View renders the pane body, exactly w x h.
 func (m *Model) View() string {
 	t := m.ctx.Theme
+	m.fresh()
 	sum := m.Summary()
 	if len(m.rows) == 0 {
+		if m.hidden > 0 {
+			sum = append(sum, t.Wrap(newStyles(t).warn.Render(fmt.Sprintf("the table's filter keeps none of the %s combos compared (/, ctrl+u and enter clear it)",
+				common.Thousands(m.hidden))), m.w)...)
+		}
 		return t.Fit(strings.Join(sum, "\n"), m.w, m.h)
 	}
 	// Keep at least four table lines (header and three rows); a summary

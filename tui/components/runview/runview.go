@@ -185,7 +185,7 @@ func (m *Model) View() string {
 			lines = append(lines, st.label.Render(fmt.Sprintf("best sharpe so far, %s: -", l.prec)))
 		}
 	}
-	foot := st.label.Render("esc cancels (keeps the combos that completed); e queues the next study, S sessions; q quits")
+	foot := st.label.Render("esc cancels (keeps the combos that completed); enter shows the results so far; e queues the next study, S sessions; q quits")
 	switch {
 	case m.askQuit:
 		foot = st.warn.Render("quit while the sweep computes? q again quits (what completed is saved, resumable); any other key goes on")

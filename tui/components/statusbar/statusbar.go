@@ -15,12 +15,17 @@ import (
 
 // Model is the status line.
 type Model struct {
-	ctx *common.Context
-	w   int
+	ctx  *common.Context
+	w    int
+	keys help.KeyMap
 }
 
 // New returns the status line.
 func New(ctx *common.Context) *Model { return &Model{ctx: ctx} }
+
+// SetKeys sets the key map whose short help the line shows (the screen
+// on display's).
+func (m *Model) SetKeys(k help.KeyMap) { m.keys = k }
 
 // SetWidth sets its width.
 func (m *Model) SetWidth(w int) { m.w = w }
@@ -85,7 +90,10 @@ func (m *Model) View() string {
 	}
 	l := left(n)
 	h.Width = max(0, m.w-ansi.StringWidth(l)-2)
-	right := h.ShortHelpView(m.ctx.Keys.ShortHelp())
+	var right string
+	if m.keys != nil {
+		right = h.ShortHelpView(m.keys.ShortHelp())
+	}
 	gap := max(1, m.w-ansi.StringWidth(l)-ansi.StringWidth(right))
 	return t.Fit(l+strings.Repeat(" ", gap)+right, m.w, 1)
 }

@@ -1,0 +1,42 @@
+package results
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+
+	"sweepbench/tui/keys"
+)
+
+// KeyMap is the results screen's keys; the focused pane reads the
+// navigation keys itself.
+type KeyMap struct {
+	NextPane, PrevPane, Back, Select, Edit, Rerun           key.Binding
+	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom    key.Binding
+	Filter, Sort, Best, Columns                             key.Binding
+	NextMetric, PrevMetric, Precision, NextFlip, PrevFlip   key.Binding
+	Robustness, HeatScale, HeatZoom, HeatValues, Help, Quit key.Binding
+}
+
+func newKeyMap(k *keys.KeyMap) KeyMap {
+	return KeyMap{NextPane: k.NextPane, PrevPane: k.PrevPane, Back: k.Back, Select: k.Select, Edit: k.Edit, Rerun: k.Rerun,
+		Up: k.Up, Down: k.Down, Left: k.Left, Right: k.Right, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom,
+		Filter: k.Filter, Sort: k.Sort, Best: k.Best, Columns: k.Columns,
+		NextMetric: k.NextMetric, PrevMetric: k.PrevMetric, Precision: k.Precision, NextFlip: k.NextFlip, PrevFlip: k.PrevFlip,
+		Robustness: k.Robustness, HeatScale: k.HeatScale, HeatZoom: k.HeatZoom, HeatValues: k.HeatValues, Help: k.Help, Quit: k.Quit}
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.keys
+	return []key.Binding{k.NextPane, k.Select, k.NextFlip, k.NextMetric, k.Rerun, k.Edit, k.Help, k.Quit}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.keys
+	return [][]key.Binding{
+		{k.NextPane, k.PrevPane, k.Back},
+		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Select, k.Rerun, k.Edit, k.Filter, k.Sort, k.Best, k.Columns},
+		{k.NextMetric, k.PrevMetric, k.Precision, k.NextFlip, k.PrevFlip, k.Robustness, k.HeatScale, k.HeatZoom, k.HeatValues},
+	}
+}

@@ -1,0 +1,323 @@
+// Package results is the results screen: the panes over a study's report
+// (metrics table, parity report, heatmap, crossover, combo detail and the
+// robustness pane), laid out as a grid when the terminal has room, else
+// one at a time. It owns the focused pane, the selected combo's detail
+// (recomputed in a command whose answer comes back tagged for this
+// screen) and the metrics table's filter as the status line shows it.
+package results
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/engine"
+	"sweepbench/tui/common"
+	"sweepbench/tui/components/crossover"
+	"sweepbench/tui/components/detail"
+	"sweepbench/tui/components/heatmap"
+	"sweepbench/tui/components/metrics"
+	"sweepbench/tui/components/parity"
+	"sweepbench/tui/components/robustness"
+)
+
+// Pane is a results pane, in tab order.
+type Pane int
+
+const (
+	MetricsPane Pane = iota
+	ParityPane
+	HeatmapPane
+	CrossoverPane
+	ComboPane
+	RobustnessPane
+	NumPanes
+)
+
+// PaneNames are the panes' names in the tab bar.
+var PaneNames = [NumPanes]string{"Metrics", "Parity", "Heatmap", "Crossover", "Combo", "Robustness"}
+
+// Model is the results screen.
+type Model struct {
+	ctx  *common.Context
+	host common.Host
+	keys KeyMap
+
+	metrics *metrics.Model
+	parity  *parity.Model
+	heat    *heatmap.Model
+	cross   *crossover.Model
+	detail  *detail.Model
+	robust  *robustness.Model
+
+	w, h       int
+	rects      [NumPanes]rect
+	single     bool // one pane at a time
+	focus      Pane
+	selectFrom Pane // the pane enter opened the crossover from (esc returns there)
+
+	chartsWhy  string // why an opened session has no charts
+	filterErr  string // the metrics filter's error last put on the status line
+	inspectGen int    // counts the selections: a stale combo detail is dropped
+}
+
+type rect struct{ w, h int }
+
+var (
+	_ common.Screen = (*Model)(nil)
+	_ common.Taker  = (*Model)(nil)
+)
+
+// New returns the results screen.
+func New(ctx *common.Context, host common.Host) *Model {
+	m := &Model{ctx: ctx, host: host, keys: newKeyMap(ctx.Keys)}
+	m.metrics = metrics.New(ctx)
+	ctx.Keep = m.metrics.Keeps
+	m.parity = parity.New(ctx)
+	m.heat = heatmap.New(ctx)
+	m.cross = crossover.New(ctx)
+	m.detail = detail.New(ctx)
+	m.robust = robustness.New(ctx)
+	return m
+}
+
+// The panes.
+func (m *Model) Metrics() *metrics.Model       { return m.metrics }
+func (m *Model) Parity() *parity.Model         { return m.parity }
+func (m *Model) Heatmap() *heatmap.Model       { return m.heat }
+func (m *Model) Crossover() *crossover.Model   { return m.cross }
+func (m *Model) Detail() *detail.Model         { return m.detail }
+func (m *Model) Robustness() *robustness.Model { return m.robust }
+
+// pane is pane p as the screen lays it out and routes keys to it.
+func (m *Model) pane(p Pane) common.Pane {
+	return [NumPanes]common.Pane{MetricsPane: m.metrics, ParityPane: m.parity, HeatmapPane: m.heat,
+		CrossoverPane: m.cross, ComboPane: m.detail, RobustnessPane: m.robust}[p]
+}
+
+// Focus is the focused pane.
+func (m *Model) Focus() Pane { return m.focus }
+
+// SetFocus gives pane p the keys.
+func (m *Model) SetFocus(p Pane) {
+	m.focus = p
+	for q := range NumPanes {
+		if f, ok := m.pane(q).(common.Focuser); ok {
+			f.Focus(q == p)
+		}
+	}
+	m.layout()
+}
+
+// Editing reports whether the metrics filter's text field has the keys.
+func (m *Model) Editing() bool { return m.metrics.Editing() }
+
+// Takes implements common.Taker: the filter's text field takes every key
+// but the ones that leave it.
+func (m *Model) Takes(tea.KeyMsg) bool { return m.metrics.Editing() }
+
+// PaneTabs are the panes' names and the focused one's index when the
+// screen shows one pane at a time (the tab bar lists them); ok is false
+// when every pane is on screen.
+func (m *Model) PaneTabs() (names []string, focus int, ok bool) {
+	if !m.single {
+		return nil, 0, false
+	}
+	return PaneNames[:], int(m.focus), true
+}
+
+// Shown implements common.Screen.
+func (m *Model) Shown(bool) tea.Cmd { return nil }
+
+// SetSize implements common.Screen.
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.layout()
+}
+
+// layout sizes the panes: a grid when there is room, else one at a time.
+func (m *Model) layout() {
+	W, bodyH := m.w, m.h
+	m.single = W < 120 || bodyH+2 < 30
+	if m.single {
+		for p := range NumPanes {
+			m.rects[p] = rect{W, bodyH}
+		}
+	} else {
+		lw := W * 45 / 100
+		rw := W - lw
+		// The table needs no more than its rows; the parity pane gets the rest.
+		mh := bodyH * 55 / 100
+		if r := m.ctx.Results; r != nil {
+			mh = max(10, min(mh, r.Grid.Len()+5))
+		}
+		hh := max(8, min(m.heat.Want()+3, bodyH*35/100))
+		ch := (bodyH - hh) * 58 / 100
+		m.rects[MetricsPane] = rect{lw, mh}
+		m.rects[ParityPane] = rect{lw, bodyH - mh}
+		m.rects[HeatmapPane] = rect{rw, hh}
+		m.rects[CrossoverPane] = rect{rw, ch}
+		m.rects[ComboPane] = rect{rw, bodyH - hh - ch}
+		// Robustness takes the right column while it has the focus.
+		m.rects[RobustnessPane] = rect{rw, bodyH}
+	}
+	for p := range NumPanes {
+		m.pane(p).SetSize(m.rects[p].w-2, m.rects[p].h-2)
+	}
+}
+
+// View implements common.Screen.
+func (m *Model) View() string {
+	if m.ctx.Results == nil {
+		return ""
+	}
+	if m.single {
+		return m.paneView(m.focus)
+	}
+	left := m.paneView(MetricsPane) + "\n" + m.paneView(ParityPane)
+	right := m.paneView(HeatmapPane) + "\n" + m.paneView(CrossoverPane) + "\n" + m.paneView(ComboPane)
+	if m.focus == RobustnessPane {
+		right = m.paneView(RobustnessPane)
+	}
+	return common.JoinH(left, right)
+}
+
+func (m *Model) paneView(p Pane) string {
+	r := m.rects[p]
+	// The body first: a title may say which of its lines are shown
+	// (the robustness pane's).
+	body := m.pane(p).View()
+	return m.ctx.Theme.Pane(m.pane(p).Title(), body, r.w, r.h, p == m.focus)
+}
+
+// Update implements common.Screen.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return m.key(msg)
+	case common.SelectMsg:
+		return m.selectCombo(msg.Index)
+	case common.MetricMsg:
+		m.ctx.Metric = msg.Name
+		m.metrics.Reload()
+	case inspectTickMsg:
+		if msg.gen == m.inspectGen && m.ctx.Study != nil && m.ctx.Selected >= 0 {
+			return m.Inspect()
+		}
+	case inspectMsg:
+		if msg.gen != m.inspectGen {
+			return nil
+		}
+		m.ctx.Inspect = msg.ins
+		if msg.ins.Err != nil {
+			m.ctx.SetErr(msg.ins.Err)
+		}
+		m.cross.Reload()
+		m.detail.Reload()
+	}
+	return nil
+}
+
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	// A text field takes every key but the ones that leave it.
+	if m.metrics.Editing() {
+		cmd := m.metrics.Update(msg)
+		switch err := m.metrics.Err(); {
+		case err != nil:
+			m.ctx.SetErr(err)
+			m.filterErr = m.ctx.LastErr
+		case m.filterErr != "" && m.ctx.LastErr == m.filterErr:
+			m.ctx.SetErr(nil) // the filter was fixed, or given up
+			m.filterErr = ""
+		}
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.NextPane):
+		m.SetFocus((m.focus + 1) % NumPanes)
+	case key.Matches(msg, k.PrevPane):
+		m.SetFocus((m.focus + NumPanes - 1) % NumPanes)
+	case key.Matches(msg, k.Back) && m.focus != MetricsPane:
+		// Back from a pane goes to the pane enter came from (or the
+		// table), not past the results: keys typed next are not form edits.
+		to := m.selectFrom
+		if to == m.focus || to >= NumPanes {
+			to = MetricsPane
+		}
+		m.selectFrom = MetricsPane
+		m.SetFocus(to)
+	case key.Matches(msg, k.Back), key.Matches(msg, k.Edit):
+		return m.host.Do(common.FormMsg{FromStudy: true})
+	case key.Matches(msg, k.Filter) && m.focus != MetricsPane:
+		// The filter belongs to the table: / from any pane opens it there,
+		// so what is typed next is a filter, not a string of commands.
+		m.SetFocus(MetricsPane)
+		return m.metrics.Update(msg)
+	case key.Matches(msg, k.Rerun):
+		return m.host.Do(common.RunMsg{Study: m.ctx.Study})
+	case key.Matches(msg, k.NextMetric), key.Matches(msg, k.PrevMetric):
+		cols := common.Columns()
+		if m.ctx.Results.Report.Parity == nil {
+			cols = engine.MetricNames
+		}
+		i := 0
+		for j, c := range cols {
+			if c == m.ctx.Metric {
+				i = j
+			}
+		}
+		d := 1
+		if key.Matches(msg, k.PrevMetric) {
+			d = len(cols) - 1
+		}
+		m.ctx.Metric = cols[(i+d)%len(cols)]
+		m.metrics.Reload()
+	case key.Matches(msg, k.Precision):
+		if m.ctx.Prec == engine.FP64 && m.ctx.Results.R32 != nil {
+			m.ctx.Prec = engine.FP32
+		} else if m.ctx.Results.R64 != nil {
+			m.ctx.Prec = engine.FP64
+		}
+		m.metrics.Reload() // the table follows p, as the heatmap does
+	case key.Matches(msg, k.NextFlip), key.Matches(msg, k.PrevFlip):
+		return m.cross.Update(msg)
+	case key.Matches(msg, k.Columns):
+		m.metrics.ToggleLayout() // the compact or the full metrics table
+	case key.Matches(msg, k.HeatScale, k.HeatZoom, k.HeatValues):
+		// The heatmap's view, from any pane (it is on screen beside them).
+		return m.heat.Update(msg)
+	case key.Matches(msg, k.Select) && m.focus <= HeatmapPane:
+		m.selectFrom = m.focus
+		m.SetFocus(CrossoverPane)
+	case key.Matches(msg, k.Robustness) && m.focus != RobustnessPane:
+		m.selectFrom = m.focus // esc goes back there
+		m.SetFocus(RobustnessPane)
+	default:
+		return m.pane(m.focus).Update(msg)
+	}
+	return nil
+}
+
+// completed says how many combos each run holds: "the 9 combos", or
+// "2,500 fp64 + 812 fp32 combos" when the runs differ.
+func completed(r *common.Results) string {
+	var parts []string
+	n := -1
+	same := true
+	for _, run := range []*engine.Run{r.R64, r.R32} {
+		if run == nil {
+			continue
+		}
+		if n >= 0 && n != len(run.Results) {
+			same = false
+		}
+		n = len(run.Results)
+		parts = append(parts, common.Thousands(len(run.Results))+" "+run.Precision.String())
+	}
+	if same {
+		return "the " + common.Thousands(max(n, 0)) + " combos"
+	}
+	return strings.Join(parts, " + ") + " combos"
+}

@@ -1,0 +1,263 @@
+// Package run is the run screen: the study that computes, with live
+// progress per lane (the runview component), the study queued to start
+// after it, and the results so far. The study runs in a goroutine whose
+// progress and end come back tagged for this screen; its report goes to
+// the root (common.ReportMsg), which hands it to the results screen.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/spinner"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/engine"
+	"sweepbench/sessions"
+	"sweepbench/tui/common"
+	"sweepbench/tui/components/runview"
+)
+
+// Config is what the screen needs of the workbench's configuration.
+type Config struct {
+	// Store saves every study unless NoSave; nil: studies are not saved
+	// (StoreErr says why, as a warning on each).
+	Store    *sessions.Store
+	StoreErr error
+	NoSave   bool
+}
+
+// Model is the run screen.
+type Model struct {
+	ctx    *common.Context
+	host   common.Host
+	parent context.Context
+	cfg    Config
+	keys   KeyMap
+	view   *runview.Model
+
+	run     *runner         // the study computing, nil when none
+	last    *runner         // the last runner started (Wait waits for it)
+	gen     int             // counts the studies started: a stale runner's answers are dropped
+	from    common.ScreenID // where a study that shows nothing returns to
+	queued  *engine.Study   // the study to start when the running one ends
+	confirm string          // the large CPU study the user was last asked to confirm
+}
+
+var _ common.Screen = (*Model)(nil)
+
+// New returns the run screen; parent bounds the studies it runs.
+func New(ctx *common.Context, host common.Host, parent context.Context, cfg Config) *Model {
+	return &Model{ctx: ctx, host: host, parent: parent, cfg: cfg, keys: newKeyMap(ctx.Keys), view: runview.New(ctx)}
+}
+
+// Running reports whether a study computes.
+func (m *Model) Running() bool { return m.run != nil }
+
+// Queued is the study queued to start when the running one ends, or nil.
+func (m *Model) Queued() *engine.Study { return m.queued }
+
+// Started counts the studies started.
+func (m *Model) Started() int { return m.gen }
+
+// Fraction is how far the running study's lanes are, 0 to 1.
+func (m *Model) Fraction() float64 { return m.view.Fraction() }
+
+// AskQuit shows (or takes back) the question a q during the sweep asks.
+func (m *Model) AskQuit(ask bool) { m.view.AskQuit(ask) }
+
+// SetSize implements common.Screen.
+func (m *Model) SetSize(w, h int) { m.view.SetSize(w, h) }
+
+// Shown implements common.Screen.
+func (m *Model) Shown(bool) tea.Cmd { return nil }
+
+// View implements common.Screen.
+func (m *Model) View() string { return m.view.View() }
+
+// Update implements common.Screen.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		return m.key(msg)
+	case spinner.TickMsg:
+		if m.run != nil {
+			return m.view.Update(msg)
+		}
+	case ProgressMsg:
+		if m.run == nil || msg.gen != m.run.gen {
+			return nil
+		}
+		m.view.Progress(msg.ps)
+		return m.next()
+	case doneMsg:
+		if m.run == nil || msg.gen != m.run.gen {
+			return nil
+		}
+		m.view.Progress(msg.ps)
+		return m.finish(msg)
+	}
+	return nil
+}
+
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	k := m.keys
+	if m.run == nil {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		m.run.cancel()
+		m.view.SetCancelling()
+	case key.Matches(msg, k.Edit):
+		// The form, to queue the next study while this one computes.
+		return m.host.Do(common.FormMsg{})
+	case key.Matches(msg, k.SoFar):
+		return m.showSoFar()
+	}
+	return nil
+}
+
+// showSoFar opens the results screen on what the study has streamed so
+// far (issue 15, defect 5); enter on this screen again takes a newer
+// snapshot, and the whole report replaces it when the study ends.
+func (m *Model) showSoFar() tea.Cmd {
+	rep, seen, kept := m.run.stream.snapshot(m.ctx.Study)
+	if rep == nil {
+		m.ctx.SetErr(errors.New("no combo has completed yet: the results so far show once a lane has completed a chunk (a resumed session's show when it ends)"))
+		return nil
+	}
+	of := common.Thousands(m.ctx.Study.Grid.Len() * len(m.ctx.Study.Precisions))
+	info := fmt.Sprintf("the results so far: %s of %s combos; the study computes on (the Run tab; enter there takes a newer snapshot)",
+		common.Thousands(kept), of)
+	if kept < seen {
+		info = fmt.Sprintf("the results so far: the first %s of the %s combos streamed (of %s); the study computes on (the Run tab)",
+			common.Thousands(kept), common.Thousands(seen), of)
+	}
+	cmd := m.host.Do(common.ReportMsg{Report: rep, Asked: m.ctx.Study.Precisions, Err: errRunning})
+	m.ctx.SetErr(nil)
+	m.ctx.Info = info
+	return cmd
+}
+
+func (m *Model) next() tea.Cmd { return common.Tag(common.RunScreen, m.run.next()) }
+
+// Start runs s, with live progress; estimate is the form's time estimate
+// (a large CPU grid is said with it and runs when asked again). While a
+// study computes, s is queued to start when it ends.
+func (m *Model) Start(s *engine.Study, estimate string) tea.Cmd {
+	if s.NeedsConfirmation() {
+		// A grid the CPU would take long over: said, with the estimate,
+		// and run when asked again (enter, or r outside a text field) for
+		// the same study.
+		if key := confirmKey(s); m.confirm != key {
+			m.confirm = key
+			if estimate == "" {
+				estimate = "estimate not ready yet"
+			}
+			m.ctx.SetErr(fmt.Errorf("%s on the CPU reference (%s): press enter again to run it, or use a GPU backend, a coarser grid or one precision",
+				s.Size(), estimate))
+			return nil
+		}
+	}
+	m.confirm = ""
+	if m.run != nil {
+		// A study computes: this one waits for it (issue 15, defect 5).
+		m.queued = s
+		m.ctx.Info = fmt.Sprintf("queued: %s on %s starts when the running study ends (enter again replaces it)", s.Size(), s.Backend.Name())
+		return m.host.Do(common.ShowMsg{ID: common.RunScreen})
+	}
+	m.ctx.Note = s.Note
+	var st *sessions.Store
+	if !m.cfg.NoSave {
+		st = m.cfg.Store
+	}
+	return m.launch(s, studyWork(s, st, m.cfg.StoreErr, !m.cfg.NoSave))
+}
+
+// Resume computes what saved session id is missing, as study s.
+func (m *Model) Resume(id int64, s *engine.Study) tea.Cmd {
+	if m.cfg.Store == nil {
+		return nil
+	}
+	return m.launch(s, resumeWork(m.cfg.Store, id, s))
+}
+
+// launch runs w (study s, or a session of it resumed) with live progress.
+func (m *Model) launch(s *engine.Study, w work) tea.Cmd {
+	m.Stop()
+	m.gen++
+	m.run = startRunner(m.parent, m.gen, w)
+	m.last = m.run
+	m.from = common.SetupScreen
+	if m.host.Screen() == common.SessionsScreen {
+		m.from = common.SessionsScreen
+	}
+	m.ctx.Warn, m.ctx.Saved, m.ctx.Info = "", "", ""
+	m.ctx.Study = s
+	m.ctx.Backend = s.Backend.Name()
+	m.ctx.Device = m.ctx.DeviceOf(s.Backend)
+	m.ctx.SetErr(nil)
+	show := m.host.Do(common.ShowMsg{ID: common.RunScreen})
+	return tea.Batch(m.next(), m.view.Start(s), show)
+}
+
+// finish shows the report of a study that ended (complete, cancelled or
+// failed), then starts the study queued meanwhile, if any.
+func (m *Model) finish(d doneMsg) tea.Cmd {
+	cmd := m.finishRun(d)
+	if q := m.queued; q != nil {
+		m.queued = nil
+		info := m.ctx.Info
+		m.confirm = confirmKey(q) // confirmed when it was queued
+		next := m.Start(q, "")
+		m.ctx.Info = strings.TrimSuffix("the queued study started; the last one's results are on the Results screen; "+info, "; ")
+		return tea.Batch(cmd, next)
+	}
+	return cmd
+}
+
+func (m *Model) finishRun(d doneMsg) tea.Cmd {
+	m.run = nil
+	rep, err := d.rep, d.err
+	m.ctx.Warn, m.ctx.Saved, m.ctx.Info = d.warn, d.saved, d.info
+	done := 0
+	if rep != nil {
+		for _, r := range rep.Runs {
+			done += len(r.Results)
+		}
+	}
+	if rep == nil || done == 0 {
+		if errors.Is(err, context.Canceled) {
+			err = errors.New("cancelled before any combo completed")
+		}
+		m.ctx.SetErr(err)
+		if m.from == common.SessionsScreen {
+			return m.host.Do(common.ShowMsg{ID: common.SessionsScreen})
+		}
+		return m.host.Do(common.FormMsg{})
+	}
+	return m.host.Do(common.ReportMsg{Report: rep, Asked: m.ctx.Study.Precisions, Err: err})
+}
+
+// Stop cancels a running study (its goroutine ends on its own).
+func (m *Model) Stop() {
+	if m.run != nil {
+		m.run.cancel()
+		m.run = nil
+	}
+}
+
+// Wait waits up to d for the last study's goroutine to return (it saves
+// the final state of its session before it does).
+func (m *Model) Wait(d time.Duration) { m.last.wait(d) }
+
+// confirmKey identifies a study for the confirmation of a large CPU grid:
+// asking again for the same one runs it.
+func confirmKey(s *engine.Study) string {
+	return fmt.Sprintf("%v %v %s %v", s.Grid, s.Precisions, s.Backend.Name(), s.Dataset.Info.SHA256)
+}

@@ -1,0 +1,223 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/engine"
+	"sweepbench/engine/robust"
+	"sweepbench/sessions"
+	"sweepbench/tui/common"
+)
+
+// progressEvery bounds the UI's progress updates (<= 20 per second).
+const progressEvery = 50 * time.Millisecond
+
+// The runner's answers, tagged for the run screen (common.Tag).
+type (
+	// ProgressMsg is the latest event of each lane since the last one.
+	ProgressMsg struct {
+		gen int
+		ps  []engine.Progress
+	}
+	doneMsg struct {
+		gen int
+		ps  []engine.Progress
+		outcome
+	}
+)
+
+// outcome is what a run's work produced: the report (nil when it failed
+// before anything ran), why it stopped early, and what became of saving it.
+type outcome struct {
+	rep   *engine.Report
+	err   error
+	saved string // "session 3" when it was saved
+	warn  string // why it was not (fully) saved
+	info  string // what resuming did
+}
+
+// work is what a runner runs in its goroutine: a study, saved or not, or
+// a resumed session.
+type work func(ctx context.Context, progress chan<- engine.Progress, sink func(engine.Precision, []engine.ComboResult) error) outcome
+
+// runner is one study (or resume) in its goroutine: progress arrives on a
+// bounded channel (the engine never blocks on it and drops events when it
+// is full), the outcome on done.
+type runner struct {
+	gen      int
+	cancel   context.CancelFunc
+	progress chan engine.Progress
+	done     chan doneMsg
+	finished chan struct{} // closed when the goroutine has returned
+	last     time.Time
+	stream   *stream // the combos computed so far (the results so far)
+}
+
+func startRunner(parent context.Context, gen int, w work) *runner {
+	ctx, cancel := context.WithCancel(parent)
+	r := &runner{gen: gen, cancel: cancel, progress: make(chan engine.Progress, 64), done: make(chan doneMsg, 1),
+		finished: make(chan struct{}), stream: newStream(streamCap)}
+	go func() {
+		var out outcome
+		defer close(r.finished)
+		defer func() {
+			if x := recover(); x != nil {
+				out.err = fmt.Errorf("internal error in the sweep: %v", x)
+			}
+			r.done <- doneMsg{gen: gen, outcome: out}
+		}()
+		out = w(ctx, r.progress, r.stream.add)
+	}()
+	return r
+}
+
+// wait waits up to d for the runner's goroutine to return (it saves the
+// final state of a session before it does).
+func (r *runner) wait(d time.Duration) {
+	if r == nil || r.finished == nil {
+		return
+	}
+	select {
+	case <-r.finished:
+	case <-time.After(d):
+	}
+}
+
+// studyWork runs s as `sweepbench run` does (sessions.RunStudy): saved in
+// st while it computes unless st is nil. A database that cannot be used is
+// a warning: the study is still computed and shown.
+func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) work {
+	return func(ctx context.Context, progress chan<- engine.Progress, sink func(engine.Precision, []engine.ComboResult) error) (out outcome) {
+		if save && st == nil && storeErr != nil {
+			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", storeErr)
+		}
+		var rec sessions.Recording
+		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, engine.StudyOptions{Progress: progress, Sink: sink}, sessions.RecordOptions{})
+		if out.rep != nil && out.rep.Blocks != nil && out.err == nil {
+			// The robustness statistics (--blocks, the form's blocks), as
+			// run computes them, on the GPU that computed the blocks when
+			// it can.
+			select {
+			case progress <- engine.Progress{Backend: s.Backend.Name(), Total: s.Grid.Len(), Phase: engine.PhaseRobustness}:
+			default:
+			}
+			if js, err := analyse(ctx, s, out.rep); err != nil {
+				out.warn = fmt.Sprintf("robustness: %v", err)
+			} else {
+				out.rep.Robustness = js
+				if st != nil && rec.ID != 0 {
+					_ = st.SetRobustness(ctx, rec.ID, js) // the session still shows the study; only show lacks the summary
+				}
+			}
+		}
+		switch {
+		case rec.Err != nil && rec.Err.Stage == sessions.SaveBegin:
+			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", rec.Err.Err)
+		case rec.Err != nil && rec.Err.Stage == sessions.SaveSave:
+			out.warn = fmt.Sprintf("saving stopped: %v; the run went on unsaved", rec.Err.Err)
+		case rec.Err != nil:
+			out.warn = fmt.Sprintf("session %d was not finished in the database: %v", rec.ID, rec.Err.Err)
+		case rec.ID != 0:
+			out.saved = fmt.Sprintf("session %d", rec.ID)
+		}
+		return out
+	}
+}
+
+// analyse computes the robustness summary of s's report rep as run does
+// (robust.OptionsFor of its Spec, the stitched curve from its bars, PBO on
+// the GPU that computed the blocks when it can), as JSON.
+func analyse(ctx context.Context, s *engine.Study, rep *engine.Report) (json.RawMessage, error) {
+	opt, err := robust.OptionsFor(s.Spec) // checked when the study was built
+	if err != nil {
+		return nil, err
+	}
+	opt.Bars = &s.Dataset.Bars
+	if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == rep.Run(rep.BlocksOf).Backend {
+		opt.Device = dev
+	}
+	r, err := robust.Analyse(ctx, rep, opt)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(r.Summary())
+}
+
+// resumeWork computes what session id is missing (sessions.Store.Resume)
+// and returns the whole session's report.
+func resumeWork(st *sessions.Store, id int64, s *engine.Study) work {
+	return func(ctx context.Context, progress chan<- engine.Progress, _ func(engine.Precision, []engine.ComboResult) error) (out outcome) {
+		rep, lanes, err := st.Resume(ctx, id, s, sessions.ResumeOptions{Progress: progress})
+		out.rep, out.err = rep, err
+		if rep != nil {
+			out.saved = fmt.Sprintf("session %d", id)
+		}
+		var parts []string
+		for _, l := range lanes {
+			if l.Complete {
+				parts = append(parts, fmt.Sprintf("%s complete already", l.Precision))
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s: %s saved, %s computed now", l.Precision,
+				common.Thousands(l.Saved), common.Thousands(l.Computed)))
+		}
+		if len(parts) > 0 && err == nil {
+			out.info = "resumed " + out.saved + ": " + strings.Join(parts, "; ")
+		}
+		return out
+	}
+}
+
+// next is the re-armed command: it waits for the next event, then gathers
+// what else arrives until progressEvery has passed since the last update,
+// and returns the latest event of each lane (or the done message).
+func (r *runner) next() tea.Cmd {
+	return func() tea.Msg {
+		var lanes []engine.Progress
+		add := func(p engine.Progress) {
+			for i := range lanes {
+				if lanes[i].Precision == p.Precision {
+					lanes[i] = p
+					return
+				}
+			}
+			lanes = append(lanes, p)
+		}
+		finish := func(d doneMsg) tea.Msg {
+			for {
+				select {
+				case p := <-r.progress:
+					add(p)
+				default:
+					d.ps = lanes
+					return d
+				}
+			}
+		}
+		select {
+		case p := <-r.progress:
+			add(p)
+		case d := <-r.done:
+			return finish(d)
+		}
+		timer := time.NewTimer(max(time.Until(r.last.Add(progressEvery)), 0))
+		defer timer.Stop()
+		for {
+			select {
+			case p := <-r.progress:
+				add(p)
+			case d := <-r.done:
+				return finish(d)
+			case <-timer.C:
+				r.last = time.Now()
+				return ProgressMsg{r.gen, lanes}
+			}
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package setup
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/tui/common"
+	"sweepbench/tui/components/form"
+)
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// formSpecs lists the form's fields, prefilled from the flags.
+func (m *Model) formSpecs() []form.Spec {
+	f := m.flags
+	opts := func(vals ...string) []form.Option {
+		out := make([]form.Option, len(vals))
+		for i, v := range vals {
+			out[i] = form.Option{Value: v, Label: v}
+		}
+		return out
+	}
+	tfs := []form.Option{{Value: "", Label: "as loaded"}}
+	for _, tf := range data.Timeframes() {
+		tfs = append(tfs, form.Option{Value: tf, Label: tf})
+	}
+	bes := []form.Option{{Value: "auto", Label: "auto"}}
+	for _, b := range m.ctx.Registry.All() {
+		o := form.Option{Value: b.Name(), Label: b.Name()}
+		if err := b.Available(); err != nil {
+			o.Disabled = err.Error()
+		}
+		bes = append(bes, o)
+	}
+	leanOpts := []form.Option{{Value: "", Label: "from the path"}}
+	for _, a := range data.LEANAssets() {
+		leanOpts = append(leanOpts, form.Option{Value: a, Label: a})
+	}
+	// The objective: any metric of SPEC, sharpe first (the default).
+	objs := opts("sharpe")
+	for _, n := range engine.MetricNames {
+		if n != "sharpe" {
+			objs = append(objs, form.Option{Value: n, Label: n})
+		}
+	}
+	v := formValues(f)
+	return []form.Spec{
+		{Key: form.HMA, Label: "HMA range", Value: v[form.HMA]},
+		{Key: form.HMA3, Label: "HMA3 range", Value: v[form.HMA3]},
+		{Key: form.Fee, Label: "fee/side", Value: v[form.Fee]},
+		{Key: form.Mode, Label: "mode", Value: v[form.Mode], Options: opts("long-short", "long-only")},
+		{Key: form.Source, Label: "source", Value: v[form.Source], Options: opts("close", "hl2", "hlc3", "ohlc4")},
+		{Key: form.Timeframe, Label: "timeframe", Value: v[form.Timeframe], Options: tfs},
+		{Key: form.Head, Label: "head bars", Value: v[form.Head]},
+		{Key: form.Backend, Label: "backend", Value: v[form.Backend], Options: bes},
+		{Key: form.Precision, Label: "precision", Value: v[form.Precision], Options: opts("both", "fp64", "fp32")},
+		{Key: form.WMA, Label: "WMA (fp32)", Value: v[form.WMA], Options: opts("direct", "prefix")},
+		{Key: form.Borderline, Label: "borderline", Value: v[form.Borderline]},
+		{Key: form.BarsPerYear, Label: "bars/year", Value: v[form.BarsPerYear]},
+		{Key: form.TZ, Label: "time zone", Value: v[form.TZ], Free: true},
+		{Key: form.LEANAsset, Label: "LEAN asset", Value: v[form.LEANAsset], Options: leanOpts},
+		// The window of bars, robustness, the objective and its
+		// constraints: rows of their own under the sweep's.
+		{Key: form.From, Label: "from", Value: v[form.From], Free: true, Placeholder: "first bar", Group: 1},
+		{Key: form.To, Label: "to", Value: v[form.To], Free: true, Placeholder: "last bar", Group: 1},
+		{Key: form.Blocks, Label: "blocks", Value: v[form.Blocks], Group: 1},
+		{Key: form.WF, Label: "walk-forward", Value: v[form.WF], Free: true, Placeholder: "off", Group: 1},
+		{Key: form.Objective, Label: "objective", Value: v[form.Objective], Options: objs, Group: 1},
+		{Key: form.MinTrades, Label: "min trades", Value: v[form.MinTrades], Group: 1},
+		{Key: form.MaxDrawdown, Label: "max drawdown", Value: v[form.MaxDrawdown], Group: 1},
+	}
+}
+
+// formValues is spec as the form's field values (the inverse of spec()),
+// empty fields at engine.DefaultSpec's values.
+func formValues(s engine.Spec) map[string]string {
+	d := engine.DefaultSpec()
+	tol := s.Borderline
+	if tol == 0 {
+		tol = d.Borderline
+	}
+	return map[string]string{
+		form.HMA: orDefault(s.HMA, d.HMA), form.HMA3: orDefault(s.HMA3, d.HMA3), form.Fee: engine.FormatFloat(s.Fee),
+		form.Mode: orDefault(s.Mode, d.Mode), form.Source: orDefault(s.Source, d.Source),
+		form.Timeframe: s.Timeframe, form.Head: fmt.Sprint(s.Head),
+		form.Backend: orDefault(s.Backend, d.Backend), form.Precision: orDefault(s.Precision, d.Precision),
+		form.WMA: orDefault(s.WMA, d.WMA), form.Borderline: engine.FormatFloat(tol),
+		form.BarsPerYear: engine.FormatFloat(s.BarsPerYear), form.TZ: s.TZ, form.LEANAsset: s.LEANAsset,
+		form.From: s.From, form.To: s.To, form.Blocks: fmt.Sprint(s.Blocks), form.WF: s.WF,
+		form.Objective: orDefault(strings.ToLower(strings.TrimSpace(s.Objective)), "sharpe"),
+		form.MinTrades: fmt.Sprint(s.MinTrades), form.MaxDrawdown: engine.FormatFloat(s.MaxDrawdown),
+	}
+}
+
+// fromStudy makes the form describe the study on screen (an opened
+// or resumed session's, or the last run's), so that editing it and enter
+// run that study changed, not the form's earlier one: its Spec becomes the
+// form's values, and its dataset is loaded when the form has another.
+func (m *Model) fromStudy() tea.Cmd {
+	s := m.ctx.Study
+	if s == nil || s.Spec.Data == "" {
+		return nil
+	}
+	if m.editOf == m.ctx.Results && m.ctx.Results != nil {
+		// The form was filled from these results already and may hold
+		// edits since (esc went back to look at them): keep them.
+		return m.Validate()
+	}
+	m.editOf = m.ctx.Results
+	m.flags = s.Spec
+	m.form.SetValues(formValues(s.Spec))
+	if s.Spec.Data != m.rawSpec {
+		return m.load(s.Spec.Data)
+	}
+	return m.Validate()
+}
+
+// Validate rebuilds the study from the form and shows the engine's verdict
+// on it; a valid study gets a (debounced) time estimate.
+func (m *Model) Validate() tea.Cmd {
+	s, perField, general := m.Build()
+	var info, notes []string
+	var cmd tea.Cmd
+	if s != nil {
+		note := s.Note
+		m.ctx.Backend = s.Backend.Name()
+		m.ctx.Device = m.ctx.DeviceOf(s.Backend)
+		m.ctx.Note = note
+		info = append(info, fmt.Sprintf("grid %d x %d = %s x %s on %s bars",
+			s.Grid.HMA.Len(), s.Grid.HMA3.Len(), common.Plural(s.Grid.Len(), "combo"), common.Plural(len(s.Precisions), "precision"),
+			common.Thousands(s.Dataset.Bars.Len())))
+		key := fmt.Sprintf("%p|%v|%v|%v|%v|%v", s.Dataset, s.Grid, s.Params, s.Precisions, s.WMA, s.Backend.Name())
+		if key != m.lastEstKey {
+			m.lastEstKey = key
+			m.estGen++
+			m.estimate = "estimate: calibrating" + m.ctx.Theme.Ellipsis
+			if m.ctx.Deterministic {
+				m.estimate = "estimate: - (timings masked)"
+			}
+			gen := m.estGen
+			cmd = common.Tag(common.SetupScreen, tea.Tick(250*time.Millisecond, func(time.Time) tea.Msg { return estimateTickMsg{gen} }))
+		}
+		info = append(info, m.estimate)
+		// What auto picked, a fee that looks like a percentage, a lane on
+		// the fallback; why other backends cannot run is listed below.
+		notes = append(notes, common.NoteLines(note, m.ctx.Deterministic)...)
+	} else {
+		m.lastEstKey = ""
+	}
+	for _, b := range m.ctx.Registry.All() {
+		if err := b.Available(); err != nil {
+			notes = append(notes, fmt.Sprintf("%s unavailable: %v", b.Name(), err))
+		}
+	}
+	m.form.SetErrors(perField, general, info, notes)
+	// An error the form put on the status line goes once it is fixed (a
+	// bad --backend flag stays until a run: the form shows auto instead).
+	if m.formErr != "" && m.ctx.LastErr == m.formErr {
+		still := general != nil && m.form.Describe(general) == m.formErr
+		for _, e := range perField {
+			still = still || m.form.Describe(e) == m.formErr
+		}
+		if !still {
+			m.ctx.SetErr(nil)
+		}
+	}
+	return cmd
+}
+
+// Submit is the study the form describes, to run; when there is none, the
+// form marks its rows and the status line says the first error.
+func (m *Model) Submit() *engine.Study {
+	s, perField, general := m.Build()
+	if s != nil {
+		return s
+	}
+	m.form.SetErrors(perField, general, nil, nil)
+	err := general
+	for _, f := range []string{form.HMA, form.HMA3, form.Fee, form.Timeframe, form.Head, form.Backend, form.Borderline,
+		form.BarsPerYear, form.TZ, form.From, form.To, form.Blocks, form.WF, form.Objective, form.MinTrades, form.MaxDrawdown} {
+		if perField[f] != nil {
+			err = perField[f]
+			break
+		}
+	}
+	if err != nil {
+		m.ctx.SetErr(errors.New(m.form.Describe(err)))
+		m.formErr = m.ctx.LastErr // cleared once the form no longer has it
+	}
+	return nil
+}
+
+// estimated takes the engine's estimate of the form's study.
+func (m *Model) estimated(msg estimateMsg) {
+	switch {
+	case msg.err != nil:
+		m.estimate = "estimate: " + msg.err.Error()
+	case m.ctx.Deterministic:
+		m.estimate = "estimate: - (timings masked)"
+	default:
+		m.estimate = fmt.Sprintf("estimate ~%s on the CPU reference, %d cores (calibrated in %s)",
+			common.FormatDuration(msg.est.Total), msg.est.Workers, common.FormatDuration(msg.est.Calibrate))
+		if m.ctx.Backend != "reference" {
+			m.estimate = fmt.Sprintf("estimate at most ~%s (the CPU reference's time; %s should be faster)",
+				common.FormatDuration(msg.est.Total), m.ctx.Backend)
+		}
+	}
+}
