@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -97,17 +98,34 @@ func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) w
 		if save && st == nil && storeErr != nil {
 			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", storeErr)
 		}
-		var rec sessions.Recording
-		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, engine.StudyOptions{Progress: progress, Sink: sink}, sessions.RecordOptions{})
-		if out.rep != nil && out.rep.Blocks != nil && out.err == nil {
-			// The robustness statistics (--blocks, the form's blocks), as
-			// run computes them, on the GPU that computed the blocks when
-			// it can.
-			select {
-			case progress <- engine.Progress{Backend: s.Backend.Name(), Total: s.Grid.Len(), Phase: engine.PhaseRobustness}:
-			default:
+		// The robustness statistics (--blocks, the form's blocks), as run
+		// computes them: beside the rest of the study once the lane with
+		// the block statistics is done, on the GPU that computed them when
+		// it can (robust.AnalyseStudy).
+		var rob *robust.Robustness
+		var robErr error
+		opt := engine.StudyOptions{Progress: progress, Sink: sink}
+		if s.Blocks > 0 {
+			opt.AfterBlocks = func(r *engine.Report) {
+				select {
+				case progress <- engine.Progress{Backend: s.Backend.Name(), Total: s.Grid.Len(), Phase: engine.PhaseRobustness}:
+				default:
+				}
+				rob, robErr = robust.AnalyseStudy(ctx, s, r)
 			}
-			if js, err := analyse(ctx, s, out.rep); err != nil {
+		}
+		var rec sessions.Recording
+		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, opt, sessions.RecordOptions{})
+		if out.rep != nil && out.rep.Blocks != nil && out.err == nil {
+			var js []byte
+			err := robErr
+			if err == nil && rob == nil {
+				err = errors.New("internal error: the robustness statistics were not computed")
+			}
+			if err == nil {
+				js, err = json.Marshal(rob.Summary())
+			}
+			if err != nil {
 				out.warn = fmt.Sprintf("robustness: %v", err)
 			} else {
 				out.rep.Robustness = js
@@ -128,25 +146,6 @@ func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) w
 		}
 		return out
 	}
-}
-
-// analyse computes the robustness summary of s's report rep as run does
-// (robust.OptionsFor of its Spec, the stitched curve from its bars, PBO on
-// the GPU that computed the blocks when it can), as JSON.
-func analyse(ctx context.Context, s *engine.Study, rep *engine.Report) (json.RawMessage, error) {
-	opt, err := robust.OptionsFor(s.Spec) // checked when the study was built
-	if err != nil {
-		return nil, err
-	}
-	opt.Bars = &s.Dataset.Bars
-	if dev, ok := s.Backend.(robust.PBODevice); ok && s.Backend.Name() == rep.Run(rep.BlocksOf).Backend {
-		opt.Device = dev
-	}
-	r, err := robust.Analyse(ctx, rep, opt)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(r.Summary())
 }
 
 // resumeWork computes what session id is missing (sessions.Store.Resume)
