@@ -2,7 +2,6 @@ package reference
 
 import (
 	"math"
-	"sort"
 
 	"sweepbench/engine"
 )
@@ -75,6 +74,7 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 		trades, wins      int
 		tp                F // running product of the open trade, entry fee included
 		long, short, flat int
+		tb                int // the block of the last trade closed (closeTrade)
 	)
 	longOnly := p.Mode == engine.LongOnly
 	flat = first // bars 0..first-1 are held flat
@@ -110,7 +110,7 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 					wins++
 				}
 				if bs != nil {
-					closeTrade(bs, bc, i, won)
+					closeTrade(bs, bc, i, won, &tb)
 				}
 				if tr != nil {
 					t := &tr.Trades[len(tr.Trades)-1]
@@ -145,7 +145,7 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 				wins++
 			}
 			if bs != nil {
-				closeTrade(bs, bc, i, won)
+				closeTrade(bs, bc, i, won, &tb)
 			}
 			if tr != nil {
 				t := &tr.Trades[len(tr.Trades)-1]
@@ -172,15 +172,16 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 		neg2 += F(lo * lo)
 	}
 
-	if bs != nil {
-		blockSums(bs, bc, rs)
-	}
 	mf := F(n - 1)
 	mean := sum / mf
 	var ssd F
-	for _, v := range rs {
-		d := v - mean
-		ssd += F(d * d)
+	if bs != nil {
+		ssd = blockSums(bs, bc, rs, mean)
+	} else {
+		for _, v := range rs {
+			d := v - mean
+			ssd += F(d * d)
+		}
 	}
 	k := int(math.Floor(0.05 * float64(len(rs)-1)))
 	v, cs, cnt := tailSelect(rs, k, sc)
@@ -189,10 +190,13 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 }
 
 // closeTrade counts a trade closed at return index i (won or not) in its
-// block of combo c of bs.
-func closeTrade(bs *engine.BlockStats, c, i int, won bool) {
-	b := sort.SearchInts(bs.Bounds, i+1) - 1
-	k := c*bs.Blocks + min(max(b, 0), bs.Blocks-1)
+// block of combo c of bs. *b is the block of the previous trade closed
+// (trades close in bar order): it only moves forward.
+func closeTrade(bs *engine.BlockStats, c, i int, won bool, b *int) {
+	for *b < bs.Blocks-1 && bs.Bounds[*b+1] <= i {
+		*b++
+	}
+	k := c*bs.Blocks + *b
 	bs.Trades[k]++
 	if won {
 		bs.Wins[k]++
@@ -207,13 +211,19 @@ func closeTrade(bs *engine.BlockStats, c, i int, won bool) {
 // end (engine.LogGrowth): the CUDA kernel computes the same product and the
 // host the same log, so both give the same bits. Products are rounded one
 // by one (explicit conversions: no fused multiply-add).
-func blockSums[F Float](bs *engine.BlockStats, c int, rs []F) {
+//
+// It returns the sum of squared deviations from mean over rs in F, in bar
+// order, as backtest's own pass computes it: the one pass over rs serves
+// both (their sums are independent chains, which the core overlaps).
+func blockSums[F Float](bs *engine.BlockStats, c int, rs []F, mean F) (ssd F) {
 	var s3, s4 float64
 	for b := 0; b < bs.Blocks; b++ {
 		lo, hi := bs.Bounds[b], min(bs.Bounds[b+1], len(rs))
 		var sum, sq, down float64
 		prod, ex := 1.0, 0
 		for k := lo; k < hi; k++ {
+			d := rs[k] - mean
+			ssd += F(d * d)
 			v := float64(rs[k])
 			v2 := float64(v * v)
 			sum += v
@@ -233,7 +243,12 @@ func blockSums[F Float](bs *engine.BlockStats, c int, rs []F) {
 		bs.Bars[i] = int32(hi - lo)
 		bs.Sum[i], bs.SumSq[i], bs.SumDown[i], bs.SumLog[i] = sum, sq, down, engine.LogGrowth(prod, ex)
 	}
+	for k := bs.Bounds[bs.Blocks]; k < len(rs); k++ { // none: the last edge is len(rs)
+		d := rs[k] - mean
+		ssd += F(d * d)
+	}
 	bs.Sum3[c], bs.Sum4[c] = s3, s4
+	return ssd
 }
 
 // tailSelect returns the k-th smallest element of a (0-based, exact) and
