@@ -175,13 +175,12 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 	mf := F(n - 1)
 	mean := sum / mf
 	var ssd F
+	for _, v := range rs {
+		d := v - mean
+		ssd += F(d * d)
+	}
 	if bs != nil {
-		ssd = blockSums(bs, bc, rs, mean)
-	} else {
-		for _, v := range rs {
-			d := v - mean
-			ssd += F(d * d)
-		}
+		blockSums(bs, bc, rs)
 	}
 	k := int(math.Floor(0.05 * float64(len(rs)-1)))
 	v, cs, cnt := tailSelect(rs, k, sc)
@@ -210,27 +209,24 @@ func closeTrade(bs *engine.BlockStats, c, i int, won bool, b *int) {
 // 64 returns from the block's start (math.Frexp, exact), one log at the
 // end (engine.LogGrowth): the CUDA kernel computes the same product and the
 // host the same log, so both give the same bits. Products are rounded one
-// by one (explicit conversions: no fused multiply-add).
-//
-// It returns the sum of squared deviations from mean over rs in F, in bar
-// order, as backtest's own pass computes it: the one pass over rs serves
-// both (their sums are independent chains, which the core overlaps).
-func blockSums[F Float](bs *engine.BlockStats, c int, rs []F, mean F) (ssd F) {
+// by one (explicit conversions: no fused multiply-add). (Folding backtest's
+// pass of squared deviations into this loop was measured slower.)
+func blockSums[F Float](bs *engine.BlockStats, c int, rs []F) {
 	var s3, s4 float64
 	for b := 0; b < bs.Blocks; b++ {
 		lo, hi := bs.Bounds[b], min(bs.Bounds[b+1], len(rs))
 		var sum, sq, down float64
 		prod, ex := 1.0, 0
 		for k := lo; k < hi; k++ {
-			d := rs[k] - mean
-			ssd += F(d * d)
 			v := float64(rs[k])
 			v2 := float64(v * v)
 			sum += v
 			sq += v2
-			if v < 0 {
-				down += v2
-			}
+			// down += v2 when v < 0, without a branch (the sign of a
+			// return is a coin flip): v2 masked by v's sign bit. The same
+			// value: -0 adds +0, and rs holds no NaN (finite positive
+			// prices).
+			down += math.Float64frombits(math.Float64bits(v2) & -(math.Float64bits(v) >> 63))
 			s3 += float64(v2 * v)
 			s4 += float64(v2 * v2)
 			prod = float64(prod * (1 + v))
@@ -243,12 +239,7 @@ func blockSums[F Float](bs *engine.BlockStats, c int, rs []F, mean F) (ssd F) {
 		bs.Bars[i] = int32(hi - lo)
 		bs.Sum[i], bs.SumSq[i], bs.SumDown[i], bs.SumLog[i] = sum, sq, down, engine.LogGrowth(prod, ex)
 	}
-	for k := bs.Bounds[bs.Blocks]; k < len(rs); k++ { // none: the last edge is len(rs)
-		d := rs[k] - mean
-		ssd += F(d * d)
-	}
 	bs.Sum3[c], bs.Sum4[c] = s3, s4
-	return ssd
 }
 
 // tailSelect returns the k-th smallest element of a (0-based, exact) and

@@ -92,9 +92,8 @@ func TestBlockStats(t *testing.T) {
 }
 
 // TestBlocksLeaveMetricsAlone: emitting per-block statistics changes no
-// bit of a combo's metrics (the block pass also sums the squared
-// deviations: the same sum, in the same order, as the plain backtest's own
-// pass), in fp64 and fp32, long-short and long-only, with 16 and 3 blocks.
+// bit of a combo's metrics, in fp64 and fp32, long-short and long-only,
+// with 16 and 3 blocks.
 func TestBlocksLeaveMetricsAlone(t *testing.T) {
 	rng := datatest.Rand(t)
 	bars := datatest.RandomWalk(rng, 6000, 100, 0.003)
