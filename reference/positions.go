@@ -17,9 +17,9 @@ func Positions[F engine.Float](h, h3 []F, first int, mode engine.Mode, prev int8
 		low = 0
 	}
 	h, h3 = h[:len(pos)], h3[:len(pos)]
-	// Two independent selects, not an if-else chain: the comparisons of
-	// noisy series are unpredictable, and selects compile to conditional
-	// moves. A NaN on either side keeps the state, as "equal" does.
+	// Two independent selects, not an if-else chain (Go 1.26 compiles
+	// them to short branches, which predict well away from crossings). A
+	// NaN on either side keeps the state, as "equal" does.
 	for i := first; i < len(pos); i++ {
 		a, b := h3[i], h[i]
 		cur := prev
