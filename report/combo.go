@@ -21,7 +21,7 @@ const DefaultWindow = 40
 
 // MaxTradeMarks is the most trades the equity chart marks (the largest by
 // |return| when a combo has more).
-const MaxTradeMarks = 300
+const MaxTradeMarks = 100
 
 // MaxCurvePoints is the most points a curve of the equity chart draws: a
 // longer series is reduced to the first, least, largest and last value
@@ -131,6 +131,7 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 	ymin, ymax := rangeOf(d64.Close[lo:hi+1], d64.H[lo:hi+1], d64.H3[lo:hi+1])
 	top.Add(vline(float64(f.Bar), ymin, ymax, solid(colMark, 0.6)))
 	top.X.Min, top.X.Max = float64(lo), float64(hi)
+	roomForLegend(top, 5, false)
 
 	bottom := newPlot()
 	bottom.X.Label.Text = "bar"
@@ -147,7 +148,7 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 	add(bottom, "fp32", pos(d32.Pos), dashed(colFP32))
 	bottom.Add(vline(float64(f.Bar), -1.2, 1.2, solid(colMark, 0.6)))
 	bottom.X.Min, bottom.X.Max = float64(lo), float64(hi)
-	bottom.Y.Min, bottom.Y.Max = -1.2, 1.2
+	bottom.Y.Min, bottom.Y.Max = -1.2, 1.6
 	bottom.Y.Tick.Marker = plot.ConstantTicks{{Value: -1, Label: "short"}, {Value: 0, Label: "flat"}, {Value: 1, Label: "long"}}
 	kind := "borderline (explained by rounding)"
 	if !f.Borderline {
@@ -294,7 +295,7 @@ func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
 			continue
 		}
 		sc, _ := plotter.NewScatter(xy)
-		sc.GlyphStyle = draw.GlyphStyle{Color: []colorT{colGood, colBad}[i], Radius: vg.Points(2.2), Shape: []draw.GlyphDrawer{draw.TriangleGlyph{}, draw.CrossGlyph{}}[i]}
+		sc.GlyphStyle = draw.GlyphStyle{Color: []colorT{colGood, colBad}[i], Radius: vg.Points(2.6), Shape: []draw.GlyphDrawer{draw.TriangleGlyph{}, draw.CrossGlyph{}}[i]}
 		top.Add(sc)
 		top.Legend.Add([]string{"long entry", "short entry"}[i], sc)
 	}
@@ -321,6 +322,8 @@ func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
 	for _, pl := range []*plot.Plot{top, bottom} {
 		pl.X.Min, pl.X.Max = t[0], t[n-1]
 	}
+	roomForLegend(top, 5, false)
+	roomForLegend(bottom, 2, true)
 	caption := fmt.Sprintf("Session %d, hma %d x hma3 %d recomputed on its dataset: equity (growth of 1, fees included) in fp64 (solid) and fp32 (dashed) beside buying and holding; its %d trades' entries marked",
 		s.ID, c.HMA, c.HMA3, len(ref.Trades))
 	if marked < len(ref.Trades) {

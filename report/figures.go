@@ -234,10 +234,10 @@ func (s *Source) greyConstrained(h *heat) {
 func (s *Source) marks() []mark {
 	var ms []mark
 	if c, ok := s.Selected(); ok {
-		ms = append(ms, mark{"selected", c.Combo, crossGlyph})
+		ms = append(ms, mark{label: "selected", sign: "x", combo: c.Combo, glyph: crossGlyph})
 	}
 	if sm := s.Robust; sm != nil && sm.PlateauK > 0 {
-		ms = append(ms, mark{"plateau best", engine.Combo{HMA: sm.PlateauBest.HMA, HMA3: sm.PlateauBest.HMA3}, ringGlyph})
+		ms = append(ms, mark{label: "plateau best", sign: "o", combo: engine.Combo{HMA: sm.PlateauBest.HMA, HMA3: sm.PlateauBest.HMA3}, glyph: ringGlyph})
 	}
 	return ms
 }

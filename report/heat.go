@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -82,6 +83,7 @@ func (rs rects) DataRange() (xmin, xmax, ymin, ymax float64) {
 // mark is a combo marked on a heatmap.
 type mark struct {
 	label string
+	sign  string // the glyph in words, for the title
 	combo engine.Combo
 	glyph draw.GlyphDrawer
 }
@@ -112,17 +114,22 @@ func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks [
 	x0, _, y0, _ := h.span(0, 0)
 	_, x1, _, y1 := h.span(h.rows-1, h.cols-1)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = x0, x1, y0, y1
+	var notes []string
 	for _, m := range marks {
 		sc, err := plotter.NewScatter(plotter.XYs{{X: float64(m.combo.HMA3), Y: float64(m.combo.HMA)}})
 		if err != nil {
 			continue
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: colMark, Radius: vg.Points(5), Shape: m.glyph}
+		sc.GlyphStyle = draw.GlyphStyle{Color: colMark, Radius: vg.Points(6), Shape: m.glyph}
 		p.Add(sc)
-		p.Legend.Add(fmt.Sprintf("%s: hma %d, hma3 %d", m.label, m.combo.HMA, m.combo.HMA3), sc)
+		notes = append(notes, fmt.Sprintf("%s %s: hma %d, hma3 %d", m.sign, m.label, m.combo.HMA, m.combo.HMA3))
 	}
 	if h.grey != nil {
-		p.Legend.Add("grey: constrained out", rects{{fill: greyOut}})
+		notes = append(notes, "grey: constrained out")
+	}
+	if len(notes) > 0 {
+		// Under the title: a legend would cover cells.
+		p.Title.Text += "\n" + strings.Join(notes, "; ")
 	}
 	return p
 }

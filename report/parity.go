@@ -95,7 +95,7 @@ func (s *Source) flipMarginFigure() (*Figure, error) {
 	pl.Title.Text = "Flip margins |h3-h|/close"
 	pl.X.Label.Text = "margin |h3-h|/close at the flip (fraction, log scale)"
 	pl.Y.Label.Text = "flips"
-	pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, logTicks{}
 	h := &plotter.Histogram{Bins: bins, FillColor: colFP64, LineStyle: solid(missing, 0.5)}
 	pl.Add(h)
 	top := 0.0
@@ -107,6 +107,7 @@ func (s *Source) flipMarginFigure() (*Figure, error) {
 	pl.Legend.Add(fmt.Sprintf("flips listed (%d of %d)", len(p.Flips), p.FlipCount), h)
 	pl.Legend.Add(fmt.Sprintf("borderline tolerance %g", tol), tl)
 	pl.X.Min, pl.X.Max = bins[0].Min, bins[len(bins)-1].Max
+	roomForLegend(pl, 2, false)
 	caption := fmt.Sprintf("Session %d: the margin of each flip the parity report lists (the worst %d of %d, non-borderline first); left of the dashed line a flip is borderline, explained by rounding. %d non-borderline in all.",
 		s.ID, len(p.Flips), p.FlipCount, p.NonBorderlineFlips)
 	if skipped > 0 {
@@ -147,7 +148,7 @@ func (s *Source) indicatorErrorFigure() (*Figure, error) {
 	pl.Title.Text = "Indicator max relative error, fp32 vs fp64"
 	pl.X.Label.Text = "length (bars)"
 	pl.Y.Label.Text = "max |x32-x64|/|x64| (log scale)"
-	pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	for i, name := range []string{"h", "h3"} {
 		xy := series[name]

@@ -58,6 +58,7 @@ func newPlot() *plot.Plot {
 	p.Y.Tick.Label.Font.Size = 8
 	p.Legend.TextStyle.Font.Size = 8
 	p.Legend.Top = true
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	return p
 }
 

@@ -55,6 +55,7 @@ func (s *Source) logitFigure() (*Figure, error) {
 	pl.Legend.Add("splits", hist)
 	pl.Legend.Add("0: the median out of sample", zero)
 	pl.X.Min, pl.X.Max = h.Edges[0], h.Edges[len(h.Edges)-1]
+	roomForLegend(pl, 2, false)
 	caption := fmt.Sprintf("Session %d, %d blocks, objective %s: for each of the %d CSCV splits, where the combo best in sample ranks out of sample (logit > 0: in the better half). PBO, the share at or below 0, is %.3f: %s.",
 		s.ID, sm.Blocks, sm.Objective, sm.Splits, *sm.PBO, sm.PBOVerdict)
 	return newFigure("pbo-logits", pl.Title.Text, caption, panel{pl, 1}), nil
@@ -103,6 +104,7 @@ func (s *Source) isOOSFigure() (*Figure, error) {
 		r2 = *sm.R2
 	}
 	pl.Legend.Add(fmt.Sprintf("OOS = %.3g %+.3g IS (R^2 %.3f)", *sm.Intercept, *sm.Slope, r2), line)
+	roomForLegend(pl, 2, false)
 	caption := fmt.Sprintf("Session %d: per CSCV split, the objective of the combo chosen in sample (x) and its value out of sample (y), with the least-squares degradation line over all %d splits; a negative slope means the better in sample, the worse out of sample.",
 		s.ID, sm.Splits)
 	if sm.ProbOOSLoss != nil {
@@ -142,6 +144,7 @@ func (s *Source) wfEquityFigure() (*Figure, error) {
 	pl.Legend.Add(fmt.Sprintf("stitched, %d folds: %+.2f%%", len(sm.WF.Folds), 100*sm.WF.TotalReturn), l)
 	pl.Add(hline(1, xy[0].X, xy[len(xy)-1].X, dashed(colOther)))
 	pl.X.Min, pl.X.Max = xy[0].X, xy[len(xy)-1].X
+	roomForLegend(pl, 1, false)
 	caption := fmt.Sprintf("Session %d: each fold's combo, chosen in sample by %s, over its out-of-sample block, the blocks joined end to end (%d folds; return %+.2f%%, Sharpe %.2f).",
 		s.ID, sm.Objective, len(sm.WF.Folds), 100*sm.WF.TotalReturn, sm.WF.Sharpe)
 	return newFigure("wf-equity", pl.Title.Text, caption, panel{pl, 1}), nil
@@ -171,7 +174,7 @@ func BenchFigure(rows []engine.RungResult) (*Figure, error) {
 	pl.Title.Text = "Bench ladder: combos per second"
 	pl.Y.Label.Text = "combos/s (log scale)"
 	lo, hi := rangeOf(vals)
-	pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	pl.Y.Min, pl.Y.Max = math.Pow(10, math.Floor(math.Log10(lo))), math.Pow(10, math.Ceil(math.Log10(hi)))
 	// Bars from the axis' bottom (a log axis has no 0).
 	bars := make(rects, len(vals))
