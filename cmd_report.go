@@ -157,7 +157,7 @@ func newSessionsPlotCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plot ID --figure NAME",
 		Short: "Write one figure of a saved session as SVG or PNG",
-		Long: "plot draws one figure of a saved session (the HTML report of `sessions report`\nholds them all). Figures:\n\n" + strings.Join(names, "\n"),
+		Long:  "plot draws one figure of a saved session (the HTML report of `sessions report`\nholds them all). Figures:\n\n" + strings.Join(names, "\n"),
 		Example: `  sweepbench sessions plot 3 --figure heatmap --metric sharpe --of diff --out sharpe-diff.svg
   sweepbench sessions plot 3 --figure crossover --flip 2 --format png --out flip2.png
   sweepbench sessions plot 3 --figure equity --combo 180:240 --out equity.png`,
@@ -223,4 +223,3 @@ func newSessionsPlotCmd() *cobra.Command {
 	f.IntVar(&cells, "cells", report.DefaultCells, "heatmap cells along each axis at most")
 	return cmd
 }
-
