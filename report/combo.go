@@ -32,12 +32,12 @@ const MaxCurvePoints = 2000
 // (engine.InspectCombo on the dataset loaded again); a precision the
 // session did not run is nil.
 func (s *Source) inspect(ctx context.Context, fig string, c engine.Combo) (st *engine.Study, d64, d32 *engine.ComboDetail, err error) {
+	if !inGrid(s.Report.Grid, c) {
+		return nil, nil, nil, s.unavailable(fig, "has no combo hma %d, hma3 %d: its grid is hma %s x hma3 %s", c.HMA, c.HMA3, s.Report.Grid.HMA, s.Report.Grid.HMA3)
+	}
 	st, err = s.Study(ctx)
 	if err != nil {
 		return nil, nil, nil, &UnavailableError{Figure: fig, ID: s.ID, Why: "cannot be recomputed: " + err.Error()}
-	}
-	if !inGrid(s.Report.Grid, c) {
-		return nil, nil, nil, s.unavailable(fig, "has no combo hma %d, hma3 %d: its grid is hma %s x hma3 %s", c.HMA, c.HMA3, s.Report.Grid.HMA, s.Report.Grid.HMA3)
 	}
 	for _, p := range st.Precisions {
 		d, err := engine.InspectCombo(ctx, &st.Dataset.Bars, c, st.Params, p, st.WMA)
