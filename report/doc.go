@@ -13,7 +13,8 @@
 // session's dataset loaded again (sessions.Rebuild: refused when its bars
 // changed), the robustness figures from the saved engine/robust Summary.
 // It imports engine, engine/robust and sessions; never tui (a terminal
-// front end) nor a backend.
+// front end) nor a backend (its tests import tui's heatmap scale only to
+// check that both colour a cell alike, and reference to save a session).
 //
 // Figures are drawn with gonum.org/v1/plot (v0.17.0): the plotting
 // module of gonum, whose numerics the engine already uses (stat, combin);

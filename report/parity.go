@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -178,9 +180,5 @@ func (s *Source) indicatorErrorFigure() (*Figure, error) {
 }
 
 func sortXY(xy plotter.XYs) {
-	for i := 1; i < len(xy); i++ {
-		for j := i; j > 0 && xy[j].X < xy[j-1].X; j-- {
-			xy[j], xy[j-1] = xy[j-1], xy[j]
-		}
-	}
+	slices.SortFunc(xy, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
 }
