@@ -133,6 +133,7 @@ or ID:fp32.`,
 	}
 	cmd.AddCommand(newSessionsLsCmd(), newSessionsShowCmd(), newSessionsDiffCmd(), newSessionsExportCmd(),
 		newSessionsRmCmd(), newSessionsResumeCmd())
+	cmd.AddCommand(newSessionsReportCmds()...)
 	return cmd
 }
 
