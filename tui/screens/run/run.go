@@ -228,7 +228,7 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 	done := 0
 	if rep != nil {
 		for _, r := range rep.Runs {
-			done += len(r.Results)
+			done += r.Count()
 		}
 	}
 	if rep == nil || done == 0 {
@@ -241,7 +241,7 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 		}
 		return m.host.Do(common.FormMsg{})
 	}
-	return m.host.Do(common.ReportMsg{Report: rep, Asked: m.ctx.Study.Precisions, Err: err})
+	return m.host.Do(common.ReportMsg{Report: rep, Asked: m.ctx.Study.Precisions, Err: err, Session: d.id})
 }
 
 // Stop cancels a running study (its goroutine ends on its own).
