@@ -56,6 +56,8 @@ type Context struct {
 	// filter set or cleared), so a pane can reuse what it computed from
 	// Keep while it is the same.
 	KeepGen int
+	// Filter is the metrics table's filter in force, "" when none.
+	Filter string
 
 	// Status line.
 	Backend, Device string

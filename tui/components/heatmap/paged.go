@@ -135,7 +135,7 @@ func (m *Model) windowNote() string {
 	hs := m.summaryMap()
 	switch {
 	case m.overview:
-		if m.ctx.KeepGen > 0 && m.ctx.Keep != nil {
+		if m.ctx.Filter != "" {
 			return "the filter greys combos in the detail view, not the summary's blocks"
 		}
 		return ""

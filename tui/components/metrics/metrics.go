@@ -89,6 +89,7 @@ func New(ctx *common.Context) *Model {
 func (m *Model) ClearFilter() {
 	m.filter, m.filterSrc, m.err, m.bad = nil, "", nil, ""
 	m.ctx.KeepGen++
+	m.ctx.Filter = ""
 	m.input.SetValue("")
 }
 
@@ -164,6 +165,7 @@ func (m *Model) Title() string {
 	full += sortBy
 	if r.Paged() && m.pg.note != "" {
 		full += "; " + m.pg.note
+		short += "; " + m.pg.short
 	}
 	if m.w > 0 && len(full) > m.w-2 {
 		return short
@@ -575,6 +577,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			}
 			m.filter, m.filterSrc, m.err, m.bad = f, src, nil, ""
 			m.ctx.KeepGen++
+			m.ctx.Filter = src
 			m.refresh()
 			return m.selectCursor()
 		}

@@ -57,6 +57,7 @@ type paged struct {
 	asked   *query // the query being read, nil when none
 	pending bool   // a query is to be asked (Fetch)
 	note    string // what the rows are, for the title
+	short   string // the same in a few words, for a narrow title
 	err     error  // the last page's error
 }
 
@@ -82,6 +83,10 @@ func (m *Model) refreshPaged() {
 	switch rows, note, ok := m.summaryRows(q); {
 	case ok:
 		m.rows, m.pg.shown, m.pg.note, m.pg.err = rows, q, note, nil
+		m.pg.short = "summary"
+		if q.sortState == 0 {
+			m.pg.short = "kept best"
+		}
 	case q.pagers && q == m.pg.shown:
 		// The page read for this query: its order, refiltered.
 		rows := m.rows[:0:0]
@@ -97,6 +102,7 @@ func (m *Model) refreshPaged() {
 		}
 		m.pg.pending = m.pg.asked == nil || *m.pg.asked != q
 		m.pg.note = "reading the saved run" + m.ctx.Theme.Ellipsis
+		m.pg.short = "reading" + m.ctx.Theme.Ellipsis
 	default:
 		// No pager: sort and filter what is held.
 		m.rows = nil
@@ -108,6 +114,7 @@ func (m *Model) refreshPaged() {
 		m.sortHeld()
 		m.pg.shown, m.pg.err = q, nil
 		m.pg.note = fmt.Sprintf("the %s kept; %s", common.Plural(len(r.Indexes()), "combo"), r.PagerWhy)
+		m.pg.short = "kept only: " + r.PagerWhy
 	}
 }
 
@@ -218,7 +225,8 @@ func (m *Model) page(msg pageMsg) {
 	m.pg.shown = msg.q
 	if msg.err != nil {
 		m.pg.err = msg.err
-		m.pg.note = "the saved run could not be read"
+		m.pg.note = "the saved run could not be read: " + msg.err.Error()
+		m.pg.short = "not read"
 		m.rows = nil
 	} else {
 		for p, rs := range msg.rs {
@@ -230,6 +238,7 @@ func (m *Model) page(msg pageMsg) {
 			what = "worst"
 		}
 		m.pg.note = fmt.Sprintf("the %s %s of the saved run", what, common.Thousands(len(msg.rows)))
+		m.pg.short = "saved run"
 		if msg.q.filter != "" {
 			m.pg.note += " the filter keeps"
 		}

@@ -71,6 +71,9 @@ func (m *Model) show(rep *engine.Report, asked []engine.Precision, err error, se
 	if o := m.ctx.Results.Objective; o != (engine.Objective{}) {
 		m.ctx.Metric = o.Name()
 	}
+	if common.IsParityColumn(m.ctx.Metric) && !m.ctx.Results.HasParityRows() {
+		m.ctx.Metric = m.ctx.Results.Objective.Name() // paged results have no parity column
+	}
 	m.metrics.Reload()
 	m.parity.Reload()
 	m.robust.Reload()
