@@ -222,6 +222,9 @@ func (m *Model) finish(d doneMsg) tea.Cmd {
 }
 
 func (m *Model) finishRun(d doneMsg) tea.Cmd {
+	if m.run != nil {
+		m.run.stream = nil // the results so far: the report replaces them (and their memory goes)
+	}
 	m.run = nil
 	rep, err := d.rep, d.err
 	m.ctx.Warn, m.ctx.Saved, m.ctx.Info = d.warn, d.saved, d.info
