@@ -67,6 +67,11 @@ func sameValues(t *testing.T, what string, paged, full *common.Results, idx []in
 // the selected combo's values.
 func TestPagedMatchesFull(t *testing.T) {
 	pagedAbove(t, 100)
+	// Pages of 60 rows: a page read holds a quarter of the grid, so the
+	// lists after it must read what they show.
+	oldRows := common.PageRows
+	common.PageRows = 60
+	t.Cleanup(func() { common.PageRows = oldRows })
 	st := tempStore(t)
 	cfg := storeConfig(pagedFlags("10:40:2", "12:42:2"), st)
 	p := newStoreDriver(t, cfg, 160, 50)
@@ -103,7 +108,7 @@ func TestPagedMatchesFull(t *testing.T) {
 		p.key(keys...)
 		f.key(keys...)
 	}
-	check := func(what string, n int) {
+	check := func(t *testing.T, what string, n int) {
 		t.Helper()
 		a, b := listed(p), listed(f)
 		if len(a) < min(n, len(b)) || len(a) == 0 {
@@ -121,28 +126,38 @@ func TestPagedMatchesFull(t *testing.T) {
 		if !strings.Contains(p.m.results.Metrics().Title(), "summary") {
 			t.Fatalf("the paged title does not say the list is the summary's: %q", p.m.results.Metrics().Title())
 		}
-		check("sharpe best first", engine.DefaultKeep)
+		check(t, "sharpe best first", engine.DefaultKeep)
 		both("s") // worst first: not in the summary, read from the store
 		if !strings.Contains(p.m.results.Metrics().Title(), "saved run") {
 			t.Fatalf("the paged title does not say the list was read: %q", p.m.results.Metrics().Title())
 		}
-		check("sharpe worst first", 256)
-		both("m", "s") // the next metric, best first
-		check(p.m.ctx.Metric+" best first", engine.DefaultKeep)
-		both("M")
+		check(t, "sharpe worst first", common.PageRows)
+		for range 3 {
+			// The next metrics, best first: their summaries' top lists,
+			// the fp32 side read for them.
+			both("m", "s")
+			check(t, p.m.ctx.Metric+" best first", engine.DefaultKeep)
+		}
+		both("p", "s") // fp32 best first: the fp32 summary's list, the fp64 side read
+		check(t, p.m.ctx.Metric+" fp32 best first", engine.DefaultKeep)
+		both("p", "M", "M", "M")
+		if p.m.ctx.Metric != "sharpe" || p.m.ctx.Prec != engine.FP64 {
+			t.Fatalf("metric %s %s", p.m.ctx.Metric, p.m.ctx.Prec)
+		}
 	})
 	t.Run("filter", func(t *testing.T) {
-		both("/", "total_trades>=60 hma<=30", "enter")
-		check("filter, sorted", 256)
-		both("s", "s") // grid order, the filter on
-		if p.m.results.Metrics().Title() == "" || len(listed(f)) == 0 || len(listed(f)) == 256 {
-			t.Fatalf("the filter should keep some combos, not all: %d", len(listed(f)))
+		both("s") // sharpe fp64 best first
+		both("/", "total_trades>=60 hma<=14", "enter")
+		check(t, "filter, sorted", common.PageRows)
+		both("s", "s") // worst first, then grid order, the filter on
+		if n := len(listed(f)); n == 0 || n > common.PageRows {
+			t.Fatalf("the filter should keep some combos, at most a page: %d", n)
 		}
-		check("filter, grid order", 256)
+		check(t, "filter, grid order", 256)
 		// Every combo the filter keeps is listed, and only those.
 		for _, i := range listed(p) {
 			c := pr.Combo(i, engine.FP64)
-			if c == nil || c.TotalTrades < 60 || c.HMA > 30 {
+			if c == nil || c.TotalTrades < 60 || c.HMA > 14 {
 				t.Fatalf("combo %d listed by the filter: %+v", i, c)
 			}
 		}
@@ -169,13 +184,18 @@ func TestPagedMatchesFull(t *testing.T) {
 		both("z")
 	})
 	t.Run("detail", func(t *testing.T) {
-		// A combo the study did not keep: read for the selection.
+		// A combo the results do not hold: read for the selection.
 		g := pr.Grid
 		var idx int
-		for idx = range g.Len() {
-			if pr.R64.Lookup(idx) == nil && pr.R32.Lookup(idx) == nil {
+		idx = -1
+		for i := range g.Len() {
+			if !pr.Held(i, engine.FP64) && !pr.Held(i, engine.FP32) {
+				idx = i
 				break
 			}
+		}
+		if idx < 0 {
+			t.Fatal("every combo is held: nothing to read for a selection")
 		}
 		sel := common.SelectMsg{Index: idx}
 		p.send(sel)

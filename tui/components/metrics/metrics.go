@@ -548,8 +548,12 @@ func (m *Model) Sync() {
 
 // Update handles the keys of the focused pane.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
-	if pm, ok := msg.(pageMsg); ok {
-		m.page(pm)
+	switch msg := msg.(type) {
+	case pageMsg:
+		m.page(msg)
+		return nil
+	case otherMsg:
+		m.otherTook(msg)
 		return nil
 	}
 	km, ok := msg.(tea.KeyMsg)

@@ -58,7 +58,18 @@ type paged struct {
 	pending bool   // a query is to be asked (Fetch)
 	note    string // what the rows are, for the title
 	short   string // the same in a few words, for a narrow title
-	err     error  // the last page's error
+	// other is the combos of a summary's list whose results in the other
+	// precision are to be read (the side-by-side columns), in other.p.
+	other *otherRead
+	err   error // the last page's error
+}
+
+// otherRead is a read of the other precision's results of a list's
+// combos.
+type otherRead struct {
+	q    query
+	p    engine.Precision
+	rows []int
 }
 
 func (m *Model) query() query {
@@ -78,10 +89,18 @@ func (q query) minimise() bool {
 // Fetch asks for the new one.
 func (m *Model) refreshPaged() {
 	r := m.ctx.Results
+	if m.filterSrc != "" && m.sortState != 0 && m.sortP != m.Prec() {
+		// A pass over one run both filters and ranks: the sort follows
+		// the filter's precision (the title says so).
+		m.sortP = m.Prec()
+	}
 	q := m.query()
 	m.pg.pending = false
 	switch rows, note, ok := m.summaryRows(q); {
 	case ok:
+		if q != m.pg.shown {
+			m.pg.other = m.otherToRead(q, rows)
+		}
 		m.rows, m.pg.shown, m.pg.note, m.pg.err = rows, q, note, nil
 		m.pg.short = "summary"
 		if q.sortState == 0 {
@@ -149,7 +168,38 @@ func (m *Model) summaryRows(q query) ([]int, string, bool) {
 	for k := range list {
 		rows[k] = list[k].Index
 	}
+	r.Hold(q.sortP, list) // the list's results: the table reads them
 	return rows, fmt.Sprintf("top %s of the run's summary", common.Thousands(len(rows))), true
+}
+
+// otherToRead is the read of the other precision's results of rows (a
+// summary's list in q.sortP) that the results do not hold, nil when
+// there is none to read (no pager, or every one held).
+func (m *Model) otherToRead(q query, rows []int) *otherRead {
+	r := q.r
+	if q.sortState == 0 {
+		return nil // the kept combos: both runs keep them
+	}
+	p := engine.FP64
+	if q.sortP == engine.FP64 {
+		p = engine.FP32
+	}
+	if r.Run(p) == nil || r.Pager(p) == nil {
+		return nil
+	}
+	for _, i := range rows {
+		if !r.Held(i, p) {
+			return &otherRead{q: q, p: p, rows: rows}
+		}
+	}
+	return nil
+}
+
+// otherMsg is the other precision's results of a summary's list.
+type otherMsg struct {
+	o   *otherRead
+	rs  []engine.ComboResult
+	err error
 }
 
 // sortHeld sorts the held rows as the full table sorts its rows.
@@ -164,7 +214,18 @@ func (m *Model) sortHeld() {
 // pagers, nil when it needs none. Its answer is tagged by the caller.
 func (m *Model) Fetch() tea.Cmd {
 	r := m.ctx.Results
-	if r == nil || !r.Paged() || !m.pg.pending {
+	if r == nil || !r.Paged() {
+		return nil
+	}
+	if o := m.pg.other; o != nil && !m.pg.pending {
+		m.pg.other = nil
+		pg := r.Pager(o.p)
+		return common.Guard(func() tea.Msg {
+			rs, err := pg.Combos(context.Background(), o.rows)
+			return otherMsg{o: o, rs: rs, err: err}
+		}, func(err error) tea.Msg { return otherMsg{o: o, err: err} })
+	}
+	if !m.pg.pending {
 		return nil
 	}
 	m.pg.pending = false
@@ -214,6 +275,20 @@ func (m *Model) Fetch() tea.Cmd {
 		}
 		return out
 	}, func(err error) tea.Msg { return pageMsg{q: q, err: err} })
+}
+
+// otherTook takes the other precision's results of a summary's list.
+func (m *Model) otherTook(msg otherMsg) {
+	if msg.o.q != m.pg.shown || msg.o.q.r != m.ctx.Results {
+		return
+	}
+	if msg.err != nil {
+		m.pg.err, m.pg.note = msg.err, "the saved run could not be read: "+msg.err.Error()
+		return
+	}
+	m.ctx.Results.Hold(msg.o.p, msg.rs)
+	m.fmtsOf = nil
+	m.build()
 }
 
 // page takes a page read: the results hold it, the table lists it.
