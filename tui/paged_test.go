@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"math"
 	"regexp"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
+	"sweepbench/sessions"
 	"sweepbench/tui/common"
 )
 
@@ -326,4 +328,52 @@ func TestPagedBlocks(t *testing.T) {
 			t.Fatalf("the heatmap does not say it shows blocks:\n%s", hm)
 		}
 	})
+}
+
+// brokenPager fails every read, as a session damaged after it was opened.
+type brokenPager struct{ common.Pager }
+
+var errBroken = errors.New("session 1, run fp64: batch 0 (4 combos): it changed since the run was opened and verified")
+
+func (brokenPager) Combos(context.Context, []int) ([]engine.ComboResult, error) { return nil, errBroken }
+func (brokenPager) Window(context.Context, int, int, int, int) ([]engine.ComboResult, error) {
+	return nil, errBroken
+}
+func (brokenPager) Top(context.Context, sessions.TopQuery) ([]engine.ComboResult, error) {
+	return nil, errBroken
+}
+
+// TestPagedReadErrors: a page, a window or a combo that cannot be read
+// says why (the status line, the table's title, the heatmap's legend),
+// shows no value it does not have, and is not asked for again and again
+// (the driver runs every command to its end: a loop would not return).
+func TestPagedReadErrors(t *testing.T) {
+	pagedAbove(t, 100)
+	st := tempStore(t)
+	f := pagedFlags("10:309:1", "12:14:2")
+	f.Head = 1500
+	d := newStoreDriver(t, storeConfig(f, st), 160, 50)
+	d.key("enter")
+	r := d.m.ctx.Results
+	if r == nil || r.Pager(engine.FP64) == nil {
+		t.Fatalf("not paged: err %q", d.m.ctx.LastErr)
+	}
+	r.SetPagers(map[engine.Precision]common.Pager{engine.FP64: brokenPager{r.Pager(engine.FP64)}, engine.FP32: brokenPager{r.Pager(engine.FP32)}})
+	d.key("s", "s") // worst first: a page to read
+	if title := d.m.results.Metrics().Title(); !strings.Contains(title, "not read") && !strings.Contains(title, "could not be read") {
+		t.Fatalf("the table's title does not say the page was not read: %q", title)
+	}
+	if n := len(listed(d)); n != 0 {
+		t.Fatalf("%d rows listed from a page not read", n)
+	}
+	d.key("tab", "tab") // the heatmap
+	for range 40 {
+		d.key("down") // out of the window read at first: a window to read, combos to read
+	}
+	if !strings.Contains(d.m.ctx.LastErr, "changed since the run was opened") {
+		t.Fatalf("the status line does not say why: %q", d.m.ctx.LastErr)
+	}
+	if hm := strings.Join(strings.Fields(d.m.results.Heatmap().View()), " "); !strings.Contains(hm, "the window could not be read") {
+		t.Fatalf("the heatmap does not say its window was not read:\n%s", hm)
+	}
 }

@@ -192,6 +192,12 @@ func (r *Results) Pick(p engine.Precision, want []int, rs []engine.ComboResult) 
 // pager read needed).
 func (r *Results) Held(idx int, p engine.Precision) bool { return r.Combo(idx, p) != nil }
 
+// Known reports whether combo idx's result in precision p is held, or a
+// pager said the run does not hold it: nothing to read either way.
+func (r *Results) Known(idx int, p engine.Precision) bool {
+	return r.Held(idx, p) || r.absent[precSlot(p)][idx]
+}
+
 // NewResults indexes rep for the panes.
 //
 // A report whose runs kept only their best (Run.Kept) with summaries is

@@ -41,10 +41,11 @@ func (w *window) same(o *window) bool {
 	return w.r == o.r && w.prec == o.prec && w.r0 == o.r0 && w.r1 == o.r1 && w.c0 == o.c0 && w.c1 == o.c1
 }
 
-// covers reports whether w (read, for the results and precision shown)
-// holds rows [r0, r1) x columns [c0, c1).
+// covers reports whether w (read, or that could not be read: it is not
+// asked for again until the view leaves it) is of the results and
+// precision shown and spans rows [r0, r1) x columns [c0, c1).
 func (w *window) covers(r *common.Results, p engine.Precision, r0, r1, c0, c1 int) bool {
-	return w.r == r && w.prec == p && w.err == nil && r0 >= w.r0 && r1 <= w.r1 && c0 >= w.c0 && c1 <= w.c1
+	return w.r == r && w.prec == p && r0 >= w.r0 && r1 <= w.r1 && c0 >= w.c0 && c1 <= w.c1
 }
 
 // Reload forgets what the pane drew and read of the last results.

@@ -84,7 +84,7 @@ func (m *Model) fetch() tea.Cmd {
 	if idx := m.ctx.Selected; idx >= 0 && idx != m.picking {
 		for _, run := range r.Report.Runs {
 			p, pg := run.Precision, r.Pager(run.Precision)
-			if pg == nil || r.Held(idx, p) {
+			if pg == nil || r.Known(idx, p) {
 				continue
 			}
 			m.picking = idx
@@ -103,12 +103,14 @@ func (m *Model) pick(msg pickMsg) {
 	if msg.r != m.ctx.Results {
 		return
 	}
-	if m.picking == msg.want[0] {
-		m.picking = -1
-	}
 	if msg.err != nil {
+		// picking stays: not asked again until another selection (the
+		// status line says why).
 		m.ctx.SetErr(msg.err)
 		return
+	}
+	if m.picking == msg.want[0] {
+		m.picking = -1
 	}
 	msg.r.Pick(msg.p, msg.want, msg.rs)
 }
