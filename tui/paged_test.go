@@ -335,7 +335,9 @@ type brokenPager struct{ common.Pager }
 
 var errBroken = errors.New("session 1, run fp64: batch 0 (4 combos): it changed since the run was opened and verified")
 
-func (brokenPager) Combos(context.Context, []int) ([]engine.ComboResult, error) { return nil, errBroken }
+func (brokenPager) Combos(context.Context, []int) ([]engine.ComboResult, error) {
+	return nil, errBroken
+}
 func (brokenPager) Window(context.Context, int, int, int, int) ([]engine.ComboResult, error) {
 	return nil, errBroken
 }
