@@ -520,8 +520,9 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 		if sm.MaxDrawdown > 0 {
 			cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", engine.FormatFloat(100*sm.MaxDrawdown)))
 		}
-		fmt.Fprintf(&b, "  constraints   %s: %s of %s combos selectable (the others still count as trials)\n",
+		fmt.Fprintf(&b, "  constraints   %s: %s of %s combos selectable (the others still count as trials); judged on the whole sample,\n",
 			strings.Join(cs, ", "), engine.Thousands(sm.Selectable), engine.Thousands(sm.Combos))
+		fmt.Fprintf(&b, "                so PBO's and the walk-forward's in-sample choices among them see the out-of-sample blocks too\n")
 	}
 	num := func(p *float64) float64 {
 		if p == nil {
@@ -537,13 +538,16 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "                out of sample vs in sample: slope %.3g%s, R^2 %.3g; the in-sample best lost money out of sample in %.0f%% of the splits\n",
 			num(sm.Slope), slope, num(sm.R2), 100*num(sm.ProbOOSLoss))
+		if num(sm.ProbOOSLoss) >= 0.5 && *sm.PBO < 0.5 {
+			fmt.Fprintf(&b, "                (PBO ranks the combos against each other: a low PBO beside out-of-sample losses says the ranking holds, not that the best makes money)\n")
+		}
 	} else {
 		fmt.Fprintf(&b, "  PBO           not computed: %s\n", sm.PBONote)
 	}
 	if d := sm.DSR; d != nil {
 		fmt.Fprintf(&b, "  DSR           %.3f for the selected combo (%s, Sharpe %.4g annualised, %.3g per bar): the probability that its true Sharpe\n",
 			d.DSR, name(sm.Selected), d.SharpeAnnual, d.SharpePerBar)
-		fmt.Fprintf(&b, "                exceeds %.4g annualised (%.3g per bar), the best Sharpe %s trials with no skill would show, given the sample\n",
+		fmt.Fprintf(&b, "                exceeds %.4g annualised (%.3g per bar), the Sharpe the best of %s skill-less trials as spread out as these would reach by luck, given the sample\n",
 			d.SR0Annual, d.SR0, engine.Thousands(d.Trials))
 		fmt.Fprintf(&b, "                length and the returns' skew (%.2f) and kurtosis (%.2f); below 0.95 it is not significant. PSR %.3f (above 0, ignoring the search)\n",
 			d.Skew, d.Kurtosis, d.PSR)
