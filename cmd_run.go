@@ -224,7 +224,7 @@ func newRunCmd() *cobra.Command {
 			// written (the streamed file) needs only each run's best and
 			// the parity counts; the whole JSON report, or rows to stdout,
 			// need every result.
-			opt.Discard, opt.Keep = format == "table" || stream != nil, top
+			opt.Discard, opt.Keep = format == "table" || stream != nil, 2*top // twins share a row (engine's top lists)
 			var bar *progressView
 			if !quiet && isTerminal(term) {
 				ch := make(chan engine.Progress, 16)
