@@ -144,6 +144,33 @@ func parseCombo(s string) (*engine.Combo, error) {
 	return &engine.Combo{HMA: h, HMA3: h3}, nil
 }
 
+// plotFormat is the format `sessions plot` writes: --format when given
+// (svg or png), else the one --out's extension names (.svg, .png), else
+// svg (stdout, or a file without an extension). An --out whose extension
+// is neither, or that contradicts --format, is refused.
+func plotFormat(format, out string) (string, error) {
+	format = strings.ToLower(format)
+	if format != "" && format != "svg" && format != "png" {
+		return "", fmt.Errorf("--format %q: want svg or png", format)
+	}
+	ext := ""
+	if out != "" && out != "-" {
+		ext = strings.ToLower(filepath.Ext(out))
+	}
+	switch {
+	case ext == "":
+		if format == "" {
+			return "svg", nil
+		}
+		return format, nil
+	case ext != ".svg" && ext != ".png":
+		return "", fmt.Errorf("--out %s: a figure is written as .svg or .png, not %s (name the file .svg or .png)", out, filepath.Ext(out))
+	case format != "" && "."+format != ext:
+		return "", fmt.Errorf("--format %s contradicts --out %s: name the file .%s, or leave --format out to write %s", format, out, format, strings.ToUpper(ext[1:]))
+	}
+	return ext[1:], nil
+}
+
 func newSessionsPlotCmd() *cobra.Command {
 	var (
 		out, format, combo string
@@ -166,6 +193,9 @@ func newSessionsPlotCmd() *cobra.Command {
 			if req.Name == "" {
 				return fmt.Errorf("--figure: name one of %s", report.FigureNames())
 			}
+			if req.Name == "bench" {
+				return fmt.Errorf("--figure bench: sessions hold no bench ladder: %s", report.NoBenchLadder)
+			}
 			known := false
 			for _, f := range report.Figures {
 				known = known || f.Name == req.Name
@@ -173,14 +203,9 @@ func newSessionsPlotCmd() *cobra.Command {
 			if !known {
 				return fmt.Errorf("--figure: %w", &report.UnknownFigureError{Name: req.Name})
 			}
-			if format == "" {
-				format = "svg"
-				if strings.EqualFold(filepath.Ext(out), ".png") {
-					format = "png"
-				}
-			}
-			if format != "svg" && format != "png" {
-				return fmt.Errorf("--format %q: want svg or png", format)
+			format, err := plotFormat(format, out) // format: this call's, checked
+			if err != nil {
+				return err
 			}
 			if format == "png" && (out == "" || out == "-") && isTerminal(cmd.OutOrStdout()) {
 				return errors.New("--format png is binary: name a file with --out FILE (or redirect stdout)")
@@ -213,7 +238,7 @@ func newSessionsPlotCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&req.Name, "figure", "", "the figure: "+report.FigureNames())
-	f.StringVar(&format, "format", "", "svg or png (default: png for an --out ending .png, else svg)")
+	f.StringVar(&format, "format", "", "svg or png (default: the --out file's extension, .svg or .png; svg on stdout)")
 	f.StringVarP(&out, "out", "o", "", "file to write; stdout when empty or -")
 	f.StringVar(&req.Metric, "metric", "", "heatmap: the metric (default the study's objective's)")
 	f.StringVar(&req.Of, "of", "", "heatmap: fp64, fp32 or diff (fp32 - fp64); default fp64")

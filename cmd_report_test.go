@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -77,6 +78,16 @@ func TestSessionsReportAndPlot(t *testing.T) {
 			"figure equity: session 1 has no combo hma 11, hma3 12: its grid is hma 10:50:20 x hma3 12:60:24"},
 		{"bad combo", []string{"sessions", "plot", "1", "--figure", "equity", "--combo", "eleven"}, `--combo "eleven": want HMA:HMA3 lengths`},
 		{"bad format", []string{"sessions", "plot", "1", "--figure", "heatmap", "--format", "pdf"}, `--format "pdf": want svg or png`},
+		{"unknown extension", []string{"sessions", "plot", "1", "--figure", "heatmap", "--out", filepath.Join(dir, "x.gif")},
+			"--out " + filepath.Join(dir, "x.gif") + ": a figure is written as .svg or .png, not .gif"},
+		{"unknown extension with --format", []string{"sessions", "plot", "1", "--figure", "heatmap", "--format", "svg", "--out", filepath.Join(dir, "x.gif")},
+			"a figure is written as .svg or .png, not .gif"},
+		{"--format png, --out .svg", []string{"sessions", "plot", "1", "--figure", "heatmap", "--format", "png", "--out", filepath.Join(dir, "x.svg")},
+			"--format png contradicts --out " + filepath.Join(dir, "x.svg") + ": name the file .png, or leave --format out to write SVG"},
+		{"--format svg, --out .png", []string{"sessions", "plot", "1", "--figure", "heatmap", "--format", "svg", "--out", filepath.Join(dir, "x.png")},
+			"--format svg contradicts --out " + filepath.Join(dir, "x.png")},
+		{"bench", []string{"sessions", "plot", "1", "--figure", "bench"},
+			"--figure bench: sessions hold no bench ladder: `sweepbench bench` saves none with a session, and its --json output cannot be plotted from a session"},
 		{"missing directory", []string{"sessions", "plot", "1", "--figure", "heatmap", "--out", filepath.Join(dir, "no", "x.svg")}, "the directory " + filepath.Join(dir, "no") + " does not exist"},
 		{"the database", []string{"sessions", "report", "1", "--out", db}, "is the sessions database: refusing to overwrite it"},
 	}
@@ -88,8 +99,46 @@ func TestSessionsReportAndPlot(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(filepath.Join(dir, "x.svg")); err == nil {
-		t.Error("a refused plot left x.svg")
+	for _, name := range []string{"x.svg", "x.png", "x.gif"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("a refused plot left %s", name)
+		}
+	}
+	// bench is offered nowhere: not in --figure's list, not in the help.
+	bench := regexp.MustCompile(`\bbench\b`) // not sweepbench
+	if _, _, err := execute(t, "sessions", "plot", "1", "--db", db, "--figure", "pie"); bench.MatchString(err) {
+		t.Errorf("the unknown-figure error offers bench: %q", err)
+	}
+	if help, _, _ := execute(t, "sessions", "plot", "--help"); bench.MatchString(help) {
+		t.Errorf("plot --help offers bench:\n%s", help)
+	}
+
+	// The format is the --out file's extension's, whatever the case; an
+	// --out without one (or stdout) is SVG unless --format says otherwise.
+	for _, c := range []struct {
+		args []string
+		out  string
+		png  bool
+	}{
+		{nil, "e.PNG", true},
+		{nil, "e.Svg", false},
+		{[]string{"--format", "png"}, "e2.png", true},
+		{[]string{"--format", "PNG"}, "e3", true},
+		{nil, "e4", false},
+	} {
+		out := filepath.Join(dir, c.out)
+		args := append([]string{"sessions", "plot", "1", "--db", db, "--figure", "pbo-logits", "--out", out}, c.args...)
+		if _, _, err := execute(t, args...); err != "" {
+			t.Errorf("%q: %s", args, err)
+			continue
+		}
+		b, _ := os.ReadFile(out)
+		if isPNG := bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")); isPNG != c.png {
+			t.Errorf("%q wrote %.16q, want PNG %v", args, b, c.png)
+		}
+		if !c.png && !bytes.Contains(b, []byte("<svg")) {
+			t.Errorf("%q wrote %.16q, want SVG", args, b)
+		}
 	}
 
 	// A directory that cannot be written: named before anything is drawn.

@@ -28,8 +28,9 @@ func chromium() string {
 // TestHTMLReportInChromium writes the robustness session's report and
 // loads it in headless Chromium, at a desktop's and a phone's width: the
 // page logs no console error and throws no exception, requests nothing but
-// itself, has every figure the plan lists with a non-zero size, and on the
-// phone is no wider than the screen.
+// itself, has every figure the plan lists with a non-zero size, shows its
+// text tables (<pre>) a line of text per line, and on the phone is no
+// wider than the screen.
 func TestHTMLReportInChromium(t *testing.T) {
 	exe := chromium()
 	if exe == "" {
@@ -113,6 +114,12 @@ func TestHTMLReportInChromium(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Each <pre>: its text's lines, its line height and its
+			// content's height (less padding and any scroll bar).
+			pres, err := chromedp.Run(ctx, chromedp.Evaluate[[][3]float64](`Array.from(document.querySelectorAll("section pre")).map(e => { const cs = getComputedStyle(e); return [e.textContent.replace(/\n$/, "").split("\n").length, parseFloat(cs.lineHeight), e.clientHeight - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom)]; })`))
+			if err != nil {
+				t.Fatal(err)
+			}
 			scrollW, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth`))
 			if err != nil {
 				t.Fatal(err)
@@ -142,6 +149,15 @@ func TestHTMLReportInChromium(t *testing.T) {
 				}
 				if s[0] > innerW {
 					t.Errorf("figure %d is %.0f px wide in a %.0f px window", i, s[0], innerW)
+				}
+			}
+			if len(pres) < 2 {
+				t.Errorf("%d <pre> blocks on the page, want 2 (the runs' table, the robustness table)", len(pres))
+			}
+			for i, p := range pres {
+				lines, lh, h := p[0], p[1], p[2]
+				if lines < 3 || !(h > 1.5*lh) || h < 0.9*lines*lh {
+					t.Errorf("<pre> %d: %.0f lines of text rendered %.1f px high at %.1f px a line: want each line on its own", i, lines, h, lh)
 				}
 			}
 			if scrollW > innerW+1 {

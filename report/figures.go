@@ -47,8 +47,12 @@ var Figures = []FigureInfo{
 	{"pbo-logits", "robustness: the histogram of the CSCV splits' logits (PBO: the share at or below 0)"},
 	{"is-oos", "robustness: in-sample vs out-of-sample objective of the chosen combo per split, with the degradation line"},
 	{"wf-equity", "robustness: the walk-forward's stitched out-of-sample equity"},
-	{"bench", "the bench ladder's combos/s per method (log scale), when the session has one"},
 }
+
+// NoBenchLadder says why no session has a bench figure: `sweepbench
+// bench` saves nothing in the sessions database (BenchFigure draws its
+// rows where a caller holds them).
+const NoBenchLadder = "`sweepbench bench` saves none with a session, and its --json output cannot be plotted from a session"
 
 // FigureNames is the names of Figures, comma-separated (for help and errors).
 func FigureNames() string {
@@ -106,7 +110,7 @@ func Make(ctx context.Context, s *Source, r Request) (*Figure, error) {
 	case "wf-equity":
 		return s.wfEquityFigure()
 	case "bench":
-		return nil, s.unavailable("bench", "has no bench ladder: `sweepbench bench` does not save one with a session (its --json output is drawn by report.BenchFigure)")
+		return nil, s.unavailable("bench", "has no bench ladder: %s", NoBenchLadder)
 	}
 	return nil, &UnknownFigureError{r.Name}
 }

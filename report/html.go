@@ -89,7 +89,7 @@ func (s *Source) Sections(ctx context.Context, opt HTMLOptions) (secs []Section,
 		}
 		return out
 	}
-	secs = append(secs, Section{ID: "runs", Title: "Runs, best combos and parity", Pre: data.Sanitize(table.String()),
+	secs = append(secs, Section{ID: "runs", Title: "Runs, best combos and parity", Pre: sanitizeText(table.String()),
 		Intro: "As `sweepbench sessions show` prints it: each run, the best combos by the objective in fp64 beside fp32, and the parity report of fp32 against fp64."})
 	secs = append(secs, Section{ID: "grid", Title: "The grid", Items: items("grid"),
 		Intro: fmt.Sprintf("The objective's metric (%s) over every combo.", s.Objective().Label())})
@@ -106,7 +106,7 @@ func (s *Source) Sections(ctx context.Context, opt HTMLOptions) (secs []Section,
 		if s.Robust != nil {
 			var b bytes.Buffer
 			if err := s.Robust.WriteTable(&b); err == nil {
-				pre = data.Sanitize(b.String())
+				pre = sanitizeText(b.String())
 			}
 		}
 		secs = append(secs, Section{ID: "robustness", Title: "Robustness", Pre: pre, Items: items("robustness"),
@@ -143,6 +143,22 @@ func (s *Source) item(ctx context.Context, r Request, notes *[]string) Item {
 		*notes = append(*notes, err.Error())
 	}
 	return Item{Note: data.Sanitize(err.Error())}
+}
+
+// sanitizeText is data.Sanitize line by line, for a <pre>: the newlines
+// and tabs stay themselves (data.Sanitize writes them as \x0a and \x09,
+// which made the report's tables one line), every other control or format
+// character is escaped; html/template then escapes the text as HTML.
+func sanitizeText(s string) string {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	for i, l := range lines {
+		cells := strings.Split(l, "\t")
+		for j, c := range cells {
+			cells[j] = data.Sanitize(c)
+		}
+		lines[i] = strings.Join(cells, "\t")
+	}
+	return strings.Join(lines, "\n")
 }
 
 func inline(f *Figure) (template.HTML, error) {
