@@ -40,7 +40,7 @@ func openReportSource(cmd *cobra.Command, arg, out string, cells int) (src *repo
 		st.Close()
 		return nil, nil, err
 	}
-	keep := []protected{{st.Path(), "the sessions database"}, {src.Session.Spec.Data, "the session's input data"}}
+	keep := append([]protected{{path: st.Path(), what: "the sessions database"}}, inputData("the session's input data", src.Session.Spec.Data)...)
 	if err := checkWritable(out, keep...); err != nil {
 		st.Close()
 		return nil, nil, err

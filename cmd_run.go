@@ -170,14 +170,16 @@ func newRunCmd() *cobra.Command {
 			}
 			// Refuse an --out that would destroy data before reading any.
 			db, _ := dbPath(cmd)
-			if err := checkOutput(out, protected{db, "the sessions database"}, protected{sf.spec.Data, "the input data"}); err != nil {
+			inputs := inputData("the input data", sf.spec.Data)
+			if err := checkOutput(out, append([]protected{{path: db, what: "the sessions database"}}, inputs...)...); err != nil {
 				return err
 			}
 			if blocksOut != "" {
 				if sf.spec.Blocks == 0 {
 					return fmt.Errorf("--blocks-out %s: there are per-block statistics only with --blocks (e.g. --blocks 16)", blocksOut)
 				}
-				if err := checkOutput(blocksOut, protected{db, "the sessions database"}, protected{sf.spec.Data, "the input data"}, protected{out, "--out"}); err != nil {
+				keep := append([]protected{{path: db, what: "the sessions database"}, {path: out, what: "--out"}}, inputs...)
+				if err := checkOutput(blocksOut, keep...); err != nil {
 					return fmt.Errorf("--blocks-out: %w", err)
 				}
 			}

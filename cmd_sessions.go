@@ -355,9 +355,9 @@ func newSessionsExportCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			keep := []protected{{st.Path(), "the sessions database"}}
+			keep := []protected{{path: st.Path(), what: "the sessions database"}}
 			if ss, err := st.Get(cmd.Context(), id); err == nil {
-				keep = append(keep, protected{ss.Spec.Data, "the session's input data"})
+				keep = append(keep, inputData("the session's input data", ss.Spec.Data)...)
 			}
 			if err := checkOutput(out, keep...); err != nil {
 				return err
