@@ -28,6 +28,7 @@ type outputFile interface {
 	// Seek and Truncate let a file streamed while the study ran be
 	// written again from the report (engine.RewindableWriter).
 	io.Seeker
+	io.ReaderAt
 	Truncate(size int64) error
 	Commit() error
 	Cleanup() error

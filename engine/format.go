@@ -73,14 +73,18 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "backend\tprecision\twma\tstatus\tcombos\tprepare\telapsed\tcombos/s\tdevice\t\n")
 	for _, run := range r.Runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\t\n", run.Backend, run.Precision, run.WMA, run.Status,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\t\n", run.Backend, run.Precision, run.WMA, run.Shown(),
 			thousands(run.Count()), thousands(run.Grid.Len()), secs(run.Prepare), secs(run.Elapsed),
 			thousands(int(run.CombosPerSecond()+0.5)), run.Device)
 	}
 	tw.Flush()
 	for _, run := range r.Runs {
 		if run.Err != nil && run.Status != StatusComplete {
-			bw.Printf("%s %s: %s\n", run.Precision, run.Status, ErrText(run.Err.Error()))
+			if msg := ErrText(run.Err.Error()); run.Shown() == StatusInterrupted && strings.HasPrefix(msg, "interrupted") {
+				bw.Printf("%s %s\n", run.Precision, msg) // "fp64 interrupted (terminated)"
+			} else {
+				bw.Printf("%s %s: %s\n", run.Precision, run.Shown(), msg)
+			}
 		}
 		if run.Saving > run.Elapsed/10 {
 			bw.Printf("%s: %s of the %s elapsed went to saving results in the sessions store (--no-save skips it)\n",

@@ -88,7 +88,7 @@ type rowLane struct {
 }
 
 func laneOf(run *Run) rowLane {
-	return rowLane{precision: run.Precision, backend: run.Backend, wma: run.WMA, status: run.Status}
+	return rowLane{precision: run.Precision, backend: run.Backend, wma: run.WMA, status: run.Shown()}
 }
 
 // rowEncoder writes rows in one format: lane says which run the rows that
