@@ -22,7 +22,11 @@ func LoadSpec(ctx context.Context, ss *Session) (*data.Dataset, error) {
 // resolved through reg. backend, when not "", replaces the saved backend;
 // when it is "" and the saved one cannot run here, auto picks one and the
 // study's note says so. The study is built by engine.Spec.Study, as a new
-// one is.
+// one is, from the values the session used (its backend and bars per year
+// as resolved, so that a resume computes what was computed); its Spec is
+// then the session's as the user gave it (Session.Asked: auto, bars per
+// year 0 when derived), as a new study's is, so that the form that edits
+// it and a new session saved from it see what the user asked.
 func Rebuild(ctx context.Context, ss *Session, reg *engine.Registry, backend string, load Loader) (*engine.Study, error) {
 	if load == nil {
 		load = LoadSpec
@@ -53,6 +57,11 @@ func Rebuild(ctx context.Context, ss *Session, reg *engine.Registry, backend str
 		return nil, err
 	}
 	st.Note = engine.JoinNote(note, st.Note)
+	asked := ss.Asked
+	if spec.Backend != ss.Spec.Backend {
+		asked.Backend = spec.Backend // replaced, or auto instead
+	}
+	st.Spec = asked
 	return st, nil
 }
 

@@ -270,6 +270,15 @@ CREATE TABLE result_batches (
 ALTER TABLE studies ADD COLUMN blocks INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE studies ADD COLUMN wf TEXT NOT NULL DEFAULT '';
 `},
+	// v10: the backend and the bars per year as the user gave them (auto,
+	// 0 = derived from the data) beside the columns backend and
+	// bars_per_year (as resolved and used), so that a session's study
+	// edited again (a timeframe changed) derives its bars per year anew
+	// and picks its backend again. NULL: saved before v10, not known.
+	{sql: `
+ALTER TABLE studies ADD COLUMN asked_backend TEXT;
+ALTER TABLE studies ADD COLUMN asked_bars_per_year REAL;
+`},
 }
 
 // digestSchema is the first schema version whose runs carry a digest.

@@ -43,7 +43,12 @@ type Session struct {
 	// (Data absolute for a file), its grid and parameters, the backend as
 	// resolved (auto -> what it picked) and bars per year as used. Resume
 	// builds the study again from it (Rebuild).
-	Spec       engine.Spec
+	Spec engine.Spec
+	// Asked is Spec as the user gave it: its backend and bars per year as
+	// asked (auto, 0 = derived from the data), the rest as Spec. A session
+	// saved before schema v10 did not keep them: its backend reads as
+	// resolved, its bars per year as 0 when it is what the data derive.
+	Asked      engine.Spec
 	Grid       engine.Grid
 	Params     engine.Params
 	Precisions []engine.Precision // as requested, fp64 first
@@ -122,6 +127,7 @@ const sessionColumns = `s.id, s.created, s.updated, s.finished, s.status, s.erro
 	s.objective, s.min_trades, s.max_drawdown, s.blocks, s.wf,
 	s.hma_start, s.hma_stop, s.hma_step, s.hma3_start, s.hma3_stop, s.hma3_step,
 	s.fee, s.mode, s.source, s.bars_per_year, s.precisions, s.wma, s.tolerance, s.backend, s.note,
+	s.asked_backend, s.asked_bars_per_year,
 	d.name, d.path, d.sha256, d.layout, d.timeframe, d.bars, d.source_bars, d.first_time, d.last_time,
 	d.median_spacing_ns, d.gaps, d.largest_gap_ns, d.dropped_nan, d.min_price, d.max_price,
 	d.files, d.price_scale, d.times, d.time_zone, d.convention, d.dropped_at, d.calendar, d.calendar_why,
@@ -138,6 +144,8 @@ func scanSession(sc scanner) (*Session, error) {
 		finished                         sql.NullString
 		status, mode, source, precs, wma string
 		minP, maxP                       sql.NullFloat64
+		askedBackend                     sql.NullString
+		askedBPY                         sql.NullFloat64
 		medianNs, largestNs              int64
 		droppedAt                        string
 		di                               = &s.Dataset
@@ -148,6 +156,7 @@ func scanSession(sc scanner) (*Session, error) {
 		&s.Spec.Objective, &s.Spec.MinTrades, &s.Spec.MaxDrawdown, &s.Spec.Blocks, &s.Spec.WF,
 		&g.HMA.Start, &g.HMA.Stop, &g.HMA.Step, &g.HMA3.Start, &g.HMA3.Stop, &g.HMA3.Step,
 		&s.Params.Fee, &mode, &source, &s.Params.BarsPerYear, &precs, &wma, &s.Tolerance, &s.Backend, &s.Note,
+		&askedBackend, &askedBPY,
 		&di.Name, &di.Path, &di.SHA256, &di.Layout, &di.Timeframe, &di.Bars, &di.SourceBars, &first, &last,
 		&medianNs, &di.Gaps, &largestNs, &di.DroppedNaN, &minP, &maxP,
 		&di.Files, &di.PriceScale, &di.Times, &di.TimeZone, &di.Convention, &droppedAt, &di.Calendar, &di.CalendarWhy,
@@ -187,6 +196,16 @@ func scanSession(sc scanner) (*Session, error) {
 	s.Spec.Fee, s.Spec.Mode, s.Spec.Source, s.Spec.BarsPerYear = s.Params.Fee, mode, source, s.Params.BarsPerYear
 	s.Spec.Backend, s.Spec.WMA, s.Spec.Borderline = s.Backend, wma, s.Tolerance
 	s.Spec.Precision = precisionSpec(s.Precisions)
+	s.Asked = s.Spec
+	if askedBackend.Valid {
+		s.Asked.Backend = askedBackend.String
+	}
+	switch {
+	case askedBPY.Valid:
+		s.Asked.BarsPerYear = askedBPY.Float64
+	case engine.BarsPerYearRule(di, s.Spec.BarsPerYear) != "as given":
+		s.Asked.BarsPerYear = 0 // before v10: what the data derive
+	}
 	return &s, nil
 }
 

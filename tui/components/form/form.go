@@ -192,6 +192,9 @@ func (m *Model) SetErrors(perField map[string]error, general error, info, notes 
 // Valid reports whether no error is shown.
 func (m *Model) Valid() bool { return len(m.errs) == 0 && m.general == nil }
 
+// Focused is the key of the focused field.
+func (m *Model) Focused() string { return m.fields[m.focus].key }
+
 // Typing reports whether the focused field is a text field.
 func (m *Model) Typing() bool { return m.focused && m.fields[m.focus].input != nil }
 
