@@ -270,6 +270,11 @@ CREATE TABLE result_batches (
 ALTER TABLE studies ADD COLUMN blocks INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE studies ADD COLUMN wf TEXT NOT NULL DEFAULT '';
 `},
+	// v10: the suite a study is one dataset of (engine.Spec.Suite, "ID D/N";
+	// '' = a study of one dataset).
+	{sql: `
+ALTER TABLE studies ADD COLUMN suite TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // digestSchema is the first schema version whose runs carry a digest.

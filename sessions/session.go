@@ -119,7 +119,7 @@ type querier interface {
 
 const sessionColumns = `s.id, s.created, s.updated, s.finished, s.status, s.error, s.host, s.pid, s.pid_start,
 	s.data_spec, s.tz, s.time_column, s.lean_asset, s.timeframe, s.head, s.window_from, s.window_to,
-	s.objective, s.min_trades, s.max_drawdown, s.blocks, s.wf,
+	s.objective, s.min_trades, s.max_drawdown, s.blocks, s.wf, s.suite,
 	s.hma_start, s.hma_stop, s.hma_step, s.hma3_start, s.hma3_stop, s.hma3_step,
 	s.fee, s.mode, s.source, s.bars_per_year, s.precisions, s.wma, s.tolerance, s.backend, s.note,
 	d.name, d.path, d.sha256, d.layout, d.timeframe, d.bars, d.source_bars, d.first_time, d.last_time,
@@ -145,7 +145,7 @@ func scanSession(sc scanner) (*Session, error) {
 	)
 	err := sc.Scan(&s.ID, &created, &updated, &finished, &status, &s.Error, &s.Host, &s.PID, &s.proc.Start,
 		&s.Spec.Data, &s.Spec.TZ, &s.Spec.TimeColumn, &s.Spec.LEANAsset, &s.Spec.Timeframe, &s.Spec.Head, &s.Spec.From, &s.Spec.To,
-		&s.Spec.Objective, &s.Spec.MinTrades, &s.Spec.MaxDrawdown, &s.Spec.Blocks, &s.Spec.WF,
+		&s.Spec.Objective, &s.Spec.MinTrades, &s.Spec.MaxDrawdown, &s.Spec.Blocks, &s.Spec.WF, &s.Spec.Suite,
 		&g.HMA.Start, &g.HMA.Stop, &g.HMA.Step, &g.HMA3.Start, &g.HMA3.Stop, &g.HMA3.Step,
 		&s.Params.Fee, &mode, &source, &s.Params.BarsPerYear, &precs, &wma, &s.Tolerance, &s.Backend, &s.Note,
 		&di.Name, &di.Path, &di.SHA256, &di.Layout, &di.Timeframe, &di.Bars, &di.SourceBars, &first, &last,
@@ -507,6 +507,9 @@ func SelectionSettings(ss *Session) string {
 	}
 	if wf := ss.Spec.WF; wf != "" {
 		b.WriteString(", wf " + wf)
+	}
+	if su := ss.Spec.Suite; su != "" {
+		b.WriteString(", suite " + su)
 	}
 	return b.String()
 }

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/sessions"
+)
+
+// DatasetChangedError: a dataset read at merge time is not the one the
+// shards computed (another SHA-256 or bar count).
+type DatasetChangedError struct {
+	Data        string
+	Want, Got   string
+	WantB, GotB int
+}
+
+func (e *DatasetChangedError) Error() string {
+	return fmt.Sprintf("dataset %s changed since the shards were computed: SHA-256 %s with %d bars, the shards' %s with %d bars",
+		e.Data, e.Got, e.GotB, e.Want, e.WantB)
+}
+
+// shardFiles lists the shard files args name: a folder means every
+// shard-*-of-*.parquet in it.
+func shardFiles(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		m, _ := filepath.Glob(filepath.Join(a, "shard-*-of-*.parquet"))
+		if len(m) == 0 {
+			return nil, fmt.Errorf("%s: no shard file (shard-K-of-N.parquet) in this folder", a)
+		}
+		sort.Strings(m)
+		out = append(out, m...)
+	}
+	return out, nil
+}
+
+// readShards reads the headers of files, checks they are one study's
+// every shard once (engine.CheckShards), then reads them whole.
+func readShards(names []string, whole bool) ([]*engine.ShardFile, error) {
+	var fs []*engine.ShardFile
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := f.Stat()
+		if err == nil {
+			var sf *engine.ShardFile
+			if whole {
+				sf, err = engine.ReadShard(f, fi.Size(), name)
+			} else {
+				sf, err = engine.ReadShardHeader(f, fi.Size(), name)
+			}
+			fs = append(fs, sf)
+		}
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return fs, nil
+}
+
+func newMergeCmd() *cobra.Command {
+	var (
+		o      runOutput
+		noSave bool
+	)
+	cmd := &cobra.Command{
+		Use:   "merge DIR|SHARD...",
+		Short: "Join the shard files of a study (run --shard K/N) into the report and session a single run gives",
+		Long: `merge reads the shard files (a folder means every shard-K-of-N.parquet in
+it), checks that they belong to one study (the same description, datasets
+with the same SHA-256, the same program version) and cover every shard once
+(a missing or doubled shard is refused by its index), reads every dataset
+again and checks its hash, and builds the report a single run gives, every
+metric of every combo bit for bit, the parity report joined from the
+shards' partial ones and the robustness statistics from their per-block
+statistics; it is saved as a session (one per dataset) unless --no-save.`,
+		Example: `  sweepbench merge shards/
+  sweepbench merge shards/ --format json --out merged.json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			stderr := newSanitized(cmd.ErrOrStderr())
+			if err := checkFormat(o.format, o.out, cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			names, err := shardFiles(args)
+			if err != nil {
+				return err
+			}
+			heads, err := readShards(names, false)
+			if err != nil {
+				return err
+			}
+			if err := engine.CheckShards(heads, names); err != nil {
+				return err
+			}
+			files, err := readShards(names, true)
+			if err != nil {
+				return err
+			}
+			desc := files[0].Description
+			var datas []string
+			for _, d := range desc.Datasets {
+				datas = append(datas, d.Data)
+			}
+			o.save = !noSave
+			var store *sessions.Store
+			if o.save {
+				if store, err = openStore(cmd); err != nil {
+					warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveBegin, Err: err})
+					store = nil
+				} else {
+					defer store.Close()
+				}
+			}
+			set, err := desc.Spec.Parse()
+			if err != nil {
+				return err
+			}
+			lane := referenceLane(set.Precisions)
+			suiteID := engine.SuiteID(desc.Spec, datas)
+			agg := engine.NewAggregator(set.Grid, datas, set.Objective, lane)
+			res := &suiteResult{id: suiteID, lane: lane}
+			var saved []int64
+			for d, dd := range desc.Datasets {
+				sp := desc.Spec
+				sp.Data = dd.Data
+				if len(datas) > 1 {
+					sp.Suite = fmt.Sprintf("%s %d/%d", suiteID, d+1, len(datas))
+				}
+				st, err := (&studyFlags{spec: sp}).study(ctx, backends())
+				if err != nil {
+					return fmt.Errorf("dataset %s: %w", data.Sanitize(dd.Data), err)
+				}
+				if got := st.Dataset.Info.SHA256; got != dd.SHA256 || st.Dataset.Bars.Len() != dd.Bars {
+					return &DatasetChangedError{Data: dd.Data, Want: dd.SHA256, Got: got, WantB: dd.Bars, GotB: st.Dataset.Bars.Len()}
+				}
+				var parts []*engine.ShardPart
+				for _, f := range files {
+					for _, p := range f.Parts {
+						if p.Slice.Dataset == d {
+							parts = append(parts, p)
+						}
+					}
+				}
+				rep, err := engine.MergeParts(st, parts)
+				if err != nil {
+					return err
+				}
+				var id int64
+				if store != nil {
+					if id, err = store.SaveReport(ctx, st, rep); err != nil {
+						warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveSave, ID: id, Err: err})
+						id = 0
+					} else {
+						saved = append(saved, id)
+					}
+				}
+				analyse(ctx, st, rep, store, id, stderr)
+				if r := rep.Run(lane); r != nil {
+					agg.Add(d, lane, r.Results)
+				}
+				res.reports = append(res.reports, rep)
+			}
+			res.agg = agg.Aggregate()
+			var write func(io.Writer) error
+			if len(res.reports) == 1 {
+				write = func(w io.Writer) error { return writeReport(w, res.reports[0], o.format, o.top) }
+			} else {
+				write = func(w io.Writer) error { return writeSuite(w, res, o.format, o.top) }
+			}
+			if !o.quiet {
+				fmt.Fprintf(stderr, "merged %d shards of study %s (%s)\n", len(files), desc.ID(), engine.Plural(len(datas), "dataset"))
+			}
+			if err := emit(cmd.OutOrStdout(), stderr, o.out, o.quiet, write); err != nil {
+				return err
+			}
+			if len(saved) > 0 && !o.quiet {
+				fmt.Fprintf(stderr, "saved as %s in %s\n", sessionList(saved), store.Path())
+			}
+			if o.failOnCollapse {
+				return collapseExit(res, true)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.format, "format", "table", "output format: table, json (the whole report), or one row per combo and precision: csv, jsonl or parquet")
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write the report to FILE instead of stdout")
+	cmd.Flags().IntVar(&o.top, "top", 10, "combos listed in the table")
+	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no notes on stderr")
+	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the merged study as a session")
+	cmd.Flags().BoolVar(&o.failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
+	return cmd
+}
+
+func sessionList(ids []int64) string {
+	if len(ids) == 1 {
+		return fmt.Sprintf("session %d (sweepbench sessions show %d)", ids[0], ids[0])
+	}
+	s := "sessions"
+	for i, id := range ids {
+		if i > 0 {
+			s += ","
+		}
+		s += fmt.Sprintf(" %d", id)
+	}
+	return s
+}
