@@ -197,7 +197,9 @@ type ShardFileError struct {
 	Err  error
 }
 
-func (e *ShardFileError) Error() string { return fmt.Sprintf("%s: not a sweepbench shard file: %v", e.File, e.Err) }
+func (e *ShardFileError) Error() string {
+	return fmt.Sprintf("%s: not a sweepbench shard file: %v", e.File, e.Err)
+}
 func (e *ShardFileError) Unwrap() error { return e.Err }
 
 // ReadShardHeader reads a shard file's index, count, description and
