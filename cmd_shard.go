@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,7 +18,9 @@ import (
 // describe and writes its shard file into dir (engine.ShardName): every
 // dataset is loaded (for its hash and bar count, which the plan needs),
 // the (dataset x combo) work planned (engine.PlanShards), and this shard's
-// slices run (engine.RunSlice).
+// slices run (engine.RunSlice). Datasets are named as given (a relative
+// path is read from the working folder: every task of a Slurm array and
+// its merge run in one, sbatch --chdir), as a single run names them.
 func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir string, o runOutput) error {
 	ctx := cmd.Context()
 	stderr := newSanitized(cmd.ErrOrStderr())
@@ -47,11 +48,6 @@ func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir 
 	loaded := make([]*data.Dataset, len(datasets))
 	bars := make([]int, len(datasets))
 	for d, path := range datasets {
-		if !strings.HasPrefix(path, "embedded:") {
-			if abs, err := filepath.Abs(path); err == nil {
-				path = abs
-			}
-		}
 		sp := sf.spec
 		sp.Data = path
 		ds, err := sp.LoadContext(ctx)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"sweepbench/engine"
 	"sweepbench/engine/robust"
 
 	"sweepbench/slurm"
@@ -195,7 +196,7 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 	fmt.Fprintf(w, "%d of %d shards present, %d computing; merge job %s: %s; merged.json %s\n", done, len(s.Tasks), active, s.MergeJob, merge,
 		map[bool]string{true: "written", false: "not yet"}[s.Merged])
 	if missing := len(s.Tasks) - done - active; missing > 0 {
-		fmt.Fprintf(w, "%d tasks failed or never ran: sweepbench slurm resubmit DIR submits them again\n", missing)
+		fmt.Fprintf(w, "%s failed or never ran: sweepbench slurm resubmit DIR submits them again\n", engine.Plural(missing, "task"))
 	}
 	if s.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", s.Note)
@@ -228,7 +229,7 @@ func newSlurmResubmitCmd() *cobra.Command {
 			}
 			switch {
 			case len(redo) > 0:
-				fmt.Fprintf(w, "resubmitted tasks %s as array job %s; merge job %s waits for them\n", ints(redo), st.ArrayJobs[len(st.ArrayJobs)-1], st.MergeJob)
+				fmt.Fprintf(w, "resubmitted %s %s as array job %s; merge job %s waits for them\n", map[bool]string{true: "task", false: "tasks"}[len(redo) == 1], ints(redo), st.ArrayJobs[len(st.ArrayJobs)-1], st.MergeJob)
 			default:
 				fmt.Fprintf(w, "no task to resubmit; merge job %s\n", st.MergeJob)
 			}

@@ -303,16 +303,16 @@ func jobStates(ctx context.Context, r Runner, jobs []string) (map[string]string,
 			}
 		}
 	} else {
-		note = "sacct: " + firstLine(err.Error()) + " (finished tasks are told by their shard files)"
+		note = firstLine(err.Error()) + " (finished tasks are told by their shard files)"
 	}
-	if out, err := r.Run(ctx, "squeue", "-h", "-r", "-j", list, "-o", "%i %T"); err == nil {
+	if out, err := r.Run(ctx, "squeue", "-h", "-r", "-t", "all", "-j", list, "-o", "%i %T"); err == nil {
 		for _, line := range strings.Split(out, "\n") {
 			if f := strings.Fields(line); len(f) == 2 {
 				states[f[0]] = f[1] // squeue knows the live ones best
 			}
 		}
 	} else {
-		note = engine.JoinNote(note, "squeue: "+firstLine(err.Error()))
+		note = engine.JoinNote(note, firstLine(err.Error()))
 	}
 	return states, note
 }
