@@ -80,6 +80,15 @@ func writeBlocks(path string, rep *engine.Report, bars *engine.Bars) error {
 	return f.Commit()
 }
 
+// oneDataset refuses a repeated --data in a command that takes one
+// dataset (tui, bench).
+func (f *studyFlags) oneDataset(cmd string) error {
+	if len(f.datas) > 1 || (len(f.datas) == 1 && strings.HasPrefix(f.datas[0], "@")) {
+		return fmt.Errorf("--data: %s takes one dataset (a file, folder or glob); `sweepbench run` takes several (repeat --data, or @LIST)", cmd)
+	}
+	return nil
+}
+
 // dataValues is --data: each value given appends (the first replaces the
 // default); first is the first value.
 type dataValues struct {

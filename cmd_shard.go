@@ -45,7 +45,6 @@ func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir 
 	start := time.Now()
 	desc := engine.ShardDescription{Spec: sf.spec, Shards: n, Version: version}
 	desc.Spec.Data, desc.Spec.Suite = "", ""
-	loaded := make([]*data.Dataset, len(datasets))
 	bars := make([]int, len(datasets))
 	for d, path := range datasets {
 		sp := sf.spec
@@ -54,26 +53,28 @@ func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir 
 		if err != nil {
 			return fmt.Errorf("dataset %s: %w", data.Sanitize(path), err)
 		}
-		loaded[d], bars[d] = ds, ds.Bars.Len()
+		// Only the hash and the bars are needed of the others: hold one
+		// dataset at a time (this shard's are loaded again below, from
+		// the parsed-dataset cache).
+		bars[d] = ds.Bars.Len()
 		desc.Datasets = append(desc.Datasets, engine.ShardDataset{Data: path, SHA256: ds.Info.SHA256, Bars: ds.Bars.Len()})
 	}
 	plan := engine.PlanShards(bars, set.Grid, n)
 	f := &engine.ShardFile{Index: k, Count: n, Description: desc, Slices: plan[k], Created: time.Now()}
-	mine := map[int]bool{}
-	for _, sl := range plan[k] {
-		mine[sl.Dataset] = true
-	}
-	for d := range loaded {
-		if !mine[d] {
-			loaded[d] = nil // not this shard's: let it go
-		}
-	}
 	combos := 0
 	var work int64
 	for _, sl := range plan[k] {
 		sp := sf.spec
 		sp.Data = desc.Datasets[sl.Dataset].Data
-		st, err := sp.Study(loaded[sl.Dataset], backends())
+		ds, err := sp.LoadContext(ctx)
+		if err != nil {
+			return fmt.Errorf("dataset %s: %w", data.Sanitize(sp.Data), err)
+		}
+		if ds.Info.SHA256 != desc.Datasets[sl.Dataset].SHA256 {
+			return &DatasetChangedError{Data: sp.Data, Want: desc.Datasets[sl.Dataset].SHA256, Got: ds.Info.SHA256,
+				WantB: desc.Datasets[sl.Dataset].Bars, GotB: ds.Bars.Len()}
+		}
+		st, err := sp.Study(ds, backends())
 		if err != nil {
 			return fmt.Errorf("dataset %s: %w", data.Sanitize(sp.Data), err)
 		}
