@@ -37,16 +37,16 @@ const (
 // Plan is what `sweepbench slurm` writes: N array tasks of `Binary run
 // RunArgs --shard K/N --shard-dir Dir`, then the merge.
 type Plan struct {
-	Dir         string   // the shared job folder (absolute)
-	Binary      string   // the sweepbench binary every node runs (absolute)
-	Chdir       string   // the tasks' working folder (relative --data paths are read from it)
-	Shards      int      // N
-	GPUsPerTask int      // 0 = none asked
-	CPUsPerTask int      // 0 = Slurm's default
-	Partition   string   // "" = the default partition
-	Time        string   // the tasks' time limit ("" = the partition's)
-	RunArgs     []string // run's flags, as given after --
-	DB          string   // the merge's sessions database ("" = its default)
+	Dir         string   `json:"dir"`           // the shared job folder (absolute)
+	Binary      string   `json:"binary"`        // the sweepbench binary every node runs (absolute)
+	Chdir       string   `json:"chdir"`         // the tasks' working folder (relative --data paths are read from it)
+	Shards      int      `json:"shards"`        // N
+	GPUsPerTask int      `json:"gpus_per_task"` // 0 = none asked
+	CPUsPerTask int      `json:"cpus_per_task"` // 0 = Slurm's default
+	Partition   string   `json:"partition"`     // "" = the default partition
+	Time        string   `json:"time"`          // the tasks' time limit ("" = the partition's)
+	RunArgs     []string `json:"run_args"`      // run's flags, as given after --
+	DB          string   `json:"db"`            // the merge's sessions database ("" = its default)
 }
 
 // State is slurm.json: the plan and the jobs submitted for it.
