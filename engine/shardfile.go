@@ -24,8 +24,13 @@ import (
 //	                  shards, the version), the slices, when it was written
 //	sweepbench.parts  base64 of a gob stream: per slice, each lane's settings
 //	                  and timings, the block edges, the parity report of the
-//	                  slice's combos (gob keeps NaN and Inf, which JSON does
-//	                  not) and the study's note
+//	                  slice's combos without its per-combo rows (gob keeps
+//	                  NaN and Inf, which JSON does not) and the study's note
+//
+// A combo's parity row is its trade counts and PnL in both lanes, which
+// the rows hold, and its flips, which the fp32 rows hold (flips,
+// non_borderline_flips, max_flip_margin): the footer stays small however
+// many combos the shard holds.
 //
 // pandas, polars and DuckDB read the rows like any Parquet file.
 
@@ -92,6 +97,11 @@ type shardRow struct {
 	BlockWins    []int32   `parquet:"block_wins,list"`
 	Sum3         float64   `parquet:"sum3"`
 	Sum4         float64   `parquet:"sum4"`
+	// The combo's flips against fp64 (parity), on the fp32 lane's rows:
+	// the rest of its parity row follows from the two lanes' results.
+	Flips         int64   `parquet:"flips"`
+	NonBorderline int64   `parquet:"non_borderline_flips"`
+	MaxFlipMargin float64 `parquet:"max_flip_margin"`
 }
 
 // ShardName is the file name of shard k of n: shard-K-of-N.parquet, K
@@ -118,7 +128,13 @@ func WriteShard(w io.Writer, f *ShardFile) error {
 		return err
 	}
 	for i, part := range f.Parts {
-		m := partMeta{Slice: part.Slice, Parity: part.Parity, Note: part.Note}
+		m := partMeta{Slice: part.Slice, Note: part.Note}
+		var pc []ComboParity // the parity rows, in the fp32 lane's order
+		if part.Parity != nil {
+			q := *part.Parity
+			pc, q.Combos = q.Combos, nil
+			m.Parity = &q
+		}
 		bs := part.Blocks
 		if bs != nil {
 			m.Bounds = bs.Bounds
@@ -140,6 +156,12 @@ func WriteShard(w io.Writer, f *ShardFile) error {
 					row.BlockSumDown, row.BlockSumLog = bs.SumDown[a:a+s], bs.SumLog[a:a+s]
 					row.BlockTrades, row.BlockWins = bs.Trades[a:a+s], bs.Wins[a:a+s]
 					row.Sum3, row.Sum4 = bs.Sum3[c], bs.Sum4[c]
+				}
+				if pc != nil && run.Precision == FP32 {
+					if k >= len(pc) || pc[k].Index != res.Index {
+						return fmt.Errorf("shard %d of %d: the parity rows are not the fp32 lane's combos", f.Index, f.Count)
+					}
+					row.Flips, row.NonBorderline, row.MaxFlipMargin = int64(pc[k].Flips), int64(pc[k].NonBorderline), pc[k].MaxFlipMargin
 				}
 				rows = append(rows, row)
 				if len(rows) == cap(rows) {
@@ -255,6 +277,7 @@ func ReadShard(r io.ReaderAt, size int64, name string) (*ShardFile, error) {
 		return nil, err
 	}
 	byDataset := map[int]*ShardPart{}
+	flips := map[int][]ComboParity{}     // per dataset, the fp32 rows' flips by combo
 	lanes := map[int]map[Precision]int{} // part's run index by precision
 	for _, m := range metas {
 		p := &ShardPart{Slice: m.Slice, Parity: m.Parity, Note: m.Note, Runs: m.Runs}
@@ -267,6 +290,9 @@ func ReadShard(r io.ReaderAt, size int64, name string) (*ShardFile, error) {
 			p.Runs[i].Results = make([]ComboResult, 0, m.Slice.Hi-m.Slice.Lo)
 		}
 		byDataset[m.Slice.Dataset] = p
+		if m.Parity != nil {
+			flips[m.Slice.Dataset] = make([]ComboParity, m.Slice.Hi-m.Slice.Lo)
+		}
 		f.Parts = append(f.Parts, p)
 	}
 	rd := parquet.NewGenericReader[shardRow](pf)
@@ -291,6 +317,9 @@ func ReadShard(r io.ReaderAt, size int64, name string) (*ShardFile, error) {
 				Calmar: row.Calmar, WinRate: row.WinRate, TotalTrades: int(row.TotalTrades), VaR95: row.VaR95, CVaR95: row.CVaR95,
 				Omega: row.Omega, LongBars: int(row.LongBars), ShortBars: int(row.ShortBars), FlatBars: int(row.FlatBars)}}
 			part.Runs[li].Results = append(part.Runs[li].Results, res)
+			if fl := flips[int(row.Dataset)]; fl != nil && prec[0] == FP32 {
+				fl[c] = ComboParity{Flips: int(row.Flips), NonBorderline: int(row.NonBorderline), MaxFlipMargin: row.MaxFlipMargin}
+			}
 			if bs := part.Blocks; bs != nil && len(row.BlockSum) > 0 {
 				s := bs.Blocks
 				if len(row.BlockBars) != s || len(row.BlockSum) != s || len(row.BlockSumSq) != s || len(row.BlockSumDown) != s ||
@@ -321,6 +350,35 @@ func ReadShard(r io.ReaderAt, size int64, name string) (*ShardFile, error) {
 				return nil, &ShardFileError{name, fmt.Errorf("dataset %d, %s: %d rows for the %d combos of its slice", p.Slice.Dataset, run.Precision, len(run.Results), p.Slice.Hi-p.Slice.Lo)}
 			}
 		}
+		if p.Parity != nil {
+			if err := p.parityRows(flips[p.Slice.Dataset]); err != nil {
+				return nil, &ShardFileError{name, err}
+			}
+		}
 	}
 	return f, nil
+}
+
+// parityRows rebuilds the part's per-combo parity rows from its fp64 and
+// fp32 results (comboParity) and the flips read from the fp32 rows.
+func (p *ShardPart) parityRows(fl []ComboParity) error {
+	var ref, test *ShardRun
+	for i := range p.Runs {
+		switch p.Runs[i].Precision {
+		case FP64:
+			ref = &p.Runs[i]
+		case FP32:
+			test = &p.Runs[i]
+		}
+	}
+	if ref == nil || test == nil {
+		return fmt.Errorf("dataset %d: a parity report without both lanes", p.Slice.Dataset)
+	}
+	p.Parity.Combos = make([]ComboParity, len(ref.Results))
+	for k := range ref.Results {
+		cp := comboParity(&ref.Results[k], &test.Results[k])
+		cp.Flips, cp.NonBorderline, cp.MaxFlipMargin = fl[k].Flips, fl[k].NonBorderline, fl[k].MaxFlipMargin
+		p.Parity.Combos[k] = cp
+	}
+	return nil
 }
