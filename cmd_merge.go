@@ -140,6 +140,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 			suiteID := engine.SuiteID(desc.Spec, datas)
 			agg := engine.NewAggregator(set.Grid, datas, set.Objective, lane)
 			res := &suiteResult{id: suiteID, lane: lane}
+			reg := backends()
 			var saved []int64
 			for d, dd := range desc.Datasets {
 				sp := desc.Spec
@@ -147,7 +148,13 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				if len(datas) > 1 {
 					sp.Suite = fmt.Sprintf("%s %d/%d", suiteID, d+1, len(datas))
 				}
-				st, err := (&studyFlags{spec: sp}).study(ctx, backends())
+				if _, _, err := reg.Lookup(sp.Backend); err != nil {
+					// The shards ran on a GPU this node has not: the merge
+					// computes only the robustness statistics, on what
+					// auto finds here (the report keeps the shards' backend).
+					sp.Backend = "auto"
+				}
+				st, err := (&studyFlags{spec: sp}).study(ctx, reg)
 				if err != nil {
 					return fmt.Errorf("dataset %s: %w", data.Sanitize(dd.Data), err)
 				}
