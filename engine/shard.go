@@ -148,24 +148,25 @@ func (d *ShardDescription) Work() (int64, error) {
 // d costs bars[d] when it is computed (an HMA3 alias, computed with its
 // twin, costs nothing: Grid.Distinct), and a unit whose work starts at
 // offset P of the total C goes to shard floor(P*n/C). Shard k's slices
-// are in (dataset, combo) order; a shard may be empty when n exceeds the
-// combos. O(datasets x combos) steps of a few nanoseconds.
+// are in (dataset, combo) order, at most one per dataset; a shard may be
+// empty when n exceeds the combos. Each slice's end is found by binary
+// search (the shard of a unit never decreases along the order):
+// O((datasets + n) log combos) steps, whatever the grid's size.
 func PlanShards(bars []int, g Grid, n int) [][]ShardSlice {
 	out := make([][]ShardSlice, n)
 	n3 := g.HMA3.Len()
-	cost := make([]uint64, n3) // per HMA3 column, in units of a dataset's bars
+	colPre := make([]uint64, n3+1) // computed combos before each HMA3 column, in a row
 	distinct := g.Distinct().Len() != g.Len()
-	for j := range cost {
-		cost[j] = 1
+	for j := 0; j < n3; j++ {
+		c := uint64(1)
 		if distinct && j > 0 && g.HMA3.At(j-1)/2 == g.HMA3.At(j)/2 {
-			cost[j] = 0
+			c = 0
 		}
+		colPre[j+1] = colPre[j] + c
 	}
-	var per uint64 // computed combos of the grid
-	for j := range cost {
-		per += cost[j]
-	}
-	per *= uint64(g.HMA.Len())
+	rowCost := colPre[n3]
+	prefix := func(u int) uint64 { return uint64(u/n3)*rowCost + colPre[u%n3] }
+	per := rowCost * uint64(g.HMA.Len())
 	var total uint64
 	for _, b := range bars {
 		total += per * uint64(b)
@@ -173,26 +174,33 @@ func PlanShards(bars []int, g Grid, n int) [][]ShardSlice {
 	if total == 0 {
 		total = 1
 	}
+	shardOf := func(p uint64) int {
+		if p >= total { // aliases after the last computed combo
+			return n - 1
+		}
+		hi, lo := bits.Mul64(p, uint64(n))
+		k, _ := bits.Div64(hi, lo, total) // p < total: no overflow
+		return int(k)
+	}
 	var pos uint64
+	G := g.Len()
 	for d, b := range bars {
-		cur, lo := -1, 0
-		for i := 0; i < g.Len(); i++ {
-			k := uint64(n - 1) // an alias after the last computed combo: pos == total
-			if pos < total {
-				hi, lo64 := bits.Mul64(pos, uint64(n))
-				k, _ = bits.Div64(hi, lo64, total) // pos < total: no overflow
-			}
-			if int(k) != cur {
-				if cur >= 0 {
-					out[cur] = append(out[cur], ShardSlice{d, lo, i})
+		at := func(u int) int { return shardOf(pos + uint64(b)*prefix(u)) }
+		for u := 0; u < G; {
+			k := at(u)
+			lo, hi := u+1, G // the first unit of a later shard, or G
+			for lo < hi {
+				mid := int(uint(lo+hi) / 2)
+				if at(mid) > k {
+					hi = mid
+				} else {
+					lo = mid + 1
 				}
-				cur, lo = int(k), i
 			}
-			pos += cost[i%n3] * uint64(b)
+			out[k] = append(out[k], ShardSlice{d, u, lo})
+			u = lo
 		}
-		if cur >= 0 {
-			out[cur] = append(out[cur], ShardSlice{d, lo, g.Len()})
-		}
+		pos += per * uint64(b)
 	}
 	return out
 }

@@ -104,6 +104,40 @@ func TestShardsMergeBitIdentical(t *testing.T) {
 	}
 }
 
+// planNaive is PlanShards' rule applied unit by unit.
+func planNaive(bars []int, g engine.Grid, n int) [][]engine.ShardSlice {
+	out := make([][]engine.ShardSlice, n)
+	cost := func(i int) float64 { // 1 for a computed combo, 0 for an alias
+		j := i % g.HMA3.Len()
+		if g.Distinct().Len() != g.Len() && j > 0 && g.HMA3.At(j-1)/2 == g.HMA3.At(j)/2 {
+			return 0
+		}
+		return 1
+	}
+	var total float64
+	for _, b := range bars {
+		for i := 0; i < g.Len(); i++ {
+			total += cost(i) * float64(b)
+		}
+	}
+	var pos float64
+	for d, b := range bars {
+		cur, lo := -1, 0
+		for i := 0; i < g.Len(); i++ {
+			k := min(int(pos*float64(n)/total), n-1)
+			if k != cur {
+				if cur >= 0 {
+					out[cur] = append(out[cur], engine.ShardSlice{Dataset: d, Lo: lo, Hi: i})
+				}
+				cur, lo = k, i
+			}
+			pos += cost(i) * float64(b)
+		}
+		out[cur] = append(out[cur], engine.ShardSlice{Dataset: d, Lo: lo, Hi: g.Len()})
+	}
+	return out
+}
+
 // TestPlanShardsBalancesBarSteps: every combo of every dataset in exactly
 // one slice, in order, and the shards' bar-steps within one combo's cost
 // of the mean.
@@ -112,6 +146,9 @@ func TestPlanShardsBalancesBarSteps(t *testing.T) {
 	bars := []int{1000, 50000, 7, 20000}
 	for _, n := range []int{1, 2, 5, 13, 400} {
 		plan := engine.PlanShards(bars, g, n)
+		if naive := planNaive(bars, g, n); !reflect.DeepEqual(plan, naive) {
+			t.Fatalf("N=%d: the plan is not the unit-by-unit rule's", n)
+		}
 		if len(plan) != n {
 			t.Fatalf("%d shards planned, want %d", len(plan), n)
 		}
@@ -203,5 +240,19 @@ func TestCheckShards(t *testing.T) {
 	}
 	if err := engine.CheckShards([]*engine.ShardFile{f(0, desc), f(1, desc), f(2, desc)}, []string{"s0", "s1", "s2"}); err != nil {
 		t.Errorf("a whole set: %v", err)
+	}
+}
+
+// BenchmarkPlanShards plans 10^8 combo-datasets (1000 x 1000 combos, HMA3
+// step 1, over 100 datasets) into 64 shards: what every task of such a
+// study spends before it computes.
+func BenchmarkPlanShards(b *testing.B) {
+	g := engine.Grid{HMA: mustRange(b, "--hma", "10:1009"), HMA3: mustRange(b, "--hma3", "12:1011")}
+	bars := make([]int, 100)
+	for i := range bars {
+		bars[i] = 150000 + i
+	}
+	for b.Loop() {
+		engine.PlanShards(bars, g, 64)
 	}
 }
