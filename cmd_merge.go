@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -111,6 +112,10 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				return err
 			}
 			if err := engine.CheckShards(heads, names); err != nil {
+				var cov *engine.ShardCoverageError
+				if errors.As(err, &cov) && cov.Missing {
+					return fmt.Errorf("%w: compute it with the study's run flags and --shard %d/%d (on Slurm: sweepbench slurm resubmit DIR)", err, cov.Index, cov.Count)
+				}
 				return err
 			}
 			files, err := readShards(names, true)
