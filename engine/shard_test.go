@@ -256,3 +256,33 @@ func BenchmarkPlanShards(b *testing.B) {
 		engine.PlanShards(bars, g, 64)
 	}
 }
+
+// BenchmarkWriteShard writes a shard of 250,000 combos in both precisions
+// (no blocks, no parity): the rate at which a task writes its file.
+func BenchmarkWriteShard(b *testing.B) {
+	const n = 250000
+	g := engine.Grid{HMA: mustRange(b, "--hma", "10:509"), HMA3: mustRange(b, "--hma3", "12:511")}
+	part := &engine.ShardPart{Slice: engine.ShardSlice{Lo: 0, Hi: n}}
+	for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
+		run := engine.ShardRun{Precision: p, Backend: "reference"}
+		for i := 0; i < n; i++ {
+			x := float64(i)
+			run.Results = append(run.Results, engine.ComboResult{Index: i, Combo: g.At(i), Metrics: engine.Metrics{
+				TotalReturn: math.Sin(x), CAGR: math.Cos(x), Sharpe: x / 7, Sortino: x / 11, MaxDrawdown: 1 / (x + 1),
+				Calmar: x / 13, WinRate: 0.5, TotalTrades: i % 1000, VaR95: -x / 1e6, CVaR95: -x / 1e5, Omega: 1.1,
+				LongBars: i, ShortBars: i / 2, FlatBars: 7}})
+		}
+		part.Runs = append(part.Runs, run)
+	}
+	f := &engine.ShardFile{Count: 1, Slices: []engine.ShardSlice{part.Slice}, Parts: []*engine.ShardPart{part}}
+	var size int
+	for b.Loop() {
+		var buf bytes.Buffer
+		if err := engine.WriteShard(&buf, f); err != nil {
+			b.Fatal(err)
+		}
+		size = buf.Len()
+	}
+	b.ReportMetric(float64(size)/float64(n), "B/combo")
+	b.ReportMetric(float64(2*n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
