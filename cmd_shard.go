@@ -79,6 +79,9 @@ func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir 
 			return fmt.Errorf("dataset %s: %w", data.Sanitize(sp.Data), err)
 		}
 		part, err := engine.RunSlice(ctx, st, sl.Lo, sl.Hi, nil)
+		if err != nil && ctx.Err() != nil {
+			return &exitError{130, fmt.Errorf("interrupted: shard %d of %d was not written (run it again)", k, n)}
+		}
 		if err != nil {
 			return fmt.Errorf("shard %d of %d, dataset %s, combos [%d, %d): %w", k, n, data.Sanitize(sp.Data), sl.Lo, sl.Hi, err)
 		}
