@@ -489,8 +489,10 @@ func precisionSpec(ps []engine.Precision) string {
 
 // SelectionSettings is what a session asked of its selection, for a list's
 // settings column: ", objective sortino, min trades 400, max drawdown 30%,
-// blocks 16, wf rolling:8", each part only when set ("" for none), so
-// that two studies of one grid that differ in it are told apart.
+// blocks 16, wf rolling:8, suite 3fa2c9e1b0d4 2/5", each part only when
+// set ("" for none), so that two studies of one grid that differ in it are
+// told apart (and the datasets of one suite seen together: `sessions ls`
+// and the workbench's sessions screen both show it).
 func SelectionSettings(ss *Session) string {
 	var b strings.Builder
 	if o := ss.Spec.Objective; o != "" && o != "sharpe" {
