@@ -21,8 +21,17 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
+	# Installed without starting the distribution's own services (a
+	# policy-rc.d that refuses, removed after): the only daemons are ours.
+	policy=
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod +x /usr/sbin/policy-rc.d
+		policy=1
+	fi
 	timeout 300 apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq slurm-wlm munge >/dev/null
+	[ -n "$policy" ] && rm -f /usr/sbin/policy-rc.d
 fi
 
 T=$(mktemp -d /tmp/sweepbench-slurm.XXXXXX)
