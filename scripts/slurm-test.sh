@@ -29,9 +29,10 @@ if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! comm
 		chmod +x /usr/sbin/policy-rc.d
 		policy=1
 	fi
-	timeout 300 apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq slurm-wlm munge >/dev/null
-	[ -n "$policy" ] && rm -f /usr/sbin/policy-rc.d
+	rc=0
+	{ timeout 300 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq slurm-wlm munge >/dev/null; } || rc=$?
+	if [ -n "$policy" ]; then rm -f /usr/sbin/policy-rc.d; fi
+	[ "$rc" = 0 ] || { echo "slurm-test: installing slurm-wlm and munge failed ($rc)" >&2; exit 1; }
 fi
 
 T=$(mktemp -d /tmp/sweepbench-slurm.XXXXXX)
