@@ -6,9 +6,9 @@
 #      (sweepbench slurm --submit): the merged report must equal a single
 #      run's field by field (scripts/cmpreport: every value, times and
 #      speeds left out), and the merged session the single run's session;
-#   B. a study whose task 1 is cancelled: merge must refuse naming shard 1,
-#      slurm status must show it, slurm resubmit must complete the study,
-#      equal to a single run.
+#   B. a study whose task 1 is killed while it runs (scancel): merge must
+#      refuse naming shard 1, slurm status must show it, slurm resubmit must
+#      complete the study, equal to a single run.
 # Every daemon it starts is stopped by its PID on exit, every job it
 # submitted cancelled first. Run as root (the daemons; .ci/run does).
 # SWEEPBENCH_SLURM_KEEP=1 keeps the temporary folder.
@@ -155,20 +155,27 @@ for id in 1 2; do # the merged sessions are the single run's
 	"$T/bin/cmpreport" "$T/a-single-session-$id.json" "$T/a-session-$id.json" || fail "study A: session $id differs"
 done
 
-# B: task 1 cancelled before it runs; merge refuses, resubmit completes.
+# B: task 1 killed while it runs; merge refuses, resubmit completes. The
+# study is heavier (400 combos of 175,000 bars, a few seconds a task) so
+# that the task is caught running.
 JOBDIRS+=("$T/b")
-FLAGS_B=(--data embedded:btcusdt-1m "${FLAGS[@]}" --fee 0.001)
-"$SB" --db "$T/b.db" slurm --shards 4 --out "$T/b" --submit --hold -- "${FLAGS_B[@]}" | tee "$T/b-submit.txt"
+FLAGS_B=(--data embedded:btcusdt-1m --hma 10:200:10 --hma3 12:50:2 --backend reference --blocks 8 --wf rolling:4 --fee 0.001)
+"$SB" --db "$T/b.db" slurm --shards 4 --out "$T/b" --submit -- "${FLAGS_B[@]}" | tee "$T/b-submit.txt"
 ARR=$(sed -n 's/^submitted array job \([0-9]*\) .*/\1/p' "$T/b-submit.txt")
 [ -n "$ARR" ] || fail "no array job id in: $(cat "$T/b-submit.txt")"
+for ((i = 0; i < 600; i++)); do
+	squeue -h -r -j "$ARR" -t RUNNING -o %i 2>/dev/null | grep -qx "${ARR}_1" && break
+	sleep 0.1
+done
+squeue -h -r -j "$ARR" -t RUNNING -o %i | grep -qx "${ARR}_1" || fail "study B: task 1 was never seen running"
 scancel "${ARR}_1"
-scontrol release "$ARR"
+echo "slurm-test: killed task ${ARR}_1 while it ran"
 for ((i = 0; i < 300; i++)); do
 	n=$(find "$T/b" -name 'shard-*-of-4.parquet' | wc -l)
 	[ "$n" -ge 3 ] && [ -z "$(squeue -h -r -j "$ARR" -t PENDING,RUNNING,COMPLETING 2>/dev/null)" ] && break
 	sleep 1
 done
-[ "$(find "$T/b" -name 'shard-*-of-4.parquet' | wc -l)" = 3 ] || fail "study B: want 3 shards with task 1 cancelled, have: $(ls "$T/b")"
+[ "$(find "$T/b" -name 'shard-*-of-4.parquet' | wc -l)" = 3 ] || fail "study B: want 3 shards with task 1 killed, have: $(ls "$T/b")"
 [ ! -e "$T/b/merged.json" ] || fail "study B: merged without shard 1"
 if "$SB" merge "$T/b" --no-save -q 2>"$T/b-merge-err.txt" >/dev/null; then
 	fail "study B: merge accepted 3 shards of 4"
