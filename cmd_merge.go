@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -51,31 +52,51 @@ func shardFiles(args []string) ([]string, error) {
 	return out, nil
 }
 
-// readShards reads the headers of files, checks they are one study's
-// every shard once (engine.CheckShards), then reads them whole.
-func readShards(names []string, whole bool) ([]*engine.ShardFile, error) {
+// readHeaders reads the shard files' headers (their description and
+// slices, not their rows).
+func readHeaders(names []string) ([]*engine.ShardFile, error) {
 	var fs []*engine.ShardFile
 	for _, name := range names {
-		f, err := os.Open(name)
+		sf, err := readShardFile(name, func(f *os.File, size int64) (*engine.ShardFile, error) {
+			return engine.ReadShardHeader(f, size, name)
+		})
 		if err != nil {
 			return nil, err
 		}
-		fi, err := f.Stat()
-		if err == nil {
-			var sf *engine.ShardFile
-			if whole {
-				sf, err = engine.ReadShard(f, fi.Size(), name)
-			} else {
-				sf, err = engine.ReadShardHeader(f, fi.Size(), name)
-			}
-			fs = append(fs, sf)
-		}
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
+		fs = append(fs, sf)
 	}
 	return fs, nil
+}
+
+// readDataset reads dataset d's parts from the files whose slices hold it.
+func readDataset(names []string, heads []*engine.ShardFile, d int) ([]*engine.ShardPart, error) {
+	var parts []*engine.ShardPart
+	for i, h := range heads {
+		if !slices.ContainsFunc(h.Slices, func(s engine.ShardSlice) bool { return s.Dataset == d }) {
+			continue
+		}
+		sf, err := readShardFile(names[i], func(f *os.File, size int64) (*engine.ShardFile, error) {
+			return engine.ReadShardDataset(f, size, names[i], d)
+		})
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, sf.Parts...)
+	}
+	return parts, nil
+}
+
+func readShardFile(name string, read func(*os.File, int64) (*engine.ShardFile, error)) (*engine.ShardFile, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return read(f, fi.Size())
 }
 
 func newMergeCmd() *cobra.Command {
@@ -107,7 +128,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 			if err != nil {
 				return err
 			}
-			heads, err := readShards(names, false)
+			heads, err := readHeaders(names)
 			if err != nil {
 				return err
 			}
@@ -118,11 +139,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				}
 				return err
 			}
-			files, err := readShards(names, true)
-			if err != nil {
-				return err
-			}
-			desc := files[0].Description
+			desc := heads[0].Description
 			var datas []string
 			for _, d := range desc.Datasets {
 				datas = append(datas, d.Data)
@@ -166,13 +183,10 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				if got := st.Dataset.Info.SHA256; got != dd.SHA256 || st.Dataset.Bars.Len() != dd.Bars {
 					return &DatasetChangedError{Data: dd.Data, Want: dd.SHA256, Got: got, WantB: dd.Bars, GotB: st.Dataset.Bars.Len()}
 				}
-				var parts []*engine.ShardPart
-				for _, f := range files {
-					for _, p := range f.Parts {
-						if p.Slice.Dataset == d {
-							parts = append(parts, p)
-						}
-					}
+				// This dataset's parts only: one dataset's results in memory.
+				parts, err := readDataset(names, heads, d)
+				if err != nil {
+					return err
 				}
 				rep, err := engine.MergeParts(st, parts)
 				if err != nil {
@@ -191,6 +205,9 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				if r := rep.Run(lane); r != nil {
 					agg.Add(d, lane, r.Results)
 				}
+				if o.format == "table" {
+					rep.Keep(o.top) // the table needs the best; the session has them all
+				}
 				res.reports = append(res.reports, rep)
 			}
 			res.agg = agg.Aggregate()
@@ -201,7 +218,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				write = func(w io.Writer) error { return writeSuite(w, res, o.format, o.top) }
 			}
 			if !o.quiet {
-				fmt.Fprintf(stderr, "merged %d shards of study %s (%s)\n", len(files), desc.ID(), engine.Plural(len(datas), "dataset"))
+				fmt.Fprintf(stderr, "merged %d shards of study %s (%s)\n", len(heads), desc.ID(), engine.Plural(len(datas), "dataset"))
 			}
 			if err := emit(cmd.OutOrStdout(), stderr, o.out, o.quiet, write); err != nil {
 				return err

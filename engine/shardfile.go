@@ -268,6 +268,12 @@ func shardHeaderOf(pf *parquet.File, name string) (*ShardFile, []partMeta, error
 // ReadShard reads a whole shard file: its header and every part with its
 // results and per-block statistics.
 func ReadShard(r io.ReaderAt, size int64, name string) (*ShardFile, error) {
+	return ReadShardDataset(r, size, name, -1)
+}
+
+// ReadShardDataset is ReadShard keeping only dataset d's part (every part
+// when d < 0): a merge holds one dataset's results at a time.
+func ReadShardDataset(r io.ReaderAt, size int64, name string, d int) (*ShardFile, error) {
 	pf, err := parquet.OpenFile(r, size)
 	if err != nil {
 		return nil, &ShardFileError{name, err}
@@ -275,6 +281,15 @@ func ReadShard(r io.ReaderAt, size int64, name string) (*ShardFile, error) {
 	f, metas, err := shardHeaderOf(pf, name)
 	if err != nil {
 		return nil, err
+	}
+	if d >= 0 {
+		var keep []partMeta
+		for _, m := range metas {
+			if m.Slice.Dataset == d {
+				keep = append(keep, m)
+			}
+		}
+		metas = keep
 	}
 	byDataset := map[int]*ShardPart{}
 	flips := map[int][]ComboParity{}     // per dataset, the fp32 rows' flips by combo
@@ -302,6 +317,9 @@ func ReadShard(r io.ReaderAt, size int64, name string) (*ShardFile, error) {
 		n, rerr := rd.Read(buf)
 		for i := range buf[:n] {
 			row := &buf[i]
+			if d >= 0 && int(row.Dataset) != d {
+				continue
+			}
 			part := byDataset[int(row.Dataset)]
 			prec, perr := ParsePrecisions(row.Precision)
 			if part == nil || perr != nil || len(prec) != 1 {
