@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,6 +169,17 @@ func TestSuiteAggregatesAndShards(t *testing.T) {
 	mraw, _ := os.ReadFile(merged)
 	if a, b := decodeJSON(t, raw), decodeJSON(t, mraw); !reflect.DeepEqual(a, b) {
 		t.Fatal("the merged suite report differs from the single run's")
+	}
+	// The tables too (the merge keeps each dataset's best once saved, as
+	// run keeps them), but for the lanes' timings.
+	lanes := regexp.MustCompile(`(?m)^ +reference +fp(64|32) .*\n`)
+	runTable, _, rerr := execute(t, append([]string{"run", "--no-save"}, suiteFlags...)...)
+	mergeTable, _, merr := execute(t, "merge", shards, "--no-save", "-q")
+	if rerr != "" || merr != "" {
+		t.Fatalf("tables: %s %s", rerr, merr)
+	}
+	if a, b := lanes.ReplaceAllString(runTable, ""), lanes.ReplaceAllString(mergeTable, ""); a != b || !strings.Contains(a, "Across 2 datasets") {
+		t.Errorf("the merged table differs from run's:\n%s\n----\n%s", a, b)
 	}
 	out, _, err := execute(t, "sessions", "ls", "--db", db)
 	if err != "" || strings.Count(out, " 1/2") != 1 || strings.Count(out, " 2/2") != 1 || !strings.Contains(out, "suite ") {
