@@ -358,7 +358,9 @@ func (e *ShardMismatchError) Error() string {
 // dataset's slices, from every shard) into the report a single RunStudy
 // gives: the runs with every result (bit for bit those of a single run),
 // the per-block statistics, the parity report joined from the parts'
-// (mergeParity), the study's note. Timings are summed over the parts.
+// (mergeParity), the study's note (which says so when the shards ran a
+// lane on different backends: auto on a cluster of GPU and CPU nodes).
+// Timings are summed over the parts.
 // Parts that leave a combo out, or hold one twice, are an error.
 func MergeParts(s *Study, parts []*ShardPart) (*Report, error) {
 	slices.SortFunc(parts, func(a, b *ShardPart) int { return a.Slice.Lo - b.Slice.Lo })
@@ -377,8 +379,10 @@ func MergeParts(s *Study, parts []*ShardPart) (*Report, error) {
 		rep.Note = parts[0].Note
 	}
 	var ps []*Parity
+	var mixed string // lanes whose shards ran on different backends
 	for _, prec := range s.Precisions {
 		var run *Run
+		var ran []string
 		for _, part := range parts {
 			for i := range part.Runs {
 				sr := &part.Runs[i]
@@ -390,6 +394,9 @@ func MergeParts(s *Study, parts []*ShardPart) (*Report, error) {
 						Status: StatusComplete, Results: make([]ComboResult, 0, s.Grid.Len())}
 					rep.Backend = sr.Backend
 				}
+				if on := sr.Backend; !slices.Contains(ran, on) {
+					ran = append(ran, on)
+				}
 				run.Prepare += sr.Prepare
 				run.Indicators += sr.Indicators
 				run.Saving += sr.Saving
@@ -399,6 +406,9 @@ func MergeParts(s *Study, parts []*ShardPart) (*Report, error) {
 		}
 		if run == nil || len(run.Results) != s.Grid.Len() {
 			return nil, fmt.Errorf("%s: the %s lane's results do not cover the grid", s.Dataset.Info.Name, prec)
+		}
+		if len(ran) > 1 {
+			mixed = JoinNote(mixed, fmt.Sprintf("the shards ran the %s lane on %s", prec, strings.Join(ran, ", ")))
 		}
 		rep.Runs = append(rep.Runs, run)
 	}
@@ -426,7 +436,7 @@ func MergeParts(s *Study, parts []*ShardPart) (*Report, error) {
 	if rep.Run(FP64) != nil && rep.Run(FP32) != nil {
 		rep.Parity, rep.ParityOf = MergeParity(ps), "fp32 vs fp64"
 	}
-	rep.Note = JoinNote(rep.Note, rep.RunNotes())
+	rep.Note = JoinNote(JoinNote(rep.Note, rep.RunNotes()), mixed)
 	return rep, nil
 }
 
