@@ -97,7 +97,7 @@ func (p *Plan) ArrayScriptText() string {
 	b.WriteString("# Written by `sweepbench slurm`: shard K of N of one study into the shared folder below.\n")
 	b.WriteString("set -euo pipefail\n")
 	args := append([]string{p.Binary, "run"}, p.RunArgs...)
-	args = append(args, "--no-save", "--quiet", "--shard-dir", p.Dir)
+	args = append(args, "--no-save", "--shard-dir", p.Dir) // the task's log gets its summary line
 	fmt.Fprintf(&b, "exec %s --shard \"${SLURM_ARRAY_TASK_ID}/%d\"\n", words(args), p.Shards)
 	return b.String()
 }
