@@ -69,7 +69,7 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	m := &Model{ctx: ctx, status: statusbar.New(ctx)}
 	m.setup = setup.New(ctx, m, cfg.Flags.Spec, cfg.Flags.DataGiven)
 	m.run = run.New(ctx, m, parent, run.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, NoSave: cfg.NoSave})
-	m.results = results.New(ctx, m)
+	m.results = results.New(ctx, m, cfg.Sessions)
 	m.sessions = sessionscreen.New(ctx, m, sessionscreen.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, Load: cfg.LoadSession})
 	m.bench = benchscreen.New(ctx, m, parent, benchscreen.Config{Rungs: cfg.Rungs, Repeat: cfg.BenchRepeat,
 		Study: func() *engine.Study { s, _, _ := m.setup.Build(); return s }})
@@ -276,7 +276,7 @@ func (m *Model) Running() bool { return m.run.Running() }
 // screen (esc goes there) and the screen in use stays.
 func (m *Model) report(msg common.ReportMsg) tea.Cmd {
 	away := m.screen == common.SessionsScreen || m.screen == common.BenchScreen
-	cmd := m.results.Show(msg.Report, msg.Asked, msg.Err)
+	cmd := m.results.Show(msg.Report, msg.Asked, msg.Err, msg.Session)
 	if !away {
 		return tea.Batch(cmd, m.show(common.ResultsScreen))
 	}
