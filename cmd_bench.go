@@ -111,6 +111,9 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
   sweepbench bench --hma 10:329:1 --hma3 12:331:1 --rungs M6,M7`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := sf.oneDataset("bench"); err != nil {
+				return err
+			}
 			reg := backends()
 			sf.spec.Backend, sf.spec.Precision = "reference", "fp64"
 			s, err := sf.study(cmd.Context(), reg)

@@ -26,12 +26,16 @@ import (
 // of defaults: engine.DefaultSpec); `run`, `tui` and `bench` share them.
 type studyFlags struct {
 	spec engine.Spec
+	// datas are the --data values in order (the flag repeats: a suite of
+	// datasets, engine.ExpandDatasets); spec.Data is the first.
+	datas []string
 }
 
 func (f *studyFlags) register(fs *pflag.FlagSet) {
 	d, s := engine.DefaultSpec(), &f.spec
 	s.Fee, s.Head, s.BarsPerYear, s.Borderline = d.Fee, d.Head, d.BarsPerYear, d.Borderline
-	fs.StringVar(&s.Data, engine.FieldData, d.Data, "bars to sweep: a file (CSV, Binance, freqtrade, klines JSON, LEAN, Parquet, Feather/Arrow; .gz and .zip ok, FILE.zip#MEMBER), a folder or glob of them (one dataset), or embedded:NAME (filusdt-1m, btcusdt-1m)")
+	s.Data = d.Data
+	fs.Var(&dataValues{first: &s.Data, all: &f.datas}, engine.FieldData, "bars to sweep: a file (CSV, Binance, freqtrade, klines JSON, LEAN, Parquet, Feather/Arrow; .gz and .zip ok, FILE.zip#MEMBER), a folder or glob of them (one dataset), or embedded:NAME (filusdt-1m, btcusdt-1m); run: repeat it, or @LIST (a file naming one dataset a line), for a suite over several datasets")
 	fs.StringVar(&s.HMA, engine.FieldHMA, d.HMA, "HMA length range start:stop:step, inclusive (min 2)")
 	fs.StringVar(&s.HMA3, engine.FieldHMA3, d.HMA3, "HMA3 length range start:stop:step, inclusive (min 6)")
 	fs.Var(decimalFloat{&s.Fee, d.Fee}, engine.FieldFee, "fee per side, a fraction (0.00045 = 0.045%)")
@@ -75,6 +79,37 @@ func writeBlocks(path string, rep *engine.Report, bars *engine.Bars) error {
 	}
 	return f.Commit()
 }
+
+// oneDataset refuses a repeated --data in a command that takes one
+// dataset (tui, bench).
+func (f *studyFlags) oneDataset(cmd string) error {
+	if len(f.datas) > 1 || (len(f.datas) == 1 && strings.HasPrefix(f.datas[0], "@")) {
+		return fmt.Errorf("--data: %s takes one dataset (a file, folder or glob); `sweepbench run` takes several (repeat --data, or @LIST)", cmd)
+	}
+	return nil
+}
+
+// dataValues is --data: each value given appends (the first replaces the
+// default); first is the first value.
+type dataValues struct {
+	first *string
+	all   *[]string
+}
+
+func (v *dataValues) Set(s string) error {
+	*v.all = append(*v.all, s)
+	*v.first = (*v.all)[0]
+	return nil
+}
+
+func (v *dataValues) String() string {
+	if v.first == nil {
+		return ""
+	}
+	return *v.first
+}
+
+func (*dataValues) Type() string { return "string" }
 
 // decimalInt and decimalFloat are the study's number flags, read as plain
 // decimals: pflag's own accept Go syntax (1_000, 0x10, 0x1p-4), which reads
@@ -151,6 +186,8 @@ func newRunCmd() *cobra.Command {
 		quiet          bool
 		save, noSave   bool
 		blocksOut      string
+		dataEach       string
+		shard, shardTo string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -168,6 +205,21 @@ func newRunCmd() *cobra.Command {
 			if top <= 0 {
 				return fmt.Errorf("--top %d: want a positive count", top)
 			}
+			datasets, err := datasetsOf(&sf, dataEach)
+			if err != nil {
+				return err
+			}
+			o := runOutput{format: format, out: out, top: top, quiet: quiet, save: save && !noSave, failOnCollapse: failOnCollapse, yes: yes}
+			if shard != "" {
+				return runShard(cmd, &sf, datasets, shard, shardTo, o)
+			}
+			if len(datasets) > 1 {
+				if blocksOut != "" {
+					return errors.New("--blocks-out: one dataset only (a suite's per-block statistics are in each dataset's session and in a shard file)")
+				}
+				return runSuite(cmd, &sf, datasets, o)
+			}
+			sf.spec.Data = datasets[0]
 			// Refuse an --out that would destroy data before reading any.
 			db, _ := dbPath(cmd)
 			inputs := inputData("the input data", sf.spec.Data)
@@ -357,6 +409,9 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the run (overrides --save)")
+	cmd.Flags().StringVar(&dataEach, "data-each", "", "a glob whose every file is a dataset of its own (a suite; --data's glob joins the files into one dataset)")
+	cmd.Flags().StringVar(&shard, "shard", "", "compute only slice K/N of the (dataset x combo) work (0 <= K < N), balanced by bar-steps, into a shard file for `sweepbench merge`; auto: K and N from SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX/SHARD_COUNT")
+	cmd.Flags().StringVar(&shardTo, "shard-dir", ".", "with --shard: the folder the shard file goes into (shard-K-of-N.parquet)")
 	return cmd
 }
 

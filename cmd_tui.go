@@ -32,6 +32,9 @@ of ` + "`bench`" + ` on the form's dataset and grid). Press ? inside for the key
   sweepbench tui --data embedded:btcusdt-1m --head 5000 --hma 10:30:10 --hma3 12:36:12`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := sf.oneDataset("tui"); err != nil {
+				return err
+			}
 			return runTUI(cmd, &sf, cmd.Flags().Changed("data"), noSave)
 		},
 	}

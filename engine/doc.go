@@ -21,7 +21,16 @@
 //     JSON lines, Parquet), which RowWriter also writes while a study runs;
 //     a run's results in bounded memory, Summary (top lists and heatmaps
 //     of every metric, built from the streamed chunks: StudyOptions.Summary,
-//     or Summariser over results read back); the bench ladder.
+//     or Summariser over results read back); the bench ladder;
+//   - suites and shards: a Suite is one Spec over several datasets, a list
+//     of ordinary Studies plus the cross-dataset Aggregate (median, worst,
+//     datasets in profit per combo; OverallParity); PlanShards cuts the
+//     (dataset x combo) work into slices of equal bar-steps, RunSlice runs
+//     one through RunStudy on rectangles of the grid, WriteShard and
+//     ReadShard keep it in a Parquet shard file, and CheckShards and
+//     MergeParts join a study's shards into the report a single run gives,
+//     bit for bit (typed errors: ShardSpecError, ShardCoverageError,
+//     ShardMismatchError, ShardFileError).
 //
 // It imports no backend (reference, cuda, metal), no store (sessions) and
 // no UI (tui). The CPU arithmetic it needs outside a backend (the indicator

@@ -274,16 +274,7 @@ func newParity(ref, test *Run, tol float64) *Parity {
 	}
 	p := &Parity{Tolerance: tol, Incomplete: !ref.Complete() || !test.Complete()}
 	p.Combos = make([]ComboParity, 0, min(ref.Count(), test.Count()))
-	add := func(a, b *ComboResult) {
-		cp := ComboParity{Index: a.Index, Combo: a.Combo, Trades64: a.TotalTrades, Trades32: b.TotalTrades}
-		cp.Dn = cp.Trades32 - cp.Trades64
-		cp.RelDn = relInt(cp.Dn, cp.Trades64)
-		d := b.TotalReturn - a.TotalReturn
-		cp.DPnLpp = 100 * d
-		cp.RelDPnL = relFloat(d, a.TotalReturn)
-		cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
-		p.Combos = append(p.Combos, cp)
-	}
+	add := func(a, b *ComboResult) { p.Combos = append(p.Combos, comboParity(a, b)) }
 	if ref.outcomes != nil || test.outcomes != nil {
 		// A kept run (StudyOptions.Discard): pair by index.
 		var other []ComboResult
@@ -324,6 +315,19 @@ func newParity(ref, test *Run, tol float64) *Parity {
 	}
 	p.CombosCompared = len(p.Combos)
 	return p
+}
+
+// comboParity is one combo's row of the report from its fp64 result a and
+// its result b under test: trade counts and PnL (flips are the caller's).
+func comboParity(a, b *ComboResult) ComboParity {
+	cp := ComboParity{Index: a.Index, Combo: a.Combo, Trades64: a.TotalTrades, Trades32: b.TotalTrades}
+	cp.Dn = cp.Trades32 - cp.Trades64
+	cp.RelDn = relInt(cp.Dn, cp.Trades64)
+	d := b.TotalReturn - a.TotalReturn
+	cp.DPnLpp = 100 * d
+	cp.RelDPnL = relFloat(d, a.TotalReturn)
+	cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
+	return cp
 }
 
 // setIndicatorErrors sets the per-series errors, worst first (a stable

@@ -157,6 +157,12 @@ type Spec struct {
 	Objective   string  `json:"objective,omitempty"`
 	MinTrades   int     `json:"min_trades,omitempty"`
 	MaxDrawdown float64 `json:"max_drawdown,omitempty"`
+	// Suite, when set, says this study is one dataset of a suite (a Spec
+	// run over several datasets, Suite): "ID D/N", the suite's id (the
+	// first 12 hex digits of its SuiteDescription's SHA-256), this
+	// dataset's place (from 1) and the datasets in it. Saved with a
+	// session; "" for a study of one dataset.
+	Suite string `json:"suite,omitempty"`
 }
 
 // DefaultSpec is the study `sweepbench run` makes without flags: the

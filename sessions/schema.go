@@ -279,6 +279,11 @@ ALTER TABLE studies ADD COLUMN wf TEXT NOT NULL DEFAULT '';
 ALTER TABLE studies ADD COLUMN asked_backend TEXT;
 ALTER TABLE studies ADD COLUMN asked_bars_per_year REAL;
 `},
+	// v11: the suite a study is one dataset of (engine.Spec.Suite, "ID D/N";
+	// '' = a study of one dataset).
+	{sql: `
+ALTER TABLE studies ADD COLUMN suite TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // digestSchema is the first schema version whose runs carry a digest.

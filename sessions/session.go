@@ -124,7 +124,7 @@ type querier interface {
 
 const sessionColumns = `s.id, s.created, s.updated, s.finished, s.status, s.error, s.host, s.pid, s.pid_start,
 	s.data_spec, s.tz, s.time_column, s.lean_asset, s.timeframe, s.head, s.window_from, s.window_to,
-	s.objective, s.min_trades, s.max_drawdown, s.blocks, s.wf,
+	s.objective, s.min_trades, s.max_drawdown, s.blocks, s.wf, s.suite,
 	s.hma_start, s.hma_stop, s.hma_step, s.hma3_start, s.hma3_stop, s.hma3_step,
 	s.fee, s.mode, s.source, s.bars_per_year, s.precisions, s.wma, s.tolerance, s.backend, s.note,
 	s.asked_backend, s.asked_bars_per_year,
@@ -153,7 +153,7 @@ func scanSession(sc scanner) (*Session, error) {
 	)
 	err := sc.Scan(&s.ID, &created, &updated, &finished, &status, &s.Error, &s.Host, &s.PID, &s.proc.Start,
 		&s.Spec.Data, &s.Spec.TZ, &s.Spec.TimeColumn, &s.Spec.LEANAsset, &s.Spec.Timeframe, &s.Spec.Head, &s.Spec.From, &s.Spec.To,
-		&s.Spec.Objective, &s.Spec.MinTrades, &s.Spec.MaxDrawdown, &s.Spec.Blocks, &s.Spec.WF,
+		&s.Spec.Objective, &s.Spec.MinTrades, &s.Spec.MaxDrawdown, &s.Spec.Blocks, &s.Spec.WF, &s.Spec.Suite,
 		&g.HMA.Start, &g.HMA.Stop, &g.HMA.Step, &g.HMA3.Start, &g.HMA3.Stop, &g.HMA3.Step,
 		&s.Params.Fee, &mode, &source, &s.Params.BarsPerYear, &precs, &wma, &s.Tolerance, &s.Backend, &s.Note,
 		&askedBackend, &askedBPY,
@@ -508,8 +508,10 @@ func precisionSpec(ps []engine.Precision) string {
 
 // SelectionSettings is what a session asked of its selection, for a list's
 // settings column: ", objective sortino, min trades 400, max drawdown 30%,
-// blocks 16, wf rolling:8", each part only when set ("" for none), so
-// that two studies of one grid that differ in it are told apart.
+// blocks 16, wf rolling:8, suite 3fa2c9e1b0d4 2/5", each part only when
+// set ("" for none), so that two studies of one grid that differ in it are
+// told apart (and the datasets of one suite seen together: `sessions ls`
+// and the workbench's sessions screen both show it).
 func SelectionSettings(ss *Session) string {
 	var b strings.Builder
 	if o := ss.Spec.Objective; o != "" && o != "sharpe" {
@@ -526,6 +528,9 @@ func SelectionSettings(ss *Session) string {
 	}
 	if wf := ss.Spec.WF; wf != "" {
 		b.WriteString(", wf " + wf)
+	}
+	if su := ss.Spec.Suite; su != "" {
+		b.WriteString(", suite " + su)
 	}
 	return b.String()
 }

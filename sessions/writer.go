@@ -189,12 +189,12 @@ func (s *Store) Begin(ctx context.Context, st *engine.Study) (*Writer, error) {
 	err = tx.QueryRowContext(ctx, `INSERT INTO studies (created, updated, dataset_id, data_spec, tz, time_column, lean_asset, timeframe, head,
 		window_from, window_to, objective, min_trades, max_drawdown, blocks, wf,
 		hma_start, hma_stop, hma_step, hma3_start, hma3_stop, hma3_step, fee, mode, source, bars_per_year,
-		precisions, wma, tolerance, backend, note, asked_backend, asked_bars_per_year, status, host, pid, pid_start)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?) RETURNING id`,
+		precisions, wma, tolerance, backend, note, asked_backend, asked_bars_per_year, suite, status, host, pid, pid_start)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?) RETURNING id`,
 		now, now, dsID, o.Data, o.TZ, o.TimeColumn, o.LEANAsset, o.Timeframe, o.Head, o.From, o.To, o.Objective, o.MinTrades, o.MaxDrawdown, o.Blocks, o.WF,
 		g.HMA.Start, g.HMA.Stop, g.HMA.Step, g.HMA3.Start, g.HMA3.Stop, g.HMA3.Step,
 		p.Fee, p.Mode.String(), p.Source.String(), p.BarsPerYear,
-		strings.Join(precs, ","), st.WMA.String(), tol, st.Backend.Name(), note, orAuto(o.Backend), o.BarsPerYear,
+		strings.Join(precs, ","), st.WMA.String(), tol, st.Backend.Name(), note, orAuto(o.Backend), o.BarsPerYear, o.Suite,
 		s.self.Host, s.self.PID, s.self.Start).Scan(&id)
 	if err != nil {
 		return nil, s.wrap("record the study", err)

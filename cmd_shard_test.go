@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// suiteFlags is a small study over two embedded datasets.
+var suiteFlags = []string{"--data", "embedded:filusdt-1m", "--data", "embedded:btcusdt-1m", "--head", "4000",
+	"--hma", "10:30:10", "--hma3", "12:17", "--backend", "reference", "--blocks", "4", "-q"}
+
+// decodeJSON reads a JSON document with its numbers as written, leaving
+// out the fields two processes cannot share (times, speeds).
+func decodeJSON(t *testing.T, b []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("%v: %.200s", err, b)
+	}
+	var strip func(any)
+	strip = func(v any) {
+		switch u := v.(type) {
+		case map[string]any:
+			for _, k := range []string{"created", "prepare_s", "elapsed_s", "combos_per_s"} {
+				delete(u, k)
+			}
+			for _, x := range u {
+				strip(x)
+			}
+		case []any:
+			for _, x := range u {
+				strip(x)
+			}
+		}
+	}
+	strip(v)
+	return v
+}
+
+func num(t *testing.T, v any) float64 {
+	t.Helper()
+	switch x := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	case string: // "nan", "inf"
+		switch x {
+		case "nan":
+			return math.NaN()
+		case "inf":
+			return math.Inf(1)
+		case "-inf":
+			return math.Inf(-1)
+		}
+	}
+	t.Fatalf("not a number: %#v", v)
+	return 0
+}
+
+// TestSuiteAggregatesAndShards runs a suite of two datasets, checks its
+// aggregate against the datasets' own fp64 results (median and minimum
+// Sharpe, datasets in profit, recomputed here), then computes the same
+// suite as 3 shards and merges them: the JSON reports are equal, value for
+// value, and the merge saved one session per dataset, each naming the
+// suite.
+func TestSuiteAggregatesAndShards(t *testing.T) {
+	dir := t.TempDir()
+	single := filepath.Join(dir, "single.json")
+	args := append([]string{"run", "--format", "json", "--out", single, "--db", filepath.Join(dir, "single.db")}, suiteFlags...)
+	if _, stderr, err := execute(t, args...); err != "" {
+		t.Fatalf("%s\n%s", err, stderr)
+	}
+	raw, _ := os.ReadFile(single)
+	var doc struct {
+		Datasets []struct {
+			Runs []struct {
+				Precision string `json:"precision"`
+				Combos    []struct {
+					HMA         int         `json:"hma"`
+					HMA3        int         `json:"hma3"`
+					Sharpe      json.Number `json:"sharpe"`
+					TotalReturn json.Number `json:"total_return"`
+				} `json:"combos"`
+			} `json:"runs"`
+		} `json:"datasets"`
+		Aggregate struct {
+			Objective string `json:"objective"`
+			Combos    []struct {
+				HMA        int `json:"hma"`
+				HMA3       int `json:"hma3"`
+				Median     any `json:"median"`
+				Worst      any `json:"worst"`
+				Profitable int `json:"profitable"`
+			} `json:"combos"`
+			Heatmap struct {
+				Values [][]any `json:"values"`
+			} `json:"heatmap"`
+		} `json:"aggregate"`
+		Parity struct {
+			PerDataset []struct{ Verdict string } `json:"per_dataset"`
+			Overall    struct{ Verdict string }   `json:"overall"`
+		} `json:"parity"`
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Datasets) != 2 || doc.Aggregate.Objective != "sharpe" || len(doc.Parity.PerDataset) != 2 || doc.Parity.Overall.Verdict == "" {
+		t.Fatalf("suite report: %d datasets, objective %q, parity %+v", len(doc.Datasets), doc.Aggregate.Objective, doc.Parity)
+	}
+	combos := doc.Aggregate.Combos
+	if len(combos) != 3*6 || len(doc.Aggregate.Heatmap.Values) != 3 || len(doc.Aggregate.Heatmap.Values[0]) != 6 {
+		t.Fatalf("%d aggregate combos, heatmap %d rows", len(combos), len(doc.Aggregate.Heatmap.Values))
+	}
+	for i, c := range combos {
+		var vals []float64
+		profit := 0
+		for _, ds := range doc.Datasets {
+			r := ds.Runs[0].Combos[i]
+			if ds.Runs[0].Precision != "fp64" || r.HMA != c.HMA || r.HMA3 != c.HMA3 {
+				t.Fatalf("combo %d: %s (%d, %d) vs (%d, %d)", i, ds.Runs[0].Precision, r.HMA, r.HMA3, c.HMA, c.HMA3)
+			}
+			vals = append(vals, num(t, r.Sharpe))
+			if num(t, r.TotalReturn) > 0 {
+				profit++
+			}
+		}
+		slices.Sort(vals)
+		if med := (vals[0] + vals[1]) / 2; math.Abs(num(t, c.Median)-med) > 1e-12*math.Abs(med) {
+			t.Errorf("combo (%d, %d): median %v, want %v", c.HMA, c.HMA3, c.Median, med)
+		}
+		if num(t, c.Worst) != vals[0] || c.Profitable != profit {
+			t.Errorf("combo (%d, %d): worst %v profitable %d, want %v, %d", c.HMA, c.HMA3, c.Worst, c.Profitable, vals[0], profit)
+		}
+		if num(t, doc.Aggregate.Heatmap.Values[i/6][i%6]) != num(t, c.Median) {
+			t.Errorf("heatmap cell %d is not the median", i)
+		}
+	}
+
+	// The same suite in 3 shards, merged.
+	shards := filepath.Join(dir, "shards")
+	for k := 0; k < 3; k++ {
+		args := append([]string{"run", "--shard", fmt.Sprintf("%d/3", k), "--shard-dir", shards}, suiteFlags...)
+		if _, stderr, err := execute(t, args...); err != "" {
+			t.Fatalf("shard %d: %s\n%s", k, err, stderr)
+		}
+	}
+	merged := filepath.Join(dir, "merged.json")
+	db := filepath.Join(dir, "merged.db")
+	if _, stderr, err := execute(t, "merge", shards, "--format", "json", "--out", merged, "--db", db, "-q"); err != "" {
+		t.Fatalf("merge: %s\n%s", err, stderr)
+	}
+	mraw, _ := os.ReadFile(merged)
+	if a, b := decodeJSON(t, raw), decodeJSON(t, mraw); !reflect.DeepEqual(a, b) {
+		t.Fatal("the merged suite report differs from the single run's")
+	}
+	// The tables too (the merge keeps each dataset's best once saved, as
+	// run keeps them), but for the lanes' timings.
+	lanes := regexp.MustCompile(`(?m)^ +reference +fp(64|32) .*\n`)
+	runTable, _, rerr := execute(t, append([]string{"run", "--no-save"}, suiteFlags...)...)
+	mergeTable, _, merr := execute(t, "merge", shards, "--no-save", "-q")
+	if rerr != "" || merr != "" {
+		t.Fatalf("tables: %s %s", rerr, merr)
+	}
+	if a, b := lanes.ReplaceAllString(runTable, ""), lanes.ReplaceAllString(mergeTable, ""); a != b || !strings.Contains(a, "Across 2 datasets") {
+		t.Errorf("the merged table differs from run's:\n%s\n----\n%s", a, b)
+	}
+	out, _, err := execute(t, "sessions", "ls", "--db", db)
+	if err != "" || strings.Count(out, " 1/2") != 1 || strings.Count(out, " 2/2") != 1 || !strings.Contains(out, "suite ") {
+		t.Fatalf("sessions ls: %s%s", out, err)
+	}
+}
+
+// TestMergeRefusals: each way a set of shards is not one whole study is
+// refused with what is wrong and which shard.
+func TestMergeRefusals(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "bars.csv")
+	var b strings.Builder
+	b.WriteString("timestamp,open,high,low,close\n")
+	p := 100.0
+	for i := 0; i < 2000; i++ {
+		p *= 1 + 0.001*math.Sin(float64(i)*0.37)
+		fmt.Fprintf(&b, "%d,%g,%g,%g,%g\n", 1700000000+60*i, p, p*1.001, p*0.999, p)
+	}
+	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--data", csv, "--hma", "10:30:10", "--hma3", "12:20:4", "--backend", "reference", "-q"}
+	shard := func(dir string, k, n int, extra ...string) {
+		t.Helper()
+		args := append(append([]string{"run", "--shard", fmt.Sprintf("%d/%d", k, n), "--shard-dir", dir}, flags...), extra...)
+		if _, stderr, err := execute(t, args...); err != "" {
+			t.Fatalf("shard %d/%d: %s\n%s", k, n, err, stderr)
+		}
+	}
+	a := filepath.Join(dir, "a")
+	for _, k := range []int{0, 2} {
+		shard(a, k, 3)
+	}
+	merge := func(args ...string) string {
+		t.Helper()
+		_, _, err := execute(t, append([]string{"merge", "--no-save", "-q"}, args...)...)
+		return err
+	}
+	if err := merge(a); !strings.Contains(err, "shard 1 of 3 is missing") {
+		t.Errorf("missing shard: %q", err)
+	}
+	shard(a, 1, 3)
+	dup := filepath.Join(dir, "dup.parquet")
+	one, _ := os.ReadFile(filepath.Join(a, "shard-1-of-3.parquet"))
+	if err := os.WriteFile(dup, one, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := merge(a, dup); !strings.Contains(err, "shard 1 of 3 is given twice") {
+		t.Errorf("doubled shard: %q", err)
+	}
+	other := filepath.Join(dir, "other")
+	shard(other, 1, 3, "--fee", "0.001")
+	if err := merge(filepath.Join(a, "shard-0-of-3.parquet"), filepath.Join(other, "shard-1-of-3.parquet"), filepath.Join(a, "shard-2-of-3.parquet")); !strings.Contains(err, "belongs to another study") || !strings.Contains(err, "other") {
+		t.Errorf("another study's shard: %q", err)
+	}
+	if err := merge(a); err != "" {
+		t.Fatalf("a whole set: %q", err)
+	}
+	// The data changed after the shards were computed.
+	if err := os.WriteFile(csv, []byte(strings.Replace(b.String(), "\n1700000060,", "\n1700000060,1", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := merge(a); !strings.Contains(err, "changed since the shards were computed") {
+		t.Errorf("changed data: %q", err)
+	}
+	if err := merge(csv); !strings.Contains(err, "not a sweepbench shard file") {
+		t.Errorf("not a shard: %q", err)
+	}
+	for _, c := range []struct{ v, want string }{
+		{"3/3", "K = 3: want 0 <= K < N = 3"},
+		{"1", "want K/N"},
+		{"auto", "auto needs SLURM_ARRAY_TASK_ID"},
+	} {
+		_, _, err := execute(t, append([]string{"run", "--shard", c.v}, flags...)...)
+		if !strings.Contains(err, "--shard "+c.v) || !strings.Contains(err, c.want) {
+			t.Errorf("--shard %s: %q", c.v, err)
+		}
+	}
+}

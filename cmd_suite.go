@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/engine/robust"
+	"sweepbench/sessions"
+)
+
+// runOutput are the settings of `run` that say what is written and saved,
+// shared by a suite and a merge.
+type runOutput struct {
+	format, out    string
+	top            int
+	quiet          bool
+	save           bool
+	failOnCollapse bool
+	yes            bool
+}
+
+// suiteResult is a suite run (or merged from shards): each dataset's
+// report with its robustness set, the aggregate, and each session.
+type suiteResult struct {
+	id      string
+	reports []*engine.Report
+	agg     *engine.Aggregate
+	lane    engine.Precision
+}
+
+// datasetsOf is the suite's datasets: the --data values (or the default)
+// and --data-each, expanded (engine.ExpandDatasets).
+func datasetsOf(sf *studyFlags, each string) ([]string, error) {
+	vals := sf.datas
+	if len(vals) == 0 && each == "" {
+		vals = []string{sf.spec.Data}
+	}
+	ds, err := engine.ExpandDatasets(vals, each)
+	var de *engine.DatasetsError
+	if errors.As(err, &de) {
+		return nil, fmt.Errorf("--data %s: %v", de.Value, de.Err)
+	}
+	return ds, err
+}
+
+// referenceLane is the precision a suite's aggregate and a study's
+// robustness read: fp64 when the study runs it, else its one precision.
+func referenceLane(ps []engine.Precision) engine.Precision {
+	for _, p := range ps {
+		if p == engine.FP64 {
+			return p
+		}
+	}
+	return ps[0]
+}
+
+// analyse computes the robustness statistics of rep (a report with
+// per-block statistics) and keeps their summary in rep.Robustness, and in
+// the session id of store when there is one.
+func analyse(ctx context.Context, st *engine.Study, rep *engine.Report, store *sessions.Store, id int64, stderr io.Writer) {
+	if rep == nil || rep.Blocks == nil {
+		return
+	}
+	rob, err := robust.AnalyseStudy(ctx, st, rep)
+	var js []byte
+	if err == nil {
+		js, err = json.Marshal(rob.Summary())
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sweepbench: %s: robustness: %v\n", data.Sanitize(rep.Dataset.Name), err)
+		return
+	}
+	rep.Robustness = js
+	if store != nil && id != 0 {
+		if err := store.SetRobustness(ctx, id, js); err != nil {
+			warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveFinish, ID: id, Err: err})
+		}
+	}
+}
+
+// runSuite runs the study the flags describe on every dataset, one after
+// the other, each an ordinary study (engine.RunStudy through
+// sessions.RunStudy, saved as a session of its own whose Spec.Suite names
+// the suite), then writes the per-dataset reports and the cross-dataset
+// aggregate.
+func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput) error {
+	ctx := cmd.Context()
+	stderr := newSanitized(cmd.ErrOrStderr())
+	if _, err := robust.OptionsFor(sf.spec); err != nil {
+		return err
+	}
+	set, err := sf.spec.Parse()
+	if err != nil {
+		return err
+	}
+	id := engine.SuiteID(sf.spec, datasets)
+	names := make([]string, len(datasets))
+	copy(names, datasets)
+	lane := referenceLane(set.Precisions)
+	agg := engine.NewAggregator(set.Grid, names, set.Objective, lane)
+	var store *sessions.Store
+	if o.save {
+		if store, err = openStore(cmd); err != nil {
+			warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveBegin, Err: err})
+			store = nil
+		} else {
+			defer store.Close()
+		}
+	}
+	res := &suiteResult{id: id, lane: lane}
+	var saved []string
+	for d, path := range datasets {
+		sp := sf.spec
+		sp.Data, sp.Suite = path, fmt.Sprintf("%s %d/%d", id, d+1, len(datasets))
+		if !o.quiet {
+			fmt.Fprintf(stderr, "dataset %d of %d: %s\n", d+1, len(datasets), path)
+		}
+		st, err := (&studyFlags{spec: sp}).study(ctx, backends())
+		if err != nil {
+			return fmt.Errorf("dataset %s: %w", path, err)
+		}
+		if d == 0 {
+			if err := confirmLarge(ctx, st, false); err != nil && len(datasets) > 0 {
+				// The first dataset's estimate stands for each: say it.
+				fmt.Fprintf(stderr, "note: %v (each of %d datasets)\n", err, len(datasets))
+			}
+		}
+		res.agg = nil
+		dd := d
+		opt := engine.StudyOptions{Keep: o.top, Discard: o.format == "table",
+			Sink: func(p engine.Precision, rs []engine.ComboResult) error { agg.Add(dd, p, rs); return nil }}
+		rep, rec, runErr := sessions.RunStudy(ctx, store, st, opt, sessions.RecordOptions{
+			SaveError: func(e *sessions.SaveError) { warnNotSaved(stderr, e) },
+		})
+		if rep == nil {
+			return fmt.Errorf("dataset %s: %w", path, runErr)
+		}
+		analyse(ctx, st, rep, store, rec.ID, stderr)
+		if runErr != nil {
+			if errors.Is(runErr, context.Canceled) {
+				return &exitError{130, fmt.Errorf("interrupted on dataset %s: the suite is not complete", path)}
+			}
+			return fmt.Errorf("dataset %s: %w", path, runErr)
+		}
+		if rec.ID != 0 && rec.Err == nil {
+			saved = append(saved, fmt.Sprint(rec.ID))
+		}
+		res.reports = append(res.reports, rep)
+	}
+	res.agg = agg.Aggregate()
+	werr := emit(cmd.OutOrStdout(), stderr, o.out, o.quiet, func(w io.Writer) error { return writeSuite(w, res, o.format, o.top) })
+	if len(saved) > 0 && !o.quiet {
+		fmt.Fprintf(stderr, "saved as sessions %s in %s (suite %s; sweepbench sessions show ID)\n", strings.Join(saved, ", "), store.Path(), id)
+	}
+	if werr != nil {
+		return werr
+	}
+	return collapseExit(res, o.failOnCollapse)
+}
+
+// collapseExit is exit status 3 when asked for (--fail-on-collapse) and
+// the suite's overall parity verdict is collapse.
+func collapseExit(res *suiteResult, fail bool) error {
+	if !fail {
+		return nil
+	}
+	if p := overallParity(res); p != nil && p.Verdict != engine.VerdictPass {
+		return &exitError{3, fmt.Errorf("parity verdict over the %d datasets: %s", len(res.reports), p.Verdict)}
+	}
+	return nil
+}
+
+func overallParity(res *suiteResult) *engine.Parity {
+	var ps []*engine.Parity
+	for _, r := range res.reports {
+		ps = append(ps, r.Parity)
+	}
+	return engine.OverallParity(ps)
+}
+
+// writeSuite writes a suite's result: the table (each dataset's report as
+// `run` prints it, then the aggregate and the parity per dataset and
+// overall), the JSON document ({"suite", "datasets": [each report],
+// "aggregate", "parity"}), or the rows of every dataset in one file.
+func writeSuite(w io.Writer, res *suiteResult, format string, top int) error {
+	switch format {
+	case "table":
+		for d, rep := range res.reports {
+			fmt.Fprintf(w, "== dataset %d of %d ==\n", d+1, len(res.reports))
+			if err := writeReport(w, rep, "table", top); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
+		sw := newSanitized(w)
+		if err := res.agg.WriteTable(sw, top); err != nil {
+			return err
+		}
+		writeSuiteParity(sw, res)
+		return sw.Flush()
+	case "json":
+		var reps []json.RawMessage
+		for _, rep := range res.reports {
+			var b bytes.Buffer
+			if err := rep.WriteJSON(&b); err != nil {
+				return err
+			}
+			reps = append(reps, json.RawMessage(bytes.TrimSpace(b.Bytes())))
+		}
+		doc := struct {
+			Suite     any               `json:"suite"`
+			Datasets  []json.RawMessage `json:"datasets"`
+			Aggregate any               `json:"aggregate"`
+			Parity    any               `json:"parity"`
+		}{map[string]any{"id": res.id, "datasets": res.agg.Datasets}, reps, res.agg.JSON(res.lane), suiteParityJSON(res)}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
+	if f, ok := engine.ParseRowFormat(format); ok {
+		return engine.WriteSuiteRows(w, f, res.reports)
+	}
+	return fmt.Errorf("--format %q: want %s", format, reportFormats)
+}
+
+// suiteParityJSON is the parity per dataset (its verdict and reasons) and
+// overall (engine.OverallParity).
+func suiteParityJSON(res *suiteResult) any {
+	type brief struct {
+		Dataset       string   `json:"dataset"`
+		Verdict       string   `json:"verdict"`
+		Reasons       []string `json:"reasons"`
+		TotalTrades64 int      `json:"total_trades64"`
+		TotalTrades32 int      `json:"total_trades32"`
+		ShiftedTrades int      `json:"shifted_trades"`
+		MaxAbsDPnLpp  float64  `json:"max_abs_dpnl_pp"`
+		FlipCount     int      `json:"flips"`
+		NonBorderline int      `json:"non_borderline_flips"`
+	}
+	of := func(name string, p *engine.Parity) *brief {
+		if p == nil {
+			return nil
+		}
+		return &brief{name, string(p.Verdict), append([]string{}, p.Reasons...), p.TotalTrades64, p.TotalTrades32,
+			p.ShiftedTrades, finiteOr(p.MaxAbsDPnLpp), p.FlipCount, p.NonBorderlineFlips}
+	}
+	var per []*brief
+	for _, r := range res.reports {
+		per = append(per, of(r.Dataset.Name, r.Parity))
+	}
+	return map[string]any{"per_dataset": per, "overall": of("all", overallParity(res))}
+}
+
+func finiteOr(v float64) float64 {
+	if v != v || v > 1e308 || v < -1e308 {
+		return -1
+	}
+	return v
+}
+
+// writeSuiteParity prints the parity verdict per dataset and overall.
+func writeSuiteParity(w io.Writer, res *suiteResult) {
+	fmt.Fprintf(w, "\nParity fp32 vs fp64 per dataset:\n")
+	for _, r := range res.reports {
+		p := r.Parity
+		if p == nil {
+			fmt.Fprintf(w, "  %-8s %s\n", "none", r.Dataset.Name)
+			continue
+		}
+		fmt.Fprintf(w, "  %-8s %s: trades fp64 %s, fp32 %s; max |dPnL| %s pp; %s flips (%s non-borderline)\n",
+			strings.ToUpper(string(p.Verdict)), r.Dataset.Name, engine.Thousands(p.TotalTrades64), engine.Thousands(p.TotalTrades32),
+			strconv.FormatFloat(p.MaxAbsDPnLpp, 'f', 4, 64), engine.Thousands(p.FlipCount), engine.Thousands(p.NonBorderlineFlips))
+	}
+	if p := overallParity(res); p != nil {
+		fmt.Fprintf(w, "  overall: %s over %d datasets", strings.ToUpper(string(p.Verdict)), len(res.reports))
+		if len(p.Reasons) > 0 {
+			fmt.Fprintf(w, " (%s)", strings.Join(p.Reasons, "; "))
+		}
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,471 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Suites: one study description over several datasets. A suite is a list
+// of ordinary Studies, one per dataset, each built by Spec.Study and run by
+// RunStudy (the one run path), plus the cross-dataset aggregate of this
+// file: per combo, the median and the worst of the objective over the
+// datasets and how many datasets it made money on. Shards (shard.go) cut
+// the suite's (dataset x combo) work into slices; a study of one dataset
+// is a suite of one.
+
+// Suite is a Spec run over several datasets: Studies[d] is the study of
+// Data[d], built from Spec with its Data replaced.
+type Suite struct {
+	Spec    Spec     // the common description; its Data is Data[0]
+	Data    []string // the datasets, as given
+	Studies []*Study
+}
+
+// DatasetsError is a list of datasets that cannot be used: empty, a list
+// file that cannot be read, a glob that matches nothing, or one dataset
+// named twice.
+type DatasetsError struct {
+	Value string // the --data value (or list file) at fault
+	Err   error
+}
+
+func (e *DatasetsError) Error() string { return fmt.Sprintf("data %s: %v", e.Value, e.Err) }
+func (e *DatasetsError) Unwrap() error { return e.Err }
+
+// ExpandDatasets turns the values of a repeated --data into the suite's
+// datasets, in order: "@FILE" is a list file (one dataset a line; blank
+// lines and lines starting with # ignored; relative paths are relative to
+// the list's folder), any other value one dataset as data.Open reads it (a
+// folder or a glob stays one dataset: its files joined). each, when set,
+// is a glob whose every match is a dataset of its own (sorted). A dataset
+// named twice is an error.
+func ExpandDatasets(values []string, each string) ([]string, error) {
+	var out []string
+	for _, v := range values {
+		if !strings.HasPrefix(v, "@") {
+			out = append(out, v)
+			continue
+		}
+		list, err := readDatasetList(v[1:])
+		if err != nil {
+			return nil, &DatasetsError{Value: v, Err: err}
+		}
+		out = append(out, list...)
+	}
+	if each != "" {
+		m, err := filepath.Glob(each)
+		if err != nil {
+			return nil, &DatasetsError{Value: each, Err: err}
+		}
+		if len(m) == 0 {
+			return nil, &DatasetsError{Value: each, Err: errors.New("matches no file")}
+		}
+		sort.Strings(m)
+		out = append(out, m...)
+	}
+	if len(out) == 0 {
+		return nil, &DatasetsError{Value: `""`, Err: errors.New("no dataset")}
+	}
+	seen := map[string]bool{}
+	for _, d := range out {
+		if seen[d] {
+			return nil, &DatasetsError{Value: d, Err: errors.New("named twice: each dataset runs once")}
+		}
+		seen[d] = true
+	}
+	return out, nil
+}
+
+// readDatasetList reads a list file of datasets.
+func readDatasetList(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		t := strings.TrimSpace(sc.Text())
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		if !strings.HasPrefix(t, "embedded:") && !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(path), t)
+		}
+		out = append(out, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the list names no dataset")
+	}
+	return out, nil
+}
+
+// BuildSuite loads every dataset of the suite, one after the other, and
+// builds its study (Spec.BuildContext with Data replaced). An error names
+// the dataset.
+func (s Spec) BuildSuite(ctx context.Context, reg *Registry, datasets []string) (*Suite, error) {
+	su := &Suite{Spec: s, Data: datasets}
+	if len(datasets) > 0 {
+		su.Spec.Data = datasets[0]
+	}
+	for _, d := range datasets {
+		sp := s
+		sp.Data = d
+		st, err := sp.BuildContext(ctx, reg)
+		if err != nil {
+			return nil, fmt.Errorf("dataset %s: %w", d, err)
+		}
+		su.Studies = append(su.Studies, st)
+	}
+	return su, nil
+}
+
+// Aggregate is a suite's cross-dataset figures per combo, from the
+// objective's metric of each dataset's reference run (fp64, else the one
+// precision). Slices are in grid order.
+type Aggregate struct {
+	Objective Objective
+	Grid      Grid
+	Datasets  []string // names, in suite order
+	// Median is the median over the datasets of the objective's metric
+	// (the mean of the middle two for an even count), NaN values left
+	// out; NaN when every dataset's is NaN.
+	Median []float64
+	// Worst is the worst dataset's value: the minimum, or the maximum
+	// for a minimised metric (max_drawdown); NaN values left out.
+	Worst []float64
+	// Profitable counts the datasets where the combo's total return is
+	// above 0.
+	Profitable []int
+}
+
+// Aggregator builds an Aggregate from the results of each dataset's
+// reference run as they stream (StudyOptions.Sink), in memory of 8 bytes
+// a combo a dataset.
+type Aggregator struct {
+	agg  Aggregate
+	lane Precision
+	vals [][]float64 // [dataset][combo]
+}
+
+// NewAggregator starts the aggregate of n datasets of grid g, for objective
+// o, from the results of precision lane.
+func NewAggregator(g Grid, names []string, o Objective, lane Precision) *Aggregator {
+	a := &Aggregator{lane: lane, agg: Aggregate{Objective: o, Grid: g, Datasets: names, Profitable: make([]int, g.Len())}}
+	a.vals = make([][]float64, len(names))
+	for d := range a.vals {
+		a.vals[d] = make([]float64, g.Len())
+		for i := range a.vals[d] {
+			a.vals[d][i] = math.NaN()
+		}
+	}
+	return a
+}
+
+// Lane is the precision whose results Add takes.
+func (a *Aggregator) Lane() Precision { return a.lane }
+
+// Add takes results of dataset d's reference run (results of another
+// precision are ignored: call it from a StudyOptions.Sink). Each combo
+// must be added once per dataset.
+func (a *Aggregator) Add(d int, p Precision, rs []ComboResult) {
+	if p != a.lane {
+		return
+	}
+	name := a.agg.Objective.metric()
+	for i := range rs {
+		r := &rs[i]
+		v, _ := r.Metrics.Value(name)
+		a.vals[d][r.Index] = v
+		if r.TotalReturn > 0 {
+			a.agg.Profitable[r.Index]++
+		}
+	}
+}
+
+// Aggregate computes the figures from what was added.
+func (a *Aggregator) Aggregate() *Aggregate {
+	g := a.agg
+	n := g.Grid.Len()
+	g.Median, g.Worst = make([]float64, n), make([]float64, n)
+	col := make([]float64, 0, len(a.vals))
+	for i := 0; i < n; i++ {
+		col = col[:0]
+		for d := range a.vals {
+			if v := a.vals[d][i]; !math.IsNaN(v) {
+				col = append(col, v)
+			}
+		}
+		g.Median[i], g.Worst[i] = math.NaN(), math.NaN()
+		if len(col) == 0 {
+			continue
+		}
+		slices.Sort(col)
+		m := len(col) / 2
+		if len(col)%2 == 1 {
+			g.Median[i] = col[m]
+		} else {
+			g.Median[i] = col[m-1]/2 + col[m]/2
+		}
+		g.Worst[i] = col[0]
+		if g.Objective.Minimise {
+			g.Worst[i] = col[len(col)-1]
+		}
+	}
+	return &g
+}
+
+// Top is the k combos with the best median (the objective's sense; NaN
+// last; ties by the better worst, then grid order).
+func (g *Aggregate) Top(k int) []int {
+	idx := make([]int, len(g.Median))
+	for i := range idx {
+		idx[i] = i
+	}
+	sign := 1.0
+	if g.Objective.Minimise {
+		sign = -1
+	}
+	better := func(x, y float64) int { // -1 when x ranks above y
+		switch {
+		case math.IsNaN(x) && math.IsNaN(y):
+			return 0
+		case math.IsNaN(x):
+			return 1
+		case math.IsNaN(y):
+			return -1
+		case sign*x > sign*y:
+			return -1
+		case sign*x < sign*y:
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		if c := better(g.Median[a], g.Median[b]); c != 0 {
+			return c
+		}
+		return better(g.Worst[a], g.Worst[b])
+	})
+	return idx[:min(k, len(idx))]
+}
+
+// jsonAggregate is the aggregate's JSON shape: one object per combo and
+// the heatmap of the median (rows the HMA lengths, columns the HMA3's).
+type jsonAggregate struct {
+	Objective string             `json:"objective"`
+	Lane      string             `json:"lane"`
+	Datasets  []string           `json:"datasets"`
+	Combos    []jsonAggregateRow `json:"combos"`
+	Heatmap   jsonHeatmap        `json:"heatmap"`
+}
+
+type jsonAggregateRow struct {
+	HMA        int       `json:"hma"`
+	HMA3       int       `json:"hma3"`
+	Median     JSONFloat `json:"median"`
+	Worst      JSONFloat `json:"worst"`
+	Profitable int       `json:"profitable"`
+}
+
+type jsonHeatmap struct {
+	Of     string        `json:"of"`
+	HMA    []int         `json:"hma"`
+	HMA3   []int         `json:"hma3"`
+	Values [][]JSONFloat `json:"values"`
+}
+
+// JSON is the aggregate in its JSON shape (for a suite report).
+func (g *Aggregate) JSON(lane Precision) any {
+	out := jsonAggregate{Objective: g.Objective.metric(), Lane: lane.String(), Datasets: g.Datasets,
+		Combos: make([]jsonAggregateRow, len(g.Median))}
+	for i := range g.Median {
+		c := g.Grid.At(i)
+		out.Combos[i] = jsonAggregateRow{c.HMA, c.HMA3, JSONFloat(g.Median[i]), JSONFloat(g.Worst[i]), g.Profitable[i]}
+	}
+	out.Heatmap = jsonHeatmap{Of: "median " + g.Objective.metric(), HMA: g.Grid.HMA.Values(), HMA3: g.Grid.HMA3.Values()}
+	n3 := g.Grid.HMA3.Len()
+	for r := 0; r < g.Grid.HMA.Len(); r++ {
+		row := make([]JSONFloat, n3)
+		for c := range row {
+			row[c] = JSONFloat(g.Median[g.Grid.Index(r, c)])
+		}
+		out.Heatmap.Values = append(out.Heatmap.Values, row)
+	}
+	return out
+}
+
+// heatShades are the heatmap's cells, lowest to highest.
+const heatShades = " .:-=+*#%@"
+
+// WriteTable prints the aggregate: the top k combos by median, with the
+// worst dataset and the datasets in profit, then a heatmap of the median
+// (one character a combo, darker is better; when the grid is at most 100
+// HMA3 lengths wide).
+func (g *Aggregate) WriteTable(w io.Writer, k int) error {
+	bw := NewErrWriter(w)
+	name := g.Objective.metric()
+	worst := "min"
+	if g.Objective.Minimise {
+		worst = "max"
+	}
+	bw.Printf("\nAcross %d datasets: top %d combos by the median %s (worst = the %s over the datasets; profitable = datasets with total return > 0)\n",
+		len(g.Datasets), min(k, len(g.Median)), name, worst)
+	bw.Printf("  %5s  %5s  %12s  %12s  %10s\n", "hma", "hma3", "median", "worst", "profitable")
+	for _, i := range g.Top(k) {
+		c := g.Grid.At(i)
+		bw.Printf("  %5d  %5d  %12s  %12s  %6d/%d\n", c.HMA, c.HMA3, fmtAgg(g.Median[i]), fmtAgg(g.Worst[i]), g.Profitable[i], len(g.Datasets))
+	}
+	n3 := g.Grid.HMA3.Len()
+	if n3 > 100 || g.Grid.HMA.Len() > 200 {
+		bw.Printf("\n(heatmap of the median %s: in the JSON report, the grid is too large to draw here)\n", name)
+		return bw.Err()
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range g.Median {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	bw.Printf("\nHeatmap of the median %s: rows hma %s, columns hma3 %s; '%c' lowest (%s) .. '%c' highest (%s), '?' none\n",
+		name, g.Grid.HMA, g.Grid.HMA3, heatShades[0], fmtAgg(lo), heatShades[len(heatShades)-1], fmtAgg(hi))
+	for r := 0; r < g.Grid.HMA.Len(); r++ {
+		var b strings.Builder
+		for c := 0; c < n3; c++ {
+			v := g.Median[g.Grid.Index(r, c)]
+			switch {
+			case math.IsNaN(v):
+				b.WriteByte('?')
+			case hi <= lo || math.IsInf(v, -1):
+				b.WriteByte(heatShades[0])
+			case math.IsInf(v, 1):
+				b.WriteByte(heatShades[len(heatShades)-1])
+			default:
+				k := int((v - lo) / (hi - lo) * float64(len(heatShades)-1))
+				b.WriteByte(heatShades[min(max(k, 0), len(heatShades)-1)])
+			}
+		}
+		bw.Printf("  %5d |%s|\n", g.Grid.HMA.At(r), b.String())
+	}
+	return bw.Err()
+}
+
+func fmtAgg(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return FormatFloat(v)
+	}
+	return fmt.Sprintf("%.4f", v)
+}
+
+// MergeParity joins parity reports of disjoint parts of the same
+// comparison (a study's shards, or the datasets of a suite for an overall
+// figure) into one: the per-combo rows, the totals, the worst flips, each
+// indicator series' error once, and the verdict recomputed over them as
+// Compare does. The parts' combo indices must be the whole grid's. nil
+// when parts is empty.
+func MergeParity(parts []*Parity) *Parity {
+	var ps []*Parity
+	incomplete := false
+	for _, p := range parts {
+		if p != nil {
+			ps = append(ps, p)
+			incomplete = incomplete || p.Incomplete
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	return mergeParity(ps, incomplete)
+}
+
+// OverallParity is a suite's parity over every dataset: the per-combo rows
+// of every dataset (one per combo and dataset), the totals, the worst flips
+// and the largest indicator errors of them all, and the verdict recomputed
+// over them (a collapse on any dataset is a collapse overall). Reports
+// that are nil (a dataset with one precision) are left out; nil when none
+// is left.
+func OverallParity(perDataset []*Parity) *Parity {
+	var out *Parity
+	var flips []Flip
+	var errs []SeriesError
+	for _, p := range perDataset {
+		if p == nil {
+			continue
+		}
+		if out == nil {
+			out = &Parity{Tolerance: p.Tolerance}
+		}
+		out.Incomplete = out.Incomplete || p.Incomplete
+		out.Combos = append(out.Combos, p.Combos...)
+		flips = append(flips, p.Flips...)
+		errs = append(errs, p.IndicatorErrors...)
+	}
+	if out == nil {
+		return nil
+	}
+	out.CombosCompared = len(out.Combos)
+	out.setIndicatorErrors(errs)
+	out.finish(flips)
+	return out
+}
+
+// SuiteID names a suite: the first 12 hex digits of the SHA-256 of its
+// Spec (Data and Suite cleared) and its datasets as given, in order. Each
+// dataset's study is saved as a session whose Spec.Suite is "ID D/N".
+func SuiteID(s Spec, datasets []string) string {
+	s.Data, s.Suite = "", ""
+	js, _ := json.Marshal(struct {
+		Spec     Spec     `json:"spec"`
+		Datasets []string `json:"datasets"`
+	}{s, datasets}) // plain data always marshals
+	sum := sha256.Sum256(js)
+	return hex.EncodeToString(sum[:6])
+}
+
+// Keep shrinks a report whose runs hold every result to what its table
+// needs, as a study run with StudyOptions.Discard keeps it: each run's
+// best k by the report's objective (0: DefaultKeep) and, in the fp32 run,
+// the fp64 run's best, with the count of every combo and the trade counts
+// the note needs. The parity report and the per-block statistics stay;
+// compute what needs every result (the robustness statistics, the rows
+// and the JSON report, which a kept report refuses: ErrNotKept) before.
+// A merge of many datasets keeps each dataset's report this way once it
+// is saved, so that its memory holds one dataset's results at a time.
+func (r *Report) Keep(k int) {
+	if k <= 0 {
+		k = DefaultKeep
+	}
+	var also map[int]bool
+	for _, run := range r.Runs {
+		if run.Kept {
+			continue
+		}
+		kp := &keeper{best: NewTop(r.Objective, k), also: also}
+		kp.add(run.Results)
+		if run.Precision == FP64 {
+			also = map[int]bool{}
+			for _, c := range kp.best.Sorted() {
+				also[c.Index] = true
+			}
+		}
+		saving := run.Saving
+		kp.keep(run)
+		run.Saving, run.outcomes = saving, nil
+	}
+}

@@ -1,0 +1,106 @@
+package engine_test
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"sweepbench/engine"
+)
+
+// TestAggregator: the median (mean of the middle two for an even count),
+// the worst (minimum; maximum for a minimised metric) and the datasets in
+// profit, NaN left out, worked by hand for one combo over four datasets.
+func TestAggregator(t *testing.T) {
+	g := engine.Grid{HMA: mustRange(t, "--hma", "10"), HMA3: mustRange(t, "--hma3", "12:13")}
+	res := func(i int, sharpe, ret, dd float64) engine.ComboResult {
+		return engine.ComboResult{Index: i, Combo: g.At(i), Metrics: engine.Metrics{Sharpe: sharpe, TotalReturn: ret, MaxDrawdown: dd}}
+	}
+	// combo 0: sharpe 3, -1, NaN, 2 -> median of {-1, 2, 3} = 2, worst -1;
+	// returns 0.1, -0.2, 0, 0.3 -> 2 in profit (0 is not).
+	// combo 1: every sharpe NaN -> NaN.
+	data := [][2]engine.ComboResult{
+		{res(0, 3, 0.1, 0.2), res(1, math.NaN(), 0, 0.1)},
+		{res(0, -1, -0.2, 0.5), res(1, math.NaN(), 0, 0.1)},
+		{res(0, math.NaN(), 0, 0.3), res(1, math.NaN(), 0, 0.1)},
+		{res(0, 2, 0.3, 0.4), res(1, math.NaN(), 0, 0.1)},
+	}
+	names := []string{"a", "b", "c", "d"}
+	for _, c := range []struct {
+		name            string
+		obj             engine.Objective
+		median0, worst0 float64
+	}{
+		{"sharpe", engine.Objective{}, 2, -1},
+		{"max_drawdown", engine.Objective{Metric: "max_drawdown", Minimise: true}, 0.35, 0.5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := engine.NewAggregator(g, names, c.obj, engine.FP64)
+			for d, rs := range data {
+				a.Add(d, engine.FP64, rs[:])
+				a.Add(d, engine.FP32, []engine.ComboResult{res(0, 100, 100, 0)}) // another lane: ignored
+			}
+			agg := a.Aggregate()
+			if agg.Median[0] != c.median0 || agg.Worst[0] != c.worst0 || agg.Profitable[0] != 2 {
+				t.Errorf("combo 0: median %v worst %v profitable %d, want %v, %v, 2", agg.Median[0], agg.Worst[0], agg.Profitable[0], c.median0, c.worst0)
+			}
+			if c.name == "sharpe" && (!math.IsNaN(agg.Median[1]) || !math.IsNaN(agg.Worst[1])) {
+				t.Errorf("combo 1 (all NaN): median %v worst %v", agg.Median[1], agg.Worst[1])
+			}
+			if c.name == "max_drawdown" && !reflect.DeepEqual(agg.Top(2), []int{1, 0}) {
+				t.Errorf("top by lowest median drawdown: %v, want [1 0]", agg.Top(2))
+			}
+		})
+	}
+}
+
+// TestOverallParity: a collapse on one dataset is a collapse overall, the
+// totals are the datasets' sums, the largest indicator error the largest.
+func TestOverallParity(t *testing.T) {
+	pass := &engine.Parity{Tolerance: 1e-5, Combos: []engine.ComboParity{{Index: 0, Trades64: 100, Trades32: 100}},
+		IndicatorErrors: []engine.SeriesError{{Series: "h", Length: 10, MaxRel: 1e-7}}}
+	bad := &engine.Parity{Tolerance: 1e-5, Combos: []engine.ComboParity{{Index: 0, Trades64: 50, Trades32: 60, Dn: 10, DnLimitBreached: true}},
+		IndicatorErrors: []engine.SeriesError{{Series: "h", Length: 10, MaxRel: 3e-4}}}
+	p := engine.OverallParity([]*engine.Parity{pass, nil, bad})
+	if p.Verdict != engine.VerdictCollapse || p.TotalTrades64 != 150 || p.TotalTrades32 != 160 || p.MaxRelIndicatorError != 3e-4 || p.CombosCompared != 2 {
+		t.Fatalf("overall %+v", *p)
+	}
+	if engine.OverallParity([]*engine.Parity{nil}) != nil {
+		t.Error("no report: want nil")
+	}
+}
+
+// TestExpandDatasets: repeated values, a list file (comments, relative
+// paths from the list's folder), a glob of one dataset each, and a
+// dataset named twice.
+func TestExpandDatasets(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"x.csv", "y.csv"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := filepath.Join(dir, "list.txt")
+	if err := os.WriteFile(list, []byte("# symbols\nx.csv\n\nembedded:btcusdt-1m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := engine.ExpandDatasets([]string{"embedded:filusdt-1m", "@" + list}, "")
+	want := []string{"embedded:filusdt-1m", filepath.Join(dir, "x.csv"), "embedded:btcusdt-1m"}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("list: %v, %v", got, err)
+	}
+	got, err = engine.ExpandDatasets(nil, filepath.Join(dir, "*.csv"))
+	if err != nil || !reflect.DeepEqual(got, []string{filepath.Join(dir, "x.csv"), filepath.Join(dir, "y.csv")}) {
+		t.Errorf("each: %v, %v", got, err)
+	}
+	var de *engine.DatasetsError
+	if _, err := engine.ExpandDatasets([]string{"a.csv", "a.csv"}, ""); err == nil || !errors.As(err, &de) || de.Value != "a.csv" {
+		t.Errorf("twice: %v", err)
+	}
+	if _, err := engine.ExpandDatasets(nil, filepath.Join(dir, "*.none")); err == nil {
+		t.Error("a glob matching nothing was accepted")
+	}
+}

@@ -1,0 +1,398 @@
+// Package slurm runs a sharded sweepbench study on a Slurm cluster: it
+// writes an sbatch array script whose task K runs `sweepbench run ...
+// --shard K/N` into a shared folder, and a merge job that depends on the
+// array (--dependency=afterok) and runs `sweepbench merge` there; it
+// submits both (sbatch --parsable), reads the tasks' states (squeue, sacct
+// when accounting is on, and the shard files present) and resubmits the
+// tasks that failed or never ran. It knows the shard file names
+// (engine.ShardName) and nothing else of the engine; it runs Slurm's
+// commands through a Runner, so that tests need no cluster.
+package slurm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"sweepbench/engine"
+)
+
+// Files in a job folder.
+const (
+	ArrayScript = "array.sbatch"
+	MergeScript = "merge.sbatch"
+	StateFile   = "slurm.json"
+	MergedFile  = "merged.json"
+	LogDir      = "logs"
+)
+
+// Plan is what `sweepbench slurm` writes: N array tasks of `Binary run
+// RunArgs --shard K/N --shard-dir Dir`, then the merge.
+type Plan struct {
+	Dir         string   `json:"dir"`           // the shared job folder (absolute)
+	Binary      string   `json:"binary"`        // the sweepbench binary every node runs (absolute)
+	Chdir       string   `json:"chdir"`         // the tasks' working folder (relative --data paths are read from it)
+	Shards      int      `json:"shards"`        // N
+	GPUsPerTask int      `json:"gpus_per_task"` // 0 = none asked
+	CPUsPerTask int      `json:"cpus_per_task"` // 0 = Slurm's default
+	Partition   string   `json:"partition"`     // "" = the default partition
+	Time        string   `json:"time"`          // the tasks' time limit ("" = the partition's)
+	RunArgs     []string `json:"run_args"`      // run's flags, as given after --
+	DB          string   `json:"db"`            // the merge's sessions database ("" = its default)
+}
+
+// State is slurm.json: the plan and the jobs submitted for it.
+type State struct {
+	Plan      Plan      `json:"plan"`
+	ArrayJobs []string  `json:"array_jobs"` // every array job submitted, first the whole array, then resubmissions
+	MergeJob  string    `json:"merge_job"`  // the latest merge job
+	Submitted time.Time `json:"submitted"`
+}
+
+// quote is s as one bash word.
+func quote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,@%+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func words(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = quote(w)
+	}
+	return strings.Join(q, " ")
+}
+
+// ArrayScriptText is the array job: task K computes shard K of N. N is
+// written in, not read from SLURM_ARRAY_TASK_COUNT, so that a resubmitted
+// subset of tasks (--array=2,5) still computes shards of N.
+func (p *Plan) ArrayScriptText() string {
+	var b strings.Builder
+	b.WriteString("#!/bin/bash\n")
+	fmt.Fprintf(&b, "#SBATCH --job-name=sweepbench-shards\n#SBATCH --array=0-%d\n", p.Shards-1)
+	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(p.Dir, LogDir, "task-%a.out"))
+	fmt.Fprintf(&b, "#SBATCH --chdir=%s\n#SBATCH --ntasks=1\n", p.Chdir)
+	if p.CPUsPerTask > 0 {
+		fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", p.CPUsPerTask)
+	}
+	if p.GPUsPerTask > 0 {
+		fmt.Fprintf(&b, "#SBATCH --gpus-per-task=%d\n", p.GPUsPerTask)
+	}
+	if p.Partition != "" {
+		fmt.Fprintf(&b, "#SBATCH --partition=%s\n", p.Partition)
+	}
+	if p.Time != "" {
+		fmt.Fprintf(&b, "#SBATCH --time=%s\n", p.Time)
+	}
+	b.WriteString("# Written by `sweepbench slurm`: shard K of N of one study into the shared folder below.\n")
+	b.WriteString("set -euo pipefail\n")
+	args := append([]string{p.Binary, "run"}, p.RunArgs...)
+	args = append(args, "--no-save", "--shard-dir", p.Dir) // the task's log gets its summary line
+	fmt.Fprintf(&b, "exec %s --shard \"${SLURM_ARRAY_TASK_ID}/%d\"\n", words(args), p.Shards)
+	return b.String()
+}
+
+// MergeScriptText is the merge job: every shard into DIR/merged.json and a
+// session.
+func (p *Plan) MergeScriptText() string {
+	var b strings.Builder
+	b.WriteString("#!/bin/bash\n#SBATCH --job-name=sweepbench-merge\n#SBATCH --ntasks=1\n")
+	fmt.Fprintf(&b, "#SBATCH --output=%s\n", filepath.Join(p.Dir, LogDir, "merge.out"))
+	fmt.Fprintf(&b, "#SBATCH --chdir=%s\n", p.Chdir)
+	if p.Partition != "" {
+		fmt.Fprintf(&b, "#SBATCH --partition=%s\n", p.Partition)
+	}
+	if p.Time != "" {
+		fmt.Fprintf(&b, "#SBATCH --time=%s\n", p.Time)
+	}
+	b.WriteString("# Written by `sweepbench slurm`: submitted with --dependency=afterok on the array job.\n")
+	b.WriteString("set -euo pipefail\n")
+	args := []string{p.Binary, "merge", p.Dir, "--format", "json", "--out", filepath.Join(p.Dir, MergedFile)}
+	if p.DB != "" {
+		args = append(args, "--db", p.DB)
+	}
+	fmt.Fprintf(&b, "exec %s\n", words(args))
+	return b.String()
+}
+
+// Write writes the plan's scripts and state into Dir (made if missing).
+func (p *Plan) Write() (*State, error) {
+	if p.Shards < 1 {
+		return nil, fmt.Errorf("shards %d: want at least 1", p.Shards)
+	}
+	if err := os.MkdirAll(filepath.Join(p.Dir, LogDir), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(p.Dir, ArrayScript), []byte(p.ArrayScriptText()), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(p.Dir, MergeScript), []byte(p.MergeScriptText()), 0o755); err != nil {
+		return nil, err
+	}
+	st := &State{Plan: *p}
+	return st, st.save()
+}
+
+func (st *State) save() error {
+	js, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(st.Plan.Dir, StateFile+".tmp")
+	if err := os.WriteFile(tmp, append(js, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(st.Plan.Dir, StateFile))
+}
+
+// NotAJobDirError: the folder holds no slurm.json.
+type NotAJobDirError struct{ Dir string }
+
+func (e *NotAJobDirError) Error() string {
+	return fmt.Sprintf("%s: no %s here: not a folder `sweepbench slurm --out` wrote", e.Dir, StateFile)
+}
+
+// Load reads the state of job folder dir.
+func Load(dir string) (*State, error) {
+	js, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, &NotAJobDirError{dir}
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st State
+	if err := json.Unmarshal(js, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, StateFile), err)
+	}
+	return &st, nil
+}
+
+// Runner runs a Slurm command and returns its standard output.
+type Runner interface {
+	Run(ctx context.Context, name string, args ...string) (string, error)
+}
+
+// Exec runs the commands on this machine, each under a minute.
+type Exec struct{}
+
+func (Exec) Run(ctx context.Context, name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return string(out), fmt.Errorf("%s: %w: %s", name, err, msg)
+		}
+		return string(out), fmt.Errorf("%s: %w", name, err)
+	}
+	return string(out), nil
+}
+
+// jobID reads sbatch --parsable's output: "ID" or "ID;cluster".
+func jobID(out string) (string, error) {
+	id, _, _ := strings.Cut(strings.TrimSpace(out), ";")
+	if _, err := strconv.Atoi(id); err != nil {
+		return "", fmt.Errorf("sbatch --parsable printed %q, not a job id", strings.TrimSpace(out))
+	}
+	return id, nil
+}
+
+// Submit submits the array (only tasks when not nil: a resubmission),
+// then the merge job depending on it, and records both. hold submits the
+// array held (scontrol release starts it). The merge job also waits for
+// the jobs after (tasks of an earlier submission still running).
+func (st *State) Submit(ctx context.Context, r Runner, tasks []int, hold bool, after ...string) error {
+	args := []string{"--parsable"}
+	if tasks != nil {
+		s := make([]string, len(tasks))
+		for i, t := range tasks {
+			s[i] = strconv.Itoa(t)
+		}
+		args = append(args, "--array="+strings.Join(s, ","))
+	}
+	if hold {
+		args = append(args, "--hold")
+	}
+	out, err := r.Run(ctx, "sbatch", append(args, filepath.Join(st.Plan.Dir, ArrayScript))...)
+	if err != nil {
+		return err
+	}
+	arr, err := jobID(out)
+	if err != nil {
+		return err
+	}
+	st.ArrayJobs = append(st.ArrayJobs, arr)
+	st.Submitted = time.Now().UTC()
+	if err := st.save(); err != nil {
+		return err
+	}
+	dep := "--dependency=afterok:" + strings.Join(append([]string{arr}, after...), ":")
+	out, err = r.Run(ctx, "sbatch", "--parsable", dep, filepath.Join(st.Plan.Dir, MergeScript))
+	if err != nil {
+		return fmt.Errorf("the array is submitted (job %s) but not the merge: %w", arr, err)
+	}
+	if st.MergeJob, err = jobID(out); err != nil {
+		return err
+	}
+	return st.save()
+}
+
+// Task is one array task's state.
+type Task struct {
+	Index int
+	Job   string // the Slurm job id of its latest submission ("ARRAY_K"); "" when unknown
+	State string // PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, ... from squeue or sacct; "" when neither knows it
+	Shard string // the shard file, when present
+}
+
+// Done reports whether the task's shard file is there.
+func (t *Task) Done() bool { return t.Shard != "" }
+
+// Active reports whether Slurm still runs or will run it.
+func (t *Task) Active() bool {
+	switch t.State {
+	case "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "REQUEUED", "RESIZING", "SUSPENDED":
+		return true
+	}
+	return false
+}
+
+// Status is the job folder's state: each task's, the merge job's, and
+// whether merged.json is there. Note says what could not be asked (sacct
+// without accounting).
+type Status struct {
+	Tasks      []Task
+	Merge      string // the merge job's state ("" unknown)
+	MergeJob   string
+	Merged     bool
+	Note       string
+	ArrayJobs  []string
+	Submitted  time.Time
+	ShardCount int
+}
+
+// jobStates asks squeue, then sacct, for the states of jobs (their array
+// tasks one by one): "ARRAY_K" or "JOB" -> state.
+func jobStates(ctx context.Context, r Runner, jobs []string) (map[string]string, string) {
+	states := map[string]string{}
+	var note string
+	if len(jobs) == 0 {
+		return states, note
+	}
+	list := strings.Join(jobs, ",")
+	if out, err := r.Run(ctx, "sacct", "-n", "-P", "-X", "-j", list, "-o", "JobID,State"); err == nil {
+		for _, line := range strings.Split(out, "\n") {
+			id, state, ok := strings.Cut(strings.TrimSpace(line), "|")
+			if ok {
+				state, _, _ = strings.Cut(state, " ") // "CANCELLED by 0"
+				states[id] = state
+			}
+		}
+	} else {
+		note = firstLine(err.Error()) + " (finished tasks are told by their shard files)"
+	}
+	if out, err := r.Run(ctx, "squeue", "-h", "-r", "-t", "all", "-j", list, "-o", "%i %T"); err == nil {
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) == 2 {
+				states[f[0]] = f[1] // squeue knows the live ones best
+			}
+		}
+	} else {
+		note = engine.JoinNote(note, firstLine(err.Error()))
+	}
+	return states, note
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// Status reads the folder's tasks: the shard files present, and from
+// squeue and sacct each task's latest submission's state.
+func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
+	n := st.Plan.Shards
+	s := &Status{MergeJob: st.MergeJob, ArrayJobs: st.ArrayJobs, Submitted: st.Submitted, ShardCount: n}
+	states, note := jobStates(ctx, r, append(append([]string{}, st.ArrayJobs...), st.MergeJob))
+	s.Note = note
+	for k := 0; k < n; k++ {
+		t := Task{Index: k}
+		for _, arr := range st.ArrayJobs { // the latest submission that knows the task
+			id := fmt.Sprintf("%s_%d", arr, k)
+			if state, ok := states[id]; ok {
+				t.Job, t.State = id, state
+			}
+		}
+		p := filepath.Join(st.Plan.Dir, engine.ShardName(k, n))
+		if _, err := os.Stat(p); err == nil {
+			t.Shard = p
+		}
+		s.Tasks = append(s.Tasks, t)
+	}
+	if st.MergeJob != "" {
+		s.Merge = states[st.MergeJob]
+	}
+	if _, err := os.Stat(filepath.Join(st.Plan.Dir, MergedFile)); err == nil {
+		s.Merged = true
+	}
+	return s, nil
+}
+
+// Resubmit submits again the tasks that have no shard file and that Slurm
+// does not run or hold now (failed, cancelled, timed out, lost), then a
+// new merge job depending on them; a merge job still pending on the old
+// array (whose dependency can no longer be met) is cancelled first. It
+// returns the tasks resubmitted (none: nothing to do; when every shard is
+// there and nothing is merged, only the merge is submitted again).
+func (st *State) Resubmit(ctx context.Context, r Runner) ([]int, error) {
+	s, err := st.Status(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	var redo []int
+	var after []string
+	for _, t := range s.Tasks {
+		switch {
+		case t.Done():
+		case t.Active():
+			after = append(after, t.Job)
+		default:
+			redo = append(redo, t.Index)
+		}
+	}
+	sort.Ints(redo)
+	mergeLive := s.Merge == "PENDING" || s.Merge == "RUNNING"
+	if len(redo) == 0 {
+		if s.Merged || mergeLive || len(after) > 0 {
+			return nil, nil // done, or on its way
+		}
+		out, err := r.Run(ctx, "sbatch", "--parsable", filepath.Join(st.Plan.Dir, MergeScript))
+		if err != nil {
+			return nil, err
+		}
+		if st.MergeJob, err = jobID(out); err != nil {
+			return nil, err
+		}
+		return nil, st.save()
+	}
+	if st.MergeJob != "" && s.Merge == "PENDING" {
+		// It waits on an array with a failed task: its dependency can no
+		// longer be met.
+		_, _ = r.Run(ctx, "scancel", st.MergeJob)
+	}
+	return redo, st.Submit(ctx, r, redo, false, after...)
+}

@@ -1,0 +1,96 @@
+package slurm
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"sweepbench/engine"
+)
+
+// fakeSlurm answers sbatch with increasing job ids and squeue from a
+// table, and records every command.
+type fakeSlurm struct {
+	next  int
+	queue string // squeue's output
+	calls []string
+}
+
+func (f *fakeSlurm) Run(_ context.Context, name string, args ...string) (string, error) {
+	f.calls = append(f.calls, name+" "+strings.Join(args, " "))
+	switch name {
+	case "sbatch":
+		f.next++
+		return strconv.Itoa(f.next) + "\n", nil
+	case "squeue":
+		return f.queue, nil
+	case "sacct":
+		return "", &os.PathError{Op: "sacct", Path: "", Err: os.ErrNotExist}
+	}
+	return "", nil
+}
+
+func TestSubmitStatusResubmit(t *testing.T) {
+	dir := t.TempDir()
+	p := &Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 4, GPUsPerTask: 1, Partition: "gpu",
+		RunArgs: []string{"--hma", "10:100:10", "--data", "my data.csv"}}
+	st, err := p.Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	arr, _ := os.ReadFile(filepath.Join(dir, ArrayScript))
+	for _, want := range []string{"#SBATCH --array=0-3", "#SBATCH --gpus-per-task=1", "#SBATCH --partition=gpu",
+		`'my data.csv'`, `--shard "${SLURM_ARRAY_TASK_ID}/4"`} {
+		if !strings.Contains(string(arr), want) {
+			t.Errorf("array script lacks %q:\n%s", want, arr)
+		}
+	}
+	f := &fakeSlurm{}
+	if err := st.Submit(context.Background(), f, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if st.ArrayJobs[0] != "1" || st.MergeJob != "2" || !strings.Contains(f.calls[1], "--dependency=afterok:1 ") {
+		t.Fatalf("submitted %v / %s: %v", st.ArrayJobs, st.MergeJob, f.calls)
+	}
+	// Shards 0 and 3 written, task 1 failed, task 2 running; the merge waits.
+	for _, k := range []int{0, 3} {
+		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 4)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.queue = "1_0 COMPLETED\n1_1 FAILED\n1_2 RUNNING\n1_3 COMPLETED\n2 PENDING\n"
+	back, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := back.Status(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, task := range s.Tasks {
+		states = append(states, task.State+":"+map[bool]string{true: "shard", false: "-"}[task.Done()])
+	}
+	if want := []string{"COMPLETED:shard", "FAILED:-", "RUNNING:-", "COMPLETED:shard"}; !reflect.DeepEqual(states, want) || s.Merge != "PENDING" {
+		t.Fatalf("status %v, merge %s", states, s.Merge)
+	}
+	f.calls = nil
+	redo, err := back.Resubmit(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(redo, []int{1}) {
+		t.Fatalf("resubmitted %v, want [1]", redo)
+	}
+	// The old merge cancelled, task 1 alone, a merge after it and the running task 2.
+	want := []string{"scancel 2", "sbatch --parsable --array=1 " + filepath.Join(dir, ArrayScript),
+		"sbatch --parsable --dependency=afterok:3:1_2 " + filepath.Join(dir, MergeScript)}
+	got := f.calls[len(f.calls)-3:]
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("calls %q, want %q", got, want)
+	}
+}
