@@ -18,6 +18,7 @@ import (
 func newServeCmd() *cobra.Command {
 	var (
 		cfg     serve.Config
+		sf      studyFlags
 		listen  string
 		verbose bool
 	)
@@ -34,15 +35,21 @@ user's place and ETA on their run screen. A study stops when its client
 disconnects, unless the user pressed K on the run screen: then it computes
 on and is in their sessions when they come back. Shell commands, exec,
 port and agent forwarding and SFTP are refused and logged. Logs go to
-stderr (the journal under systemd), a line per connection.`,
+stderr (the journal under systemd), a line per connection. The study flags
+of ` + "`run`" + ` prefill every connection's form.`,
 		Example: `  sweepbench serve --listen :2222 --authorized-keys /etc/sweepbench/authorized_keys --data-dir /var/lib/sweepbench
   ssh -p 2222 gpu-box             # from a client: the workbench`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Flags = tui.Flags{Spec: sf.spec, DataGiven: cmd.Flags().Changed("data")}
 			return runServe(cmd, cfg, listen, verbose)
 		},
 	}
 	f := cmd.Flags()
+	// The study flags of run prefill every connection's form (--data loads
+	// that dataset at once).
+	sf.register(f)
+	sf.registerRobust(f)
 	f.StringVar(&listen, "listen", ":2222", "address to listen on (host:port; :0 picks a free port, logged)")
 	f.StringVar(&cfg.AuthorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file of the keys allowed in (required)")
 	f.StringVar(&cfg.HostKey, "host-key", "", "host key file, created (Ed25519, mode 0600) when missing (default DATA-DIR/host_ed25519)")
@@ -72,7 +79,6 @@ func runServe(cmd *cobra.Command, cfg serve.Config, listen string, verbose bool)
 		cfg.DataDir = filepath.Join(filepath.Dir(p), "serve")
 	}
 	cfg.Registry = backends()
-	cfg.Flags = tui.DefaultFlags()
 	cfg.Version = version
 	srv, err := serve.New(cfg)
 	if err != nil {

@@ -189,6 +189,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-time.After(30 * time.Second):
 		s.log.Warn("stopped without waiting any longer for studies to record their state")
 	}
+	s.log.Info("stopped", "cause", cause.Error())
 	if errors.Is(err, ssh.ErrServerClosed) || err == nil {
 		return nil
 	}
@@ -304,8 +305,7 @@ func (s *Server) gateway(next ssh.Handler) ssh.Handler {
 			wish.Fatalln(sess, "sweepbench serve: "+msg)
 			return
 		}
-		r := bm.MakeRenderer(sess)
-		profile, dark := r.ColorProfile(), r.HasDarkBackground()
+		profile, dark := clientColors(sess.Environ(), pty.Term)
 		rem, err := tui.NewRemote(sess.Context(), cfg, profile, dark,
 			tea.WithInput(sess), tea.WithOutput(newProfileWriter(sess, profile)),
 			tea.WithEnvironment(append(sess.Environ(), "TERM="+pty.Term)))

@@ -23,14 +23,17 @@ type Remote struct {
 // NO_COLOR) and background. Unlike Run it changes no process-wide state:
 // the caller decides how styles reach the terminal (sweepbench serve
 // renders in true colour and downsamples each connection's output).
-// ctx bounds the program; cfg.Background, when set, bounds the studies.
+// ctx bounds what the workbench starts (cfg.Background, when set, the
+// studies instead).
 func NewRemote(ctx context.Context, cfg Config, profile termenv.Profile, dark bool, opts ...tea.ProgramOption) (*Remote, error) {
 	if cfg.Registry == nil {
 		return nil, errors.New("tui: no backend registry")
 	}
 	m := newModel(ctx, cfg, profile, dark, false)
 	m.ctx.Info = cfg.Banner
-	opts = append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithAltScreen(), tea.WithoutSignalHandler()}, opts...)
+	// No tea.WithContext: the caller ends the program with Quit when its
+	// connection ends (a clean exit, not a kill).
+	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler()}, opts...)
 	return &Remote{Program: tea.NewProgram(m, opts...), m: m}, nil
 }
 
