@@ -32,10 +32,14 @@ type Limits struct {
 // estimate of its wait are told to it as they change.
 //
 // The wait is estimated from the throughput of the studies that
-// completed on each backend (combos x precisions per second, a moving
-// average): a study's length is its size over that rate, the running ones'
-// remaining time their length less their time so far. Before a study has
-// completed on a backend the estimate is unknown (common.Place.ETA < 0).
+// completed on each backend (combos x precisions over seconds, each sum
+// halved at every new study, so large and recent studies weigh most): a
+// waiting study's length is its size over that rate. A running study's
+// remaining time is its own pace so far (time per combo done, from its
+// progress) times the combos left, or, before its first combo, its length
+// less its time so far. Before a study has completed on a backend and
+// while the running ones have not reported progress, the estimate is
+// unknown (common.Place.ETA < 0).
 type Queue struct {
 	lim Limits
 	now func() time.Time
@@ -46,9 +50,12 @@ type Queue struct {
 	last    map[string]uint64 // user -> the starts count at their last start
 	waiting []*ticket         // in arrival order
 	running []*ticket
-	rates   map[string]float64 // backend -> combos x precisions per second
-	changed chan struct{}      // closed (and replaced) on every change
+	rates   map[string]*rate // by backend
+	changed chan struct{}    // closed (and replaced) on every change
 }
+
+// rate is a backend's throughput: work done over seconds taken.
+type rate struct{ work, secs float64 }
 
 type ticket struct {
 	user    string
@@ -56,7 +63,8 @@ type ticket struct {
 	work    int // combos x precisions
 	seq     uint64
 	started time.Time
-	turn    chan struct{} // closed when the study may compute
+	turn    chan struct{}            // closed when the study may compute
+	lanes   map[engine.Precision]int // combos done per lane (Turn.Progress)
 }
 
 // NewQueue returns an empty queue with limits lim.
@@ -64,7 +72,7 @@ func NewQueue(lim Limits) *Queue {
 	if lim.Concurrent < 1 {
 		lim.Concurrent = 1
 	}
-	return &Queue{lim: lim, now: time.Now, last: map[string]uint64{}, rates: map[string]float64{}, changed: make(chan struct{})}
+	return &Queue{lim: lim, now: time.Now, last: map[string]uint64{}, rates: map[string]*rate{}, changed: make(chan struct{})}
 }
 
 // For is the queue as one user's studies see it (tui.Config.Gate).
@@ -75,7 +83,7 @@ type userGate struct {
 	user string
 }
 
-func (g userGate) Admit(ctx context.Context, s *engine.Study, place func(common.Place)) (func(), error) {
+func (g userGate) Admit(ctx context.Context, s *engine.Study, place func(common.Place)) (common.Turn, error) {
 	return g.q.Admit(ctx, g.user, s.Backend.Name(), s.Grid.Len()*len(s.Precisions), place)
 }
 
@@ -83,9 +91,9 @@ func (g userGate) Admit(ctx context.Context, s *engine.Study, place func(common.
 // and blocks until it may compute or ctx ends (the study then leaves the
 // queue; ctx's error is returned). A study over a limit is refused at once
 // with a *LimitError. place (nil: none) hears the study's place while it
-// waits: on every change and once a second. release ends the study's turn;
-// it must be called once the study has ended.
-func (q *Queue) Admit(ctx context.Context, user, backend string, work int, place func(common.Place)) (release func(), err error) {
+// waits: on every change and once a second. The turn hears the study's
+// progress; its Done must be called once the study has ended.
+func (q *Queue) Admit(ctx context.Context, user, backend string, work int, place func(common.Place)) (common.Turn, error) {
 	if q.lim.MaxCombos > 0 && work > q.lim.MaxCombos {
 		return nil, &LimitError{Limit: LimitCombos, Value: work, Max: q.lim.MaxCombos}
 	}
@@ -103,12 +111,12 @@ func (q *Queue) Admit(ctx context.Context, user, backend string, work int, place
 		}
 	}
 	q.seq++
-	t := &ticket{user: user, backend: backend, work: work, seq: q.seq, turn: make(chan struct{})}
+	t := &ticket{user: user, backend: backend, work: work, seq: q.seq, turn: make(chan struct{}), lanes: map[engine.Precision]int{}}
 	q.waiting = append(q.waiting, t)
 	q.dispatch()
 	q.mu.Unlock()
 
-	release = func() { q.release(t, ctx) }
+	turn := &queueTurn{q: q, t: t, ctx: ctx}
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -117,14 +125,14 @@ func (q *Queue) Admit(ctx context.Context, user, backend string, work int, place
 		p, waiting := q.place(t)
 		q.mu.Unlock()
 		if !waiting {
-			return release, nil
+			return turn, nil
 		}
 		if place != nil {
 			place(p)
 		}
 		select {
 		case <-t.turn:
-			return release, nil
+			return turn, nil
 		case <-ctx.Done():
 			q.mu.Lock()
 			select {
@@ -143,6 +151,21 @@ func (q *Queue) Admit(ctx context.Context, user, backend string, work int, place
 	}
 }
 
+// queueTurn is an admitted study's turn (common.Turn).
+type queueTurn struct {
+	q   *Queue
+	t   *ticket
+	ctx context.Context
+}
+
+func (u *queueTurn) Progress(p engine.Progress) {
+	u.q.mu.Lock()
+	u.t.lanes[p.Precision] = p.Done
+	u.q.mu.Unlock()
+}
+
+func (u *queueTurn) Done() { u.q.release(u.t, u.ctx) }
+
 // release ends t's turn: the next study starts. A study that ended with
 // its context alive (it completed, or failed) teaches the queue its
 // backend's rate; a cancelled one does not (it stopped early).
@@ -153,11 +176,13 @@ func (q *Queue) release(t *ticket, ctx context.Context) {
 		return // released already
 	}
 	if el := q.now().Sub(t.started).Seconds(); ctx.Err() == nil && el > 0 && t.work > 0 {
-		r := float64(t.work) / el
-		if old, ok := q.rates[t.backend]; ok {
-			r = (old + r) / 2
+		r := q.rates[t.backend]
+		if r == nil {
+			r = &rate{}
+			q.rates[t.backend] = r
 		}
-		q.rates[t.backend] = r
+		r.work = r.work/2 + float64(t.work)
+		r.secs = r.secs/2 + el
 	}
 	q.dispatch()
 }
@@ -215,18 +240,28 @@ func (q *Queue) place(t *ticket) (p common.Place, waiting bool) {
 	now := q.now()
 	known := true
 	length := func(x *ticket) time.Duration {
-		r, ok := q.rates[x.backend]
-		if !ok || r <= 0 {
+		r := q.rates[x.backend]
+		if r == nil || r.work <= 0 || r.secs <= 0 {
 			known = false
 			return 0
 		}
-		return time.Duration(float64(x.work) / r * float64(time.Second))
+		return time.Duration(float64(x.work) / r.work * r.secs * float64(time.Second))
 	}
 	// Each slot's time until it is free.
 	free := make([]time.Duration, q.lim.Concurrent)
 	for i, x := range q.running {
-		if i < len(free) {
-			free[i] = max(length(x)-now.Sub(x.started), 0)
+		if i >= len(free) {
+			break
+		}
+		done := 0
+		for _, d := range x.lanes {
+			done += d
+		}
+		el := now.Sub(x.started)
+		if done > 0 {
+			free[i] = time.Duration(float64(el) * float64(max(x.work-done, 0)) / float64(done))
+		} else {
+			free[i] = max(length(x)-el, 0)
 		}
 	}
 	last := make(map[string]uint64, len(q.last))

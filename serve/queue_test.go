@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"sweepbench/engine"
 	"sweepbench/tui/common"
 )
 
@@ -25,14 +26,14 @@ func (c *fakeClock) add(d time.Duration) {
 
 // submission is a study Admit-ted in its own goroutine.
 type submission struct {
-	name    string
-	cancel  context.CancelFunc
-	mu      sync.Mutex
-	place   common.Place
-	placed  bool
-	release func()
-	err     error
-	done    chan struct{}
+	name   string
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	place  common.Place
+	placed bool
+	turn   common.Turn
+	err    error
+	done   chan struct{}
 }
 
 func (s *submission) lastPlace() (common.Place, bool) {
@@ -47,7 +48,7 @@ func submit(t *testing.T, q *Queue, name, user string, work int) *submission {
 	s := &submission{name: name, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		s.release, s.err = q.Admit(ctx, user, "reference", work, func(p common.Place) {
+		s.turn, s.err = q.Admit(ctx, user, "reference", work, func(p common.Place) {
 			s.mu.Lock()
 			s.place, s.placed = p, true
 			s.mu.Unlock()
@@ -112,10 +113,10 @@ func TestQueueFairOrder(t *testing.T) {
 				t.Fatalf("%s admitted before %s was released", later.name, order[i].name)
 			}
 		}
-		order[i].release()
+		order[i].turn.Done()
 		waitFor(t, next.name+" admitted after "+order[i].name, func() bool { return admitted(next) })
 	}
-	order[len(order)-1].release()
+	order[len(order)-1].turn.Done()
 	if n := waitingCount(q); n != 0 {
 		t.Fatalf("%d studies still waiting", n)
 	}
@@ -144,22 +145,24 @@ func TestQueueLimits(t *testing.T) {
 	}
 	b1 := submit(t, q, "b1", "bob", 10)
 	waitFor(t, "b1 queued", func() bool { return waitingCount(q) == 2 })
-	a1.release()
+	a1.turn.Done()
 	// bob has not started a study yet: he goes before alice's second.
 	waitFor(t, "b1 admitted", func() bool { return admitted(b1) })
 	if admitted(a2) {
 		t.Fatal("a2 admitted before b1 was released")
 	}
-	b1.release()
+	b1.turn.Done()
 	waitFor(t, "a2 admitted", func() bool { return admitted(a2) })
-	a2.release()
+	a2.turn.Done()
 }
 
-// TestQueueETA: the wait is estimated from the rate of a completed study:
-// 100 combos in 10 s is 10 per second; a 50-combo study computing for 2 s
-// has 3 s left; the first waiting study (30 combos) starts in 3 s, the
-// next (20 combos) 3 s after it. Before any study has completed the ETA is
-// unknown (negative), and a cancelled study teaches nothing.
+// TestQueueETA: before any study has completed the ETA is unknown
+// (negative), and a cancelled wait leaves the queue. A completed study
+// teaches the rate: 100 combos in 10 s is 10 per second. A 50-combo study
+// computing for 2 s with no progress yet has 5 - 2 = 3 s left: the first
+// waiting study (30 combos) starts in 3 s, the next (20 combos) 3 s after
+// it. Once it reports 40 of its 50 combos done in those 2 s, its own pace
+// says 0.5 s left: 0.5 s and 3.5 s. A cancelled study teaches nothing.
 func TestQueueETA(t *testing.T) {
 	clk := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	q := NewQueue(Limits{Concurrent: 1})
@@ -179,9 +182,10 @@ func TestQueueETA(t *testing.T) {
 	}
 
 	clk.add(10 * time.Second)
-	first.release() // 100 combos in 10 s
-	if r := q.rates["reference"]; r != 10 {
-		t.Fatalf("rate %v, want 10 combos/s", r)
+	first.turn.Done() // 100 combos in 10 s
+	first.turn.Done() // twice: nothing more
+	if r := *q.rates["reference"]; r != (rate{work: 100, secs: 10}) {
+		t.Fatalf("rate %+v, want 100 combos in 10 s", r)
 	}
 
 	run := submit(t, q, "run", "alice", 50)
@@ -191,29 +195,35 @@ func TestQueueETA(t *testing.T) {
 	waitFor(t, "x queued", func() bool { return waitingCount(q) == 1 })
 	y := submit(t, q, "y", "carol", 20)
 	waitFor(t, "y queued", func() bool { return waitingCount(q) == 2 })
-	for _, c := range []struct {
-		s   *submission
-		pos int
-		eta time.Duration
-	}{{x, 1, 3 * time.Second}, {y, 2, 6 * time.Second}} {
-		waitFor(t, c.s.name+"'s ETA", func() bool {
-			p, ok := c.s.lastPlace()
-			return ok && p.Position == c.pos && p.ETA == c.eta
-		})
+	expect := func(when string, etaX, etaY time.Duration) {
+		t.Helper()
+		for _, c := range []struct {
+			s   *submission
+			pos int
+			eta time.Duration
+		}{{x, 1, etaX}, {y, 2, etaY}} {
+			waitFor(t, when+": "+c.s.name+"'s ETA", func() bool {
+				p, ok := c.s.lastPlace()
+				return ok && p.Position == c.pos && p.ETA == c.eta
+			})
+		}
 	}
+	expect("no progress", 3*time.Second, 6*time.Second)
+	run.turn.Progress(engine.Progress{Precision: engine.FP64, Done: 25, Total: 25})
+	run.turn.Progress(engine.Progress{Precision: engine.FP32, Done: 15, Total: 25})
+	expect("40 of 50 done in 2 s", 500*time.Millisecond, 3500*time.Millisecond)
 
-	// A cancelled study does not change the rate.
-	ctx, cancel := context.WithCancel(context.Background())
-	run.release()
+	run.turn.Done() // 50 in 2 s
+	if r := *q.rates["reference"]; r != (rate{work: 100, secs: 7}) {
+		t.Fatalf("rate %+v, want 100/2 + 50 combos in 10/2 + 2 s", r)
+	}
 	waitFor(t, "x admitted", func() bool { return admitted(x) })
-	cancel()
-	q.release(&ticket{}, ctx) // not running: nothing happens
 	clk.add(100 * time.Second)
 	x.cancel()
-	x.release() // x's context is cancelled: it stopped early
-	if r := q.rates["reference"]; r != (10+50.0/2)/2 {
-		t.Fatalf("rate %v after a cancelled study, want %v (first and run only)", r, (10+50.0/2)/2)
+	x.turn.Done() // x's context is cancelled: it stopped early
+	if r := *q.rates["reference"]; r != (rate{work: 100, secs: 7}) {
+		t.Fatalf("rate %+v after a cancelled study, want it unchanged", r)
 	}
 	waitFor(t, "y admitted", func() bool { return admitted(y) })
-	y.release()
+	y.turn.Done()
 }

@@ -17,9 +17,19 @@ type Gate interface {
 	// ctx's error and s leaves the queue). While s waits, place is called
 	// with its place whenever that changes (and about once a second, for
 	// the ETA); place must not block. A study the gate refuses (a limit)
-	// returns an error at once. release must be called once s has ended:
-	// the next study starts then.
-	Admit(ctx context.Context, s *engine.Study, place func(Place)) (release func(), err error)
+	// returns an error at once. The Turn of an admitted study hears its
+	// progress and must be ended (Done) once the study has ended: the next
+	// study starts then.
+	Admit(ctx context.Context, s *engine.Study, place func(Place)) (Turn, error)
+}
+
+// Turn is an admitted study's time on the gate's backends.
+type Turn interface {
+	// Progress is the study's latest event of a lane (the gate estimates
+	// the waiting studies' ETA from it). It must not block.
+	Progress(engine.Progress)
+	// Done ends the turn.
+	Done()
 }
 
 // Place is a waiting study's place in a Gate's queue.

@@ -35,16 +35,46 @@ func placeLatest(ch chan PlaceMsg, m PlaceMsg) {
 }
 
 // gatedWork runs w once g admits s; the study's place is posted on places
-// while it waits. A refusal is the outcome's error (nothing computed).
+// while it waits, and its progress goes to the gate too while it computes.
+// A refusal is the outcome's error (nothing computed).
 func gatedWork(g common.Gate, s *engine.Study, gen int, places chan PlaceMsg, w work) work {
 	return func(ctx context.Context, progress chan<- engine.Progress, sink func(engine.Precision, []engine.ComboResult) error) outcome {
-		release, err := g.Admit(ctx, s, func(p common.Place) { placeLatest(places, PlaceMsg{gen: gen, place: p}) })
+		turn, err := g.Admit(ctx, s, func(p common.Place) { placeLatest(places, PlaceMsg{gen: gen, place: p}) })
 		if err != nil {
 			return outcome{err: err}
 		}
-		defer release()
+		defer turn.Done()
 		placeLatest(places, PlaceMsg{gen: gen, admitted: true})
-		return w(ctx, progress, sink)
+		// The lanes' events reach the gate and the screen alike; neither
+		// blocks the engine (a full channel drops the event, as before).
+		tee, stop, stopped := make(chan engine.Progress, cap(progress)), make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(stopped)
+			for {
+				select {
+				case p := <-tee:
+					turn.Progress(p)
+					select {
+					case progress <- p:
+					default:
+					}
+				case <-stop:
+					return
+				}
+			}
+		}()
+		out := w(ctx, tee, sink)
+		close(stop)
+		<-stopped
+		for len(tee) > 0 { // the last events, in order
+			p := <-tee
+			turn.Progress(p)
+			select {
+			case progress <- p:
+			default:
+			}
+		}
+		return out
 	}
 }
 
