@@ -34,7 +34,8 @@ through one queue on this machine's backends, fair across users, each
 user's place and ETA on their run screen. A study stops when its client
 disconnects, unless the user pressed K on the run screen: then it computes
 on and is in their sessions when they come back. Shell commands, exec,
-port and agent forwarding and SFTP are refused and logged. Logs go to
+port and agent forwarding and SFTP are refused and logged. Users read
+datasets from the --data-root folders only (and the embedded ones). Logs go to
 stderr (the journal under systemd), a line per connection. The study flags
 of ` + "`run`" + ` prefill every connection's form.`,
 		Example: `  sweepbench serve --listen :2222 --authorized-keys /etc/sweepbench/authorized_keys --data-dir /var/lib/sweepbench
@@ -56,6 +57,7 @@ of ` + "`run`" + ` prefill every connection's form.`,
 	f.StringVar(&cfg.DataDir, "data-dir", "", "where each user's sessions database lives, users/NAME/sessions.db (default $XDG_DATA_HOME/sweepbench/serve)")
 	f.IntVar(&cfg.MaxSessions, "max-sessions", 16, "most workbench sessions open at once (0: no limit)")
 	f.DurationVar(&cfg.IdleTimeout, "idle-timeout", 30*time.Minute, "close a connection idle that long (0: never; a computing study is not idle)")
+	f.StringArrayVar(&cfg.DataRoots, "data-root", nil, "a folder users may read datasets from (repeat for more; none: the embedded datasets only)")
 	f.BoolVar(&cfg.TeamView, "team-view", false, "let each user read the others' sessions, read only: ssh OTHERUSER@HOST")
 	f.IntVar(&cfg.Limits.Concurrent, "concurrent", 1, "studies computing at once (1: one GPU, one study at a time)")
 	f.IntVar(&cfg.Limits.PerUser, "user-studies", 2, "studies one user may have computing or waiting at once (0: no limit)")
@@ -105,6 +107,7 @@ func serveError(err error) error {
 		return fmt.Errorf("--host-key: %w", err)
 	case errors.As(err, &ce):
 		flag := map[string]string{"DataDir": "--data-dir", "MaxSessions": "--max-sessions", "IdleTimeout": "--idle-timeout",
+			"DataRoots": "--data-root", "Flags.Data": "--data",
 			"Limits": "--concurrent, --user-studies, --max-combos"}[ce.Field]
 		if flag != "" {
 			return fmt.Errorf("%s %q: %w", flag, ce.Value, ce.Err)

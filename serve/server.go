@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +45,9 @@ type Config struct {
 	// TeamView lets a user read another's sessions, read only, by
 	// connecting with that user's name as the login name.
 	TeamView bool
+	// DataRoots are the folders users may read datasets from (DataRoots;
+	// none: the embedded datasets only).
+	DataRoots []string
 	// Limits bound the queue (Queue).
 	Limits Limits
 	// Registry is the server's backends (main wires them).
@@ -63,6 +67,7 @@ type Server struct {
 	keys   *AuthorizedKeys
 	queue  *Queue
 	stores *stores
+	roots  DataRoots
 	srv    *ssh.Server
 
 	// bg bounds the studies, kept ones too: it ends when the server does.
@@ -96,6 +101,15 @@ func New(cfg Config) (*Server, error) {
 	case cfg.Limits.Concurrent < 0 || cfg.Limits.PerUser < 0 || cfg.Limits.MaxCombos < 0:
 		return nil, &ConfigError{Field: "Limits", Value: fmt.Sprintf("%+v", cfg.Limits), Err: errors.New("limits must be 0 (none) or more")}
 	}
+	roots, err := NewDataRoots(cfg.DataRoots)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Flags.DataGiven {
+		if err := roots.Allow(cfg.Flags.Data); err != nil {
+			return nil, &ConfigError{Field: "Flags.Data", Value: cfg.Flags.Data, Err: err}
+		}
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, &ConfigError{Field: "DataDir", Value: cfg.DataDir, Err: err}
 	}
@@ -113,7 +127,7 @@ func New(cfg Config) (*Server, error) {
 	if created {
 		log.Info("host key created", "path", cfg.HostKey, "fingerprint", gossh.FingerprintSHA256(signer.PublicKey()))
 	}
-	s := &Server{cfg: cfg, log: log, keys: keys, queue: NewQueue(cfg.Limits), stores: newStores(cfg.DataDir)}
+	s := &Server{cfg: cfg, log: log, keys: keys, queue: NewQueue(cfg.Limits), stores: newStores(cfg.DataDir), roots: roots}
 	s.bg, s.cancelBG = context.WithCancelCause(context.Background())
 
 	version := "sweepbench"
@@ -166,7 +180,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(ln) }()
 	s.log.Info("listening", "addr", ln.Addr().String(), "authorized_keys", s.cfg.AuthorizedKeys, "data_dir", s.cfg.DataDir,
-		"host_key", s.cfg.HostKey, "team_view", s.cfg.TeamView)
+		"host_key", s.cfg.HostKey, "data_roots", strings.Join(s.roots, ","), "team_view", s.cfg.TeamView)
 	var err error
 	select {
 	case err = <-errc:
@@ -342,7 +356,8 @@ func (s *Server) gateway(next ssh.Handler) ssh.Handler {
 // sessions, or (TeamView, the login name another user's) that user's,
 // read only. msg is why the session is refused, when it is.
 func (s *Server) workbench(sess ssh.Session, user string) (cfg tui.Config, closeStore func(), msg string) {
-	cfg = tui.Config{Registry: s.cfg.Registry, Flags: s.cfg.Flags, Gate: s.queue.For(user)}
+	cfg = tui.Config{Registry: s.cfg.Registry, Flags: s.cfg.Flags, Gate: s.queue.For(user),
+		DataAllowed: s.roots.Allow, LoadSession: s.roots.Loader()}
 	closeStore = func() {}
 	login := sess.User()
 	if login != user && s.keys.HasUser(login) {

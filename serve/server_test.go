@@ -312,3 +312,46 @@ func TestServeTeamView(t *testing.T) {
 		t.Fatalf("a login name made a user: %v", err)
 	}
 }
+
+// TestNewConfigErrors: what New refuses, each as the typed error naming
+// the field (the command line words it as its flag).
+func TestNewConfigErrors(t *testing.T) {
+	_, line := newKey(t)
+	ak := filepath.Join(t.TempDir(), "authorized_keys")
+	if err := os.WriteFile(ak, []byte(line+" alice\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reg := &engine.Registry{}
+	reg.Register(reference.New())
+	base := func() Config {
+		return Config{AuthorizedKeys: ak, DataDir: t.TempDir(), Registry: reg, Flags: tui.DefaultFlags(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	}
+	for _, c := range []struct {
+		name  string
+		tweak func(*Config)
+		field string
+	}{
+		{"no registry", func(c *Config) { c.Registry = nil }, "Registry"},
+		{"no data dir", func(c *Config) { c.DataDir = "" }, "DataDir"},
+		{"negative sessions", func(c *Config) { c.MaxSessions = -1 }, "MaxSessions"},
+		{"negative limit", func(c *Config) { c.Limits.PerUser = -1 }, "Limits"},
+		{"missing data root", func(c *Config) { c.DataRoots = []string{filepath.Join(c.DataDir, "none")} }, "DataRoots"},
+		{"--data outside the roots", func(c *Config) { c.Flags.Data, c.Flags.DataGiven = ak, true }, "Flags.Data"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := base()
+			c.tweak(&cfg)
+			_, err := New(cfg)
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Field != c.field {
+				t.Fatalf("got %v, want a ConfigError on %s", err, c.field)
+			}
+		})
+	}
+	cfg := base()
+	cfg.AuthorizedKeys = filepath.Join(t.TempDir(), "missing")
+	var ke *KeysError
+	if _, err := New(cfg); !errors.As(err, &ke) {
+		t.Fatalf("missing authorized keys: %v, want a KeysError", err)
+	}
+}

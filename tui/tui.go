@@ -76,6 +76,11 @@ type Config struct {
 	// Banner is a note on the status line at start (whose sessions these
 	// are, on a server).
 	Banner string
+	// DataAllowed, when set, is asked before any dataset is read from the
+	// form or the file picker (sweepbench serve: the operator's data
+	// folders only); a refusal shows as the load's error. LoadSession is
+	// the caller's to guard.
+	DataAllowed func(spec string) error
 }
 
 // Run runs the workbench until the user quits or ctx ends. It restores the
