@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 )
 
 // An output file (--out) is written to a temporary file in its directory
@@ -17,7 +18,8 @@ import (
 // interrupted write never leaves half a report and never replaces a good
 // file with one. checkOutput refuses, before anything is computed, a
 // missing directory and a file the command reads or keeps (the sessions
-// database, the input data).
+// database, the input data: every file of a folder, a glob or a zip
+// member's archive, and a new file a folder or a glob would take in).
 
 // outputFile is a report being written: Commit puts it in place, Cleanup
 // drops it (a no-op after Commit).
@@ -26,18 +28,34 @@ type outputFile interface {
 	// Seek and Truncate let a file streamed while the study ran be
 	// written again from the report (engine.RewindableWriter).
 	io.Seeker
+	io.ReaderAt
 	Truncate(size int64) error
 	Commit() error
 	Cleanup() error
 }
 
-// protected is a file an --out may not name, with what it is.
+// protected is a file an --out may not name, with what it is. With data,
+// path is a dataset spec (see inputData).
 type protected struct {
 	path, what string
+	data       bool
+}
+
+// inputData protects the files of every dataset spec (as --data takes
+// it): a file, the zip archive of "z.zip#member", every file a folder or
+// a glob reads, and, for a folder or a glob, a new file it would take in
+// on its next load (the report would become part of the input).
+func inputData(what string, specs ...string) []protected {
+	keep := make([]protected, 0, len(specs))
+	for _, s := range specs {
+		keep = append(keep, protected{path: s, what: what, data: true})
+	}
+	return keep
 }
 
 // checkOutput refuses an --out path whose directory does not exist, that
-// is a directory, or that names one of keep (by path or as the same file).
+// is a directory, or that names one of keep (by path or as the same file;
+// a dataset spec's files: see inputData).
 func checkOutput(path string, keep ...protected) error {
 	if path == "" || path == "-" {
 		return nil
@@ -54,24 +72,62 @@ func checkOutput(path string, keep ...protected) error {
 	out, outErr := os.Stat(path)
 	if outErr == nil && out.IsDir() {
 		return fmt.Errorf("--out %s is a directory: name a file in it", path)
+	} else if outErr != nil {
+		out = nil
 	}
-	abs, _ := filepath.Abs(path)
 	for _, k := range keep {
 		if k.path == "" || strings.HasPrefix(k.path, "embedded:") {
 			continue
 		}
-		kabs, _ := filepath.Abs(k.path)
-		same := kabs == abs
-		if !same && outErr == nil {
-			if ki, err := os.Stat(k.path); err == nil {
-				same = os.SameFile(out, ki)
+		if k.data {
+			if err := checkInput(path, out, k); err != nil {
+				return err
 			}
-		}
-		if same {
+		} else if sameFile(path, out, k.path) {
 			return fmt.Errorf("--out %s is %s: refusing to overwrite it (name another file)", path, k.what)
 		}
 	}
 	return nil
+}
+
+// checkInput refuses an --out path (out: its FileInfo, nil when it does
+// not exist) that is a file the dataset spec k.path reads, or that the
+// spec would read next time.
+func checkInput(path string, out fs.FileInfo, k protected) error {
+	src := data.Sources(k.path)
+	for _, f := range src.Files {
+		if !sameFile(path, out, f) {
+			continue
+		}
+		switch {
+		case src.Many:
+			return fmt.Errorf("--out %s is a file of %s %s: refusing to overwrite it (name another file)", path, k.what, k.path)
+		case src.Member:
+			return fmt.Errorf("--out %s is the zip archive of %s %s: refusing to overwrite it (name another file)", path, k.what, k.path)
+		default:
+			return fmt.Errorf("--out %s is %s: refusing to overwrite it (name another file)", path, k.what)
+		}
+	}
+	if data.Takes(k.path, path) {
+		return fmt.Errorf("--out %s would become part of %s %s (its next load would read the report as data): name a file outside it", path, k.what, k.path)
+	}
+	return nil
+}
+
+// sameFile reports whether path (out: its FileInfo, nil when it does not
+// exist) and other are one file: the same cleaned absolute path, or the
+// same file through a link.
+func sameFile(path string, out fs.FileInfo, other string) bool {
+	abs, _ := filepath.Abs(path)
+	oabs, _ := filepath.Abs(other)
+	if abs == oabs {
+		return true
+	}
+	if out == nil {
+		return false
+	}
+	oi, err := os.Stat(other)
+	return err == nil && os.SameFile(out, oi)
 }
 
 // emit writes a report with write to out, or to stdout when out is "" or

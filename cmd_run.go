@@ -170,14 +170,16 @@ func newRunCmd() *cobra.Command {
 			}
 			// Refuse an --out that would destroy data before reading any.
 			db, _ := dbPath(cmd)
-			if err := checkOutput(out, protected{db, "the sessions database"}, protected{sf.spec.Data, "the input data"}); err != nil {
+			inputs := inputData("the input data", sf.spec.Data)
+			if err := checkOutput(out, append([]protected{{path: db, what: "the sessions database"}}, inputs...)...); err != nil {
 				return err
 			}
 			if blocksOut != "" {
 				if sf.spec.Blocks == 0 {
 					return fmt.Errorf("--blocks-out %s: there are per-block statistics only with --blocks (e.g. --blocks 16)", blocksOut)
 				}
-				if err := checkOutput(blocksOut, protected{db, "the sessions database"}, protected{sf.spec.Data, "the input data"}, protected{out, "--out"}); err != nil {
+				keep := append([]protected{{path: db, what: "the sessions database"}, {path: out, what: "--out"}}, inputs...)
+				if err := checkOutput(blocksOut, keep...); err != nil {
 					return fmt.Errorf("--blocks-out: %w", err)
 				}
 			}
@@ -224,7 +226,7 @@ func newRunCmd() *cobra.Command {
 			// written (the streamed file) needs only each run's best and
 			// the parity counts; the whole JSON report, or rows to stdout,
 			// need every result.
-			opt.Discard, opt.Keep = format == "table" || stream != nil, top
+			opt.Discard, opt.Keep = format == "table" || stream != nil, 2*top // twins share a row (engine's top lists)
 			var bar *progressView
 			if !quiet && isTerminal(term) {
 				ch := make(chan engine.Progress, 16)

@@ -133,6 +133,7 @@ or ID:fp32.`,
 	}
 	cmd.AddCommand(newSessionsLsCmd(), newSessionsShowCmd(), newSessionsDiffCmd(), newSessionsExportCmd(),
 		newSessionsRmCmd(), newSessionsResumeCmd())
+	cmd.AddCommand(newSessionsReportCmds()...)
 	return cmd
 }
 
@@ -340,24 +341,71 @@ func newSessionsExportCmd() *cobra.Command {
 			if err := checkFormat(format, out, cmd.OutOrStdout()); err != nil {
 				return err
 			}
-			st, id, rep, err := openSessionReport(cmd, args[0], nil)
+			// The per-combo formats stream each run from the store a page
+			// at a time (exportRows): the report is read as its summary
+			// with the smallest caps, for the runs' settings and the parity
+			// verdict. JSON is one document of every result (Open).
+			var skeleton *engine.SummaryOptions
+			rowFormat, rows := engine.ParseRowFormat(format)
+			if rows {
+				skeleton = &engine.SummaryOptions{K: 1, MaxRows: 1, MaxCols: 1}
+			}
+			st, id, rep, err := openSessionReport(cmd, args[0], skeleton)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			keep := []protected{{st.Path(), "the sessions database"}}
+			keep := []protected{{path: st.Path(), what: "the sessions database"}}
 			if ss, err := st.Get(cmd.Context(), id); err == nil {
-				keep = append(keep, protected{ss.Spec.Data, "the session's input data"})
+				keep = append(keep, inputData("the session's input data", ss.Spec.Data)...)
 			}
 			if err := checkOutput(out, keep...); err != nil {
 				return err
 			}
-			return emit(cmd.OutOrStdout(), newSanitized(cmd.ErrOrStderr()), out, false, func(w io.Writer) error { return writeReport(w, rep, format, 0) })
+			return emit(cmd.OutOrStdout(), newSanitized(cmd.ErrOrStderr()), out, false, func(w io.Writer) error {
+				if rows {
+					return exportRows(cmd.Context(), w, st, id, rep, rowFormat)
+				}
+				return writeReport(w, rep, format, 0)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "csv", "csv, jsonl or parquet (one row per combo and run), or json (the whole report)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write; stdout when empty or -")
 	return cmd
+}
+
+// exportBand is about how many combos exportRows reads at once (a
+// variable: tests read small grids in several bands).
+var exportBand = 65_536
+
+// exportRows writes session id's per-combo results in format f as
+// Report.WriteRows writes them from every result (the same bytes), each
+// run read from the store in bands of whole HMA rows of about exportBand
+// combos (sessions.RunReader.Window: the batches that span the band, each
+// verified against the run's digest when the reader opens), so that
+// memory stays that of a band whatever the grid. rep is the session's
+// report without its results (OpenSummary).
+func exportRows(ctx context.Context, w io.Writer, st *sessions.Store, id int64, rep *engine.Report, f engine.RowFormat) error {
+	g := rep.Grid
+	R, C := g.HMA.Len(), max(g.HMA3.Len(), 1)
+	band := max(1, exportBand/C)
+	return rep.WriteRowsFrom(w, f, func(run *engine.Run, rows func([]engine.ComboResult) error) error {
+		rr, err := st.OpenRunReader(ctx, id, run.Precision)
+		if err != nil {
+			return err
+		}
+		for r0 := 0; r0 < R; r0 += band {
+			rs, err := rr.Window(ctx, r0, min(R, r0+band), 0, C)
+			if err != nil {
+				return err
+			}
+			if err := rows(rs); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 func newSessionsRmCmd() *cobra.Command {

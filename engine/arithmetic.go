@@ -48,6 +48,12 @@ type Arithmetic interface {
 	// in blocks of bars. Parity compares them.
 	Positions64(h, h3 []float64, first int, mode Mode, prev int8, pos []int8) int8
 	Positions32(h, h3 []float32, first int, mode Mode, prev int8, pos []int8) int8
+	// PositionFlips walks that state machine over the fp64 series (h, h3)
+	// and the fp32 series (g, g3) side by side, both from state 0, over
+	// bars [first, held), and calls flip(i, p64, p32) at each bar whose
+	// positions differ: the positions Positions64 and Positions32 give,
+	// compared, without writing them (parity's common case, in one pass).
+	PositionFlips(h, h3 []float64, g, g3 []float32, first, held int, mode Mode, flip func(i int, p64, p32 int8))
 }
 
 // ComboTrace is one combo recomputed with its record (Arithmetic.TraceCombo).

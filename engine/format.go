@@ -73,14 +73,18 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "backend\tprecision\twma\tstatus\tcombos\tprepare\telapsed\tcombos/s\tdevice\t\n")
 	for _, run := range r.Runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\t\n", run.Backend, run.Precision, run.WMA, run.Status,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\t\n", run.Backend, run.Precision, run.WMA, run.Shown(),
 			thousands(run.Count()), thousands(run.Grid.Len()), secs(run.Prepare), secs(run.Elapsed),
 			thousands(int(run.CombosPerSecond()+0.5)), run.Device)
 	}
 	tw.Flush()
 	for _, run := range r.Runs {
 		if run.Err != nil && run.Status != StatusComplete {
-			bw.Printf("%s %s: %s\n", run.Precision, run.Status, ErrText(run.Err.Error()))
+			if msg := ErrText(run.Err.Error()); run.Shown() == StatusInterrupted && strings.HasPrefix(msg, "interrupted") {
+				bw.Printf("%s %s\n", run.Precision, msg) // "fp64 interrupted (terminated)"
+			} else {
+				bw.Printf("%s %s: %s\n", run.Precision, run.Shown(), msg)
+			}
 		}
 		if run.Saving > run.Elapsed/10 {
 			bw.Printf("%s: %s of the %s elapsed went to saving results in the sessions store (--no-save skips it)\n",
@@ -101,7 +105,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	ref, test := r.Run(FP64), r.Run(FP32)
 	switch {
 	case ref != nil && test != nil && ref.Count() > 0:
-		tops := TopBy(ref, r.Objective, top)
+		tops, twins := topDistinct(ref, r.Objective, top)
 		if len(tops) == 0 {
 			bw.Printf("\nTop combos by fp64 %s: none of the %s meets the constraints\n", r.Objective.Label(), Plural(ref.Count(), "combo"))
 			break
@@ -119,7 +123,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 		for _, c := range tops {
 			t := test.Lookup(c.Index)
 			if t == nil {
-				fmt.Fprintf(tw, "%d\t%d\t%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t", c.HMA, c.HMA3, c.TotalTrades,
+				fmt.Fprintf(tw, "%d\t%s\t%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t", c.HMA, hma3Cell(c, twins), c.TotalTrades,
 					pct(c.TotalReturn), num(c.Sharpe), pct(c.MaxDrawdown), pct(c.WinRate))
 				if extra {
 					fmt.Fprintf(tw, "%s\t-\t", metricCell(obj, &c.Metrics))
@@ -127,7 +131,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 				fmt.Fprintln(tw)
 				continue
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", c.HMA, c.HMA3, c.TotalTrades, t.TotalTrades,
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", c.HMA, hma3Cell(c, twins), c.TotalTrades, t.TotalTrades,
 				t.TotalTrades-c.TotalTrades, pct(c.TotalReturn), pct(t.TotalReturn), signed(100*(t.TotalReturn-c.TotalReturn)),
 				num(c.Sharpe), num(t.Sharpe), pct(c.MaxDrawdown), pct(c.WinRate))
 			if extra {
@@ -141,15 +145,16 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 			if run.Count() == 0 {
 				continue
 			}
-			if len(TopBy(run, r.Objective, top)) == 0 {
+			tops, twins := topDistinct(run, r.Objective, top)
+			if len(tops) == 0 {
 				bw.Printf("\nTop combos by %s %s: none of the %s meets the constraints\n", run.Precision, r.Objective.Label(), Plural(run.Count(), "combo"))
 				continue
 			}
-			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", Plural(len(TopBy(run, r.Objective, top)), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
+			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", Plural(len(tops), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
 			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(tw, "hma\thma3\ttrades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n")
-			for _, c := range TopBy(run, r.Objective, top) {
-				fmt.Fprintf(tw, "%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, c.HMA3, c.TotalTrades,
+			for _, c := range tops {
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, hma3Cell(c, twins), c.TotalTrades,
 					pct(c.TotalReturn), pct(c.CAGR), num(c.Sharpe), num(c.Sortino), pct(c.MaxDrawdown), num(c.Calmar),
 					pct(c.WinRate), pct(c.VaR95), pct(c.CVaR95), num(c.Omega))
 			}
@@ -160,6 +165,38 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 		r.writeParity(bw, p)
 	}
 	return bw.err
+}
+
+// topDistinct is TopBy(run, o, k) with HMA3 twins (HMA3Twin: the same
+// backtest, computed once) on one row: the best k distinct combos, and
+// for each listed combo whose twin also ranked (next to it: equal values,
+// ties by grid order), that twin's HMA3 length (twins). A kept run
+// (StudyOptions.Discard) holds its best Keep combos, so asking for k rows
+// gives at least k/2 distinct ones.
+func topDistinct(run *Run, o Objective, k int) ([]ComboResult, map[int]int) {
+	all := TopBy(run, o, 2*k)
+	var out []ComboResult
+	twins := map[int]int{}
+	for i := 0; i < len(all) && len(out) < k; i++ {
+		c := all[i]
+		if i+1 < len(all) {
+			if n := all[i+1]; n.HMA == c.HMA && n.HMA3 == HMA3Twin(c.HMA3) && n.Metrics == c.Metrics {
+				twins[c.Index] = n.HMA3
+				i++
+			}
+		}
+		out = append(out, c)
+	}
+	return out, twins
+}
+
+// hma3Cell is a top list's HMA3 cell: the length, or "L|L'" for a combo
+// listed with its twin.
+func hma3Cell(c ComboResult, twins map[int]int) string {
+	if t, ok := twins[c.Index]; ok {
+		return fmt.Sprintf("%d|%d", min(c.HMA3, t), max(c.HMA3, t))
+	}
+	return strconv.Itoa(c.HMA3)
 }
 
 // ofComputed qualifies a top list of a run that stopped early: " of the

@@ -21,6 +21,17 @@ func (e *Interrupted) Error() string { return "interrupted (" + e.Signal + ")" }
 // Is makes errors.Is(err, context.Canceled) true.
 func (e *Interrupted) Is(target error) bool { return target == context.Canceled }
 
+// Shown is the status run reads as in reports and results files:
+// interrupted for a run cancelled by an *Interrupted (its Err), as the
+// sessions store records it (`sessions resume` completes it), else Status.
+func (run *Run) Shown() Status {
+	var in *Interrupted
+	if run.Status == StatusCancelled && errors.As(run.Err, &in) {
+		return StatusInterrupted
+	}
+	return run.Status
+}
+
 // cancelCause is why ctx was cancelled, for a run's Err: its cause when
 // that is a cancellation of its own (an *Interrupted: a hang-up, SIGTERM),
 // else ctx.Err(). errors.Is(err, context.Canceled) holds either way.

@@ -88,7 +88,7 @@ type rowLane struct {
 }
 
 func laneOf(run *Run) rowLane {
-	return rowLane{precision: run.Precision, backend: run.Backend, wma: run.WMA, status: run.Status}
+	return rowLane{precision: run.Precision, backend: run.Backend, wma: run.WMA, status: run.Shown()}
 }
 
 // rowEncoder writes rows in one format: lane says which run the rows that
@@ -118,6 +118,18 @@ func (r *Report) WriteRows(w io.Writer, f RowFormat) error {
 	if err := r.kept(); err != nil {
 		return err
 	}
+	return r.WriteRowsFrom(w, f, func(run *Run, rows func([]ComboResult) error) error { return rows(run.Results) })
+}
+
+// WriteRowsFrom writes the report's per-combo results in format f as
+// WriteRows does, each run's results read from elsewhere: each is called
+// once per run of r.Runs, in order, and hands the run's results to rows in
+// grid order, as many calls as it likes (a saved run read a page at a
+// time: memory for a page, not the run). The bytes are WriteRows' when each
+// hands over the results WriteRows would write; a run of the report may be
+// a kept one (Run.Kept: its Count and status describe it, its Results are
+// not read). rows' slice is not retained.
+func (r *Report) WriteRowsFrom(w io.Writer, f RowFormat, each func(run *Run, rows func([]ComboResult) error) error) error {
 	enc, err := newRowEncoder(w, f, settingsOf(r.Dataset, r.Params))
 	if err != nil {
 		return err
@@ -126,7 +138,7 @@ func (r *Report) WriteRows(w io.Writer, f RowFormat) error {
 		if err := enc.lane(laneOf(run)); err != nil {
 			return err
 		}
-		if err := enc.rows(run.Results); err != nil {
+		if err := each(run, enc.rows); err != nil {
 			return err
 		}
 	}

@@ -269,7 +269,7 @@ func parquetMetadata(r *Report) [][2]string {
 	}
 	var runs []string
 	for _, run := range r.Runs {
-		runs = append(runs, fmt.Sprintf("%s %s %s %s %d/%d", run.Precision, run.Backend, run.WMA, run.Status,
+		runs = append(runs, fmt.Sprintf("%s %s %s %s %d/%d", run.Precision, run.Backend, run.WMA, run.Shown(),
 			run.Count(), run.Grid.Len()))
 	}
 	kv = append(kv, [2]string{"runs", strings.Join(runs, "; ")})

@@ -10,9 +10,13 @@ import (
 // RewindableWriter is an output a RowWriter can start over on (a file):
 // when what it streamed turns out not to be the report (a lane that
 // stopped early), it truncates the output and writes it again.
+//
+// It is read back too (io.ReaderAt) when only the status of a run's rows
+// turns out wrong and the report's results were not kept (see RowWriter).
 type RewindableWriter interface {
 	io.Writer
 	io.Seeker
+	io.ReaderAt
 	Truncate(size int64) error
 }
 
@@ -40,7 +44,11 @@ type RewindableWriter interface {
 // cancelled or failed, holes left by it, results that did not come through
 // the sink such as a resumed session's saved ones), Close truncates the
 // output and writes it again from the report, so the file is always the
-// report's.
+// report's. When the report kept no results (StudyOptions.Discard) the file
+// is all there is: Close then rewrites the lane fields (status, and backend
+// and the like should they differ) of the rows streamed, read back from
+// the output (see relabel), so that the file still says what the report
+// and `sessions export` say. Only a study that stopped early pays for it.
 type RowWriter struct {
 	out    RewindableWriter
 	format RowFormat
@@ -183,7 +191,13 @@ func (w *RowWriter) Close(rep *Report) error {
 			}
 		}
 		clear(w.pending)
-		return w.enc.finish(rep)
+		if err := w.enc.finish(rep); err != nil {
+			return err
+		}
+		if err := w.relabel(rep); err != nil {
+			return fmt.Errorf("rewriting the results' status: %w", err)
+		}
+		return nil
 	}
 	if _, err := w.out.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("rewriting the results: %w", err)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -253,4 +254,152 @@ func TestParquetRowGroupsInOrder(t *testing.T) {
 	if len(sizes) != 2*per || sizes[0] != parquetRowGroup || sizes[per-1] != int64(g.Len()-(per-1)*parquetRowGroup) {
 		t.Errorf("row groups %v: want %d per lane of at most %d, the last of each lane shorter", sizes, per, parquetRowGroup)
 	}
+}
+
+// TestRowWriterRelabelsDiscarded: a study that keeps no results
+// (StudyOptions.Discard, what run --out streams) and stops part way — the
+// user's cancel, an interrupt (SIGTERM), a failure, in either lane — leaves
+// a file whose rows carry the run's final status, not the "complete" they
+// were streamed with: the file is what `sessions export` writes of the
+// same session (Report.WriteRowsFrom handing over, in grid order, every
+// result the sink saw: what the store saved), byte for byte for CSV and
+// JSON lines, row for row and metadata for Parquet.
+func TestRowWriterRelabelsDiscarded(t *testing.T) {
+	errLost := errors.New("device lost")
+	type stopper func(cancel context.CancelCauseFunc) func(p Precision, first int) error
+	at := func(prec Precision, n int, cause, ret error) stopper {
+		return func(cancel context.CancelCauseFunc) func(Precision, int) error {
+			return func(p Precision, first int) error {
+				if p == prec && first >= n {
+					if cause != nil {
+						cancel(cause)
+					}
+					return ret
+				}
+				return nil
+			}
+		}
+	}
+	cases := []struct {
+		name   string
+		stop   stopper
+		status Status // the stopped lane's rows
+	}{
+		{"complete", nil, StatusComplete},
+		{"cancelled in fp64", at(FP64, 50, context.Canceled, context.Canceled), StatusCancelled},
+		{"cancelled in fp32", at(FP32, 40, context.Canceled, context.Canceled), StatusCancelled},
+		{"interrupted in fp32", at(FP32, 40, &Interrupted{Signal: "terminated"}, context.Canceled), StatusInterrupted},
+		{"failed in fp64", at(FP64, 61, nil, errLost), StatusFailed},
+	}
+	for _, c := range cases {
+		for _, f := range RowFormats {
+			t.Run(c.name+"/"+string(f), func(t *testing.T) {
+				ctx, cancel := context.WithCancelCause(context.Background())
+				defer cancel(nil)
+				var stop func(Precision, int) error
+				if c.stop != nil {
+					stop = c.stop(cancel)
+				}
+				s := fakeStudy(shuffledBackend(11, stop))
+				path := filepath.Join(t.TempDir(), "out."+string(f))
+				out, err := os.Create(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer out.Close()
+				rw, err := NewRowWriter(out, f, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var mu sync.Mutex
+				saved := map[Precision][]ComboResult{}
+				sink := func(p Precision, rs []ComboResult) error {
+					mu.Lock()
+					saved[p] = append(saved[p], rs...)
+					mu.Unlock()
+					return rw.Sink(p, rs)
+				}
+				rep, _ := RunStudy(ctx, s, StudyOptions{Discard: true, Keep: 3, Sink: sink})
+				if rep == nil {
+					t.Fatal("no report")
+				}
+				if err := rw.Close(rep); err != nil {
+					t.Fatal(err)
+				}
+				if rep.Complete() != (c.stop == nil) {
+					t.Fatalf("complete %v", rep.Complete())
+				}
+				var shown []Status
+				for _, run := range rep.Runs {
+					shown = append(shown, run.Shown())
+				}
+				if c.stop != nil && !slicesContains(shown, c.status) {
+					t.Fatalf("runs %v: none %s", shown, c.status)
+				}
+				// What sessions export writes: the saved results in grid order.
+				var want bytes.Buffer
+				err = rep.WriteRowsFrom(&want, f, func(run *Run, rows func([]ComboResult) error) error {
+					rs := saved[run.Precision]
+					sort.Slice(rs, func(i, j int) bool { return rs[i].Index < rs[j].Index })
+					return rows(rs)
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f == RowsParquet {
+					g, w := readParquet(t, got), readParquet(t, want.Bytes())
+					if len(w) == 0 || !reflect.DeepEqual(g, w) {
+						t.Errorf("streamed Parquet: %d rows, export %d; differ", len(g), len(w))
+					}
+					statuses := map[string]bool{}
+					for _, r := range g {
+						statuses[r.Status] = true
+					}
+					if !statuses[string(c.status)] {
+						t.Errorf("no row says %s: %v", c.status, statuses)
+					}
+					if gm, wm := parquetMeta(t, got), parquetMeta(t, want.Bytes()); !reflect.DeepEqual(gm, wm) {
+						t.Errorf("metadata %v\nwant %v", gm, wm)
+					}
+					return
+				}
+				if len(got) == 0 || !bytes.Equal(got, want.Bytes()) {
+					t.Errorf("streamed %s (%d bytes) differs from the export (%d bytes)", f, len(got), want.Len())
+				}
+				if !bytes.Contains(got, []byte(string(c.status))) {
+					t.Errorf("no row says %s", c.status)
+				}
+				if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+					t.Errorf("%d files left beside the output, want none", len(ents)-1)
+				}
+			})
+		}
+	}
+}
+
+func slicesContains(ss []Status, s Status) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// parquetMeta is a Parquet file's key/value metadata.
+func parquetMeta(t *testing.T, b []byte) map[string]string {
+	t.Helper()
+	f, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, kv := range f.Metadata().KeyValueMetadata {
+		m[kv.Key] = kv.Value
+	}
+	return m
 }

@@ -201,10 +201,6 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 		if k > 0 && hma3Twins(in, &p.Combos[k-1], &p.Combos[k]) {
 			return // its twin, combo k-1, gives it its flips
 		}
-		if pos[w][0] == nil {
-			pos[w] = [2][]int8{make([]int8, len(close)), make([]int8, len(close))}
-		}
-		pos64, pos32 := pos[w][0], pos[w][1]
 		cp := &p.Combos[k]
 		c := cp.Combo
 		h64, h364 := in.RefInd.H[c.HMA], in.RefInd.H3[c.HMA3]
@@ -219,15 +215,10 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 			twin = &p.Combos[k+1]
 		}
 		warm := ComboWarmup(c)
-		positions(cpu, h64, h364, warm, in.Params.Mode, 0, pos64)
-		positions(cpu, h32, h332, warm, in.Params.Mode, 0, pos32)
-		for b := warm; b < held; b++ {
-			if pos64[b] == pos32[b] {
-				continue
-			}
+		onFlip := func(b int, p64, p32 int8) {
 			m := math.Abs(float64(h364[b])-float64(h64[b])) / close[b]
 			f := Flip{Index: cp.Index, Combo: c, Bar: b, Time: in.Bars.Time[b],
-				Pos64: pos64[b], Pos32: pos32[b], Margin: m, Borderline: m < tol}
+				Pos64: p64, Pos32: p32, Margin: m, Borderline: m < tol}
 			cp.Flips++
 			if !f.Borderline {
 				cp.NonBorderline++
@@ -237,6 +228,25 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 			if twin != nil {
 				f.Index, f.Combo = twin.Index, twin.Combo
 				heaps[w].offer(f)
+			}
+		}
+		// fp64 against fp32 (parity's case) in one pass; any other pair
+		// of precisions through the two position arrays.
+		r64, ok64 := any(h64).([]float64)
+		r32, ok32 := any(h32).([]float32)
+		if ok64 && ok32 {
+			cpu.PositionFlips(r64, any(h364).([]float64), r32, any(h332).([]float32), warm, held, in.Params.Mode, onFlip)
+		} else {
+			if pos[w][0] == nil {
+				pos[w] = [2][]int8{make([]int8, len(close)), make([]int8, len(close))}
+			}
+			pos64, pos32 := pos[w][0], pos[w][1]
+			positions(cpu, h64, h364, warm, in.Params.Mode, 0, pos64)
+			positions(cpu, h32, h332, warm, in.Params.Mode, 0, pos32)
+			for b := warm; b < held; b++ {
+				if pos64[b] != pos32[b] {
+					onFlip(b, pos64[b], pos32[b])
+				}
 			}
 		}
 		if twin != nil {

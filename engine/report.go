@@ -109,7 +109,7 @@ type jsonRun struct {
 
 func jsonRunHeadOf(run *Run) jsonRunHead {
 	h := jsonRunHead{Backend: run.Backend, Device: run.Device, Precision: run.Precision.String(), WMA: run.WMA.String(),
-		Status: string(run.Status), ElapsedS: JSONFloat(run.Elapsed.Seconds()), PrepareS: JSONFloat(run.Prepare.Seconds()),
+		Status: string(run.Shown()), ElapsedS: JSONFloat(run.Elapsed.Seconds()), PrepareS: JSONFloat(run.Prepare.Seconds()),
 		CombosPerS: JSONFloat(run.CombosPerSecond()), CombosDone: run.Count()}
 	if run.Err != nil {
 		h.Error = ErrText(run.Err.Error())

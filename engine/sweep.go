@@ -26,6 +26,11 @@ const (
 	StatusComplete  Status = "complete"
 	StatusCancelled Status = "cancelled" // stopped by the user; Results hold what completed
 	StatusFailed    Status = "failed"    // a backend error; Results hold what completed
+	// StatusInterrupted is never a Run's Status: a run cancelled by an
+	// *Interrupted (SIGTERM, a hang-up) is StatusCancelled, and reads as
+	// interrupted in reports and results files (Run.Shown), as the
+	// sessions store records it.
+	StatusInterrupted Status = "interrupted"
 )
 
 // Run is the outcome of one sweep in one precision on one backend.

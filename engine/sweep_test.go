@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -745,5 +746,52 @@ func TestTopBySharpeMatchesStableSort(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRunStudyInterruptedReadsInterrupted: a study cancelled by an
+// *Interrupted (SIGTERM) reads as interrupted, as the sessions store
+// records it: the run's status in the table (and its error line, without
+// saying "interrupted" twice), in the JSON and in the rows; its Status is
+// still cancelled, which every path that handles a cancel handles.
+func TestRunStudyInterruptedReadsInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	b := precisionAware(func(p Precision, ctx context.Context, first int, out []Metrics) error {
+		if p == FP64 && first >= 40 {
+			cancel(&Interrupted{Signal: "terminated"})
+			return ctx.Err()
+		}
+		fillIndex(first, out)
+		return nil
+	})
+	rep, err := RunStudy(ctx, fakeStudy(b), StudyOptions{})
+	if !errors.Is(err, context.Canceled) || rep == nil {
+		t.Fatalf("err %v rep %v", err, rep)
+	}
+	run := rep.Run(FP64)
+	if run.Status != StatusCancelled || run.Shown() != StatusInterrupted {
+		t.Fatalf("status %s, shown %s", run.Status, run.Shown())
+	}
+	var tab strings.Builder
+	if err := rep.WriteTable(&tab, 5); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^ *\S+ +fp64 +\S+ +interrupted `).MatchString(tab.String()) ||
+		!strings.Contains(tab.String(), "\nfp64 interrupted (terminated)\n") || strings.Contains(tab.String(), "cancelled") {
+		t.Errorf("table does not read interrupted:\n%s", tab.String())
+	}
+	var js, csv strings.Builder
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"status": "interrupted"`) {
+		t.Errorf("JSON lacks the interrupted status")
+	}
+	if err := rep.WriteRows(&csv, RowsCSV); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(csv.String(), ",interrupted,") || strings.Contains(csv.String(), ",cancelled,") {
+		t.Errorf("rows do not say interrupted")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,5 +96,40 @@ func TestParityProgress(t *testing.T) {
 	}
 	if len(got) != 2 || got[0] != 0 || got[1] != 4096 {
 		t.Errorf("parity progress %v, want [0 4096]", got)
+	}
+}
+
+// TestTopListTwinsShareARow: in the table's top list an HMA3 twin (the
+// same backtest, computed once) shares its partner's row ("36|37"), so ten
+// rows are ten distinct combos; a length whose twin is outside the grid
+// stands alone. Grid hma 29:30 x hma3 36:40 (twins 36|37, 38|39; 40 alone).
+func TestTopListTwinsShareARow(t *testing.T) {
+	g := engine.Grid{HMA: engine.Range{Start: 29, Stop: 30, Step: 1}, HMA3: engine.Range{Start: 36, Stop: 40, Step: 1}}
+	run := &engine.Run{Precision: engine.FP64, Grid: g, Status: engine.StatusComplete}
+	// Sharpe by distinct backtest: hma 29 x (36|37) best, then 30 x 40,
+	// 29 x (38|39), 30 x (36|37), 29 x 40, 30 x (38|39).
+	sharpe := map[engine.Combo]float64{{HMA: 29, HMA3: 36}: 5, {HMA: 30, HMA3: 40}: 4, {HMA: 29, HMA3: 38}: 3, {HMA: 30, HMA3: 36}: 2, {HMA: 29, HMA3: 40}: 1, {HMA: 30, HMA3: 38}: 0}
+	for i := 0; i < g.Len(); i++ {
+		c := g.At(i)
+		d := c
+		if d.HMA3 != 40 {
+			d.HMA3 = min(d.HMA3, engine.HMA3Twin(d.HMA3))
+		}
+		run.Results = append(run.Results, engine.ComboResult{Index: i, Combo: c, Metrics: engine.Metrics{Sharpe: sharpe[d], TotalTrades: 10 + i/5}})
+	}
+	rep := &engine.Report{Grid: g, Runs: []*engine.Run{run}, Requested: []engine.Precision{engine.FP64}}
+	var b strings.Builder
+	if err := rep.WriteTable(&b, 4); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, line := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && (f[0] == "29" || f[0] == "30") {
+			rows = append(rows, f[0]+" "+f[1])
+		}
+	}
+	want := []string{"29 36|37", "30 40", "29 38|39", "30 36|37"}
+	if !slices.Equal(rows, want) {
+		t.Errorf("top 4 rows %q, want %q\n%s", rows, want, b.String())
 	}
 }

@@ -131,6 +131,11 @@ func (Arithmetic) Positions32(h, h3 []float32, first int, mode engine.Mode, prev
 	return Positions(h, h3, first, mode, prev, pos)
 }
 
+// PositionFlips is reference.PositionFlips (engine.Arithmetic).
+func (Arithmetic) PositionFlips(h, h3 []float64, g, g3 []float32, first, held int, mode engine.Mode, flip func(i int, p64, p32 int8)) {
+	PositionFlips(h, h3, g, g3, first, held, mode, flip)
+}
+
 func (Arithmetic) BacktestSeries64(ctx context.Context, job *engine.Job, h, h3 map[int][]float64) ([]engine.Metrics, error) {
 	r := BarReturns[float64](job.Bars)
 	out := make([]engine.Metrics, job.Grid.Len())

@@ -2,7 +2,6 @@ package reference
 
 import (
 	"math"
-	"sort"
 
 	"sweepbench/engine"
 )
@@ -75,6 +74,7 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 		trades, wins      int
 		tp                F // running product of the open trade, entry fee included
 		long, short, flat int
+		tb                int // the block of the last trade closed (closeTrade)
 	)
 	longOnly := p.Mode == engine.LongOnly
 	flat = first // bars 0..first-1 are held flat
@@ -110,7 +110,7 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 					wins++
 				}
 				if bs != nil {
-					closeTrade(bs, bc, i, won)
+					closeTrade(bs, bc, i, won, &tb)
 				}
 				if tr != nil {
 					t := &tr.Trades[len(tr.Trades)-1]
@@ -145,7 +145,7 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 				wins++
 			}
 			if bs != nil {
-				closeTrade(bs, bc, i, won)
+				closeTrade(bs, bc, i, won, &tb)
 			}
 			if tr != nil {
 				t := &tr.Trades[len(tr.Trades)-1]
@@ -172,15 +172,15 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 		neg2 += F(lo * lo)
 	}
 
-	if bs != nil {
-		blockSums(bs, bc, rs)
-	}
 	mf := F(n - 1)
 	mean := sum / mf
 	var ssd F
 	for _, v := range rs {
 		d := v - mean
 		ssd += F(d * d)
+	}
+	if bs != nil {
+		blockSums(bs, bc, rs)
 	}
 	k := int(math.Floor(0.05 * float64(len(rs)-1)))
 	v, cs, cnt := tailSelect(rs, k, sc)
@@ -189,10 +189,13 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 }
 
 // closeTrade counts a trade closed at return index i (won or not) in its
-// block of combo c of bs.
-func closeTrade(bs *engine.BlockStats, c, i int, won bool) {
-	b := sort.SearchInts(bs.Bounds, i+1) - 1
-	k := c*bs.Blocks + min(max(b, 0), bs.Blocks-1)
+// block of combo c of bs. *b is the block of the previous trade closed
+// (trades close in bar order): it only moves forward.
+func closeTrade(bs *engine.BlockStats, c, i int, won bool, b *int) {
+	for *b < bs.Blocks-1 && bs.Bounds[*b+1] <= i {
+		*b++
+	}
+	k := c*bs.Blocks + *b
 	bs.Trades[k]++
 	if won {
 		bs.Wins[k]++
@@ -206,7 +209,8 @@ func closeTrade(bs *engine.BlockStats, c, i int, won bool) {
 // 64 returns from the block's start (math.Frexp, exact), one log at the
 // end (engine.LogGrowth): the CUDA kernel computes the same product and the
 // host the same log, so both give the same bits. Products are rounded one
-// by one (explicit conversions: no fused multiply-add).
+// by one (explicit conversions: no fused multiply-add). (Folding backtest's
+// pass of squared deviations into this loop was measured slower.)
 func blockSums[F Float](bs *engine.BlockStats, c int, rs []F) {
 	var s3, s4 float64
 	for b := 0; b < bs.Blocks; b++ {
@@ -218,9 +222,11 @@ func blockSums[F Float](bs *engine.BlockStats, c int, rs []F) {
 			v2 := float64(v * v)
 			sum += v
 			sq += v2
-			if v < 0 {
-				down += v2
-			}
+			// down += v2 when v < 0, without a branch (the sign of a
+			// return is a coin flip): v2 masked by v's sign bit. The same
+			// value: -0 adds +0, and rs holds no NaN (finite positive
+			// prices).
+			down += math.Float64frombits(math.Float64bits(v2) & -(math.Float64bits(v) >> 63))
 			s3 += float64(v2 * v)
 			s4 += float64(v2 * v2)
 			prod = float64(prod * (1 + v))

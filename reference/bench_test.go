@@ -75,9 +75,12 @@ func BenchmarkBacktest(b *testing.B) {
 	bars := datatest.FIL(b, 150000)
 	b.Run("fp64", func(b *testing.B) { benchBacktest[float64](b, bars) })
 	b.Run("fp32", func(b *testing.B) { benchBacktest[float32](b, bars) })
+	b.Run("fp64-blocks16", func(b *testing.B) { benchBacktest[float64](b, bars, 16) })
 }
 
-func benchBacktest[F engine.Float](b *testing.B, bars *engine.Bars) {
+// benchBacktest times one backtest, with per-block statistics over blocks
+// blocks when given (BacktestBlocks: the robustness lane's cost).
+func benchBacktest[F engine.Float](b *testing.B, bars *engine.Bars, blocks ...int) {
 	x := reference.SourceSeries[F](bars, engine.SourceClose)
 	h, h3 := make([]F, len(x)), make([]F, len(x))
 	if err := reference.HMA(x, 100, engine.Direct, h); err != nil {
@@ -90,8 +93,16 @@ func benchBacktest[F engine.Float](b *testing.B, bars *engine.Bars) {
 	var sc reference.Scratch[F]
 	p := engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}
 	warm := max(engine.HMAWarmup(100), engine.HMA3Warmup(120))
+	var bs *engine.BlockStats
+	if len(blocks) > 0 {
+		bounds, err := engine.BlockBounds(bars.Len(), blocks[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		bs = engine.NewBlockStats(1, bounds)
+	}
 	for b.Loop() {
-		reference.Backtest(h, h3, r, warm, p, &sc)
+		reference.BacktestBlocks(h, h3, r, warm, p, &sc, bs, 0)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(x)), "ns/bar")
 }

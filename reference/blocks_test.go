@@ -2,6 +2,7 @@ package reference
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -87,5 +88,43 @@ func TestBlockStats(t *testing.T) {
 	}
 	if grid.Aliases() == 0 {
 		t.Fatal("the grid has no HMA3 twins: the alias path is not covered")
+	}
+}
+
+// TestBlocksLeaveMetricsAlone: emitting per-block statistics changes no
+// bit of a combo's metrics, in fp64 and fp32, long-short and long-only,
+// with 16 and 3 blocks.
+func TestBlocksLeaveMetricsAlone(t *testing.T) {
+	rng := datatest.Rand(t)
+	bars := datatest.RandomWalk(rng, 6000, 100, 0.003)
+	for _, mode := range []engine.Mode{engine.LongShort, engine.LongOnly} {
+		p := engine.Params{Fee: engine.DefaultFee, Mode: mode, Source: engine.SourceClose, BarsPerYear: 525600}
+		for _, blocks := range []int{16, 3} {
+			sameMetrics[float64](t, bars, p, blocks)
+			sameMetrics[float32](t, bars, p, blocks)
+		}
+	}
+}
+
+func sameMetrics[F Float](t *testing.T, bars *engine.Bars, p engine.Params, blocks int) {
+	t.Helper()
+	x := SourceSeries[F](bars, p.Source)
+	r := BarReturns[F](bars)
+	bounds, err := engine.BlockBounds(bars.Len(), blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc Scratch[F]
+	for _, c := range []engine.Combo{{HMA: 10, HMA3: 12}, {HMA: 50, HMA3: 31}, {HMA: 200, HMA3: 240}} {
+		h, h3 := make([]F, len(x)), make([]F, len(x))
+		if err := errors.Join(HMA(x, c.HMA, engine.Direct, h), HMA3(x, c.HMA3, engine.Direct, h3)); err != nil {
+			t.Fatal(err)
+		}
+		warm := max(engine.HMAWarmup(c.HMA), engine.HMA3Warmup(c.HMA3))
+		want := Backtest(h, h3, r, warm, p, &sc)
+		bs := engine.NewBlockStats(1, bounds)
+		if got := BacktestBlocks(h, h3, r, warm, p, &sc, bs, 0); got != want {
+			t.Errorf("%T %s %d blocks, combo %v: with blocks %+v, without %+v", F(0), p.Mode, blocks, c, got, want)
+		}
 	}
 }

@@ -5,7 +5,9 @@
 # overview, a filter, a crossover, the trade list to its last trade, the
 # sessions browser and a compare: issue 15), quit, and check the terminal is
 # restored (alternate screen off, cooked tty, shell prompt back). Then open
-# it again with NO_COLOR=1 and check the screen is plain ASCII.
+# it again with NO_COLOR=1 and check the screen is plain ASCII; last, browse
+# the sessions while a larger study runs (it is listed as running) and come
+# back to it as it completes.
 #
 #   scripts/tui-e2e.sh                      # builds ./sweepbench into a temp dir
 #   SWEEPBENCH_BIN=bin/sweepbench scripts/tui-e2e.sh
@@ -146,5 +148,20 @@ sleep 0.3
 tm send-keys -t "$pane" q
 wait_for '^exit=0$' 20
 [ "$(alt_on)" = 0 ] || fail "the alternate screen is still on after quitting (NO_COLOR)"
+
+# Work while a sweep runs (issue 15): a study of 12,848 combos over the whole
+# month (several seconds on two cores); during it the sessions browser opens
+# and lists the study as running, esc returns to the run, which completes.
+tm send-keys -t "$pane" "clear; $(printf %q "$bin") tui --data embedded:btcusdt-1m --hma 10:300:2 --hma3 12:360:4 --backend reference; echo \"exit=\$?\"" Enter
+wait_for 'grid 146 x 88 = 12,848 combos'
+tm send-keys -t "$pane" Enter
+wait_for 'fp64' 20
+tm send-keys -t "$pane" S
+wait_for 'Sessions: 2 in '
+wait_for ' running [0-9]+%' 10
+tm send-keys -t "$pane" Escape
+wait_for 'Metrics: 12,848 of 12,848 combos' 300
+tm send-keys -t "$pane" q
+wait_for '^exit=0$' 20
 
 echo "tui-e2e: ok"

@@ -21,7 +21,7 @@ const (
 	StatusRunning engine.Status = "running"
 	// StatusInterrupted: it was running and its process is gone (kill -9, a
 	// dropped SSH session, a reboot); `sessions resume` computes the rest.
-	StatusInterrupted engine.Status = "interrupted"
+	StatusInterrupted = engine.StatusInterrupted
 )
 
 // Session is one stored study (one `sweepbench run`): its dataset, its

@@ -75,7 +75,7 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	}
 	m.run = run.New(ctx, m, studies, run.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, NoSave: cfg.NoSave,
 		Gate: cfg.Gate, Detachable: cfg.Background != nil})
-	m.results = results.New(ctx, m)
+	m.results = results.New(ctx, m, cfg.Sessions)
 	m.sessions = sessionscreen.New(ctx, m, sessionscreen.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, Load: cfg.LoadSession})
 	m.bench = benchscreen.New(ctx, m, parent, benchscreen.Config{Rungs: cfg.Rungs, Repeat: cfg.BenchRepeat,
 		Study: func() *engine.Study { s, _, _ := m.setup.Build(); return s }})
@@ -284,7 +284,7 @@ func (m *Model) Running() bool { return m.run.Running() }
 // screen (esc goes there) and the screen in use stays.
 func (m *Model) report(msg common.ReportMsg) tea.Cmd {
 	away := m.screen == common.SessionsScreen || m.screen == common.BenchScreen
-	cmd := m.results.Show(msg.Report, msg.Asked, msg.Err)
+	cmd := m.results.Show(msg.Report, msg.Asked, msg.Err, msg.Session)
 	if !away {
 		return tea.Batch(cmd, m.show(common.ResultsScreen))
 	}

@@ -94,7 +94,7 @@ func TestRobustnessPane(t *testing.T) {
 				fmt.Sprintf("%d|", top), "logit of the in-sample best's out-of-sample rank",
 				fmt.Sprintf("DSR %.3f for the selected combo, hma %d x hma3 %d", want.DSR.DSR, want.Selected.HMA, want.Selected.HMA3),
 				fmt.Sprintf("Sharpe %s annualised (%s per bar)", strconvG(want.DSR.SharpeAnnual, 4), strconvG(want.DSR.SharpePerBar, 3)),
-				"DSR is the probability that its true Sharpe is above 0",
+				"DSR is the probability that its true Sharpe exceeds what the",
 				fmt.Sprintf("plateau best hma %d x hma3 %d", want.PlateauBest.HMA, want.PlateauBest.HMA3),
 				fmt.Sprintf("raw best hma %d x hma3 %d", want.Selected.HMA, want.Selected.HMA3),
 				"walk-forward rolling:4, 4 folds",

@@ -354,12 +354,18 @@ type Summary struct {
 	PBOVerdict  string   `json:"pbo_verdict,omitempty"`
 	Splits      int      `json:"splits,omitempty"`
 	Slope       *float64 `json:"degradation_slope,omitempty"`
+	Intercept   *float64 `json:"degradation_intercept,omitempty"` // OOS = Intercept + Slope*IS, the objective's units
 	R2          *float64 `json:"degradation_r2,omitempty"`
 	ProbOOSLoss *float64 `json:"prob_oos_loss,omitempty"`
 	// LogitHistogram is the splits' logits in HistogramBins equal bins
 	// over [-ln N, ln N] (PBOResult.LogitHistogram): PBO is the share of
 	// the splits at or below 0.
 	LogitHistogram *Histogram `json:"logit_histogram,omitempty"`
+	// ISOOS is the chosen combo's objective in sample and out of sample
+	// for at most MaxScatterPoints splits (every Every-th split in CSCV
+	// order, those whose two values are finite): what the degradation line
+	// was fitted to, for a scatter. Absent in summaries saved before it.
+	ISOOS *Scatter `json:"is_oos,omitempty"`
 
 	Selected Combo `json:"selected"` // the best selectable combo over the whole sample
 	// BlockBars is the shortest block's bar count: annualised figures
@@ -378,6 +384,36 @@ type Summary struct {
 
 // HistogramBins is the bins of a Summary's logit histogram.
 const HistogramBins = 20
+
+// MaxScatterPoints is the most splits a Summary's ISOOS carries: a scatter
+// of 12,870 splits (16 blocks) reads no better than of 1,000, and the
+// saved summary stays a few tens of kB.
+const MaxScatterPoints = 1000
+
+// Scatter is a sample of the splits' (in-sample, out-of-sample) objective
+// values: IS[i] and OOS[i] are split Every*i's (CSCV order), skipping the
+// splits where either is not finite.
+type Scatter struct {
+	Every int       `json:"every"`
+	IS    []float64 `json:"is"`
+	OOS   []float64 `json:"oos"`
+}
+
+// scatterOf samples p's splits for Summary.ISOOS.
+func scatterOf(p *PBOResult) *Scatter {
+	n := min(len(p.IS), len(p.OOS))
+	if n == 0 {
+		return nil
+	}
+	sc := &Scatter{Every: (n + MaxScatterPoints - 1) / MaxScatterPoints}
+	for i := 0; i < n; i += sc.Every {
+		if finite(p.IS[i]) != nil && finite(p.OOS[i]) != nil {
+			sc.IS = append(sc.IS, p.IS[i])
+			sc.OOS = append(sc.OOS, p.OOS[i])
+		}
+	}
+	return sc
+}
 
 // Histogram is a histogram: len(Counts) bins, bin i holding the values in
 // [Edges[i], Edges[i+1]).
@@ -443,6 +479,7 @@ func (r *Robustness) Summary() *Summary {
 	if p := r.PBO; p != nil {
 		sm.PBO, sm.PBOVerdict, sm.Splits = finite(p.PBO), PBOVerdict(p.PBO), p.Splits()
 		sm.Slope, sm.R2, sm.ProbOOSLoss = finite(p.Slope), finite(p.R2), finite(p.ProbOOSLoss)
+		sm.Intercept, sm.ISOOS = finite(p.Intercept), scatterOf(p)
 		edges, counts := p.LogitHistogram(HistogramBins)
 		h := &Histogram{Edges: edges, Counts: make([]int, len(counts))}
 		for i, c := range counts {
@@ -483,8 +520,9 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 		if sm.MaxDrawdown > 0 {
 			cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", engine.FormatFloat(100*sm.MaxDrawdown)))
 		}
-		fmt.Fprintf(&b, "  constraints   %s: %s of %s combos selectable (the others still count as trials)\n",
+		fmt.Fprintf(&b, "  constraints   %s: %s of %s combos selectable (the others still count as trials); judged on the whole sample,\n",
 			strings.Join(cs, ", "), engine.Thousands(sm.Selectable), engine.Thousands(sm.Combos))
+		fmt.Fprintf(&b, "                so PBO's and the walk-forward's in-sample choices among them see the out-of-sample blocks too\n")
 	}
 	num := func(p *float64) float64 {
 		if p == nil {
@@ -500,13 +538,16 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "                out of sample vs in sample: slope %.3g%s, R^2 %.3g; the in-sample best lost money out of sample in %.0f%% of the splits\n",
 			num(sm.Slope), slope, num(sm.R2), 100*num(sm.ProbOOSLoss))
+		if num(sm.ProbOOSLoss) >= 0.5 && *sm.PBO < 0.5 {
+			fmt.Fprintf(&b, "                (PBO ranks the combos against each other: a low PBO beside out-of-sample losses says the ranking holds, not that the best makes money)\n")
+		}
 	} else {
 		fmt.Fprintf(&b, "  PBO           not computed: %s\n", sm.PBONote)
 	}
 	if d := sm.DSR; d != nil {
 		fmt.Fprintf(&b, "  DSR           %.3f for the selected combo (%s, Sharpe %.4g annualised, %.3g per bar): the probability that its true Sharpe\n",
 			d.DSR, name(sm.Selected), d.SharpeAnnual, d.SharpePerBar)
-		fmt.Fprintf(&b, "                exceeds %.4g annualised (%.3g per bar), the best Sharpe %s trials with no skill would show, given the sample\n",
+		fmt.Fprintf(&b, "                exceeds %.4g annualised (%.3g per bar), the Sharpe the best of %s skill-less trials as spread out as these would reach by luck, given the sample\n",
 			d.SR0Annual, d.SR0, engine.Thousands(d.Trials))
 		fmt.Fprintf(&b, "                length and the returns' skew (%.2f) and kurtosis (%.2f); below 0.95 it is not significant. PSR %.3f (above 0, ignoring the search)\n",
 			d.Skew, d.Kurtosis, d.PSR)

@@ -53,10 +53,15 @@ type Context struct {
 	// Keep reports whether the metrics table's filter keeps combo idx
 	// (the heatmap greys out the others); nil keeps every combo.
 	Keep func(idx int) bool
+	// KeepResult is Keep for a result read from a pager (paged results:
+	// one the panes do not hold), nil keeps every combo.
+	KeepResult func(c *engine.ComboResult) bool
 	// KeepGen counts the changes of what Keep keeps (the metrics table's
 	// filter set or cleared), so a pane can reuse what it computed from
 	// Keep while it is the same.
 	KeepGen int
+	// Filter is the metrics table's filter in force, "" when none.
+	Filter string
 
 	// Status line.
 	Backend, Device string

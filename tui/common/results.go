@@ -10,6 +10,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/robust"
+	"sweepbench/sessions"
 )
 
 // Parity columns the panes offer next to the SPEC metrics.
@@ -48,7 +49,20 @@ func NoteLines(note string, deterministic bool) []string {
 }
 
 // Results is a read-only view of a report for the panes: lookups by combo
-// index, nothing computed.
+// index, nothing computed. It has two backings, chosen by the report:
+//
+//   - full (small grids): every run holds every result; the panes read
+//     them all (Indexes, Value of any combo, the parity row of each).
+//   - paged (Paged: a run kept only its best, Run.Kept, with its
+//     Run.Summary): the panes draw the summaries (top lists, heatmaps) and
+//     read the rest a page at a time from the saved run (Pager, set once
+//     the session's runs are opened; none for a study not saved). Value
+//     and Combo answer for the combos held: the kept best, the page the
+//     table fetched (Hold) and the combos selected (Pick). The parity
+//     report is its counts (engine.Parity.Counts): no row per combo.
+//
+// Memory of the paged backing does not depend on the grid: the summaries'
+// options bound it, and what is held is a page.
 type Results struct {
 	Report   *engine.Report
 	Grid     engine.Grid
@@ -66,19 +80,144 @@ type Results struct {
 	Robust    *robust.Summary
 	RobustErr error
 	parity    map[int]*engine.ComboParity
+
+	// The paged backing (Paged).
+	paged bool
+	// Session is the saved session the results are of (0: not saved), whose
+	// runs the pagers read.
+	Session int64
+	pagers  map[engine.Precision]Pager
+	// PagerWhy says why the paged results have no pager yet: being
+	// opened, the study not saved, or the error opening it.
+	PagerWhy string
+	page     [2]map[int]*engine.ComboResult // the table's page, by precision
+	picked   [2]map[int]*engine.ComboResult // combos fetched for the selection
+	absent   [2]map[int]bool                // combos a pager said the run does not hold
+}
+
+// PagedAbove is the grid size, in combos, above which the workbench keeps
+// a study's summaries and pages the rest from the store instead of holding
+// every result (a study discards its results as they stream to the store;
+// a saved session opens as its summary): below it, every result (136 bytes
+// a combo) takes less than a summary (engine.Summary.Bytes: ~29 MB a run
+// at the default caps, reached above 256 x 256 combos). A variable so
+// that tests can page small grids.
+var PagedAbove = 65_536
+
+// PageRows is the most combos a table page read from a pager holds.
+var PageRows = 1_000
+
+// pickedCap bounds the combos fetched for selections that are held.
+const pickedCap = 256
+
+// PagedGrid reports whether a grid of g's size is shown paged.
+func PagedGrid(g engine.Grid) bool { return g.Len() > PagedAbove }
+
+// Pager reads one saved run a page at a time: sessions.RunReader.
+type Pager interface {
+	Count() int
+	Combos(ctx context.Context, idx []int) ([]engine.ComboResult, error)
+	Window(ctx context.Context, r0, r1, c0, c1 int) ([]engine.ComboResult, error)
+	Top(ctx context.Context, q sessions.TopQuery) ([]engine.ComboResult, error)
+	Scan(ctx context.Context, f func([]engine.ComboResult) error) error
+}
+
+var _ Pager = (*sessions.RunReader)(nil)
+
+// Paged reports whether the results are the paged backing: summaries and
+// pages, not every result.
+func (r *Results) Paged() bool { return r.paged }
+
+// Pager is the pager of precision p's run, nil when there is none (yet).
+func (r *Results) Pager(p engine.Precision) Pager { return r.pagers[p] }
+
+// SetPagers gives the paged results the pagers of their saved runs.
+func (r *Results) SetPagers(ps map[engine.Precision]Pager) {
+	r.pagers = ps
+	r.PagerWhy = ""
+}
+
+// Summary is the summary of precision p's run, nil when it has none.
+func (r *Results) Summary(p engine.Precision) *engine.Summary {
+	if run := r.Run(p); run != nil {
+		return run.Summary
+	}
+	return nil
+}
+
+func precSlot(p engine.Precision) int {
+	if p == engine.FP32 {
+		return 1
+	}
+	return 0
+}
+
+// Hold makes rs (precision p's results, fetched from its pager) the
+// table's page of that precision, replacing the last page.
+func (r *Results) Hold(p engine.Precision, rs []engine.ComboResult) {
+	m := make(map[int]*engine.ComboResult, len(rs))
+	for i := range rs {
+		m[rs[i].Index] = &rs[i]
+	}
+	r.page[precSlot(p)] = m
+}
+
+// Pick holds results fetched for a selection (precision p): want are the
+// combos asked for, those of want not in rs are not in the run.
+func (r *Results) Pick(p engine.Precision, want []int, rs []engine.ComboResult) {
+	k := precSlot(p)
+	if len(r.picked[k]) >= pickedCap {
+		r.picked[k] = nil
+	}
+	if r.picked[k] == nil {
+		r.picked[k] = map[int]*engine.ComboResult{}
+	}
+	got := map[int]bool{}
+	for i := range rs {
+		c := rs[i]
+		r.picked[k][c.Index] = &c
+		got[c.Index] = true
+	}
+	for _, i := range want {
+		if !got[i] {
+			if r.absent[k] == nil || len(r.absent[k]) >= pickedCap {
+				r.absent[k] = map[int]bool{}
+			}
+			r.absent[k][i] = true
+		}
+	}
+}
+
+// Held reports whether combo idx's result in precision p is held (no
+// pager read needed).
+func (r *Results) Held(idx int, p engine.Precision) bool { return r.Combo(idx, p) != nil }
+
+// Known reports whether combo idx's result in precision p is held, or a
+// pager said the run does not hold it: nothing to read either way.
+func (r *Results) Known(idx int, p engine.Precision) bool {
+	return r.Held(idx, p) || r.absent[precSlot(p)][idx]
 }
 
 // NewResults indexes rep for the panes.
+//
+// A report whose runs kept only their best (Run.Kept) with summaries is
+// the paged backing: its parity report is reduced to its counts here
+// (engine.Parity.Counts), the rows per combo dropped.
 func NewResults(rep *engine.Report, err error) *Results {
 	r := &Results{Report: rep, Grid: rep.Grid, R64: rep.Run(engine.FP64), R32: rep.Run(engine.FP32), Err: err,
 		Objective: rep.Objective}
+	if run := r.Primary(); run != nil && run.Kept && run.Summary != nil {
+		r.paged = true
+		r.PagerWhy = "paging needs a saved session (this study was not saved)"
+		rep.Parity = rep.Parity.Counts()
+	}
 	if len(rep.Robustness) > 0 {
 		var sm robust.Summary
 		if r.RobustErr = json.Unmarshal(rep.Robustness, &sm); r.RobustErr == nil {
 			r.Robust = &sm
 		}
 	}
-	if rep.Parity != nil {
+	if rep.Parity != nil && !r.paged {
 		r.parity = make(map[int]*engine.ComboParity, len(rep.Parity.Combos))
 		for i := range rep.Parity.Combos {
 			c := &rep.Parity.Combos[i]
@@ -113,8 +252,19 @@ func (r *Results) Combo(idx int, p engine.Precision) *engine.ComboResult {
 	if run == nil {
 		return nil
 	}
-	return run.Lookup(idx)
+	if c := run.Lookup(idx); c != nil || !r.paged {
+		return c
+	}
+	k := precSlot(p)
+	if c := r.page[k][idx]; c != nil {
+		return c
+	}
+	return r.picked[k][idx]
 }
+
+// HasParityRows reports whether the parity report has a row per combo
+// (the parity columns dn, dpnl_pp and flips): not for paged results.
+func (r *Results) HasParityRows() bool { return r.Report.Parity != nil && !r.paged }
 
 // Parity returns combo idx's parity row, or nil.
 func (r *Results) Parity(idx int) *engine.ComboParity {
@@ -186,7 +336,21 @@ func (r *Results) Top(p engine.Precision, idxs []int) int {
 	return best.Index
 }
 
-// Indexes lists the combo indexes of the primary run, in grid order.
+// Best is the best combo of precision p's run by the study's objective
+// and constraints (Top over every combo; the summary's Best list when
+// paged), or -1 when none meets them.
+func (r *Results) Best(p engine.Precision) int {
+	if !r.paged {
+		return r.Top(p, r.Indexes())
+	}
+	if s := r.Summary(p); s != nil && len(s.Best) > 0 {
+		return s.Best[0].Index
+	}
+	return -1
+}
+
+// Indexes lists the combo indexes of the primary run, in grid order: every
+// combo computed, or, paged, the ones the run kept (its best).
 func (r *Results) Indexes() []int {
 	run := r.Primary()
 	if run == nil {
@@ -210,8 +374,11 @@ func (r *Results) Missing(idx int, p engine.Precision) string {
 		}
 		return ""
 	}
-	if run.Lookup(idx) != nil {
+	if r.Combo(idx, p) != nil {
 		return ""
+	}
+	if r.paged && (run.Complete() || !r.absent[precSlot(p)][idx]) {
+		return "" // the run has it, or may: the pager says when it does not
 	}
 	return p.String() + " not computed (" + StopReason(run) + ")"
 }
@@ -288,10 +455,10 @@ func StopReason(run *engine.Run) string {
 // "fp32: 8,224 computed", and why they stopped ("" when every run is whole).
 func (r *Results) Partial() (parts []string, why string) {
 	for _, run := range []*engine.Run{r.R64, r.R32} {
-		if run == nil || len(run.Results) >= r.Grid.Len() {
+		if run == nil || run.Count() >= r.Grid.Len() {
 			continue
 		}
-		parts = append(parts, run.Precision.String()+": "+Thousands(len(run.Results))+" computed")
+		parts = append(parts, run.Precision.String()+": "+Thousands(run.Count())+" computed")
 		if why == "" {
 			why = StopReason(run)
 		}

@@ -124,6 +124,9 @@ type (
 		Report *engine.Report
 		Asked  []engine.Precision
 		Err    error
+		// Session is the session the study was saved as (0: not saved):
+		// paged results read the rest of their runs from it.
+		Session int64
 	}
 	// OpenedMsg shows a saved session in the results screen. Study is
 	// nil when its dataset could not be loaded again (Why says why).

@@ -54,6 +54,11 @@ type Model struct {
 	key    viewKey
 	cached []cell
 	sorted []float64
+
+	// Paged results (paged.go): the window of combos read for the detail
+	// view, and the one being read.
+	win   window
+	asked *window
 }
 
 // viewKey is what the cells depend on: the results, the metric and
@@ -109,6 +114,10 @@ func (m *Model) Sync() {
 // Update handles the keys of the pane; the scale, zoom and values keys
 // come from any results pane.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if wm, ok := msg.(windowMsg); ok {
+		m.took(wm)
+		return nil
+	}
 	km, ok := msg.(tea.KeyMsg)
 	r := m.ctx.Results
 	if !ok || r == nil {
@@ -142,7 +151,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		row, col = g.HMA.Len()-1, g.HMA3.Len()-1
 	case key.Matches(km, k.Best):
 		// The best combo by the study's objective and constraints.
-		if i := r.Top(m.ctx.Prec, r.Indexes()); i >= 0 {
+		if i := r.Best(m.ctx.Prec); i >= 0 {
 			return common.Send(common.SelectMsg{Index: i})
 		}
 		return common.Send(common.ErrMsg{Err: fmt.Errorf("no combo meets the objective's constraints (%s)", r.Objective.Label())})
@@ -170,9 +179,11 @@ func (m *Model) moveBlock(dr, dc int) tea.Cmd {
 	bc := max(0, min(m.col/m.bw+dc, (n3-1)/m.bw))
 	row := min(br*m.bh+m.row%m.bh, nh-1)
 	col := min(bc*m.bw+m.col%m.bw, n3-1)
-	cells := m.cells()
-	if b := m.block(cells, br, bc); b.idx >= 0 {
-		row, col = b.idx/n3, b.idx%n3
+	if ob := m.overviewBase(); ob.br > 0 {
+		// The block's best combo (a summary's blocks know none).
+		if b := m.block(ob, m.bh/ob.br, m.bw/ob.bc, br, bc); b.idx >= 0 {
+			row, col = b.idx/n3, b.idx%n3
+		}
 	}
 	m.row, m.col = row, col
 	return common.Send(common.SelectMsg{Index: g.Index(row, col)})
@@ -244,15 +255,23 @@ func (m *Model) bestName() string {
 	return "max"
 }
 
-// block is overview block (br, bc): the best shown value of its combos;
-// off when it has only combos left out, missing when none has a value.
-func (m *Model) block(cells []cell, br, bc int) cell {
-	g := m.ctx.Results.Grid
-	nh, n3 := g.HMA.Len(), g.HMA3.Len()
+// base is a grid the pane draws from: every combo (br = bc = 1), or the
+// cells of a run summary's heatmap (paged results' overview), each a
+// block of br x bc combos; at is the cell in row y and column x.
+type base struct {
+	rows, cols int
+	br, bc     int
+	at         func(y, x int) cell
+}
+
+// block is overview block (br, bc) of bh x bw cells of ob: the best shown
+// value of its cells; off when it has only cells left out, missing when
+// none has a value.
+func (m *Model) block(ob base, bh, bw, br, bc int) cell {
 	b := cell{idx: -1}
-	for r := br * m.bh; r < min(nh, (br+1)*m.bh); r++ {
-		for c := bc * m.bw; c < min(n3, (bc+1)*m.bw); c++ {
-			x := cells[g.Index(r, c)]
+	for r := br * bh; r < min(ob.rows, (br+1)*bh); r++ {
+		for c := bc * bw; c < min(ob.cols, (bc+1)*bw); c++ {
+			x := ob.at(r, c)
 			switch {
 			case x.st == off && b.st == missing:
 				b.st = off
@@ -271,17 +290,11 @@ func (m *Model) View() string {
 	if r == nil {
 		return t.Fit("", m.w, m.h)
 	}
-	if k := (viewKey{r, m.ctx.Metric, m.ctx.Prec, m.ctx.KeepGen}); k != m.key || m.cached == nil {
-		m.cached = m.cells()
-		var vals []float64
-		for _, c := range m.cached {
-			if c.st == shown {
-				vals = append(vals, c.v)
-			}
-		}
-		m.key, m.sorted = k, sortedFinite(vals)
+	if r.Paged() && m.summaryMap() == nil {
+		return t.Fit(newStyles(t).info.Render(fmt.Sprintf("no heatmap of %s: the run's summary has none", m.ctx.Metric)), m.w, m.h)
 	}
-	cells, sorted := m.cached, m.sorted
+	m.fresh()
+	sorted := m.sorted
 	// The legend's length decides the rows left for the grid, and the
 	// grid (the overview's blocks) the legend's numbers: two passes at
 	// most settle it.
@@ -289,7 +302,7 @@ func (m *Model) View() string {
 	var out string
 	for range 3 {
 		var lines int
-		out, lines = m.render(cells, sorted, footer)
+		out, lines = m.render(sorted, footer)
 		if lines <= footer {
 			break
 		}
@@ -298,9 +311,71 @@ func (m *Model) View() string {
 	return out
 }
 
+// fresh computes the cells again when what they depend on changed: every
+// combo's (full results), or the summary's values for the scale (paged).
+func (m *Model) fresh() {
+	r := m.ctx.Results
+	k := viewKey{r, m.ctx.Metric, m.ctx.Prec, m.ctx.KeepGen}
+	if k == m.key && (m.cached != nil || r.Paged()) {
+		return
+	}
+	var vals []float64
+	if r.Paged() {
+		m.cached = nil
+		ob := m.summaryBase()
+		for y := range ob.rows {
+			for x := range ob.cols {
+				if c := ob.at(y, x); c.st == shown {
+					vals = append(vals, c.v)
+				}
+			}
+		}
+	} else {
+		m.cached = m.cells()
+		for _, c := range m.cached {
+			if c.st == shown {
+				vals = append(vals, c.v)
+			}
+		}
+	}
+	m.key, m.sorted = k, sortedFinite(vals)
+}
+
+// detailBase is the grid of combos the detail view draws: every combo's
+// cell (full results), or the window read from the pager and, outside
+// it, the summary's cell the combo is in (paged).
+func (m *Model) detailBase() base {
+	g := m.ctx.Results.Grid
+	nh, n3 := g.HMA.Len(), g.HMA3.Len()
+	if !m.ctx.Results.Paged() {
+		cells := m.cached
+		return base{rows: nh, cols: n3, br: 1, bc: 1, at: func(y, x int) cell { return cells[y*n3+x] }}
+	}
+	sb := m.summaryBase()
+	return base{rows: nh, cols: n3, br: 1, bc: 1, at: func(y, x int) cell {
+		if c, ok := m.windowCell(y, x); ok {
+			return c
+		}
+		return sb.at(y/sb.br, x/sb.bc)
+	}}
+}
+
+// overviewBase is the grid the overview blocks: every combo (full
+// results) or the run summary's cells (paged).
+func (m *Model) overviewBase() base {
+	if m.ctx.Results.Paged() {
+		if m.summaryMap() == nil {
+			return base{}
+		}
+		return m.summaryBase()
+	}
+	m.fresh()
+	return m.detailBase()
+}
+
 // render draws the pane with footer lines for the legend, and says how
 // many lines the legend took; sorted are the shown cells' finite values.
-func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int) {
+func (m *Model) render(sorted []float64, footer int) (string, int) {
 	t := m.ctx.Theme
 	r := m.ctx.Results
 	st := newStyles(t)
@@ -318,11 +393,17 @@ func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int)
 	// The values on the scale: every shown combo (detail: scrolling
 	// keeps the colours), or every block (overview).
 	var blocks [][]cell
+	db := m.detailBase()
+	ob := db
 	if m.overview {
-		m.bh = max(1, ceilDiv(nh, avail))
-		m.bw = max(1, ceilDiv(n3, m.w-lw))
+		// Blocks of bh x bw cells of the overview's grid: m.bh x m.bw
+		// combos.
+		ob = m.overviewBase()
+		bh := max(1, ceilDiv(ob.rows, avail))
+		bw := max(1, ceilDiv(ob.cols, m.w-lw))
+		m.bh, m.bw = bh*ob.br, bw*ob.bc
 		var vals []float64
-		blocks, vals = m.blocks(cells)
+		blocks, vals = m.blocks(ob, bh, bw)
 		sorted = sortedFinite(vals)
 	}
 	sc := scaleOf(m.scale, sorted, nLevels)
@@ -356,9 +437,10 @@ func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int)
 		if m.values && num.width+2 > cw && num.width+2 <= m.w-lw {
 			// Wider cells for the numbers: larger blocks.
 			cw = num.width + 2
-			m.bw = ceilDiv(n3, (m.w-lw)/cw)
+			bw := ceilDiv(ob.cols, (m.w-lw)/cw)
+			m.bw = bw * ob.bc
 			var vals []float64
-			blocks, vals = m.blocks(cells)
+			blocks, vals = m.blocks(ob, m.bh/ob.br, bw)
 			sorted = sortedFinite(vals)
 			sc = scaleOf(m.scale, sorted, nLevels)
 			num = newNumFormat(metric, sorted, sc)
@@ -374,7 +456,7 @@ func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int)
 		for y := range draw {
 			draw[y] = make([]cell, visC)
 			for x := range draw[y] {
-				draw[y][x] = cells[g.Index(m.r0+y, m.c0+x)]
+				draw[y][x] = db.at(m.r0+y, m.c0+x)
 			}
 		}
 	}
@@ -483,10 +565,16 @@ func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int)
 	// Line 1: the selected combo and its value.
 	sel := g.Index(m.row, m.col)
 	val := "-"
-	if v, ok := r.Value(sel, metric, prec); ok {
+	if v, ok := m.value(sel, metric, prec); ok {
 		val = common.Value(metric, v)
 	}
 	line := st.info.Render(fmt.Sprintf("hma %d x hma3 %d: ", g.HMA.At(m.row), g.HMA3.At(m.col))) + st.value.Render(metric+" "+val)
+	if hs := m.summaryMap(); hs != nil && !hs.Full() && m.overview {
+		// The summary's block the cursor is in: its max, mean and min.
+		c := hs.Cell(hs.CellOf(sel))
+		line += st.info.Render(fmt.Sprintf("; its block: max %s mean %s min %s", common.Value(metric, c.Max),
+			common.Value(metric, c.Mean), common.Value(metric, c.Min)))
+	}
 	if pr >= 0 {
 		// The legend of the plateau mark, with the combo it marks.
 		line += st.info.Render("   ") + st.plateau.Render(string(plateauGlyph)) +
@@ -544,6 +632,9 @@ func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int)
 		}
 	}
 	switch {
+	case m.overview && ob.br*ob.bc > 1:
+		say(fmt.Sprintf("overview: a cell is %s of hma x %s of hma3, its %s (the run's summary, blocks of %d x %d); > ^ mark the detail window;",
+			common.Plural(m.bh, "row"), common.Plural(m.bw, "column"), m.bestName(), ob.br, ob.bc))
 	case m.overview:
 		say(fmt.Sprintf("overview: a cell is %s of hma x %s of hma3, its %s; > ^ mark the detail window;",
 			common.Plural(m.bh, "row"), common.Plural(m.bw, "column"), m.bestName()))
@@ -562,9 +653,16 @@ func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int)
 		}
 	}
 	nOff := 0
-	for _, c := range cells {
+	for _, c := range m.cached {
 		if c.st == off {
 			nOff++
+		}
+	}
+	if r.Paged() {
+		nOff = m.windowOff()
+		if note := m.windowNote(); note != "" {
+			words[len(words)-1] += st.label.Render(";")
+			say(note)
 		}
 	}
 	if nOff > 0 {
@@ -585,17 +683,16 @@ func (m *Model) render(cells []cell, sorted []float64, footer int) (string, int)
 	return t.Fit(b.String(), m.w, m.h), len(legend)
 }
 
-// blocks is the overview: the grid in blocks of m.bh x m.bw combos, each
+// blocks is the overview: ob in blocks of bh x bw of its cells, each
 // its best shown value, and the values of the blocks that show one.
-func (m *Model) blocks(cells []cell) ([][]cell, []float64) {
-	g := m.ctx.Results.Grid
-	nR, nC := ceilDiv(g.HMA.Len(), m.bh), ceilDiv(g.HMA3.Len(), m.bw)
+func (m *Model) blocks(ob base, bh, bw int) ([][]cell, []float64) {
+	nR, nC := ceilDiv(ob.rows, bh), ceilDiv(ob.cols, bw)
 	out := make([][]cell, nR)
 	var vals []float64
 	for br := range out {
 		out[br] = make([]cell, nC)
 		for bc := range out[br] {
-			b := m.block(cells, br, bc)
+			b := m.block(ob, bh, bw, br, bc)
 			out[br][bc] = b
 			if b.st == shown {
 				vals = append(vals, b.v)

@@ -72,6 +72,7 @@ type Model struct {
 	compact   bool // the layout the columns are built for
 	fmts      map[fmtKey]common.NumColumn
 	fmtsOf    *common.Results // the results fmts were computed from
+	pg        paged           // the page of paged results (paged.go)
 	w, h      int
 }
 
@@ -88,6 +89,7 @@ func New(ctx *common.Context) *Model {
 func (m *Model) ClearFilter() {
 	m.filter, m.filterSrc, m.err, m.bad = nil, "", nil, ""
 	m.ctx.KeepGen++
+	m.ctx.Filter = ""
 	m.input.SetValue("")
 }
 
@@ -161,6 +163,10 @@ func (m *Model) Title() string {
 		short += " by " + m.sortName() + " " + arrow
 	}
 	full += sortBy
+	if r.Paged() && m.pg.note != "" {
+		full += "; " + m.pg.note
+		short += "; " + m.pg.short
+	}
 	if m.w > 0 && len(full) > m.w-2 {
 		return short
 	}
@@ -312,7 +318,7 @@ func (m *Model) compactColumns() ([]titled, int) {
 func (m *Model) names() []string {
 	var out []string
 	for _, n := range common.Columns() {
-		if !common.IsParityColumn(n) || m.ctx.Results.Report.Parity != nil {
+		if !common.IsParityColumn(n) || m.ctx.Results.HasParityRows() {
 			out = append(out, n)
 		}
 	}
@@ -358,8 +364,12 @@ func (m *Model) format(name string, p engine.Precision, delta bool) common.NumCo
 	if f, ok := m.fmts[k]; ok {
 		return f
 	}
+	idx := r.Indexes()
+	if r.Paged() {
+		idx = append(slices.Clone(idx), m.rows...) // what is held: the kept combos and the page
+	}
 	f := common.FitNumbers(func(yield func(float64) bool) {
-		for _, i := range r.Indexes() {
+		for _, i := range idx {
 			v, ok := m.shown(i, name, p, delta)
 			if ok && !yield(v) {
 				return
@@ -399,12 +409,26 @@ func (m *Model) refresh() {
 	if r == nil {
 		return
 	}
-	m.rows = nil
-	for _, i := range r.Indexes() {
-		if m.Keeps(i) {
-			m.rows = append(m.rows, i)
+	if r.Paged() {
+		m.refreshPaged()
+	} else {
+		m.rows = nil
+		for _, i := range r.Indexes() {
+			if m.Keeps(i) {
+				m.rows = append(m.rows, i)
+			}
 		}
+		m.sortRows()
 	}
+	rows := m.rows
+	m.tbl.SetRowFunc(len(rows), func(k int) []string { return m.cells(rows[k]) }, nil)
+	m.mark()
+	m.Sync()
+}
+
+// sortRows sorts the rows by the sort column (grid order when none).
+func (m *Model) sortRows() {
+	r := m.ctx.Results
 	if m.sortState != 0 && m.sortCol == r.Objective.Name() {
 		// The study's objective: the order of run's top lists, the
 		// combos that meet its constraints first.
@@ -433,10 +457,6 @@ func (m *Model) refresh() {
 			return common.Better(name, vb, va)
 		})
 	}
-	rows := m.rows
-	m.tbl.SetRowFunc(len(rows), func(k int) []string { return m.cells(rows[k]) }, nil)
-	m.mark()
-	m.Sync()
 }
 
 // cells writes combo i's cells: "-" where it has no value.
@@ -528,6 +548,14 @@ func (m *Model) Sync() {
 
 // Update handles the keys of the focused pane.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case pageMsg:
+		m.page(msg)
+		return nil
+	case otherMsg:
+		m.otherTook(msg)
+		return nil
+	}
 	km, ok := msg.(tea.KeyMsg)
 	if !ok || m.ctx.Results == nil {
 		return nil
@@ -546,13 +574,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.editing = false
 			m.input.Blur()
 			src := strings.TrimSpace(m.input.Value())
-			f, err := parseFilter(src, common.Columns())
+			f, err := parseFilter(src, m.names())
 			if err != nil {
 				m.err, m.bad = err, src
 				return common.Send(common.ErrMsg{Err: err})
 			}
 			m.filter, m.filterSrc, m.err, m.bad = f, src, nil, ""
 			m.ctx.KeepGen++
+			m.ctx.Filter = src
 			m.refresh()
 			return m.selectCursor()
 		}

@@ -25,6 +25,7 @@ type Model struct {
 	rows   []int // combo index per row, worst first
 	hidden int   // the combos the table's filter leaves out of the list
 	built  built // what rows were built from
+	flips  bool  // the list is of the worst flips (paged results), not of every combo
 	w, h   int
 }
 
@@ -58,6 +59,35 @@ func New(ctx *common.Context) *Model {
 	return &Model{ctx: ctx, tbl: datatable.New(ctx, cols, 2)}
 }
 
+// reloadFlips lists the worst flips of paged results' parity report (its
+// counts: engine.Parity.Counts keeps no row per combo), a row per flip,
+// worst first; a row selects its combo. The table's filter does not
+// apply: the flips' combos are not held.
+func (m *Model) reloadFlips() {
+	if !m.flips {
+		m.tbl.SetColumns(flipColumns, 2)
+		m.flips = true
+	}
+	p := m.ctx.Results.Report.Parity
+	margins := common.FitNumbers(func(yield func(float64) bool) {
+		for _, f := range p.Flips {
+			if !yield(f.Margin) {
+				return
+			}
+		}
+	}, false, false)
+	cells := make([][]string, len(p.Flips))
+	flags := make([]bool, len(p.Flips))
+	for k, f := range p.Flips {
+		m.rows = append(m.rows, f.Index)
+		cells[k] = []string{fmt.Sprint(f.HMA), fmt.Sprint(f.HMA3), fmt.Sprint(f.Bar), fmt.Sprintf("%+d", f.Pos64),
+			fmt.Sprintf("%+d", f.Pos32), margins.Format(f.Margin), fmt.Sprint(f.Borderline)}
+		flags[k] = !f.Borderline
+	}
+	m.tbl.SetRows(cells, flags)
+	m.Sync()
+}
+
 // Title names the pane.
 func (m *Model) Title() string {
 	r := m.ctx.Results
@@ -65,6 +95,9 @@ func (m *Model) Title() string {
 		return "Parity"
 	}
 	m.fresh()
+	if r.Paged() {
+		return fmt.Sprintf("Parity: %s, the worst %s", r.Report.ParityOf, common.Plural(len(r.Report.Parity.Flips), "flip"))
+	}
 	if m.hidden > 0 {
 		return fmt.Sprintf("Parity: %s, %s of %s combos (the table's filter)", r.Report.ParityOf,
 			common.Thousands(len(m.rows)), common.Thousands(len(m.rows)+m.hidden))
@@ -78,6 +111,21 @@ func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 // Focus shows the focused cursor.
 func (m *Model) Focus(f bool) { m.tbl.Focus(f) }
 
+// flipColumns are the columns of paged results' list: the worst flips.
+var flipColumns = []datatable.Column{
+	{Title: "hma", Right: true}, {Title: "hma3", Right: true}, {Title: "bar", Right: true},
+	{Title: "pos64", Right: true}, {Title: "pos32", Right: true}, {Title: "margin", Right: true},
+	{Title: "borderline", Right: true},
+}
+
+// comboColumns are the columns of the list of every combo (New's).
+var comboColumns = []datatable.Column{
+	{Title: "hma", Right: true}, {Title: "hma3", Right: true},
+	{Title: "trades", Right: true}, {Title: "dn", Right: true},
+	{Title: "dPnL pp", Right: true}, {Title: "flips", Right: true},
+	{Title: "non-bl", Right: true}, {Title: "max margin", Right: true},
+}
+
 // Reload rebuilds the rows from the context's results.
 func (m *Model) Reload() {
 	m.rows, m.hidden, m.built = nil, 0, m.now()
@@ -85,6 +133,14 @@ func (m *Model) Reload() {
 	if r == nil || r.Report.Parity == nil {
 		m.tbl.SetRows(nil, nil)
 		return
+	}
+	if r.Paged() {
+		m.reloadFlips()
+		return
+	}
+	if m.flips {
+		m.tbl.SetColumns(comboColumns, 2)
+		m.flips = false
 	}
 	var cs []engine.ComboParity
 	for _, c := range r.Report.Parity.Combos {
@@ -229,6 +285,17 @@ func (m *Model) Summary() []string {
 		if p.Explanation != "" {
 			out = append(out, st.warn.Render("note: "+p.Explanation))
 		}
+		if r.Paged() {
+			var worst []string
+			for _, e := range p.IndicatorErrors[:min(3, len(p.IndicatorErrors))] {
+				worst = append(worst, fmt.Sprintf("%s %d %.3g", e.Series, e.Length, e.MaxRel))
+			}
+			if len(worst) > 0 {
+				out = append(out, "worst indicator series: "+strings.Join(worst, t.Sep))
+			}
+			out = append(out, st.label.Render(fmt.Sprintf("no row per combo for a grid of %s (dn, dPnL and flips per combo are not held): the worst flips are listed; sessions show prints the whole report",
+				common.Plural(r.Grid.Len(), "combo"))))
+		}
 	} else {
 		why := "it needs an fp64 and an fp32 run (precision both)"
 		if r.Running() && len(r.Asked) > 1 {
@@ -245,7 +312,7 @@ func (m *Model) Summary() []string {
 	var runs []string
 	for _, run := range r.Report.Runs {
 		s := fmt.Sprintf("%s %s %s/%s in %s", run.Precision, run.Status,
-			common.Thousands(len(run.Results)), common.Thousands(run.Grid.Len()), m.ctx.Duration(run.Elapsed))
+			common.Thousands(run.Count()), common.Thousands(run.Grid.Len()), m.ctx.Duration(run.Elapsed))
 		runs = append(runs, s)
 	}
 	out = append(out, st.label.Render("runs: "+strings.Join(runs, t.Sep)))

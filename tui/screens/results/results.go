@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
+	"sweepbench/sessions"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/crossover"
 	"sweepbench/tui/components/detail"
@@ -57,6 +58,9 @@ type Model struct {
 	focus      Pane
 	selectFrom Pane // the pane enter opened the crossover from (esc returns there)
 
+	store   *sessions.Store // the saved sessions paged results read from; nil: none
+	picking int             // the combo being read for the selection (paging.go), -1 none
+
 	chartsWhy  string // why an opened session has no charts
 	filterErr  string // the metrics filter's error last put on the status line
 	inspectGen int    // counts the selections: a stale combo detail is dropped
@@ -69,11 +73,13 @@ var (
 	_ common.Taker  = (*Model)(nil)
 )
 
-// New returns the results screen.
-func New(ctx *common.Context, host common.Host) *Model {
-	m := &Model{ctx: ctx, host: host, keys: newKeyMap(ctx.Keys)}
+// New returns the results screen; st is the sessions store that paged
+// results read their runs from (nil: none).
+func New(ctx *common.Context, host common.Host, st *sessions.Store) *Model {
+	m := &Model{ctx: ctx, host: host, keys: newKeyMap(ctx.Keys), store: st, picking: -1}
 	m.metrics = metrics.New(ctx)
 	ctx.Keep = m.metrics.Keeps
+	ctx.KeepResult = m.metrics.KeepsResult
 	m.parity = parity.New(ctx)
 	m.heat = heatmap.New(ctx)
 	m.cross = crossover.New(ctx)
@@ -191,9 +197,22 @@ func (m *Model) paneView(p Pane) string {
 	return m.ctx.Theme.Pane(m.pane(p).Title(), body, r.w, r.h, p == m.focus)
 }
 
-// Update implements common.Screen.
+// Update implements common.Screen. Paged results then read what the
+// panes need (fetch).
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	cmd := m.update(msg)
+	return tea.Batch(cmd, m.fetch())
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case pagersMsg:
+		m.pagers(msg)
+	case pickMsg:
+		m.pick(msg)
+	default:
+		// The panes' own answers (a page read).
+		return tea.Batch(m.metrics.Update(msg), m.heat.Update(msg))
 	case tea.KeyMsg:
 		return m.key(msg)
 	case common.SelectMsg:
@@ -259,7 +278,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.host.Do(common.RunMsg{Study: m.ctx.Study})
 	case key.Matches(msg, k.NextMetric), key.Matches(msg, k.PrevMetric):
 		cols := common.Columns()
-		if m.ctx.Results.Report.Parity == nil {
+		if !m.ctx.Results.HasParityRows() {
 			cols = engine.MetricNames
 		}
 		i := 0
@@ -310,11 +329,11 @@ func completed(r *common.Results) string {
 		if run == nil {
 			continue
 		}
-		if n >= 0 && n != len(run.Results) {
+		if n >= 0 && n != run.Count() {
 			same = false
 		}
-		n = len(run.Results)
-		parts = append(parts, common.Thousands(len(run.Results))+" "+run.Precision.String())
+		n = run.Count()
+		parts = append(parts, common.Thousands(run.Count())+" "+run.Precision.String())
 	}
 	if same {
 		return "the " + common.Thousands(max(n, 0)) + " combos"

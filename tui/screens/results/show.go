@@ -27,13 +27,17 @@ type (
 
 // Show puts the report of a study that ended in the panes (the root puts
 // the screen on display); err says why it is not complete (a cancel, a
-// failure), if it is not; asked are the precisions the study asked for.
-func (m *Model) Show(rep *engine.Report, asked []engine.Precision, err error) tea.Cmd {
+// failure), if it is not; asked are the precisions the study asked for;
+// session is the session it was saved as (0: not saved), which paged
+// results read their pages from.
+func (m *Model) Show(rep *engine.Report, asked []engine.Precision, err error, session int64) tea.Cmd {
 	m.chartsWhy = ""
-	return m.show(rep, asked, err)
+	return m.show(rep, asked, err, session)
 }
 
-func (m *Model) show(rep *engine.Report, asked []engine.Precision, err error) tea.Cmd {
+// show puts rep in the panes; paged results open their session's pagers
+// (then read the pages the panes need).
+func (m *Model) show(rep *engine.Report, asked []engine.Precision, err error, session int64) tea.Cmd {
 	cancelled := errors.Is(err, context.Canceled)
 	for _, r := range rep.Runs {
 		if r.Device != "" {
@@ -42,6 +46,12 @@ func (m *Model) show(rep *engine.Report, asked []engine.Precision, err error) te
 	}
 	m.ctx.Results = common.NewResults(rep, err)
 	m.ctx.Results.Asked = asked
+	var open tea.Cmd
+	if m.ctx.Results.Paged() {
+		m.ctx.Results.Session = session
+		open = m.openPagers(m.ctx.Results)
+	}
+	m.picking = -1
 	switch {
 	case cancelled:
 		// A cancel the user asked for is not an error: a note says what
@@ -61,6 +71,9 @@ func (m *Model) show(rep *engine.Report, asked []engine.Precision, err error) te
 	if o := m.ctx.Results.Objective; o != (engine.Objective{}) {
 		m.ctx.Metric = o.Name()
 	}
+	if common.IsParityColumn(m.ctx.Metric) && !m.ctx.Results.HasParityRows() {
+		m.ctx.Metric = m.ctx.Results.Objective.Name() // paged results have no parity column
+	}
 	m.metrics.Reload()
 	m.parity.Reload()
 	m.robust.Reload()
@@ -69,15 +82,16 @@ func (m *Model) show(rep *engine.Report, asked []engine.Precision, err error) te
 	// then shows its worst flip), else on the best combo.
 	sel := m.parity.Worst()
 	if sel < 0 {
-		sel = m.ctx.Results.Top(m.ctx.Prec, m.ctx.Results.Indexes())
+		sel = m.ctx.Results.Best(m.ctx.Prec)
 	}
 	m.ctx.Inspect = nil
 	m.cross.Reload()
 	m.detail.Reload()
+	m.heat.Reload()
 	if sel < 0 {
-		return nil
+		return open
 	}
-	return m.selectCombo(sel)
+	return tea.Batch(open, m.selectCombo(sel))
 }
 
 // ShowSession puts a saved session in the panes (msg.Study nil: its
@@ -116,7 +130,7 @@ func (m *Model) ShowSession(msg common.OpenedMsg) tea.Cmd {
 	// (issue 15, defect 3).
 	m.metrics.ClearFilter()
 	m.filterErr = ""
-	cmd := m.show(msg.Report, ss.Precisions, err)
+	cmd := m.show(msg.Report, ss.Precisions, err, ss.ID)
 	m.ctx.SetErr(nil) // the state of a saved session is not an error of now
 	switch {
 	case m.chartsWhy != "":

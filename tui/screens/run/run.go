@@ -258,6 +258,9 @@ func (m *Model) finish(d doneMsg) tea.Cmd {
 }
 
 func (m *Model) finishRun(d doneMsg) tea.Cmd {
+	if m.run != nil {
+		m.run.stream = nil // the results so far: the report replaces them (and their memory goes)
+	}
 	m.run = nil
 	m.place, m.keep = nil, false
 	rep, err := d.rep, d.err
@@ -265,7 +268,7 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 	done := 0
 	if rep != nil {
 		for _, r := range rep.Runs {
-			done += len(r.Results)
+			done += r.Count()
 		}
 	}
 	if rep == nil || done == 0 {
@@ -278,7 +281,7 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 		}
 		return m.host.Do(common.FormMsg{})
 	}
-	return m.host.Do(common.ReportMsg{Report: rep, Asked: m.ctx.Study.Precisions, Err: err})
+	return m.host.Do(common.ReportMsg{Report: rep, Asked: m.ctx.Study.Precisions, Err: err, Session: d.id})
 }
 
 // Stop cancels a running study (its goroutine ends on its own).

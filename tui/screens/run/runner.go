@@ -39,6 +39,7 @@ type outcome struct {
 	rep   *engine.Report
 	err   error
 	saved string // "session 3" when it was saved
+	id    int64  // the session it was saved as (0: not saved, or not whole)
 	warn  string // why it was not (fully) saved
 	info  string // what resuming did
 }
@@ -94,6 +95,12 @@ func (r *runner) wait(d time.Duration) {
 // studyWork runs s as `sweepbench run` does (sessions.RunStudy): saved in
 // st while it computes unless st is nil. A database that cannot be used is
 // a warning: the study is still computed and shown.
+//
+// A grid above common.PagedAbove keeps no result in memory: each run keeps
+// its best (engine.DefaultKeep by the objective) and its summary (top
+// lists and heatmaps, engine.SummaryOptions' defaults), and the results
+// screen pages the rest from the saved session (common.Results, paged).
+// Below it every result is kept: they take less than a summary.
 func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) work {
 	return func(ctx context.Context, progress chan<- engine.Progress, sink func(engine.Precision, []engine.ComboResult) error) (out outcome) {
 		if save && st == nil && storeErr != nil {
@@ -106,6 +113,9 @@ func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) w
 		var rob *robust.Robustness
 		var robErr error
 		opt := engine.StudyOptions{Progress: progress, Sink: sink}
+		if common.PagedGrid(s.Grid) {
+			opt.Discard, opt.Summary = true, &engine.SummaryOptions{}
+		}
 		if s.Blocks > 0 {
 			opt.AfterBlocks = func(r *engine.Report) {
 				select {
@@ -143,7 +153,7 @@ func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) w
 		case rec.Err != nil:
 			out.warn = fmt.Sprintf("session %d was not finished in the database: %v", rec.ID, rec.Err.Err)
 		case rec.ID != 0:
-			out.saved = fmt.Sprintf("session %d", rec.ID)
+			out.saved, out.id = fmt.Sprintf("session %d", rec.ID), rec.ID
 		}
 		return out
 	}
@@ -156,7 +166,7 @@ func resumeWork(st *sessions.Store, id int64, s *engine.Study) work {
 		rep, lanes, err := st.Resume(ctx, id, s, sessions.ResumeOptions{Progress: progress})
 		out.rep, out.err = rep, err
 		if rep != nil {
-			out.saved = fmt.Sprintf("session %d", id)
+			out.saved, out.id = fmt.Sprintf("session %d", id), id
 		}
 		var parts []string
 		for _, l := range lanes {

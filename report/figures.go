@@ -1,0 +1,288 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sweepbench/engine"
+)
+
+// Request names one figure of a session and its choices.
+type Request struct {
+	// Name is the figure (Figures lists them).
+	Name string
+	// Metric is the heatmap's metric (a SPEC name, engine.MetricNames);
+	// "" = the study's objective's metric.
+	Metric string
+	// Of is the heatmap's run: "fp64", "fp32" or "diff" (fp32 - fp64);
+	// "" = fp64 (the only run when there is one).
+	Of string
+	// Combo is the equity chart's combo and, when set, restricts the
+	// crossover chart to that combo's listed flips; nil = the selected
+	// combo (the best by the objective) and every listed flip.
+	Combo *engine.Combo
+	// Flip is the crossover chart's flip: its rank among the listed flips
+	// (the parity report's worst first), 1-based; 0 = 1.
+	Flip int
+	// Window is the crossover chart's half-width in bars; 0 = 40.
+	Window int
+}
+
+// FigureInfo names one figure and what it shows.
+type FigureInfo struct {
+	Name, About string
+}
+
+// Figures lists every figure in the report's order.
+var Figures = []FigureInfo{
+	{"heatmap", "the grid heatmap of a metric (--metric) in fp64, fp32 or their difference (--of), quantile colours, selected and plateau-best combos marked, constrained-out cells grey"},
+	{"parity-dn", "parity: the trade-count difference dn = trades32 - trades64 per combo"},
+	{"parity-dpnl", "parity: the total-return difference dPnL (fp32 - fp64, percentage points) per combo"},
+	{"flip-margins", "parity: the flips' margins |h3-h|/close (log scale) against the borderline tolerance"},
+	{"indicator-error", "parity: the max relative error of each fp32 indicator series per length"},
+	{"crossover", "a flip (--flip, --combo): close, h and h3 in fp64 and fp32 around the bar, the positions below"},
+	{"equity", "a combo's equity in fp64 and fp32 (--combo; default the selected one) with buy-and-hold, trade markers and the drawdown"},
+	{"pbo-logits", "robustness: the histogram of the CSCV splits' logits (PBO: the share at or below 0)"},
+	{"is-oos", "robustness: in-sample vs out-of-sample objective of the chosen combo per split, with the degradation line"},
+	{"wf-equity", "robustness: the walk-forward's stitched out-of-sample equity"},
+}
+
+// NoBenchLadder says why no session has a bench figure: `sweepbench
+// bench` saves nothing in the sessions database (BenchFigure draws its
+// rows where a caller holds them).
+const NoBenchLadder = "`sweepbench bench` saves none with a session, and its --json output cannot be plotted from a session"
+
+// FigureNames is the names of Figures, comma-separated (for help and errors).
+func FigureNames() string {
+	names := make([]string, len(Figures))
+	for i, f := range Figures {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// UnknownFigureError is a figure name that Figures does not list.
+type UnknownFigureError struct{ Name string }
+
+func (e *UnknownFigureError) Error() string {
+	return fmt.Sprintf("unknown figure %q: want one of %s", e.Name, FigureNames())
+}
+
+// UnavailableError is a figure the session cannot have (robustness
+// without --blocks, parity with one precision) or a choice it does not
+// hold (a metric, a combo, a flip), with the reason and what to do.
+type UnavailableError struct {
+	Figure string
+	ID     int64
+	Why    string
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("figure %s: session %d %s", e.Figure, e.ID, e.Why)
+}
+
+func (s *Source) unavailable(fig, format string, args ...any) error {
+	return &UnavailableError{Figure: fig, ID: s.ID, Why: fmt.Sprintf(format, args...)}
+}
+
+// Make draws the figure r names from s. Errors: *UnknownFigureError,
+// *UnavailableError, the store's or the dataset's (charts of one combo).
+func Make(ctx context.Context, s *Source, r Request) (*Figure, error) {
+	switch r.Name {
+	case "heatmap":
+		return s.heatmapFigure(r)
+	case "parity-dn", "parity-dpnl":
+		return s.parityHeatFigure(ctx, r.Name)
+	case "flip-margins":
+		return s.flipMarginFigure()
+	case "indicator-error":
+		return s.indicatorErrorFigure()
+	case "crossover":
+		return s.crossoverFigure(ctx, r)
+	case "equity":
+		return s.equityFigure(ctx, r)
+	case "pbo-logits":
+		return s.logitFigure()
+	case "is-oos":
+		return s.isOOSFigure()
+	case "wf-equity":
+		return s.wfEquityFigure()
+	case "bench":
+		return nil, s.unavailable("bench", "has no bench ladder: %s", NoBenchLadder)
+	}
+	return nil, &UnknownFigureError{r.Name}
+}
+
+// metricOf is r's metric, checked.
+func (s *Source) metricOf(r Request) (string, error) {
+	m := r.Metric
+	if m == "" {
+		m = s.Objective().Name()
+	}
+	if !slices.Contains(engine.MetricNames, m) {
+		return "", &UnavailableError{Figure: "heatmap", ID: s.ID, Why: fmt.Sprintf("has no metric %q: want one of %s", m, strings.Join(engine.MetricNames, ", "))}
+	}
+	return m, nil
+}
+
+// heatmapFigure is the grid heatmap of r's metric in r.Of.
+func (s *Source) heatmapFigure(r Request) (*Figure, error) {
+	metric, err := s.metricOf(r)
+	if err != nil {
+		return nil, err
+	}
+	of := r.Of
+	if of == "" {
+		of = "fp64"
+		if s.Run(engine.FP64) == nil && len(s.Report.Runs) > 0 {
+			of = s.Report.Runs[0].Precision.String()
+		}
+	}
+	summ := func(p engine.Precision) (*engine.Heatmap, error) {
+		run := s.Run(p)
+		if run == nil || run.Summary == nil {
+			return nil, s.unavailable("heatmap", "has no %s run (its precisions: %s)", p, s.precisions())
+		}
+		return run.Summary.Heatmap(metric), nil
+	}
+	var hm, other *engine.Heatmap
+	switch of {
+	case "fp64":
+		hm, err = summ(engine.FP64)
+	case "fp32":
+		hm, err = summ(engine.FP32)
+	case "diff":
+		if hm, err = summ(engine.FP64); err == nil {
+			other, err = summ(engine.FP32)
+		}
+	default:
+		return nil, s.unavailable("heatmap", "has no run %q: --of wants fp64, fp32 or diff", of)
+	}
+	if err != nil {
+		return nil, err
+	}
+	h := newHeat(s.Report.Grid, hm.BlockRows, hm.BlockCols)
+	for row := 0; row < hm.Rows; row++ {
+		for col := 0; col < hm.Cols; col++ {
+			v := hm.Cell(row, col).Mean
+			if other != nil {
+				v = other.Cell(row, col).Mean - v
+			}
+			h.val[row*h.cols+col] = v
+		}
+	}
+	s.greyConstrained(h)
+	sc := QuantileScale(h.val, Levels)
+	colour := func(v float64) colorT { return sequential[sc.Level(v)*len(sequential)/sc.Levels()] }
+	what := metric + " " + of
+	if of == "diff" {
+		what = metric + ", fp32 - fp64"
+	}
+	title := fmt.Sprintf("%s over the grid", what)
+	caption := fmt.Sprintf("Session %d, %s by HMA (rows) and HMA3 (columns) length; colours by quantile (each colour holds an eighth of the cells, the key gives the edges).", s.ID, what)
+	if !hm.Full() {
+		caption += fmt.Sprintf(" Each cell is a block of %d x %d combos, drawn by its mean.", hm.BlockRows, hm.BlockCols)
+	}
+	marks := s.marks()
+	if len(marks) > 0 {
+		caption += " Marked: the selected combo (the best by the objective) and the plateau best (robustness)."
+	}
+	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), quantileKey(sc, g3)), nil
+}
+
+func (s *Source) precisions() string {
+	var ps []string
+	for _, run := range s.Report.Runs {
+		ps = append(ps, run.Precision.String())
+	}
+	if len(ps) == 0 {
+		return "none saved"
+	}
+	return strings.Join(ps, ", ")
+}
+
+// greyConstrained marks h's cells where no combo meets the objective's
+// constraints (min trades, max drawdown), from the fp64 run's summary
+// (else the first run's): exact per combo at full resolution; a block is
+// grey when no combo in it meets each constraint on its own (its most
+// trades below the minimum, or its least drawdown above the maximum).
+func (s *Source) greyConstrained(h *heat) {
+	o := s.Objective()
+	if !o.Constrained() {
+		return
+	}
+	run := s.Run(engine.FP64)
+	if run == nil && len(s.Report.Runs) > 0 {
+		run = s.Report.Runs[0]
+	}
+	if run == nil || run.Summary == nil {
+		return
+	}
+	trades, dd := run.Summary.Heatmap("total_trades"), run.Summary.Heatmap("max_drawdown")
+	h.grey = make([]bool, len(h.val))
+	for r := 0; r < h.rows; r++ {
+		for c := 0; c < h.cols; c++ {
+			t, d := trades.Cell(r, c), dd.Cell(r, c)
+			if t.N == 0 {
+				continue
+			}
+			h.grey[r*h.cols+c] = t.Max < float64(o.MinTrades) || (o.MaxDrawdown > 0 && d.Min > o.MaxDrawdown)
+		}
+	}
+}
+
+// marks are the combos a heatmap marks: the selected one and the plateau
+// best (when the session has a robustness summary).
+func (s *Source) marks() []mark {
+	var ms []mark
+	if c, ok := s.Selected(); ok {
+		ms = append(ms, mark{label: "selected", sign: "x", combo: c.Combo, glyph: crossGlyph})
+	}
+	if sm := s.Robust; sm != nil && sm.PlateauK > 0 {
+		ms = append(ms, mark{label: "plateau best", sign: "o", combo: engine.Combo{HMA: sm.PlateauBest.HMA, HMA3: sm.PlateauBest.HMA3}, glyph: ringGlyph})
+	}
+	return ms
+}
+
+// parityHeatFigure is dn or dPnL per combo from the parity report's rows:
+// a block of combos (a grid beyond Options.Cells) shows its largest |value|.
+func (s *Source) parityHeatFigure(ctx context.Context, name string) (*Figure, error) {
+	p, err := s.Parity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, s.unavailable(name, "has no parity report: it needs both an fp64 and an fp32 run that finished (its precisions: %s)", s.precisions())
+	}
+	g := s.Report.Grid
+	n3 := max(g.HMA3.Len(), 1)
+	h := newHeat(g, ceilDiv(g.HMA.Len(), s.opt.Cells), ceilDiv(g.HMA3.Len(), s.opt.Cells))
+	lim := 0.0
+	for i := range p.Combos {
+		c := &p.Combos[i]
+		v := float64(c.Dn)
+		if name == "parity-dpnl" {
+			v = c.DPnLpp
+		}
+		k := c.Index/n3/h.br*h.cols + c.Index%n3/h.bc
+		if old := h.val[k]; old != old || abs(v) > abs(old) {
+			h.val[k] = v
+		}
+		if abs(v) > lim && !isInf(v) {
+			lim = abs(v)
+		}
+	}
+	colour := func(v float64) colorT { return diverging[divergingLevel(v, lim)] }
+	title, unit, format := "dn = trades fp32 - trades fp64", "trades", func(v float64) string { return fmt.Sprintf("%+.3g", v) }
+	if name == "parity-dpnl" {
+		title, unit = "dPnL = return fp32 - return fp64 (pp)", "percentage points"
+	}
+	caption := fmt.Sprintf("Session %d, per combo: %s (%s); white is 0, blue fp32 below fp64, red above. Verdict %s; max |dn| %d, max |dPnL| %.4g pp.",
+		s.ID, title, unit, strings.ToUpper(string(p.Verdict)), p.MaxAbsDn, p.MaxAbsDPnLpp)
+	if h.br > 1 || h.bc > 1 {
+		caption += fmt.Sprintf(" Each cell is a block of %d x %d combos, drawn by its largest |value|.", h.br, h.bc)
+	}
+	return gridFigure(name, title, caption, heatPlot(h, title, colour, s.marks()), divergingKey(lim, format)), nil
+}

@@ -1,0 +1,75 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestHTMLPreBlocks: the report's text sections (the runs' table, the
+// robustness table) are HTML text inside <pre>, their lines apart by
+// real newlines: not a literal \x0a (a string escaped for a script or a
+// style), nor one line.
+func TestHTMLPreBlocks(t *testing.T) {
+	src := robustSource(t)
+	var b bytes.Buffer
+	if _, err := WriteHTML(context.Background(), &b, src, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, lit := range []string{`\x0a`, `\x0A`, `\n`, `\u000a`, `\00000a`, `\a `} {
+		if strings.Contains(page, lit) {
+			t.Errorf("the page has a literal %s", lit)
+		}
+	}
+	got := map[string]string{} // section id: its <pre>
+	section := regexp.MustCompile(`(?s)<section id="([a-z]+)">(.*?)</section>`)
+	pre := regexp.MustCompile(`(?s)<pre>(.*?)</pre>`)
+	for _, m := range section.FindAllStringSubmatch(page, -1) {
+		if p := pre.FindStringSubmatch(m[2]); p != nil {
+			got[m[1]] = p[1]
+		}
+	}
+	for _, id := range []string{"runs", "robustness"} {
+		text, ok := got[id]
+		if !ok {
+			t.Errorf("section %s has no <pre>", id)
+			continue
+		}
+		if n := strings.Count(text, "\n"); n < 3 {
+			t.Errorf("section %s: the <pre> has %d newlines: %.300q", id, n, text)
+		}
+		if strings.Contains(text, "<") || strings.Contains(text, `\`) {
+			t.Errorf("section %s: the <pre> is not escaped HTML text: %.300q", id, text)
+		}
+	}
+	// The text is HTML-escaped, and only that: the first line of the
+	// runs' table reads as the table does.
+	var table bytes.Buffer
+	if err := src.Report.WriteTable(&table, 10); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(table.String(), "\n")
+	if first = strings.TrimSpace(first); first != "" && !strings.Contains(got["runs"], htmlEscape(first)) {
+		t.Errorf("the runs' <pre> has no line %q: %.300q", first, got["runs"])
+	}
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+// TestSanitizeText: newlines and tabs stay, other controls are escaped.
+func TestSanitizeText(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\nb\r\nc\td":        "a\nb\nc\td",
+		"x\x1b[31my\nz\u202e": `x\x1b[31my` + "\n" + `z\u202e`,
+		"":                    "",
+	} {
+		if got := sanitizeText(in); got != want {
+			t.Errorf("sanitizeText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

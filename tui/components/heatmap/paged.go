@@ -1,0 +1,215 @@
+package heatmap
+
+import (
+	"context"
+	"math"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/engine"
+	"sweepbench/tui/common"
+)
+
+// Paged results (common.Results.Paged) have no value per combo in memory:
+// the pane draws the run summary's heatmap of the metric
+// (engine.Summary.Heatmap: every combo up to its cap of cells, else blocks
+// of combos, each its max, min and mean), a cell's value its max, or its
+// min when lower is better (the objective's direction, as the overview's
+// blocks). The detail view draws the combos of a window read from the
+// saved run (common.Pager.Window) around the cursor, asked for again when
+// the cursor leaves it; a combo outside the window read shows its summary
+// cell's value until it comes (and for good without a pager: a study not
+// saved). The table's filter and the constraints grey the window's
+// combos, not the summary's blocks (a block's value is over all its
+// combos).
+
+// window is a rectangle of the grid read from a pager: HMA rows [r0, r1)
+// x HMA3 columns [c0, c1) of r's run of precision prec.
+type window struct {
+	r              *common.Results
+	prec           engine.Precision
+	r0, r1, c0, c1 int
+	rs             []engine.ComboResult // the run's results in it, grid order
+	pos            map[int]int          // grid index -> place in rs
+	err            error
+}
+
+// windowMsg is a window read.
+type windowMsg struct{ window }
+
+func (w *window) same(o *window) bool {
+	return w.r == o.r && w.prec == o.prec && w.r0 == o.r0 && w.r1 == o.r1 && w.c0 == o.c0 && w.c1 == o.c1
+}
+
+// covers reports whether w (read, or that could not be read: it is not
+// asked for again until the view leaves it) is of the results and
+// precision shown and spans rows [r0, r1) x columns [c0, c1).
+func (w *window) covers(r *common.Results, p engine.Precision, r0, r1, c0, c1 int) bool {
+	return w.r == r && w.prec == p && r0 >= w.r0 && r1 <= w.r1 && c0 >= w.c0 && c1 <= w.c1
+}
+
+// Reload forgets what the pane drew and read of the last results.
+func (m *Model) Reload() {
+	m.key, m.cached, m.sorted = viewKey{}, nil, nil
+	m.win, m.asked = window{}, nil
+}
+
+// summaryMap is the summary's heatmap of the metric and precision shown,
+// nil when there is none (full results; a parity column).
+func (m *Model) summaryMap() *engine.Heatmap {
+	r := m.ctx.Results
+	if r == nil || !r.Paged() {
+		return nil
+	}
+	s := r.Summary(m.ctx.Prec)
+	if s == nil {
+		return nil
+	}
+	return s.Heatmap(m.ctx.Metric)
+}
+
+// summaryBase is the summary's heatmap as a grid of cells: each its max
+// (min when lower is better), the combo it holds when a cell is one combo.
+func (m *Model) summaryBase() base {
+	hs := m.summaryMap()
+	n3 := m.ctx.Results.Grid.HMA3.Len()
+	low := m.better(0, 1)
+	return base{rows: hs.Rows, cols: hs.Cols, br: hs.BlockRows, bc: hs.BlockCols, at: func(y, x int) cell {
+		c := hs.Cell(y, x)
+		idx := -1
+		if hs.Full() {
+			idx = y*n3 + x
+		}
+		v := c.Max
+		if low {
+			v = c.Min
+		}
+		if c.N == 0 || math.IsNaN(v) {
+			return cell{st: missing, idx: idx}
+		}
+		return cell{v: v, st: shown, idx: idx}
+	}}
+}
+
+// windowCell is combo (y, x)'s cell from the window read; ok is false
+// outside it.
+func (m *Model) windowCell(y, x int) (cell, bool) {
+	r := m.ctx.Results
+	w := &m.win
+	if w.r != r || w.prec != m.ctx.Prec || w.err != nil || y < w.r0 || y >= w.r1 || x < w.c0 || x >= w.c1 {
+		return cell{}, false
+	}
+	idx := r.Grid.Index(y, x)
+	k, ok := w.pos[idx]
+	if !ok {
+		return cell{st: missing, idx: idx}, true // not computed
+	}
+	c := &w.rs[k]
+	v, ok := c.Metrics.Value(m.ctx.Metric)
+	switch {
+	case !ok || math.IsNaN(v):
+		return cell{st: missing, idx: idx}, true
+	case m.ctx.KeepResult != nil && !m.ctx.KeepResult(c), !r.Objective.Selectable(c):
+		return cell{v: v, st: off, idx: idx}, true
+	}
+	return cell{v: v, st: shown, idx: idx}, true
+}
+
+// windowOff counts the window's combos left out (filter, constraints).
+func (m *Model) windowOff() int {
+	w := &m.win
+	n := 0
+	for y := w.r0; y < w.r1; y++ {
+		for x := w.c0; x < w.c1; x++ {
+			if c, ok := m.windowCell(y, x); ok && c.st == off {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// windowNote says what the detail view of paged results draws, when it
+// is not every combo's value: "" when it is.
+func (m *Model) windowNote() string {
+	r := m.ctx.Results
+	hs := m.summaryMap()
+	switch {
+	case m.overview:
+		if m.ctx.Filter != "" {
+			return "the filter greys combos in the detail view, not the summary's blocks"
+		}
+		return ""
+	case r.Pager(m.ctx.Prec) == nil && hs != nil && !hs.Full():
+		return "cells show their summary block's value: " + r.PagerWhy
+	case m.win.err != nil && m.win.r == r:
+		return "the window could not be read: " + m.win.err.Error()
+	case m.asked != nil:
+		return "reading the combos in view" + m.ctx.Theme.Ellipsis
+	}
+	return ""
+}
+
+// value is combo idx's value of metric in precision p: from the window
+// read, else what the results hold.
+func (m *Model) value(idx int, metric string, p engine.Precision) (float64, bool) {
+	if r := m.ctx.Results; r.Paged() && p == m.ctx.Prec && !common.IsParityColumn(metric) {
+		n3 := r.Grid.HMA3.Len()
+		if w := &m.win; w.r == r && w.prec == p {
+			if k, ok := w.pos[idx]; ok && idx/n3 >= w.r0 && idx/n3 < w.r1 {
+				return w.rs[k].Metrics.Value(metric)
+			}
+		}
+	}
+	return m.ctx.Results.Value(idx, metric, p)
+}
+
+// Fetch is the command that reads the window of combos the detail view
+// needs (the one drawn, or the one the cursor scrolls to), nil when it
+// holds it or reads it already, in the overview, and for full results.
+// Its answer is tagged by the caller.
+func (m *Model) Fetch() tea.Cmd {
+	r := m.ctx.Results
+	if r == nil || !r.Paged() || m.overview || m.summaryMap() == nil {
+		return nil
+	}
+	p := m.ctx.Prec
+	pg := r.Pager(p)
+	if pg == nil {
+		return nil
+	}
+	nh, n3 := r.Grid.HMA.Len(), r.Grid.HMA3.Len()
+	visR, visC := m.visR, m.visC
+	if visR <= 0 || visC <= 0 {
+		visR, visC = min(nh, 16), min(n3, 32) // not drawn yet
+	}
+	r0 := scrollTo(m.r0, m.row, visR, nh)
+	c0 := scrollTo(m.c0, m.col, visC, n3)
+	r1, c1 := min(nh, r0+visR), min(n3, c0+visC)
+	if m.win.covers(r, p, r0, r1, c0, c1) || (m.asked != nil && m.asked.covers(r, p, r0, r1, c0, c1)) {
+		return nil
+	}
+	// Half a window more on each side: a few steps of the cursor need no
+	// read.
+	w := window{r: r, prec: p, r0: max(0, r0-visR/2), r1: min(nh, r1+visR/2), c0: max(0, c0-visC/2), c1: min(n3, c1+visC/2)}
+	m.asked = &w
+	return common.Guard(func() tea.Msg {
+		out := w
+		out.rs, out.err = pg.Window(context.Background(), w.r0, w.r1, w.c0, w.c1)
+		return windowMsg{out}
+	}, func(err error) tea.Msg { out := w; out.err = err; return windowMsg{out} })
+}
+
+// took takes a window read, when it is the one asked for.
+func (m *Model) took(msg windowMsg) {
+	if m.asked == nil || !m.asked.same(&msg.window) {
+		return
+	}
+	m.asked = nil
+	w := msg.window
+	w.pos = make(map[int]int, len(w.rs))
+	for k := range w.rs {
+		w.pos[w.rs[k].Index] = k
+	}
+	m.win = w
+}
