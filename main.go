@@ -60,7 +60,7 @@ numbers against the fp64 reference through trade-count parity.
 			return runRootTUI(cmd)
 		},
 	}
-	root.AddCommand(newRunCmd(), newDevicesCmd(), newVersionCmd(), newSessionsCmd(), newTUICmd(), newBenchCmd(), newMergeCmd(), newSlurmCmd())
+	root.AddCommand(newRunCmd(), newDevicesCmd(), newVersionCmd(), newSessionsCmd(), newTUICmd(), newBenchCmd(), newMergeCmd(), newSlurmCmd(), newServeCmd())
 	addDBFlag(root)
 	return root
 }

@@ -62,13 +62,19 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 		Theme:         theme.New(profile, dark),
 		Keys:          keys.Default(),
 		Registry:      cfg.Registry,
+		DataAllowed:   cfg.DataAllowed,
 		Deterministic: deterministic,
 		Selected:      -1,
 		Metric:        "sharpe",
 	}
 	m := &Model{ctx: ctx, status: statusbar.New(ctx)}
 	m.setup = setup.New(ctx, m, cfg.Flags.Spec, cfg.Flags.DataGiven)
-	m.run = run.New(ctx, m, parent, run.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, NoSave: cfg.NoSave})
+	studies := parent
+	if cfg.Background != nil {
+		studies = cfg.Background
+	}
+	m.run = run.New(ctx, m, studies, run.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, NoSave: cfg.NoSave,
+		Gate: cfg.Gate, Detachable: cfg.Background != nil})
 	m.results = results.New(ctx, m, cfg.Sessions)
 	m.sessions = sessionscreen.New(ctx, m, sessionscreen.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, Load: cfg.LoadSession})
 	m.bench = benchscreen.New(ctx, m, parent, benchscreen.Config{Rungs: cfg.Rungs, Repeat: cfg.BenchRepeat,
@@ -226,7 +232,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) quit() tea.Cmd {
-	m.run.Stop()
+	if !m.run.Kept() { // K on the run screen (sweepbench serve): it computes on
+		m.run.Stop()
+	}
 	m.bench.Stop()
 	m.quitting = true
 	return tea.Quit

@@ -21,6 +21,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/sessions"
+	"sweepbench/tui/common"
 )
 
 // Flags prefill the form: the study the command line described (the
@@ -62,6 +63,24 @@ type Config struct {
 	Rungs func() []engine.Rung
 	// BenchRepeat is the timed runs per rung (0: the engine's 3).
 	BenchRepeat int
+
+	// Gate, when set, admits every study (sweepbench serve's queue, one
+	// GPU for many users): the run screen shows a study's place and ETA
+	// while it waits.
+	Gate common.Gate
+	// Background, when set, is the context the studies compute under
+	// instead of the workbench's own (sweepbench serve: the server's), and
+	// the run screen offers K, keep the study computing when the
+	// workbench ends (Remote.Close leaves it running).
+	Background context.Context
+	// Banner is a note on the status line at start (whose sessions these
+	// are, on a server).
+	Banner string
+	// DataAllowed, when set, is asked before any dataset is read from the
+	// form or the file picker (sweepbench serve: the operator's data
+	// folders only); a refusal shows as the load's error. LoadSession is
+	// the caller's to guard.
+	DataAllowed func(spec string) error
 }
 
 // Run runs the workbench until the user quits or ctx ends. It restores the

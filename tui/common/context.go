@@ -28,6 +28,10 @@ type Context struct {
 	Theme         *theme.Theme
 	Keys          *keys.KeyMap
 	Registry      *engine.Registry
+	// DataAllowed, when set, says whether a dataset may be read (nil
+	// error) before the setup screen loads it (sweepbench serve: only
+	// the operator's data folders).
+	DataAllowed func(spec string) error
 
 	// Deterministic masks what changes from run to run or machine to
 	// machine (timings, estimates, device names), for golden tests and

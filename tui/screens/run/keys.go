@@ -28,5 +28,8 @@ func (m *Model) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
+	if m.cfg.Detachable {
+		return [][]key.Binding{{k.Back, k.SoFar, k.Edit, keepKey}}
+	}
 	return [][]key.Binding{{k.Back, k.SoFar, k.Edit}}
 }

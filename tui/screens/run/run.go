@@ -29,6 +29,13 @@ type Config struct {
 	Store    *sessions.Store
 	StoreErr error
 	NoSave   bool
+	// Gate, when set, admits each study and resume (sweepbench serve's
+	// queue); the screen shows the study's place while it waits.
+	Gate common.Gate
+	// Detachable offers K: the running study goes on computing when the
+	// workbench ends (a dropped SSH connection); parent must then outlive
+	// the workbench.
+	Detachable bool
 }
 
 // Model is the run screen.
@@ -46,6 +53,10 @@ type Model struct {
 	from    common.ScreenID // where a study that shows nothing returns to
 	queued  *engine.Study   // the study to start when the running one ends
 	confirm string          // the large CPU study the user was last asked to confirm
+
+	place *common.Place // the running study's place in Config.Gate's queue while it waits
+	keep  bool          // K: the running study goes on when the workbench ends
+	w, h  int
 }
 
 var _ common.Screen = (*Model)(nil)
@@ -71,13 +82,20 @@ func (m *Model) Fraction() float64 { return m.view.Fraction() }
 func (m *Model) AskQuit(ask bool) { m.view.AskQuit(ask) }
 
 // SetSize implements common.Screen.
-func (m *Model) SetSize(w, h int) { m.view.SetSize(w, h) }
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.view.SetSize(w, h-len(m.gateLines()))
+}
 
 // Shown implements common.Screen.
 func (m *Model) Shown(bool) tea.Cmd { return nil }
 
 // View implements common.Screen.
-func (m *Model) View() string { return m.view.View() }
+func (m *Model) View() string {
+	lines := m.gateLines()
+	m.view.SetSize(m.w, m.h-len(lines))
+	return strings.Join(append(lines, m.view.View()), "\n")
+}
 
 // Update implements common.Screen.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
@@ -93,6 +111,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.view.Progress(msg.ps)
+		return m.next()
+	case PlaceMsg:
+		if m.run == nil || msg.gen != m.run.gen {
+			return nil
+		}
+		m.place = nil
+		if !msg.admitted {
+			m.place = &msg.place
+		}
 		return m.next()
 	case doneMsg:
 		if m.run == nil || msg.gen != m.run.gen {
@@ -118,6 +145,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.host.Do(common.FormMsg{})
 	case key.Matches(msg, k.SoFar):
 		return m.showSoFar()
+	case m.cfg.Detachable && key.Matches(msg, keepKey):
+		m.keep = !m.keep
 	}
 	return nil
 }
@@ -191,7 +220,14 @@ func (m *Model) Resume(id int64, s *engine.Study) tea.Cmd {
 func (m *Model) launch(s *engine.Study, w work) tea.Cmd {
 	m.Stop()
 	m.gen++
+	m.place, m.keep = nil, false
+	var places chan PlaceMsg
+	if m.cfg.Gate != nil {
+		places = make(chan PlaceMsg, 1)
+		w = gatedWork(m.cfg.Gate, s, m.gen, places, w)
+	}
 	m.run = startRunner(m.parent, m.gen, w)
+	m.run.places = places
 	m.last = m.run
 	m.from = common.SetupScreen
 	if m.host.Screen() == common.SessionsScreen {
@@ -226,6 +262,7 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 		m.run.stream = nil // the results so far: the report replaces them (and their memory goes)
 	}
 	m.run = nil
+	m.place, m.keep = nil, false
 	rep, err := d.rep, d.err
 	m.ctx.Warn, m.ctx.Saved, m.ctx.Info = d.warn, d.saved, d.info
 	done := 0

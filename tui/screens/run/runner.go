@@ -58,7 +58,8 @@ type runner struct {
 	done     chan doneMsg
 	finished chan struct{} // closed when the goroutine has returned
 	last     time.Time
-	stream   *stream // the combos computed so far (the results so far)
+	stream   *stream       // the combos computed so far (the results so far)
+	places   chan PlaceMsg // the study's place in Config.Gate's queue; nil without a gate
 }
 
 func startRunner(parent context.Context, gen int, w work) *runner {
@@ -214,6 +215,8 @@ func (r *runner) next() tea.Cmd {
 			add(p)
 		case d := <-r.done:
 			return finish(d)
+		case pl := <-r.places:
+			return pl
 		}
 		timer := time.NewTimer(max(time.Until(r.last.Add(progressEvery)), 0))
 		defer timer.Stop()

@@ -24,6 +24,12 @@ func (m *Model) load(spec string) tea.Cmd {
 		f.TZ, f.LEANAsset = cur.TZ, cur.LEANAsset
 	}
 	m.loadSpec, m.loadedWith = spec, loadKey(f)
+	if allowed := m.ctx.DataAllowed; allowed != nil {
+		if err := allowed(spec); err != nil {
+			gen := m.loadGen
+			return tea.Batch(m.datasets.Loading(spec), common.Tag(common.SetupScreen, func() tea.Msg { return loadedMsg{gen, spec, nil, err} }))
+		}
+	}
 	return tea.Batch(m.datasets.Loading(spec), common.Tag(common.SetupScreen, loadCmd(m.loadGen, spec, f)))
 }
 
