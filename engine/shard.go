@@ -273,7 +273,10 @@ func RunSlice(ctx context.Context, s *Study, lo, hi int, progress chan<- Progres
 	whole := s.Grid
 	for _, t := range sliceTiles(whole, lo, hi) {
 		sub := *s
-		sub.Grid, sub.Note = t.Grid, ""
+		// The whole study's size picks each backend's method (a GPU's
+		// kernel: Job.StudyCombos), so a shard computes its combos bit for
+		// bit as the single run does.
+		sub.Grid, sub.Note, sub.wholeCombos = t.Grid, "", s.computedCombos()
 		rep, err := RunStudy(ctx, &sub, StudyOptions{Progress: progress})
 		if err != nil {
 			return nil, err

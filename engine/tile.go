@@ -301,7 +301,7 @@ lanesLoop:
 		done := 0 // combos of the lane's finished tiles
 		for _, t := range tiles {
 			sub := *s
-			sub.Grid, sub.Note, sub.Precisions, sub.wholeCombos = t.Grid, "", []Precision{p}, whole.Distinct().Len()
+			sub.Grid, sub.Note, sub.Precisions, sub.wholeCombos = t.Grid, "", []Precision{p}, s.computedCombos()
 			if p != blockLane || blocks == nil {
 				sub.Blocks = 0
 			}
@@ -455,7 +455,7 @@ lanesLoop:
 	compared := 0
 	for _, t := range tiles {
 		sub := *s
-		sub.Grid, sub.wholeCombos = t.Grid, whole.Distinct().Len()
+		sub.Grid, sub.wholeCombos = t.Grid, s.computedCombos()
 		tref, ttest := tileOutcomes(ref, whole, t), tileOutcomes(test, whole, t)
 		if tref.Count() == 0 || ttest.Count() == 0 {
 			continue

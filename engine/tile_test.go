@@ -277,3 +277,24 @@ func TestTiledJobsCarryTheStudySize(t *testing.T) {
 		}
 	}
 }
+
+// TestShardJobsCarryTheStudySize: a shard's rectangles (RunSlice) tell the
+// backend the whole study's size too (the 105 distinct combos), alone and
+// tiled under a series budget, so that a GPU computes a shard's combos
+// with the single run's kernel (found on the H200: shards of 320 x 320
+// under 8,192 combos took the bar-parallel kernel and their fp32 sums
+// differed in the last bits).
+func TestShardJobsCarryTheStudySize(t *testing.T) {
+	for _, budget := range []string{"", fmt.Sprint(10 * 48000)} {
+		t.Setenv(engine.SeriesBudgetEnv, budget)
+		s := tiledStudy(t)
+		rec := &sizeRecorder{Backend: s.Backend, sizes: map[int]int{}}
+		s.Backend = rec
+		if _, err := engine.RunSlice(context.Background(), s, 40, 150, nil); err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.sizes) != 1 || rec.sizes[105] == 0 {
+			t.Errorf("budget %q: jobs by size %v, want every job to say 105", budget, rec.sizes)
+		}
+	}
+}
