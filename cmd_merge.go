@@ -144,6 +144,21 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 			for _, d := range desc.Datasets {
 				datas = append(datas, d.Data)
 			}
+			// Every dataset is read and checked before anything is
+			// written: a refused merge saves nothing (a dataset found
+			// changed after an earlier one was saved left half a suite,
+			// and a second merge doubled it).
+			for _, dd := range desc.Datasets {
+				sp := desc.Spec
+				sp.Data, sp.Backend = dd.Data, "reference" // only the data is checked here
+				st, err := (&studyFlags{spec: sp}).study(ctx, backends())
+				if err != nil {
+					return fmt.Errorf("dataset %s: %w", data.Sanitize(dd.Data), err)
+				}
+				if got := st.Dataset.Info.SHA256; got != dd.SHA256 || st.Dataset.Bars.Len() != dd.Bars {
+					return &DatasetChangedError{Data: dd.Data, Want: dd.SHA256, Got: got, WantB: dd.Bars, GotB: st.Dataset.Bars.Len()}
+				}
+			}
 			o.save = !noSave
 			var store *sessions.Store
 			if o.save {

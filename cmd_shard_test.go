@@ -260,3 +260,59 @@ func TestMergeRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeChecksEveryDatasetFirst: a suite whose second dataset changed
+// after the shards were computed is refused before anything is saved (found
+// by a fresh-user trial: the first dataset's session was saved, and a
+// second merge after the fix doubled it); once the data is restored the
+// merge saves each dataset once.
+func TestMergeChecksEveryDatasetFirst(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	var bodies []string
+	for d, name := range []string{"aaa.csv", "bbb.csv"} {
+		var b strings.Builder
+		b.WriteString("timestamp,open,high,low,close\n")
+		p := 100.0
+		for i := 0; i < 1500; i++ {
+			p *= 1 + 0.001*math.Sin(float64(i)*(0.37+0.1*float64(d)))
+			fmt.Fprintf(&b, "%d,%g,%g,%g,%g\n", 1700000000+60*i, p, p*1.001, p*0.999, p)
+		}
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files, bodies = append(files, f), append(bodies, b.String())
+	}
+	shards := filepath.Join(dir, "shards")
+	for k := 0; k < 2; k++ {
+		args := []string{"run", "--shard", fmt.Sprintf("%d/2", k), "--shard-dir", shards, "--data", files[0], "--data", files[1],
+			"--hma", "10:30:10", "--hma3", "12:20:4", "--backend", "reference", "-q"}
+		if _, stderr, err := execute(t, args...); err != "" {
+			t.Fatalf("shard %d: %s\n%s", k, err, stderr)
+		}
+	}
+	db := filepath.Join(dir, "s.db")
+	if err := os.WriteFile(files[1], []byte(strings.Replace(bodies[1], "\n1700000060,", "\n1700000060,1", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := execute(t, "merge", shards, "--db", db, "-q"); !strings.Contains(err, "bbb.csv changed since the shards were computed") {
+		t.Fatalf("changed second dataset: %q", err)
+	}
+	if _, err := os.Stat(db); err == nil {
+		out, _, _ := execute(t, "sessions", "ls", "--db", db)
+		if strings.Contains(out, "aaa.csv") {
+			t.Fatalf("a refused merge saved a session:\n%s", out)
+		}
+	}
+	if err := os.WriteFile(files[1], []byte(bodies[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := execute(t, "merge", shards, "--db", db, "-q"); err != "" {
+		t.Fatalf("restored data: %q", err)
+	}
+	out, _, err := execute(t, "sessions", "ls", "--db", db)
+	if err != "" || strings.Count(out, "aaa.csv") != 1 || strings.Count(out, "bbb.csv") != 1 {
+		t.Fatalf("sessions after the merge, want each dataset once:\n%s%s", out, err)
+	}
+}
