@@ -233,7 +233,7 @@ func TestMergeRefusals(t *testing.T) {
 	}
 	other := filepath.Join(dir, "other")
 	shard(other, 1, 3, "--fee", "0.001")
-	if err := merge(filepath.Join(a, "shard-0-of-3.parquet"), filepath.Join(other, "shard-1-of-3.parquet"), filepath.Join(a, "shard-2-of-3.parquet")); !strings.Contains(err, "belongs to another study") || !strings.Contains(err, "other") {
+	if err := merge(filepath.Join(a, "shard-0-of-3.parquet"), filepath.Join(other, "shard-1-of-3.parquet"), filepath.Join(a, "shard-2-of-3.parquet")); !strings.Contains(err, "belongs to another study") || !strings.Contains(err, "other") || !strings.Contains(err, "its fee is 0.001, not 0.00045") {
 		t.Errorf("another study's shard: %q", err)
 	}
 	if err := merge(a); err != "" {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/bits"
 	"os"
 	"slices"
@@ -482,8 +483,31 @@ func CheckShards(files []*ShardFile, names []string) error {
 			}
 		}
 		if got, _ := json.Marshal(d); !bytes.Equal(got, want) {
+			// Name the settings that differ (the Spec's JSON keys, the
+			// flags' names), not two whole descriptions.
+			var wm, gm map[string]any
 			w, _ := json.Marshal(first.Description.Spec)
 			g, _ := json.Marshal(d.Spec)
+			if json.Unmarshal(w, &wm) == nil && json.Unmarshal(g, &gm) == nil {
+				keys := map[string]bool{}
+				for k := range wm {
+					keys[k] = true
+				}
+				for k := range gm {
+					keys[k] = true
+				}
+				var fields, ws, gs []string
+				for _, k := range slices.Sorted(maps.Keys(keys)) {
+					a, _ := json.Marshal(wm[k])
+					b, _ := json.Marshal(gm[k])
+					if !bytes.Equal(a, b) {
+						fields, ws, gs = append(fields, k), append(ws, string(a)), append(gs, string(b))
+					}
+				}
+				if len(fields) > 0 {
+					return mis(strings.Join(fields, ", "), strings.Join(ws, ", "), strings.Join(gs, ", "))
+				}
+			}
 			return mis("study description", string(w), string(g))
 		}
 	}
