@@ -272,6 +272,10 @@ echo "serve-e2e: bob's run screen: $(screen bob | grep -A1 'queued: position' | 
 # The server serves on: alice comes back and finds her study.
 client alice3 alice alice@127.0.0.1
 wait_for alice3 'signed in as alice' 30
+# The dataset loads after the connection; its form then takes the focus:
+# wait for it, so that esc leaves the text field before S is pressed (on a
+# loaded machine S was typed into the HMA range).
+wait_for alice3 'grid 3 x 3 = 9 combos' 30
 tm send-keys -t e2e:alice3 Escape
 sleep 0.3
 tm send-keys -t e2e:alice3 S
