@@ -50,6 +50,11 @@ type Model struct {
 	// loadGen counts the loads asked, estGen the estimates: a stale
 	// answer (the form changed since) is dropped.
 	loadGen, estGen int
+	// movedDuringLoad: a key moved the focus between the panes while a
+	// dataset loaded; the load's end then leaves the focus where it is
+	// (else it gives the form the keys, and a key meant for the screen
+	// would be typed into a field).
+	movedDuringLoad bool
 }
 
 var (
@@ -138,7 +143,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if m.ctx.LastErr != m.ctx.StartErr {
 			m.ctx.SetErr(nil) // what went wrong before is resolved; a bad flag stays
 		}
-		m.focus = 1
+		if !m.movedDuringLoad {
+			m.focus = 1
+		}
 		return tea.Batch(m.refocus(), m.Validate())
 	case estimateTickMsg:
 		if msg.gen != m.estGen {
@@ -171,6 +178,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.NextPane), key.Matches(msg, k.PrevPane):
 		m.focus = 1 - m.focus
+		m.movedDuringLoad = true
 		return m.refocus()
 	case key.Matches(msg, k.Back) && m.host.Running():
 		// A study computes: back to it.
@@ -181,6 +189,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		if m.focus == 1 {
 			m.focus = 0
+			m.movedDuringLoad = true
 			return m.refocus()
 		}
 		return nil

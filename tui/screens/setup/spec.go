@@ -18,6 +18,7 @@ import (
 // zone, LEAN asset) over the flags'.
 func (m *Model) load(spec string) tea.Cmd {
 	m.loadGen++
+	m.movedDuringLoad = false
 	f := m.flags
 	if m.form != nil {
 		cur, _ := m.spec()
