@@ -3,72 +3,23 @@ package report
 import (
 	"image/color"
 	"math"
-	"slices"
-	"sort"
+
+	"sweepbench/colorscale"
 )
 
 // Levels is the number of colours of a heatmap's quantile scale.
 const Levels = 8
 
-// Scale maps a metric's values to Levels colour levels by quantile: level
-// i holds the values v with Edges[i] <= v < Edges[i+1] (values below
-// Edges[0] take level 0, above Edges[n] level n-1), and each level holds
-// the same share of the values by rank, so one outlier takes one colour,
-// not the whole range. It is the workbench heatmap's default scale
-// (tui/components/heatmap, "quantile"), defined the same way: edge i is
-// the i/n quantile of the finite values, interpolated linearly between
-// order statistics (Hyndman and Fan's type 7, R's and NumPy's default).
-type Scale struct {
-	Edges []float64 // n+1, non-decreasing; all 0 with no finite value
-}
+// Scale maps a metric's values to colour levels: the workbench heatmap's
+// scale (colorscale, shared with tui/components/heatmap), so that a
+// figure colours a grid as the workbench does.
+type Scale = colorscale.Scale
 
-// QuantileScale is the scale of vals (NaN and ±Inf skipped) with n >= 1
-// levels.
-func QuantileScale(vals []float64, n int) Scale {
-	n = max(n, 1)
-	xs := make([]float64, 0, len(vals))
-	for _, v := range vals {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			xs = append(xs, v)
-		}
-	}
-	slices.Sort(xs)
-	edges := make([]float64, n+1)
-	if len(xs) > 0 {
-		for i := range edges {
-			edges[i] = quantile(xs, float64(i)/float64(n))
-		}
-	}
-	return Scale{edges}
-}
-
-// quantile is the p quantile (0 <= p <= 1) of xs, sorted and not empty
-// (type 7: x[k] + f(x[k+1]-x[k]) with k+f = p(N-1)).
-func quantile(xs []float64, p float64) float64 {
-	h := p * float64(len(xs)-1)
-	k := int(math.Floor(h))
-	if k >= len(xs)-1 {
-		return xs[len(xs)-1]
-	}
-	return xs[k] + (h-float64(k))*(xs[k+1]-xs[k])
-}
-
-// Levels is the scale's number of levels.
-func (s Scale) Levels() int { return len(s.Edges) - 1 }
-
-// Level is v's level, 0..Levels()-1: the number of inner edges at or
-// below v. A scale of one distinct value puts every value in the middle.
-func (s Scale) Level(v float64) int {
-	n := s.Levels()
-	if n <= 1 {
-		return 0
-	}
-	if s.Edges[0] == s.Edges[n] {
-		return (n - 1) / 2
-	}
-	inner := s.Edges[1:n]
-	return sort.Search(len(inner), func(i int) bool { return inner[i] > v })
-}
+// QuantileScale is the quantile scale of vals (NaN and ±Inf skipped) with
+// n >= 1 levels: each level holds the same share of the values by rank, so
+// one outlier takes one colour, not the whole range (colorscale.Quantile:
+// type-7 quantiles, R's and NumPy's default).
+func QuantileScale(vals []float64, n int) Scale { return colorscale.New(colorscale.Quantile, vals, n) }
 
 // sequential is the heatmaps' colours, low to high: viridis at Levels
 // even steps (perceptually uniform, readable in grey and by the
