@@ -162,10 +162,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 			o.save = !noSave
 			var store *sessions.Store
 			if o.save {
-				if store, err = openStore(cmd); err != nil {
-					warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveBegin, Err: err})
-					store = nil
-				} else {
+				if store = openStoreToSave(cmd, stderr); store != nil {
 					defer store.Close()
 				}
 			}

@@ -287,9 +287,7 @@ func newRunCmd() *cobra.Command {
 			}
 			var store *sessions.Store
 			if save && !noSave {
-				if store, err = openStore(cmd); err != nil {
-					warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveBegin, Err: err})
-				} else {
+				if store = openStoreToSave(cmd, stderr); store != nil {
 					defer store.Close()
 				}
 			}

@@ -44,6 +44,19 @@ func openStore(cmd *cobra.Command) (*sessions.Store, error) {
 	return sessions.Open(p)
 }
 
+// openStoreToSave opens the store a command saves its study into, or
+// warns on stderr that the study goes on unsaved and returns nil (a
+// database that cannot be used never stops a computation). The caller
+// closes a store it gets.
+func openStoreToSave(cmd *cobra.Command, stderr io.Writer) *sessions.Store {
+	st, err := openStore(cmd)
+	if err != nil {
+		warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveBegin, Err: err})
+		return nil
+	}
+	return st
+}
+
 // openStoreToRead opens the store for ls, show, export and diff: as Open
 // does, or read-only when the file cannot be written.
 func openStoreToRead(cmd *cobra.Command) (*sessions.Store, error) {

@@ -110,10 +110,7 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 	agg := engine.NewAggregator(set.Grid, names, set.Objective, lane)
 	var store *sessions.Store
 	if o.save {
-		if store, err = openStore(cmd); err != nil {
-			warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveBegin, Err: err})
-			store = nil
-		} else {
+		if store = openStoreToSave(cmd, stderr); store != nil {
 			defer store.Close()
 		}
 	}

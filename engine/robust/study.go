@@ -506,22 +506,28 @@ func (r *Robustness) Summary() *Summary {
 // WriteTable writes the Robustness section of `run`'s table.
 func (r *Robustness) WriteTable(w io.Writer) error { return r.Summary().WriteTable(w) }
 
+// Constraints says the study's constraints in words ("at least 100
+// trades, max drawdown at most 25%"), "" when it has none.
+func (sm *Summary) Constraints() string {
+	var cs []string
+	if sm.MinTrades > 0 {
+		cs = append(cs, fmt.Sprintf("at least %d trades", sm.MinTrades))
+	}
+	if sm.MaxDrawdown > 0 {
+		cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", engine.FormatFloat(100*sm.MaxDrawdown)))
+	}
+	return strings.Join(cs, ", ")
+}
+
 // WriteTable writes the Robustness section of a table (run's, show's).
 func (sm *Summary) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	name := func(c Combo) string { return fmt.Sprintf("hma %d, hma3 %d", c.HMA, c.HMA3) }
 	fmt.Fprintf(&b, "\nRobustness (%s run, %d blocks of bar returns, objective %s, %s trials)\n",
 		sm.Precision, sm.Blocks, sm.Objective, engine.Thousands(sm.Trials))
-	if sm.MinTrades > 0 || sm.MaxDrawdown > 0 {
-		var cs []string
-		if sm.MinTrades > 0 {
-			cs = append(cs, fmt.Sprintf("at least %d trades", sm.MinTrades))
-		}
-		if sm.MaxDrawdown > 0 {
-			cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", engine.FormatFloat(100*sm.MaxDrawdown)))
-		}
+	if c := sm.Constraints(); c != "" {
 		fmt.Fprintf(&b, "  constraints   %s: %s of %s combos selectable (the others still count as trials); judged on the whole sample,\n",
-			strings.Join(cs, ", "), engine.Thousands(sm.Selectable), engine.Thousands(sm.Combos))
+			c, engine.Thousands(sm.Selectable), engine.Thousands(sm.Combos))
 		fmt.Fprintf(&b, "                so PBO's and the walk-forward's in-sample choices among them see the out-of-sample blocks too\n")
 	}
 	num := func(p *float64) float64 {

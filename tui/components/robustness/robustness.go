@@ -128,16 +128,9 @@ func (m *Model) Lines() []string {
 
 	out.add(plain, fmt.Sprintf("%d blocks of bar returns (%s bars or more each), objective %s, %s trials (the grid's distinct combos), from the %s run",
 		sm.Blocks, common.Thousands(sm.BlockBars), sm.Objective, common.Thousands(sm.Trials), sm.Precision))
-	if sm.MinTrades > 0 || sm.MaxDrawdown > 0 {
-		var cs []string
-		if sm.MinTrades > 0 {
-			cs = append(cs, fmt.Sprintf("at least %d trades", sm.MinTrades))
-		}
-		if sm.MaxDrawdown > 0 {
-			cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", engine.FormatFloat(100*sm.MaxDrawdown)))
-		}
+	if c := sm.Constraints(); c != "" {
 		out.add(plain, fmt.Sprintf("constraints: %s: %s of %s combos selectable (the others still count as trials)",
-			strings.Join(cs, ", "), common.Thousands(sm.Selectable), common.Thousands(sm.Combos)))
+			c, common.Thousands(sm.Selectable), common.Thousands(sm.Combos)))
 	}
 
 	// PBO.
