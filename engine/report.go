@@ -303,7 +303,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	if len(r.Robustness) > 0 {
 		j.raw(",\n  \"robustness\": ")
-		j.raw(string(r.Robustness))
+		// Kept compact (sessions store it so); indented like the rest.
+		j.value(r.Robustness, "  ")
 	}
 	j.raw("\n}\n")
 	if j.err != nil {
