@@ -6,7 +6,8 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// useAVX2 selects the assembly WMA blocks; tests turn it off to compare.
+// useAVX2 selects the assembly WMA blocks and the parity scan
+// (scanAlikeAVX2); tests turn it off to compare.
 var useAVX2 = cpu.X86.HasAVX2
 
 //go:noescape
