@@ -316,3 +316,34 @@ func TestMergeChecksEveryDatasetFirst(t *testing.T) {
 		t.Fatalf("sessions after the merge, want each dataset once:\n%s%s", out, err)
 	}
 }
+
+// TestSuiteDatasetErrorsNameTheFlag: a --data-each pattern that matches
+// nothing is named as --data-each; one dataset given twice under two
+// spellings (or through a link, a list, an each match) is refused naming
+// both.
+func TestSuiteDatasetErrorsNameTheFlag(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("x.csv", []byte("timestamp,open,high,low,close\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("list.lst", []byte("x.csv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"each matches nothing", []string{"--data-each", "none/*.csv"}, "--data-each none/*.csv: matches no file"},
+		{"two spellings", []string{"--data", "./x.csv", "--data", "x.csv"}, "--data x.csv: the same dataset as --data ./x.csv: each dataset runs once"},
+		{"an each match", []string{"--data", "x.csv", "--data-each", "*.csv"}, "--data-each *.csv (its match x.csv): the same dataset as --data x.csv"},
+		{"a list's line", []string{"--data", "@list.lst", "--data", "./x.csv"}, "--data ./x.csv: the same dataset as --data @list.lst (its dataset x.csv)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := execute(t, append([]string{"run", "--no-save", "-q"}, c.args...)...)
+			if !strings.Contains(err, c.want) {
+				t.Errorf("got %q\nwant %q", err, c.want)
+			}
+		})
+	}
+}
