@@ -68,26 +68,14 @@ type partMeta struct {
 	Note   string
 }
 
+// shardRow is one row of a shard file: the combo's columns are a results
+// file's (comboColumns), in their place between the combo's index and its
+// per-block statistics.
 type shardRow struct {
-	Dataset      int32     `parquet:"dataset"`
-	Precision    string    `parquet:"precision,dict"`
-	Index        int64     `parquet:"index"`
-	HMA          int64     `parquet:"hma"`
-	HMA3         int64     `parquet:"hma3"`
-	TotalReturn  float64   `parquet:"total_return"`
-	CAGR         float64   `parquet:"cagr"`
-	Sharpe       float64   `parquet:"sharpe"`
-	Sortino      float64   `parquet:"sortino"`
-	MaxDrawdown  float64   `parquet:"max_drawdown"`
-	Calmar       float64   `parquet:"calmar"`
-	WinRate      float64   `parquet:"win_rate"`
-	TotalTrades  int64     `parquet:"total_trades"`
-	VaR95        float64   `parquet:"var_95"`
-	CVaR95       float64   `parquet:"cvar_95"`
-	Omega        float64   `parquet:"omega"`
-	LongBars     int64     `parquet:"long_bars"`
-	ShortBars    int64     `parquet:"short_bars"`
-	FlatBars     int64     `parquet:"flat_bars"`
+	Dataset   int32  `parquet:"dataset"`
+	Precision string `parquet:"precision,dict"`
+	Index     int64  `parquet:"index"`
+	comboColumns
 	BlockBars    []int32   `parquet:"block_bars,list"`
 	BlockSum     []float64 `parquet:"block_sum,list"`
 	BlockSumSq   []float64 `parquet:"block_sum_sq,list"`
@@ -206,11 +194,7 @@ func blockLaneOf(runs []ShardRun) Precision {
 }
 
 func shardRowOf(d int, p Precision, r *ComboResult) shardRow {
-	m := &r.Metrics
-	return shardRow{Dataset: int32(d), Precision: p.String(), Index: int64(r.Index), HMA: int64(r.HMA), HMA3: int64(r.HMA3),
-		TotalReturn: m.TotalReturn, CAGR: m.CAGR, Sharpe: m.Sharpe, Sortino: m.Sortino, MaxDrawdown: m.MaxDrawdown,
-		Calmar: m.Calmar, WinRate: m.WinRate, TotalTrades: int64(m.TotalTrades), VaR95: m.VaR95, CVaR95: m.CVaR95,
-		Omega: m.Omega, LongBars: int64(m.LongBars), ShortBars: int64(m.ShortBars), FlatBars: int64(m.FlatBars)}
+	return shardRow{Dataset: int32(d), Precision: p.String(), Index: int64(r.Index), comboColumns: comboColumnsOf(r)}
 }
 
 // ShardFileError is a file that is not a shard file this build reads.
@@ -330,11 +314,7 @@ func ReadShardDataset(r io.ReaderAt, size int64, name string, d int) (*ShardFile
 			if !ok || c < 0 || c >= part.Slice.Hi-part.Slice.Lo {
 				return nil, &ShardFileError{name, fmt.Errorf("a row of combo %d of dataset %d outside its slice [%d, %d)", row.Index, row.Dataset, part.Slice.Lo, part.Slice.Hi)}
 			}
-			res := ComboResult{Index: int(row.Index), Combo: Combo{HMA: int(row.HMA), HMA3: int(row.HMA3)}, Metrics: Metrics{
-				TotalReturn: row.TotalReturn, CAGR: row.CAGR, Sharpe: row.Sharpe, Sortino: row.Sortino, MaxDrawdown: row.MaxDrawdown,
-				Calmar: row.Calmar, WinRate: row.WinRate, TotalTrades: int(row.TotalTrades), VaR95: row.VaR95, CVaR95: row.CVaR95,
-				Omega: row.Omega, LongBars: int(row.LongBars), ShortBars: int(row.ShortBars), FlatBars: int(row.FlatBars)}}
-			part.Runs[li].Results = append(part.Runs[li].Results, res)
+			part.Runs[li].Results = append(part.Runs[li].Results, row.result(int(row.Index)))
 			if fl := flips[int(row.Dataset)]; fl != nil && prec[0] == FP32 {
 				fl[c] = ComboParity{Flips: int(row.Flips), NonBorderline: int(row.NonBorderline), MaxFlipMargin: row.MaxFlipMargin}
 			}
