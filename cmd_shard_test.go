@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"sweepbench/engine"
 )
 
 // suiteFlags is a small study over two embedded datasets.
@@ -366,5 +368,88 @@ func TestMergeShardsOfFormat1(t *testing.T) {
 	b, _ := os.ReadFile(merged)
 	if !reflect.DeepEqual(decodeJSON(t, a), decodeJSON(t, b)) {
 		t.Fatalf("the merged report of the format-1 shards differs from a single run's:\n%s\n----\n%s", a, b)
+	}
+}
+
+// TestMergeReadsRelativeDataWhereTheShardsRan: shards of a dataset named
+// by a relative path record the folder they ran in, and a merge run from
+// another folder reads the dataset there. Shards without the folder (as
+// written before it was recorded) merge from their folder; from elsewhere
+// they are refused naming the relative path, the folder it was resolved
+// from and what to do, and so are shards whose folder lost the dataset.
+func TestMergeReadsRelativeDataWhereTheShardsRan(t *testing.T) {
+	root := t.TempDir()
+	work, other, old := filepath.Join(root, "work"), filepath.Join(root, "other"), filepath.Join(root, "old")
+	for _, d := range []string{work, other, old} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("timestamp,open,high,low,close\n")
+	p := 100.0
+	for i := 0; i < 1500; i++ {
+		p *= 1 + 0.001*math.Sin(float64(i)*0.37)
+		fmt.Fprintf(&b, "%d,%g,%g,%g,%g\n", 1700000000+60*i, p, p*1.001, p*0.999, p)
+	}
+	if err := os.WriteFile(filepath.Join(work, "bars.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
+	for k := 0; k < 2; k++ {
+		args := []string{"run", "--shard", fmt.Sprintf("%d/2", k), "--shard-dir", "shards", "--data", "bars.csv",
+			"--hma", "10:30:10", "--hma3", "12:20:4", "--backend", "reference", "-q"}
+		if _, stderr, err := execute(t, args...); err != "" {
+			t.Fatalf("shard %d: %s\n%s", k, err, stderr)
+		}
+	}
+	shards := filepath.Join(work, "shards")
+	// The same shards as written before the folder was recorded.
+	names, _ := filepath.Glob(filepath.Join(shards, "*.parquet"))
+	for _, name := range names {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := engine.ReadShard(bytes.NewReader(raw), int64(len(raw)), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Dir != work {
+			t.Errorf("%s: ran in %q, want %q", name, f.Dir, work)
+		}
+		f.Dir = ""
+		var buf bytes.Buffer
+		if err := engine.WriteShard(&buf, f); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(old, filepath.Base(name)), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merge := func(dir string) string {
+		t.Helper()
+		_, _, err := execute(t, "merge", dir, "--no-save", "-q")
+		return err
+	}
+	if err := merge(old); err != "" {
+		t.Errorf("shards without their folder, merged where they ran: %q", err)
+	}
+	t.Chdir(other)
+	if err := merge(shards); err != "" {
+		t.Errorf("merged from another folder: %q", err)
+	}
+	err := merge(old)
+	for _, want := range []string{"dataset bars.csv", "no such file", "relative path, resolved from this merge's working folder " + other,
+		"do not say which folder they ran in", "run merge from the folder the shards were computed in, or give --data absolute paths"} {
+		if !strings.Contains(err, want) {
+			t.Errorf("shards without their folder, merged elsewhere: %q\nlacks %q", err, want)
+		}
+	}
+	if err := os.Rename(filepath.Join(work, "bars.csv"), filepath.Join(root, "bars.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := merge(shards); !strings.Contains(err, "nor is it in the folder the shards ran in, "+work) || !strings.Contains(err, other) {
+		t.Errorf("the dataset gone from the folder the shards ran in: %q", err)
 	}
 }

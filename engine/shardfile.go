@@ -22,6 +22,8 @@ import (
 //	sweepbench.shard  JSON: format, index, count, id, the ShardDescription
 //	                  (Spec, every dataset's SHA-256 and bars, the number of
 //	                  shards, the version), the slices, when it was written
+//	                  and the folder it ran in (dir: an addition format 1
+//	                  files written before it lack, and older builds ignore)
 //	sweepbench.parts  base64 of a gob stream: per slice, each lane's settings
 //	                  and timings, the block edges, the parity report of the
 //	                  slice's combos without its per-combo rows (gob keeps
@@ -46,6 +48,10 @@ type ShardFile struct {
 	Slices       []ShardSlice
 	Parts        []*ShardPart
 	Created      time.Time
+	// Dir is the working folder the shard ran in (absolute), which its
+	// datasets' relative paths are relative to (ShardDataPath); "" in a
+	// file written before it was recorded.
+	Dir string
 }
 
 // shardHeader is sweepbench.shard.
@@ -57,6 +63,7 @@ type shardHeader struct {
 	Description ShardDescription `json:"description"`
 	Slices      []ShardSlice     `json:"slices"`
 	Created     time.Time        `json:"created"`
+	Dir         string           `json:"dir,omitempty"` // absent in files written before it was recorded
 }
 
 // partMeta is one slice's entry of sweepbench.parts.
@@ -169,7 +176,7 @@ func WriteShard(w io.Writer, f *ShardFile) error {
 		return fmt.Errorf("shard %d of %d: encode its parts: %w", f.Index, f.Count, err)
 	}
 	h := shardHeader{Format: ShardFormat, Index: f.Index, Count: f.Count, ID: f.Description.ID(), Description: f.Description,
-		Slices: f.Slices, Created: f.Created.UTC()}
+		Slices: f.Slices, Created: f.Created.UTC(), Dir: f.Dir}
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -246,7 +253,7 @@ func shardHeaderOf(pf *parquet.File, name string) (*ShardFile, []partMeta, error
 	if len(metas) != len(h.Slices) {
 		return nil, nil, &ShardFileError{name, fmt.Errorf("%d slices but %d parts", len(h.Slices), len(metas))}
 	}
-	return &ShardFile{Index: h.Index, Count: h.Count, Description: h.Description, Slices: h.Slices, Created: h.Created}, metas, nil
+	return &ShardFile{Index: h.Index, Count: h.Count, Description: h.Description, Slices: h.Slices, Created: h.Created, Dir: h.Dir}, metas, nil
 }
 
 // ReadShard reads a whole shard file: its header and every part with its
