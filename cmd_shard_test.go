@@ -189,21 +189,29 @@ func TestSuiteAggregatesAndShards(t *testing.T) {
 	}
 }
 
+// writeBars writes n one-minute bars of a sine-modulated walk (frequency
+// f per bar) as a CSV file at path and returns its text.
+func writeBars(t *testing.T, path string, n int, f float64) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("timestamp,open,high,low,close\n")
+	p := 100.0
+	for i := 0; i < n; i++ {
+		p *= 1 + 0.001*math.Sin(float64(i)*f)
+		fmt.Fprintf(&b, "%d,%g,%g,%g,%g\n", 1700000000+60*i, p, p*1.001, p*0.999, p)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // TestMergeRefusals: each way a set of shards is not one whole study is
 // refused with what is wrong and which shard.
 func TestMergeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "bars.csv")
-	var b strings.Builder
-	b.WriteString("timestamp,open,high,low,close\n")
-	p := 100.0
-	for i := 0; i < 2000; i++ {
-		p *= 1 + 0.001*math.Sin(float64(i)*0.37)
-		fmt.Fprintf(&b, "%d,%g,%g,%g,%g\n", 1700000000+60*i, p, p*1.001, p*0.999, p)
-	}
-	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	body := writeBars(t, csv, 2000, 0.37)
 	flags := []string{"--data", csv, "--hma", "10:30:10", "--hma3", "12:20:4", "--backend", "reference", "-q"}
 	shard := func(dir string, k, n int, extra ...string) {
 		t.Helper()
@@ -242,7 +250,7 @@ func TestMergeRefusals(t *testing.T) {
 		t.Fatalf("a whole set: %q", err)
 	}
 	// The data changed after the shards were computed.
-	if err := os.WriteFile(csv, []byte(strings.Replace(b.String(), "\n1700000060,", "\n1700000060,1", 1)), 0o644); err != nil {
+	if err := os.WriteFile(csv, []byte(strings.Replace(body, "\n1700000060,", "\n1700000060,1", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := merge(a); !strings.Contains(err, "changed since the shards were computed") {
@@ -273,18 +281,8 @@ func TestMergeChecksEveryDatasetFirst(t *testing.T) {
 	var files []string
 	var bodies []string
 	for d, name := range []string{"aaa.csv", "bbb.csv"} {
-		var b strings.Builder
-		b.WriteString("timestamp,open,high,low,close\n")
-		p := 100.0
-		for i := 0; i < 1500; i++ {
-			p *= 1 + 0.001*math.Sin(float64(i)*(0.37+0.1*float64(d)))
-			fmt.Fprintf(&b, "%d,%g,%g,%g,%g\n", 1700000000+60*i, p, p*1.001, p*0.999, p)
-		}
 		f := filepath.Join(dir, name)
-		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files, bodies = append(files, f), append(bodies, b.String())
+		files, bodies = append(files, f), append(bodies, writeBars(t, f, 1500, 0.37+0.1*float64(d)))
 	}
 	shards := filepath.Join(dir, "shards")
 	for k := 0; k < 2; k++ {
@@ -385,16 +383,7 @@ func TestMergeReadsRelativeDataWhereTheShardsRan(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var b strings.Builder
-	b.WriteString("timestamp,open,high,low,close\n")
-	p := 100.0
-	for i := 0; i < 1500; i++ {
-		p *= 1 + 0.001*math.Sin(float64(i)*0.37)
-		fmt.Fprintf(&b, "%d,%g,%g,%g,%g\n", 1700000000+60*i, p, p*1.001, p*0.999, p)
-	}
-	if err := os.WriteFile(filepath.Join(work, "bars.csv"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeBars(t, filepath.Join(work, "bars.csv"), 1500, 0.37)
 	t.Chdir(work)
 	for k := 0; k < 2; k++ {
 		args := []string{"run", "--shard", fmt.Sprintf("%d/2", k), "--shard-dir", "shards", "--data", "bars.csv",
