@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -86,6 +87,37 @@ func readDataset(names []string, heads []*engine.ShardFile, d int) ([]*engine.Sh
 	return parts, nil
 }
 
+// shardDirs are the folders the shards ran in (ShardFile.Dir), each
+// once, in the order of the files; none for shards written before they
+// recorded it.
+func shardDirs(heads []*engine.ShardFile) []string {
+	var dirs []string
+	for _, h := range heads {
+		if h.Dir != "" && !slices.Contains(dirs, h.Dir) {
+			dirs = append(dirs, h.Dir)
+		}
+	}
+	return dirs
+}
+
+// mergeDataError is the error of loading dataset name (as the shards name
+// it) in a merge: for a relative path that is not found
+// (engine.ShardDataError), where it was looked for and what to do.
+func mergeDataError(name string, ranIn []string, err error) error {
+	err = engine.ShardDataMissing(name, ranIn, err)
+	var se *engine.ShardDataError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("dataset %s: %w", data.Sanitize(name), err)
+	}
+	where := "the shard files do not say which folder they ran in (written before sweepbench recorded it)"
+	if len(se.RanIn) > 0 {
+		where = "nor is it in the folder the shards ran in, " + strings.Join(se.RanIn, ", ")
+	}
+	return fmt.Errorf("dataset %s: %w: the shards name it by a relative path, resolved from this merge's working folder %s; %s: "+
+		"run merge from the folder the shards were computed in, or give --data absolute paths when computing them",
+		data.Sanitize(name), se.Err, data.Sanitize(se.WorkDir), data.Sanitize(where))
+}
+
 func readShardFile(name string, read func(*os.File, int64) (*engine.ShardFile, error)) (*engine.ShardFile, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -111,7 +143,8 @@ func newMergeCmd() *cobra.Command {
 it), checks that they belong to one study (the same description, datasets
 with the same SHA-256, the same program version) and cover every shard once
 (a missing or doubled shard is refused by its index), reads every dataset
-again and checks its hash, and builds the report a single run gives, every
+again and checks its hash (a relative path from the folder the shards ran
+in, where the dataset is there, else from the working folder), and builds the report a single run gives, every
 metric of every combo bit for bit, the parity report joined from the
 shards' partial ones and the robustness statistics from their per-block
 statistics; it is saved as a session (one per dataset) unless --no-save.`,
@@ -140,20 +173,23 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				return err
 			}
 			desc := heads[0].Description
-			var datas []string
-			for _, d := range desc.Datasets {
-				datas = append(datas, d.Data)
+			ranIn := shardDirs(heads)
+			var datas []string                          // as the shards name them: the suite's identity
+			paths := make([]string, len(desc.Datasets)) // where this merge reads them
+			for d, dd := range desc.Datasets {
+				datas = append(datas, dd.Data)
+				paths[d] = engine.ShardDataPath(dd.Data, ranIn)
 			}
 			// Every dataset is read and checked before anything is
 			// written: a refused merge saves nothing (a dataset found
 			// changed after an earlier one was saved left half a suite,
 			// and a second merge doubled it).
-			for _, dd := range desc.Datasets {
+			for d, dd := range desc.Datasets {
 				sp := desc.Spec
-				sp.Data, sp.Backend = dd.Data, "reference" // only the data is checked here
+				sp.Data, sp.Backend = paths[d], "reference" // only the data is checked here
 				st, err := (&studyFlags{spec: sp}).study(ctx, backends())
 				if err != nil {
-					return fmt.Errorf("dataset %s: %w", data.Sanitize(dd.Data), err)
+					return mergeDataError(dd.Data, ranIn, err)
 				}
 				if got := st.Dataset.Info.SHA256; got != dd.SHA256 || st.Dataset.Bars.Len() != dd.Bars {
 					return &DatasetChangedError{Data: dd.Data, Want: dd.SHA256, Got: got, WantB: dd.Bars, GotB: st.Dataset.Bars.Len()}
@@ -178,7 +214,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 			var saved []int64
 			for d, dd := range desc.Datasets {
 				sp := desc.Spec
-				sp.Data = dd.Data
+				sp.Data = paths[d]
 				if len(datas) > 1 {
 					sp.Suite = fmt.Sprintf("%s %d/%d", suiteID, d+1, len(datas))
 				}
@@ -190,7 +226,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				}
 				st, err := (&studyFlags{spec: sp}).study(ctx, reg)
 				if err != nil {
-					return fmt.Errorf("dataset %s: %w", data.Sanitize(dd.Data), err)
+					return mergeDataError(dd.Data, ranIn, err)
 				}
 				if got := st.Dataset.Info.SHA256; got != dd.SHA256 || st.Dataset.Bars.Len() != dd.Bars {
 					return &DatasetChangedError{Data: dd.Data, Want: dd.SHA256, Got: got, WantB: dd.Bars, GotB: st.Dataset.Bars.Len()}

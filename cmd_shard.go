@@ -20,7 +20,9 @@ import (
 // the (dataset x combo) work planned (engine.PlanShards), and this shard's
 // slices run (engine.RunSlice). Datasets are named as given (a relative
 // path is read from the working folder: every task of a Slurm array and
-// its merge run in one, sbatch --chdir), as a single run names them.
+// its merge run in one, sbatch --chdir), as a single run names them; the
+// file records the working folder, where a merge run elsewhere reads them
+// (engine.ShardDataPath).
 func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir string, o runOutput) error {
 	ctx := cmd.Context()
 	stderr := newSanitized(cmd.ErrOrStderr())
@@ -61,6 +63,7 @@ func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir 
 	}
 	plan := engine.PlanShards(bars, set.Grid, n)
 	f := &engine.ShardFile{Index: k, Count: n, Description: desc, Slices: plan[k], Created: time.Now()}
+	f.Dir, _ = os.Getwd() // the folder relative paths are read from: the merge may run elsewhere
 	combos := 0
 	var work int64
 	for _, sl := range plan[k] {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"sweepbench/engine"
 )
 
 // suiteFlags is a small study over two embedded datasets.
@@ -187,21 +189,29 @@ func TestSuiteAggregatesAndShards(t *testing.T) {
 	}
 }
 
+// writeBars writes n one-minute bars of a sine-modulated walk (frequency
+// f per bar) as a CSV file at path and returns its text.
+func writeBars(t *testing.T, path string, n int, f float64) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("timestamp,open,high,low,close\n")
+	p := 100.0
+	for i := 0; i < n; i++ {
+		p *= 1 + 0.001*math.Sin(float64(i)*f)
+		fmt.Fprintf(&b, "%d,%g,%g,%g,%g\n", 1700000000+60*i, p, p*1.001, p*0.999, p)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
 // TestMergeRefusals: each way a set of shards is not one whole study is
 // refused with what is wrong and which shard.
 func TestMergeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "bars.csv")
-	var b strings.Builder
-	b.WriteString("timestamp,open,high,low,close\n")
-	p := 100.0
-	for i := 0; i < 2000; i++ {
-		p *= 1 + 0.001*math.Sin(float64(i)*0.37)
-		fmt.Fprintf(&b, "%d,%g,%g,%g,%g\n", 1700000000+60*i, p, p*1.001, p*0.999, p)
-	}
-	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	body := writeBars(t, csv, 2000, 0.37)
 	flags := []string{"--data", csv, "--hma", "10:30:10", "--hma3", "12:20:4", "--backend", "reference", "-q"}
 	shard := func(dir string, k, n int, extra ...string) {
 		t.Helper()
@@ -240,7 +250,7 @@ func TestMergeRefusals(t *testing.T) {
 		t.Fatalf("a whole set: %q", err)
 	}
 	// The data changed after the shards were computed.
-	if err := os.WriteFile(csv, []byte(strings.Replace(b.String(), "\n1700000060,", "\n1700000060,1", 1)), 0o644); err != nil {
+	if err := os.WriteFile(csv, []byte(strings.Replace(body, "\n1700000060,", "\n1700000060,1", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := merge(a); !strings.Contains(err, "changed since the shards were computed") {
@@ -271,18 +281,8 @@ func TestMergeChecksEveryDatasetFirst(t *testing.T) {
 	var files []string
 	var bodies []string
 	for d, name := range []string{"aaa.csv", "bbb.csv"} {
-		var b strings.Builder
-		b.WriteString("timestamp,open,high,low,close\n")
-		p := 100.0
-		for i := 0; i < 1500; i++ {
-			p *= 1 + 0.001*math.Sin(float64(i)*(0.37+0.1*float64(d)))
-			fmt.Fprintf(&b, "%d,%g,%g,%g,%g\n", 1700000000+60*i, p, p*1.001, p*0.999, p)
-		}
 		f := filepath.Join(dir, name)
-		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files, bodies = append(files, f), append(bodies, b.String())
+		files, bodies = append(files, f), append(bodies, writeBars(t, f, 1500, 0.37+0.1*float64(d)))
 	}
 	shards := filepath.Join(dir, "shards")
 	for k := 0; k < 2; k++ {
@@ -314,5 +314,131 @@ func TestMergeChecksEveryDatasetFirst(t *testing.T) {
 	out, _, err := execute(t, "sessions", "ls", "--db", db)
 	if err != "" || strings.Count(out, "aaa.csv") != 1 || strings.Count(out, "bbb.csv") != 1 {
 		t.Fatalf("sessions after the merge, want each dataset once:\n%s%s", out, err)
+	}
+}
+
+// TestSuiteDatasetErrorsNameTheFlag: a --data-each pattern that matches
+// nothing is named as --data-each; one dataset given twice under two
+// spellings (or through a link, a list, an each match) is refused naming
+// both.
+func TestSuiteDatasetErrorsNameTheFlag(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("x.csv", []byte("timestamp,open,high,low,close\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("list.lst", []byte("x.csv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"each matches nothing", []string{"--data-each", "none/*.csv"}, "--data-each none/*.csv: matches no file"},
+		{"two spellings", []string{"--data", "./x.csv", "--data", "x.csv"}, "--data x.csv: the same dataset as --data ./x.csv: each dataset runs once"},
+		{"an each match", []string{"--data", "x.csv", "--data-each", "*.csv"}, "--data-each *.csv (its match x.csv): the same dataset as --data x.csv"},
+		{"a list's line", []string{"--data", "@list.lst", "--data", "./x.csv"}, "--data ./x.csv: the same dataset as --data @list.lst (its dataset x.csv)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := execute(t, append([]string{"run", "--no-save", "-q"}, c.args...)...)
+			if !strings.Contains(err, c.want) {
+				t.Errorf("got %q\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestMergeShardsOfFormat1: the shard files in testdata/shards-format1,
+// written by the code of 06fd35c (before a combo's columns were declared
+// once for the results and the shard files), still merge into the report
+// a single run of their flags gives.
+func TestMergeShardsOfFormat1(t *testing.T) {
+	dir := t.TempDir()
+	flags := []string{"--data", "embedded:btcusdt-1m", "--head", "600", "--hma", "10:20:10", "--hma3", "12:16:4", "--backend", "reference", "--blocks", "2", "-q"}
+	single, merged := filepath.Join(dir, "single.json"), filepath.Join(dir, "merged.json")
+	if _, stderr, err := execute(t, append([]string{"run", "--no-save", "--format", "json", "--out", single}, flags...)...); err != "" {
+		t.Fatalf("%s\n%s", err, stderr)
+	}
+	if _, stderr, err := execute(t, "merge", filepath.Join("testdata", "shards-format1"), "--no-save", "-q", "--format", "json", "--out", merged); err != "" {
+		t.Fatalf("merge: %s\n%s", err, stderr)
+	}
+	a, _ := os.ReadFile(single)
+	b, _ := os.ReadFile(merged)
+	if !reflect.DeepEqual(decodeJSON(t, a), decodeJSON(t, b)) {
+		t.Fatalf("the merged report of the format-1 shards differs from a single run's:\n%s\n----\n%s", a, b)
+	}
+}
+
+// TestMergeReadsRelativeDataWhereTheShardsRan: shards of a dataset named
+// by a relative path record the folder they ran in, and a merge run from
+// another folder reads the dataset there. Shards without the folder (as
+// written before it was recorded) merge from their folder; from elsewhere
+// they are refused naming the relative path, the folder it was resolved
+// from and what to do, and so are shards whose folder lost the dataset.
+func TestMergeReadsRelativeDataWhereTheShardsRan(t *testing.T) {
+	root := t.TempDir()
+	work, other, old := filepath.Join(root, "work"), filepath.Join(root, "other"), filepath.Join(root, "old")
+	for _, d := range []string{work, other, old} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeBars(t, filepath.Join(work, "bars.csv"), 1500, 0.37)
+	t.Chdir(work)
+	for k := 0; k < 2; k++ {
+		args := []string{"run", "--shard", fmt.Sprintf("%d/2", k), "--shard-dir", "shards", "--data", "bars.csv",
+			"--hma", "10:30:10", "--hma3", "12:20:4", "--backend", "reference", "-q"}
+		if _, stderr, err := execute(t, args...); err != "" {
+			t.Fatalf("shard %d: %s\n%s", k, err, stderr)
+		}
+	}
+	shards := filepath.Join(work, "shards")
+	// The same shards as written before the folder was recorded.
+	names, _ := filepath.Glob(filepath.Join(shards, "*.parquet"))
+	for _, name := range names {
+		raw, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := engine.ReadShard(bytes.NewReader(raw), int64(len(raw)), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Dir != work {
+			t.Errorf("%s: ran in %q, want %q", name, f.Dir, work)
+		}
+		f.Dir = ""
+		var buf bytes.Buffer
+		if err := engine.WriteShard(&buf, f); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(old, filepath.Base(name)), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merge := func(dir string) string {
+		t.Helper()
+		_, _, err := execute(t, "merge", dir, "--no-save", "-q")
+		return err
+	}
+	if err := merge(old); err != "" {
+		t.Errorf("shards without their folder, merged where they ran: %q", err)
+	}
+	t.Chdir(other)
+	if err := merge(shards); err != "" {
+		t.Errorf("merged from another folder: %q", err)
+	}
+	err := merge(old)
+	for _, want := range []string{"dataset bars.csv", "no such file", "relative path, resolved from this merge's working folder " + other,
+		"do not say which folder they ran in", "run merge from the folder the shards were computed in, or give --data absolute paths"} {
+		if !strings.Contains(err, want) {
+			t.Errorf("shards without their folder, merged elsewhere: %q\nlacks %q", err, want)
+		}
+	}
+	if err := os.Rename(filepath.Join(work, "bars.csv"), filepath.Join(root, "bars.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := merge(shards); !strings.Contains(err, "nor is it in the folder the shards ran in, "+work) || !strings.Contains(err, other) {
+		t.Errorf("the dataset gone from the folder the shards ran in: %q", err)
 	}
 }

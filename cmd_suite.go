@@ -48,10 +48,35 @@ func datasetsOf(sf *studyFlags, each string) ([]string, error) {
 	}
 	ds, err := engine.ExpandDatasets(vals, each)
 	var de *engine.DatasetsError
-	if errors.As(err, &de) {
-		return nil, fmt.Errorf("--data %s: %v", de.Value, de.Err)
+	if !errors.As(err, &de) {
+		return ds, err
 	}
-	return ds, err
+	var dup *engine.DuplicateDatasetError
+	if errors.As(de.Err, &dup) {
+		return nil, fmt.Errorf("%s: the same dataset as %s: each dataset runs once, give it once", datasetOrigin(dup.Second), datasetOrigin(dup.First))
+	}
+	return nil, fmt.Errorf("%s %s: %v", dataFlag(de.Each), de.Value, de.Err)
+}
+
+// dataFlag is the flag a dataset value was given to.
+func dataFlag(each bool) string {
+	if each {
+		return "--data-each"
+	}
+	return "--data"
+}
+
+// datasetOrigin names where a dataset came from: "--data x.csv", "--data
+// @list.txt (its dataset d/x.csv)", "--data-each d/*.csv (its match d/x.csv)".
+func datasetOrigin(o engine.DatasetOrigin) string {
+	s := dataFlag(o.Each) + " " + o.Value
+	switch {
+	case o.Each:
+		s += " (its match " + o.Dataset + ")"
+	case o.Value != o.Dataset:
+		s += " (its dataset " + o.Dataset + ")"
+	}
+	return s
 }
 
 // referenceLane is the precision a suite's aggregate and a study's

@@ -40,9 +40,23 @@ import (
 
 // parquetRow is one row; its column names are RowColumns (a test checks).
 type parquetRow struct {
-	Precision   string  `parquet:"precision,dict"`
-	Backend     string  `parquet:"backend,dict"`
-	WMA         string  `parquet:"wma,dict"`
+	Precision string `parquet:"precision,dict"`
+	Backend   string `parquet:"backend,dict"`
+	WMA       string `parquet:"wma,dict"`
+	comboColumns
+	Status      string  `parquet:"status,dict"`
+	Dataset     string  `parquet:"dataset,dict"`
+	Timeframe   string  `parquet:"timeframe,dict"`
+	Fee         float64 `parquet:"fee"`
+	Mode        string  `parquet:"mode,dict"`
+	Source      string  `parquet:"source,dict"`
+	BarsPerYear float64 `parquet:"bars_per_year"`
+}
+
+// comboColumns are a combo's lengths and metrics as Parquet columns, the
+// same in a results file (parquetRow) and a shard file (shardRow): an
+// embedded struct's fields are columns of the row in their place.
+type comboColumns struct {
 	HMA         int64   `parquet:"hma"`
 	HMA3        int64   `parquet:"hma3"`
 	TotalReturn float64 `parquet:"total_return"`
@@ -59,13 +73,23 @@ type parquetRow struct {
 	LongBars    int64   `parquet:"long_bars"`
 	ShortBars   int64   `parquet:"short_bars"`
 	FlatBars    int64   `parquet:"flat_bars"`
-	Status      string  `parquet:"status,dict"`
-	Dataset     string  `parquet:"dataset,dict"`
-	Timeframe   string  `parquet:"timeframe,dict"`
-	Fee         float64 `parquet:"fee"`
-	Mode        string  `parquet:"mode,dict"`
-	Source      string  `parquet:"source,dict"`
-	BarsPerYear float64 `parquet:"bars_per_year"`
+}
+
+// comboColumnsOf is r's columns.
+func comboColumnsOf(r *ComboResult) comboColumns {
+	m := &r.Metrics
+	return comboColumns{HMA: int64(r.HMA), HMA3: int64(r.HMA3),
+		TotalReturn: m.TotalReturn, CAGR: m.CAGR, Sharpe: m.Sharpe, Sortino: m.Sortino, MaxDrawdown: m.MaxDrawdown,
+		Calmar: m.Calmar, WinRate: m.WinRate, TotalTrades: int64(m.TotalTrades), VaR95: m.VaR95, CVaR95: m.CVaR95,
+		Omega: m.Omega, LongBars: int64(m.LongBars), ShortBars: int64(m.ShortBars), FlatBars: int64(m.FlatBars)}
+}
+
+// result is the combo the columns hold, at grid index i.
+func (c *comboColumns) result(i int) ComboResult {
+	return ComboResult{Index: i, Combo: Combo{HMA: int(c.HMA), HMA3: int(c.HMA3)}, Metrics: Metrics{
+		TotalReturn: c.TotalReturn, CAGR: c.CAGR, Sharpe: c.Sharpe, Sortino: c.Sortino, MaxDrawdown: c.MaxDrawdown,
+		Calmar: c.Calmar, WinRate: c.WinRate, TotalTrades: int(c.TotalTrades), VaR95: c.VaR95, CVaR95: c.CVaR95,
+		Omega: c.Omega, LongBars: int(c.LongBars), ShortBars: int(c.ShortBars), FlatBars: int(c.FlatBars)}}
 }
 
 // parquetRowGroup is the most rows in one row group (about DuckDB's own
@@ -99,12 +123,17 @@ type encodedGroup struct {
 // 60 MB while it is: its rows and its pages).
 func parquetWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 8)) }
 
-func newParquetRows(w io.Writer, s rowSettings) *parquetRows {
-	opts := []parquet.WriterOption{
+// parquetOptions are the results file's writer options.
+func parquetOptions() []parquet.WriterOption {
+	return []parquet.WriterOption{
 		parquet.Compression(fastSnappy{}),
 		parquet.DataPageVersion(1),
 		parquet.MaxRowsPerRowGroup(parquetRowGroup),
 	}
+}
+
+func newParquetRows(w io.Writer, s rowSettings) *parquetRows {
+	opts := parquetOptions()
 	return &parquetRows{w: parquet.NewGenericWriter[parquetRow](w, opts...), opts: opts,
 		sem: make(chan struct{}, parquetWorkers()), free: make(chan []parquetRow, 2*parquetWorkers()+2),
 		proto: parquetRow{Dataset: s.dataset, Timeframe: s.timeframe, Fee: s.fee, Mode: s.mode, Source: s.source, BarsPerYear: s.barsPerYear}}
@@ -139,13 +168,8 @@ func (p *parquetRows) rows(rs []ComboResult) error {
 				p.group = make([]parquetRow, 0, parquetRowGroup)
 			}
 		}
-		r, m := &rs[i], &rs[i].Metrics
 		row := p.proto
-		row.HMA, row.HMA3 = int64(r.HMA), int64(r.HMA3)
-		row.TotalReturn, row.CAGR, row.Sharpe, row.Sortino = m.TotalReturn, m.CAGR, m.Sharpe, m.Sortino
-		row.MaxDrawdown, row.Calmar, row.WinRate, row.TotalTrades = m.MaxDrawdown, m.Calmar, m.WinRate, int64(m.TotalTrades)
-		row.VaR95, row.CVaR95, row.Omega = m.VaR95, m.CVaR95, m.Omega
-		row.LongBars, row.ShortBars, row.FlatBars = int64(m.LongBars), int64(m.ShortBars), int64(m.FlatBars)
+		row.comboColumns = comboColumnsOf(&rs[i])
 		p.group = append(p.group, row)
 		if len(p.group) == parquetRowGroup {
 			if err := p.dispatch(); err != nil {

@@ -8,13 +8,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math/bits"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"sweepbench/engine/data"
 )
 
 // Shards: the (dataset x combo) work of a suite (one study is a suite of
@@ -110,6 +114,77 @@ type ShardDataset struct {
 	Data   string `json:"data"`
 	SHA256 string `json:"sha256"`
 	Bars   int    `json:"bars"`
+}
+
+// ShardDataPath is the path a merge reads a dataset of the shards from:
+// data as the shards name it (ShardDataset.Data), or for a relative path
+// that path in the first folder of ranIn (the folders the shards ran in,
+// ShardFile.Dir) that holds it: the merge may run elsewhere. Where the
+// folder is the working folder, or none holds it (shards written before
+// they recorded their folder have none), data as given, read from the
+// working folder as a single run reads it. Embedded datasets and absolute
+// paths are data.
+func ShardDataPath(data string, ranIn []string) string {
+	if !relativeData(data) {
+		return data
+	}
+	wd, _ := os.Getwd()
+	for _, dir := range ranIn {
+		if sameFolder(dir, wd) {
+			return data
+		}
+		if p := filepath.Join(dir, data); dataExists(p) {
+			return p
+		}
+	}
+	return data
+}
+
+// relativeData reports a dataset named by a relative path.
+func relativeData(d string) bool {
+	return d != "" && !strings.HasPrefix(d, "embedded:") && !filepath.IsAbs(d)
+}
+
+// sameFolder reports whether a and b are one folder.
+func sameFolder(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// dataExists reports whether spec names a file, or a folder or glob that
+// takes in one (data.Sources).
+func dataExists(spec string) bool {
+	src := data.Sources(spec)
+	if len(src.Files) == 0 {
+		return false
+	}
+	_, err := os.Stat(src.Files[0])
+	return err == nil
+}
+
+// ShardDataError is a dataset the shards name by a relative path that a
+// merge does not find (ShardDataPath): not in a folder the shards ran in,
+// nor in the merge's working folder.
+type ShardDataError struct {
+	Data    string   // as the shards name it
+	RanIn   []string // the folders the shards ran in; none in shards written before they recorded it
+	WorkDir string   // the working folder Data was read from
+	Err     error    // the load's error
+}
+
+func (e *ShardDataError) Error() string { return fmt.Sprintf("dataset %s: %v", e.Data, e.Err) }
+func (e *ShardDataError) Unwrap() error { return e.Err }
+
+// ShardDataMissing is err, the error of loading dataset data of shards
+// that ran in the folders ranIn, as a *ShardDataError when data is a
+// relative path that is not found (fs.ErrNotExist); else err itself.
+func ShardDataMissing(data string, ranIn []string, err error) error {
+	if err == nil || !relativeData(data) || !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	wd, _ := os.Getwd()
+	return &ShardDataError{Data: data, RanIn: ranIn, WorkDir: wd, Err: err}
 }
 
 // ShardDescription is what every shard of one study holds alike: the

@@ -5,11 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 )
 
 // sameResults reports the first combo whose result differs, bit for bit
@@ -285,4 +289,45 @@ func BenchmarkWriteShard(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/float64(n), "B/combo")
 	b.ReportMetric(float64(2*n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// TestShardDataPath: a relative dataset is read from the first folder the
+// shards ran in that holds it, as given when that folder is the working
+// one or none holds it; absolute paths and embedded datasets as given.
+// A relative file or glob not found is a ShardDataError; other errors and
+// other datasets are left as they are.
+func TestShardDataPath(t *testing.T) {
+	ran, wd := t.TempDir(), t.TempDir()
+	t.Chdir(wd)
+	if err := os.WriteFile(filepath.Join(ran, "x.csv"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		data  string
+		ranIn []string
+		want  string
+	}{
+		{"x.csv", []string{ran}, filepath.Join(ran, "x.csv")},
+		{"*.csv", []string{wd, ran}, "*.csv"},
+		{"*.csv", []string{t.TempDir(), ran}, filepath.Join(ran, "*.csv")},
+		{"y.csv", []string{ran}, "y.csv"},
+		{"x.csv", nil, "x.csv"},
+		{filepath.Join(wd, "x.csv"), []string{ran}, filepath.Join(wd, "x.csv")},
+		{"embedded:btcusdt-1m", []string{ran}, "embedded:btcusdt-1m"},
+	} {
+		if got := engine.ShardDataPath(c.data, c.ranIn); got != c.want {
+			t.Errorf("ShardDataPath(%q, %q) = %q, want %q", c.data, c.ranIn, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		data    string
+		missing bool
+	}{{"y.csv", true}, {"none/*.csv", true}, {filepath.Join(wd, "y.csv"), false}, {"embedded:none", false}} {
+		_, err := data.Open(c.data, data.Options{})
+		var se *engine.ShardDataError
+		got := engine.ShardDataMissing(c.data, []string{ran}, err)
+		if errors.As(got, &se) != c.missing || (c.missing && (se.Data != c.data || se.WorkDir != wd || !errors.Is(got, fs.ErrNotExist))) {
+			t.Errorf("%s: %#v from %v", c.data, got, err)
+		}
+	}
 }

@@ -22,6 +22,8 @@ import (
 //	sweepbench.shard  JSON: format, index, count, id, the ShardDescription
 //	                  (Spec, every dataset's SHA-256 and bars, the number of
 //	                  shards, the version), the slices, when it was written
+//	                  and the folder it ran in (dir: an addition format 1
+//	                  files written before it lack, and older builds ignore)
 //	sweepbench.parts  base64 of a gob stream: per slice, each lane's settings
 //	                  and timings, the block edges, the parity report of the
 //	                  slice's combos without its per-combo rows (gob keeps
@@ -46,6 +48,10 @@ type ShardFile struct {
 	Slices       []ShardSlice
 	Parts        []*ShardPart
 	Created      time.Time
+	// Dir is the working folder the shard ran in (absolute), which its
+	// datasets' relative paths are relative to (ShardDataPath); "" in a
+	// file written before it was recorded.
+	Dir string
 }
 
 // shardHeader is sweepbench.shard.
@@ -57,6 +63,7 @@ type shardHeader struct {
 	Description ShardDescription `json:"description"`
 	Slices      []ShardSlice     `json:"slices"`
 	Created     time.Time        `json:"created"`
+	Dir         string           `json:"dir,omitempty"` // absent in files written before it was recorded
 }
 
 // partMeta is one slice's entry of sweepbench.parts.
@@ -68,26 +75,14 @@ type partMeta struct {
 	Note   string
 }
 
+// shardRow is one row of a shard file: the combo's columns are a results
+// file's (comboColumns), in their place between the combo's index and its
+// per-block statistics.
 type shardRow struct {
-	Dataset      int32     `parquet:"dataset"`
-	Precision    string    `parquet:"precision,dict"`
-	Index        int64     `parquet:"index"`
-	HMA          int64     `parquet:"hma"`
-	HMA3         int64     `parquet:"hma3"`
-	TotalReturn  float64   `parquet:"total_return"`
-	CAGR         float64   `parquet:"cagr"`
-	Sharpe       float64   `parquet:"sharpe"`
-	Sortino      float64   `parquet:"sortino"`
-	MaxDrawdown  float64   `parquet:"max_drawdown"`
-	Calmar       float64   `parquet:"calmar"`
-	WinRate      float64   `parquet:"win_rate"`
-	TotalTrades  int64     `parquet:"total_trades"`
-	VaR95        float64   `parquet:"var_95"`
-	CVaR95       float64   `parquet:"cvar_95"`
-	Omega        float64   `parquet:"omega"`
-	LongBars     int64     `parquet:"long_bars"`
-	ShortBars    int64     `parquet:"short_bars"`
-	FlatBars     int64     `parquet:"flat_bars"`
+	Dataset   int32  `parquet:"dataset"`
+	Precision string `parquet:"precision,dict"`
+	Index     int64  `parquet:"index"`
+	comboColumns
 	BlockBars    []int32   `parquet:"block_bars,list"`
 	BlockSum     []float64 `parquet:"block_sum,list"`
 	BlockSumSq   []float64 `parquet:"block_sum_sq,list"`
@@ -181,7 +176,7 @@ func WriteShard(w io.Writer, f *ShardFile) error {
 		return fmt.Errorf("shard %d of %d: encode its parts: %w", f.Index, f.Count, err)
 	}
 	h := shardHeader{Format: ShardFormat, Index: f.Index, Count: f.Count, ID: f.Description.ID(), Description: f.Description,
-		Slices: f.Slices, Created: f.Created.UTC()}
+		Slices: f.Slices, Created: f.Created.UTC(), Dir: f.Dir}
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return err
@@ -206,11 +201,7 @@ func blockLaneOf(runs []ShardRun) Precision {
 }
 
 func shardRowOf(d int, p Precision, r *ComboResult) shardRow {
-	m := &r.Metrics
-	return shardRow{Dataset: int32(d), Precision: p.String(), Index: int64(r.Index), HMA: int64(r.HMA), HMA3: int64(r.HMA3),
-		TotalReturn: m.TotalReturn, CAGR: m.CAGR, Sharpe: m.Sharpe, Sortino: m.Sortino, MaxDrawdown: m.MaxDrawdown,
-		Calmar: m.Calmar, WinRate: m.WinRate, TotalTrades: int64(m.TotalTrades), VaR95: m.VaR95, CVaR95: m.CVaR95,
-		Omega: m.Omega, LongBars: int64(m.LongBars), ShortBars: int64(m.ShortBars), FlatBars: int64(m.FlatBars)}
+	return shardRow{Dataset: int32(d), Precision: p.String(), Index: int64(r.Index), comboColumns: comboColumnsOf(r)}
 }
 
 // ShardFileError is a file that is not a shard file this build reads.
@@ -262,7 +253,7 @@ func shardHeaderOf(pf *parquet.File, name string) (*ShardFile, []partMeta, error
 	if len(metas) != len(h.Slices) {
 		return nil, nil, &ShardFileError{name, fmt.Errorf("%d slices but %d parts", len(h.Slices), len(metas))}
 	}
-	return &ShardFile{Index: h.Index, Count: h.Count, Description: h.Description, Slices: h.Slices, Created: h.Created}, metas, nil
+	return &ShardFile{Index: h.Index, Count: h.Count, Description: h.Description, Slices: h.Slices, Created: h.Created, Dir: h.Dir}, metas, nil
 }
 
 // ReadShard reads a whole shard file: its header and every part with its
@@ -330,11 +321,7 @@ func ReadShardDataset(r io.ReaderAt, size int64, name string, d int) (*ShardFile
 			if !ok || c < 0 || c >= part.Slice.Hi-part.Slice.Lo {
 				return nil, &ShardFileError{name, fmt.Errorf("a row of combo %d of dataset %d outside its slice [%d, %d)", row.Index, row.Dataset, part.Slice.Lo, part.Slice.Hi)}
 			}
-			res := ComboResult{Index: int(row.Index), Combo: Combo{HMA: int(row.HMA), HMA3: int(row.HMA3)}, Metrics: Metrics{
-				TotalReturn: row.TotalReturn, CAGR: row.CAGR, Sharpe: row.Sharpe, Sortino: row.Sortino, MaxDrawdown: row.MaxDrawdown,
-				Calmar: row.Calmar, WinRate: row.WinRate, TotalTrades: int(row.TotalTrades), VaR95: row.VaR95, CVaR95: row.CVaR95,
-				Omega: row.Omega, LongBars: int(row.LongBars), ShortBars: int(row.ShortBars), FlatBars: int(row.FlatBars)}}
-			part.Runs[li].Results = append(part.Runs[li].Results, res)
+			part.Runs[li].Results = append(part.Runs[li].Results, row.result(int(row.Index)))
 			if fl := flips[int(row.Dataset)]; fl != nil && prec[0] == FP32 {
 				fl[c] = ComboParity{Flips: int(row.Flips), NonBorderline: int(row.NonBorderline), MaxFlipMargin: row.MaxFlipMargin}
 			}

@@ -1,19 +1,14 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -23,7 +18,8 @@ import (
 // file: per combo, the median and the worst of the objective over the
 // datasets and how many datasets it made money on. Shards (shard.go) cut
 // the suite's (dataset x combo) work into slices; a study of one dataset
-// is a suite of one.
+// is a suite of one. A suite's datasets (ExpandDatasets: each once) are in
+// suite_datasets.go.
 
 // Suite is a Spec run over several datasets: Studies[d] is the study of
 // Data[d], built from Spec with its Data replaced.
@@ -31,89 +27,6 @@ type Suite struct {
 	Spec    Spec     // the common description; its Data is Data[0]
 	Data    []string // the datasets, as given
 	Studies []*Study
-}
-
-// DatasetsError is a list of datasets that cannot be used: empty, a list
-// file that cannot be read, a glob that matches nothing, or one dataset
-// named twice.
-type DatasetsError struct {
-	Value string // the --data value (or list file) at fault
-	Err   error
-}
-
-func (e *DatasetsError) Error() string { return fmt.Sprintf("data %s: %v", e.Value, e.Err) }
-func (e *DatasetsError) Unwrap() error { return e.Err }
-
-// ExpandDatasets turns the values of a repeated --data into the suite's
-// datasets, in order: "@FILE" is a list file (one dataset a line; blank
-// lines and lines starting with # ignored; relative paths are relative to
-// the list's folder), any other value one dataset as data.Open reads it (a
-// folder or a glob stays one dataset: its files joined). each, when set,
-// is a glob whose every match is a dataset of its own (sorted). A dataset
-// named twice is an error.
-func ExpandDatasets(values []string, each string) ([]string, error) {
-	var out []string
-	for _, v := range values {
-		if !strings.HasPrefix(v, "@") {
-			out = append(out, v)
-			continue
-		}
-		list, err := readDatasetList(v[1:])
-		if err != nil {
-			return nil, &DatasetsError{Value: v, Err: err}
-		}
-		out = append(out, list...)
-	}
-	if each != "" {
-		m, err := filepath.Glob(each)
-		if err != nil {
-			return nil, &DatasetsError{Value: each, Err: err}
-		}
-		if len(m) == 0 {
-			return nil, &DatasetsError{Value: each, Err: errors.New("matches no file")}
-		}
-		sort.Strings(m)
-		out = append(out, m...)
-	}
-	if len(out) == 0 {
-		return nil, &DatasetsError{Value: `""`, Err: errors.New("no dataset")}
-	}
-	seen := map[string]bool{}
-	for _, d := range out {
-		if seen[d] {
-			return nil, &DatasetsError{Value: d, Err: errors.New("named twice: each dataset runs once")}
-		}
-		seen[d] = true
-	}
-	return out, nil
-}
-
-// readDatasetList reads a list file of datasets.
-func readDatasetList(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		t := strings.TrimSpace(sc.Text())
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		if !strings.HasPrefix(t, "embedded:") && !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(path), t)
-		}
-		out = append(out, t)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		return nil, errors.New("the list names no dataset")
-	}
-	return out, nil
 }
 
 // BuildSuite loads every dataset of the suite, one after the other, and

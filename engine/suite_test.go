@@ -97,10 +97,67 @@ func TestExpandDatasets(t *testing.T) {
 		t.Errorf("each: %v, %v", got, err)
 	}
 	var de *engine.DatasetsError
-	if _, err := engine.ExpandDatasets([]string{"a.csv", "a.csv"}, ""); err == nil || !errors.As(err, &de) || de.Value != "a.csv" {
-		t.Errorf("twice: %v", err)
+	if _, err := engine.ExpandDatasets(nil, filepath.Join(dir, "*.none")); !errors.As(err, &de) || !de.Each || de.Value != filepath.Join(dir, "*.none") {
+		t.Errorf("an each pattern matching nothing: %#v, want a DatasetsError of the each pattern", err)
 	}
-	if _, err := engine.ExpandDatasets(nil, filepath.Join(dir, "*.none")); err == nil {
-		t.Error("a glob matching nothing was accepted")
+	if _, err := engine.ExpandDatasets([]string{filepath.Join(dir, "*.none")}, ""); err != nil {
+		t.Errorf("a --data glob is one dataset, checked when it loads: %v", err)
+	}
+}
+
+// TestExpandDatasetsRefusesOneDatasetTwice: a dataset given twice, under
+// any spelling (./x.csv and x.csv, a symbolic link, a glob's match, a
+// list's line, a folder and its glob), is refused naming both origins;
+// another file, even with the same bytes, is not the same dataset.
+func TestExpandDatasetsRefusesOneDatasetTwice(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, n := range []string{"x.csv", "y.csv"} {
+		if err := os.WriteFile(n, []byte("same bytes\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("x.csv", "link.csv"); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if err := os.Mkdir("lists", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("lists", "list.txt"), []byte("../x.csv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(dir, "x.csv")
+	first := func(v string) engine.DatasetOrigin { return engine.DatasetOrigin{Dataset: v, Value: v} }
+	for _, c := range []struct {
+		name          string
+		values        []string
+		each          string
+		first, second engine.DatasetOrigin
+	}{
+		{"the same spelling", []string{"x.csv", "x.csv"}, "", first("x.csv"), first("x.csv")},
+		{"./x.csv and x.csv", []string{"./x.csv", "x.csv"}, "", first("./x.csv"), first("x.csv")},
+		{"absolute and relative", []string{abs, "x.csv"}, "", first(abs), first("x.csv")},
+		{"a symbolic link", []string{"x.csv", "link.csv"}, "", first("x.csv"), first("link.csv")},
+		{"an each match", []string{"y.csv"}, "[xy].csv", first("y.csv"), engine.DatasetOrigin{Dataset: "y.csv", Each: true, Value: "[xy].csv"}},
+		{"a list's line", []string{"@lists/list.txt", "./x.csv"}, "", engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/list.txt"}, first("./x.csv")},
+		{"a folder and its glob", []string{".", "*.csv"}, "", first("."), first("*.csv")},
+		{"embedded", []string{"embedded:btcusdt-1m", "x.csv", "embedded:btcusdt-1m"}, "", first("embedded:btcusdt-1m"), first("embedded:btcusdt-1m")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := engine.ExpandDatasets(c.values, c.each)
+			var de *engine.DatasetsError
+			var dup *engine.DuplicateDatasetError
+			if !errors.As(err, &de) || !errors.As(err, &dup) {
+				t.Fatalf("got %v, want a DuplicateDatasetError", err)
+			}
+			if dup.First != c.first || dup.Second != c.second || de.Each != c.second.Each || de.Value != c.second.Value {
+				t.Errorf("got %+v (at %+v), want %+v then %+v", *dup, *de, c.first, c.second)
+			}
+		})
+	}
+	for _, ok := range [][]string{{"x.csv", "y.csv"}, {"x.csv", "x.csv#member"}, {"*.csv", "x.csv"}, {"embedded:btcusdt-1m", "embedded:filusdt-1m"}} {
+		if _, err := engine.ExpandDatasets(ok, ""); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
 	}
 }

@@ -24,23 +24,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for c in tmux ssh ssh-keygen sftp; do
-	command -v "$c" >/dev/null 2>&1 || {
-		echo "serve-e2e: $c is not installed (apt-get install -y tmux openssh-client)" >&2
-		exit 2
-	}
-done
-
-tmp=$(mktemp -d)
-bin=${SWEEPBENCH_BIN:-}
-if [ -z "$bin" ]; then
-	bin=$tmp/sweepbench
-	CGO_ENABLED=0 go build -o "$bin" .
-fi
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-
+e2e=serve-e2e
 sock=sweepbench-serve-e2e-$$
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
+. scripts/lib-tmux.sh
+require "tmux openssh-client" tmux ssh ssh-keygen sftp
+prepare_bin
+
 pids=() # background processes this script started (the server, ssh -L)
 srv=
 log=$tmp/server.log
@@ -63,44 +52,22 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM # the EXIT trap stops what was started
 
-fail() {
-	echo "serve-e2e: FAIL: $*" >&2
-	for w in $(tm list-windows -F '#{window_name}' 2>/dev/null); do
-		echo "---- screen $w ----" >&2
-		tm capture-pane -p -t "e2e:$w" >&2 || true
-	done
-	echo "---- server log ----" >&2
-	tail -n 40 "$log" >&2 || true
-	exit 1
-}
-screen() { tm capture-pane -p -t "e2e:$1"; }
-# wait_for WINDOW REGEX [SECONDS]: until the window's screen matches.
-wait_for() {
-	local w=$1 re=$2 secs=${3:-60} i
-	for ((i = 0; i < secs * 10; i++)); do
-		if screen "$w" 2>/dev/null | grep -Eq -- "$re"; then return 0; fi
-		sleep 0.1
-	done
-	fail "timed out after ${secs}s waiting for /$re/ in window $w"
+on_fail() {
+	echo "---- server log ----"
+	tail -n 40 "$log"
 }
 # wait_log REGEX [SECONDS]: until the server's log has a matching line.
 wait_log() {
-	local re=$1 secs=${2:-20} i
-	for ((i = 0; i < secs * 10; i++)); do
-		if grep -Eq -- "$re" "$log"; then return 0; fi
-		sleep 0.1
-	done
-	fail "timed out after ${secs}s waiting for /$re/ in the server log"
+	local re=$1 secs=${2:-20}
+	poll "$secs" grep -Eq -- "$re" "$log" || fail "timed out after ${secs}s waiting for /$re/ in the server log"
 }
 # sessions_of USER: that user's saved sessions as `sessions ls` lists them.
 sessions_of() { "$bin" sessions ls --db "$tmp/data/users/$1/sessions.db"; }
+sessions_match() { sessions_of "$1" 2>/dev/null | grep -Eq -- "$2"; }
 # wait_sessions USER REGEX [SECONDS]
 wait_sessions() {
-	local u=$1 re=$2 secs=${3:-60} i
-	for ((i = 0; i < secs * 10; i++)); do
-		if sessions_of "$u" 2>/dev/null | grep -Eq -- "$re"; then return 0; fi
-		sleep 0.1
-	done
+	local u=$1 re=$2 secs=${3:-60}
+	poll "$secs" sessions_match "$u" "$re" && return 0
 	sessions_of "$u" >&2 || true
 	fail "timed out after ${secs}s waiting for /$re/ in $u's sessions"
 }
@@ -212,11 +179,7 @@ wait_for alice 'signed in as alice' 30
 wait_for alice '[0-9,]+ bars, 2025-06-01 17:23'
 wait_for alice 'grid 3 x 3 = 9 combos'
 wait_log 'msg=connected user=alice .*colors=256'
-tm send-keys -t e2e:alice Enter
-wait_for alice 'Metrics: 9 of 9 combos' 120
-tm send-keys -t e2e:alice Tab
-wait_for alice 'Parity: fp32 vs fp64'
-wait_for alice 'VERDICT: (PASS|COLLAPSE)'
+sweep_to_parity alice
 s=$(screen alice)
 grep -Eq 'trades [0-9,]+ fp64 / [0-9,]+ fp32, shifted [0-9,]+ \([0-9.]+%\)' <<<"$s" || fail "no trade counts in alice's parity pane"
 grep -Eq 'runs: fp64 complete 9/9 in' <<<"$s" || fail "alice's runs are not reported complete"

@@ -16,69 +16,39 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-command -v tmux >/dev/null 2>&1 || { echo "tui-e2e: tmux is not installed (apt-get install -y tmux)" >&2; exit 2; }
-
-tmp=$(mktemp -d)
-bin=${SWEEPBENCH_BIN:-}
-if [ -z "$bin" ]; then
-	bin=$tmp/sweepbench
-	CGO_ENABLED=0 go build -o "$bin" .
-fi
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-
+e2e=tui-e2e
 sock=sweepbench-e2e-$$
-pane=e2e:0.0
-tm() { tmux -L "$sock" -f /dev/null "$@"; }
+. scripts/lib-tmux.sh
+require tmux tmux
+prepare_bin
+
+pane=e2e:main
 # The workbench records its last study's final state in the sessions store
 # (under $tmp) as it exits: wait for it (up to 10 s) before removing $tmp.
 cleanup() {
 	tm kill-server >/dev/null 2>&1 || true
-	for _ in $(seq 100); do
-		pgrep -f "$bin" >/dev/null 2>&1 || break
-		sleep 0.1
-	done
+	poll 10 bin_exited || true
 	rm -rf "$tmp" 2>/dev/null || { sleep 1; rm -rf "$tmp"; }
 }
+bin_exited() { ! pgrep -f "$bin" >/dev/null 2>&1; }
 trap cleanup EXIT
 
-fail() {
-	echo "tui-e2e: FAIL: $*" >&2
-	echo "---- screen ----" >&2
-	tm capture-pane -p -t "$pane" >&2 || true
-	exit 1
-}
-screen() { tm capture-pane -p -t "$pane"; }
-# wait_for REGEX [SECONDS]: until the visible screen matches.
-wait_for() {
-	local re=$1 secs=${2:-60} i
-	for ((i = 0; i < secs * 10; i++)); do
-		if screen | grep -Eq -- "$re"; then return 0; fi
-		sleep 0.1
-	done
-	fail "timed out after ${secs}s waiting for /$re/"
-}
 alt_on() { tm display-message -p -t "$pane" '#{alternate_on}'; }
 
-tm new-session -d -s e2e -x 80 -y 24 "env -i HOME=$tmp PATH=/usr/bin:/bin TERM=xterm-256color bash --norc --noprofile"
+tm new-session -d -s e2e -n main -x 80 -y 24 "env -i HOME=$tmp PATH=/usr/bin:/bin TERM=xterm-256color bash --norc --noprofile"
 tm send-keys -t "$pane" "PS1='e2e\$ '; cd $(printf %q "$PWD")" Enter
-wait_for '^e2e\$( |$)' 10
+wait_for main '^e2e\$( |$)' 10
 tm send-keys -t "$pane" "clear; $(printf %q "$bin") tui --data embedded:btcusdt-1m --head 5000 --hma 10:30:10 --hma3 12:36:12 --backend reference; echo \"exit=\$?\"" Enter
 
 # Setup: the dataset summary, the form prefilled from the flags.
-wait_for '5,000 bars, 2025-06-01 17:23'
+wait_for main '5,000 bars, 2025-06-01 17:23'
 [ "$(alt_on)" = 1 ] || fail "the workbench is not on the alternate screen"
-wait_for 'HMA range +10:30:10'
-wait_for 'grid 3 x 3 = 9 combos'
+wait_for main 'HMA range +10:30:10'
+wait_for main 'grid 3 x 3 = 9 combos'
 
-# Run: enter runs the sweep; the results come up.
-tm send-keys -t "$pane" Enter
-wait_for 'Metrics: 9 of 9 combos' 120
-
-# Parity: at 80x24 the panes are shown one at a time; tab moves to Parity.
-tm send-keys -t "$pane" Tab
-wait_for 'Parity: fp32 vs fp64'
-wait_for 'VERDICT: (PASS|COLLAPSE)'
-s=$(screen)
+# Run: enter runs the sweep; the results come up; tab moves to Parity.
+sweep_to_parity main
+s=$(screen main)
 grep -Eq 'trades [0-9,]+ fp64 / [0-9,]+ fp32, shifted [0-9,]+ \([0-9.]+%\)' <<<"$s" || fail "no trade counts in the parity pane"
 grep -Eq 'max \|dn\| [0-9,]+, max relative \|dn\| [0-9.]+%' <<<"$s" || fail "no max |dn| in the parity pane"
 grep -Eq 'max \|dPnL\| [0-9.e+-]+ pp \(rel [0-9.]+%\), indicator error [0-9.e+-]+' <<<"$s" || fail "no dPnL / indicator error in the parity pane"
@@ -92,76 +62,76 @@ grep -E 'VERDICT|trades .* fp64|max \|dPnL\||flips [0-9]' <<<"$s" | sed 's/^/  /
 # crossover of a combo, its trade list to the last trade, the sessions
 # browser and a compare of the session's own fp32 run against its fp64 one.
 tm send-keys -t "$pane" Tab
-wait_for 'Heatmap: sharpe \(fp64\)'
+wait_for main 'Heatmap: sharpe \(fp64\)'
 tm send-keys -t "$pane" z
-wait_for 'Heatmap: sharpe \(fp64\), overview'
+wait_for main 'Heatmap: sharpe \(fp64\), overview'
 tm send-keys -t "$pane" z
 tm send-keys -t "$pane" /
 sleep 0.2
 tm send-keys -t "$pane" 'hma=20' Enter
-wait_for 'Metrics: 3 of 9 combos'
+wait_for main 'Metrics: 3 of 9 combos'
 tm send-keys -t "$pane" Enter
-wait_for 'Crossover: (flip [0-9]+ of [0-9]+|no flips)'
+wait_for main 'Crossover: (flip [0-9]+ of [0-9]+|no flips)'
 tm send-keys -t "$pane" Tab
-wait_for 'Combo hma 20 x hma3 [0-9]+'
-wait_for 'fp64: return [^,]+, sharpe [^,]+, max dd [^,]+, [0-9,]+ trades'
-last=$(screen | grep -Eo 'fp64: return [^,]+, sharpe [^,]+, max dd [^,]+, [0-9,]+ trades' | head -1 | grep -Eo '[0-9,]+ trades' | tr -d ', trades')
+wait_for main 'Combo hma 20 x hma3 [0-9]+'
+wait_for main 'fp64: return [^,]+, sharpe [^,]+, max dd [^,]+, [0-9,]+ trades'
+last=$(screen main | grep -Eo 'fp64: return [^,]+, sharpe [^,]+, max dd [^,]+, [0-9,]+ trades' | head -1 | grep -Eo '[0-9,]+ trades' | tr -d ', trades')
 [ -n "$last" ] || fail "no trade count in the Combo pane"
 tm send-keys -t "$pane" G
-wait_for "(>|▶) +$last (long|short) " 10
+wait_for main "(>|▶) +$last (long|short) " 10
 echo "tui-e2e: the Combo pane's last trade ($last) reached"
 tm send-keys -t "$pane" S
-wait_for 'Sessions: 1 in '
-wait_for ' pass +-?[0-9.]+'
+wait_for main 'Sessions: 1 in '
+wait_for main ' pass +-?[0-9.]+'
 tm send-keys -t "$pane" Space Space Space
-wait_for 'AB +1 '
+wait_for main 'AB +1 '
 tm send-keys -t "$pane" c
-wait_for 'Parity B vs A: (PASS|COLLAPSE)' 60
+wait_for main 'Parity B vs A: (PASS|COLLAPSE)' 60
 tm send-keys -t "$pane" Escape
-wait_for 'Sessions: 1 in '
+wait_for main 'Sessions: 1 in '
 tm send-keys -t "$pane" Escape
-wait_for 'Combo hma 20 x hma3 [0-9]+' # back where the analysis was
+wait_for main 'Combo hma 20 x hma3 [0-9]+' # back where the analysis was
 
 # Resize to 160x48: the workbench redraws with every pane on screen.
 tm resize-window -t e2e -x 160 -y 48
-wait_for 'Heatmap: sharpe'
-wait_for 'Crossover: flip [0-9]+ of [0-9]+'
-wait_for 'VERDICT: (PASS|COLLAPSE)'
+wait_for main 'Heatmap: sharpe'
+wait_for main 'Crossover: flip [0-9]+ of [0-9]+'
+wait_for main 'VERDICT: (PASS|COLLAPSE)'
 
 # Quit and check the terminal is restored.
 tm send-keys -t "$pane" q
-wait_for '^exit=0$' 20
-wait_for '^e2e\$( |$)' 10
+wait_for main '^exit=0$' 20
+wait_for main '^e2e\$( |$)' 10
 [ "$(alt_on)" = 0 ] || fail "the alternate screen is still on after quitting"
-if screen | grep -Eq 'VERDICT|Metrics: 9 of 9'; then fail "the workbench left its screen behind"; fi
+if screen main | grep -Eq 'VERDICT|Metrics: 9 of 9'; then fail "the workbench left its screen behind"; fi
 tm send-keys -t "$pane" "stty -a | tr ' ;' '\n\n' | grep -Ex -- '-?(icanon|echo)' | tr '\n' ' '; echo" Enter
-wait_for '^icanon echo ?$' 10
+wait_for main '^icanon echo ?$' 10
 
 # NO_COLOR: the same screens in plain ASCII.
 tm send-keys -t "$pane" "clear; NO_COLOR=1 $(printf %q "$bin") tui --data embedded:btcusdt-1m --head 5000 --hma 10:30:10 --hma3 12:36:12; echo \"exit=\$?\"" Enter
-wait_for '5,000 bars, 2025-06-01 17:23'
-if screen | LC_ALL=C grep -q '[^ -~]'; then fail "NO_COLOR: the screen is not plain ASCII"; fi
+wait_for main '5,000 bars, 2025-06-01 17:23'
+if screen main | LC_ALL=C grep -q '[^ -~]'; then fail "NO_COLOR: the screen is not plain ASCII"; fi
 # The form's range field has the focus: q would be typed there (keys are
 # text in a text field); esc leaves it, then q quits.
 tm send-keys -t "$pane" Escape
 sleep 0.3
 tm send-keys -t "$pane" q
-wait_for '^exit=0$' 20
+wait_for main '^exit=0$' 20
 [ "$(alt_on)" = 0 ] || fail "the alternate screen is still on after quitting (NO_COLOR)"
 
 # Work while a sweep runs (issue 15): a study of 12,848 combos over the whole
 # month (several seconds on two cores); during it the sessions browser opens
 # and lists the study as running, esc returns to the run, which completes.
 tm send-keys -t "$pane" "clear; $(printf %q "$bin") tui --data embedded:btcusdt-1m --hma 10:300:2 --hma3 12:360:4 --backend reference; echo \"exit=\$?\"" Enter
-wait_for 'grid 146 x 88 = 12,848 combos'
+wait_for main 'grid 146 x 88 = 12,848 combos'
 tm send-keys -t "$pane" Enter
-wait_for 'fp64' 20
+wait_for main 'fp64' 20
 tm send-keys -t "$pane" S
-wait_for 'Sessions: 2 in '
-wait_for ' running [0-9]+%' 10
+wait_for main 'Sessions: 2 in '
+wait_for main ' running [0-9]+%' 10
 tm send-keys -t "$pane" Escape
-wait_for 'Metrics: 12,848 of 12,848 combos' 300
+wait_for main 'Metrics: 12,848 of 12,848 combos' 300
 tm send-keys -t "$pane" q
-wait_for '^exit=0$' 20
+wait_for main '^exit=0$' 20
 
 echo "tui-e2e: ok"

@@ -2,6 +2,7 @@ package data
 
 import (
 	"crypto/sha256"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,7 +141,7 @@ func manyPaths(p string, lim Limits) ([]string, error) {
 			paths = append(paths, m)
 		}
 		if len(paths) == 0 {
-			return nil, &Error{File: p, Reason: "no file matches the pattern (and no file has this name)"}
+			return nil, &Error{File: p, Reason: "no file matches the pattern (and no file has this name)", Err: fs.ErrNotExist}
 		}
 	}
 	if len(paths) > lim.MaxFiles {
