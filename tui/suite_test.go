@@ -179,3 +179,54 @@ func TestSuiteDatasets(t *testing.T) {
 		t.Fatalf("the aggregate does not say it is over 2 datasets:\n%s", v)
 	}
 }
+
+// TestNotASuite: on a study of one dataset [ ] and a say why they do
+// nothing, and the results have no dataset line.
+func TestNotASuite(t *testing.T) {
+	st := tempStore(t)
+	seedStore(t, st)
+	d := newStoreDriver(t, storeConfig(smallFlags(), st), 80, 24)
+	m := d.m
+	d.global("S")
+	d.key("down", "down", "enter") // session 1, complete
+	if m.screen != common.ResultsScreen || m.ctx.Saved != "session 1" {
+		t.Fatalf("screen %v, %s (err %q)", m.screen, m.ctx.Saved, m.ctx.LastErr)
+	}
+	if _, ok := m.results.InSuite(); ok || strings.Contains(m.View(), "dataset 1/") {
+		t.Fatal("a study of one dataset reads as one of a suite")
+	}
+	for _, k := range []string{"]", "[", "a"} {
+		d.key(k)
+		if !strings.Contains(m.ctx.LastErr, "not one dataset of a suite") || m.results.AllDatasets() {
+			t.Fatalf("%s: %q", k, m.ctx.LastErr)
+		}
+	}
+}
+
+// TestSuiteSmall: at 80x24 the all-datasets view shows its list or its
+// heatmap, named in the tab bar, tab switching them.
+func TestSuiteSmall(t *testing.T) {
+	st := tempStore(t)
+	seedSuite(t, st)
+	d := newStoreDriver(t, storeConfig(smallFlags(), st), 80, 24)
+	m := d.m
+	d.global("S")
+	d.key("enter", "a") // dataset 3, all datasets
+	v := m.View()
+	checkSize(t, v, 80, 24)
+	if !strings.Contains(v, "[All datasets] Heatmap") || !strings.Contains(v, "median sharpe") {
+		t.Fatalf("the all-datasets view at 80x24:\n%s", v)
+	}
+	d.key("tab")
+	if v := m.View(); !strings.Contains(v, "All datasets [Heatmap]") || !strings.Contains(v, "Heatmap: median sharpe over 3 datasets") {
+		t.Fatalf("tab to the heatmap:\n%s", v)
+	}
+	d.key("m")
+	if m.ctx.Metric != common.ColWorst || !strings.Contains(m.View(), "worst (min) sharpe over 3 datasets") {
+		t.Fatalf("m in the all-datasets view: %s", m.ctx.Metric)
+	}
+	d.key("esc")
+	if m.results.AllDatasets() || m.ctx.Metric != "sharpe" {
+		t.Fatalf("esc: all %v, metric %s", m.results.AllDatasets(), m.ctx.Metric)
+	}
+}
