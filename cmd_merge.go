@@ -206,7 +206,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 			if err != nil {
 				return err
 			}
-			lane := referenceLane(set.Precisions)
+			lane := engine.ReferenceLane(set.Precisions)
 			suiteID := engine.SuiteID(desc.Spec, datas)
 			agg := engine.NewAggregator(set.Grid, datas, set.Objective, lane)
 			res := &suiteResult{id: suiteID, lane: lane}
@@ -216,7 +216,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				sp := desc.Spec
 				sp.Data = paths[d]
 				if len(datas) > 1 {
-					sp.Suite = fmt.Sprintf("%s %d/%d", suiteID, d+1, len(datas))
+					sp.Suite = engine.SuiteRef{ID: suiteID, D: d + 1, N: len(datas)}.String()
 				}
 				if _, _, err := reg.Lookup(sp.Backend); err != nil {
 					// The shards ran on a GPU this node has not: the merge

@@ -79,17 +79,6 @@ func datasetOrigin(o engine.DatasetOrigin) string {
 	return s
 }
 
-// referenceLane is the precision a suite's aggregate and a study's
-// robustness read: fp64 when the study runs it, else its one precision.
-func referenceLane(ps []engine.Precision) engine.Precision {
-	for _, p := range ps {
-		if p == engine.FP64 {
-			return p
-		}
-	}
-	return ps[0]
-}
-
 // analyse computes the robustness statistics of rep (a report with
 // per-block statistics) and keeps their summary in rep.Robustness, and in
 // the session id of store when there is one.
@@ -132,7 +121,7 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 	id := engine.SuiteID(sf.spec, datasets)
 	names := make([]string, len(datasets))
 	copy(names, datasets)
-	lane := referenceLane(set.Precisions)
+	lane := engine.ReferenceLane(set.Precisions)
 	agg := engine.NewAggregator(set.Grid, names, set.Objective, lane)
 	var store *sessions.Store
 	if o.save {
@@ -144,7 +133,7 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 	var saved []string
 	for d, path := range datasets {
 		sp := sf.spec
-		sp.Data, sp.Suite = path, fmt.Sprintf("%s %d/%d", id, d+1, len(datasets))
+		sp.Data, sp.Suite = path, engine.SuiteRef{ID: id, D: d + 1, N: len(datasets)}.String()
 		if !o.quiet {
 			fmt.Fprintf(stderr, "dataset %d of %d: %s\n", d+1, len(datasets), path)
 		}

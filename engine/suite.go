@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -381,4 +382,44 @@ func (r *Report) Keep(k int) {
 		kp.keep(run)
 		run.Saving, run.outcomes = saving, nil
 	}
+}
+
+// SuiteRef is where a study stands in a suite, as Spec.Suite saves it:
+// "ID D/N", the suite's id (SuiteID), the dataset's place D (from 1) and
+// the number of datasets N.
+type SuiteRef struct {
+	ID   string
+	D, N int
+}
+
+// String is the ref as Spec.Suite holds it: "3fa2c9e1b0d4 2/5".
+func (r SuiteRef) String() string { return fmt.Sprintf("%s %d/%d", r.ID, r.D, r.N) }
+
+// ParseSuiteRef reads a Spec.Suite value ("ID D/N", 1 <= D <= N). ok is
+// false for "" (a study of one dataset); err says what is wrong with a
+// value that is not a ref.
+func ParseSuiteRef(s string) (ref SuiteRef, ok bool, err error) {
+	if s == "" {
+		return SuiteRef{}, false, nil
+	}
+	id, pos, found := strings.Cut(s, " ")
+	d, n, slash := strings.Cut(pos, "/")
+	var de, ne error
+	ref.ID = id
+	ref.D, de = strconv.Atoi(d)
+	ref.N, ne = strconv.Atoi(n)
+	if !found || !slash || id == "" || de != nil || ne != nil || ref.D < 1 || ref.D > ref.N {
+		return SuiteRef{}, false, fmt.Errorf("suite %q: want \"ID D/N\" with 1 <= D <= N", s)
+	}
+	return ref, true, nil
+}
+
+// ReferenceLane is the precision a suite's aggregate and a study's
+// robustness read: fp64 when ps (a study's precisions) has it, else its
+// first. ps must not be empty.
+func ReferenceLane(ps []Precision) Precision {
+	if slices.Contains(ps, FP64) {
+		return FP64
+	}
+	return ps[0]
 }

@@ -161,3 +161,34 @@ func TestExpandDatasetsRefusesOneDatasetTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestSuiteRef: the refs runSuite and merge save read back, and a value
+// that is not one is an error naming it.
+func TestSuiteRef(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     engine.SuiteRef
+		ok, err  bool
+	}{
+		{"first", "3fa2c9e1b0d4 1/5", engine.SuiteRef{"3fa2c9e1b0d4", 1, 5}, true, false},
+		{"last", "b16796de63b5 2/2", engine.SuiteRef{"b16796de63b5", 2, 2}, true, false},
+		{"none", "", engine.SuiteRef{}, false, false},
+		{"no position", "3fa2c9e1b0d4", engine.SuiteRef{}, false, true},
+		{"past the end", "3fa2c9e1b0d4 6/5", engine.SuiteRef{}, false, true},
+		{"zero", "3fa2c9e1b0d4 0/5", engine.SuiteRef{}, false, true},
+		{"not a number", "3fa2c9e1b0d4 a/5", engine.SuiteRef{}, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok, err := engine.ParseSuiteRef(tc.in)
+			if got != tc.want || ok != tc.ok || (err != nil) != tc.err {
+				t.Fatalf("engine.ParseSuiteRef(%q) = %+v, %v, %v", tc.in, got, ok, err)
+			}
+			if ok && got.String() != tc.in {
+				t.Fatalf("String() = %q, want %q", got.String(), tc.in)
+			}
+		})
+	}
+	if engine.ReferenceLane([]engine.Precision{engine.FP32, engine.FP64}) != engine.FP64 || engine.ReferenceLane([]engine.Precision{engine.FP32}) != engine.FP32 {
+		t.Fatal("ReferenceLane: fp64 when run, else the one precision")
+	}
+}

@@ -261,6 +261,9 @@ func nullable(v float64) any {
 // ListOptions select the sessions List returns.
 type ListOptions struct {
 	Limit int // newest first; 0 = all
+	// Suite, when set, keeps only the sessions of the suite of that id
+	// (engine.SuiteID: their Spec.Suite is "Suite D/N").
+	Suite string
 }
 
 // List returns the stored sessions, newest first, each with its runs'
@@ -277,7 +280,11 @@ func (s *Store) List(ctx context.Context, opt ListOptions) ([]Session, error) {
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+sessionColumns+sessionFrom+` ORDER BY s.id DESC LIMIT ?`, limit)
+	where, args := "", []any{limit}
+	if opt.Suite != "" {
+		where, args = ` WHERE substr(s.suite, 1, length(?) + 1) = ? || ' '`, []any{opt.Suite, opt.Suite, limit}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+sessionColumns+sessionFrom+where+` ORDER BY s.id DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, s.wrap("list sessions", err)
 	}

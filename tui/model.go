@@ -75,7 +75,7 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	}
 	m.run = run.New(ctx, m, studies, run.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, NoSave: cfg.NoSave,
 		Gate: cfg.Gate, Detachable: cfg.Background != nil})
-	m.results = results.New(ctx, m, cfg.Sessions)
+	m.results = results.New(ctx, m, cfg.Sessions, cfg.LoadSession)
 	m.sessions = sessionscreen.New(ctx, m, sessionscreen.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, Load: cfg.LoadSession})
 	m.bench = benchscreen.New(ctx, m, parent, benchscreen.Config{Rungs: cfg.Rungs, Repeat: cfg.BenchRepeat,
 		Study: func() *engine.Study { s, _, _ := m.setup.Build(); return s }})

@@ -108,9 +108,10 @@ var percentMetrics = map[string]bool{
 func IsPercent(name string) bool { return percentMetrics[name] }
 
 // IsCount reports whether column name holds integers: the count metrics
-// (engine.IsCount), dn and flips. Their differences are integers too.
+// (engine.IsCount), dn, flips and profitable (datasets). Their
+// differences are integers too.
 func IsCount(name string) bool {
-	return engine.IsCount(name) || name == ColDn || name == ColFlips
+	return engine.IsCount(name) || name == ColDn || name == ColFlips || name == ColProfitable
 }
 
 // Header is a column's name as the tables head it: a fraction metric gets

@@ -20,6 +20,24 @@ const (
 	ColFlips = "flips"   // bars where the held positions differ
 )
 
+// Aggregate columns: a suite's cross-dataset figures of a combo
+// (engine.Aggregate, set as Results.Agg), for the results screen's "all
+// datasets" view: the median and the worst of the objective's metric over
+// the datasets, and the number of datasets where it made money.
+const (
+	ColMedian     = "median"
+	ColWorst      = "worst"
+	ColProfitable = "profitable"
+)
+
+// AggregateColumns are the aggregate columns, in the order m steps them.
+var AggregateColumns = []string{ColMedian, ColWorst, ColProfitable}
+
+// IsAggregateColumn reports whether name is one of the aggregate columns.
+func IsAggregateColumn(name string) bool {
+	return name == ColMedian || name == ColWorst || name == ColProfitable
+}
+
 // Columns lists every value a combo has, SPEC metrics first.
 func Columns() []string {
 	return append(append([]string(nil), engine.MetricNames...), ColDn, ColDPnL, ColFlips)
@@ -80,6 +98,9 @@ type Results struct {
 	Robust    *robust.Summary
 	RobustErr error
 	parity    map[int]*engine.ComboParity
+	// Agg is the cross-dataset aggregate of the suite the study is one
+	// dataset of (its aggregate columns), nil when none is computed.
+	Agg *engine.Aggregate
 
 	// The paged backing (Paged).
 	paged bool
@@ -271,9 +292,24 @@ func (r *Results) Parity(idx int) *engine.ComboParity {
 	return r.parity[idx]
 }
 
-// Value returns column name of combo idx in precision p (parity columns
-// ignore p); ok is false when the combo or the column has no value.
+// Value returns column name of combo idx in precision p (parity and
+// aggregate columns ignore p); ok is false when the combo or the column
+// has no value.
 func (r *Results) Value(idx int, name string, p engine.Precision) (float64, bool) {
+	if IsAggregateColumn(name) {
+		g := r.Agg
+		if g == nil || idx < 0 || idx >= len(g.Median) {
+			return 0, false
+		}
+		switch name {
+		case ColMedian:
+			return g.Median[idx], true
+		case ColWorst:
+			return g.Worst[idx], true
+		default:
+			return float64(g.Profitable[idx]), true
+		}
+	}
 	if IsParityColumn(name) {
 		c := r.Parity(idx)
 		if c == nil {

@@ -22,6 +22,8 @@ type KeyMap struct {
 	Filter, Sort, Best, NextMetric, PrevMetric key.Binding
 	NextFlip, PrevFlip, Precision              key.Binding
 	Robustness, Columns                        key.Binding
+	// A suite's datasets (results screen).
+	PrevDataset, NextDataset, AllDatasets key.Binding
 	// Heatmap.
 	HeatScale, HeatZoom, HeatValues key.Binding
 	// Screens.
@@ -68,6 +70,10 @@ func Default() *KeyMap {
 		HeatScale:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "heat scale: quantile/clip/linear")),
 		HeatZoom:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "heatmap overview / detail")),
 		HeatValues: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "heatmap cell values")),
+
+		PrevDataset: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev dataset")),
+		NextDataset: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next dataset")),
+		AllDatasets: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all datasets")),
 
 		Sessions: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "saved sessions")),
 		Bench:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "bench (ladder)")),

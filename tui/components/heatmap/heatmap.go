@@ -65,6 +65,7 @@ type Model struct {
 // precision shown, and the table's filter (common.Context.KeepGen).
 type viewKey struct {
 	r       *common.Results
+	agg     *engine.Aggregate // the aggregate columns' (set after the results)
 	metric  string
 	prec    engine.Precision
 	keepGen int
@@ -83,6 +84,9 @@ func (m *Model) Title() string {
 		p = "fp32 vs fp64"
 	}
 	s := fmt.Sprintf("Heatmap: %s (%s)", common.Header(m.ctx.Metric), p)
+	if r := m.ctx.Results; r != nil && r.Agg != nil && common.IsAggregateColumn(m.ctx.Metric) {
+		s = fmt.Sprintf("Heatmap: %s", AggregateLabel(r.Agg, m.ctx.Metric))
+	}
 	if m.overview {
 		s += ", overview"
 	}
@@ -211,12 +215,15 @@ func (m *Model) cells() []cell {
 	r := m.ctx.Results
 	metric, prec := m.ctx.Metric, m.ctx.Prec
 	out := make([]cell, r.Grid.Len())
+	agg := common.IsAggregateColumn(metric) // the suite's, not this dataset's: no filter, no constraints
 	for i := range out {
 		c := cell{idx: i}
 		v, ok := r.Value(i, metric, prec)
 		switch {
 		case !ok || math.IsNaN(v):
 			c.st = missing
+		case agg:
+			c.v, c.st = v, shown
 		case m.ctx.Keep != nil && !m.ctx.Keep(i):
 			c.v, c.st = v, off
 		default:
@@ -235,7 +242,10 @@ func (m *Model) cells() []cell {
 // objective's metric (lower when minimised), else common.Better's.
 func (m *Model) better(a, b float64) bool {
 	o := m.ctx.Results.Objective
-	if m.ctx.Metric == o.Name() {
+	if g := m.ctx.Results.Agg; g != nil && (m.ctx.Metric == common.ColMedian || m.ctx.Metric == common.ColWorst) {
+		o = g.Objective
+	}
+	if m.ctx.Metric == o.Name() || m.ctx.Metric == common.ColMedian || m.ctx.Metric == common.ColWorst {
 		if o.Minimise {
 			return a < b
 		}
@@ -290,7 +300,7 @@ func (m *Model) View() string {
 	if r == nil {
 		return t.Fit("", m.w, m.h)
 	}
-	if r.Paged() && m.summaryMap() == nil {
+	if m.paged() && m.summaryMap() == nil {
 		return t.Fit(newStyles(t).info.Render(fmt.Sprintf("no heatmap of %s: the run's summary has none", m.ctx.Metric)), m.w, m.h)
 	}
 	m.fresh()
@@ -315,12 +325,12 @@ func (m *Model) View() string {
 // combo's (full results), or the summary's values for the scale (paged).
 func (m *Model) fresh() {
 	r := m.ctx.Results
-	k := viewKey{r, m.ctx.Metric, m.ctx.Prec, m.ctx.KeepGen}
-	if k == m.key && (m.cached != nil || r.Paged()) {
+	k := viewKey{r, r.Agg, m.ctx.Metric, m.ctx.Prec, m.ctx.KeepGen}
+	if k == m.key && (m.cached != nil || m.paged()) {
 		return
 	}
 	var vals []float64
-	if r.Paged() {
+	if m.paged() {
 		m.cached = nil
 		ob := m.summaryBase()
 		for y := range ob.rows {
@@ -347,7 +357,7 @@ func (m *Model) fresh() {
 func (m *Model) detailBase() base {
 	g := m.ctx.Results.Grid
 	nh, n3 := g.HMA.Len(), g.HMA3.Len()
-	if !m.ctx.Results.Paged() {
+	if !m.paged() {
 		cells := m.cached
 		return base{rows: nh, cols: n3, br: 1, bc: 1, at: func(y, x int) cell { return cells[y*n3+x] }}
 	}
@@ -363,7 +373,7 @@ func (m *Model) detailBase() base {
 // overviewBase is the grid the overview blocks: every combo (full
 // results) or the run summary's cells (paged).
 func (m *Model) overviewBase() base {
-	if m.ctx.Results.Paged() {
+	if m.paged() {
 		if m.summaryMap() == nil {
 			return base{}
 		}
@@ -658,7 +668,7 @@ func (m *Model) render(sorted []float64, footer int) (string, int) {
 			nOff++
 		}
 	}
-	if r.Paged() {
+	if m.paged() {
 		nOff = m.windowOff()
 		if note := m.windowNote(); note != "" {
 			words[len(words)-1] += st.label.Render(";")
@@ -681,6 +691,23 @@ func (m *Model) render(sorted []float64, footer int) (string, int) {
 	legend := m.ctx.Theme.WrapWords(words, m.w)
 	b.WriteString(strings.Join(legend, "\n"))
 	return t.Fit(b.String(), m.w, m.h), len(legend)
+}
+
+// AggregateLabel names aggregate column col of g for a title: "median
+// sharpe over 3 datasets", "datasets in profit (of 3)".
+func AggregateLabel(g *engine.Aggregate, col string) string {
+	n := common.Plural(len(g.Datasets), "dataset")
+	switch col {
+	case common.ColMedian:
+		return fmt.Sprintf("median %s over %s", g.Objective.Name(), n)
+	case common.ColWorst:
+		w := "min"
+		if g.Objective.Minimise {
+			w = "max"
+		}
+		return fmt.Sprintf("worst (%s) %s over %s", w, g.Objective.Name(), n)
+	}
+	return fmt.Sprintf("datasets in profit (of %d)", len(g.Datasets))
 }
 
 // blocks is the overview: ob in blocks of bh x bw of its cells, each

@@ -54,11 +54,19 @@ func (m *Model) Reload() {
 	m.win, m.asked = window{}, nil
 }
 
+// paged reports whether the pane draws from the run's summary and the
+// windows read from its pager: paged results, but for an aggregate column
+// (every combo's value is held).
+func (m *Model) paged() bool {
+	r := m.ctx.Results
+	return r != nil && r.Paged() && !common.IsAggregateColumn(m.ctx.Metric)
+}
+
 // summaryMap is the summary's heatmap of the metric and precision shown,
 // nil when there is none (full results; a parity column).
 func (m *Model) summaryMap() *engine.Heatmap {
 	r := m.ctx.Results
-	if r == nil || !r.Paged() {
+	if !m.paged() {
 		return nil
 	}
 	s := r.Summary(m.ctx.Prec)
@@ -153,7 +161,7 @@ func (m *Model) windowNote() string {
 // value is combo idx's value of metric in precision p: from the window
 // read, else what the results hold.
 func (m *Model) value(idx int, metric string, p engine.Precision) (float64, bool) {
-	if r := m.ctx.Results; r.Paged() && p == m.ctx.Prec && !common.IsParityColumn(metric) {
+	if r := m.ctx.Results; m.paged() && p == m.ctx.Prec && !common.IsParityColumn(metric) {
 		n3 := r.Grid.HMA3.Len()
 		if w := &m.win; w.r == r && w.prec == p {
 			if k, ok := w.pos[idx]; ok && idx/n3 >= w.r0 && idx/n3 < w.r1 {
@@ -170,7 +178,7 @@ func (m *Model) value(idx int, metric string, p engine.Precision) (float64, bool
 // Its answer is tagged by the caller.
 func (m *Model) Fetch() tea.Cmd {
 	r := m.ctx.Results
-	if r == nil || !r.Paged() || m.overview || m.summaryMap() == nil {
+	if !m.paged() || m.overview || m.summaryMap() == nil {
 		return nil
 	}
 	p := m.ctx.Prec

@@ -198,6 +198,10 @@ func (m *Model) layout() {
 		{Title: "when", Width: 11}, {Title: "dataset", Width: 7}, {Title: "grid", Width: 4},
 		{Title: "parity", Width: 6}, {Title: "sharpe", Width: 6, Right: true}, {Title: "status", Width: 6},
 		{Title: "prec", Width: 4}, {Title: "settings", Width: 8}}
+	if m.suites() {
+		// The datasets of a suite, told apart and seen together.
+		cols = slices.Insert(cols, suiteCol, datatable.Column{Title: "suite", Width: 5})
+	}
 	m.dsW = 32
 	for i := range m.list {
 		for c, cell := range m.row(i) {
@@ -239,9 +243,41 @@ func (m *Model) row(i int) []string {
 	if tf := ss.Spec.Timeframe; tf != "" {
 		ds += " " + tf
 	}
-	return []string{m.markOf(ss.ID), strconv.FormatInt(ss.ID, 10), m.when(ss),
+	row := []string{m.markOf(ss.ID), strconv.FormatInt(ss.ID, 10), m.when(ss),
 		common.ShortPath(common.Clean(ds), m.dsW), fmt.Sprintf("%sx%s", ss.Grid.HMA, ss.Grid.HMA3),
 		parity, best, status, strings.Join(precs, "+"), settings(ss)}
+	if m.suites() {
+		row = slices.Insert(row, suiteCol, suiteCell(ss))
+	}
+	return row
+}
+
+// suiteCol is the place of the suite column, after the Sharpe: the
+// columns before it keep their room at 80 columns.
+const suiteCol = 7
+
+// suites reports whether a session listed is one dataset of a suite:
+// then the list has a suite column.
+func (m *Model) suites() bool {
+	for i := range m.list {
+		if m.list[i].Spec.Suite != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// suiteCell is a session's place in its suite, "2/5 3fa2c9e1b0d4" (the
+// dataset, then the suite's id), "-" for a study of one dataset.
+func suiteCell(ss *sessions.Session) string {
+	ref, ok, err := engine.ParseSuiteRef(ss.Spec.Suite)
+	switch {
+	case err != nil:
+		return common.Clean(ss.Spec.Suite)
+	case !ok:
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d %s", ref.D, ref.N, ref.ID)
 }
 
 // settings are what sessions ls lists of a run's settings: fee, mode,
@@ -371,6 +407,10 @@ func (m *Model) details() []string {
 		set += fmt.Sprintf("; best sharpe %s at hma %d x hma3 %d (%s)", sharpe(sh), c.HMA, c.HMA3, p)
 	}
 	out = append(out, set)
+	if ref, ok, _ := engine.ParseSuiteRef(ss.Spec.Suite); ok {
+		out = append(out, st.label.Render(fmt.Sprintf("dataset %d of %d of suite %s (enter opens it; [ and ] in the results step through the suite, a shows all its datasets)",
+			ref.D, ref.N, ref.ID)))
+	}
 	if ss.Error != "" && ss.Status != engine.StatusComplete {
 		if e := common.Clean(common.ErrText(ss.Error)); e == common.CancelledByUser {
 			out = append(out, st.label.Render(e+": R resumes it"))

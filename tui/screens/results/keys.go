@@ -14,6 +14,7 @@ type KeyMap struct {
 	Filter, Sort, Best, Columns                             key.Binding
 	NextMetric, PrevMetric, Precision, NextFlip, PrevFlip   key.Binding
 	Robustness, HeatScale, HeatZoom, HeatValues, Help, Quit key.Binding
+	PrevDataset, NextDataset, AllDatasets                   key.Binding
 }
 
 func newKeyMap(k *keys.KeyMap) KeyMap {
@@ -21,12 +22,20 @@ func newKeyMap(k *keys.KeyMap) KeyMap {
 		Up: k.Up, Down: k.Down, Left: k.Left, Right: k.Right, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom,
 		Filter: k.Filter, Sort: k.Sort, Best: k.Best, Columns: k.Columns,
 		NextMetric: k.NextMetric, PrevMetric: k.PrevMetric, Precision: k.Precision, NextFlip: k.NextFlip, PrevFlip: k.PrevFlip,
-		Robustness: k.Robustness, HeatScale: k.HeatScale, HeatZoom: k.HeatZoom, HeatValues: k.HeatValues, Help: k.Help, Quit: k.Quit}
+		Robustness: k.Robustness, HeatScale: k.HeatScale, HeatZoom: k.HeatZoom, HeatValues: k.HeatValues, Help: k.Help, Quit: k.Quit,
+		PrevDataset: k.PrevDataset, NextDataset: k.NextDataset, AllDatasets: k.AllDatasets}
 }
 
-// ShortHelp implements help.KeyMap.
+// ShortHelp implements help.KeyMap: a study of a suite leads with the
+// dataset keys.
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.keys
+	if m.AllDatasets() {
+		return []key.Binding{k.NextPane, k.PrevDataset, k.NextDataset, k.AllDatasets, k.NextMetric, k.Best, k.Help, k.Quit}
+	}
+	if _, ok := m.InSuite(); ok {
+		return []key.Binding{k.PrevDataset, k.NextDataset, k.AllDatasets, k.NextPane, k.Select, k.NextMetric, k.Help, k.Quit}
+	}
 	return []key.Binding{k.NextPane, k.Select, k.NextFlip, k.NextMetric, k.Rerun, k.Edit, k.Help, k.Quit}
 }
 
@@ -34,7 +43,7 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	return [][]key.Binding{
-		{k.NextPane, k.PrevPane, k.Back},
+		{k.NextPane, k.PrevPane, k.Back, k.PrevDataset, k.NextDataset, k.AllDatasets},
 		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Select, k.Rerun, k.Edit, k.Filter, k.Sort, k.Best, k.Columns},
 		{k.NextMetric, k.PrevMetric, k.Precision, k.NextFlip, k.PrevFlip, k.Robustness, k.HeatScale, k.HeatZoom, k.HeatValues},

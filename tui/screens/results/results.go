@@ -15,6 +15,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
+	"sweepbench/tui/components/aggregate"
 	"sweepbench/tui/components/crossover"
 	"sweepbench/tui/components/detail"
 	"sweepbench/tui/components/heatmap"
@@ -51,6 +52,7 @@ type Model struct {
 	cross   *crossover.Model
 	detail  *detail.Model
 	robust  *robustness.Model
+	agg     *aggregate.Model // the "all datasets" view's list (suite.go)
 
 	w, h       int
 	rects      [NumPanes]rect
@@ -59,7 +61,11 @@ type Model struct {
 	selectFrom Pane // the pane enter opened the crossover from (esc returns there)
 
 	store   *sessions.Store // the saved sessions paged results read from; nil: none
+	load    sessions.Loader // loads a saved session's dataset again (another dataset of a suite)
 	picking int             // the combo being read for the selection (paging.go), -1 none
+
+	suite    *suiteNav // the suite the study on screen is a dataset of (suite.go); nil: none
+	allRects [2]rect   // the "all datasets" view's list and heatmap
 
 	chartsWhy  string // why an opened session has no charts
 	filterErr  string // the metrics filter's error last put on the status line
@@ -74,9 +80,11 @@ var (
 )
 
 // New returns the results screen; st is the sessions store that paged
-// results read their runs from (nil: none).
-func New(ctx *common.Context, host common.Host, st *sessions.Store) *Model {
-	m := &Model{ctx: ctx, host: host, keys: newKeyMap(ctx.Keys), store: st, picking: -1}
+// results read their runs from and a suite's other datasets are opened
+// from (nil: none), load loads a saved session's dataset again (nil:
+// sessions.LoadSpec).
+func New(ctx *common.Context, host common.Host, st *sessions.Store, load sessions.Loader) *Model {
+	m := &Model{ctx: ctx, host: host, keys: newKeyMap(ctx.Keys), store: st, load: load, picking: -1}
 	m.metrics = metrics.New(ctx)
 	ctx.Keep = m.metrics.Keeps
 	ctx.KeepResult = m.metrics.KeepsResult
@@ -85,6 +93,8 @@ func New(ctx *common.Context, host common.Host, st *sessions.Store) *Model {
 	m.cross = crossover.New(ctx)
 	m.detail = detail.New(ctx)
 	m.robust = robustness.New(ctx)
+	m.agg = aggregate.New(ctx)
+	m.agg.Focus(true)
 	return m
 }
 
@@ -95,6 +105,7 @@ func (m *Model) Heatmap() *heatmap.Model       { return m.heat }
 func (m *Model) Crossover() *crossover.Model   { return m.cross }
 func (m *Model) Detail() *detail.Model         { return m.detail }
 func (m *Model) Robustness() *robustness.Model { return m.robust }
+func (m *Model) Aggregate() *aggregate.Model   { return m.agg }
 
 // pane is pane p as the screen lays it out and routes keys to it.
 func (m *Model) pane(p Pane) common.Pane {
@@ -130,6 +141,13 @@ func (m *Model) PaneTabs() (names []string, focus int, ok bool) {
 	if !m.single {
 		return nil, 0, false
 	}
+	if m.AllDatasets() {
+		focus := 0
+		if m.suite.allHeat {
+			focus = 1
+		}
+		return []string{"All datasets", "Heatmap"}, focus, true
+	}
 	return PaneNames[:], int(m.focus), true
 }
 
@@ -144,8 +162,8 @@ func (m *Model) SetSize(w, h int) {
 
 // layout sizes the panes: a grid when there is room, else one at a time.
 func (m *Model) layout() {
-	W, bodyH := m.w, m.h
-	m.single = W < 120 || bodyH+2 < 30
+	W, bodyH := m.w, m.h-m.suiteRows()
+	m.single = W < 120 || m.h+2 < 30
 	if m.single {
 		for p := range NumPanes {
 			m.rects[p] = rect{W, bodyH}
@@ -171,12 +189,33 @@ func (m *Model) layout() {
 	for p := range NumPanes {
 		m.pane(p).SetSize(m.rects[p].w-2, m.rects[p].h-2)
 	}
+	// The "all datasets" view: the list and the heatmap side by side (or
+	// one at a time), the heatmap sized for it while it is on screen.
+	m.allRects = [2]rect{{W, bodyH}, {W, bodyH}}
+	if !m.single {
+		m.allRects = [2]rect{{W * 45 / 100, bodyH}, {W - W*45/100, bodyH}}
+	}
+	m.agg.SetSize(m.allRects[0].w-2, m.allRects[0].h-2)
+	if m.AllDatasets() {
+		m.heat.SetSize(m.allRects[1].w-2, m.allRects[1].h-2)
+	}
 }
 
 // View implements common.Screen.
 func (m *Model) View() string {
 	if m.ctx.Results == nil {
 		return ""
+	}
+	body := m.panesView()
+	if line := m.suiteLine(); line != "" {
+		return line + "\n" + body
+	}
+	return body
+}
+
+func (m *Model) panesView() string {
+	if m.AllDatasets() {
+		return m.allView()
 	}
 	if m.single {
 		return m.paneView(m.focus)
@@ -210,6 +249,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.pagers(msg)
 	case pickMsg:
 		m.pick(msg)
+	case suiteMsg:
+		return m.suited(msg)
+	case aggMsg:
+		m.aggregated(msg)
+	case datasetMsg:
+		return m.opened(msg)
 	default:
 		// The panes' own answers (a page read).
 		return tea.Batch(m.metrics.Update(msg), m.heat.Update(msg))
@@ -253,7 +298,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return cmd
 	}
+	if m.AllDatasets() {
+		return m.allKey(msg)
+	}
 	switch {
+	case key.Matches(msg, k.PrevDataset):
+		return m.step(-1)
+	case key.Matches(msg, k.NextDataset):
+		return m.step(1)
+	case key.Matches(msg, k.AllDatasets):
+		return m.toggleAll()
 	case key.Matches(msg, k.NextPane):
 		m.SetFocus((m.focus + 1) % NumPanes)
 	case key.Matches(msg, k.PrevPane):

@@ -32,7 +32,15 @@ type (
 // results read their pages from.
 func (m *Model) Show(rep *engine.Report, asked []engine.Precision, err error, session int64) tea.Cmd {
 	m.chartsWhy = ""
-	return m.show(rep, asked, err, session)
+	m.leaveAll()
+	cmd := m.show(rep, asked, err, session)
+	spec := ""
+	if s := m.ctx.Study; s != nil && session != 0 {
+		spec = s.Spec.Suite // its siblings are read from the store
+	}
+	cmd = tea.Batch(cmd, m.setSuite(spec))
+	m.attach()
+	return cmd
 }
 
 // show puts rep in the panes; paged results open their session's pagers
@@ -99,6 +107,7 @@ func (m *Model) show(rep *engine.Report, asked []engine.Precision, err error, se
 // why their charts are missing).
 func (m *Model) ShowSession(msg common.OpenedMsg) tea.Cmd {
 	ss := msg.Session
+	m.leaveAll()
 	if msg.Study != nil {
 		studiedWith(msg.Study, msg.Report.Robustness)
 	}
@@ -131,6 +140,8 @@ func (m *Model) ShowSession(msg common.OpenedMsg) tea.Cmd {
 	m.metrics.ClearFilter()
 	m.filterErr = ""
 	cmd := m.show(msg.Report, ss.Precisions, err, ss.ID)
+	cmd = tea.Batch(cmd, m.setSuite(ss.Spec.Suite))
+	m.attach()
 	m.ctx.SetErr(nil) // the state of a saved session is not an error of now
 	switch {
 	case m.chartsWhy != "":
@@ -171,6 +182,7 @@ func (m *Model) selectCombo(idx int) tea.Cmd {
 	m.metrics.Sync()
 	m.parity.Sync()
 	m.heat.Sync()
+	m.agg.Sync()
 	if m.ctx.Study == nil {
 		// A saved session whose dataset could not be loaded again: the
 		// panes that recompute the combo say why they cannot.

@@ -130,7 +130,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if !m.answer(msg.gen, msg.err) {
 			return nil
 		}
-		return m.host.Do(common.OpenedMsg{Session: msg.ss, Report: msg.rep, Study: msg.study, Why: msg.why})
+		return m.host.Do(msg.opened)
 	case diffMsg:
 		if !m.answer(msg.gen, msg.err) {
 			return nil

@@ -1,0 +1,100 @@
+package sessions_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/sessions"
+)
+
+// TestSuiteOf: the sessions of a suite are found by its id, the newest
+// of each dataset, a removed one reads as missing; Aggregate gives, per
+// combo, the median and the minimum Sharpe over the datasets the store
+// has and the number in profit, checked against a computation of its own
+// from each dataset's report.
+func TestSuiteOf(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, "")
+	const id = "abc123def456"
+	heads := []int{1500, 2500, 3500}
+	reps := make([]*engine.Report, len(heads))
+	ids := make([]int64, len(heads))
+	run := func(d int) {
+		st := newStudy(t, btcusdt(t, heads[d]), "10:30:10", "12:36:12")
+		st.Spec.Suite = engine.SuiteRef{ID: id, D: d + 1, N: len(heads)}.String()
+		reps[d], ids[d] = runSaved(t, s, st, origin(heads[d]), "")
+	}
+	for d := range heads {
+		run(d)
+	}
+	runSaved(t, s, newStudy(t, btcusdt(t, 1000), "10:30:10", "12:36:12"), origin(1000), "") // no suite
+	run(1)                                                                                  // dataset 2 again: the newest counts
+
+	su, err := s.SuiteOf(ctx, engine.SuiteRef{ID: id, D: 1, N: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d, ss := range su.Members {
+		if ss == nil || ss.ID != ids[d] {
+			t.Fatalf("dataset %d: session %v, want %d", d+1, ss, ids[d])
+		}
+	}
+	check := func(agg *engine.Aggregate, ds []int) {
+		t.Helper()
+		if len(agg.Datasets) != len(ds) {
+			t.Fatalf("%d datasets aggregated, want %d", len(agg.Datasets), len(ds))
+		}
+		for i := range agg.Grid.Len() {
+			var vals []float64
+			profit := 0
+			for _, d := range ds {
+				c := reps[d].Run(engine.FP64).Lookup(i)
+				vals = append(vals, c.Metrics.Sharpe)
+				if c.TotalReturn > 0 {
+					profit++
+				}
+			}
+			slices.Sort(vals)
+			med := vals[len(vals)/2]
+			if len(vals)%2 == 0 {
+				med = (vals[len(vals)/2-1] + vals[len(vals)/2]) / 2
+			}
+			if math.Abs(agg.Median[i]-med) > 1e-12 || agg.Worst[i] != vals[0] || agg.Profitable[i] != profit {
+				t.Fatalf("combo %d: median %v worst %v profitable %d; want %v %v %d", i, agg.Median[i], agg.Worst[i], agg.Profitable[i], med, vals[0], profit)
+			}
+		}
+	}
+	agg, err := s.Aggregate(ctx, su)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(agg, []int{0, 1, 2})
+
+	if err := s.Delete(ctx, ids[2], false); err != nil {
+		t.Fatal(err)
+	}
+	su, err = s.SuiteOf(ctx, engine.SuiteRef{ID: id, D: 1, N: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := su.Missing(); !slices.Equal(m, []int{3}) || su.Present() != 2 {
+		t.Fatalf("missing %v, present %d", m, su.Present())
+	}
+	agg, err = s.Aggregate(ctx, su)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(agg, []int{0, 1})
+
+	none, err := s.SuiteOf(ctx, engine.SuiteRef{ID: "000000000000", D: 1, N: 2})
+	if err != nil || none.Present() != 0 {
+		t.Fatalf("an unknown suite: %v, %v", none, err)
+	}
+	if _, err := s.Aggregate(ctx, none); !errors.Is(err, sessions.ErrNoSuiteData) {
+		t.Fatalf("the aggregate of no session: %v", err)
+	}
+}
