@@ -218,19 +218,14 @@ func newSlurmResubmitCmd() *cobra.Command {
 				return err
 			}
 			w := cmd.OutOrStdout()
-			if len(st.ArrayJobs) == 0 {
-				// Written without --submit: this is its first submission.
-				if err := st.Submit(cmd.Context(), slurm.Exec{}, nil, false); err != nil {
-					return err
-				}
-				fmt.Fprintf(w, "submitted array job %s (%d tasks) and merge job %s\n", st.ArrayJobs[0], st.Plan.Shards, st.MergeJob)
-				return nil
-			}
+			first := len(st.ArrayJobs) == 0 // written without --submit: its first submission
 			redo, err := st.Resubmit(cmd.Context(), slurm.Exec{})
 			if err != nil {
 				return err
 			}
 			switch {
+			case first:
+				fmt.Fprintf(w, "submitted array job %s (%d tasks) and merge job %s\n", st.ArrayJobs[0], st.Plan.Shards, st.MergeJob)
 			case len(redo) > 0:
 				fmt.Fprintf(w, "resubmitted %s %s as array job %s; merge job %s waits for them\n", map[bool]string{true: "task", false: "tasks"}[len(redo) == 1], ints(redo), st.ArrayJobs[len(st.ArrayJobs)-1], st.MergeJob)
 			default:

@@ -411,7 +411,11 @@ func firstLine(s string) string {
 func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
 	n := st.Plan.Shards
 	s := &Status{MergeJob: st.MergeJob, ArrayJobs: st.ArrayJobs, Submitted: st.Submitted, ShardCount: n}
-	states, note := jobStates(ctx, r, append(append([]string{}, st.ArrayJobs...), st.MergeJob))
+	jobs := append([]string{}, st.ArrayJobs...)
+	if st.MergeJob != "" {
+		jobs = append(jobs, st.MergeJob)
+	}
+	states, note := jobStates(ctx, r, jobs)
 	s.Note = note
 	for k := 0; k < n; k++ {
 		t := Task{Index: k}
@@ -446,8 +450,17 @@ func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
 // new merge job depending on them; a merge job still pending on the old
 // array (whose dependency can no longer be met) is cancelled first. It
 // returns the tasks resubmitted (none: nothing to do; when every shard is
-// there and nothing is merged, only the merge is submitted again).
+// there and nothing is merged, only the merge is submitted again). A
+// folder never submitted (slurm without --submit) is submitted whole: the
+// array and its merge.
 func (st *State) Resubmit(ctx context.Context, r Runner) ([]int, error) {
+	if len(st.ArrayJobs) == 0 {
+		all := make([]int, st.Plan.Shards)
+		for k := range all {
+			all[k] = k
+		}
+		return all, st.Submit(ctx, r, nil, false)
+	}
 	s, err := st.Status(ctx, r)
 	if err != nil {
 		return nil, err

@@ -144,3 +144,22 @@ func TestPhases(t *testing.T) {
 		t.Errorf("the merge script does not record its sessions:\n%s", script)
 	}
 }
+
+// TestResubmitFirst: a folder written without --submit is submitted whole
+// by Resubmit, as slurm --submit would.
+func TestResubmitFirst(t *testing.T) {
+	dir := t.TempDir()
+	st, err := (&Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 3}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeSlurm{}
+	redo, err := st.Resubmit(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"sbatch --parsable " + filepath.Join(dir, ArrayScript), "sbatch --parsable --dependency=afterok:1 " + filepath.Join(dir, MergeScript)}
+	if !reflect.DeepEqual(redo, []int{0, 1, 2}) || !reflect.DeepEqual(f.calls, want) || st.MergeJob != "2" {
+		t.Fatalf("resubmitted %v with %q, merge %s", redo, f.calls, st.MergeJob)
+	}
+}

@@ -64,28 +64,14 @@ func listCmd(gen int, st *store.Store) tea.Cmd {
 	}, func(err error) tea.Msg { return listedMsg{gen: gen, err: err} })
 }
 
-// openCmd reads session id for the results screen: as its summary when
-// its grid is paged (common.PagedGrid), else every result.
+// openCmd reads session id for the results screen (common.OpenSession).
 func openCmd(gen int, st *store.Store, load store.Loader, reg *engine.Registry, id int64) tea.Cmd {
 	return common.Guard(func() tea.Msg {
-		ctx := context.Background()
-		ss, err := st.Get(ctx, id)
+		o, err := common.OpenSession(context.Background(), st, load, reg, id)
 		if err != nil {
 			return openedMsg{gen: gen, id: id, err: err}
 		}
-		// A large grid opens as its summary (the results screen pages the
-		// rest from the store), a small one with every result.
-		var rep *engine.Report
-		if common.PagedGrid(ss.Grid) {
-			rep, err = st.OpenSummary(ctx, id, engine.SummaryOptions{})
-		} else {
-			rep, err = st.Open(ctx, id)
-		}
-		if err != nil {
-			return openedMsg{gen: gen, id: id, err: err}
-		}
-		s, _, why := sessionStudy(ctx, ss, load, reg)
-		return openedMsg{gen: gen, id: id, rep: rep, ss: ss, study: s, why: why}
+		return openedMsg{gen: gen, id: id, rep: o.Report, ss: o.Session, study: o.Study, why: o.Why}
 	}, func(err error) tea.Msg { return openedMsg{gen: gen, id: id, err: err} })
 }
 
