@@ -174,6 +174,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.loading = false
 		m.state, m.status, m.err, m.at = msg.state, msg.status, msg.err, msg.at
+		if m.asking && m.status != nil {
+			m.confirm = m.status.Redo() // the question names what y would submit now
+		}
 		if m.status != nil && m.offset > max(len(m.status.Tasks)-1, 0) {
 			m.offset = 0
 		}
@@ -200,6 +203,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.gen != m.openGen {
 			return nil
 		}
+		m.result = ""
 		if msg.err != nil {
 			m.ctx.SetErr(msg.err)
 			return nil

@@ -252,6 +252,8 @@ func (m *Model) footer(w int) []string {
 // question is what a y would submit.
 func (m *Model) question() string {
 	switch {
+	case m.state == nil:
+		return "resubmit the failed or missing tasks of " + m.Dir() + "?"
 	case len(m.state.ArrayJobs) == 0:
 		return fmt.Sprintf("submit the array (%s) and its merge job? (never submitted)", common.Plural(m.state.Plan.Shards, "task"))
 	case len(m.confirm) == 0:
