@@ -15,6 +15,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/sessions"
+	"sweepbench/slurm"
 )
 
 // DatasetChangedError: a dataset read at merge time is not the one the
@@ -133,8 +134,9 @@ func readShardFile(name string, read func(*os.File, int64) (*engine.ShardFile, e
 
 func newMergeCmd() *cobra.Command {
 	var (
-		o      runOutput
-		noSave bool
+		o            runOutput
+		noSave       bool
+		sessionsJSON string
 	)
 	cmd := &cobra.Command{
 		Use:   "merge DIR|SHARD...",
@@ -277,6 +279,15 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 			if len(saved) > 0 && !o.quiet {
 				fmt.Fprintf(stderr, "saved as %s in %s\n", sessionList(saved), store.Path())
 			}
+			if len(saved) > 0 && sessionsJSON != "" {
+				db, err := filepath.Abs(store.Path())
+				if err != nil {
+					return fmt.Errorf("--sessions-json: %w", err)
+				}
+				if err := slurm.WriteMerged(sessionsJSON, &slurm.Merged{DB: db, Sessions: saved}); err != nil {
+					return fmt.Errorf("--sessions-json: %w", err)
+				}
+			}
 			if o.failOnCollapse {
 				return collapseExit(res, true)
 			}
@@ -288,6 +299,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 	cmd.Flags().IntVar(&o.top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no notes on stderr")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the merged study as a session")
+	cmd.Flags().StringVar(&sessionsJSON, "sessions-json", "", "write the sessions saved and their database to FILE as JSON (the Slurm merge job: the workbench opens them)")
 	cmd.Flags().BoolVar(&o.failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
 	return cmd
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/slurm"
 )
 
 // suiteFlags is a small study over two embedded datasets.
@@ -165,12 +166,17 @@ func TestSuiteAggregatesAndShards(t *testing.T) {
 	}
 	merged := filepath.Join(dir, "merged.json")
 	db := filepath.Join(dir, "merged.db")
-	if _, stderr, err := execute(t, "merge", shards, "--format", "json", "--out", merged, "--db", db, "-q"); err != "" {
+	record := filepath.Join(dir, "sessions.json")
+	if _, stderr, err := execute(t, "merge", shards, "--format", "json", "--out", merged, "--db", db, "-q", "--sessions-json", record); err != "" {
 		t.Fatalf("merge: %s\n%s", err, stderr)
 	}
 	mraw, _ := os.ReadFile(merged)
 	if a, b := decodeJSON(t, raw), decodeJSON(t, mraw); !reflect.DeepEqual(a, b) {
 		t.Fatal("the merged suite report differs from the single run's")
+	}
+	// The sessions it saved, one per dataset, recorded for the workbench.
+	if saved, err := slurm.ReadMerged(dir); err != nil || saved == nil || saved.DB != db || !reflect.DeepEqual(saved.Sessions, []int64{1, 2}) {
+		t.Errorf("--sessions-json recorded %+v (%v), want sessions [1 2] in %s", saved, err, db)
 	}
 	// The tables too (the merge keeps each dataset's best once saved, as
 	// run keeps them), but for the lanes' timings.

@@ -166,7 +166,6 @@ func newSlurmStatusCmd() *cobra.Command {
 }
 
 func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
-	done, active := 0, 0
 	tw := tabwriter.NewWriter(newSanitized(w), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tJOB\tSTATE\tSHARD")
 	for _, t := range s.Tasks {
@@ -176,9 +175,9 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 		}
 		shard := "missing"
 		if t.Done() {
-			shard, done = filepath.Base(t.Shard), done+1
+			shard = filepath.Base(t.Shard)
 		} else if t.Active() {
-			shard, active = "(computing)", active+1
+			shard = "(computing)"
 		}
 		job := t.Job
 		if job == "" {
@@ -193,10 +192,14 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 	if merge == "" {
 		merge = "not known to squeue or sacct"
 	}
-	fmt.Fprintf(w, "%d of %d shards present, %d computing; merge job %s: %s; merged.json %s\n", done, len(s.Tasks), active, s.MergeJob, merge,
+	c := s.Counts()
+	fmt.Fprintf(w, "%d of %d shards present, %d computing; merge job %s: %s; merged.json %s\n", c.Done, len(s.Tasks), c.Active(), s.MergeJob, merge,
 		map[bool]string{true: "written", false: "not yet"}[s.Merged])
-	if missing := len(s.Tasks) - done - active; missing > 0 {
-		fmt.Fprintf(w, "%s failed or never ran: sweepbench slurm resubmit DIR submits them again\n", engine.Plural(missing, "task"))
+	if redo := c.Failed + c.Missing; redo > 0 {
+		fmt.Fprintf(w, "%s failed or never ran: sweepbench slurm resubmit DIR submits them again\n", engine.Plural(redo, "task"))
+	}
+	if s.Saved != nil && len(s.Saved.Sessions) > 0 {
+		fmt.Fprintf(w, "saved as %s in %s\n", sessionList(s.Saved.Sessions), s.Saved.DB)
 	}
 	if s.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", s.Note)
@@ -215,19 +218,14 @@ func newSlurmResubmitCmd() *cobra.Command {
 				return err
 			}
 			w := cmd.OutOrStdout()
-			if len(st.ArrayJobs) == 0 {
-				// Written without --submit: this is its first submission.
-				if err := st.Submit(cmd.Context(), slurm.Exec{}, nil, false); err != nil {
-					return err
-				}
-				fmt.Fprintf(w, "submitted array job %s (%d tasks) and merge job %s\n", st.ArrayJobs[0], st.Plan.Shards, st.MergeJob)
-				return nil
-			}
+			first := len(st.ArrayJobs) == 0 // written without --submit: its first submission
 			redo, err := st.Resubmit(cmd.Context(), slurm.Exec{})
 			if err != nil {
 				return err
 			}
 			switch {
+			case first:
+				fmt.Fprintf(w, "submitted array job %s (%d tasks) and merge job %s\n", st.ArrayJobs[0], st.Plan.Shards, st.MergeJob)
 			case len(redo) > 0:
 				fmt.Fprintf(w, "resubmitted %s %s as array job %s; merge job %s waits for them\n", map[bool]string{true: "task", false: "tasks"}[len(redo) == 1], ints(redo), st.ArrayJobs[len(st.ArrayJobs)-1], st.MergeJob)
 			default:

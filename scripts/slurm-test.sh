@@ -8,7 +8,10 @@
 #      speeds left out), and the merged session the single run's session;
 #   B. a study whose task 1 is killed while it runs (scancel): merge must
 #      refuse naming shard 1, slurm status must show it, slurm resubmit must
-#      complete the study, equal to a single run.
+#      complete the study, equal to a single run; then the workbench's
+#      Slurm screen (tui --slurm-dir, in a private tmux server when tmux is
+#      installed) must list its four tasks COMPLETED and open the merged
+#      session.
 # Every daemon it starts is stopped by its PID on exit, every job it
 # submitted cancelled first. Run as root (the daemons; .ci/run does).
 # SWEEPBENCH_SLURM_KEEP=1 keeps the temporary folder.
@@ -39,8 +42,10 @@ T=$(mktemp -d /tmp/sweepbench-slurm.XXXXXX)
 chmod 755 "$T"
 PIDS=()
 JOBDIRS=()
+TMUX_SOCK=sweepbench-slurm-$$
 cleanup() {
 	set +e
+	command -v tmux >/dev/null && tmux -L "$TMUX_SOCK" -f /dev/null kill-server >/dev/null 2>&1
 	export SLURM_CONF="$T/slurm.conf"
 	for d in "${JOBDIRS[@]}"; do # our jobs only: their ids are in each slurm.json
 		ids=$(tr -d ' \n' <"$d/slurm.json" 2>/dev/null | grep -oE '"(array_jobs|merge_job)":(\[[^]]*\]|"[0-9]+")' | grep -oE '[0-9]+')
@@ -190,4 +195,36 @@ wait_merged "$T/b" 300
 "$SB" slurm status "$T/b" | tee "$T/b-status2.txt"
 "$SB" run "${FLAGS_B[@]}" --format json --out "$T/b-single.json" --no-save -q
 "$T/bin/cmpreport" "$T/b-single.json" "$T/b/merged.json" || fail "study B: the merged report is not the single run's"
+
+# The workbench's Slurm screen on study B's folder: every task COMPLETED
+# (task 1 as the resubmitted array's), the merge written, its session
+# opened from the same database.
+if command -v tmux >/dev/null; then
+	tm() { tmux -L "$TMUX_SOCK" -f /dev/null "$@"; }
+	screen() { tm capture-pane -p -t slurm:0.0; }
+	wait_screen() { # REGEX SECONDS
+		for ((i = 0; i < $2 * 10; i++)); do
+			screen | grep -Eq -- "$1" && return 0
+			sleep 0.1
+		done
+		screen >&2
+		fail "the Slurm screen did not show /$1/ in $2s"
+	}
+	tm new-session -d -s slurm -x 100 -y 30 "env SLURM_CONF=$SLURM_CONF PATH=$PATH HOME=$T XDG_CACHE_HOME=$T/cache XDG_DATA_HOME=$T/data TERM=xterm-256color $SB --db $T/b.db tui --slurm-dir $T/b; sleep 30"
+	wait_screen 'tasks +4: 4 done, 0 running, 0 pending, 0 failed, 0 missing' 30
+	wait_screen 'merged.json written' 10
+	[ "$(screen | grep -cE '^[^ ]+ +[0-3]  [0-9]+_[0-3] +COMPLETED +shard-[0-3]-of-4\.parquet')" = 4 ] || { screen >&2; fail "the Slurm screen does not list the 4 tasks COMPLETED"; }
+	j0=$(screen | grep -oE ' 0  [0-9]+_0 ' | grep -oE '[0-9]+_')
+	j1=$(screen | grep -oE ' 1  [0-9]+_1 ' | grep -oE '[0-9]+_')
+	[ -n "$j1" ] && [ "$j0" != "$j1" ] || { screen >&2; fail "task 1 is not shown as the resubmitted array's ($j1 vs $j0)"; }
+	screen | tee "$T/b-tui.txt"
+	wait_screen 'enter opens it' 10
+	tm send-keys -t slurm:0.0 Enter
+	wait_screen 'Metrics: 400 of 400' 60
+	tm send-keys -t slurm:0.0 q
+	tm kill-server >/dev/null 2>&1 || true
+	echo "slurm-test: the Slurm screen lists the 4 tasks COMPLETED and opens the merged session"
+else
+	echo "slurm-test: tmux is not installed: the Slurm screen's check is skipped"
+fi
 echo "slurm-test: PASS"

@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -31,7 +30,10 @@ const (
 	MergeScript = "merge.sbatch"
 	StateFile   = "slurm.json"
 	MergedFile  = "merged.json"
-	LogDir      = "logs"
+	// SessionsFile is where the merge job records the sessions it saved
+	// (merge --sessions-json; see Merged).
+	SessionsFile = "sessions.json"
+	LogDir       = "logs"
 )
 
 // Plan is what `sweepbench slurm` writes: N array tasks of `Binary run
@@ -117,7 +119,8 @@ func (p *Plan) MergeScriptText() string {
 	}
 	b.WriteString("# Written by `sweepbench slurm`: submitted with --dependency=afterok on the array job.\n")
 	b.WriteString("set -euo pipefail\n")
-	args := []string{p.Binary, "merge", p.Dir, "--format", "json", "--out", filepath.Join(p.Dir, MergedFile)}
+	args := []string{p.Binary, "merge", p.Dir, "--format", "json", "--out", filepath.Join(p.Dir, MergedFile),
+		"--sessions-json", filepath.Join(p.Dir, SessionsFile)}
 	if p.DB != "" {
 		args = append(args, "--db", p.DB)
 	}
@@ -257,6 +260,7 @@ type Task struct {
 	Job   string // the Slurm job id of its latest submission ("ARRAY_K"); "" when unknown
 	State string // PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, ... from squeue or sacct; "" when neither knows it
 	Shard string // the shard file, when present
+	Size  int64  // its size in bytes
 }
 
 // Done reports whether the task's shard file is there.
@@ -271,6 +275,82 @@ func (t *Task) Active() bool {
 	return false
 }
 
+// Phase is where a task stands, from its shard file first, then from
+// what Slurm says of it.
+type Phase int
+
+const (
+	Done    Phase = iota // its shard file is there
+	Running              // no shard yet; running (or configuring, completing)
+	Pending              // no shard yet; waiting to run (pending, requeued, suspended)
+	Failed               // no shard, and Slurm no longer runs it: failed, cancelled, timed out...
+	Missing              // no shard, and neither squeue nor sacct knows it: never ran, or forgotten
+)
+
+var phaseNames = [...]string{"done", "running", "pending", "failed", "missing"}
+
+func (p Phase) String() string {
+	if p < 0 || int(p) >= len(phaseNames) {
+		return fmt.Sprintf("phase %d", int(p))
+	}
+	return phaseNames[p]
+}
+
+// Phase is where t stands.
+func (t *Task) Phase() Phase {
+	switch {
+	case t.Done():
+		return Done
+	case t.State == "PENDING" || t.State == "REQUEUED" || t.State == "SUSPENDED" || t.State == "RESIZING":
+		return Pending
+	case t.Active():
+		return Running
+	case t.State != "":
+		return Failed
+	}
+	return Missing
+}
+
+// Counts is how many tasks stand in each phase.
+type Counts struct {
+	Done, Running, Pending, Failed, Missing int
+}
+
+// Active is the tasks Slurm runs or will run.
+func (c Counts) Active() int { return c.Running + c.Pending }
+
+// Counts counts the tasks by phase.
+func (s *Status) Counts() Counts {
+	var c Counts
+	for i := range s.Tasks {
+		switch s.Tasks[i].Phase() {
+		case Done:
+			c.Done++
+		case Running:
+			c.Running++
+		case Pending:
+			c.Pending++
+		case Failed:
+			c.Failed++
+		default:
+			c.Missing++
+		}
+	}
+	return c
+}
+
+// Redo is the tasks Resubmit submits again: those without a shard file
+// that Slurm does not run or hold now (failed or missing), in order.
+func (s *Status) Redo() []int {
+	var redo []int
+	for i := range s.Tasks {
+		if p := s.Tasks[i].Phase(); p == Failed || p == Missing {
+			redo = append(redo, s.Tasks[i].Index)
+		}
+	}
+	return redo
+}
+
 // Status is the job folder's state: each task's, the merge job's, and
 // whether merged.json is there. Note says what could not be asked (sacct
 // without accounting).
@@ -283,6 +363,10 @@ type Status struct {
 	ArrayJobs  []string
 	Submitted  time.Time
 	ShardCount int
+	// Saved is what the merge job recorded of the sessions it saved
+	// (SessionsFile); nil when it recorded nothing (not merged yet,
+	// --no-save, or a job folder written before the record existed).
+	Saved *Merged
 }
 
 // jobStates asks squeue, then sacct, for the states of jobs (their array
@@ -327,7 +411,11 @@ func firstLine(s string) string {
 func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
 	n := st.Plan.Shards
 	s := &Status{MergeJob: st.MergeJob, ArrayJobs: st.ArrayJobs, Submitted: st.Submitted, ShardCount: n}
-	states, note := jobStates(ctx, r, append(append([]string{}, st.ArrayJobs...), st.MergeJob))
+	jobs := append([]string{}, st.ArrayJobs...)
+	if st.MergeJob != "" {
+		jobs = append(jobs, st.MergeJob)
+	}
+	states, note := jobStates(ctx, r, jobs)
 	s.Note = note
 	for k := 0; k < n; k++ {
 		t := Task{Index: k}
@@ -338,8 +426,8 @@ func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
 			}
 		}
 		p := filepath.Join(st.Plan.Dir, engine.ShardName(k, n))
-		if _, err := os.Stat(p); err == nil {
-			t.Shard = p
+		if fi, err := os.Stat(p); err == nil {
+			t.Shard, t.Size = p, fi.Size()
 		}
 		s.Tasks = append(s.Tasks, t)
 	}
@@ -349,6 +437,11 @@ func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
 	if _, err := os.Stat(filepath.Join(st.Plan.Dir, MergedFile)); err == nil {
 		s.Merged = true
 	}
+	saved, err := ReadMerged(st.Plan.Dir)
+	if err != nil {
+		s.Note = engine.JoinNote(s.Note, err.Error())
+	}
+	s.Saved = saved
 	return s, nil
 }
 
@@ -357,24 +450,28 @@ func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
 // new merge job depending on them; a merge job still pending on the old
 // array (whose dependency can no longer be met) is cancelled first. It
 // returns the tasks resubmitted (none: nothing to do; when every shard is
-// there and nothing is merged, only the merge is submitted again).
+// there and nothing is merged, only the merge is submitted again). A
+// folder never submitted (slurm without --submit) is submitted whole: the
+// array and its merge.
 func (st *State) Resubmit(ctx context.Context, r Runner) ([]int, error) {
+	if len(st.ArrayJobs) == 0 {
+		all := make([]int, st.Plan.Shards)
+		for k := range all {
+			all[k] = k
+		}
+		return all, st.Submit(ctx, r, nil, false)
+	}
 	s, err := st.Status(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	var redo []int
+	redo := s.Redo()
 	var after []string
 	for _, t := range s.Tasks {
-		switch {
-		case t.Done():
-		case t.Active():
+		if !t.Done() && t.Active() {
 			after = append(after, t.Job)
-		default:
-			redo = append(redo, t.Index)
 		}
 	}
-	sort.Ints(redo)
 	mergeLive := s.Merge == "PENDING" || s.Merge == "RUNNING"
 	if len(redo) == 0 {
 		if s.Merged || mergeLive || len(after) > 0 {

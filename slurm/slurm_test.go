@@ -94,3 +94,72 @@ func TestSubmitStatusResubmit(t *testing.T) {
 		t.Fatalf("calls %q, want %q", got, want)
 	}
 }
+
+// TestPhases: every task's phase from its shard file and its state, the
+// counts, the tasks Resubmit would submit, the shards' sizes and the
+// merge's record of its sessions.
+func TestPhases(t *testing.T) {
+	dir := t.TempDir()
+	st, err := (&Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 7}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeSlurm{}
+	if err := st.Submit(context.Background(), f, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	// 0 done, 1 failed, 2 running, 3 pending, 4 missing (unknown), 5
+	// timed out, 6 completed by Slurm but its shard is gone (failed).
+	if err := os.WriteFile(filepath.Join(dir, engine.ShardName(0, 7)), []byte("12345"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.queue = "1_0 COMPLETED\n1_1 FAILED\n1_2 RUNNING\n1_3 PENDING\n1_5 TIMEOUT\n1_6 COMPLETED\n2 PENDING\n"
+	s, err := st.Status(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	for _, task := range s.Tasks {
+		phases = append(phases, task.Phase().String())
+	}
+	if want := []string{"done", "failed", "running", "pending", "missing", "failed", "failed"}; !reflect.DeepEqual(phases, want) {
+		t.Errorf("phases %v, want %v", phases, want)
+	}
+	if c, want := s.Counts(), (Counts{Done: 1, Running: 1, Pending: 1, Failed: 3, Missing: 1}); c != want {
+		t.Errorf("counts %+v, want %+v", c, want)
+	}
+	if redo := s.Redo(); !reflect.DeepEqual(redo, []int{1, 4, 5, 6}) {
+		t.Errorf("redo %v", redo)
+	}
+	if s.Tasks[0].Size != 5 || s.Saved != nil {
+		t.Errorf("size %d, saved %+v", s.Tasks[0].Size, s.Saved)
+	}
+	if err := WriteMerged(filepath.Join(dir, SessionsFile), &Merged{DB: "/x/sessions.db", Sessions: []int64{4, 5}}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = st.Status(context.Background(), f); err != nil || s.Saved == nil || s.Saved.DB != "/x/sessions.db" || !reflect.DeepEqual(s.Saved.Sessions, []int64{4, 5}) {
+		t.Fatalf("saved %+v, %v", s.Saved, err)
+	}
+	if script, _ := os.ReadFile(filepath.Join(dir, MergeScript)); !strings.Contains(string(script), "--sessions-json "+filepath.Join(dir, SessionsFile)) {
+		t.Errorf("the merge script does not record its sessions:\n%s", script)
+	}
+}
+
+// TestResubmitFirst: a folder written without --submit is submitted whole
+// by Resubmit, as slurm --submit would.
+func TestResubmitFirst(t *testing.T) {
+	dir := t.TempDir()
+	st, err := (&Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 3}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeSlurm{}
+	redo, err := st.Resubmit(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"sbatch --parsable " + filepath.Join(dir, ArrayScript), "sbatch --parsable --dependency=afterok:1 " + filepath.Join(dir, MergeScript)}
+	if !reflect.DeepEqual(redo, []int{0, 1, 2}) || !reflect.DeepEqual(f.calls, want) || st.MergeJob != "2" {
+		t.Fatalf("resubmitted %v with %q, merge %s", redo, f.calls, st.MergeJob)
+	}
+}

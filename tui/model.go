@@ -23,6 +23,7 @@ import (
 	"sweepbench/tui/screens/run"
 	sessionscreen "sweepbench/tui/screens/sessions"
 	"sweepbench/tui/screens/setup"
+	slurmscreen "sweepbench/tui/screens/slurm"
 	"sweepbench/tui/theme"
 )
 
@@ -40,7 +41,7 @@ type Model struct {
 	status *statusbar.Model
 
 	screen    common.ScreenID
-	prev      common.ScreenID // where esc from the sessions or the bench screen goes back to
+	prev      common.ScreenID // where esc from the sessions, bench or Slurm screen goes back to
 	showHelp  bool
 	quitAsked bool // q during a sweep: a second q quits, any other key goes on
 	quitting  bool // the last frame is empty: nothing is left behind
@@ -50,6 +51,7 @@ type Model struct {
 	results  *results.Model
 	sessions *sessionscreen.Model
 	bench    *benchscreen.Model
+	slurm    *slurmscreen.Model
 	screens  [common.NumScreens]common.Screen
 }
 
@@ -79,15 +81,29 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	m.sessions = sessionscreen.New(ctx, m, sessionscreen.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, Load: cfg.LoadSession})
 	m.bench = benchscreen.New(ctx, m, parent, benchscreen.Config{Rungs: cfg.Rungs, Repeat: cfg.BenchRepeat,
 		Study: func() *engine.Study { s, _, _ := m.setup.Build(); return s }})
+	m.slurm = slurmscreen.New(ctx, m, parent, slurmscreen.Config{Runner: cfg.SlurmRunner, Dirs: cfg.SlurmDirs,
+		Store: cfg.Sessions, Load: cfg.LoadSession,
+		Unavailable: "The Slurm screen is not available in this workbench: it reads job folders and runs sbatch, squeue and sacct " +
+			"on the machine it runs on, which over sweepbench serve is the server's. Follow a job folder where you submit to the " +
+			"cluster: sweepbench tui --slurm-dir DIR, or sweepbench slurm status DIR."})
 	m.screens = [common.NumScreens]common.Screen{
 		common.SetupScreen: m.setup, common.RunScreen: m.run, common.ResultsScreen: m.results,
-		common.SessionsScreen: m.sessions, common.BenchScreen: m.bench,
+		common.SessionsScreen: m.sessions, common.BenchScreen: m.bench, common.SlurmScreen: m.slurm,
+	}
+	if len(cfg.SlurmDirs) > 0 && cfg.SlurmRunner != nil {
+		m.screen, m.prev = common.SlurmScreen, common.SetupScreen // tui --slurm-dir: the folder first
 	}
 	return m
 }
 
-// Init loads the dataset named on the command line, if any.
-func (m *Model) Init() tea.Cmd { return m.setup.Init() }
+// Init loads the dataset named on the command line, if any, and reads
+// the job folder when the workbench opens on the Slurm screen.
+func (m *Model) Init() tea.Cmd {
+	if m.screen == common.SlurmScreen {
+		return tea.Batch(m.setup.Init(), m.slurm.Shown(true))
+	}
+	return m.setup.Init()
+}
 
 // Update routes a message. A panic in any component is turned into an
 // error on the status line: the workbench keeps running.
@@ -217,15 +233,18 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.showHelp = true
 		return nil
 	}
-	// The sessions and the bench screens, except while a removal waits
-	// for its answer. A study that computes goes on meanwhile (issue 15,
-	// defect 5): esc there comes back to it.
+	// The sessions, bench and Slurm screens, except while a removal waits
+	// for its answer (a resubmit's question takes every key: Takes). A
+	// study that computes goes on meanwhile (issue 15, defect 5): esc
+	// there comes back to it.
 	if !(m.screen == common.SessionsScreen && m.sessions.Confirming()) {
 		switch {
 		case key.Matches(msg, k.Sessions) && m.screen != common.SessionsScreen:
 			return m.open(common.SessionsScreen)
 		case key.Matches(msg, k.Bench) && m.screen != common.BenchScreen:
 			return m.open(common.BenchScreen)
+		case key.Matches(msg, k.Slurm) && m.screen != common.SlurmScreen:
+			return m.open(common.SlurmScreen)
 		}
 	}
 	return scr.Update(msg)
@@ -283,7 +302,7 @@ func (m *Model) Running() bool { return m.run.Running() }
 // browses the sessions or the bench: then the results wait on their
 // screen (esc goes there) and the screen in use stays.
 func (m *Model) report(msg common.ReportMsg) tea.Cmd {
-	away := m.screen == common.SessionsScreen || m.screen == common.BenchScreen
+	away := m.browsing(m.screen)
 	cmd := m.results.Show(msg.Report, msg.Asked, msg.Err, msg.Session)
 	if !away {
 		return tea.Batch(cmd, m.show(common.ResultsScreen))
@@ -312,24 +331,30 @@ func (m *Model) show(id common.ScreenID) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// open shows the sessions or the bench screen from a key: esc there goes
-// back to the screen in use before.
+// browsing reports whether id is a screen a global key opens (sessions,
+// bench, Slurm), which esc leaves for the screen in use before.
+func (m *Model) browsing(id common.ScreenID) bool {
+	return id == common.SessionsScreen || id == common.BenchScreen || id == common.SlurmScreen
+}
+
+// open shows the sessions, the bench or the Slurm screen from a key: esc
+// there goes back to the screen in use before.
 func (m *Model) open(id common.ScreenID) tea.Cmd {
-	if m.screen != common.SessionsScreen && m.screen != common.BenchScreen {
+	if !m.browsing(m.screen) {
 		m.prev = m.screen
 	}
 	m.showHelp = false
 	return m.show(id)
 }
 
-// back leaves the sessions or bench screen for the one it was opened
-// from; while a study computes, for the run screen.
+// back leaves the sessions, bench or Slurm screen for the one it was
+// opened from; while a study computes, for the run screen.
 func (m *Model) back() tea.Cmd {
 	if m.run.Running() {
 		return m.show(common.RunScreen)
 	}
 	to := m.prev
-	if to == common.ResultsScreen && m.ctx.Results == nil || to == common.RunScreen || to == common.SessionsScreen || to == common.BenchScreen {
+	if to == common.ResultsScreen && m.ctx.Results == nil || to == common.RunScreen || m.browsing(to) {
 		to = common.SetupScreen
 	}
 	return m.show(to)
@@ -446,5 +471,5 @@ func (k screenKeys) ShortHelp() []key.Binding { return k.screen.ShortHelp() }
 
 func (k screenKeys) FullHelp() [][]key.Binding {
 	g := k.global
-	return append([][]key.Binding{{g.Help, g.Quit, g.ForceQuit, g.Sessions, g.Bench}}, k.screen.FullHelp()...)
+	return append([][]key.Binding{{g.Help, g.Quit, g.ForceQuit, g.Sessions, g.Bench, g.Slurm}}, k.screen.FullHelp()...)
 }

@@ -21,6 +21,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/sessions"
+	"sweepbench/slurm"
 	"sweepbench/tui/common"
 )
 
@@ -81,6 +82,15 @@ type Config struct {
 	// folders only); a refusal shows as the load's error. LoadSession is
 	// the caller's to guard.
 	DataAllowed func(spec string) error
+
+	// SlurmRunner runs Slurm's commands (sbatch, squeue, sacct) for the
+	// Slurm screen: slurm.Exec{} runs them on this machine. Nil: the
+	// screen says it is not available. sweepbench serve leaves it nil: a
+	// remote user would read folders and submit jobs on the server host.
+	SlurmRunner slurm.Runner
+	// SlurmDirs are the job folders the Slurm screen follows (tui
+	// --slurm-dir); with one or more the workbench opens on that screen.
+	SlurmDirs []string
 }
 
 // Run runs the workbench until the user quits or ctx ends. It restores the

@@ -8,9 +8,9 @@ import (
 )
 
 // OpenSession reads saved session id for the results screen, as the
-// sessions browser opens one and the results screen steps to another
-// dataset of a suite: as its summary when its grid is paged (PagedGrid),
-// else with every result, and its study built again (sessions.Rebuild:
+// sessions browser opens one, the results screen steps to another dataset
+// of a suite and the Slurm screen opens a merge's: as its summary when its
+// grid is paged (PagedGrid), else with every result, and its study built again (sessions.Rebuild:
 // its dataset loaded again with load; a study that cannot be built leaves
 // Study nil and Why saying why, the panes then show no charts). Errors
 // are the store's (sessions.ErrNotFound wrapped for a session removed).

@@ -19,10 +19,11 @@ const (
 	ResultsScreen
 	SessionsScreen
 	BenchScreen
+	SlurmScreen
 	NumScreens
 )
 
-var screenNames = [NumScreens]string{"Setup", "Run", "Results", "Sessions", "Bench"}
+var screenNames = [NumScreens]string{"Setup", "Run", "Results", "Sessions", "Bench", "Slurm"}
 
 // String is the screen's name in the tab bar.
 func (id ScreenID) String() string {
@@ -112,8 +113,8 @@ type Host interface {
 type (
 	// ShowMsg puts screen ID on display.
 	ShowMsg struct{ ID ScreenID }
-	// BackMsg leaves the sessions or the bench screen for the screen they
-	// were opened from (the run screen while a study computes).
+	// BackMsg leaves the sessions, the bench or the Slurm screen for the
+	// screen they were opened from (the run screen while a study computes).
 	BackMsg struct{}
 	// FormMsg puts the setup form on display, its fields focused;
 	// FromStudy first makes it describe the study on screen (e).

@@ -27,9 +27,11 @@ type KeyMap struct {
 	// Heatmap.
 	HeatScale, HeatZoom, HeatValues key.Binding
 	// Screens.
-	Sessions, Bench key.Binding
+	Sessions, Bench, Slurm key.Binding
 	// Sessions browser.
 	Mark, Compare, Delete, Resume, Confirm key.Binding
+	// Slurm screen.
+	Refresh, Resubmit, Folder key.Binding
 }
 
 // Default returns the key map of issue 3.
@@ -77,10 +79,15 @@ func Default() *KeyMap {
 
 		Sessions: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "saved sessions")),
 		Bench:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "bench (ladder)")),
+		Slurm:    key.NewBinding(key.WithKeys("J"), key.WithHelp("J", "Slurm job folder")),
 		Mark:     key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "mark (2 to compare)")),
 		Compare:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare marked")),
 		Delete:   key.NewBinding(key.WithKeys("x", "delete"), key.WithHelp("x/del", "remove")),
 		Resume:   key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resume")),
 		Confirm:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes")),
+
+		Refresh:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "refresh now")),
+		Resubmit: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resubmit failed/missing tasks")),
+		Folder:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "type a job folder")),
 	}
 }

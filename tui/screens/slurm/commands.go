@@ -1,0 +1,127 @@
+package slurm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/engine"
+	store "sweepbench/sessions"
+	cluster "sweepbench/slurm"
+	"sweepbench/tui/common"
+)
+
+// The answers of the screen's commands, tagged for it (common.Tag); gen
+// is the request they answer: a stale one is dropped.
+type (
+	// statusMsg is a job folder's state (cluster.Load, State.Status).
+	statusMsg struct {
+		gen    int
+		dir    string
+		state  *cluster.State
+		status *cluster.Status
+		at     time.Time
+		err    error
+	}
+	// tickMsg is the refresh timer's: it reads the folder again while the
+	// screen is shown.
+	tickMsg struct{ gen int }
+	// resubmittedMsg is Resubmit's answer: the tasks submitted again.
+	resubmittedMsg struct {
+		dir   string
+		first bool // the folder's first submission (slurm without --submit)
+		tasks []int
+		array string // the array job submitted ("" when none)
+		merge string // the merge job now
+		err   error
+	}
+	// openedMsg is the merged session read for the results screen.
+	openedMsg struct {
+		gen int
+		o   common.OpenedMsg
+		err error
+	}
+)
+
+// statusCmd reads job folder dir: its plan and the jobs submitted
+// (slurm.json), then each task's state from squeue and sacct through r
+// and the files present (State.Status).
+func statusCmd(ctx context.Context, gen int, r cluster.Runner, dir string) tea.Cmd {
+	return common.Guard(func() tea.Msg {
+		st, err := cluster.Load(dir)
+		if err != nil {
+			return statusMsg{gen: gen, dir: dir, err: err, at: time.Now()}
+		}
+		s, err := st.Status(ctx, r)
+		return statusMsg{gen: gen, dir: dir, state: st, status: s, err: err, at: time.Now()}
+	}, func(err error) tea.Msg { return statusMsg{gen: gen, dir: dir, err: err, at: time.Now()} })
+}
+
+// tickCmd asks for a refresh in d.
+func tickCmd(gen int, d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{gen} })
+}
+
+// resubmitCmd submits again the failed or missing tasks of dir
+// (State.Resubmit, on the folder's state read again: it may have changed
+// since the screen asked).
+func resubmitCmd(ctx context.Context, r cluster.Runner, dir string) tea.Cmd {
+	return common.Guard(func() tea.Msg {
+		st, err := cluster.Load(dir)
+		if err != nil {
+			return resubmittedMsg{dir: dir, err: err}
+		}
+		first := len(st.ArrayJobs) == 0
+		n := len(st.ArrayJobs)
+		tasks, err := st.Resubmit(ctx, r)
+		msg := resubmittedMsg{dir: dir, first: first, tasks: tasks, merge: st.MergeJob, err: commandError(dir, err)}
+		if len(st.ArrayJobs) > n {
+			msg.array = st.ArrayJobs[len(st.ArrayJobs)-1]
+		}
+		return msg
+	}, func(err error) tea.Msg { return resubmittedMsg{dir: dir, err: err} })
+}
+
+// commandError says where a Slurm command could not be run: err as it
+// came, with what to do when the command is not on this machine.
+func commandError(dir string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *exec.Error
+	if errors.As(err, &ee) && errors.Is(err, exec.ErrNotFound) {
+		return fmt.Errorf("resubmit %s: %s is not on this machine's PATH: run the workbench (or sweepbench slurm resubmit %s) on a machine that submits to the cluster", dir, ee.Name, dir)
+	}
+	return fmt.Errorf("resubmit %s: %w", dir, err)
+}
+
+// openCmd reads the merged session id of store st for the results
+// screen (common.OpenSession, as the sessions screen opens one).
+func openCmd(gen int, st *store.Store, load store.Loader, reg *engine.Registry, id int64) tea.Cmd {
+	return common.Guard(func() tea.Msg {
+		o, err := common.OpenSession(context.Background(), st, load, reg, id)
+		return openedMsg{gen: gen, o: o, err: err}
+	}, func(err error) tea.Msg { return openedMsg{gen: gen, err: err} })
+}
+
+// sameFile reports whether paths a and b name one file (the merge's
+// database and the workbench's).
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(fa, fb)
+	}
+	aa, errA := filepath.Abs(a)
+	ab, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && aa == ab
+}

@@ -1,0 +1,358 @@
+package slurm
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
+
+	"sweepbench/engine"
+	store "sweepbench/sessions"
+	cluster "sweepbench/slurm"
+	"sweepbench/tui/common"
+	"sweepbench/tui/keys"
+	"sweepbench/tui/theme"
+)
+
+// fakeSlurm answers sbatch with increasing job ids from 100, squeue from
+// a table (sacct is off, as on a cluster without accounting), and
+// records every command; missing makes every command not found.
+type fakeSlurm struct {
+	mu      sync.Mutex
+	next    int
+	queue   string
+	calls   []string
+	missing bool
+}
+
+func (f *fakeSlurm) Run(_ context.Context, name string, args ...string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, name+" "+strings.Join(args, " "))
+	if f.missing {
+		return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
+	}
+	switch name {
+	case "sbatch":
+		f.next++
+		return strconv.Itoa(100+f.next) + "\n", nil
+	case "squeue":
+		return f.queue, nil
+	case "sacct":
+		return "", errors.New("sacct: Slurm accounting storage is disabled")
+	}
+	return "", nil
+}
+
+func (f *fakeSlurm) sbatches() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, "sbatch ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// host records the intents the screen hands the root.
+type host struct{ intents []tea.Msg }
+
+func (h *host) Do(intent tea.Msg) tea.Cmd { h.intents = append(h.intents, intent); return nil }
+func (h *host) Screen() common.ScreenID   { return common.SlurmScreen }
+func (h *host) Running() bool             { return false }
+func (h *host) last() tea.Msg             { return h.intents[len(h.intents)-1] }
+func (h *host) backs() (n int) {
+	for _, i := range h.intents {
+		if _, ok := i.(common.BackMsg); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// jobFolder writes a 6-task job folder submitted as array 1 and merge 2:
+// task 0 and 3 have their shard, 1 failed, 2 runs, 4 is pending and 5
+// neither squeue nor sacct knows.
+func jobFolder(t *testing.T) (string, *fakeSlurm) {
+	t.Helper()
+	dir := t.TempDir()
+	p := &cluster.Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 6, GPUsPerTask: 1, Partition: "gpu",
+		Time: "1:00:00", RunArgs: []string{"--data", "embedded:btcusdt-1m", "--hma", "10:200:10", "--backend", "cuda"}}
+	st, err := p.Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.ArrayJobs, st.MergeJob = []string{"1"}, "2"
+	if err := writeState(st); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, 3} {
+		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 6)), make([]byte, 2500*(k+1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, &fakeSlurm{queue: "1_0 COMPLETED\n1_1 FAILED\n1_2 RUNNING\n1_3 COMPLETED\n1_4 PENDING\n2 PENDING\n"}
+}
+
+// writeState records st's jobs as Submit would (Submit itself through a
+// fake sbatch, whose ids are then the ones the test names).
+func writeState(st *cluster.State) error {
+	f := &fakeSlurm{}
+	arr, merge := st.ArrayJobs, st.MergeJob
+	st.ArrayJobs, st.MergeJob = nil, ""
+	if err := st.Submit(context.Background(), f, nil, false); err != nil {
+		return err
+	}
+	// Submit gave 101 and 102: write the test's ids over them.
+	js, err := os.ReadFile(filepath.Join(st.Plan.Dir, cluster.StateFile))
+	if err != nil {
+		return err
+	}
+	s := strings.Replace(string(js), `"101"`, `"`+arr[0]+`"`, 1)
+	s = strings.Replace(s, `"merge_job": "102"`, `"merge_job": "`+merge+`"`, 1)
+	return os.WriteFile(filepath.Join(st.Plan.Dir, cluster.StateFile), []byte(s), 0o644)
+}
+
+func newScreen(t *testing.T, r cluster.Runner, dirs ...string) (*Model, *host) {
+	t.Helper()
+	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Keys: keys.Default(), Deterministic: true}
+	h := &host{}
+	m := New(ctx, h, context.Background(), Config{Runner: r, Dirs: dirs, Unavailable: "not here"})
+	m.SetSize(100, 30)
+	return m, h
+}
+
+// do runs cmd and hands the screen its answers, following the commands
+// they return except the refresh timer's (the screen's own tick, which
+// would wait Every): it reports whether a timer was armed.
+func do(t *testing.T, m *Model, cmd tea.Cmd) (armed bool) {
+	t.Helper()
+	for cmd != nil {
+		msg := cmd()
+		if b, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range b {
+				armed = do(t, m, c) || armed
+			}
+			return armed
+		}
+		sm, ok := msg.(common.ScreenMsg)
+		if !ok || sm.ID != common.SlurmScreen {
+			return armed // the text field's
+		}
+		next := m.Update(sm.Msg)
+		if _, ok := sm.Msg.(statusMsg); ok {
+			return next != nil // the timer: not followed
+		}
+		cmd = next
+	}
+	return armed
+}
+
+func press(t *testing.T, m *Model, k string) bool {
+	t.Helper()
+	var msg tea.KeyMsg
+	switch k {
+	case "esc":
+		msg = tea.KeyMsg{Type: tea.KeyEsc}
+	case "enter":
+		msg = tea.KeyMsg{Type: tea.KeyEnter}
+	default:
+		msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+	}
+	return do(t, m, m.Update(msg))
+}
+
+func TestStatusView(t *testing.T) {
+	dir, f := jobFolder(t)
+	m, _ := newScreen(t, f, dir)
+	if !do(t, m, m.Shown(true)) {
+		t.Error("no refresh timer armed while shown")
+	}
+	v := m.View()
+	for _, want := range []string{
+		"Slurm: " + dir,
+		"6 shards; partition gpu; 1 GPU a task; time 1:00:00",
+		"--data embedded:btcusdt-1m --hma 10:200:10 --backend cuda",
+		"array 1",
+		"tasks    6: 2 done, 1 running, 1 pending, 1 failed, 1 missing",
+		"merge    job 2: PENDING; merged.json not yet",
+		"note     sacct: Slurm accounting storage is disabled",
+		"TASK  JOB  STATE      SHARD                    SIZE",
+		"   0  1_0  COMPLETED  shard-0-of-6.parquet   2.5 kB",
+		"   1  1_1  FAILED     missing",
+		"   2  1_2  RUNNING    (computing)",
+		"   3  1_3  COMPLETED  shard-3-of-6.parquet  10.0 kB",
+		"   4  1_4  PENDING    (computing)",
+		"   5  -    -          missing",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the view lacks %q:\n%s", want, v)
+		}
+	}
+	// A stale timer does nothing; the current one reads the folder again.
+	f.calls = nil
+	if m.Update(tickMsg{gen: m.tick - 1}) != nil {
+		t.Error("a stale timer read the folder")
+	}
+	do(t, m, m.Update(tickMsg{gen: m.tick}))
+	if len(f.calls) == 0 {
+		t.Error("the timer did not read the folder")
+	}
+	// Off display, the timer stops.
+	m.Shown(false)
+	if m.Update(tickMsg{gen: m.tick}) != nil {
+		t.Error("the timer runs while the screen is not shown")
+	}
+}
+
+// TestResubmitAsks: R asks first, any other key cancels, y submits
+// exactly the failed and missing tasks.
+func TestResubmitAsks(t *testing.T) {
+	dir, f := jobFolder(t)
+	m, _ := newScreen(t, f, dir)
+	do(t, m, m.Shown(true))
+	press(t, m, "R")
+	if !m.Confirming() || !strings.Contains(m.View(), "resubmit tasks 1,5 (failed or missing) and a merge job that waits for them? y submits") {
+		t.Fatalf("R did not ask:\n%s", m.View())
+	}
+	if !m.Takes(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}) {
+		t.Error("the question does not take every key")
+	}
+	press(t, m, "n")
+	if m.Confirming() || len(f.sbatches()) != 0 || !strings.Contains(m.View(), "resubmit cancelled") {
+		t.Fatalf("n did not cancel: %v\n%s", f.sbatches(), m.View())
+	}
+	press(t, m, "R")
+	press(t, m, "y")
+	want := []string{"sbatch --parsable --array=1,5 " + filepath.Join(dir, cluster.ArrayScript),
+		"sbatch --parsable --dependency=afterok:101:1_2:1_4 " + filepath.Join(dir, cluster.MergeScript)}
+	if got := f.sbatches(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("sbatch %q, want %q", got, want)
+	}
+	if v := m.View(); !strings.Contains(v, "resubmitted tasks 1,5 as array job 101; merge job 102 waits for them") {
+		t.Errorf("the view does not say what was resubmitted:\n%s", v)
+	}
+}
+
+// TestErrors: a folder that is not a job folder, and Slurm's commands
+// missing, are said with the folder and the command; esc goes back.
+func TestErrors(t *testing.T) {
+	m, _ := newScreen(t, &fakeSlurm{}, t.TempDir())
+	do(t, m, m.Shown(true))
+	if v := m.View(); !strings.Contains(v, "no slurm.json here: not a folder") {
+		t.Errorf("not a job folder:\n%s", v)
+	}
+	dir, f := jobFolder(t)
+	f.missing = true
+	m, _ = newScreen(t, f, dir)
+	do(t, m, m.Shown(true))
+	v := m.View()
+	if !strings.Contains(v, "squeue") || !strings.Contains(v, "5  -    -      missing") {
+		t.Errorf("squeue missing:\n%s", v)
+	}
+	press(t, m, "R")
+	press(t, m, "y")
+	if v := m.View(); !strings.Contains(v, "resubmit "+dir+": sbatch is not on this machine's PATH") {
+		t.Errorf("sbatch missing:\n%s", v)
+	}
+	m2, h2 := newScreen(t, nil)
+	if v := m2.View(); !strings.Contains(v, "not here") {
+		t.Errorf("without a runner:\n%s", v)
+	}
+	press(t, m2, "R")
+	press(t, m2, "esc")
+	if h2.backs() != 1 {
+		t.Errorf("esc did not go back: %v", h2.intents)
+	}
+}
+
+// TestFolderField: with no folder the field takes the keys; enter shows
+// the folder typed, which is remembered with the others.
+func TestFolderField(t *testing.T) {
+	dir, f := jobFolder(t)
+	m, _ := newScreen(t, f)
+	do(t, m, m.Shown(true))
+	if !m.Takes(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}) || !strings.Contains(m.View(), "folder: ") {
+		t.Fatalf("no folder field:\n%s", m.View())
+	}
+	do(t, m, m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(dir), Paste: true}))
+	press(t, m, "enter")
+	if m.Dir() != dir || !strings.Contains(m.View(), "2 done, 1 running") {
+		t.Fatalf("enter did not show %s:\n%s", dir, m.View())
+	}
+	other := t.TempDir()
+	press(t, m, "e")
+	m.input.SetValue(other)
+	press(t, m, "enter")
+	if m.Dir() != other || len(m.dirs) != 2 {
+		t.Fatalf("dirs %v, shown %s", m.dirs, m.Dir())
+	}
+	do(t, m, m.Update(tea.KeyMsg{Type: tea.KeyLeft}))
+	if m.Dir() != dir || !strings.Contains(m.View(), "folder   1 of 2") {
+		t.Errorf("left did not go back to %s:\n%s", dir, m.View())
+	}
+}
+
+// TestOpenMerged: enter opens the merged session only from the
+// workbench's own database, and says where it is otherwise.
+func TestOpenMerged(t *testing.T) {
+	dir, f := jobFolder(t)
+	for _, k := range []int{1, 2, 4, 5} {
+		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 6)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.queue = "2 COMPLETED\n"
+	if err := os.WriteFile(filepath.Join(dir, cluster.MergedFile), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, h := newScreen(t, f, dir)
+	st, err := store.Open(filepath.Join(t.TempDir(), "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m.cfg.Store = st
+	do(t, m, m.Shown(true))
+	press(t, m, "enter")
+	if !strings.Contains(m.ctx.LastErr, "the merge recorded no session") {
+		t.Errorf("enter without a record: %q", m.ctx.LastErr)
+	}
+	db := filepath.Join(t.TempDir(), "other.db")
+	if err := cluster.WriteMerged(filepath.Join(dir, cluster.SessionsFile), &cluster.Merged{DB: db, Sessions: []int64{7}}); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "r")
+	if v := m.View(); !strings.Contains(v, "6: 6 done") || !strings.Contains(v, "merged.json written; saved as session 7 in") || !strings.Contains(v, db) {
+		t.Errorf("merged:\n%s", v)
+	}
+	press(t, m, "enter")
+	if !strings.Contains(m.ctx.LastErr, "not in this workbench's database: open it with sweepbench tui --db "+db) {
+		t.Errorf("enter with another database: %q", m.ctx.LastErr)
+	}
+	// In the workbench's database: enter reads it there (this one is not
+	// saved: the store says so; the tui's tests open a real one).
+	if err := cluster.WriteMerged(filepath.Join(dir, cluster.SessionsFile), &cluster.Merged{DB: st.Path(), Sessions: []int64{7}}); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "r")
+	if !strings.Contains(m.View(), "(enter opens it)") {
+		t.Errorf("enter is not offered:\n%s", m.View())
+	}
+	m.ctx.SetErr(nil)
+	press(t, m, "enter")
+	if !strings.Contains(m.ctx.LastErr, "7") || len(h.intents) != 0 {
+		t.Errorf("enter on a session the store lacks: %q, intents %v", m.ctx.LastErr, h.intents)
+	}
+}
