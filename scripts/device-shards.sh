@@ -9,13 +9,16 @@
 #     4 shards merged;
 #  3. 1000 x 1000 = 10^6 combos, both precisions: 4 shards and the merge
 #     to Parquet (shard sizes per combo, merge time and memory).
-# Build here first:
-#   CGO_ENABLED=0 go build -ldflags="-s -w" -o bin/sweepbench . && CGO_ENABLED=0 go build -o bin/cmpreport ./scripts/cmpreport
-#   run(command="bash scripts/device-shards.sh", carry=["bin"])
+# Build here first (gzip keeps the carry under 64 MiB):
+#   CGO_ENABLED=0 go build -ldflags="-s -w" -o bin/sweepbench . && CGO_ENABLED=0 go build -ldflags="-s -w" -o bin/cmpreport ./scripts/cmpreport &&
+#   mkdir -p binz && gzip -9c bin/sweepbench >binz/sweepbench.gz && gzip -9c bin/cmpreport >binz/cmpreport.gz
+#   run(command="bash scripts/device-shards.sh", carry=["binz"])
 set -uo pipefail
 OUT=${OUT:-/tmp/sweepbench-out}
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/log.txt") 2>&1
+mkdir -p bin
+for f in binz/*.gz; do [ -e "$f" ] || continue; b=bin/$(basename "$f" .gz); gunzip -c "$f" >"$b" && chmod +x "$b"; done
 B=$PWD/bin/sweepbench
 C=$PWD/bin/cmpreport
 T() { /usr/bin/time -f '%e s wall, %M KB max RSS' "$@"; }
@@ -49,5 +52,10 @@ for k in 0 1 2 3; do T $B run "${G[@]}" --shard $k/4 --shard-dir $W/s3; done
 ls -l $W/s3
 T $B merge $W/s3 --format parquet --out $W/merged-1m.parquet --no-save -q
 ls -l $W/single-1m.parquet $W/merged-1m.parquet
+python3 - "$W/single-1m.parquet" "$W/merged-1m.parquet" <<'PY' || echo "parquet contents not compared (no pyarrow)"
+import sys, pyarrow.parquet as pq
+a, b = (pq.read_table(f) for f in sys.argv[1:3])
+print("parquet: %d rows, %d columns; contents equal: %s" % (a.num_rows, a.num_columns, a.equals(b)))
+PY
 T $B merge $W/s3 --no-save -q | tail -5
 rm -rf "$W"
