@@ -103,8 +103,21 @@ func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, erro
 	sa, sb := d.A.Session, d.B.Session
 	da, db := &sa.Dataset, &sb.Dataset
 	if da.SHA256 != db.SHA256 || da.Bars != db.Bars || !da.First.Equal(db.First) || !da.Last.Equal(db.Last) {
-		return nil, fmt.Errorf("sessions %d and %d are on different data (%s, %d bars, sha256 %s; %s, %d bars, sha256 %s): a diff compares runs on the same bars",
-			sa.ID, sb.ID, da.Name, da.Bars, short(da.SHA256), db.Name, db.Bars, short(db.SHA256))
+		// The same file over other bars (--head, --from, --to) says so;
+		// other files give their hashes.
+		what, sameFile := "different data", da.SHA256 == db.SHA256
+		if sameFile {
+			what = "different windows of one file (sha256 " + short(da.SHA256) + ")"
+		}
+		window := func(d *data.Info) string {
+			w := fmt.Sprintf("%s, %d bars %s .. %s", d.Name, d.Bars, d.First.UTC().Format("2006-01-02 15:04"), d.Last.UTC().Format("2006-01-02 15:04"))
+			if !sameFile {
+				w += ", sha256 " + short(d.SHA256)
+			}
+			return w
+		}
+		return nil, fmt.Errorf("sessions %d and %d are on %s (%s; %s): a diff compares runs on the same bars",
+			sa.ID, sb.ID, what, window(da), window(db))
 	}
 	if sa.Grid != sb.Grid {
 		return nil, fmt.Errorf("sessions %d and %d swept different grids (hma %s x hma3 %s; hma %s x hma3 %s): a diff compares the same combos",

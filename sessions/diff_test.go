@@ -26,6 +26,8 @@ func TestDiff(t *testing.T) {
 	_, c := runSaved(t, s, src, origin(5000), "")
 	other := newStudy(t, ds, "10:50:10", "12:72:12", engine.FP64)
 	_, e := runSaved(t, s, other, origin(5000), "")
+	shorter := newStudy(t, btcusdt(t, 4000), "10:60:10", "12:72:12", engine.FP64)
+	_, w := runSaved(t, s, shorter, origin(4000), "")
 
 	load := func(context.Context, *sessions.Session) (*data.Dataset, error) { return ds, nil }
 	ref := func(id int64, p ...engine.Precision) sessions.RunRef {
@@ -108,6 +110,16 @@ func TestDiff(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		if _, err := s.Diff(bg, ref(a), ref(e), load); err == nil || !strings.Contains(err.Error(), "different grids") {
 			t.Errorf("different grids: %v", err)
+		}
+		// One file, two windows: said so, with each window's bars and
+		// times (the one hash, once).
+		first := ds.Info.First.UTC().Format("2006-01-02 15:04")
+		want := "are on different windows of one file (sha256 " + ds.Info.SHA256[:12]
+		_, err := s.Diff(bg, ref(a), ref(w), load)
+		if err == nil || !strings.Contains(err.Error(), want) ||
+			!strings.Contains(err.Error(), "5000 bars "+first+" .. "+ds.Info.Last.UTC().Format("2006-01-02 15:04")) ||
+			!strings.Contains(err.Error(), "4000 bars "+first+" .. ") || strings.Count(err.Error(), ds.Info.SHA256[:12]) != 1 {
+			t.Errorf("different windows: %v", err)
 		}
 		if _, err := s.Diff(bg, ref(b, engine.FP32), ref(a), load); err == nil || !strings.Contains(err.Error(), "no fp32 run") {
 			t.Errorf("missing run: %v", err)
