@@ -209,7 +209,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				return err
 			}
 			lane := engine.ReferenceLane(set.Precisions)
-			suiteID := engine.SuiteID(desc.Spec, datas)
+			suiteID, run := engine.SuiteID(desc.Spec, datas), engine.NewSuiteRun()
 			agg := engine.NewAggregator(set.Grid, datas, set.Objective, lane)
 			res := &suiteResult{id: suiteID, lane: lane}
 			reg := backends()
@@ -218,7 +218,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				sp := desc.Spec
 				sp.Data = paths[d]
 				if len(datas) > 1 {
-					sp.Suite = engine.SuiteRef{ID: suiteID, D: d + 1, N: len(datas)}.String()
+					sp.Suite = engine.SuiteRef{ID: suiteID, D: d + 1, N: len(datas), Run: run}.String()
 				}
 				if _, _, err := reg.Lookup(sp.Backend); err != nil {
 					// The shards ran on a GPU this node has not: the merge

@@ -281,6 +281,42 @@ func writeReport(w io.Writer, rep *engine.Report, format string, top int) error 
 	return fmt.Errorf("--format %q: want %s", format, reportFormats)
 }
 
+// suiteLine is the line `show` prints under the header for a session that
+// is one dataset of a suite: its place, the suite and its run, and the
+// sessions of the run's other datasets (sessions.Store.SuiteOf); "" for a
+// study of one dataset.
+func suiteLine(ctx context.Context, st *sessions.Store, ss *sessions.Session) string {
+	ref, ok, err := engine.ParseSuiteRef(ss.Spec.Suite)
+	if !ok {
+		if err != nil {
+			return fmt.Sprintf("suite   %v\n", err)
+		}
+		return ""
+	}
+	l := fmt.Sprintf("suite   dataset %d of %d of suite %s", ref.D, ref.N, ref.ID)
+	if ref.Run != "" {
+		l += ", run " + ref.Run
+	}
+	su, err := st.SuiteOf(ctx, ref)
+	if err != nil {
+		return l + fmt.Sprintf(" (its other sessions: %v)\n", err)
+	}
+	var others []string
+	for d, m := range su.Members {
+		switch {
+		case d == ref.D-1:
+		case m == nil:
+			others = append(others, fmt.Sprintf("dataset %d none", d+1))
+		default:
+			others = append(others, fmt.Sprintf("dataset %d session %d", d+1, m.ID))
+		}
+	}
+	if len(others) > 0 {
+		l += "; " + strings.Join(others, ", ") + " (the workbench's a: the figures across them)"
+	}
+	return l + "\n"
+}
+
 // sessionHeader is the line `show` and `resume` print above the table.
 func sessionHeader(ss *sessions.Session) string {
 	h := fmt.Sprintf("session %d  %s; started %s, last written by pid %d on %s", ss.ID, ss.Status,
@@ -328,7 +364,7 @@ func newSessionsShowCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprint(newSanitized(w), sessionHeader(ss))
+				fmt.Fprint(newSanitized(w), sessionHeader(ss)+suiteLine(cmd.Context(), st, ss))
 			}
 			return writeReport(w, rep, format, top)
 		},

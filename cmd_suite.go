@@ -118,7 +118,7 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 	if err != nil {
 		return err
 	}
-	id := engine.SuiteID(sf.spec, datasets)
+	id, run := engine.SuiteID(sf.spec, datasets), engine.NewSuiteRun()
 	names := make([]string, len(datasets))
 	copy(names, datasets)
 	lane := engine.ReferenceLane(set.Precisions)
@@ -133,7 +133,7 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 	var saved []string
 	for d, path := range datasets {
 		sp := sf.spec
-		sp.Data, sp.Suite = path, engine.SuiteRef{ID: id, D: d + 1, N: len(datasets)}.String()
+		sp.Data, sp.Suite = path, engine.SuiteRef{ID: id, D: d + 1, N: len(datasets), Run: run}.String()
 		if !o.quiet {
 			fmt.Fprintf(stderr, "dataset %d of %d: %s\n", d+1, len(datasets), path)
 		}

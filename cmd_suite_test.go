@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +69,31 @@ func TestSuiteJSONIsIndented(t *testing.T) {
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.Datasets) != 2 || doc.Datasets[1].Robustness.PBO == nil {
 		t.Fatalf("%v: %d datasets, robustness %+v", err, len(doc.Datasets), doc.Datasets)
+	}
+}
+
+// TestSuiteRunsApart: the same suite run twice saves two runs of it (one
+// suite id, two run names); `sessions show` of a dataset of the second
+// names its place, the suite, the run and the session of the run's other
+// dataset, not the first run's.
+func TestSuiteRunsApart(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	args := append([]string{"run", "--db", db}, suiteFlags...)
+	for range 2 {
+		if _, stderr, err := execute(t, args...); err != "" {
+			t.Fatalf("%s\n%s", err, stderr)
+		}
+	}
+	out, stderr, err := execute(t, "--db", db, "sessions", "show", "3")
+	if err != "" {
+		t.Fatalf("%s\n%s", err, stderr)
+	}
+	m := regexp.MustCompile(`(?m)^suite   dataset 1 of 2 of suite ([0-9a-f]{12}), run (r[0-9a-f]{8}); dataset 2 session (\d+) `).FindStringSubmatch(out)
+	if m == nil || m[3] != "4" {
+		t.Fatalf("show 3: %v\n%s", m, out)
+	}
+	first, _, _ := execute(t, "--db", db, "sessions", "show", "1")
+	if !strings.Contains(first, "of suite "+m[1]+", run ") || strings.Contains(first, m[2]) || !strings.Contains(first, "dataset 2 session 2 ") {
+		t.Fatalf("show 1 (the first run):\n%s", first)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -385,31 +386,56 @@ func (r *Report) Keep(k int) {
 }
 
 // SuiteRef is where a study stands in a suite, as Spec.Suite saves it:
-// "ID D/N", the suite's id (SuiteID), the dataset's place D (from 1) and
-// the number of datasets N.
+// "ID D/N RUN", the suite's id (SuiteID: the same for the same spec and
+// datasets), the dataset's place D (from 1), the number of datasets N and
+// the run of the suite the study belongs to (NewSuiteRun: one `run`, one
+// merge, one run from the workbench), so that running a suite again, or
+// merging its shards, makes sessions of another run, not more of the
+// first's. Sessions saved before the run was recorded have none ("ID D/N").
 type SuiteRef struct {
 	ID   string
 	D, N int
+	Run  string // "" for a ref saved before runs were recorded
 }
 
-// String is the ref as Spec.Suite holds it: "3fa2c9e1b0d4 2/5".
-func (r SuiteRef) String() string { return fmt.Sprintf("%s %d/%d", r.ID, r.D, r.N) }
+// String is the ref as Spec.Suite holds it: "3fa2c9e1b0d4 2/5 r7c1e02aa".
+func (r SuiteRef) String() string {
+	s := fmt.Sprintf("%s %d/%d", r.ID, r.D, r.N)
+	if r.Run != "" {
+		s += " " + r.Run
+	}
+	return s
+}
 
-// ParseSuiteRef reads a Spec.Suite value ("ID D/N", 1 <= D <= N). ok is
-// false for "" (a study of one dataset); err says what is wrong with a
-// value that is not a ref.
+// NewSuiteRun names one run of a suite: "r" and 8 random hex digits.
+func NewSuiteRun() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read does not fail (Go 1.24+)
+	return "r" + hex.EncodeToString(b[:])
+}
+
+// ParseSuiteRef reads a Spec.Suite value ("ID D/N RUN" or, saved before
+// runs were recorded, "ID D/N"; 1 <= D <= N). ok is false for "" (a study
+// of one dataset); err says what is wrong with a value that is not a ref.
 func ParseSuiteRef(s string) (ref SuiteRef, ok bool, err error) {
 	if s == "" {
 		return SuiteRef{}, false, nil
 	}
-	id, pos, found := strings.Cut(s, " ")
-	d, n, slash := strings.Cut(pos, "/")
+	f := strings.Fields(s)
+	bad := fmt.Errorf("suite %q: want \"ID D/N RUN\" with 1 <= D <= N", s)
+	if len(f) != 2 && len(f) != 3 {
+		return SuiteRef{}, false, bad
+	}
+	d, n, slash := strings.Cut(f[1], "/")
 	var de, ne error
-	ref.ID = id
+	ref.ID = f[0]
 	ref.D, de = strconv.Atoi(d)
 	ref.N, ne = strconv.Atoi(n)
-	if !found || !slash || id == "" || de != nil || ne != nil || ref.D < 1 || ref.D > ref.N {
-		return SuiteRef{}, false, fmt.Errorf("suite %q: want \"ID D/N\" with 1 <= D <= N", s)
+	if len(f) == 3 {
+		ref.Run = f[2]
+	}
+	if !slash || de != nil || ne != nil || ref.D < 1 || ref.D > ref.N {
+		return SuiteRef{}, false, bad
 	}
 	return ref, true, nil
 }

@@ -170,8 +170,10 @@ func TestSuiteRef(t *testing.T) {
 		want     engine.SuiteRef
 		ok, err  bool
 	}{
-		{"first", "3fa2c9e1b0d4 1/5", engine.SuiteRef{"3fa2c9e1b0d4", 1, 5}, true, false},
-		{"last", "b16796de63b5 2/2", engine.SuiteRef{"b16796de63b5", 2, 2}, true, false},
+		{"first", "3fa2c9e1b0d4 1/5 r0a1b2c3d", engine.SuiteRef{"3fa2c9e1b0d4", 1, 5, "r0a1b2c3d"}, true, false},
+		{"last", "b16796de63b5 2/2 r00000001", engine.SuiteRef{"b16796de63b5", 2, 2, "r00000001"}, true, false},
+		{"saved before runs", "b16796de63b5 2/2", engine.SuiteRef{"b16796de63b5", 2, 2, ""}, true, false},
+		{"too many fields", "b16796de63b5 2/2 r1 x", engine.SuiteRef{}, false, true},
 		{"none", "", engine.SuiteRef{}, false, false},
 		{"no position", "3fa2c9e1b0d4", engine.SuiteRef{}, false, true},
 		{"past the end", "3fa2c9e1b0d4 6/5", engine.SuiteRef{}, false, true},
@@ -187,6 +189,9 @@ func TestSuiteRef(t *testing.T) {
 				t.Fatalf("String() = %q, want %q", got.String(), tc.in)
 			}
 		})
+	}
+	if a, b := engine.NewSuiteRun(), engine.NewSuiteRun(); a == b || len(a) != 9 || a[0] != 'r' {
+		t.Fatalf("NewSuiteRun: %q then %q, want two runs' names r + 8 hex", a, b)
 	}
 	if engine.ReferenceLane([]engine.Precision{engine.FP32, engine.FP64}) != engine.FP64 || engine.ReferenceLane([]engine.Precision{engine.FP32}) != engine.FP32 {
 		t.Fatal("ReferenceLane: fp64 when run, else the one precision")

@@ -18,9 +18,12 @@ import (
 // Suite is the sessions of one suite found in the store.
 type Suite struct {
 	ID string
-	// Members[d] is the newest session of dataset d+1 of the suite, nil
-	// when the store has none (removed, or not saved); len(Members) is
-	// the suite's number of datasets.
+	// Run is the run of the suite (engine.SuiteRef.Run; "" for sessions
+	// saved before runs were recorded).
+	Run string
+	// Members[d] is the session of dataset d+1 in that run, nil when the
+	// store has none (removed, or not saved); len(Members) is the suite's
+	// number of datasets.
 	Members []*Session
 }
 
@@ -39,9 +42,11 @@ func (su *Suite) Missing() []int {
 // Present counts the datasets the store has a session of.
 func (su *Suite) Present() int { return len(su.Members) - len(su.Missing()) }
 
-// SuiteOf reads the sessions of suite ref.ID (ref is the Spec.Suite of
-// one of them, which gives the number of datasets): for each dataset the
-// newest session saved for it. Errors: the store's (*DBError); a session
+// SuiteOf reads the sessions of one run of suite ref.ID (ref is the
+// Spec.Suite of one of them, which gives the number of datasets and the
+// run): for each dataset the session of that run (the newest, should a
+// run have saved two); for a ref saved before runs were recorded (no Run),
+// the newest of the sessions that have none. Errors: the store's (*DBError); a session
 // of the suite whose Spec.Suite does not parse, or that counts another
 // number of datasets, is an error naming it.
 func (s *Store) SuiteOf(ctx context.Context, ref engine.SuiteRef) (*Suite, error) {
@@ -49,15 +54,15 @@ func (s *Store) SuiteOf(ctx context.Context, ref engine.SuiteRef) (*Suite, error
 	if err != nil {
 		return nil, err
 	}
-	su := &Suite{ID: ref.ID, Members: make([]*Session, ref.N)}
+	su := &Suite{ID: ref.ID, Run: ref.Run, Members: make([]*Session, ref.N)}
 	for i := range list { // newest first
 		ss := &list[i]
 		r, ok, err := engine.ParseSuiteRef(ss.Spec.Suite)
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("session %d: %w", ss.ID, err)
-		case !ok || r.ID != ref.ID:
-			continue
+		case !ok || r.ID != ref.ID || r.Run != ref.Run:
+			continue // another suite, or another run of it
 		case r.N != ref.N:
 			return nil, fmt.Errorf("session %d: suite %s counts %d datasets, not %d", ss.ID, ref.ID, r.N, ref.N)
 		}

@@ -98,3 +98,40 @@ func TestSuiteOf(t *testing.T) {
 		t.Fatalf("the aggregate of no session: %v", err)
 	}
 }
+
+// TestSuiteOfRuns: two runs of one suite (the same id: the same spec and
+// datasets, run again or merged from shards) are told apart by their run:
+// each ref finds its own run's sessions, never the other's, whichever was
+// saved last; refs saved before runs were recorded find only those.
+func TestSuiteOfRuns(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, "")
+	const id = "abc123def456"
+	save := func(run string, d int) int64 {
+		st := newStudy(t, btcusdt(t, 1500+1000*d), "10:30:10", "12:36:12")
+		st.Spec.Suite = engine.SuiteRef{ID: id, D: d + 1, N: 2, Run: run}.String()
+		_, sid := runSaved(t, s, st, origin(1500+1000*d), "")
+		return sid
+	}
+	old := []int64{save("", 0), save("", 1)}
+	a := []int64{save("r0000000a", 0), save("r0000000a", 1)}
+	b := []int64{save("r0000000b", 0)} // the second run, only its first dataset so far
+	for _, tc := range []struct {
+		run  string
+		want []int64 // 0: none
+	}{{"r0000000a", a}, {"r0000000b", []int64{b[0], 0}}, {"", old}} {
+		su, err := s.SuiteOf(ctx, engine.SuiteRef{ID: id, D: 1, N: 2, Run: tc.run})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d, ss := range su.Members {
+			got := int64(0)
+			if ss != nil {
+				got = ss.ID
+			}
+			if got != tc.want[d] {
+				t.Errorf("run %q, dataset %d: session %d, want %d", tc.run, d+1, got, tc.want[d])
+			}
+		}
+	}
+}
