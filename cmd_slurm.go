@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,7 +38,8 @@ path on every node (relative paths from the folder slurm is run in) and
 checked by SHA-256 at merge time.
 
   sweepbench slurm status DIR      each task's state and the shards present
-  sweepbench slurm resubmit DIR    submit again the tasks that failed or never ran`,
+  sweepbench slurm resubmit DIR    submit again the tasks that failed or never ran
+                                   (not while their states are unknown: --force)`,
 		Example: `  sweepbench slurm --shards 64 --gpus-per-task 1 --partition gpu --time 1:00:00 --out /shared/sweep1 --submit -- \
       --data @symbols.txt --hma 10:400 --hma3 10:400 --blocks 16
   sweepbench slurm status /shared/sweep1
@@ -170,7 +172,11 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 	fmt.Fprintln(tw, "TASK\tJOB\tSTATE\tSHARD")
 	for _, t := range s.Tasks {
 		state := t.State
-		if state == "" {
+		switch {
+		case state != "":
+		case t.Unknown:
+			state = "unknown"
+		default:
 			state = "-"
 		}
 		shard := "missing"
@@ -189,14 +195,32 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 		return err
 	}
 	merge := s.Merge
-	if merge == "" {
+	switch {
+	case s.MergeUnknown():
+		merge = "unknown"
+	case merge == "":
 		merge = "not known to squeue or sacct"
 	}
 	c := s.Counts()
 	fmt.Fprintf(w, "%d of %d shards present, %d computing; merge job %s: %s; merged.json %s\n", c.Done, len(s.Tasks), c.Active(), s.MergeJob, merge,
 		map[bool]string{true: "written", false: "not yet"}[s.Merged])
 	if redo := c.Failed + c.Missing; redo > 0 {
-		fmt.Fprintf(w, "%s failed or never ran: sweepbench slurm resubmit DIR submits them again\n", engine.Plural(redo, "task"))
+		if s.Refusal() == nil {
+			fmt.Fprintf(w, "%s failed or never ran: sweepbench slurm resubmit DIR submits them again\n", engine.Plural(redo, "task"))
+		} else {
+			fmt.Fprintf(w, "%s failed or never ran\n", engine.Plural(redo, "task"))
+		}
+	}
+	if s.Unanswered != nil {
+		switch unknown := s.Unknown(); {
+		case len(unknown) > 0:
+			fmt.Fprintf(w, "unknown: %s; %s %s may be running or pending: resubmit submits nothing until squeue answers (--force submits them anyway)\n",
+				s.Unanswered, map[bool]string{true: "task", false: "tasks"}[len(unknown) == 1], ints(unknown))
+		case s.Refusal() != nil:
+			fmt.Fprintf(w, "unknown: %s; the merge job may be running: resubmit submits nothing until squeue answers (--force submits the merge again)\n", s.Unanswered)
+		default:
+			fmt.Fprintf(w, "note: %s; the states shown are sacct's\n", s.Unanswered)
+		}
 	}
 	if s.Saved != nil && len(s.Saved.Sessions) > 0 {
 		fmt.Fprintf(w, "saved as %s in %s\n", sessionList(s.Saved.Sessions), s.Saved.DB)
@@ -208,10 +232,17 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 }
 
 func newSlurmResubmitCmd() *cobra.Command {
-	return &cobra.Command{
+	var force bool
+	cmd := &cobra.Command{
 		Use:   "resubmit DIR",
 		Short: "Submit again the tasks of a job folder that failed or never ran, and a merge that waits for them",
-		Args:  cobra.ExactArgs(1),
+		Long: `resubmit submits again the tasks of job folder DIR that have no shard and
+that Slurm neither runs nor holds (failed, cancelled, timed out, never
+ran), and a merge job that waits for them. When squeue fails (slurmctld
+down or restarting, a timeout) and sacct cannot tell either, the tasks'
+states are unknown: they may be running or pending, and resubmit submits
+nothing (exit status 1) unless --force.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := slurm.Load(args[0])
 			if err != nil {
@@ -219,7 +250,17 @@ func newSlurmResubmitCmd() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			first := len(st.ArrayJobs) == 0 // written without --submit: its first submission
-			redo, err := st.Resubmit(cmd.Context(), slurm.Exec{})
+			redo, err := st.Resubmit(cmd.Context(), slurm.Exec{}, force)
+			var ue *slurm.UnknownError
+			if errors.As(err, &ue) {
+				what := "they may be running or pending: resubmitting them would run them twice, into the same shards; " +
+					"run it again once squeue answers, or sweepbench slurm resubmit --force %s when you know they are not running"
+				if len(ue.Tasks) == 0 {
+					what = "it may be running: submitting it again would merge twice; " +
+						"run it again once squeue answers, or sweepbench slurm resubmit --force %s when you know it is not running"
+				}
+				return fmt.Errorf("%w (%s)", err, fmt.Sprintf(what, args[0]))
+			}
 			if err != nil {
 				return err
 			}
@@ -234,6 +275,8 @@ func newSlurmResubmitCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&force, "force", false, "resubmit even the tasks whose state is unknown (squeue failed): only when you know they are not running")
+	return cmd
 }
 
 func ints(xs []int) string {

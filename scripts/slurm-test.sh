@@ -11,7 +11,9 @@
 #      complete the study, equal to a single run; then the workbench's
 #      Slurm screen (tui --slurm-dir, in a private tmux server when tmux is
 #      installed) must list its four tasks COMPLETED and open the merged
-#      session.
+#      session;
+#   C. a held array read with slurmctld unreachable: its tasks must show
+#      unknown and slurm resubmit must submit nothing.
 # Every daemon it starts is stopped by its PID on exit, every job it
 # submitted cancelled first. Run as root (the daemons; .ci/run does).
 # SWEEPBENCH_SLURM_KEEP=1 keeps the temporary folder.
@@ -195,6 +197,25 @@ wait_merged "$T/b" 300
 "$SB" slurm status "$T/b" | tee "$T/b-status2.txt"
 "$SB" run "${FLAGS_B[@]}" --format json --out "$T/b-single.json" --no-save -q
 "$T/bin/cmpreport" "$T/b-single.json" "$T/b/merged.json" || fail "study B: the merged report is not the single run's"
+
+# C: slurmctld unreachable (a slurm.conf whose controller port nothing
+# listens on): the held tasks of a third array, pending in fact, must show
+# unknown, and resubmit must submit nothing; with the cluster's own
+# slurm.conf they are pending again and there is nothing to resubmit.
+JOBDIRS+=("$T/c")
+"$SB" --db "$T/c.db" slurm --shards 2 --out "$T/c" --submit --hold -- "${FLAGS[@]}" --data embedded:btcusdt-1m >"$T/c-submit.txt"
+sed "s/^SlurmctldPort=.*/SlurmctldPort=$((PORT + 2))/" "$T/slurm.conf" >"$T/down.conf"
+SLURM_CONF="$T/down.conf" "$SB" slurm status "$T/c" | tee "$T/c-status.txt"
+[ "$(grep -cE '^[01] +- +unknown +missing$' "$T/c-status.txt")" = 2 ] || fail "study C: status does not show both held tasks unknown with slurmctld unreachable"
+if SLURM_CONF="$T/down.conf" "$SB" slurm resubmit "$T/c" >"$T/c-resubmit.txt" 2>&1; then
+	fail "study C: resubmit acted with slurmctld unreachable: $(cat "$T/c-resubmit.txt")"
+fi
+grep -q "the states of tasks 0,1 are unknown: nothing resubmitted" "$T/c-resubmit.txt" || fail "study C: resubmit said: $(cat "$T/c-resubmit.txt")"
+[ "$(tr -d ' \n' <"$T/c/slurm.json" | grep -o '"array_jobs":\[[^]]*\]' | grep -o '"[0-9]*"' | wc -l)" = 1 ] || fail "study C: resubmit submitted an array"
+"$SB" slurm status "$T/c" | tee "$T/c-status2.txt"
+[ "$(grep -cE '^[01] +[0-9]+_[01] +PENDING +\(computing\)$' "$T/c-status2.txt")" = 2 ] || fail "study C: the held tasks are not pending"
+"$SB" slurm resubmit "$T/c" | grep -q "no task to resubmit" || fail "study C: resubmit acted on pending tasks"
+echo "slurm-test: with slurmctld unreachable the held tasks show unknown and resubmit refuses"
 
 # The workbench's Slurm screen on study B's folder: every task COMPLETED
 # (task 1 as the resubmitted array's), the merge written, its session

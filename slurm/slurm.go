@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -261,6 +262,11 @@ type Task struct {
 	State string // PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, ... from squeue or sacct; "" when neither knows it
 	Shard string // the shard file, when present
 	Size  int64  // its size in bytes
+	// Unknown: it has no shard, and Slurm could not be asked about it
+	// (squeue failed, and sacct did not say where its latest submission
+	// stands); Job and State are then "". A task squeue answered for and
+	// does not list is not unknown: Slurm neither runs nor holds it.
+	Unknown bool
 }
 
 // Done reports whether the task's shard file is there.
@@ -284,10 +290,11 @@ const (
 	Running              // no shard yet; running (or configuring, completing)
 	Pending              // no shard yet; waiting to run (pending, requeued, suspended)
 	Failed               // no shard, and Slurm no longer runs it: failed, cancelled, timed out...
-	Missing              // no shard, and neither squeue nor sacct knows it: never ran, or forgotten
+	Missing              // no shard, and Slurm answered without it (squeue does not list it, nor sacct): never ran, or forgotten
+	Unknown              // no shard, and Slurm could not be asked (squeue failed, sacct off or silent): it may be running
 )
 
-var phaseNames = [...]string{"done", "running", "pending", "failed", "missing"}
+var phaseNames = [...]string{"done", "running", "pending", "failed", "missing", "unknown"}
 
 func (p Phase) String() string {
 	if p < 0 || int(p) >= len(phaseNames) {
@@ -307,13 +314,15 @@ func (t *Task) Phase() Phase {
 		return Running
 	case t.State != "":
 		return Failed
+	case t.Unknown:
+		return Unknown
 	}
 	return Missing
 }
 
 // Counts is how many tasks stand in each phase.
 type Counts struct {
-	Done, Running, Pending, Failed, Missing int
+	Done, Running, Pending, Failed, Missing, Unknown int
 }
 
 // Active is the tasks Slurm runs or will run.
@@ -332,6 +341,8 @@ func (s *Status) Counts() Counts {
 			c.Pending++
 		case Failed:
 			c.Failed++
+		case Unknown:
+			c.Unknown++
 		default:
 			c.Missing++
 		}
@@ -341,25 +352,46 @@ func (s *Status) Counts() Counts {
 
 // Redo is the tasks Resubmit submits again: those without a shard file
 // that Slurm does not run or hold now (failed or missing), in order.
-func (s *Status) Redo() []int {
-	var redo []int
+// Tasks whose state is unknown are not among them (Unknown lists them).
+func (s *Status) Redo() []int { return s.phases(Failed, Missing) }
+
+// Unknown is the tasks without a shard file whose state Slurm could not
+// be asked (Phase Unknown), in order: Resubmit refuses while there are
+// any, and submits them again when forced.
+func (s *Status) Unknown() []int { return s.phases(Unknown) }
+
+// phases is the tasks in any of the phases ps, in order.
+func (s *Status) phases(ps ...Phase) []int {
+	var out []int
 	for i := range s.Tasks {
-		if p := s.Tasks[i].Phase(); p == Failed || p == Missing {
-			redo = append(redo, s.Tasks[i].Index)
+		if slices.Contains(ps, s.Tasks[i].Phase()) {
+			out = append(out, s.Tasks[i].Index)
 		}
 	}
-	return redo
+	return out
 }
+
+// MergeLive reports whether the merge job is pending or running.
+func (s *Status) MergeLive() bool { return s.Merge == "PENDING" || s.Merge == "RUNNING" }
+
+// MergeUnknown reports whether a merge job was submitted and Slurm could
+// not be asked where it stands (squeue failed, sacct off or silent).
+func (s *Status) MergeUnknown() bool { return s.Unanswered != nil && s.MergeJob != "" && s.Merge == "" }
 
 // Status is the job folder's state: each task's, the merge job's, and
 // whether merged.json is there. Note says what could not be asked (sacct
-// without accounting).
+// without accounting, when squeue answered; Unanswered says it otherwise).
 type Status struct {
-	Tasks      []Task
-	Merge      string // the merge job's state ("" unknown)
-	MergeJob   string
-	Merged     bool
-	Note       string
+	Tasks    []Task
+	Merge    string // the merge job's state ("" unknown)
+	MergeJob string
+	Merged   bool
+	Note     string
+	// Unanswered is why Slurm's states are unknown: squeue failed (and
+	// sacct, when it answered, did not tell every task); nil when squeue
+	// answered. Tasks without a shard that neither command told are then
+	// Unknown, and so is the merge (MergeUnknown).
+	Unanswered *QueryError
 	ArrayJobs  []string
 	Submitted  time.Time
 	ShardCount int
@@ -369,36 +401,75 @@ type Status struct {
 	Saved *Merged
 }
 
-// jobStates asks squeue, then sacct, for the states of jobs (their array
-// tasks one by one): "ARRAY_K" or "JOB" -> state.
-func jobStates(ctx context.Context, r Runner, jobs []string) (map[string]string, string) {
-	states := map[string]string{}
-	var note string
+// jobStates asks sacct, then squeue, for the states of jobs (their array
+// tasks one by one, a pending range of sacct's "7_[2-5%2]" too): "ARRAY_K"
+// or "JOB" -> state, squeue's over sacct's (it knows the live ones best).
+// squeueErr is squeue's failure, nil when it answered: squeue lists every
+// job slurmctld holds (pending, running, and finished ones for MinJobAge),
+// so a job it does not list then is one Slurm neither runs nor holds.
+// Asked for a single job slurmctld no longer holds, squeue exits 1 with
+// "Invalid job id specified": that is an answer too (none listed).
+// sacctErr is sacct's failure (accounting off, slurmdbd down).
+func jobStates(ctx context.Context, r Runner, jobs []string) (states map[string]string, squeueErr, sacctErr error) {
+	states = map[string]string{}
 	if len(jobs) == 0 {
-		return states, note
+		return states, nil, nil
 	}
 	list := strings.Join(jobs, ",")
-	if out, err := r.Run(ctx, "sacct", "-n", "-P", "-X", "-j", list, "-o", "JobID,State"); err == nil {
+	out, sacctErr := r.Run(ctx, "sacct", "-n", "-P", "-X", "-j", list, "-o", "JobID,State")
+	if sacctErr == nil {
 		for _, line := range strings.Split(out, "\n") {
 			id, state, ok := strings.Cut(strings.TrimSpace(line), "|")
 			if ok {
 				state, _, _ = strings.Cut(state, " ") // "CANCELLED by 0"
-				states[id] = state
+				for _, id := range expandIDs(id) {
+					states[id] = state
+				}
 			}
 		}
-	} else {
-		note = firstLine(err.Error()) + " (finished tasks are told by their shard files)"
 	}
-	if out, err := r.Run(ctx, "squeue", "-h", "-r", "-t", "all", "-j", list, "-o", "%i %T"); err == nil {
+	out, squeueErr = r.Run(ctx, "squeue", "-h", "-r", "-t", "all", "-j", list, "-o", "%i %T")
+	if squeueErr != nil && len(jobs) == 1 && strings.Contains(squeueErr.Error(), "Invalid job id specified") {
+		out, squeueErr = "", nil
+	}
+	if squeueErr == nil {
 		for _, line := range strings.Split(out, "\n") {
 			if f := strings.Fields(line); len(f) == 2 {
-				states[f[0]] = f[1] // squeue knows the live ones best
+				for _, id := range expandIDs(f[0]) {
+					states[id] = f[1]
+				}
 			}
 		}
-	} else {
-		note = engine.JoinNote(note, firstLine(err.Error()))
 	}
-	return states, note
+	return states, squeueErr, sacctErr
+}
+
+// expandIDs is the job ids a Slurm job id stands for: "7_[2-4,6%2]" (an
+// array's tasks not yet started, as sacct and squeue without -r print
+// them; %2 is the throttle) is 7_2, 7_3, 7_4 and 7_6; any other id is
+// itself.
+func expandIDs(id string) []string {
+	arr, rest, ok := strings.Cut(id, "_[")
+	if !ok || !strings.HasSuffix(rest, "]") {
+		return []string{id}
+	}
+	rest, _, _ = strings.Cut(strings.TrimSuffix(rest, "]"), "%")
+	var ids []string
+	for _, part := range strings.Split(rest, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, errA := strconv.Atoi(lo)
+		b, errB := a, error(nil)
+		if isRange {
+			b, errB = strconv.Atoi(hi)
+		}
+		if errA != nil || errB != nil || b < a || b-a > 1<<20 {
+			return []string{id}
+		}
+		for k := a; k <= b; k++ {
+			ids = append(ids, fmt.Sprintf("%s_%d", arr, k))
+		}
+	}
+	return ids
 }
 
 func firstLine(s string) string {
@@ -407,7 +478,11 @@ func firstLine(s string) string {
 }
 
 // Status reads the folder's tasks: the shard files present, and from
-// squeue and sacct each task's latest submission's state.
+// squeue and sacct each task's latest submission's state. When squeue
+// fails (Status.Unanswered), a task without a shard is Unknown unless
+// sacct told its state and every array job submitted after the one it
+// told of: a later resubmission sacct does not have yet (slurmdbd lags
+// behind slurmctld) may hold the task.
 func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
 	n := st.Plan.Shards
 	s := &Status{MergeJob: st.MergeJob, ArrayJobs: st.ArrayJobs, Submitted: st.Submitted, ShardCount: n}
@@ -415,19 +490,34 @@ func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
 	if st.MergeJob != "" {
 		jobs = append(jobs, st.MergeJob)
 	}
-	states, note := jobStates(ctx, r, jobs)
-	s.Note = note
+	states, squeueErr, sacctErr := jobStates(ctx, r, jobs)
+	switch {
+	case squeueErr != nil:
+		s.Unanswered = &QueryError{Squeue: squeueErr, Sacct: sacctErr} // it says sacct's failure too
+	case sacctErr != nil:
+		s.Note = firstLine(sacctErr.Error()) + " (finished tasks are told by their shard files)"
+	}
+	told := map[string]bool{} // the array jobs sacct or squeue told of
+	for id := range states {
+		if arr, _, ok := strings.Cut(id, "_"); ok {
+			told[arr] = true
+		}
+	}
 	for k := 0; k < n; k++ {
 		t := Task{Index: k}
-		for _, arr := range st.ArrayJobs { // the latest submission that knows the task
+		from := -1
+		for i, arr := range st.ArrayJobs { // the latest submission that knows the task
 			id := fmt.Sprintf("%s_%d", arr, k)
 			if state, ok := states[id]; ok {
-				t.Job, t.State = id, state
+				t.Job, t.State, from = id, state, i
 			}
 		}
 		p := filepath.Join(st.Plan.Dir, engine.ShardName(k, n))
 		if fi, err := os.Stat(p); err == nil {
 			t.Shard, t.Size = p, fi.Size()
+		}
+		if squeueErr != nil && slices.ContainsFunc(st.ArrayJobs[from+1:], func(arr string) bool { return !told[arr] }) {
+			t.Job, t.State, t.Unknown = "", "", !t.Done()
 		}
 		s.Tasks = append(s.Tasks, t)
 	}
@@ -445,6 +535,25 @@ func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
 	return s, nil
 }
 
+// Refusal is why Resubmit, not forced, would submit nothing now: an
+// *UnknownError when squeue failed and a task without a shard is Unknown
+// (it may be running or pending: submitting it again would run it twice
+// into the same shard, and the new merge would not wait for it), or when
+// Resubmit would submit the merge job alone again and the old one's state
+// is unknown (it may be running). Nil otherwise.
+func (s *Status) Refusal() error {
+	if s.Unanswered == nil {
+		return nil
+	}
+	if unknown := s.Unknown(); len(unknown) > 0 {
+		return &UnknownError{Query: s.Unanswered, Tasks: unknown}
+	}
+	if s.MergeUnknown() && len(s.Redo()) == 0 && !s.Merged && s.Counts().Active() == 0 {
+		return &UnknownError{Query: s.Unanswered, Merge: s.MergeJob}
+	}
+	return nil
+}
+
 // Resubmit submits again the tasks that have no shard file and that Slurm
 // does not run or hold now (failed, cancelled, timed out, lost), then a
 // new merge job depending on them; a merge job still pending on the old
@@ -453,7 +562,12 @@ func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
 // there and nothing is merged, only the merge is submitted again). A
 // folder never submitted (slurm without --submit) is submitted whole: the
 // array and its merge.
-func (st *State) Resubmit(ctx context.Context, r Runner) ([]int, error) {
+//
+// While Slurm cannot be asked (Status.Refusal) it submits nothing and
+// returns an *UnknownError. force submits the Unknown tasks again too (and
+// cancels a merge job whose state is unknown, or submits the merge again):
+// for when the caller knows they are not running, squeue being down.
+func (st *State) Resubmit(ctx context.Context, r Runner, force bool) ([]int, error) {
 	if len(st.ArrayJobs) == 0 {
 		all := make([]int, st.Plan.Shards)
 		for k := range all {
@@ -465,16 +579,22 @@ func (st *State) Resubmit(ctx context.Context, r Runner) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.Refusal(); err != nil && !force {
+		return nil, err
+	}
 	redo := s.Redo()
+	if force {
+		redo = append(redo, s.Unknown()...)
+		slices.Sort(redo)
+	}
 	var after []string
 	for _, t := range s.Tasks {
 		if !t.Done() && t.Active() {
 			after = append(after, t.Job)
 		}
 	}
-	mergeLive := s.Merge == "PENDING" || s.Merge == "RUNNING"
 	if len(redo) == 0 {
-		if s.Merged || mergeLive || len(after) > 0 {
+		if s.Merged || s.MergeLive() || len(after) > 0 {
 			return nil, nil // done, or on its way
 		}
 		out, err := r.Run(ctx, "sbatch", "--parsable", filepath.Join(st.Plan.Dir, MergeScript))
@@ -486,9 +606,10 @@ func (st *State) Resubmit(ctx context.Context, r Runner) ([]int, error) {
 		}
 		return nil, st.save()
 	}
-	if st.MergeJob != "" && s.Merge == "PENDING" {
+	if st.MergeJob != "" && (s.Merge == "PENDING" || s.MergeUnknown()) {
 		// It waits on an array with a failed task: its dependency can no
-		// longer be met.
+		// longer be met. (Unknown, it is cancelled too: scancel leaves a
+		// finished job as it is.)
 		_, _ = r.Run(ctx, "scancel", st.MergeJob)
 	}
 	return redo, st.Submit(ctx, r, redo, false, after...)

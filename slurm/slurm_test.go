@@ -2,6 +2,7 @@ package slurm
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,12 +13,16 @@ import (
 	"sweepbench/engine"
 )
 
-// fakeSlurm answers sbatch with increasing job ids and squeue from a
-// table, and records every command.
+// fakeSlurm answers sbatch with increasing job ids, squeue and sacct from
+// tables, and records every command. sacct is off (accounting disabled)
+// unless acct is set; squeueErr and sacctErr make them fail.
 type fakeSlurm struct {
-	next  int
-	queue string // squeue's output
-	calls []string
+	next      int
+	queue     string // squeue's output
+	acct      string // sacct's output ("": accounting is off)
+	squeueErr error
+	sacctErr  error
+	calls     []string
 }
 
 func (f *fakeSlurm) Run(_ context.Context, name string, args ...string) (string, error) {
@@ -27,9 +32,18 @@ func (f *fakeSlurm) Run(_ context.Context, name string, args ...string) (string,
 		f.next++
 		return strconv.Itoa(f.next) + "\n", nil
 	case "squeue":
+		if f.squeueErr != nil {
+			return "", f.squeueErr
+		}
 		return f.queue, nil
 	case "sacct":
-		return "", &os.PathError{Op: "sacct", Path: "", Err: os.ErrNotExist}
+		if f.sacctErr != nil {
+			return "", f.sacctErr
+		}
+		if f.acct == "" {
+			return "", errors.New("sacct: exit status 1: Slurm accounting storage is disabled")
+		}
+		return f.acct, nil
 	}
 	return "", nil
 }
@@ -79,7 +93,7 @@ func TestSubmitStatusResubmit(t *testing.T) {
 		t.Fatalf("status %v, merge %s", states, s.Merge)
 	}
 	f.calls = nil
-	redo, err := back.Resubmit(context.Background(), f)
+	redo, err := back.Resubmit(context.Background(), f, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +168,7 @@ func TestResubmitFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &fakeSlurm{}
-	redo, err := st.Resubmit(context.Background(), f)
+	redo, err := st.Resubmit(context.Background(), f, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func resubmitCmd(ctx context.Context, r cluster.Runner, dir string) tea.Cmd {
 		}
 		first := len(st.ArrayJobs) == 0
 		n := len(st.ArrayJobs)
-		tasks, err := st.Resubmit(ctx, r)
+		tasks, err := st.Resubmit(ctx, r, false) // never forced here: see refused
 		msg := resubmittedMsg{dir: dir, first: first, tasks: tasks, merge: st.MergeJob, err: commandError(dir, err)}
 		if len(st.ArrayJobs) > n {
 			msg.array = st.ArrayJobs[len(st.ArrayJobs)-1]
@@ -89,10 +89,14 @@ func resubmitCmd(ctx context.Context, r cluster.Runner, dir string) tea.Cmd {
 }
 
 // commandError says where a Slurm command could not be run: err as it
-// came, with what to do when the command is not on this machine.
+// came, with what to do when the command is not on this machine, or
+// when the states are unknown (refused).
 func commandError(dir string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if ue := (*cluster.UnknownError)(nil); errors.As(err, &ue) {
+		return refused(dir, ue)
 	}
 	var ee *exec.Error
 	if errors.As(err, &ee) && errors.Is(err, exec.ErrNotFound) {
@@ -124,4 +128,16 @@ func sameFile(a, b string) bool {
 	aa, errA := filepath.Abs(a)
 	ab, errB := filepath.Abs(b)
 	return errA == nil && errB == nil && aa == ab
+}
+
+// refused phrases Resubmit's refusal while states are unknown. The screen
+// never forces a resubmit: squeue is asked again every few seconds, and a
+// transient failure clears itself; the command line's --force is there
+// for the rare case a user knows better than the scheduler.
+func refused(dir string, ue *cluster.UnknownError) error {
+	what := "they may be running or pending, and resubmitting them would run them twice into the same shards"
+	if len(ue.Tasks) == 0 {
+		what = "it may be running, and submitting it again would merge twice"
+	}
+	return fmt.Errorf("resubmit %s: %w (%s: R again once squeue answers; sweepbench slurm resubmit --force %s submits anyway)", dir, ue, what, dir)
 }

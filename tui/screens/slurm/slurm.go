@@ -2,7 +2,8 @@
 // `sweepbench slurm` (its plan, each array task's state and shard, the
 // merge job and the merged session), read by the slurm package's
 // State.Status every few seconds while the screen is shown, a resubmit of
-// the failed or missing tasks (State.Resubmit, after a y) and the merged
+// the failed or missing tasks (State.Resubmit, after a y; refused while
+// squeue fails and their states are unknown: see refused) and the merged
 // session opened in the results screen (common.OpenedMsg). It runs
 // Slurm's commands through the Runner it is given; without one (sweepbench
 // serve) it says it is not available. It imports no other screen.
@@ -176,6 +177,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.state, m.status, m.err, m.at = msg.state, msg.status, msg.err, msg.at
 		if m.asking && m.status != nil {
 			m.confirm = m.status.Redo() // the question names what y would submit now
+			var ue *cluster.UnknownError
+			if errors.As(m.status.Refusal(), &ue) { // y would be refused: say why instead
+				m.asking, m.confirm, m.resultErr = false, nil, refused(m.Dir(), ue)
+			}
 		}
 		if m.status != nil && m.offset > max(len(m.status.Tasks)-1, 0) {
 			m.offset = 0
@@ -327,7 +332,8 @@ func (m *Model) show() tea.Cmd {
 }
 
 // askResubmit asks for a y before resubmitting the tasks the status
-// shown says failed or are missing.
+// shown says failed or are missing; while their states are unknown
+// (squeue failed: Status.Refusal) it refuses and says why.
 func (m *Model) askResubmit() tea.Cmd {
 	switch {
 	case m.submitting:
@@ -337,9 +343,13 @@ func (m *Model) askResubmit() tea.Cmd {
 		m.resultErr = fmt.Errorf("no job folder read yet: nothing to resubmit")
 		return nil
 	}
+	var ue *cluster.UnknownError
+	if errors.As(m.status.Refusal(), &ue) {
+		m.result, m.resultErr = "", refused(m.Dir(), ue)
+		return nil
+	}
 	redo := m.status.Redo()
-	if len(m.state.ArrayJobs) > 0 && len(redo) == 0 && (m.status.Merged || m.status.Counts().Active() > 0 ||
-		m.status.Merge == "PENDING" || m.status.Merge == "RUNNING") {
+	if len(m.state.ArrayJobs) > 0 && len(redo) == 0 && (m.status.Merged || m.status.Counts().Active() > 0 || m.status.MergeLive()) {
 		m.result, m.resultErr = "no task failed or is missing: nothing to resubmit", nil
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,20 +26,22 @@ import (
 
 // fakeSlurm answers sbatch with increasing job ids from 100, squeue from
 // a table (sacct is off, as on a cluster without accounting), and
-// records every command; missing makes every command not found.
+// records every command; the commands in missing are not found, and
+// squeueErr makes squeue fail.
 type fakeSlurm struct {
-	mu      sync.Mutex
-	next    int
-	queue   string
-	calls   []string
-	missing bool
+	mu        sync.Mutex
+	next      int
+	queue     string
+	calls     []string
+	missing   []string
+	squeueErr error
 }
 
 func (f *fakeSlurm) Run(_ context.Context, name string, args ...string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, name+" "+strings.Join(args, " "))
-	if f.missing {
+	if slices.Contains(f.missing, name) {
 		return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
 	}
 	switch name {
@@ -46,6 +49,9 @@ func (f *fakeSlurm) Run(_ context.Context, name string, args ...string) (string,
 		f.next++
 		return strconv.Itoa(100+f.next) + "\n", nil
 	case "squeue":
+		if f.squeueErr != nil {
+			return "", f.squeueErr
+		}
 		return f.queue, nil
 	case "sacct":
 		return "", errors.New("sacct: Slurm accounting storage is disabled")
@@ -254,17 +260,19 @@ func TestErrors(t *testing.T) {
 		t.Errorf("not a job folder:\n%s", v)
 	}
 	dir, f := jobFolder(t)
-	f.missing = true
+	f.missing = []string{"sbatch"}
 	m, _ = newScreen(t, f, dir)
 	do(t, m, m.Shown(true))
-	v := m.View()
-	if !strings.Contains(v, "squeue") || !strings.Contains(v, "5  -    -      missing") {
-		t.Errorf("squeue missing:\n%s", v)
-	}
 	press(t, m, "R")
 	press(t, m, "y")
 	if v := m.View(); !strings.Contains(v, "resubmit "+dir+": sbatch is not on this machine's PATH") {
 		t.Errorf("sbatch missing:\n%s", v)
+	}
+	// squeue missing: the states are unknown, R refuses (TestUnknown).
+	f.missing = []string{"squeue", "sacct", "sbatch"}
+	press(t, m, "r")
+	if v := m.View(); !strings.Contains(v, `squeue failed: exec: "squeue": executable file not found`) || !strings.Contains(v, "5  -    unknown  missing") {
+		t.Errorf("squeue missing:\n%s", v)
 	}
 	m2, h2 := newScreen(t, nil)
 	if v := m2.View(); !strings.Contains(v, "not here") {
@@ -355,4 +363,72 @@ func TestOpenMerged(t *testing.T) {
 	if !strings.Contains(m.ctx.LastErr, "7") || len(h.intents) != 0 {
 		t.Errorf("enter on a session the store lacks: %q, intents %v", m.ctx.LastErr, h.intents)
 	}
+}
+
+// TestUnknown: squeue failing (slurmctld restarting) and sacct off, the
+// tasks without a shard are unknown, not missing: the screen says so and
+// why, and R refuses (nothing is submitted) instead of asking; a question
+// already asked is withdrawn when a refresh finds the states unknown; once
+// squeue answers, R asks again as before.
+func TestUnknown(t *testing.T) {
+	dir, f := jobFolder(t)
+	f.squeueErr = errors.New("squeue: exit status 1: slurm_load_jobs error: Unable to contact slurm controller (connect failure)")
+	m, _ := newScreen(t, f, dir)
+	do(t, m, m.Shown(true))
+	v := m.View()
+	for _, want := range []string{
+		"tasks    6: 2 done, 0 running, 0 pending, 0 failed, 0 missing, 4 unknown",
+		"merge    job 2: unknown; merged.json not yet",
+		"unknown  squeue failed: exit status 1: slurm_load_jobs error: Unable to contact slurm controller",
+		"   0  -    -        shard-0-of-6.parquet   2.5 kB",
+		"   2  -    unknown  missing",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the view lacks %q:\n%s", want, v)
+		}
+	}
+	if !strings.Contains(flat(v), "tasks 1,2,4,5 may be running or pending: R submits nothing until squeue answers") {
+		t.Errorf("the view does not say what R does:\n%s", v)
+	}
+	press(t, m, "R")
+	v = m.View()
+	if m.Confirming() || !strings.Contains(flat(v), "the states of tasks 1,2,4,5 are unknown: nothing resubmitted") ||
+		!strings.Contains(flat(v), "sweepbench slurm resubmit --force "+dir) {
+		t.Errorf("R did not refuse:\n%s", v)
+	}
+	press(t, m, "y")
+	if got := f.sbatches(); len(got) != 0 {
+		t.Fatalf("submitted %q with the states unknown", got)
+	}
+	// Asked while squeue answered, refused when it stops answering.
+	f.squeueErr = nil
+	press(t, m, "r")
+	press(t, m, "R")
+	if !m.Confirming() {
+		t.Fatalf("R did not ask once squeue answered:\n%s", m.View())
+	}
+	f.squeueErr = errors.New("squeue: signal: killed")
+	do(t, m, m.refresh())
+	if m.Confirming() || !strings.Contains(flat(m.View()), "squeue failed: signal: killed") {
+		t.Errorf("the question stayed with the states unknown:\n%s", m.View())
+	}
+	press(t, m, "y")
+	if got := f.sbatches(); len(got) != 0 {
+		t.Fatalf("submitted %q with the states unknown", got)
+	}
+	// The states turn unknown between y and Resubmit: it refuses itself.
+	f.squeueErr = nil
+	press(t, m, "r")
+	press(t, m, "R")
+	f.squeueErr = errors.New("squeue: signal: killed")
+	press(t, m, "y")
+	if got := f.sbatches(); len(got) != 0 || !strings.Contains(flat(m.View()), "resubmit "+dir+": squeue failed: signal: killed") {
+		t.Fatalf("submitted %q:\n%s", got, m.View())
+	}
+}
+
+// flat is a view's words, one space apart, without the pane's borders:
+// a sentence the pane wrapped reads as one.
+func flat(v string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(v, "|", " ")), " ")
 }

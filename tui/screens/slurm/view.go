@@ -91,13 +91,32 @@ func (m *Model) header(w int) []string {
 	}
 	field("jobs", jobs, lipgloss.NewStyle())
 	c := s.Counts()
-	field("tasks", fmt.Sprintf("%d: %d done, %d running, %d pending, %d failed, %d missing",
-		len(s.Tasks), c.Done, c.Running, c.Pending, c.Failed, c.Missing), lipgloss.NewStyle())
+	tasks := fmt.Sprintf("%d: %d done, %d running, %d pending, %d failed, %d missing",
+		len(s.Tasks), c.Done, c.Running, c.Pending, c.Failed, c.Missing)
+	if c.Unknown > 0 {
+		tasks += fmt.Sprintf(", %d unknown", c.Unknown)
+	}
+	field("tasks", tasks, lipgloss.NewStyle())
 	field("merge", m.mergeLine(), lipgloss.NewStyle())
+	if s.Unanswered != nil {
+		field("unknown", unknownLine(s), t.Error)
+	}
 	if s.Note != "" {
 		field("note", s.Note, t.Warning)
 	}
 	return append(lines, "")
+}
+
+// unknownLine says why states are unknown and what R does meanwhile.
+func unknownLine(s *cluster.Status) string {
+	switch unknown := s.Unknown(); {
+	case len(unknown) > 0:
+		return fmt.Sprintf("%s; %s %s may be running or pending: R submits nothing until squeue answers",
+			s.Unanswered, map[bool]string{true: "task", false: "tasks"}[len(unknown) == 1], ints(unknown))
+	case s.Refusal() != nil:
+		return fmt.Sprintf("%s; the merge job may be running: R submits nothing until squeue answers", s.Unanswered)
+	}
+	return fmt.Sprintf("%s; the states shown are sacct's", s.Unanswered)
 }
 
 // plan is the plan's resources in words.
@@ -129,7 +148,10 @@ func (m *Model) mergeLine() string {
 	job := "no merge job submitted"
 	if s.MergeJob != "" {
 		state := s.Merge
-		if state == "" {
+		switch {
+		case s.MergeUnknown():
+			state = "unknown"
+		case state == "":
 			state = "not known to squeue or sacct"
 		}
 		job = fmt.Sprintf("job %s: %s", s.MergeJob, state)
@@ -159,7 +181,7 @@ func (m *Model) phaseStyle(p cluster.Phase) lipgloss.Style {
 		return t.Title
 	case cluster.Failed:
 		return t.Error
-	case cluster.Missing:
+	case cluster.Missing, cluster.Unknown:
 		return t.Warning
 	}
 	return t.Subtle
@@ -187,7 +209,11 @@ func (m *Model) table(w, h int) []string {
 	wid := [5]int{4, 3, 5, 5, 4} // TASK JOB STATE SHARD SIZE
 	for i := range tasks {
 		tk := &tasks[i]
-		c := [5]string{fmt.Sprint(tk.Index), orDash(tk.Job), orDash(tk.State), "missing", ""}
+		state := orDash(tk.State)
+		if tk.Unknown && tk.State == "" {
+			state = "unknown"
+		}
+		c := [5]string{fmt.Sprint(tk.Index), orDash(tk.Job), state, "missing", ""}
 		switch tk.Phase() {
 		case cluster.Done:
 			c[3], c[4] = filepath.Base(tk.Shard), size(tk.Size)

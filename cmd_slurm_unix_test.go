@@ -1,0 +1,99 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sweepbench/engine"
+)
+
+// fakeSlurmBin puts fake sbatch, scancel, squeue and sacct first on PATH:
+// each appends its command line to DIR/calls; sbatch prints ids from 1,
+// squeue prints DIR/queue or, when DIR/down exists, fails as with
+// slurmctld down; sacct fails as without accounting.
+func fakeSlurmBin(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	scripts := map[string]string{
+		"sbatch":  `n=$(($(cat "$D/next" 2>/dev/null || echo 0) + 1)); echo $n >"$D/next"; echo $n`,
+		"scancel": `:`,
+		"squeue": `if [ -e "$D/down" ]; then echo "slurm_load_jobs error: Unable to contact slurm controller (connect failure)" >&2; exit 1; fi
+cat "$D/queue" 2>/dev/null || true`,
+		"sacct": `echo "Slurm accounting storage is disabled" >&2; exit 1`,
+	}
+	for name, body := range scripts {
+		sh := "#!/bin/sh\nD=" + bin + "\necho \"" + name + " $*\" >>\"$D/calls\"\n" + body + "\n"
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(sh), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return bin
+}
+
+// TestSlurmUnknown: with squeue failing and sacct off, slurm status says
+// the tasks without a shard are unknown and why, slurm resubmit submits
+// nothing and exits 1 naming --force, and --force resubmits them; once
+// squeue answers, resubmit acts as before.
+func TestSlurmUnknown(t *testing.T) {
+	bin := fakeSlurmBin(t)
+	xdg, dir := t.TempDir(), filepath.Join(t.TempDir(), "job")
+	r := cli(t, xdg, "slurm", "--shards", "3", "--out", dir, "--submit", "--binary", "/opt/sweepbench", "--",
+		"--data", "embedded:btcusdt-1m", "--hma", "10:30:10")
+	if r.code != 0 || !strings.Contains(r.stdout, "submitted array job 1 (3 tasks) and merge job 2") {
+		t.Fatalf("slurm --submit: %+v", r)
+	}
+	if err := os.WriteFile(filepath.Join(dir, engine.ShardName(0, 3)), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "down"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	calls := func() string { b, _ := os.ReadFile(filepath.Join(bin, "calls")); return string(b) }
+
+	r = cli(t, xdg, "slurm", "status", dir)
+	for _, want := range []string{
+		"1     -    unknown  missing",
+		"1 of 3 shards present, 0 computing; merge job 2: unknown; merged.json not yet",
+		"unknown: squeue failed: exit status 1: slurm_load_jobs error: Unable to contact slurm controller (connect failure); " +
+			"sacct failed too: exit status 1: Slurm accounting storage is disabled; tasks 1,2 may be running or pending: " +
+			"resubmit submits nothing until squeue answers (--force submits them anyway)",
+	} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("status lacks %q: %+v", want, r)
+		}
+	}
+	r = cli(t, xdg, "slurm", "resubmit", dir)
+	if r.code != 1 || !strings.Contains(r.stderr, "the states of tasks 1,2 are unknown: nothing resubmitted (they may be running or pending") ||
+		!strings.Contains(r.stderr, "sweepbench slurm resubmit --force "+dir) {
+		t.Errorf("resubmit with squeue down: %+v", r)
+	}
+	if n := strings.Count(calls(), "sbatch "); n != 2 {
+		t.Fatalf("resubmit refused, yet sbatch ran:\n%s", calls())
+	}
+	r = cli(t, xdg, "slurm", "resubmit", "--force", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "resubmitted tasks 1,2 as array job 3; merge job 4 waits for them") ||
+		!strings.Contains(calls(), "scancel 2\nsbatch --parsable --array=1,2 ") {
+		t.Fatalf("resubmit --force: %+v\n%s", r, calls())
+	}
+
+	// squeue answers: task 2 (of array 3) runs, task 1 failed.
+	if err := os.Remove(filepath.Join(bin, "down")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "queue"), []byte("1_0 COMPLETED\n3_1 FAILED\n3_2 RUNNING\n4 PENDING\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = cli(t, xdg, "slurm", "status", dir)
+	if r.code != 0 || strings.Contains(r.stdout, "unknown") || !strings.Contains(r.stdout, "1 task failed or never ran: sweepbench slurm resubmit DIR submits them again") {
+		t.Errorf("status with squeue up: %+v", r)
+	}
+	r = cli(t, xdg, "slurm", "resubmit", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "resubmitted task 1 as array job 5; merge job 6 waits for them") {
+		t.Errorf("resubmit with squeue up: %+v", r)
+	}
+}
