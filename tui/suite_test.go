@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -134,7 +135,18 @@ func TestSuiteDatasets(t *testing.T) {
 		t.Fatalf("] on the last dataset: %q", m.ctx.LastErr)
 	}
 
-	// All datasets.
+	// All datasets, opened with a combo selected below the top of its list.
+	ref, _ := m.results.InSuite()
+	su, err := st.SuiteOf(context.Background(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, err := st.Aggregate(context.Background(), su)
+	if err != nil {
+		t.Fatal(err)
+	}
+	low := pre.Top(len(pre.Median))[3]
+	d.send(common.SelectMsg{Index: low})
 	d.key("a")
 	if !m.results.AllDatasets() || m.ctx.Metric != common.ColMedian {
 		t.Fatalf("a: all %v, metric %s", m.results.AllDatasets(), m.ctx.Metric)
@@ -144,9 +156,17 @@ func TestSuiteDatasets(t *testing.T) {
 	best := m.results.Aggregate().Order()[0]
 	v := m.View()
 	bc := g.Grid.At(best)
-	if !strings.Contains(v, "All datasets: top combos by the median sharpe over 3 datasets") || !strings.Contains(v, "median sharpe over 3 datasets") ||
+	if !strings.Contains(v, "All 3 datasets: best median sharpe first") || !strings.Contains(v, "median sharpe over 3 datasets") ||
 		!strings.Contains(v, fmt.Sprintf("%d/3", g.Profitable[best])) {
 		t.Fatalf("the all datasets view:\n%s", v)
+	}
+	// Opened with the fourth combo selected: the list still shows from
+	// its first row (the best median).
+	if m.ctx.Selected != low || best == low {
+		t.Fatalf("selected %d, want %d (the best: %d)", m.ctx.Selected, low, best)
+	}
+	if !regexp.MustCompile(fmt.Sprintf(`\b%d\s+%d\s+-?\d`, bc.HMA, bc.HMA3)).MatchString(v) {
+		t.Fatalf("the list hides its first row (hma %d x hma3 %d):\n%s", bc.HMA, bc.HMA3, v)
 	}
 	d.key("b")
 	if m.ctx.Selected != best || !strings.Contains(m.View(), fmt.Sprintf("hma %d x hma3 %d: median sharpe %s", bc.HMA, bc.HMA3, common.Value("sharpe", g.Median[best]))) {
@@ -175,7 +195,7 @@ func TestSuiteDatasets(t *testing.T) {
 	d.key("a")
 	checkAggregate(t, m.results.Aggregate().Aggregate(), reps, []int{1, 2})
 	if v := m.View(); !strings.Contains(v, "the figures are over the 2") || !strings.Contains(v, "all datasets of the suite: 2 of 3 in the store") ||
-		!strings.Contains(v, "top combos by the median sharpe over 2 datasets") {
+		!strings.Contains(v, "All 2 datasets: best median sharpe first") {
 		t.Fatalf("the aggregate does not say it is over 2 datasets:\n%s", v)
 	}
 }

@@ -28,6 +28,7 @@ type Model struct {
 	order []int // every combo, best median first
 	rank  []int // rank[idx] is combo idx's row
 	note  string
+	fresh bool // a new aggregate: the list shows from its top once sized
 	w, h  int
 	num   [2]common.NumColumn // median, worst
 }
@@ -44,7 +45,7 @@ func (m *Model) Set(agg *engine.Aggregate, note string) {
 	if agg == m.agg {
 		return
 	}
-	m.agg, m.order, m.rank = agg, nil, nil
+	m.agg, m.order, m.rank, m.fresh = agg, nil, nil, true
 	if agg != nil {
 		m.order = agg.Top(len(agg.Median))
 		m.rank = make([]int, len(m.order))
@@ -75,13 +76,12 @@ func (m *Model) Aggregate() *engine.Aggregate { return m.agg }
 // Order is the combos as listed: best median first.
 func (m *Model) Order() []int { return slices.Clone(m.order) }
 
-// Title names the pane: "All datasets: median sharpe over 3 datasets".
+// Title names the pane: "All 3 datasets: best median sharpe first".
 func (m *Model) Title() string {
 	if m.agg == nil {
 		return "All datasets"
 	}
-	return fmt.Sprintf("All datasets: top combos by the median %s over %s", m.agg.Objective.Name(),
-		common.Plural(len(m.agg.Datasets), "dataset"))
+	return fmt.Sprintf("All %s: best median %s first", common.Plural(len(m.agg.Datasets), "dataset"), m.agg.Objective.Name())
 }
 
 // SetSize sets the inner size.
@@ -184,6 +184,22 @@ func (m *Model) View() string {
 	}
 	th := max(2, m.h-len(head)-len(foot))
 	m.tbl.SetSize(m.w, th)
+	if m.fresh {
+		// Sized at last: from the top, scrolled only as far as the
+		// selected combo needs (it was synced before the list had rows
+		// to show, which put it on the first one).
+		m.fresh = false
+		m.tbl.SetCursor(0)
+		m.Sync()
+	}
+	if m.fresh {
+		// Sized at last: from the top, scrolled only as far as the
+		// selected combo needs (it was synced before the list had rows
+		// to show, which put it on the first one).
+		m.fresh = false
+		m.tbl.SetCursor(0)
+		m.Sync()
+	}
 	parts := append(head, m.tbl.View())
 	parts = append(parts, foot...)
 	return t.Fit(strings.Join(parts, "\n"), m.w, m.h)
