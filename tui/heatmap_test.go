@@ -246,3 +246,22 @@ func TestPlateauMarkBesideValues(t *testing.T) {
 		t.Fatalf("the plateau mark with the values:\n%s", body)
 	}
 }
+
+// TestHeatmapOneValue: a grid whose metric is the same everywhere (trades
+// all 7 here) says so instead of a scale of equal edges ("quantile scale:
+// 7 7 7 ...", seen on the all-datasets view's profitable counts, all 0).
+func TestHeatmapOneValue(t *testing.T) {
+	rep := outlierReport()
+	for i := range rep.Runs[0].Results {
+		rep.Runs[0].Results[i].TotalTrades = 7
+	}
+	rep.Objective = engine.Objective{Metric: "sharpe"}
+	d := newDriver(t, smallFlags(), 100, 30)
+	d.run(d.m.Do(common.ReportMsg{Report: rep, Asked: []engine.Precision{engine.FP64}}))
+	d.m.results.SetFocus(results.HeatmapPane)
+	d.send(common.MetricMsg{Name: "total_trades"})
+	v := d.m.View()
+	if !strings.Contains(v, "every cell 7") || strings.Contains(v, "scale:") {
+		t.Fatalf("the legend of one value:\n%s", v)
+	}
+}

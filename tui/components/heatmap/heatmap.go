@@ -655,11 +655,20 @@ func (m *Model) render(sorted []float64, footer int) (string, int) {
 	default:
 		say("rows hma, cols hma3;")
 	}
-	say(sc.Kind.String() + " scale" + num.unit + ":")
-	for i, e := range sc.Edges {
-		words = append(words, st.label.Render(num.format(e)))
-		if i < nLevels {
-			words = append(words, m.swatch(st, i))
+	if e := sc.Edges; len(e) > 0 && e[0] == e[len(e)-1] {
+		// One value everywhere: no scale to read.
+		v := num.format(e[0])
+		if num.pct {
+			v += "%"
+		}
+		say("every cell " + v)
+	} else {
+		say(sc.Kind.String() + " scale" + num.unit + ":")
+		for i, e := range sc.Edges {
+			words = append(words, st.label.Render(num.format(e)))
+			if i < nLevels {
+				words = append(words, m.swatch(st, i))
+			}
 		}
 	}
 	nOff := 0
