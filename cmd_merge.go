@@ -277,7 +277,11 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				return err
 			}
 			if len(saved) > 0 && !o.quiet {
-				fmt.Fprintf(stderr, "saved as %s in %s\n", sessionList(saved), store.Path())
+				suite := ""
+				if len(datas) > 1 {
+					suite = fmt.Sprintf(" (suite %s, run %s: the same suite as `run` with these flags gives, another run of it)", suiteID, run)
+				}
+				fmt.Fprintf(stderr, "saved as %s in %s%s\n", sessionList(saved), store.Path(), suite)
 			}
 			if len(saved) > 0 && sessionsJSON != "" {
 				db, err := filepath.Abs(store.Path())

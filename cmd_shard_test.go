@@ -193,6 +193,13 @@ func TestSuiteAggregatesAndShards(t *testing.T) {
 	if err != "" || strings.Count(out, " 1/2") != 1 || strings.Count(out, " 2/2") != 1 || !strings.Contains(out, "suite ") {
 		t.Fatalf("sessions ls: %s%s", out, err)
 	}
+	// Merged again: the same suite, another run of it, said so.
+	first := regexp.MustCompile(`suite ([0-9a-f]{12}) 1/2 (r[0-9a-f]{8})`).FindStringSubmatch(out)
+	_, mstderr, merr2 := execute(t, "merge", shards, "--db", db)
+	again := regexp.MustCompile(`saved as sessions 3, 4 in .*\(suite ([0-9a-f]{12}), run (r[0-9a-f]{8}): `).FindStringSubmatch(mstderr)
+	if merr2 != "" || first == nil || again == nil || again[1] != first[1] || again[2] == first[2] {
+		t.Errorf("merged again: %v vs %v (%s)\n%s", again, first, merr2, mstderr)
+	}
 }
 
 // writeBars writes n one-minute bars of a sine-modulated walk (frequency

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -95,5 +96,58 @@ func TestSuiteRunsApart(t *testing.T) {
 	first, _, _ := execute(t, "--db", db, "sessions", "show", "1")
 	if !strings.Contains(first, "of suite "+m[1]+", run ") || strings.Contains(first, m[2]) || !strings.Contains(first, "dataset 2 session 2 ") {
 		t.Fatalf("show 1 (the first run):\n%s", first)
+	}
+}
+
+// TestSuiteParquetMetadata: a suite's Parquet file says at the top what the
+// datasets share and the suite's overall verdict, and per dataset its own
+// name, hash, bars and runs (the top level described the first dataset
+// only: fresh-user trial).
+func TestSuiteParquetMetadata(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "suite.parquet")
+	js := filepath.Join(dir, "suite.json")
+	for _, a := range [][]string{{"--format", "parquet", "--out", out}, {"--format", "json", "--out", js}} {
+		args := append(append([]string{"run", "--no-save"}, a...), suiteFlags...)
+		if _, stderr, err := execute(t, args...); err != "" {
+			t.Fatalf("%s\n%s", err, stderr)
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, md := parquetRows(t, b)
+	var doc struct {
+		Datasets []struct {
+			Dataset struct {
+				Name   string `json:"name"`
+				SHA256 string `json:"sha256"`
+				Bars   int    `json:"bars"`
+			} `json:"dataset"`
+		} `json:"datasets"`
+		Parity struct {
+			Overall struct{ Verdict string } `json:"overall"`
+		} `json:"parity"`
+	}
+	raw, _ := os.ReadFile(js)
+	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.Datasets) != 2 {
+		t.Fatalf("%v: %d datasets", err, len(doc.Datasets))
+	}
+	var per []map[string]string
+	if err := json.Unmarshal([]byte(md["suite_per_dataset"]), &per); err != nil || len(per) != 2 {
+		t.Fatalf("suite_per_dataset %q: %v", md["suite_per_dataset"], err)
+	}
+	for d, p := range per {
+		w := doc.Datasets[d].Dataset
+		if p["dataset"] != w.Name || p["dataset_sha256"] != w.SHA256 || p["bars"] != strconv.Itoa(w.Bars) || !strings.Contains(p["runs"], "fp64 reference") {
+			t.Errorf("dataset %d: %v, want %s %s %d bars", d+1, p, w.Name, w.SHA256, w.Bars)
+		}
+	}
+	if _, ok := md["dataset"]; ok || md["parity_verdict"] != doc.Parity.Overall.Verdict || md["complete"] != "true" || md["hma"] != "10:30:10" {
+		t.Errorf("top-level metadata: dataset %q, verdict %q (want %q), complete %q, hma %q", md["dataset"], md["parity_verdict"], doc.Parity.Overall.Verdict, md["complete"], md["hma"])
+	}
+	if len(rows) != 2*2*3*6 {
+		t.Errorf("%d rows, want 2 datasets x 2 precisions x 18 combos", len(rows))
 	}
 }

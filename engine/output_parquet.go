@@ -241,7 +241,11 @@ func (p *parquetRows) splice(wait bool) error {
 	return nil
 }
 
-func (p *parquetRows) finish(r *Report) error {
+func (p *parquetRows) finish(r *Report) error { return p.finishWith(parquetMetadata(r)) }
+
+// finishWith writes the row groups still encoding, then the file's
+// metadata kv, and closes the file.
+func (p *parquetRows) finishWith(kv [][2]string) error {
 	if err := p.dispatch(); err != nil {
 		p.drain()
 		return err
@@ -252,8 +256,8 @@ func (p *parquetRows) finish(r *Report) error {
 			return err
 		}
 	}
-	for _, kv := range parquetMetadata(r) {
-		p.w.SetKeyValueMetadata(kv[0], kv[1])
+	for _, e := range kv {
+		p.w.SetKeyValueMetadata(e[0], e[1])
 	}
 	return p.w.Close()
 }
