@@ -25,6 +25,9 @@ type Column struct {
 	Title string
 	Width int
 	Right bool // right-align (numbers)
+	// Max, when set, caps the column's width: wider cells are cut (the
+	// content's width otherwise widens it).
+	Max int
 }
 
 // Model is the table's state.
@@ -223,6 +226,9 @@ func (m *Model) width(c int) int {
 	w := max(m.cols[c].Width, ansi.StringWidth(m.cols[c].Title+m.marks[c]))
 	if c < len(m.content) {
 		w = max(w, m.content[c])
+	}
+	if mx := m.cols[c].Max; mx > 0 {
+		w = min(w, max(mx, ansi.StringWidth(m.cols[c].Title+m.marks[c])))
 	}
 	return w
 }

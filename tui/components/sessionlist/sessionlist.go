@@ -192,7 +192,7 @@ func (m *Model) SetSize(w, h int) {
 // and the settings (as sessions ls has them). The dataset narrows (to 12
 // cells) so that the first seven fit the width; what does not fit scrolls
 // sideways with left and right (the header's « and » say that columns are
-// out of view).
+// out of view); the settings, last, are cut to the room there is.
 func (m *Model) layout() {
 	cols := []datatable.Column{{Title: "ab", Width: 3}, {Title: "id", Width: 2, Right: true},
 		{Title: "when", Width: 11}, {Title: "dataset", Width: 7}, {Title: "grid", Width: 4},
@@ -218,6 +218,20 @@ func (m *Model) layout() {
 	}
 	m.dsW = min(cols[3].Width, max(m.w-used-3, 12))
 	cols[3].Width = m.dsW
+	// The settings (last, the longest) take the room left beside the
+	// others when there is some, cut at its end (the details line under
+	// the list has them whole), rather than hiding off screen for want of
+	// their full width; else what a scroll to them shows beside the
+	// fixed columns.
+	rest := m.w - 3 - 1 // the marker column, the paddings
+	for _, col := range cols[:len(cols)-1] {
+		rest -= col.Width + 1
+	}
+	last := &cols[len(cols)-1]
+	if rest < 16 {
+		rest = m.w - 3 - (cols[0].Width + 1) - (cols[1].Width + 1) - 1
+	}
+	last.Max = rest
 	m.tbl.SetColumns(cols, 2)
 }
 

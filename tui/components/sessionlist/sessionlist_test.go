@@ -1,6 +1,7 @@
 package sessionlist
 
 import (
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"testing"
 
@@ -59,5 +60,24 @@ func TestSessionsToldApart(t *testing.T) {
 	}
 	if !strings.Contains(v, "fee 0.045%, long-short") || !strings.HasPrefix(strings.TrimSpace(header), "<") || !strings.Contains(v, "fp64+fp32") {
 		t.Errorf("scrolled right: want the settings and precisions and < in the header:\n%s", v)
+	}
+	// Wide, with long settings: they show beside the rest, cut to the
+	// room left (they hid behind > for want of their whole width).
+	for i := range list {
+		list[i].Spec.Suite = "3fa2c9e1b0d4 1/2 r0a1b2c3d"
+		list[i].Spec.Objective, list[i].Spec.MinTrades, list[i].Spec.MaxDrawdown, list[i].Spec.Blocks, list[i].Spec.WF = "sortino", 400, 0.3, 16, "rolling:8"
+	}
+	m = New(ctx)
+	m.SetList(list, "", nil)
+	m.SetSize(180, 8)
+	v = m.View()
+	header = strings.SplitN(v, "\n", 2)[0]
+	if !strings.Contains(header, "settings") || strings.Contains(header, ">") || !strings.Contains(v, "fee 0.045%, long-short") {
+		t.Errorf("at 180 columns the settings do not show:\n%s", v)
+	}
+	for _, l := range strings.Split(v, "\n") {
+		if w := ansi.StringWidth(l); w > 180 {
+			t.Errorf("a line of %d cells at 180 columns: %q", w, l)
+		}
 	}
 }
