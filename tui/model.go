@@ -279,6 +279,9 @@ func (m *Model) Do(intent tea.Msg) tea.Cmd {
 				return nil // the form says why
 			}
 		}
+		if ds := m.setup.Suite(); msg.Study == nil && len(ds) > 1 {
+			return m.run.StartSuite(s, ds, m.setup.Estimate())
+		}
 		return m.run.Start(s, m.setup.Estimate())
 	case common.ReportMsg:
 		return m.report(msg)

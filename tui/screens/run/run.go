@@ -76,7 +76,12 @@ func (m *Model) Queued() *engine.Study { return m.queued }
 func (m *Model) Started() int { return m.gen }
 
 // Fraction is how far the running study's lanes are, 0 to 1.
-func (m *Model) Fraction() float64 { return m.view.Fraction() }
+func (m *Model) Fraction() float64 {
+	if m.run != nil && m.run.suite != nil {
+		return m.run.suite.fraction(m.view.Fraction())
+	}
+	return m.view.Fraction()
+}
 
 // AskQuit shows (or takes back) the question a q during the sweep asks.
 func (m *Model) AskQuit(ask bool) { m.view.AskQuit(ask) }
@@ -84,7 +89,7 @@ func (m *Model) AskQuit(ask bool) { m.view.AskQuit(ask) }
 // SetSize implements common.Screen.
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
-	m.view.SetSize(w, h-len(m.gateLines()))
+	m.view.SetSize(w, h-len(m.gateLines())-len(m.suiteLines()))
 }
 
 // Shown implements common.Screen.
@@ -92,7 +97,7 @@ func (m *Model) Shown(bool) tea.Cmd { return nil }
 
 // View implements common.Screen.
 func (m *Model) View() string {
-	lines := m.gateLines()
+	lines := append(m.gateLines(), m.suiteLines()...)
 	m.view.SetSize(m.w, m.h-len(lines))
 	return strings.Join(append(lines, m.view.View()), "\n")
 }
@@ -110,6 +115,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if m.run == nil || msg.gen != m.run.gen {
 			return nil
 		}
+		m.suiteProgress()
 		m.view.Progress(msg.ps)
 		return m.next()
 	case PlaceMsg:
@@ -265,6 +271,9 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 	m.place, m.keep = nil, false
 	rep, err := d.rep, d.err
 	m.ctx.Warn, m.ctx.Saved, m.ctx.Info = d.warn, d.saved, d.info
+	if d.study != nil {
+		m.ctx.Study = d.study // a suite's last dataset: the results read its siblings
+	}
 	done := 0
 	if rep != nil {
 		for _, r := range rep.Runs {

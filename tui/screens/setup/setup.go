@@ -127,8 +127,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case spinner.TickMsg:
 		return m.datasets.Update(msg)
 	case common.LoadMsg:
+		// The Dataset pane's choice is the study's one dataset.
+		m.form.SetValues(map[string]string{form.Data: msg.Spec})
 		return m.load(msg.Spec)
 	case common.FormChangedMsg:
+		if cmd := m.dataChanged(); cmd != nil {
+			return tea.Batch(cmd, m.Validate())
+		}
 		return tea.Batch(m.Validate(), m.reloadIfNeeded())
 	case loadedMsg:
 		if msg.gen != m.loadGen {

@@ -133,6 +133,9 @@ func (m *Model) Build() (s *engine.Study, perField map[string]error, general err
 	if _, err := spec.Parse(); err != nil {
 		place(err)
 	}
+	if _, err := m.datasetsOf(m.form.Values()[form.Data]); err != nil {
+		place(err)
+	}
 	if _, err := robust.OptionsFor(spec); err != nil {
 		place(err)
 	}
