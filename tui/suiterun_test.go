@@ -1,0 +1,147 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/sessions"
+	"sweepbench/tui/common"
+	"sweepbench/tui/components/form"
+)
+
+// typeData puts text in the form's data field as a user types it: down
+// to the field (the form has the keys once the dataset loaded), the
+// old value erased, text typed.
+func typeData(t *testing.T, d *driver, text string) {
+	t.Helper()
+	f := d.m.setup.Form()
+	for range 40 {
+		if f.Focused() == form.Data {
+			break
+		}
+		d.key("down")
+	}
+	if f.Focused() != form.Data {
+		t.Fatalf("the form's data field is not reached (focused %q)", f.Focused())
+	}
+	for range len(f.Values()[form.Data]) + 1 {
+		d.key("backspace")
+	}
+	d.key(text)
+	if got := f.Values()[form.Data]; got != text {
+		t.Fatalf("data field %q, typed %q", got, text)
+	}
+}
+
+// TestSuiteRunFromTheForm: two datasets typed into the form's data field
+// run as a suite, as `run --data A --data B` runs one: two sessions
+// labelled with engine.SuiteID's id (the CLI's: TestSuiteLabelsAsTheWorkbench
+// checks the CLI gives the same for this spec), each dataset's results
+// those of its own study run on its own (the CLI's path: each dataset's
+// spec, Suite set, built and run by the engine), and the results open on
+// the last dataset with the suite's line, [ and ] stepping between them.
+func TestSuiteRunFromTheForm(t *testing.T) {
+	ctx := context.Background()
+	st := tempStore(t)
+	f := smallFlags()
+	d := newStoreDriver(t, storeConfig(f, st), 160, 48)
+	m := d.m
+	datasets := []string{"embedded:filusdt-1m", "embedded:btcusdt-1m"}
+	typeData(t, d, strings.Join(datasets, ", "))
+	if v := m.View(); !strings.Contains(v, "2 datasets, a suite") {
+		t.Fatalf("the form does not say 2 datasets:\n%s", v)
+	}
+	d.key("enter")
+	if m.screen != common.ResultsScreen || m.run.Running() {
+		t.Fatalf("screen %v, running %v (err %q, warn %q)", m.screen, m.run.Running(), m.ctx.LastErr, m.ctx.Warn)
+	}
+
+	// The Spec `run` builds from the same flags: its --objective is
+	// "sharpe" by default, as the form's field (cmd_suiterun_test.go's
+	// TestSuiteLabelsAsTheWorkbench runs the CLI and checks this id).
+	cliSpec := f.Spec
+	cliSpec.Objective = "sharpe"
+	id := engine.SuiteID(cliSpec, datasets)
+	list, err := st.List(ctx, sessions.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 {
+		t.Fatalf("%d sessions saved, want 2", len(list))
+	}
+	if !strings.Contains(m.ctx.Saved, "suite "+id+": sessions ") {
+		t.Fatalf("saved %q, want the suite %s", m.ctx.Saved, id)
+	}
+	for _, ss := range list { // newest first
+		ref, ok, err := engine.ParseSuiteRef(ss.Spec.Suite)
+		if err != nil || !ok || ref.ID != id || ref.N != 2 || ss.Spec.Data != datasets[ref.D-1] {
+			t.Fatalf("session %d: suite %q, data %q; want %q of %s", ss.ID, ss.Spec.Suite, ss.Spec.Data, id, datasets)
+		}
+		// The dataset's study on its own, as the CLI builds and runs it.
+		sp := f.Spec
+		sp.Data, sp.Suite = datasets[ref.D-1], engine.SuiteRef{ID: id, D: ref.D, N: 2}.String()
+		s, err := sp.Build(testRegistry())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := engine.RunStudy(ctx, s, engine.StudyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Open(ctx, ss.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
+			for i := range s.Grid.Len() {
+				w, g := want.Run(p).Lookup(i), got.Run(p).Lookup(i)
+				if g == nil || w.Metrics.Sharpe != g.Metrics.Sharpe || w.TotalReturn != g.TotalReturn || w.Metrics.TotalTrades != g.Metrics.TotalTrades {
+					t.Fatalf("dataset %d %s combo %d: saved %+v, want %+v", ref.D, p, i, g, w)
+				}
+			}
+		}
+	}
+
+	// The results: the last dataset, the suite's line; [ and ] step.
+	if ref, ok := m.results.InSuite(); !ok || ref.ID != id || ref.D != 2 || ref.N != 2 {
+		t.Fatalf("results in suite %+v %v", ref, ok)
+	}
+	if v := m.View(); !strings.Contains(v, "dataset 2/2: btcusdt-1m") {
+		t.Fatalf("the results do not say dataset 2/2:\n%s", v)
+	}
+	d.key("[")
+	if v := m.View(); !strings.Contains(v, "dataset 1/2: filusdt-1m") {
+		t.Fatalf("[ does not open dataset 1/2 (err %q):\n%s", m.ctx.LastErr, v)
+	}
+	d.key("]")
+	if ref, _ := m.results.InSuite(); ref.D != 2 || !strings.Contains(m.View(), "dataset 2/2: btcusdt-1m") {
+		t.Fatalf("] does not open dataset 2/2 (err %q)", m.ctx.LastErr)
+	}
+	d.key("a")
+	if !m.results.AllDatasets() || !strings.Contains(m.View(), "over 2 datasets") {
+		t.Fatalf("a does not show the suite's aggregate (err %q):\n%s", m.ctx.LastErr, m.View())
+	}
+}
+
+// TestSuiteFormErrors: the data field's errors are ExpandDatasets' (a
+// dataset given twice), on its row, and nothing runs; without a sessions
+// database a suite is refused with the reason.
+func TestSuiteFormErrors(t *testing.T) {
+	d := newStoreDriver(t, Config{Registry: testRegistry(), Flags: smallFlags(), NoSave: true}, 160, 48)
+	m := d.m
+	typeData(t, d, "embedded:btcusdt-1m embedded:btcusdt-1m")
+	if v := m.View(); !strings.Contains(v, "embedded:btcusdt-1m is given twice") {
+		t.Fatalf("the form does not say the dataset is given twice:\n%s", v)
+	}
+	d.key("enter")
+	if m.run.Started() != 0 || !strings.Contains(m.ctx.LastErr, "given twice") {
+		t.Fatalf("started %d, err %q", m.run.Started(), m.ctx.LastErr)
+	}
+	typeData(t, d, "embedded:btcusdt-1m,embedded:filusdt-1m")
+	d.key("enter")
+	if m.run.Started() != 0 || !strings.Contains(m.ctx.LastErr, "a suite (several datasets) needs the sessions database") {
+		t.Fatalf("started %d, err %q", m.run.Started(), m.ctx.LastErr)
+	}
+}
