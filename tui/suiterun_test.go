@@ -3,9 +3,12 @@ package tui
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/form"
@@ -143,5 +146,91 @@ func TestSuiteFormErrors(t *testing.T) {
 	d.key("enter")
 	if m.run.Started() != 0 || !strings.Contains(m.ctx.LastErr, "a suite (several datasets) needs the sessions database") {
 		t.Fatalf("started %d, err %q", m.run.Started(), m.ctx.LastErr)
+	}
+}
+
+// blockOn is the reference backend that holds the lanes of a dataset
+// whose first close is above 1,000 (BTC/USDT, not FIL/USDT) until the
+// sweep is cancelled, closing entered when it starts holding.
+type blockOn struct {
+	engine.Backend
+	entered chan struct{}
+	once    *sync.Once
+}
+
+func (blockOn) Name() string { return "blockon" }
+
+func (b blockOn) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
+	k, err := b.Backend.Prepare(ctx, job)
+	if err != nil || job.Bars.Close[0] < 1000 {
+		return k, err
+	}
+	return &blockKernel{Kernel: k, b: b}, nil
+}
+
+type blockKernel struct {
+	engine.Kernel
+	b blockOn
+}
+
+func (k *blockKernel) Compute(ctx context.Context, lane, first int, out []engine.Metrics) error {
+	k.b.once.Do(func() { close(k.b.entered) })
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestSuiteRunCancel: the run screen names the dataset computing and the
+// suite's progress; esc stops the suite there, the dataset that
+// completed saved whole and the one cancelled saved as far as it got
+// (resumable), and the results open on the completed one with the
+// suite's line.
+func TestSuiteRunCancel(t *testing.T) {
+	ctx := context.Background()
+	st := tempStore(t)
+	reg := testRegistry()
+	b := blockOn{Backend: reference.New(), entered: make(chan struct{}), once: &sync.Once{}}
+	reg.Register(b)
+	f := smallFlags()
+	f.Backend = "blockon"
+	cfg := storeConfig(f, st)
+	cfg.Registry = reg
+	d := newStoreDriver(t, cfg, 120, 40)
+	m := d.m
+	datasets := []string{"embedded:filusdt-1m", "embedded:btcusdt-1m"}
+	typeData(t, d, strings.Join(datasets, " "))
+	d.hold = true
+	d.key("enter")
+	if m.screen != common.RunScreen || d.pending == nil {
+		t.Fatalf("screen %v: the suite did not start (err %q)", m.screen, m.ctx.LastErr)
+	}
+	select {
+	case <-b.entered:
+	case <-time.After(60 * time.Second):
+		t.Fatal("dataset 2 never started")
+	}
+	if v := m.View(); !strings.Contains(v, "dataset 2 of 2: embedded:btcusdt-1m") || !strings.Contains(v, "50% of the 2 datasets") {
+		t.Fatalf("the run screen does not say dataset 2 of 2 at 50%%:\n%s", v)
+	}
+	d.key("esc")
+	d.drain()
+	if m.screen != common.ResultsScreen {
+		t.Fatalf("screen %v after the cancel (err %q)", m.screen, m.ctx.LastErr)
+	}
+	if !strings.Contains(m.ctx.Info, "cancelled on dataset 2 of 2 (embedded:btcusdt-1m): 1 complete") {
+		t.Fatalf("info %q", m.ctx.Info)
+	}
+	list, err := st.List(ctx, sessions.ListOptions{})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("%d sessions (%v), want 2", len(list), err)
+	}
+	for _, ss := range list {
+		ref, _, _ := engine.ParseSuiteRef(ss.Spec.Suite)
+		complete := ss.Status == engine.StatusComplete
+		if ref.N != 2 || complete != (ref.D == 1) {
+			t.Fatalf("session %d: suite %q, status %v", ss.ID, ss.Spec.Suite, ss.Status)
+		}
+	}
+	if ref, ok := m.results.InSuite(); !ok || ref.D != 1 || !strings.Contains(m.View(), "dataset 1/2: filusdt-1m") {
+		t.Fatalf("results in suite %+v %v:\n%s", ref, ok, m.View())
 	}
 }

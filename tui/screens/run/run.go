@@ -47,12 +47,14 @@ type Model struct {
 	keys   KeyMap
 	view   *runview.Model
 
-	run     *runner         // the study computing, nil when none
-	last    *runner         // the last runner started (Wait waits for it)
-	gen     int             // counts the studies started: a stale runner's answers are dropped
-	from    common.ScreenID // where a study that shows nothing returns to
-	queued  *engine.Study   // the study to start when the running one ends
-	confirm string          // the large CPU study the user was last asked to confirm
+	run    *runner         // the study computing, nil when none
+	last   *runner         // the last runner started (Wait waits for it)
+	gen    int             // counts the studies started: a stale runner's answers are dropped
+	from   common.ScreenID // where a study that shows nothing returns to
+	queued *engine.Study   // the study to start when the running one ends
+	// queuedSuite are the datasets of the queued study when it is a suite.
+	queuedSuite []string
+	confirm     string // the large CPU study the user was last asked to confirm
 
 	place *common.Place // the running study's place in Config.Gate's queue while it waits
 	keep  bool          // K: the running study goes on when the workbench ends
@@ -202,7 +204,7 @@ func (m *Model) Start(s *engine.Study, estimate string) tea.Cmd {
 	m.confirm = ""
 	if m.run != nil {
 		// A study computes: this one waits for it (issue 15, defect 5).
-		m.queued = s
+		m.queued, m.queuedSuite = s, nil
 		m.ctx.Info = fmt.Sprintf("queued: %s on %s starts when the running study ends (enter again replaces it)", s.Size(), s.Backend.Name())
 		return m.host.Do(common.ShowMsg{ID: common.RunScreen})
 	}
@@ -253,10 +255,17 @@ func (m *Model) launch(s *engine.Study, w work) tea.Cmd {
 func (m *Model) finish(d doneMsg) tea.Cmd {
 	cmd := m.finishRun(d)
 	if q := m.queued; q != nil {
-		m.queued = nil
+		qs := m.queuedSuite
+		m.queued, m.queuedSuite = nil, nil
 		info := m.ctx.Info
 		m.confirm = confirmKey(q) // confirmed when it was queued
-		next := m.Start(q, "")
+		var next tea.Cmd
+		if qs != nil {
+			m.confirm += suiteConfirm
+			next = m.StartSuite(q, qs, "")
+		} else {
+			next = m.Start(q, "")
+		}
 		m.ctx.Info = strings.TrimSuffix("the queued study started; the last one's results are on the Results screen; "+info, "; ")
 		return tea.Batch(cmd, next)
 	}
