@@ -47,14 +47,14 @@ type Model struct {
 	keys   KeyMap
 	view   *runview.Model
 
-	run    *runner         // the study computing, nil when none
-	last   *runner         // the last runner started (Wait waits for it)
-	gen    int             // counts the studies started: a stale runner's answers are dropped
-	from   common.ScreenID // where a study that shows nothing returns to
-	queued *engine.Study   // the study to start when the running one ends
-	// queuedSuite are the datasets of the queued study when it is a suite.
-	queuedSuite []string
-	confirm     string // the large CPU study the user was last asked to confirm
+	run     *runner         // the study computing, nil when none
+	last    *runner         // the last runner started (Wait waits for it)
+	gen     int             // counts the studies started: a stale runner's answers are dropped
+	from    common.ScreenID // where a study that shows nothing returns to
+	queued  *engine.Study   // the study to start when the running one ends
+	confirm string          // the large CPU study the user was last asked to confirm
+
+	queuedSuite []string // the datasets of the queued study when it is a suite
 
 	place *common.Place // the running study's place in Config.Gate's queue while it waits
 	keep  bool          // K: the running study goes on when the workbench ends
