@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -232,5 +233,48 @@ func TestSuiteRunCancel(t *testing.T) {
 	}
 	if ref, ok := m.results.InSuite(); !ok || ref.D != 1 || !strings.Contains(m.View(), "dataset 1/2: filusdt-1m") {
 		t.Fatalf("results in suite %+v %v:\n%s", ref, ok, m.View())
+	}
+}
+
+// TestSuiteQueued: a suite asked for while a study computes is queued as
+// a study is, and runs when that one ends.
+func TestSuiteQueued(t *testing.T) {
+	st := tempStore(t)
+	reg := testRegistry()
+	b := blockOn{Backend: reference.New(), entered: make(chan struct{}), once: &sync.Once{}}
+	reg.Register(b)
+	f := smallFlags() // BTC/USDT: held until cancelled
+	f.Backend, f.Head = "blockon", 2000
+	cfg := storeConfig(f, st)
+	cfg.Registry = reg
+	d := newStoreDriver(t, cfg, 120, 40)
+	m := d.m
+	d.hold = true
+	d.key("enter")
+	if !m.run.Running() {
+		t.Fatalf("the study did not start (err %q)", m.ctx.LastErr)
+	}
+	d.key("e")
+	csv, err := filepath.Abs("../testdata/data/binance_archive_FILUSDT-1m-2023-08_head.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typeData(t, d, "embedded:filusdt-1m,"+csv)
+	d.key("enter")
+	if m.run.Queued() == nil || !strings.Contains(m.ctx.Info, "queued: a suite of 2 datasets") {
+		t.Fatalf("queued %v, info %q (err %q)", m.run.Queued() != nil, m.ctx.Info, m.ctx.LastErr)
+	}
+	d.key("esc") // the form: back to the running study
+	d.key("esc") // cancel it
+	d.drain()
+	if m.run.Running() || m.screen != common.ResultsScreen {
+		t.Fatalf("running %v, screen %v (err %q)", m.run.Running(), m.screen, m.ctx.LastErr)
+	}
+	if ref, ok := m.results.InSuite(); !ok || ref.D != 2 || ref.N != 2 || !strings.Contains(m.View(), "dataset 2/2: binance_archive_FILUSDT") {
+		t.Fatalf("results in suite %+v %v (err %q)", ref, ok, m.ctx.LastErr)
+	}
+	list, err := st.List(context.Background(), sessions.ListOptions{})
+	if err != nil || len(list) != 3 {
+		t.Fatalf("%d sessions (%v), want the cancelled study's and the suite's 2", len(list), err)
 	}
 }
