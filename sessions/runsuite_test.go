@@ -27,7 +27,9 @@ func TestRunSuiteStopsOnADataset(t *testing.T) {
 	datasets := []string{"embedded:btcusdt-1m", "embedded:filusdt-1m", missing}
 	var starting, ran []int
 	run, err := sessions.RunSuite(ctx, st, spec, datasets, sessions.SuiteOptions{
-		Build:    func(ctx context.Context, _ int, sp engine.Spec) (*engine.Study, error) { return sp.BuildContext(ctx, reg) },
+		Build: func(ctx context.Context, _ int, sp engine.Spec) (*engine.Study, error) {
+			return sp.BuildContext(ctx, reg)
+		},
 		Starting: func(d, n int, _ string) { starting = append(starting, d) },
 		Ran: func(d int, _ *engine.Study, rep *engine.Report, _ sessions.Recording, err error) {
 			if rep == nil || err != nil {
