@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -38,9 +39,6 @@ or missing tasks, enter opens the merged session. Press ? inside for the keys.`,
   sweepbench tui --slurm-dir /shared/sweep1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := sf.oneDataset("tui"); err != nil {
-				return err
-			}
 			return runTUI(cmd, &sf, cmd.Flags().Changed("data"), noSave, slurmDirs)
 		},
 	}
@@ -68,6 +66,9 @@ func runTUI(cmd *cobra.Command, sf *studyFlags, dataGiven, noSave bool, slurmDir
 		cfg.Sessions = st
 	}
 	cfg.Flags = tui.Flags{Spec: sf.spec, DataGiven: dataGiven}
+	if len(sf.datas) > 1 || len(sf.datas) == 1 && strings.HasPrefix(sf.datas[0], "@") {
+		cfg.Flags.Datasets = sf.datas // a suite: the form's data field
+	}
 	return tui.Run(cmd.Context(), cfg)
 }
 

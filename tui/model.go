@@ -71,6 +71,9 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	}
 	m := &Model{ctx: ctx, status: statusbar.New(ctx)}
 	m.setup = setup.New(ctx, m, cfg.Flags.Spec, cfg.Flags.DataGiven)
+	if len(cfg.Flags.Datasets) > 0 {
+		m.setup.SetData(cfg.Flags.Datasets)
+	}
 	studies := parent
 	if cfg.Background != nil {
 		studies = cfg.Background

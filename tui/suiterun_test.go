@@ -278,3 +278,18 @@ func TestSuiteQueued(t *testing.T) {
 		t.Fatalf("%d sessions (%v), want the cancelled study's and the suite's 2", len(list), err)
 	}
 }
+
+// TestSuiteFromTheFlags: `sweepbench tui --data A --data B` fills the
+// data field with both, loads the first and says 2 datasets.
+func TestSuiteFromTheFlags(t *testing.T) {
+	f := smallFlags()
+	f.Data, f.Datasets = "embedded:filusdt-1m", []string{"embedded:filusdt-1m", "embedded:btcusdt-1m"}
+	d := newStoreDriver(t, storeConfig(f, tempStore(t)), 160, 48)
+	m := d.m
+	if got := m.setup.Form().Values()[form.Data]; got != "embedded:filusdt-1m, embedded:btcusdt-1m" {
+		t.Fatalf("data field %q", got)
+	}
+	if m.ctx.Raw == nil || !strings.Contains(m.ctx.Raw.Info.Name, "filusdt") || !strings.Contains(m.View(), "2 datasets, a suite") {
+		t.Fatalf("loaded %v (err %q):\n%s", m.ctx.Raw != nil, m.ctx.LastErr, m.View())
+	}
+}

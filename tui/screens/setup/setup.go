@@ -92,7 +92,12 @@ func (m *Model) Init() tea.Cmd {
 			m.ctx.StartErr = m.ctx.LastErr
 		}
 	}
-	if m.dataGiven && m.flags.Data != "" {
+	switch {
+	case m.dataGiven && m.form.Values()[form.Data] != m.flags.Data:
+		// Several datasets (SetData): the first loads.
+		m.focus = 1
+		cmds = append(cmds, m.dataChanged())
+	case m.dataGiven && m.flags.Data != "":
 		m.focus = 1
 		cmds = append(cmds, m.load(m.flags.Data))
 	}

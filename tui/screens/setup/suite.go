@@ -93,6 +93,13 @@ func (m *Model) datasetsOf(field string) ([]string, error) {
 	return ds, nil
 }
 
+// SetData puts values (run's --data values: several, or @LIST) in the
+// data field, separated by commas; Init loads the first dataset.
+func (m *Model) SetData(values []string) {
+	m.form.SetValues(map[string]string{form.Data: strings.Join(values, ", ")})
+	m.dataGiven = true
+}
+
 // Suite is the datasets of the study the form describes when it has
 // several (a suite), else nil.
 func (m *Model) Suite() []string {
