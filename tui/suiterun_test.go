@@ -127,6 +127,21 @@ func TestSuiteRunFromTheForm(t *testing.T) {
 	if !m.results.AllDatasets() || !strings.Contains(m.View(), "over 2 datasets") {
 		t.Fatalf("a does not show the suite's aggregate (err %q):\n%s", m.ctx.LastErr, m.View())
 	}
+
+	// e edits dataset 2's study: run from the form, it is a study of its
+	// own, in no suite.
+	d.key("a", "e")
+	if got := m.setup.Form().Values()[form.Data]; got != datasets[1] {
+		t.Fatalf("e: data field %q, want %q", got, datasets[1])
+	}
+	d.key("enter")
+	ss, err := st.Get(ctx, 3)
+	if err != nil || ss.Spec.Suite != "" || ss.Spec.Data != datasets[1] {
+		t.Fatalf("the edited study's session: %+v (%v), want no suite", ss, err)
+	}
+	if _, ok := m.results.InSuite(); ok {
+		t.Fatal("the edited study's results read as a suite's")
+	}
 }
 
 // TestSuiteFormErrors: the data field's errors are ExpandDatasets' (a

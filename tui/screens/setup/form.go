@@ -126,6 +126,7 @@ func (m *Model) fromStudy() tea.Cmd {
 	m.editOf = m.ctx.Results
 	m.flags = s.Spec
 	m.form.SetValues(formValues(s.Spec))
+	m.dataField = m.form.Values()[form.Data]
 	if s.Spec.Data != m.rawSpec {
 		return m.load(s.Spec.Data)
 	}

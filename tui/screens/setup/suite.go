@@ -97,7 +97,14 @@ func (m *Model) datasetsOf(field string) ([]string, error) {
 // data field, separated by commas; Init loads the first dataset.
 func (m *Model) SetData(values []string) {
 	m.form.SetValues(map[string]string{form.Data: strings.Join(values, ", ")})
-	m.dataGiven = true
+	m.dataGiven, m.suiteGiven = true, true
+}
+
+// setDataField puts v in the data field as the Dataset pane's (or the
+// study's) dataset: not a change for dataChanged.
+func (m *Model) setDataField(v string) {
+	m.form.SetValues(map[string]string{form.Data: v})
+	m.dataField = m.form.Values()[form.Data]
 }
 
 // Suite is the datasets of the study the form describes when it has
@@ -113,8 +120,17 @@ func (m *Model) Suite() []string {
 // dataChanged loads the first dataset of the data field into the Dataset
 // pane when it is another than the one loaded (or asked for): the form's
 // checks, the summary and the estimate are the first dataset's.
+//
+// Only a change of the field's text counts: the field may hold a dataset
+// as its text input shows it (a file name with control characters
+// cleaned), which is not what the Dataset pane loaded.
 func (m *Model) dataChanged() tea.Cmd {
-	ds, err := m.datasetsOf(m.form.Values()[form.Data])
+	v := m.form.Values()[form.Data]
+	if v == m.dataField {
+		return nil
+	}
+	m.dataField = v
+	ds, err := m.datasetsOf(v)
 	if err != nil || len(ds) == 0 || ds[0] == m.loadSpec {
 		return nil
 	}
