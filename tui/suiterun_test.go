@@ -3,10 +3,14 @@ package tui
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
 
 	"sweepbench/engine"
 	"sweepbench/reference"
@@ -306,5 +310,19 @@ func TestSuiteFromTheFlags(t *testing.T) {
 	}
 	if m.ctx.Raw == nil || !strings.Contains(m.ctx.Raw.Info.Name, "filusdt") || !strings.Contains(m.View(), "2 datasets, a suite") {
 		t.Fatalf("loaded %v (err %q):\n%s", m.ctx.Raw != nil, m.ctx.LastErr, m.View())
+	}
+}
+
+// TestSuiteEstimate: with several datasets the estimate is for them all,
+// the first dataset's time for each.
+func TestSuiteEstimate(t *testing.T) {
+	m := newModel(context.Background(), storeConfig(smallFlags(), tempStore(t)), termenv.Ascii, true, false)
+	d := &driver{t: t, m: m}
+	d.run(m.Init())
+	d.send(tea.WindowSizeMsg{Width: 160, Height: 48})
+	typeData(t, d, "embedded:filusdt-1m embedded:btcusdt-1m")
+	est := m.setup.Estimate()
+	if !regexp.MustCompile(`^estimate ~\S+ for the 2 datasets \(~\S+ each, the first's\) on the CPU reference, \d+ cores`).MatchString(est) {
+		t.Fatalf("estimate %q", est)
 	}
 }

@@ -220,16 +220,18 @@ func (m *Model) estimated(msg estimateMsg) {
 	case m.ctx.Deterministic:
 		m.estimate = "estimate: - (timings masked)"
 	default:
-		m.estimate = fmt.Sprintf("estimate ~%s on the CPU reference, %d cores (calibrated in %s)",
-			common.FormatDuration(msg.est.Total), msg.est.Workers, common.FormatDuration(msg.est.Calibrate))
-		if m.ctx.Backend != "reference" {
-			m.estimate = fmt.Sprintf("estimate at most ~%s (the CPU reference's time; %s should be faster)",
-				common.FormatDuration(msg.est.Total), m.ctx.Backend)
-		}
+		// A suite: the first dataset's time stands for each (as run's
+		// note says), the total is N times it.
+		total, each := common.FormatDuration(msg.est.Total), ""
 		if n := len(m.Suite()); n > 1 {
-			// The first dataset's time stands for each (as run's note says).
-			m.estimate = fmt.Sprintf("estimate ~%s for the %d datasets (~%s each, the first's; %s)",
-				common.FormatDuration(msg.est.Total*time.Duration(n)), n, common.FormatDuration(msg.est.Total), strings.TrimPrefix(m.estimate, "estimate "))
+			each = fmt.Sprintf(" for the %d datasets (~%s each, the first's)", n, total)
+			total = common.FormatDuration(msg.est.Total * time.Duration(n))
+		}
+		m.estimate = fmt.Sprintf("estimate ~%s%s on the CPU reference, %d cores (calibrated in %s)",
+			total, each, msg.est.Workers, common.FormatDuration(msg.est.Calibrate))
+		if m.ctx.Backend != "reference" {
+			m.estimate = fmt.Sprintf("estimate at most ~%s%s (the CPU reference's time; %s should be faster)",
+				total, each, m.ctx.Backend)
 		}
 	}
 }
