@@ -231,6 +231,13 @@ func TestSuiteRunCancel(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "dataset 2 of 2: embedded:btcusdt-1m") || !strings.Contains(v, "50% of the 2 datasets") {
 		t.Fatalf("the run screen does not say dataset 2 of 2 at 50%%:\n%s", v)
 	}
+	// The next events: the lanes are dataset 2's.
+	c := d.pending
+	d.pending = nil
+	d.run(c)
+	if v := m.View(); !strings.Contains(v, "embedded:btcusdt-1m[:5000] on blockon") || !strings.Contains(v, "0/9") {
+		t.Fatalf("the lanes are not dataset 2's:\n%s", v)
+	}
 	d.key("esc")
 	d.drain()
 	if m.screen != common.ResultsScreen {

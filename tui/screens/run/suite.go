@@ -131,6 +131,14 @@ func suiteWork(spec engine.Spec, datasets []string, st *sessions.Store, cx *comm
 				su.mu.Lock()
 				su.study, su.stream = s, str
 				su.mu.Unlock()
+				// Each lane preparing: the screen turns to this dataset's
+				// study before its lanes report (never blocks).
+				for _, p := range s.Precisions {
+					select {
+					case progress <- engine.Progress{Backend: s.Backend.Name(), Precision: p, Total: s.Grid.Len(), Phase: engine.PhasePrepare}:
+					default:
+					}
+				}
 				var opt engine.StudyOptions
 				opt, rob = studyOptions(ctx, s, progress, str.add)
 				return opt
