@@ -39,7 +39,7 @@ type suiteState struct {
 	last    *engine.Study // the study of the last dataset that ran
 	lastID  int64         // its session
 	saved   []int64
-	current int // the d the screen shows
+	current int // the d the screen shows (the screen's own: not under mu)
 }
 
 // fraction is how far the suite is, 0 to 1, lane is how far the dataset
