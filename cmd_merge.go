@@ -233,6 +233,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				if got := st.Dataset.Info.SHA256; got != dd.SHA256 || st.Dataset.Bars.Len() != dd.Bars {
 					return &DatasetChangedError{Data: dd.Data, Want: dd.SHA256, Got: got, WantB: dd.Bars, GotB: st.Dataset.Bars.Len()}
 				}
+				agg.Name(d, st.Dataset.Info.Name)
 				if !o.quiet && len(datas) > 1 {
 					fmt.Fprintf(stderr, "dataset %d of %d: %s\n", d+1, len(datas), dd.Data)
 				}

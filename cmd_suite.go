@@ -104,75 +104,67 @@ func analyse(ctx context.Context, st *engine.Study, rep *engine.Report, store *s
 }
 
 // runSuite runs the study the flags describe on every dataset, one after
-// the other, each an ordinary study (engine.RunStudy through
-// sessions.RunStudy, saved as a session of its own whose Spec.Suite names
-// the suite), then writes the per-dataset reports and the cross-dataset
-// aggregate.
+// the other (sessions.RunSuite, the workbench's path too: each an ordinary
+// study saved as a session of its own whose Spec.Suite names the suite),
+// then writes the per-dataset reports and the cross-dataset aggregate.
 func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput) error {
 	ctx := cmd.Context()
 	stderr := newSanitized(cmd.ErrOrStderr())
 	if _, err := robust.OptionsFor(sf.spec); err != nil {
 		return err
 	}
-	set, err := sf.spec.Parse()
-	if err != nil {
+	if _, err := sf.spec.Parse(); err != nil {
 		return err
 	}
-	id, run := engine.SuiteID(sf.spec, datasets), engine.NewSuiteRun()
-	names := make([]string, len(datasets))
-	copy(names, datasets)
-	lane := engine.ReferenceLane(set.Precisions)
-	agg := engine.NewAggregator(set.Grid, names, set.Objective, lane)
 	var store *sessions.Store
 	if o.save {
 		if store = openStoreToSave(cmd, stderr); store != nil {
 			defer store.Close()
 		}
 	}
-	res := &suiteResult{id: id, lane: lane}
-	var saved []string
-	for d, path := range datasets {
-		sp := sf.spec
-		sp.Data, sp.Suite = path, engine.SuiteRef{ID: id, D: d + 1, N: len(datasets), Run: run}.String()
-		if !o.quiet {
-			fmt.Fprintf(stderr, "dataset %d of %d: %s\n", d+1, len(datasets), path)
-		}
-		st, err := (&studyFlags{spec: sp}).study(ctx, backends())
-		if err != nil {
-			return fmt.Errorf("dataset %s: %w", path, err)
-		}
-		if d == 0 {
-			if err := confirmLarge(ctx, st, false); err != nil && len(datasets) > 0 {
-				// The first dataset's estimate stands for each: say it.
-				fmt.Fprintf(stderr, "note: %v (each of %d datasets)\n", err, len(datasets))
+	run, err := sessions.RunSuite(ctx, store, sf.spec, datasets, sessions.SuiteOptions{
+		Build: func(ctx context.Context, _ int, sp engine.Spec) (*engine.Study, error) {
+			return (&studyFlags{spec: sp}).study(ctx, backends())
+		},
+		Options: func(int, *engine.Study) engine.StudyOptions {
+			return engine.StudyOptions{Keep: o.top, Discard: o.format == "table"}
+		},
+		Record: sessions.RecordOptions{SaveError: func(e *sessions.SaveError) { warnNotSaved(stderr, e) }},
+		Starting: func(d, n int, path string) {
+			if !o.quiet {
+				fmt.Fprintf(stderr, "dataset %d of %d: %s\n", d+1, n, path)
 			}
-		}
-		res.agg = nil
-		dd := d
-		opt := engine.StudyOptions{Keep: o.top, Discard: o.format == "table",
-			Sink: func(p engine.Precision, rs []engine.ComboResult) error { agg.Add(dd, p, rs); return nil }}
-		rep, rec, runErr := sessions.RunStudy(ctx, store, st, opt, sessions.RecordOptions{
-			SaveError: func(e *sessions.SaveError) { warnNotSaved(stderr, e) },
-		})
-		if rep == nil {
-			return fmt.Errorf("dataset %s: %w", path, runErr)
-		}
-		analyse(ctx, st, rep, store, rec.ID, stderr)
-		if runErr != nil {
-			if errors.Is(runErr, context.Canceled) {
-				return &exitError{130, fmt.Errorf("interrupted on dataset %s: the suite is not complete", path)}
+		},
+		Built: func(d int, st *engine.Study) {
+			if d == 0 {
+				if err := confirmLarge(ctx, st, false); err != nil {
+					// The first dataset's estimate stands for each: say it.
+					fmt.Fprintf(stderr, "note: %v (each of %d datasets)\n", err, len(datasets))
+				}
 			}
-			return fmt.Errorf("dataset %s: %w", path, runErr)
+		},
+		Ran: func(_ int, st *engine.Study, rep *engine.Report, rec sessions.Recording, _ error) {
+			analyse(ctx, st, rep, store, rec.ID, stderr)
+		},
+	})
+	var se *sessions.SuiteError
+	if errors.As(err, &se) {
+		if se.Report != nil && errors.Is(se.Err, context.Canceled) {
+			return &exitError{130, fmt.Errorf("interrupted on dataset %s: the suite is not complete", se.Dataset)}
 		}
-		if rec.ID != 0 && rec.Err == nil {
-			saved = append(saved, fmt.Sprint(rec.ID))
-		}
-		res.reports = append(res.reports, rep)
+		return fmt.Errorf("dataset %s: %w", se.Dataset, se.Err)
 	}
-	res.agg = agg.Aggregate()
+	if err != nil {
+		return err
+	}
+	res := &suiteResult{id: run.ID, reports: run.Reports, agg: run.Aggregate, lane: run.Lane}
 	werr := emit(cmd.OutOrStdout(), stderr, o.out, o.quiet, func(w io.Writer) error { return writeSuite(w, res, o.format, o.top) })
-	if len(saved) > 0 && !o.quiet {
-		fmt.Fprintf(stderr, "saved as sessions %s in %s (suite %s; sweepbench sessions show ID)\n", strings.Join(saved, ", "), store.Path(), id)
+	if len(run.Sessions) > 0 && !o.quiet {
+		saved := make([]string, len(run.Sessions))
+		for i, id := range run.Sessions {
+			saved[i] = fmt.Sprint(id)
+		}
+		fmt.Fprintf(stderr, "saved as sessions %s in %s (suite %s, run %s; sweepbench sessions show ID)\n", strings.Join(saved, ", "), store.Path(), run.ID, run.Run)
 	}
 	if werr != nil {
 		return werr

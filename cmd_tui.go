@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -26,7 +27,8 @@ over the grid, the crossover around each fp32/fp64 flip, one combo's
 equity and trades, and, for a study with blocks (--blocks, --wf), the
 robustness section: PBO, DSR, plateau, walk-forward (o). The study flags
 of ` + "`run`" + ` prefill the form; --data loads
-the dataset at once. Every run is saved as a session in the sessions
+the dataset at once (several, repeated or @LIST, fill the form's data field:
+a suite, run one dataset after the other as ` + "`run`" + ` runs it). Every run is saved as a session in the sessions
 database (--db) as ` + "`run`" + ` saves it, unless --no-save; S opens the saved
 sessions (open, compare, remove, resume), B the bench (the method ladder
 of ` + "`bench`" + ` on the form's dataset and grid) and J the Slurm screen: a job
@@ -35,12 +37,10 @@ state and shard, read again every 5 s while shown; R resubmits the failed
 or missing tasks, enter opens the merged session. Press ? inside for the keys.`,
 		Example: `  sweepbench tui
   sweepbench tui --data embedded:btcusdt-1m --head 5000 --hma 10:30:10 --hma3 12:36:12
+  sweepbench tui --data embedded:filusdt-1m --data embedded:btcusdt-1m   # a suite: the form's data field
   sweepbench tui --slurm-dir /shared/sweep1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := sf.oneDataset("tui"); err != nil {
-				return err
-			}
 			return runTUI(cmd, &sf, cmd.Flags().Changed("data"), noSave, slurmDirs)
 		},
 	}
@@ -68,6 +68,9 @@ func runTUI(cmd *cobra.Command, sf *studyFlags, dataGiven, noSave bool, slurmDir
 		cfg.Sessions = st
 	}
 	cfg.Flags = tui.Flags{Spec: sf.spec, DataGiven: dataGiven}
+	if len(sf.datas) > 1 || len(sf.datas) == 1 && strings.HasPrefix(sf.datas[0], "@") {
+		cfg.Flags.Datasets = sf.datas // a suite: the form's data field
+	}
 	return tui.Run(cmd.Context(), cfg)
 }
 

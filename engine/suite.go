@@ -93,6 +93,11 @@ func NewAggregator(g Grid, names []string, o Objective, lane Precision) *Aggrega
 	return a
 }
 
+// Name names dataset d (from 0) as its study's data names it once loaded
+// (the window included: "embedded:btcusdt-1m[:20000]"), in place of the
+// path the aggregate was started with.
+func (a *Aggregator) Name(d int, name string) { a.agg.Datasets[d] = name }
+
 // Lane is the precision whose results Add takes.
 func (a *Aggregator) Lane() Precision { return a.lane }
 

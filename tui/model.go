@@ -71,6 +71,9 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	}
 	m := &Model{ctx: ctx, status: statusbar.New(ctx)}
 	m.setup = setup.New(ctx, m, cfg.Flags.Spec, cfg.Flags.DataGiven)
+	if len(cfg.Flags.Datasets) > 0 {
+		m.setup.SetData(cfg.Flags.Datasets)
+	}
 	studies := parent
 	if cfg.Background != nil {
 		studies = cfg.Background
@@ -278,6 +281,9 @@ func (m *Model) Do(intent tea.Msg) tea.Cmd {
 			if s = m.setup.Submit(); s == nil {
 				return nil // the form says why
 			}
+		}
+		if ds := m.setup.Suite(); msg.Study == nil && len(ds) > 1 {
+			return m.run.StartSuite(s, ds, m.setup.Estimate())
 		}
 		return m.run.Start(s, m.setup.Estimate())
 	case common.ReportMsg:

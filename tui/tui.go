@@ -31,6 +31,9 @@ import (
 type Flags struct {
 	engine.Spec
 	DataGiven bool
+	// Datasets are --data's values when it named several (repeated, or
+	// @LIST): the form's data field, a suite (Spec.Data is the first).
+	Datasets []string
 }
 
 // DefaultFlags are the defaults of `sweepbench run` (engine.DefaultSpec).

@@ -45,6 +45,8 @@ const (
 	MaxDrawdown = engine.FieldMaxDrawdown
 	Blocks      = engine.FieldBlocks
 	WF          = engine.FieldWF
+	// The datasets: one, or several (a suite).
+	Data = engine.FieldData
 )
 
 // Option is one choice of a choice field; Disabled (the reason) makes it
@@ -82,6 +84,8 @@ type Spec struct {
 	Free bool
 	// Placeholder is what an empty text field shows (what empty means).
 	Placeholder string
+	// Limit bounds a text field's characters (0: 64).
+	Limit int
 	// Group: fields are laid out by group, in order, each group in its own
 	// rows (filled column by column).
 	Group int
@@ -111,6 +115,9 @@ func New(ctx *common.Context, specs []Spec) *Model {
 			in.Prompt = ""
 			in.Placeholder = s.Placeholder
 			in.CharLimit = 64
+			if s.Limit > 0 {
+				in.CharLimit = s.Limit
+			}
 			in.SetValue(s.Value)
 			in.Cursor.SetMode(cursor.CursorStatic)
 			f.input = &in

@@ -53,14 +53,20 @@ func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
 // Start resets the lanes for a new study and starts the spinner.
 func (m *Model) Start(s *engine.Study) tea.Cmd {
+	m.Next(s)
+	m.cancelling, m.askQuit = false, false
+	return m.spin.Tick
+}
+
+// Next resets the lanes for the next study of a suite (the spinner goes
+// on; a cancel or a quit asked stays asked).
+func (m *Model) Next(s *engine.Study) {
 	m.lanes = m.lanes[:0]
 	for _, p := range s.Precisions {
 		m.lanes = append(m.lanes, lane{prec: p, p: engine.Progress{Precision: p, Total: s.Grid.Len()}})
 	}
 	m.rates = nil
-	m.cancelling, m.askQuit = false, false
 	m.stage = ""
-	return m.spin.Tick
 }
 
 // Fraction is how far the study's lanes are, 0 to 1 (combos done of

@@ -38,7 +38,7 @@ func placeLatest(ch chan PlaceMsg, m PlaceMsg) {
 // while it waits, and its progress goes to the gate too while it computes.
 // A refusal is the outcome's error (nothing computed).
 func gatedWork(g common.Gate, s *engine.Study, gen int, places chan PlaceMsg, w work) work {
-	return func(ctx context.Context, progress chan<- engine.Progress, sink func(engine.Precision, []engine.ComboResult) error) outcome {
+	return func(ctx context.Context, progress chan<- engine.Progress, str *stream) outcome {
 		turn, err := g.Admit(ctx, s, func(p common.Place) { placeLatest(places, PlaceMsg{gen: gen, place: p}) })
 		if err != nil {
 			return outcome{err: err}
@@ -63,7 +63,7 @@ func gatedWork(g common.Gate, s *engine.Study, gen int, places chan PlaceMsg, w 
 				}
 			}
 		}()
-		out := w(ctx, tee, sink)
+		out := w(ctx, tee, str)
 		close(stop)
 		<-stopped
 		for len(tee) > 0 { // the last events, in order

@@ -54,6 +54,8 @@ type Model struct {
 	queued  *engine.Study   // the study to start when the running one ends
 	confirm string          // the large CPU study the user was last asked to confirm
 
+	queuedSuite []string // the datasets of the queued study when it is a suite
+
 	place *common.Place // the running study's place in Config.Gate's queue while it waits
 	keep  bool          // K: the running study goes on when the workbench ends
 	w, h  int
@@ -76,7 +78,12 @@ func (m *Model) Queued() *engine.Study { return m.queued }
 func (m *Model) Started() int { return m.gen }
 
 // Fraction is how far the running study's lanes are, 0 to 1.
-func (m *Model) Fraction() float64 { return m.view.Fraction() }
+func (m *Model) Fraction() float64 {
+	if m.run != nil && m.run.suite != nil {
+		return m.run.suite.fraction(m.view.Fraction())
+	}
+	return m.view.Fraction()
+}
 
 // AskQuit shows (or takes back) the question a q during the sweep asks.
 func (m *Model) AskQuit(ask bool) { m.view.AskQuit(ask) }
@@ -84,7 +91,7 @@ func (m *Model) AskQuit(ask bool) { m.view.AskQuit(ask) }
 // SetSize implements common.Screen.
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
-	m.view.SetSize(w, h-len(m.gateLines()))
+	m.view.SetSize(w, h-len(m.gateLines())-len(m.suiteLines()))
 }
 
 // Shown implements common.Screen.
@@ -92,7 +99,7 @@ func (m *Model) Shown(bool) tea.Cmd { return nil }
 
 // View implements common.Screen.
 func (m *Model) View() string {
-	lines := m.gateLines()
+	lines := append(m.gateLines(), m.suiteLines()...)
 	m.view.SetSize(m.w, m.h-len(lines))
 	return strings.Join(append(lines, m.view.View()), "\n")
 }
@@ -110,6 +117,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if m.run == nil || msg.gen != m.run.gen {
 			return nil
 		}
+		m.suiteProgress()
 		m.view.Progress(msg.ps)
 		return m.next()
 	case PlaceMsg:
@@ -196,7 +204,7 @@ func (m *Model) Start(s *engine.Study, estimate string) tea.Cmd {
 	m.confirm = ""
 	if m.run != nil {
 		// A study computes: this one waits for it (issue 15, defect 5).
-		m.queued = s
+		m.queued, m.queuedSuite = s, nil
 		m.ctx.Info = fmt.Sprintf("queued: %s on %s starts when the running study ends (enter again replaces it)", s.Size(), s.Backend.Name())
 		return m.host.Do(common.ShowMsg{ID: common.RunScreen})
 	}
@@ -247,10 +255,17 @@ func (m *Model) launch(s *engine.Study, w work) tea.Cmd {
 func (m *Model) finish(d doneMsg) tea.Cmd {
 	cmd := m.finishRun(d)
 	if q := m.queued; q != nil {
-		m.queued = nil
+		qs := m.queuedSuite
+		m.queued, m.queuedSuite = nil, nil
 		info := m.ctx.Info
 		m.confirm = confirmKey(q) // confirmed when it was queued
-		next := m.Start(q, "")
+		var next tea.Cmd
+		if qs != nil {
+			m.confirm += suiteConfirm
+			next = m.StartSuite(q, qs, "")
+		} else {
+			next = m.Start(q, "")
+		}
 		m.ctx.Info = strings.TrimSuffix("the queued study started; the last one's results are on the Results screen; "+info, "; ")
 		return tea.Batch(cmd, next)
 	}
@@ -265,6 +280,9 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 	m.place, m.keep = nil, false
 	rep, err := d.rep, d.err
 	m.ctx.Warn, m.ctx.Saved, m.ctx.Info = d.warn, d.saved, d.info
+	if d.study != nil {
+		m.ctx.Study = d.study // a suite's last dataset: the results read its siblings
+	}
 	done := 0
 	if rep != nil {
 		for _, r := range rep.Runs {

@@ -42,11 +42,14 @@ type outcome struct {
 	id    int64  // the session it was saved as (0: not saved, or not whole)
 	warn  string // why it was not (fully) saved
 	info  string // what resuming did
+	// study is the study rep is of when it is not the one the run
+	// started with (a suite's last dataset).
+	study *engine.Study
 }
 
 // work is what a runner runs in its goroutine: a study, saved or not, or
 // a resumed session.
-type work func(ctx context.Context, progress chan<- engine.Progress, sink func(engine.Precision, []engine.ComboResult) error) outcome
+type work func(ctx context.Context, progress chan<- engine.Progress, str *stream) outcome
 
 // runner is one study (or resume) in its goroutine: progress arrives on a
 // bounded channel (the engine never blocks on it and drops events when it
@@ -60,6 +63,7 @@ type runner struct {
 	last     time.Time
 	stream   *stream       // the combos computed so far (the results so far)
 	places   chan PlaceMsg // the study's place in Config.Gate's queue; nil without a gate
+	suite    *suiteState   // where a suite stands; nil for one study
 }
 
 func startRunner(parent context.Context, gen int, w work) *runner {
@@ -75,7 +79,7 @@ func startRunner(parent context.Context, gen int, w work) *runner {
 			}
 			r.done <- doneMsg{gen: gen, outcome: out}
 		}()
-		out = w(ctx, r.progress, r.stream.add)
+		out = w(ctx, r.progress, r.stream)
 	}()
 	return r
 }
@@ -95,74 +99,105 @@ func (r *runner) wait(d time.Duration) {
 // studyWork runs s as `sweepbench run` does (sessions.RunStudy): saved in
 // st while it computes unless st is nil. A database that cannot be used is
 // a warning: the study is still computed and shown.
+func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) work {
+	return func(ctx context.Context, progress chan<- engine.Progress, str *stream) (out outcome) {
+		if save && st == nil && storeErr != nil {
+			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", storeErr)
+		}
+		opt, rob := studyOptions(ctx, s, progress, str.add)
+		var rec sessions.Recording
+		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, opt, sessions.RecordOptions{})
+		if w := rob.keep(ctx, st, out.rep, rec.ID, out.err); w != "" {
+			out.warn = w
+		}
+		if w := recorded(rec, &out); w != "" {
+			out.warn = w
+		}
+		return out
+	}
+}
+
+// studyOptions are the options the workbench runs a study with.
 //
 // A grid above common.PagedAbove keeps no result in memory: each run keeps
 // its best (engine.DefaultKeep by the objective) and its summary (top
 // lists and heatmaps, engine.SummaryOptions' defaults), and the results
 // screen pages the rest from the saved session (common.Results, paged).
 // Below it every result is kept: they take less than a summary.
-func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) work {
-	return func(ctx context.Context, progress chan<- engine.Progress, sink func(engine.Precision, []engine.ComboResult) error) (out outcome) {
-		if save && st == nil && storeErr != nil {
-			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", storeErr)
-		}
-		// The robustness statistics (--blocks, the form's blocks), as run
-		// computes them: beside the rest of the study once the lane with
-		// the block statistics is done, on the GPU that computed them when
-		// it can (robust.AnalyseStudy).
-		var rob *robust.Robustness
-		var robErr error
-		opt := engine.StudyOptions{Progress: progress, Sink: sink}
-		if common.PagedGrid(s.Grid) {
-			opt.Discard, opt.Summary = true, &engine.SummaryOptions{}
-		}
-		if s.Blocks > 0 {
-			opt.AfterBlocks = func(r *engine.Report) {
-				select {
-				case progress <- engine.Progress{Backend: s.Backend.Name(), Total: s.Grid.Len(), Phase: engine.PhaseRobustness}:
-				default:
-				}
-				rob, robErr = robust.AnalyseStudy(ctx, s, r)
-			}
-		}
-		var rec sessions.Recording
-		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, opt, sessions.RecordOptions{})
-		if out.rep != nil && out.rep.Blocks != nil && out.err == nil {
-			var js []byte
-			err := robErr
-			if err == nil && rob == nil {
-				err = errors.New("internal error: the robustness statistics were not computed")
-			}
-			if err == nil {
-				js, err = json.Marshal(rob.Summary())
-			}
-			if err != nil {
-				out.warn = fmt.Sprintf("robustness: %v", err)
-			} else {
-				out.rep.Robustness = js
-				if st != nil && rec.ID != 0 {
-					_ = st.SetRobustness(ctx, rec.ID, js) // the session still shows the study; only show lacks the summary
-				}
-			}
-		}
-		switch {
-		case rec.Err != nil && rec.Err.Stage == sessions.SaveBegin:
-			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", rec.Err.Err)
-		case rec.Err != nil && rec.Err.Stage == sessions.SaveSave:
-			out.warn = fmt.Sprintf("saving stopped: %v; the run went on unsaved", rec.Err.Err)
-		case rec.Err != nil:
-			out.warn = fmt.Sprintf("session %d was not finished in the database: %v", rec.ID, rec.Err.Err)
-		case rec.ID != 0:
-			out.saved, out.id = fmt.Sprintf("session %d", rec.ID), rec.ID
-		}
-		return out
+//
+// The robustness statistics (--blocks, the form's blocks), as run
+// computes them: beside the rest of the study once the lane with the
+// block statistics is done, on the GPU that computed them when it can
+// (robust.AnalyseStudy); rob.keep puts their summary in the report.
+func studyOptions(ctx context.Context, s *engine.Study, progress chan<- engine.Progress, sink func(engine.Precision, []engine.ComboResult) error) (engine.StudyOptions, *robustRun) {
+	rob := &robustRun{}
+	opt := engine.StudyOptions{Progress: progress, Sink: sink}
+	if common.PagedGrid(s.Grid) {
+		opt.Discard, opt.Summary = true, &engine.SummaryOptions{}
 	}
+	if s.Blocks > 0 {
+		opt.AfterBlocks = func(r *engine.Report) {
+			select {
+			case progress <- engine.Progress{Backend: s.Backend.Name(), Total: s.Grid.Len(), Phase: engine.PhaseRobustness}:
+			default:
+			}
+			rob.rob, rob.err = robust.AnalyseStudy(ctx, s, r)
+		}
+	}
+	return opt, rob
+}
+
+// robustRun is a study's robustness statistics, computed while it runs.
+type robustRun struct {
+	rob *robust.Robustness
+	err error
+}
+
+// keep puts the statistics' summary in rep (a study that ended without
+// runErr, with block statistics), and in session id of st when saved; the
+// result is a warning when they could not be computed.
+func (r *robustRun) keep(ctx context.Context, st *sessions.Store, rep *engine.Report, id int64, runErr error) string {
+	if rep == nil || rep.Blocks == nil || runErr != nil {
+		return ""
+	}
+	var js []byte
+	err := r.err
+	if err == nil && r.rob == nil {
+		err = errors.New("internal error: the robustness statistics were not computed")
+	}
+	if err == nil {
+		js, err = json.Marshal(r.rob.Summary())
+	}
+	if err != nil {
+		return fmt.Sprintf("robustness: %v", err)
+	}
+	rep.Robustness = js
+	if st != nil && id != 0 {
+		_ = st.SetRobustness(ctx, id, js) // the session still shows the study; only show lacks the summary
+	}
+	return ""
+}
+
+// recorded says what became of saving a study: the session it was saved
+// as in out (saved, id), or a warning why it was not (fully) saved.
+func recorded(rec sessions.Recording, out *outcome) string {
+	switch {
+	case rec.Err != nil && rec.Err.Stage == sessions.SaveBegin:
+		return fmt.Sprintf("this run is not saved: %v; it is still computed and shown", rec.Err.Err)
+	case rec.Err != nil && rec.Err.Stage == sessions.SaveSave:
+		return fmt.Sprintf("saving stopped: %v; the run went on unsaved", rec.Err.Err)
+	case rec.Err != nil:
+		return fmt.Sprintf("session %d was not finished in the database: %v", rec.ID, rec.Err.Err)
+	case rec.ID != 0:
+		out.saved, out.id = fmt.Sprintf("session %d", rec.ID), rec.ID
+	}
+	return ""
 }
 
 // resumeWork computes what session id is missing (sessions.Store.Resume)
 // and returns the whole session's report.
 func resumeWork(st *sessions.Store, id int64, s *engine.Study) work {
-	return func(ctx context.Context, progress chan<- engine.Progress, _ func(engine.Precision, []engine.ComboResult) error) (out outcome) {
+	return func(ctx context.Context, progress chan<- engine.Progress, _ *stream) (out outcome) {
 		rep, lanes, err := st.Resume(ctx, id, s, sessions.ResumeOptions{Progress: progress})
 		out.rep, out.err = rep, err
 		if rep != nil {

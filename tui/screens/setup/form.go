@@ -55,6 +55,9 @@ func (m *Model) formSpecs() []form.Spec {
 		}
 	}
 	v := formValues(f)
+	if !m.dataGiven {
+		v[form.Data] = "" // the Dataset pane's, once chosen
+	}
 	return []form.Spec{
 		{Key: form.HMA, Label: "HMA range", Value: v[form.HMA]},
 		{Key: form.HMA3, Label: "HMA3 range", Value: v[form.HMA3]},
@@ -79,6 +82,8 @@ func (m *Model) formSpecs() []form.Spec {
 		{Key: form.Objective, Label: "objective", Value: v[form.Objective], Options: objs, Group: 1},
 		{Key: form.MinTrades, Label: "min trades", Value: v[form.MinTrades], Group: 1},
 		{Key: form.MaxDrawdown, Label: "max drawdown", Value: v[form.MaxDrawdown], Group: 1},
+		// One dataset or several (a suite): suite.go.
+		{Key: form.Data, Label: "data", Value: v[form.Data], Free: true, Placeholder: "the Dataset pane's", Limit: 4096, Group: 1},
 	}
 }
 
@@ -100,6 +105,7 @@ func formValues(s engine.Spec) map[string]string {
 		form.From: s.From, form.To: s.To, form.Blocks: fmt.Sprint(s.Blocks), form.WF: s.WF,
 		form.Objective: orDefault(strings.ToLower(strings.TrimSpace(s.Objective)), "sharpe"),
 		form.MinTrades: fmt.Sprint(s.MinTrades), form.MaxDrawdown: engine.FormatFloat(s.MaxDrawdown),
+		form.Data: s.Data,
 	}
 }
 
@@ -120,6 +126,7 @@ func (m *Model) fromStudy() tea.Cmd {
 	m.editOf = m.ctx.Results
 	m.flags = s.Spec
 	m.form.SetValues(formValues(s.Spec))
+	m.dataField = m.form.Values()[form.Data]
 	if s.Spec.Data != m.rawSpec {
 		return m.load(s.Spec.Data)
 	}
@@ -140,7 +147,11 @@ func (m *Model) Validate() tea.Cmd {
 		info = append(info, fmt.Sprintf("grid %d x %d = %s x %s on %s bars",
 			s.Grid.HMA.Len(), s.Grid.HMA3.Len(), common.Plural(s.Grid.Len(), "combo"), common.Plural(len(s.Precisions), "precision"),
 			common.Thousands(s.Dataset.Bars.Len())))
-		key := fmt.Sprintf("%p|%v|%v|%v|%v|%v", s.Dataset, s.Grid, s.Params, s.Precisions, s.WMA, s.Backend.Name())
+		n := len(m.Suite())
+		if n > 1 {
+			info = append(info, fmt.Sprintf("%d datasets, a suite: each runs after the other, saved as a session of its own; the grid, the checks and the estimate above are the first's", n))
+		}
+		key := fmt.Sprintf("%p|%v|%v|%v|%v|%v|%d", s.Dataset, s.Grid, s.Params, s.Precisions, s.WMA, s.Backend.Name(), n)
 		if key != m.lastEstKey {
 			m.lastEstKey = key
 			m.estGen++
@@ -187,7 +198,7 @@ func (m *Model) Submit() *engine.Study {
 	}
 	m.form.SetErrors(perField, general, nil, nil)
 	err := general
-	for _, f := range []string{form.HMA, form.HMA3, form.Fee, form.Timeframe, form.Head, form.Backend, form.Borderline,
+	for _, f := range []string{form.Data, form.HMA, form.HMA3, form.Fee, form.Timeframe, form.Head, form.Backend, form.Borderline,
 		form.BarsPerYear, form.TZ, form.From, form.To, form.Blocks, form.WF, form.Objective, form.MinTrades, form.MaxDrawdown} {
 		if perField[f] != nil {
 			err = perField[f]
@@ -209,11 +220,18 @@ func (m *Model) estimated(msg estimateMsg) {
 	case m.ctx.Deterministic:
 		m.estimate = "estimate: - (timings masked)"
 	default:
-		m.estimate = fmt.Sprintf("estimate ~%s on the CPU reference, %d cores (calibrated in %s)",
-			common.FormatDuration(msg.est.Total), msg.est.Workers, common.FormatDuration(msg.est.Calibrate))
+		// A suite: the first dataset's time stands for each (as run's
+		// note says), the total is N times it.
+		total, each := common.FormatDuration(msg.est.Total), ""
+		if n := len(m.Suite()); n > 1 {
+			each = fmt.Sprintf(" for the %d datasets (~%s each, the first's)", n, total)
+			total = common.FormatDuration(msg.est.Total * time.Duration(n))
+		}
+		m.estimate = fmt.Sprintf("estimate ~%s%s on the CPU reference, %d cores (calibrated in %s)",
+			total, each, msg.est.Workers, common.FormatDuration(msg.est.Calibrate))
 		if m.ctx.Backend != "reference" {
-			m.estimate = fmt.Sprintf("estimate at most ~%s (the CPU reference's time; %s should be faster)",
-				common.FormatDuration(msg.est.Total), m.ctx.Backend)
+			m.estimate = fmt.Sprintf("estimate at most ~%s%s (the CPU reference's time; %s should be faster)",
+				total, each, m.ctx.Backend)
 		}
 	}
 }

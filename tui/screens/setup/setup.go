@@ -34,6 +34,11 @@ type Model struct {
 	// override it (e: the study on screen's Spec).
 	flags     engine.Spec
 	dataGiven bool
+	// suiteGiven: the command line named several datasets (SetData).
+	suiteGiven bool
+	// dataField is the data field's text as last seen (dataChanged acts
+	// on a change of it).
+	dataField string
 
 	rawSpec    string // the spec the loaded dataset came from
 	loadSpec   string // the spec last asked to load (loaded or not)
@@ -68,6 +73,7 @@ func New(ctx *common.Context, host common.Host, flags engine.Spec, dataGiven boo
 	m := &Model{ctx: ctx, host: host, keys: newKeyMap(ctx.Keys), flags: flags, dataGiven: dataGiven}
 	m.datasets = datasets.New(ctx, flags.Data)
 	m.form = form.New(ctx, m.formSpecs())
+	m.dataField = m.form.Values()[form.Data]
 	return m
 }
 
@@ -92,7 +98,12 @@ func (m *Model) Init() tea.Cmd {
 			m.ctx.StartErr = m.ctx.LastErr
 		}
 	}
-	if m.dataGiven && m.flags.Data != "" {
+	switch {
+	case m.suiteGiven:
+		// Several datasets (SetData): the first loads.
+		m.focus = 1
+		cmds = append(cmds, m.dataChanged())
+	case m.dataGiven && m.flags.Data != "":
 		m.focus = 1
 		cmds = append(cmds, m.load(m.flags.Data))
 	}
@@ -127,8 +138,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case spinner.TickMsg:
 		return m.datasets.Update(msg)
 	case common.LoadMsg:
+		// The Dataset pane's choice is the study's one dataset.
+		m.setDataField(msg.Spec)
 		return m.load(msg.Spec)
 	case common.FormChangedMsg:
+		if cmd := m.dataChanged(); cmd != nil {
+			return tea.Batch(cmd, m.Validate())
+		}
 		return tea.Batch(m.Validate(), m.reloadIfNeeded())
 	case loadedMsg:
 		if msg.gen != m.loadGen {

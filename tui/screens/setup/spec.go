@@ -62,6 +62,9 @@ func (m *Model) spec() (spec engine.Spec, bad map[string]error) {
 	bad = map[string]error{}
 	spec = m.flags
 	spec.Data = m.rawSpec
+	// A study the form runs belongs to no suite (e on a suite's session
+	// edits one dataset's study); a suite's run labels each dataset's.
+	spec.Suite = ""
 	spec.HMA, spec.HMA3 = v[form.HMA], v[form.HMA3]
 	spec.Mode, spec.Source, spec.Timeframe = v[form.Mode], v[form.Source], v[form.Timeframe]
 	spec.Backend, spec.Precision, spec.WMA = v[form.Backend], v[form.Precision], v[form.WMA]
@@ -131,6 +134,9 @@ func (m *Model) Build() (s *engine.Study, perField map[string]error, general err
 		}
 	}
 	if _, err := spec.Parse(); err != nil {
+		place(err)
+	}
+	if _, err := m.datasetsOf(m.form.Values()[form.Data]); err != nil {
 		place(err)
 	}
 	if _, err := robust.OptionsFor(spec); err != nil {

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/sessions"
+)
+
+// TestSuiteLabelsAsTheWorkbench: `run --data A --data B` labels its
+// sessions with engine.SuiteID of its Spec, the id the workbench gives the
+// same study typed into its form (tui's TestSuiteRunFromTheForm: the
+// form's smallFlags, DefaultSpec with these four settings and
+// the objective sharpe), and saves
+// each dataset's results as the study of that dataset run on its own;
+// the workbench's test checks its sessions against the same computation.
+func TestSuiteLabelsAsTheWorkbench(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "s.db")
+	datasets := []string{"embedded:filusdt-1m", "embedded:btcusdt-1m"}
+	if _, stderr, err := execute(t, "run", "--data", datasets[0], "--data", datasets[1], "--head", "5000",
+		"--hma", "10:30:10", "--hma3", "12:36:12", "--backend", "reference", "-q", "--db", db); err != "" {
+		t.Fatalf("%s\n%s", err, stderr)
+	}
+	spec := engine.DefaultSpec()
+	spec.Head, spec.HMA, spec.HMA3, spec.Backend = 5000, "10:30:10", "12:36:12", "reference"
+	spec.Objective = "sharpe" // --objective's default, the form's too
+	id := engine.SuiteID(spec, datasets)
+	st, err := sessions.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list, err := st.List(ctx, sessions.ListOptions{})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("%d sessions (%v), want 2", len(list), err)
+	}
+	for _, ss := range list {
+		ref, ok, err := engine.ParseSuiteRef(ss.Spec.Suite)
+		if err != nil || !ok || ref.ID != id || ref.N != 2 || ss.Spec.Data != datasets[ref.D-1] {
+			t.Fatalf("session %d: suite %q, data %q; want %s of %s", ss.ID, ss.Spec.Suite, ss.Spec.Data, id, datasets)
+		}
+		sp := spec
+		sp.Data, sp.Suite = ss.Spec.Data, ss.Spec.Suite
+		s, err := sp.Build(backends())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := engine.RunStudy(ctx, s, engine.StudyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Open(ctx, ss.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
+			for i := range s.Grid.Len() {
+				w, g := want.Run(p).Lookup(i), got.Run(p).Lookup(i)
+				if g == nil || w.Metrics.Sharpe != g.Metrics.Sharpe || w.TotalReturn != g.TotalReturn || w.Metrics.TotalTrades != g.Metrics.TotalTrades {
+					t.Fatalf("dataset %d %s combo %d: saved %+v, want %+v", ref.D, p, i, g, w)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,234 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+	"sweepbench/sessions"
+	"sweepbench/tui/common"
+)
+
+// A suite (the form's data field naming several datasets) runs as `run
+// --data A --data B` does, through sessions.RunSuite: each dataset after
+// the other, saved as a session of its own labelled with the suite. The
+// screen says which dataset computes and how far the suite is; cancel
+// stops the suite, what completed saved; the results open on the last
+// dataset that ran, with the suite's dataset line ([ ] and a at once).
+//
+// A suite needs the sessions database: the results screen reads its
+// other datasets from there. Without one (--no-save, or a database that
+// cannot be opened) it is refused with a message saying so.
+
+// suiteState is where a suite's run stands, written by its goroutine and
+// read by the screen at each progress message.
+type suiteState struct {
+	mu      sync.Mutex
+	id      string
+	n       int
+	d       int           // the dataset computing, from 0
+	name    string        // its spec
+	study   *engine.Study // its study, nil until built
+	stream  *stream       // its results so far
+	last    *engine.Study // the study of the last dataset that ran
+	lastID  int64         // its session
+	saved   []int64
+	current int // the d the screen shows (the screen's own: not under mu)
+}
+
+// fraction is how far the suite is, 0 to 1, lane is how far the dataset
+// computing is.
+func (s *suiteState) fraction(lane float64) float64 {
+	d, _, _, _ := s.at()
+	if d != s.current {
+		lane = 0 // the lanes on screen are still the dataset before's
+	}
+	return (float64(d) + lane) / float64(max(s.n, 1))
+}
+
+func (s *suiteState) at() (d int, name string, st *engine.Study, str *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.d, s.name, s.study, s.stream
+}
+
+// suiteConfirm marks a suite's key in the confirmation of a large CPU
+// grid (confirmKey): a study and a suite of it are asked for apart.
+const suiteConfirm = "|suite"
+
+// ErrSuiteNeedsStore refuses a suite run without a sessions database.
+var ErrSuiteNeedsStore = errors.New("a suite (several datasets) needs the sessions database: each dataset is saved as a session and the results read the others from it; run without --no-save, or one dataset at a time")
+
+// StartSuite runs s (the form's study of datasets[0]) on every dataset,
+// one after the other; while a study computes it is queued to start when
+// that one ends, as Start queues a study.
+func (m *Model) StartSuite(s *engine.Study, datasets []string, estimate string) tea.Cmd {
+	if m.cfg.NoSave || m.cfg.Store == nil {
+		err := ErrSuiteNeedsStore
+		if !m.cfg.NoSave && m.cfg.StoreErr != nil {
+			err = fmt.Errorf("%w (the database: %v)", err, m.cfg.StoreErr)
+		}
+		m.ctx.SetErr(err)
+		return nil
+	}
+	if s.NeedsConfirmation() {
+		if key := confirmKey(s) + suiteConfirm; m.confirm != key {
+			m.confirm = key
+			if estimate == "" {
+				estimate = "estimate not ready yet"
+			}
+			m.ctx.SetErr(fmt.Errorf("%s on each of %d datasets on the CPU reference (%s): press enter again to run it, or use a GPU backend, a coarser grid or one precision",
+				s.Size(), len(datasets), estimate))
+			return nil
+		}
+	}
+	m.confirm = ""
+	if m.run != nil {
+		// A study computes: the suite waits for it, as a study does.
+		m.queued, m.queuedSuite = s, datasets
+		m.ctx.Info = fmt.Sprintf("queued: a suite of %d datasets, %s each on %s, starts when the running study ends (enter again replaces it)",
+			len(datasets), s.Size(), s.Backend.Name())
+		return m.host.Do(common.ShowMsg{ID: common.RunScreen})
+	}
+	m.ctx.Note = s.Note
+	su := &suiteState{id: engine.SuiteID(s.Spec, datasets), n: len(datasets), name: datasets[0]}
+	cmd := m.launch(s, suiteWork(s.Spec, datasets, m.cfg.Store, m.ctx, su))
+	m.run.suite = su
+	return cmd
+}
+
+// suiteWork runs spec over datasets (sessions.RunSuite), each study built
+// as run builds it (engine.Spec.BuildContext, a dataset the workbench may
+// not read refused) and run with the workbench's options.
+func suiteWork(spec engine.Spec, datasets []string, st *sessions.Store, cx *common.Context, su *suiteState) work {
+	reg, allowed := cx.Registry, cx.DataAllowed
+	return func(ctx context.Context, progress chan<- engine.Progress, _ *stream) (out outcome) {
+		var warns []string
+		var rob *robustRun
+		var lastRep *engine.Report
+		res, err := sessions.RunSuite(ctx, st, spec, datasets, sessions.SuiteOptions{
+			Starting: func(d, _ int, path string) {
+				su.mu.Lock()
+				su.d, su.name, su.study, su.stream = d, path, nil, nil
+				su.mu.Unlock()
+			},
+			Build: func(ctx context.Context, _ int, sp engine.Spec) (*engine.Study, error) {
+				if allowed != nil {
+					if err := allowed(sp.Data); err != nil {
+						return nil, err
+					}
+				}
+				return sp.BuildContext(ctx, reg)
+			},
+			Options: func(_ int, s *engine.Study) engine.StudyOptions {
+				str := newStream(streamCap)
+				su.mu.Lock()
+				su.study, su.stream = s, str
+				su.mu.Unlock()
+				// Each lane preparing: the screen turns to this dataset's
+				// study before its lanes report (never blocks).
+				for _, p := range s.Precisions {
+					select {
+					case progress <- engine.Progress{Backend: s.Backend.Name(), Precision: p, Total: s.Grid.Len(), Phase: engine.PhasePrepare}:
+					default:
+					}
+				}
+				var opt engine.StudyOptions
+				opt, rob = studyOptions(ctx, s, progress, str.add)
+				return opt
+			},
+			Ran: func(d int, s *engine.Study, rep *engine.Report, rec sessions.Recording, runErr error) {
+				if w := rob.keep(ctx, st, rep, rec.ID, runErr); w != "" {
+					warns = append(warns, fmt.Sprintf("dataset %s: %s", data.Sanitize(s.Spec.Data), w))
+				}
+				var o outcome
+				if w := recorded(rec, &o); w != "" {
+					warns = append(warns, fmt.Sprintf("dataset %s: %s", data.Sanitize(s.Spec.Data), w))
+				}
+				if lastRep != nil && runErr != nil && combos(rep) == 0 {
+					return // cancelled before a combo of it completed: the results show the dataset before
+				}
+				lastRep = rep
+				su.mu.Lock()
+				su.last, su.lastID = s, o.id
+				if o.id != 0 && runErr == nil {
+					su.saved = append(su.saved, o.id)
+				}
+				su.mu.Unlock()
+			},
+		})
+		out.rep, out.warn = lastRep, strings.Join(warns, "; ")
+		su.mu.Lock()
+		out.study, out.id = su.last, su.lastID
+		saved := append([]int64(nil), su.saved...)
+		su.mu.Unlock()
+		var se *sessions.SuiteError
+		switch {
+		case errors.As(err, &se) && errors.Is(se.Err, context.Canceled):
+			out.err = se.Err // the results say it was cancelled
+			done := 0
+			if res != nil {
+				done = len(res.Reports)
+			}
+			out.info = fmt.Sprintf("the suite was cancelled on dataset %d of %d (%s): %d complete", se.D+1, len(datasets), data.Sanitize(se.Dataset), done)
+		case err != nil:
+			out.err = err // names the dataset
+		}
+		if len(saved) > 0 {
+			ids := make([]string, len(saved))
+			for i, id := range saved {
+				ids[i] = fmt.Sprint(id)
+			}
+			out.saved = fmt.Sprintf("suite %s: sessions %s", engine.SuiteID(spec, datasets), strings.Join(ids, ", "))
+		}
+		return out
+	}
+}
+
+// suiteLines are the lines over the lanes while a suite runs: the
+// dataset computing and how far the suite is.
+func (m *Model) suiteLines() []string {
+	if m.run == nil || m.run.suite == nil {
+		return nil
+	}
+	su := m.run.suite
+	d, name, _, _ := su.at()
+	t := m.ctx.Theme
+	return []string{
+		t.Truncate(fmt.Sprintf("dataset %d of %d: %s", d+1, su.n, data.Sanitize(name)), m.w),
+		t.Subtle.Render(t.Truncate(fmt.Sprintf("suite %s: %.0f%% of the %d datasets; esc cancels (the datasets complete stay saved)",
+			su.id, 100*su.fraction(m.view.Fraction()), su.n), m.w)),
+	}
+}
+
+// suiteProgress follows the suite to its next dataset: the lanes start
+// again and the results so far are the new dataset's.
+func (m *Model) suiteProgress() {
+	su := m.run.suite
+	if su == nil {
+		return
+	}
+	d, _, st, str := su.at()
+	if st == nil || d == su.current && m.ctx.Study == st {
+		return
+	}
+	su.current = d
+	m.ctx.Study = st
+	m.run.stream = str
+	m.view.Next(st)
+}
+
+// combos counts the combos rep's runs completed.
+func combos(rep *engine.Report) int {
+	n := 0
+	for _, r := range rep.Runs {
+		n += r.Count()
+	}
+	return n
+}
