@@ -194,15 +194,19 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	merge := s.Merge
+	merge := "merge job " + s.MergeJob + ": " + s.Merge
 	switch {
+	case s.MergeJob == "" && len(s.ArrayJobs) == 0:
+		merge = "merge job: not submitted (sweepbench slurm resubmit DIR submits the array and the merge)"
+	case s.MergeJob == "":
+		merge = "merge job: not submitted"
 	case s.MergeUnknown():
-		merge = "unknown"
-	case merge == "":
-		merge = "not known to squeue or sacct"
+		merge = "merge job " + s.MergeJob + ": unknown"
+	case s.Merge == "":
+		merge = "merge job " + s.MergeJob + ": not known to squeue or sacct"
 	}
 	c := s.Counts()
-	fmt.Fprintf(w, "%d of %d shards present, %d computing; merge job %s: %s; merged.json %s\n", c.Done, len(s.Tasks), c.Active(), s.MergeJob, merge,
+	fmt.Fprintf(w, "%d of %d shards present, %d computing; %s; merged.json %s\n", c.Done, len(s.Tasks), c.Active(), merge,
 		map[bool]string{true: "written", false: "not yet"}[s.Merged])
 	if redo := c.Failed + c.Missing; redo > 0 {
 		if s.Refusal() == nil {

@@ -97,3 +97,19 @@ func TestSlurmUnknown(t *testing.T) {
 		t.Errorf("resubmit with squeue up: %+v", r)
 	}
 }
+
+// TestSlurmNeverSubmitted: slurm status on a folder written without
+// --submit says the merge job is not submitted and what submits it.
+func TestSlurmNeverSubmitted(t *testing.T) {
+	fakeSlurmBin(t)
+	xdg, dir := t.TempDir(), filepath.Join(t.TempDir(), "job")
+	r := cli(t, xdg, "slurm", "--shards", "3", "--out", dir, "--binary", "/opt/sweepbench", "--",
+		"--data", "embedded:btcusdt-1m", "--hma", "10:30:10")
+	if r.code != 0 {
+		t.Fatalf("slurm: %+v", r)
+	}
+	r = cli(t, xdg, "slurm", "status", dir)
+	if want := "0 of 3 shards present, 0 computing; merge job: not submitted (sweepbench slurm resubmit DIR submits the array and the merge); merged.json not yet\n"; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("status lacks %q: %+v", want, r)
+	}
+}

@@ -55,9 +55,9 @@ type Plan struct {
 // State is slurm.json: the plan and the jobs submitted for it.
 type State struct {
 	Plan      Plan      `json:"plan"`
-	ArrayJobs []string  `json:"array_jobs"` // every array job submitted, first the whole array, then resubmissions
-	MergeJob  string    `json:"merge_job"`  // the latest merge job
-	Submitted time.Time `json:"submitted"`
+	ArrayJobs []string  `json:"array_jobs"`         // every array job submitted, first the whole array, then resubmissions
+	MergeJob  string    `json:"merge_job"`          // the latest merge job
+	Submitted time.Time `json:"submitted,omitzero"` // the latest submission; absent (zero) before the first
 }
 
 // quote is s as one bash word.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"sweepbench/engine"
 )
@@ -175,5 +176,42 @@ func TestResubmitFirst(t *testing.T) {
 	want := []string{"sbatch --parsable " + filepath.Join(dir, ArrayScript), "sbatch --parsable --dependency=afterok:1 " + filepath.Join(dir, MergeScript)}
 	if !reflect.DeepEqual(redo, []int{0, 1, 2}) || !reflect.DeepEqual(f.calls, want) || st.MergeJob != "2" {
 		t.Fatalf("resubmitted %v with %q, merge %s", redo, f.calls, st.MergeJob)
+	}
+}
+
+// TestNeverSubmittedState: slurm.json of a folder never submitted has no
+// "submitted" (it was "0001-01-01T00:00:00Z"); a file written so by an
+// older sweepbench still reads, as never submitted; once submitted, the
+// time is recorded.
+func TestNeverSubmittedState(t *testing.T) {
+	dir := t.TempDir()
+	st, err := (&Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 2}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(js), `"submitted"`) {
+		t.Errorf("slurm.json of a folder never submitted records a submission:\n%s", js)
+	}
+	old := strings.Replace(string(js), `"merge_job": ""`, `"merge_job": "",
+  "submitted": "0001-01-01T00:00:00Z"`, 1)
+	if old == string(js) {
+		t.Fatalf("no merge_job in:\n%s", js)
+	}
+	if err := os.WriteFile(filepath.Join(dir, StateFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(dir)
+	if err != nil || !back.Submitted.IsZero() || len(back.ArrayJobs) != 0 {
+		t.Fatalf("an older slurm.json: %+v, %v", back, err)
+	}
+	if err := st.Submit(context.Background(), &fakeSlurm{}, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if back, err = Load(dir); err != nil || back.Submitted.IsZero() || time.Since(back.Submitted) > time.Minute {
+		t.Errorf("submitted: %+v, %v", back, err)
 	}
 }
