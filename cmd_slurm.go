@@ -154,7 +154,7 @@ func newSlurmStatusCmd() *cobra.Command {
 		Short: "Each task's state (squeue, sacct) and the shards present in a job folder",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := slurm.Load(args[0])
+			st, err := loadJobDir(args[0])
 			if err != nil {
 				return err
 			}
@@ -165,6 +165,16 @@ func newSlurmStatusCmd() *cobra.Command {
 			return writeSlurmStatus(cmd.OutOrStdout(), s)
 		},
 	}
+}
+
+// loadJobDir reads job folder dir (slurm.Load), saying what to give when
+// it does not exist.
+func loadJobDir(dir string) (*slurm.State, error) {
+	st, err := slurm.Load(dir)
+	if nf := (*slurm.NoFolderError)(nil); errors.As(err, &nf) {
+		return nil, fmt.Errorf("%s: the folder does not exist: give the folder sweepbench slurm --out DIR wrote", nf.Dir)
+	}
+	return st, err
 }
 
 func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
@@ -248,7 +258,7 @@ states are unknown: they may be running or pending, and resubmit submits
 nothing (exit status 1) unless --force.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := slurm.Load(args[0])
+			st, err := loadJobDir(args[0])
 			if err != nil {
 				return err
 			}

@@ -112,4 +112,11 @@ func TestSlurmNeverSubmitted(t *testing.T) {
 	if want := "0 of 3 shards present, 0 computing; merge job: not submitted (sweepbench slurm resubmit DIR submits the array and the merge); merged.json not yet\n"; r.code != 0 || !strings.Contains(r.stdout, want) {
 		t.Errorf("status lacks %q: %+v", want, r)
 	}
+	missing := filepath.Join(t.TempDir(), "nope")
+	for _, sub := range []string{"status", "resubmit"} {
+		r = cli(t, xdg, "slurm", sub, missing)
+		if want := missing + ": the folder does not exist: give the folder sweepbench slurm --out DIR wrote"; r.code != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("slurm %s on a missing folder: %+v, want %q", sub, r, want)
+		}
+	}
 }

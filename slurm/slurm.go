@@ -166,10 +166,19 @@ func (e *NotAJobDirError) Error() string {
 	return fmt.Sprintf("%s: no %s here: not a folder `sweepbench slurm --out` wrote", e.Dir, StateFile)
 }
 
-// Load reads the state of job folder dir.
+// NoFolderError: the job folder does not exist.
+type NoFolderError struct{ Dir string }
+
+func (e *NoFolderError) Error() string { return e.Dir + ": no such folder" }
+
+// Load reads the state of job folder dir: a *NoFolderError when dir does
+// not exist, a *NotAJobDirError when it holds no slurm.json.
 func Load(dir string) (*State, error) {
 	js, err := os.ReadFile(filepath.Join(dir, StateFile))
 	if errors.Is(err, os.ErrNotExist) {
+		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+			return nil, &NoFolderError{dir}
+		}
 		return nil, &NotAJobDirError{dir}
 	}
 	if err != nil {

@@ -215,3 +215,18 @@ func TestNeverSubmittedState(t *testing.T) {
 		t.Errorf("submitted: %+v, %v", back, err)
 	}
 }
+
+// TestLoadErrors: a folder that does not exist and one without slurm.json
+// are told apart (NoFolderError, NotAJobDirError).
+func TestLoadErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	var nf *NoFolderError
+	if _, err := Load(missing); !errors.As(err, &nf) || nf.Dir != missing {
+		t.Errorf("Load(%s): %v, want a NoFolderError", missing, err)
+	}
+	empty := t.TempDir()
+	var nj *NotAJobDirError
+	if _, err := Load(empty); !errors.As(err, &nj) || nj.Dir != empty {
+		t.Errorf("Load(%s): %v, want a NotAJobDirError", empty, err)
+	}
+}

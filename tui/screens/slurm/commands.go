@@ -56,11 +56,19 @@ func statusCmd(ctx context.Context, gen int, r cluster.Runner, dir string) tea.C
 	return common.Guard(func() tea.Msg {
 		st, err := cluster.Load(dir)
 		if err != nil {
-			return statusMsg{gen: gen, dir: dir, err: err, at: time.Now()}
+			return statusMsg{gen: gen, dir: dir, err: loadError(err), at: time.Now()}
 		}
 		s, err := st.Status(ctx, r)
 		return statusMsg{gen: gen, dir: dir, state: st, status: s, err: err, at: time.Now()}
 	}, func(err error) tea.Msg { return statusMsg{gen: gen, dir: dir, err: err, at: time.Now()} })
+}
+
+// loadError phrases cluster.Load's error for the screen.
+func loadError(err error) error {
+	if nf := (*cluster.NoFolderError)(nil); errors.As(err, &nf) {
+		return fmt.Errorf("%s: the folder does not exist (a job folder is one sweepbench slurm --out DIR wrote)", nf.Dir)
+	}
+	return err
 }
 
 // tickCmd asks for a refresh in d.
@@ -75,7 +83,7 @@ func resubmitCmd(ctx context.Context, r cluster.Runner, dir string) tea.Cmd {
 	return common.Guard(func() tea.Msg {
 		st, err := cluster.Load(dir)
 		if err != nil {
-			return resubmittedMsg{dir: dir, err: err}
+			return resubmittedMsg{dir: dir, err: loadError(err)}
 		}
 		first := len(st.ArrayJobs) == 0
 		n := len(st.ArrayJobs)

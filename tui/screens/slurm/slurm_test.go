@@ -259,6 +259,12 @@ func TestErrors(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "no slurm.json here: not a folder") {
 		t.Errorf("not a job folder:\n%s", v)
 	}
+	missing := filepath.Join(t.TempDir(), "nope")
+	m, _ = newScreen(t, &fakeSlurm{}, missing)
+	do(t, m, m.Shown(true))
+	if v := flat(m.View()); !strings.Contains(v, missing+": the folder does not exist (a job folder is one sweepbench slurm --out DIR wrote)") {
+		t.Errorf("a folder that does not exist:\n%s", v)
+	}
 	dir, f := jobFolder(t)
 	f.missing = []string{"sbatch"}
 	m, _ = newScreen(t, f, dir)
