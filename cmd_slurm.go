@@ -279,10 +279,15 @@ nothing (exit status 1) unless --force.`,
 				return err
 			}
 			switch {
-			case first:
+			case first && len(redo) == st.Plan.Shards:
 				fmt.Fprintf(w, "submitted array job %s (%d tasks) and merge job %s\n", st.ArrayJobs[0], st.Plan.Shards, st.MergeJob)
+			case first && len(redo) > 0:
+				fmt.Fprintf(w, "submitted %s %s as array job %s (the other shards are there); merge job %s waits for them\n",
+					map[bool]string{true: "task", false: "tasks"}[len(redo) == 1], ints(redo), st.ArrayJobs[0], st.MergeJob)
 			case len(redo) > 0:
 				fmt.Fprintf(w, "resubmitted %s %s as array job %s; merge job %s waits for them\n", map[bool]string{true: "task", false: "tasks"}[len(redo) == 1], ints(redo), st.ArrayJobs[len(st.ArrayJobs)-1], st.MergeJob)
+			case first:
+				fmt.Fprintf(w, "every shard is there: submitted merge job %s\n", st.MergeJob)
 			default:
 				fmt.Fprintf(w, "no task to resubmit; merge job %s\n", st.MergeJob)
 			}

@@ -99,9 +99,11 @@ func TestSlurmUnknown(t *testing.T) {
 }
 
 // TestSlurmNeverSubmitted: slurm status on a folder written without
-// --submit says the merge job is not submitted and what submits it.
+// --submit says the merge job is not submitted and what submits it;
+// on a folder that does not exist, that it does not exist; resubmit
+// there, once shards 0 and 1 are computed by hand, submits task 2 alone.
 func TestSlurmNeverSubmitted(t *testing.T) {
-	fakeSlurmBin(t)
+	bin := fakeSlurmBin(t)
 	xdg, dir := t.TempDir(), filepath.Join(t.TempDir(), "job")
 	r := cli(t, xdg, "slurm", "--shards", "3", "--out", dir, "--binary", "/opt/sweepbench", "--",
 		"--data", "embedded:btcusdt-1m", "--hma", "10:30:10")
@@ -118,5 +120,17 @@ func TestSlurmNeverSubmitted(t *testing.T) {
 		if want := missing + ": the folder does not exist: give the folder sweepbench slurm --out DIR wrote"; r.code != 1 || !strings.Contains(r.stderr, want) {
 			t.Errorf("slurm %s on a missing folder: %+v, want %q", sub, r, want)
 		}
+	}
+	// Shards 0 and 1 computed by hand: resubmit submits task 2 alone and the merge.
+	for _, k := range []int{0, 1} {
+		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = cli(t, xdg, "slurm", "resubmit", dir)
+	calls, _ := os.ReadFile(filepath.Join(bin, "calls"))
+	if want := "submitted task 2 as array job 1 (the other shards are there); merge job 2 waits for them\n"; r.code != 0 || r.stdout != want ||
+		!strings.Contains(string(calls), "sbatch --parsable --array=2 "+filepath.Join(dir, "array.sbatch")) {
+		t.Errorf("resubmit of a folder never submitted: %+v, want %q\n%s", r, want, calls)
 	}
 }

@@ -230,3 +230,54 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("Load(%s): %v, want a NotAJobDirError", empty, err)
 	}
 }
+
+// TestResubmitNeverSubmitted: a folder never submitted follows the
+// resubmit rule: only the tasks without a shard (some computed by hand),
+// as an --array list, and the merge; the whole array when none is there;
+// the merge alone when every shard is.
+func TestResubmitNeverSubmitted(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		shards []int // present before the first submission
+		redo   []int
+		calls  []string // sbatch's, DIR for the folder
+	}{
+		{"none there", nil, []int{0, 1, 2}, []string{"sbatch --parsable DIR/array.sbatch", "sbatch --parsable --dependency=afterok:1 DIR/merge.sbatch"}},
+		{"2 of 3 there", []int{0, 1}, []int{2}, []string{"sbatch --parsable --array=2 DIR/array.sbatch", "sbatch --parsable --dependency=afterok:1 DIR/merge.sbatch"}},
+		{"all there", []int{0, 1, 2}, nil, []string{"sbatch --parsable DIR/merge.sbatch"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			st, err := (&Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 3}).Write()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range tc.shards {
+				if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f := &fakeSlurm{}
+			s, err := st.Status(context.Background(), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Redo(); !reflect.DeepEqual(got, tc.redo) {
+				t.Errorf("Redo %v, want %v", got, tc.redo)
+			}
+			redo, err := st.Resubmit(context.Background(), f, false)
+			if err != nil || !reflect.DeepEqual(redo, tc.redo) {
+				t.Fatalf("Resubmit %v, %v; want %v", redo, err, tc.redo)
+			}
+			var sb []string
+			for _, c := range f.calls {
+				if strings.HasPrefix(c, "sbatch ") {
+					sb = append(sb, strings.ReplaceAll(c, dir, "DIR"))
+				}
+			}
+			if !reflect.DeepEqual(sb, tc.calls) {
+				t.Errorf("sbatch %q, want %q", sb, tc.calls)
+			}
+		})
+	}
+}

@@ -34,12 +34,13 @@ type (
 	tickMsg struct{ gen int }
 	// resubmittedMsg is Resubmit's answer: the tasks submitted again.
 	resubmittedMsg struct {
-		dir   string
-		first bool // the folder's first submission (slurm without --submit)
-		tasks []int
-		array string // the array job submitted ("" when none)
-		merge string // the merge job now
-		err   error
+		dir    string
+		first  bool // the folder's first submission (slurm without --submit)
+		shards int  // the plan's tasks
+		tasks  []int
+		array  string // the array job submitted ("" when none)
+		merge  string // the merge job now
+		err    error
 	}
 	// openedMsg is the merged session read for the results screen.
 	openedMsg struct {
@@ -88,7 +89,7 @@ func resubmitCmd(ctx context.Context, r cluster.Runner, dir string) tea.Cmd {
 		first := len(st.ArrayJobs) == 0
 		n := len(st.ArrayJobs)
 		tasks, err := st.Resubmit(ctx, r, false) // never forced here: see refused
-		msg := resubmittedMsg{dir: dir, first: first, tasks: tasks, merge: st.MergeJob, err: commandError(dir, err)}
+		msg := resubmittedMsg{dir: dir, first: first, shards: st.Plan.Shards, tasks: tasks, merge: st.MergeJob, err: commandError(dir, err)}
 		if len(st.ArrayJobs) > n {
 			msg.array = st.ArrayJobs[len(st.ArrayJobs)-1]
 		}

@@ -222,8 +222,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // says it.
 func resubmitted(msg resubmittedMsg) string {
 	switch {
-	case msg.first:
+	case msg.first && len(msg.tasks) == msg.shards:
 		return fmt.Sprintf("submitted array job %s (%s) and merge job %s", msg.array, common.Plural(len(msg.tasks), "task"), msg.merge)
+	case msg.first && len(msg.tasks) > 0:
+		return fmt.Sprintf("submitted %s %s as array job %s (the other shards are there); merge job %s waits for them",
+			map[bool]string{true: "task", false: "tasks"}[len(msg.tasks) == 1], ints(msg.tasks), msg.array, msg.merge)
+	case msg.first:
+		return fmt.Sprintf("every shard is there: submitted merge job %s", msg.merge)
 	case len(msg.tasks) > 0:
 		return fmt.Sprintf("resubmitted %s %s as array job %s; merge job %s waits for them",
 			map[bool]string{true: "task", false: "tasks"}[len(msg.tasks) == 1], ints(msg.tasks), msg.array, msg.merge)
@@ -349,7 +354,7 @@ func (m *Model) askResubmit() tea.Cmd {
 		return nil
 	}
 	redo := m.status.Redo()
-	if len(m.state.ArrayJobs) > 0 && len(redo) == 0 && (m.status.Merged || m.status.Counts().Active() > 0 || m.status.MergeLive()) {
+	if len(redo) == 0 && (m.status.Merged || m.status.Counts().Active() > 0 || m.status.MergeLive()) {
 		m.result, m.resultErr = "no task failed or is missing: nothing to resubmit", nil
 		return nil
 	}

@@ -251,6 +251,37 @@ func TestResubmitAsks(t *testing.T) {
 	}
 }
 
+// TestResubmitNeverSubmitted: R on a folder never submitted whose shards
+// 0 and 1 were computed by hand asks for task 2 alone, and y submits it
+// (--array=2) and the merge.
+func TestResubmitNeverSubmitted(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := (&cluster.Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 3}).Write(); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, 1} {
+		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fakeSlurm{}
+	m, _ := newScreen(t, f, dir)
+	do(t, m, m.Shown(true))
+	press(t, m, "R")
+	if v := flat(m.View()); !m.Confirming() || !strings.Contains(v, "submit task 2 (their shards are missing; the others are there) and a merge job that waits for them? (never submitted) y submits") {
+		t.Fatalf("R did not ask for task 2:\n%s", m.View())
+	}
+	press(t, m, "y")
+	want := []string{"sbatch --parsable --array=2 " + filepath.Join(dir, cluster.ArrayScript),
+		"sbatch --parsable --dependency=afterok:101 " + filepath.Join(dir, cluster.MergeScript)}
+	if got := f.sbatches(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("sbatch %q, want %q", got, want)
+	}
+	if v := flat(m.View()); !strings.Contains(v, "submitted task 2 as array job 101 (the other shards are there); merge job 102 waits for them") {
+		t.Errorf("the view does not say what was submitted:\n%s", m.View())
+	}
+}
+
 // TestErrors: a folder that is not a job folder, and Slurm's commands
 // missing, are said with the folder and the command; esc goes back.
 func TestErrors(t *testing.T) {

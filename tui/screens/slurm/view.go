@@ -280,8 +280,13 @@ func (m *Model) question() string {
 	switch {
 	case m.state == nil:
 		return "resubmit the failed or missing tasks of " + m.Dir() + "?"
-	case len(m.state.ArrayJobs) == 0:
+	case len(m.state.ArrayJobs) == 0 && len(m.confirm) == m.state.Plan.Shards:
 		return fmt.Sprintf("submit the array (%s) and its merge job? (never submitted)", common.Plural(m.state.Plan.Shards, "task"))
+	case len(m.state.ArrayJobs) == 0 && len(m.confirm) > 0:
+		return fmt.Sprintf("submit %s %s (their shards are missing; the others are there) and a merge job that waits for them? (never submitted)",
+			map[bool]string{true: "task", false: "tasks"}[len(m.confirm) == 1], ints(m.confirm))
+	case len(m.state.ArrayJobs) == 0:
+		return "every shard is there but nothing merged: submit the merge job? (never submitted)"
 	case len(m.confirm) == 0:
 		return "every shard is there but nothing merged: submit the merge job again?"
 	}
