@@ -276,7 +276,7 @@ nothing (exit status 1) unless --force.`,
 				return fmt.Errorf("%w (%s)", err, fmt.Sprintf(what, args[0]))
 			}
 			if err != nil {
-				return err
+				return fmt.Errorf("resubmit %s: %w", args[0], err)
 			}
 			switch {
 			case first && len(redo) == st.Plan.Shards:
