@@ -323,7 +323,10 @@ func TestErrors(t *testing.T) {
 }
 
 // TestFolderField: with no folder the field takes the keys; enter shows
-// the folder typed, which is remembered with the others.
+// the folder typed, which is remembered with the others once read. e
+// opens the field empty (the folder shown as its placeholder), so that
+// what is typed replaces it; a folder that cannot be read is shown with
+// its error but not kept among those left/right cycles through.
 func TestFolderField(t *testing.T) {
 	dir, f := jobFolder(t)
 	m, _ := newScreen(t, f)
@@ -336,16 +339,35 @@ func TestFolderField(t *testing.T) {
 	if m.Dir() != dir || !strings.Contains(m.View(), "2 done, 1 running") {
 		t.Fatalf("enter did not show %s:\n%s", dir, m.View())
 	}
-	other := t.TempDir()
 	press(t, m, "e")
-	m.input.SetValue(other)
-	press(t, m, "enter")
-	if m.Dir() != other || len(m.dirs) != 2 {
-		t.Fatalf("dirs %v, shown %s", m.dirs, m.Dir())
+	if m.input.Value() != "" || m.input.Placeholder != dir {
+		t.Fatalf("e opened the field with %q (placeholder %q), want it empty with %q as placeholder", m.input.Value(), m.input.Placeholder, dir)
+	}
+	press(t, m, "enter") // nothing typed: the folder shown stays
+	if m.editing || m.Dir() != dir {
+		t.Fatalf("enter on an empty field: editing %v, shown %s", m.editing, m.Dir())
+	}
+	other, _ := jobFolder(t)
+	bad := filepath.Join(t.TempDir(), "nope")
+	for _, d := range []string{other, bad} {
+		press(t, m, "e")
+		do(t, m, m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(d), Paste: true}))
+		if m.input.Value() != d {
+			t.Fatalf("typed %q into the field, it holds %q", d, m.input.Value())
+		}
+		press(t, m, "enter")
+	}
+	if v := flat(m.View()); m.Dir() != bad || !reflect.DeepEqual(m.dirs, []string{dir, other}) ||
+		!strings.Contains(v, bad+": the folder does not exist") || !strings.Contains(v, "folder never read (left/right: the 2 folders read)") {
+		t.Fatalf("dirs %v, shown %s:\n%s", m.dirs, m.Dir(), m.View())
+	}
+	do(t, m, m.Update(tea.KeyMsg{Type: tea.KeyLeft}))
+	if m.Dir() != other || !strings.Contains(m.View(), "folder   2 of 2") {
+		t.Errorf("left did not go back to %s:\n%s", other, m.View())
 	}
 	do(t, m, m.Update(tea.KeyMsg{Type: tea.KeyLeft}))
 	if m.Dir() != dir || !strings.Contains(m.View(), "folder   1 of 2") {
-		t.Errorf("left did not go back to %s:\n%s", dir, m.View())
+		t.Errorf("left did not go to %s:\n%s", dir, m.View())
 	}
 }
 

@@ -67,7 +67,10 @@ func (m *Model) header(w int) []string {
 			lines = append(lines, t.Header.Render(lead)+st.Render(l))
 		}
 	}
-	if n := len(m.dirs); n > 1 {
+	switch n := len(m.dirs); {
+	case m.stray != "" && n > 0:
+		field("folder", fmt.Sprintf("never read (left/right: the %s read)", common.Plural(n, "folder")), t.Subtle)
+	case n > 1:
 		field("folder", fmt.Sprintf("%d of %d (left/right: the others)", m.cur+1, n), t.Subtle)
 	}
 	switch {
