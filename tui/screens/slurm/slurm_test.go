@@ -404,6 +404,14 @@ func TestOpenMerged(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "6: 6 done") || !strings.Contains(v, "merged.json written; saved as session 7 in") || !strings.Contains(v, db) {
 		t.Errorf("merged:\n%s", v)
 	}
+	// A suite of two datasets: its sessions, as the command line names them.
+	if err := cluster.WriteMerged(filepath.Join(dir, cluster.SessionsFile), &cluster.Merged{DB: db, Sessions: []int64{7, 8}}); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "r")
+	if v := m.View(); !strings.Contains(v, "saved as sessions 7, 8 in") {
+		t.Errorf("merged as two sessions:\n%s", v)
+	}
 	press(t, m, "enter")
 	if !strings.Contains(m.ctx.LastErr, "not in this workbench's database: open it with sweepbench tui --db "+db) {
 		t.Errorf("enter with another database: %q", m.ctx.LastErr)

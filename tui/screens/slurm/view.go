@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	store "sweepbench/sessions"
 	cluster "sweepbench/slurm"
 	"sweepbench/tui/common"
 )
@@ -161,11 +162,7 @@ func (m *Model) mergeLine() string {
 	}
 	out := job + "; merged.json " + map[bool]string{true: "written", false: "not yet"}[s.Merged]
 	if s.Saved != nil && len(s.Saved.Sessions) > 0 {
-		ids := make([]int, len(s.Saved.Sessions))
-		for i, id := range s.Saved.Sessions {
-			ids[i] = int(id)
-		}
-		out += fmt.Sprintf("; saved as %s %s in %s", map[bool]string{true: "session", false: "sessions"}[len(ids) == 1], ints(ids), s.Saved.DB)
+		out += fmt.Sprintf("; saved as %s in %s", store.IDList(s.Saved.Sessions), s.Saved.DB)
 		if _, why := m.merged(); why == "" {
 			out += " (enter opens it)"
 		}
