@@ -55,7 +55,9 @@ func (e *DuplicateDatasetError) Error() string {
 // lines and lines starting with # ignored; relative paths are relative to
 // the list's folder), any other value one dataset as data.Open reads it (a
 // folder or a glob stays one dataset: its files joined). each, when set,
-// is a glob whose every match is a dataset of its own (sorted). A dataset
+// is a glob whose every match is a dataset of its own (sorted), or a
+// folder whose every data file (those a folder given to --data joins:
+// data.FolderFiles) is one, sorted by name. A dataset
 // given twice, under any spelling (DuplicateDatasetError), is an error.
 // Errors are *DatasetsError.
 func ExpandDatasets(values []string, each string) ([]string, error) {
@@ -74,14 +76,10 @@ func ExpandDatasets(values []string, each string) ([]string, error) {
 		}
 	}
 	if each != "" {
-		m, err := filepath.Glob(each)
+		m, err := eachDatasets(each)
 		if err != nil {
 			return nil, &DatasetsError{Each: true, Value: each, Err: err}
 		}
-		if len(m) == 0 {
-			return nil, &DatasetsError{Each: true, Value: each, Err: errors.New("matches no file")}
-		}
-		sort.Strings(m)
 		for _, d := range m {
 			origins = append(origins, DatasetOrigin{Dataset: d, Each: true, Value: each})
 		}
@@ -97,6 +95,28 @@ func ExpandDatasets(values []string, each string) ([]string, error) {
 		out[i] = o.Dataset
 	}
 	return out, nil
+}
+
+// eachDatasets is the datasets of an each pattern, sorted: the data files
+// directly in it when it is a folder (data.FolderFiles, the files a
+// folder given to --data joins), else the glob's matches.
+func eachDatasets(each string) ([]string, error) {
+	if fi, err := os.Stat(each); err == nil && fi.IsDir() {
+		files, err := data.FolderFiles(each)
+		if de := (*data.Error)(nil); errors.As(err, &de) && de.File == each && de.Reason != "" {
+			return nil, errors.New(de.Reason) // the value is named already
+		}
+		return files, err
+	}
+	m, err := filepath.Glob(each)
+	if err != nil {
+		return nil, err
+	}
+	if len(m) == 0 {
+		return nil, errors.New("matches no file")
+	}
+	sort.Strings(m)
+	return m, nil
 }
 
 // checkDistinct refuses a dataset given twice (DuplicateDatasetError).

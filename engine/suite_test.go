@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"sweepbench/engine"
@@ -102,6 +103,35 @@ func TestExpandDatasets(t *testing.T) {
 	}
 	if _, err := engine.ExpandDatasets([]string{filepath.Join(dir, "*.none")}, ""); err != nil {
 		t.Errorf("a --data glob is one dataset, checked when it loads: %v", err)
+	}
+}
+
+// TestExpandDatasetsEachFolder: --data-each with a folder is each data
+// file directly in it (not hidden, not in a subfolder, not another
+// extension), sorted by name; a folder without one is refused.
+func TestExpandDatasetsEachFolder(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"b.csv", "a.csv", "c.parquet", ".hidden.csv", "notes.md", filepath.Join("sub", "d.csv")} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(n)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := engine.ExpandDatasets(nil, dir)
+	want := []string{filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv"), filepath.Join(dir, "c.parquet")}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("each folder: %v, %v; want %v", got, err, want)
+	}
+	empty := filepath.Join(dir, "sub", "none")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var de *engine.DatasetsError
+	if _, err := engine.ExpandDatasets(nil, empty); !errors.As(err, &de) || !de.Each || de.Value != empty ||
+		!strings.HasPrefix(de.Err.Error(), "the folder holds no data file (") {
+		t.Errorf("an each folder without data files: %v, want a DatasetsError of the folder", err)
 	}
 }
 
