@@ -33,6 +33,10 @@ type DatasetOrigin struct {
 	Dataset string // the dataset as expanded (a list's line joined to the list's folder)
 	Each    bool   // a match of ExpandDatasets' each pattern
 	Value   string // the value (or the each pattern) that gave it: the dataset itself, or "@FILE"
+	// Line is the line of list file Value that named it (from 1; 0 when
+	// Value is not a list), and Written that line as written (trimmed).
+	Line    int
+	Written string
 }
 
 // DuplicateDatasetError is one dataset given twice, under one spelling or
@@ -71,8 +75,8 @@ func ExpandDatasets(values []string, each string) ([]string, error) {
 		if err != nil {
 			return nil, &DatasetsError{Value: v, Err: err}
 		}
-		for _, d := range list {
-			origins = append(origins, DatasetOrigin{Dataset: d, Value: v})
+		for _, e := range list {
+			origins = append(origins, DatasetOrigin{Dataset: e.dataset, Value: v, Line: e.line, Written: e.written})
 		}
 	}
 	if each != "" {
@@ -211,24 +215,32 @@ func (id *datasetIdentity) same(o *datasetIdentity) bool {
 	return true
 }
 
+// listEntry is one dataset of a list file: its line, as written and as
+// expanded.
+type listEntry struct {
+	line             int
+	written, dataset string
+}
+
 // readDatasetList reads a list file of datasets.
-func readDatasetList(path string) ([]string, error) {
+func readDatasetList(path string) ([]listEntry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []string
+	var out []listEntry
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
 		t := strings.TrimSpace(sc.Text())
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
+		d := t
 		if !strings.HasPrefix(t, "embedded:") && !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(path), t)
+			d = filepath.Join(filepath.Dir(path), t)
 		}
-		out = append(out, t)
+		out = append(out, listEntry{line: line, written: t, dataset: d})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err

@@ -156,6 +156,9 @@ func TestExpandDatasetsRefusesOneDatasetTwice(t *testing.T) {
 	if err := os.WriteFile(filepath.Join("lists", "list.txt"), []byte("../x.csv\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join("lists", "twice.txt"), []byte("../x.csv\n# again\n  ./../x.csv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	abs := filepath.Join(dir, "x.csv")
 	first := func(v string) engine.DatasetOrigin { return engine.DatasetOrigin{Dataset: v, Value: v} }
 	for _, c := range []struct {
@@ -169,7 +172,10 @@ func TestExpandDatasetsRefusesOneDatasetTwice(t *testing.T) {
 		{"absolute and relative", []string{abs, "x.csv"}, "", first(abs), first("x.csv")},
 		{"a symbolic link", []string{"x.csv", "link.csv"}, "", first("x.csv"), first("link.csv")},
 		{"an each match", []string{"y.csv"}, "[xy].csv", first("y.csv"), engine.DatasetOrigin{Dataset: "y.csv", Each: true, Value: "[xy].csv"}},
-		{"a list's line", []string{"@lists/list.txt", "./x.csv"}, "", engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/list.txt"}, first("./x.csv")},
+		{"a list's line", []string{"@lists/list.txt", "./x.csv"}, "", engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/list.txt", Line: 1, Written: "../x.csv"}, first("./x.csv")},
+		{"two lines of a list", []string{"@lists/twice.txt"}, "",
+			engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/twice.txt", Line: 1, Written: "../x.csv"},
+			engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/twice.txt", Line: 3, Written: "./../x.csv"}},
 		{"a folder and its glob", []string{".", "*.csv"}, "", first("."), first("*.csv")},
 		{"embedded", []string{"embedded:btcusdt-1m", "x.csv", "embedded:btcusdt-1m"}, "", first("embedded:btcusdt-1m"), first("embedded:btcusdt-1m")},
 	} {
