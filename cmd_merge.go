@@ -309,16 +309,11 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 	return cmd
 }
 
+// sessionList names the sessions saved: sessions.IDList, with how to
+// show one.
 func sessionList(ids []int64) string {
 	if len(ids) == 1 {
 		return fmt.Sprintf("session %d (sweepbench sessions show %d)", ids[0], ids[0])
 	}
-	s := "sessions"
-	for i, id := range ids {
-		if i > 0 {
-			s += ","
-		}
-		s += fmt.Sprintf(" %d", id)
-	}
-	return s
+	return sessions.IDList(ids)
 }

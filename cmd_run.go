@@ -407,7 +407,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the run (overrides --save)")
-	cmd.Flags().StringVar(&dataEach, "data-each", "", "a glob whose every file is a dataset of its own (a suite; --data's glob joins the files into one dataset)")
+	cmd.Flags().StringVar(&dataEach, "data-each", "", "a glob whose every file is a dataset of its own, or a folder: each data file in it (a suite; --data's glob or folder joins the files into one dataset)")
 	cmd.Flags().StringVar(&shard, "shard", "", "compute only slice K/N of the (dataset x combo) work (0 <= K < N), balanced by bar-steps, into a shard file for `sweepbench merge`; auto: K and N from SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX/SHARD_COUNT")
 	cmd.Flags().StringVar(&shardTo, "shard-dir", ".", "with --shard: the folder the shard file goes into (shard-K-of-N.parquet)")
 	return cmd

@@ -342,6 +342,9 @@ func TestSuiteDatasetErrorsNameTheFlag(t *testing.T) {
 	if err := os.WriteFile("list.lst", []byte("x.csv\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile("twice.lst", []byte("x.csv\n\n./x.csv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -350,7 +353,8 @@ func TestSuiteDatasetErrorsNameTheFlag(t *testing.T) {
 		{"each matches nothing", []string{"--data-each", "none/*.csv"}, "--data-each none/*.csv: matches no file"},
 		{"two spellings", []string{"--data", "./x.csv", "--data", "x.csv"}, "--data x.csv: the same dataset as --data ./x.csv: each dataset runs once"},
 		{"an each match", []string{"--data", "x.csv", "--data-each", "*.csv"}, "--data-each *.csv (its match x.csv): the same dataset as --data x.csv"},
-		{"a list's line", []string{"--data", "@list.lst", "--data", "./x.csv"}, "--data ./x.csv: the same dataset as --data @list.lst (its dataset x.csv)"},
+		{"a list's line", []string{"--data", "@list.lst", "--data", "./x.csv"}, "--data ./x.csv: the same dataset as --data @list.lst line 1 (x.csv)"},
+		{"two lines of a list", []string{"--data", "@twice.lst"}, "--data @twice.lst line 3 (./x.csv): the same dataset as --data @twice.lst line 1 (x.csv): each dataset runs once"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, err := execute(t, append([]string{"run", "--no-save", "-q"}, c.args...)...)

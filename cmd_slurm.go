@@ -154,7 +154,7 @@ func newSlurmStatusCmd() *cobra.Command {
 		Short: "Each task's state (squeue, sacct) and the shards present in a job folder",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := slurm.Load(args[0])
+			st, err := loadJobDir(args[0])
 			if err != nil {
 				return err
 			}
@@ -165,6 +165,16 @@ func newSlurmStatusCmd() *cobra.Command {
 			return writeSlurmStatus(cmd.OutOrStdout(), s)
 		},
 	}
+}
+
+// loadJobDir reads job folder dir (slurm.Load), saying what to give when
+// it does not exist.
+func loadJobDir(dir string) (*slurm.State, error) {
+	st, err := slurm.Load(dir)
+	if nf := (*slurm.NoFolderError)(nil); errors.As(err, &nf) {
+		return nil, fmt.Errorf("%s: the folder does not exist: give the folder sweepbench slurm --out DIR wrote", nf.Dir)
+	}
+	return st, err
 }
 
 func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
@@ -194,15 +204,19 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	merge := s.Merge
+	merge := "merge job " + s.MergeJob + ": " + s.Merge
 	switch {
+	case s.MergeJob == "" && len(s.ArrayJobs) == 0:
+		merge = "merge job: not submitted (sweepbench slurm resubmit DIR submits the array and the merge)"
+	case s.MergeJob == "":
+		merge = "merge job: not submitted"
 	case s.MergeUnknown():
-		merge = "unknown"
-	case merge == "":
-		merge = "not known to squeue or sacct"
+		merge = "merge job " + s.MergeJob + ": unknown"
+	case s.Merge == "":
+		merge = "merge job " + s.MergeJob + ": not known to squeue or sacct"
 	}
 	c := s.Counts()
-	fmt.Fprintf(w, "%d of %d shards present, %d computing; merge job %s: %s; merged.json %s\n", c.Done, len(s.Tasks), c.Active(), s.MergeJob, merge,
+	fmt.Fprintf(w, "%d of %d shards present, %d computing; %s; merged.json %s\n", c.Done, len(s.Tasks), c.Active(), merge,
 		map[bool]string{true: "written", false: "not yet"}[s.Merged])
 	if redo := c.Failed + c.Missing; redo > 0 {
 		if s.Refusal() == nil {
@@ -244,7 +258,7 @@ states are unknown: they may be running or pending, and resubmit submits
 nothing (exit status 1) unless --force.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := slurm.Load(args[0])
+			st, err := loadJobDir(args[0])
 			if err != nil {
 				return err
 			}
@@ -262,13 +276,18 @@ nothing (exit status 1) unless --force.`,
 				return fmt.Errorf("%w (%s)", err, fmt.Sprintf(what, args[0]))
 			}
 			if err != nil {
-				return err
+				return fmt.Errorf("resubmit %s: %w", args[0], err)
 			}
 			switch {
-			case first:
+			case first && len(redo) == st.Plan.Shards:
 				fmt.Fprintf(w, "submitted array job %s (%d tasks) and merge job %s\n", st.ArrayJobs[0], st.Plan.Shards, st.MergeJob)
+			case first && len(redo) > 0:
+				fmt.Fprintf(w, "submitted %s %s as array job %s (the other shards are there); merge job %s waits for them\n",
+					map[bool]string{true: "task", false: "tasks"}[len(redo) == 1], ints(redo), st.ArrayJobs[0], st.MergeJob)
 			case len(redo) > 0:
 				fmt.Fprintf(w, "resubmitted %s %s as array job %s; merge job %s waits for them\n", map[bool]string{true: "task", false: "tasks"}[len(redo) == 1], ints(redo), st.ArrayJobs[len(st.ArrayJobs)-1], st.MergeJob)
+			case first:
+				fmt.Fprintf(w, "every shard is there: submitted merge job %s\n", st.MergeJob)
 			default:
 				fmt.Fprintf(w, "no task to resubmit; merge job %s\n", st.MergeJob)
 			}

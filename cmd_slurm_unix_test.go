@@ -12,14 +12,17 @@ import (
 )
 
 // fakeSlurmBin puts fake sbatch, scancel, squeue and sacct first on PATH:
-// each appends its command line to DIR/calls; sbatch prints ids from 1,
+// each appends its command line to DIR/calls; sbatch prints ids from 1
+// (or fails, as with a partition that does not exist, when
+// DIR/sbatch-fails exists),
 // squeue prints DIR/queue or, when DIR/down exists, fails as with
 // slurmctld down; sacct fails as without accounting.
 func fakeSlurmBin(t *testing.T) string {
 	t.Helper()
 	bin := t.TempDir()
 	scripts := map[string]string{
-		"sbatch":  `n=$(($(cat "$D/next" 2>/dev/null || echo 0) + 1)); echo $n >"$D/next"; echo $n`,
+		"sbatch": `if [ -e "$D/sbatch-fails" ]; then echo "sbatch: error: Batch job submission failed: Invalid partition name specified" >&2; exit 1; fi
+n=$(($(cat "$D/next" 2>/dev/null || echo 0) + 1)); echo $n >"$D/next"; echo $n`,
 		"scancel": `:`,
 		"squeue": `if [ -e "$D/down" ]; then echo "slurm_load_jobs error: Unable to contact slurm controller (connect failure)" >&2; exit 1; fi
 cat "$D/queue" 2>/dev/null || true`,
@@ -95,5 +98,55 @@ func TestSlurmUnknown(t *testing.T) {
 	r = cli(t, xdg, "slurm", "resubmit", dir)
 	if r.code != 0 || !strings.Contains(r.stdout, "resubmitted task 1 as array job 5; merge job 6 waits for them") {
 		t.Errorf("resubmit with squeue up: %+v", r)
+	}
+}
+
+// TestSlurmNeverSubmitted: slurm status on a folder written without
+// --submit says the merge job is not submitted and what submits it;
+// on a folder that does not exist, that it does not exist; resubmit
+// there, once shards 0 and 1 are computed by hand, submits task 2 alone;
+// when sbatch fails, the error names the folder.
+func TestSlurmNeverSubmitted(t *testing.T) {
+	bin := fakeSlurmBin(t)
+	xdg, dir := t.TempDir(), filepath.Join(t.TempDir(), "job")
+	r := cli(t, xdg, "slurm", "--shards", "3", "--out", dir, "--binary", "/opt/sweepbench", "--",
+		"--data", "embedded:btcusdt-1m", "--hma", "10:30:10")
+	if r.code != 0 {
+		t.Fatalf("slurm: %+v", r)
+	}
+	r = cli(t, xdg, "slurm", "status", dir)
+	if want := "0 of 3 shards present, 0 computing; merge job: not submitted (sweepbench slurm resubmit DIR submits the array and the merge); merged.json not yet\n"; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("status lacks %q: %+v", want, r)
+	}
+	missing := filepath.Join(t.TempDir(), "nope")
+	for _, sub := range []string{"status", "resubmit"} {
+		r = cli(t, xdg, "slurm", sub, missing)
+		if want := missing + ": the folder does not exist: give the folder sweepbench slurm --out DIR wrote"; r.code != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("slurm %s on a missing folder: %+v, want %q", sub, r, want)
+		}
+	}
+	// Shards 0 and 1 computed by hand: resubmit submits task 2 alone and the merge.
+	for _, k := range []int{0, 1} {
+		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = cli(t, xdg, "slurm", "resubmit", dir)
+	calls, _ := os.ReadFile(filepath.Join(bin, "calls"))
+	if want := "submitted task 2 as array job 1 (the other shards are there); merge job 2 waits for them\n"; r.code != 0 || r.stdout != want ||
+		!strings.Contains(string(calls), "sbatch --parsable --array=2 "+filepath.Join(dir, "array.sbatch")) {
+		t.Errorf("resubmit of a folder never submitted: %+v, want %q\n%s", r, want, calls)
+	}
+
+	// sbatch fails: the error names the folder.
+	if err := os.WriteFile(filepath.Join(bin, "sbatch-fails"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, engine.ShardName(0, 3))); err != nil {
+		t.Fatal(err)
+	}
+	r = cli(t, xdg, "slurm", "resubmit", dir)
+	if want := "resubmit " + dir + ": sbatch: exit status 1: sbatch: error: Batch job submission failed: Invalid partition name specified"; r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("resubmit with sbatch failing: %+v, want %q", r, want)
 	}
 }

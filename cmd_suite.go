@@ -67,10 +67,13 @@ func dataFlag(each bool) string {
 }
 
 // datasetOrigin names where a dataset came from: "--data x.csv", "--data
-// @list.txt (its dataset d/x.csv)", "--data-each d/*.csv (its match d/x.csv)".
+// @list.txt line 3 (./d/x.csv)" (the line as written), "--data-each
+// d/*.csv (its match d/x.csv)".
 func datasetOrigin(o engine.DatasetOrigin) string {
 	s := dataFlag(o.Each) + " " + o.Value
 	switch {
+	case o.Line > 0:
+		s += fmt.Sprintf(" line %d (%s)", o.Line, o.Written)
 	case o.Each:
 		s += " (its match " + o.Dataset + ")"
 	case o.Value != o.Dataset:

@@ -33,6 +33,10 @@ type DatasetOrigin struct {
 	Dataset string // the dataset as expanded (a list's line joined to the list's folder)
 	Each    bool   // a match of ExpandDatasets' each pattern
 	Value   string // the value (or the each pattern) that gave it: the dataset itself, or "@FILE"
+	// Line is the line of list file Value that named it (from 1; 0 when
+	// Value is not a list), and Written that line as written (trimmed).
+	Line    int
+	Written string
 }
 
 // DuplicateDatasetError is one dataset given twice, under one spelling or
@@ -55,7 +59,9 @@ func (e *DuplicateDatasetError) Error() string {
 // lines and lines starting with # ignored; relative paths are relative to
 // the list's folder), any other value one dataset as data.Open reads it (a
 // folder or a glob stays one dataset: its files joined). each, when set,
-// is a glob whose every match is a dataset of its own (sorted). A dataset
+// is a glob whose every match is a dataset of its own (sorted), or a
+// folder whose every data file (those a folder given to --data joins:
+// data.FolderFiles) is one, sorted by name. A dataset
 // given twice, under any spelling (DuplicateDatasetError), is an error.
 // Errors are *DatasetsError.
 func ExpandDatasets(values []string, each string) ([]string, error) {
@@ -69,19 +75,15 @@ func ExpandDatasets(values []string, each string) ([]string, error) {
 		if err != nil {
 			return nil, &DatasetsError{Value: v, Err: err}
 		}
-		for _, d := range list {
-			origins = append(origins, DatasetOrigin{Dataset: d, Value: v})
+		for _, e := range list {
+			origins = append(origins, DatasetOrigin{Dataset: e.dataset, Value: v, Line: e.line, Written: e.written})
 		}
 	}
 	if each != "" {
-		m, err := filepath.Glob(each)
+		m, err := eachDatasets(each)
 		if err != nil {
 			return nil, &DatasetsError{Each: true, Value: each, Err: err}
 		}
-		if len(m) == 0 {
-			return nil, &DatasetsError{Each: true, Value: each, Err: errors.New("matches no file")}
-		}
-		sort.Strings(m)
 		for _, d := range m {
 			origins = append(origins, DatasetOrigin{Dataset: d, Each: true, Value: each})
 		}
@@ -97,6 +99,28 @@ func ExpandDatasets(values []string, each string) ([]string, error) {
 		out[i] = o.Dataset
 	}
 	return out, nil
+}
+
+// eachDatasets is the datasets of an each pattern, sorted: the data files
+// directly in it when it is a folder (data.FolderFiles, the files a
+// folder given to --data joins), else the glob's matches.
+func eachDatasets(each string) ([]string, error) {
+	if fi, err := os.Stat(each); err == nil && fi.IsDir() {
+		files, err := data.FolderFiles(each)
+		if de := (*data.Error)(nil); errors.As(err, &de) && de.File == each && de.Reason != "" {
+			return nil, errors.New(de.Reason) // the value is named already
+		}
+		return files, err
+	}
+	m, err := filepath.Glob(each)
+	if err != nil {
+		return nil, err
+	}
+	if len(m) == 0 {
+		return nil, errors.New("matches no file")
+	}
+	sort.Strings(m)
+	return m, nil
 }
 
 // checkDistinct refuses a dataset given twice (DuplicateDatasetError).
@@ -191,24 +215,32 @@ func (id *datasetIdentity) same(o *datasetIdentity) bool {
 	return true
 }
 
+// listEntry is one dataset of a list file: its line, as written and as
+// expanded.
+type listEntry struct {
+	line             int
+	written, dataset string
+}
+
 // readDatasetList reads a list file of datasets.
-func readDatasetList(path string) ([]string, error) {
+func readDatasetList(path string) ([]listEntry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []string
+	var out []listEntry
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
 		t := strings.TrimSpace(sc.Text())
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
+		d := t
 		if !strings.HasPrefix(t, "embedded:") && !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(path), t)
+			d = filepath.Join(filepath.Dir(path), t)
 		}
-		out = append(out, t)
+		out = append(out, listEntry{line: line, written: t, dataset: d})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err

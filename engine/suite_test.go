@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"sweepbench/engine"
@@ -105,6 +106,35 @@ func TestExpandDatasets(t *testing.T) {
 	}
 }
 
+// TestExpandDatasetsEachFolder: --data-each with a folder is each data
+// file directly in it (not hidden, not in a subfolder, not another
+// extension), sorted by name; a folder without one is refused.
+func TestExpandDatasetsEachFolder(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"b.csv", "a.csv", "c.parquet", ".hidden.csv", "notes.md", filepath.Join("sub", "d.csv")} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(n)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := engine.ExpandDatasets(nil, dir)
+	want := []string{filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv"), filepath.Join(dir, "c.parquet")}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("each folder: %v, %v; want %v", got, err, want)
+	}
+	empty := filepath.Join(dir, "sub", "none")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var de *engine.DatasetsError
+	if _, err := engine.ExpandDatasets(nil, empty); !errors.As(err, &de) || !de.Each || de.Value != empty ||
+		!strings.HasPrefix(de.Err.Error(), "the folder holds no data file (") {
+		t.Errorf("an each folder without data files: %v, want a DatasetsError of the folder", err)
+	}
+}
+
 // TestExpandDatasetsRefusesOneDatasetTwice: a dataset given twice, under
 // any spelling (./x.csv and x.csv, a symbolic link, a glob's match, a
 // list's line, a folder and its glob), is refused naming both origins;
@@ -126,6 +156,9 @@ func TestExpandDatasetsRefusesOneDatasetTwice(t *testing.T) {
 	if err := os.WriteFile(filepath.Join("lists", "list.txt"), []byte("../x.csv\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join("lists", "twice.txt"), []byte("../x.csv\n# again\n  ./../x.csv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	abs := filepath.Join(dir, "x.csv")
 	first := func(v string) engine.DatasetOrigin { return engine.DatasetOrigin{Dataset: v, Value: v} }
 	for _, c := range []struct {
@@ -139,7 +172,10 @@ func TestExpandDatasetsRefusesOneDatasetTwice(t *testing.T) {
 		{"absolute and relative", []string{abs, "x.csv"}, "", first(abs), first("x.csv")},
 		{"a symbolic link", []string{"x.csv", "link.csv"}, "", first("x.csv"), first("link.csv")},
 		{"an each match", []string{"y.csv"}, "[xy].csv", first("y.csv"), engine.DatasetOrigin{Dataset: "y.csv", Each: true, Value: "[xy].csv"}},
-		{"a list's line", []string{"@lists/list.txt", "./x.csv"}, "", engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/list.txt"}, first("./x.csv")},
+		{"a list's line", []string{"@lists/list.txt", "./x.csv"}, "", engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/list.txt", Line: 1, Written: "../x.csv"}, first("./x.csv")},
+		{"two lines of a list", []string{"@lists/twice.txt"}, "",
+			engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/twice.txt", Line: 1, Written: "../x.csv"},
+			engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/twice.txt", Line: 3, Written: "./../x.csv"}},
 		{"a folder and its glob", []string{".", "*.csv"}, "", first("."), first("*.csv")},
 		{"embedded", []string{"embedded:btcusdt-1m", "x.csv", "embedded:btcusdt-1m"}, "", first("embedded:btcusdt-1m"), first("embedded:btcusdt-1m")},
 	} {

@@ -541,3 +541,16 @@ func SelectionSettings(ss *Session) string {
 	}
 	return b.String()
 }
+
+// IDList names sessions ids for a message: "session 9", "sessions 9, 10"
+// (the command line and the workbench say them alike).
+func IDList(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	if len(ids) == 1 {
+		return "session " + s[0]
+	}
+	return "sessions " + strings.Join(s, ", ")
+}

@@ -55,9 +55,9 @@ type Plan struct {
 // State is slurm.json: the plan and the jobs submitted for it.
 type State struct {
 	Plan      Plan      `json:"plan"`
-	ArrayJobs []string  `json:"array_jobs"` // every array job submitted, first the whole array, then resubmissions
-	MergeJob  string    `json:"merge_job"`  // the latest merge job
-	Submitted time.Time `json:"submitted"`
+	ArrayJobs []string  `json:"array_jobs"`         // every array job submitted, first the whole array, then resubmissions
+	MergeJob  string    `json:"merge_job"`          // the latest merge job
+	Submitted time.Time `json:"submitted,omitzero"` // the latest submission; absent (zero) before the first
 }
 
 // quote is s as one bash word.
@@ -166,10 +166,19 @@ func (e *NotAJobDirError) Error() string {
 	return fmt.Sprintf("%s: no %s here: not a folder `sweepbench slurm --out` wrote", e.Dir, StateFile)
 }
 
-// Load reads the state of job folder dir.
+// NoFolderError: the job folder does not exist.
+type NoFolderError struct{ Dir string }
+
+func (e *NoFolderError) Error() string { return e.Dir + ": no such folder" }
+
+// Load reads the state of job folder dir: a *NoFolderError when dir does
+// not exist, a *NotAJobDirError when it holds no slurm.json.
 func Load(dir string) (*State, error) {
 	js, err := os.ReadFile(filepath.Join(dir, StateFile))
 	if errors.Is(err, os.ErrNotExist) {
+		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+			return nil, &NoFolderError{dir}
+		}
 		return nil, &NotAJobDirError{dir}
 	}
 	if err != nil {
@@ -351,8 +360,8 @@ func (s *Status) Counts() Counts {
 }
 
 // Redo is the tasks Resubmit submits again: those without a shard file
-// that Slurm does not run or hold now (failed or missing), in order.
-// Tasks whose state is unknown are not among them (Unknown lists them).
+// that Slurm does not run or hold now (failed or missing), in order; in a
+// folder never submitted, every task without a shard. Tasks whose state is unknown are not among them (Unknown lists them).
 func (s *Status) Redo() []int { return s.phases(Failed, Missing) }
 
 // Unknown is the tasks without a shard file whose state Slurm could not
@@ -560,21 +569,15 @@ func (s *Status) Refusal() error {
 // array (whose dependency can no longer be met) is cancelled first. It
 // returns the tasks resubmitted (none: nothing to do; when every shard is
 // there and nothing is merged, only the merge is submitted again). A
-// folder never submitted (slurm without --submit) is submitted whole: the
-// array and its merge.
+// folder never submitted (slurm without --submit) follows the same rule:
+// its tasks without a shard (all of them, the whole array, unless some
+// were computed by hand) and the merge.
 //
 // While Slurm cannot be asked (Status.Refusal) it submits nothing and
 // returns an *UnknownError. force submits the Unknown tasks again too (and
 // cancels a merge job whose state is unknown, or submits the merge again):
 // for when the caller knows they are not running, squeue being down.
 func (st *State) Resubmit(ctx context.Context, r Runner, force bool) ([]int, error) {
-	if len(st.ArrayJobs) == 0 {
-		all := make([]int, st.Plan.Shards)
-		for k := range all {
-			all[k] = k
-		}
-		return all, st.Submit(ctx, r, nil, false)
-	}
 	s, err := st.Status(ctx, r)
 	if err != nil {
 		return nil, err
@@ -612,5 +615,9 @@ func (st *State) Resubmit(ctx context.Context, r Runner, force bool) ([]int, err
 		// finished job as it is.)
 		_, _ = r.Run(ctx, "scancel", st.MergeJob)
 	}
-	return redo, st.Submit(ctx, r, redo, false, after...)
+	tasks := redo
+	if len(st.ArrayJobs) == 0 && len(redo) == st.Plan.Shards {
+		tasks = nil // the whole array, as its script says
+	}
+	return redo, st.Submit(ctx, r, tasks, false, after...)
 }

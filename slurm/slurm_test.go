@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"sweepbench/engine"
 )
@@ -175,5 +176,108 @@ func TestResubmitFirst(t *testing.T) {
 	want := []string{"sbatch --parsable " + filepath.Join(dir, ArrayScript), "sbatch --parsable --dependency=afterok:1 " + filepath.Join(dir, MergeScript)}
 	if !reflect.DeepEqual(redo, []int{0, 1, 2}) || !reflect.DeepEqual(f.calls, want) || st.MergeJob != "2" {
 		t.Fatalf("resubmitted %v with %q, merge %s", redo, f.calls, st.MergeJob)
+	}
+}
+
+// TestNeverSubmittedState: slurm.json of a folder never submitted has no
+// "submitted" (it was "0001-01-01T00:00:00Z"); a file written so by an
+// older sweepbench still reads, as never submitted; once submitted, the
+// time is recorded.
+func TestNeverSubmittedState(t *testing.T) {
+	dir := t.TempDir()
+	st, err := (&Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 2}).Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(filepath.Join(dir, StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(js), `"submitted"`) {
+		t.Errorf("slurm.json of a folder never submitted records a submission:\n%s", js)
+	}
+	old := strings.Replace(string(js), `"merge_job": ""`, `"merge_job": "",
+  "submitted": "0001-01-01T00:00:00Z"`, 1)
+	if old == string(js) {
+		t.Fatalf("no merge_job in:\n%s", js)
+	}
+	if err := os.WriteFile(filepath.Join(dir, StateFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(dir)
+	if err != nil || !back.Submitted.IsZero() || len(back.ArrayJobs) != 0 {
+		t.Fatalf("an older slurm.json: %+v, %v", back, err)
+	}
+	if err := st.Submit(context.Background(), &fakeSlurm{}, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if back, err = Load(dir); err != nil || back.Submitted.IsZero() || time.Since(back.Submitted) > time.Minute {
+		t.Errorf("submitted: %+v, %v", back, err)
+	}
+}
+
+// TestLoadErrors: a folder that does not exist and one without slurm.json
+// are told apart (NoFolderError, NotAJobDirError).
+func TestLoadErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	var nf *NoFolderError
+	if _, err := Load(missing); !errors.As(err, &nf) || nf.Dir != missing {
+		t.Errorf("Load(%s): %v, want a NoFolderError", missing, err)
+	}
+	empty := t.TempDir()
+	var nj *NotAJobDirError
+	if _, err := Load(empty); !errors.As(err, &nj) || nj.Dir != empty {
+		t.Errorf("Load(%s): %v, want a NotAJobDirError", empty, err)
+	}
+}
+
+// TestResubmitNeverSubmitted: a folder never submitted follows the
+// resubmit rule: only the tasks without a shard (some computed by hand),
+// as an --array list, and the merge; the whole array when none is there;
+// the merge alone when every shard is.
+func TestResubmitNeverSubmitted(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		shards []int // present before the first submission
+		redo   []int
+		calls  []string // sbatch's, DIR for the folder
+	}{
+		{"none there", nil, []int{0, 1, 2}, []string{"sbatch --parsable DIR/array.sbatch", "sbatch --parsable --dependency=afterok:1 DIR/merge.sbatch"}},
+		{"2 of 3 there", []int{0, 1}, []int{2}, []string{"sbatch --parsable --array=2 DIR/array.sbatch", "sbatch --parsable --dependency=afterok:1 DIR/merge.sbatch"}},
+		{"all there", []int{0, 1, 2}, nil, []string{"sbatch --parsable DIR/merge.sbatch"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			st, err := (&Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 3}).Write()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range tc.shards {
+				if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f := &fakeSlurm{}
+			s, err := st.Status(context.Background(), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Redo(); !reflect.DeepEqual(got, tc.redo) {
+				t.Errorf("Redo %v, want %v", got, tc.redo)
+			}
+			redo, err := st.Resubmit(context.Background(), f, false)
+			if err != nil || !reflect.DeepEqual(redo, tc.redo) {
+				t.Fatalf("Resubmit %v, %v; want %v", redo, err, tc.redo)
+			}
+			var sb []string
+			for _, c := range f.calls {
+				if strings.HasPrefix(c, "sbatch ") {
+					sb = append(sb, strings.ReplaceAll(c, dir, "DIR"))
+				}
+			}
+			if !reflect.DeepEqual(sb, tc.calls) {
+				t.Errorf("sbatch %q, want %q", sb, tc.calls)
+			}
+		})
 	}
 }

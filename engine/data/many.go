@@ -28,6 +28,13 @@ func isMany(p string) (bool, error) {
 	return true, nil
 }
 
+// FolderFiles is the data files directly in folder dir, as a folder given
+// to --data reads them (a supported extension, not hidden, not in
+// subfolders), sorted by name; an *Error when there is none.
+func FolderFiles(dir string) ([]string, error) {
+	return manyPaths(dir, Limits{MaxFiles: int(^uint(0) >> 1)})
+}
+
 // loadMany loads every file of a folder (its files with a supported
 // extension, not hidden, not in subfolders) or every file a glob pattern
 // matches, as one dataset: each file is loaded and checked as LoadFile

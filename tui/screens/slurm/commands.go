@@ -34,12 +34,13 @@ type (
 	tickMsg struct{ gen int }
 	// resubmittedMsg is Resubmit's answer: the tasks submitted again.
 	resubmittedMsg struct {
-		dir   string
-		first bool // the folder's first submission (slurm without --submit)
-		tasks []int
-		array string // the array job submitted ("" when none)
-		merge string // the merge job now
-		err   error
+		dir    string
+		first  bool // the folder's first submission (slurm without --submit)
+		shards int  // the plan's tasks
+		tasks  []int
+		array  string // the array job submitted ("" when none)
+		merge  string // the merge job now
+		err    error
 	}
 	// openedMsg is the merged session read for the results screen.
 	openedMsg struct {
@@ -56,11 +57,19 @@ func statusCmd(ctx context.Context, gen int, r cluster.Runner, dir string) tea.C
 	return common.Guard(func() tea.Msg {
 		st, err := cluster.Load(dir)
 		if err != nil {
-			return statusMsg{gen: gen, dir: dir, err: err, at: time.Now()}
+			return statusMsg{gen: gen, dir: dir, err: loadError(err), at: time.Now()}
 		}
 		s, err := st.Status(ctx, r)
 		return statusMsg{gen: gen, dir: dir, state: st, status: s, err: err, at: time.Now()}
 	}, func(err error) tea.Msg { return statusMsg{gen: gen, dir: dir, err: err, at: time.Now()} })
+}
+
+// loadError phrases cluster.Load's error for the screen.
+func loadError(err error) error {
+	if nf := (*cluster.NoFolderError)(nil); errors.As(err, &nf) {
+		return fmt.Errorf("%s: the folder does not exist (a job folder is one sweepbench slurm --out DIR wrote)", nf.Dir)
+	}
+	return err
 }
 
 // tickCmd asks for a refresh in d.
@@ -75,12 +84,12 @@ func resubmitCmd(ctx context.Context, r cluster.Runner, dir string) tea.Cmd {
 	return common.Guard(func() tea.Msg {
 		st, err := cluster.Load(dir)
 		if err != nil {
-			return resubmittedMsg{dir: dir, err: err}
+			return resubmittedMsg{dir: dir, err: loadError(err)}
 		}
 		first := len(st.ArrayJobs) == 0
 		n := len(st.ArrayJobs)
 		tasks, err := st.Resubmit(ctx, r, false) // never forced here: see refused
-		msg := resubmittedMsg{dir: dir, first: first, tasks: tasks, merge: st.MergeJob, err: commandError(dir, err)}
+		msg := resubmittedMsg{dir: dir, first: first, shards: st.Plan.Shards, tasks: tasks, merge: st.MergeJob, err: commandError(dir, err)}
 		if len(st.ArrayJobs) > n {
 			msg.array = st.ArrayJobs[len(st.ArrayJobs)-1]
 		}

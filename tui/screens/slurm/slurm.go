@@ -28,6 +28,9 @@ import (
 	"sweepbench/tui/common"
 )
 
+// placeholder is the folder field's when no folder is shown.
+const placeholder = "a job folder of sweepbench slurm --out DIR"
+
 // Every is how often the screen reads its folder again while shown.
 const Every = 5 * time.Second
 
@@ -57,8 +60,13 @@ type Model struct {
 	input  textinput.Model
 	w, h   int
 
-	dirs []string // the folders known this session: the flags', then those typed
-	cur  int      // the one shown (index in dirs)
+	// dirs are the folders known this session: the flags', then those
+	// typed, each kept once it was read (a folder whose first read fails
+	// leaves the list, and is shown as stray until another is).
+	dirs  []string
+	cur   int             // the one shown (index in dirs) unless stray is
+	stray string          // the folder shown that was never read: not in dirs
+	read  map[string]bool // the folders read at least once
 
 	shown   bool
 	editing bool // the folder field takes the keys
@@ -90,9 +98,9 @@ var (
 func New(ctx *common.Context, host common.Host, parent context.Context, cfg Config) *Model {
 	in := textinput.New()
 	in.Prompt = "folder: "
-	in.Placeholder = "a job folder of sweepbench slurm --out DIR"
+	in.Placeholder = placeholder
 	in.Cursor.SetMode(cursor.CursorStatic) // no blink: an idle workbench sends nothing
-	m := &Model{ctx: ctx, host: host, parent: parent, cfg: cfg, keys: newKeyMap(ctx.Keys), input: in}
+	m := &Model{ctx: ctx, host: host, parent: parent, cfg: cfg, keys: newKeyMap(ctx.Keys), input: in, read: map[string]bool{}}
 	for _, d := range cfg.Dirs {
 		m.add(d)
 	}
@@ -104,6 +112,7 @@ func New(ctx *common.Context, host common.Host, parent context.Context, cfg Conf
 // one of them.
 func (m *Model) add(dir string) {
 	dir = filepath.Clean(dir)
+	m.stray = ""
 	if i := slices.Index(m.dirs, dir); i >= 0 {
 		m.cur = i
 		return
@@ -114,6 +123,9 @@ func (m *Model) add(dir string) {
 
 // Dir is the folder shown, "" when none.
 func (m *Model) Dir() string {
+	if m.stray != "" {
+		return m.stray
+	}
 	if m.cur < len(m.dirs) {
 		return m.dirs[m.cur]
 	}
@@ -175,6 +187,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.loading = false
 		m.state, m.status, m.err, m.at = msg.state, msg.status, msg.err, msg.at
+		m.keep(msg.dir, msg.err == nil)
 		if m.asking && m.status != nil {
 			m.confirm = m.status.Redo() // the question names what y would submit now
 			var ue *cluster.UnknownError
@@ -218,12 +231,53 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// keep records the answer of a read of dir: a folder read is kept among
+// those left/right cycles through; one whose reads never succeeded leaves
+// them (it is shown, stray, with its error until another folder is).
+func (m *Model) keep(dir string, ok bool) {
+	if ok {
+		m.read[dir] = true
+		if m.stray == dir {
+			m.add(dir)
+		}
+		return
+	}
+	i := slices.Index(m.dirs, dir)
+	if m.read[dir] || i < 0 {
+		return
+	}
+	m.dirs = slices.Delete(m.dirs, i, i+1)
+	if m.cur >= i && m.cur > 0 {
+		m.cur--
+	}
+	m.stray = dir
+}
+
+// cycles reports whether left/right have another folder to show.
+func (m *Model) cycles() bool {
+	return len(m.dirs) > 1 || (m.stray != "" && len(m.dirs) > 0)
+}
+
+// step is the folder left (-1) or right (+1) shows: from a stray one, the
+// folder shown before it.
+func (m *Model) step(d int) int {
+	if m.stray != "" {
+		return m.cur
+	}
+	return (m.cur + d + len(m.dirs)) % len(m.dirs)
+}
+
 // resubmitted says what a resubmit did, as sweepbench slurm resubmit
 // says it.
 func resubmitted(msg resubmittedMsg) string {
 	switch {
-	case msg.first:
+	case msg.first && len(msg.tasks) == msg.shards:
 		return fmt.Sprintf("submitted array job %s (%s) and merge job %s", msg.array, common.Plural(len(msg.tasks), "task"), msg.merge)
+	case msg.first && len(msg.tasks) > 0:
+		return fmt.Sprintf("submitted %s %s as array job %s (the other shards are there); merge job %s waits for them",
+			map[bool]string{true: "task", false: "tasks"}[len(msg.tasks) == 1], ints(msg.tasks), msg.array, msg.merge)
+	case msg.first:
+		return fmt.Sprintf("every shard is there: submitted merge job %s", msg.merge)
 	case len(msg.tasks) > 0:
 		return fmt.Sprintf("resubmitted %s %s as array job %s; merge job %s waits for them",
 			map[bool]string{true: "task", false: "tasks"}[len(msg.tasks) == 1], ints(msg.tasks), msg.array, msg.merge)
@@ -261,16 +315,21 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case m.cfg.Runner == nil:
 		return nil
 	case key.Matches(msg, k.Folder):
+		// Empty, the folder shown as its placeholder: what is typed
+		// replaces it (enter on nothing keeps it).
 		m.editing = true
-		m.input.SetValue(m.Dir())
-		m.input.CursorEnd()
+		m.input.SetValue("")
+		m.input.Placeholder = placeholder
+		if d := m.Dir(); d != "" {
+			m.input.Placeholder = d
+		}
 		return m.input.Focus()
 	case key.Matches(msg, k.Refresh):
 		return m.refresh()
-	case key.Matches(msg, k.Left) && len(m.dirs) > 1:
-		return m.switchTo((m.cur + len(m.dirs) - 1) % len(m.dirs))
-	case key.Matches(msg, k.Right) && len(m.dirs) > 1:
-		return m.switchTo((m.cur + 1) % len(m.dirs))
+	case key.Matches(msg, k.Left) && m.cycles():
+		return m.switchTo(m.step(-1))
+	case key.Matches(msg, k.Right) && m.cycles():
+		return m.switchTo(m.step(+1))
 	case key.Matches(msg, k.Up):
 		m.offset = max(m.offset-1, 0)
 	case key.Matches(msg, k.Down):
@@ -305,6 +364,10 @@ func (m *Model) editKey(msg tea.KeyMsg) tea.Cmd {
 	case tea.KeyEnter:
 		dir := strings.TrimSpace(m.input.Value())
 		if dir == "" {
+			if m.Dir() != "" { // the folder shown stays
+				m.editing = false
+				m.input.Blur()
+			}
 			return nil
 		}
 		m.editing = false
@@ -319,7 +382,7 @@ func (m *Model) editKey(msg tea.KeyMsg) tea.Cmd {
 
 // switchTo shows folder i of those known.
 func (m *Model) switchTo(i int) tea.Cmd {
-	m.cur = i
+	m.cur, m.stray = i, ""
 	return m.show()
 }
 
@@ -349,7 +412,7 @@ func (m *Model) askResubmit() tea.Cmd {
 		return nil
 	}
 	redo := m.status.Redo()
-	if len(m.state.ArrayJobs) > 0 && len(redo) == 0 && (m.status.Merged || m.status.Counts().Active() > 0 || m.status.MergeLive()) {
+	if len(redo) == 0 && (m.status.Merged || m.status.Counts().Active() > 0 || m.status.MergeLive()) {
 		m.result, m.resultErr = "no task failed or is missing: nothing to resubmit", nil
 		return nil
 	}

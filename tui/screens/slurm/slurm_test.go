@@ -251,6 +251,37 @@ func TestResubmitAsks(t *testing.T) {
 	}
 }
 
+// TestResubmitNeverSubmitted: R on a folder never submitted whose shards
+// 0 and 1 were computed by hand asks for task 2 alone, and y submits it
+// (--array=2) and the merge.
+func TestResubmitNeverSubmitted(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := (&cluster.Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 3}).Write(); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, 1} {
+		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fakeSlurm{}
+	m, _ := newScreen(t, f, dir)
+	do(t, m, m.Shown(true))
+	press(t, m, "R")
+	if v := flat(m.View()); !m.Confirming() || !strings.Contains(v, "submit task 2 (their shards are missing; the others are there) and a merge job that waits for them? (never submitted) y submits") {
+		t.Fatalf("R did not ask for task 2:\n%s", m.View())
+	}
+	press(t, m, "y")
+	want := []string{"sbatch --parsable --array=2 " + filepath.Join(dir, cluster.ArrayScript),
+		"sbatch --parsable --dependency=afterok:101 " + filepath.Join(dir, cluster.MergeScript)}
+	if got := f.sbatches(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("sbatch %q, want %q", got, want)
+	}
+	if v := flat(m.View()); !strings.Contains(v, "submitted task 2 as array job 101 (the other shards are there); merge job 102 waits for them") {
+		t.Errorf("the view does not say what was submitted:\n%s", m.View())
+	}
+}
+
 // TestErrors: a folder that is not a job folder, and Slurm's commands
 // missing, are said with the folder and the command; esc goes back.
 func TestErrors(t *testing.T) {
@@ -258,6 +289,12 @@ func TestErrors(t *testing.T) {
 	do(t, m, m.Shown(true))
 	if v := m.View(); !strings.Contains(v, "no slurm.json here: not a folder") {
 		t.Errorf("not a job folder:\n%s", v)
+	}
+	missing := filepath.Join(t.TempDir(), "nope")
+	m, _ = newScreen(t, &fakeSlurm{}, missing)
+	do(t, m, m.Shown(true))
+	if v := flat(m.View()); !strings.Contains(v, missing+": the folder does not exist (a job folder is one sweepbench slurm --out DIR wrote)") {
+		t.Errorf("a folder that does not exist:\n%s", v)
 	}
 	dir, f := jobFolder(t)
 	f.missing = []string{"sbatch"}
@@ -286,7 +323,10 @@ func TestErrors(t *testing.T) {
 }
 
 // TestFolderField: with no folder the field takes the keys; enter shows
-// the folder typed, which is remembered with the others.
+// the folder typed, which is remembered with the others once read. e
+// opens the field empty (the folder shown as its placeholder), so that
+// what is typed replaces it; a folder that cannot be read is shown with
+// its error but not kept among those left/right cycles through.
 func TestFolderField(t *testing.T) {
 	dir, f := jobFolder(t)
 	m, _ := newScreen(t, f)
@@ -299,16 +339,35 @@ func TestFolderField(t *testing.T) {
 	if m.Dir() != dir || !strings.Contains(m.View(), "2 done, 1 running") {
 		t.Fatalf("enter did not show %s:\n%s", dir, m.View())
 	}
-	other := t.TempDir()
 	press(t, m, "e")
-	m.input.SetValue(other)
-	press(t, m, "enter")
-	if m.Dir() != other || len(m.dirs) != 2 {
-		t.Fatalf("dirs %v, shown %s", m.dirs, m.Dir())
+	if m.input.Value() != "" || m.input.Placeholder != dir {
+		t.Fatalf("e opened the field with %q (placeholder %q), want it empty with %q as placeholder", m.input.Value(), m.input.Placeholder, dir)
+	}
+	press(t, m, "enter") // nothing typed: the folder shown stays
+	if m.editing || m.Dir() != dir {
+		t.Fatalf("enter on an empty field: editing %v, shown %s", m.editing, m.Dir())
+	}
+	other, _ := jobFolder(t)
+	bad := filepath.Join(t.TempDir(), "nope")
+	for _, d := range []string{other, bad} {
+		press(t, m, "e")
+		do(t, m, m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(d), Paste: true}))
+		if m.input.Value() != d {
+			t.Fatalf("typed %q into the field, it holds %q", d, m.input.Value())
+		}
+		press(t, m, "enter")
+	}
+	if v := flat(m.View()); m.Dir() != bad || !reflect.DeepEqual(m.dirs, []string{dir, other}) ||
+		!strings.Contains(v, bad+": the folder does not exist") || !strings.Contains(v, "folder never read (left/right: the 2 folders read)") {
+		t.Fatalf("dirs %v, shown %s:\n%s", m.dirs, m.Dir(), m.View())
+	}
+	do(t, m, m.Update(tea.KeyMsg{Type: tea.KeyLeft}))
+	if m.Dir() != other || !strings.Contains(m.View(), "folder   2 of 2") {
+		t.Errorf("left did not go back to %s:\n%s", other, m.View())
 	}
 	do(t, m, m.Update(tea.KeyMsg{Type: tea.KeyLeft}))
 	if m.Dir() != dir || !strings.Contains(m.View(), "folder   1 of 2") {
-		t.Errorf("left did not go back to %s:\n%s", dir, m.View())
+		t.Errorf("left did not go to %s:\n%s", dir, m.View())
 	}
 }
 
@@ -344,6 +403,14 @@ func TestOpenMerged(t *testing.T) {
 	press(t, m, "r")
 	if v := m.View(); !strings.Contains(v, "6: 6 done") || !strings.Contains(v, "merged.json written; saved as session 7 in") || !strings.Contains(v, db) {
 		t.Errorf("merged:\n%s", v)
+	}
+	// A suite of two datasets: its sessions, as the command line names them.
+	if err := cluster.WriteMerged(filepath.Join(dir, cluster.SessionsFile), &cluster.Merged{DB: db, Sessions: []int64{7, 8}}); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "r")
+	if v := m.View(); !strings.Contains(v, "saved as sessions 7, 8 in") {
+		t.Errorf("merged as two sessions:\n%s", v)
 	}
 	press(t, m, "enter")
 	if !strings.Contains(m.ctx.LastErr, "not in this workbench's database: open it with sweepbench tui --db "+db) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	store "sweepbench/sessions"
 	cluster "sweepbench/slurm"
 	"sweepbench/tui/common"
 )
@@ -67,7 +68,10 @@ func (m *Model) header(w int) []string {
 			lines = append(lines, t.Header.Render(lead)+st.Render(l))
 		}
 	}
-	if n := len(m.dirs); n > 1 {
+	switch n := len(m.dirs); {
+	case m.stray != "" && n > 0:
+		field("folder", fmt.Sprintf("never read (left/right: the %s read)", common.Plural(n, "folder")), t.Subtle)
+	case n > 1:
 		field("folder", fmt.Sprintf("%d of %d (left/right: the others)", m.cur+1, n), t.Subtle)
 	}
 	switch {
@@ -158,11 +162,7 @@ func (m *Model) mergeLine() string {
 	}
 	out := job + "; merged.json " + map[bool]string{true: "written", false: "not yet"}[s.Merged]
 	if s.Saved != nil && len(s.Saved.Sessions) > 0 {
-		ids := make([]int, len(s.Saved.Sessions))
-		for i, id := range s.Saved.Sessions {
-			ids[i] = int(id)
-		}
-		out += fmt.Sprintf("; saved as %s %s in %s", map[bool]string{true: "session", false: "sessions"}[len(ids) == 1], ints(ids), s.Saved.DB)
+		out += fmt.Sprintf("; saved as %s in %s", store.IDList(s.Saved.Sessions), s.Saved.DB)
 		if _, why := m.merged(); why == "" {
 			out += " (enter opens it)"
 		}
@@ -280,8 +280,13 @@ func (m *Model) question() string {
 	switch {
 	case m.state == nil:
 		return "resubmit the failed or missing tasks of " + m.Dir() + "?"
-	case len(m.state.ArrayJobs) == 0:
+	case len(m.state.ArrayJobs) == 0 && len(m.confirm) == m.state.Plan.Shards:
 		return fmt.Sprintf("submit the array (%s) and its merge job? (never submitted)", common.Plural(m.state.Plan.Shards, "task"))
+	case len(m.state.ArrayJobs) == 0 && len(m.confirm) > 0:
+		return fmt.Sprintf("submit %s %s (their shards are missing; the others are there) and a merge job that waits for them? (never submitted)",
+			map[bool]string{true: "task", false: "tasks"}[len(m.confirm) == 1], ints(m.confirm))
+	case len(m.state.ArrayJobs) == 0:
+		return "every shard is there but nothing merged: submit the merge job? (never submitted)"
 	case len(m.confirm) == 0:
 		return "every shard is there but nothing merged: submit the merge job again?"
 	}
