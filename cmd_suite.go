@@ -163,11 +163,7 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 	res := &suiteResult{id: run.ID, reports: run.Reports, agg: run.Aggregate, lane: run.Lane}
 	werr := emit(cmd.OutOrStdout(), stderr, o.out, o.quiet, func(w io.Writer) error { return writeSuite(w, res, o.format, o.top) })
 	if len(run.Sessions) > 0 && !o.quiet {
-		saved := make([]string, len(run.Sessions))
-		for i, id := range run.Sessions {
-			saved[i] = fmt.Sprint(id)
-		}
-		fmt.Fprintf(stderr, "saved as sessions %s in %s (suite %s, run %s; sweepbench sessions show ID)\n", strings.Join(saved, ", "), store.Path(), run.ID, run.Run)
+		fmt.Fprintf(stderr, "saved as %s in %s (suite %s, run %s; sweepbench sessions show ID)\n", sessions.IDList(run.Sessions), store.Path(), run.ID, run.Run)
 	}
 	if werr != nil {
 		return werr
