@@ -39,8 +39,8 @@ type SuiteOptions struct {
 // that completed, in order, the sessions saved whole, and the aggregate
 // (nil unless every dataset completed).
 type SuiteRun struct {
-	ID        string // engine.SuiteID
-	Run       string // this run of it (engine.NewSuiteRun; its sessions' SuiteRef.Run)
+	ID        string           // engine.SuiteID
+	Run       string           // this run of it (engine.NewSuiteRun; its sessions' SuiteRef.Run)
 	Lane      engine.Precision // the aggregate's lane (engine.ReferenceLane)
 	Reports   []*engine.Report
 	Sessions  []int64 // the sessions saved whole, in dataset order
