@@ -7,6 +7,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/sessions"
+	"sweepbench/sessions/sessionstest"
 )
 
 // TestSuiteLabelsAsTheWorkbench: `run --data A --data B` labels its
@@ -37,32 +38,5 @@ func TestSuiteLabelsAsTheWorkbench(t *testing.T) {
 	if err != nil || len(list) != 2 {
 		t.Fatalf("%d sessions (%v), want 2", len(list), err)
 	}
-	for _, ss := range list {
-		ref, ok, err := engine.ParseSuiteRef(ss.Spec.Suite)
-		if err != nil || !ok || ref.ID != id || ref.N != 2 || ss.Spec.Data != datasets[ref.D-1] {
-			t.Fatalf("session %d: suite %q, data %q; want %s of %s", ss.ID, ss.Spec.Suite, ss.Spec.Data, id, datasets)
-		}
-		sp := spec
-		sp.Data, sp.Suite = ss.Spec.Data, ss.Spec.Suite
-		s, err := sp.Build(backends())
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := engine.RunStudy(ctx, s, engine.StudyOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := st.Open(ctx, ss.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
-			for i := range s.Grid.Len() {
-				w, g := want.Run(p).Lookup(i), got.Run(p).Lookup(i)
-				if g == nil || w.Metrics.Sharpe != g.Metrics.Sharpe || w.TotalReturn != g.TotalReturn || w.Metrics.TotalTrades != g.Metrics.TotalTrades {
-					t.Fatalf("dataset %d %s combo %d: saved %+v, want %+v", ref.D, p, i, g, w)
-				}
-			}
-		}
-	}
+	sessionstest.CheckSuiteSessions(t, ctx, st, list, spec, datasets, id, backends())
 }

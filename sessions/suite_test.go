@@ -3,12 +3,12 @@ package sessions_test
 import (
 	"context"
 	"errors"
-	"math"
 	"slices"
 	"testing"
 
 	"sweepbench/engine"
 	"sweepbench/sessions"
+	"sweepbench/sessions/sessionstest"
 )
 
 // TestSuiteOf: the sessions of a suite are found by its id, the newest
@@ -45,28 +45,7 @@ func TestSuiteOf(t *testing.T) {
 	}
 	check := func(agg *engine.Aggregate, ds []int) {
 		t.Helper()
-		if len(agg.Datasets) != len(ds) {
-			t.Fatalf("%d datasets aggregated, want %d", len(agg.Datasets), len(ds))
-		}
-		for i := range agg.Grid.Len() {
-			var vals []float64
-			profit := 0
-			for _, d := range ds {
-				c := reps[d].Run(engine.FP64).Lookup(i)
-				vals = append(vals, c.Metrics.Sharpe)
-				if c.TotalReturn > 0 {
-					profit++
-				}
-			}
-			slices.Sort(vals)
-			med := vals[len(vals)/2]
-			if len(vals)%2 == 0 {
-				med = (vals[len(vals)/2-1] + vals[len(vals)/2]) / 2
-			}
-			if math.Abs(agg.Median[i]-med) > 1e-12 || agg.Worst[i] != vals[0] || agg.Profitable[i] != profit {
-				t.Fatalf("combo %d: median %v worst %v profitable %d; want %v %v %d", i, agg.Median[i], agg.Worst[i], agg.Profitable[i], med, vals[0], profit)
-			}
-		}
+		sessionstest.CheckAggregate(t, agg, reps, ds)
 	}
 	agg, err := s.Aggregate(ctx, su)
 	if err != nil {

@@ -3,15 +3,14 @@ package tui
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"sweepbench/engine"
 	"sweepbench/sessions"
+	"sweepbench/sessions/sessionstest"
 	"sweepbench/tui/common"
 	"sweepbench/tui/screens/results"
 )
@@ -53,35 +52,6 @@ func seedSuite(t *testing.T, st *sessions.Store) (string, []*engine.Report) {
 		reps = append(reps, rep)
 	}
 	return id, reps
-}
-
-// checkAggregate compares the "all datasets" view's figures with a
-// computation of their own from the reports of datasets ds (fp64 Sharpe:
-// the median, the minimum, the datasets with a total return above 0).
-func checkAggregate(t *testing.T, g *engine.Aggregate, reps []*engine.Report, ds []int) {
-	t.Helper()
-	if g == nil || len(g.Datasets) != len(ds) {
-		t.Fatalf("aggregate %v, want one over %d datasets", g, len(ds))
-	}
-	for i := range g.Grid.Len() {
-		var vals []float64
-		profit := 0
-		for _, d := range ds {
-			c := reps[d].Run(engine.FP64).Lookup(i)
-			vals = append(vals, c.Metrics.Sharpe)
-			if c.TotalReturn > 0 {
-				profit++
-			}
-		}
-		slices.Sort(vals)
-		med := vals[len(vals)/2]
-		if len(vals)%2 == 0 {
-			med = (vals[len(vals)/2-1] + vals[len(vals)/2]) / 2
-		}
-		if math.Abs(g.Median[i]-med) > 1e-12 || g.Worst[i] != vals[0] || g.Profitable[i] != profit {
-			t.Fatalf("combo %d: median %v worst %v in profit %d; want %v %v %d", i, g.Median[i], g.Worst[i], g.Profitable[i], med, vals[0], profit)
-		}
-	}
 }
 
 // TestSuiteDatasets: a session of a suite opened from the browser says
@@ -152,7 +122,7 @@ func TestSuiteDatasets(t *testing.T) {
 		t.Fatalf("a: all %v, metric %s", m.results.AllDatasets(), m.ctx.Metric)
 	}
 	g := m.results.Aggregate().Aggregate()
-	checkAggregate(t, g, reps, []int{0, 1, 2})
+	sessionstest.CheckAggregate(t, g, reps, []int{0, 1, 2})
 	best := m.results.Aggregate().Order()[0]
 	v := m.View()
 	bc := g.Grid.At(best)
@@ -193,7 +163,7 @@ func TestSuiteDatasets(t *testing.T) {
 		t.Fatalf("[ past a removed dataset: %q", m.ctx.LastErr)
 	}
 	d.key("a")
-	checkAggregate(t, m.results.Aggregate().Aggregate(), reps, []int{1, 2})
+	sessionstest.CheckAggregate(t, m.results.Aggregate().Aggregate(), reps, []int{1, 2})
 	if v := m.View(); !strings.Contains(v, "the figures are over the 2") || !strings.Contains(v, "all datasets of the suite: 2 of 3 in the store") ||
 		!strings.Contains(v, "All 2 datasets: best median sharpe first") {
 		t.Fatalf("the aggregate does not say it is over 2 datasets:\n%s", v)

@@ -15,6 +15,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/reference"
 	"sweepbench/sessions"
+	"sweepbench/sessions/sessionstest"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/form"
 )
@@ -82,35 +83,8 @@ func TestSuiteRunFromTheForm(t *testing.T) {
 	if !strings.Contains(m.ctx.Saved, "suite "+id+": sessions ") {
 		t.Fatalf("saved %q, want the suite %s", m.ctx.Saved, id)
 	}
-	for _, ss := range list { // newest first
-		ref, ok, err := engine.ParseSuiteRef(ss.Spec.Suite)
-		if err != nil || !ok || ref.ID != id || ref.N != 2 || ss.Spec.Data != datasets[ref.D-1] {
-			t.Fatalf("session %d: suite %q, data %q; want %q of %s", ss.ID, ss.Spec.Suite, ss.Spec.Data, id, datasets)
-		}
-		// The dataset's study on its own, as the CLI builds and runs it.
-		sp := f.Spec
-		sp.Data, sp.Suite = datasets[ref.D-1], engine.SuiteRef{ID: id, D: ref.D, N: 2}.String()
-		s, err := sp.Build(testRegistry())
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := engine.RunStudy(ctx, s, engine.StudyOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := st.Open(ctx, ss.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
-			for i := range s.Grid.Len() {
-				w, g := want.Run(p).Lookup(i), got.Run(p).Lookup(i)
-				if g == nil || w.Metrics.Sharpe != g.Metrics.Sharpe || w.TotalReturn != g.TotalReturn || w.Metrics.TotalTrades != g.Metrics.TotalTrades {
-					t.Fatalf("dataset %d %s combo %d: saved %+v, want %+v", ref.D, p, i, g, w)
-				}
-			}
-		}
-	}
+	// Each dataset's study on its own, as the CLI builds and runs it.
+	sessionstest.CheckSuiteSessions(t, ctx, st, list, f.Spec, datasets, id, testRegistry())
 
 	// The results: the last dataset, the suite's line; [ and ] step.
 	if ref, ok := m.results.InSuite(); !ok || ref.ID != id || ref.D != 2 || ref.N != 2 {
