@@ -67,15 +67,8 @@ func seedStore(t *testing.T, st *sessions.Store) {
 	var first *engine.Report
 	for _, fee := range []float64{engine.DefaultFee, 0.001} {
 		s := smallStudy(t, fee)
-		w, err := st.Begin(ctx, s)
+		rep, _, err := sessions.RunStudy(ctx, st, s, engine.StudyOptions{}, sessions.RecordOptions{}) // saved as run saves
 		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := engine.RunStudy(ctx, s, engine.StudyOptions{Sink: w.Sink(nil)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Finish(rep, nil); err != nil {
 			t.Fatal(err)
 		}
 		if first == nil {

@@ -38,15 +38,8 @@ func seedSuite(t *testing.T, st *sessions.Store) (string, []*engine.Report) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := st.Begin(ctx, s)
+		rep, _, err := sessions.RunStudy(ctx, st, s, engine.StudyOptions{}, sessions.RecordOptions{}) // saved as run saves
 		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := engine.RunStudy(ctx, s, engine.StudyOptions{Sink: w.Sink(nil)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Finish(rep, nil); err != nil {
 			t.Fatal(err)
 		}
 		reps = append(reps, rep)
