@@ -139,6 +139,7 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 			}
 		},
 		Built: func(d int, st *engine.Study) {
+			mark(fmt.Sprintf("dataset %d of %d loaded, backend started", d+1, len(datasets)))
 			if d == 0 {
 				if err := confirmLarge(ctx, st, false); err != nil {
 					// The first dataset's estimate stands for each: say it.
@@ -146,8 +147,12 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 				}
 			}
 		},
-		Ran: func(_ int, st *engine.Study, rep *engine.Report, rec sessions.Recording, _ error) {
+		Ran: func(d int, st *engine.Study, rep *engine.Report, rec sessions.Recording, _ error) {
+			mark(fmt.Sprintf("dataset %d of %d: study done (lanes, parity, saving)", d+1, len(datasets)))
 			analyse(ctx, st, rep, store, rec.ID, stderr)
+			if rep.Blocks != nil {
+				mark(fmt.Sprintf("dataset %d of %d: robustness summarised", d+1, len(datasets)))
+			}
 		},
 	})
 	var se *sessions.SuiteError
@@ -162,6 +167,7 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 	}
 	res := &suiteResult{id: run.ID, reports: run.Reports, agg: run.Aggregate, lane: run.Lane}
 	werr := emit(cmd.OutOrStdout(), stderr, o.out, o.quiet, func(w io.Writer) error { return writeSuite(w, res, o.format, o.top) })
+	mark("report written")
 	if len(run.Sessions) > 0 && !o.quiet {
 		fmt.Fprintf(stderr, "saved as %s in %s (suite %s, run %s; sweepbench sessions show ID)\n", sessions.IDList(run.Sessions), store.Path(), run.ID, run.Run)
 	}
