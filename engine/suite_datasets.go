@@ -62,8 +62,10 @@ func (e *DuplicateDatasetError) Error() string {
 // is a glob whose every match is a dataset of its own (sorted), or a
 // folder whose every data file (those a folder given to --data joins:
 // data.FolderFiles) is one, sorted by name. A dataset
-// given twice, under any spelling (DuplicateDatasetError), is an error.
-// Errors are *DatasetsError.
+// given twice, under any spelling (DuplicateDatasetError), is an error, and
+// so is, when there are several, one that is not there (data.Exists: an
+// unknown embedded name, a missing file, a pattern that takes in no data
+// file), before anything is read. Errors are *DatasetsError.
 func ExpandDatasets(values []string, each string) ([]string, error) {
 	var origins []DatasetOrigin
 	for _, v := range values {
@@ -93,6 +95,18 @@ func ExpandDatasets(values []string, each string) ([]string, error) {
 	}
 	if err := checkDistinct(origins); err != nil {
 		return nil, err
+	}
+	if len(origins) > 1 {
+		// A suite: every dataset is there before the first runs (else a
+		// missing third one is found after two have computed).
+		for _, o := range origins {
+			if err := data.Exists(o.Dataset); err != nil {
+				if o.Line > 0 {
+					err = fmt.Errorf("line %d (%s): %w", o.Line, o.Written, err)
+				}
+				return nil, &DatasetsError{Each: o.Each, Value: o.Value, Err: err}
+			}
+		}
 	}
 	out := make([]string, len(origins))
 	for i, o := range origins {

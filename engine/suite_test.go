@@ -104,6 +104,27 @@ func TestExpandDatasets(t *testing.T) {
 	if _, err := engine.ExpandDatasets([]string{filepath.Join(dir, "*.none")}, ""); err != nil {
 		t.Errorf("a --data glob is one dataset, checked when it loads: %v", err)
 	}
+	// A suite: every dataset there before any runs, the one that is not
+	// named by the value that gave it (a list's by its line).
+	bad := filepath.Join(dir, "list-bad.txt")
+	if err := os.WriteFile(bad, []byte("x.csv\nmissing.csv\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		values []string
+		value  string // DatasetsError.Value
+		says   string
+	}{
+		{[]string{"embedded:filusdt-1m", filepath.Join(dir, "nosuch.csv")}, filepath.Join(dir, "nosuch.csv"), "no such file"},
+		{[]string{"embedded:filusdt-1mx", "embedded:btcusdt-1m"}, "embedded:filusdt-1mx", "no such embedded dataset"},
+		{[]string{"embedded:filusdt-1m", filepath.Join(dir, "*.none")}, filepath.Join(dir, "*.none"), "takes in no data file"},
+		{[]string{"embedded:filusdt-1m", "@" + bad}, "@" + bad, "line 2 (missing.csv)"},
+	} {
+		_, err := engine.ExpandDatasets(tc.values, "")
+		if !errors.As(err, &de) || de.Value != tc.value || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%v: %v, want a DatasetsError of %s saying %q", tc.values, err, tc.value, tc.says)
+		}
+	}
 }
 
 // TestExpandDatasetsEachFolder: --data-each with a folder is each data

@@ -141,6 +141,26 @@ func TestSuiteFormErrors(t *testing.T) {
 	if m.run.Started() != 0 || !strings.Contains(m.ctx.LastErr, "a suite (several datasets) needs the sessions database") {
 		t.Fatalf("started %d, err %q", m.run.Started(), m.ctx.LastErr)
 	}
+	// One dataset that does not load (a missing file, a pattern that
+	// matches nothing, an embedded name mistyped): the field says why and
+	// enter runs nothing (it ran the dataset loaded before: fresh-user
+	// trial).
+	typeData(t, d, "embedded:filusdt-1m")
+	d.settle()
+	for _, bad := range []string{filepath.Join(t.TempDir(), "nosuch.csv"), filepath.Join(t.TempDir(), "*.nomatch"), "embedded:filusdt-1mx"} {
+		typeData(t, d, bad)
+		d.settle()
+		v := m.View()
+		d.key("enter")
+		if m.run.Started() != 0 || !strings.Contains(m.ctx.LastErr, "data") || !strings.Contains(v, "!") {
+			t.Fatalf("%s: started %d, err %q:\n%s", bad, m.run.Started(), m.ctx.LastErr, v)
+		}
+	}
+	typeData(t, d, "embedded:filusdt-1m")
+	d.settle()
+	if _, perField, general := m.setup.Build(); len(perField) > 0 || general != nil {
+		t.Fatalf("a dataset that loads: %v %v", perField, general)
+	}
 }
 
 // blockOn is the reference backend that holds the lanes of a dataset

@@ -90,3 +90,26 @@ func sameDir(a, b string) bool {
 	bi, err := os.Stat(b)
 	return err == nil && os.SameFile(ai, bi)
 }
+
+// Exists checks, without reading it, that spec names data that is there:
+// a known embedded dataset, a file (a zip archive for a member) that
+// exists, a folder or glob that takes in at least one data file. Errors
+// are *Error naming the spec or the file, what Open would say first; nil
+// does not mean the data parses (only loading it tells).
+func Exists(spec string) error {
+	if name, ok := strings.CutPrefix(spec, embeddedPrefix); ok {
+		_, err := embeddedEntryOf(name)
+		return err
+	}
+	src := Sources(spec)
+	if src.Many {
+		if len(src.Files) == 0 {
+			return &Error{File: spec, Reason: "takes in no data file (a folder or a pattern: none of its files is one the loaders read)"}
+		}
+		return nil
+	}
+	if _, err := os.Stat(src.Files[0]); err != nil {
+		return &Error{File: src.Files[0], Reason: "no such file", Err: err}
+	}
+	return nil
+}

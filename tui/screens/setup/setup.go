@@ -39,9 +39,13 @@ type Model struct {
 	// dataField is the data field's text as last seen (dataChanged acts
 	// on a change of it).
 	dataField string
+	// paneField is the data field's text as the Dataset pane (or the
+	// study) last put it there: it names the dataset loaded for it.
+	paneField string
 
 	rawSpec    string // the spec the loaded dataset came from
 	loadSpec   string // the spec last asked to load (loaded or not)
+	loadErr    error  // why loadSpec did not load; nil when it did, or while it loads
 	loadedWith string // loadKey of the form when it was asked
 	deriveKey  string
 	deriveErr  error
@@ -105,6 +109,7 @@ func (m *Model) Init() tea.Cmd {
 		cmds = append(cmds, m.dataChanged())
 	case m.dataGiven && m.flags.Data != "":
 		m.focus = 1
+		m.paneField = m.form.Values()[form.Data] // the field as it shows --data
 		cmds = append(cmds, m.load(m.flags.Data))
 	}
 	cmds = append(cmds, m.refocus())
@@ -151,9 +156,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.datasets.Loaded(msg.err)
+		m.loadErr = msg.err
 		if msg.err != nil {
 			m.ctx.SetErr(msg.err)
-			return nil
+			return m.Validate() // the data field says it too
 		}
 		m.ctx.Raw, m.deriveKey, m.rawSpec = msg.ds, "", msg.spec
 		if m.ctx.LastErr != m.ctx.StartErr {

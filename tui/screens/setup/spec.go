@@ -24,7 +24,7 @@ func (m *Model) load(spec string) tea.Cmd {
 		cur, _ := m.spec()
 		f.TZ, f.LEANAsset = cur.TZ, cur.LEANAsset
 	}
-	m.loadSpec, m.loadedWith = spec, loadKey(f)
+	m.loadSpec, m.loadedWith, m.loadErr = spec, loadKey(f), nil
 	if allowed := m.ctx.DataAllowed; allowed != nil {
 		if err := allowed(spec); err != nil {
 			gen := m.loadGen
@@ -136,7 +136,9 @@ func (m *Model) Build() (s *engine.Study, perField map[string]error, general err
 	if _, err := spec.Parse(); err != nil {
 		place(err)
 	}
-	if _, err := m.datasetsOf(m.form.Values()[form.Data]); err != nil {
+	if ds, err := m.datasetsOf(m.form.Values()[form.Data]); err != nil {
+		place(err)
+	} else if err := m.firstLoaded(ds); err != nil {
 		place(err)
 	}
 	if _, err := robust.OptionsFor(spec); err != nil {
@@ -165,6 +167,31 @@ func (m *Model) Build() (s *engine.Study, perField map[string]error, general err
 		return nil, perField, errors.Join(generals...)
 	}
 	return s, perField, nil
+}
+
+// firstLoaded is nil when the data field's first dataset (ds[0]; none:
+// the Dataset pane's) is the one loaded, else the data field's error: the
+// load's own when it failed, or that it is still loading. Without it a
+// field naming a file that does not load ran the dataset loaded before
+// (fresh-user trial).
+func (m *Model) firstLoaded(ds []string) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	// The field may show the pane's dataset cleaned (a file name with
+	// control characters): the text the pane put there stands for it.
+	field := m.form.Values()[form.Data]
+	asked := ds[0] == m.loadSpec || field == m.paneField
+	if asked && m.ctx.Raw != nil && m.rawSpec == m.loadSpec && m.loadErr == nil {
+		return nil
+	}
+	switch {
+	case asked && m.loadErr != nil:
+		return &engine.FieldError{Field: form.Data, Value: ds[0], Err: m.loadErr}
+	case asked:
+		return &engine.FieldError{Field: form.Data, Value: ds[0], Err: errors.New("still loading")}
+	}
+	return &engine.FieldError{Field: form.Data, Value: ds[0], Err: errors.New("not loaded: enter in the field loads it")}
 }
 
 // derive sets ctx.Dataset to the loaded bars derived as spec says

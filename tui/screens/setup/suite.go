@@ -105,6 +105,7 @@ func (m *Model) SetData(values []string) {
 func (m *Model) setDataField(v string) {
 	m.form.SetValues(map[string]string{form.Data: v})
 	m.dataField = m.form.Values()[form.Data]
+	m.paneField = m.dataField
 }
 
 // Suite is the datasets of the study the form describes when it has
