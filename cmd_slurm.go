@@ -264,7 +264,7 @@ nothing (exit status 1) unless --force.`,
 			}
 			w := cmd.OutOrStdout()
 			first := len(st.ArrayJobs) == 0 // written without --submit: its first submission
-			redo, err := st.Resubmit(cmd.Context(), slurm.Exec{}, force)
+			res, err := st.Resubmit(cmd.Context(), slurm.Exec{}, force)
 			var ue *slurm.UnknownError
 			if errors.As(err, &ue) {
 				what := "they may be running or pending: resubmitting them would run them twice, into the same shards; " +
@@ -278,24 +278,31 @@ nothing (exit status 1) unless --force.`,
 			if err != nil {
 				return fmt.Errorf("resubmit %s: %w", args[0], err)
 			}
-			switch {
-			case first && len(redo) == st.Plan.Shards:
-				fmt.Fprintf(w, "submitted array job %s (%d tasks) and merge job %s\n", st.ArrayJobs[0], st.Plan.Shards, st.MergeJob)
-			case first && len(redo) > 0:
-				fmt.Fprintf(w, "submitted %s %s as array job %s (the other shards are there); merge job %s waits for them\n",
-					map[bool]string{true: "task", false: "tasks"}[len(redo) == 1], ints(redo), st.ArrayJobs[0], st.MergeJob)
-			case len(redo) > 0:
-				fmt.Fprintf(w, "resubmitted %s %s as array job %s; merge job %s waits for them\n", map[bool]string{true: "task", false: "tasks"}[len(redo) == 1], ints(redo), st.ArrayJobs[len(st.ArrayJobs)-1], st.MergeJob)
-			case first:
-				fmt.Fprintf(w, "every shard is there: submitted merge job %s\n", st.MergeJob)
-			default:
-				fmt.Fprintf(w, "no task to resubmit; merge job %s\n", st.MergeJob)
-			}
+			fmt.Fprintln(w, resubmitted(args[0], first, st.Plan.Shards, res))
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "resubmit even the tasks whose state is unknown (squeue failed): only when you know they are not running")
 	return cmd
+}
+
+// resubmitted says what Resubmit submitted in folder dir (first: its
+// first submission, the folder written without --submit).
+func resubmitted(dir string, first bool, shards int, res slurm.Resubmitted) string {
+	tasks := map[bool]string{true: "task", false: "tasks"}[len(res.Tasks) == 1]
+	switch {
+	case first && res.Array != "" && len(res.Tasks) == shards:
+		return fmt.Sprintf("submitted array job %s (%d tasks) and merge job %s", res.Array, shards, res.Merge)
+	case first && res.Array != "":
+		return fmt.Sprintf("submitted %s %s as array job %s (the other shards are there); merge job %s waits for them", tasks, ints(res.Tasks), res.Array, res.Merge)
+	case res.Array != "":
+		return fmt.Sprintf("resubmitted %s %s as array job %s; merge job %s waits for them", tasks, ints(res.Tasks), res.Array, res.Merge)
+	case res.Merge != "":
+		return fmt.Sprintf("every shard is there: submitted merge job %s", res.Merge)
+	case res.Complete:
+		return fmt.Sprintf("nothing to resubmit: every shard is there and %s is written", filepath.Join(dir, slurm.MergedFile))
+	}
+	return "no task to resubmit: the tasks without a shard, or the merge job, are pending or running (sweepbench slurm status " + dir + ")"
 }
 
 func ints(xs []int) string {

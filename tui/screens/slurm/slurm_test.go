@@ -499,3 +499,42 @@ func TestUnknown(t *testing.T) {
 func flat(v string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(v, "|", " ")), " ")
 }
+
+// TestResubmitEveryShard: every shard computed by hand in a folder never
+// submitted. With merged.json written, R says there is nothing to
+// resubmit and submits nothing (it did nothing visible: fresh-user
+// trial); without it, R asks for the merge job and y submits it.
+func TestResubmitEveryShard(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := (&cluster.Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 2}).Write(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{engine.ShardName(0, 2), engine.ShardName(1, 2), cluster.MergedFile} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fakeSlurm{}
+	m, _ := newScreen(t, f, dir)
+	do(t, m, m.Shown(true))
+	press(t, m, "R")
+	if v := flat(m.View()); m.Confirming() || len(f.sbatches()) != 0 ||
+		!strings.Contains(v, "nothing to resubmit: every shard is there and "+filepath.Join(dir, cluster.MergedFile)+" is written") {
+		t.Fatalf("R with merged.json written: sbatch %q\n%s", f.sbatches(), m.View())
+	}
+	if err := os.Remove(filepath.Join(dir, cluster.MergedFile)); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "r")
+	press(t, m, "R")
+	if v := flat(m.View()); !m.Confirming() || !strings.Contains(v, "every shard is there but nothing merged: submit the merge job? (never submitted) y submits") {
+		t.Fatalf("R without merged.json did not ask:\n%s", m.View())
+	}
+	press(t, m, "y")
+	if got, want := f.sbatches(), []string{"sbatch --parsable " + filepath.Join(dir, cluster.MergeScript)}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("sbatch %q, want %q", got, want)
+	}
+	if v := flat(m.View()); !strings.Contains(v, "every shard is there: submitted merge job 101") {
+		t.Errorf("the view does not say the merge job was submitted:\n%s", m.View())
+	}
+}
