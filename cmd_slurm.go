@@ -204,8 +204,13 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	c := s.Counts()
 	merge := "merge job " + s.MergeJob + ": " + s.Merge
 	switch {
+	case s.MergeJob == "" && s.Complete():
+		merge = "merge job: not submitted (every shard is there and merged: nothing to resubmit)"
+	case s.MergeJob == "" && c.Done == len(s.Tasks):
+		merge = "merge job: not submitted (every shard is there: sweepbench merge DIR merges them here, or sweepbench slurm resubmit DIR submits the merge job)"
 	case s.MergeJob == "" && len(s.ArrayJobs) == 0:
 		merge = "merge job: not submitted (sweepbench slurm resubmit DIR submits the array and the merge)"
 	case s.MergeJob == "":
@@ -215,7 +220,6 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 	case s.Merge == "":
 		merge = "merge job " + s.MergeJob + ": not known to squeue or sacct"
 	}
-	c := s.Counts()
 	fmt.Fprintf(w, "%d of %d shards present, %d computing; %s; merged.json %s\n", c.Done, len(s.Tasks), c.Active(), merge,
 		map[bool]string{true: "written", false: "not yet"}[s.Merged])
 	if redo := c.Failed + c.Missing; redo > 0 {

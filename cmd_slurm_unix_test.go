@@ -153,10 +153,12 @@ func TestSlurmNeverSubmitted(t *testing.T) {
 }
 
 // TestSlurmResubmitEveryShard: every shard computed by hand in a folder
-// never submitted. With merged.json written, resubmit says there is
-// nothing to resubmit and calls no sbatch (it said "submitted merge job "
-// with no id: fresh-user trial); without it, it submits the merge job
-// and records its id.
+// never submitted. With merged.json written, status says there is
+// nothing left and resubmit says there is nothing to resubmit and calls
+// no sbatch (it said "submitted merge job " with no id: fresh-user
+// trial); without it, status says what merges them (it said resubmit
+// submits the array), and resubmit submits the merge job and records its
+// id.
 func TestSlurmResubmitEveryShard(t *testing.T) {
 	bin := fakeSlurmBin(t)
 	xdg, dir := t.TempDir(), filepath.Join(t.TempDir(), "job")
@@ -178,6 +180,10 @@ func TestSlurmResubmitEveryShard(t *testing.T) {
 		}
 		return st.MergeJob
 	}
+	r = cli(t, xdg, "slurm", "status", dir)
+	if want := "2 of 2 shards present, 0 computing; merge job: not submitted (every shard is there and merged: nothing to resubmit); merged.json written\n"; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("status with merged.json written: %+v, want %q", r, want)
+	}
 	r = cli(t, xdg, "slurm", "resubmit", dir)
 	if want := "nothing to resubmit: every shard is there and " + filepath.Join(dir, "merged.json") + " is written\n"; r.code != 0 || r.stdout != want ||
 		strings.Contains(calls(), "sbatch") || mergeJob() != "" {
@@ -185,6 +191,11 @@ func TestSlurmResubmitEveryShard(t *testing.T) {
 	}
 	if err := os.Remove(filepath.Join(dir, "merged.json")); err != nil {
 		t.Fatal(err)
+	}
+	r = cli(t, xdg, "slurm", "status", dir)
+	if want := "2 of 2 shards present, 0 computing; merge job: not submitted (every shard is there: sweepbench merge DIR merges them here, " +
+		"or sweepbench slurm resubmit DIR submits the merge job); merged.json not yet\n"; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("status with every shard there: %+v, want %q", r, want)
 	}
 	r = cli(t, xdg, "slurm", "resubmit", dir)
 	if want := "every shard is there: submitted merge job 1\n"; r.code != 0 || r.stdout != want ||

@@ -501,9 +501,11 @@ func flat(v string) string {
 }
 
 // TestResubmitEveryShard: every shard computed by hand in a folder never
-// submitted. With merged.json written, R says there is nothing to
+// submitted. With merged.json written, the jobs line says nothing is
+// left (it said R submits the array) and R says there is nothing to
 // resubmit and submits nothing (it did nothing visible: fresh-user
-// trial); without it, R asks for the merge job and y submits it.
+// trial); without it, the jobs line says R submits the merge job, R asks
+// for it and y submits it.
 func TestResubmitEveryShard(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := (&cluster.Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 2}).Write(); err != nil {
@@ -517,6 +519,10 @@ func TestResubmitEveryShard(t *testing.T) {
 	f := &fakeSlurm{}
 	m, _ := newScreen(t, f, dir)
 	do(t, m, m.Shown(true))
+	if v := flat(m.View()); !strings.Contains(v, "jobs not submitted (every shard is there and merged.json is written: nothing to submit)") ||
+		!strings.Contains(v, "merge no merge job submitted; merged.json written") {
+		t.Errorf("the jobs line with merged.json written:\n%s", m.View())
+	}
 	press(t, m, "R")
 	if v := flat(m.View()); m.Confirming() || len(f.sbatches()) != 0 ||
 		!strings.Contains(v, "nothing to resubmit: every shard is there and "+filepath.Join(dir, cluster.MergedFile)+" is written") {
@@ -526,6 +532,9 @@ func TestResubmitEveryShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	press(t, m, "r")
+	if v := flat(m.View()); !strings.Contains(v, "jobs not submitted (every shard is there: R submits the merge job, or sweepbench merge DIR merges them here)") {
+		t.Errorf("the jobs line with every shard there:\n%s", m.View())
+	}
 	press(t, m, "R")
 	if v := flat(m.View()); !m.Confirming() || !strings.Contains(v, "every shard is there but nothing merged: submit the merge job? (never submitted) y submits") {
 		t.Fatalf("R without merged.json did not ask:\n%s", m.View())

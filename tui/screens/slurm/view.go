@@ -86,7 +86,19 @@ func (m *Model) header(w int) []string {
 	field("plan", plan(&p), lipgloss.NewStyle())
 	field("run", strings.Join(p.RunArgs, " "), lipgloss.NewStyle())
 	s := m.status
+	c := s.Counts()
 	jobs := "not submitted yet (R submits the array and its merge)"
+	switch {
+	case len(s.ArrayJobs) > 0:
+	case s.MergeJob == "" && s.Complete():
+		jobs = "not submitted (every shard is there and merged.json is written: nothing to submit)"
+	case s.MergeJob == "" && c.Done == len(s.Tasks):
+		jobs = "not submitted (every shard is there: R submits the merge job, or sweepbench merge DIR merges them here)"
+	case s.MergeJob != "":
+		jobs = "no array job; merge job " + s.MergeJob
+	case c.Done > 0:
+		jobs = "not submitted yet (R submits the tasks without a shard and their merge)"
+	}
 	if len(s.ArrayJobs) > 0 {
 		jobs = "array " + strings.Join(s.ArrayJobs, ", ")
 		if !s.Submitted.IsZero() && !m.ctx.Deterministic {
@@ -94,7 +106,6 @@ func (m *Model) header(w int) []string {
 		}
 	}
 	field("jobs", jobs, lipgloss.NewStyle())
-	c := s.Counts()
 	tasks := fmt.Sprintf("%d: %d done, %d running, %d pending, %d failed, %d missing",
 		len(s.Tasks), c.Done, c.Running, c.Pending, c.Failed, c.Missing)
 	if c.Unknown > 0 {
