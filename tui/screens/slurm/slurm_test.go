@@ -229,7 +229,7 @@ func TestResubmitAsks(t *testing.T) {
 	m, _ := newScreen(t, f, dir)
 	do(t, m, m.Shown(true))
 	press(t, m, "R")
-	if !m.Confirming() || !strings.Contains(m.View(), "resubmit tasks 1,5 (failed or missing) and a merge job that waits for them? y submits") {
+	if !m.Confirming() || !strings.Contains(m.View(), "resubmit tasks 1, 5 (failed or missing) and a merge job that waits for them? y submits") {
 		t.Fatalf("R did not ask:\n%s", m.View())
 	}
 	if !m.Takes(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}) {
@@ -545,5 +545,51 @@ func TestResubmitEveryShard(t *testing.T) {
 	}
 	if v := flat(m.View()); !strings.Contains(v, "every shard is there: submitted merge job 101") {
 		t.Errorf("the view does not say the merge job was submitted:\n%s", m.View())
+	}
+}
+
+// TestQuestionFits: R's question on a 300-task folder with 200 tasks to
+// resubmit and a tall header (long run flags, sacct's note) is on screen
+// whole at 80x24 and 140x45 (the workbench gives the screen two lines
+// less): every task it names, "y submits" and "other key cancels" (only
+// the last words showed at 140x45: fresh-user trial); the table gets
+// what is left.
+func TestQuestionFits(t *testing.T) {
+	dir := t.TempDir()
+	var args []string
+	for i := range 40 {
+		args = append(args, "--data", "/shared/data/symbol-"+strconv.Itoa(i)+".csv")
+	}
+	p := &cluster.Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 300, RunArgs: append(args, "--hma", "10:400", "--hma3", "10:400")}
+	st, err := p.Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.ArrayJobs, st.MergeJob = []string{"1"}, "2"
+	if err := writeState(st); err != nil {
+		t.Fatal(err)
+	}
+	var queue strings.Builder
+	var redo []string
+	for k := range 300 {
+		if k%3 == 0 {
+			if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 300)), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		queue.WriteString("1_" + strconv.Itoa(k) + " FAILED\n")
+		redo = append(redo, strconv.Itoa(k))
+	}
+	want := "resubmit tasks " + strings.Join(redo, ", ") + " (failed or missing) and a merge job that waits for them? y submits, any other key cancels"
+	for _, size := range [][2]int{{80, 24}, {140, 45}} {
+		m, _ := newScreen(t, &fakeSlurm{queue: queue.String()}, dir)
+		m.SetSize(size[0], size[1]-2)
+		do(t, m, m.Shown(true))
+		press(t, m, "R")
+		v := m.View()
+		if n := strings.Count(v, "\n") + 1; !m.Confirming() || n != size[1]-2 || !strings.Contains(flat(v), want) || !strings.Contains(v, "read at -") {
+			t.Errorf("%dx%d: the question is not whole on screen (%d lines):\n%s", size[0], size[1], n, v)
+		}
 	}
 }
