@@ -555,7 +555,26 @@ func TestResubmitEveryShard(t *testing.T) {
 // the last words showed at 140x45: fresh-user trial); the table gets
 // what is left.
 func TestQuestionFits(t *testing.T) {
-	dir := t.TempDir()
+	dir, queue, redo := bigFolder(t)
+	want := "resubmit tasks " + strings.Join(redo, ", ") + " (failed or missing) and a merge job that waits for them? y submits, any other key cancels"
+	for _, size := range [][2]int{{80, 24}, {140, 45}} {
+		m, _ := newScreen(t, &fakeSlurm{queue: queue}, dir)
+		m.SetSize(size[0], size[1]-2)
+		do(t, m, m.Shown(true))
+		press(t, m, "R")
+		v := m.View()
+		if n := strings.Count(v, "\n") + 1; !m.Confirming() || n != size[1]-2 || !strings.Contains(flat(v), want) || !strings.Contains(v, "read at -") {
+			t.Errorf("%dx%d: the question is not whole on screen (%d lines):\n%s", size[0], size[1], n, v)
+		}
+	}
+}
+
+// bigFolder writes a 300-task job folder submitted as array 1 and merge
+// 2 with long run flags: every third task has its shard, the others
+// failed (queue is squeue's answer, redo those tasks).
+func bigFolder(t *testing.T) (dir, queue string, redo []string) {
+	t.Helper()
+	dir = t.TempDir()
 	var args []string
 	for i := range 40 {
 		args = append(args, "--data", "/shared/data/symbol-"+strconv.Itoa(i)+".csv")
@@ -569,8 +588,7 @@ func TestQuestionFits(t *testing.T) {
 	if err := writeState(st); err != nil {
 		t.Fatal(err)
 	}
-	var queue strings.Builder
-	var redo []string
+	var q strings.Builder
 	for k := range 300 {
 		if k%3 == 0 {
 			if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 300)), []byte("x"), 0o644); err != nil {
@@ -578,18 +596,47 @@ func TestQuestionFits(t *testing.T) {
 			}
 			continue
 		}
-		queue.WriteString("1_" + strconv.Itoa(k) + " FAILED\n")
+		q.WriteString("1_" + strconv.Itoa(k) + " FAILED\n")
 		redo = append(redo, strconv.Itoa(k))
 	}
-	want := "resubmit tasks " + strings.Join(redo, ", ") + " (failed or missing) and a merge job that waits for them? y submits, any other key cancels"
+	return dir, q.String(), redo
+}
+
+// noConfig is sbatch on a machine without a Slurm configuration, its
+// error as slurm.Exec words it (the command, its exit status, its whole
+// stderr); squeue and sacct fail so too once sbatch has.
+type noConfig struct{ *fakeSlurm }
+
+func (f noConfig) Run(ctx context.Context, name string, args ...string) (string, error) {
+	if name == "sbatch" || len(f.sbatches()) > 0 {
+		f.fakeSlurm.Run(ctx, name, args...) // recorded
+		return "", errors.New(name + ": exit status 1: " + name + ": error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host\n" +
+			name + ": error: fetch_config: DNS SRV lookup failed\n" + name + ": fatal: Could not establish a configuration source")
+	}
+	return f.fakeSlurm.Run(ctx, name, args...)
+}
+
+// TestSbatchFails: y, and sbatch fails: the screen says what the command
+// line says (resubmit DIR: sbatch: exit status 1: and sbatch's whole
+// stderr), wrapped, at 80x24 and 140x45 on a folder with a tall header,
+// squeue failing too on the refresh that follows (only the last line of
+// sbatch's stderr showed: fresh-user trial).
+func TestSbatchFails(t *testing.T) {
+	dir, queue, _ := bigFolder(t)
+	want := "resubmit " + dir + ": sbatch: exit status 1: sbatch: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host " +
+		"sbatch: error: fetch_config: DNS SRV lookup failed sbatch: fatal: Could not establish a configuration source"
 	for _, size := range [][2]int{{80, 24}, {140, 45}} {
-		m, _ := newScreen(t, &fakeSlurm{queue: queue.String()}, dir)
+		f := &fakeSlurm{queue: queue}
+		m, _ := newScreen(t, noConfig{f}, dir)
 		m.SetSize(size[0], size[1]-2)
 		do(t, m, m.Shown(true))
 		press(t, m, "R")
-		v := m.View()
-		if n := strings.Count(v, "\n") + 1; !m.Confirming() || n != size[1]-2 || !strings.Contains(flat(v), want) || !strings.Contains(v, "read at -") {
-			t.Errorf("%dx%d: the question is not whole on screen (%d lines):\n%s", size[0], size[1], n, v)
+		press(t, m, "y")
+		if got := f.sbatches(); len(got) != 1 || !strings.HasPrefix(got[0], "sbatch --parsable --array=1,2,4,") {
+			t.Fatalf("%dx%d: sbatch %q", size[0], size[1], got)
+		}
+		if v := m.View(); !strings.Contains(flat(v), want) || !strings.Contains(v, "read at -") || m.status.Unanswered == nil {
+			t.Errorf("%dx%d: the view lacks %q (squeue unanswered: %v):\n%s", size[0], size[1], want, m.status.Unanswered, v)
 		}
 	}
 }
