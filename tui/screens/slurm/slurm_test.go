@@ -267,6 +267,9 @@ func TestResubmitNeverSubmitted(t *testing.T) {
 	f := &fakeSlurm{}
 	m, _ := newScreen(t, f, dir)
 	do(t, m, m.Shown(true))
+	if v := flat(m.View()); !strings.Contains(v, "jobs not submitted yet (R submits the tasks without a shard and their merge)") {
+		t.Errorf("the jobs line with shards 0 and 1 there:\n%s", m.View())
+	}
 	press(t, m, "R")
 	if v := flat(m.View()); !m.Confirming() || !strings.Contains(v, "submit task 2 (their shards are missing; the others are there) and a merge job that waits for them? (never submitted) y submits") {
 		t.Fatalf("R did not ask for task 2:\n%s", m.View())

@@ -96,9 +96,13 @@ func (m *Model) header(w int) []string {
 	field("run", strings.Join(p.RunArgs, " "), lipgloss.NewStyle())
 	s := m.status
 	c := s.Counts()
-	jobs := "not submitted yet (R submits the array and its merge)"
+	var jobs string
 	switch {
 	case len(s.ArrayJobs) > 0:
+		jobs = "array " + strings.Join(s.ArrayJobs, ", ")
+		if !s.Submitted.IsZero() && !m.ctx.Deterministic {
+			jobs += "; last submitted " + s.Submitted.Local().Format("2006-01-02 15:04:05")
+		}
 	case s.MergeJob == "" && s.Complete():
 		jobs = "not submitted (every shard is there and merged.json is written: nothing to submit)"
 	case s.MergeJob == "" && c.Done == len(s.Tasks):
@@ -107,12 +111,8 @@ func (m *Model) header(w int) []string {
 		jobs = "no array job; merge job " + s.MergeJob
 	case c.Done > 0:
 		jobs = "not submitted yet (R submits the tasks without a shard and their merge)"
-	}
-	if len(s.ArrayJobs) > 0 {
-		jobs = "array " + strings.Join(s.ArrayJobs, ", ")
-		if !s.Submitted.IsZero() && !m.ctx.Deterministic {
-			jobs += "; last submitted " + s.Submitted.Local().Format("2006-01-02 15:04:05")
-		}
+	default:
+		jobs = "not submitted yet (R submits the array and its merge)"
 	}
 	field("jobs", jobs, lipgloss.NewStyle())
 	tasks := fmt.Sprintf("%d: %d done, %d running, %d pending, %d failed, %d missing",
