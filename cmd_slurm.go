@@ -204,8 +204,13 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	c := s.Counts()
 	merge := "merge job " + s.MergeJob + ": " + s.Merge
 	switch {
+	case s.MergeJob == "" && s.Complete():
+		merge = "merge job: not submitted (every shard is there and merged: nothing to resubmit)"
+	case s.MergeJob == "" && c.Done == len(s.Tasks):
+		merge = "merge job: not submitted (every shard is there: sweepbench merge DIR merges them here, or sweepbench slurm resubmit DIR submits the merge job)"
 	case s.MergeJob == "" && len(s.ArrayJobs) == 0:
 		merge = "merge job: not submitted (sweepbench slurm resubmit DIR submits the array and the merge)"
 	case s.MergeJob == "":
@@ -215,7 +220,6 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 	case s.Merge == "":
 		merge = "merge job " + s.MergeJob + ": not known to squeue or sacct"
 	}
-	c := s.Counts()
 	fmt.Fprintf(w, "%d of %d shards present, %d computing; %s; merged.json %s\n", c.Done, len(s.Tasks), c.Active(), merge,
 		map[bool]string{true: "written", false: "not yet"}[s.Merged])
 	if redo := c.Failed + c.Missing; redo > 0 {
@@ -264,7 +268,7 @@ nothing (exit status 1) unless --force.`,
 			}
 			w := cmd.OutOrStdout()
 			first := len(st.ArrayJobs) == 0 // written without --submit: its first submission
-			redo, err := st.Resubmit(cmd.Context(), slurm.Exec{}, force)
+			res, err := st.Resubmit(cmd.Context(), slurm.Exec{}, force)
 			var ue *slurm.UnknownError
 			if errors.As(err, &ue) {
 				what := "they may be running or pending: resubmitting them would run them twice, into the same shards; " +
@@ -278,24 +282,31 @@ nothing (exit status 1) unless --force.`,
 			if err != nil {
 				return fmt.Errorf("resubmit %s: %w", args[0], err)
 			}
-			switch {
-			case first && len(redo) == st.Plan.Shards:
-				fmt.Fprintf(w, "submitted array job %s (%d tasks) and merge job %s\n", st.ArrayJobs[0], st.Plan.Shards, st.MergeJob)
-			case first && len(redo) > 0:
-				fmt.Fprintf(w, "submitted %s %s as array job %s (the other shards are there); merge job %s waits for them\n",
-					map[bool]string{true: "task", false: "tasks"}[len(redo) == 1], ints(redo), st.ArrayJobs[0], st.MergeJob)
-			case len(redo) > 0:
-				fmt.Fprintf(w, "resubmitted %s %s as array job %s; merge job %s waits for them\n", map[bool]string{true: "task", false: "tasks"}[len(redo) == 1], ints(redo), st.ArrayJobs[len(st.ArrayJobs)-1], st.MergeJob)
-			case first:
-				fmt.Fprintf(w, "every shard is there: submitted merge job %s\n", st.MergeJob)
-			default:
-				fmt.Fprintf(w, "no task to resubmit; merge job %s\n", st.MergeJob)
-			}
+			fmt.Fprintln(w, resubmitted(args[0], first, st.Plan.Shards, res))
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "resubmit even the tasks whose state is unknown (squeue failed): only when you know they are not running")
 	return cmd
+}
+
+// resubmitted says what Resubmit submitted in folder dir (first: its
+// first submission, the folder written without --submit).
+func resubmitted(dir string, first bool, shards int, res slurm.Resubmitted) string {
+	tasks := map[bool]string{true: "task", false: "tasks"}[len(res.Tasks) == 1]
+	switch {
+	case first && res.Array != "" && len(res.Tasks) == shards:
+		return fmt.Sprintf("submitted array job %s (%d tasks) and merge job %s", res.Array, shards, res.Merge)
+	case first && res.Array != "":
+		return fmt.Sprintf("submitted %s %s as array job %s (the other shards are there); merge job %s waits for them", tasks, ints(res.Tasks), res.Array, res.Merge)
+	case res.Array != "":
+		return fmt.Sprintf("resubmitted %s %s as array job %s; merge job %s waits for them", tasks, ints(res.Tasks), res.Array, res.Merge)
+	case res.Merge != "":
+		return fmt.Sprintf("every shard is there: submitted merge job %s", res.Merge)
+	case res.Complete:
+		return fmt.Sprintf("nothing to resubmit: every shard is there and %s is written", filepath.Join(dir, slurm.MergedFile))
+	}
+	return "no task to resubmit: the tasks without a shard, or the merge job, are pending or running (sweepbench slurm status " + dir + ")"
 }
 
 func ints(xs []int) string {

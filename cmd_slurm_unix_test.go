@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/slurm"
 )
 
 // fakeSlurmBin puts fake sbatch, scancel, squeue and sacct first on PATH:
@@ -148,5 +149,57 @@ func TestSlurmNeverSubmitted(t *testing.T) {
 	r = cli(t, xdg, "slurm", "resubmit", dir)
 	if want := "resubmit " + dir + ": sbatch: exit status 1: sbatch: error: Batch job submission failed: Invalid partition name specified"; r.code != 1 || !strings.Contains(r.stderr, want) {
 		t.Errorf("resubmit with sbatch failing: %+v, want %q", r, want)
+	}
+}
+
+// TestSlurmResubmitEveryShard: every shard computed by hand in a folder
+// never submitted. With merged.json written, status says there is
+// nothing left and resubmit says there is nothing to resubmit and calls
+// no sbatch (it said "submitted merge job " with no id: fresh-user
+// trial); without it, status says what merges them (it said resubmit
+// submits the array), and resubmit submits the merge job and records its
+// id.
+func TestSlurmResubmitEveryShard(t *testing.T) {
+	bin := fakeSlurmBin(t)
+	xdg, dir := t.TempDir(), filepath.Join(t.TempDir(), "job")
+	r := cli(t, xdg, "slurm", "--shards", "2", "--out", dir, "--binary", "/opt/sweepbench", "--",
+		"--data", "embedded:btcusdt-1m", "--hma", "10:30:10")
+	if r.code != 0 {
+		t.Fatalf("slurm: %+v", r)
+	}
+	for _, f := range []string{engine.ShardName(0, 2), engine.ShardName(1, 2), "merged.json"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := func() string { b, _ := os.ReadFile(filepath.Join(bin, "calls")); return string(b) }
+	mergeJob := func() string {
+		st, err := slurm.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.MergeJob
+	}
+	r = cli(t, xdg, "slurm", "status", dir)
+	if want := "2 of 2 shards present, 0 computing; merge job: not submitted (every shard is there and merged: nothing to resubmit); merged.json written\n"; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("status with merged.json written: %+v, want %q", r, want)
+	}
+	r = cli(t, xdg, "slurm", "resubmit", dir)
+	if want := "nothing to resubmit: every shard is there and " + filepath.Join(dir, "merged.json") + " is written\n"; r.code != 0 || r.stdout != want ||
+		strings.Contains(calls(), "sbatch") || mergeJob() != "" {
+		t.Errorf("resubmit with merged.json written: %+v, want %q; merge job %q; calls:\n%s", r, want, mergeJob(), calls())
+	}
+	if err := os.Remove(filepath.Join(dir, "merged.json")); err != nil {
+		t.Fatal(err)
+	}
+	r = cli(t, xdg, "slurm", "status", dir)
+	if want := "2 of 2 shards present, 0 computing; merge job: not submitted (every shard is there: sweepbench merge DIR merges them here, " +
+		"or sweepbench slurm resubmit DIR submits the merge job); merged.json not yet\n"; r.code != 0 || !strings.Contains(r.stdout, want) {
+		t.Errorf("status with every shard there: %+v, want %q", r, want)
+	}
+	r = cli(t, xdg, "slurm", "resubmit", dir)
+	if want := "every shard is there: submitted merge job 1\n"; r.code != 0 || r.stdout != want ||
+		!strings.Contains(calls(), "sbatch --parsable "+filepath.Join(dir, "merge.sbatch")) || mergeJob() != "1" {
+		t.Errorf("resubmit without merged.json: %+v, want %q; merge job %q; calls:\n%s", r, want, mergeJob(), calls())
 	}
 }

@@ -563,12 +563,32 @@ func (s *Status) Refusal() error {
 	return nil
 }
 
+// Complete reports whether nothing is left to do: every shard file is
+// there and merged.json is written.
+func (s *Status) Complete() bool { return s.Merged && s.Counts().Done == len(s.Tasks) }
+
+// Resubmitted is what Resubmit submitted.
+type Resubmitted struct {
+	Tasks []int  // the tasks submitted again, in order; none when only the merge job was, or nothing
+	Array string // the array job submitted; "" when none
+	Merge string // the merge job submitted (State.MergeJob now); "" when none
+	// Complete: nothing submitted, as nothing is left to do (every shard
+	// is there and merged.json is written: Status.Complete).
+	Complete bool
+}
+
+// Submitted reports whether Resubmit submitted anything.
+func (r *Resubmitted) Submitted() bool { return r.Array != "" || r.Merge != "" }
+
 // Resubmit submits again the tasks that have no shard file and that Slurm
 // does not run or hold now (failed, cancelled, timed out, lost), then a
 // new merge job depending on them; a merge job still pending on the old
 // array (whose dependency can no longer be met) is cancelled first. It
-// returns the tasks resubmitted (none: nothing to do; when every shard is
-// there and nothing is merged, only the merge is submitted again). A
+// returns what it submitted: the tasks and the jobs; with every shard
+// there and merged.json not written, the merge job alone (unless one is
+// pending or running); nothing when every shard is there and merged.json
+// is written (Complete), or when the tasks without a shard are all
+// pending or running, or the merge job is. A
 // folder never submitted (slurm without --submit) follows the same rule:
 // its tasks without a shard (all of them, the whole array, unless some
 // were computed by hand) and the merge.
@@ -577,13 +597,13 @@ func (s *Status) Refusal() error {
 // returns an *UnknownError. force submits the Unknown tasks again too (and
 // cancels a merge job whose state is unknown, or submits the merge again):
 // for when the caller knows they are not running, squeue being down.
-func (st *State) Resubmit(ctx context.Context, r Runner, force bool) ([]int, error) {
+func (st *State) Resubmit(ctx context.Context, r Runner, force bool) (Resubmitted, error) {
 	s, err := st.Status(ctx, r)
 	if err != nil {
-		return nil, err
+		return Resubmitted{}, err
 	}
 	if err := s.Refusal(); err != nil && !force {
-		return nil, err
+		return Resubmitted{}, err
 	}
 	redo := s.Redo()
 	if force {
@@ -598,16 +618,18 @@ func (st *State) Resubmit(ctx context.Context, r Runner, force bool) ([]int, err
 	}
 	if len(redo) == 0 {
 		if s.Merged || s.MergeLive() || len(after) > 0 {
-			return nil, nil // done, or on its way
+			return Resubmitted{Complete: s.Complete()}, nil // done, or on its way
 		}
 		out, err := r.Run(ctx, "sbatch", "--parsable", filepath.Join(st.Plan.Dir, MergeScript))
 		if err != nil {
-			return nil, err
+			return Resubmitted{}, err
 		}
-		if st.MergeJob, err = jobID(out); err != nil {
-			return nil, err
+		id, err := jobID(out)
+		if err != nil {
+			return Resubmitted{}, err
 		}
-		return nil, st.save()
+		st.MergeJob = id
+		return Resubmitted{Merge: id}, st.save()
 	}
 	if st.MergeJob != "" && (s.Merge == "PENDING" || s.MergeUnknown()) {
 		// It waits on an array with a failed task: its dependency can no
@@ -619,5 +641,14 @@ func (st *State) Resubmit(ctx context.Context, r Runner, force bool) ([]int, err
 	if len(st.ArrayJobs) == 0 && len(redo) == st.Plan.Shards {
 		tasks = nil // the whole array, as its script says
 	}
-	return redo, st.Submit(ctx, r, tasks, false, after...)
+	n, merge := len(st.ArrayJobs), st.MergeJob
+	err = st.Submit(ctx, r, tasks, false, after...)
+	res := Resubmitted{Tasks: redo}
+	if len(st.ArrayJobs) > n {
+		res.Array = st.ArrayJobs[len(st.ArrayJobs)-1]
+	}
+	if st.MergeJob != merge {
+		res.Merge = st.MergeJob
+	}
+	return res, err
 }

@@ -94,7 +94,8 @@ func TestSubmitStatusResubmit(t *testing.T) {
 		t.Fatalf("status %v, merge %s", states, s.Merge)
 	}
 	f.calls = nil
-	redo, err := back.Resubmit(context.Background(), f, false)
+	res, err := back.Resubmit(context.Background(), f, false)
+	redo := res.Tasks
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,8 @@ func TestResubmitFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &fakeSlurm{}
-	redo, err := st.Resubmit(context.Background(), f, false)
+	res, err := st.Resubmit(context.Background(), f, false)
+	redo := res.Tasks
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +267,8 @@ func TestResubmitNeverSubmitted(t *testing.T) {
 			if got := s.Redo(); !reflect.DeepEqual(got, tc.redo) {
 				t.Errorf("Redo %v, want %v", got, tc.redo)
 			}
-			redo, err := st.Resubmit(context.Background(), f, false)
+			res, err := st.Resubmit(context.Background(), f, false)
+			redo := res.Tasks
 			if err != nil || !reflect.DeepEqual(redo, tc.redo) {
 				t.Fatalf("Resubmit %v, %v; want %v", redo, err, tc.redo)
 			}
@@ -277,6 +280,57 @@ func TestResubmitNeverSubmitted(t *testing.T) {
 			}
 			if !reflect.DeepEqual(sb, tc.calls) {
 				t.Errorf("sbatch %q, want %q", sb, tc.calls)
+			}
+		})
+	}
+}
+
+// TestResubmitEveryShard: every shard computed by hand in a folder never
+// submitted. Without merged.json, Resubmit submits the merge job alone
+// and records its id; with merged.json written, it submits nothing and
+// says so (Complete), and slurm.json keeps no merge job.
+func TestResubmitEveryShard(t *testing.T) {
+	for _, merged := range []bool{false, true} {
+		t.Run(map[bool]string{false: "not merged", true: "merged"}[merged], func(t *testing.T) {
+			dir := t.TempDir()
+			st, err := (&Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 2}).Write()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range 2 {
+				if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 2)), []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if merged {
+				if err := os.WriteFile(filepath.Join(dir, MergedFile), []byte("{}"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f := &fakeSlurm{}
+			res, err := st.Resubmit(context.Background(), f, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sb []string
+			for _, c := range f.calls {
+				if strings.HasPrefix(c, "sbatch ") {
+					sb = append(sb, c)
+				}
+			}
+			if merged {
+				if want := (Resubmitted{Complete: true}); !reflect.DeepEqual(res, want) || res.Submitted() || len(sb) != 0 || back.MergeJob != "" {
+					t.Fatalf("merged: %+v (submitted %v), sbatch %q, merge job %q; want %+v and no sbatch", res, res.Submitted(), sb, back.MergeJob, want)
+				}
+				return
+			}
+			want := []string{"sbatch --parsable " + filepath.Join(dir, MergeScript)}
+			if !reflect.DeepEqual(res, Resubmitted{Merge: "1"}) || !reflect.DeepEqual(sb, want) || back.MergeJob != "1" || len(back.ArrayJobs) != 0 {
+				t.Fatalf("not merged: %+v, sbatch %q, merge job %q, arrays %v; want merge job 1 by %q", res, sb, back.MergeJob, back.ArrayJobs, want)
 			}
 		})
 	}

@@ -120,7 +120,8 @@ func TestUnknown(t *testing.T) {
 			}
 			refusal := s.Refusal()
 			f.calls = nil
-			redo, err := st.Resubmit(context.Background(), &f, false)
+			res, err := st.Resubmit(context.Background(), &f, false)
+			redo := res.Tasks
 			if c.refused == "" {
 				if refusal != nil || err != nil {
 					t.Fatalf("refused: %v / %v", refusal, err)
@@ -152,7 +153,8 @@ func TestUnknown(t *testing.T) {
 func TestResubmitForce(t *testing.T) {
 	st := unknownFolder(t, []string{"1"}, "2", 0, 3)
 	f := &fakeSlurm{next: 2, squeueErr: errDown, sacctErr: errDBDown}
-	redo, err := st.Resubmit(context.Background(), f, true)
+	res, err := st.Resubmit(context.Background(), f, true)
+	redo := res.Tasks
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +166,8 @@ func TestResubmitForce(t *testing.T) {
 	}
 	st = unknownFolder(t, []string{"1"}, "2", 0, 1, 2, 3, 4, 5)
 	f = &fakeSlurm{next: 2, squeueErr: errDown}
-	if redo, err = st.Resubmit(context.Background(), f, true); err != nil || redo != nil {
-		t.Fatal(redo, err)
+	if res, err = st.Resubmit(context.Background(), f, true); err != nil || res.Tasks != nil || res.Array != "" || res.Merge != "3" {
+		t.Fatal(res, err)
 	}
 	if got := f.calls[2:]; !reflect.DeepEqual(got, []string{"sbatch --parsable " + filepath.Join(st.Plan.Dir, MergeScript)}) || st.MergeJob != "3" {
 		t.Fatalf("calls %q, merge %s", got, st.MergeJob)

@@ -32,14 +32,12 @@ type (
 	// tickMsg is the refresh timer's: it reads the folder again while the
 	// screen is shown.
 	tickMsg struct{ gen int }
-	// resubmittedMsg is Resubmit's answer: the tasks submitted again.
+	// resubmittedMsg is Resubmit's answer: what it submitted.
 	resubmittedMsg struct {
 		dir    string
 		first  bool // the folder's first submission (slurm without --submit)
 		shards int  // the plan's tasks
-		tasks  []int
-		array  string // the array job submitted ("" when none)
-		merge  string // the merge job now
+		res    cluster.Resubmitted
 		err    error
 	}
 	// openedMsg is the merged session read for the results screen.
@@ -87,13 +85,8 @@ func resubmitCmd(ctx context.Context, r cluster.Runner, dir string) tea.Cmd {
 			return resubmittedMsg{dir: dir, err: loadError(err)}
 		}
 		first := len(st.ArrayJobs) == 0
-		n := len(st.ArrayJobs)
-		tasks, err := st.Resubmit(ctx, r, false) // never forced here: see refused
-		msg := resubmittedMsg{dir: dir, first: first, shards: st.Plan.Shards, tasks: tasks, merge: st.MergeJob, err: commandError(dir, err)}
-		if len(st.ArrayJobs) > n {
-			msg.array = st.ArrayJobs[len(st.ArrayJobs)-1]
-		}
-		return msg
+		res, err := st.Resubmit(ctx, r, false) // never forced here: see refused
+		return resubmittedMsg{dir: dir, first: first, shards: st.Plan.Shards, res: res, err: commandError(dir, err)}
 	}, func(err error) tea.Msg { return resubmittedMsg{dir: dir, err: err} })
 }
 

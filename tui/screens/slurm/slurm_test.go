@@ -229,7 +229,7 @@ func TestResubmitAsks(t *testing.T) {
 	m, _ := newScreen(t, f, dir)
 	do(t, m, m.Shown(true))
 	press(t, m, "R")
-	if !m.Confirming() || !strings.Contains(m.View(), "resubmit tasks 1,5 (failed or missing) and a merge job that waits for them? y submits") {
+	if !m.Confirming() || !strings.Contains(m.View(), "resubmit tasks 1, 5 (failed or missing) and a merge job that waits for them? y submits") {
 		t.Fatalf("R did not ask:\n%s", m.View())
 	}
 	if !m.Takes(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}) {
@@ -267,6 +267,9 @@ func TestResubmitNeverSubmitted(t *testing.T) {
 	f := &fakeSlurm{}
 	m, _ := newScreen(t, f, dir)
 	do(t, m, m.Shown(true))
+	if v := flat(m.View()); !strings.Contains(v, "jobs not submitted yet (R submits the tasks without a shard and their merge)") {
+		t.Errorf("the jobs line with shards 0 and 1 there:\n%s", m.View())
+	}
 	press(t, m, "R")
 	if v := flat(m.View()); !m.Confirming() || !strings.Contains(v, "submit task 2 (their shards are missing; the others are there) and a merge job that waits for them? (never submitted) y submits") {
 		t.Fatalf("R did not ask for task 2:\n%s", m.View())
@@ -498,4 +501,145 @@ func TestUnknown(t *testing.T) {
 // a sentence the pane wrapped reads as one.
 func flat(v string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(v, "|", " ")), " ")
+}
+
+// TestResubmitEveryShard: every shard computed by hand in a folder never
+// submitted. With merged.json written, the jobs line says nothing is
+// left (it said R submits the array) and R says there is nothing to
+// resubmit and submits nothing (it did nothing visible: fresh-user
+// trial); without it, the jobs line says R submits the merge job, R asks
+// for it and y submits it.
+func TestResubmitEveryShard(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := (&cluster.Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 2}).Write(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{engine.ShardName(0, 2), engine.ShardName(1, 2), cluster.MergedFile} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fakeSlurm{}
+	m, _ := newScreen(t, f, dir)
+	do(t, m, m.Shown(true))
+	if v := flat(m.View()); !strings.Contains(v, "jobs not submitted (every shard is there and merged.json is written: nothing to submit)") ||
+		!strings.Contains(v, "merge no merge job submitted; merged.json written") {
+		t.Errorf("the jobs line with merged.json written:\n%s", m.View())
+	}
+	press(t, m, "R")
+	if v := flat(m.View()); m.Confirming() || len(f.sbatches()) != 0 ||
+		!strings.Contains(v, "nothing to resubmit: every shard is there and "+filepath.Join(dir, cluster.MergedFile)+" is written") {
+		t.Fatalf("R with merged.json written: sbatch %q\n%s", f.sbatches(), m.View())
+	}
+	if err := os.Remove(filepath.Join(dir, cluster.MergedFile)); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "r")
+	if v := flat(m.View()); !strings.Contains(v, "jobs not submitted (every shard is there: R submits the merge job, or sweepbench merge DIR merges them here)") {
+		t.Errorf("the jobs line with every shard there:\n%s", m.View())
+	}
+	press(t, m, "R")
+	if v := flat(m.View()); !m.Confirming() || !strings.Contains(v, "every shard is there but nothing merged: submit the merge job? (never submitted) y submits") {
+		t.Fatalf("R without merged.json did not ask:\n%s", m.View())
+	}
+	press(t, m, "y")
+	if got, want := f.sbatches(), []string{"sbatch --parsable " + filepath.Join(dir, cluster.MergeScript)}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("sbatch %q, want %q", got, want)
+	}
+	if v := flat(m.View()); !strings.Contains(v, "every shard is there: submitted merge job 101") {
+		t.Errorf("the view does not say the merge job was submitted:\n%s", m.View())
+	}
+}
+
+// TestQuestionFits: R's question on a 300-task folder with 200 tasks to
+// resubmit and a tall header (long run flags, sacct's note) is on screen
+// whole at 80x24 and 140x45 (the workbench gives the screen two lines
+// less): every task it names, "y submits" and "other key cancels" (only
+// the last words showed at 140x45: fresh-user trial); the table gets
+// what is left.
+func TestQuestionFits(t *testing.T) {
+	dir, queue, redo := bigFolder(t)
+	want := "resubmit tasks " + strings.Join(redo, ", ") + " (failed or missing) and a merge job that waits for them? y submits, any other key cancels"
+	for _, size := range [][2]int{{80, 24}, {140, 45}} {
+		m, _ := newScreen(t, &fakeSlurm{queue: queue}, dir)
+		m.SetSize(size[0], size[1]-2)
+		do(t, m, m.Shown(true))
+		press(t, m, "R")
+		v := m.View()
+		if n := strings.Count(v, "\n") + 1; !m.Confirming() || n != size[1]-2 || !strings.Contains(flat(v), want) || !strings.Contains(v, "read at -") {
+			t.Errorf("%dx%d: the question is not whole on screen (%d lines):\n%s", size[0], size[1], n, v)
+		}
+	}
+}
+
+// bigFolder writes a 300-task job folder submitted as array 1 and merge
+// 2 with long run flags: every third task has its shard, the others
+// failed (queue is squeue's answer, redo those tasks).
+func bigFolder(t *testing.T) (dir, queue string, redo []string) {
+	t.Helper()
+	dir = t.TempDir()
+	var args []string
+	for i := range 40 {
+		args = append(args, "--data", "/shared/data/symbol-"+strconv.Itoa(i)+".csv")
+	}
+	p := &cluster.Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 300, RunArgs: append(args, "--hma", "10:400", "--hma3", "10:400")}
+	st, err := p.Write()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.ArrayJobs, st.MergeJob = []string{"1"}, "2"
+	if err := writeState(st); err != nil {
+		t.Fatal(err)
+	}
+	var q strings.Builder
+	for k := range 300 {
+		if k%3 == 0 {
+			if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 300)), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		q.WriteString("1_" + strconv.Itoa(k) + " FAILED\n")
+		redo = append(redo, strconv.Itoa(k))
+	}
+	return dir, q.String(), redo
+}
+
+// noConfig is sbatch on a machine without a Slurm configuration, its
+// error as slurm.Exec words it (the command, its exit status, its whole
+// stderr); squeue and sacct fail so too once sbatch has.
+type noConfig struct{ *fakeSlurm }
+
+func (f noConfig) Run(ctx context.Context, name string, args ...string) (string, error) {
+	if name == "sbatch" || len(f.sbatches()) > 0 {
+		f.fakeSlurm.Run(ctx, name, args...) // recorded
+		return "", errors.New(name + ": exit status 1: " + name + ": error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host\n" +
+			name + ": error: fetch_config: DNS SRV lookup failed\n" + name + ": fatal: Could not establish a configuration source")
+	}
+	return f.fakeSlurm.Run(ctx, name, args...)
+}
+
+// TestSbatchFails: y, and sbatch fails: the screen says what the command
+// line says (resubmit DIR: sbatch: exit status 1: and sbatch's whole
+// stderr), wrapped, at 80x24 and 140x45 on a folder with a tall header,
+// squeue failing too on the refresh that follows (only the last line of
+// sbatch's stderr showed: fresh-user trial).
+func TestSbatchFails(t *testing.T) {
+	dir, queue, _ := bigFolder(t)
+	want := "resubmit " + dir + ": sbatch: exit status 1: sbatch: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host " +
+		"sbatch: error: fetch_config: DNS SRV lookup failed sbatch: fatal: Could not establish a configuration source"
+	for _, size := range [][2]int{{80, 24}, {140, 45}} {
+		f := &fakeSlurm{queue: queue}
+		m, _ := newScreen(t, noConfig{f}, dir)
+		m.SetSize(size[0], size[1]-2)
+		do(t, m, m.Shown(true))
+		press(t, m, "R")
+		press(t, m, "y")
+		if got := f.sbatches(); len(got) != 1 || !strings.HasPrefix(got[0], "sbatch --parsable --array=1,2,4,") {
+			t.Fatalf("%dx%d: sbatch %q", size[0], size[1], got)
+		}
+		if v := m.View(); !strings.Contains(flat(v), want) || !strings.Contains(v, "read at -") || m.status.Unanswered == nil {
+			t.Errorf("%dx%d: the view lacks %q (squeue unanswered: %v):\n%s", size[0], size[1], want, m.status.Unanswered, v)
+		}
+	}
 }

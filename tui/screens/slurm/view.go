@@ -43,14 +43,23 @@ func (m *Model) body() string {
 			"enter shows it, esc leaves the field. sweepbench tui --slurm-dir DIR opens the workbench on it.")...)
 		return t.Fit(strings.Join(lines, "\n"), w, h)
 	}
-	head := m.header(w)
-	foot := m.footer(w)
+	head, foot := m.frame(w, h)
 	var table []string
 	if m.status != nil {
 		table = m.table(w, max(h-len(head)-len(foot), 0))
 	}
 	lines := append(append(head, table...), make([]string, max(h-len(head)-len(table)-len(foot), 0))...)
 	return t.Fit(strings.Join(append(lines, foot...), "\n"), w, h)
+}
+
+// frame is the header and the footer of a body w x h: the footer whole
+// (a question or an error is read in full, even a long list of tasks),
+// the header cut to what remains (the table, below it, gets what is left
+// of both).
+func (m *Model) frame(w, h int) (head, foot []string) {
+	head, foot = m.header(w), m.footer(w)
+	foot = foot[:min(len(foot), h)]
+	return head[:min(len(head), h-len(foot))], foot
 }
 
 // header is the folder's plan, jobs and counts (or why it could not be
@@ -86,15 +95,26 @@ func (m *Model) header(w int) []string {
 	field("plan", plan(&p), lipgloss.NewStyle())
 	field("run", strings.Join(p.RunArgs, " "), lipgloss.NewStyle())
 	s := m.status
-	jobs := "not submitted yet (R submits the array and its merge)"
-	if len(s.ArrayJobs) > 0 {
+	c := s.Counts()
+	var jobs string
+	switch {
+	case len(s.ArrayJobs) > 0:
 		jobs = "array " + strings.Join(s.ArrayJobs, ", ")
 		if !s.Submitted.IsZero() && !m.ctx.Deterministic {
 			jobs += "; last submitted " + s.Submitted.Local().Format("2006-01-02 15:04:05")
 		}
+	case s.MergeJob == "" && s.Complete():
+		jobs = "not submitted (every shard is there and merged.json is written: nothing to submit)"
+	case s.MergeJob == "" && c.Done == len(s.Tasks):
+		jobs = "not submitted (every shard is there: R submits the merge job, or sweepbench merge DIR merges them here)"
+	case s.MergeJob != "":
+		jobs = "no array job; merge job " + s.MergeJob
+	case c.Done > 0:
+		jobs = "not submitted yet (R submits the tasks without a shard and their merge)"
+	default:
+		jobs = "not submitted yet (R submits the array and its merge)"
 	}
 	field("jobs", jobs, lipgloss.NewStyle())
-	c := s.Counts()
 	tasks := fmt.Sprintf("%d: %d done, %d running, %d pending, %d failed, %d missing",
 		len(s.Tasks), c.Done, c.Running, c.Pending, c.Failed, c.Missing)
 	if c.Unknown > 0 {
@@ -193,7 +213,8 @@ func (m *Model) rows() int {
 		return 0
 	}
 	w, h := max(m.w-2, 1), max(m.h-2, 1)
-	return max(h-len(m.header(w))-len(m.footer(w))-1, 1)
+	head, foot := m.frame(w, h)
+	return max(h-len(head)-len(foot)-1, 1)
 }
 
 // table is the tasks' table in at most h lines, scrolled to m.offset.
@@ -284,14 +305,23 @@ func (m *Model) question() string {
 		return fmt.Sprintf("submit the array (%s) and its merge job? (never submitted)", common.Plural(m.state.Plan.Shards, "task"))
 	case len(m.state.ArrayJobs) == 0 && len(m.confirm) > 0:
 		return fmt.Sprintf("submit %s %s (their shards are missing; the others are there) and a merge job that waits for them? (never submitted)",
-			map[bool]string{true: "task", false: "tasks"}[len(m.confirm) == 1], ints(m.confirm))
+			map[bool]string{true: "task", false: "tasks"}[len(m.confirm) == 1], list(m.confirm))
 	case len(m.state.ArrayJobs) == 0:
 		return "every shard is there but nothing merged: submit the merge job? (never submitted)"
 	case len(m.confirm) == 0:
 		return "every shard is there but nothing merged: submit the merge job again?"
 	}
 	return fmt.Sprintf("resubmit %s %s (failed or missing) and a merge job that waits for them?",
-		map[bool]string{true: "task", false: "tasks"}[len(m.confirm) == 1], ints(m.confirm))
+		map[bool]string{true: "task", false: "tasks"}[len(m.confirm) == 1], list(m.confirm))
+}
+
+// list is xs as "1, 4, 5": a long list of tasks wraps between them.
+func list(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 func orDash(s string) string {
