@@ -106,14 +106,26 @@ func TestSuiteRunFromTheForm(t *testing.T) {
 		t.Fatalf("a does not show the suite's aggregate (err %q):\n%s", m.ctx.LastErr, m.View())
 	}
 
+	// r runs dataset 2's study again: a study of its own, in no suite
+	// (saved into the suite's run it stood in for that run's session, the
+	// first left unreachable: fresh-user trial).
+	d.key("a", "r")
+	d.settle()
+	if ss, err := st.Get(ctx, 3); err != nil || ss.Spec.Suite != "" || ss.Spec.Data != datasets[1] {
+		t.Fatalf("the rerun's session: %+v (%v), want no suite", ss, err)
+	}
+	if _, ok := m.results.InSuite(); ok {
+		t.Fatal("the rerun's results read as a suite's")
+	}
+
 	// e edits dataset 2's study: run from the form, it is a study of its
 	// own, in no suite.
-	d.key("a", "e")
+	d.key("e")
 	if got := m.setup.Form().Values()[form.Data]; got != datasets[1] {
 		t.Fatalf("e: data field %q, want %q", got, datasets[1])
 	}
 	d.key("enter")
-	ss, err := st.Get(ctx, 3)
+	ss, err := st.Get(ctx, 4)
 	if err != nil || ss.Spec.Suite != "" || ss.Spec.Data != datasets[1] {
 		t.Fatalf("the edited study's session: %+v (%v), want no suite", ss, err)
 	}

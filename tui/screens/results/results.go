@@ -329,7 +329,16 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.SetFocus(MetricsPane)
 		return m.metrics.Update(msg)
 	case key.Matches(msg, k.Rerun):
-		return m.host.Do(common.RunMsg{Study: m.ctx.Study})
+		s := m.ctx.Study
+		if s != nil && s.Spec.Suite != "" {
+			// One dataset's study again, in no suite: saved into the
+			// suite's run it would stand in for that run's own session
+			// (as e then enter does: the form runs a study of no suite).
+			c := *s
+			c.Spec.Suite = ""
+			s = &c
+		}
+		return m.host.Do(common.RunMsg{Study: s})
 	case key.Matches(msg, k.NextMetric), key.Matches(msg, k.PrevMetric):
 		cols := common.Columns()
 		if !m.ctx.Results.HasParityRows() {
