@@ -160,6 +160,7 @@ func (m *Model) SetValues(v map[string]string) {
 		}
 		if f.input != nil {
 			f.input.SetValue(val)
+			f.input.CursorEnd() // what is typed next follows the value (it went where the cursor had been)
 			continue
 		}
 		for i, o := range f.options {
