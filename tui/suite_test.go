@@ -94,8 +94,8 @@ func TestSuiteDatasets(t *testing.T) {
 		t.Fatalf("the heatmap does not show dataset 3's value %s:\n%s", common.Value(metric, wv), v)
 	}
 	d.key("]")
-	if !strings.Contains(m.ctx.LastErr, "dataset 3/3 is the last of suite "+id) {
-		t.Fatalf("] on the last dataset: %q", m.ctx.LastErr)
+	if !strings.Contains(m.ctx.Info, "dataset 3/3 is the last of suite "+id) || m.ctx.LastErr != "" {
+		t.Fatalf("] on the last dataset: note %q, error %q", m.ctx.Info, m.ctx.LastErr)
 	}
 
 	// All datasets, opened with a combo selected below the top of its list.

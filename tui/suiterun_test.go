@@ -252,6 +252,11 @@ func TestSuiteRunCancel(t *testing.T) {
 	if !strings.Contains(m.ctx.Info, "cancelled on dataset 2 of 2 (embedded:btcusdt-1m): 1 complete") {
 		t.Fatalf("info %q", m.ctx.Info)
 	}
+	// The saved line names the cancelled dataset's session too (it named
+	// the complete ones only: fresh-user trial).
+	if !strings.Contains(m.ctx.Saved, ": session 1 (session 2 saved as far as it got: R in the sessions browser resumes it)") {
+		t.Fatalf("saved %q", m.ctx.Saved)
+	}
 	list, err := st.List(ctx, sessions.ListOptions{})
 	if err != nil || len(list) != 2 {
 		t.Fatalf("%d sessions (%v), want 2", len(list), err)

@@ -268,12 +268,14 @@ func (m *Model) step(dir int) tea.Cmd {
 	if dir < 0 {
 		end = "first"
 	}
-	err := fmt.Errorf("dataset %d/%d is the %s of suite %s", n.ref.D, N, end, n.ref.ID)
 	if len(skipped) > 0 {
-		err = fmt.Errorf("no %s dataset of suite %s in the store: %s not there (removed?)", map[int]string{-1: "earlier", 1: "later"}[dir],
-			n.ref.ID, strings.Join(skipped, ", "))
+		m.ctx.SetErr(fmt.Errorf("no %s dataset of suite %s in the store: %s not there (removed?)", map[int]string{-1: "earlier", 1: "later"}[dir],
+			n.ref.ID, strings.Join(skipped, ", ")))
+		return nil
 	}
-	m.ctx.SetErr(err)
+	// The end of the suite: a note, not an error.
+	m.ctx.SetErr(nil)
+	m.ctx.Info = fmt.Sprintf("dataset %d/%d is the %s of suite %s", n.ref.D, N, end, n.ref.ID)
 	return nil
 }
 

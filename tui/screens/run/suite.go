@@ -39,7 +39,8 @@ type suiteState struct {
 	last    *engine.Study // the study of the last dataset that ran
 	lastID  int64         // its session
 	saved   []int64
-	current int // the d the screen shows (the screen's own: not under mu)
+	partial int64 // the session of the dataset the suite stopped on, saved as far as it got; 0 none
+	current int   // the d the screen shows (the screen's own: not under mu)
 }
 
 // fraction is how far the suite is, 0 to 1, lane is how far the dataset
@@ -151,6 +152,11 @@ func suiteWork(spec engine.Spec, datasets []string, st *sessions.Store, cx *comm
 				if w := recorded(rec, &o); w != "" {
 					warns = append(warns, fmt.Sprintf("dataset %s: %s", data.Sanitize(s.Spec.Data), w))
 				}
+				if o.id != 0 && runErr != nil {
+					su.mu.Lock()
+					su.partial = o.id // saved as far as it got (cancelled): resumable
+					su.mu.Unlock()
+				}
 				if lastRep != nil && runErr != nil && combos(rep) == 0 {
 					return // cancelled before a combo of it completed: the results show the dataset before
 				}
@@ -166,7 +172,7 @@ func suiteWork(spec engine.Spec, datasets []string, st *sessions.Store, cx *comm
 		out.rep, out.warn = lastRep, strings.Join(warns, "; ")
 		su.mu.Lock()
 		out.study, out.id = su.last, su.lastID
-		saved := append([]int64(nil), su.saved...)
+		saved, partial := append([]int64(nil), su.saved...), su.partial
 		su.mu.Unlock()
 		var se *sessions.SuiteError
 		switch {
@@ -180,12 +186,14 @@ func suiteWork(spec engine.Spec, datasets []string, st *sessions.Store, cx *comm
 		case err != nil:
 			out.err = err // names the dataset
 		}
-		if len(saved) > 0 {
-			ids := make([]string, len(saved))
-			for i, id := range saved {
-				ids[i] = fmt.Sprint(id)
+		if len(saved) > 0 || partial != 0 {
+			out.saved = fmt.Sprintf("suite %s: %s", engine.SuiteID(spec, datasets), sessions.IDList(saved))
+			if len(saved) == 0 {
+				out.saved = fmt.Sprintf("suite %s: none whole", engine.SuiteID(spec, datasets))
 			}
-			out.saved = fmt.Sprintf("suite %s: sessions %s", engine.SuiteID(spec, datasets), strings.Join(ids, ", "))
+			if partial != 0 {
+				out.saved += fmt.Sprintf(" (session %d saved as far as it got: R in the sessions browser resumes it)", partial)
+			}
 		}
 		return out
 	}
