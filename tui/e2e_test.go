@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"sweepbench/internal/e2etest"
 )
 
 // TestE2ETmux runs scripts/tui-e2e.sh: the real binary in tmux, the
@@ -24,21 +25,7 @@ func TestE2ETmux(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the end-to-end check needs a Unix tty")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(t.TempDir(), "sweepbench")
-	build := exec.Command(goBin, "build", "-o", bin, ".")
-	build.Dir = ".."
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "scripts/tui-e2e.sh")
-	cmd.Dir = ".."
+	bin := e2etest.Build(t, "..")
 	// The workbench saves its runs: into a database of this test's own
 	// (never the user's, nor the script's home), through a wrapper that
 	// adds --db to every command line of the script.
@@ -48,10 +35,5 @@ func TestE2ETmux(t *testing.T) {
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd.Env = append(os.Environ(), "SWEEPBENCH_BIN="+wrapper)
-	out, err := cmd.CombinedOutput()
-	t.Logf("scripts/tui-e2e.sh:\n%s", out)
-	if err != nil {
-		t.Fatalf("scripts/tui-e2e.sh: %v", err)
-	}
+	e2etest.Run(t, "..", "scripts/tui-e2e.sh", 5*time.Minute, "SWEEPBENCH_BIN="+wrapper)
 }
