@@ -205,16 +205,21 @@ grep -q 'the sessions of alice are theirs' <<<"$out" || fail "bob as alice: no r
 echo "serve-e2e: two clients at once see only their own sessions"
 
 # --- A kept study survives its client; the queue ---------------------------
-# A study of some seconds: 199 x 40 combos x 2 precisions on the month of
+# long_study WINDOW: from its form (the HMA range focused), a study of
+# some seconds started: 199 x 40 combos x 2 precisions on the month of
 # 1-minute bars (about 45 s on two busy cores).
+long_study() {
+	tm send-keys -t "e2e:$1" C-u
+	tm send-keys -t "e2e:$1" -l '2:200:1'
+	tm send-keys -t "e2e:$1" Down C-u
+	tm send-keys -t "e2e:$1" -l '12:168:4'
+	wait_for "$1" 'grid 199 x 40 = 7,960 combos'
+	tm send-keys -t "e2e:$1" Enter
+}
+
 client alice2 alice alice@127.0.0.1
 wait_for alice2 'grid 3 x 3 = 9 combos' 30
-tm send-keys -t e2e:alice2 C-u
-tm send-keys -t e2e:alice2 -l '2:200:1'
-tm send-keys -t e2e:alice2 Down C-u
-tm send-keys -t e2e:alice2 -l '12:168:4'
-wait_for alice2 'grid 199 x 40 = 7,960 combos'
-tm send-keys -t e2e:alice2 Enter
+long_study alice2
 wait_for alice2 'K: keep this study computing if you disconnect' 30
 wait_for alice2 'fp(64|32) .* [1-9][0-9,]*/7,960' 60
 tm send-keys -t e2e:alice2 K
@@ -251,12 +256,7 @@ echo "serve-e2e: the kept study completed; bob's queued study then ran"
 
 # --- A client killed mid-run without K: its study stops ---------------------
 to_form alice3
-tm send-keys -t e2e:alice3 C-u
-tm send-keys -t e2e:alice3 -l '2:200:1'
-tm send-keys -t e2e:alice3 Down C-u
-tm send-keys -t e2e:alice3 -l '12:168:4'
-wait_for alice3 'grid 199 x 40 = 7,960 combos'
-tm send-keys -t e2e:alice3 Enter
+long_study alice3
 wait_for alice3 'fp(64|32) .* [1-9][0-9,]*/7,960' 60
 kill -9 "$(pane_pid alice3)"
 wait_log 'msg="connection closed" user=alice .*study_kept=false' 20
