@@ -17,15 +17,15 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// streamStudy runs s with a RowWriter of format f on a file and returns
-// the report and the file's bytes; the sessions store's sink is stood in
-// for by one that checks it sees the same chunks (the chain cmd_run
-// builds).
+// streamStudy runs s with options opt and a RowWriter of format f on a
+// file, and returns the report and the file's bytes; opt.Sink, when set,
+// sees each chunk before the writer (the chain cmd_run builds, the
+// sessions store's sink first).
 //
 // It also says whether the file was written as the study ran (not
 // rewritten from the report by Close) and whether chunks came out of grid
 // order.
-func streamStudy(t *testing.T, ctx context.Context, s *Study, f RowFormat) (rep *Report, file []byte, streamed, shuffled bool) {
+func streamStudy(t *testing.T, ctx context.Context, s *Study, f RowFormat, opt StudyOptions) (rep *Report, file []byte, streamed, shuffled bool) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "out."+string(f))
 	out, err := os.Create(path)
@@ -37,15 +37,24 @@ func streamStudy(t *testing.T, ctx context.Context, s *Study, f RowFormat) (rep 
 	if err != nil {
 		t.Fatal(err)
 	}
+	var mu sync.Mutex // the lanes' chunks may come at once
 	last := map[Precision]int{FP64: -1, FP32: -1}
-	sink := func(p Precision, rs []ComboResult) error {
+	tap := opt.Sink
+	opt.Sink = func(p Precision, rs []ComboResult) error {
+		mu.Lock()
 		if rs[0].Index < last[p] {
 			shuffled = true
 		}
 		last[p] = rs[0].Index
+		mu.Unlock()
+		if tap != nil {
+			if err := tap(p, rs); err != nil {
+				return err
+			}
+		}
 		return rw.Sink(p, rs)
 	}
-	rep, runErr := RunStudy(ctx, s, StudyOptions{Sink: sink})
+	rep, runErr := RunStudy(ctx, s, opt)
 	if rep == nil {
 		t.Fatalf("no report: %v", runErr)
 	}
@@ -55,6 +64,9 @@ func streamStudy(t *testing.T, ctx context.Context, s *Study, f RowFormat) (rep 
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
+		t.Errorf("%d files left beside the output, want none", len(ents)-1)
 	}
 	return rep, b, rw.streamed(rep), shuffled
 }
@@ -131,7 +143,7 @@ func TestRowWriterStreamsTheReport(t *testing.T) {
 				if c.stop != nil {
 					stop = c.stop(cancel)
 				}
-				rep, got, streamed, shuffled := streamStudy(t, ctx, fakeStudy(shuffledBackend(11, stop)), f)
+				rep, got, streamed, shuffled := streamStudy(t, ctx, fakeStudy(shuffledBackend(11, stop)), f, StudyOptions{})
 				if !shuffled {
 					t.Error("every chunk came in grid order: the reorder buffer was not exercised")
 				}
@@ -300,32 +312,15 @@ func TestRowWriterRelabelsDiscarded(t *testing.T) {
 				if c.stop != nil {
 					stop = c.stop(cancel)
 				}
-				s := fakeStudy(shuffledBackend(11, stop))
-				path := filepath.Join(t.TempDir(), "out."+string(f))
-				out, err := os.Create(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer out.Close()
-				rw, err := NewRowWriter(out, f, s)
-				if err != nil {
-					t.Fatal(err)
-				}
 				var mu sync.Mutex
 				saved := map[Precision][]ComboResult{}
-				sink := func(p Precision, rs []ComboResult) error {
+				save := func(p Precision, rs []ComboResult) error {
 					mu.Lock()
 					saved[p] = append(saved[p], rs...)
 					mu.Unlock()
-					return rw.Sink(p, rs)
+					return nil
 				}
-				rep, _ := RunStudy(ctx, s, StudyOptions{Discard: true, Keep: 3, Sink: sink})
-				if rep == nil {
-					t.Fatal("no report")
-				}
-				if err := rw.Close(rep); err != nil {
-					t.Fatal(err)
-				}
+				rep, got, _, _ := streamStudy(t, ctx, fakeStudy(shuffledBackend(11, stop)), f, StudyOptions{Discard: true, Keep: 3, Sink: save})
 				if rep.Complete() != (c.stop == nil) {
 					t.Fatalf("complete %v", rep.Complete())
 				}
@@ -338,15 +333,11 @@ func TestRowWriterRelabelsDiscarded(t *testing.T) {
 				}
 				// What sessions export writes: the saved results in grid order.
 				var want bytes.Buffer
-				err = rep.WriteRowsFrom(&want, f, func(run *Run, rows func([]ComboResult) error) error {
+				err := rep.WriteRowsFrom(&want, f, func(run *Run, rows func([]ComboResult) error) error {
 					rs := saved[run.Precision]
 					sort.Slice(rs, func(i, j int) bool { return rs[i].Index < rs[j].Index })
 					return rows(rs)
 				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := os.ReadFile(path)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -372,9 +363,6 @@ func TestRowWriterRelabelsDiscarded(t *testing.T) {
 				}
 				if !bytes.Contains(got, []byte(string(c.status))) {
 					t.Errorf("no row says %s", c.status)
-				}
-				if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
-					t.Errorf("%d files left beside the output, want none", len(ents)-1)
 				}
 			})
 		}
