@@ -233,7 +233,7 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 		switch unknown := s.Unknown(); {
 		case len(unknown) > 0:
 			fmt.Fprintf(w, "unknown: %s; %s %s may be running or pending: resubmit submits nothing until squeue answers (--force submits them anyway)\n",
-				s.Unanswered, map[bool]string{true: "task", false: "tasks"}[len(unknown) == 1], ints(unknown))
+				s.Unanswered, map[bool]string{true: "task", false: "tasks"}[len(unknown) == 1], slurm.TaskList(unknown))
 		case s.Refusal() != nil:
 			fmt.Fprintf(w, "unknown: %s; the merge job may be running: resubmit submits nothing until squeue answers (--force submits the merge again)\n", s.Unanswered)
 		default:
@@ -291,28 +291,12 @@ nothing (exit status 1) unless --force.`,
 }
 
 // resubmitted says what Resubmit submitted in folder dir (first: its
-// first submission, the folder written without --submit).
+// first submission, the folder written without --submit): its Summary,
+// with where to look when nothing was submitted.
 func resubmitted(dir string, first bool, shards int, res slurm.Resubmitted) string {
-	tasks := map[bool]string{true: "task", false: "tasks"}[len(res.Tasks) == 1]
-	switch {
-	case first && res.Array != "" && len(res.Tasks) == shards:
-		return fmt.Sprintf("submitted array job %s (%d tasks) and merge job %s", res.Array, shards, res.Merge)
-	case first && res.Array != "":
-		return fmt.Sprintf("submitted %s %s as array job %s (the other shards are there); merge job %s waits for them", tasks, ints(res.Tasks), res.Array, res.Merge)
-	case res.Array != "":
-		return fmt.Sprintf("resubmitted %s %s as array job %s; merge job %s waits for them", tasks, ints(res.Tasks), res.Array, res.Merge)
-	case res.Merge != "":
-		return fmt.Sprintf("every shard is there: submitted merge job %s", res.Merge)
-	case res.Complete:
-		return fmt.Sprintf("nothing to resubmit: every shard is there and %s is written", filepath.Join(dir, slurm.MergedFile))
+	line := res.Summary(dir, first, shards)
+	if !res.Submitted() && !res.Complete {
+		line += " (sweepbench slurm status " + dir + ")"
 	}
-	return "no task to resubmit: the tasks without a shard, or the merge job, are pending or running (sweepbench slurm status " + dir + ")"
-}
-
-func ints(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ",")
+	return line
 }

@@ -231,11 +231,7 @@ func jobID(out string) (string, error) {
 func (st *State) Submit(ctx context.Context, r Runner, tasks []int, hold bool, after ...string) error {
 	args := []string{"--parsable"}
 	if tasks != nil {
-		s := make([]string, len(tasks))
-		for i, t := range tasks {
-			s[i] = strconv.Itoa(t)
-		}
-		args = append(args, "--array="+strings.Join(s, ","))
+		args = append(args, "--array="+TaskList(tasks))
 	}
 	if hold {
 		args = append(args, "--hold")
@@ -575,6 +571,31 @@ type Resubmitted struct {
 	// Complete: nothing submitted, as nothing is left to do (every shard
 	// is there and merged.json is written: Status.Complete).
 	Complete bool
+}
+
+// Summary says what Resubmit did to job folder dir, in the words the
+// command line and the workbench both print: first when the folder had
+// never been submitted, shards its number of shards.
+func (r *Resubmitted) Summary(dir string, first bool, shards int) string {
+	tasks := map[bool]string{true: "task", false: "tasks"}[len(r.Tasks) == 1]
+	switch {
+	case first && r.Array != "" && len(r.Tasks) == shards:
+		return fmt.Sprintf("submitted array job %s (%d %s) and merge job %s", r.Array, shards, tasks, r.Merge)
+	case first && r.Array != "":
+		return fmt.Sprintf("submitted %s %s as array job %s (the other shards are there); merge job %s waits for them", tasks, TaskList(r.Tasks), r.Array, r.Merge)
+	case r.Array != "":
+		return fmt.Sprintf("resubmitted %s %s as array job %s; merge job %s waits for them", tasks, TaskList(r.Tasks), r.Array, r.Merge)
+	case r.Merge != "":
+		return fmt.Sprintf("every shard is there: submitted merge job %s", r.Merge)
+	case r.Complete:
+		return NothingLeft(dir)
+	}
+	return "no task to resubmit: the tasks without a shard, or the merge job, are pending or running"
+}
+
+// NothingLeft says that job folder dir has nothing left to submit.
+func NothingLeft(dir string) string {
+	return fmt.Sprintf("nothing to resubmit: every shard is there and %s is written", filepath.Join(dir, MergedFile))
 }
 
 // Submitted reports whether Resubmit submitted anything.

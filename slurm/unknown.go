@@ -45,15 +45,16 @@ func (e *UnknownError) Error() string {
 	case len(e.Tasks) == 1:
 		what = fmt.Sprintf("the state of task %d is unknown", e.Tasks[0])
 	case len(e.Tasks) > 1:
-		what = "the states of tasks " + ints(e.Tasks) + " are unknown"
+		what = "the states of tasks " + TaskList(e.Tasks) + " are unknown"
 	}
 	return e.Query.Error() + "; " + what + ": nothing resubmitted"
 }
 
 func (e *UnknownError) Unwrap() error { return e.Query }
 
-// ints is xs as "1,4,5".
-func ints(xs []int) string {
+// TaskList is tasks as Slurm's --array takes them and the front ends say
+// them: "1,4,5".
+func TaskList(xs []int) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
 		s[i] = fmt.Sprint(x)

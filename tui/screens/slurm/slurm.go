@@ -270,34 +270,7 @@ func (m *Model) step(d int) int {
 // resubmitted says what a resubmit did, as sweepbench slurm resubmit
 // says it.
 func resubmitted(msg resubmittedMsg) string {
-	res := msg.res
-	tasks := map[bool]string{true: "task", false: "tasks"}[len(res.Tasks) == 1]
-	switch {
-	case msg.first && res.Array != "" && len(res.Tasks) == msg.shards:
-		return fmt.Sprintf("submitted array job %s (%s) and merge job %s", res.Array, common.Plural(len(res.Tasks), "task"), res.Merge)
-	case msg.first && res.Array != "":
-		return fmt.Sprintf("submitted %s %s as array job %s (the other shards are there); merge job %s waits for them", tasks, ints(res.Tasks), res.Array, res.Merge)
-	case res.Array != "":
-		return fmt.Sprintf("resubmitted %s %s as array job %s; merge job %s waits for them", tasks, ints(res.Tasks), res.Array, res.Merge)
-	case res.Merge != "":
-		return fmt.Sprintf("every shard is there: submitted merge job %s", res.Merge)
-	case res.Complete:
-		return nothingLeft(msg.dir)
-	}
-	return "no task to resubmit: the tasks without a shard, or the merge job, are pending or running"
-}
-
-// nothingLeft says that job folder dir has nothing left to submit.
-func nothingLeft(dir string) string {
-	return fmt.Sprintf("nothing to resubmit: every shard is there and %s is written", filepath.Join(dir, cluster.MergedFile))
-}
-
-func ints(xs []int) string {
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ",")
+	return msg.res.Summary(msg.dir, msg.first, msg.shards)
 }
 
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
@@ -421,7 +394,7 @@ func (m *Model) askResubmit() tea.Cmd {
 	redo := m.status.Redo()
 	switch {
 	case len(redo) == 0 && m.status.Complete():
-		m.result, m.resultErr = nothingLeft(m.Dir()), nil
+		m.result, m.resultErr = cluster.NothingLeft(m.Dir()), nil
 		return nil
 	case len(redo) == 0 && (m.status.Merged || m.status.Counts().Active() > 0 || m.status.MergeLive()):
 		m.result, m.resultErr = "no task failed or is missing: nothing to resubmit", nil

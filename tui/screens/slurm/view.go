@@ -136,7 +136,7 @@ func unknownLine(s *cluster.Status) string {
 	switch unknown := s.Unknown(); {
 	case len(unknown) > 0:
 		return fmt.Sprintf("%s; %s %s may be running or pending: R submits nothing until squeue answers",
-			s.Unanswered, map[bool]string{true: "task", false: "tasks"}[len(unknown) == 1], ints(unknown))
+			s.Unanswered, map[bool]string{true: "task", false: "tasks"}[len(unknown) == 1], cluster.TaskList(unknown))
 	case s.Refusal() != nil:
 		return fmt.Sprintf("%s; the merge job may be running: R submits nothing until squeue answers", s.Unanswered)
 	}
