@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
 	"sweepbench/slurm"
 )
 
@@ -381,9 +383,53 @@ func TestMergeShardsOfFormat1(t *testing.T) {
 	}
 	a, _ := os.ReadFile(single)
 	b, _ := os.ReadFile(merged)
-	if !reflect.DeepEqual(decodeJSON(t, a), decodeJSON(t, b)) {
+	// The shards ran on a 2-thread AMD EPYC and say so; the single run
+	// names this host's CPU and threads. Those fields are checked for what
+	// each must say, then left out of the comparison, so that the test
+	// holds on any CPU model and core count.
+	hostDevice := fmt.Sprintf("%s (%d threads)", reference.CPUModel(), runtime.GOMAXPROCS(0))
+	va, vb := decodeJSON(t, a), decodeJSON(t, b)
+	if got := takeDevices(va); !allEqual(got, hostDevice) {
+		t.Errorf("the single run's devices %q, want each %q", got, hostDevice)
+	}
+	if got := takeDevices(vb); !allEqual(got, "AMD EPYC (2 threads)") {
+		t.Errorf("the merged shards' devices %q, want each the shards' own %q", got, "AMD EPYC (2 threads)")
+	}
+	if !reflect.DeepEqual(va, vb) {
 		t.Fatalf("the merged report of the format-1 shards differs from a single run's:\n%s\n----\n%s", a, b)
 	}
+}
+
+// takeDevices removes every "device" field from a decoded JSON document
+// and returns their values, in no particular order.
+func takeDevices(v any) []string {
+	var out []string
+	switch u := v.(type) {
+	case map[string]any:
+		if d, ok := u["device"]; ok {
+			s, _ := d.(string)
+			out = append(out, s)
+			delete(u, "device")
+		}
+		for _, x := range u {
+			out = append(out, takeDevices(x)...)
+		}
+	case []any:
+		for _, x := range u {
+			out = append(out, takeDevices(x)...)
+		}
+	}
+	return out
+}
+
+// allEqual reports whether ss is non-empty and each of its strings is want.
+func allEqual(ss []string, want string) bool {
+	for _, s := range ss {
+		if s != want {
+			return false
+		}
+	}
+	return len(ss) > 0
 }
 
 // TestMergeReadsRelativeDataWhereTheShardsRan: shards of a dataset named
