@@ -205,4 +205,3 @@ func TestRecordDigestOldSessions(t *testing.T) {
 		t.Errorf("unverified %q, want %q", ss.Unverified, want)
 	}
 }
-
