@@ -27,6 +27,7 @@ func phrase(err error) string {
 		runErr *sessions.RunningError
 		digErr *sessions.DigestError
 		batErr *sessions.BatchError
+		recErr *sessions.RecordError
 	)
 	switch {
 	case errors.As(err, &dbErr):
@@ -37,6 +38,8 @@ func phrase(err error) string {
 		msg += fmt.Sprintf(" (sweepbench sessions rm %d removes the session; run the study again to compute it anew)", digErr.ID)
 	case errors.As(err, &batErr):
 		msg += fmt.Sprintf(" (sweepbench sessions rm %d removes the session; run the study again to compute it anew)", batErr.ID)
+	case errors.As(err, &recErr):
+		msg += fmt.Sprintf(" (sweepbench sessions rm %d removes the session; run the study again to compute it anew)", recErr.ID)
 	case errors.Is(err, sessions.ErrNotFound):
 		msg += " (sweepbench sessions ls lists them)"
 	case errors.Is(err, sessions.ErrComplete):

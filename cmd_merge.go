@@ -197,6 +197,18 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 					return &DatasetChangedError{Data: dd.Data, Want: dd.SHA256, Got: got, WantB: dd.Bars, GotB: st.Dataset.Bars.Len()}
 				}
 			}
+			// A Slurm job folder merged by hand (its status's advice) is
+			// left as its merge job leaves it: the report in merged.json
+			// and the sessions saved in sessions.json, which slurm status
+			// reads.
+			jobDir := slurmJobDir(args)
+			if jobDir != "" && sessionsJSON == "" {
+				sessionsJSON = filepath.Join(jobDir, slurm.SessionsFile)
+			}
+			mergedJSON := ""
+			if jobDir != "" && !(o.format == "json" && samePath(o.out, filepath.Join(jobDir, slurm.MergedFile))) {
+				mergedJSON = filepath.Join(jobDir, slurm.MergedFile)
+			}
 			o.save = !noSave
 			var store *sessions.Store
 			if o.save {
@@ -259,20 +271,35 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				if r := rep.Run(lane); r != nil {
 					agg.Add(d, lane, r.Results)
 				}
-				if o.format == "table" {
+				if o.format == "table" && mergedJSON == "" {
 					rep.Keep(o.top) // the table needs the best; the session has them all
 				}
 				res.reports = append(res.reports, rep)
 			}
 			res.agg = agg.Aggregate()
-			var write func(io.Writer) error
-			if len(res.reports) == 1 {
-				write = func(w io.Writer) error { return writeReport(w, res.reports[0], o.format, o.top) }
-			} else {
-				write = func(w io.Writer) error { return writeSuite(w, res, o.format, o.top) }
+			writeAs := func(format string) func(io.Writer) error {
+				if len(res.reports) == 1 {
+					return func(w io.Writer) error { return writeReport(w, res.reports[0], format, o.top) }
+				}
+				return func(w io.Writer) error { return writeSuite(w, res, format, o.top) }
 			}
+			write := writeAs(o.format)
 			if !o.quiet {
 				fmt.Fprintf(stderr, "merged %d shards of study %s (%s)\n", len(heads), desc.ID(), engine.Plural(len(datas), "dataset"))
+			}
+			if mergedJSON != "" {
+				// The whole report, as the merge job writes it.
+				if err := writeFile(mergedJSON, writeAs("json")); err != nil {
+					return err
+				}
+				if !o.quiet {
+					fmt.Fprintf(stderr, "wrote %s\n", mergedJSON)
+				}
+				if o.format == "table" {
+					for _, rep := range res.reports {
+						rep.Keep(o.top)
+					}
+				}
 			}
 			if err := emit(cmd.OutOrStdout(), stderr, o.out, o.quiet, write); err != nil {
 				return err
@@ -307,6 +334,47 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 	cmd.Flags().StringVar(&sessionsJSON, "sessions-json", "", "write the sessions saved and their database to FILE as JSON (the Slurm merge job: the workbench opens them)")
 	cmd.Flags().BoolVar(&o.failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
 	return cmd
+}
+
+// slurmJobDir is the Slurm job folder (sweepbench slurm --out DIR: it
+// holds slurm.StateFile) that merge's arguments name, as the one argument;
+// "" when they name something else.
+func slurmJobDir(args []string) string {
+	if len(args) != 1 {
+		return ""
+	}
+	if fi, err := os.Stat(filepath.Join(args[0], slurm.StateFile)); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	return args[0]
+}
+
+// writeFile writes path whole through write, or leaves it as it was.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := createOutput(path)
+	if err == nil {
+		if err = write(f); err == nil {
+			err = f.Commit()
+		}
+		if err != nil {
+			f.Cleanup()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// samePath reports whether a and b name one file (as given: cleaned and
+// made absolute, links not followed).
+func samePath(a, b string) bool {
+	if a == "" || a == "-" {
+		return false
+	}
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
 }
 
 // sessionList names the sessions saved: sessions.IDList, with how to

@@ -538,6 +538,10 @@ A and B are session ids (the fp64 run, or the only run) or ID:fp32.`,
 			if err != nil {
 				return err
 			}
+			warnUnverified(cmd.ErrOrStderr(), d.A.Session)
+			if d.B.Session.ID != d.A.Session.ID {
+				warnUnverified(cmd.ErrOrStderr(), d.B.Session)
+			}
 			if format == "json" {
 				return d.WriteJSON(cmd.OutOrStdout())
 			}
@@ -593,6 +597,9 @@ parity report over the complete runs, and prints the whole session as
 				return fmt.Errorf("session %d: building its study again: %w", id, err)
 			}
 			stderr, term := newSanitized(cmd.ErrOrStderr()), cmd.ErrOrStderr()
+			if !quiet {
+				warnUnverified(stderr, ss)
+			}
 			if study.Note != "" && !quiet {
 				fmt.Fprintln(stderr, study.Note)
 			}
@@ -673,5 +680,18 @@ func openSessionReport(cmd *cobra.Command, arg string, summary *engine.SummaryOp
 		st.Close()
 		return nil, 0, nil, err
 	}
+	if ss, err := st.Get(cmd.Context(), id); err == nil {
+		warnUnverified(cmd.ErrOrStderr(), ss)
+	}
 	return st, id, rep, nil
+}
+
+// warnUnverified says on w which parts of session ss no digest covers (a
+// session saved before schema version 12): they are shown as saved.
+func warnUnverified(w io.Writer, ss *sessions.Session) {
+	if len(ss.Unverified) == 0 {
+		return
+	}
+	fmt.Fprintf(newSanitized(w), "note: session %d was saved before sweepbench digested more than its results: its %s are read unverified\n",
+		ss.ID, strings.Join(ss.Unverified, ", "))
 }

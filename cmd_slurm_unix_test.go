@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,5 +202,70 @@ func TestSlurmResubmitEveryShard(t *testing.T) {
 	if want := "every shard is there: submitted merge job 1\n"; r.code != 0 || r.stdout != want ||
 		!strings.Contains(calls(), "sbatch --parsable "+filepath.Join(dir, "merge.sbatch")) || mergeJob() != "1" {
 		t.Errorf("resubmit without merged.json: %+v, want %q; merge job %q; calls:\n%s", r, want, mergeJob(), calls())
+	}
+}
+
+// TestSlurmStatusSeesMerge: slurm status sees a job folder merged by hand
+// with `sweepbench merge DIR` (what its own advice says to run) as it sees
+// one merged by the merge job: merged.json written, the session saved
+// named, and resubmit has nothing left to do. It said "merged.json not
+// yet" after `merge DIR`, which wrote neither merged.json nor the record
+// of the sessions. Both ways, status is asked before and after the merge.
+func TestSlurmStatusSeesMerge(t *testing.T) {
+	fakeSlurmBin(t)
+	run := []string{"--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "10:30:10", "--hma3", "12:20:4", "--backend", "reference"}
+	for _, c := range []struct {
+		name  string
+		merge func(dir string) []string
+	}{
+		{"by hand", func(dir string) []string { return []string{"merge", dir} }},
+		{"as the merge job", func(dir string) []string {
+			return []string{"merge", dir, "--format", "json", "--out", filepath.Join(dir, slurm.MergedFile),
+				"--sessions-json", filepath.Join(dir, slurm.SessionsFile)}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			xdg, dir := t.TempDir(), filepath.Join(t.TempDir(), "job")
+			r := cli(t, xdg, append([]string{"slurm", "--shards", "2", "--out", dir, "--binary", "/opt/sweepbench", "--"}, run...)...)
+			if r.code != 0 {
+				t.Fatalf("slurm: %+v", r)
+			}
+			for k := 0; k < 2; k++ {
+				r = cli(t, xdg, append([]string{"run", "-q", "--no-save", "--shard", fmt.Sprintf("%d/2", k), "--shard-dir", dir}, run...)...)
+				if r.code != 0 {
+					t.Fatalf("shard %d: %+v", k, r)
+				}
+			}
+			r = cli(t, xdg, "slurm", "status", dir)
+			if want := "2 of 2 shards present, 0 computing; merge job: not submitted (every shard is there: sweepbench merge DIR merges them here, " +
+				"or sweepbench slurm resubmit DIR submits the merge job); merged.json not yet\n"; r.code != 0 || !strings.Contains(r.stdout, want) {
+				t.Fatalf("status before the merge: %+v, want %q", r, want)
+			}
+			r = cli(t, xdg, c.merge(dir)...)
+			if r.code != 0 {
+				t.Fatalf("merge: %+v", r)
+			}
+			js, err := os.ReadFile(filepath.Join(dir, slurm.MergedFile))
+			if err != nil {
+				t.Fatalf("merged.json: %v", err)
+			}
+			if rep := decodeJSON(t, js).(map[string]any); rep["runs"] == nil {
+				t.Errorf("merged.json is not the merged report: %.200s", js)
+			}
+			db := filepath.Join(xdg, "sweepbench", "sessions.db")
+			r = cli(t, xdg, "slurm", "status", dir)
+			for _, want := range []string{
+				"2 of 2 shards present, 0 computing; merge job: not submitted (every shard is there and merged: nothing to resubmit); merged.json written\n",
+				"saved as session 1 (sweepbench sessions show 1) in " + db + "\n",
+			} {
+				if r.code != 0 || !strings.Contains(r.stdout, want) {
+					t.Errorf("status after the merge lacks %q: %+v", want, r)
+				}
+			}
+			r = cli(t, xdg, "slurm", "resubmit", dir)
+			if want := slurm.NothingLeft(dir) + "\n"; r.code != 0 || r.stdout != want {
+				t.Errorf("resubmit after the merge: %+v, want %q", r, want)
+			}
+		})
 	}
 }

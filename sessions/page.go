@@ -68,6 +68,9 @@ func (s *Store) OpenRunReader(ctx context.Context, id int64, p engine.Precision)
 	if err != nil {
 		return nil, s.wrap(op, err)
 	}
+	if err := verifyRecord(ctx, tx, id); err != nil {
+		return nil, s.wrap(op, err)
+	}
 	rs := ss.Run(p)
 	if rs == nil {
 		return nil, fmt.Errorf("session %d has no %s run (it has %s)", id, p, runList(ss))

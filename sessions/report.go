@@ -49,6 +49,9 @@ func (s *Store) open(ctx context.Context, id int64, sum *engine.SummaryOptions) 
 	if err != nil {
 		return nil, s.wrap(fmt.Sprintf("read session %d", id), err)
 	}
+	if err := verifyRecord(ctx, tx, id); err != nil {
+		return nil, s.wrap(fmt.Sprintf("read session %d", id), err)
+	}
 	s.settle(ss)
 	rep := &engine.Report{Dataset: ss.Dataset, Params: ss.Params, Grid: ss.Grid, WMA: ss.WMA,
 		Backend: ss.Backend, Note: ss.Note, Created: ss.Created, Requested: append([]engine.Precision(nil), ss.Precisions...)}
@@ -142,6 +145,9 @@ func (s *Store) readRun(ctx context.Context, ss *Session, rs *RunSummary) (*engi
 		return nil, s.wrap(fmt.Sprintf("read session %d", ss.ID), err)
 	}
 	defer tx.Rollback()
+	if err := verifyRecord(ctx, tx, ss.ID); err != nil {
+		return nil, s.wrap(fmt.Sprintf("read session %d", ss.ID), err)
+	}
 	run, err := loadRun(ctx, tx, ss, rs)
 	if err != nil {
 		return nil, s.wrap(fmt.Sprintf("read session %d", ss.ID), err)
@@ -248,12 +254,21 @@ func settleRun(run *engine.Run, ss *Session, rs *RunSummary, n int) {
 // Summary as JSON, computed after the study from its per-block
 // statistics): show prints it again and the JSON export carries it.
 func (s *Store) SetRobustness(ctx context.Context, id int64, summary []byte) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE studies SET robustness = ? WHERE id = ?`, string(summary), id)
+	op := fmt.Sprintf("save the robustness of session %d", id)
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return s.wrap(fmt.Sprintf("save the robustness of session %d", id), err)
+		return s.wrap(op, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE studies SET robustness = ? WHERE id = ?`, string(summary), id)
+	if err != nil {
+		return s.wrap(op, err)
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
-		return s.wrap(fmt.Sprintf("save the robustness of session %d", id), ErrNotFound)
+		return s.wrap(op, ErrNotFound)
 	}
-	return nil
+	if err := s.stampRecord(ctx, tx, id, "robustness summary"); err != nil {
+		return s.wrap(op, err)
+	}
+	return s.wrap(op, tx.Commit())
 }

@@ -68,6 +68,9 @@ func (s *Store) Resume(ctx context.Context, id int64, st *engine.Study, opt Resu
 	if err := s.checkNotRunning(ss, opt.Force, "resume it"); err != nil {
 		return nil, nil, err
 	}
+	if err := s.verify(ctx, id); err != nil {
+		return nil, nil, err
+	}
 	if err := sameStudy(ss, st); err != nil {
 		return nil, nil, err
 	}
@@ -204,14 +207,27 @@ func (s *Store) claim(ctx context.Context, ss *Session, st *engine.Study) (*Writ
 	if b := st.Backend.Name(); b != ss.Backend {
 		note = engine.JoinNote(note, "resumed on "+b)
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE studies SET status = 'running', error = '', finished = NULL, updated = ?,
+	fail := func(err error) error { return s.wrap(fmt.Sprintf("resume session %d", ss.ID), err) }
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, "", fail(err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE studies SET status = 'running', error = '', finished = NULL, updated = ?,
 		host = ?, pid = ?, pid_start = ?, note = ? WHERE id = ? AND pid = ? AND host = ? AND status IN ('running', 'interrupted', 'cancelled', 'failed')`,
 		now, s.self.Host, s.self.PID, s.self.Start, note, ss.ID, ss.PID, ss.Host)
 	if err != nil {
-		return nil, "", s.wrap(fmt.Sprintf("resume session %d", ss.ID), err)
+		return nil, "", fail(err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
 		return nil, "", fmt.Errorf("session %d changed while it was being resumed (another resume?): try again", ss.ID)
+	}
+	// The note as resume rewrote it (verified before: Resume).
+	if err := s.stampRecord(ctx, tx, ss.ID, "note"); err != nil {
+		return nil, "", fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, "", fail(err)
 	}
 	return newWriter(s, ss.ID, ss.Grid, st.Backend.Name(), ss.WMA), note, nil
 }

@@ -284,6 +284,19 @@ ALTER TABLE studies ADD COLUMN asked_bars_per_year REAL;
 	{sql: `
 ALTER TABLE studies ADD COLUMN suite TEXT NOT NULL DEFAULT '';
 `},
+	// v12: each study's record digests (recorddigest.go): of its settings,
+	// its dataset's description, its note, its robustness summary and its
+	// parity report, each taken anew when sweepbench rewrites that part.
+	// digest_version 0 (every study saved before v12): none, the parts
+	// read unverified, as before.
+	{sql: `
+ALTER TABLE studies ADD COLUMN digest_version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE studies ADD COLUMN settings_digest BLOB;
+ALTER TABLE studies ADD COLUMN dataset_digest BLOB;
+ALTER TABLE studies ADD COLUMN note_digest BLOB;
+ALTER TABLE studies ADD COLUMN robustness_digest BLOB;
+ALTER TABLE studies ADD COLUMN parity_digest BLOB;
+`},
 }
 
 // digestSchema is the first schema version whose runs carry a digest.

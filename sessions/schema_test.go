@@ -122,6 +122,15 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				if (d != nil) != (v >= digestSchema) {
 					t.Errorf("a run saved at v%d has digest %x", v, d)
 				}
+				// Record digests from v12 on; before, its parts read
+				// unverified and say so.
+				ss, err := s.Get(ctx, oldID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := v < recordSchema; (len(ss.Unverified) == len(recordParts)) != want || (len(ss.Unverified) == 0) == want {
+					t.Errorf("a session saved at v%d: unverified %q", v, ss.Unverified)
+				}
 			}
 			want, id := saveStudy(t, s, testStudy(t, 3000, engine.FP64, engine.FP32))
 			var digests int
@@ -131,6 +140,9 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 			got, err := s.Open(ctx, id)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if ss, err := s.Get(ctx, id); err != nil || len(ss.Unverified) != 0 {
+				t.Errorf("a new session: unverified %q (%v), want none", ss.Unverified, err)
 			}
 			if got.Parity == nil || got.Parity.CombosCompared != want.Parity.CombosCompared || got.Parity.FlipCount != want.Parity.FlipCount {
 				t.Errorf("parity after migration: got %+v", got.Parity)

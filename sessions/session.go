@@ -62,6 +62,13 @@ type Session struct {
 	// (one precision, or not finished).
 	Parity string
 
+	// Unverified names the parts of the session that no digest covers,
+	// read as saved: every part of the record digests (settings, dataset,
+	// note, robustness summary, parity report) for a session saved before
+	// schema version 12; none for one saved since (its results are
+	// verified by the runs' digests either way).
+	Unverified []string
+
 	proc process
 }
 
@@ -127,7 +134,7 @@ const sessionColumns = `s.id, s.created, s.updated, s.finished, s.status, s.erro
 	s.objective, s.min_trades, s.max_drawdown, s.blocks, s.wf, s.suite,
 	s.hma_start, s.hma_stop, s.hma_step, s.hma3_start, s.hma3_stop, s.hma3_step,
 	s.fee, s.mode, s.source, s.bars_per_year, s.precisions, s.wma, s.tolerance, s.backend, s.note,
-	s.asked_backend, s.asked_bars_per_year,
+	s.asked_backend, s.asked_bars_per_year, s.digest_version,
 	d.name, d.path, d.sha256, d.layout, d.timeframe, d.bars, d.source_bars, d.first_time, d.last_time,
 	d.median_spacing_ns, d.gaps, d.largest_gap_ns, d.dropped_nan, d.min_price, d.max_price,
 	d.files, d.price_scale, d.times, d.time_zone, d.convention, d.dropped_at, d.calendar, d.calendar_why,
@@ -146,6 +153,7 @@ func scanSession(sc scanner) (*Session, error) {
 		minP, maxP                       sql.NullFloat64
 		askedBackend                     sql.NullString
 		askedBPY                         sql.NullFloat64
+		digestVersion                    int
 		medianNs, largestNs              int64
 		droppedAt                        string
 		di                               = &s.Dataset
@@ -156,7 +164,7 @@ func scanSession(sc scanner) (*Session, error) {
 		&s.Spec.Objective, &s.Spec.MinTrades, &s.Spec.MaxDrawdown, &s.Spec.Blocks, &s.Spec.WF, &s.Spec.Suite,
 		&g.HMA.Start, &g.HMA.Stop, &g.HMA.Step, &g.HMA3.Start, &g.HMA3.Stop, &g.HMA3.Step,
 		&s.Params.Fee, &mode, &source, &s.Params.BarsPerYear, &precs, &wma, &s.Tolerance, &s.Backend, &s.Note,
-		&askedBackend, &askedBPY,
+		&askedBackend, &askedBPY, &digestVersion,
 		&di.Name, &di.Path, &di.SHA256, &di.Layout, &di.Timeframe, &di.Bars, &di.SourceBars, &first, &last,
 		&medianNs, &di.Gaps, &largestNs, &di.DroppedNaN, &minP, &maxP,
 		&di.Files, &di.PriceScale, &di.Times, &di.TimeZone, &di.Convention, &droppedAt, &di.Calendar, &di.CalendarWhy,
@@ -165,6 +173,9 @@ func scanSession(sc scanner) (*Session, error) {
 		return nil, err
 	}
 	s.Created, s.Updated = parseTime(created), parseTime(updated)
+	if digestVersion == 0 {
+		s.Unverified = recordPartNames()
+	}
 	if finished.Valid {
 		s.Finished = parseTime(finished.String)
 	}

@@ -199,6 +199,14 @@ func (s *Store) Begin(ctx context.Context, st *engine.Study) (*Writer, error) {
 	if err != nil {
 		return nil, s.wrap("record the study", err)
 	}
+	if s.schema >= recordSchema {
+		if _, err := tx.ExecContext(ctx, `UPDATE studies SET digest_version = ? WHERE id = ?`, recordVersion, id); err != nil {
+			return nil, s.wrap("record the study", err)
+		}
+		if err := s.stampRecord(ctx, tx, id); err != nil {
+			return nil, s.wrap("record the study", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, s.wrap("record the study", err)
 	}
@@ -668,6 +676,9 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 				compared = "fp32 vs fp64"
 			}
 			if err := saveParity(ctx, tx, &w.id, ref, test, compared, par, now); err != nil {
+				return fail(err)
+			}
+			if err := w.s.stampRecord(ctx, tx, w.id, "parity report"); err != nil {
 				return fail(err)
 			}
 		}

@@ -1,0 +1,207 @@
+package sessions_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/sessions"
+)
+
+// recordSpec is a small study with both precisions, its fp32 run in the
+// prefix formulation: its parity report has flips.
+func recordSpec() engine.Spec {
+	spec := engine.DefaultSpec()
+	spec.Data, spec.Head = "embedded:btcusdt-1m", 3000
+	spec.HMA, spec.HMA3, spec.Backend, spec.WMA = "10:60:10", "12:48:12", "reference", "prefix"
+	return spec
+}
+
+// recordEdits are edits through SQL of what show, export, diff and resume
+// print besides the results, each with the part of the session the
+// refusal names.
+var recordEdits = []struct {
+	name, part, sql string
+}{
+	{"parity verdict", "parity report", `UPDATE parities SET verdict = CASE verdict WHEN 'pass' THEN 'collapse' ELSE 'pass' END`},
+	{"parity max_abs_dpnl_pp", "parity report", `UPDATE parities SET max_abs_dpnl_pp = coalesce(max_abs_dpnl_pp, 0) + 1`},
+	{"parity flip_count", "parity report", `UPDATE parities SET flip_count = flip_count + 1`},
+	{"a flip's margin", "parity report", `UPDATE flips SET margin = coalesce(margin, 0) + 0.5 WHERE rank = 0`},
+	{"a combo's parity", "parity report", `UPDATE parity_combos SET dpnl_pp = coalesce(dpnl_pp, 0) + 1 WHERE idx = 0`},
+	{"an indicator error", "parity report", `UPDATE indicator_errors SET max_rel = coalesce(max_rel, 0) * 2 + 1 WHERE rank = 0`},
+	{"the parity deleted", "parity report", `DELETE FROM parities`},
+	{"studies.fee", "settings", `UPDATE studies SET fee = fee * 2`},
+	{"studies.bars_per_year", "settings", `UPDATE studies SET bars_per_year = bars_per_year + 1`},
+	{"the note", "note", `UPDATE studies SET note = note || ' (edited)'`},
+	{"the robustness", "robustness summary", `UPDATE studies SET robustness = '{"edited":true}'`},
+	{"the dataset's name", "dataset", `UPDATE datasets SET name = 'embedded:other'`},
+	{"the dataset's bar count", "dataset", `UPDATE datasets SET bars = bars + 1`},
+}
+
+// completeRecordSession saves recordSpec complete, with a note and a
+// robustness summary, and checks that its parity has flips and indicator
+// errors (what the edits change).
+func completeRecordSession(t *testing.T, s *sessions.Store) int64 {
+	t.Helper()
+	st, err := recordSpec().Build(pipelineRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Note = "a note"
+	_, rec, err := sessions.RunStudy(context.Background(), s, st, engine.StudyOptions{},
+		sessions.RecordOptions{SaveError: func(e *sessions.SaveError) { t.Errorf("save: %v", e) }})
+	if err != nil || rec.ID == 0 {
+		t.Fatalf("run: %v, session %d", err, rec.ID)
+	}
+	if err := s.SetRobustness(context.Background(), rec.ID, []byte(`{"blocks":4}`)); err != nil {
+		t.Fatal(err)
+	}
+	db := rawSQL(t, s.Path())
+	for _, table := range []string{"flips", "indicator_errors", "parity_combos"} {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil || n == 0 {
+			t.Fatalf("%s: %d rows (%v): the study should have some", table, n, err)
+		}
+	}
+	return rec.ID
+}
+
+// wantRecordError checks that err refuses session id by its record
+// digest, naming part.
+func wantRecordError(t *testing.T, what string, err error, id int64, part string) {
+	t.Helper()
+	var re *sessions.RecordError
+	if !errors.As(err, &re) || re.ID != id || len(re.Parts) != 1 || re.Parts[0] != part {
+		t.Errorf("%s: %v, want a *RecordError of session %d naming its %s", what, err, id, part)
+		return
+	}
+	if want := fmt.Sprintf("session %d: its %s ", id, part); !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: %q does not say %q", what, err, want)
+	}
+}
+
+// TestRecordDigestRefusesEdits: an edit through SQL of a saved session's
+// settings, dataset, note, robustness or parity report (its summary, a
+// combo's row, a flip, an indicator error) is refused by every reader, as
+// an edit of its results is, naming what changed. They were shown as
+// computed: only the results were digested.
+func TestRecordDigestRefusesEdits(t *testing.T) {
+	bg := context.Background()
+	// Unchanged, every reader reads it.
+	s := openStore(t, "")
+	id := completeRecordSession(t, s)
+	if _, err := s.Open(bg, id); err != nil {
+		t.Fatalf("unchanged: %v", err)
+	}
+	if ss, err := s.Get(bg, id); err != nil || len(ss.Unverified) != 0 {
+		t.Fatalf("unchanged: unverified %v (%v), want none", ss.Unverified, err)
+	}
+	for _, c := range recordEdits {
+		t.Run(c.name, func(t *testing.T) {
+			s := openStore(t, "")
+			id := completeRecordSession(t, s)
+			db := rawSQL(t, s.Path())
+			mustExec(t, db, c.sql)
+
+			_, err := s.Open(bg, id)
+			wantRecordError(t, "Open", err, id, c.part)
+			_, err = s.OpenSummary(bg, id, engine.SummaryOptions{})
+			wantRecordError(t, "OpenSummary", err, id, c.part)
+			_, _, err = s.OpenRun(bg, id, engine.FP64)
+			wantRecordError(t, "OpenRun", err, id, c.part)
+			_, err = s.OpenRunReader(bg, id, engine.FP32)
+			wantRecordError(t, "OpenRunReader", err, id, c.part)
+			ref := sessions.RunRef{ID: id, Precision: engine.FP64, Explicit: true}
+			_, err = s.Diff(bg, ref, ref, nil)
+			wantRecordError(t, "diff", err, id, c.part)
+			// rm still removes it.
+			if err := s.Delete(bg, id, false); err != nil {
+				t.Errorf("rm: %v", err)
+			}
+		})
+	}
+}
+
+// TestRecordDigestResume: resume refuses an interrupted session whose
+// settings or note were edited; one left as saved resumes, its note (which
+// resume may change: "resumed on") and parity digested anew, and reads
+// back verified.
+func TestRecordDigestResume(t *testing.T) {
+	bg := context.Background()
+	reg := pipelineRegistry()
+	spec := recordSpec()
+	for _, c := range []struct{ name, part, sql string }{
+		{"studies.fee", "settings", `UPDATE studies SET fee = fee * 2`},
+		{"the note", "note", `UPDATE studies SET note = 'edited'`},
+		{"the dataset's bar count", "dataset", `UPDATE datasets SET bars = bars + 1`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := openStore(t, "")
+			id := interruptedSession(t, s, reg, spec, 30)
+			ss, err := s.Get(bg, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := sessions.Rebuild(bg, ss, reg, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustExec(t, rawSQL(t, s.Path()), c.sql)
+			_, _, err = s.Resume(bg, id, st, sessions.ResumeOptions{})
+			wantRecordError(t, "resume", err, id, c.part)
+			if after, err := s.Get(bg, id); err != nil || after.Status != ss.Status || after.PID != ss.PID {
+				t.Errorf("the refused resume changed the session: %v", err)
+			}
+		})
+	}
+	t.Run("unchanged", func(t *testing.T) {
+		s := openStore(t, "")
+		id := interruptedSession(t, s, reg, spec, 30)
+		ss, err := s.Get(bg, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := sessions.Rebuild(bg, ss, reg, "reference", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.Resume(bg, id, st, sessions.ResumeOptions{}); err != nil {
+			t.Fatalf("resume: %v", err)
+		}
+		rep, err := s.Open(bg, id)
+		if err != nil || rep.Parity == nil {
+			t.Fatalf("after the resume: %v", err)
+		}
+	})
+}
+
+// TestRecordDigestOldSessions: a session saved before the record digest
+// (digest_version 0, as every session of schema version 11 and older
+// reads after the migration) is read as before, its edits not caught,
+// and says which parts are unverified.
+func TestRecordDigestOldSessions(t *testing.T) {
+	bg := context.Background()
+	s := openStore(t, "")
+	id := completeRecordSession(t, s)
+	db := rawSQL(t, s.Path())
+	mustExec(t, db, `UPDATE studies SET digest_version = 0, settings_digest = NULL, dataset_digest = NULL, note_digest = NULL,
+		robustness_digest = NULL, parity_digest = NULL`)
+	mustExec(t, db, `UPDATE parities SET flip_count = 12345`)
+	rep, err := s.Open(bg, id)
+	if err != nil {
+		t.Fatalf("an old session: %v, want it read unverified", err)
+	}
+	if rep.Parity.FlipCount != 12345 {
+		t.Errorf("flip count %d, want the edited 12345", rep.Parity.FlipCount)
+	}
+	ss, err := s.Get(bg, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"settings", "dataset", "note", "robustness summary", "parity report"}; fmt.Sprint(ss.Unverified) != fmt.Sprint(want) {
+		t.Errorf("unverified %q, want %q", ss.Unverified, want)
+	}
+}

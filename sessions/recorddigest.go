@@ -1,0 +1,272 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"math"
+	"strings"
+)
+
+// A session's record digests cover what show, export, diff and resume
+// print besides the results (which the runs' digests cover, digest.go):
+// the study's settings, its dataset's description, its note, its
+// robustness summary and its parity report (the summary, the row per
+// combo, the worst flips and indicator errors). Each part has a digest of
+// its own in studies, so that a refusal names the part that changed and
+// sweepbench can take a part's digest anew when it rewrites that part (a
+// resume's note and parity report, the robustness saved after the study)
+// without blessing an edit of another one.
+//
+// A part's digest is the SHA-256 of its rows as SQLite returns them
+// (recordQueries: the columns in a fixed order, a tag and the value of
+// each), taken by the same function when the part is written (in the
+// writing transaction, from the rows just written) and when it is read:
+// what a REAL column keeps of a float, a NaN saved as NULL, are hashed as
+// they read back.
+//
+// Not covered: the state a study's process updates as it goes and the
+// store settles (status, error, times, host and pid; the runs' status,
+// timings, backend and device), and the dataset's path, which a later
+// study of the same bytes rewrites (the study's own data_spec, its
+// absolute path, is covered). Like the runs' digests, they guard against
+// accidents and edits, not against someone who rewrites a part and its
+// digest together.
+
+// recordVersion is the record digests a study written by this build
+// carries (studies.digest_version): 1, the parts of recordParts. 0: saved
+// before schema version 12, read unverified (Session.Unverified).
+const recordVersion = 1
+
+// recordSchema is the first schema version with record digests.
+const recordSchema = 12
+
+// recordPart is one digested part of a session.
+type recordPart struct {
+	name    string   // as a refusal names it
+	column  string   // its digest's column in studies
+	queries []string // its rows, each query with the study's id as its one argument
+}
+
+// recordParts are the parts of digest version 1. Never change one: a
+// change is a new digest version, and old sessions keep theirs.
+var recordParts = []recordPart{
+	{name: "settings", column: "settings_digest", queries: []string{`SELECT created, data_spec, tz, time_column, lean_asset, timeframe, head,
+		window_from, window_to, objective, min_trades, max_drawdown, blocks, wf, suite,
+		hma_start, hma_stop, hma_step, hma3_start, hma3_stop, hma3_step, fee, mode, source, bars_per_year,
+		precisions, wma, tolerance, backend, asked_backend, asked_bars_per_year FROM studies WHERE id = ?`}},
+	{name: "dataset", column: "dataset_digest", queries: []string{`SELECT d.name, d.sha256, d.layout, d.timeframe, d.bars, d.source_bars,
+		d.first_time, d.last_time, d.median_spacing_ns, d.gaps, d.largest_gap_ns, d.dropped_nan, d.min_price, d.max_price,
+		d.files, d.price_scale, d.times, d.time_zone, d.convention, d.dropped_at, d.calendar, d.calendar_why
+		FROM studies s JOIN datasets d ON d.id = s.dataset_id WHERE s.id = ?`}},
+	{name: "note", column: "note_digest", queries: []string{`SELECT note FROM studies WHERE id = ?`}},
+	{name: "robustness summary", column: "robustness_digest", queries: []string{`SELECT robustness FROM studies WHERE id = ?`}},
+	{name: "parity report", column: "parity_digest", queries: []string{
+		`SELECT compared, created, verdict, reasons, tolerance, incomplete, combos_compared, total_trades_ref, total_trades_test,
+			shifted_trades, shifted_share, max_abs_dn, max_rel_dn, max_abs_dpnl_pp, max_rel_dpnl, combos_differing, flip_count,
+			non_borderline_flips, max_rel_indicator_error FROM parities WHERE study_id = ? ORDER BY id`,
+		`SELECT c.idx, c.hma, c.hma3, c.trades_ref, c.trades_test, c.dn, c.rel_dn, c.dpnl_pp, c.rel_dpnl, c.flips, c.non_borderline,
+			c.max_flip_margin, c.dn_limit_breached FROM parities p JOIN parity_combos c ON c.parity_id = p.id
+			WHERE p.study_id = ? ORDER BY p.id, c.idx`,
+		`SELECT f.rank, f.idx, f.hma, f.hma3, f.bar, f.time_ns, f.pos_ref, f.pos_test, f.margin, f.borderline
+			FROM parities p JOIN flips f ON f.parity_id = p.id WHERE p.study_id = ? ORDER BY p.id, f.rank`,
+		`SELECT e.rank, e.series, e.length, e.max_rel, e.bar
+			FROM parities p JOIN indicator_errors e ON e.parity_id = p.id WHERE p.study_id = ? ORDER BY p.id, e.rank`,
+	}},
+}
+
+// recordPartNames are the names of recordParts, in order.
+func recordPartNames() []string {
+	names := make([]string, len(recordParts))
+	for i, p := range recordParts {
+		names[i] = p.name
+	}
+	return names
+}
+
+// partDigest hashes part p of study id as q reads it now.
+func partDigest(ctx context.Context, q querier, p *recordPart, id int64) ([]byte, error) {
+	h := sha256.New()
+	var buf []byte
+	for qi, query := range p.queries {
+		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(qi))
+		h.Write(append([]byte{'Q'}, buf...))
+		rows, err := q.QueryContext(ctx, query, id)
+		if err != nil {
+			return nil, err
+		}
+		cols, err := rows.Columns()
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		vals, dest := make([]any, len(cols)), make([]any, len(cols))
+		for i := range vals {
+			dest[i] = &vals[i]
+		}
+		for rows.Next() {
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			h.Write([]byte{'R'})
+			for _, v := range vals {
+				if err := hashValue(h, v); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("the %s: %w", p.name, err)
+				}
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return h.Sum(nil), nil
+}
+
+// hashValue writes v, a value as database/sql scans it into an any, to h
+// as a tag and its bytes.
+func hashValue(h hash.Hash, v any) error {
+	var b []byte
+	switch x := v.(type) {
+	case nil:
+		b = []byte{0}
+	case int64:
+		b = binary.LittleEndian.AppendUint64([]byte{1}, uint64(x))
+	case float64:
+		b = binary.LittleEndian.AppendUint64([]byte{2}, math.Float64bits(x))
+	case string:
+		b = binary.LittleEndian.AppendUint64([]byte{3}, uint64(len(x)))
+		b = append(b, x...)
+	case []byte:
+		b = binary.LittleEndian.AppendUint64([]byte{4}, uint64(len(x)))
+		b = append(b, x...)
+	case bool:
+		b = []byte{5, 0}
+		if x {
+			b[1] = 1
+		}
+	default:
+		return fmt.Errorf("a value of type %T cannot be digested", v)
+	}
+	h.Write(b)
+	return nil
+}
+
+// stampRecord takes anew, in tx, the digests of the named parts of study
+// id from its rows as they are now (just written by sweepbench), when the
+// study carries record digests (a study saved before them stays
+// unverified). Every part when names is empty.
+func (s *Store) stampRecord(ctx context.Context, tx *sql.Tx, id int64, names ...string) error {
+	if s.schema < recordSchema {
+		return nil
+	}
+	var version int
+	if err := tx.QueryRowContext(ctx, `SELECT digest_version FROM studies WHERE id = ?`, id).Scan(&version); err != nil {
+		return err
+	}
+	if version != recordVersion {
+		return nil
+	}
+	for i := range recordParts {
+		p := &recordParts[i]
+		if len(names) > 0 && !contains(names, p.name) {
+			continue
+		}
+		d, err := partDigest(ctx, tx, p, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE studies SET `+p.column+` = ? WHERE id = ?`, d, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func contains(names []string, name string) bool {
+	for _, n := range names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyRecord checks the parts of study id, read through q (a read
+// transaction: the rows and their digests from one snapshot), against
+// their digests: *RecordError names those that no longer match. A study
+// saved before record digests (digest_version 0) passes unverified.
+func verifyRecord(ctx context.Context, q querier, id int64) error {
+	var version int
+	dest := []any{&version}
+	saved := make([][]byte, len(recordParts))
+	cols := make([]string, len(recordParts))
+	for i := range recordParts {
+		dest, cols[i] = append(dest, &saved[i]), recordParts[i].column
+	}
+	err := q.QueryRowContext(ctx, `SELECT digest_version, `+strings.Join(cols, ", ")+` FROM studies WHERE id = ?`, id).Scan(dest...)
+	if err == sql.ErrNoRows {
+		return notFound(id)
+	}
+	if err != nil || version == 0 {
+		return err
+	}
+	var changed []string
+	for i := range recordParts {
+		d, err := partDigest(ctx, q, &recordParts[i], id)
+		if err != nil {
+			return err
+		}
+		if version != recordVersion || !bytes.Equal(d, saved[i]) {
+			changed = append(changed, recordParts[i].name)
+		}
+	}
+	if len(changed) > 0 {
+		return &RecordError{ID: id, Parts: changed}
+	}
+	return nil
+}
+
+// verify is verifyRecord in a read transaction of its own.
+func (s *Store) verify(ctx context.Context, id int64) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return s.wrap(fmt.Sprintf("read session %d", id), err)
+	}
+	defer tx.Rollback()
+	return s.wrap(fmt.Sprintf("read session %d", id), verifyRecord(ctx, tx, id))
+}
+
+// RecordError refuses a saved session whose settings, dataset, note,
+// robustness summary or parity report no longer hash to the digest saved
+// with them: they were changed or damaged in the database after they were
+// saved, and showing them would pass them off as the study's. Show,
+// export, diff and resume refuse the session (rm still removes it); a
+// session saved before record digests (schema version 11 and older) is
+// read unverified (Session.Unverified).
+type RecordError struct {
+	ID    int64
+	Parts []string // the parts that changed, e.g. "settings", "parity report"
+}
+
+func (e *RecordError) Error() string {
+	parts := "its " + e.Parts[0]
+	for i, p := range e.Parts[1:] {
+		if i == len(e.Parts)-2 {
+			parts += " and its " + p
+		} else {
+			parts += ", its " + p
+		}
+	}
+	verb, them := "does not match the digest saved with it: it was", "it was"
+	if len(e.Parts) > 1 {
+		verb, them = "do not match the digests saved with them: they were", "they were"
+	}
+	return fmt.Sprintf("session %d: %s %s changed or damaged in the database after %s saved, so the session is not used",
+		e.ID, parts, verb, them)
+}
