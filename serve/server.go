@@ -134,7 +134,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Version != "" {
 		version += "_" + cfg.Version
 	}
+	// The host key goes to NewServer: without one, wish generates
+	// ./id_ed25519 (and chmods the working directory 0700).
 	srv, err := wish.NewServer(
+		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
 		wish.WithVersion(version),
 		wish.WithPublicKeyAuth(s.publicKey),
 		wish.WithIdleTimeout(cfg.IdleTimeout),
@@ -146,7 +149,6 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv.AddHostKey(signer)
 	srv.SessionRequestCallback = s.sessionRequest
 	srv.ChannelHandlers = map[string]ssh.ChannelHandler{
 		"session":                        ssh.DefaultSessionHandler,
