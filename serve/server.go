@@ -42,6 +42,12 @@ type Config struct {
 	// IdleTimeout closes a connection with no traffic for that long (0:
 	// never). A study computing sends progress, so it is not idle.
 	IdleTimeout time.Duration
+	// LoginGraceTime closes a connection that has not authenticated that
+	// long after it opened (OpenSSH's LoginGraceTime; 0: a minute).
+	LoginGraceTime time.Duration
+	// MaxStartups is the most connections not yet authenticated at once
+	// (OpenSSH's MaxStartups; 0: 30); one more is closed at once.
+	MaxStartups int
 	// TeamView lets a user read another's sessions, read only, by
 	// connecting with that user's name as the login name.
 	TeamView bool
@@ -98,6 +104,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, &ConfigError{Field: "MaxSessions", Value: fmt.Sprint(cfg.MaxSessions), Err: errors.New("must be 0 (no limit) or more")}
 	case cfg.IdleTimeout < 0:
 		return nil, &ConfigError{Field: "IdleTimeout", Value: cfg.IdleTimeout.String(), Err: errors.New("must be 0 (none) or more")}
+	case cfg.LoginGraceTime < 0:
+		return nil, &ConfigError{Field: "LoginGraceTime", Value: cfg.LoginGraceTime.String(), Err: errors.New("must be more than 0 (0: the default, a minute)")}
+	case cfg.MaxStartups < 0:
+		return nil, &ConfigError{Field: "MaxStartups", Value: fmt.Sprint(cfg.MaxStartups), Err: errors.New("must be more than 0 (0: the default, 30)")}
 	case cfg.Limits.Concurrent < 0 || cfg.Limits.PerUser < 0 || cfg.Limits.MaxCombos < 0:
 		return nil, &ConfigError{Field: "Limits", Value: fmt.Sprintf("%+v", cfg.Limits), Err: errors.New("limits must be 0 (none) or more")}
 	}
@@ -119,6 +129,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.HostKey == "" {
 		cfg.HostKey = filepath.Join(cfg.DataDir, "host_ed25519")
+	}
+	if cfg.LoginGraceTime == 0 {
+		cfg.LoginGraceTime = DefaultLoginGraceTime
+	}
+	if cfg.MaxStartups == 0 {
+		cfg.MaxStartups = DefaultMaxStartups
 	}
 	signer, created, err := HostKey(cfg.HostKey)
 	if err != nil {
@@ -149,6 +165,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	login := &loginGate{grace: cfg.LoginGraceTime, max: cfg.MaxStartups, log: log}
+	srv.ConnCallback = login.conn
+	srv.ServerConfigCallback = login.config
 	srv.SessionRequestCallback = s.sessionRequest
 	srv.ChannelHandlers = map[string]ssh.ChannelHandler{
 		"session":                        ssh.DefaultSessionHandler,

@@ -355,6 +355,8 @@ func TestNewConfigErrors(t *testing.T) {
 		{"no data dir", func(c *Config) { c.DataDir = "" }, "DataDir"},
 		{"negative sessions", func(c *Config) { c.MaxSessions = -1 }, "MaxSessions"},
 		{"negative limit", func(c *Config) { c.Limits.PerUser = -1 }, "Limits"},
+		{"negative login grace time", func(c *Config) { c.LoginGraceTime = -time.Second }, "LoginGraceTime"},
+		{"negative max startups", func(c *Config) { c.MaxStartups = -1 }, "MaxStartups"},
 		{"missing data root", func(c *Config) { c.DataRoots = []string{filepath.Join(c.DataDir, "none")} }, "DataRoots"},
 		{"--data outside the roots", func(c *Config) { c.Flags.Data, c.Flags.DataGiven = ak, true }, "Flags.Data"},
 	} {
