@@ -118,11 +118,11 @@ func New(cfg Config) (*Server, error) {
 	case cfg.IdleTimeout < 0:
 		return nil, &ConfigError{Field: "IdleTimeout", Value: cfg.IdleTimeout.String(), Err: errors.New("must be 0 (none) or more")}
 	case cfg.StopGrace < 0:
-		return nil, &ConfigError{Field: "StopGrace", Value: cfg.StopGrace.String(), Err: errors.New("must be more than 0 (0: the default, 5s)")}
+		return nil, &ConfigError{Field: "StopGrace", Value: cfg.StopGrace.String(), Err: errors.New("must be 0 (the default, 5s) or more")}
 	case cfg.LoginGraceTime < 0:
-		return nil, &ConfigError{Field: "LoginGraceTime", Value: cfg.LoginGraceTime.String(), Err: errors.New("must be more than 0 (0: the default, a minute)")}
+		return nil, &ConfigError{Field: "LoginGraceTime", Value: cfg.LoginGraceTime.String(), Err: errors.New("must be 0 (the default, a minute) or more")}
 	case cfg.MaxStartups < 0:
-		return nil, &ConfigError{Field: "MaxStartups", Value: fmt.Sprint(cfg.MaxStartups), Err: errors.New("must be more than 0 (0: the default, 30)")}
+		return nil, &ConfigError{Field: "MaxStartups", Value: fmt.Sprint(cfg.MaxStartups), Err: errors.New("must be 0 (the default, 30) or more")}
 	case cfg.Limits.Concurrent < 0 || cfg.Limits.PerUser < 0 || cfg.Limits.MaxCombos < 0:
 		return nil, &ConfigError{Field: "Limits", Value: fmt.Sprintf("%+v", cfg.Limits), Err: errors.New("limits must be 0 (none) or more")}
 	}

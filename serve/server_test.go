@@ -357,6 +357,7 @@ func TestNewConfigErrors(t *testing.T) {
 		{"negative limit", func(c *Config) { c.Limits.PerUser = -1 }, "Limits"},
 		{"negative login grace time", func(c *Config) { c.LoginGraceTime = -time.Second }, "LoginGraceTime"},
 		{"negative max startups", func(c *Config) { c.MaxStartups = -1 }, "MaxStartups"},
+		{"negative stop grace", func(c *Config) { c.StopGrace = -time.Second }, "StopGrace"},
 		{"missing data root", func(c *Config) { c.DataRoots = []string{filepath.Join(c.DataDir, "none")} }, "DataRoots"},
 		{"--data outside the roots", func(c *Config) { c.Flags.Data, c.Flags.DataGiven = ak, true }, "Flags.Data"},
 	} {
