@@ -57,6 +57,8 @@ of ` + "`run`" + ` prefill every connection's form.`,
 	f.StringVar(&cfg.DataDir, "data-dir", "", "where each user's sessions database lives, users/NAME/sessions.db (default $XDG_DATA_HOME/sweepbench/serve)")
 	f.IntVar(&cfg.MaxSessions, "max-sessions", 16, "most workbench sessions open at once (0: no limit)")
 	f.DurationVar(&cfg.IdleTimeout, "idle-timeout", 30*time.Minute, "close a connection idle that long (0: never; a computing study is not idle)")
+	f.DurationVar(&cfg.LoginGraceTime, "login-grace-time", serve.DefaultLoginGraceTime, "close a connection not authenticated that long after it opened (sshd's LoginGraceTime)")
+	f.IntVar(&cfg.MaxStartups, "max-startups", serve.DefaultMaxStartups, "most connections not yet authenticated at once; one more is closed (sshd's MaxStartups)")
 	f.StringArrayVar(&cfg.DataRoots, "data-root", nil, "a folder users may read datasets from (repeat for more; none: the embedded datasets only)")
 	f.BoolVar(&cfg.TeamView, "team-view", false, "let each user read the others' sessions, read only: ssh OTHERUSER@HOST")
 	f.IntVar(&cfg.Limits.Concurrent, "concurrent", 1, "studies computing at once (1: one GPU, one study at a time)")
@@ -107,6 +109,7 @@ func serveError(err error) error {
 		return fmt.Errorf("--host-key: %w", err)
 	case errors.As(err, &ce):
 		flag := map[string]string{"DataDir": "--data-dir", "MaxSessions": "--max-sessions", "IdleTimeout": "--idle-timeout",
+			"LoginGraceTime": "--login-grace-time", "MaxStartups": "--max-startups",
 			"DataRoots": "--data-root", "Flags.Data": "--data",
 			"Limits": "--concurrent, --user-studies, --max-combos"}[ce.Field]
 		if flag != "" {

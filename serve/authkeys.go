@@ -45,8 +45,10 @@ var userName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 var unsupportedOptions = []string{"from=", "expiry-time=", "cert-authority", "principals="}
 
 // LoadAuthorizedKeys reads path. At start every line must parse (the
-// operator is there to fix it): an error names the line. log (nil: the
-// default logger) hears of the lines left out, then and on every re-read.
+// operator is there to fix it): an error names the line. A key with an
+// option serve does not enforce is left out, at start as on a re-read, and
+// log (nil: the default logger) hears of it, and on every re-read of the
+// lines that do not parse.
 func LoadAuthorizedKeys(path string, log *slog.Logger) (*AuthorizedKeys, error) {
 	if log == nil {
 		log = slog.Default()
@@ -56,13 +58,14 @@ func LoadAuthorizedKeys(path string, log *slog.Logger) (*AuthorizedKeys, error) 
 	if err != nil {
 		return nil, &KeysError{Path: path, Err: err}
 	}
-	keys, users, bad, err := readAuthorizedKeys(path)
+	keys, users, bad, skipped, err := readAuthorizedKeys(path)
 	if err != nil {
 		return nil, err
 	}
 	if len(bad) > 0 {
 		return nil, bad[0]
 	}
+	logLeftOut(log, skipped)
 	if len(keys) == 0 {
 		return nil, &KeysError{Path: path, Err: errors.New("no keys: nobody could connect")}
 	}
@@ -102,28 +105,33 @@ func (a *AuthorizedKeys) refresh() {
 	if a.stat != nil && os.SameFile(fi, a.stat) && fi.Size() == a.stat.Size() && fi.ModTime().Equal(a.stat.ModTime()) {
 		return
 	}
-	keys, users, bad, err := readAuthorizedKeys(a.path)
+	keys, users, bad, skipped, err := readAuthorizedKeys(a.path)
 	if err != nil {
 		a.log.Warn("authorized keys unreadable: nobody can connect until it is back", "path", a.path, "err", err)
 		a.stat, a.keys, a.users = nil, nil, nil
 		return
 	}
-	for _, b := range bad {
-		a.log.Warn("authorized keys: line left out", "path", a.path, "line", b.Line, "err", b.Err)
-	}
+	logLeftOut(a.log, append(bad, skipped...))
 	a.stat, a.keys, a.users = fi, keys, users
 	a.log.Info("authorized keys read", "path", a.path, "keys", len(keys), "users", len(users))
 }
 
+// logLeftOut logs each line left out.
+func logLeftOut(log *slog.Logger, lines []*KeysError) {
+	for _, b := range lines {
+		log.Warn("authorized keys: line left out", "path", b.Path, "line", b.Line, "err", b.Err)
+	}
+}
+
 // readAuthorizedKeys parses the file: the keys by their wire form, the
-// users, and the lines left out (each a *KeysError).
-func readAuthorizedKeys(path string) (map[string]string, map[string]bool, []*KeysError, error) {
+// users, the lines that do not parse (bad) and the keys left out for an
+// option serve does not enforce (skipped), each a *KeysError.
+func readAuthorizedKeys(path string) (keys map[string]string, users map[string]bool, bad, skipped []*KeysError, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, nil, &KeysError{Path: path, Err: err}
+		return nil, nil, nil, nil, &KeysError{Path: path, Err: err}
 	}
-	keys, users := map[string]string{}, map[string]bool{}
-	var bad []*KeysError
+	keys, users = map[string]string{}, map[string]bool{}
 	for i, line := range bytes.Split(b, []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 || line[0] == '#' {
@@ -135,7 +143,7 @@ func readAuthorizedKeys(path string) (map[string]string, map[string]bool, []*Key
 			continue
 		}
 		if opt := unsupported(options); opt != "" {
-			bad = append(bad, &KeysError{Path: path, Line: i + 1,
+			skipped = append(skipped, &KeysError{Path: path, Line: i + 1,
 				Err: fmt.Errorf("option %s is not enforced by sweepbench serve: the key is left out", opt)})
 			continue
 		}
@@ -143,7 +151,7 @@ func readAuthorizedKeys(path string) (map[string]string, map[string]bool, []*Key
 		keys[string(key.Marshal())] = user
 		users[user] = true
 	}
-	return keys, users, bad, nil
+	return keys, users, bad, skipped, nil
 }
 
 func unsupported(options []string) string {

@@ -140,7 +140,7 @@ func TestLoadAuthorizedKeysErrors(t *testing.T) {
 		msg        string
 	}{
 		{"bad key", line + " a\n\nssh-rsa AAAA broken\n", 3, "line 3"},
-		{"unsupported option", "# x\n" + `expiry-time="20300101" ` + line + "\n", 2, "option expiry-time is not enforced"},
+		{"only a key with an unsupported option", "# x\n" + `expiry-time="20300101" ` + line + "\n", 0, "no keys: nobody could connect"},
 		{"no keys", "# nobody yet\n", 0, "no keys: nobody could connect"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -159,5 +159,35 @@ func TestLoadAuthorizedKeysErrors(t *testing.T) {
 	var ke *KeysError
 	if !errors.As(err, &ke) || !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("missing file: got %v, want a KeysError wrapping ErrNotExist", err)
+	}
+}
+
+// TestLoadAuthorizedKeysSkipsUnsupported: at start, as on a re-read, a key
+// with an option serve does not enforce (from=, expiry-time=, ...) is left
+// out and its line logged; the server starts with the other keys.
+func TestLoadAuthorizedKeysSkipsUnsupported(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "authorized_keys")
+	alice, aliceLine := newKey(t)
+	bob, bobLine := newKey(t)
+	text := "# the team\n" + `from="10.0.0.0/8" ` + bobLine + " bob@desk\n" + aliceLine + " alice@laptop\n"
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	a, err := LoadAuthorizedKeys(path, slog.New(slog.NewTextHandler(&logged, nil)))
+	if err != nil {
+		t.Fatalf("a from= key stopped the start: %v", err)
+	}
+	if u, ok := a.Lookup(alice.PublicKey()); !ok || u != "alice" {
+		t.Errorf("alice: %q %v, want in", u, ok)
+	}
+	if u, ok := a.Lookup(bob.PublicKey()); ok {
+		t.Errorf("bob's from= key: let in as %q, want left out", u)
+	}
+	if a.HasUser("bob") {
+		t.Error("HasUser(bob): true, want false (his only key is left out)")
+	}
+	if want := `line left out" path=` + path + ` line=2 err="option from is not enforced`; !strings.Contains(logged.String(), want) {
+		t.Errorf("the log does not say %s:\n%s", want, logged.String())
 	}
 }

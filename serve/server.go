@@ -42,6 +42,16 @@ type Config struct {
 	// IdleTimeout closes a connection with no traffic for that long (0:
 	// never). A study computing sends progress, so it is not idle.
 	IdleTimeout time.Duration
+	// LoginGraceTime closes a connection that has not authenticated that
+	// long after it opened (OpenSSH's LoginGraceTime; 0: a minute).
+	LoginGraceTime time.Duration
+	// MaxStartups is the most connections not yet authenticated at once
+	// (OpenSSH's MaxStartups; 0: 30); one more is closed at once.
+	MaxStartups int
+	// StopGrace is how long Serve, once stopping, waits for a workbench
+	// to end before it stops without it (0: 5s); a study's final state has
+	// up to 30 s more to be recorded.
+	StopGrace time.Duration
 	// TeamView lets a user read another's sessions, read only, by
 	// connecting with that user's name as the login name.
 	TeamView bool
@@ -78,7 +88,16 @@ type Server struct {
 	remotes sync.Map     // ssh.Session -> *tui.Remote, while the middleware runs it
 	conns   sync.WaitGroup
 	kept    sync.WaitGroup // studies computing on after their connection ended
+
+	hold func(ssh.Session) // holdProgram as New found it
 }
+
+// holdProgram, when a test sets it before New, runs after each
+// workbench's program has returned: a program that does not end.
+var holdProgram func(ssh.Session)
+
+// DefaultStopGrace is Config.StopGrace's default.
+const DefaultStopGrace = 5 * time.Second
 
 // New checks cfg, reads the authorized keys, reads or creates the host
 // key, and prepares the server; Serve runs it. It renders every style in
@@ -98,6 +117,12 @@ func New(cfg Config) (*Server, error) {
 		return nil, &ConfigError{Field: "MaxSessions", Value: fmt.Sprint(cfg.MaxSessions), Err: errors.New("must be 0 (no limit) or more")}
 	case cfg.IdleTimeout < 0:
 		return nil, &ConfigError{Field: "IdleTimeout", Value: cfg.IdleTimeout.String(), Err: errors.New("must be 0 (none) or more")}
+	case cfg.StopGrace < 0:
+		return nil, &ConfigError{Field: "StopGrace", Value: cfg.StopGrace.String(), Err: errors.New("must be 0 (the default, 5s) or more")}
+	case cfg.LoginGraceTime < 0:
+		return nil, &ConfigError{Field: "LoginGraceTime", Value: cfg.LoginGraceTime.String(), Err: errors.New("must be 0 (the default, a minute) or more")}
+	case cfg.MaxStartups < 0:
+		return nil, &ConfigError{Field: "MaxStartups", Value: fmt.Sprint(cfg.MaxStartups), Err: errors.New("must be 0 (the default, 30) or more")}
 	case cfg.Limits.Concurrent < 0 || cfg.Limits.PerUser < 0 || cfg.Limits.MaxCombos < 0:
 		return nil, &ConfigError{Field: "Limits", Value: fmt.Sprintf("%+v", cfg.Limits), Err: errors.New("limits must be 0 (none) or more")}
 	}
@@ -120,6 +145,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.HostKey == "" {
 		cfg.HostKey = filepath.Join(cfg.DataDir, "host_ed25519")
 	}
+	if cfg.StopGrace == 0 {
+		cfg.StopGrace = DefaultStopGrace
+	}
+	if cfg.LoginGraceTime == 0 {
+		cfg.LoginGraceTime = DefaultLoginGraceTime
+	}
+	if cfg.MaxStartups == 0 {
+		cfg.MaxStartups = DefaultMaxStartups
+	}
 	signer, created, err := HostKey(cfg.HostKey)
 	if err != nil {
 		return nil, err
@@ -127,14 +161,17 @@ func New(cfg Config) (*Server, error) {
 	if created {
 		log.Info("host key created", "path", cfg.HostKey, "fingerprint", gossh.FingerprintSHA256(signer.PublicKey()))
 	}
-	s := &Server{cfg: cfg, log: log, keys: keys, queue: NewQueue(cfg.Limits), stores: newStores(cfg.DataDir), roots: roots}
+	s := &Server{cfg: cfg, log: log, keys: keys, queue: NewQueue(cfg.Limits), stores: newStores(cfg.DataDir), roots: roots, hold: holdProgram}
 	s.bg, s.cancelBG = context.WithCancelCause(context.Background())
 
 	version := "sweepbench"
 	if cfg.Version != "" {
 		version += "_" + cfg.Version
 	}
+	// The host key goes to NewServer: without one, wish generates
+	// ./id_ed25519 (and chmods the working directory 0700).
 	srv, err := wish.NewServer(
+		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
 		wish.WithVersion(version),
 		wish.WithPublicKeyAuth(s.publicKey),
 		wish.WithIdleTimeout(cfg.IdleTimeout),
@@ -146,7 +183,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv.AddHostKey(signer)
+	login := &loginGate{grace: cfg.LoginGraceTime, max: cfg.MaxStartups, log: log}
+	srv.ConnCallback = login.conn
+	srv.ServerConfigCallback = login.config
 	srv.SessionRequestCallback = s.sessionRequest
 	srv.ChannelHandlers = map[string]ssh.ChannelHandler{
 		"session":                        ssh.DefaultSessionHandler,
@@ -175,7 +214,8 @@ func (s *Server) Queue() *Queue { return s.queue }
 // still computing (kept ones too) are interrupted with ctx's cause (a
 // SIGTERM's engine.Interrupted marks their sessions resumable), every
 // connection is closed, and Serve waits up to 30 s for the studies to
-// record their final state before the databases close.
+// record their final state before the databases close. A workbench whose
+// program has not ended StopGrace after the stop is not waited for.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(ln) }()
@@ -299,12 +339,15 @@ func (s *Server) gateway(next ssh.Handler) ssh.Handler {
 		if ssh.AgentRequested(sess) {
 			log.Warn("refused: agent forwarding (the agent is never forwarded)")
 		}
-		pty, _, hasPty := sess.Pty()
-		if !hasPty {
+		if _, _, hasPty := sess.Pty(); !hasPty {
 			log.Warn("refused: no terminal")
 			wish.Fatalln(sess, "sweepbench serve opens the workbench in a terminal: connect with ssh -t")
 			return
 		}
+		// From here on the terminal's size, at the pty request and every
+		// window change, is at most what the workbench draws.
+		sess = clampSize(sess, log)
+		pty, _, _ := sess.Pty()
 		if n := s.active.Add(1); s.cfg.MaxSessions > 0 && n > int64(s.cfg.MaxSessions) {
 			s.active.Add(-1)
 			log.Warn("refused: the server is full", "max_sessions", s.cfg.MaxSessions)
@@ -332,7 +375,9 @@ func (s *Server) gateway(next ssh.Handler) ssh.Handler {
 		log.Info("connected", "term", pty.Term, "size", fmt.Sprintf("%dx%d", pty.Window.Width, pty.Window.Height),
 			"colors", profileName(profile), "sessions", cfg.Banner)
 		s.remotes.Store(sess, rem)
-		next(sess)
+		if !s.runProgram(next, sess, log) {
+			return
+		}
 		s.remotes.Delete(sess)
 		kept := rem.Kept()
 		done := rem.Close(30 * time.Second)
@@ -349,6 +394,38 @@ func (s *Server) gateway(next ssh.Handler) ssh.Handler {
 			closeStore()
 			log.Info("kept study ended", "since_connect", time.Since(start).Round(time.Millisecond).String())
 		}()
+	}
+}
+
+// runProgram runs the workbench's program (next: the bubbletea
+// middleware) on sess and reports whether it ended. Once the server
+// stops, the program has StopGrace to end (the connection is closed, the
+// middleware quits it); one that has not is logged and left behind (its
+// study was interrupted with the server's context): false, and the caller
+// must not touch its workbench any more. So whatever a session does, it
+// cannot hold a stopping server.
+func (s *Server) runProgram(next ssh.Handler, sess ssh.Session, log *slog.Logger) bool {
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		next(sess)
+		if s.hold != nil {
+			s.hold(sess)
+		}
+	}()
+	select {
+	case <-ended:
+		return true
+	case <-s.bg.Done():
+	}
+	t := time.NewTimer(s.cfg.StopGrace)
+	defer t.Stop()
+	select {
+	case <-ended:
+		return true
+	case <-t.C:
+		log.Warn("stopped without this workbench: it did not end within the stop grace", "stop_grace", s.cfg.StopGrace.String())
+		return false
 	}
 }
 

@@ -60,6 +60,10 @@ type testServer struct {
 	keys    map[string]gossh.Signer
 	hostKey gossh.PublicKey
 	dataDir string
+	srv     *Server
+	// stop ends Serve and reports whether it returned within d (and its
+	// error); the test's end calls it too (once is enough).
+	stop func(d time.Duration) (returned bool, err error)
 }
 
 // startServer serves on a free loopback port with alice and bob
@@ -103,15 +107,31 @@ func startServer(t *testing.T, tweak func(*Config)) *testServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
+	var (
+		once     sync.Once
+		returned bool
+		serveErr error
+		stopped  = make(chan struct{})
+	)
+	ts.srv = srv
+	ts.stop = func(d time.Duration) (bool, error) {
+		once.Do(func() {
+			defer close(stopped)
+			cancel()
+			select {
+			case serveErr = <-done:
+				returned = true
+			case <-time.After(d):
 			}
-		case <-time.After(40 * time.Second):
+		})
+		<-stopped
+		return returned, serveErr
+	}
+	t.Cleanup(func() {
+		if ok, err := ts.stop(40 * time.Second); !ok {
 			t.Error("Serve did not return")
+		} else if err != nil {
+			t.Errorf("Serve: %v", err)
 		}
 	})
 	return ts
@@ -335,6 +355,9 @@ func TestNewConfigErrors(t *testing.T) {
 		{"no data dir", func(c *Config) { c.DataDir = "" }, "DataDir"},
 		{"negative sessions", func(c *Config) { c.MaxSessions = -1 }, "MaxSessions"},
 		{"negative limit", func(c *Config) { c.Limits.PerUser = -1 }, "Limits"},
+		{"negative login grace time", func(c *Config) { c.LoginGraceTime = -time.Second }, "LoginGraceTime"},
+		{"negative max startups", func(c *Config) { c.MaxStartups = -1 }, "MaxStartups"},
+		{"negative stop grace", func(c *Config) { c.StopGrace = -time.Second }, "StopGrace"},
 		{"missing data root", func(c *Config) { c.DataRoots = []string{filepath.Join(c.DataDir, "none")} }, "DataRoots"},
 		{"--data outside the roots", func(c *Config) { c.Flags.Data, c.Flags.DataGiven = ak, true }, "Flags.Data"},
 	} {

@@ -130,10 +130,19 @@ func firstFrames(stack []byte) string {
 	return ""
 }
 
+// MaxWidth and MaxHeight bound the screen the workbench draws: a terminal
+// larger than that (a client may claim 65535x65535) gets it in its top
+// left corner, so the size a client sends cannot take the memory a screen
+// of that size would.
+const (
+	MaxWidth  = 1000
+	MaxHeight = 500
+)
+
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.ctx.Width, m.ctx.Height = msg.Width, msg.Height
+		m.ctx.Width, m.ctx.Height = min(msg.Width, MaxWidth), min(msg.Height, MaxHeight)
 		m.layout()
 	case tea.KeyMsg:
 		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !m.filterTyping() {
