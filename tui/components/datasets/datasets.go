@@ -71,6 +71,17 @@ func New(ctx *common.Context, selected string) *Model {
 // Picking reports whether the file picker has the keys.
 func (m *Model) Picking() bool { return m.picking }
 
+// PickerKeys are the file picker's keys for the status line (it takes
+// every key but esc, which leaves it for the list).
+func (m *Model) PickerKeys() []key.Binding {
+	pk := m.picker.KeyMap
+	return []key.Binding{
+		key.NewBinding(key.WithKeys(pk.Open.Keys()...), key.WithHelp("enter", "open")),
+		key.NewBinding(key.WithKeys("left", "h", "backspace"), key.WithHelp("←/h", "parent")),
+		key.NewBinding(key.WithKeys(m.ctx.Keys.Back.Keys()...), key.WithHelp("esc", "back")),
+	}
+}
+
 // SetSize sets the inner size.
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
