@@ -14,6 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	// Initialised before Bubble Tea: no command asks the terminal anything.
+	_ "earlyinit"
+
 	"sweepbench/cuda"
 	"sweepbench/engine"
 	"sweepbench/engine/data"

@@ -46,6 +46,20 @@ wait_for main '5,000 bars, 2025-06-01 17:23'
 wait_for main 'HMA range +10:30:10'
 wait_for main 'grid 3 x 3 = 9 combos'
 
+# The focus is in the HMA range, which takes q and ?: the status line offers
+# esc and f1; F1 (as the terminal sends it: ESC O P), and ctrl+/ (0x1f)
+# where a terminal keeps F1, open the help from the field and close it,
+# the field unchanged.
+wait_for main 'esc leave field [^a-z]+f1 help'
+help_closed() { ! screen_matches main 'help \(anywhere\)'; }
+for k in F1 C-_; do
+	tm send-keys -t "$pane" "$k"
+	wait_for main 'f1 +help \(anywhere\)' 10
+	tm send-keys -t "$pane" "$k"
+	poll 10 help_closed || fail "$k did not close the help"
+done
+wait_for main 'HMA range +10:30:10 '
+
 # Run: enter runs the sweep; the results come up; tab moves to Parity.
 sweep_to_parity main
 s=$(screen main)

@@ -434,7 +434,7 @@ func (s *Server) runProgram(next ssh.Handler, sess ssh.Session, log *slog.Logger
 // read only. msg is why the session is refused, when it is.
 func (s *Server) workbench(sess ssh.Session, user string) (cfg tui.Config, closeStore func(), msg string) {
 	cfg = tui.Config{Registry: s.cfg.Registry, Flags: s.cfg.Flags, Gate: s.queue.For(user),
-		DataAllowed: s.roots.Allow, LoadSession: s.roots.Loader()}
+		DataAllowed: s.roots.Allow, DataRoots: s.roots, LoadSession: s.roots.Loader()}
 	closeStore = func() {}
 	login := sess.User()
 	if login != user && s.keys.HasUser(login) {

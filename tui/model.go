@@ -65,6 +65,7 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 		Keys:          keys.Default(),
 		Registry:      cfg.Registry,
 		DataAllowed:   cfg.DataAllowed,
+		DataRoots:     cfg.DataRoots,
 		Deterministic: deterministic,
 		Selected:      -1,
 		Metric:        "sharpe",
@@ -214,7 +215,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.showHelp {
 		switch {
-		case key.Matches(msg, k.Help), key.Matches(msg, k.Back):
+		case key.Matches(msg, k.Help), key.Matches(msg, k.Back), key.Matches(msg, k.HelpAnywhere):
 			m.showHelp = false
 		case key.Matches(msg, k.Quit):
 			return m.quit()
@@ -224,6 +225,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if !m.run.Running() && m.quitAsked { // the sweep ended meanwhile
 		m.quitAsked = false
 		m.run.AskQuit(false)
+	}
+	if key.Matches(msg, k.HelpAnywhere) && !m.quitAsked {
+		m.showHelp = true // in a text field too, where ? is text
+		return nil
 	}
 	scr := m.screens[m.screen]
 	if t, ok := scr.(common.Taker); ok && t.Takes(msg) {
@@ -486,5 +491,5 @@ func (k screenKeys) ShortHelp() []key.Binding { return k.screen.ShortHelp() }
 
 func (k screenKeys) FullHelp() [][]key.Binding {
 	g := k.global
-	return append([][]key.Binding{{g.Help, g.Quit, g.ForceQuit, g.Sessions, g.Bench, g.Slurm}}, k.screen.FullHelp()...)
+	return append([][]key.Binding{{g.Help, g.HelpAnywhere, g.Quit, g.ForceQuit, g.Sessions, g.Bench, g.Slurm}}, k.screen.FullHelp()...)
 }

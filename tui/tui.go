@@ -85,6 +85,13 @@ type Config struct {
 	// folders only); a refusal shows as the load's error. LoadSession is
 	// the caller's to guard.
 	DataAllowed func(spec string) error
+	// DataRoots are the folders the file picker browses when DataAllowed
+	// is set (sweepbench serve's --data-root): it starts in the first,
+	// lists nothing above a root and follows no link out of one; with
+	// several, a list of them comes first. DataAllowed set and no roots:
+	// the picker lists nothing (the embedded datasets only). Without
+	// DataAllowed and roots the picker starts in the working folder.
+	DataRoots []string
 
 	// SlurmRunner runs Slurm's commands (sbatch, squeue, sacct) for the
 	// Slurm screen: slurm.Exec{} runs them on this machine. Nil: the

@@ -32,6 +32,9 @@ type Context struct {
 	// error) before the setup screen loads it (sweepbench serve: only
 	// the operator's data folders).
 	DataAllowed func(spec string) error
+	// DataRoots, when DataAllowed is set or they are given, are the only
+	// folders the file picker browses (Config.DataRoots).
+	DataRoots []string
 
 	// Deterministic masks what changes from run to run or machine to
 	// machine (timings, estimates, device names), for golden tests and

@@ -11,7 +11,10 @@ import "github.com/charmbracelet/bubbles/key"
 type KeyMap struct {
 	// General.
 	Quit, ForceQuit, Help, Back key.Binding
-	NextPane, PrevPane          key.Binding
+	// HelpAnywhere opens and closes the help from anywhere, a text
+	// field included (where ? is text).
+	HelpAnywhere       key.Binding
+	NextPane, PrevPane key.Binding
 	// Navigation.
 	Up, Down, Left, Right key.Binding
 	PageUp, PageDown      key.Binding
@@ -40,9 +43,12 @@ func Default() *KeyMap {
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit (anywhere)")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel/back")),
-		NextPane:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pane")),
-		PrevPane:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
+		// f1, or ctrl+/ (sent as ctrl+_) where the terminal keeps f1 for
+		// itself (VS Code's, GNOME Terminal's).
+		HelpAnywhere: key.NewBinding(key.WithKeys("f1", "ctrl+_"), key.WithHelp("f1", "help (anywhere)")),
+		Back:         key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel/back")),
+		NextPane:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pane")),
+		PrevPane:     key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
 
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
@@ -90,4 +96,11 @@ func Default() *KeyMap {
 		Resubmit: key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "resubmit failed/missing tasks")),
 		Folder:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "type a job folder")),
 	}
+}
+
+// Short is b described as desc (its keys and key name unchanged): a
+// binding as the status line names it where the help's words are too long
+// or depend on where the focus is.
+func Short(b key.Binding, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
 }

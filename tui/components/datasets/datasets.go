@@ -5,8 +5,10 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -38,8 +40,17 @@ type Model struct {
 	err     error
 	pickErr error // the file picker's last refusal, shown under it until the next key
 
+	// bounded: the picker browses roots only (common.Context.DataRoots,
+	// resolved); onRoots: it shows the list of them (several roots),
+	// rootAt the one under the cursor.
+	bounded bool
+	roots   []string
+	onRoots bool
+	rootAt  int
+
 	unsafeDir string   // the folder unsafe was read from
 	unsafe    []string // its names with control characters (cleanNames)
+	away      []string // where its links out of the data roots lead (cleanNames)
 }
 
 // New lists the embedded datasets; selected is highlighted (the --data value).
@@ -56,20 +67,94 @@ func New(ctx *common.Context, selected string) *Model {
 			m.cursor = i
 		}
 	}
+	m.bounded = ctx.DataAllowed != nil || len(ctx.DataRoots) > 0
+	dir := ""
+	if wd, err := os.Getwd(); err == nil && !m.bounded {
+		dir = wd
+	}
+	if m.bounded {
+		for _, r := range ctx.DataRoots {
+			abs, err := filepath.Abs(r)
+			if err == nil {
+				abs, err = filepath.EvalSymlinks(abs)
+			}
+			if err == nil && !slices.Contains(m.roots, abs) {
+				m.roots = append(m.roots, abs)
+			}
+		}
+		switch len(m.roots) {
+		case 0:
+			m.items[len(m.items)-1].desc = noRoots
+		case 1:
+			dir = m.roots[0]
+		default:
+			m.onRoots = true
+		}
+	}
+	m.picker = m.newPicker(dir)
+	return m
+}
+
+// noRoots is why a server without data roots opens no file.
+const noRoots = "not on this server: it reads only the embedded datasets"
+
+// newPicker is a file picker listing dir, from its first entry.
+func (m *Model) newPicker(dir string) filepicker.Model {
 	p := filepicker.New()
 	p.AllowedTypes = data.SupportedExtensions()
 	p.ShowPermissions = false
 	p.AutoHeight = false
-	p.Cursor = ctx.Theme.Cursor
-	if wd, err := os.Getwd(); err == nil {
-		p.CurrentDirectory = wd
+	p.Cursor = m.ctx.Theme.Cursor
+	p.CurrentDirectory = dir
+	p.SetHeight(max(1, m.h-3))
+	return p
+}
+
+// inside reports whether dir, links resolved, is a data root or in one
+// (always, when the picker is not bounded).
+func (m *Model) inside(dir string) bool {
+	if !m.bounded {
+		return true
 	}
-	m.picker = p
-	return m
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	for _, r := range m.roots {
+		rel, err := filepath.Rel(r, real)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // Picking reports whether the file picker has the keys.
 func (m *Model) Picking() bool { return m.picking }
+
+// PickerDir is the folder the file picker lists, "" on the list of the
+// data roots.
+func (m *Model) PickerDir() string {
+	if m.onRoots {
+		return ""
+	}
+	return m.picker.CurrentDirectory
+}
+
+// PickerKeys are the file picker's keys for the status line (it takes
+// every key but esc, which leaves it for the list).
+func (m *Model) PickerKeys() []key.Binding {
+	pk := m.picker.KeyMap
+	back := key.NewBinding(key.WithKeys(m.ctx.Keys.Back.Keys()...), key.WithHelp("esc", "back"))
+	if m.onRoots {
+		return []key.Binding{key.NewBinding(key.WithKeys(pk.Open.Keys()...), key.WithHelp("enter", "open")), back}
+	}
+	return []key.Binding{
+		key.NewBinding(key.WithKeys(pk.Open.Keys()...), key.WithHelp("enter", "open")),
+		key.NewBinding(key.WithKeys("left", "h", "backspace"), key.WithHelp("←/h", "parent")),
+		back,
+	}
+}
 
 // SetSize sets the inner size.
 func (m *Model) SetSize(w, h int) {
@@ -110,8 +195,33 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.picking = false
 			return nil
 		}
+		km, isKey := msg.(tea.KeyMsg)
+		if m.onRoots {
+			if isKey {
+				return m.rootsKey(km)
+			}
+			return nil
+		}
+		if isKey && key.Matches(km, m.picker.KeyMap.Back) && !m.inside(filepath.Dir(m.picker.CurrentDirectory)) {
+			// The top of a root: the list of the roots, or nowhere.
+			m.onRoots = len(m.roots) > 1
+			return nil
+		}
+		prev := m.picker
 		var cmd tea.Cmd
 		m.picker, cmd = m.picker.Update(msg)
+		if dir := m.picker.CurrentDirectory; dir != prev.CurrentDirectory && !m.inside(dir) {
+			// A link out of the roots: not followed, nothing outside read.
+			m.pickErr = fmt.Errorf("%s: outside the data folders (%s)", filepath.Base(dir), strings.Join(m.roots, ", "))
+			// The picker as it was, cursor and all, its read of dir
+			// dropped. Its stack of cursors may be shared by its copies
+			// (it is, in bubbles v1): the step down pushed onto it, a step
+			// up on a copy takes that off again (whose read is dropped too).
+			m.picker = prev
+			up := prev
+			up.Update(tea.KeyMsg{Type: tea.KeyLeft})
+			return nil
+		}
 		if ok, path := m.picker.DidSelectFile(msg); ok {
 			m.picking = false
 			return common.Send(common.LoadMsg{Spec: path})
@@ -138,10 +248,34 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case key.Matches(km, k.Select):
 		it := m.items[m.cursor]
 		if it.spec == "" {
+			if m.bounded && len(m.roots) == 0 {
+				m.err = errors.New("no file to open: this server reads only the embedded datasets")
+				return nil
+			}
 			m.picking = true
+			if m.onRoots {
+				return nil
+			}
 			return m.picker.Init()
 		}
 		return common.Send(common.LoadMsg{Spec: it.spec})
+	}
+	return nil
+}
+
+// rootsKey handles a key on the list of the data roots: up and down
+// move, enter (or →) opens the root under the cursor.
+func (m *Model) rootsKey(km tea.KeyMsg) tea.Cmd {
+	k := m.ctx.Keys
+	switch {
+	case key.Matches(km, k.Up):
+		m.rootAt = max(0, m.rootAt-1)
+	case key.Matches(km, k.Down):
+		m.rootAt = min(len(m.roots)-1, m.rootAt+1)
+	case key.Matches(km, m.picker.KeyMap.Open):
+		m.onRoots = false
+		m.picker = m.newPicker(m.roots[m.rootAt])
+		return m.picker.Init()
 	}
 	return nil
 }
@@ -150,6 +284,18 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) View() string {
 	t := m.ctx.Theme
 	st := newStyles(t)
+	if m.picking && m.onRoots {
+		lines := []string{st.label.Render("data folders")}
+		for i, r := range m.roots {
+			mark := "  "
+			name := st.item.Render(common.Clean(r))
+			if i == m.rootAt {
+				mark, name = t.Cursor+" ", st.itemSel.Render(common.Clean(r))
+			}
+			lines = append(lines, mark+name)
+		}
+		return t.Fit(strings.Join(lines, "\n"), m.w, m.h-1) + "\n" + t.Fit(st.label.Render("enter open, esc back"), m.w, 1)
+	}
 	if m.picking {
 		m.picker.Styles = st.picker
 		head := st.label.Render(common.Clean(m.picker.CurrentDirectory))
@@ -203,13 +349,22 @@ func (m *Model) View() string {
 // replaced by its sanitised form. The names are read once per folder.
 func (m *Model) cleanNames(view string) string {
 	if dir := m.picker.CurrentDirectory; dir != m.unsafeDir {
-		m.unsafeDir, m.unsafe = dir, nil
+		m.unsafeDir, m.unsafe, m.away = dir, nil, nil
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			if n := e.Name(); common.Clean(n) != n || strings.ContainsAny(n, "\n\t") {
 				m.unsafe = append(m.unsafe, n)
 			}
+			if e.Type()&os.ModeSymlink != 0 && m.bounded {
+				// A link out of the roots: where it leads is not shown.
+				if to, err := filepath.EvalSymlinks(filepath.Join(dir, e.Name())); err == nil && !m.inside(to) {
+					m.away = append(m.away, to)
+				}
+			}
 		}
+	}
+	for _, to := range m.away {
+		view = hideTarget(view, " → "+to)
 	}
 	for _, n := range m.unsafe {
 		view = strings.ReplaceAll(view, n, data.Sanitize(n))
@@ -220,6 +375,28 @@ func (m *Model) cleanNames(view string) string {
 		}
 	}
 	return view
+}
+
+// hideTarget replaces, in view, each arrow to a link's target that ends
+// there (a line's end, a style's escape or a space follow: not a longer
+// path that starts the same) by a note that it leads out of the roots.
+func hideTarget(view, arrow string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(view, arrow)
+		if i < 0 {
+			break
+		}
+		rest := view[i+len(arrow):]
+		b.WriteString(view[:i])
+		if rest == "" || strings.ContainsAny(rest[:1], "\n\x1b ") {
+			b.WriteString(" → (outside the data folders)")
+		} else {
+			b.WriteString(arrow)
+		}
+		view = rest
+	}
+	return b.String() + view
 }
 
 // sparkline draws the closes, one sampled bar per column, raised so the

@@ -40,7 +40,7 @@ func View(ctx *common.Context, km help.KeyMap, w, h int) string {
 	// Two lines of notes, the blank line before them only when there is
 	// room for it too (80x24 has room for the notes alone).
 	notes := []string{
-		"Setup: a text field takes every key, esc leaves it; enter runs.",
+		"Setup: a text field takes every key, esc leaves it (f1 shows this help there too); enter runs.",
 		"Results: enter opens the crossover, n/N flips; / filters; ? or esc closes.",
 	}
 	if strings.Count(body, "\n")+len(notes)+4 <= h {

@@ -15,6 +15,7 @@ type KeyMap struct {
 	NextMetric, PrevMetric, Precision, NextFlip, PrevFlip   key.Binding
 	Robustness, HeatScale, HeatZoom, HeatValues, Help, Quit key.Binding
 	PrevDataset, NextDataset, AllDatasets                   key.Binding
+	HelpAnywhere, ForceQuit                                 key.Binding
 }
 
 func newKeyMap(k *keys.KeyMap) KeyMap {
@@ -23,13 +24,19 @@ func newKeyMap(k *keys.KeyMap) KeyMap {
 		Filter: k.Filter, Sort: k.Sort, Best: k.Best, Columns: k.Columns,
 		NextMetric: k.NextMetric, PrevMetric: k.PrevMetric, Precision: k.Precision, NextFlip: k.NextFlip, PrevFlip: k.PrevFlip,
 		Robustness: k.Robustness, HeatScale: k.HeatScale, HeatZoom: k.HeatZoom, HeatValues: k.HeatValues, Help: k.Help, Quit: k.Quit,
-		PrevDataset: k.PrevDataset, NextDataset: k.NextDataset, AllDatasets: k.AllDatasets}
+		PrevDataset: k.PrevDataset, NextDataset: k.NextDataset, AllDatasets: k.AllDatasets,
+		HelpAnywhere: k.HelpAnywhere, ForceQuit: k.ForceQuit}
 }
 
 // ShortHelp implements help.KeyMap: a study of a suite leads with the
-// dataset keys.
+// dataset keys; the filter's text field, which takes q and ?, shows the
+// keys that leave it and f1, the help from anywhere.
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.keys
+	if m.Editing() {
+		return []key.Binding{keys.Short(k.Select, "apply filter"), keys.Short(k.Back, "leave filter"),
+			keys.Short(k.HelpAnywhere, "help"), keys.Short(k.ForceQuit, "quit")}
+	}
 	if m.AllDatasets() {
 		return []key.Binding{k.NextPane, k.PrevDataset, k.NextDataset, k.AllDatasets, k.NextMetric, k.Best, k.Help, k.Quit}
 	}
