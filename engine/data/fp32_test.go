@@ -54,3 +54,33 @@ func TestPricesOutsideFP32(t *testing.T) {
 		t.Fatalf("a folder:\ngot  %v\nwant %s", err, want)
 	}
 }
+
+// TestCROnlyLineEndings: a text whose lines end in CR alone (classic Mac
+// OS) is refused saying so, small or large (it would otherwise read as one
+// line: "no bars", "row has 1,506 fields", "row length above the limit");
+// CRLF, a quoted CR and JSON with CR line endings are read.
+func TestCROnlyLineEndings(t *testing.T) {
+	want := `x.csv: line 1: the lines end in CR alone (classic Mac OS line endings), which are not read as line ends: save the file with LF or CRLF line endings`
+	cr := func(s string) string { return strings.ReplaceAll(s, "\n", "\r") }
+	for name, in := range map[string]string{
+		"3 rows":                   cr(hdr + goodRows(3)),
+		"300 rows":                 cr(hdr + goodRows(300)),
+		"30,000 rows (over 1 MiB)": cr(hdr + goodRows(30000)),
+		"after blank lines":        "\r\r" + cr(hdr+goodRows(3)),
+		"headerless":               cr(goodRows(3)),
+	} {
+		_, err := Parse(strings.NewReader(in), "x.csv", Options{})
+		if err == nil || err.Error() != want {
+			t.Errorf("%s:\ngot  %v\nwant %s", name, err, want)
+		}
+	}
+	for name, in := range map[string]string{
+		"CRLF":            strings.ReplaceAll(hdr+goodRows(3), "\n", "\r\n"),
+		"a quoted CR":     "timestamp,open,high,low,close,\"vol\rume\"\n" + goodRows(3),
+		"JSON, CR ending": "[[1748798580000,1,1,1,1,1],\r[1748798640000,1,1,1,1,1]]\r",
+	} {
+		if d, err := Parse(strings.NewReader(in), "x.csv", Options{}); err != nil || d.Info.Bars < 2 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
