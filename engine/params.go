@@ -140,10 +140,25 @@ func (p Params) Validate() error {
 	if !(p.Fee >= 0 && p.Fee < 1) {
 		return fieldErr(FieldFee, FormatFloat(p.Fee), "want a fraction per side in [0, 1), e.g. 0.00045")
 	}
-	if !(p.BarsPerYear > 0) || p.BarsPerYear > 1e12 {
+	if !(p.BarsPerYear > 0) || p.BarsPerYear > MaxBarsPerYear {
 		return fieldErr(FieldBarsPerYear, FormatFloat(p.BarsPerYear), "want a positive number")
 	}
 	return nil
+}
+
+// MaxBarsPerYear is the most bars per year a study takes (a bar every
+// 31.5 microseconds).
+const MaxBarsPerYear = 1e12
+
+// notDerived is the dataset's error when the bars per year derived from it
+// (bpy, by the rule why) is not one a study takes: bars too close together
+// (timestamps read in the wrong unit, or near the ends of the int64 range),
+// naming the file and the span of the bars.
+func notDerived(in *data.Info, bpy float64, why string) *data.Error {
+	const at = "2006-01-02 15:04:05.999999999 MST"
+	return &data.Error{File: in.Name, Reason: fmt.Sprintf("bars per year cannot be derived from the data: %s gives %s, "+
+		"above the %s a study takes; the %s bars run from %s to %s: check the unit of the timestamps, or give the bars per year",
+		why, FormatFloat(bpy), FormatFloat(MaxBarsPerYear), thousands(in.Bars), in.First.UTC().Format(at), in.Last.UTC().Format(at))}
 }
 
 // SecondsPerYear is the 24/7 calendar year SPEC annualises with (365 days).

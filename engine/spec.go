@@ -455,8 +455,9 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 		return nil, err
 	}
 	p := set.Params
+	var derivedWhy string // the rule, when the bars per year are derived
 	if p.BarsPerYear == 0 {
-		p.BarsPerYear, _ = DerivedBarsPerYear(&ds.Info)
+		p.BarsPerYear, derivedWhy = DerivedBarsPerYear(&ds.Info)
 	}
 	if s.Fee >= feeNoteAbove {
 		note = JoinNote(note, fmt.Sprintf("fee %s is %s%% per side: fees are fractions (0.00045 = 0.045%%)", FormatFloat(s.Fee), FormatFloat(100*s.Fee)))
@@ -464,6 +465,10 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 	st := &Study{Spec: s, Dataset: ds, Grid: set.Grid, Params: p, Precisions: set.Precisions, WMA: set.WMA,
 		Backend: be, Fallback: reg.Reference(), Tolerance: set.Tolerance, Note: note, Blocks: s.Blocks, Objective: set.Objective}
 	if err := st.Validate(); err != nil {
+		var fe *FieldError
+		if derivedWhy != "" && errors.As(err, &fe) && fe.Field == FieldBarsPerYear {
+			return nil, notDerived(&ds.Info, p.BarsPerYear, derivedWhy) // the data's, not a field's
+		}
 		return nil, err
 	}
 	st.Note = JoinNote(st.Note, st.FallbackNote())

@@ -94,6 +94,7 @@ func (k cacheKey) appendSlot() metaWriter {
 	w.int(k.opt.Limits.MaxBytes)
 	w.int(int64(k.opt.Limits.MaxLine))
 	w.int(int64(k.opt.Limits.MaxFields))
+	w.int(int64(k.opt.Limits.MaxBlankLines))
 	return w
 }
 

@@ -156,7 +156,7 @@ func compressParsed(form []byte) []byte {
 // Options{} under the default Limits (a load under limits raised or
 // lowered through the environment parses the source).
 var embeddedDefaults = Options{Limits: Limits{MaxBytes: DefaultMaxBytes, MaxLine: DefaultMaxLine,
-	MaxFields: DefaultMaxFields, MaxFiles: DefaultMaxFiles}}
+	MaxFields: DefaultMaxFields, MaxFiles: DefaultMaxFiles, MaxBlankLines: DefaultMaxBlankLines}}
 
 // EmbeddedParsed parses the source of the embedded dataset name (without
 // "embedded:") with the default Options and returns its parsed form and

@@ -32,7 +32,7 @@ func TestLimits(t *testing.T) {
 		{"a quoted field over a million lines", []byte(quoted), Limits{}, `x.csv: line 2: row length above the limit of 1 MiB`, EnvMaxLine},
 		{"1,505 columns", []byte(wide), Limits{}, `x.csv: line 1: row has 1,505 fields: fields in a row above the limit of 1,000: raise it with SWEEPBENCH_MAX_FIELDS (e.g. SWEEPBENCH_MAX_FIELDS=4000)`, EnvMaxFields},
 		{"a JSON string of 2 MiB", []byte(jsonToken), Limits{}, `x.csv: line 1: JSON token length above the limit of 1 MiB: raise it with SWEEPBENCH_MAX_LINE`, EnvMaxLine},
-		{"a gzip bomb", bomb, Limits{MaxBytes: 1 << 20}, `x.csv: line 1048499: decompressed size above the limit of 1 MiB: raise it with SWEEPBENCH_MAX_BYTES (e.g. SWEEPBENCH_MAX_BYTES=4MiB)`, EnvMaxBytes},
+		{"a gzip bomb", bomb, Limits{MaxBytes: 1 << 20, MaxBlankLines: 1 << 30}, `x.csv: line 1048499: decompressed size above the limit of 1 MiB: raise it with SWEEPBENCH_MAX_BYTES (e.g. SWEEPBENCH_MAX_BYTES=4MiB)`, EnvMaxBytes},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,7 +181,7 @@ func TestLoadCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := LoadFileContext(ctx, slowPath, Options{})
+	_, err := LoadFileContext(ctx, slowPath, Options{Limits: Limits{MaxBlankLines: 1 << 30}}) // not refused for them
 	took := time.Since(start)
 	var de *Error
 	if !errors.As(err, &de) || !errors.Is(err, context.DeadlineExceeded) || err.Error() != slowPath+": loading interrupted" {

@@ -29,6 +29,12 @@ type Limits struct {
 	// MaxFiles bounds the files of a folder or glob (default 100,000,
 	// SWEEPBENCH_MAX_FILES).
 	MaxFiles int
+	// MaxBlankLines bounds a run of consecutive blank lines (empty, or
+	// spaces, tabs and CRs only) in a text layout (default 1,000,000,
+	// SWEEPBENCH_MAX_BLANK_LINES). A real file has a few; a small gzip of
+	// newlines (10 MB of it holds 10 GB of them) would otherwise
+	// decompress for minutes before MaxBytes refuses it.
+	MaxBlankLines int
 }
 
 // The limits' defaults and the environment variables that raise them.
@@ -38,10 +44,14 @@ const (
 	DefaultMaxFields = 1000
 	DefaultMaxFiles  = 100000
 
+	DefaultMaxBlankLines = 1000000
+
 	EnvMaxBytes  = "SWEEPBENCH_MAX_BYTES"
 	EnvMaxLine   = "SWEEPBENCH_MAX_LINE"
 	EnvMaxFields = "SWEEPBENCH_MAX_FIELDS"
 	EnvMaxFiles  = "SWEEPBENCH_MAX_FILES"
+
+	EnvMaxBlankLines = "SWEEPBENCH_MAX_BLANK_LINES"
 
 	minMaxLine = 4 << 10 // layout detection reads ahead this much
 )
@@ -65,12 +75,13 @@ func (l Limits) resolve() (Limits, error) {
 		*dst = v
 		return nil
 	}
-	b, line, fields, files := l.MaxBytes, int64(l.MaxLine), int64(l.MaxFields), int64(l.MaxFiles)
+	b, line, fields, files, blank := l.MaxBytes, int64(l.MaxLine), int64(l.MaxFields), int64(l.MaxFiles), int64(l.MaxBlankLines)
 	err := errors.Join(env(&b, EnvMaxBytes, DefaultMaxBytes), env(&line, EnvMaxLine, DefaultMaxLine),
-		env(&fields, EnvMaxFields, DefaultMaxFields), env(&files, EnvMaxFiles, DefaultMaxFiles))
+		env(&fields, EnvMaxFields, DefaultMaxFields), env(&files, EnvMaxFiles, DefaultMaxFiles),
+		env(&blank, EnvMaxBlankLines, DefaultMaxBlankLines))
 	const maxInt = int64(^uint(0) >> 1)
 	return Limits{MaxBytes: b, MaxLine: int(min(max(line, minMaxLine), maxInt)),
-		MaxFields: int(min(fields, maxInt)), MaxFiles: int(min(files, maxInt))}, err
+		MaxFields: int(min(fields, maxInt)), MaxFiles: int(min(files, maxInt)), MaxBlankLines: int(min(blank, maxInt))}, err
 }
 
 // parseSize reads a positive decimal count with an optional binary unit
@@ -110,7 +121,7 @@ func parseSize(s string) (int64, bool) {
 // LimitError is a load refused by one of the Limits: which one, its value
 // and the environment variable that raises it.
 type LimitError struct {
-	What string // "decompressed size", "row length", "JSON token length", "fields in a row", "files"
+	What string // "decompressed size", "row length", "JSON token length", "fields in a row", "files", "consecutive blank lines"
 	Max  int64
 	Env  string
 }
@@ -142,8 +153,9 @@ func formatSize(v int64) string {
 
 // guard passes a decompressed stream through, counting bytes and lines,
 // and fails the read that would cross a limit: MaxBytes in all, MaxLine in
-// one row. In text mode a row ends at a newline outside double quotes (a
-// quoted CSV field cannot carry a row past the bound); in JSON mode a
+// one row, MaxBlankLines in one run of blank lines (text mode). In text
+// mode a row ends at a newline outside double quotes (a quoted CSV field
+// cannot carry a row past the bound); in JSON mode a
 // "row" is one token, ended by a structural character outside a string.
 // Its errors are *Error values naming the file and line; a failure of the
 // reader below (a damaged gzip stream) is wrapped the same way.
@@ -166,6 +178,13 @@ type guard struct {
 	// an error at a decoder offset can name its line.
 	nl     []int64
 	nlBase int // newlines before nl[0]
+
+	// Text mode: whether the current line so far is not blank (has more
+	// than spaces, tabs and CRs), the blank lines just before it and the
+	// line their run started on.
+	notBlank  bool
+	blankRun  int
+	blankFrom int
 }
 
 func newGuard(r io.Reader, name, what string, lim Limits) *guard {
@@ -217,19 +236,29 @@ func (g *guard) scan(p []byte) error {
 			k := bytes.IndexAny(p[i:], "\n\"")
 			if k < 0 {
 				g.row += len(p) - i
+				if !g.notBlank && !blankText(p[i:]) {
+					g.notBlank = true
+				}
 				break
 			}
 			g.row += k
 			if g.row > maxRow {
 				return g.limitErr(&LimitError{What: "row length", Max: int64(maxRow), Env: EnvMaxLine})
 			}
+			if !g.notBlank && !blankText(p[i:i+k]) {
+				g.notBlank = true
+			}
 			if p[i+k] == '"' {
 				g.inStr = !g.inStr
 				g.row++
+				g.notBlank = true
 			} else {
 				g.lines++
 				if !g.inStr {
 					g.row, g.rowAt = 0, g.lines
+					if e := g.endLine(); e != nil {
+						return e
+					}
 				}
 			}
 			i += k + 1
@@ -259,6 +288,35 @@ func (g *guard) scan(p []byte) error {
 		}
 	}
 	return nil
+}
+
+// endLine counts the line just ended (text mode, outside quotes) into the
+// run of blank lines, or ends the run; a run longer than MaxBlankLines is
+// refused where it started.
+func (g *guard) endLine() error {
+	if g.notBlank {
+		g.notBlank, g.blankRun = false, 0
+		return nil
+	}
+	if g.blankRun++; g.blankRun == 1 {
+		g.blankFrom = g.lines // the 1-based line that just ended
+	}
+	if g.blankRun > g.lim.MaxBlankLines {
+		le := &LimitError{What: "consecutive blank lines", Max: int64(g.lim.MaxBlankLines), Env: EnvMaxBlankLines}
+		return &Error{File: g.name, Line: g.blankFrom, Reason: le.Error(), Err: le}
+	}
+	return nil
+}
+
+// blankText reports text of spaces, tabs and CRs only (or none): a blank
+// line's.
+func blankText(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v' {
+			return false
+		}
+	}
+	return true
 }
 
 // limitErr places a refusal: on the line the current row started (a

@@ -317,6 +317,10 @@ func parseText(g *guard, org origin, opt Options, hint int64) (*builder, string,
 		bl, layout, err := parseJSON(br, g, off, name, opt, layout, capacity)
 		return bl, layout, plainConvention(opt), err
 	}
+	if crOnly(peekUpTo(br, minMaxLine)) {
+		return fail(&Error{File: name, Line: blank + 1, Reason: "the lines end in CR alone (classic Mac OS line endings), " +
+			"which are not read as line ends: save the file with LF or CRLF line endings"})
+	}
 	// The first non-blank line, for detection, then the text again from
 	// the start: the skipped lines as empty lines (numbers kept), the line,
 	// the rest.
@@ -362,6 +366,24 @@ func parseText(g *guard, org origin, opt Options, hint int64) (*builder, string,
 		return nil, "", convention{}, err
 	}
 	return bl, layout, conv, nil
+}
+
+// crOnly reports a text whose first line (in b, the start of the text)
+// ends in a CR that no LF follows, outside double quotes: a file with the
+// classic Mac OS line endings, which would read as one endless line.
+func crOnly(b []byte) bool {
+	quoted := false
+	for i, c := range b {
+		switch {
+		case c == '\n':
+			return false
+		case c == '"':
+			quoted = !quoted
+		case c == '\r' && !quoted && i+1 < len(b) && b[i+1] != '\n':
+			return true
+		}
+	}
+	return false
 }
 
 var utf8BOM = []byte("\xef\xbb\xbf")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -80,6 +81,13 @@ func loadMany(p string, opt Options) (*Dataset, error) {
 		}
 		if t := d.Bars.Time[0]; t <= lastOf.Bars.Time[lastOf.Bars.Len()-1] {
 			return nil, overlapError(d, lastOf)
+		}
+		// The files do not overlap: parts[i-1] ends just before d starts.
+		prev := parts[i-1]
+		if reason := fp32Return(strconv.FormatFloat(d.Bars.Close[0], 'g', -1, 64), d.Bars.Close[0],
+			prev.Bars.Close[prev.Bars.Len()-1], prev.Info.Name+" "+prev.lastAt.String()); reason != "" {
+			return nil, &Error{File: d.Info.Name, Line: d.firstAt.line, Record: d.firstAt.record, Row: d.firstAt.row,
+				Field: "close", Reason: reason}
 		}
 		if d.Bars.Time[d.Bars.Len()-1] > lastOf.Bars.Time[lastOf.Bars.Len()-1] {
 			lastOf = d

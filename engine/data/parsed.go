@@ -14,7 +14,7 @@ import (
 // the parsed form below changes. It is stored in every parsed file and is
 // part of the cache key, so a new version misses every old entry (and the
 // embedded sets' pre-parsed forms until `go generate ./engine/data` runs).
-const loaderVersion = 1
+const loaderVersion = 2
 
 // The parsed form of a Dataset: what the cache stores and what the
 // embedded sets ship in (embedded/*.bars). Integers are little-endian.

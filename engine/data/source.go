@@ -65,7 +65,11 @@ func splitMember(p string) (file, member string) {
 
 // openRegular opens a regular file for reading and returns its size. Any
 // other kind of file is refused before it is opened: reading /dev/zero
-// would never end, and opening a FIFO blocks until a writer comes.
+// would never end, a FIFO has no end either, and opening a device may do
+// something (rewind a tape). The open does not wait (O_NONBLOCK on unix,
+// cleared once the file is known to be regular), and the opened
+// descriptor is checked again: a file swapped for a FIFO between the check
+// and the open is refused at once rather than waiting for a writer.
 func openRegular(p string) (*os.File, int64, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -74,19 +78,30 @@ func openRegular(p string) (*os.File, int64, error) {
 	if e := notRegular(p, fi); e != nil {
 		return nil, 0, e
 	}
-	f, err := os.Open(p)
+	if beforeOpen != nil {
+		beforeOpen(p)
+	}
+	f, err := openNoWait(p)
 	if err != nil {
 		return nil, 0, statError(p, err)
 	}
-	if fi, err = f.Stat(); err != nil || notRegular(p, fi) != nil {
-		f.Close()
-		if err != nil {
-			return nil, 0, statError(p, err)
+	if fi, err = f.Stat(); err == nil {
+		if e := notRegular(p, fi); e != nil {
+			f.Close()
+			return nil, 0, e
 		}
-		return nil, 0, notRegular(p, fi)
+		err = setBlocking(f)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, statError(p, err)
 	}
 	return f, fi.Size(), nil
 }
+
+// beforeOpen, when set (by tests), runs between openRegular's check of
+// the path and its open: where another process may swap the file.
+var beforeOpen func(path string)
 
 func statError(p string, err error) *Error {
 	var de *Error

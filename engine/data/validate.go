@@ -129,9 +129,17 @@ func (bl *builder) add(r *row) *Error {
 		case v <= 0:
 			return bl.errAt(r.at, bl.names[i], "price "+clipName(r.raw[i])+" is not positive")
 		}
+		if reason := fp32Price(clipName(r.raw[i]), v); reason != "" {
+			return bl.errAt(r.at, bl.names[i], reason)
+		}
 	}
 	if r.val[colHigh] < r.val[colLow] {
 		return bl.errAt(r.at, bl.names[colHigh], "high "+clipName(r.raw[colHigh])+" is below low "+clipName(r.raw[colLow]))
+	}
+	if n := len(bl.bars.Close); n > 0 {
+		if reason := fp32Return(clipName(r.raw[colClose]), r.val[colClose], bl.bars.Close[n-1], bl.lastBarAt.String()); reason != "" {
+			return bl.errAt(r.at, bl.names[colClose], reason)
+		}
 	}
 	vol := 0.0
 	if r.hasVol {
@@ -157,6 +165,45 @@ func (bl *builder) add(r *row) *Error {
 	b.Close = append(b.Close, r.val[colClose])
 	b.Volume = append(b.Volume, vol)
 	return nil
+}
+
+// The prices fp32 holds (SPEC "Input": the fp32 lanes compute on the same
+// bars). A price above MaxFloat32 is +Inf in fp32 and one below the
+// smallest normal number (0x1p-126, about 1.18e-38) loses its precision
+// (5e-324 is 0): both are refused, as is a bar whose return close/previous
+// close overflows fp32 (prices 1e-30 then 1e20). Prices within the bounds
+// may still overflow an indicator's fp32 sums for long lengths (a WMA of
+// length p sums p(p+1)/2 times the price): the parity check then reports
+// the fp32 lanes' error.
+const (
+	maxFP32Price = math.MaxFloat32
+	minFP32Price = 0x1p-126
+)
+
+// fp32Price is why the price v (raw as written) cannot be computed on in
+// fp32; "" when it can.
+func fp32Price(raw string, v float64) string {
+	switch {
+	case v > maxFP32Price:
+		return "price " + raw + " is above " + strconv.FormatFloat(maxFP32Price, 'g', -1, 32) +
+			", the largest fp32 number: the fp32 lanes cannot hold it; rescale the prices (divide them by a power of ten)"
+	case v < minFP32Price:
+		return "price " + raw + " is below " + strconv.FormatFloat(minFP32Price, 'g', -1, 32) +
+			", the smallest normal fp32 number: the fp32 lanes cannot hold it; rescale the prices (multiply them by a power of ten)"
+	}
+	return ""
+}
+
+// fp32Return is why the return of a bar closing at c (raw as written)
+// after a bar closing at prev (at prevAt) overflows fp32, as the fp32
+// lanes compute it (float32(c)/float32(prev)); "" when it does not.
+func fp32Return(raw string, c, prev float64, prevAt string) string {
+	if !math.IsInf(float64(float32(c)/float32(prev)), 0) {
+		return ""
+	}
+	return "close " + raw + " is " + strconv.FormatFloat(c/prev, 'g', 3, 64) + " times the close " +
+		strconv.FormatFloat(prev, 'g', -1, 64) + " of " + prevAt + ": the bar's return overflows fp32 (above " +
+		strconv.FormatFloat(maxFP32Price, 'g', -1, 32) + "); check the prices for a change of unit or scale"
 }
 
 // maxDroppedAt is how many dropped rows Info.DroppedAt names.
