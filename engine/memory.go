@@ -142,8 +142,10 @@ func systemAvailableMemory() int64 { return SystemMemoryLimit().Available }
 // cannot hold one combo's series is that too); the series budget's own
 // error (TileBudgetError, a malformed SeriesBudgetEnv) when it is the
 // user's.
-func checkMemory(s *Study, discard bool) error {
-	lim := memoryLimit()
+func checkMemory(s *Study, discard bool) error { return checkMemoryWith(s, discard, memoryLimit()) }
+
+// checkMemoryWith is checkMemory under limit lim.
+func checkMemoryWith(s *Study, discard bool, lim MemoryLimit) error {
 	have := lim.Available
 	need := func() error { return &MemoryError{Need: ForecastMemoryWith(s, discard), Available: have, Limit: lim} }
 	if have > 0 && resultsForecast(s, discard) > have {
