@@ -261,7 +261,7 @@ func newRunCmd() *cobra.Command {
 				return fmt.Errorf("--fail-on-collapse needs a parity verdict, which needs both precisions: drop --precision %s (the default is both)", s.Precisions[0])
 			}
 			ctx := cmd.Context()
-			if err := confirmLarge(ctx, s, yes); err != nil {
+			if err := preflight(ctx, s, yes, quiet, discards(format, out), stderr); err != nil {
 				return err
 			}
 			if _, rows := engine.ParseRowFormat(format); s.Note != "" && !quiet && rows {
@@ -403,7 +403,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
 	sf.registerRobust(cmd.Flags())
 	cmd.Flags().StringVar(&blocksOut, "blocks-out", "", "robustness: write the per-block statistics (one row per combo and block) to this Parquet file (needs --blocks)")
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (above "+engine.Thousands(engine.ConfirmCombos)+" combos x precisions) without asking")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (estimated above "+strconv.Itoa(int(engine.ConfirmTime.Minutes()))+" minutes) or that would take more than half the memory available, without asking")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the run (overrides --save)")
@@ -484,17 +484,53 @@ func newProgressView(ch <-chan engine.Progress, w io.Writer) *progressView {
 
 func (v *progressView) wait() { <-v.done }
 
-// confirmLarge refuses, unless yes, a study on the CPU reference backend
-// of more than engine.ConfirmCombos combos, with the engine's time estimate
-// (engine.EstimateStudy) and what to do instead.
-func confirmLarge(ctx context.Context, s *engine.Study, yes bool) error {
-	if yes || !s.NeedsConfirmation() {
-		return nil
+// preflightOptions are the calibration, rates and cores of run's
+// preflight (engine.PreflightOptions; Discard and Yes are the run's): a
+// variable so that tests fix them (nothing depends on the host's speed).
+var preflightOptions = engine.PreflightOptions{Calibrate: engine.EstimateStudy, Rates: engine.DefaultRates}
+
+// discards reports whether a run of format to out keeps no per-combo
+// result in memory (the table, or rows streamed to a file: run's
+// StudyOptions.Discard).
+func discards(format, out string) bool {
+	_, rows := engine.ParseRowFormat(format)
+	return format == "table" || (rows && out != "" && out != "-")
+}
+
+// preflight checks s before it computes (engine.PreflightStudy): a study
+// that cannot fit is refused at once (*engine.MemoryError), one the CPU
+// reference would take long over (engine.ConfirmTime, from arithmetic alone
+// or the calibration) or that would take more than half the memory
+// available is refused unless yes, with the estimate and what to do
+// instead; the estimate of any study over engine.ShowEstimateOver is said
+// on stderr before it starts (unless quiet).
+func preflight(ctx context.Context, s *engine.Study, yes, quiet, discard bool, stderr io.Writer) error {
+	opt := preflightOptions
+	opt.Discard, opt.Yes = discard, yes
+	p, err := engine.PreflightStudy(ctx, s, opt)
+	var ce *engine.ConfirmError
+	if errors.As(err, &ce) {
+		return errors.New(confirmText(ce))
 	}
-	est := "an unknown time"
-	if e, err := engine.EstimateStudy(ctx, s); err == nil {
-		est = e.String()
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("%s on the CPU reference would take %s: pass --yes to run it anyway, or use a GPU backend (sweepbench devices), a coarser grid or one precision",
-		s.Size(), est)
+	if p.Show() && !quiet {
+		fmt.Fprintf(stderr, "estimate %s\n", p.Describe())
+	}
+	return nil
+}
+
+// confirmText is a *engine.ConfirmError as run says it: what the study
+// would take and the flag that runs it anyway.
+func confirmText(ce *engine.ConfirmError) string {
+	var why []string
+	if ce.Long {
+		why = append(why, "on the CPU reference would take "+ce.Preflight.Describe())
+	}
+	if ce.Heavy {
+		why = append(why, ce.Memory())
+	}
+	return fmt.Sprintf("%s %s: pass --yes to run it anyway, or use a GPU backend (sweepbench devices), a coarser grid or one precision",
+		ce.Size, strings.Join(why, " and "))
 }

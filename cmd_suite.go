@@ -141,9 +141,15 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 		Built: func(d int, st *engine.Study) {
 			mark(fmt.Sprintf("dataset %d of %d loaded, backend started", d+1, len(datasets)))
 			if d == 0 {
-				if err := confirmLarge(ctx, st, false); err != nil {
+				opt := preflightOptions
+				opt.Discard = o.format == "table"
+				if _, err := engine.PreflightStudy(ctx, st, opt); err != nil {
 					// The first dataset's estimate stands for each: say it.
-					fmt.Fprintf(stderr, "note: %v (each of %d datasets)\n", err, len(datasets))
+					msg := err.Error()
+					if ce := (*engine.ConfirmError)(nil); errors.As(err, &ce) {
+						msg = confirmText(ce)
+					}
+					fmt.Fprintf(stderr, "note: %s (each of %d datasets)\n", msg, len(datasets))
 				}
 			}
 		},

@@ -132,9 +132,10 @@ func roundDuration(d time.Duration) time.Duration {
 }
 
 // ConfirmCombos: a study of more backtests than this (combos x
-// precisions) on the CPU reference backend is started only once the user
-// has confirmed it (`run --yes`, a second enter in the workbench), having
-// been told its estimated time: hours of CPU a mistyped range can cost.
+// precisions) on the CPU reference backend is started by the workbench
+// only once the user has confirmed it (a second enter), having been told
+// its estimated time: hours of CPU a mistyped range can cost. `run` asks
+// on the estimated time and memory instead (PreflightStudy).
 const ConfirmCombos = 1_000_000
 
 // Size says how big s is in words: "1,199,000 combos in 2 precisions".

@@ -89,11 +89,13 @@ func resultsForecast(s *Study, discard bool) int64 {
 }
 
 // MemoryError refuses a study whose forecast does not fit in the memory
-// available (ForecastMemory against what the operating system says is
-// available), before anything is allocated.
+// available (ForecastMemory against SystemMemoryLimit: the least of
+// MemAvailable, RLIMIT_AS and the cgroup limits), before anything is
+// allocated; the message says which limit bound it.
 type MemoryError struct {
 	Need      MemoryForecast
-	Available int64 // bytes
+	Available int64       // bytes
+	Limit     MemoryLimit // what bounds Available (its Describe is said)
 }
 
 func (e *MemoryError) Error() string {
@@ -101,8 +103,12 @@ func (e *MemoryError) Error() string {
 	if e.Need.Tiles > 1 {
 		series += fmt.Sprintf(" a tile, in %d tiles", e.Need.Tiles)
 	}
-	return fmt.Sprintf("the study needs about %s of memory (indicator series %s, per-combo results %s) and %s is available: "+
-		"use fewer or shorter lengths, fewer bars, or one precision", Bytes(e.Need.Total()), series, Bytes(e.Need.Results), Bytes(e.Available))
+	bound := ""
+	if d := e.Limit.Describe(); d != "" {
+		bound = ", bound by " + d
+	}
+	return fmt.Sprintf("the study needs about %s of memory (indicator series %s, per-combo results %s) and %s is available%s: "+
+		"use fewer or shorter lengths, fewer bars, or one precision", Bytes(e.Need.Total()), series, Bytes(e.Need.Results), Bytes(e.Available), bound)
 }
 
 // Bytes formats a byte count in binary units: "1.5 GiB", "320 MiB", "12 KiB".
@@ -119,10 +125,16 @@ func Bytes(b int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTPE"[exp])
 }
 
-// availableMemory is the memory the operating system says a new
-// allocation can have, in bytes; 0 when it cannot tell (then nothing is
-// refused). It is a variable so that tests can fix it.
-var availableMemory = systemAvailableMemory
+// memoryLimit is what a new allocation can have and what bounds it
+// (SystemMemoryLimit). It is a variable so that tests can fix it.
+var memoryLimit = SystemMemoryLimit
+
+// availableMemory is memoryLimit's bytes; 0 when nothing is known (then
+// nothing is refused).
+func availableMemory() int64 { return memoryLimit().Available }
+
+// systemAvailableMemory is SystemMemoryLimit's bytes.
+func systemAvailableMemory() int64 { return SystemMemoryLimit().Available }
 
 // checkMemory returns a *MemoryError when s's forecast exceeds the memory
 // available: its per-combo results alone, or with the series of its
@@ -130,9 +142,12 @@ var availableMemory = systemAvailableMemory
 // cannot hold one combo's series is that too); the series budget's own
 // error (TileBudgetError, a malformed SeriesBudgetEnv) when it is the
 // user's.
-func checkMemory(s *Study, discard bool) error {
-	have := availableMemory()
-	need := func() error { return &MemoryError{Need: ForecastMemoryWith(s, discard), Available: have} }
+func checkMemory(s *Study, discard bool) error { return checkMemoryWith(s, discard, memoryLimit()) }
+
+// checkMemoryWith is checkMemory under limit lim.
+func checkMemoryWith(s *Study, discard bool, lim MemoryLimit) error {
+	have := lim.Available
+	need := func() error { return &MemoryError{Need: ForecastMemoryWith(s, discard), Available: have, Limit: lim} }
 	if have > 0 && resultsForecast(s, discard) > have {
 		return need()
 	}

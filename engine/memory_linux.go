@@ -1,32 +1,21 @@
 package engine
 
-import (
-	"bufio"
-	"os"
-	"strconv"
-	"strings"
-)
+import "syscall"
 
-// systemAvailableMemory reads MemAvailable from /proc/meminfo (the kernel's
-// estimate of memory available to a new program without swapping), bytes;
-// 0 when it cannot.
-func systemAvailableMemory() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
+// systemSources are the real /proc, cgroup root and RLIMIT_AS.
+var systemSources = limitSources{proc: "/proc", cgroup: "/sys/fs/cgroup", rlimitAS: rlimitAS}
+
+// rlimitAS is the soft RLIMIT_AS; not ok when unlimited or unreadable.
+func rlimitAS() (uint64, bool) {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &r); err != nil || r.Cur == ^uint64(0) {
+		return 0, false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			f := strings.Fields(rest)
-			if len(f) == 2 && f[1] == "kB" {
-				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-					return kb * 1024
-				}
-			}
-		}
-	}
-	return 0
+	return r.Cur, true
 }
+
+// SystemMemoryLimit is what this process may still allocate and what
+// bounds it (MemoryLimit): the least of MemAvailable, RLIMIT_AS less the
+// process's mapped size, and the memory limits of its cgroups (v1 and v2)
+// less their usage, read now.
+func SystemMemoryLimit() MemoryLimit { return systemSources.memoryLimit() }

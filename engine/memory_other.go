@@ -2,6 +2,6 @@
 
 package engine
 
-// systemAvailableMemory is unknown here (0): no study is refused for
+// SystemMemoryLimit is unknown here (LimitNone): no study is refused for
 // memory on this operating system.
-func systemAvailableMemory() int64 { return 0 }
+func SystemMemoryLimit() MemoryLimit { return MemoryLimit{} }

@@ -48,7 +48,7 @@ func TestForecastMemory(t *testing.T) {
 // series of a tile fit half of what the results leave); one that fits
 // runs whole.
 func TestRunStudyRefusesWhatCannotFit(t *testing.T) {
-	defer func(f func() int64) { availableMemory = f }(availableMemory)
+	defer func(f func() MemoryLimit) { memoryLimit = f }(memoryLimit)
 	ran := false
 	b := &fakeBackend{lanes: 1, chunk: 10, compute: func(ctx context.Context, lane, first int, out []Metrics) error {
 		ran = true
@@ -57,16 +57,16 @@ func TestRunStudyRefusesWhatCannotFit(t *testing.T) {
 	}}
 	s := fakeStudy(b)
 	m := ForecastMemory(s)
-	availableMemory = func() int64 { return m.Results - 1 }
+	memoryLimit = func() MemoryLimit { return MemoryLimit{Available: m.Results - 1, Kind: LimitMemAvailable} }
 	_, err := RunStudy(context.Background(), s, StudyOptions{})
 	var me *MemoryError
-	if !errors.As(err, &me) || ran || me.Available != m.Results-1 || !strings.Contains(err.Error(), "is available: use fewer or shorter lengths") {
+	if !errors.As(err, &me) || ran || me.Available != m.Results-1 || !strings.Contains(err.Error(), "is available, bound by the memory the system has available (MemAvailable): use fewer or shorter lengths") {
 		t.Fatalf("err %v, computed %v: want a MemoryError before anything runs", err, ran)
 	}
 	// The series of 3 of the grid's 6 lengths and the returns (4 series)
 	// fit beside the results: tiles of at most 4 series.
 	per := m.SeriesAll / 6
-	availableMemory = func() int64 { return m.Results + 2*4*per }
+	memoryLimit = func() MemoryLimit { return MemoryLimit{Available: m.Results + 2*4*per, Kind: LimitMemAvailable} }
 	if f := ForecastMemory(s); f.Tiles < 2 || f.Series > 4*per {
 		t.Fatalf("forecast %+v: want tiles of at most %d bytes of series", f, 4*per)
 	}
@@ -74,7 +74,7 @@ func TestRunStudyRefusesWhatCannotFit(t *testing.T) {
 	if err != nil || !ran || !strings.Contains(rep.Note, "tiles of the grid") || rep.Run(FP64).Count() != s.Grid.Len() {
 		t.Fatalf("a study whose series do not fit: err %v, computed %v, note %q", err, ran, rep.Note)
 	}
-	availableMemory = func() int64 { return m.Results + 2*m.SeriesAll }
+	memoryLimit = func() MemoryLimit { return MemoryLimit{Available: m.Results + 2*m.SeriesAll, Kind: LimitMemAvailable} }
 	if rep, err := RunStudy(context.Background(), s, StudyOptions{}); err != nil || strings.Contains(rep.Note, "tiles") {
 		t.Fatalf("a study that fits: err %v, note %q", err, rep.Note)
 	}
