@@ -142,7 +142,7 @@ type Parity struct {
 	// again from Combos when they are held).
 	Worst  ParityWorst
 	Combos []ComboParity // grid order
-	Flips                []Flip        // worst MaxFlipsListed: non-borderline first, then by margin, descending
+	Flips  []Flip        // worst MaxFlipsListed: non-borderline first, then by margin, descending
 	// Device names where the flips and indicator errors were found when
 	// not on the CPU ("NVIDIA H200 (GPU 0)": CompareOnDevice); "" for the
 	// CPU and for a report read back from the sessions store.
