@@ -271,15 +271,16 @@ func (m *Model) Summary() []string {
 		if p.Incomplete {
 			out = append(out, st.warn.Render("incomplete: only the combos both runs completed are compared"))
 		}
+		// The maxima over the combos, each with the combo it comes from
+		// (the engine's phrasing, as run and sessions show print it).
+		dn, dpnl := p.MaxFigures()
 		out = append(out,
 			fmt.Sprintf("trades %s fp64 / %s fp32, shifted %s (%s)",
 				common.Thousands(p.TotalTrades64), common.Thousands(p.TotalTrades32),
 				common.Thousands(p.ShiftedTrades), common.Pct(p.ShiftedShare)),
-			// Two maxima over the combos, not necessarily of one combo.
-			fmt.Sprintf("max |dn| %s, max relative |dn| %s", common.Thousands(p.MaxAbsDn), common.Pct(p.MaxRelDn)),
-			fmt.Sprintf("max |dPnL| %s pp (rel %s), indicator error %.3g, %s combos differ",
-				common.Num(p.MaxAbsDPnLpp), common.Pct(p.MaxRelDPnL), p.MaxRelIndicatorError, common.Thousands(p.CombosDiffering)),
-			fmt.Sprintf("flips %s, non-borderline %s", common.Thousands(p.FlipCount), common.Thousands(p.NonBorderlineFlips)))
+			dn, dpnl,
+			fmt.Sprintf("flips %s, non-borderline %s; indicator error %.3g; %s combos differ", common.Thousands(p.FlipCount),
+				common.Thousands(p.NonBorderlineFlips), p.MaxRelIndicatorError, common.Thousands(p.CombosDiffering)))
 		// The reading of the verdict after its figures: where the pane
 		// is short, it is what gives way first.
 		if p.Explanation != "" {
