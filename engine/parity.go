@@ -45,12 +45,20 @@ type ComboParity struct {
 	NonBorderline   int     // flips whose margin is >= the tolerance
 	MaxFlipMargin   float64 // largest margin among its flips (0 when none)
 	DnLimitBreached bool    // |dn| > max(1% of trades64, 2)
-	// Return64 and Return32 are the two runs' total returns (fractions),
-	// which the dPnL condition quotes. The sessions store keeps dPnL, not
-	// them: 0 in a report read back from it (whose reasons, saved as
-	// Compare wrote them, quote them still).
-	Return64, Return32 float64
+	// ret64 and ret32 are the two runs' total returns (fractions), which
+	// the dPnL condition quotes (Returns). Unexported: neither the sessions
+	// store (which keeps dPnL; Open fills them from the runs, SetReturns)
+	// nor a shard file (whose format they would change) carries them.
+	ret64, ret32 float64
 }
+
+// Returns are the combo's total returns (fractions) in the fp64 run and
+// the run under test; 0 in a row read back without its runs.
+func (c *ComboParity) Returns() (ret64, ret32 float64) { return c.ret64, c.ret32 }
+
+// NewComboParity is the row of one combo from its fp64 result a and its
+// result b under test (flips are the caller's), as Compare builds it.
+func NewComboParity(a, b *ComboResult) ComboParity { return comboParity(a, b) }
 
 // ParityWorst names the combos behind the sweep's maxima: the row of the
 // combo each maximum comes from (the first in grid order on a tie; the
@@ -138,9 +146,10 @@ type Parity struct {
 	NonBorderlineFlips   int
 	MaxRelIndicatorError float64
 	IndicatorErrors      []SeriesError // one per series, worst first
-	// Worst names the combo behind each maximum above (Explain sets it
-	// again from Combos when they are held).
-	Worst  ParityWorst
+	// worst names the combo behind each maximum above (Worst; Explain
+	// sets it again from Combos when they are held). Unexported, so that a
+	// shard file's format does not carry it: it is derived.
+	worst  ParityWorst
 	Combos []ComboParity // grid order
 	Flips  []Flip        // worst MaxFlipsListed: non-borderline first, then by margin, descending
 	// Device names where the flips and indicator errors were found when
@@ -377,7 +386,7 @@ func comboParity(a, b *ComboResult) ComboParity {
 	cp.DPnLpp = 100 * d
 	cp.RelDPnL = relFloat(d, a.TotalReturn)
 	cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
-	cp.Return64, cp.Return32 = a.TotalReturn, b.TotalReturn
+	cp.ret64, cp.ret32 = a.TotalReturn, b.TotalReturn
 	return cp
 }
 
@@ -403,20 +412,20 @@ func (p *Parity) setIndicatorErrors(errs []SeriesError) {
 // hold at least those: any order, any number), the verdict and its
 // explanation.
 func (p *Parity) finish(flips []Flip) {
-	p.Worst = NewParityWorst()
+	p.worst = NewParityWorst()
 	for k := range p.Combos {
 		c := &p.Combos[k]
 		p.TotalTrades64 += c.Trades64
 		p.TotalTrades32 += c.Trades32
 		p.ShiftedTrades += abs(c.Dn)
-		p.Worst.Add(c)
+		p.worst.Add(c)
 		if c.Dn != 0 || c.DPnLpp != 0 {
 			p.CombosDiffering++
 		}
 		p.FlipCount += c.Flips
 		p.NonBorderlineFlips += c.NonBorderline
 	}
-	w := &p.Worst
+	w := &p.worst
 	p.MaxAbsDn, p.MaxRelDn = abs(w.Dn.Dn), w.RelDn.RelDn
 	p.MaxAbsDPnLpp, p.MaxRelDPnL = math.Abs(w.DPnL.DPnLpp), w.RelDPnL.RelDPnL
 	if p.TotalTrades64 > 0 {
@@ -438,7 +447,7 @@ func (p *Parity) finish(flips []Flip) {
 			trades = fmt.Sprintf("trades %s fp64, %s fp32", thousands(c.Trades64), thousands(c.Trades32))
 		}
 		p.Reasons = append(p.Reasons, fmt.Sprintf("max |dPnL| %s pp > %g pp on (%s): return %.2f%% fp64, %.2f%% fp32; %s",
-			trimFloat(p.MaxAbsDPnLpp, 4), MaxDPnLpp, c.Label(), 100*c.Return64, 100*c.Return32, trades))
+			trimFloat(p.MaxAbsDPnLpp, 4), MaxDPnLpp, c.Label(), 100*c.ret64, 100*c.ret32, trades))
 	}
 	if w.Breached > 0 {
 		c := &w.DnLimit
@@ -468,6 +477,11 @@ func (p *Parity) finish(flips []Flip) {
 	p.explain()
 }
 
+// Worst names the combos behind the report's maxima (ParityWorst): set by
+// Compare and Explain; a reader that holds no Combos (the sessions store's
+// summary) fills it row by row (ParityWorst.Add) and then calls Explain.
+func (p *Parity) Worst() *ParityWorst { return &p.worst }
+
 // seriesParam is the grid parameter of an indicator series: "hma" for
 // "h", "hma3" for "h3".
 func seriesParam(series string) string {
@@ -488,7 +502,7 @@ func (p *Parity) MaxFigures() (dn, dpnl string) {
 		}
 		return " (" + c.Label() + ")"
 	}
-	w := &p.Worst
+	w := &p.worst
 	dn = fmt.Sprintf("max |dn| %s%s; max relative |dn| %s%%%s", thousands(p.MaxAbsDn), at(float64(p.MaxAbsDn), &w.Dn),
 		trimFloat(100*p.MaxRelDn, 3), at(p.MaxRelDn, &w.RelDn))
 	dpnl = fmt.Sprintf("max |dPnL| %s pp%s; max relative %s%s", trimFloat(p.MaxAbsDPnLpp, 4), at(p.MaxAbsDPnLpp, &w.DPnL),
@@ -496,7 +510,7 @@ func (p *Parity) MaxFigures() (dn, dpnl string) {
 	return dn, dpnl
 }
 
-// SetReturns fills the per-combo total returns (Return64, Return32) from
+// SetReturns fills the per-combo total returns (Returns) from
 // the two runs compared, ref (fp64) and test, for a report read back
 // without them (the sessions store keeps dPnL only), then explains it
 // again (Explain). A combo missing from either run keeps 0.
@@ -504,28 +518,28 @@ func (p *Parity) SetReturns(ref, test *Run) {
 	for k := range p.Combos {
 		c := &p.Combos[k]
 		if a, b := ref.Lookup(c.Index), test.Lookup(c.Index); a != nil && b != nil {
-			c.Return64, c.Return32 = a.TotalReturn, b.TotalReturn
+			c.ret64, c.ret32 = a.TotalReturn, b.TotalReturn
 		}
 	}
 	p.Explain()
 }
 
-// Explain sets p.Worst from p.Combos when it holds them, then
+// Explain sets p.worst from p.Combos when it holds them, then
 // p.Explanation from the report's own fields. Compare calls it; a report
 // read back from the sessions store is explained again the same way (its
 // Worst rebuilt from the saved rows when it holds no Combos), so show
 // prints what run printed.
 func (p *Parity) Explain() {
 	if p.Combos != nil {
-		p.Worst = NewParityWorst()
+		p.worst = NewParityWorst()
 		for k := range p.Combos {
-			p.Worst.Add(&p.Combos[k])
+			p.worst.Add(&p.Combos[k])
 		}
 	}
 	p.explain()
 }
 
-// explain reads a collapse that one condition alone fired, from p.Worst
+// explain reads a collapse that one condition alone fired, from p.worst
 // and the sweep's figures: only the per-combo trade limit (every flip
 // borderline, the indicators within their limit); or only max |dPnL|, on
 // a combo whose trades moved within the limit and none of whose flips is
@@ -536,7 +550,7 @@ func (p *Parity) explain() {
 	if len(p.Reasons) != 1 {
 		return
 	}
-	w := &p.Worst
+	w := &p.worst
 	switch {
 	case w.Breached > 0:
 		p.Explanation = fmt.Sprintf("only the per-combo trade limit fired: every flip is borderline (margin < %g) and the indicators agree "+

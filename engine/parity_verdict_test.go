@@ -123,7 +123,7 @@ func TestParitySummaryNamesEachFiguresCombo(t *testing.T) {
 	// combo 0 (hma 2): dn -1 of 10 (rel 10%), dPnL +2 pp on 1% (rel 2);
 	// combo 1 (hma 3): dn +2 of 1,000 (rel 0.2%), dPnL -4 pp on 50% (rel 0.08).
 	p := verdictCase(t, [2]int{10, 1000}, [2]int{9, 1002}, [2]float64{0.01, 0.5}, [2]float64{0.03, 0.46})
-	w := p.Worst
+	w := p.Worst()
 	if w.Dn.Combo != (engine.Combo{HMA: 3, HMA3: 6}) || w.RelDn.Combo != (engine.Combo{HMA: 2, HMA3: 6}) ||
 		w.DPnL.Combo != (engine.Combo{HMA: 3, HMA3: 6}) || w.RelDPnL.Combo != (engine.Combo{HMA: 2, HMA3: 6}) {
 		t.Errorf("worst combos %+v", w)

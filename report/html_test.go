@@ -82,9 +82,9 @@ func TestSanitizeText(t *testing.T) {
 func TestHTMLVerdictSaysWhy(t *testing.T) {
 	src := plainSource(t)
 	g := engine.Grid{HMA: engine.Range{Start: 355, Stop: 355, Step: 1}, HMA3: engine.Range{Start: 312, Stop: 312, Step: 1}}
-	src.Report.Parity = engine.MergeParity([]*engine.Parity{{Tolerance: engine.DefaultBorderline, Combos: []engine.ComboParity{{
-		Index: 0, Combo: g.At(0), Trades64: 1376, Trades32: 1376, DPnLpp: -5.4, RelDPnL: 0.054 / 0.6386,
-		Return64: -0.6386, Return32: -0.6926}}}})
+	row := engine.NewComboParity(&engine.ComboResult{Combo: g.At(0), Metrics: engine.Metrics{TotalTrades: 1376, TotalReturn: -0.6386}},
+		&engine.ComboResult{Combo: g.At(0), Metrics: engine.Metrics{TotalTrades: 1376, TotalReturn: -0.6926}})
+	src.Report.Parity = engine.MergeParity([]*engine.Parity{{Tolerance: engine.DefaultBorderline, Combos: []engine.ComboParity{row}}})
 	var b bytes.Buffer
 	if _, err := WriteHTML(context.Background(), &b, src, HTMLOptions{}); err != nil {
 		t.Fatal(err)

@@ -113,7 +113,8 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool)
 	if combos {
 		p.Combos = []engine.ComboParity{}
 	}
-	p.Worst = engine.NewParityWorst()
+	worst := p.Worst()
+	*worst = engine.NewParityWorst()
 	for rows.Next() {
 		var c engine.ComboParity
 		var relDn, dpnl, relDPnL, margin sql.NullFloat64
@@ -126,7 +127,7 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool)
 		if combos {
 			p.Combos = append(p.Combos, c)
 		} else {
-			p.Worst.Add(&c)
+			worst.Add(&c)
 		}
 	}
 	if err := rows.Close(); err != nil {

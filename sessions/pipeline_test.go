@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -294,9 +293,9 @@ func TestShowNamesTheParityCombos(t *testing.T) {
 	q := *rep.Parity
 	q.Combos = append([]engine.ComboParity(nil), q.Combos...)
 	c := &q.Combos[3]
-	c.Trades32, c.Dn, c.RelDn, c.DnLimitBreached = c.Trades64, 0, 0, false
-	c.Return32 = c.Return64 - 0.06
-	c.DPnLpp, c.RelDPnL = -6, 0.06/math.Abs(c.Return64)
+	ret64, _ := c.Returns()
+	*c = engine.NewComboParity(&engine.ComboResult{Index: c.Index, Combo: c.Combo, Metrics: engine.Metrics{TotalTrades: c.Trades64, TotalReturn: ret64}},
+		&engine.ComboResult{Index: c.Index, Combo: c.Combo, Metrics: engine.Metrics{TotalTrades: c.Trades64, TotalReturn: ret64 - 0.06}})
 	for k := range q.Combos {
 		q.Combos[k].NonBorderline = 0
 	}

@@ -281,11 +281,6 @@ func (m *Model) Summary() []string {
 			dn, dpnl,
 			fmt.Sprintf("flips %s, non-borderline %s; indicator error %.3g; %s combos differ", common.Thousands(p.FlipCount),
 				common.Thousands(p.NonBorderlineFlips), p.MaxRelIndicatorError, common.Thousands(p.CombosDiffering)))
-		// The reading of the verdict after its figures: where the pane
-		// is short, it is what gives way first.
-		if p.Explanation != "" {
-			out = append(out, st.warn.Render("note: "+p.Explanation))
-		}
 		if r.Paged() {
 			var worst []string
 			for _, e := range p.IndicatorErrors[:min(3, len(p.IndicatorErrors))] {
@@ -296,6 +291,12 @@ func (m *Model) Summary() []string {
 			}
 			out = append(out, st.label.Render(fmt.Sprintf("no row per combo for a grid of %s (dn, dPnL and flips per combo are not held): the worst flips are listed; sessions show prints the whole report",
 				common.Plural(r.Grid.Len(), "combo"))))
+		}
+		// The reading of the verdict after its figures (and after what
+		// the list below holds): where the pane is short, it is what
+		// gives way first.
+		if p.Explanation != "" {
+			out = append(out, st.warn.Render("note: "+p.Explanation))
 		}
 	} else {
 		why := "it needs an fp64 and an fp32 run (precision both)"

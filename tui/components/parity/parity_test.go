@@ -18,12 +18,8 @@ import (
 func TestSummaryNamesEachFiguresCombo(t *testing.T) {
 	g := engine.Grid{HMA: engine.Range{Start: 100, Stop: 100, Step: 1}, HMA3: engine.Range{Start: 108, Stop: 120, Step: 12}}
 	row := func(k, trades int, ret64, ret32 float64) engine.ComboParity {
-		c := engine.ComboParity{Index: k, Combo: g.At(k), Trades64: trades, Trades32: trades, DPnLpp: 100 * (ret32 - ret64),
-			Return64: ret64, Return32: ret32}
-		if d := ret32 - ret64; d != 0 {
-			c.RelDPnL = max(d, -d) / max(ret64, -ret64)
-		}
-		return c
+		return engine.NewComboParity(&engine.ComboResult{Index: k, Combo: g.At(k), Metrics: engine.Metrics{TotalTrades: trades, TotalReturn: ret64}},
+			&engine.ComboResult{Index: k, Combo: g.At(k), Metrics: engine.Metrics{TotalTrades: trades, TotalReturn: ret32}})
 	}
 	// hma 100 x hma3 108: +1 pp on 0.5% (rel 2); hma 100 x hma3 120: -6 pp on -60%.
 	p := engine.MergeParity([]*engine.Parity{{Tolerance: engine.DefaultBorderline,
