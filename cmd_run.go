@@ -61,7 +61,7 @@ func (f *studyFlags) registerRobust(fs *pflag.FlagSet) {
 	s := &f.spec
 	fs.Var(decimalInt{&s.Blocks, 0}, engine.FieldBlocks, "robustness: split the bar returns into N blocks (16 is usual) and report PBO, the deflated Sharpe ratio and the plateau best; 0 = none")
 	fs.StringVar(&s.WF, engine.FieldWF, "", "robustness: walk-forward over the blocks, rolling:K (K blocks in sample, the next out) or anchored (needs --blocks)")
-	fs.StringVar(&s.Objective, engine.FieldObjective, "sharpe", "the metric the top lists rank by (any metric of the table; max_drawdown lowest first, the others highest) and, with --blocks, the robustness statistics' choice (sharpe, sortino, total_return, cagr, win_rate: the decomposable ones)")
+	fs.StringVar(&s.Objective, engine.FieldObjective, "sharpe", "the metric the top lists rank by (any metric of the table; max_drawdown lowest first, the others highest) and, with --blocks, the robustness statistics' choice (one of "+strings.Join(robust.ObjectiveNames(), ", ")+")")
 	fs.Var(decimalInt{&s.MinTrades, 0}, engine.FieldMinTrades, "only combos with at least N trades in the top lists and the robustness statistics' choice (the others still count as trials)")
 	fs.Var(decimalFloat{&s.MaxDrawdown, 0}, engine.FieldMaxDrawdown, "only combos whose max drawdown is at most this fraction in the top lists and the robustness choice (0.3 = 30%; 0 = no bound)")
 }

@@ -246,11 +246,10 @@ func WriteParitySummary(bw *ErrWriter, p *Parity, l ParityLabels) {
 			bw.Printf("  note: %s\n", p.Explanation)
 		}
 	}
-	bw.Printf("  trades        %s %s, %s %s; shifted %s (%s%%); max |dn| %s; max relative |dn| %s%%\n",
-		l.Ref, thousands(p.TotalTrades64), l.Test, thousands(p.TotalTrades32), thousands(p.ShiftedTrades), trimFloat(100*p.ShiftedShare, 4),
-		thousands(p.MaxAbsDn), trimFloat(100*p.MaxRelDn, 3))
-	bw.Printf("  pnl           max |dPnL| %s pp (%s relative); combos differing %s of %s\n",
-		trimFloat(p.MaxAbsDPnLpp, 4), sci(p.MaxRelDPnL), thousands(p.CombosDiffering), thousands(p.CombosCompared))
+	dn, dpnl := p.MaxFigures() // each maximum with its combo
+	bw.Printf("  trades        %s %s, %s %s; shifted %s (%s%%); %s\n",
+		l.Ref, thousands(p.TotalTrades64), l.Test, thousands(p.TotalTrades32), thousands(p.ShiftedTrades), trimFloat(100*p.ShiftedShare, 4), dn)
+	bw.Printf("  pnl           %s; combos differing %s of %s\n", dpnl, thousands(p.CombosDiffering), thousands(p.CombosCompared))
 	if l.MetricsOnly {
 		return
 	}

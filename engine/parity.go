@@ -45,7 +45,62 @@ type ComboParity struct {
 	NonBorderline   int     // flips whose margin is >= the tolerance
 	MaxFlipMargin   float64 // largest margin among its flips (0 when none)
 	DnLimitBreached bool    // |dn| > max(1% of trades64, 2)
+	// ret64 and ret32 are the two runs' total returns (fractions), which
+	// the dPnL condition quotes (Returns). Unexported: neither the sessions
+	// store (which keeps dPnL; Open fills them from the runs, SetReturns)
+	// nor a shard file (whose format they would change) carries them.
+	ret64, ret32 float64
 }
+
+// Returns are the combo's total returns (fractions) in the fp64 run and
+// the run under test; 0 in a row read back without its runs.
+func (c *ComboParity) Returns() (ret64, ret32 float64) { return c.ret64, c.ret32 }
+
+// NewComboParity is the row of one combo from its fp64 result a and its
+// result b under test (flips are the caller's), as Compare builds it.
+func NewComboParity(a, b *ComboResult) ComboParity { return comboParity(a, b) }
+
+// ParityWorst names the combos behind the sweep's maxima: the row of the
+// combo each maximum comes from (the first in grid order on a tie; the
+// zero row, Index -1, when no combo was compared), and the combos that
+// breach the per-combo trade limit.
+type ParityWorst struct {
+	Dn, RelDn, DPnL, RelDPnL ComboParity // behind MaxAbsDn, MaxRelDn, MaxAbsDPnLpp, MaxRelDPnL
+	DnLimit                  ComboParity // the breaching combo with the largest |dn| (Index -1 when none)
+	Breached                 int         // combos with DnLimitBreached
+}
+
+// NewParityWorst is the ParityWorst of no combo.
+func NewParityWorst() ParityWorst {
+	none := ComboParity{Index: -1}
+	return ParityWorst{Dn: none, RelDn: none, DPnL: none, RelDPnL: none, DnLimit: none}
+}
+
+// Add takes combo c into the maxima, by the rules of Parity's (NaN is
+// larger than everything; a tie keeps the combo added first).
+func (w *ParityWorst) Add(c *ComboParity) {
+	if w.Dn.Index < 0 || abs(c.Dn) > abs(w.Dn.Dn) {
+		w.Dn = *c
+	}
+	if w.RelDn.Index < 0 || gtNaN(c.RelDn, w.RelDn.RelDn) {
+		w.RelDn = *c
+	}
+	if w.DPnL.Index < 0 || gtNaN(math.Abs(c.DPnLpp), math.Abs(w.DPnL.DPnLpp)) {
+		w.DPnL = *c
+	}
+	if w.RelDPnL.Index < 0 || gtNaN(c.RelDPnL, w.RelDPnL.RelDPnL) {
+		w.RelDPnL = *c
+	}
+	if c.DnLimitBreached {
+		w.Breached++
+		if w.DnLimit.Index < 0 || abs(c.Dn) > abs(w.DnLimit.Dn) {
+			w.DnLimit = *c
+		}
+	}
+}
+
+// Label names combo c as the reports do: "hma 355, hma3 312".
+func (c Combo) Label() string { return fmt.Sprintf("hma %d, hma3 %d", c.HMA, c.HMA3) }
 
 // Flip is one bar where the fp32 and fp64 positions differ.
 type Flip struct {
@@ -91,8 +146,12 @@ type Parity struct {
 	NonBorderlineFlips   int
 	MaxRelIndicatorError float64
 	IndicatorErrors      []SeriesError // one per series, worst first
-	Combos               []ComboParity // grid order
-	Flips                []Flip        // worst MaxFlipsListed: non-borderline first, then by margin, descending
+	// worst names the combo behind each maximum above (Worst; Explain
+	// sets it again from Combos when they are held). Unexported, so that a
+	// shard file's format does not carry it: it is derived.
+	worst  ParityWorst
+	Combos []ComboParity // grid order
+	Flips  []Flip        // worst MaxFlipsListed: non-borderline first, then by margin, descending
 	// Device names where the flips and indicator errors were found when
 	// not on the CPU ("NVIDIA H200 (GPU 0)": CompareOnDevice); "" for the
 	// CPU and for a report read back from the sessions store.
@@ -327,6 +386,7 @@ func comboParity(a, b *ComboResult) ComboParity {
 	cp.DPnLpp = 100 * d
 	cp.RelDPnL = relFloat(d, a.TotalReturn)
 	cp.DnLimitBreached = float64(abs(cp.Dn)) > math.Max(0.01*float64(cp.Trades64), 2)
+	cp.ret64, cp.ret32 = a.TotalReturn, b.TotalReturn
 	return cp
 }
 
@@ -352,27 +412,22 @@ func (p *Parity) setIndicatorErrors(errs []SeriesError) {
 // hold at least those: any order, any number), the verdict and its
 // explanation.
 func (p *Parity) finish(flips []Flip) {
+	p.worst = NewParityWorst()
 	for k := range p.Combos {
 		c := &p.Combos[k]
 		p.TotalTrades64 += c.Trades64
 		p.TotalTrades32 += c.Trades32
 		p.ShiftedTrades += abs(c.Dn)
-		p.MaxAbsDn = max(p.MaxAbsDn, abs(c.Dn))
-		if gtNaN(c.RelDn, p.MaxRelDn) {
-			p.MaxRelDn = c.RelDn
-		}
-		if gtNaN(math.Abs(c.DPnLpp), p.MaxAbsDPnLpp) {
-			p.MaxAbsDPnLpp = math.Abs(c.DPnLpp)
-		}
-		if gtNaN(c.RelDPnL, p.MaxRelDPnL) {
-			p.MaxRelDPnL = c.RelDPnL
-		}
+		p.worst.Add(c)
 		if c.Dn != 0 || c.DPnLpp != 0 {
 			p.CombosDiffering++
 		}
 		p.FlipCount += c.Flips
 		p.NonBorderlineFlips += c.NonBorderline
 	}
+	w := &p.worst
+	p.MaxAbsDn, p.MaxRelDn = abs(w.Dn.Dn), w.RelDn.RelDn
+	p.MaxAbsDPnLpp, p.MaxRelDPnL = math.Abs(w.DPnL.DPnLpp), w.RelDPnL.RelDPnL
 	if p.TotalTrades64 > 0 {
 		p.ShiftedShare = float64(p.ShiftedTrades) / float64(p.TotalTrades64)
 	}
@@ -382,62 +437,145 @@ func (p *Parity) finish(flips []Flip) {
 		p.Flips = flips[:k:k]
 	}
 
-	// Verdict (SPEC "Parity"): every condition that fires is named.
+	// Verdict (SPEC "Parity"): every condition that fires is named, with
+	// the combo (or series) behind it.
 	tol := p.Tolerance
 	if !(p.MaxAbsDPnLpp <= MaxDPnLpp) {
-		p.Reasons = append(p.Reasons, fmt.Sprintf("max |dPnL| %s pp > %g pp", trimFloat(p.MaxAbsDPnLpp, 4), MaxDPnLpp))
-	}
-	breached := 0
-	var worst *ComboParity
-	for k := range p.Combos {
-		if p.Combos[k].DnLimitBreached {
-			breached++
-			if worst == nil || abs(p.Combos[k].Dn) > abs(worst.Dn) {
-				worst = &p.Combos[k]
-			}
+		c := &w.DPnL
+		trades := thousands(c.Trades64) + " trades in both"
+		if c.Trades32 != c.Trades64 {
+			trades = fmt.Sprintf("trades %s fp64, %s fp32", thousands(c.Trades64), thousands(c.Trades32))
 		}
+		p.Reasons = append(p.Reasons, fmt.Sprintf("max |dPnL| %s pp > %g pp on (%s): return %.2f%% fp64, %.2f%% fp32; %s",
+			trimFloat(p.MaxAbsDPnLpp, 4), MaxDPnLpp, c.Label(), 100*c.ret64, 100*c.ret32, trades))
 	}
-	if breached > 0 {
+	if w.Breached > 0 {
+		c := &w.DnLimit
 		p.Reasons = append(p.Reasons, fmt.Sprintf("%s with |dn| > max(1%% of fp64 trades, 2); worst (hma %d, hma3 %d): dn %+d of %s",
-			Plural(breached, "combo"), worst.HMA, worst.HMA3, worst.Dn, thousands(worst.Trades64)))
+			Plural(w.Breached, "combo"), c.HMA, c.HMA3, c.Dn, thousands(c.Trades64)))
 	}
 	if !(p.MaxRelIndicatorError <= MaxIndicatorRel) {
-		p.Reasons = append(p.Reasons, fmt.Sprintf("max relative indicator error %.3g > %g", p.MaxRelIndicatorError, MaxIndicatorRel))
+		r := fmt.Sprintf("max relative indicator error %.3g > %g", p.MaxRelIndicatorError, MaxIndicatorRel)
+		if len(p.IndicatorErrors) > 0 {
+			e := p.IndicatorErrors[0]
+			r += fmt.Sprintf(" (series %s %d at bar %d: the combos with %s %d)", e.Series, e.Length, e.Bar, seriesParam(e.Series), e.Length)
+		}
+		p.Reasons = append(p.Reasons, r)
 	}
 	if p.NonBorderlineFlips > 0 {
-		p.Reasons = append(p.Reasons, fmt.Sprintf("%s non-borderline flips (margin >= %g)", thousands(p.NonBorderlineFlips), tol))
+		r := fmt.Sprintf("%s non-borderline flips (margin >= %g)", thousands(p.NonBorderlineFlips), tol)
+		if len(p.Flips) > 0 && !p.Flips[0].Borderline { // the worst is listed first
+			f := p.Flips[0]
+			r += fmt.Sprintf("; worst (%s) at bar %d, margin %.3g", f.Label(), f.Bar, f.Margin)
+		}
+		p.Reasons = append(p.Reasons, r)
 	}
 	p.Verdict = VerdictPass
 	if len(p.Reasons) > 0 {
 		p.Verdict = VerdictCollapse
 	}
+	p.explain()
+}
+
+// Worst names the combos behind the report's maxima (ParityWorst): set by
+// Compare and Explain; a reader that holds no Combos (the sessions store's
+// summary) fills it row by row (ParityWorst.Add) and then calls Explain.
+func (p *Parity) Worst() *ParityWorst { return &p.worst }
+
+// seriesParam is the grid parameter of an indicator series: "hma" for
+// "h", "hma3" for "h3".
+func seriesParam(series string) string {
+	if series == "h3" {
+		return "hma3"
+	}
+	return "hma"
+}
+
+// MaxFigures are the sweep's maxima, each with the combo it comes from:
+// "max |dn| 18 (hma 355, hma3 312); max relative |dn| 0.41% (hma 60,
+// hma3 24)" and "max |dPnL| 5.4088 pp (hma 355, hma3 312); max relative
+// 8.47e-02 (hma 355, hma3 312)". A maximum of 0 names no combo.
+func (p *Parity) MaxFigures() (dn, dpnl string) {
+	at := func(v float64, c *ComboParity) string {
+		if v == 0 || c.Index < 0 {
+			return ""
+		}
+		return " (" + c.Label() + ")"
+	}
+	w := &p.worst
+	dn = fmt.Sprintf("max |dn| %s%s; max relative |dn| %s%%%s", thousands(p.MaxAbsDn), at(float64(p.MaxAbsDn), &w.Dn),
+		trimFloat(100*p.MaxRelDn, 3), at(p.MaxRelDn, &w.RelDn))
+	dpnl = fmt.Sprintf("max |dPnL| %s pp%s; max relative %s%s", trimFloat(p.MaxAbsDPnLpp, 4), at(p.MaxAbsDPnLpp, &w.DPnL),
+		sci(p.MaxRelDPnL), at(p.MaxRelDPnL, &w.RelDPnL))
+	return dn, dpnl
+}
+
+// SetReturns fills the per-combo total returns (Returns) from
+// the two runs compared, ref (fp64) and test, for a report read back
+// without them (the sessions store keeps dPnL only), then explains it
+// again (Explain). A combo missing from either run keeps 0.
+func (p *Parity) SetReturns(ref, test *Run) {
+	for k := range p.Combos {
+		c := &p.Combos[k]
+		if a, b := ref.Lookup(c.Index), test.Lookup(c.Index); a != nil && b != nil {
+			c.ret64, c.ret32 = a.TotalReturn, b.TotalReturn
+		}
+	}
 	p.Explain()
 }
 
-// Explain sets p.Explanation from the report's own fields: when the
-// per-combo trade limit is the only condition that fired (every flip
-// borderline, the indicators within their limit), it says so. Compare
-// calls it; a report read back from the sessions store is explained
-// again the same way, so show prints what run printed.
+// Explain sets p.worst from p.Combos when it holds them, then
+// p.Explanation from the report's own fields. Compare calls it; a report
+// read back from the sessions store is explained again the same way (its
+// Worst rebuilt from the saved rows when it holds no Combos), so show
+// prints what run printed.
 func (p *Parity) Explain() {
-	breached := 0
-	for k := range p.Combos {
-		if p.Combos[k].DnLimitBreached {
-			breached++
+	if p.Combos != nil {
+		p.worst = NewParityWorst()
+		for k := range p.Combos {
+			p.worst.Add(&p.Combos[k])
 		}
 	}
-	p.ExplainWith(breached)
+	p.explain()
 }
 
-// ExplainWith is Explain for a report that does not hold its per-combo
-// rows (Counts: a large study read back from the sessions store), told
-// how many combos breached the per-combo trade limit.
-func (p *Parity) ExplainWith(breached int) {
+// explain reads a collapse that one condition alone fired, from p.worst
+// and the sweep's figures: only the per-combo trade limit (every flip
+// borderline, the indicators within their limit); or only max |dPnL|, on
+// a combo whose trades moved within the limit and none of whose flips is
+// non-borderline, which says whether its positions differ on some bars or
+// on none (the gap is then fp32's arithmetic alone).
+func (p *Parity) explain() {
 	p.Explanation = ""
-	if breached > 0 && len(p.Reasons) == 1 {
+	if len(p.Reasons) != 1 {
+		return
+	}
+	w := &p.worst
+	switch {
+	case w.Breached > 0:
 		p.Explanation = fmt.Sprintf("only the per-combo trade limit fired: every flip is borderline (margin < %g) and the indicators agree "+
 			"to %.2g, but on combos with few trades a few borderline flips move more than max(1%% of the trades, 2); SPEC counts "+
 			"that as a collapse, so look at those combos' flips before trusting their fp32 numbers", p.Tolerance, p.MaxRelIndicatorError)
+	case !(p.MaxAbsDPnLpp <= MaxDPnLpp) && w.DPnL.Index >= 0:
+		c := &w.DPnL
+		var trades string
+		if c.Dn == 0 {
+			trades = fmt.Sprintf("both precisions made its %s trades", thousands(c.Trades64))
+		} else {
+			trades = fmt.Sprintf("its trades moved by %+d of %s, within the per-combo limit", c.Dn, thousands(c.Trades64))
+		}
+		head := fmt.Sprintf("only max |dPnL| fired, on (%s) (%s pp): %s, the indicators agree to %.2g and there is no non-borderline flip in the sweep",
+			c.Label(), trimFloat(math.Abs(c.DPnLpp), 4), trades, p.MaxRelIndicatorError)
+		if c.Flips == 0 {
+			p.Explanation = head + "; there is no flip on it either (the same position on every bar), so the gap is fp32's " +
+				"rounding of its bar returns, compounded through its equity over the whole history: a small relative error of the final " +
+				"equity is many pp on a long history. SPEC counts it as a collapse: read that combo's return from fp64"
+		} else {
+			p.Explanation = head + fmt.Sprintf("; but fp32 held another position than fp64 on %s of its bars (every flip is borderline, "+
+				"margin < %g: crossovers that rounding decided the other way), so its trades were held over other bars and its "+
+				"return moved by those bars' moves, compounded over the rest of the history. SPEC counts it as a collapse: "+
+				"look at that combo's flips before trusting its fp32 return", thousands(c.Flips), p.Tolerance)
+		}
 	}
 }
 

@@ -213,21 +213,29 @@ func WriteHTML(ctx context.Context, w io.Writer, s *Source, opt HTMLOptions) (no
 	if err != nil {
 		return notes, err
 	}
-	verdict := ""
+	verdict, explanation := "", ""
+	var reasons []string // the conditions that fired, each naming its combo (engine.Parity)
 	if p := s.Report.Parity; p != nil {
-		verdict = string(p.Verdict)
+		verdict, explanation = string(p.Verdict), data.Sanitize(p.Explanation)
+		for _, r := range p.Reasons {
+			reasons = append(reasons, data.Sanitize(r))
+		}
 	}
 	d := s.Report.Dataset
 	page := struct {
 		Title    string
 		Facts    [][2]string
 		Verdict  string
+		Reasons  []string
+		Note     string
 		Sections []Section
 		Made     string
 	}{
 		Title:    data.Sanitize(fmt.Sprintf("Session %d: %s, hma %s x hma3 %s", s.ID, d.Name, s.Report.Grid.HMA, s.Report.Grid.HMA3)),
 		Facts:    s.Facts(),
 		Verdict:  verdict,
+		Reasons:  reasons,
+		Note:     explanation,
 		Sections: secs,
 		Made:     time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 	}
@@ -275,7 +283,10 @@ footer { margin-top: 2rem; font-size: 0.8rem; color: #666; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-{{if .Verdict}}<p>Parity fp32 vs fp64: <span class="verdict {{.Verdict}}">{{.Verdict}}</span></p>{{end}}
+{{if .Verdict}}<p>Parity fp32 vs fp64: <span class="verdict {{.Verdict}}">{{.Verdict}}</span></p>
+{{if .Reasons}}<ul class="reasons">{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
+{{end}}{{if .Note}}<p class="note">{{.Note}}</p>
+{{end}}{{end}}
 <dl class="facts">
 {{range .Facts}}<dt>{{index . 0}}</dt><dd>{{index . 1}}</dd>
 {{end}}</dl>

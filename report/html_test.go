@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"sweepbench/engine"
 )
 
 // TestHTMLPreBlocks: the report's text sections (the runs' table, the
@@ -70,6 +72,32 @@ func TestSanitizeText(t *testing.T) {
 	} {
 		if got := sanitizeText(in); got != want {
 			t.Errorf("sanitizeText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestHTMLVerdictSaysWhy (issue 25, item 19): beside the verdict the page
+// names the condition that fired with its combo, and the engine's
+// explanation of it.
+func TestHTMLVerdictSaysWhy(t *testing.T) {
+	src := plainSource(t)
+	g := engine.Grid{HMA: engine.Range{Start: 355, Stop: 355, Step: 1}, HMA3: engine.Range{Start: 312, Stop: 312, Step: 1}}
+	row := engine.NewComboParity(&engine.ComboResult{Combo: g.At(0), Metrics: engine.Metrics{TotalTrades: 1376, TotalReturn: -0.6386}},
+		&engine.ComboResult{Combo: g.At(0), Metrics: engine.Metrics{TotalTrades: 1376, TotalReturn: -0.6926}})
+	src.Report.Parity = engine.MergeParity([]*engine.Parity{{Tolerance: engine.DefaultBorderline, Combos: []engine.ComboParity{row}}})
+	var b bytes.Buffer
+	if _, err := WriteHTML(context.Background(), &b, src, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	head, _, _ := strings.Cut(page, `<dl class="facts">`) // the verdict's paragraph, before the facts
+	for _, s := range []string{
+		`<span class="verdict collapse">collapse</span>`,
+		`<li>max |dPnL| 5.4 pp &gt; 5 pp on (hma 355, hma3 312): return -63.86% fp64, -69.26% fp32; 1,376 trades in both</li>`,
+		`only max |dPnL| fired, on (hma 355, hma3 312)`,
+	} {
+		if !strings.Contains(head, s) {
+			t.Errorf("the page's head does not say %q:\n%s", s, head[strings.Index(head, "<body>"):])
 		}
 	}
 }

@@ -64,9 +64,9 @@ wait_for main 'HMA range +10:30:10 '
 sweep_to_parity main
 s=$(screen main)
 grep -Eq 'trades [0-9,]+ fp64 / [0-9,]+ fp32, shifted [0-9,]+ \([0-9.]+%\)' <<<"$s" || fail "no trade counts in the parity pane"
-grep -Eq 'max \|dn\| [0-9,]+, max relative \|dn\| [0-9.]+%' <<<"$s" || fail "no max |dn| in the parity pane"
-grep -Eq 'max \|dPnL\| [0-9.e+-]+ pp \(rel [0-9.]+%\), indicator error [0-9.e+-]+' <<<"$s" || fail "no dPnL / indicator error in the parity pane"
-grep -Eq 'flips [0-9,]+, non-borderline [0-9,]+' <<<"$s" || fail "no flip counts in the parity pane"
+grep -Eq 'max \|dn\| [0-9,]+ \(hma [0-9]+, hma3 [0-9]+\); max relative \|dn\| [0-9.]+% \(hma [0-9]+, hma3 [0-9]+\)' <<<"$s" || fail "no max |dn| with its combos in the parity pane"
+grep -Eq 'max \|dPnL\| [0-9.e+-]+ pp \(hma [0-9]+, hma3 [0-9]+\); max relative [0-9.e+-]+ \(hma [0-9]+, hma3 [0-9]+\)' <<<"$s" || fail "no dPnL with its combos in the parity pane"
+grep -Eq 'flips [0-9,]+, non-borderline [0-9,]+; indicator error [0-9.e+-]+' <<<"$s" || fail "no flip counts / indicator error in the parity pane"
 grep -Eq 'runs: fp64 complete 9/9 in [0-9.]+(ms|s|µs)' <<<"$s" || fail "the runs are not reported complete"
 grep -Eq ' 30 +12 +[0-9,]+ +[-+][0-9]+ +-?[0-9.]+ +[0-9]+' <<<"$s" || fail "no per-combo parity rows"
 echo "tui-e2e: parity pane at 80x24:"

@@ -71,8 +71,8 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 // loadStudyParity reads the parity report of study id, or nil when it has
 // none, explained (Parity.Explain) as Compare explains it. Without combos
 // it leaves out the row per combo (engine.Parity.Counts: the part that
-// grows with the grid), counting only the combos that breached the trade
-// limit, which the explanation needs.
+// grows with the grid), reading each only into the combos behind the
+// maxima (Parity.Worst), which the figures and the explanation name.
 func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool) (*engine.Parity, string, error) {
 	var (
 		id                                          int64
@@ -102,21 +102,19 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool)
 		p.Reasons = nil // as Compare leaves it on a pass
 	}
 
-	if !combos {
-		var breached int
-		if err := q.QueryRowContext(ctx, `SELECT count(*) FROM parity_combos WHERE parity_id = ? AND dn_limit_breached`, id).Scan(&breached); err != nil {
-			return nil, "", err
-		}
-		p.ExplainWith(breached)
-	}
+	// Every row is read: held when combos is set, else only taken into
+	// the combos behind the maxima (engine.ParityWorst), which the figures
+	// and the explanation name.
 	rows, err := q.QueryContext(ctx, `SELECT idx, hma, hma3, trades_ref, trades_test, dn, rel_dn, dpnl_pp, rel_dpnl, flips,
-		non_borderline, max_flip_margin, dn_limit_breached FROM parity_combos WHERE parity_id = ? AND ? ORDER BY idx`, id, combos)
+		non_borderline, max_flip_margin, dn_limit_breached FROM parity_combos WHERE parity_id = ? ORDER BY idx`, id)
 	if err != nil {
 		return nil, "", err
 	}
 	if combos {
 		p.Combos = []engine.ComboParity{}
 	}
+	worst := p.Worst()
+	*worst = engine.NewParityWorst()
 	for rows.Next() {
 		var c engine.ComboParity
 		var relDn, dpnl, relDPnL, margin sql.NullFloat64
@@ -126,7 +124,11 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool)
 			return nil, "", err
 		}
 		c.RelDn, c.DPnLpp, c.RelDPnL, c.MaxFlipMargin = fromNull(relDn), fromNull(dpnl), fromNull(relDPnL), fromNull(margin)
-		p.Combos = append(p.Combos, c)
+		if combos {
+			p.Combos = append(p.Combos, c)
+		} else {
+			worst.Add(&c)
+		}
 	}
 	if err := rows.Close(); err != nil {
 		return nil, "", err
@@ -165,8 +167,9 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool)
 		e.MaxRel = fromNull(rel)
 		p.IndicatorErrors = append(p.IndicatorErrors, e)
 	}
-	if combos {
-		p.Explain()
+	if err := rows.Err(); err != nil {
+		return nil, "", err
 	}
-	return &p, compared, rows.Err()
+	p.Explain() // Worst from Combos when held, then the explanation
+	return &p, compared, nil
 }

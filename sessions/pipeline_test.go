@@ -271,3 +271,61 @@ func TestHangupSavedAsInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestShowNamesTheParityCombos (issue 25, items 19 and 20): a collapse
+// that only max |dPnL| fired is read back, by show (Open) and by a large
+// study's summary (OpenSummary, no row per combo held), with the reason,
+// the explanation and each figure's combo that run printed.
+func TestShowNamesTheParityCombos(t *testing.T) {
+	bg := context.Background()
+	s := openStore(t, "")
+	st := newStudy(t, btcusdt(t, 3000), "10:20:10", "12:24:12")
+	w, err := begin(bg, s, st, origin(3000), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := engine.RunStudy(bg, st, engine.StudyOptions{Sink: w.Sink(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Combo 3 (hma 20, hma3 24) moves by 6 pp with its trades unchanged;
+	// the verdict recomputed over the rows (MergeParity, as Compare).
+	q := *rep.Parity
+	q.Combos = append([]engine.ComboParity(nil), q.Combos...)
+	c := &q.Combos[3]
+	ret64, _ := c.Returns()
+	*c = engine.NewComboParity(&engine.ComboResult{Index: c.Index, Combo: c.Combo, Metrics: engine.Metrics{TotalTrades: c.Trades64, TotalReturn: ret64}},
+		&engine.ComboResult{Index: c.Index, Combo: c.Combo, Metrics: engine.Metrics{TotalTrades: c.Trades64, TotalReturn: ret64 - 0.06}})
+	for k := range q.Combos {
+		q.Combos[k].NonBorderline = 0
+	}
+	p := engine.MergeParity([]*engine.Parity{&q})
+	if len(p.Reasons) != 1 || !strings.Contains(p.Reasons[0], "on (hma 20, hma3 24)") || !strings.Contains(p.Explanation, "only max |dPnL| fired, on (hma 20, hma3 24)") {
+		t.Fatalf("run's reasons %q, explanation %q", p.Reasons, p.Explanation)
+	}
+	rep.Parity = p
+	if err := w.Finish(rep, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantDn, wantPnL := p.MaxFigures()
+	shown, err := s.Open(bg, w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary, err := s.OpenSummary(bg, w.ID(), engine.SummaryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]*engine.Report{"Open": shown, "OpenSummary": summary} {
+		got := r.Parity
+		if got == nil {
+			t.Fatalf("%s: no parity", name)
+		}
+		if !reflect.DeepEqual(got.Reasons, p.Reasons) || got.Explanation != p.Explanation {
+			t.Errorf("%s: reasons %q explanation %q, run's %q %q", name, got.Reasons, got.Explanation, p.Reasons, p.Explanation)
+		}
+		if dn, pnl := got.MaxFigures(); dn != wantDn || pnl != wantPnL {
+			t.Errorf("%s: figures %q, %q; run's %q, %q", name, dn, pnl, wantDn, wantPnL)
+		}
+	}
+}

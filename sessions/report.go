@@ -87,6 +87,20 @@ func (s *Store) open(ctx context.Context, id int64, sum *engine.SummaryOptions) 
 	if err != nil {
 		return nil, s.wrap(fmt.Sprintf("read the parity of session %d", id), err)
 	}
+	if p := rep.Parity; p != nil && sum == nil {
+		// The per-combo returns, which the store keeps in the runs only.
+		var ref, test *engine.Run
+		for _, run := range rep.Runs {
+			if run.Precision == engine.FP64 {
+				ref = run
+			} else {
+				test = run
+			}
+		}
+		if ref != nil && test != nil {
+			p.SetReturns(ref, test)
+		}
+	}
 	var rob string
 	if err := tx.QueryRowContext(ctx, `SELECT robustness FROM studies WHERE id = ?`, id).Scan(&rob); err != nil {
 		return nil, s.wrap(fmt.Sprintf("read the robustness of session %d", id), err)

@@ -1,9 +1,11 @@
 package robust
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"sweepbench/engine"
 )
@@ -161,6 +163,44 @@ func ParseMetric(name string) (Metric, error) {
 		return 0, inputErr(ErrNotDecomposable, "objective", "%s cannot be computed over a union of blocks from block statistics (decomposable: %v)", name, metricNames)
 	}
 	return 0, inputErr(ErrValue, "objective", "unknown metric %q (decomposable: %v)", name, metricNames)
+}
+
+// objectives are the metrics a selection over blocks may maximise (an
+// objective with blocks: OptionsFor), the one list the errors and the
+// flags' help give: the decomposable metrics that are metrics of the
+// table too (the top lists rank by the same objective; mean is not one)
+// and measure performance (total_trades is a count: the combo with the
+// most trades in sample says nothing of its skill out of sample, and its
+// degradation line would mean nothing).
+var objectives = []Metric{MetricSharpe, MetricSortino, MetricTotalReturn, MetricCAGR, MetricWinRate}
+
+// ObjectiveNames lists the objectives a study with blocks takes, in the
+// order of their constants: sharpe, sortino, total_return, cagr, win_rate.
+func ObjectiveNames() []string {
+	out := make([]string, len(objectives))
+	for i, m := range objectives {
+		out[i] = m.String()
+	}
+	return out
+}
+
+// ParseObjectiveMetric is the metric of an objective over blocks, one of
+// ObjectiveNames. Errors (*InputError, field objective, listing
+// ObjectiveNames): a SPEC metric the block statistics cannot give wraps
+// ErrNotDecomposable; total_trades, mean and an unknown name wrap
+// ErrValue.
+func ParseObjectiveMetric(name string) (Metric, error) {
+	list := strings.Join(ObjectiveNames(), ", ")
+	m, err := ParseMetric(name)
+	switch {
+	case err == nil && slices.Contains(objectives, m):
+		return m, nil
+	case m == MetricTotalTrades && err == nil:
+		return 0, inputErr(ErrValue, "objective", "total_trades is a count, not a measure of performance: the combo with the most trades in sample says nothing of its skill out of sample (objectives over blocks: %s)", list)
+	case errors.Is(err, ErrNotDecomposable):
+		return 0, inputErr(ErrNotDecomposable, "objective", "%s cannot be computed over a union of blocks from block statistics (objectives over blocks: %s)", name, list)
+	}
+	return 0, inputErr(ErrValue, "objective", "unknown metric %q (objectives over blocks: %s)", name, list)
 }
 
 // annualised reports whether the metric's value depends on bars_per_year.

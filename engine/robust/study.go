@@ -40,8 +40,8 @@ type Options struct {
 
 // OptionsFor reads the robustness settings of a study's description, the
 // one set of rules every front end (run's flags, the workbench's form)
-// goes through: the objective (spec.Objective, "" = sharpe; with Blocks a
-// metric the block statistics can take, ParseMetric), the constraints
+// goes through: the objective (spec.Objective, "" = sharpe; with Blocks
+// one of ObjectiveNames, ParseObjectiveMetric), the constraints
 // (MinTrades, MaxDrawdown: checked by spec.Parse) and the walk-forward
 // (spec.WF, ParseWF: it needs Blocks and leaves a block out of sample).
 // Errors are *engine.FieldError values (fields wf and objective), joined,
@@ -54,7 +54,7 @@ func OptionsFor(spec engine.Spec) (Options, error) {
 		if name == "" {
 			name = "sharpe"
 		}
-		m, err := ParseMetric(name)
+		m, err := ParseObjectiveMetric(name)
 		if err != nil {
 			fe := fieldErr(engine.FieldObjective, spec.Objective, err)
 			fe.Err = &reason{"with blocks, the robustness statistics need a metric they can take over blocks: " + fe.Err.Error(), errors.Unwrap(fe.Err)}

@@ -271,20 +271,16 @@ func (m *Model) Summary() []string {
 		if p.Incomplete {
 			out = append(out, st.warn.Render("incomplete: only the combos both runs completed are compared"))
 		}
+		// The maxima over the combos, each with the combo it comes from
+		// (the engine's phrasing, as run and sessions show print it).
+		dn, dpnl := p.MaxFigures()
 		out = append(out,
 			fmt.Sprintf("trades %s fp64 / %s fp32, shifted %s (%s)",
 				common.Thousands(p.TotalTrades64), common.Thousands(p.TotalTrades32),
 				common.Thousands(p.ShiftedTrades), common.Pct(p.ShiftedShare)),
-			// Two maxima over the combos, not necessarily of one combo.
-			fmt.Sprintf("max |dn| %s, max relative |dn| %s", common.Thousands(p.MaxAbsDn), common.Pct(p.MaxRelDn)),
-			fmt.Sprintf("max |dPnL| %s pp (rel %s), indicator error %.3g, %s combos differ",
-				common.Num(p.MaxAbsDPnLpp), common.Pct(p.MaxRelDPnL), p.MaxRelIndicatorError, common.Thousands(p.CombosDiffering)),
-			fmt.Sprintf("flips %s, non-borderline %s", common.Thousands(p.FlipCount), common.Thousands(p.NonBorderlineFlips)))
-		// The reading of the verdict after its figures: where the pane
-		// is short, it is what gives way first.
-		if p.Explanation != "" {
-			out = append(out, st.warn.Render("note: "+p.Explanation))
-		}
+			dn, dpnl,
+			fmt.Sprintf("flips %s, non-borderline %s; indicator error %.3g; %s combos differ", common.Thousands(p.FlipCount),
+				common.Thousands(p.NonBorderlineFlips), p.MaxRelIndicatorError, common.Thousands(p.CombosDiffering)))
 		if r.Paged() {
 			var worst []string
 			for _, e := range p.IndicatorErrors[:min(3, len(p.IndicatorErrors))] {
@@ -295,6 +291,12 @@ func (m *Model) Summary() []string {
 			}
 			out = append(out, st.label.Render(fmt.Sprintf("no row per combo for a grid of %s (dn, dPnL and flips per combo are not held): the worst flips are listed; sessions show prints the whole report",
 				common.Plural(r.Grid.Len(), "combo"))))
+		}
+		// The reading of the verdict after its figures (and after what
+		// the list below holds): where the pane is short, it is what
+		// gives way first.
+		if p.Explanation != "" {
+			out = append(out, st.warn.Render("note: "+p.Explanation))
 		}
 	} else {
 		why := "it needs an fp64 and an fp32 run (precision both)"
