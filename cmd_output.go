@@ -193,12 +193,20 @@ func checkWritePermission(path, target string, fi fs.FileInfo) error {
 
 // resolveOutput follows path's symbolic links to the file they end at:
 // target, with its FileInfo (Lstat; nil when target does not exist yet:
-// a dangling link's target is created, as the shell's > creates it).
+// a dangling link's target is created, as the shell's > creates it). A
+// link whose text names no file but which the system resolves (Linux's
+// /proc/self/fd/1 of /dev/stdout: "pipe:[...]") is path itself, as the
+// system resolves it.
 func resolveOutput(path string) (target string, fi fs.FileInfo, err error) {
 	target = path
 	for hops := 0; ; hops++ {
 		fi, err = os.Lstat(target)
 		if errors.Is(err, fs.ErrNotExist) {
+			if hops > 0 {
+				if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+					return path, fi, nil
+				}
+			}
 			return target, nil, nil
 		}
 		if err != nil {
