@@ -163,6 +163,14 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 			if err != nil {
 				return err
 			}
+			db, _ := dbPath(cmd)
+			keep := []protected{sessionsDB(db)}
+			for _, n := range names {
+				keep = append(keep, protected{path: n, what: "a shard file this merge reads"})
+			}
+			if err := checkOutput(o.out, forced(cmd), keep...); err != nil {
+				return err
+			}
 			heads, err := readHeaders(names)
 			if err != nil {
 				return err
@@ -328,6 +336,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 	}
 	cmd.Flags().StringVar(&o.format, "format", "table", "output format: table, json (the whole report), or one row per combo and precision: csv, jsonl or parquet")
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write the report to FILE instead of stdout")
+	forceFlag(cmd)
 	cmd.Flags().IntVar(&o.top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no notes on stderr")
 	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the merged study as a session")

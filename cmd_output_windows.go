@@ -4,11 +4,11 @@ package main
 
 import "os"
 
-// createOutput writes path directly: Windows has no atomic replace that
-// renameio supports, so Cleanup removes what a failed write left
-// (checkOutput's refusals still hold).
-func createOutput(path string) (outputFile, error) {
-	f, err := os.Create(path)
+// createFile writes target (a regular file or none yet) directly: Windows
+// has no atomic replace that renameio supports, so Cleanup removes what a
+// failed write left (checkOutput's refusals still hold).
+func createFile(target, _ string) (outputFile, error) {
+	f, err := os.Create(target)
 	if err != nil {
 		return nil, err
 	}

@@ -40,8 +40,8 @@ func openReportSource(cmd *cobra.Command, arg, out string, cells int) (src *repo
 		st.Close()
 		return nil, nil, err
 	}
-	keep := append([]protected{{path: st.Path(), what: "the sessions database"}}, inputData("the session's input data", src.Session.Spec.Data)...)
-	if err := checkWritable(out, keep...); err != nil {
+	keep := append([]protected{sessionsDB(st.Path())}, inputData("the session's input data", src.Session.Spec.Data)...)
+	if err := checkWritable(out, forced(cmd), keep...); err != nil {
 		st.Close()
 		return nil, nil, err
 	}
@@ -50,12 +50,13 @@ func openReportSource(cmd *cobra.Command, arg, out string, cells int) (src *repo
 
 // checkWritable is checkOutput, then a trial of createOutput (dropped at
 // once): an --out in a directory that cannot be written is refused before
-// anything is drawn, naming the file.
-func checkWritable(out string, keep ...protected) error {
-	if err := checkOutput(out, keep...); err != nil {
+// anything is drawn, naming the file. A device or a FIFO is not tried (a
+// FIFO's reader would see the trial's end as the report's).
+func checkWritable(out string, force bool, keep ...protected) error {
+	if err := checkOutput(out, force, keep...); err != nil {
 		return err
 	}
-	if out == "" || out == "-" {
+	if out == "" || out == "-" || !regularOutput(out) {
 		return nil
 	}
 	f, err := createOutput(out)
@@ -117,6 +118,7 @@ so in their place. "sessions plot" writes one figure as SVG or PNG.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write (default session-ID.html; - for stdout)")
+	forceFlag(cmd)
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().IntVar(&cells, "cells", report.DefaultCells, "heatmap cells along each axis at most (a larger grid's cells are blocks of combos)")
 	return cmd
@@ -240,6 +242,7 @@ func newSessionsPlotCmd() *cobra.Command {
 	f.StringVar(&req.Name, "figure", "", "the figure: "+report.FigureNames())
 	f.StringVar(&format, "format", "", "svg or png (default: the --out file's extension, .svg or .png; svg on stdout)")
 	f.StringVarP(&out, "out", "o", "", "file to write; stdout when empty or -")
+	forceFlag(cmd)
 	f.StringVar(&req.Metric, "metric", "", "heatmap: the metric (default the study's objective's)")
 	f.StringVar(&req.Of, "of", "", "heatmap: fp64, fp32 or diff (fp32 - fp64); default fp64")
 	f.StringVar(&combo, "combo", "", "equity: the combo HMA:HMA3 (default the selected one); crossover: only that combo's flips")

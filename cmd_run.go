@@ -213,25 +213,26 @@ func newRunCmd() *cobra.Command {
 			if shard != "" {
 				return runShard(cmd, &sf, datasets, shard, shardTo, o)
 			}
+			if len(datasets) > 1 && blocksOut != "" {
+				return errors.New("--blocks-out: one dataset only (a suite's per-block statistics are in each dataset's session and in a shard file)")
+			}
+			// Refuse an --out that would destroy data before reading any
+			// (a suite's: every dataset's).
+			db, _ := dbPath(cmd)
+			inputs := inputData("the input data", datasets...)
+			if err := checkOutput(out, forced(cmd), append([]protected{sessionsDB(db)}, inputs...)...); err != nil {
+				return err
+			}
 			if len(datasets) > 1 {
-				if blocksOut != "" {
-					return errors.New("--blocks-out: one dataset only (a suite's per-block statistics are in each dataset's session and in a shard file)")
-				}
 				return runSuite(cmd, &sf, datasets, o)
 			}
 			sf.spec.Data = datasets[0]
-			// Refuse an --out that would destroy data before reading any.
-			db, _ := dbPath(cmd)
-			inputs := inputData("the input data", sf.spec.Data)
-			if err := checkOutput(out, append([]protected{{path: db, what: "the sessions database"}}, inputs...)...); err != nil {
-				return err
-			}
 			if blocksOut != "" {
 				if sf.spec.Blocks == 0 {
 					return fmt.Errorf("--blocks-out %s: there are per-block statistics only with --blocks (e.g. --blocks 16)", blocksOut)
 				}
-				keep := append([]protected{{path: db, what: "the sessions database"}, {path: out, what: "--out"}}, inputs...)
-				if err := checkOutput(blocksOut, keep...); err != nil {
+				keep := append([]protected{sessionsDB(db), {path: out, what: "--out"}}, inputs...)
+				if err := checkOutput(blocksOut, forced(cmd), keep...); err != nil {
 					return fmt.Errorf("--blocks-out: %w", err)
 				}
 			}
@@ -369,7 +370,11 @@ func newRunCmd() *cobra.Command {
 			switch {
 			case stream != nil:
 				status("writing %s...", data.Sanitize(out))
-				werr = stream.finish(cmd.OutOrStdout(), stderr, rep, quiet, write)
+				again := "" // the rows' other copy, should the file fail
+				if rec.ID != 0 && rec.Err == nil {
+					again = fmt.Sprintf("sweepbench sessions export %d --db %s --format %s --out %s", rec.ID, rec.Path, format, out)
+				}
+				werr = stream.finish(cmd.OutOrStdout(), stderr, rep, quiet, write, again)
 				status("")
 			case rep != nil:
 				werr = emit(cmd.OutOrStdout(), stderr, out, quiet, write)
@@ -399,6 +404,7 @@ func newRunCmd() *cobra.Command {
 	sf.register(cmd.Flags())
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json (the whole report), or one row per combo and precision: csv, jsonl or parquet")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to FILE instead of stdout (csv, jsonl and parquet: row by row while the study runs)")
+	forceFlag(cmd)
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
 	sf.registerRobust(cmd.Flags())

@@ -366,7 +366,7 @@ func newSessionsShowCmd() *cobra.Command {
 				}
 				fmt.Fprint(newSanitized(w), sessionHeader(ss)+suiteLine(cmd.Context(), st, ss))
 			}
-			return writeReport(w, rep, format, top)
+			return toStdout(w, func(w io.Writer) error { return writeReport(w, rep, format, top) })
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json, or one row per combo and precision: csv, jsonl or parquet")
@@ -404,11 +404,11 @@ func newSessionsExportCmd() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			keep := []protected{{path: st.Path(), what: "the sessions database"}}
+			keep := []protected{sessionsDB(st.Path())}
 			if ss, err := st.Get(cmd.Context(), id); err == nil {
 				keep = append(keep, inputData("the session's input data", ss.Spec.Data)...)
 			}
-			if err := checkOutput(out, keep...); err != nil {
+			if err := checkOutput(out, forced(cmd), keep...); err != nil {
 				return err
 			}
 			return emit(cmd.OutOrStdout(), newSanitized(cmd.ErrOrStderr()), out, false, func(w io.Writer) error {
@@ -421,6 +421,7 @@ func newSessionsExportCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&format, "format", "csv", "csv, jsonl or parquet (one row per combo and run), or json (the whole report)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "file to write; stdout when empty or -")
+	forceFlag(cmd)
 	return cmd
 }
 

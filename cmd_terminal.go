@@ -16,7 +16,8 @@ import (
 // note) shows as \x1b instead of moving the cursor, retitling the window
 // or turning the text red. Newlines pass; a tab shows as \x09 (the tables
 // align with spaces). Machine formats (JSON, CSV, Parquet) are written
-// without it: they keep the bytes, escaped by their own syntax.
+// without it to a pipe or a file: they keep the bytes, escaped by their
+// own syntax; on a terminal the text ones pass it too (toStdout).
 //
 // A character split across two writes is held back until the next one
 // (Flush writes what is held). Writes may come from several goroutines
