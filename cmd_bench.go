@@ -2,9 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -114,6 +114,17 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 			if err := sf.oneDataset("bench"); err != nil {
 				return err
 			}
+			// --out, --save-json and --cpuprofile as every --out: never
+			// the input data, and written through createOutput.
+			inputs := inputData("the input data", sf.spec.Data)
+			for _, o := range []struct{ flag, path string }{{"--out", out}, {"--save-json", saveJSON}, {"--cpuprofile", cpuProf}} {
+				if err := checkOutput(o.path, forced(cmd), inputs...); err != nil {
+					if msg, ok := strings.CutPrefix(err.Error(), "--out "); ok && o.flag != "--out" {
+						return errors.New(o.flag + " " + msg) // checkOutput speaks of --out
+					}
+					return err
+				}
+			}
 			reg := backends()
 			sf.spec.Backend, sf.spec.Precision = "reference", "fp64"
 			s, err := sf.study(cmd.Context(), reg)
@@ -144,15 +155,21 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 			}
 			job := &engine.Job{Bars: &s.Dataset.Bars, Grid: s.Grid, Params: s.Params}
 			if cpuProf != "" {
-				f, err := os.Create(cpuProf)
+				f, err := createOutput(cpuProf)
 				if err != nil {
-					return fmt.Errorf("--cpuprofile: %w", err)
+					return fmt.Errorf("--cpuprofile %s: %w", cpuProf, err)
 				}
 				if err := pprof.StartCPUProfile(f); err != nil {
-					f.Close()
-					return fmt.Errorf("--cpuprofile: %w", err)
+					f.Cleanup()
+					return fmt.Errorf("--cpuprofile %s: %w", cpuProf, err)
 				}
-				defer func() { pprof.StopCPUProfile(); f.Close() }()
+				defer func() {
+					pprof.StopCPUProfile()
+					if err := f.Commit(); err != nil {
+						f.Cleanup()
+						fmt.Fprintf(cmd.ErrOrStderr(), "sweepbench: --cpuprofile %s: %v\n", cpuProf, err)
+					}
+				}()
 			}
 			stderr := cmd.ErrOrStderr()
 			started := time.Now()
@@ -163,37 +180,31 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 					}
 				}})
 			hw := hardware(reg)
-			w := cmd.OutOrStdout()
-			if out != "" {
-				f, err := os.Create(out)
-				if err != nil {
-					return fmt.Errorf("--out: %w", err)
+			err = emit(cmd.OutOrStdout(), stderr, out, quiet, func(w io.Writer) error {
+				if asJSON {
+					return writeBenchJSON(w, s, hw, res)
 				}
-				defer f.Close()
-				w = f
-			}
-			if asJSON {
-				err = writeBenchJSON(w, s, hw, res)
-			} else {
 				sw := newSanitized(w) // the dataset's name, a rung's error
-				if err = writeBenchTable(sw, s, hw, res); err == nil {
-					err = sw.Flush()
+				if err := writeBenchTable(sw, s, hw, res); err != nil {
+					return err
 				}
-			}
+				return sw.Flush()
+			})
 			if err != nil {
 				return err
 			}
 			if saveJSON != "" {
-				f, err := os.Create(saveJSON)
+				f, err := createOutput(saveJSON)
 				if err != nil {
-					return fmt.Errorf("--save-json: %w", err)
+					return fmt.Errorf("--save-json %s: %w", saveJSON, err)
 				}
 				if err := writeBenchJSON(f, s, hw, res); err != nil {
-					f.Close()
-					return fmt.Errorf("--save-json: %w", err)
+					f.Cleanup()
+					return fmt.Errorf("--save-json %s: %w", saveJSON, err)
 				}
-				if err := f.Close(); err != nil {
-					return fmt.Errorf("--save-json: %w", err)
+				if err := f.Commit(); err != nil {
+					f.Cleanup()
+					return fmt.Errorf("--save-json %s: %w", saveJSON, err)
 				}
 			}
 			return runErr
@@ -213,6 +224,7 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
 	cmd.Flags().StringVar(&saveJSON, "save-json", "", "also write the JSON to FILE (with the table on stdout)")
 	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the ladder to FILE (host-side costs)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress lines on stderr")
+	forceFlag(cmd)
 	return cmd
 }
 

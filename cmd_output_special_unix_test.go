@@ -334,3 +334,44 @@ func TestCSVToTerminalEscaped(t *testing.T) {
 		t.Errorf("parquet to a terminal: exit %d: %s", r.code, r.stderr)
 	}
 }
+
+// TestBenchOutAsEveryOut: bench's --out, --save-json and --cpuprofile are
+// checked and written as every --out (they were os.Create'd): a read-only
+// file is refused before the ladder runs and left as it was (--force
+// replaces it), and a character device is written through, never
+// replaced by a regular file.
+func TestBenchOutAsEveryOut(t *testing.T) {
+	xdg, dir := t.TempDir(), t.TempDir()
+	bench := []string{"bench", "--rungs", "M2", "--repeat", "1", "--head", "3000", "--hma", "10:20:10", "--hma3", "12:24:12", "-q"}
+	f := filepath.Join(dir, "ro")
+	for _, flag := range []string{"--out", "--save-json", "--cpuprofile"} {
+		os.Remove(f)
+		os.WriteFile(f, []byte("keep\n"), 0o444)
+		r := cli(t, xdg, append(bench, flag, f)...)
+		if r.code != 1 || !strings.Contains(r.stderr, flag+" "+f+": permission denied") || r.stdout != "" {
+			t.Errorf("bench %s read-only: exit %d, stdout %q: %s", flag, r.code, r.stdout, r.stderr)
+		}
+		if b, _ := os.ReadFile(f); string(b) != "keep\n" {
+			t.Errorf("bench %s: the read-only file changed: %q", flag, b)
+		}
+		r = cli(t, xdg, append(bench, flag, f, "--force")...)
+		if b, _ := os.ReadFile(f); r.code != 0 || string(b) == "keep\n" {
+			t.Errorf("bench %s read-only --force: exit %d, %d bytes: %s", flag, r.code, len(b), r.stderr)
+		}
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("devices: mknod needs root (run the tests as root for this part)")
+	}
+	null := filepath.Join(t.TempDir(), "null")
+	if err := unix.Mknod(null, syscall.S_IFCHR|0o666, int(unix.Mkdev(1, 3))); err != nil {
+		t.Fatalf("mknod %s: %v", null, err)
+	}
+	for _, flag := range []string{"--out", "--save-json", "--cpuprofile"} {
+		if r := cli(t, xdg, append(bench, flag, null)...); r.code != 0 {
+			t.Errorf("bench %s null: exit %d: %s", flag, r.code, r.stderr)
+		}
+		if got := mode(t, null); got != fs.ModeDevice|fs.ModeCharDevice {
+			t.Fatalf("bench %s: %s is now %v, want a character device", flag, null, got)
+		}
+	}
+}
