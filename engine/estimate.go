@@ -131,13 +131,6 @@ func roundDuration(d time.Duration) time.Duration {
 	return d.Round(10 * time.Microsecond)
 }
 
-// ConfirmCombos: a study of more backtests than this (combos x
-// precisions) on the CPU reference backend is started by the workbench
-// only once the user has confirmed it (a second enter), having been told
-// its estimated time: hours of CPU a mistyped range can cost. `run` asks
-// on the estimated time and memory instead (PreflightStudy).
-const ConfirmCombos = 1_000_000
-
 // Size says how big s is in words: "1,199,000 combos in 2 precisions".
 func (s *Study) Size() string {
 	p := "precisions"
@@ -145,11 +138,6 @@ func (s *Study) Size() string {
 		p = "precision"
 	}
 	return fmt.Sprintf("%s in %d %s", Plural(s.Grid.Len(), "combo"), len(s.Precisions), p)
-}
-
-// NeedsConfirmation reports whether s is such a study (ConfirmCombos).
-func (s *Study) NeedsConfirmation() bool {
-	return s.Backend != nil && s.Backend.Name() == "reference" && s.Grid.Len()*len(s.Precisions) > ConfirmCombos
 }
 
 // timeLoaded times combo c of job as the sweep will run it: on every one of

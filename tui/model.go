@@ -80,7 +80,7 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 		studies = cfg.Background
 	}
 	m.run = run.New(ctx, m, studies, run.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, NoSave: cfg.NoSave,
-		Gate: cfg.Gate, Detachable: cfg.Background != nil})
+		Gate: cfg.Gate, Detachable: cfg.Background != nil, Preflight: cfg.Preflight})
 	m.results = results.New(ctx, m, cfg.Sessions, cfg.LoadSession)
 	m.sessions = sessionscreen.New(ctx, m, sessionscreen.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, Load: cfg.LoadSession})
 	m.bench = benchscreen.New(ctx, m, parent, benchscreen.Config{Rungs: cfg.Rungs, Repeat: cfg.BenchRepeat,
@@ -297,9 +297,9 @@ func (m *Model) Do(intent tea.Msg) tea.Cmd {
 			}
 		}
 		if ds := m.setup.Suite(); msg.Study == nil && len(ds) > 1 {
-			return m.run.StartSuite(s, ds, m.setup.Estimate())
+			return m.run.StartSuite(s, ds)
 		}
-		return m.run.Start(s, m.setup.Estimate())
+		return m.run.Start(s)
 	case common.ReportMsg:
 		return m.report(msg)
 	case common.OpenedMsg:

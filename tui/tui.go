@@ -68,6 +68,12 @@ type Config struct {
 	// BenchRepeat is the timed runs per rung (0: the engine's 3).
 	BenchRepeat int
 
+	// Preflight is how each study is checked before it starts, as `run`
+	// checks it (engine.PreflightStudy: refused when it cannot fit, asked
+	// about when long or heavy); the zero value calibrates on this
+	// machine (sweepbench serve: the server). Tests inject it.
+	Preflight engine.PreflightOptions
+
 	// Gate, when set, admits every study (sweepbench serve's queue, one
 	// GPU for many users): the run screen shows a study's place and ETA
 	// while it waits.

@@ -74,7 +74,7 @@ func TestGateQueuedPlace(t *testing.T) {
 	g := &fakeGate{place: common.Place{Position: 2, Waiting: 3, Running: 1, ETA: 90 * time.Second},
 		admit: make(chan struct{}), asked: make(chan *engine.Study, 1), turn: &fakeTurn{}}
 	m, s := newGated(t, g, true)
-	m.Start(s, "")
+	m.Start(s)
 	if got := <-g.asked; got != s {
 		t.Fatal("the gate was asked about another study")
 	}
@@ -126,7 +126,7 @@ func TestGateRefusal(t *testing.T) {
 	refusal := errors.New("server limit: too many")
 	g := &fakeGate{refuse: refusal, asked: make(chan *engine.Study, 1)}
 	m, s := newGated(t, g, false)
-	m.Start(s, "")
+	m.Start(s)
 	<-g.asked
 	if strings.Contains(m.View(), "K:") {
 		t.Error("K offered without Detachable")

@@ -22,6 +22,9 @@ func newKeyMap(k *keys.KeyMap) KeyMap {
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.keys
+	if m.Asking() {
+		return []key.Binding{m.ctx.Keys.Confirm, m.ctx.Keys.Back}
+	}
 	return []key.Binding{m.ctx.Keys.Back, k.SoFar, k.Help, k.Quit}
 }
 

@@ -36,6 +36,12 @@ type Config struct {
 	// workbench ends (a dropped SSH connection); parent must then outlive
 	// the workbench.
 	Detachable bool
+	// Preflight is how each study is checked before it starts
+	// (engine.PreflightStudy; Discard and Yes are the screen's): the zero
+	// value calibrates with engine.EstimateStudy at engine.DefaultRates on
+	// GOMAXPROCS cores, as run does. Tests inject the calibration, the
+	// rates and the cores.
+	Preflight engine.PreflightOptions
 }
 
 // Model is the run screen.
@@ -47,14 +53,17 @@ type Model struct {
 	keys   KeyMap
 	view   *runview.Model
 
-	run     *runner         // the study computing, nil when none
-	last    *runner         // the last runner started (Wait waits for it)
-	gen     int             // counts the studies started: a stale runner's answers are dropped
-	from    common.ScreenID // where a study that shows nothing returns to
-	queued  *engine.Study   // the study to start when the running one ends
-	confirm string          // the large CPU study the user was last asked to confirm
+	run      *runner         // the study computing, nil when none
+	last     *runner         // the last runner started (Wait waits for it)
+	gen      int             // counts the studies started: a stale runner's answers are dropped
+	from     common.ScreenID // where a study that shows nothing returns to
+	queued   *engine.Study   // the study to start when the running one ends
+	check    *check          // the study the preflight holds: calibrating, or asking (preflight.go)
+	checkGen int             // counts the checks: a stale calibration's answer is dropped
+	said     string          // the running study's estimate, said over its lanes ("" none)
 
 	queuedSuite []string // the datasets of the queued study when it is a suite
+	queuedSaid  string   // the queued study's estimate
 
 	place *common.Place // the running study's place in Config.Gate's queue while it waits
 	keep  bool          // K: the running study goes on when the workbench ends
@@ -91,7 +100,19 @@ func (m *Model) AskQuit(ask bool) { m.view.AskQuit(ask) }
 // SetSize implements common.Screen.
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
-	m.view.SetSize(w, h-len(m.gateLines())-len(m.suiteLines()))
+	m.view.SetSize(w, h-len(m.headLines()))
+}
+
+// headLines are the lines over the lanes: the check (its calibration or
+// its question), the running study's place in the queue, the suite's
+// dataset and the study's estimate.
+func (m *Model) headLines() []string {
+	lines := append(m.checkLines(), m.gateLines()...)
+	lines = append(lines, m.suiteLines()...)
+	if m.run != nil && m.said != "" {
+		lines = append(lines, m.ctx.Theme.Subtle.Render(m.ctx.Theme.Truncate(m.said, m.w)))
+	}
+	return lines
 }
 
 // Shown implements common.Screen.
@@ -99,7 +120,11 @@ func (m *Model) Shown(bool) tea.Cmd { return nil }
 
 // View implements common.Screen.
 func (m *Model) View() string {
-	lines := append(m.gateLines(), m.suiteLines()...)
+	lines := m.headLines()
+	if m.run == nil && m.check != nil {
+		// Nothing computes: the check alone (the lanes are the last study's).
+		return m.ctx.Theme.Fit(strings.Join(lines, "\n"), m.w, m.h)
+	}
 	m.view.SetSize(m.w, m.h-len(lines))
 	return strings.Join(append(lines, m.view.View()), "\n")
 }
@@ -129,6 +154,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.place = &msg.place
 		}
 		return m.next()
+	case preflightMsg:
+		return m.preflighted(msg)
 	case doneMsg:
 		if m.run == nil || msg.gen != m.run.gen {
 			return nil
@@ -141,6 +168,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	k := m.keys
+	if m.check != nil {
+		if cmd, ok := m.answer(msg); ok {
+			return cmd
+		}
+	}
 	if m.run == nil {
 		return nil
 	}
@@ -183,37 +215,44 @@ func (m *Model) showSoFar() tea.Cmd {
 
 func (m *Model) next() tea.Cmd { return common.Tag(common.RunScreen, m.run.next()) }
 
-// Start runs s, with live progress; estimate is the form's time estimate
-// (a large CPU grid is said with it and runs when asked again). While a
-// study computes, s is queued to start when it ends.
-func (m *Model) Start(s *engine.Study, estimate string) tea.Cmd {
-	if s.NeedsConfirmation() {
-		// A grid the CPU would take long over: said, with the estimate,
-		// and run when asked again (enter, or r outside a text field) for
-		// the same study.
-		if key := confirmKey(s); m.confirm != key {
-			m.confirm = key
-			if estimate == "" {
-				estimate = "estimate not ready yet"
-			}
-			m.ctx.SetErr(fmt.Errorf("%s on the CPU reference (%s): press enter again to run it, or use a GPU backend, a coarser grid or one precision",
-				s.Size(), estimate))
-			return nil
-		}
-	}
-	m.confirm = ""
+// Start runs s, with live progress, once checked (preflight): a study
+// that cannot fit is refused, one the CPU reference would take long over
+// or that would take half the memory is asked about first (y starts it).
+// While a study computes, s is queued to start when it ends.
+func (m *Model) Start(s *engine.Study) tea.Cmd { return m.preflight(s, nil) }
+
+// begin starts s (datasets: a suite of it), checked with p, or queues it
+// while a study computes.
+func (m *Model) begin(s *engine.Study, datasets []string, p engine.Preflight) tea.Cmd {
+	est := said(p, datasets)
 	if m.run != nil {
 		// A study computes: this one waits for it (issue 15, defect 5).
-		m.queued, m.queuedSuite = s, nil
+		m.queued, m.queuedSuite, m.queuedSaid = s, datasets, est
 		m.ctx.Info = fmt.Sprintf("queued: %s on %s starts when the running study ends (enter again replaces it)", s.Size(), s.Backend.Name())
+		if datasets != nil {
+			m.ctx.Info = fmt.Sprintf("queued: a suite of %d datasets, %s each on %s, starts when the running study ends (enter again replaces it)",
+				len(datasets), s.Size(), s.Backend.Name())
+		}
+		if est != "" {
+			m.ctx.Info += "; " + est
+		}
 		return m.host.Do(common.ShowMsg{ID: common.RunScreen})
 	}
 	m.ctx.Note = s.Note
-	var st *sessions.Store
-	if !m.cfg.NoSave {
-		st = m.cfg.Store
+	var cmd tea.Cmd
+	if datasets != nil {
+		su := &suiteState{id: engine.SuiteID(s.Spec, datasets), n: len(datasets), name: datasets[0]}
+		cmd = m.launch(s, suiteWork(s.Spec, datasets, m.cfg.Store, m.ctx, su))
+		m.run.suite = su
+	} else {
+		var st *sessions.Store
+		if !m.cfg.NoSave {
+			st = m.cfg.Store
+		}
+		cmd = m.launch(s, studyWork(s, st, m.cfg.StoreErr, !m.cfg.NoSave))
 	}
-	return m.launch(s, studyWork(s, st, m.cfg.StoreErr, !m.cfg.NoSave))
+	m.said = est
+	return cmd
 }
 
 // Resume computes what saved session id is missing, as study s.
@@ -228,7 +267,7 @@ func (m *Model) Resume(id int64, s *engine.Study) tea.Cmd {
 func (m *Model) launch(s *engine.Study, w work) tea.Cmd {
 	m.Stop()
 	m.gen++
-	m.place, m.keep = nil, false
+	m.place, m.keep, m.said = nil, false, ""
 	var places chan PlaceMsg
 	if m.cfg.Gate != nil {
 		places = make(chan PlaceMsg, 1)
@@ -255,17 +294,12 @@ func (m *Model) launch(s *engine.Study, w work) tea.Cmd {
 func (m *Model) finish(d doneMsg) tea.Cmd {
 	cmd := m.finishRun(d)
 	if q := m.queued; q != nil {
-		qs := m.queuedSuite
-		m.queued, m.queuedSuite = nil, nil
+		// Checked (and confirmed) when it was queued.
+		qs, est := m.queuedSuite, m.queuedSaid
+		m.queued, m.queuedSuite, m.queuedSaid = nil, nil, ""
 		info := m.ctx.Info
-		m.confirm = confirmKey(q) // confirmed when it was queued
-		var next tea.Cmd
-		if qs != nil {
-			m.confirm += suiteConfirm
-			next = m.StartSuite(q, qs, "")
-		} else {
-			next = m.Start(q, "")
-		}
+		next := m.begin(q, qs, engine.Preflight{})
+		m.said = est
 		m.ctx.Info = strings.TrimSuffix("the queued study started; the last one's results are on the Results screen; "+info, "; ")
 		return tea.Batch(cmd, next)
 	}
@@ -302,8 +336,10 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 	return m.host.Do(common.ReportMsg{Report: rep, Asked: m.ctx.Study.Precisions, Err: err, Session: d.id})
 }
 
-// Stop cancels a running study (its goroutine ends on its own).
+// Stop cancels a running study (its goroutine ends on its own) and the
+// check of one that has not started.
 func (m *Model) Stop() {
+	m.dropCheck()
 	if m.run != nil {
 		m.run.cancel()
 		m.run = nil
@@ -313,9 +349,3 @@ func (m *Model) Stop() {
 // Wait waits up to d for the last study's goroutine to return (it saves
 // the final state of its session before it does).
 func (m *Model) Wait(d time.Duration) { m.last.wait(d) }
-
-// confirmKey identifies a study for the confirmation of a large CPU grid:
-// asking again for the same one runs it.
-func confirmKey(s *engine.Study) string {
-	return fmt.Sprintf("%v %v %s %v", s.Grid, s.Precisions, s.Backend.Name(), s.Dataset.Info.SHA256)
-}

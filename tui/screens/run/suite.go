@@ -59,17 +59,14 @@ func (s *suiteState) at() (d int, name string, st *engine.Study, str *stream) {
 	return s.d, s.name, s.study, s.stream
 }
 
-// suiteConfirm marks a suite's key in the confirmation of a large CPU
-// grid (confirmKey): a study and a suite of it are asked for apart.
-const suiteConfirm = "|suite"
-
 // ErrSuiteNeedsStore refuses a suite run without a sessions database.
 var ErrSuiteNeedsStore = errors.New("a suite (several datasets) needs the sessions database: each dataset is saved as a session and the results read the others from it; run without --no-save, or one dataset at a time")
 
 // StartSuite runs s (the form's study of datasets[0]) on every dataset,
-// one after the other; while a study computes it is queued to start when
-// that one ends, as Start queues a study.
-func (m *Model) StartSuite(s *engine.Study, datasets []string, estimate string) tea.Cmd {
+// one after the other, once checked as Start checks a study (the first
+// dataset's preflight stands for each); while a study computes it is
+// queued to start when that one ends, as Start queues a study.
+func (m *Model) StartSuite(s *engine.Study, datasets []string) tea.Cmd {
 	if m.cfg.NoSave || m.cfg.Store == nil {
 		err := ErrSuiteNeedsStore
 		if !m.cfg.NoSave && m.cfg.StoreErr != nil {
@@ -78,30 +75,7 @@ func (m *Model) StartSuite(s *engine.Study, datasets []string, estimate string) 
 		m.ctx.SetErr(err)
 		return nil
 	}
-	if s.NeedsConfirmation() {
-		if key := confirmKey(s) + suiteConfirm; m.confirm != key {
-			m.confirm = key
-			if estimate == "" {
-				estimate = "estimate not ready yet"
-			}
-			m.ctx.SetErr(fmt.Errorf("%s on each of %d datasets on the CPU reference (%s): press enter again to run it, or use a GPU backend, a coarser grid or one precision",
-				s.Size(), len(datasets), estimate))
-			return nil
-		}
-	}
-	m.confirm = ""
-	if m.run != nil {
-		// A study computes: the suite waits for it, as a study does.
-		m.queued, m.queuedSuite = s, datasets
-		m.ctx.Info = fmt.Sprintf("queued: a suite of %d datasets, %s each on %s, starts when the running study ends (enter again replaces it)",
-			len(datasets), s.Size(), s.Backend.Name())
-		return m.host.Do(common.ShowMsg{ID: common.RunScreen})
-	}
-	m.ctx.Note = s.Note
-	su := &suiteState{id: engine.SuiteID(s.Spec, datasets), n: len(datasets), name: datasets[0]}
-	cmd := m.launch(s, suiteWork(s.Spec, datasets, m.cfg.Store, m.ctx, su))
-	m.run.suite = su
-	return cmd
+	return m.preflight(s, datasets)
 }
 
 // suiteWork runs spec over datasets (sessions.RunSuite), each study built
