@@ -255,11 +255,12 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 	return r, nil
 }
 
-// AnalyseStudy is Analyse of study s's report rep as the front ends run it
-// (one way for `run` and the workbench): the options of s's Spec
-// (OptionsFor), the stitched equity curve from s's bars, and PBO on the
-// backend that computed the block statistics when it is an engine.PBODevice
-// (unless engine.ParityEnv is "cpu", which keeps it on the CPU to compare).
+// AnalyseStudy is Analyse of study s's report rep as the run path runs it
+// (sessions.RunStudy and AnalyseReport: one way under `run`, the
+// workbench and a merge): the options of s's Spec (OptionsFor), the
+// stitched equity curve from s's bars, and PBO on the backend that
+// computed the block statistics when it is an engine.PBODevice (unless
+// engine.ParityEnv is "cpu", which keeps it on the CPU to compare).
 // rep may be the early report of engine.StudyOptions.AfterBlocks. Errors:
 // OptionsFor's, then Analyse's.
 func AnalyseStudy(ctx context.Context, s *engine.Study, rep *engine.Report) (*Robustness, error) {
