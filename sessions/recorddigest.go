@@ -328,8 +328,10 @@ func readEpochs(ctx context.Context, q querier) (epochs, error) {
 // recordEpochs is v13's step: the epochs of the file as it is. The record
 // epoch is the first study that carries any record digest or a digest
 // version (every study since v12 does), else the next study's id; the
-// runs' epoch the study after the last one with a run without a digest
-// (saved before v3), and at most the record epoch.
+// runs' epoch the study after the last one below the record epoch with a
+// run without a digest (saved before v3), and at most the record epoch.
+// What was edited in the file before this migration stays as it is: a
+// study with digests but its version lowered is refused, as after.
 func recordEpochs(ctx context.Context, tx *sql.Tx) error {
 	var next, record, lastNull int64
 	if err := tx.QueryRowContext(ctx, `SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'studies'), 0),
@@ -343,7 +345,7 @@ func recordEpochs(ctx context.Context, tx *sql.Tx) error {
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(min(id), ?) FROM studies WHERE `+cond, next).Scan(&record); err != nil {
 		return err
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(study_id), 0) FROM runs WHERE digest IS NULL`).Scan(&lastNull); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(study_id), 0) FROM runs WHERE digest IS NULL AND study_id < ?`, record).Scan(&lastNull); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?), (?, ?)`,
