@@ -226,7 +226,9 @@ func TestRecordDigestCannotBeTurnedOff(t *testing.T) {
 		says      string
 	}{
 		{"digest_version lowered", `UPDATE studies SET digest_version = 0; UPDATE parities SET verdict = 'collapse', reasons = '["forged"]'; UPDATE studies SET fee = 0.1`,
-			func(e *sessions.RecordError) bool { return e.Lowered && e.Version == 0 && fmt.Sprint(e.Parts) == fmt.Sprint(allParts) },
+			func(e *sessions.RecordError) bool {
+				return e.Lowered && e.Version == 0 && fmt.Sprint(e.Parts) == fmt.Sprint(allParts)
+			},
 			"its digest version reads 0, but the session was saved with record digests"},
 		{"digest_version lowered and every digest removed", `UPDATE studies SET digest_version = 0, settings_digest = NULL, dataset_digest = NULL, note_digest = NULL,
 			robustness_digest = NULL, parity_digest = NULL; UPDATE studies SET fee = 0.1`,
@@ -236,7 +238,9 @@ func TestRecordDigestCannotBeTurnedOff(t *testing.T) {
 			func(e *sessions.RecordError) bool { return e.Lowered && e.Version == -1 },
 			"its digest version reads -1"},
 		{"the parity digest removed", `UPDATE studies SET parity_digest = NULL; UPDATE parities SET verdict = 'collapse'`,
-			func(e *sessions.RecordError) bool { return len(e.Parts) == 0 && fmt.Sprint(e.Removed) == "[parity report]" },
+			func(e *sessions.RecordError) bool {
+				return len(e.Parts) == 0 && fmt.Sprint(e.Removed) == "[parity report]"
+			},
 			"session 1: the digest of its parity report is missing: it was removed from the database after the session was saved, so the session is not used"},
 		{"the settings digest emptied, the note edited", `UPDATE studies SET settings_digest = x'', note = 'edited'`,
 			func(e *sessions.RecordError) bool {
