@@ -19,30 +19,30 @@ func TestKeyBurst(t *testing.T) {
 	d.key("enter")
 	d.settle()
 	if m.screen != common.ResultsScreen || m.results.Focus() != results.MetricsPane {
-		t.Fatalf("screen %d, focus %s (last error %q)", m.screen, results.PaneNames[m.results.Focus()], m.ctx.LastErr)
+		t.Fatalf("screen %d, focus %s (last error %q)", m.screen, results.PaneNames[m.results.Focus()], m.status.LastErr)
 	}
 	// The reference: j, j one at a time from the first row.
 	d.key("g", "j", "j")
-	want := m.ctx.Selected
+	want := m.state.Selected
 	d.key("g")
-	first := m.ctx.Selected
+	first := m.state.Selected
 	if want == first {
 		t.Fatal("j, j did not move")
 	}
 	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj")})
-	if m.ctx.Selected != want {
-		t.Fatalf("jj in one message: combo %d, want %d (from %d)", m.ctx.Selected, want, first)
+	if m.state.Selected != want {
+		t.Fatalf("jj in one message: combo %d, want %d (from %d)", m.state.Selected, want, first)
 	}
 	cols := common.Columns()
 	i := 0
 	for j, c := range cols {
-		if c == m.ctx.Metric {
+		if c == m.state.Metric {
 			i = j
 		}
 	}
 	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("mm")})
-	if w := cols[(i+2)%len(cols)]; m.ctx.Metric != w {
-		t.Fatalf("mm in one message: metric %q, want %q", m.ctx.Metric, w)
+	if w := cols[(i+2)%len(cols)]; m.state.Metric != w {
+		t.Fatalf("mm in one message: metric %q, want %q", m.state.Metric, w)
 	}
 	// A burst that opens the filter types the rest into it.
 	d.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/hma=20")})

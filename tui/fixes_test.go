@@ -75,20 +75,20 @@ func TestCancelDuringFP32(t *testing.T) {
 	d.hold = true
 	d.key("enter")
 	if m.screen != common.RunScreen {
-		t.Fatalf("the run did not start (last error %q)", m.ctx.LastErr)
+		t.Fatalf("the run did not start (last error %q)", m.status.LastErr)
 	}
 	waitFor(t, "fp64 to complete and fp32 to hold", func() bool { return combos64.Load() >= 200 && calls32.Load() > 1 })
 	d.key("esc")
 	d.drain()
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil || r.R32 == nil || r.R64 == nil {
-		t.Fatalf("no results after the cancel (last error %q)", m.ctx.LastErr)
+		t.Fatalf("no results after the cancel (last error %q)", m.status.LastErr)
 	}
 	if len(r.R64.Results) != 200 || len(r.R32.Results) >= 200 {
 		t.Fatalf("fp64 %d, fp32 %d combos", len(r.R64.Results), len(r.R32.Results))
 	}
-	if m.ctx.LastErr != "" || !strings.Contains(m.ctx.Info, "cancelled: showing 200 fp64 + ") {
-		t.Fatalf("status: error %q, info %q", m.ctx.LastErr, m.ctx.Info)
+	if m.status.LastErr != "" || !strings.Contains(m.status.Info, "cancelled: showing 200 fp64 + ") {
+		t.Fatalf("status: error %q, info %q", m.status.LastErr, m.status.Info)
 	}
 	if v := m.View(); strings.Contains(v, "error:") || !strings.Contains(v, "cancelled: showing") {
 		t.Fatalf("the cancel shows as an error:\n%s", v)
@@ -104,7 +104,7 @@ func TestCancelDuringFP32(t *testing.T) {
 	}
 	d.send(common.SelectMsg{Index: missing})
 	d.settle()
-	in := m.ctx.Inspect
+	in := m.state.Inspect
 	if in == nil || in.Index != missing || in.D32 != nil || in.D64 == nil {
 		t.Fatalf("inspection of combo %d: %+v", missing, in)
 	}
@@ -128,15 +128,15 @@ func TestStaleErrors(t *testing.T) {
 		d := newDriver(t, f, 80, 24)
 		m := d.m
 		d.key("enter")
-		if m.screen != common.SetupScreen || !strings.HasPrefix(m.ctx.LastErr, "HMA range") || strings.Contains(m.ctx.LastErr, "--hma") {
-			t.Fatalf("screen %d, last error %q", m.screen, m.ctx.LastErr)
+		if m.screen != common.SetupScreen || !strings.HasPrefix(m.status.LastErr, "HMA range") || strings.Contains(m.status.LastErr, "--hma") {
+			t.Fatalf("screen %d, last error %q", m.screen, m.status.LastErr)
 		}
 		d.key("backspace", "10")
 		if v := m.setup.Form().Values()["hma"]; v != "10:30:10" || !m.setup.Form().Valid() {
 			t.Fatalf("hma %q valid %v", v, m.setup.Form().Valid())
 		}
-		if m.ctx.LastErr != "" {
-			t.Fatalf("the fixed error stays: %q", m.ctx.LastErr)
+		if m.status.LastErr != "" {
+			t.Fatalf("the fixed error stays: %q", m.status.LastErr)
 		}
 	})
 	t.Run("a filter error goes when fixed, and on another screen", func(t *testing.T) {
@@ -144,11 +144,11 @@ func TestStaleErrors(t *testing.T) {
 		m := d.m
 		d.key("enter")
 		if m.screen != common.ResultsScreen {
-			t.Fatalf("screen %d (last error %q)", m.screen, m.ctx.LastErr)
+			t.Fatalf("screen %d (last error %q)", m.screen, m.status.LastErr)
 		}
 		d.key("/", "sharpe>", "enter")
-		if !strings.Contains(m.ctx.LastErr, "filter") {
-			t.Fatalf("last error %q", m.ctx.LastErr)
+		if !strings.Contains(m.status.LastErr, "filter") {
+			t.Fatalf("last error %q", m.status.LastErr)
 		}
 		// / again edits the broken text (not appended to, ctrl+u clears).
 		d.key("/")
@@ -156,16 +156,16 @@ func TestStaleErrors(t *testing.T) {
 			t.Fatalf("editing %v:\n%s", got, m.View())
 		}
 		d.key("1", "enter")
-		if m.ctx.LastErr != "" || !strings.Contains(m.View(), "filter: sharpe>1") {
-			t.Fatalf("last error %q:\n%s", m.ctx.LastErr, m.View())
+		if m.status.LastErr != "" || !strings.Contains(m.View(), "filter: sharpe>1") {
+			t.Fatalf("last error %q:\n%s", m.status.LastErr, m.View())
 		}
 		d.key("/", "x", "enter")
-		if m.ctx.LastErr == "" {
+		if m.status.LastErr == "" {
 			t.Fatal("no error for a bad filter")
 		}
 		d.key("esc") // to the Setup screen
-		if m.screen != common.SetupScreen || m.ctx.LastErr != "" {
-			t.Fatalf("screen %d, last error %q", m.screen, m.ctx.LastErr)
+		if m.screen != common.SetupScreen || m.status.LastErr != "" {
+			t.Fatalf("screen %d, last error %q", m.screen, m.status.LastErr)
 		}
 	})
 }
@@ -196,7 +196,7 @@ func TestBenchStreams(t *testing.T) {
 	d.key("esc", "B")         // out of the focused range: B is a key again
 	m.Update(keyMsg("enter")) // its commands are followed by hand below
 	if !m.bench.Running() {
-		t.Fatalf("the ladder did not start (last error %q)", m.ctx.LastErr)
+		t.Fatalf("the ladder did not start (last error %q)", m.status.LastErr)
 	}
 	// M2 running, its row, M2 done, M3 running: then M3 holds.
 	for range 4 {

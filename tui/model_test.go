@@ -22,8 +22,8 @@ import (
 func TestSetupKeys(t *testing.T) {
 	d := newDriver(t, smallFlags(), 80, 24)
 	m := d.m
-	if m.ctx.Raw == nil || m.setup.Pane() != 1 {
-		t.Fatalf("--data should load at start and focus the form (raw %v, focus %d)", m.ctx.Raw != nil, m.setup.Pane())
+	if m.state.Raw == nil || m.setup.Pane() != 1 {
+		t.Fatalf("--data should load at start and focus the form (raw %v, focus %d)", m.state.Raw != nil, m.setup.Pane())
 	}
 	cases := []struct {
 		name  string
@@ -69,8 +69,8 @@ func TestSetupKeys(t *testing.T) {
 				t.Fatalf("the engine's Grid.Validate error is not shown:\n%s", v)
 			}
 			d.key("enter")
-			if m.screen != common.SetupScreen || !strings.Contains(m.ctx.LastErr, "the data has 5000") {
-				t.Fatalf("enter on an invalid form: screen %d, last error %q", m.screen, m.ctx.LastErr)
+			if m.screen != common.SetupScreen || !strings.Contains(m.status.LastErr, "the data has 5000") {
+				t.Fatalf("enter on an invalid form: screen %d, last error %q", m.screen, m.status.LastErr)
 			}
 		}},
 		{"a field's parse error", []string{"backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "10:5:1"}, func(t *testing.T) {
@@ -116,7 +116,7 @@ func TestPaneFocusAndBack(t *testing.T) {
 	d.key("enter")
 	d.settle()
 	if m.screen != common.ResultsScreen {
-		t.Fatalf("screen %d after the run, want results (last error %q)", m.screen, m.ctx.LastErr)
+		t.Fatalf("screen %d after the run, want results (last error %q)", m.screen, m.status.LastErr)
 	}
 	want := []results.Pane{results.ParityPane, results.HeatmapPane, results.CrossoverPane, results.ComboPane, results.RobustnessPane, results.MetricsPane}
 	for i, p := range want {
@@ -139,12 +139,12 @@ func TestPaneFocusAndBack(t *testing.T) {
 	}
 	d.key("g")
 	d.settle()
-	if m.ctx.Selected != 0 || m.ctx.Inspect == nil || m.ctx.Inspect.Index != 0 {
-		t.Fatalf("g on the heatmap: selected %d", m.ctx.Selected)
+	if m.state.Selected != 0 || m.state.Inspect == nil || m.state.Inspect.Index != 0 {
+		t.Fatalf("g on the heatmap: selected %d", m.state.Selected)
 	}
 	d.key("l", "j")
 	d.settle()
-	if got := m.ctx.Results.Grid.At(m.ctx.Selected); got != (engine.Combo{HMA: 20, HMA3: 24}) {
+	if got := m.state.Results.Grid.At(m.state.Selected); got != (engine.Combo{HMA: 20, HMA3: 24}) {
 		t.Fatalf("after l, j: combo %+v, want hma 20 x hma3 24", got)
 	}
 	// enter opens the crossover of the selected combo; n steps its flips.
@@ -159,8 +159,8 @@ func TestPaneFocusAndBack(t *testing.T) {
 	}
 	// Metric keys change the heatmap and the table together.
 	d.key("m")
-	if m.ctx.Metric != "sortino" || !strings.Contains(m.results.Heatmap().Title(), "sortino") {
-		t.Fatalf("m: metric %q, heatmap %q", m.ctx.Metric, m.results.Heatmap().Title())
+	if m.state.Metric != "sortino" || !strings.Contains(m.results.Heatmap().Title(), "sortino") {
+		t.Fatalf("m: metric %q, heatmap %q", m.state.Metric, m.results.Heatmap().Title())
 	}
 	// Filter and sort in the table.
 	d.key("tab", "tab") // combo, metrics
@@ -169,8 +169,8 @@ func TestPaneFocusAndBack(t *testing.T) {
 		t.Fatalf("filter hma=20: %q, want 3 of 9 combos", got)
 	}
 	d.key("b")
-	if m.ctx.Results.Grid.At(m.ctx.Selected).HMA != 20 {
-		t.Fatalf("b jumped outside the filter: %+v", m.ctx.Results.Grid.At(m.ctx.Selected))
+	if m.state.Results.Grid.At(m.state.Selected).HMA != 20 {
+		t.Fatalf("b jumped outside the filter: %+v", m.state.Results.Grid.At(m.state.Selected))
 	}
 	// esc goes back to the form, esc again back to the results.
 	d.key("esc")
@@ -182,9 +182,9 @@ func TestPaneFocusAndBack(t *testing.T) {
 		t.Fatalf("esc from setup with results: screen %d", m.screen)
 	}
 	// r reruns the same study.
-	before := m.ctx.Results
+	before := m.state.Results
 	d.key("r")
-	if m.ctx.Results == before || m.screen != common.ResultsScreen {
+	if m.state.Results == before || m.screen != common.ResultsScreen {
 		t.Fatal("r did not rerun")
 	}
 }
@@ -278,9 +278,9 @@ func TestCancelMidRun(t *testing.T) {
 	waitOutput(t, tm, "[Parity]")
 	tm.Send(keyMsg("q"))
 	m := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil {
-		t.Fatalf("no results after cancel (last error %q)", m.ctx.LastErr)
+		t.Fatalf("no results after cancel (last error %q)", m.status.LastErr)
 	}
 	if r.Complete() {
 		t.Fatal("a cancelled study reports complete")
@@ -289,8 +289,8 @@ func TestCancelMidRun(t *testing.T) {
 		t.Fatalf("no run marked cancelled: %s", r.R64.Status)
 	}
 	// A cancel the user asked for is a note, not an error.
-	if m.ctx.LastErr != "" || !strings.Contains(m.ctx.Info, "cancelled: showing the") {
-		t.Fatalf("status line: error %q, info %q", m.ctx.LastErr, m.ctx.Info)
+	if m.status.LastErr != "" || !strings.Contains(m.status.Info, "cancelled: showing the") {
+		t.Fatalf("status line: error %q, info %q", m.status.LastErr, m.status.Info)
 	}
 }
 
@@ -304,7 +304,7 @@ func TestCancelHeld(t *testing.T) {
 	d.hold = true
 	d.key("enter")
 	if d.m.screen != common.RunScreen || d.pending == nil {
-		t.Fatalf("screen %d: the run did not start (last error %q)", d.m.screen, d.m.ctx.LastErr)
+		t.Fatalf("screen %d: the run did not start (last error %q)", d.m.screen, d.m.status.LastErr)
 	}
 	if v := d.m.View(); !strings.Contains(v, "Sweeping hma 2:100:2 x hma3 6:300:6") || !strings.Contains(v, "esc cancels") {
 		t.Fatalf("run screen:\n%s", v)
@@ -317,7 +317,7 @@ func TestCancelHeld(t *testing.T) {
 	if d.m.screen == common.RunScreen {
 		t.Fatal("still on the run screen after the study ended")
 	}
-	if d.m.ctx.Results != nil && d.m.ctx.Results.Complete() {
+	if d.m.state.Results != nil && d.m.state.Results.Complete() {
 		t.Fatal("a cancelled study reports complete")
 	}
 }
@@ -327,16 +327,16 @@ func TestErrorsShown(t *testing.T) {
 		f := smallFlags()
 		f.Data = "/nonexistent/bars.csv"
 		d := newDriver(t, f, 80, 24)
-		if !strings.Contains(d.m.ctx.LastErr, "/nonexistent/bars.csv") || !strings.Contains(d.m.View(), "error:") {
-			t.Fatalf("last error %q", d.m.ctx.LastErr)
+		if !strings.Contains(d.m.status.LastErr, "/nonexistent/bars.csv") || !strings.Contains(d.m.View(), "error:") {
+			t.Fatalf("last error %q", d.m.status.LastErr)
 		}
 	})
 	t.Run("an unavailable backend on the command line", func(t *testing.T) {
 		f := smallFlags()
 		f.Backend = "cuda"
 		d := newDriver(t, f, 80, 24)
-		if !strings.Contains(d.m.ctx.LastErr, "backend cuda: not available here: no NVIDIA driver found") {
-			t.Fatalf("last error %q", d.m.ctx.LastErr)
+		if !strings.Contains(d.m.status.LastErr, "backend cuda: not available here: no NVIDIA driver found") {
+			t.Fatalf("last error %q", d.m.status.LastErr)
 		}
 	})
 	t.Run("a timeframe finer than the data", func(t *testing.T) {
@@ -352,8 +352,8 @@ func TestErrorsShown(t *testing.T) {
 		d.key("enter")
 		d.m.screens[common.ResultsScreen] = (*results.Model)(nil) // the next key to the results dereferences it
 		d.key("j")
-		if !strings.Contains(d.m.ctx.LastErr, "internal error") {
-			t.Fatalf("last error %q", d.m.ctx.LastErr)
+		if !strings.Contains(d.m.status.LastErr, "internal error") {
+			t.Fatalf("last error %q", d.m.status.LastErr)
 		}
 	})
 	t.Run("a panic in a command", func(t *testing.T) {
@@ -372,7 +372,7 @@ func TestFilePicker(t *testing.T) {
 	f.Backend = "reference"
 	d := newDriver(t, f, 100, 30)
 	m := d.m
-	if m.setup.Pane() != 0 || m.ctx.Raw != nil {
+	if m.setup.Pane() != 0 || m.state.Raw != nil {
 		t.Fatal("without --data the dataset pane has the focus and nothing is loaded")
 	}
 	d.key("down", "down", "enter") // "Open a file..."
@@ -386,8 +386,8 @@ func TestFilePicker(t *testing.T) {
 	// The first entry is the folder lean/; the next, README.md: shown,
 	// but refused with the reason.
 	d.key("down", "enter")
-	if !strings.Contains(m.ctx.LastErr, "README.md: not a supported file name") {
-		t.Fatalf("last error %q", m.ctx.LastErr)
+	if !strings.Contains(m.status.LastErr, "README.md: not a supported file name") {
+		t.Fatalf("last error %q", m.status.LastErr)
 	}
 	// The whole refusal under the picker, every supported extension
 	// named (the status bar has room for its start only).
@@ -395,8 +395,8 @@ func TestFilePicker(t *testing.T) {
 		t.Fatalf("the picker does not show the whole refusal:\n%s", m.setup.Datasets().View())
 	}
 	d.key("down", "enter")
-	if m.setup.Datasets().Picking() || m.ctx.Raw == nil {
-		t.Fatalf("the file was not loaded (last error %q)", m.ctx.LastErr)
+	if m.setup.Datasets().Picking() || m.state.Raw == nil {
+		t.Fatalf("the file was not loaded (last error %q)", m.status.LastErr)
 	}
 	if v := m.View(); !strings.Contains(v, "binance_archive_FILUSDT-1m-2023-08_head.csv") || !strings.Contains(v, "layout binance-archive") {
 		t.Fatalf("no summary of the loaded file:\n%s", v)
@@ -416,7 +416,7 @@ func TestEscAndFilterFromPanes(t *testing.T) {
 	d.key("enter")
 	d.settle()
 	if m.screen != common.ResultsScreen {
-		t.Fatalf("screen %d after the run (last error %q)", m.screen, m.ctx.LastErr)
+		t.Fatalf("screen %d after the run (last error %q)", m.screen, m.status.LastErr)
 	}
 	d.key("enter") // on the metrics table: the selected combo's crossover
 	if m.results.Focus() != results.CrossoverPane {
@@ -435,7 +435,7 @@ func TestEscAndFilterFromPanes(t *testing.T) {
 		t.Fatalf("esc from the heatmap: focus %s", results.PaneNames[m.results.Focus()])
 	}
 
-	before := m.ctx.Results
+	before := m.state.Results
 	d.key("tab") // parity
 	d.key("/", "h", "m", "a", "=", "2", "0", "enter")
 	if m.results.Focus() != results.MetricsPane {
@@ -446,7 +446,7 @@ func TestEscAndFilterFromPanes(t *testing.T) {
 	}
 	d.key("tab", "/", "r", "esc") // r inside the filter is text, not a rerun
 	d.settle()
-	if m.screen != common.ResultsScreen || m.ctx.Results != before {
+	if m.screen != common.ResultsScreen || m.state.Results != before {
 		t.Fatal("the r typed after / reran the study")
 	}
 }
@@ -462,7 +462,7 @@ func TestHeatmapSaysWhatItShows(t *testing.T) {
 	d.key("enter")
 	d.settle()
 	if m.screen != common.ResultsScreen {
-		t.Fatalf("screen %d after the run (last error %q)", m.screen, m.ctx.LastErr)
+		t.Fatalf("screen %d after the run (last error %q)", m.screen, m.status.LastErr)
 	}
 	d.key("tab", "tab") // the heatmap
 	if m.results.Focus() != results.HeatmapPane {
@@ -530,7 +530,7 @@ func TestLongCPUStudyAsksOnItsEstimate(t *testing.T) {
 	}
 	d.key("y")
 	if !d.m.run.Running() || d.m.screen != common.RunScreen || d.pending == nil {
-		t.Fatalf("y: screen %d, running %v: the confirmed study did not start (last error %q)", d.m.screen, d.m.run.Running(), d.m.ctx.LastErr)
+		t.Fatalf("y: screen %d, running %v: the confirmed study did not start (last error %q)", d.m.screen, d.m.run.Running(), d.m.status.LastErr)
 	}
 	if v := d.m.View(); !strings.Contains(v, "estimate ~15m0s (999,000 combos a precision") {
 		t.Errorf("the running study does not say its estimate:\n%s", v)
@@ -550,7 +550,7 @@ func TestManyCombosShortStudyStarts(t *testing.T) {
 	d.hold = true
 	d.key("enter")
 	if !d.m.run.Running() || d.m.run.Checking() || *calls != 1 {
-		t.Fatalf("running %v, checking %v, calibrations %d (last error %q): want it started", d.m.run.Running(), d.m.run.Checking(), *calls, d.m.ctx.LastErr)
+		t.Fatalf("running %v, checking %v, calibrations %d (last error %q): want it started", d.m.run.Running(), d.m.run.Checking(), *calls, d.m.status.LastErr)
 	}
 	if v := d.m.View(); !strings.Contains(v, "estimate ~2m0s (1,000,000 combos a precision, 1,500 series, 2 cores)") {
 		t.Errorf("the run screen does not say the estimate:\n%s", v)
@@ -571,7 +571,7 @@ func TestImpossibleGridAskedAtOnce(t *testing.T) {
 	d, calls := preflightDriver(t, f, engine.DefaultRates, time.Hour)
 	d.key("enter")
 	if !d.m.run.Asking() || *calls != 0 || d.m.run.Running() {
-		t.Fatalf("asking %v, calibrations %d, running %v (last error %q): want the question at once", d.m.run.Asking(), *calls, d.m.run.Running(), d.m.ctx.LastErr)
+		t.Fatalf("asking %v, calibrations %d, running %v (last error %q): want the question at once", d.m.run.Asking(), *calls, d.m.run.Running(), d.m.status.LastErr)
 	}
 	want := "200,000,000 combos in 1 precision on the CPU reference would take at least ~9m0s (from the grid's size and the bars alone): y runs it anyway"
 	if v := strings.Join(strings.Fields(d.m.View()), " "); !strings.Contains(v, want) {
@@ -591,9 +591,9 @@ func TestWindowFromFlags(t *testing.T) {
 	f.From, f.To = "2025-06-05", "2025-06-05"
 	d := newDriver(t, f, 120, 40)
 	d.m.setup.Validate()
-	ds := d.m.ctx.Dataset
+	ds := d.m.state.Dataset
 	if ds == nil {
-		t.Fatalf("no dataset (last error %q)", d.m.ctx.LastErr)
+		t.Fatalf("no dataset (last error %q)", d.m.status.LastErr)
 	}
 	first, last := ds.Info.First.UTC().Format("2006-01-02 15:04"), ds.Info.Last.UTC().Format("2006-01-02 15:04")
 	if first != "2025-06-05 00:00" || last != "2025-06-05 23:59" {

@@ -19,8 +19,8 @@ func TestNoStaleState(t *testing.T) {
 	m := d.m
 	d.key("enter")
 	d.settle()
-	if m.screen != common.ResultsScreen || m.ctx.Saved != "session 4" {
-		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.ctx.Saved, m.ctx.LastErr)
+	if m.screen != common.ResultsScreen || m.status.Saved != "session 4" {
+		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.status.Saved, m.status.LastErr)
 	}
 	d.key("/", "h", "m", "a", "=", "2", "0", "enter")
 	if got := m.results.Metrics().Title(); !strings.HasPrefix(got, "Metrics: 3 of 9") {
@@ -30,8 +30,8 @@ func TestNoStaleState(t *testing.T) {
 	m.sessions.List().Select(2)
 	d.key("enter")
 	d.settle()
-	if m.screen != common.ResultsScreen || m.ctx.Saved != "session 2" {
-		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.ctx.Saved, m.ctx.LastErr)
+	if m.screen != common.ResultsScreen || m.status.Saved != "session 2" {
+		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.status.Saved, m.status.LastErr)
 	}
 	if got := m.results.Metrics().Title(); !strings.HasPrefix(got, "Metrics: 9 of 9") {
 		t.Errorf("the filter of session 4 carried over into session 2: %q", got)
@@ -61,7 +61,7 @@ func TestEditsKept(t *testing.T) {
 	d.key("enter")
 	d.settle()
 	if m.screen != common.ResultsScreen {
-		t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
+		t.Fatalf("screen %d (err %q)", m.screen, m.status.LastErr)
 	}
 	d.key("e")
 	if m.screen != common.SetupScreen || !m.setup.Form().Typing() {

@@ -37,6 +37,7 @@ const cursorGlyph = 'X'
 // Model is the heatmap pane.
 type Model struct {
 	ctx      *common.Context
+	state    *common.RunState // the run it shows
 	w, h     int
 	row, col int // cursor: HMA index, HMA3 index
 	r0, c0   int // first row and column of the detail window
@@ -72,20 +73,22 @@ type viewKey struct {
 }
 
 // New returns the pane.
-func New(ctx *common.Context) *Model { return &Model{ctx: ctx, bh: 1, bw: 1} }
+func New(ctx *common.Context, state *common.RunState) *Model {
+	return &Model{ctx: ctx, state: state, bh: 1, bw: 1}
+}
 
 // SetSize sets the inner size of the pane.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
 // Title names the pane with its metric and precision.
 func (m *Model) Title() string {
-	p := m.ctx.Prec.String()
-	if common.IsParityColumn(m.ctx.Metric) {
+	p := m.state.Prec.String()
+	if common.IsParityColumn(m.state.Metric) {
 		p = "fp32 vs fp64"
 	}
-	s := fmt.Sprintf("Heatmap: %s (%s)", common.Header(m.ctx.Metric), p)
-	if r := m.ctx.Results; r != nil && r.Agg != nil && common.IsAggregateColumn(m.ctx.Metric) {
-		s = fmt.Sprintf("Heatmap: %s", AggregateLabel(r.Agg, m.ctx.Metric))
+	s := fmt.Sprintf("Heatmap: %s (%s)", common.Header(m.state.Metric), p)
+	if r := m.state.Results; r != nil && r.Agg != nil && common.IsAggregateColumn(m.state.Metric) {
+		s = fmt.Sprintf("Heatmap: %s", AggregateLabel(r.Agg, m.state.Metric))
 	}
 	if m.overview {
 		s += ", overview"
@@ -97,7 +100,7 @@ func (m *Model) Title() string {
 // of the grid once, with the info line, the HMA3 labels and the legend's
 // first line (a legend that wraps takes the rows' spare lines).
 func (m *Model) Want() int {
-	if r := m.ctx.Results; r != nil {
+	if r := m.state.Results; r != nil {
 		return r.Grid.HMA.Len() + 5
 	}
 	return 8
@@ -105,13 +108,13 @@ func (m *Model) Want() int {
 
 // Sync moves the cursor to the selected combo.
 func (m *Model) Sync() {
-	r := m.ctx.Results
-	if r == nil || m.ctx.Selected < 0 {
+	r := m.state.Results
+	if r == nil || m.state.Selected < 0 {
 		return
 	}
 	n3 := r.Grid.HMA3.Len()
 	if n3 > 0 {
-		m.row, m.col = m.ctx.Selected/n3, m.ctx.Selected%n3
+		m.row, m.col = m.state.Selected/n3, m.state.Selected%n3
 	}
 }
 
@@ -123,7 +126,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	km, ok := msg.(tea.KeyMsg)
-	r := m.ctx.Results
+	r := m.state.Results
 	if !ok || r == nil {
 		return nil
 	}
@@ -155,7 +158,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		row, col = g.HMA.Len()-1, g.HMA3.Len()-1
 	case key.Matches(km, k.Best):
 		// The best combo by the study's objective and constraints.
-		if i := r.Best(m.ctx.Prec); i >= 0 {
+		if i := r.Best(m.state.Prec); i >= 0 {
 			return common.Send(common.SelectMsg{Index: i})
 		}
 		return common.Send(common.ErrMsg{Err: fmt.Errorf("no combo meets the objective's constraints (%s)", r.Objective.Label())})
@@ -177,7 +180,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // (dr, dc) and selects the combo that block shows (its best), or the
 // combo as far into the block as the cursor was when it shows none.
 func (m *Model) moveBlock(dr, dc int) tea.Cmd {
-	g := m.ctx.Results.Grid
+	g := m.state.Results.Grid
 	nh, n3 := g.HMA.Len(), g.HMA3.Len()
 	br := max(0, min(m.row/m.bh+dr, (nh-1)/m.bh))
 	bc := max(0, min(m.col/m.bw+dc, (n3-1)/m.bw))
@@ -212,8 +215,8 @@ type cell struct {
 
 // cells is every combo's cell, in grid order.
 func (m *Model) cells() []cell {
-	r := m.ctx.Results
-	metric, prec := m.ctx.Metric, m.ctx.Prec
+	r := m.state.Results
+	metric, prec := m.state.Metric, m.state.Prec
 	out := make([]cell, r.Grid.Len())
 	agg := common.IsAggregateColumn(metric) // the suite's, not this dataset's: no filter, no constraints
 	for i := range out {
@@ -224,7 +227,7 @@ func (m *Model) cells() []cell {
 			c.st = missing
 		case agg:
 			c.v, c.st = v, shown
-		case m.ctx.Keep != nil && !m.ctx.Keep(i):
+		case m.state.Keep != nil && !m.state.Keep(i):
 			c.v, c.st = v, off
 		default:
 			c.v, c.st = v, shown
@@ -241,17 +244,17 @@ func (m *Model) cells() []cell {
 // for the overview's blocks: the objective's direction when it is the
 // objective's metric (lower when minimised), else common.Better's.
 func (m *Model) better(a, b float64) bool {
-	o := m.ctx.Results.Objective
-	if g := m.ctx.Results.Agg; g != nil && (m.ctx.Metric == common.ColMedian || m.ctx.Metric == common.ColWorst) {
+	o := m.state.Results.Objective
+	if g := m.state.Results.Agg; g != nil && (m.state.Metric == common.ColMedian || m.state.Metric == common.ColWorst) {
 		o = g.Objective
 	}
-	if m.ctx.Metric == o.Name() || m.ctx.Metric == common.ColMedian || m.ctx.Metric == common.ColWorst {
+	if m.state.Metric == o.Name() || m.state.Metric == common.ColMedian || m.state.Metric == common.ColWorst {
 		if o.Minimise {
 			return a < b
 		}
 		return a > b
 	}
-	return common.Better(m.ctx.Metric, a, b)
+	return common.Better(m.state.Metric, a, b)
 }
 
 // bestName says how a block's value is chosen: "max", "min", "max |v|".
@@ -259,7 +262,7 @@ func (m *Model) bestName() string {
 	switch {
 	case m.better(0, 1):
 		return "min"
-	case common.IsParityColumn(m.ctx.Metric) && m.ctx.Metric != m.ctx.Results.Objective.Name():
+	case common.IsParityColumn(m.state.Metric) && m.state.Metric != m.state.Results.Objective.Name():
 		return "max |v|"
 	}
 	return "max"
@@ -296,12 +299,12 @@ func (m *Model) block(ob base, bh, bw, br, bc int) cell {
 // View renders the pane body, exactly w x h.
 func (m *Model) View() string {
 	t := m.ctx.Theme
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil {
 		return t.Fit("", m.w, m.h)
 	}
 	if m.paged() && m.summaryMap() == nil {
-		return t.Fit(newStyles(t).info.Render(fmt.Sprintf("no heatmap of %s: the run's summary has none", m.ctx.Metric)), m.w, m.h)
+		return t.Fit(newStyles(t).info.Render(fmt.Sprintf("no heatmap of %s: the run's summary has none", m.state.Metric)), m.w, m.h)
 	}
 	m.fresh()
 	sorted := m.sorted
@@ -324,8 +327,8 @@ func (m *Model) View() string {
 // fresh computes the cells again when what they depend on changed: every
 // combo's (full results), or the summary's values for the scale (paged).
 func (m *Model) fresh() {
-	r := m.ctx.Results
-	k := viewKey{r, r.Agg, m.ctx.Metric, m.ctx.Prec, m.ctx.KeepGen}
+	r := m.state.Results
+	k := viewKey{r, r.Agg, m.state.Metric, m.state.Prec, m.state.KeepGen}
 	if k == m.key && (m.cached != nil || m.paged()) {
 		return
 	}
@@ -355,7 +358,7 @@ func (m *Model) fresh() {
 // cell (full results), or the window read from the pager and, outside
 // it, the summary's cell the combo is in (paged).
 func (m *Model) detailBase() base {
-	g := m.ctx.Results.Grid
+	g := m.state.Results.Grid
 	nh, n3 := g.HMA.Len(), g.HMA3.Len()
 	if !m.paged() {
 		cells := m.cached
@@ -387,11 +390,11 @@ func (m *Model) overviewBase() base {
 // many lines the legend took; sorted are the shown cells' finite values.
 func (m *Model) render(sorted []float64, footer int) (string, int) {
 	t := m.ctx.Theme
-	r := m.ctx.Results
+	r := m.state.Results
 	st := newStyles(t)
 	g := r.Grid
 	nh, n3 := g.HMA.Len(), g.HMA3.Len()
-	metric, prec := m.ctx.Metric, m.ctx.Prec
+	metric, prec := m.state.Metric, m.state.Prec
 	nLevels := st.levels(t.Plain)
 
 	lw := max(len(strconv.Itoa(g.HMA.Last())), 3) + 1
