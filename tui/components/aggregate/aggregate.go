@@ -34,6 +34,11 @@ type Model struct {
 	num   [2]common.NumColumn // median, worst
 }
 
+var (
+	_ common.Pane    = (*Model)(nil)
+	_ common.Focuser = (*Model)(nil)
+)
+
 // New returns an empty pane.
 func New(ctx *common.Context, state *common.RunState) *Model {
 	return &Model{ctx: ctx, state: state, tbl: datatable.New(ctx, nil, 2)}

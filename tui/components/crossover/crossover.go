@@ -29,6 +29,8 @@ type Model struct {
 	worst int   // the flip it opens on: the widest margin, non-borderline first
 }
 
+var _ common.Pane = (*Model)(nil)
+
 // New returns the pane.
 func New(ctx *common.Context, state *common.RunState) *Model { return &Model{ctx: ctx, state: state} }
 

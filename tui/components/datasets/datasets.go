@@ -54,6 +54,8 @@ type Model struct {
 	away      []string // where its links out of the data roots lead (cleanNames)
 }
 
+var _ common.Pane = (*Model)(nil)
+
 // New lists the embedded datasets; selected is highlighted (the --data value).
 func New(ctx *common.Context, state *common.RunState, selected string) *Model {
 	m := &Model{ctx: ctx, state: state, spin: spinner.New(spinner.WithSpinner(spinner.Line))}

@@ -72,6 +72,8 @@ type viewKey struct {
 	keepGen int
 }
 
+var _ common.Pane = (*Model)(nil)
+
 // New returns the pane.
 func New(ctx *common.Context, state *common.RunState) *Model {
 	return &Model{ctx: ctx, state: state, bh: 1, bw: 1}

@@ -77,6 +77,11 @@ type Model struct {
 	w, h      int
 }
 
+var (
+	_ common.Pane    = (*Model)(nil)
+	_ common.Focuser = (*Model)(nil)
+)
+
 // New returns the pane.
 func New(ctx *common.Context, state *common.RunState) *Model {
 	in := textinput.New()

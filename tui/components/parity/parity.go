@@ -48,6 +48,11 @@ func (m *Model) fresh() {
 	}
 }
 
+var (
+	_ common.Pane    = (*Model)(nil)
+	_ common.Focuser = (*Model)(nil)
+)
+
 // New returns the pane.
 func New(ctx *common.Context, state *common.RunState) *Model {
 	// Sized to their titles and cells (datatable.SetRows).

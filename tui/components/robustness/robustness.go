@@ -39,6 +39,8 @@ type Model struct {
 	n     int // the lines of the last view
 }
 
+var _ common.Pane = (*Model)(nil)
+
 // New returns the pane.
 func New(ctx *common.Context, state *common.RunState) *Model { return &Model{ctx: ctx, state: state} }
 

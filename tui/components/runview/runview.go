@@ -43,6 +43,8 @@ type Model struct {
 	stageDone  int // parity: combos compared so far
 }
 
+var _ common.Component = (*Model)(nil)
+
 // New returns the run screen.
 func New(ctx *common.Context, state *common.RunState) *Model {
 	sp := spinner.New(spinner.WithSpinner(spinner.Line))

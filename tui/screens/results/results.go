@@ -77,7 +77,7 @@ type rect struct{ w, h int }
 
 var (
 	_ common.Screen = (*Model)(nil)
-	_ common.Taker  = (*Model)(nil)
+	_ common.Taker  = (*Model)(nil) // its text fields take the keys
 )
 
 // New returns the results screen; st is the sessions store that paged

@@ -71,7 +71,10 @@ type Model struct {
 	w, h  int
 }
 
-var _ common.Screen = (*Model)(nil)
+var (
+	_ common.Screen = (*Model)(nil)
+	_ common.Taker  = (*Model)(nil) // its question takes the keys
+)
 
 // New returns the run screen; parent bounds the studies it runs.
 func New(ctx *common.Context, state *common.RunState, host common.Host, parent context.Context, cfg Config) *Model {

@@ -69,7 +69,7 @@ type Model struct {
 
 var (
 	_ common.Screen = (*Model)(nil)
-	_ common.Taker  = (*Model)(nil)
+	_ common.Taker  = (*Model)(nil) // its text fields take the keys
 )
 
 // New returns the setup screen, its form prefilled from flags; dataGiven

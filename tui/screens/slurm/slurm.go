@@ -91,7 +91,7 @@ type Model struct {
 
 var (
 	_ common.Screen = (*Model)(nil)
-	_ common.Taker  = (*Model)(nil)
+	_ common.Taker  = (*Model)(nil) // its text fields take the keys
 )
 
 // New returns the Slurm screen; parent bounds the Slurm commands it runs.
