@@ -247,3 +247,8 @@ func (d *driver) global(keys ...string) {
 	}
 	d.key(keys...)
 }
+
+func lastLine(v string) string {
+	ls := strings.Split(strings.TrimRight(v, "\n"), "\n")
+	return ls[len(ls)-1]
+}

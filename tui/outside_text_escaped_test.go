@@ -9,8 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sweepbench/tui/common"
 	"testing"
+
+	"sweepbench/tui/common"
 )
 
 // evilName is a file name that would retitle the window (ESC ]0; BEL) and
