@@ -72,7 +72,7 @@ func (m *Model) StartSuite(s *engine.Study, datasets []string) tea.Cmd {
 		if !m.cfg.NoSave && m.cfg.StoreErr != nil {
 			err = fmt.Errorf("%w (the database: %v)", err, m.cfg.StoreErr)
 		}
-		m.ctx.SetErr(err)
+		m.host.Do(common.ErrMsg{Err: err})
 		return nil
 	}
 	return m.preflight(s, datasets)
@@ -195,11 +195,11 @@ func (m *Model) suiteProgress() {
 		return
 	}
 	d, _, st, str := su.at()
-	if st == nil || d == su.current && m.ctx.Study == st {
+	if st == nil || d == su.current && m.state.Study == st {
 		return
 	}
 	su.current = d
-	m.ctx.Study = st
+	m.state.Study = st
 	m.run.stream = str
 	m.view.Next(st)
 }
