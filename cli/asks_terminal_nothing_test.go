@@ -62,7 +62,7 @@ func onPty(t *testing.T, xdg string, args ...string) string {
 			env = append(env, e)
 		}
 	}
-	cmd.Env = append(env, "TERM=xterm-256color", "XDG_DATA_HOME="+xdg, "SWEEPBENCH_TEST_MAIN=1")
+	cmd.Env = append(env, "TERM=xterm-256color", "XDG_DATA_HOME="+xdg)
 	f, err := pty.StartWithAttrs(cmd, &pty.Winsize{Rows: 24, Cols: 100}, &syscall.SysProcAttr{Setsid: true, Setctty: true})
 	if err != nil {
 		t.Fatal(err)

@@ -4,8 +4,8 @@ package cli
 
 // End-to-end tests of the CLI on real database files. Most run the
 // commands in process (cobra, as the binary would); the ones that need a
-// process of their own (kill -9, another user) run this test binary as
-// sweepbench itself (TestMain: SWEEPBENCH_TEST_MAIN=1 runs main).
+// process of their own (kill -9, another user) run the sweepbench binary,
+// built from the module's main package (sweepbench(t)).
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,10 +32,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("SWEEPBENCH_TEST_MAIN") == "1" {
-		main()
-		os.Exit(0)
-	}
 	// The parsed-dataset cache of every load, in process or not, in a
 	// temporary folder rather than the user's.
 	code := datatest.RunWithTempCache(m)
@@ -53,36 +48,21 @@ var (
 	binErr  error
 )
 
-// sweepbench returns a copy of this test binary that runs as sweepbench
-// (with SWEEPBENCH_TEST_MAIN=1), in a directory every user can read: the
-// read-only case runs it as another user.
+// sweepbench returns the sweepbench binary, built once from the module's
+// main package (main.go: its blank import of earlyinit included), in a
+// directory every user can read: the read-only case runs it as another
+// user.
 func sweepbench(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {
-		self, err := os.Executable()
-		if err != nil {
-			binErr = err
-			return
-		}
 		if binDir, binErr = os.MkdirTemp("", "sweepbench-cli"); binErr != nil {
 			return
 		}
 		os.Chmod(binDir, 0o755)
 		binPath = filepath.Join(binDir, "sweepbench")
-		src, err := os.Open(self)
-		if err != nil {
-			binErr = err
-			return
-		}
-		defer src.Close()
-		dst, err := os.OpenFile(binPath, os.O_CREATE|os.O_WRONLY, 0o755)
-		if err != nil {
-			binErr = err
-			return
-		}
-		_, binErr = io.Copy(dst, src)
-		if err := dst.Close(); binErr == nil {
-			binErr = err
+		build := exec.Command("go", "build", "-o", binPath, "sweepbench")
+		if out, err := build.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build sweepbench: %v\n%s", err, out)
 		}
 	})
 	if binErr != nil {
@@ -125,7 +105,7 @@ func cli(t *testing.T, xdg string, args ...string) result {
 func cliProcess(t *testing.T, xdg string, attr *syscall.SysProcAttr, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(sweepbench(t), args...)
-	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+xdg, "SWEEPBENCH_TEST_MAIN=1")
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+xdg)
 	cmd.SysProcAttr = attr
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -168,7 +148,7 @@ func TestKillAndResume(t *testing.T) {
 	killed, fresh := filepath.Join(dir, "killed.db"), filepath.Join(dir, "fresh.db")
 
 	cmd := exec.Command(bin, append(killArgs, "--db", killed)...)
-	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+dir, "SWEEPBENCH_TEST_MAIN=1")
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+dir)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +458,7 @@ func TestDamagedBatchShown(t *testing.T) {
 func TestSessionsKeepHowDataWasRead(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "sessions.db")
-	run := cli(t, dir, "run", "--db", db, "-q", "--data", "testdata/data/lean_spy_hour_head.csv.gz", "--lean-asset", "equity",
+	run := cli(t, dir, "run", "--db", db, "-q", "--data", "../testdata/data/lean_spy_hour_head.csv.gz", "--lean-asset", "equity",
 		"--hma", "10:20:10", "--hma3", "12:24:12", "--backend", "reference")
 	if run.code != 0 {
 		t.Fatalf("run: %+v", run)

@@ -283,7 +283,7 @@ func TestHostileFlags(t *testing.T) {
 		{[]string{"--fee", "0x1p-4"}, `invalid argument "0x1p-4" for "--fee" flag: want a decimal number, e.g. 0.00045 or 1e-5`},
 		{[]string{"--bars-per-year", "1_764"}, `invalid argument "1_764" for "--bars-per-year" flag: want a decimal number`},
 		{[]string{"--lean-asset", "bond"}, `--lean-asset bond: want one of equity, option, crypto, forex, cfd, or nothing to take it from the path`},
-		{[]string{"--data", "testdata/data/lean_spy_hour_head.csv.gz"}, "testdata/data/lean_spy_hour_head.csv.gz: LEAN rows, but the path does not say the security type"},
+		{[]string{"--data", "../testdata/data/lean_spy_hour_head.csv.gz"}, "../testdata/data/lean_spy_hour_head.csv.gz: LEAN rows, but the path does not say the security type"},
 	}
 	if _, err := os.Stat("/dev/zero"); err == nil {
 		tests = append(tests, struct {
@@ -298,7 +298,7 @@ func TestHostileFlags(t *testing.T) {
 		}
 	}
 	// The LEAN file read as equity says how it was read.
-	out, _, err := execute(t, "run", "--no-save", "-q", "--data", "testdata/data/lean_spy_hour_head.csv.gz", "--lean-asset", "equity",
+	out, _, err := execute(t, "run", "--no-save", "-q", "--data", "../testdata/data/lean_spy_hour_head.csv.gz", "--lean-asset", "equity",
 		"--hma", "10:20:10", "--hma3", "12:24:12", "--backend", "reference")
 	if err != "" || !strings.Contains(out, "; LEAN equity/usa (as given): prices / 10,000, local times in America/New_York\n") ||
 		!strings.Contains(out, "bars/year, observed over 1.1 years: a session calendar (") {

@@ -26,7 +26,7 @@ func TestEscapesFromOutside(t *testing.T) {
 	if data.Sanitize(name) != shown {
 		t.Fatalf("Sanitize(%q) = %q", name, data.Sanitize(name))
 	}
-	raw := readGunzip(t, filepath.Join("testdata", "data", "binance_archive_FILUSDT-1m-2023-08_head.csv"))
+	raw := readGunzip(t, filepath.Join("..", "testdata", "data", "binance_archive_FILUSDT-1m-2023-08_head.csv"))
 	lines := strings.SplitAfter(string(raw), "\n")
 	body := strings.Replace(lines[0], "ignore", "ign\x1b[2Jore", 1) + strings.Join(lines[1:400], "")
 	p := filepath.Join(dir, name)

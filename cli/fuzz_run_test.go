@@ -174,7 +174,7 @@ type fuzzSeed struct {
 // fuzzRunSeeds are the real layouts, each under a name that reads it.
 func fuzzRunSeeds(f *testing.F) []fuzzSeed {
 	head := func(name string, lines int) []byte { // read no further: every worker reads the seeds
-		r, closeFile := openGunzip(f, filepath.Join("testdata", "data", name))
+		r, closeFile := openGunzip(f, filepath.Join("..", "testdata", "data", name))
 		defer closeFile()
 		br := bufio.NewReader(r)
 		var out []byte
@@ -188,7 +188,7 @@ func fuzzRunSeeds(f *testing.F) []fuzzSeed {
 		return out
 	}
 	records := func(name string, n int) []byte { // the first n records of a JSON array of arrays
-		raw := readGunzip(f, filepath.Join("testdata", "data", name))
+		raw := readGunzip(f, filepath.Join("..", "testdata", "data", name))
 		depth, count := 0, 0
 		for i, c := range raw {
 			switch c {
@@ -232,7 +232,7 @@ func fuzzRunSeeds(f *testing.F) []fuzzSeed {
 	btc := bytes.SplitAfter(head("btcusdt_1h_2022-2026.csv.gz", 41), []byte("\n")) // one hour missing between the files
 	add(bytes.Join([][]byte{bytes.Join(btc[:21], nil), bytes.Join(append(btc[:1:1], btc[22:]...), nil)}, []byte("\x00|")), "many/", 1)
 	for _, name := range []string{"freqtrade.parquet", "freqtrade_2rows.parquet", "pandas_index.parquet", "polars.parquet", "some_null.parquet"} {
-		raw, err := os.ReadFile(filepath.Join("engine", "data", "testdata", "columnar", name))
+		raw, err := os.ReadFile(filepath.Join("..", "engine", "data", "testdata", "columnar", name))
 		if err != nil {
 			f.Fatal(err)
 		}

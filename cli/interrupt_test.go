@@ -50,7 +50,7 @@ func TestInterruptWhileLoading(t *testing.T) {
 			cmd := exec.Command(sweepbench(t), "run", "--data", data, "--backend", "reference", "--hma", "10:20:10", "--hma3", "12:24:12")
 			// The blank-line cap would refuse this file at once: lift it,
 			// so that the load takes seconds as it must here.
-			cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+t.TempDir(), "SWEEPBENCH_TEST_MAIN=1", "SWEEPBENCH_MAX_BLANK_LINES=1000000000")
+			cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+t.TempDir(), "SWEEPBENCH_MAX_BLANK_LINES=1000000000")
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			if err := cmd.Start(); err != nil {

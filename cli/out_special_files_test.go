@@ -233,7 +233,7 @@ func TestOutRefusesDatabaseCompanions(t *testing.T) {
 		out := db + suffix
 		for _, args := range [][]string{
 			outRun("--db", db, "--format", "csv", "--out", out),
-			outRun("--db", db, "--format", "csv", "--data-each", filepath.Join("testdata", "data", "binance_archive_FILUSDT-1m-2023-08_head*.csv.gz"), "--out", out),
+			outRun("--db", db, "--format", "csv", "--data-each", filepath.Join("..", "testdata", "data", "binance_archive_FILUSDT-1m-2023-08_head*.csv.gz"), "--out", out),
 			{"sessions", "export", "1", "--db", db, "--out", out},
 			{"sessions", "report", "1", "--db", db, "--out", out},
 		} {
@@ -298,7 +298,7 @@ func TestCSVToTerminalEscaped(t *testing.T) {
 	xdg, dir := t.TempDir(), t.TempDir()
 	name := "ev\x1b]0;pwned\x07il\x1b[2J.csv"
 	shown := `ev\x1b]0;pwned\x07il\x1b[2J.csv`
-	raw := readGunzip(t, filepath.Join("testdata", "data", "binance_archive_FILUSDT-1m-2023-08_head.csv.gz"))
+	raw := readGunzip(t, filepath.Join("..", "testdata", "data", "binance_archive_FILUSDT-1m-2023-08_head.csv.gz"))
 	lines := strings.SplitAfter(string(raw), "\n")
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte(strings.Join(lines[:400], "")), 0o644); err != nil {

@@ -378,7 +378,7 @@ func TestMergeShardsOfFormat1(t *testing.T) {
 	if _, stderr, err := execute(t, append([]string{"run", "--no-save", "--format", "json", "--out", single}, flags...)...); err != "" {
 		t.Fatalf("%s\n%s", err, stderr)
 	}
-	if _, stderr, err := execute(t, "merge", filepath.Join("testdata", "shards-format1"), "--no-save", "-q", "--format", "json", "--out", merged); err != "" {
+	if _, stderr, err := execute(t, "merge", filepath.Join("..", "testdata", "shards-format1"), "--no-save", "-q", "--format", "json", "--out", merged); err != "" {
 		t.Fatalf("merge: %s\n%s", err, stderr)
 	}
 	a, _ := os.ReadFile(single)
