@@ -55,3 +55,13 @@ func flagText(fe *engine.FieldError) string {
 	}
 	return "--" + fe.Field + " " + fe.Shown() + ": " + fe.Err.Error()
 }
+
+// exitError carries a process exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func (e *exitError) Unwrap() error { return e.err }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/robust"
 )
 
 // An output file (--out) that is a regular file, or none yet, is written
@@ -502,4 +504,80 @@ func (so *streamOutput) finish(stdout, stderr io.Writer, rep *engine.Report, qui
 		fmt.Fprintf(stderr, "wrote %s\n", so.path)
 	}
 	return nil
+}
+
+// runOutput are the settings of `run` that say what is written and saved,
+// shared by a suite and a merge.
+type runOutput struct {
+	format, out    string
+	top            int
+	quiet          bool
+	save           bool
+	failOnCollapse bool
+	yes            bool
+}
+
+// writeReport writes rep as `run` does: the table (through the
+// sanitiser), the whole report as JSON, or one row per combo and precision
+// (csv, jsonl, parquet).
+func writeReport(w io.Writer, rep *engine.Report, format string, top int) error {
+	switch format {
+	case "json":
+		return rep.WriteJSON(w)
+	case "table":
+		sw := newSanitized(w)
+		if err := rep.WriteTable(sw, top); err != nil {
+			return err
+		}
+		if len(rep.Robustness) > 0 {
+			var sm robust.Summary
+			if err := json.Unmarshal(rep.Robustness, &sm); err != nil {
+				return fmt.Errorf("the robustness summary: %w", err)
+			}
+			if err := sm.WriteTable(sw); err != nil {
+				return err
+			}
+		}
+		return sw.Flush()
+	}
+	if f, ok := engine.ParseRowFormat(format); ok {
+		return rep.WriteRows(w, f)
+	}
+	return fmt.Errorf("--format %q: want %s", format, reportFormats)
+}
+
+// writeBlocks writes rep's per-block statistics to path as Parquet, through
+// a temporary file renamed into place.
+func writeBlocks(path string, rep *engine.Report, bars *engine.Bars) error {
+	f, err := createOutput(path)
+	if err != nil {
+		return err
+	}
+	if err := rep.WriteBlocksParquet(f, bars); err != nil {
+		f.Cleanup()
+		return err
+	}
+	return f.Commit()
+}
+
+// checkWritable is checkOutput, then a trial of createOutput (dropped at
+// once): an --out in a directory that cannot be written is refused before
+// anything is drawn, naming the file. A device or a FIFO is not tried (a
+// FIFO's reader would see the trial's end as the report's).
+func checkWritable(out string, force bool, keep ...protected) error {
+	if err := checkOutput(out, force, keep...); err != nil {
+		return err
+	}
+	if out == "" || out == "-" || !regularOutput(out) {
+		return nil
+	}
+	f, err := createOutput(out)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is a temporary name in out's directory
+		}
+		return fmt.Errorf("--out %s: cannot be written: %v", out, err)
+	}
+	return f.Cleanup()
 }

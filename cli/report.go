@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -46,28 +45,6 @@ func openReportSource(cmd *cobra.Command, arg, out string, cells int) (src *repo
 		return nil, nil, err
 	}
 	return src, func() { st.Close() }, nil
-}
-
-// checkWritable is checkOutput, then a trial of createOutput (dropped at
-// once): an --out in a directory that cannot be written is refused before
-// anything is drawn, naming the file. A device or a FIFO is not tried (a
-// FIFO's reader would see the trial's end as the report's).
-func checkWritable(out string, force bool, keep ...protected) error {
-	if err := checkOutput(out, force, keep...); err != nil {
-		return err
-	}
-	if out == "" || out == "-" || !regularOutput(out) {
-		return nil
-	}
-	f, err := createOutput(out)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is a temporary name in out's directory
-		}
-		return fmt.Errorf("--out %s: cannot be written: %v", out, err)
-	}
-	return f.Cleanup()
 }
 
 func newSessionsReportCmd() *cobra.Command {

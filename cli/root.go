@@ -30,15 +30,6 @@ import (
 // version is set at build time with -ldflags "-X sweepbench/cli.version=...".
 var version = "0.1.0-dev"
 
-// exitError carries a process exit code through cobra.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
 // backends wires every backend into the engine's registry; the engine
 // itself imports none of them.
 func backends() *engine.Registry {

@@ -19,17 +19,6 @@ import (
 	"sweepbench/sessions"
 )
 
-// runOutput are the settings of `run` that say what is written and saved,
-// shared by a suite and a merge.
-type runOutput struct {
-	format, out    string
-	top            int
-	quiet          bool
-	save           bool
-	failOnCollapse bool
-	yes            bool
-}
-
 // suiteResult is a suite run (or merged from shards): each dataset's
 // report with its robustness set, the aggregate, and each session.
 type suiteResult struct {
@@ -37,33 +26,6 @@ type suiteResult struct {
 	reports []*engine.Report
 	agg     *engine.Aggregate
 	lane    engine.Precision
-}
-
-// datasetsOf is the suite's datasets: the --data values (or the default)
-// and --data-each, expanded (engine.ExpandDatasets).
-func datasetsOf(sf *studyFlags, each string) ([]string, error) {
-	vals := sf.datas
-	if len(vals) == 0 && each == "" {
-		vals = []string{sf.spec.Data}
-	}
-	ds, err := engine.ExpandDatasets(vals, each)
-	var de *engine.DatasetsError
-	if !errors.As(err, &de) {
-		return ds, err
-	}
-	var dup *engine.DuplicateDatasetError
-	if errors.As(de.Err, &dup) {
-		return nil, fmt.Errorf("%s: the same dataset as %s: each dataset runs once, give it once", datasetOrigin(dup.Second), datasetOrigin(dup.First))
-	}
-	return nil, fmt.Errorf("%s %s: %v", dataFlag(de.Each), de.Value, de.Err)
-}
-
-// dataFlag is the flag a dataset value was given to.
-func dataFlag(each bool) string {
-	if each {
-		return "--data-each"
-	}
-	return "--data"
 }
 
 // datasetOrigin names where a dataset came from: "--data x.csv", "--data
