@@ -84,18 +84,21 @@ func benchRungs(reg *engine.Registry, m0Sample int) []engine.Rung {
 	return rungs
 }
 
+// benchFlags are bench's flags.
+type benchFlags struct {
+	sf       studyFlags
+	rungsSel string
+	repeat   int
+	m0Sample int
+	asJSON   bool
+	out      string
+	saveJSON string
+	cpuProf  string
+	quiet    bool
+}
+
 func newBenchCmd() *cobra.Command {
-	var (
-		sf       studyFlags
-		rungsSel string
-		repeat   int
-		m0Sample int
-		asJSON   bool
-		out      string
-		saveJSON string
-		cpuProf  string
-		quiet    bool
-	)
+	var f benchFlags
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Run the method ladder (M0 naive .. M7 fused GPU fp64) on one dataset and grid, with speedups and parity",
@@ -110,122 +113,168 @@ Defaults: the embedded FIL/USDT data, first 150,000 bars, grid 20:200:20 x 30:24
   sweepbench bench --rungs M2,M3,M6 --json
   sweepbench bench --hma 10:329:1 --hma3 12:331:1 --rungs M6,M7`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := sf.oneDataset("bench"); err != nil {
-				return err
-			}
-			// --out, --save-json and --cpuprofile as every --out: never
-			// the input data, and written through createOutput.
-			inputs := inputData("the input data", sf.spec.Data)
-			for _, o := range []struct{ flag, path string }{{"--out", out}, {"--save-json", saveJSON}, {"--cpuprofile", cpuProf}} {
-				if err := checkOutput(o.path, forced(cmd), inputs...); err != nil {
-					if msg, ok := strings.CutPrefix(err.Error(), "--out "); ok && o.flag != "--out" {
-						return errors.New(o.flag + " " + msg) // checkOutput speaks of --out
-					}
-					return err
-				}
-			}
-			reg := backends()
-			sf.spec.Backend, sf.spec.Precision = "reference", "fp64"
-			s, err := sf.study(cmd.Context(), reg)
-			if err != nil {
-				return err
-			}
-			all := benchRungs(reg, m0Sample)
-			rungs := all
-			if rungsSel != "" {
-				rungs = nil
-				for _, id := range strings.Split(rungsSel, ",") {
-					id = strings.TrimSpace(id)
-					found := false
-					for _, r := range all {
-						if strings.EqualFold(r.ID, id) {
-							rungs = append(rungs, r)
-							found = true
-						}
-					}
-					if !found {
-						var ids []string
-						for _, r := range all {
-							ids = append(ids, r.ID)
-						}
-						return fmt.Errorf("--rungs: unknown rung %q (have %s)", id, strings.Join(ids, ","))
-					}
-				}
-			}
-			job := &engine.Job{Bars: &s.Dataset.Bars, Grid: s.Grid, Params: s.Params}
-			if cpuProf != "" {
-				f, err := createOutput(cpuProf)
-				if err != nil {
-					return fmt.Errorf("--cpuprofile %s: %w", cpuProf, err)
-				}
-				if err := pprof.StartCPUProfile(f); err != nil {
-					f.Cleanup()
-					return fmt.Errorf("--cpuprofile %s: %w", cpuProf, err)
-				}
-				defer func() {
-					pprof.StopCPUProfile()
-					if err := f.Commit(); err != nil {
-						f.Cleanup()
-						fmt.Fprintf(cmd.ErrOrStderr(), "sweepbench: --cpuprofile %s: %v\n", cpuProf, err)
-					}
-				}()
-			}
-			stderr := cmd.ErrOrStderr()
-			started := time.Now()
-			res, runErr := engine.RunLadder(cmd.Context(), job, rungs, engine.BenchOptions{Repeat: repeat,
-				Progress: func(id, status string) {
-					if status == "running" && !quiet {
-						fmt.Fprintf(stderr, "bench: %s ... (%s)\n", id, time.Since(started).Round(time.Millisecond))
-					}
-				}})
-			hw := hardware(reg)
-			err = emit(cmd.OutOrStdout(), stderr, out, quiet, func(w io.Writer) error {
-				if asJSON {
-					return writeBenchJSON(w, s, hw, res)
-				}
-				sw := newSanitized(w) // the dataset's name, a rung's error
-				if err := writeBenchTable(sw, s, hw, res); err != nil {
-					return err
-				}
-				return sw.Flush()
-			})
-			if err != nil {
-				return err
-			}
-			if saveJSON != "" {
-				f, err := createOutput(saveJSON)
-				if err != nil {
-					return fmt.Errorf("--save-json %s: %w", saveJSON, err)
-				}
-				if err := writeBenchJSON(f, s, hw, res); err != nil {
-					f.Cleanup()
-					return fmt.Errorf("--save-json %s: %w", saveJSON, err)
-				}
-				if err := f.Commit(); err != nil {
-					f.Cleanup()
-					return fmt.Errorf("--save-json %s: %w", saveJSON, err)
-				}
-			}
-			return runErr
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.bench(cmd) },
 	}
-	sf.register(cmd.Flags())
-	sf.spec.Head = 150000
+	f.register(cmd)
+	return cmd
+}
+
+// register binds bench's flags to f: the study's, with 150,000 bars by
+// default and the lanes' flags hidden (the ladder chooses them).
+func (f *benchFlags) register(cmd *cobra.Command) {
+	f.sf.register(cmd.Flags())
+	f.sf.spec.Head = 150000
 	cmd.Flags().Lookup("head").DefValue = "150000"
 	for _, name := range []string{"backend", "precision", "wma", "borderline"} {
 		_ = cmd.Flags().MarkHidden(name)
 	}
-	cmd.Flags().StringVar(&rungsSel, "rungs", "", "comma-separated rungs to run (default all): M0,M1,...")
-	cmd.Flags().IntVar(&repeat, "repeat", 3, "timed runs per rung; the best is kept")
-	cmd.Flags().IntVar(&m0Sample, "m0-sample", 8, "M0 times this many combos spread over the grid and extrapolates (0 = the whole grid)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON output")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "write to FILE instead of stdout")
-	cmd.Flags().StringVar(&saveJSON, "save-json", "", "also write the JSON to FILE (with the table on stdout)")
-	cmd.Flags().StringVar(&cpuProf, "cpuprofile", "", "write a Go CPU profile of the ladder to FILE (host-side costs)")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress lines on stderr")
+	cmd.Flags().StringVar(&f.rungsSel, "rungs", "", "comma-separated rungs to run (default all): M0,M1,...")
+	cmd.Flags().IntVar(&f.repeat, "repeat", 3, "timed runs per rung; the best is kept")
+	cmd.Flags().IntVar(&f.m0Sample, "m0-sample", 8, "M0 times this many combos spread over the grid and extrapolates (0 = the whole grid)")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "JSON output")
+	cmd.Flags().StringVarP(&f.out, "out", "o", "", "write to FILE instead of stdout")
+	cmd.Flags().StringVar(&f.saveJSON, "save-json", "", "also write the JSON to FILE (with the table on stdout)")
+	cmd.Flags().StringVar(&f.cpuProf, "cpuprofile", "", "write a Go CPU profile of the ladder to FILE (host-side costs)")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "no progress lines on stderr")
 	forceFlag(cmd)
-	return cmd
+}
+
+// bench is `sweepbench bench`, in named steps: check the outputs, build
+// the study (fp64 on the reference: the rungs choose their own lanes),
+// choose the rungs, run the ladder (profiled with --cpuprofile), write.
+func (f *benchFlags) bench(cmd *cobra.Command) error {
+	if err := f.checkOutputs(cmd); err != nil {
+		return err
+	}
+	reg := backends()
+	f.sf.spec.Backend, f.sf.spec.Precision = "reference", "fp64"
+	s, err := f.sf.study(cmd.Context(), reg)
+	if err != nil {
+		return err
+	}
+	rungs, err := selectRungs(benchRungs(reg, f.m0Sample), f.rungsSel)
+	if err != nil {
+		return err
+	}
+	job := &engine.Job{Bars: &s.Dataset.Bars, Grid: s.Grid, Params: s.Params}
+	if f.cpuProf != "" {
+		stop, err := startCPUProfile(f.cpuProf, cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	stderr := cmd.ErrOrStderr()
+	started := time.Now()
+	res, runErr := engine.RunLadder(cmd.Context(), job, rungs, engine.BenchOptions{Repeat: f.repeat,
+		Progress: func(id, status string) {
+			if status == "running" && !f.quiet {
+				fmt.Fprintf(stderr, "bench: %s ... (%s)\n", id, time.Since(started).Round(time.Millisecond))
+			}
+		}})
+	if err := f.write(cmd, s, hardware(reg), res); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// checkOutputs checks --out, --save-json and --cpuprofile as every --out:
+// never the input data (and each is written through createOutput).
+func (f *benchFlags) checkOutputs(cmd *cobra.Command) error {
+	if err := f.sf.oneDataset("bench"); err != nil {
+		return err
+	}
+	inputs := inputData("the input data", f.sf.spec.Data)
+	for _, o := range []struct{ flag, path string }{{"--out", f.out}, {"--save-json", f.saveJSON}, {"--cpuprofile", f.cpuProf}} {
+		if err := checkOutput(o.path, forced(cmd), inputs...); err != nil {
+			if msg, ok := strings.CutPrefix(err.Error(), "--out "); ok && o.flag != "--out" {
+				return errors.New(o.flag + " " + msg) // checkOutput speaks of --out
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// selectRungs is the rungs of all that --rungs names (sel, comma-separated,
+// in its order; all when ""), or an error naming the unknown one.
+func selectRungs(all []engine.Rung, sel string) ([]engine.Rung, error) {
+	if sel == "" {
+		return all, nil
+	}
+	var rungs []engine.Rung
+	for _, id := range strings.Split(sel, ",") {
+		id = strings.TrimSpace(id)
+		found := false
+		for _, r := range all {
+			if strings.EqualFold(r.ID, id) {
+				rungs = append(rungs, r)
+				found = true
+			}
+		}
+		if !found {
+			var ids []string
+			for _, r := range all {
+				ids = append(ids, r.ID)
+			}
+			return nil, fmt.Errorf("--rungs: unknown rung %q (have %s)", id, strings.Join(ids, ","))
+		}
+	}
+	return rungs, nil
+}
+
+// startCPUProfile starts --cpuprofile's Go CPU profile into path; stop
+// ends it and puts the file in place (a failure is said on stderr).
+func startCPUProfile(path string, stderr io.Writer) (stop func(), err error) {
+	f, err := createOutput(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Cleanup()
+		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Commit(); err != nil {
+			f.Cleanup()
+			fmt.Fprintf(stderr, "sweepbench: --cpuprofile %s: %v\n", path, err)
+		}
+	}, nil
+}
+
+// write writes the ladder's results, as a table or JSON, to --out or
+// stdout, and the JSON to --save-json.
+func (f *benchFlags) write(cmd *cobra.Command, s *engine.Study, hw hardwareInfo, res []engine.RungResult) error {
+	err := emit(cmd.OutOrStdout(), cmd.ErrOrStderr(), f.out, f.quiet, func(w io.Writer) error {
+		if f.asJSON {
+			return writeBenchJSON(w, s, hw, res)
+		}
+		sw := newSanitized(w) // the dataset's name, a rung's error
+		if err := writeBenchTable(sw, s, hw, res); err != nil {
+			return err
+		}
+		return sw.Flush()
+	})
+	if err != nil {
+		return err
+	}
+	if f.saveJSON == "" {
+		return nil
+	}
+	out, err := createOutput(f.saveJSON)
+	if err != nil {
+		return fmt.Errorf("--save-json %s: %w", f.saveJSON, err)
+	}
+	if err := writeBenchJSON(out, s, hw, res); err != nil {
+		out.Cleanup()
+		return fmt.Errorf("--save-json %s: %w", f.saveJSON, err)
+	}
+	if err := out.Commit(); err != nil {
+		out.Cleanup()
+		return fmt.Errorf("--save-json %s: %w", f.saveJSON, err)
+	}
+	return nil
 }
 
 type hardwareInfo struct {

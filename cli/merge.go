@@ -132,12 +132,15 @@ func readShardFile(name string, read func(*os.File, int64) (*engine.ShardFile, e
 	return read(f, fi.Size())
 }
 
+// mergeFlags are merge's flags.
+type mergeFlags struct {
+	o            runOutput
+	noSave       bool
+	sessionsJSON string
+}
+
 func newMergeCmd() *cobra.Command {
-	var (
-		o            runOutput
-		noSave       bool
-		sessionsJSON string
-	)
+	var f mergeFlags
 	cmd := &cobra.Command{
 		Use:   "merge DIR|SHARD...",
 		Short: "Join the shard files of a study (run --shard K/N) into the report and session a single run gives",
@@ -153,196 +156,269 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 		Example: `  sweepbench merge shards/
   sweepbench merge shards/ --format json --out merged.json`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			stderr := newSanitized(cmd.ErrOrStderr())
-			if err := checkFormat(o.format, o.out, cmd.OutOrStdout()); err != nil {
-				return err
-			}
-			names, err := shardFiles(args)
-			if err != nil {
-				return err
-			}
-			db, _ := dbPath(cmd)
-			keep := []protected{sessionsDB(db)}
-			for _, n := range names {
-				keep = append(keep, protected{path: n, what: "a shard file this merge reads"})
-			}
-			if err := checkOutput(o.out, forced(cmd), keep...); err != nil {
-				return err
-			}
-			heads, err := readHeaders(names)
-			if err != nil {
-				return err
-			}
-			if err := engine.CheckShards(heads, names); err != nil {
-				var cov *engine.ShardCoverageError
-				if errors.As(err, &cov) && cov.Missing {
-					return fmt.Errorf("%w: compute it with the study's run flags and --shard %d/%d (on Slurm: sweepbench slurm resubmit DIR)", err, cov.Index, cov.Count)
-				}
-				return err
-			}
-			desc := heads[0].Description
-			ranIn := shardDirs(heads)
-			var datas []string                          // as the shards name them: the suite's identity
-			paths := make([]string, len(desc.Datasets)) // where this merge reads them
-			for d, dd := range desc.Datasets {
-				datas = append(datas, dd.Data)
-				paths[d] = engine.ShardDataPath(dd.Data, ranIn)
-			}
-			// Every dataset is read and checked before anything is
-			// written: a refused merge saves nothing (a dataset found
-			// changed after an earlier one was saved left half a suite,
-			// and a second merge doubled it).
-			for d, dd := range desc.Datasets {
-				sp := desc.Spec
-				sp.Data, sp.Backend = paths[d], "reference" // only the data is checked here
-				st, err := (&studyFlags{spec: sp}).study(ctx, backends())
-				if err != nil {
-					return mergeDataError(dd.Data, ranIn, err)
-				}
-				if got := st.Dataset.Info.SHA256; got != dd.SHA256 || st.Dataset.Bars.Len() != dd.Bars {
-					return &DatasetChangedError{Data: dd.Data, Want: dd.SHA256, Got: got, WantB: dd.Bars, GotB: st.Dataset.Bars.Len()}
-				}
-			}
-			// A Slurm job folder merged by hand (its status's advice) is
-			// left as its merge job leaves it: the report in merged.json
-			// and the sessions saved in sessions.json, which slurm status
-			// reads.
-			jobDir := slurmJobDir(args)
-			if jobDir != "" && sessionsJSON == "" {
-				sessionsJSON = filepath.Join(jobDir, slurm.SessionsFile)
-			}
-			mergedJSON := ""
-			if jobDir != "" && !(o.format == "json" && samePath(o.out, filepath.Join(jobDir, slurm.MergedFile))) {
-				mergedJSON = filepath.Join(jobDir, slurm.MergedFile)
-			}
-			o.save = !noSave
-			var store *sessions.Store
-			if o.save {
-				if store = openStoreToSave(cmd, stderr); store != nil {
-					defer store.Close()
-				}
-			}
-			set, err := desc.Spec.Parse()
-			if err != nil {
-				return err
-			}
-			lane := engine.ReferenceLane(set.Precisions)
-			suiteID, run := engine.SuiteID(desc.Spec, datas), engine.NewSuiteRun()
-			agg := engine.NewAggregator(set.Grid, datas, set.Objective, lane)
-			res := &suiteResult{id: suiteID, lane: lane}
-			reg := backends()
-			var saved []int64
-			for d, dd := range desc.Datasets {
-				sp := desc.Spec
-				sp.Data = paths[d]
-				if len(datas) > 1 {
-					sp.Suite = engine.SuiteRef{ID: suiteID, D: d + 1, N: len(datas), Run: run}.String()
-				}
-				if _, _, err := reg.Lookup(sp.Backend); err != nil {
-					// The shards ran on a GPU this node has not: the merge
-					// computes only the robustness statistics, on what
-					// auto finds here (the report keeps the shards' backend).
-					sp.Backend = "auto"
-				}
-				st, err := (&studyFlags{spec: sp}).study(ctx, reg)
-				if err != nil {
-					return mergeDataError(dd.Data, ranIn, err)
-				}
-				if got := st.Dataset.Info.SHA256; got != dd.SHA256 || st.Dataset.Bars.Len() != dd.Bars {
-					return &DatasetChangedError{Data: dd.Data, Want: dd.SHA256, Got: got, WantB: dd.Bars, GotB: st.Dataset.Bars.Len()}
-				}
-				agg.Name(d, st.Dataset.Info.Name)
-				if !o.quiet && len(datas) > 1 {
-					fmt.Fprintf(stderr, "dataset %d of %d: %s\n", d+1, len(datas), dd.Data)
-				}
-				// This dataset's parts only: one dataset's results in memory.
-				parts, err := readDataset(names, heads, d)
-				if err != nil {
-					return err
-				}
-				rep, err := engine.MergeParts(st, parts)
-				if err != nil {
-					return err
-				}
-				var id int64
-				if store != nil {
-					if id, err = store.SaveReport(ctx, st, rep); err != nil {
-						warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveSave, ID: id, Err: err})
-						id = 0
-					} else {
-						saved = append(saved, id)
-					}
-				}
-				analyse(ctx, st, rep, store, id, stderr)
-				if r := rep.Run(lane); r != nil {
-					agg.Add(d, lane, r.Results)
-				}
-				if o.format == "table" && mergedJSON == "" {
-					rep.Keep(o.top) // the table needs the best; the session has them all
-				}
-				res.reports = append(res.reports, rep)
-			}
-			res.agg = agg.Aggregate()
-			writeAs := func(format string) func(io.Writer) error {
-				if len(res.reports) == 1 {
-					return func(w io.Writer) error { return writeReport(w, res.reports[0], format, o.top) }
-				}
-				return func(w io.Writer) error { return writeSuite(w, res, format, o.top) }
-			}
-			write := writeAs(o.format)
-			if !o.quiet {
-				fmt.Fprintf(stderr, "merged %d shards of study %s (%s)\n", len(heads), desc.ID(), engine.Plural(len(datas), "dataset"))
-			}
-			if mergedJSON != "" {
-				// The whole report, as the merge job writes it.
-				if err := writeFile(mergedJSON, writeAs("json")); err != nil {
-					return err
-				}
-				if !o.quiet {
-					fmt.Fprintf(stderr, "wrote %s\n", mergedJSON)
-				}
-				if o.format == "table" {
-					for _, rep := range res.reports {
-						rep.Keep(o.top)
-					}
-				}
-			}
-			if err := emit(cmd.OutOrStdout(), stderr, o.out, o.quiet, write); err != nil {
-				return err
-			}
-			if len(saved) > 0 && !o.quiet {
-				suite := ""
-				if len(datas) > 1 {
-					suite = fmt.Sprintf(" (suite %s, run %s: the same suite as `run` with these flags gives, another run of it)", suiteID, run)
-				}
-				fmt.Fprintf(stderr, "saved as %s in %s%s\n", sessionList(saved), store.Path(), suite)
-			}
-			if len(saved) > 0 && sessionsJSON != "" {
-				db, err := filepath.Abs(store.Path())
-				if err != nil {
-					return fmt.Errorf("--sessions-json: %w", err)
-				}
-				if err := slurm.WriteMerged(sessionsJSON, &slurm.Merged{DB: db, Sessions: saved}); err != nil {
-					return fmt.Errorf("--sessions-json: %w", err)
-				}
-			}
-			if o.failOnCollapse {
-				return collapseExit(res, true)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.merge(cmd, args) },
 	}
+	f.register(cmd)
+	return cmd
+}
+
+// register binds merge's flags to f.
+func (f *mergeFlags) register(cmd *cobra.Command) {
+	o := &f.o
 	cmd.Flags().StringVar(&o.format, "format", "table", "output format: table, json (the whole report), or one row per combo and precision: csv, jsonl or parquet")
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "write the report to FILE instead of stdout")
 	forceFlag(cmd)
 	cmd.Flags().IntVar(&o.top, "top", 10, "combos listed in the table")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "no notes on stderr")
-	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the merged study as a session")
-	cmd.Flags().StringVar(&sessionsJSON, "sessions-json", "", "write the sessions saved and their database to FILE as JSON (the Slurm merge job: the workbench opens them)")
+	cmd.Flags().BoolVar(&f.noSave, "no-save", false, "do not save the merged study as a session")
+	cmd.Flags().StringVar(&f.sessionsJSON, "sessions-json", "", "write the sessions saved and their database to FILE as JSON (the Slurm merge job: the workbench opens them)")
 	cmd.Flags().BoolVar(&o.failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
-	return cmd
+}
+
+// merging is one merge as it goes: the shards it reads, the study they
+// describe, the datasets, the store it saves into and the result.
+type merging struct {
+	*mergeFlags
+	cmd    *cobra.Command
+	stderr io.Writer
+
+	names []string            // the shard files
+	heads []*engine.ShardFile // their headers (no parts)
+	ranIn []string            // the folders the shards ran in
+	datas []string            // the datasets as the shards name them: the suite's identity
+	paths []string            // where this merge reads them
+
+	mergedJSON string          // the Slurm job folder's merged.json, or ""
+	store      *sessions.Store // nil: not saved
+	saved      []int64         // the sessions saved
+	suiteID    string
+	run        string
+	res        *suiteResult
+}
+
+// merge is `sweepbench merge`, in named steps: read and check the shards,
+// read and check every dataset, merge each dataset's parts (saving each),
+// then write the report.
+func (f *mergeFlags) merge(cmd *cobra.Command, args []string) error {
+	m := &merging{mergeFlags: f, cmd: cmd, stderr: newSanitized(cmd.ErrOrStderr())}
+	if err := checkFormat(f.o.format, f.o.out, cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	if err := m.readShards(args); err != nil {
+		return err
+	}
+	if err := m.checkDatasets(); err != nil {
+		return err
+	}
+	m.jobFiles(args)
+	f.o.save = !f.noSave
+	if f.o.save {
+		if m.store = openStoreToSave(cmd, m.stderr); m.store != nil {
+			defer m.store.Close()
+		}
+	}
+	if err := m.mergeDatasets(); err != nil {
+		return err
+	}
+	if err := m.write(); err != nil {
+		return err
+	}
+	if f.o.failOnCollapse {
+		return collapseExit(m.res, true)
+	}
+	return nil
+}
+
+// desc is the study the shards describe (CheckShards: all the same).
+func (m *merging) desc() *engine.ShardDescription { return &m.heads[0].Description }
+
+// readShards names the shard files of args, refuses an --out that would
+// destroy one of them or the sessions database, reads their headers and
+// checks that they are one study's and cover it once.
+func (m *merging) readShards(args []string) error {
+	names, err := shardFiles(args)
+	if err != nil {
+		return err
+	}
+	db, _ := dbPath(m.cmd)
+	keep := []protected{sessionsDB(db)}
+	for _, n := range names {
+		keep = append(keep, protected{path: n, what: "a shard file this merge reads"})
+	}
+	if err := checkOutput(m.o.out, forced(m.cmd), keep...); err != nil {
+		return err
+	}
+	heads, err := readHeaders(names)
+	if err != nil {
+		return err
+	}
+	if err := engine.CheckShards(heads, names); err != nil {
+		var cov *engine.ShardCoverageError
+		if errors.As(err, &cov) && cov.Missing {
+			return fmt.Errorf("%w: compute it with the study's run flags and --shard %d/%d (on Slurm: sweepbench slurm resubmit DIR)", err, cov.Index, cov.Count)
+		}
+		return err
+	}
+	m.names, m.heads = names, heads
+	desc := m.desc()
+	m.ranIn = shardDirs(heads)
+	m.paths = make([]string, len(desc.Datasets))
+	for d, dd := range desc.Datasets {
+		m.datas = append(m.datas, dd.Data)
+		m.paths[d] = engine.ShardDataPath(dd.Data, m.ranIn)
+	}
+	return nil
+}
+
+// checkDatasets reads every dataset and checks it before anything is
+// written: a refused merge saves nothing (a dataset found changed after
+// an earlier one was saved left half a suite, and a second merge doubled
+// it).
+func (m *merging) checkDatasets() error {
+	desc := m.desc()
+	for d, dd := range desc.Datasets {
+		sp := desc.Spec
+		sp.Data, sp.Backend = m.paths[d], "reference" // only the data is checked here
+		st, err := (&studyFlags{spec: sp}).study(m.cmd.Context(), backends())
+		if err != nil {
+			return mergeDataError(dd.Data, m.ranIn, err)
+		}
+		if got := st.Dataset.Info.SHA256; got != dd.SHA256 || st.Dataset.Bars.Len() != dd.Bars {
+			return &DatasetChangedError{Data: dd.Data, Want: dd.SHA256, Got: got, WantB: dd.Bars, GotB: st.Dataset.Bars.Len()}
+		}
+	}
+	return nil
+}
+
+// jobFiles: a Slurm job folder merged by hand (its status's advice) is
+// left as its merge job leaves it: the report in merged.json and the
+// sessions saved in sessions.json, which slurm status reads.
+func (m *merging) jobFiles(args []string) {
+	jobDir := slurmJobDir(args)
+	if jobDir != "" && m.sessionsJSON == "" {
+		m.sessionsJSON = filepath.Join(jobDir, slurm.SessionsFile)
+	}
+	if jobDir != "" && !(m.o.format == "json" && samePath(m.o.out, filepath.Join(jobDir, slurm.MergedFile))) {
+		m.mergedJSON = filepath.Join(jobDir, slurm.MergedFile)
+	}
+}
+
+// mergeDatasets builds each dataset's report from its parts (one
+// dataset's results in memory at a time), saves it, analyses its
+// robustness and adds it to the suite's aggregate.
+func (m *merging) mergeDatasets() error {
+	ctx, desc, o := m.cmd.Context(), m.desc(), &m.o
+	set, err := desc.Spec.Parse()
+	if err != nil {
+		return err
+	}
+	lane := engine.ReferenceLane(set.Precisions)
+	m.suiteID, m.run = engine.SuiteID(desc.Spec, m.datas), engine.NewSuiteRun()
+	agg := engine.NewAggregator(set.Grid, m.datas, set.Objective, lane)
+	m.res = &suiteResult{id: m.suiteID, lane: lane}
+	reg := backends()
+	for d, dd := range desc.Datasets {
+		sp := desc.Spec
+		sp.Data = m.paths[d]
+		if len(m.datas) > 1 {
+			sp.Suite = engine.SuiteRef{ID: m.suiteID, D: d + 1, N: len(m.datas), Run: m.run}.String()
+		}
+		if _, _, err := reg.Lookup(sp.Backend); err != nil {
+			// The shards ran on a GPU this node has not: the merge
+			// computes only the robustness statistics, on what
+			// auto finds here (the report keeps the shards' backend).
+			sp.Backend = "auto"
+		}
+		st, err := (&studyFlags{spec: sp}).study(ctx, reg)
+		if err != nil {
+			return mergeDataError(dd.Data, m.ranIn, err)
+		}
+		if got := st.Dataset.Info.SHA256; got != dd.SHA256 || st.Dataset.Bars.Len() != dd.Bars {
+			return &DatasetChangedError{Data: dd.Data, Want: dd.SHA256, Got: got, WantB: dd.Bars, GotB: st.Dataset.Bars.Len()}
+		}
+		agg.Name(d, st.Dataset.Info.Name)
+		if !o.quiet && len(m.datas) > 1 {
+			fmt.Fprintf(m.stderr, "dataset %d of %d: %s\n", d+1, len(m.datas), dd.Data)
+		}
+		// This dataset's parts only: one dataset's results in memory.
+		parts, err := readDataset(m.names, m.heads, d)
+		if err != nil {
+			return err
+		}
+		rep, err := engine.MergeParts(st, parts)
+		if err != nil {
+			return err
+		}
+		var id int64
+		if m.store != nil {
+			if id, err = m.store.SaveReport(ctx, st, rep); err != nil {
+				warnNotSaved(m.stderr, &sessions.SaveError{Stage: sessions.SaveSave, ID: id, Err: err})
+				id = 0
+			} else {
+				m.saved = append(m.saved, id)
+			}
+		}
+		analyse(ctx, st, rep, m.store, id, m.stderr)
+		if r := rep.Run(lane); r != nil {
+			agg.Add(d, lane, r.Results)
+		}
+		if o.format == "table" && m.mergedJSON == "" {
+			rep.Keep(o.top) // the table needs the best; the session has them all
+		}
+		m.res.reports = append(m.res.reports, rep)
+	}
+	m.res.agg = agg.Aggregate()
+	return nil
+}
+
+// write writes the merged report (and the job folder's merged.json), says
+// where it was saved, and writes --sessions-json.
+func (m *merging) write() error {
+	o, res := &m.o, m.res
+	writeAs := func(format string) func(io.Writer) error {
+		if len(res.reports) == 1 {
+			return func(w io.Writer) error { return writeReport(w, res.reports[0], format, o.top) }
+		}
+		return func(w io.Writer) error { return writeSuite(w, res, format, o.top) }
+	}
+	write := writeAs(o.format)
+	if !o.quiet {
+		fmt.Fprintf(m.stderr, "merged %d shards of study %s (%s)\n", len(m.heads), m.desc().ID(), engine.Plural(len(m.datas), "dataset"))
+	}
+	if m.mergedJSON != "" {
+		// The whole report, as the merge job writes it.
+		if err := writeFile(m.mergedJSON, writeAs("json")); err != nil {
+			return err
+		}
+		if !o.quiet {
+			fmt.Fprintf(m.stderr, "wrote %s\n", m.mergedJSON)
+		}
+		if o.format == "table" {
+			for _, rep := range res.reports {
+				rep.Keep(o.top)
+			}
+		}
+	}
+	if err := emit(m.cmd.OutOrStdout(), m.stderr, o.out, o.quiet, write); err != nil {
+		return err
+	}
+	if len(m.saved) > 0 && !o.quiet {
+		suite := ""
+		if len(m.datas) > 1 {
+			suite = fmt.Sprintf(" (suite %s, run %s: the same suite as `run` with these flags gives, another run of it)", m.suiteID, m.run)
+		}
+		fmt.Fprintf(m.stderr, "saved as %s in %s%s\n", sessionList(m.saved), m.store.Path(), suite)
+	}
+	if len(m.saved) > 0 && m.sessionsJSON != "" {
+		db, err := filepath.Abs(m.store.Path())
+		if err != nil {
+			return fmt.Errorf("--sessions-json: %w", err)
+		}
+		if err := slurm.WriteMerged(m.sessionsJSON, &slurm.Merged{DB: db, Sessions: m.saved}); err != nil {
+			return fmt.Errorf("--sessions-json: %w", err)
+		}
+	}
+	return nil
 }
 
 // slurmJobDir is the Slurm job folder (sweepbench slurm --out DIR: it

@@ -17,19 +17,23 @@ import (
 	"sweepbench/sessions"
 )
 
+// runFlags are run's flags: the study's (studyFlags) and what to do with
+// its report.
+type runFlags struct {
+	sf             studyFlags
+	format, out    string
+	top            int
+	failOnCollapse bool
+	yes            bool
+	quiet          bool
+	save, noSave   bool
+	blocksOut      string
+	dataEach       string
+	shard, shardTo string
+}
+
 func newRunCmd() *cobra.Command {
-	var (
-		sf             studyFlags
-		format, out    string
-		top            int
-		failOnCollapse bool
-		yes            bool
-		quiet          bool
-		save, noSave   bool
-		blocksOut      string
-		dataEach       string
-		shard, shardTo string
-	)
+	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Sweep the grid headless and print fp64 and fp32 side by side with the parity verdict",
@@ -39,225 +43,319 @@ func newRunCmd() *cobra.Command {
   sweepbench run --format json --out run.json
   sweepbench run --format parquet --out run.parquet   # rows written as the lanes complete`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkFormat(format, out, cmd.OutOrStdout()); err != nil {
-				return err
-			}
-			if top <= 0 {
-				return fmt.Errorf("--top %d: want a positive count", top)
-			}
-			datasets, err := datasetsOf(&sf, dataEach)
-			if err != nil {
-				return err
-			}
-			o := runOutput{format: format, out: out, top: top, quiet: quiet, save: save && !noSave, failOnCollapse: failOnCollapse, yes: yes}
-			if shard != "" {
-				return runShard(cmd, &sf, datasets, shard, shardTo, o)
-			}
-			if len(datasets) > 1 && blocksOut != "" {
-				return errors.New("--blocks-out: one dataset only (a suite's per-block statistics are in each dataset's session and in a shard file)")
-			}
-			// Refuse an --out that would destroy data before reading any
-			// (a suite's: every dataset's).
-			db, _ := dbPath(cmd)
-			inputs := inputData("the input data", datasets...)
-			if err := checkOutput(out, forced(cmd), append([]protected{sessionsDB(db)}, inputs...)...); err != nil {
-				return err
-			}
-			if len(datasets) > 1 {
-				return runSuite(cmd, &sf, datasets, o)
-			}
-			sf.spec.Data = datasets[0]
-			if blocksOut != "" {
-				if sf.spec.Blocks == 0 {
-					return fmt.Errorf("--blocks-out %s: there are per-block statistics only with --blocks (e.g. --blocks 16)", blocksOut)
-				}
-				keep := append([]protected{sessionsDB(db), {path: out, what: "--out"}}, inputs...)
-				if err := checkOutput(blocksOut, forced(cmd), keep...); err != nil {
-					return fmt.Errorf("--blocks-out: %w", err)
-				}
-			}
-			// Notes, paths and warnings through the sanitiser; the
-			// progress bar and the status line (their own escapes) on the
-			// terminal itself.
-			stderr, term := newSanitized(cmd.ErrOrStderr()), cmd.ErrOrStderr()
-			live := !quiet && isTerminal(term)
-			status := func(format string, args ...any) {
-				if live {
-					fmt.Fprintf(term, "\r\033[K"+format, args...)
-				}
-			}
-			// The robustness flags, before anything runs (the objective
-			// and the constraints are the Spec's, checked by its Parse).
-			if _, err := robust.OptionsFor(sf.spec); err != nil {
-				return err
-			}
-			status("loading %s, starting the backend...", data.Sanitize(sf.spec.Data))
-			s, err := sf.study(cmd.Context(), backends())
-			status("")
-			mark("dataset loaded, backend started")
-			if err != nil {
-				return err
-			}
-			if failOnCollapse && len(s.Precisions) < 2 {
-				return fmt.Errorf("--fail-on-collapse needs a parity verdict, which needs both precisions: drop --precision %s (the default is both)", s.Precisions[0])
-			}
-			ctx := cmd.Context()
-			if err := preflight(ctx, s, yes, quiet, discards(format, out), stderr); err != nil {
-				return err
-			}
-			if _, rows := engine.ParseRowFormat(format); s.Note != "" && !quiet && rows {
-				fmt.Fprintln(stderr, s.Note) // the table and the JSON carry the note themselves
-			}
-			opt := engine.StudyOptions{}
-			// A per-combo file is written while the study runs (the
-			// sessions store's sink hands it every chunk too).
-			stream := startStream(out, format, s)
-			if stream != nil {
-				opt.Sink = stream.rows.Sink
-			}
-			// Memory flat in the grid: what is printed (the table) or
-			// written (the streamed file) needs only each run's best and
-			// the parity counts; the whole JSON report, or rows to stdout,
-			// need every result.
-			opt.Discard, opt.Keep = format == "table" || stream != nil, 2*top // twins share a row (engine's top lists)
-			var bar *progressView
-			if !quiet && isTerminal(term) {
-				ch := make(chan engine.Progress, 16)
-				opt.Progress = ch
-				bar = newProgressView(ch, term)
-			}
-			var store *sessions.Store
-			if save && !noSave {
-				if store = openStoreToSave(cmd, stderr); store != nil {
-					defer store.Close()
-				}
-			}
-			// The robustness statistics run beside the rest of the study,
-			// once the lane with the per-block statistics is done.
-			var rob *robust.Robustness
-			var robErr error
-			if s.Blocks > 0 {
-				opt.AfterBlocks = func(r *engine.Report) { rob, robErr = robust.AnalyseStudy(ctx, s, r) }
-			}
-			rep, rec, runErr := sessions.RunStudy(ctx, store, s, opt, sessions.RecordOptions{
-				SaveError: func(e *sessions.SaveError) { warnNotSaved(stderr, e) },
-				Begun: func(id int64, path string) {
-					if !quiet && isTerminal(term) {
-						// A killed run prints nothing more: say now where it goes.
-						fmt.Fprintf(stderr, "saving as session %d in %s (`sweepbench sessions resume %d` if it stops)\n", id, path, id)
-					}
-				},
-			})
-			if bar != nil {
-				close(opt.Progress)
-				bar.wait()
-			}
-			mark("study done (lanes, parity, saving)")
-			saved := savedLine(rec, runErr, quiet)
-			if blocksOut != "" && rep != nil && rep.Blocks != nil {
-				if err := writeBlocks(blocksOut, rep, &s.Dataset.Bars); err != nil {
-					fmt.Fprintf(stderr, "sweepbench: --blocks-out %s: %v\n", blocksOut, err)
-				} else if !quiet {
-					fmt.Fprintf(stderr, "wrote %s\n", blocksOut)
-				}
-			}
-			write := func(w io.Writer) error { return writeReport(w, rep, format, top) }
-			if _, rows := engine.ParseRowFormat(format); rows && rep != nil && !quiet {
-				// What the run added to the study's note (the tiles it ran
-				// in, too few trades, a parity fallback): rows files carry
-				// no note, so it goes to stderr as the study's did.
-				more := rep.Note
-				if s.Note != "" && strings.HasPrefix(more, s.Note) {
-					more = strings.TrimPrefix(strings.TrimPrefix(more, s.Note), "; ")
-				}
-				if more != "" && more != s.Note {
-					fmt.Fprintln(stderr, more)
-				}
-			}
-			if rep != nil && rep.Blocks == nil && s.Blocks > 0 && !quiet {
-				// Asked for, not computed: say why rather than leave it out.
-				fmt.Fprintln(stderr, "robustness: not computed: the study did not complete (a resumed session carries no per-block statistics either: run the study again for PBO, DSR and the walk-forward)")
-			}
-			if rep != nil && rep.Blocks != nil {
-				var js []byte
-				err := robErr
-				if rob == nil && err == nil {
-					err = errors.New("internal error: the robustness statistics were not computed")
-				}
-				if err == nil {
-					js, err = json.Marshal(rob.Summary())
-				}
-				mark("robustness summarised")
-				switch {
-				case err != nil:
-					fmt.Fprintf(stderr, "sweepbench: %v\n", err)
-				default:
-					// The table and the JSON report show it (writeReport),
-					// a Parquet file keeps it in its metadata, the session
-					// keeps it (show prints it again).
-					rep.Robustness = js
-					if f, rows := engine.ParseRowFormat(format); rows && f != engine.RowsParquet {
-						fmt.Fprintln(stderr, "robustness: in the table, the JSON report, Parquet's metadata and the saved session (not in CSV or JSON lines rows)")
-					}
-					if store != nil && rec.ID != 0 {
-						if err := store.SetRobustness(ctx, rec.ID, js); err != nil {
-							warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveFinish, ID: rec.ID, Err: err})
-						}
-					}
-				}
-			}
-			var werr error
-			switch {
-			case stream != nil:
-				status("writing %s...", data.Sanitize(out))
-				again := "" // the rows' other copy, should the file fail
-				if rec.ID != 0 && rec.Err == nil {
-					again = fmt.Sprintf("sweepbench sessions export %d --db %s --format %s --out %s", rec.ID, rec.Path, format, out)
-				}
-				werr = stream.finish(cmd.OutOrStdout(), stderr, rep, quiet, write, again)
-				status("")
-			case rep != nil:
-				werr = emit(cmd.OutOrStdout(), stderr, out, quiet, write)
-			}
-			mark("report written")
-			if rep == nil {
-				return runErr
-			}
-			if saved != "" {
-				fmt.Fprintln(stderr, saved)
-			}
-			if werr != nil && runErr == nil {
-				return werr
-			}
-			if runErr != nil {
-				if errors.Is(runErr, context.Canceled) {
-					return &exitError{130, errors.New("interrupted: the report holds only the combos that completed")}
-				}
-				return runErr
-			}
-			if failOnCollapse && rep.Parity != nil && rep.Parity.Verdict != engine.VerdictPass {
-				return &exitError{3, fmt.Errorf("parity verdict: %s", rep.Parity.Verdict)}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
 	}
-	sf.register(cmd.Flags())
-	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json (the whole report), or one row per combo and precision: csv, jsonl or parquet")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report to FILE instead of stdout (csv, jsonl and parquet: row by row while the study runs)")
-	forceFlag(cmd)
-	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
-	cmd.Flags().BoolVar(&failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
-	sf.registerRobust(cmd.Flags())
-	cmd.Flags().StringVar(&blocksOut, "blocks-out", "", "robustness: write the per-block statistics (one row per combo and block) to this Parquet file (needs --blocks)")
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "run a study the CPU reference would take long over (estimated above "+strconv.Itoa(int(engine.ConfirmTime.Minutes()))+" minutes) or that would take more than half the memory available, without asking")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
-	cmd.Flags().BoolVar(&save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")
-	cmd.Flags().BoolVar(&noSave, "no-save", false, "do not save the run (overrides --save)")
-	cmd.Flags().StringVar(&dataEach, "data-each", "", "a glob whose every file is a dataset of its own, or a folder: each data file in it (a suite; --data's glob or folder joins the files into one dataset)")
-	cmd.Flags().StringVar(&shard, "shard", "", "compute only slice K/N of the (dataset x combo) work (0 <= K < N), balanced by bar-steps, into a shard file for `sweepbench merge`; auto: K and N from SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX/SHARD_COUNT")
-	cmd.Flags().StringVar(&shardTo, "shard-dir", ".", "with --shard: the folder the shard file goes into (shard-K-of-N.parquet)")
+	f.register(cmd)
 	return cmd
+}
+
+// register binds run's flags to f.
+func (f *runFlags) register(cmd *cobra.Command) {
+	f.sf.register(cmd.Flags())
+	cmd.Flags().StringVar(&f.format, "format", "table", "output format: table, json (the whole report), or one row per combo and precision: csv, jsonl or parquet")
+	cmd.Flags().StringVarP(&f.out, "out", "o", "", "write the report to FILE instead of stdout (csv, jsonl and parquet: row by row while the study runs)")
+	forceFlag(cmd)
+	cmd.Flags().IntVar(&f.top, "top", 10, "combos listed in the table")
+	cmd.Flags().BoolVar(&f.failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
+	f.sf.registerRobust(cmd.Flags())
+	cmd.Flags().StringVar(&f.blocksOut, "blocks-out", "", "robustness: write the per-block statistics (one row per combo and block) to this Parquet file (needs --blocks)")
+	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "run a study the CPU reference would take long over (estimated above "+strconv.Itoa(int(engine.ConfirmTime.Minutes()))+" minutes) or that would take more than half the memory available, without asking")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar or notes on stderr")
+	cmd.Flags().BoolVar(&f.save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")
+	cmd.Flags().BoolVar(&f.noSave, "no-save", false, "do not save the run (overrides --save)")
+	cmd.Flags().StringVar(&f.dataEach, "data-each", "", "a glob whose every file is a dataset of its own, or a folder: each data file in it (a suite; --data's glob or folder joins the files into one dataset)")
+	cmd.Flags().StringVar(&f.shard, "shard", "", "compute only slice K/N of the (dataset x combo) work (0 <= K < N), balanced by bar-steps, into a shard file for `sweepbench merge`; auto: K and N from SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX/SHARD_COUNT")
+	cmd.Flags().StringVar(&f.shardTo, "shard-dir", ".", "with --shard: the folder the shard file goes into (shard-K-of-N.parquet)")
+}
+
+// run is `sweepbench run`: the flags checked, then a shard (runShard), a
+// suite of datasets (runSuite) or one study (runStudy).
+func (f *runFlags) run(cmd *cobra.Command) error {
+	if err := checkFormat(f.format, f.out, cmd.OutOrStdout()); err != nil {
+		return err
+	}
+	if f.top <= 0 {
+		return fmt.Errorf("--top %d: want a positive count", f.top)
+	}
+	datasets, err := datasetsOf(&f.sf, f.dataEach)
+	if err != nil {
+		return err
+	}
+	o := runOutput{format: f.format, out: f.out, top: f.top, quiet: f.quiet, save: f.save && !f.noSave, failOnCollapse: f.failOnCollapse, yes: f.yes}
+	if f.shard != "" {
+		return runShard(cmd, &f.sf, datasets, f.shard, f.shardTo, o)
+	}
+	if err := f.checkOutputs(cmd, datasets); err != nil {
+		return err
+	}
+	if len(datasets) > 1 {
+		return runSuite(cmd, &f.sf, datasets, o)
+	}
+	f.sf.spec.Data = datasets[0]
+	return f.runStudy(cmd)
+}
+
+// checkOutputs refuses an --out (and a --blocks-out) that would destroy
+// data before reading any: the sessions database, the input data (a
+// suite's: every dataset's), each other.
+func (f *runFlags) checkOutputs(cmd *cobra.Command, datasets []string) error {
+	if len(datasets) > 1 && f.blocksOut != "" {
+		return errors.New("--blocks-out: one dataset only (a suite's per-block statistics are in each dataset's session and in a shard file)")
+	}
+	db, _ := dbPath(cmd)
+	inputs := inputData("the input data", datasets...)
+	if err := checkOutput(f.out, forced(cmd), append([]protected{sessionsDB(db)}, inputs...)...); err != nil {
+		return err
+	}
+	if len(datasets) > 1 || f.blocksOut == "" {
+		return nil
+	}
+	if f.sf.spec.Blocks == 0 {
+		return fmt.Errorf("--blocks-out %s: there are per-block statistics only with --blocks (e.g. --blocks 16)", f.blocksOut)
+	}
+	keep := append([]protected{sessionsDB(db), {path: f.out, what: "--out"}}, inputs...)
+	if err := checkOutput(f.blocksOut, forced(cmd), keep...); err != nil {
+		return fmt.Errorf("--blocks-out: %w", err)
+	}
+	return nil
+}
+
+// studyRun is one study of `run` as it goes: where it speaks, the study,
+// the store it saves into and what the run path returned.
+type studyRun struct {
+	*runFlags
+	cmd *cobra.Command
+	// stderr takes notes, paths and warnings (through the sanitiser);
+	// term, the progress bar and the status line (their own escapes).
+	stderr, term io.Writer
+	live         bool // a terminal to draw on, and not --quiet
+
+	s      *engine.Study
+	store  *sessions.Store // nil: not saved
+	stream *streamOutput   // the rows file written as the lanes complete, or nil
+
+	rep    *engine.Report
+	rec    sessions.Recording
+	runErr error
+	rob    *robust.Robustness
+	robErr error
+}
+
+// runStudy runs the one study the flags describe, in named steps: build
+// it, compute it (saving it), write what it has besides its report, then
+// the report, and say how it ended.
+func (f *runFlags) runStudy(cmd *cobra.Command) error {
+	r := &studyRun{runFlags: f, cmd: cmd, stderr: newSanitized(cmd.ErrOrStderr()), term: cmd.ErrOrStderr()}
+	r.live = !f.quiet && isTerminal(r.term)
+	if err := r.build(); err != nil {
+		return err
+	}
+	defer func() {
+		if r.store != nil {
+			r.store.Close()
+		}
+	}()
+	r.compute()
+	r.writeBlocksOut()
+	r.sayNotes()
+	r.attachRobustness()
+	werr := r.writeReport()
+	mark("report written")
+	return r.exit(werr)
+}
+
+// status rewrites the status line on the terminal (nothing when not live).
+func (r *studyRun) status(format string, args ...any) {
+	if r.live {
+		fmt.Fprintf(r.term, "\r\033[K"+format, args...)
+	}
+}
+
+// build checks the robustness flags (the objective and the constraints
+// are the Spec's, checked by its Parse) before anything runs, loads the
+// data and starts the backend, and runs the preflight.
+func (r *studyRun) build() error {
+	if _, err := robust.OptionsFor(r.sf.spec); err != nil {
+		return err
+	}
+	r.status("loading %s, starting the backend...", data.Sanitize(r.sf.spec.Data))
+	s, err := r.sf.study(r.cmd.Context(), backends())
+	r.status("")
+	mark("dataset loaded, backend started")
+	if err != nil {
+		return err
+	}
+	r.s = s
+	if r.failOnCollapse && len(s.Precisions) < 2 {
+		return fmt.Errorf("--fail-on-collapse needs a parity verdict, which needs both precisions: drop --precision %s (the default is both)", s.Precisions[0])
+	}
+	if err := preflight(r.cmd.Context(), s, r.yes, r.quiet, discards(r.format, r.out), r.stderr); err != nil {
+		return err
+	}
+	if _, rows := engine.ParseRowFormat(r.format); s.Note != "" && !r.quiet && rows {
+		fmt.Fprintln(r.stderr, s.Note) // the table and the JSON carry the note themselves
+	}
+	return nil
+}
+
+// compute runs the study through the run path (sessions.RunStudy), saved
+// batch by batch unless --no-save (r.store; the caller closes it), with
+// the progress bars on the terminal.
+func (r *studyRun) compute() {
+	ctx := r.cmd.Context()
+	opt := engine.StudyOptions{}
+	// A per-combo file is written while the study runs (the
+	// sessions store's sink hands it every chunk too).
+	r.stream = startStream(r.out, r.format, r.s)
+	if r.stream != nil {
+		opt.Sink = r.stream.rows.Sink
+	}
+	// Memory flat in the grid: what is printed (the table) or
+	// written (the streamed file) needs only each run's best and
+	// the parity counts; the whole JSON report, or rows to stdout,
+	// need every result.
+	opt.Discard, opt.Keep = r.format == "table" || r.stream != nil, 2*r.top // twins share a row (engine's top lists)
+	var bar *progressView
+	if r.live {
+		ch := make(chan engine.Progress, 16)
+		opt.Progress = ch
+		bar = newProgressView(ch, r.term)
+	}
+	if r.save && !r.noSave {
+		r.store = openStoreToSave(r.cmd, r.stderr)
+	}
+	// The robustness statistics run beside the rest of the study,
+	// once the lane with the per-block statistics is done.
+	if r.s.Blocks > 0 {
+		opt.AfterBlocks = func(rep *engine.Report) { r.rob, r.robErr = robust.AnalyseStudy(ctx, r.s, rep) }
+	}
+	r.rep, r.rec, r.runErr = sessions.RunStudy(ctx, r.store, r.s, opt, sessions.RecordOptions{
+		SaveError: func(e *sessions.SaveError) { warnNotSaved(r.stderr, e) },
+		Begun: func(id int64, path string) {
+			if r.live {
+				// A killed run prints nothing more: say now where it goes.
+				fmt.Fprintf(r.stderr, "saving as session %d in %s (`sweepbench sessions resume %d` if it stops)\n", id, path, id)
+			}
+		},
+	})
+	if bar != nil {
+		close(opt.Progress)
+		bar.wait()
+	}
+	mark("study done (lanes, parity, saving)")
+}
+
+// writeBlocksOut writes the per-block statistics to --blocks-out, when
+// asked and computed; a failure is said, and the run goes on.
+func (r *studyRun) writeBlocksOut() {
+	if r.blocksOut == "" || r.rep == nil || r.rep.Blocks == nil {
+		return
+	}
+	if err := writeBlocks(r.blocksOut, r.rep, &r.s.Dataset.Bars); err != nil {
+		fmt.Fprintf(r.stderr, "sweepbench: --blocks-out %s: %v\n", r.blocksOut, err)
+	} else if !r.quiet {
+		fmt.Fprintf(r.stderr, "wrote %s\n", r.blocksOut)
+	}
+}
+
+// sayNotes says on stderr what a rows file cannot carry: what the run
+// added to the study's note, and robustness asked for but not computed.
+func (r *studyRun) sayNotes() {
+	rep := r.rep
+	if _, rows := engine.ParseRowFormat(r.format); rows && rep != nil && !r.quiet {
+		// What the run added to the study's note (the tiles it ran
+		// in, too few trades, a parity fallback): rows files carry
+		// no note, so it goes to stderr as the study's did.
+		more := rep.Note
+		if r.s.Note != "" && strings.HasPrefix(more, r.s.Note) {
+			more = strings.TrimPrefix(strings.TrimPrefix(more, r.s.Note), "; ")
+		}
+		if more != "" && more != r.s.Note {
+			fmt.Fprintln(r.stderr, more)
+		}
+	}
+	if rep != nil && rep.Blocks == nil && r.s.Blocks > 0 && !r.quiet {
+		// Asked for, not computed: say why rather than leave it out.
+		fmt.Fprintln(r.stderr, "robustness: not computed: the study did not complete (a resumed session carries no per-block statistics either: run the study again for PBO, DSR and the walk-forward)")
+	}
+}
+
+// attachRobustness puts the robustness summary in the report and the
+// saved session, or says why it could not be computed.
+func (r *studyRun) attachRobustness() {
+	if r.rep == nil || r.rep.Blocks == nil {
+		return
+	}
+	var js []byte
+	err := r.robErr
+	if r.rob == nil && err == nil {
+		err = errors.New("internal error: the robustness statistics were not computed")
+	}
+	if err == nil {
+		js, err = json.Marshal(r.rob.Summary())
+	}
+	mark("robustness summarised")
+	if err != nil {
+		fmt.Fprintf(r.stderr, "sweepbench: %v\n", err)
+		return
+	}
+	// The table and the JSON report show it (writeReport),
+	// a Parquet file keeps it in its metadata, the session
+	// keeps it (show prints it again).
+	r.rep.Robustness = js
+	if f, rows := engine.ParseRowFormat(r.format); rows && f != engine.RowsParquet {
+		fmt.Fprintln(r.stderr, "robustness: in the table, the JSON report, Parquet's metadata and the saved session (not in CSV or JSON lines rows)")
+	}
+	if r.store != nil && r.rec.ID != 0 {
+		if err := r.store.SetRobustness(r.cmd.Context(), r.rec.ID, js); err != nil {
+			warnNotSaved(r.stderr, &sessions.SaveError{Stage: sessions.SaveFinish, ID: r.rec.ID, Err: err})
+		}
+	}
+}
+
+// writeReport finishes the streamed rows file, or writes the report to
+// --out or stdout; it returns the write's error.
+func (r *studyRun) writeReport() error {
+	write := func(w io.Writer) error { return writeReport(w, r.rep, r.format, r.top) }
+	switch {
+	case r.stream != nil:
+		r.status("writing %s...", data.Sanitize(r.out))
+		again := "" // the rows' other copy, should the file fail
+		if r.rec.ID != 0 && r.rec.Err == nil {
+			again = fmt.Sprintf("sweepbench sessions export %d --db %s --format %s --out %s", r.rec.ID, r.rec.Path, r.format, r.out)
+		}
+		werr := r.stream.finish(r.cmd.OutOrStdout(), r.stderr, r.rep, r.quiet, write, again)
+		r.status("")
+		return werr
+	case r.rep != nil:
+		return emit(r.cmd.OutOrStdout(), r.stderr, r.out, r.quiet, write)
+	}
+	return nil
+}
+
+// exit says where the run was saved and turns how it ended into the
+// command's error: the run's, the write's (werr), an interruption (status
+// 130) or a collapsed verdict under --fail-on-collapse (status 3).
+func (r *studyRun) exit(werr error) error {
+	if r.rep == nil {
+		return r.runErr
+	}
+	if saved := savedLine(r.rec, r.runErr, r.quiet); saved != "" {
+		fmt.Fprintln(r.stderr, saved)
+	}
+	if werr != nil && r.runErr == nil {
+		return werr
+	}
+	if r.runErr != nil {
+		if errors.Is(r.runErr, context.Canceled) {
+			return &exitError{130, errors.New("interrupted: the report holds only the combos that completed")}
+		}
+		return r.runErr
+	}
+	if r.failOnCollapse && r.rep.Parity != nil && r.rep.Parity.Verdict != engine.VerdictPass {
+		return &exitError{3, fmt.Errorf("parity verdict: %s", r.rep.Parity.Verdict)}
+	}
+	return nil
 }
 
 // preflightOptions are the calibration, rates and cores of run's
