@@ -417,12 +417,15 @@ A and B are session ids (the fp64 run, or the only run) or ID:fp32.`,
 	return cmd
 }
 
+// resumeFlags are `sessions resume`'s flags.
+type resumeFlags struct {
+	backend, format string
+	top             int
+	force, quiet    bool
+}
+
 func newSessionsResumeCmd() *cobra.Command {
-	var (
-		backend, format string
-		top             int
-		force, quiet    bool
-	)
+	var f resumeFlags
 	cmd := &cobra.Command{
 		Use:   "resume ID",
 		Short: "Compute the combos an interrupted, cancelled or failed session is missing",
@@ -431,88 +434,118 @@ its bars changed), computes only the combos that were not saved, then the
 parity report over the complete runs, and prints the whole session as
 "run" prints it.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
-			if err != nil {
-				return err
-			}
-			if format != "table" && format != "json" && format != "csv" {
-				return fmt.Errorf("--format %q: want table, json or csv", format)
-			}
-			st, err := openExistingStore(cmd, true)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			ctx := cmd.Context()
-			ss, err := st.Get(ctx, id)
-			if err != nil {
-				return err
-			}
-			study, err := sessions.Rebuild(ctx, ss, backends(), backend, nil)
-			if err != nil && errors.Is(err, context.Canceled) {
-				return &exitError{130, fmt.Errorf("interrupted while loading the data of session %d: nothing was computed", id)}
-			}
-			if err != nil {
-				return fmt.Errorf("session %d: building its study again: %w", id, err)
-			}
-			stderr, term := newSanitized(cmd.ErrOrStderr()), cmd.ErrOrStderr()
-			if !quiet {
-				warnUnverified(stderr, ss)
-			}
-			if study.Note != "" && !quiet {
-				fmt.Fprintln(stderr, study.Note)
-			}
-			opt := sessions.ResumeOptions{Force: force}
-			var bar *progressView
-			if !quiet && isTerminal(term) {
-				ch := make(chan engine.Progress, 16)
-				opt.Progress = ch
-				bar = newProgressView(ch, term)
-			}
-			start := time.Now()
-			rep, lanes, runErr := st.Resume(ctx, id, study, opt)
-			if bar != nil {
-				close(opt.Progress)
-				bar.wait()
-			}
-			if !quiet {
-				for _, l := range lanes {
-					if l.Complete {
-						fmt.Fprintf(stderr, "%s: complete already (%s combos)\n", l.Precision, engine.Thousands(l.Saved))
-						continue
-					}
-					fmt.Fprintf(stderr, "%s: %s combos were saved, %s computed now\n", l.Precision, engine.Thousands(l.Saved), engine.Thousands(l.Computed))
-				}
-				if len(lanes) > 0 {
-					fmt.Fprintf(stderr, "resumed session %d in %.1fs\n", id, time.Since(start).Seconds())
-				}
-				if study.Blocks > 0 {
-					fmt.Fprintf(stderr, "robustness: not computed for a resumed study (the combos saved before carry no per-block statistics): run the study again with --blocks %d for PBO, DSR and the walk-forward\n", study.Blocks)
-				}
-			}
-			if rep == nil {
-				return runErr
-			}
-			w := cmd.OutOrStdout()
-			if format == "table" {
-				if ss, err := st.Get(context.Background(), id); err == nil {
-					fmt.Fprint(newSanitized(w), sessionHeader(ss))
-				}
-			}
-			if err := writeReport(w, rep, format, top); err != nil {
-				return fmt.Errorf("writing the report: %w", err)
-			}
-			if errors.Is(runErr, context.Canceled) {
-				return &exitError{130, fmt.Errorf("interrupted: what was computed is saved; `sweepbench sessions resume %d` goes on", id)}
-			}
-			return runErr
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.resume(cmd, args[0]) },
 	}
-	cmd.Flags().StringVar(&backend, "backend", "", "compute on this backend instead of the session's (auto, reference, cuda, metal)")
-	cmd.Flags().BoolVar(&force, "force", false, "take over a session marked running by another host")
-	cmd.Flags().StringVar(&format, "format", "table", "output format: table, json or csv")
-	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bar or notes on stderr")
+	cmd.Flags().StringVar(&f.backend, "backend", "", "compute on this backend instead of the session's (auto, reference, cuda, metal)")
+	cmd.Flags().BoolVar(&f.force, "force", false, "take over a session marked running by another host")
+	cmd.Flags().StringVar(&f.format, "format", "table", "output format: table, json or csv")
+	cmd.Flags().IntVar(&f.top, "top", 10, "combos listed in the table")
+	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	return cmd
+}
+
+// resume is `sessions resume ARG`, in named steps: rebuild the session's
+// study, compute what it is missing (sessions.Store.Resume), say what was
+// done, write the whole session's report.
+func (f *resumeFlags) resume(cmd *cobra.Command, arg string) error {
+	id, err := parseID(arg)
+	if err != nil {
+		return err
+	}
+	if f.format != "table" && f.format != "json" && f.format != "csv" {
+		return fmt.Errorf("--format %q: want table, json or csv", f.format)
+	}
+	st, err := openExistingStore(cmd, true)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx := cmd.Context()
+	ss, study, err := f.rebuild(ctx, st, id)
+	if err != nil {
+		return err
+	}
+	stderr, term := newSanitized(cmd.ErrOrStderr()), cmd.ErrOrStderr()
+	if !f.quiet {
+		warnUnverified(stderr, ss)
+	}
+	if study.Note != "" && !f.quiet {
+		fmt.Fprintln(stderr, study.Note)
+	}
+	opt := sessions.ResumeOptions{Force: f.force}
+	var bar *progressView
+	if !f.quiet && isTerminal(term) {
+		ch := make(chan engine.Progress, 16)
+		opt.Progress = ch
+		bar = newProgressView(ch, term)
+	}
+	start := time.Now()
+	rep, lanes, runErr := st.Resume(ctx, id, study, opt)
+	if bar != nil {
+		close(opt.Progress)
+		bar.wait()
+	}
+	if !f.quiet {
+		sayResumed(stderr, id, lanes, start, study.Blocks)
+	}
+	if rep == nil {
+		return runErr
+	}
+	if err := f.write(cmd.OutOrStdout(), st, id, rep); err != nil {
+		return err
+	}
+	if errors.Is(runErr, context.Canceled) {
+		return &exitError{130, fmt.Errorf("interrupted: what was computed is saved; `sweepbench sessions resume %d` goes on", id)}
+	}
+	return runErr
+}
+
+// rebuild reads session id and builds its study again (its dataset loaded
+// and checked, on --backend or the session's own).
+func (f *resumeFlags) rebuild(ctx context.Context, st *sessions.Store, id int64) (*sessions.Session, *engine.Study, error) {
+	ss, err := st.Get(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	study, err := sessions.Rebuild(ctx, ss, backends(), f.backend, nil)
+	if err != nil && errors.Is(err, context.Canceled) {
+		return nil, nil, &exitError{130, fmt.Errorf("interrupted while loading the data of session %d: nothing was computed", id)}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("session %d: building its study again: %w", id, err)
+	}
+	return ss, study, nil
+}
+
+// sayResumed says on stderr what each lane had saved and computed now,
+// how long the resume took, and that robustness is not computed for a
+// resumed study of blocks > 0.
+func sayResumed(stderr io.Writer, id int64, lanes []sessions.LaneResume, start time.Time, blocks int) {
+	for _, l := range lanes {
+		if l.Complete {
+			fmt.Fprintf(stderr, "%s: complete already (%s combos)\n", l.Precision, engine.Thousands(l.Saved))
+			continue
+		}
+		fmt.Fprintf(stderr, "%s: %s combos were saved, %s computed now\n", l.Precision, engine.Thousands(l.Saved), engine.Thousands(l.Computed))
+	}
+	if len(lanes) > 0 {
+		fmt.Fprintf(stderr, "resumed session %d in %.1fs\n", id, time.Since(start).Seconds())
+	}
+	if blocks > 0 {
+		fmt.Fprintf(stderr, "robustness: not computed for a resumed study (the combos saved before carry no per-block statistics): run the study again with --blocks %d for PBO, DSR and the walk-forward\n", blocks)
+	}
+}
+
+// write writes the resumed session's report to w as `run` prints it (the
+// table under the session's header).
+func (f *resumeFlags) write(w io.Writer, st *sessions.Store, id int64, rep *engine.Report) error {
+	if f.format == "table" {
+		if ss, err := st.Get(context.Background(), id); err == nil {
+			fmt.Fprint(newSanitized(w), sessionHeader(ss))
+		}
+	}
+	if err := writeReport(w, rep, f.format, f.top); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
 }
