@@ -358,7 +358,7 @@ func (m *merging) mergeDatasets() error {
 				m.saved = append(m.saved, id)
 			}
 		}
-		analyse(ctx, st, rep, m.store, id, m.stderr)
+		warnRobustness(m.stderr, rep, sessions.AnalyseReport(ctx, m.store, id, st, rep))
 		if r := rep.Run(lane); r != nil {
 			agg.Add(d, lane, r.Results)
 		}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -135,10 +134,8 @@ type studyRun struct {
 	stream *streamOutput   // the rows file written as the lanes complete, or nil
 
 	rep    *engine.Report
-	rec    sessions.Recording
+	rec    sessions.Recording // rec.Robustness: why the robustness statistics are not in rep
 	runErr error
-	rob    *robust.Robustness
-	robErr error
 }
 
 // runStudy runs the one study the flags describe, in named steps: build
@@ -158,7 +155,7 @@ func (f *runFlags) runStudy(cmd *cobra.Command) error {
 	r.compute()
 	r.writeBlocksOut()
 	r.sayNotes()
-	r.attachRobustness()
+	r.sayRobustness()
 	werr := r.writeReport()
 	mark("report written")
 	return r.exit(werr)
@@ -224,11 +221,9 @@ func (r *studyRun) compute() {
 	if r.save && !r.noSave {
 		r.store = openStoreToSave(r.cmd, r.stderr)
 	}
-	// The robustness statistics run beside the rest of the study,
-	// once the lane with the per-block statistics is done.
-	if r.s.Blocks > 0 {
-		opt.AfterBlocks = func(rep *engine.Report) { r.rob, r.robErr = robust.AnalyseStudy(ctx, r.s, rep) }
-	}
+	// The robustness statistics (--blocks) run on the run path,
+	// beside the rest of the study: in rep.Robustness and the
+	// session, or rec.Robustness says why not.
 	r.rep, r.rec, r.runErr = sessions.RunStudy(ctx, r.store, r.s, opt, sessions.RecordOptions{
 		SaveError: func(e *sessions.SaveError) { warnNotSaved(r.stderr, e) },
 		Begun: func(id int64, path string) {
@@ -280,36 +275,23 @@ func (r *studyRun) sayNotes() {
 	}
 }
 
-// attachRobustness puts the robustness summary in the report and the
-// saved session, or says why it could not be computed.
-func (r *studyRun) attachRobustness() {
+// sayRobustness says where the robustness summary is (the run path put
+// it in the report and the saved session), or why it could not be
+// computed.
+func (r *studyRun) sayRobustness() {
 	if r.rep == nil || r.rep.Blocks == nil {
 		return
 	}
-	var js []byte
-	err := r.robErr
-	if r.rob == nil && err == nil {
-		err = errors.New("internal error: the robustness statistics were not computed")
-	}
-	if err == nil {
-		js, err = json.Marshal(r.rob.Summary())
-	}
 	mark("robustness summarised")
-	if err != nil {
-		fmt.Fprintf(r.stderr, "sweepbench: %v\n", err)
+	if r.rec.Robustness != nil {
+		fmt.Fprintf(r.stderr, "sweepbench: %v\n", r.rec.Robustness)
 		return
 	}
 	// The table and the JSON report show it (writeReport),
 	// a Parquet file keeps it in its metadata, the session
 	// keeps it (show prints it again).
-	r.rep.Robustness = js
 	if f, rows := engine.ParseRowFormat(r.format); rows && f != engine.RowsParquet {
 		fmt.Fprintln(r.stderr, "robustness: in the table, the JSON report, Parquet's metadata and the saved session (not in CSV or JSON lines rows)")
-	}
-	if r.store != nil && r.rec.ID != 0 {
-		if err := r.store.SetRobustness(r.cmd.Context(), r.rec.ID, js); err != nil {
-			warnNotSaved(r.stderr, &sessions.SaveError{Stage: sessions.SaveFinish, ID: r.rec.ID, Err: err})
-		}
 	}
 }
 
