@@ -259,12 +259,13 @@ func TestFormatsRefused(t *testing.T) {
 
 // TestLargeCPUStudyAsksForYes: a study the CPU reference would take long
 // over (a calibration of 20 minutes, injected) is refused without --yes,
-// with the engine's estimate, before anything is computed.
+// with the engine's estimate, before anything is computed; in two
+// precisions, one precision is among the advice.
 func TestLargeCPUStudyAsksForYes(t *testing.T) {
 	fixPreflight(t, engine.Rates{Fast: 1e-9, Slow: 1e9, SlowSeries: 1e9}, 20*time.Minute)
 	_, _, err := execute(t, "run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "2:1001", "--hma3", "6:1005",
 		"--backend", "reference", "--no-save", "-q")
-	if !strings.Contains(err, "1,000,000 combos in 2 precisions on the CPU reference would take ~") || !strings.Contains(err, "pass --yes") {
+	if !strings.Contains(err, "1,000,000 combos in 2 precisions on the CPU reference would take ~") || !strings.Contains(err, "pass --yes") || !strings.HasSuffix(err, "a coarser grid or one precision") {
 		t.Errorf("err %q", err)
 	}
 }
