@@ -162,8 +162,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			}
 			return tea.Sequence(cmds...)
 		}
-		before, errBefore, infoBefore := m.screen, m.ctx.LastErr, m.ctx.Info
+		before, errBefore, infoBefore, seq := m.screen, m.ctx.LastErr, m.ctx.Info, m.ctx.ErrSeq()
 		cmd := m.key(msg)
+		// An error the user has had a key since steps aside for the key
+		// hints (raised again, it is said again); a bad flag found at
+		// start stays until a run.
+		if errBefore != "" && m.ctx.ErrSeq() == seq && errBefore != m.ctx.StartErr {
+			m.ctx.ErrAside = true
+		}
 		// An error or a note that was on the screen the user leaves is
 		// stale there: it goes (one raised by this key stays).
 		if m.screen != before && errBefore != "" && m.ctx.LastErr == errBefore && errBefore != m.ctx.StartErr {

@@ -81,18 +81,29 @@ type Context struct {
 	// StartErr is a bad flag found at start: it stays on the status line
 	// until a run (the form shows a valid value instead).
 	StartErr string
+	// ErrAside: a key has come since LastErr was raised (and did not
+	// raise it again): the status line shows the keys again, not the
+	// error, which stays in LastErr.
+	ErrAside bool
+	errSeq   int
 
 	devices map[string]string // DeviceOf's answers, by backend
 }
 
 // SetErr puts err on the status line (on one line), or clears it.
 func (c *Context) SetErr(err error) {
+	c.errSeq++
+	c.ErrAside = false
 	if err == nil {
 		c.LastErr = ""
 		return
 	}
 	c.LastErr = strings.ReplaceAll(err.Error(), "\n", " ")
 }
+
+// ErrSeq counts the calls of SetErr: a key that leaves it unchanged raised
+// no error.
+func (c *Context) ErrSeq() int { return c.errSeq }
 
 // DeviceOf is the name of b's first device ("" when it lists none),
 // asked once per backend.

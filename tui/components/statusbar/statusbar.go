@@ -54,10 +54,14 @@ func (m *Model) View() string {
 	left := func(n int) string {
 		return " " + st.value.Render(strings.Join(segs[:n], t.Sep))
 	}
-	if m.ctx.LastErr != "" || m.ctx.Warn != "" || m.ctx.Info != "" {
-		text, style := "error: "+m.ctx.LastErr, st.err
+	lastErr := m.ctx.LastErr
+	if m.ctx.ErrAside {
+		lastErr = "" // a key since: the key hints again
+	}
+	if lastErr != "" || m.ctx.Warn != "" || m.ctx.Info != "" {
+		text, style := "error: "+lastErr, st.err
 		switch {
-		case m.ctx.LastErr != "":
+		case lastErr != "":
 		case m.ctx.Warn != "":
 			text, style = "warning: "+m.ctx.Warn, st.warn
 		default:
