@@ -38,7 +38,7 @@ func phrase(err error) string {
 		msg += fmt.Sprintf(" (sweepbench sessions rm %d removes the session; run the study again to compute it anew)", digErr.ID)
 	case errors.As(err, &batErr):
 		msg += fmt.Sprintf(" (sweepbench sessions rm %d removes the session; run the study again to compute it anew)", batErr.ID)
-	case errors.As(err, &recErr):
+	case errors.As(err, &recErr) && !recErr.Newer:
 		msg += fmt.Sprintf(" (sweepbench sessions rm %d removes the session; run the study again to compute it anew)", recErr.ID)
 	case errors.Is(err, sessions.ErrNotFound):
 		msg += " (sweepbench sessions ls lists them)"

@@ -105,6 +105,7 @@ so in their place. "sessions plot" writes one figure as SVG or PNG.`,
 			defer done()
 			stderr := newSanitized(cmd.ErrOrStderr())
 			defer stderr.Flush()
+			warnUnverified(stderr, src.Session)
 			var notes []string
 			err = emit(cmd.OutOrStdout(), stderr, out, false, func(w io.Writer) error {
 				var err error

@@ -226,6 +226,9 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 			settings += ", timeframe " + ss.Spec.Timeframe
 		}
 		settings += sessions.SelectionSettings(ss)
+		if len(ss.Unverified) > 0 {
+			settings += " [unverified]" // saved before digests: its parts are read as saved
+		}
 		verdict := ss.Parity
 		if verdict == "" {
 			verdict = "-"
@@ -688,11 +691,9 @@ func openSessionReport(cmd *cobra.Command, arg string, summary *engine.SummaryOp
 }
 
 // warnUnverified says on w which parts of session ss no digest covers (a
-// session saved before schema version 12): they are shown as saved.
+// session saved before the digests), or nothing.
 func warnUnverified(w io.Writer, ss *sessions.Session) {
-	if len(ss.Unverified) == 0 {
-		return
+	if note := ss.UnverifiedNote(); note != "" {
+		fmt.Fprintf(newSanitized(w), "note: %s\n", note)
 	}
-	fmt.Fprintf(newSanitized(w), "note: session %d was saved before sweepbench digested more than its results: its %s are read unverified\n",
-		ss.ID, strings.Join(ss.Unverified, ", "))
 }

@@ -1,7 +1,10 @@
+//go:build unix
+
 package main
 
 import (
 	"database/sql"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,6 +90,11 @@ func TestSessionsShowSaysWhatIsUnverified(t *testing.T) {
 		robustness_digest = NULL, parity_digest = NULL WHERE id = 1`); err != nil {
 		t.Fatal(err)
 	}
+	// The file's record epoch after it, as the migration to v13 records
+	// it for a session saved before v12.
+	if _, err := raw.Exec(`UPDATE meta SET value = 2 WHERE name = 'record_digests_from'`); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := raw.Exec(`UPDATE parities SET flip_count = 12345 WHERE study_id = 1`); err != nil {
 		t.Fatal(err)
 	}
@@ -102,5 +110,71 @@ func TestSessionsShowSaysWhatIsUnverified(t *testing.T) {
 	}
 	if r := cli(t, dir, "sessions", "show", "2", "--db", db); r.code != 0 || r.stderr != "" {
 		t.Errorf("show of a new session: %+v, want nothing on stderr", r)
+	}
+	// report says so too, on stderr and on the page; ls marks it.
+	page := filepath.Join(dir, "s1.html")
+	r := cli(t, dir, "sessions", "report", "1", "--db", db, "--out", page)
+	if r.code != 0 || !strings.HasPrefix(r.stderr, note) {
+		t.Errorf("report of the old session: %+v, want %q on stderr", r, note)
+	}
+	if html, err := os.ReadFile(page); err != nil || !strings.Contains(string(html), `<p class="note">Unverified: session 1 was saved before sweepbench digested more than its results: its settings, dataset, note, robustness summary, parity report are read unverified.`) {
+		t.Errorf("the old session's page does not say what is unverified (%v)", err)
+	}
+	if r := cli(t, dir, "sessions", "report", "2", "--db", db, "--out", filepath.Join(dir, "s2.html")); r.code != 0 || strings.Contains(r.stderr, "unverified") {
+		t.Errorf("report of a new session: %+v, want no unverified note", r)
+	}
+	if html, err := os.ReadFile(filepath.Join(dir, "s2.html")); err != nil || strings.Contains(string(html), "Unverified") {
+		t.Errorf("the new session's page says Unverified (%v)", err)
+	}
+	ls := cli(t, dir, "sessions", "ls", "--db", db)
+	lines := strings.Split(strings.TrimSpace(ls.stdout), "\n")
+	if ls.code != 0 || len(lines) != 3 || strings.Contains(lines[1], "[unverified]") || !strings.HasSuffix(lines[2], " [unverified]") {
+		t.Errorf("ls: %+v, want session 1 alone marked [unverified]", ls)
+	}
+}
+
+// TestSessionsDigestsCannotBeTurnedOff, the trial's findings: NULLing a
+// run's digest and flipping bits of its results, or setting the session's
+// digest_version back to 0 and forging its parity verdict and fee, made
+// show print the edits as computed (rc 0; at most a note that the session
+// predates the digests). Both are refused now, naming what; a session
+// whose digest version is newer than this build's is refused as saved by
+// a newer sweepbench.
+func TestSessionsDigestsCannotBeTurnedOff(t *testing.T) {
+	for _, c := range []struct{ name, sql, want string }{
+		{"run digest NULL, results changed", `UPDATE runs SET digest = NULL; UPDATE result_batches SET data = zeroblob(length(data))`,
+			"sweepbench: session 1, run 1:fp64: the digest of its saved results is missing, though the session was saved after this database began digesting results: " +
+				"it was removed from the database, so they are not used (sweepbench sessions rm 1 removes the session; run the study again to compute it anew)\n"},
+		{"digest_version 0, parity and fee forged", `UPDATE studies SET digest_version = 0; UPDATE parities SET verdict = 'collapse', reasons = '["forged"]'; UPDATE studies SET fee = 0.1`,
+			"sweepbench: session 1: its digest version reads 0, but the session was saved with record digests: the version was changed in the database after it was saved, " +
+				"so its settings, dataset, note, robustness summary, parity report cannot be verified and the session is not used (sweepbench sessions rm 1 removes the session; run the study again to compute it anew)\n"},
+		{"digest_version newer", `UPDATE studies SET digest_version = 7`,
+			"sweepbench: session 1 was saved by a newer sweepbench (record digest version 7; this one knows 1), so it is not used: read it with that sweepbench or a later one\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db := filepath.Join(dir, "t6.db")
+			if r := cli(t, dir, "run", "--db", db, "-q", "--data", "embedded:btcusdt-1m", "--head", "2000",
+				"--hma", "10:30:10", "--hma3", "12:24:12", "--backend", "reference"); r.code != 0 && r.code != 3 {
+				t.Fatalf("run: %+v", r)
+			}
+			raw, err := sql.Open("sqlite", db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			if _, err := raw.Exec(c.sql); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"show", "1"}, {"export", "1", "--format", "csv"}, {"report", "1", "--out", filepath.Join(dir, "x.html")}} {
+				r := cli(t, dir, append(append([]string{"sessions"}, args...), "--db", db)...)
+				if r.code != 1 || r.stdout != "" || r.stderr != c.want {
+					t.Errorf("%v: %+v, want exit 1 and %q", args, r, c.want)
+				}
+			}
+			if r := cli(t, dir, "sessions", "ls", "--db", db); r.code != 0 || strings.Contains(r.stdout, "unverified") {
+				t.Errorf("ls: %+v, want the session listed unmarked", r)
+			}
+		})
 	}
 }

@@ -141,8 +141,8 @@ func TestFilterFooter(t *testing.T) {
 func TestFooterBeforeADataset(t *testing.T) {
 	d := newDriver(t, DefaultFlags(), 120, 40)
 	m := d.m
-	if m.setup.Pane() != 0 || m.ctx.Raw != nil {
-		t.Fatalf("at start: pane %d, dataset loaded %v; want the Dataset pane, none", m.setup.Pane(), m.ctx.Raw != nil)
+	if m.setup.Pane() != 0 || m.state.Raw != nil {
+		t.Fatalf("at start: pane %d, dataset loaded %v; want the Dataset pane, none", m.setup.Pane(), m.state.Raw != nil)
 	}
 	line := statusLine(m)
 	if !strings.Contains(line, "enter select/open") || !strings.Contains(line, "tab pane") || strings.Contains(line, "left") {
@@ -168,8 +168,8 @@ func TestFooterBeforeADataset(t *testing.T) {
 		t.Fatalf("enter in the form without a dataset: status line %q, want %q", line, noData)
 	}
 	d.key("esc")
-	if line := statusLine(m); strings.Contains(line, "error") || !strings.Contains(line, "tab pane") || !strings.Contains(m.ctx.LastErr, "no dataset yet") {
-		t.Errorf("the key after the error: status line %q (error %q); want the key hints back", line, m.ctx.LastErr)
+	if line := statusLine(m); strings.Contains(line, "error") || !strings.Contains(line, "tab pane") || !strings.Contains(m.status.LastErr, "no dataset yet") {
+		t.Errorf("the key after the error: status line %q (error %q); want the key hints back", line, m.status.LastErr)
 	}
 	d.key("tab", "enter")
 	if line := statusLine(m); !strings.Contains(line, noData) {

@@ -32,7 +32,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	k := m.keys
 	help, quit := keys.Short(k.HelpAnywhere, "help"), keys.Short(k.ForceQuit, "quit")
 	run := k.Run
-	run.SetEnabled(m.ctx.Raw != nil) // the help hides a disabled binding
+	run.SetEnabled(m.state.Raw != nil) // the help hides a disabled binding
 	switch {
 	case m.datasets.Picking():
 		return append(m.datasets.PickerKeys(), help, quit)
@@ -61,7 +61,7 @@ func (m *Model) leaveField() key.Binding {
 	switch {
 	case m.host.Running():
 		desc = "back to the run"
-	case m.ctx.Results != nil:
+	case m.state.Results != nil:
 		desc = "back to results"
 	}
 	return keys.Short(m.keys.Back, desc)

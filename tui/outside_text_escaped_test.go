@@ -9,8 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sweepbench/tui/common"
 	"testing"
+
+	"sweepbench/tui/common"
 )
 
 // evilName is a file name that would retitle the window (ESC ]0; BEL) and
@@ -69,8 +70,8 @@ func TestOutsideTextEscaped(t *testing.T) {
 	cfg.Rungs = fakeRungs
 	d := newStoreDriver(t, cfg, 160, 48)
 	m := d.m
-	if m.ctx.Raw == nil {
-		t.Fatalf("not loaded: %q", m.ctx.LastErr)
+	if m.state.Raw == nil {
+		t.Fatalf("not loaded: %q", m.status.LastErr)
 	}
 	noRawEscapes(t, "setup", m.View(), true)
 	// The status bar is the last line.
@@ -78,8 +79,8 @@ func TestOutsideTextEscaped(t *testing.T) {
 		t.Fatalf("the status bar does not name the dataset escaped:\n%s", v)
 	}
 	d.key("enter")
-	if m.screen != common.ResultsScreen || m.ctx.Results == nil || !m.ctx.Results.Complete() {
-		t.Fatalf("no results: screen %d, error %q", m.screen, m.ctx.LastErr)
+	if m.screen != common.ResultsScreen || m.state.Results == nil || !m.state.Results.Complete() {
+		t.Fatalf("no results: screen %d, error %q", m.screen, m.status.LastErr)
 	}
 	v := m.View()
 	noRawEscapes(t, "results", v, true)

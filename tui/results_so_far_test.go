@@ -25,7 +25,7 @@ func TestResultsSoFar(t *testing.T) {
 	d.hold = true
 	d.key("enter")
 	if m.screen != common.RunScreen || !m.run.Running() {
-		t.Fatalf("screen %d: the run did not start (last error %q)", m.screen, m.ctx.LastErr)
+		t.Fatalf("screen %d: the run did not start (last error %q)", m.screen, m.status.LastErr)
 	}
 	if !strings.Contains(m.View(), "results so far") {
 		t.Errorf("the run screen does not offer the results so far:\n%s", m.View())
@@ -36,7 +36,7 @@ func TestResultsSoFar(t *testing.T) {
 		d.key("enter")
 		return m.screen == common.ResultsScreen
 	})
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil || r.R64 == nil || r.Complete() {
 		t.Fatalf("the results so far: %+v", r)
 	}
@@ -49,8 +49,8 @@ func TestResultsSoFar(t *testing.T) {
 			t.Fatalf("the snapshot's combos are not in grid order at %d", i)
 		}
 	}
-	if !m.run.Running() || !strings.Contains(m.ctx.Info, "the results so far") || m.ctx.LastErr != "" {
-		t.Fatalf("running %v, info %q, last error %q", m.run.Running(), m.ctx.Info, m.ctx.LastErr)
+	if !m.run.Running() || !strings.Contains(m.status.Info, "the results so far") || m.status.LastErr != "" {
+		t.Fatalf("running %v, info %q, last error %q", m.run.Running(), m.status.Info, m.status.LastErr)
 	}
 	v := m.View()
 	if h := strings.SplitN(v, "\n", 2)[0]; !strings.Contains(h, "Run ") || !strings.Contains(h, "%") {
@@ -65,7 +65,7 @@ func TestResultsSoFar(t *testing.T) {
 	}
 	// The panes work on it: the selected combo's detail is computed.
 	d.settle()
-	if in := m.ctx.Inspect; in == nil || in.Err != nil || in.D64 == nil {
+	if in := m.state.Inspect; in == nil || in.Err != nil || in.D64 == nil {
 		t.Fatalf("the selected combo of the snapshot: %+v", in)
 	}
 	// Back to the run (esc: the form; esc there: the run), cancel it: the
@@ -76,11 +76,11 @@ func TestResultsSoFar(t *testing.T) {
 	}
 	d.key("esc")
 	d.drain()
-	if m.run.Running() || m.screen != common.ResultsScreen || m.ctx.Results == r ||
-		!errors.Is(m.ctx.Results.Err, context.Canceled) {
-		t.Fatalf("after the cancel: running %v, screen %d, err %v", m.run.Running(), m.screen, m.ctx.Results.Err)
+	if m.run.Running() || m.screen != common.ResultsScreen || m.state.Results == r ||
+		!errors.Is(m.state.Results.Err, context.Canceled) {
+		t.Fatalf("after the cancel: running %v, screen %d, err %v", m.run.Running(), m.screen, m.state.Results.Err)
 	}
-	if got := m.ctx.Results.R64; got == nil || len(got.Results) < n || got.Status != engine.StatusCancelled {
+	if got := m.state.Results.R64; got == nil || len(got.Results) < n || got.Status != engine.StatusCancelled {
 		t.Fatalf("the final report holds fewer combos than the snapshot")
 	}
 }

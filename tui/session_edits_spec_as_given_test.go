@@ -29,8 +29,8 @@ func TestSessionEditsSpecAsGiven(t *testing.T) {
 
 	d := newStoreDriver(t, storeConfig(f, st), 120, 40)
 	d.key("enter")
-	if d.m.ctx.Saved != "session 1" {
-		t.Fatalf("saved %q (err %q)", d.m.ctx.Saved, d.m.ctx.LastErr)
+	if d.m.status.Saved != "session 1" {
+		t.Fatalf("saved %q (err %q)", d.m.status.Saved, d.m.status.LastErr)
 	}
 	ctx := context.Background()
 	ss, err := st.Get(ctx, 1)
@@ -47,8 +47,8 @@ func TestSessionEditsSpecAsGiven(t *testing.T) {
 	m := d.m
 	d.key("esc", "S", "enter")
 	d.settle()
-	if m.screen != common.ResultsScreen || m.ctx.Saved != "session 1" || m.ctx.Study == nil {
-		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.ctx.Saved, m.ctx.LastErr)
+	if m.screen != common.ResultsScreen || m.status.Saved != "session 1" || m.state.Study == nil {
+		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.status.Saved, m.status.LastErr)
 	}
 	d.key("e")
 	got := m.setup.Form().Values()
@@ -79,8 +79,8 @@ func TestSessionEditsSpecAsGiven(t *testing.T) {
 		t.Fatalf("focused %q, timeframe %q, bars/year %q", m.setup.Form().Focused(), v[form.Timeframe], v[form.BarsPerYear])
 	}
 	d.key("enter")
-	if m.ctx.Saved != "session 2" {
-		t.Fatalf("saved %q (err %q, warning %q)", m.ctx.Saved, m.ctx.LastErr, m.ctx.Warn)
+	if m.status.Saved != "session 2" {
+		t.Fatalf("saved %q (err %q, warning %q)", m.status.Saved, m.status.LastErr, m.status.Warn)
 	}
 	ss, err = st.Get(ctx, 2)
 	if err != nil {
@@ -91,7 +91,7 @@ func TestSessionEditsSpecAsGiven(t *testing.T) {
 		t.Fatalf("session 2: timeframe %q, %g bars/year (want %d), asked %g on %s",
 			ss.Spec.Timeframe, ss.Params.BarsPerYear, thirtyMinBarsPerYear, ss.Asked.BarsPerYear, ss.Asked.Backend)
 	}
-	if r := m.ctx.Results; r == nil || r.Report == nil || r.Report.Params.BarsPerYear != thirtyMinBarsPerYear {
+	if r := m.state.Results; r == nil || r.Report == nil || r.Report.Params.BarsPerYear != thirtyMinBarsPerYear {
 		t.Fatal("the results on screen are not annualised with 17,520 bars/year")
 	}
 }

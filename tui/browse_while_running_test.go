@@ -73,7 +73,7 @@ func TestBrowseWhileRunning(t *testing.T) {
 	d.hold = true
 	d.key("enter")
 	if m.screen != common.RunScreen || d.pending == nil {
-		t.Fatalf("screen %d: the run did not start (last error %q)", m.screen, m.ctx.LastErr)
+		t.Fatalf("screen %d: the run did not start (last error %q)", m.screen, m.status.LastErr)
 	}
 	d.key("tab") // nothing on the run screen, nor later
 	d.key("S")
@@ -84,72 +84,32 @@ func TestBrowseWhileRunning(t *testing.T) {
 		t.Errorf("header %q: want the Run tab with the study's progress", h)
 	}
 	d.key("enter")
-	if !strings.Contains(m.ctx.LastErr, "a study is computing") || m.screen != common.SessionsScreen {
-		t.Fatalf("opening a session during the run: screen %d, last error %q", m.screen, m.ctx.LastErr)
+	if !strings.Contains(m.status.LastErr, "a study is computing") || m.screen != common.SessionsScreen {
+		t.Fatalf("opening a session during the run: screen %d, last error %q", m.screen, m.status.LastErr)
 	}
 	d.key("esc")
 	if m.screen != common.RunScreen {
 		t.Fatalf("esc from the sessions during the run: screen %d, want the run", m.screen)
 	}
 	d.key("B", "enter")
-	if m.screen != common.BenchScreen || m.bench.Running() || !strings.Contains(m.ctx.LastErr, "a study is computing") {
-		t.Fatalf("the ladder during the run: screen %d, bench running %v, last error %q", m.screen, m.bench.Running(), m.ctx.LastErr)
+	if m.screen != common.BenchScreen || m.bench.Running() || !strings.Contains(m.status.LastErr, "a study is computing") {
+		t.Fatalf("the ladder during the run: screen %d, bench running %v, last error %q", m.screen, m.bench.Running(), m.status.LastErr)
 	}
 	d.key("S")
 	close(release)
 	d.drain() // the study ends while the sessions are on screen
-	if m.run.Running() || m.screen != common.SessionsScreen || !strings.Contains(m.ctx.Info, "the study finished") {
-		t.Fatalf("after the study: running %v, screen %d, info %q", m.run.Running(), m.screen, m.ctx.Info)
+	if m.run.Running() || m.screen != common.SessionsScreen || !strings.Contains(m.status.Info, "the study finished") {
+		t.Fatalf("after the study: running %v, screen %d, info %q", m.run.Running(), m.screen, m.status.Info)
 	}
 	// The list knows the study ended: its session complete, not running.
 	if c := m.sessions.List().Current(); c == nil || m.sessions.List().Len() != 4 || strings.Contains(m.sessions.List().View(), "running") {
 		t.Fatalf("the sessions list after the study:\n%s", m.sessions.List().View())
 	}
 	d.key("esc")
-	if m.screen != common.ResultsScreen || m.ctx.Results == nil || !m.ctx.Results.Complete() {
-		t.Fatalf("esc after the study: screen %d, results %v", m.screen, m.ctx.Results != nil)
+	if m.screen != common.ResultsScreen || m.state.Results == nil || !m.state.Results.Complete() {
+		t.Fatalf("esc after the study: screen %d, results %v", m.screen, m.state.Results != nil)
 	}
 	if m.results.Focus() != results.MetricsPane {
 		t.Errorf("focus %s: the tab pressed during the run changed the pane", results.PaneNames[m.results.Focus()])
-	}
-}
-
-// TestQueueNextStudy (issue 15, defect 5): while a study computes, e opens
-// the form and enter queues its study (said, the run screen back); esc
-// from the form comes back to the run too; the queued study starts when
-// the running one ends, and its results follow.
-func TestQueueNextStudy(t *testing.T) {
-	release := make(chan struct{})
-	f := slowFlags()
-	f.Backend = "gated"
-	cfg := Config{Registry: testRegistry(), Flags: f}
-	cfg.Registry.Register(gated{reference.New(), release})
-	m := newModel(t.Context(), cfg, termenv.Ascii, true, true)
-	d := &driver{t: t, m: m}
-	d.run(m.Init())
-	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
-	d.hold = true
-	d.key("enter")
-	first := m.run.Started()
-	if m.screen != common.RunScreen || !m.run.Running() {
-		t.Fatalf("screen %d: the run did not start (last error %q)", m.screen, m.ctx.LastErr)
-	}
-	d.key("e")
-	if m.screen != common.SetupScreen || m.run.Started() != first {
-		t.Fatalf("e during the run: screen %d, running %v", m.screen, m.run.Started() == first)
-	}
-	d.key("esc")
-	if m.screen != common.RunScreen || m.run.Queued() != nil {
-		t.Fatalf("esc from the form during the run: screen %d, queued %v", m.screen, m.run.Queued() != nil)
-	}
-	d.key("e", "enter")
-	if m.screen != common.RunScreen || m.run.Queued() == nil || m.run.Started() != first || !strings.Contains(m.ctx.Info, "queued:") {
-		t.Fatalf("enter in the form during the run: screen %d, queued %v, info %q", m.screen, m.run.Queued() != nil, m.ctx.Info)
-	}
-	gen := m.run.Started()
-	close(release)
-	d.drain() // the first ends, the queued one starts and (released) ends too
-	if m.run.Started() != gen+1 || m.run.Running() || m.run.Queued() != nil || m.screen != common.ResultsScreen || m.ctx.Results == nil || !m.ctx.Results.Complete() {
-		t.Fatalf("after both studies: runs started %d (want 1 more), running %v, queued %v, screen %d", m.run.Started()-gen, m.run.Running(), m.run.Queued() != nil, m.screen)
 	}
 }
