@@ -30,12 +30,15 @@ func fixPreflight(t *testing.T, r engine.Rates, total time.Duration) *int {
 // table: no per-combo result kept, so it would fit in tiles) over the
 // 175,680 bars of the default data is at least 30 hours on 2 cores from
 // arithmetic alone: refused without --yes before any calibration (which
-// took 9-36 s on such a grid's middle lengths), saying the bound.
+// took 9-36 s on such a grid's middle lengths), saying the time at the
+// typical rate (about 51 days: the 999,000-combo study's 15 minutes
+// scaled up is 104 days), not the floor 40 times faster, and not advising
+// one precision to a study of one.
 func TestRunRefusesAnImpossibleGridAtOnce(t *testing.T) {
 	calls := fixPreflight(t, engine.DefaultRates, time.Hour)
 	_, _, err := execute(t, "run", "--precision", "fp64", "--hma", "2:100001", "--hma3", "6:100005", "--backend", "reference", "--no-save", "-q")
-	want := "10,000,000,000 combos in 1 precision on the CPU reference would take at least ~30h30m0s (from the grid's size and the bars alone): pass --yes"
-	if !strings.Contains(err, want) || *calls != 0 {
+	want := "10,000,000,000 combos in 1 precision on the CPU reference would take about 51 days on 2 cores (from the grid's size and the bars alone): pass --yes to run it anyway, or use a GPU backend (sweepbench devices), a coarser grid\n"
+	if !strings.Contains(err+"\n", want) || *calls != 0 {
 		t.Fatalf("err %q, calibrations %d: want %q at once", err, *calls, want)
 	}
 }
@@ -47,8 +50,8 @@ func TestRunRefusesAnImpossibleGridAtOnce(t *testing.T) {
 func TestRunAsksForYesOnEstimatedTime(t *testing.T) {
 	calls := fixPreflight(t, engine.DefaultRates, 15*time.Minute)
 	_, _, err := execute(t, "run", "--precision", "fp64", "--hma", "2:1999", "--hma3", "6:505", "--backend", "reference", "--no-save", "-q")
-	want := "999,000 combos in 1 precision on the CPU reference would take ~15m0s (999,000 combos a precision, 2,248 series, 2 cores): pass --yes to run it anyway"
-	if !strings.Contains(err, want) || *calls != 1 {
+	want := "999,000 combos in 1 precision on the CPU reference would take ~15m0s (999,000 combos a precision, 2,248 series, 2 cores): pass --yes to run it anyway, or use a GPU backend (sweepbench devices), a coarser grid"
+	if !strings.Contains(err, want) || strings.Contains(err, "one precision") || *calls != 1 {
 		t.Fatalf("err %q, calibrations %d: want %q", err, *calls, want)
 	}
 }
@@ -92,12 +95,13 @@ func TestRunSaysTheEstimate(t *testing.T) {
 
 // TestLargeCPUStudyAsksForYes: a study the CPU reference would take long
 // over (a calibration of 20 minutes, injected) is refused without --yes,
-// with the engine's estimate, before anything is computed.
+// with the engine's estimate, before anything is computed; in two
+// precisions, one precision is among the advice.
 func TestLargeCPUStudyAsksForYes(t *testing.T) {
 	fixPreflight(t, engine.Rates{Fast: 1e-9, Slow: 1e9, SlowSeries: 1e9}, 20*time.Minute)
 	_, _, err := execute(t, "run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "2:1001", "--hma3", "6:1005",
 		"--backend", "reference", "--no-save", "-q")
-	if !strings.Contains(err, "1,000,000 combos in 2 precisions on the CPU reference would take ~") || !strings.Contains(err, "pass --yes") {
+	if !strings.Contains(err, "1,000,000 combos in 2 precisions on the CPU reference would take ~") || !strings.Contains(err, "pass --yes") || !strings.HasSuffix(err, "a coarser grid or one precision") {
 		t.Errorf("err %q", err)
 	}
 }

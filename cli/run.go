@@ -387,6 +387,10 @@ func confirmText(ce *engine.ConfirmError) string {
 	if ce.Heavy {
 		why = append(why, ce.Memory())
 	}
-	return fmt.Sprintf("%s %s: pass --yes to run it anyway, or use a GPU backend (sweepbench devices), a coarser grid or one precision",
-		ce.Size, strings.Join(why, " and "))
+	instead := "a coarser grid"
+	if ce.Precisions > 1 {
+		instead += " or one precision"
+	}
+	return fmt.Sprintf("%s %s: pass --yes to run it anyway, or use a GPU backend (sweepbench devices), %s",
+		ce.Size, strings.Join(why, " and "), instead)
 }

@@ -30,14 +30,19 @@ const (
 // that rate is a lower bound), Slow and SlowSeries ceilings on a backtest
 // bar and on one bar of a WMA window of length 1 (the direct WMA costs the
 // length per bar; a study under ShowEstimateOver at those rates is not
-// calibrated). Nanoseconds.
+// calibrated), and Typical a realistic time of one backtest bar with its
+// share of the series: the estimate ("about") of a study too long to
+// calibrate (0: none known, the floor is said instead, as a lower bound).
+// Nanoseconds.
 type Rates struct {
 	Fast, Slow, SlowSeries float64
+	Typical                float64
 }
 
 // DefaultRates: about 40 times faster and 5 times slower than a 2023
-// server core (a backtest bar ~10 ns with its share of the series).
-var DefaultRates = Rates{Fast: 0.25, Slow: 50, SlowSeries: 2}
+// server core, and that core (a backtest bar ~10 ns with its share of the
+// series).
+var DefaultRates = Rates{Fast: 0.25, Slow: 50, SlowSeries: 2, Typical: 10}
 
 // PreflightOptions say how the study will run and how to check it.
 type PreflightOptions struct {
@@ -58,19 +63,26 @@ type Preflight struct {
 	// Floor and Ceiling bound the study's time on the CPU reference from
 	// arithmetic alone (Rates; 0 for another backend).
 	Floor, Ceiling time.Duration
+	// About is its time from arithmetic alone at Rates.Typical (0: no
+	// typical rate known, or another backend), on Workers cores.
+	About   time.Duration
+	Workers int
 	// Estimate is the calibration's (EstimateStudy), when it ran: a CPU
 	// reference study over ShowEstimateOver at the slow rates, under
 	// ConfirmTime at the fast one.
 	Estimate *Estimate
 }
 
-// Time is the study's expected time: the calibrated estimate, else the
-// floor when the floor alone is over ConfirmTime (the study is that long at
-// least), else 0 (short, or not the CPU reference).
+// Time is the study's expected time: the calibrated estimate, else when
+// the floor alone is over ConfirmTime (too long to calibrate) the typical
+// rate's figure (About), or the floor where no typical rate is known (the
+// study is that long at least), else 0 (short, or not the CPU reference).
 func (p Preflight) Time() time.Duration {
 	switch {
 	case p.Estimate != nil:
 		return p.Estimate.Total
+	case p.Floor > ConfirmTime && p.About > 0:
+		return p.About
 	case p.Floor > ConfirmTime:
 		return p.Floor
 	}
@@ -82,15 +94,33 @@ func (p Preflight) Time() time.Duration {
 func (p Preflight) Show() bool { return p.Time() > ShowEstimateOver }
 
 // Describe is the estimate in words: the calibration's one line
-// (Estimate.String), or "at least ~3h (from the grid's size alone)".
+// (Estimate.String), "about 51 days on 2 cores (from the grid's size and
+// the bars alone)" at the typical rate, or "at least ~3h0m0s (...)" where
+// only the floor is known.
 func (p Preflight) Describe() string {
 	if p.Estimate != nil {
 		return p.Estimate.String()
 	}
+	if p.About > 0 {
+		return fmt.Sprintf("about %s on %s (from the grid's size and the bars alone)", longDuration(p.About), Plural(p.Workers, "core"))
+	}
 	if p.Floor > 0 {
-		return fmt.Sprintf("at least ~%s (from the grid's size and the bars alone)", roundDuration(p.Floor))
+		return fmt.Sprintf("at least ~%s (from the grid's size and the bars alone)", longDuration(p.Floor))
 	}
 	return "an unknown time"
+}
+
+// longDuration is d as Describe says it: in days from two days up ("51
+// days"), to the minute from an hour up, else roundDuration's.
+func longDuration(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d >= 2*day:
+		return Plural(int((d+day/2)/day), "day")
+	case d >= time.Hour:
+		return d.Round(time.Minute).String()
+	}
+	return roundDuration(d).String()
 }
 
 // heavyMemory reports whether the forecast is over ConfirmMemoryFraction
@@ -104,6 +134,7 @@ func (p Preflight) heavyMemory() bool {
 // its memory over ConfirmMemoryFraction of what is available (Heavy).
 type ConfirmError struct {
 	Size        string // Study.Size
+	Precisions  int    // how many the study runs (one precision is quicker only with two)
 	Long, Heavy bool
 	Preflight   Preflight
 }
@@ -162,7 +193,7 @@ func PreflightStudy(ctx context.Context, s *Study, opt PreflightOptions) (Prefli
 		if !long && !p.heavyMemory() {
 			return nil
 		}
-		return &ConfirmError{Size: s.Size(), Long: long, Heavy: p.heavyMemory(), Preflight: p}
+		return &ConfirmError{Size: s.Size(), Precisions: len(s.Precisions), Long: long, Heavy: p.heavyMemory(), Preflight: p}
 	}
 	if s.Backend == nil || s.Backend.Name() != "reference" {
 		return p, confirm()
@@ -175,7 +206,10 @@ func PreflightStudy(ctx context.Context, s *Study, opt PreflightOptions) (Prefli
 	if workers <= 0 {
 		workers = max(1, runtime.GOMAXPROCS(0))
 	}
-	p.Floor, p.Ceiling = timeBounds(s, r, workers)
+	p.Floor, p.Ceiling, p.About = timeBounds(s, r, workers)
+	if p.About > 0 {
+		p.Workers = workers
+	}
 	if p.Floor > ConfirmTime || p.Ceiling <= ShowEstimateOver {
 		// Too long to calibrate for (the calibration of a long grid's
 		// middle lengths takes seconds), or too short to be worth it.
@@ -200,8 +234,9 @@ func PreflightStudy(ctx context.Context, s *Study, opt PreflightOptions) (Prefli
 // precisions at r.Fast), the ceiling adds the parity pass (another
 // backtest's worth a combo) and the series (each unique HMA length L:
 // about 2L per bar for its three WMAs; each HMA3 p: about 3p; at
-// r.SlowSeries).
-func timeBounds(s *Study, r Rates, workers int) (floor, ceiling time.Duration) {
+// r.SlowSeries), and about is the backtests and the parity pass at
+// r.Typical (its share of the series included; 0 when r.Typical is).
+func timeBounds(s *Study, r Rates, workers int) (floor, ceiling, about time.Duration) {
 	d := s.Grid.Distinct()
 	bars := float64(s.Dataset.Bars.Len())
 	precs := float64(len(s.Precisions))
@@ -220,5 +255,6 @@ func timeBounds(s *Study, r Rates, workers int) (floor, ceiling time.Duration) {
 	}
 	floor = ns(float64(d.Len()) * bars * precs * r.Fast / w)
 	ceiling = ns((steps*r.Slow + lengths*bars*precs*r.SlowSeries) / w)
-	return floor, ceiling
+	about = ns(steps * r.Typical / w)
+	return floor, ceiling, about
 }

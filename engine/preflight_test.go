@@ -135,3 +135,52 @@ func TestPreflightOnMemory(t *testing.T) {
 		t.Fatalf("half the memory: %v", err)
 	}
 }
+
+// TestPreflightTypicalRate: a study too long to calibrate is said at the
+// typical rate (Rates.Typical: combos x bars x (precisions + the parity
+// pass) / cores), "about", not at the floor 40 times faster than a core;
+// with no typical rate known the floor is said, "at least". The
+// ConfirmError counts the study's precisions (one precision is advice
+// only with two).
+func TestPreflightTypicalRate(t *testing.T) {
+	s, opt, calls := preflightFixture(t, 1<<40, time.Second)
+	opt.Rates = Rates{Fast: 1e9, Slow: 1e9, SlowSeries: 1e9, Typical: 4e10}
+	p, err := PreflightStudy(context.Background(), s, *opt)
+	var ce *ConfirmError
+	if !errors.As(err, &ce) || !ce.Long || *calls != 0 || ce.Precisions != 2 {
+		t.Fatalf("err %v, calibrations %d: want a ConfirmError at once for 2 precisions", err, *calls)
+	}
+	bars := int64(s.Dataset.Bars.Len())
+	steps := int64(s.Grid.Distinct().Len()) * bars * 3 // 2 precisions and the parity pass
+	want := time.Duration(steps*40) * time.Second / 2
+	if p.About != want || p.Time() != want || p.Workers != 2 {
+		t.Fatalf("about %v, time %v, workers %d: want %v on 2 cores", p.About, p.Time(), p.Workers, want)
+	}
+	wantText := "about " + longDuration(want) + " on 2 cores (from the grid's size and the bars alone)"
+	if p.Describe() != wantText || !strings.Contains(err.Error(), "on the CPU reference would take "+wantText) {
+		t.Fatalf("Describe %q, err %q: want %q", p.Describe(), err, wantText)
+	}
+	s.Precisions = s.Precisions[:1]
+	if _, err := PreflightStudy(context.Background(), s, *opt); !errors.As(err, &ce) || ce.Precisions != 1 {
+		t.Fatalf("one precision: err %v", err)
+	}
+	// DefaultRates' typical bar is 40 times its floor.
+	if DefaultRates.Typical != 40*DefaultRates.Fast {
+		t.Fatalf("DefaultRates %+v", DefaultRates)
+	}
+}
+
+// TestLongDuration: from two days up in whole days, from an hour up to the
+// minute, else as the estimate.
+func TestLongDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		1220 * time.Hour:              "51 days",
+		48 * time.Hour:                "2 days",
+		47*time.Hour + 30*time.Minute: "47h30m0s",
+		9 * time.Minute:               "9m0s",
+	} {
+		if got := longDuration(d); got != want {
+			t.Errorf("longDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -131,3 +131,48 @@ func TestFilterFooter(t *testing.T) {
 		t.Fatalf("f1 in the filter: help %v, editing %v", m.showHelp, m.results.Editing())
 	}
 }
+
+// TestFooterBeforeADataset: found by a user: at start without a dataset
+// the focus is in the Dataset pane, where the status line offered ←/h,
+// which does nothing there; in the form it offered enter run, which only
+// says there is no dataset yet, and that error then hid the key hints for
+// good. Now the line offers neither, and the error, said on enter, steps
+// aside for the hints at the next key (enter says it again).
+func TestFooterBeforeADataset(t *testing.T) {
+	d := newDriver(t, DefaultFlags(), 120, 40)
+	m := d.m
+	if m.setup.Pane() != 0 || m.state.Raw != nil {
+		t.Fatalf("at start: pane %d, dataset loaded %v; want the Dataset pane, none", m.setup.Pane(), m.state.Raw != nil)
+	}
+	line := statusLine(m)
+	if !strings.Contains(line, "enter select/open") || !strings.Contains(line, "tab pane") || strings.Contains(line, "left") {
+		t.Errorf("in the Dataset pane: status line %q; want enter and tab, not ←/h", line)
+	}
+	before := m.View()
+	d.key("left")
+	d.key("h")
+	if m.View() != before {
+		t.Errorf("←/h changed the Dataset pane:\n%s", m.View())
+	}
+	d.key("tab")
+	if m.setup.Pane() != 1 {
+		t.Fatalf("tab: pane %d, want the form", m.setup.Pane())
+	}
+	line = statusLine(m)
+	if strings.Contains(line, "run") || !strings.Contains(line, "tab pane") {
+		t.Errorf("in the form without a dataset: status line %q; want no enter run", line)
+	}
+	const noData = "error: no dataset yet"
+	d.key("enter")
+	if line := statusLine(m); !strings.Contains(line, noData) {
+		t.Fatalf("enter in the form without a dataset: status line %q, want %q", line, noData)
+	}
+	d.key("esc")
+	if line := statusLine(m); strings.Contains(line, "error") || !strings.Contains(line, "tab pane") || !strings.Contains(m.status.LastErr, "no dataset yet") {
+		t.Errorf("the key after the error: status line %q (error %q); want the key hints back", line, m.status.LastErr)
+	}
+	d.key("tab", "enter")
+	if line := statusLine(m); !strings.Contains(line, noData) {
+		t.Errorf("enter again: status line %q, want %q again", line, noData)
+	}
+}

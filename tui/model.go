@@ -165,8 +165,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			}
 			return tea.Sequence(cmds...)
 		}
-		before, errBefore, infoBefore := m.screen, m.status.LastErr, m.status.Info
+		before, errBefore, infoBefore, seq := m.screen, m.status.LastErr, m.status.Info, m.status.ErrSeq()
 		cmd := m.key(msg)
+		// An error the user has had a key since steps aside for the key
+		// hints (raised again, it is said again); a bad flag found at
+		// start stays until a run.
+		if errBefore != "" && m.status.ErrSeq() == seq && errBefore != m.status.StartErr {
+			m.status.ErrAside = true
+		}
 		// An error or a note that was on the screen the user leaves is
 		// stale there: it goes (one raised by this key stays).
 		if m.screen != before && errBefore != "" && m.status.LastErr == errBefore && errBefore != m.status.StartErr {

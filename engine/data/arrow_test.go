@@ -211,7 +211,7 @@ func TestColumnarRefusals(t *testing.T) {
 		{"some prices null", fx("some_null.parquet"), Options{},
 			`: row 2: field "high": missing price ("null") in a row whose other prices are numbers; only rows with open, high, low and close all missing are dropped`},
 		{"duplicate time", fx("duplicate_time.parquet"), Options{},
-			`: row 2: field "date": duplicate timestamp 2025-06-01 17:23:00 UTC: same as row 1`},
+			`: row 2: field "date": duplicate timestamp 2025-06-01 17:23:00 UTC: same as row 1 (remove or merge the duplicate rows)`},
 		{"null time", fx("null_time.parquet"), Options{},
 			`: row 2: field "date": missing timestamp (null)`},
 		{"no close", fx("no_close.parquet"), Options{},

@@ -124,6 +124,9 @@ type LimitError struct {
 	What string // "decompressed size", "row length", "JSON token length", "fields in a row", "files", "consecutive blank lines"
 	Max  int64
 	Env  string
+	// Bars is, for the blank lines, how many bars were read before their
+	// run (the parser's count: withBars).
+	Bars int
 }
 
 // bytes reports whether the limit counts bytes (it is written as a size).
@@ -134,7 +137,33 @@ func (e *LimitError) Error() string {
 	if e.bytes() {
 		v, more = formatSize(e.Max), strings.ReplaceAll(formatSize(4*e.Max), " ", "")
 	}
-	return e.What + " above the limit of " + v + ": raise it with " + e.Env + " (e.g. " + e.Env + "=" + more + ")"
+	raise := "raise it with " + e.Env + " (e.g. " + e.Env + "=" + more + ")"
+	if e.Env == EnvMaxBlankLines {
+		// A file of blank lines alone is not worth raising the limit for,
+		// nor the next one it suggests: say what was read first.
+		before := ", with no bar before them"
+		if e.Bars > 0 {
+			before = " after " + thousands(e.Bars) + " bar"
+			if e.Bars > 1 {
+				before += "s"
+			}
+		}
+		return e.What + " above the limit of " + v + before + ": if the file holds bars after them, " + raise
+	}
+	return e.What + " above the limit of " + v + ": " + raise
+}
+
+// withBars says in err, a run of blank lines above MaxBlankLines refused
+// (the guard counts lines, not bars), that bars were read before it; any
+// other err is returned as it is.
+func withBars(err error, bars int) error {
+	var de *Error
+	var le *LimitError
+	if errors.As(err, &de) && errors.As(de.Err, &le) && le.Env == EnvMaxBlankLines {
+		le.Bars = bars
+		de.Reason = le.Error()
+	}
+	return err
 }
 
 // formatSize writes a byte count in the largest binary unit that divides
@@ -201,8 +230,14 @@ func (g *guard) Read(p []byte) (int, error) {
 	}
 	n, err := g.r.Read(p)
 	if n > 0 {
-		if e := g.scan(p[:n]); e != nil {
+		if k, e := g.scan(p[:n]); e != nil {
 			g.err = e
+			if k > 0 {
+				// The lines before the one refused pass first (the
+				// parser counts their bars: withBars); the error comes
+				// with the next read.
+				return k, nil
+			}
 			return 0, e
 		}
 	}
@@ -220,13 +255,15 @@ func (g *guard) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// scan counts p and checks the limits.
-func (g *guard) scan(p []byte) error {
+// scan counts p and checks the limits; a run of blank lines refused also
+// returns how many bytes of p come before its refused line (the whole
+// lines before it, passed on ahead of the error).
+func (g *guard) scan(p []byte) (int, error) {
 	if g.n += int64(len(p)); g.n > g.lim.MaxBytes {
 		// Place it on the line of the first byte past the limit.
 		g.lines += bytes.Count(p[:int64(len(p))-(g.n-g.lim.MaxBytes)], []byte{'\n'})
 		le := &LimitError{What: "decompressed size", Max: g.lim.MaxBytes, Env: EnvMaxBytes}
-		return &Error{File: g.name, Line: g.lines + 1, Reason: le.Error(), Err: le}
+		return 0, &Error{File: g.name, Line: g.lines + 1, Reason: le.Error(), Err: le}
 	}
 	start := g.n - int64(len(p))
 	maxRow := g.lim.MaxLine
@@ -243,7 +280,7 @@ func (g *guard) scan(p []byte) error {
 			}
 			g.row += k
 			if g.row > maxRow {
-				return g.limitErr(&LimitError{What: "row length", Max: int64(maxRow), Env: EnvMaxLine})
+				return 0, g.limitErr(&LimitError{What: "row length", Max: int64(maxRow), Env: EnvMaxLine})
 			}
 			if !g.notBlank && !blankText(p[i:i+k]) {
 				g.notBlank = true
@@ -257,16 +294,16 @@ func (g *guard) scan(p []byte) error {
 				if !g.inStr {
 					g.row, g.rowAt = 0, g.lines
 					if e := g.endLine(); e != nil {
-						return e
+						return i, e
 					}
 				}
 			}
 			i += k + 1
 		}
 		if g.row > maxRow {
-			return g.limitErr(&LimitError{What: "row length", Max: int64(maxRow), Env: EnvMaxLine})
+			return 0, g.limitErr(&LimitError{What: "row length", Max: int64(maxRow), Env: EnvMaxLine})
 		}
-		return nil
+		return 0, nil
 	}
 	for i, c := range p {
 		g.row++
@@ -284,10 +321,10 @@ func (g *guard) scan(p []byte) error {
 			g.row = 0
 		}
 		if g.row > maxRow {
-			return g.limitErr(&LimitError{What: "JSON token length", Max: int64(maxRow), Env: EnvMaxLine})
+			return 0, g.limitErr(&LimitError{What: "JSON token length", Max: int64(maxRow), Env: EnvMaxLine})
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // endLine counts the line just ended (text mode, outside quotes) into the

@@ -67,7 +67,7 @@ func parseHeaderCSV(text io.Reader, name string, opt Options, comma rune, semi *
 			break
 		}
 		if err != nil {
-			return nil, csvError(name, err)
+			return nil, withBars(csvError(name, err), bl.rows)
 		}
 		line, _ := r.FieldPos(0)
 		endLine = line + 1
@@ -214,7 +214,7 @@ func parseFixedCSV(text io.Reader, name string, ncols int, timeName string,
 			break
 		}
 		if err != nil {
-			return nil, csvError(name, err)
+			return nil, withBars(csvError(name, err), bl.rows)
 		}
 		line, _ := r.FieldPos(0)
 		endLine = line + 1

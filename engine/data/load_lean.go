@@ -244,7 +244,7 @@ func parseLEAN(text io.Reader, name, layout string, lp leanPath, opt Options, ca
 			break
 		}
 		if err != nil {
-			return nil, conv, csvError(name, err)
+			return nil, conv, withBars(csvError(name, err), bl.rows)
 		}
 		line, _ := r.FieldPos(0)
 		endLine = line + 1

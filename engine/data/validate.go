@@ -92,7 +92,8 @@ func (bl *builder) add(r *row) *Error {
 	if bl.rows > 1 {
 		switch {
 		case r.t == bl.prev:
-			return bl.errAt(r.at, bl.timeName, "duplicate timestamp "+fmtTime(r.t)+": same as "+bl.prevAt.String())
+			return bl.errAt(r.at, bl.timeName, "duplicate timestamp "+fmtTime(r.t)+": same as "+bl.prevAt.String()+
+				" (remove or merge the duplicate rows)")
 		case r.t < bl.prev:
 			return bl.errAt(r.at, bl.timeName, "timestamp "+fmtTime(r.t)+" is earlier than "+fmtTime(bl.prev)+
 				" on "+bl.prevAt.String()+": timestamps must be strictly increasing (sort the file)")

@@ -20,10 +20,21 @@ type Status struct {
 	// StartErr is a bad flag found at start: it stays on the status line
 	// until a run (the form shows a valid value instead).
 	StartErr string
+	// ErrAside: a key has come since LastErr was raised (and did not
+	// raise it again): the status line shows the keys again, not the
+	// error, which stays in LastErr.
+	ErrAside bool
+	errSeq   int
 }
+
+// ErrSeq counts the calls of SetErr: a key that leaves it unchanged raised
+// no error.
+func (s *Status) ErrSeq() int { return s.errSeq }
 
 // SetErr puts err on the status line (on one line), or clears it.
 func (s *Status) SetErr(err error) {
+	s.errSeq++
+	s.ErrAside = false
 	if err == nil {
 		s.LastErr = ""
 		return

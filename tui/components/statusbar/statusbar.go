@@ -59,10 +59,14 @@ func (m *Model) View() string {
 	left := func(n int) string {
 		return " " + st.value.Render(strings.Join(segs[:n], t.Sep))
 	}
-	if m.status.LastErr != "" || m.status.Warn != "" || m.status.Info != "" {
-		text, style := "error: "+m.status.LastErr, st.err
+	lastErr := m.status.LastErr
+	if m.status.ErrAside {
+		lastErr = "" // a key since: the key hints again
+	}
+	if lastErr != "" || m.status.Warn != "" || m.status.Info != "" {
+		text, style := "error: "+lastErr, st.err
 		switch {
-		case m.status.LastErr != "":
+		case lastErr != "":
 		case m.status.Warn != "":
 			text, style = "warning: "+m.status.Warn, st.warn
 		default:

@@ -163,8 +163,12 @@ func question(ce *engine.ConfirmError, n int) string {
 	if n > 1 {
 		each = fmt.Sprintf(" (on each of %d datasets)", n)
 	}
-	return fmt.Sprintf("%s%s %s: y runs it anyway; any other key leaves it (a GPU backend, a coarser grid or one precision is quicker)",
-		ce.Size, each, strings.Join(why, " and "))
+	instead := "a GPU backend or a coarser grid"
+	if ce.Precisions > 1 {
+		instead = "a GPU backend, a coarser grid or one precision"
+	}
+	return fmt.Sprintf("%s%s %s: y runs it anyway; any other key leaves it (%s is quicker)",
+		ce.Size, each, strings.Join(why, " and "), instead)
 }
 
 // said is the estimate said over a study's lanes (p.Show), "" none.

@@ -26,18 +26,22 @@ func newKeyMap(k *keys.KeyMap) KeyMap {
 // is. A text field and the file picker take q, ? and the other letters:
 // there the line leads with esc, which leaves them (then q and ? work),
 // and f1, the help from anywhere; on a choice row left and right change it.
+// Enter runs only once a dataset is loaded (before, it says there is none:
+// not offered); the dataset list moves with up and down only.
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.keys
 	help, quit := keys.Short(k.HelpAnywhere, "help"), keys.Short(k.ForceQuit, "quit")
+	run := k.Run
+	run.SetEnabled(m.state.Raw != nil) // the help hides a disabled binding
 	switch {
 	case m.datasets.Picking():
 		return append(m.datasets.PickerKeys(), help, quit)
 	case m.focus == 1 && m.form.Typing():
-		return []key.Binding{m.leaveField(), help, k.Run, k.NextPane, quit}
+		return []key.Binding{m.leaveField(), help, run, k.NextPane, quit}
 	case m.focus == 1:
-		return []key.Binding{k.Run, k.Left, k.Right, k.NextPane, k.Back, k.Help, k.Quit}
+		return []key.Binding{run, k.Left, k.Right, k.NextPane, k.Back, k.Help, k.Quit}
 	}
-	return []key.Binding{k.Select, k.NextPane, k.Left, k.Help, k.Quit}
+	return []key.Binding{k.Select, k.NextPane, k.Help, k.Quit}
 }
 
 // FullHelp implements help.KeyMap.
