@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -115,7 +114,7 @@ func newRowEncoder(w io.Writer, f RowFormat, s rowSettings) (rowEncoder, error) 
 // WriteRows writes the report's per-combo results in format f: every run
 // in order, its results in grid order.
 func (r *Report) WriteRows(w io.Writer, f RowFormat) error {
-	if err := r.kept(); err != nil {
+	if err := r.Kept(); err != nil {
 		return err
 	}
 	return r.WriteRowsFrom(w, f, func(run *Run, rows func([]ComboResult) error) error { return rows(run.Results) })
@@ -143,22 +142,6 @@ func (r *Report) WriteRowsFrom(w io.Writer, f RowFormat, each func(run *Run, row
 		}
 	}
 	return enc.finish(r)
-}
-
-// ErrNotKept: a report whose runs kept only their best results
-// (StudyOptions.Discard) cannot be written whole; its rows went to the
-// study's sink as they came.
-var ErrNotKept = errors.New("the results were streamed, not kept")
-
-// kept refuses a report with a run that kept only its best results.
-func (r *Report) kept() error {
-	for _, run := range r.Runs {
-		if run.Kept {
-			return fmt.Errorf("%s run: %w (%s of %s combos kept in memory)", run.Precision, ErrNotKept,
-				thousands(len(run.Results)), thousands(run.Computed))
-		}
-	}
-	return nil
 }
 
 // WriteCSV writes one row per combo and run: precision, backend, wma,
@@ -219,9 +202,11 @@ func (c *csvRows) rows(rs []ComboResult) error {
 		b = strconv.AppendInt(b, int64(r.HMA), 10)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(r.HMA3), 10)
-		for j := range metricTable {
+		var vs [NumMetrics]float64
+		r.Metrics.Values(&vs)
+		for j, v := range vs {
 			b = append(b, ',')
-			b = appendMetric(b, &r.Metrics, j)
+			b = appendMetric(b, v, j)
 		}
 		b = append(b, c.suffix...)
 		c.buf = b
@@ -234,14 +219,22 @@ func (c *csvRows) rows(rs []ComboResult) error {
 
 func (c *csvRows) finish(*Report) error { return c.w.Flush() }
 
-// appendMetric appends metric j of metricTable: a count as an integer, a
-// float as FormatFloat writes it ("inf", "-inf", "nan" when not finite).
-func appendMetric(b []byte, m *Metrics, j int) []byte {
-	f := metricTable[j]
-	if f.count != nil {
-		return strconv.AppendInt(b, int64(*f.count(m)), 10)
+// isCount[j] tells whether metric j of MetricNames is a count.
+var isCount = func() (out [NumMetrics]bool) {
+	for j, name := range MetricNames {
+		out[j] = IsCount(name)
 	}
-	return appendFloat(b, *f.float(m))
+	return out
+}()
+
+// appendMetric appends v, metric j of Metrics.Values: a count as an
+// integer, a float as FormatFloat writes it ("inf", "-inf", "nan" when not
+// finite).
+func appendMetric(b []byte, v float64, j int) []byte {
+	if isCount[j] {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return appendFloat(b, v)
 }
 
 // appendFloat appends v as FormatFloat writes it.
@@ -311,12 +304,14 @@ func (j *jsonlRows) rows(rs []ComboResult) error {
 		b = strconv.AppendInt(b, int64(r.HMA), 10)
 		b = append(b, `,"hma3":`...)
 		b = strconv.AppendInt(b, int64(r.HMA3), 10)
-		for k, f := range metricTable {
+		var vs [NumMetrics]float64
+		r.Metrics.Values(&vs)
+		for k, v := range vs {
 			b = append(b, j.keys[k]...)
-			if f.count != nil {
-				b = strconv.AppendInt(b, int64(*f.count(&r.Metrics)), 10)
+			if isCount[k] {
+				b = strconv.AppendInt(b, int64(v), 10)
 			} else {
-				b = appendJSONFloat(b, *f.float(&r.Metrics))
+				b = appendJSONFloat(b, v)
 			}
 		}
 		b = append(b, j.suffix...)

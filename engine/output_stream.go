@@ -176,7 +176,7 @@ func (w *RowWriter) Close(rep *Report) error {
 	if w.streamed(rep) {
 		return w.enc.finish(rep)
 	}
-	if rep.kept() != nil {
+	if rep.Kept() != nil {
 		// Results not kept (StudyOptions.Discard): the file is all there
 		// is. A study that stopped part way left chunks waiting for their
 		// turn: they go last, in index order, so nothing computed is lost.

@@ -20,7 +20,7 @@ func WriteSuiteRows(w io.Writer, f RowFormat, reps []*Report) error {
 		return nil
 	}
 	for _, r := range reps {
-		if err := r.kept(); err != nil {
+		if err := r.Kept(); err != nil {
 			return err
 		}
 	}
