@@ -14,6 +14,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/shard"
 	"sweepbench/sessions"
 	"sweepbench/slurm"
 )
@@ -56,11 +57,11 @@ func shardFiles(args []string) ([]string, error) {
 
 // readHeaders reads the shard files' headers (their description and
 // slices, not their rows).
-func readHeaders(names []string) ([]*engine.ShardFile, error) {
-	var fs []*engine.ShardFile
+func readHeaders(names []string) ([]*shard.ShardFile, error) {
+	var fs []*shard.ShardFile
 	for _, name := range names {
-		sf, err := readShardFile(name, func(f *os.File, size int64) (*engine.ShardFile, error) {
-			return engine.ReadShardHeader(f, size, name)
+		sf, err := readShardFile(name, func(f *os.File, size int64) (*shard.ShardFile, error) {
+			return shard.ReadShardHeader(f, size, name)
 		})
 		if err != nil {
 			return nil, err
@@ -71,14 +72,14 @@ func readHeaders(names []string) ([]*engine.ShardFile, error) {
 }
 
 // readDataset reads dataset d's parts from the files whose slices hold it.
-func readDataset(names []string, heads []*engine.ShardFile, d int) ([]*engine.ShardPart, error) {
-	var parts []*engine.ShardPart
+func readDataset(names []string, heads []*shard.ShardFile, d int) ([]*shard.ShardPart, error) {
+	var parts []*shard.ShardPart
 	for i, h := range heads {
-		if !slices.ContainsFunc(h.Slices, func(s engine.ShardSlice) bool { return s.Dataset == d }) {
+		if !slices.ContainsFunc(h.Slices, func(s shard.ShardSlice) bool { return s.Dataset == d }) {
 			continue
 		}
-		sf, err := readShardFile(names[i], func(f *os.File, size int64) (*engine.ShardFile, error) {
-			return engine.ReadShardDataset(f, size, names[i], d)
+		sf, err := readShardFile(names[i], func(f *os.File, size int64) (*shard.ShardFile, error) {
+			return shard.ReadShardDataset(f, size, names[i], d)
 		})
 		if err != nil {
 			return nil, err
@@ -91,7 +92,7 @@ func readDataset(names []string, heads []*engine.ShardFile, d int) ([]*engine.Sh
 // shardDirs are the folders the shards ran in (ShardFile.Dir), each
 // once, in the order of the files; none for shards written before they
 // recorded it.
-func shardDirs(heads []*engine.ShardFile) []string {
+func shardDirs(heads []*shard.ShardFile) []string {
 	var dirs []string
 	for _, h := range heads {
 		if h.Dir != "" && !slices.Contains(dirs, h.Dir) {
@@ -105,8 +106,8 @@ func shardDirs(heads []*engine.ShardFile) []string {
 // it) in a merge: for a relative path that is not found
 // (engine.ShardDataError), where it was looked for and what to do.
 func mergeDataError(name string, ranIn []string, err error) error {
-	err = engine.ShardDataMissing(name, ranIn, err)
-	var se *engine.ShardDataError
+	err = shard.ShardDataMissing(name, ranIn, err)
+	var se *shard.ShardDataError
 	if !errors.As(err, &se) {
 		return fmt.Errorf("dataset %s: %w", data.Sanitize(name), err)
 	}
@@ -119,7 +120,7 @@ func mergeDataError(name string, ranIn []string, err error) error {
 		data.Sanitize(name), se.Err, data.Sanitize(se.WorkDir), data.Sanitize(where))
 }
 
-func readShardFile(name string, read func(*os.File, int64) (*engine.ShardFile, error)) (*engine.ShardFile, error) {
+func readShardFile(name string, read func(*os.File, int64) (*shard.ShardFile, error)) (*shard.ShardFile, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -175,8 +176,8 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 			if err != nil {
 				return err
 			}
-			if err := engine.CheckShards(heads, names); err != nil {
-				var cov *engine.ShardCoverageError
+			if err := shard.CheckShards(heads, names); err != nil {
+				var cov *shard.ShardCoverageError
 				if errors.As(err, &cov) && cov.Missing {
 					return fmt.Errorf("%w: compute it with the study's run flags and --shard %d/%d (on Slurm: sweepbench slurm resubmit DIR)", err, cov.Index, cov.Count)
 				}
@@ -188,7 +189,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 			paths := make([]string, len(desc.Datasets)) // where this merge reads them
 			for d, dd := range desc.Datasets {
 				datas = append(datas, dd.Data)
-				paths[d] = engine.ShardDataPath(dd.Data, ranIn)
+				paths[d] = shard.ShardDataPath(dd.Data, ranIn)
 			}
 			// Every dataset is read and checked before anything is
 			// written: a refused merge saves nothing (a dataset found
@@ -262,7 +263,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 				if err != nil {
 					return err
 				}
-				rep, err := engine.MergeParts(st, parts)
+				rep, err := shard.MergeParts(st, parts)
 				if err != nil {
 					return err
 				}

@@ -13,6 +13,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 )
 
 // An output file (--out) that is a regular file, or none yet, is written
@@ -418,10 +419,10 @@ const reportFormats = "table, json, csv, jsonl or parquet"
 // checkFormat refuses an unknown --format, and Parquet (binary) bound for
 // a terminal.
 func checkFormat(format, out string, stdout io.Writer) error {
-	if _, rows := engine.ParseRowFormat(format); !rows && format != "table" && format != "json" {
+	if _, rows := output.ParseRowFormat(format); !rows && format != "table" && format != "json" {
 		return fmt.Errorf("--format %q: want %s", format, reportFormats)
 	}
-	if format == string(engine.RowsParquet) && (out == "" || out == "-") && isTerminal(stdout) {
+	if format == string(output.RowsParquet) && (out == "" || out == "-") && isTerminal(stdout) {
 		return errors.New("--format parquet is binary: name a file with --out FILE (or redirect stdout)")
 	}
 	return nil
@@ -434,7 +435,7 @@ func checkFormat(format, out string, stdout io.Writer) error {
 type streamOutput struct {
 	path string
 	file outputFile
-	rows *engine.RowWriter
+	rows *output.RowWriter
 }
 
 // startStream opens out to receive the rows of study s in format, or
@@ -444,7 +445,7 @@ type streamOutput struct {
 // not a regular file (a device or a FIFO: the same), or a file that
 // cannot be created now (emit then says why and prints to stdout).
 func startStream(out, format string, s *engine.Study) *streamOutput {
-	f, rows := engine.ParseRowFormat(format)
+	f, rows := output.ParseRowFormat(format)
 	if !rows || out == "" || out == "-" || !regularOutput(out) {
 		return nil
 	}
@@ -452,7 +453,7 @@ func startStream(out, format string, s *engine.Study) *streamOutput {
 	if err != nil {
 		return nil
 	}
-	rw, err := engine.NewRowWriter(file, f, s)
+	rw, err := output.NewRowWriter(file, f, s)
 	if err != nil {
 		file.Cleanup()
 		return nil

@@ -18,6 +18,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 	"sweepbench/engine/robust"
 	"sweepbench/sessions"
 )
@@ -73,7 +74,7 @@ func writeBlocks(path string, rep *engine.Report, bars *engine.Bars) error {
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteBlocksParquet(f, bars); err != nil {
+	if err := output.WriteBlocksParquet(f, rep, bars); err != nil {
 		f.Cleanup()
 		return err
 	}
@@ -265,7 +266,7 @@ func newRunCmd() *cobra.Command {
 			if err := preflight(ctx, s, yes, quiet, discards(format, out), stderr); err != nil {
 				return err
 			}
-			if _, rows := engine.ParseRowFormat(format); s.Note != "" && !quiet && rows {
+			if _, rows := output.ParseRowFormat(format); s.Note != "" && !quiet && rows {
 				fmt.Fprintln(stderr, s.Note) // the table and the JSON carry the note themselves
 			}
 			opt := engine.StudyOptions{}
@@ -322,7 +323,7 @@ func newRunCmd() *cobra.Command {
 				}
 			}
 			write := func(w io.Writer) error { return writeReport(w, rep, format, top) }
-			if _, rows := engine.ParseRowFormat(format); rows && rep != nil && !quiet {
+			if _, rows := output.ParseRowFormat(format); rows && rep != nil && !quiet {
 				// What the run added to the study's note (the tiles it ran
 				// in, too few trades, a parity fallback): rows files carry
 				// no note, so it goes to stderr as the study's did.
@@ -356,7 +357,7 @@ func newRunCmd() *cobra.Command {
 					// a Parquet file keeps it in its metadata, the session
 					// keeps it (show prints it again).
 					rep.Robustness = js
-					if f, rows := engine.ParseRowFormat(format); rows && f != engine.RowsParquet {
+					if f, rows := output.ParseRowFormat(format); rows && f != output.RowsParquet {
 						fmt.Fprintln(stderr, "robustness: in the table, the JSON report, Parquet's metadata and the saved session (not in CSV or JSON lines rows)")
 					}
 					if store != nil && rec.ID != 0 {
@@ -499,7 +500,7 @@ var preflightOptions = engine.PreflightOptions{Calibrate: engine.EstimateStudy, 
 // result in memory (the table, or rows streamed to a file: run's
 // StudyOptions.Discard).
 func discards(format, out string) bool {
-	_, rows := engine.ParseRowFormat(format)
+	_, rows := output.ParseRowFormat(format)
 	return format == "table" || (rows && out != "" && out != "-")
 }
 

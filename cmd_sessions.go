@@ -19,6 +19,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 	"sweepbench/sessions"
 )
 
@@ -261,7 +262,7 @@ func writeReport(w io.Writer, rep *engine.Report, format string, top int) error 
 		return rep.WriteJSON(w)
 	case "table":
 		sw := newSanitized(w)
-		if err := rep.WriteTable(sw, top); err != nil {
+		if err := output.WriteTable(sw, rep, top); err != nil {
 			return err
 		}
 		if len(rep.Robustness) > 0 {
@@ -275,8 +276,8 @@ func writeReport(w io.Writer, rep *engine.Report, format string, top int) error 
 		}
 		return sw.Flush()
 	}
-	if f, ok := engine.ParseRowFormat(format); ok {
-		return rep.WriteRows(w, f)
+	if f, ok := output.ParseRowFormat(format); ok {
+		return output.WriteRows(w, rep, f)
 	}
 	return fmt.Errorf("--format %q: want %s", format, reportFormats)
 }
@@ -384,7 +385,7 @@ func newSessionsExportCmd() *cobra.Command {
   sweepbench sessions export 3 --format jsonl | jq -c 'select(.total_trades > 500)'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, rows := engine.ParseRowFormat(format); !rows && format != "json" {
+			if _, rows := output.ParseRowFormat(format); !rows && format != "json" {
 				return fmt.Errorf("--format %q: want csv, json, jsonl or parquet", format)
 			}
 			if err := checkFormat(format, out, cmd.OutOrStdout()); err != nil {
@@ -395,7 +396,7 @@ func newSessionsExportCmd() *cobra.Command {
 			// with the smallest caps, for the runs' settings and the parity
 			// verdict. JSON is one document of every result (Open).
 			var skeleton *engine.SummaryOptions
-			rowFormat, rows := engine.ParseRowFormat(format)
+			rowFormat, rows := output.ParseRowFormat(format)
 			if rows {
 				skeleton = &engine.SummaryOptions{K: 1, MaxRows: 1, MaxCols: 1}
 			}
@@ -436,11 +437,11 @@ var exportBand = 65_536
 // verified against the run's digest when the reader opens), so that
 // memory stays that of a band whatever the grid. rep is the session's
 // report without its results (OpenSummary).
-func exportRows(ctx context.Context, w io.Writer, st *sessions.Store, id int64, rep *engine.Report, f engine.RowFormat) error {
+func exportRows(ctx context.Context, w io.Writer, st *sessions.Store, id int64, rep *engine.Report, f output.RowFormat) error {
 	g := rep.Grid
 	R, C := g.HMA.Len(), max(g.HMA3.Len(), 1)
 	band := max(1, exportBand/C)
-	return rep.WriteRowsFrom(w, f, func(run *engine.Run, rows func([]engine.ComboResult) error) error {
+	return output.WriteRowsFrom(w, rep, f, func(run *engine.Run, rows func([]engine.ComboResult) error) error {
 		rr, err := st.OpenRunReader(ctx, id, run.Precision)
 		if err != nil {
 			return err

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"sweepbench/engine"
+	"sweepbench/engine/output"
 	"sweepbench/reference"
 )
 
@@ -97,7 +98,7 @@ func TestRunCSVInProcess(t *testing.T) {
 		t.Fatal(rerr)
 	}
 	var want bytes.Buffer
-	if err := rep.WriteCSV(&want); err != nil {
+	if err := output.WriteCSV(&want, rep); err != nil {
 		t.Fatal(err)
 	}
 	if out != want.String() || strings.Count(out, "\n") != 1+2*9 {

@@ -128,9 +128,9 @@ func sci(v float64) string {
 	return strconv.FormatFloat(v, 'e', 2, 64)
 }
 
-func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + "s" }
-
-func shortDuration(d time.Duration) string {
+// ShortDuration spells d in the largest whole unit: "1d", "4h", "15m",
+// else as time.Duration does.
+func ShortDuration(d time.Duration) string {
 	switch {
 	case d%(24*time.Hour) == 0:
 		return strconv.Itoa(int(d/(24*time.Hour))) + "d"

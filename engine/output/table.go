@@ -1,4 +1,4 @@
-package engine
+package output
 
 import (
 	"fmt"
@@ -9,30 +9,31 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"sweepbench/engine"
 	"sweepbench/engine/data"
 )
 
 // WriteTable writes the human report: dataset, parameters, each run's
 // speed, the top combos (fp64 and fp32 side by side when both ran, every
 // headline metric otherwise) and the parity summary with its verdict.
-func (r *Report) WriteTable(w io.Writer, top int) error {
-	bw := NewErrWriter(w)
+func WriteTable(w io.Writer, r *engine.Report, top int) error {
+	bw := engine.NewErrWriter(w)
 	d := r.Dataset
 	tf := d.Timeframe
 	if tf == "" && d.MedianSpacing > 0 {
-		tf = shortDuration(d.MedianSpacing)
+		tf = engine.ShortDuration(d.MedianSpacing)
 	}
-	bw.Printf("data    %s: %s bars %s .. %s UTC (%s", data.Sanitize(d.Name), thousands(d.Bars),
+	bw.Printf("data    %s: %s bars %s .. %s UTC (%s", data.Sanitize(d.Name), engine.Thousands(d.Bars),
 		d.First.Format("2006-01-02 15:04"), d.Last.Format("2006-01-02 15:04"), tf)
 	if d.Timeframe != "" {
-		bw.Printf(", resampled from %s bars", thousands(d.SourceBars))
+		bw.Printf(", resampled from %s bars", engine.Thousands(d.SourceBars))
 	}
 	if d.Files > 1 {
-		bw.Printf(", %s files", thousands(d.Files))
+		bw.Printf(", %s files", engine.Thousands(d.Files))
 	}
-	bw.Printf(", %s", Plural(d.Gaps, "gap"))
+	bw.Printf(", %s", engine.Plural(d.Gaps, "gap"))
 	if d.Gaps > 0 {
-		bw.Printf(", largest %s", shortDuration(d.LargestGap))
+		bw.Printf(", largest %s", engine.ShortDuration(d.LargestGap))
 	}
 	if d.DroppedNaN > 0 {
 		bw.Printf(", %d rows without prices dropped", d.DroppedNaN)
@@ -50,8 +51,8 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	}
 	bw.Printf("\n")
 	bw.Printf("grid    hma %s x hma3 %s = %s%s; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
-		r.Grid.HMA, r.Grid.HMA3, Plural(r.Grid.Len(), "combo"), AliasNote(r.Grid, " (", ")"), trimFloat(r.Params.Fee*100, 4), r.Params.Mode,
-		r.Params.Source, trimFloat(r.Params.BarsPerYear, 2), BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear))
+		r.Grid.HMA, r.Grid.HMA3, engine.Plural(r.Grid.Len(), "combo"), engine.AliasNote(r.Grid, " (", ")"), engine.TrimFloat(r.Params.Fee*100, 4), r.Params.Mode,
+		r.Params.Source, engine.TrimFloat(r.Params.BarsPerYear, 2), engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear))
 	if r.Note != "" {
 		bw.Printf("note    %s\n", r.Note)
 	}
@@ -60,13 +61,13 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 	fmt.Fprintf(tw, "backend\tprecision\twma\tstatus\tcombos\tprepare\telapsed\tcombos/s\tdevice\t\n")
 	for _, run := range r.Runs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\t\n", run.Backend, run.Precision, run.WMA, run.Shown(),
-			thousands(run.Count()), thousands(run.Grid.Len()), secs(run.Prepare), secs(run.Elapsed),
-			thousands(int(run.CombosPerSecond()+0.5)), run.Device)
+			engine.Thousands(run.Count()), engine.Thousands(run.Grid.Len()), secs(run.Prepare), secs(run.Elapsed),
+			engine.Thousands(int(run.CombosPerSecond()+0.5)), run.Device)
 	}
 	tw.Flush()
 	for _, run := range r.Runs {
-		if run.Err != nil && run.Status != StatusComplete {
-			if msg := ErrText(run.Err.Error()); run.Shown() == StatusInterrupted && strings.HasPrefix(msg, "interrupted") {
+		if run.Err != nil && run.Status != engine.StatusComplete {
+			if msg := engine.ErrText(run.Err.Error()); run.Shown() == engine.StatusInterrupted && strings.HasPrefix(msg, "interrupted") {
 				bw.Printf("%s %s\n", run.Precision, msg) // "fp64 interrupted (terminated)"
 			} else {
 				bw.Printf("%s %s: %s\n", run.Precision, run.Shown(), msg)
@@ -88,15 +89,15 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 		bw.Printf("\n")
 	}
 
-	ref, test := r.Run(FP64), r.Run(FP32)
+	ref, test := r.Run(engine.FP64), r.Run(engine.FP32)
 	switch {
 	case ref != nil && test != nil && ref.Count() > 0:
 		tops, twins := topDistinct(ref, r.Objective, top)
 		if len(tops) == 0 {
-			bw.Printf("\nTop combos by fp64 %s: none of the %s meets the constraints\n", r.Objective.Label(), Plural(ref.Count(), "combo"))
+			bw.Printf("\nTop combos by fp64 %s: none of the %s meets the constraints\n", r.Objective.Label(), engine.Plural(ref.Count(), "combo"))
 			break
 		}
-		bw.Printf("\nTop %s%s by fp64 %s, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", Plural(len(tops), "combo"), ofComputed(ref), r.Objective.Label())
+		bw.Printf("\nTop %s%s by fp64 %s, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", engine.Plural(len(tops), "combo"), ofComputed(ref), r.Objective.Label())
 		// The objective's own columns when the table's do not show it.
 		obj := r.Objective.Name()
 		extra := !slices.Contains([]string{"sharpe", "total_return", "max_drawdown", "win_rate", "total_trades"}, obj)
@@ -110,7 +111,7 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 			t := test.Lookup(c.Index)
 			if t == nil {
 				fmt.Fprintf(tw, "%d\t%s\t%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t", c.HMA, hma3Cell(c, twins), c.TotalTrades,
-					pct(c.TotalReturn), num(c.Sharpe), pct(c.MaxDrawdown), pct(c.WinRate))
+					engine.Percent(c.TotalReturn), engine.Fixed3(c.Sharpe), engine.Percent(c.MaxDrawdown), engine.Percent(c.WinRate))
 				if extra {
 					fmt.Fprintf(tw, "%s\t-\t", metricCell(obj, &c.Metrics))
 				}
@@ -118,8 +119,8 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 				continue
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", c.HMA, hma3Cell(c, twins), c.TotalTrades, t.TotalTrades,
-				t.TotalTrades-c.TotalTrades, pct(c.TotalReturn), pct(t.TotalReturn), signed(100*(t.TotalReturn-c.TotalReturn)),
-				num(c.Sharpe), num(t.Sharpe), pct(c.MaxDrawdown), pct(c.WinRate))
+				t.TotalTrades-c.TotalTrades, engine.Percent(c.TotalReturn), engine.Percent(t.TotalReturn), engine.Signed(100*(t.TotalReturn-c.TotalReturn)),
+				engine.Fixed3(c.Sharpe), engine.Fixed3(t.Sharpe), engine.Percent(c.MaxDrawdown), engine.Percent(c.WinRate))
 			if extra {
 				fmt.Fprintf(tw, "%s\t%s\t", metricCell(obj, &c.Metrics), metricCell(obj, &t.Metrics))
 			}
@@ -133,24 +134,24 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 			}
 			tops, twins := topDistinct(run, r.Objective, top)
 			if len(tops) == 0 {
-				bw.Printf("\nTop combos by %s %s: none of the %s meets the constraints\n", run.Precision, r.Objective.Label(), Plural(run.Count(), "combo"))
+				bw.Printf("\nTop combos by %s %s: none of the %s meets the constraints\n", run.Precision, r.Objective.Label(), engine.Plural(run.Count(), "combo"))
 				continue
 			}
-			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", Plural(len(tops), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
+			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", engine.Plural(len(tops), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
 			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(tw, "hma\thma3\ttrades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n")
 			for _, c := range tops {
 				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, hma3Cell(c, twins), c.TotalTrades,
-					pct(c.TotalReturn), pct(c.CAGR), num(c.Sharpe), num(c.Sortino), pct(c.MaxDrawdown), num(c.Calmar),
-					pct(c.WinRate), pct(c.VaR95), pct(c.CVaR95), num(c.Omega))
+					engine.Percent(c.TotalReturn), engine.Percent(c.CAGR), engine.Fixed3(c.Sharpe), engine.Fixed3(c.Sortino), engine.Percent(c.MaxDrawdown), engine.Fixed3(c.Calmar),
+					engine.Percent(c.WinRate), engine.Percent(c.VaR95), engine.Percent(c.CVaR95), engine.Fixed3(c.Omega))
 			}
 			tw.Flush()
 		}
 	}
 	if p := r.Parity; p != nil {
-		r.writeParity(bw, p)
+		writeParity(bw, r, p)
 	}
-	return bw.err
+	return bw.Err()
 }
 
 // topDistinct is TopBy(run, o, k) with HMA3 twins (HMA3Twin: the same
@@ -159,14 +160,14 @@ func (r *Report) WriteTable(w io.Writer, top int) error {
 // ties by grid order), that twin's HMA3 length (twins). A kept run
 // (StudyOptions.Discard) holds its best Keep combos, so asking for k rows
 // gives at least k/2 distinct ones.
-func topDistinct(run *Run, o Objective, k int) ([]ComboResult, map[int]int) {
-	all := TopBy(run, o, 2*k)
-	var out []ComboResult
+func topDistinct(run *engine.Run, o engine.Objective, k int) ([]engine.ComboResult, map[int]int) {
+	all := engine.TopBy(run, o, 2*k)
+	var out []engine.ComboResult
 	twins := map[int]int{}
 	for i := 0; i < len(all) && len(out) < k; i++ {
 		c := all[i]
 		if i+1 < len(all) {
-			if n := all[i+1]; n.HMA == c.HMA && n.HMA3 == HMA3Twin(c.HMA3) && n.Metrics == c.Metrics {
+			if n := all[i+1]; n.HMA == c.HMA && n.HMA3 == engine.HMA3Twin(c.HMA3) && n.Metrics == c.Metrics {
 				twins[c.Index] = n.HMA3
 				i++
 			}
@@ -178,7 +179,7 @@ func topDistinct(run *Run, o Objective, k int) ([]ComboResult, map[int]int) {
 
 // hma3Cell is a top list's HMA3 cell: the length, or "L|L'" for a combo
 // listed with its twin.
-func hma3Cell(c ComboResult, twins map[int]int) string {
+func hma3Cell(c engine.ComboResult, twins map[int]int) string {
 	if t, ok := twins[c.Index]; ok {
 		return fmt.Sprintf("%d|%d", min(c.HMA3, t), max(c.HMA3, t))
 	}
@@ -187,14 +188,14 @@ func hma3Cell(c ComboResult, twins map[int]int) string {
 
 // ofComputed qualifies a top list of a run that stopped early: " of the
 // 2,440 computed (of 8,928)"; "" for a complete run.
-func ofComputed(run *Run) string {
+func ofComputed(run *engine.Run) string {
 	if run.Complete() {
 		return ""
 	}
-	return fmt.Sprintf(" of the %s computed (of %s)", thousands(run.Count()), thousands(run.Grid.Len()))
+	return fmt.Sprintf(" of the %s computed (of %s)", engine.Thousands(run.Count()), engine.Thousands(run.Grid.Len()))
 }
 
-func (r *Report) writeParity(bw *ErrWriter, p *Parity) {
+func writeParity(bw *engine.ErrWriter, r *engine.Report, p *engine.Parity) {
 	WriteParitySummary(bw, p, ParityLabels{Title: "Parity " + r.ParityOf, Ref: "fp64", Test: "fp32", Verdict: true, Limit: true})
 }
 
@@ -214,14 +215,14 @@ type ParityLabels struct {
 // WriteParitySummary writes the parity summary lines (verdict, reasons,
 // note, trades, PnL, flips, indicator error, the worst 5 flips) that the
 // run report and the session diff share.
-func WriteParitySummary(bw *ErrWriter, p *Parity, l ParityLabels) {
+func WriteParitySummary(bw *engine.ErrWriter, p *engine.Parity, l ParityLabels) {
 	if l.Verdict {
 		bw.Printf("\n%s: %s", l.Title, strings.ToUpper(string(p.Verdict)))
 	} else {
 		bw.Printf("\n%s: %s", l.Title, l.NoVerdict)
 	}
 	if p.Incomplete {
-		bw.Printf(" (INCOMPLETE: %s combos compared)", thousands(p.CombosCompared))
+		bw.Printf(" (INCOMPLETE: %s combos compared)", engine.Thousands(p.CombosCompared))
 	}
 	bw.Printf("\n")
 	if l.Verdict {
@@ -234,32 +235,32 @@ func WriteParitySummary(bw *ErrWriter, p *Parity, l ParityLabels) {
 	}
 	dn, dpnl := p.MaxFigures() // each maximum with its combo
 	bw.Printf("  trades        %s %s, %s %s; shifted %s (%s%%); %s\n",
-		l.Ref, thousands(p.TotalTrades64), l.Test, thousands(p.TotalTrades32), thousands(p.ShiftedTrades), trimFloat(100*p.ShiftedShare, 4), dn)
-	bw.Printf("  pnl           %s; combos differing %s of %s\n", dpnl, thousands(p.CombosDiffering), thousands(p.CombosCompared))
+		l.Ref, engine.Thousands(p.TotalTrades64), l.Test, engine.Thousands(p.TotalTrades32), engine.Thousands(p.ShiftedTrades), engine.TrimFloat(100*p.ShiftedShare, 4), dn)
+	bw.Printf("  pnl           %s; combos differing %s of %s\n", dpnl, engine.Thousands(p.CombosDiffering), engine.Thousands(p.CombosCompared))
 	if l.MetricsOnly {
 		return
 	}
 	bw.Printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
-		thousands(p.FlipCount), thousands(p.NonBorderlineFlips), p.Tolerance)
+		engine.Thousands(p.FlipCount), engine.Thousands(p.NonBorderlineFlips), p.Tolerance)
 	if p.Device != "" {
 		bw.Printf("  found on      %s (flips and indicator errors, from both precisions' series computed there)\n", p.Device)
 	}
 	if len(p.IndicatorErrors) > 0 {
 		e := p.IndicatorErrors[0]
-		bw.Printf("  indicators    max relative error %s (%s %d, bar %d)", sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)
+		bw.Printf("  indicators    max relative error %s (%s %d, bar %d)", engine.Sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)
 		if l.Limit {
-			bw.Printf("; limit %g", MaxIndicatorRel)
+			bw.Printf("; limit %g", engine.MaxIndicatorRel)
 		}
 		bw.Printf("\n")
 	}
 	if n := min(5, len(p.Flips)); n > 0 {
-		bw.Printf("  worst flips (of %s):\n", thousands(p.FlipCount))
+		bw.Printf("  worst flips (of %s):\n", engine.Thousands(p.FlipCount))
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "    hma\thma3\tbar\ttime (UTC)\tpos%s\tpos%s\tmargin\tborderline\t\n",
 			strings.TrimPrefix(l.Ref, "fp"), strings.TrimPrefix(l.Test, "fp"))
 		for _, f := range p.Flips[:n] {
 			fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%+d\t%+d\t%s\t%v\t\n", f.HMA, f.HMA3, f.Bar,
-				time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"), f.Pos64, f.Pos32, sci(f.Margin), f.Borderline)
+				time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"), f.Pos64, f.Pos32, engine.Sci(f.Margin), f.Borderline)
 		}
 		tw.Flush()
 	}
@@ -268,13 +269,16 @@ func WriteParitySummary(bw *ErrWriter, p *Parity, l ParityLabels) {
 // metricCell formats metric name of m for the top list: a count whole, a
 // fraction as a percentage (return, CAGR, drawdown, win rate, VaR,
 // CVaR), a ratio as the table's other ratios.
-func metricCell(name string, m *Metrics) string {
+func metricCell(name string, m *engine.Metrics) string {
 	v, _ := m.Value(name)
 	switch {
-	case IsCount(name):
+	case engine.IsCount(name):
 		return strconv.Itoa(int(v))
 	case slices.Contains([]string{"total_return", "cagr", "max_drawdown", "win_rate", "var_95", "cvar_95"}, name):
-		return pct(v)
+		return engine.Percent(v)
 	}
-	return num(v)
+	return engine.Fixed3(v)
 }
+
+// secs spells d in seconds with three decimals: "1.234s".
+func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + "s" }

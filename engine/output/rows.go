@@ -1,4 +1,4 @@
-package engine
+package output
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 
+	"sweepbench/engine"
 	"sweepbench/engine/data"
 )
 
@@ -57,7 +58,7 @@ func ParseRowFormat(s string) (f RowFormat, ok bool) {
 
 // RowColumns are the columns of a per-combo row in order, by SPEC names.
 func RowColumns() []string {
-	out := append([]string{"precision", "backend", "wma", "hma", "hma3"}, MetricNames...)
+	out := append([]string{"precision", "backend", "wma", "hma", "hma3"}, engine.MetricNames...)
 	return append(out, "status", "dataset", "timeframe", "fee", "mode", "source", "bars_per_year")
 }
 
@@ -69,10 +70,10 @@ type rowSettings struct {
 	barsPerYear        float64
 }
 
-func settingsOf(d data.Info, p Params) rowSettings {
+func settingsOf(d data.Info, p engine.Params) rowSettings {
 	tf := d.Timeframe
 	if tf == "" && d.MedianSpacing > 0 {
-		tf = shortDuration(d.MedianSpacing)
+		tf = engine.ShortDuration(d.MedianSpacing)
 	}
 	return rowSettings{dataset: d.Name, timeframe: tf, fee: p.Fee, mode: p.Mode.String(), source: p.Source.String(),
 		barsPerYear: p.BarsPerYear}
@@ -80,13 +81,13 @@ func settingsOf(d data.Info, p Params) rowSettings {
 
 // rowLane is what the rows of one run share.
 type rowLane struct {
-	precision Precision
+	precision engine.Precision
 	backend   string
-	wma       Formulation
-	status    Status
+	wma       engine.Formulation
+	status    engine.Status
 }
 
-func laneOf(run *Run) rowLane {
+func laneOf(run *engine.Run) rowLane {
 	return rowLane{precision: run.Precision, backend: run.Backend, wma: run.WMA, status: run.Shown()}
 }
 
@@ -95,8 +96,8 @@ func laneOf(run *Run) rowLane {
 // Parquet footer its metadata) and flushes.
 type rowEncoder interface {
 	lane(l rowLane) error
-	rows(rs []ComboResult) error
-	finish(r *Report) error
+	rows(rs []engine.ComboResult) error
+	finish(r *engine.Report) error
 }
 
 func newRowEncoder(w io.Writer, f RowFormat, s rowSettings) (rowEncoder, error) {
@@ -113,11 +114,11 @@ func newRowEncoder(w io.Writer, f RowFormat, s rowSettings) (rowEncoder, error) 
 
 // WriteRows writes the report's per-combo results in format f: every run
 // in order, its results in grid order.
-func (r *Report) WriteRows(w io.Writer, f RowFormat) error {
+func WriteRows(w io.Writer, r *engine.Report, f RowFormat) error {
 	if err := r.Kept(); err != nil {
 		return err
 	}
-	return r.WriteRowsFrom(w, f, func(run *Run, rows func([]ComboResult) error) error { return rows(run.Results) })
+	return WriteRowsFrom(w, r, f, func(run *engine.Run, rows func([]engine.ComboResult) error) error { return rows(run.Results) })
 }
 
 // WriteRowsFrom writes the report's per-combo results in format f as
@@ -128,7 +129,7 @@ func (r *Report) WriteRows(w io.Writer, f RowFormat) error {
 // hands over the results WriteRows would write; a run of the report may be
 // a kept one (Run.Kept: its Count and status describe it, its Results are
 // not read). rows' slice is not retained.
-func (r *Report) WriteRowsFrom(w io.Writer, f RowFormat, each func(run *Run, rows func([]ComboResult) error) error) error {
+func WriteRowsFrom(w io.Writer, r *engine.Report, f RowFormat, each func(run *engine.Run, rows func([]engine.ComboResult) error) error) error {
 	enc, err := newRowEncoder(w, f, settingsOf(r.Dataset, r.Params))
 	if err != nil {
 		return err
@@ -149,14 +150,14 @@ func (r *Report) WriteRowsFrom(w io.Writer, f RowFormat, each func(run *Run, row
 // fractions as in the JSON, counts as integers), then the run's status
 // (complete, cancelled, ...), dataset, timeframe, fee (fraction per side),
 // mode, source and bars_per_year.
-func (r *Report) WriteCSV(w io.Writer) error { return r.WriteRows(w, RowsCSV) }
+func WriteCSV(w io.Writer, r *engine.Report) error { return WriteRows(w, r, RowsCSV) }
 
 // WriteJSONL writes one JSON object per combo and run, with the CSV's
 // fields in its order (RowsJSONL).
-func (r *Report) WriteJSONL(w io.Writer) error { return r.WriteRows(w, RowsJSONL) }
+func WriteJSONL(w io.Writer, r *engine.Report) error { return WriteRows(w, r, RowsJSONL) }
 
 // WriteParquet writes the per-combo results as Parquet (RowsParquet).
-func (r *Report) WriteParquet(w io.Writer) error { return r.WriteRows(w, RowsParquet) }
+func WriteParquet(w io.Writer, r *engine.Report) error { return WriteRows(w, r, RowsParquet) }
 
 // ---- CSV ---------------------------------------------------------------------
 
@@ -190,19 +191,19 @@ func (c *csvRows) lane(l rowLane) error {
 	line := csvLine(l.precision.String(), l.backend, l.wma.String(), "")
 	c.prefix = line[:len(line)-1] // ends with the empty field's comma
 	s := c.set
-	line = csvLine("", string(l.status), s.dataset, s.timeframe, FormatFloat(s.fee), s.mode, s.source, FormatFloat(s.barsPerYear))
+	line = csvLine("", string(l.status), s.dataset, s.timeframe, engine.FormatFloat(s.fee), s.mode, s.source, engine.FormatFloat(s.barsPerYear))
 	c.suffix = line
 	return nil
 }
 
-func (c *csvRows) rows(rs []ComboResult) error {
+func (c *csvRows) rows(rs []engine.ComboResult) error {
 	for i := range rs {
 		r := &rs[i]
 		b := append(c.buf[:0], c.prefix...)
 		b = strconv.AppendInt(b, int64(r.HMA), 10)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(r.HMA3), 10)
-		var vs [NumMetrics]float64
+		var vs [engine.NumMetrics]float64
 		r.Metrics.Values(&vs)
 		for j, v := range vs {
 			b = append(b, ',')
@@ -217,12 +218,12 @@ func (c *csvRows) rows(rs []ComboResult) error {
 	return nil
 }
 
-func (c *csvRows) finish(*Report) error { return c.w.Flush() }
+func (c *csvRows) finish(*engine.Report) error { return c.w.Flush() }
 
 // isCount[j] tells whether metric j of MetricNames is a count.
-var isCount = func() (out [NumMetrics]bool) {
-	for j, name := range MetricNames {
-		out[j] = IsCount(name)
+var isCount = func() (out [engine.NumMetrics]bool) {
+	for j, name := range engine.MetricNames {
+		out[j] = engine.IsCount(name)
 	}
 	return out
 }()
@@ -240,7 +241,7 @@ func appendMetric(b []byte, v float64, j int) []byte {
 // appendFloat appends v as FormatFloat writes it.
 func appendFloat(b []byte, v float64) []byte {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return append(b, FormatFloat(v)...)
+		return append(b, engine.FormatFloat(v)...)
 	}
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
@@ -261,7 +262,7 @@ type jsonlRows struct {
 
 func newJSONLRows(w io.Writer, s rowSettings) *jsonlRows {
 	j := &jsonlRows{w: bufio.NewWriterSize(w, 256<<10), set: s}
-	for _, name := range MetricNames {
+	for _, name := range engine.MetricNames {
 		j.keys = append(j.keys, []byte(`,"`+name+`":`))
 	}
 	return j
@@ -292,19 +293,19 @@ func (j *jsonlRows) lane(l rowLane) error {
 // appendJSONFloat appends v as JSONFloat marshals it.
 func appendJSONFloat(b []byte, v float64) []byte {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return append(append(append(b, '"'), FormatFloat(v)...), '"')
+		return append(append(append(b, '"'), engine.FormatFloat(v)...), '"')
 	}
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
-func (j *jsonlRows) rows(rs []ComboResult) error {
+func (j *jsonlRows) rows(rs []engine.ComboResult) error {
 	for i := range rs {
 		r := &rs[i]
 		b := append(j.buf[:0], j.prefix...)
 		b = strconv.AppendInt(b, int64(r.HMA), 10)
 		b = append(b, `,"hma3":`...)
 		b = strconv.AppendInt(b, int64(r.HMA3), 10)
-		var vs [NumMetrics]float64
+		var vs [engine.NumMetrics]float64
 		r.Metrics.Values(&vs)
 		for k, v := range vs {
 			b = append(b, j.keys[k]...)
@@ -323,4 +324,4 @@ func (j *jsonlRows) rows(rs []ComboResult) error {
 	return nil
 }
 
-func (j *jsonlRows) finish(*Report) error { return j.w.Flush() }
+func (j *jsonlRows) finish(*engine.Report) error { return j.w.Flush() }
