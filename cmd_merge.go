@@ -276,7 +276,7 @@ statistics; it is saved as a session (one per dataset) unless --no-save.`,
 						saved = append(saved, id)
 					}
 				}
-				analyse(ctx, st, rep, store, id, stderr)
+				warnRobustness(stderr, rep, sessions.AnalyseReport(ctx, store, id, st, rep))
 				if r := rep.Run(lane); r != nil {
 					agg.Add(d, lane, r.Results)
 				}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -293,13 +292,9 @@ func newRunCmd() *cobra.Command {
 					defer store.Close()
 				}
 			}
-			// The robustness statistics run beside the rest of the study,
-			// once the lane with the per-block statistics is done.
-			var rob *robust.Robustness
-			var robErr error
-			if s.Blocks > 0 {
-				opt.AfterBlocks = func(r *engine.Report) { rob, robErr = robust.AnalyseStudy(ctx, s, r) }
-			}
+			// The robustness statistics (--blocks) run on the run path,
+			// beside the rest of the study: in rep.Robustness and the
+			// session, or rec.Robustness says why not.
 			rep, rec, runErr := sessions.RunStudy(ctx, store, s, opt, sessions.RecordOptions{
 				SaveError: func(e *sessions.SaveError) { warnNotSaved(stderr, e) },
 				Begun: func(id int64, path string) {
@@ -340,30 +335,16 @@ func newRunCmd() *cobra.Command {
 				fmt.Fprintln(stderr, "robustness: not computed: the study did not complete (a resumed session carries no per-block statistics either: run the study again for PBO, DSR and the walk-forward)")
 			}
 			if rep != nil && rep.Blocks != nil {
-				var js []byte
-				err := robErr
-				if rob == nil && err == nil {
-					err = errors.New("internal error: the robustness statistics were not computed")
-				}
-				if err == nil {
-					js, err = json.Marshal(rob.Summary())
-				}
 				mark("robustness summarised")
 				switch {
-				case err != nil:
-					fmt.Fprintf(stderr, "sweepbench: %v\n", err)
+				case rec.Robustness != nil:
+					fmt.Fprintf(stderr, "sweepbench: %v\n", rec.Robustness)
 				default:
 					// The table and the JSON report show it (writeReport),
 					// a Parquet file keeps it in its metadata, the session
 					// keeps it (show prints it again).
-					rep.Robustness = js
 					if f, rows := output.ParseRowFormat(format); rows && f != output.RowsParquet {
 						fmt.Fprintln(stderr, "robustness: in the table, the JSON report, Parquet's metadata and the saved session (not in CSV or JSON lines rows)")
-					}
-					if store != nil && rec.ID != 0 {
-						if err := store.SetRobustness(ctx, rec.ID, js); err != nil {
-							warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveFinish, ID: rec.ID, Err: err})
-						}
 					}
 				}
 			}

@@ -83,27 +83,17 @@ func datasetOrigin(o engine.DatasetOrigin) string {
 	return s
 }
 
-// analyse computes the robustness statistics of rep (a report with
-// per-block statistics) and keeps their summary in rep.Robustness, and in
-// the session id of store when there is one.
-func analyse(ctx context.Context, st *engine.Study, rep *engine.Report, store *sessions.Store, id int64, stderr io.Writer) {
-	if rep == nil || rep.Blocks == nil {
-		return
-	}
-	rob, err := robust.AnalyseStudy(ctx, st, rep)
-	var js []byte
-	if err == nil {
-		js, err = json.Marshal(rob.Summary())
-	}
-	if err != nil {
+// warnRobustness says why dataset rep's robustness statistics are not
+// (wholly) kept: err is sessions.Recording.Robustness or
+// sessions.AnalyseReport's error (nil: nothing to say).
+func warnRobustness(stderr io.Writer, rep *engine.Report, err error) {
+	var se *sessions.SaveError
+	switch {
+	case err == nil:
+	case errors.As(err, &se):
+		warnNotSaved(stderr, se)
+	default:
 		fmt.Fprintf(stderr, "sweepbench: %s: robustness: %v\n", data.Sanitize(rep.Dataset.Name), err)
-		return
-	}
-	rep.Robustness = js
-	if store != nil && id != 0 {
-		if err := store.SetRobustness(ctx, id, js); err != nil {
-			warnNotSaved(stderr, &sessions.SaveError{Stage: sessions.SaveFinish, ID: id, Err: err})
-		}
 	}
 }
 
@@ -156,7 +146,7 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 		},
 		Ran: func(d int, st *engine.Study, rep *engine.Report, rec sessions.Recording, _ error) {
 			mark(fmt.Sprintf("dataset %d of %d: study done (lanes, parity, saving)", d+1, len(datasets)))
-			analyse(ctx, st, rep, store, rec.ID, stderr)
+			warnRobustness(stderr, rep, rec.Robustness) // computed on the run path
 			if rep.Blocks != nil {
 				mark(fmt.Sprintf("dataset %d of %d: robustness summarised", d+1, len(datasets)))
 			}

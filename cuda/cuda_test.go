@@ -279,8 +279,12 @@ func TestSweepKernel(t *testing.T) {
 			t.Errorf("kernelFor(%d) = %v (%s), want %v (%s)", c.total, got, got.entry("f32"), c.want, c.entry)
 		}
 	}
-	if e := (sweepKernel{perThread: 2}).entry("f64"); e != "sweep_f64_k2" || !slices.Contains(kernelNames["sweep"], e) {
-		t.Errorf("two per thread: entry %s, not among the loaded kernels", e)
+	for _, sk := range []sweepKernel{barParallel, threadPerCombo} {
+		for _, sfx := range []string{"f32", "f64"} {
+			if e := sk.entry(sfx); !slices.Contains(kernelNames["sweep"], e) {
+				t.Errorf("%v %s: entry %s, not among the loaded kernels", sk, sfx, e)
+			}
+		}
 	}
 }
 

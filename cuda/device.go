@@ -179,7 +179,7 @@ var kernelNames = map[string][]string{
 		"wma_f32", "hma_stage1_f32", "hma3_stage1_f32", "prefix_scan_f32", "wma_series_f32", "prep_series_f32",
 		"wma_f64", "hma_stage1_f64", "hma3_stage1_f64", "prefix_scan_f64", "wma_series_f64", "prep_series_f64",
 	},
-	"sweep": {"sweep_f32_k1", "sweep_f32_k2", "sweep_f64_k1", "sweep_f64_k2", "sweep_seg_f32", "sweep_seg_f64",
+	"sweep": {"sweep_f32_k1", "sweep_f64_k1", "sweep_seg_f32", "sweep_seg_f64",
 		"block_stats_f32", "block_stats_f64"},
 	"parity": {"parity_flips_f32", "series_err_f32", "parity_flips_f64", "series_err_f64"},
 	"robust": {"pbo_best", "pbo_rank"},

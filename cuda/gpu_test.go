@@ -17,6 +17,7 @@ import (
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
+	"sweepbench/reference/kernels"
 )
 
 // The GPU tests need the CUDA driver and a GPU; elsewhere they skip. On the
@@ -103,7 +104,7 @@ func TestGPUWMA(t *testing.T) {
 }
 
 func gpuWMA[F engine.Float](t *testing.T, d *device, bars *engine.Bars, lens []int) {
-	x := reference.SourceSeries[F](bars, engine.SourceClose)
+	x := kernels.SourceSeries[F](bars, engine.SourceClose)
 	n := len(x)
 	for _, prefix := range []bool{false, true} {
 		var got []F
@@ -176,11 +177,6 @@ type forced struct {
 func (f forced) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
 	return f.Backend.prepare(ctx, job, f.sk)
 }
-
-// twoPerThread is the thread-per-combo kernel with two combos per thread
-// (sweep_*_k2): measured slower on the H200 (docs/PERFORMANCE.md), kept for
-// measurement only.
-var twoPerThread = sweepKernel{perThread: 2}
 
 // fp32Tol is the relative tolerance of fp32 GPU metrics against
 // reference.Backtest[float32]. The thread-per-combo kernel sums in the
@@ -265,9 +261,9 @@ func TestGPUIndicators(t *testing.T) {
 		// also runs in the series-major layout of the bar-parallel kernel.
 		d := b.devs[0]
 		var di *deviceIndicators
-		x := reference.SourceSeries[float64](bars, p.Source)
-		cl := reference.SourceSeries[float64](bars, engine.SourceClose)
-		r := reference.BarReturns[float64](bars)
+		x := kernels.SourceSeries[float64](bars, p.Source)
+		cl := kernels.SourceSeries[float64](bars, engine.SourceClose)
+		r := kernels.BarReturns[float64](bars)
 		if err := d.do(func() error {
 			var err error
 			// Prefix also exercises the series-major layout.
@@ -316,15 +312,6 @@ func TestGPUSweepFIL(t *testing.T) {
 		checkIndicators[float64](t, k.lanes[0], bars, grid, p.Source, engine.Direct)
 		got := sweepRun(t, forced{b, sk}, job)
 		conformance.CompareMetrics(t, "FIL fp64 GPU "+sk.String()+" vs the reference", got, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
-		if !sk.seg {
-			// The two-combos-per-thread variant, on the same data.
-			k.sweep = twoPerThread
-			got2 := make([]engine.Metrics, grid.Len())
-			if err := k.Compute(t.Context(), 0, 0, got2); err != nil {
-				t.Fatal(err)
-			}
-			conformance.CompareMetrics(t, "FIL fp64 GPU "+twoPerThread.String()+" vs the reference", got2, want, grid, conformance.Tolerance{Rel: 1e-9, CVaR: 1e-9})
-		}
 		job32 := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32}
 		k32 := prepared[float32](t, b, job32, sk)
 		checkIndicators[float32](t, k32.lanes[0], bars, grid, p.Source, engine.Direct)
@@ -365,8 +352,7 @@ func TestGPUSmall(t *testing.T) {
 	p := defaultParams()
 	want64 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP64, WMA: engine.Direct})
 	want32 := conformance.Reference(t, &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: engine.FP32, WMA: engine.Direct})
-	// 49 combos: two per thread leaves one thread half idle.
-	for _, sk := range []sweepKernel{barParallel, threadPerCombo, twoPerThread} {
+	for _, sk := range []sweepKernel{barParallel, threadPerCombo} {
 		for _, prec := range []engine.Precision{engine.FP64, engine.FP32} {
 			job := &engine.Job{Bars: bars, Grid: grid, Params: p, Precision: prec}
 			out := make([]engine.Metrics, grid.Len())
@@ -435,11 +421,10 @@ func TestGPUTiming(t *testing.T) {
 		{"20:200:20", "30:240:30", &threadPerCombo},
 		{"10:329:1", "12:331:1", nil},
 		{"10:329:1", "12:331:1", &threadPerCombo},
-		{"10:329:1", "12:331:1", &twoPerThread},
 		{"10:329:1", "12:331:1", &barParallel},
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "kernel: auto = bar-parallel (sweep_seg) below %d combos, else one combo per thread (sweep_*_k1); otherwise the kernel named is forced (2 combos per thread: sweep_*_k2)\n\n", segMaxCombos)
+	fmt.Fprintf(&sb, "kernel: auto = bar-parallel (sweep_seg) below %d combos, else one combo per thread (sweep_*_k1); otherwise the kernel named is forced (2 combos per thread: cuda/dev/sweep_k2.cu)\n\n", segMaxCombos)
 	fmt.Fprintf(&sb, "| grid | precision | kernel | combos | end-to-end median (ms) | combos/s end-to-end | indicator kernels (ms) | sweep kernel (ms) | combos/s sweep kernel | refined | prepare (ms) |\n")
 	fmt.Fprintf(&sb, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range cases {

@@ -362,8 +362,7 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 				int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
 				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, int32(k.cap), l.outF, l.outI)
 		} else {
-			per := kernels.SweepBlock * k.sweep.perThread
-			g := [3]uint32{uint32((cnt + per - 1) / per), 1, 1}
+			g := [3]uint32{uint32((cnt + kernels.SweepBlock - 1) / kernels.SweepBlock), 1, 1}
 			err = l.d.launch(name, g, [3]uint32{kernels.SweepBlock, 1, 1}, 0,
 				hBase, l.ind.H3, l.ind.R, int32(k.n), int32(len(l.ind.hma)), int32(len(l.ind.hma3)),
 				l.warmH, l.warm3, int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,

@@ -118,16 +118,16 @@ func laneHMA(total, lanes, chunk, n3, nh, i int) (lo, hi int) {
 const segMaxCombos = 8192
 
 // sweepKernel is the sweep kernel a prepared job launches: the bar-parallel
-// one (seg: series-major indicator series) or a thread-per-combo one
-// running perThread combos per thread (bar-major series).
+// one (seg: series-major indicator series) or the thread-per-combo one
+// (bar-major series). A variant with two combos per thread is measured in
+// cuda/dev/sweep_k2.cu, not shipped.
 type sweepKernel struct {
-	seg       bool
-	perThread int
+	seg bool
 }
 
 var (
 	barParallel    = sweepKernel{seg: true}
-	threadPerCombo = sweepKernel{perThread: 1}
+	threadPerCombo = sweepKernel{}
 )
 
 // kernelFor is the kernel a grid of total combos takes.
@@ -144,7 +144,7 @@ func (s sweepKernel) entry(sfx string) string {
 	if s.seg {
 		return "sweep_seg_" + sfx
 	}
-	return fmt.Sprintf("sweep_%s_k%d", sfx, s.perThread)
+	return "sweep_" + sfx + "_k1"
 }
 
 // String names the kernel for reports and test labels.
@@ -152,8 +152,5 @@ func (s sweepKernel) String() string {
 	if s.seg {
 		return "bar-parallel"
 	}
-	if s.perThread == 1 {
-		return "thread-per-combo"
-	}
-	return fmt.Sprintf("%d combos per thread", s.perThread)
+	return "thread-per-combo"
 }

@@ -2,12 +2,13 @@
 // equity, drawdown, the moments for Sharpe/Sortino/omega and the exact
 // VaR/CVaR 95 of docs/SPEC.md, for a contiguous range of combos.
 //
-// sweep_{f32,f64}_k{1,2}
+// sweep_{f32,f64}_k1
 //   Grid:   1-D, ceil(count / (SB_BLOCK*K)) blocks.
 //   Block:  SB_BLOCK (64) threads; thread t of block b owns K consecutive
 //           combos. The backend launches K = 1; K = 2 (twice the
 //           independent work per thread, half the threads) measured 1.8x
-//           slower on the H200 and stays for measurement. Local combo
+//           slower on the H200: it is measured in cuda/dev/sweep_k2.cu,
+//           which instantiates this body with K = 2. Local combo
 //           j = (b*SB_BLOCK + t)*K + k is grid combo c = comboFirst + j,
 //           (hmaIdx, hma3Idx) = (c / n3, c % n3): neighbouring threads take
 //           neighbouring HMA3 lengths, so the bar-major reads
@@ -539,9 +540,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
 // 13 blocks of 64 threads = 832 per SM: a 102,400-combo launch of one
 // combo per thread then fits one wave on a 132-SM H200.
 SB_SWEEP(sweep_f32_k1, float, 1, 13)
-SB_SWEEP(sweep_f32_k2, float, 2, 1)
 SB_SWEEP(sweep_f64_k1, double, 1, 13)
-SB_SWEEP(sweep_f64_k2, double, 2, 1)
 
 // ---------------------------------------------------------------------------
 // sweep_seg_{f32,f64}: the bar-parallel sweep for small grids.

@@ -1,4 +1,4 @@
-package reference
+package kernels
 
 import (
 	"math"
@@ -10,9 +10,9 @@ import (
 // in F: the final equity, the smallest E/peak ratio, the sums over rs
 // (sum, squared deviations from the mean, min(rs,0)^2, gains, losses), the
 // VaR element and the sum and count of rs <= VaR, and the counts. The CPU
-// loop and the GPU kernels both end here, so every backend finishes the
-// metrics with one definition.
-type Accumulators[F Float] struct {
+// loop (reference.Backtest) and the GPU kernels (Raw.Finish) both end
+// here, so every backend finishes the metrics with one definition.
+type Accumulators[F engine.Float] struct {
 	E, MinRatio, Sum, SSD, Neg2, Gains, Losses, VaR, CVaRSum F
 	Trades, Wins, Long, Short, Flat, CVaRCount               int
 }
@@ -21,7 +21,7 @@ type Accumulators[F Float] struct {
 // "Metrics per combo"): the ratios in F, sqrt, pow and the annualising
 // factor evaluated in float64 from the F values and rounded back to F, as
 // a GPU's correctly rounded sqrtf would give.
-func Finish[F Float](a Accumulators[F], n int, p engine.Params) engine.Metrics {
+func Finish[F engine.Float](a Accumulators[F], n int, p engine.Params) engine.Metrics {
 	var m engine.Metrics
 	if n < 2 {
 		return m
