@@ -14,6 +14,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/shard"
 	"sweepbench/sessions"
 	"sweepbench/slurm"
 )
@@ -56,11 +57,11 @@ func shardFiles(args []string) ([]string, error) {
 
 // readHeaders reads the shard files' headers (their description and
 // slices, not their rows).
-func readHeaders(names []string) ([]*engine.ShardFile, error) {
-	var fs []*engine.ShardFile
+func readHeaders(names []string) ([]*shard.ShardFile, error) {
+	var fs []*shard.ShardFile
 	for _, name := range names {
-		sf, err := readShardFile(name, func(f *os.File, size int64) (*engine.ShardFile, error) {
-			return engine.ReadShardHeader(f, size, name)
+		sf, err := readShardFile(name, func(f *os.File, size int64) (*shard.ShardFile, error) {
+			return shard.ReadShardHeader(f, size, name)
 		})
 		if err != nil {
 			return nil, err
@@ -71,14 +72,14 @@ func readHeaders(names []string) ([]*engine.ShardFile, error) {
 }
 
 // readDataset reads dataset d's parts from the files whose slices hold it.
-func readDataset(names []string, heads []*engine.ShardFile, d int) ([]*engine.ShardPart, error) {
-	var parts []*engine.ShardPart
+func readDataset(names []string, heads []*shard.ShardFile, d int) ([]*shard.ShardPart, error) {
+	var parts []*shard.ShardPart
 	for i, h := range heads {
-		if !slices.ContainsFunc(h.Slices, func(s engine.ShardSlice) bool { return s.Dataset == d }) {
+		if !slices.ContainsFunc(h.Slices, func(s shard.ShardSlice) bool { return s.Dataset == d }) {
 			continue
 		}
-		sf, err := readShardFile(names[i], func(f *os.File, size int64) (*engine.ShardFile, error) {
-			return engine.ReadShardDataset(f, size, names[i], d)
+		sf, err := readShardFile(names[i], func(f *os.File, size int64) (*shard.ShardFile, error) {
+			return shard.ReadShardDataset(f, size, names[i], d)
 		})
 		if err != nil {
 			return nil, err
@@ -91,7 +92,7 @@ func readDataset(names []string, heads []*engine.ShardFile, d int) ([]*engine.Sh
 // shardDirs are the folders the shards ran in (ShardFile.Dir), each
 // once, in the order of the files; none for shards written before they
 // recorded it.
-func shardDirs(heads []*engine.ShardFile) []string {
+func shardDirs(heads []*shard.ShardFile) []string {
 	var dirs []string
 	for _, h := range heads {
 		if h.Dir != "" && !slices.Contains(dirs, h.Dir) {
@@ -103,10 +104,10 @@ func shardDirs(heads []*engine.ShardFile) []string {
 
 // mergeDataError is the error of loading dataset name (as the shards name
 // it) in a merge: for a relative path that is not found
-// (engine.ShardDataError), where it was looked for and what to do.
+// (shard.ShardDataError), where it was looked for and what to do.
 func mergeDataError(name string, ranIn []string, err error) error {
-	err = engine.ShardDataMissing(name, ranIn, err)
-	var se *engine.ShardDataError
+	err = shard.ShardDataMissing(name, ranIn, err)
+	var se *shard.ShardDataError
 	if !errors.As(err, &se) {
 		return fmt.Errorf("dataset %s: %w", data.Sanitize(name), err)
 	}
@@ -119,7 +120,7 @@ func mergeDataError(name string, ranIn []string, err error) error {
 		data.Sanitize(name), se.Err, data.Sanitize(se.WorkDir), data.Sanitize(where))
 }
 
-func readShardFile(name string, read func(*os.File, int64) (*engine.ShardFile, error)) (*engine.ShardFile, error) {
+func readShardFile(name string, read func(*os.File, int64) (*shard.ShardFile, error)) (*shard.ShardFile, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -182,11 +183,11 @@ type merging struct {
 	cmd    *cobra.Command
 	stderr io.Writer
 
-	names []string            // the shard files
-	heads []*engine.ShardFile // their headers (no parts)
-	ranIn []string            // the folders the shards ran in
-	datas []string            // the datasets as the shards name them: the suite's identity
-	paths []string            // where this merge reads them
+	names []string           // the shard files
+	heads []*shard.ShardFile // their headers (no parts)
+	ranIn []string           // the folders the shards ran in
+	datas []string           // the datasets as the shards name them: the suite's identity
+	paths []string           // where this merge reads them
 
 	mergedJSON string          // the Slurm job folder's merged.json, or ""
 	store      *sessions.Store // nil: not saved
@@ -230,7 +231,7 @@ func (f *mergeFlags) merge(cmd *cobra.Command, args []string) error {
 }
 
 // desc is the study the shards describe (CheckShards: all the same).
-func (m *merging) desc() *engine.ShardDescription { return &m.heads[0].Description }
+func (m *merging) desc() *shard.ShardDescription { return &m.heads[0].Description }
 
 // readShards names the shard files of args, refuses an --out that would
 // destroy one of them or the sessions database, reads their headers and
@@ -252,8 +253,8 @@ func (m *merging) readShards(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := engine.CheckShards(heads, names); err != nil {
-		var cov *engine.ShardCoverageError
+	if err := shard.CheckShards(heads, names); err != nil {
+		var cov *shard.ShardCoverageError
 		if errors.As(err, &cov) && cov.Missing {
 			return fmt.Errorf("%w: compute it with the study's run flags and --shard %d/%d (on Slurm: sweepbench slurm resubmit DIR)", err, cov.Index, cov.Count)
 		}
@@ -265,7 +266,7 @@ func (m *merging) readShards(args []string) error {
 	m.paths = make([]string, len(desc.Datasets))
 	for d, dd := range desc.Datasets {
 		m.datas = append(m.datas, dd.Data)
-		m.paths[d] = engine.ShardDataPath(dd.Data, m.ranIn)
+		m.paths[d] = shard.ShardDataPath(dd.Data, m.ranIn)
 	}
 	return nil
 }
@@ -345,7 +346,7 @@ func (m *merging) mergeDatasets() error {
 		if err != nil {
 			return err
 		}
-		rep, err := engine.MergeParts(st, parts)
+		rep, err := shard.MergeParts(st, parts)
 		if err != nil {
 			return err
 		}

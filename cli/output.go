@@ -14,6 +14,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 	"sweepbench/engine/robust"
 )
 
@@ -420,10 +421,10 @@ const reportFormats = "table, json, csv, jsonl or parquet"
 // checkFormat refuses an unknown --format, and Parquet (binary) bound for
 // a terminal.
 func checkFormat(format, out string, stdout io.Writer) error {
-	if _, rows := engine.ParseRowFormat(format); !rows && format != "table" && format != "json" {
+	if _, rows := output.ParseRowFormat(format); !rows && format != "table" && format != "json" {
 		return fmt.Errorf("--format %q: want %s", format, reportFormats)
 	}
-	if format == string(engine.RowsParquet) && (out == "" || out == "-") && isTerminal(stdout) {
+	if format == string(output.RowsParquet) && (out == "" || out == "-") && isTerminal(stdout) {
 		return errors.New("--format parquet is binary: name a file with --out FILE (or redirect stdout)")
 	}
 	return nil
@@ -436,7 +437,7 @@ func checkFormat(format, out string, stdout io.Writer) error {
 type streamOutput struct {
 	path string
 	file outputFile
-	rows *engine.RowWriter
+	rows *output.RowWriter
 }
 
 // startStream opens out to receive the rows of study s in format, or
@@ -446,7 +447,7 @@ type streamOutput struct {
 // not a regular file (a device or a FIFO: the same), or a file that
 // cannot be created now (emit then says why and prints to stdout).
 func startStream(out, format string, s *engine.Study) *streamOutput {
-	f, rows := engine.ParseRowFormat(format)
+	f, rows := output.ParseRowFormat(format)
 	if !rows || out == "" || out == "-" || !regularOutput(out) {
 		return nil
 	}
@@ -454,7 +455,7 @@ func startStream(out, format string, s *engine.Study) *streamOutput {
 	if err != nil {
 		return nil
 	}
-	rw, err := engine.NewRowWriter(file, f, s)
+	rw, err := output.NewRowWriter(file, f, s)
 	if err != nil {
 		file.Cleanup()
 		return nil
@@ -526,7 +527,7 @@ func writeReport(w io.Writer, rep *engine.Report, format string, top int) error 
 		return rep.WriteJSON(w)
 	case "table":
 		sw := newSanitized(w)
-		if err := rep.WriteTable(sw, top); err != nil {
+		if err := output.WriteTable(sw, rep, top); err != nil {
 			return err
 		}
 		if len(rep.Robustness) > 0 {
@@ -540,8 +541,8 @@ func writeReport(w io.Writer, rep *engine.Report, format string, top int) error 
 		}
 		return sw.Flush()
 	}
-	if f, ok := engine.ParseRowFormat(format); ok {
-		return rep.WriteRows(w, f)
+	if f, ok := output.ParseRowFormat(format); ok {
+		return output.WriteRows(w, rep, f)
 	}
 	return fmt.Errorf("--format %q: want %s", format, reportFormats)
 }
@@ -553,7 +554,7 @@ func writeBlocks(path string, rep *engine.Report, bars *engine.Bars) error {
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteBlocksParquet(f, bars); err != nil {
+	if err := output.WriteBlocksParquet(f, rep, bars); err != nil {
 		f.Cleanup()
 		return err
 	}

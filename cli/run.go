@@ -12,6 +12,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 	"sweepbench/engine/robust"
 	"sweepbench/sessions"
 )
@@ -189,7 +190,7 @@ func (r *studyRun) build() error {
 	if err := preflight(r.cmd.Context(), s, r.yes, r.quiet, discards(r.format, r.out), r.stderr); err != nil {
 		return err
 	}
-	if _, rows := engine.ParseRowFormat(r.format); s.Note != "" && !r.quiet && rows {
+	if _, rows := output.ParseRowFormat(r.format); s.Note != "" && !r.quiet && rows {
 		fmt.Fprintln(r.stderr, s.Note) // the table and the JSON carry the note themselves
 	}
 	return nil
@@ -257,7 +258,7 @@ func (r *studyRun) writeBlocksOut() {
 // added to the study's note, and robustness asked for but not computed.
 func (r *studyRun) sayNotes() {
 	rep := r.rep
-	if _, rows := engine.ParseRowFormat(r.format); rows && rep != nil && !r.quiet {
+	if _, rows := output.ParseRowFormat(r.format); rows && rep != nil && !r.quiet {
 		// What the run added to the study's note (the tiles it ran
 		// in, too few trades, a parity fallback): rows files carry
 		// no note, so it goes to stderr as the study's did.
@@ -290,7 +291,7 @@ func (r *studyRun) sayRobustness() {
 	// The table and the JSON report show it (writeReport),
 	// a Parquet file keeps it in its metadata, the session
 	// keeps it (show prints it again).
-	if f, rows := engine.ParseRowFormat(r.format); rows && f != engine.RowsParquet {
+	if f, rows := output.ParseRowFormat(r.format); rows && f != output.RowsParquet {
 		fmt.Fprintln(r.stderr, "robustness: in the table, the JSON report, Parquet's metadata and the saved session (not in CSV or JSON lines rows)")
 	}
 }
@@ -349,7 +350,7 @@ var preflightOptions = engine.PreflightOptions{Calibrate: engine.EstimateStudy, 
 // result in memory (the table, or rows streamed to a file: run's
 // StudyOptions.Discard).
 func discards(format, out string) bool {
-	_, rows := engine.ParseRowFormat(format)
+	_, rows := output.ParseRowFormat(format)
 	return format == "table" || (rows && out != "" && out != "-")
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"sweepbench/engine"
+	"sweepbench/engine/output"
 	"sweepbench/reference"
 )
 
@@ -42,7 +43,7 @@ func TestRunCSVInProcess(t *testing.T) {
 		t.Fatal(rerr)
 	}
 	var want bytes.Buffer
-	if err := rep.WriteCSV(&want); err != nil {
+	if err := output.WriteCSV(&want, rep); err != nil {
 		t.Fatal(err)
 	}
 	if out != want.String() || strings.Count(out, "\n") != 1+2*9 {

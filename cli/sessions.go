@@ -15,6 +15,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 	"sweepbench/sessions"
 )
 
@@ -246,7 +247,7 @@ func newSessionsExportCmd() *cobra.Command {
   sweepbench sessions export 3 --format jsonl | jq -c 'select(.total_trades > 500)'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, rows := engine.ParseRowFormat(format); !rows && format != "json" {
+			if _, rows := output.ParseRowFormat(format); !rows && format != "json" {
 				return fmt.Errorf("--format %q: want csv, json, jsonl or parquet", format)
 			}
 			if err := checkFormat(format, out, cmd.OutOrStdout()); err != nil {
@@ -257,7 +258,7 @@ func newSessionsExportCmd() *cobra.Command {
 			// with the smallest caps, for the runs' settings and the parity
 			// verdict. JSON is one document of every result (Open).
 			var skeleton *engine.SummaryOptions
-			rowFormat, rows := engine.ParseRowFormat(format)
+			rowFormat, rows := output.ParseRowFormat(format)
 			if rows {
 				skeleton = &engine.SummaryOptions{K: 1, MaxRows: 1, MaxCols: 1}
 			}
@@ -298,11 +299,11 @@ var exportBand = 65_536
 // verified against the run's digest when the reader opens), so that
 // memory stays that of a band whatever the grid. rep is the session's
 // report without its results (OpenSummary).
-func exportRows(ctx context.Context, w io.Writer, st *sessions.Store, id int64, rep *engine.Report, f engine.RowFormat) error {
+func exportRows(ctx context.Context, w io.Writer, st *sessions.Store, id int64, rep *engine.Report, f output.RowFormat) error {
 	g := rep.Grid
 	R, C := g.HMA.Len(), max(g.HMA3.Len(), 1)
 	band := max(1, exportBand/C)
-	return rep.WriteRowsFrom(w, f, func(run *engine.Run, rows func([]engine.ComboResult) error) error {
+	return output.WriteRowsFrom(w, rep, f, func(run *engine.Run, rows func([]engine.ComboResult) error) error {
 		rr, err := st.OpenRunReader(ctx, id, run.Precision)
 		if err != nil {
 			return err

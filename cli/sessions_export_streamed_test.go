@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"sweepbench/engine"
+	"sweepbench/engine/output"
 	"sweepbench/sessions"
 )
 
@@ -40,9 +40,9 @@ func TestSessionsExportStreamed(t *testing.T) {
 	if rep.Grid.Len() != 15 || len(rep.Runs) != 2 {
 		t.Fatalf("grid %d combos, %d runs", rep.Grid.Len(), len(rep.Runs))
 	}
-	for _, f := range engine.RowFormats {
+	for _, f := range output.RowFormats {
 		var want bytes.Buffer
-		if err := rep.WriteRows(&want, f); err != nil {
+		if err := output.WriteRows(&want, rep, f); err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "export."+string(f))
@@ -50,7 +50,7 @@ func TestSessionsExportStreamed(t *testing.T) {
 			t.Fatalf("export %s: %s", f, err)
 		}
 		got, _ := os.ReadFile(out)
-		if f != engine.RowsParquet {
+		if f != output.RowsParquet {
 			if !bytes.Equal(got, want.Bytes()) {
 				t.Errorf("%s: the streamed export (%d bytes) differs from WriteRows (%d bytes):\n%s\nwant:\n%s", f, len(got), want.Len(), got, want.Bytes())
 			}

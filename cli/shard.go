@@ -12,23 +12,24 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/robust"
+	"sweepbench/engine/shard"
 )
 
 // runShard computes shard K of N of the study (or suite) the flags
-// describe and writes its shard file into dir (engine.ShardName): every
+// describe and writes its shard file into dir (shard.ShardName): every
 // dataset is loaded (for its hash and bar count, which the plan needs),
 // the (dataset x combo) work planned (engine.PlanShards), and this shard's
 // slices run (engine.RunSlice). Datasets are named as given (a relative
 // path is read from the working folder: every task of a Slurm array and
 // its merge run in one, sbatch --chdir), as a single run names them; the
 // file records the working folder, where a merge run elsewhere reads them
-// (engine.ShardDataPath).
-func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir string, o runOutput) error {
+// (shard.ShardDataPath).
+func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, kn, dir string, o runOutput) error {
 	ctx := cmd.Context()
 	stderr := newSanitized(cmd.ErrOrStderr())
-	k, n, err := engine.ParseShard(shard, nil)
+	k, n, err := shard.ParseShard(kn, nil)
 	if err != nil {
-		var se *engine.ShardSpecError
+		var se *shard.ShardSpecError
 		if errors.As(err, &se) {
 			return fmt.Errorf("--shard %s: %v", se.Value, se.Err)
 		}
@@ -45,7 +46,7 @@ func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir 
 		return err
 	}
 	start := time.Now()
-	desc := engine.ShardDescription{Spec: sf.spec, Shards: n, Version: version}
+	desc := shard.ShardDescription{Spec: sf.spec, Shards: n, Version: version}
 	desc.Spec.Data, desc.Spec.Suite = "", ""
 	bars := make([]int, len(datasets))
 	for d, path := range datasets {
@@ -59,10 +60,10 @@ func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir 
 		// dataset at a time (this shard's are loaded again below, from
 		// the parsed-dataset cache).
 		bars[d] = ds.Bars.Len()
-		desc.Datasets = append(desc.Datasets, engine.ShardDataset{Data: path, SHA256: ds.Info.SHA256, Bars: ds.Bars.Len()})
+		desc.Datasets = append(desc.Datasets, shard.ShardDataset{Data: path, SHA256: ds.Info.SHA256, Bars: ds.Bars.Len()})
 	}
-	plan := engine.PlanShards(bars, set.Grid, n)
-	f := &engine.ShardFile{Index: k, Count: n, Description: desc, Slices: plan[k], Created: time.Now()}
+	plan := shard.PlanShards(bars, set.Grid, n)
+	f := &shard.ShardFile{Index: k, Count: n, Description: desc, Slices: plan[k], Created: time.Now()}
 	f.Dir, _ = os.Getwd() // the folder relative paths are read from: the merge may run elsewhere
 	combos := 0
 	var work int64
@@ -81,7 +82,7 @@ func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir 
 		if err != nil {
 			return fmt.Errorf("dataset %s: %w", data.Sanitize(sp.Data), err)
 		}
-		part, err := engine.RunSlice(ctx, st, sl.Lo, sl.Hi, nil)
+		part, err := shard.RunSlice(ctx, st, sl.Lo, sl.Hi, nil)
 		if err != nil && ctx.Err() != nil {
 			return &exitError{130, fmt.Errorf("interrupted: shard %d of %d was not written (run it again)", k, n)}
 		}
@@ -96,12 +97,12 @@ func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, shard, dir 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--shard-dir %s: %w", dir, err)
 	}
-	path := filepath.Join(dir, engine.ShardName(k, n))
+	path := filepath.Join(dir, shard.ShardName(k, n))
 	out, err := createOutput(path)
 	if err != nil {
 		return fmt.Errorf("--shard-dir %s: %w", dir, err)
 	}
-	if err := engine.WriteShard(out, f); err != nil {
+	if err := shard.WriteShard(out, f); err != nil {
 		out.Cleanup()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"sweepbench/engine"
+	"sweepbench/engine/shard"
 	"sweepbench/reference"
 	"sweepbench/slurm"
 )
@@ -463,7 +463,7 @@ func TestMergeReadsRelativeDataWhereTheShardsRan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := engine.ReadShard(bytes.NewReader(raw), int64(len(raw)), name)
+		f, err := shard.ReadShard(bytes.NewReader(raw), int64(len(raw)), name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -472,7 +472,7 @@ func TestMergeReadsRelativeDataWhereTheShardsRan(t *testing.T) {
 		}
 		f.Dir = ""
 		var buf bytes.Buffer
-		if err := engine.WriteShard(&buf, f); err != nil {
+		if err := shard.WriteShard(&buf, f); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(old, filepath.Base(name)), buf.Bytes(), 0o644); err != nil {

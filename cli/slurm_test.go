@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"sweepbench/engine"
+	"sweepbench/engine/shard"
 	"sweepbench/slurm"
 )
 
@@ -52,7 +52,7 @@ func TestSlurmUnknown(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "submitted array job 1 (3 tasks) and merge job 2") {
 		t.Fatalf("slurm --submit: %+v", r)
 	}
-	if err := os.WriteFile(filepath.Join(dir, engine.ShardName(0, 3)), []byte("x"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, shard.ShardName(0, 3)), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(bin, "down"), nil, 0o644); err != nil {
@@ -129,7 +129,7 @@ func TestSlurmNeverSubmitted(t *testing.T) {
 	}
 	// Shards 0 and 1 computed by hand: resubmit submits task 2 alone and the merge.
 	for _, k := range []int{0, 1} {
-		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, shard.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -144,7 +144,7 @@ func TestSlurmNeverSubmitted(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "sbatch-fails"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(filepath.Join(dir, engine.ShardName(0, 3))); err != nil {
+	if err := os.Remove(filepath.Join(dir, shard.ShardName(0, 3))); err != nil {
 		t.Fatal(err)
 	}
 	r = cli(t, xdg, "slurm", "resubmit", dir)
@@ -168,7 +168,7 @@ func TestSlurmResubmitEveryShard(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("slurm: %+v", r)
 	}
-	for _, f := range []string{engine.ShardName(0, 2), engine.ShardName(1, 2), "merged.json"} {
+	for _, f := range []string{shard.ShardName(0, 2), shard.ShardName(1, 2), "merged.json"} {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 	"sweepbench/engine/robust"
 	"sweepbench/sessions"
 )
@@ -178,8 +179,8 @@ func writeSuite(w io.Writer, res *suiteResult, format string, top int) error {
 	case "json":
 		return writeSuiteJSON(w, res)
 	}
-	if f, ok := engine.ParseRowFormat(format); ok {
-		return engine.WriteSuiteRows(w, f, res.reports)
+	if f, ok := output.ParseRowFormat(format); ok {
+		return output.WriteSuiteRows(w, f, res.reports)
 	}
 	return fmt.Errorf("--format %q: want %s", format, reportFormats)
 }

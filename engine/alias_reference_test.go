@@ -9,9 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/data/datatest"
+	"sweepbench/engine/output"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
 )
@@ -200,7 +203,7 @@ func TestReportAliases(t *testing.T) {
 			Runs: []*engine.Run{{Backend: "reference", Precision: engine.FP64, Grid: g, Status: engine.StatusComplete,
 				Results: []engine.ComboResult{{Index: 0, Combo: g.At(0)}, {Index: 1, Combo: g.At(1)}}}}}
 		var tab bytes.Buffer
-		if err := rep.WriteTable(&tab, 5); err != nil {
+		if err := output.WriteTable(&tab, rep, 5); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(tab.String(), c.line) {
@@ -221,10 +224,10 @@ func TestReportAliases(t *testing.T) {
 			t.Errorf("JSON params.aliases = %s (present %v), want %d", got, ok, c.aliases)
 		}
 		var pq bytes.Buffer
-		if err := rep.WriteParquet(&pq); err != nil {
+		if err := output.WriteParquet(&pq, rep); err != nil {
 			t.Fatal(err)
 		}
-		if _, meta := readParquetFile(t, pq.Bytes()); meta["aliases"] != fmt.Sprint(c.aliases) {
+		if meta := parquetMeta(t, pq.Bytes()); meta["aliases"] != fmt.Sprint(c.aliases) {
 			t.Errorf("Parquet metadata aliases = %q, want %d", meta["aliases"], c.aliases)
 		}
 	}
@@ -256,4 +259,18 @@ func BenchmarkSweepAliases(b *testing.B) {
 			b.ReportMetric(float64(combos)/b.Elapsed().Seconds(), "combos/s")
 		})
 	}
+}
+
+// parquetMeta is a Parquet file's key/value metadata.
+func parquetMeta(t *testing.T, b []byte) map[string]string {
+	t.Helper()
+	f, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := map[string]string{}
+	for _, kv := range f.Metadata().KeyValueMetadata {
+		meta[kv.Key] = kv.Value
+	}
+	return meta
 }

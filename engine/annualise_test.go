@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/output"
 	"sweepbench/reference"
 )
 
@@ -52,7 +53,7 @@ func TestBarsPerYearFitsTheData(t *testing.T) {
 			}
 			rep := &engine.Report{Dataset: st.Dataset.Info, Params: st.Params, Grid: st.Grid}
 			var buf bytes.Buffer
-			if err := rep.WriteTable(&buf, 1); err != nil {
+			if err := output.WriteTable(&buf, rep, 1); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(buf.String(), " bars/year, "+tc.rule+"\n") {

@@ -16,26 +16,26 @@
 //     reported under both combos: Grid.Distinct, Grid.Aliases); RunStudy,
 //     the only code that runs a study (a new one, or a resumed one whose
 //     saved results come in as StudyOptions.Prior), runs every precision and
-//     the parity report (SPEC "Parity"); Report writes the table, the JSON
-//     report (streamed element by element) and the per-combo files (CSV,
-//     JSON lines, Parquet), which RowWriter also writes while a study runs;
+//     the parity report (SPEC "Parity"); a Report and its JSON shape
+//     (Report.WriteJSON, streamed element by element, and MarshalJSON);
 //     a run's results in bounded memory, Summary (top lists and heatmaps
 //     of every metric, built from the streamed chunks: StudyOptions.Summary,
 //     or Summariser over results read back); the bench ladder;
-//   - suites and shards: a Suite is one Spec over several datasets, a list
-//     of ordinary Studies plus the cross-dataset Aggregate (median, worst,
-//     datasets in profit per combo; OverallParity); PlanShards cuts the
-//     (dataset x combo) work into slices of equal bar-steps, RunSlice runs
-//     one through RunStudy on rectangles of the grid, WriteShard and
-//     ReadShard keep it in a Parquet shard file, and CheckShards and
-//     MergeParts join a study's shards into the report a single run gives,
-//     bit for bit (typed errors: ShardSpecError, ShardCoverageError,
-//     ShardMismatchError, ShardFileError).
+//   - suites: a Suite is one Spec over several datasets, a list of ordinary
+//     Studies plus the cross-dataset Aggregate (median, worst, datasets in
+//     profit per combo; OverallParity); Study.Rect, the study over one
+//     rectangle of its grid, on which package shard runs its slices.
+//
+// Its sub-packages: data loads and validates bars; output writes a report
+// (the table, the per-combo files CSV, JSON lines and Parquet, and
+// RowWriter, which writes them while a study runs); shard cuts a study or
+// suite into shards, runs one, keeps it in a shard file and merges them;
+// robust runs the robustness checks of a study.
 //
 // It imports no backend (reference, cuda, metal), no store (sessions) and
 // no UI (tui). The CPU arithmetic it needs outside a backend (the indicator
 // series parity compares, the workbench's one-combo trace, the estimate's
 // calibration, the CPU rungs of the bench ladder) is an Arithmetic that
 // package reference registers when imported: without one, those return
-// ErrNoArithmetic. Its subpackage data loads and validates bars.
+// ErrNoArithmetic.
 package engine

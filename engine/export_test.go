@@ -9,8 +9,8 @@ func SetMergeAliases(on bool) (was bool) {
 }
 
 // MetricValues is Metrics.values, for TestMetricValuesOrder.
-func MetricValues(m *Metrics) [numMetrics]float64 {
-	var out [numMetrics]float64
-	m.values(&out)
+func MetricValues(m *Metrics) [NumMetrics]float64 {
+	var out [NumMetrics]float64
+	m.Values(&out)
 	return out
 }

@@ -3,7 +3,21 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 )
+
+// CancelledByUser is how a cancel the user asked for reads in reports.
+const CancelledByUser = "cancelled by the user"
+
+// ErrText is the text of a live or stored error for a report: a cancel
+// (context.Canceled, or its stored text "context canceled") reads
+// "cancelled by the user", never Go's wording.
+func ErrText(s string) string {
+	if s == context.Canceled.Error() {
+		return CancelledByUser
+	}
+	return strings.ReplaceAll(s, ": "+context.Canceled.Error(), ": "+CancelledByUser)
+}
 
 // Interrupted is the cause (context.Cause) a study's context is cancelled
 // with when the process is told to stop by something other than its user:

@@ -11,6 +11,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
 )
@@ -40,7 +41,7 @@ func TestDiscardKeepsTheReport(t *testing.T) {
 	s := study()
 	kept, got := streamKept(t, s, 3)
 	var want bytes.Buffer
-	if err := full.WriteCSV(&want); err != nil {
+	if err := output.WriteCSV(&want, full); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want.Bytes()) {
@@ -79,7 +80,7 @@ func TestDiscardKeepsTheReport(t *testing.T) {
 		for _, run := range rep.Runs {
 			run.Elapsed, run.Prepare, run.Saving = 0, 0, 0 // the timing columns differ
 		}
-		if err := rep.WriteTable(&table[i], 3); err != nil {
+		if err := output.WriteTable(&table[i], rep, 3); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -159,7 +160,7 @@ func streamKept(t *testing.T, s *engine.Study, keep int) (*engine.Report, []byte
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rw, err := engine.NewRowWriter(f, engine.RowsCSV, s)
+	rw, err := output.NewRowWriter(f, output.RowsCSV, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,14 +88,14 @@ func (m *Metrics) Value(name string) (v float64, ok bool) {
 	return *f.float(m), true
 }
 
-// numMetrics is len(MetricNames).
-const numMetrics = 14
+// NumMetrics is len(MetricNames), the length of Metrics.Values.
+const NumMetrics = 14
 
-// values writes every metric of m as float64 (counts converted) in
+// Values writes every metric of m as float64 (counts converted) in
 // MetricNames order: what 14 Value calls give, in one call
 // (TestMetricValuesOrder checks the order against metricTable).
-func (m *Metrics) values(out *[numMetrics]float64) {
-	*out = [numMetrics]float64{m.TotalReturn, m.CAGR, m.Sharpe, m.Sortino, m.MaxDrawdown, m.Calmar, m.WinRate,
+func (m *Metrics) Values(out *[NumMetrics]float64) {
+	*out = [NumMetrics]float64{m.TotalReturn, m.CAGR, m.Sharpe, m.Sortino, m.MaxDrawdown, m.Calmar, m.WinRate,
 		float64(m.TotalTrades), m.VaR95, m.CVaR95, m.Omega, float64(m.LongBars), float64(m.ShortBars), float64(m.FlatBars)}
 }
 

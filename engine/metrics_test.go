@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/output"
 	"sweepbench/reference/conformance"
 )
 
@@ -118,7 +119,7 @@ func TestReportWritesNonFinite(t *testing.T) {
 	}
 
 	buf.Reset()
-	if err := rep.WriteCSV(&buf); err != nil {
+	if err := output.WriteCSV(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()

@@ -188,7 +188,7 @@ func DerivedBarsPerYear(in *data.Info) (float64, string) {
 		return in.ObservedBarsPerYear(), fmt.Sprintf("observed over %.1f years: a session calendar (%s)",
 			years, in.CalendarWhy)
 	}
-	why := "24/7 calendar from the " + shortDuration(in.MedianSpacing) + " median spacing"
+	why := "24/7 calendar from the " + ShortDuration(in.MedianSpacing) + " median spacing"
 	if in.CalendarWhy != "" {
 		why += " (" + in.CalendarWhy + ")"
 	}

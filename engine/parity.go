@@ -376,6 +376,10 @@ func newParity(ref, test *Run, tol float64) *Parity {
 	return p
 }
 
+// ComboParityOf is comboParity, for package shard, which joins the rows
+// of a shard's parity report from its two lanes.
+func ComboParityOf(a, b *ComboResult) ComboParity { return comboParity(a, b) }
+
 // comboParity is one combo's row of the report from its fp64 result a and
 // its result b under test: trade counts and PnL (flips are the caller's).
 func comboParity(a, b *ComboResult) ComboParity {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/output"
 )
 
 // verdictCase is a two-combo grid (hma 2 and 3, hma3 6) whose indicator
@@ -130,7 +131,7 @@ func TestParitySummaryNamesEachFiguresCombo(t *testing.T) {
 	}
 	var b bytes.Buffer
 	bw := engine.NewErrWriter(&b)
-	engine.WriteParitySummary(bw, p, engine.ParityLabels{Title: "Parity fp32 vs fp64", Ref: "fp64", Test: "fp32", Verdict: true})
+	output.WriteParitySummary(bw, p, output.ParityLabels{Title: "Parity fp32 vs fp64", Ref: "fp64", Test: "fp32", Verdict: true})
 	out := b.String()
 	for _, s := range []string{
 		"max |dn| 2 (hma 3, hma3 6); max relative |dn| 10% (hma 2, hma3 6)",

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"time"
 )
@@ -276,7 +278,7 @@ func toJSONFlip(f *Flip) jsonFlip {
 // its combos one at a time, then the parity report; no copy of the
 // results is built. A run of a million combos writes in constant memory.
 func (r *Report) WriteJSON(w io.Writer) error {
-	if err := r.kept(); err != nil {
+	if err := r.Kept(); err != nil {
 		return err
 	}
 	j := &jsonStream{w: bufio.NewWriterSize(w, 256<<10)}
@@ -385,4 +387,20 @@ func ParseMetricsJSON(b []byte, g Grid) (ComboResult, error) {
 		return ComboResult{}, err
 	}
 	return c.toResult(g), nil
+}
+
+// ErrNotKept: a report whose runs kept only their best results
+// (StudyOptions.Discard) cannot be written whole; its rows went to the
+// study's sink as they came.
+var ErrNotKept = errors.New("the results were streamed, not kept")
+
+// Kept refuses a report with a run that kept only its best results.
+func (r *Report) Kept() error {
+	for _, run := range r.Runs {
+		if run.Kept {
+			return fmt.Errorf("%s run: %w (%s of %s combos kept in memory)", run.Precision, ErrNotKept,
+				thousands(len(run.Results)), thousands(run.Computed))
+		}
+	}
+	return nil
 }

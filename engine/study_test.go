@@ -16,63 +16,24 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"sweepbench/engine"
-	"sweepbench/engine/data"
+	"sweepbench/engine/internal/studytest"
 	"sweepbench/reference"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-var datasets sync.Map // name -> *data.Dataset, loaded once per test binary
-
-func openDataset(tb testing.TB, name string) *data.Dataset {
-	tb.Helper()
-	if ds, ok := datasets.Load(name); ok {
-		return ds.(*data.Dataset)
-	}
-	ds, err := data.Open(name, data.Options{})
-	if err != nil {
-		tb.Fatalf("open %s: %v", name, err)
-	}
-	datasets.Store(name, ds)
-	return ds
-}
-
-// head keeps the first n bars, as `sweepbench run --head n` does.
-func head(ds *data.Dataset, n int) *data.Dataset {
-	if n >= ds.Bars.Len() {
-		return ds
-	}
-	out := &data.Dataset{Info: ds.Info, Bars: ds.Bars.Slice(0, n)}
-	out.Info.Bars = n
-	out.Info.Last = out.Bars.Last()
-	out.Info.Name = fmt.Sprintf("%s[:%d]", ds.Info.Name, n)
-	return out
-}
-
-func mustRange(tb testing.TB, flag, s string) engine.Range {
-	tb.Helper()
-	r, err := engine.ParseRange(flag, s)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return r
-}
-
-func study(tb testing.TB, ds *data.Dataset, hma, hma3 string, form engine.Formulation) *engine.Study {
-	return &engine.Study{
-		Dataset:    ds,
-		Grid:       engine.Grid{HMA: mustRange(tb, "--hma", hma), HMA3: mustRange(tb, "--hma3", hma3)},
-		Params:     engine.Params{Fee: engine.DefaultFee, Mode: engine.LongShort, Source: engine.SourceClose, BarsPerYear: engine.BarsPerYear(ds.Info.MedianSpacing)},
-		Precisions: []engine.Precision{engine.FP64, engine.FP32},
-		WMA:        form,
-		Backend:    reference.New(),
-	}
-}
+// The shared helpers (package studytest), under the names these tests
+// call them by.
+var (
+	openDataset = studytest.OpenDataset
+	head        = studytest.Head
+	mustRange   = studytest.MustRange
+	study       = studytest.Study
+)
 
 // TestStudyFIL is SPEC's headline claim on real data: the embedded FIL/USDT
 // 1m file (first 150,000 bars, then all 175,680), the default grid 20:200:20

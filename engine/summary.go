@@ -147,7 +147,7 @@ type Heatmap struct {
 
 // heatCells holds the cells of every metric of a summary, cell-major (a
 // combo's 14 values go to one place, not to 14 arrays apart): element
-// [cell*numMetrics + metric].
+// [cell*NumMetrics + metric].
 type heatCells struct {
 	rows, cols, blockRows, blockCols int
 	gridRows, gridCols               int
@@ -169,7 +169,7 @@ func newHeatCells(g Grid, maxRows, maxCols int) *heatCells {
 	h := &heatCells{gridRows: R, gridCols: max(C, 1)}
 	h.blockRows, h.blockCols = ceilDiv(R, maxRows), ceilDiv(C, maxCols)
 	h.rows, h.cols = ceilDiv(R, h.blockRows), ceilDiv(C, h.blockCols)
-	n := h.rows * h.cols * numMetrics
+	n := h.rows * h.cols * NumMetrics
 	if h.blockRows == 1 && h.blockCols == 1 {
 		h.val = make([]float64, n)
 		for i := range h.val {
@@ -190,8 +190,8 @@ func ceilDiv(a, b int) int {
 
 // add puts the values vs (MetricNames order) of the combo at grid
 // position (r, c) in its cell.
-func (h *heatCells) add(r, c int, vs *[numMetrics]float64) {
-	base := (r/h.blockRows*h.cols + c/h.blockCols) * numMetrics
+func (h *heatCells) add(r, c int, vs *[NumMetrics]float64) {
+	base := (r/h.blockRows*h.cols + c/h.blockCols) * NumMetrics
 	if h.val != nil {
 		for m, v := range vs {
 			if v == v { // not NaN
@@ -200,7 +200,7 @@ func (h *heatCells) add(r, c int, vs *[numMetrics]float64) {
 		}
 		return
 	}
-	acc := h.acc[base : base+numMetrics]
+	acc := h.acc[base : base+NumMetrics]
 	for m, v := range vs {
 		if v != v { // NaN
 			continue
@@ -248,7 +248,7 @@ type Cell struct {
 // arrive in any order: it may differ by an ulp between two runs) divided by
 // N; a cell holding both +Inf and -Inf has a NaN mean.
 func (h *Heatmap) Cell(row, col int) Cell {
-	i := (row*h.Cols+col)*numMetrics + h.m
+	i := (row*h.Cols+col)*NumMetrics + h.m
 	if g := h.cells; g.val != nil {
 		v := g.val[i]
 		if math.IsNaN(v) {
@@ -299,8 +299,8 @@ func newSummariser(g Grid, p Precision, o Objective, opt SummaryOptions) *summar
 // and put in their cells.
 func (b *summariser) add(r *ComboResult) {
 	b.s.Count++
-	var vs [numMetrics]float64
-	r.Metrics.values(&vs)
+	var vs [NumMetrics]float64
+	r.Metrics.Values(&vs)
 	for i, t := range b.tops {
 		if t.k <= 0 || r.TotalTrades < 0 {
 			continue

@@ -11,6 +11,8 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
+	"sweepbench/engine/shard"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
 )
@@ -123,7 +125,7 @@ func tiledEqualsWhole(t *testing.T, s *engine.Study, whole *engine.Report, tiles
 	s = tiledStudy(t)
 	kept, got := streamKept(t, s, 10) // a table of 5 keeps 10, as run does: twins share a row
 	var want bytes.Buffer
-	if err := whole.WriteCSV(&want); err != nil {
+	if err := output.WriteCSV(&want, whole); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want.Bytes()) {
@@ -159,7 +161,7 @@ func tiledEqualsWhole(t *testing.T, s *engine.Study, whole *engine.Report, tiles
 		for _, run := range rep.Runs {
 			run.Elapsed, run.Prepare, run.Saving = 0, 0, 0
 		}
-		if err := rep.WriteTable(&table[i], 5); err != nil {
+		if err := output.WriteTable(&table[i], rep, 5); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -290,7 +292,7 @@ func TestShardJobsCarryTheStudySize(t *testing.T) {
 		s := tiledStudy(t)
 		rec := &sizeRecorder{Backend: s.Backend, sizes: map[int]int{}}
 		s.Backend = rec
-		if _, err := engine.RunSlice(context.Background(), s, 40, 150, nil); err != nil {
+		if _, err := shard.RunSlice(context.Background(), s, 40, 150, nil); err != nil {
 			t.Fatal(err)
 		}
 		if len(rec.sizes) != 1 || rec.sizes[105] == 0 {

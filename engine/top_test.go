@@ -10,6 +10,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 	"sweepbench/reference"
 )
 
@@ -31,7 +32,7 @@ func TestTopListObjective(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := rep.WriteTable(&b, 3); err != nil {
+		if err := output.WriteTable(&b, rep, 3); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
@@ -119,7 +120,7 @@ func TestTopListTwinsShareARow(t *testing.T) {
 	}
 	rep := &engine.Report{Grid: g, Runs: []*engine.Run{run}, Requested: []engine.Precision{engine.FP64}}
 	var b strings.Builder
-	if err := rep.WriteTable(&b, 4); err != nil {
+	if err := output.WriteTable(&b, rep, 4); err != nil {
 		t.Fatal(err)
 	}
 	var rows []string

@@ -12,6 +12,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 	"sweepbench/sessions"
 )
 
@@ -75,7 +76,7 @@ func (s *Source) Sections(ctx context.Context, opt HTMLOptions) (secs []Section,
 		top = 10
 	}
 	var table bytes.Buffer
-	if err := s.Report.WriteTable(&table, top); err != nil {
+	if err := output.WriteTable(&table, s.Report, top); err != nil {
 		return nil, nil, err
 	}
 	plan := s.Plan()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/output"
 )
 
 // TestHTMLPreBlocks: the report's text sections (the runs' table, the
@@ -50,7 +51,7 @@ func TestHTMLPreBlocks(t *testing.T) {
 	// The text is HTML-escaped, and only that: the first line of the
 	// runs' table reads as the table does.
 	var table bytes.Buffer
-	if err := src.Report.WriteTable(&table, 10); err != nil {
+	if err := output.WriteTable(&table, src.Report, 10); err != nil {
 		t.Fatal(err)
 	}
 	first, _, _ := strings.Cut(table.String(), "\n")

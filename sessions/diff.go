@@ -14,6 +14,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 )
 
 // RunRef names one stored run: a session id and, optionally, a precision,
@@ -277,7 +278,7 @@ func (d *Diff) WriteTable(w io.Writer, top int) error {
 		ew.Printf("method  positions bar by bar from indicator series recomputed for each side (A %s %s, B %s %s); flip margins from A\n",
 			d.A.Run.Precision, formulation(d.A.Run), d.B.Run.Precision, formulation(d.B.Run))
 	}
-	engine.WriteParitySummary(ew, p, engine.ParityLabels{Title: "Parity B vs A", Ref: "A", Test: "B",
+	output.WriteParitySummary(ew, p, output.ParityLabels{Title: "Parity B vs A", Ref: "A", Test: "B",
 		Verdict: d.VerdictApplies, NoVerdict: "verdict n/a (a strategy setting differs: the deltas are the effect of the change)",
 		MetricsOnly: d.MetricsOnly})
 

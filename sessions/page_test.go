@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/output"
 	"sweepbench/sessions"
 )
 
@@ -304,10 +305,10 @@ func TestOpenSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	var a, b bytes.Buffer
-	if err := full.WriteTable(&a, 5); err != nil {
+	if err := output.WriteTable(&a, full, 5); err != nil {
 		t.Fatal(err)
 	}
-	if err := sum.WriteTable(&b, 5); err != nil {
+	if err := output.WriteTable(&b, sum, 5); err != nil {
 		t.Fatal(err)
 	}
 	if a.String() != b.String() {

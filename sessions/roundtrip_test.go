@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/output"
 	"sweepbench/sessions"
 )
 
@@ -87,8 +88,8 @@ func TestRoundTrip(t *testing.T) {
 		name  string
 		write func(*engine.Report, *bytes.Buffer) error
 	}{
-		{"table", func(r *engine.Report, w *bytes.Buffer) error { return r.WriteTable(w, 10) }},
-		{"csv", func(r *engine.Report, w *bytes.Buffer) error { return r.WriteCSV(w) }},
+		{"table", func(r *engine.Report, w *bytes.Buffer) error { return output.WriteTable(w, r, 10) }},
+		{"csv", func(r *engine.Report, w *bytes.Buffer) error { return output.WriteCSV(w, r) }},
 		{"json", func(r *engine.Report, w *bytes.Buffer) error { return r.WriteJSON(w) }},
 	} {
 		a.Reset()

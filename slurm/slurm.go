@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/shard"
 )
 
 // Files in a job folder.
@@ -517,7 +518,7 @@ func (st *State) Status(ctx context.Context, r Runner) (*Status, error) {
 				t.Job, t.State, from = id, state, i
 			}
 		}
-		p := filepath.Join(st.Plan.Dir, engine.ShardName(k, n))
+		p := filepath.Join(st.Plan.Dir, shard.ShardName(k, n))
 		if fi, err := os.Stat(p); err == nil {
 			t.Shard, t.Size = p, fi.Size()
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"sweepbench/engine"
+	"sweepbench/engine/shard"
 )
 
 // fakeSlurm answers sbatch with increasing job ids, squeue and sacct from
@@ -73,7 +73,7 @@ func TestSubmitStatusResubmit(t *testing.T) {
 	}
 	// Shards 0 and 3 written, task 1 failed, task 2 running; the merge waits.
 	for _, k := range []int{0, 3} {
-		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 4)), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, shard.ShardName(k, 4)), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,7 +126,7 @@ func TestPhases(t *testing.T) {
 	}
 	// 0 done, 1 failed, 2 running, 3 pending, 4 missing (unknown), 5
 	// timed out, 6 completed by Slurm but its shard is gone (failed).
-	if err := os.WriteFile(filepath.Join(dir, engine.ShardName(0, 7)), []byte("12345"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, shard.ShardName(0, 7)), []byte("12345"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f.queue = "1_0 COMPLETED\n1_1 FAILED\n1_2 RUNNING\n1_3 PENDING\n1_5 TIMEOUT\n1_6 COMPLETED\n2 PENDING\n"
@@ -255,7 +255,7 @@ func TestResubmitNeverSubmitted(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, k := range tc.shards {
-				if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, shard.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -298,7 +298,7 @@ func TestResubmitEveryShard(t *testing.T) {
 				t.Fatal(err)
 			}
 			for k := range 2 {
-				if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 2)), []byte("x"), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, shard.ShardName(k, 2)), []byte("x"), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

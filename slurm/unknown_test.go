@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"sweepbench/engine"
+	"sweepbench/engine/shard"
 )
 
 // unknownFolder is a 6-task folder submitted as the arrays arrays and
@@ -26,7 +26,7 @@ func unknownFolder(t *testing.T, arrays []string, merge string, done ...int) *St
 		t.Fatal(err)
 	}
 	for _, k := range done {
-		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 6)), []byte("x"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, shard.ShardName(k, 6)), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 
-	"sweepbench/engine"
+	"sweepbench/engine/shard"
 	"sweepbench/slurm"
 	"sweepbench/tui/common"
 )
@@ -68,7 +68,7 @@ func slurmFolder(t *testing.T) (f *fakeSlurm, dir string, back func()) {
 		t.Fatal(err)
 	}
 	for _, k := range []int{0, 2} {
-		if err := os.WriteFile(filepath.Join(p.Dir, engine.ShardName(k, 4)), make([]byte, 48_213+k), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(p.Dir, shard.ShardName(k, 4)), make([]byte, 48_213+k), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -118,7 +118,7 @@ func TestSlurmOpensMergedSession(t *testing.T) {
 	seedStore(t, st)
 	f, dir, _ := slurmFolder(t)
 	for _, k := range []int{1, 3} {
-		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 4)), []byte("x"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, shard.ShardName(k, 4)), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"sweepbench/engine"
+	"sweepbench/engine/output"
 )
 
 // Options say what Analyse computes beside PBO, DSR and the plateau.
@@ -109,7 +110,7 @@ type Robustness struct {
 // ErrNoBlocks: the report carries no per-block statistics (the study did
 // not ask for blocks, or its reference run did not complete): engine's
 // ErrNoBlockStats, one error for one condition.
-var ErrNoBlocks = engine.ErrNoBlockStats
+var ErrNoBlocks = output.ErrNoBlockStats
 
 // Analyse computes the robustness section of rep from its per-block
 // statistics: PBO by CSCV (Bailey et al. 2015) over every combo, the

@@ -16,7 +16,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/muesli/termenv"
 
-	"sweepbench/engine"
+	"sweepbench/engine/shard"
 	store "sweepbench/sessions"
 	cluster "sweepbench/slurm"
 	"sweepbench/tui/common"
@@ -114,7 +114,7 @@ func jobFolder(t *testing.T) (string, *fakeSlurm) {
 		t.Fatal(err)
 	}
 	for _, k := range []int{0, 3} {
-		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 6)), make([]byte, 2500*(k+1)), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, shard.ShardName(k, 6)), make([]byte, 2500*(k+1)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -270,7 +270,7 @@ func TestResubmitNeverSubmitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []int{0, 1} {
-		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, shard.ShardName(k, 3)), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -389,7 +389,7 @@ func TestFolderField(t *testing.T) {
 func TestOpenMerged(t *testing.T) {
 	dir, f := jobFolder(t)
 	for _, k := range []int{1, 2, 4, 5} {
-		if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 6)), []byte("x"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, shard.ShardName(k, 6)), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -524,7 +524,7 @@ func TestResubmitEveryShard(t *testing.T) {
 	if _, err := (&cluster.Plan{Dir: dir, Binary: "/opt/sweepbench", Chdir: "/work", Shards: 2}).Write(); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{engine.ShardName(0, 2), engine.ShardName(1, 2), cluster.MergedFile} {
+	for _, f := range []string{shard.ShardName(0, 2), shard.ShardName(1, 2), cluster.MergedFile} {
 		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -604,7 +604,7 @@ func bigFolder(t *testing.T) (dir, queue string, redo []string) {
 	var q strings.Builder
 	for k := range 300 {
 		if k%3 == 0 {
-			if err := os.WriteFile(filepath.Join(dir, engine.ShardName(k, 300)), []byte("x"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, shard.ShardName(k, 300)), []byte("x"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			continue

@@ -1,4 +1,4 @@
-package engine
+package output
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"sweepbench/engine"
 )
 
 // streamStudy runs s with options opt and a RowWriter of format f on a
@@ -25,7 +27,7 @@ import (
 // It also says whether the file was written as the study ran (not
 // rewritten from the report by Close) and whether chunks came out of grid
 // order.
-func streamStudy(t *testing.T, ctx context.Context, s *Study, f RowFormat, opt StudyOptions) (rep *Report, file []byte, streamed, shuffled bool) {
+func streamStudy(t *testing.T, ctx context.Context, s *engine.Study, f RowFormat, opt engine.StudyOptions) (rep *engine.Report, file []byte, streamed, shuffled bool) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "out."+string(f))
 	out, err := os.Create(path)
@@ -38,9 +40,9 @@ func streamStudy(t *testing.T, ctx context.Context, s *Study, f RowFormat, opt S
 		t.Fatal(err)
 	}
 	var mu sync.Mutex // the lanes' chunks may come at once
-	last := map[Precision]int{FP64: -1, FP32: -1}
+	last := map[engine.Precision]int{engine.FP64: -1, engine.FP32: -1}
 	tap := opt.Sink
-	opt.Sink = func(p Precision, rs []ComboResult) error {
+	opt.Sink = func(p engine.Precision, rs []engine.ComboResult) error {
 		mu.Lock()
 		if rs[0].Index < last[p] {
 			shuffled = true
@@ -54,7 +56,7 @@ func streamStudy(t *testing.T, ctx context.Context, s *Study, f RowFormat, opt S
 		}
 		return rw.Sink(p, rs)
 	}
-	rep, runErr := RunStudy(ctx, s, opt)
+	rep, runErr := engine.RunStudy(ctx, s, opt)
 	if rep == nil {
 		t.Fatalf("no report: %v", runErr)
 	}
@@ -74,29 +76,29 @@ func streamStudy(t *testing.T, ctx context.Context, s *Study, f RowFormat, opt S
 // shuffledBackend is the fake backend on many lanes with small chunks,
 // each chunk taking a random few hundred microseconds: chunks complete
 // far out of grid order.
-func shuffledBackend(seed uint64, stop func(p Precision, first int) error) *fakeBackend {
+func shuffledBackend(seed uint64, stop func(p engine.Precision, first int) error) *fakeBackend {
 	var mu sync.Mutex
 	rng := rand.New(rand.NewPCG(seed, seed+1))
 	var prec sync.Map
 	b := &fakeBackend{lanes: 7, chunk: 3}
-	b.prepare = func(_ context.Context, job *Job) error { prec.Store("p", job.Precision); return nil }
-	b.compute = func(ctx context.Context, lane, first int, out []Metrics) error {
+	b.prepare = func(_ context.Context, job *engine.Job) error { prec.Store("p", job.Precision); return nil }
+	b.compute = func(ctx context.Context, lane, first int, out []engine.Metrics) error {
 		mu.Lock()
 		d := time.Duration(rng.IntN(400)) * time.Microsecond
 		mu.Unlock()
 		time.Sleep(d)
 		p, _ := prec.Load("p")
 		if stop != nil {
-			if err := stop(p.(Precision), first); err != nil {
+			if err := stop(p.(engine.Precision), first); err != nil {
 				return err
 			}
 		}
 		for i := range out {
 			v := float64(first+i) / 7
-			if p.(Precision) == FP32 {
+			if p.(engine.Precision) == engine.FP32 {
 				v += 1e-7
 			}
-			out[i] = Metrics{TotalReturn: v, Sharpe: -v, Omega: v * 3, TotalTrades: first + i, LongBars: 2 * (first + i)}
+			out[i] = engine.Metrics{TotalReturn: v, Sharpe: -v, Omega: v * 3, TotalTrades: first + i, LongBars: 2 * (first + i)}
 		}
 		return nil
 	}
@@ -113,21 +115,21 @@ func TestRowWriterStreamsTheReport(t *testing.T) {
 	errLost := errors.New("device lost")
 	cases := []struct {
 		name string
-		stop func(cancel func()) func(p Precision, first int) error
+		stop func(cancel func()) func(p engine.Precision, first int) error
 	}{
 		{"complete", nil},
-		{"cancelled in fp32", func(cancel func()) func(Precision, int) error {
-			return func(p Precision, first int) error {
-				if p == FP32 && first >= 40 {
+		{"cancelled in fp32", func(cancel func()) func(engine.Precision, int) error {
+			return func(p engine.Precision, first int) error {
+				if p == engine.FP32 && first >= 40 {
 					cancel()
 					return context.Canceled
 				}
 				return nil
 			}
 		}},
-		{"failed in fp64", func(func()) func(Precision, int) error {
-			return func(p Precision, first int) error {
-				if p == FP64 && first >= 61 {
+		{"failed in fp64", func(func()) func(engine.Precision, int) error {
+			return func(p engine.Precision, first int) error {
+				if p == engine.FP64 && first >= 61 {
 					return errLost
 				}
 				return nil
@@ -139,11 +141,11 @@ func TestRowWriterStreamsTheReport(t *testing.T) {
 			t.Run(c.name+"/"+string(f), func(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				var stop func(Precision, int) error
+				var stop func(engine.Precision, int) error
 				if c.stop != nil {
 					stop = c.stop(cancel)
 				}
-				rep, got, streamed, shuffled := streamStudy(t, ctx, fakeStudy(shuffledBackend(11, stop)), f, StudyOptions{})
+				rep, got, streamed, shuffled := streamStudy(t, ctx, fakeStudy(shuffledBackend(11, stop)), f, engine.StudyOptions{})
 				if !shuffled {
 					t.Error("every chunk came in grid order: the reorder buffer was not exercised")
 				}
@@ -153,7 +155,7 @@ func TestRowWriterStreamsTheReport(t *testing.T) {
 					t.Errorf("streamed %v (written as the study ran, not rewritten by Close)", streamed)
 				}
 				var want bytes.Buffer
-				if err := rep.WriteRows(&want, f); err != nil {
+				if err := WriteRows(&want, rep, f); err != nil {
 					t.Fatal(err)
 				}
 				if c.stop == nil && !rep.Complete() {
@@ -191,7 +193,7 @@ func TestRowWriterWriteErrorDoesNotStopTheStudy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, runErr := RunStudy(context.Background(), s, StudyOptions{Sink: rw.Sink})
+	rep, runErr := engine.RunStudy(context.Background(), s, engine.StudyOptions{Sink: rw.Sink})
 	if runErr != nil || !rep.Complete() {
 		t.Fatalf("the study stopped: %v", runErr)
 	}
@@ -228,19 +230,19 @@ func TestParquetColumnsAreTheCSVs(t *testing.T) {
 // TestParquetRowGroupsInOrder: a file of several row groups per lane,
 // encoded on several goroutines and spliced in, holds every row of the
 // report once, in order (lane by lane, grid order), each lane's rows in
-// row groups of its own of at most parquetRowGroup rows.
+// row groups of its own of at most ParquetRowGroup rows.
 func TestParquetRowGroupsInOrder(t *testing.T) {
-	g := Grid{HMA: Range{Start: 2, Stop: 151, Step: 1}, HMA3: Range{Start: 6, Stop: 1006, Step: 1}} // 150,150 combos: 2 row groups a lane
-	rep := &Report{Grid: g, Params: Params{Fee: DefaultFee, BarsPerYear: 525600}, Backend: "cuda", Created: time.Unix(0, 0)}
-	for _, p := range []Precision{FP64, FP32} {
-		run := &Run{Backend: "cuda", Precision: p, Grid: g, Status: StatusComplete, Results: make([]ComboResult, g.Len())}
+	g := engine.Grid{HMA: engine.Range{Start: 2, Stop: 151, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 1006, Step: 1}} // 150,150 combos: 2 row groups a lane
+	rep := &engine.Report{Grid: g, Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Backend: "cuda", Created: time.Unix(0, 0)}
+	for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
+		run := &engine.Run{Backend: "cuda", Precision: p, Grid: g, Status: engine.StatusComplete, Results: make([]engine.ComboResult, g.Len())}
 		for i := range run.Results {
-			run.Results[i] = ComboResult{Index: i, Combo: g.At(i), Metrics: Metrics{Sharpe: float64(i) + float64(p), TotalTrades: i % 97}}
+			run.Results[i] = engine.ComboResult{Index: i, Combo: g.At(i), Metrics: engine.Metrics{Sharpe: float64(i) + float64(p), TotalTrades: i % 97}}
 		}
 		rep.Runs = append(rep.Runs, run)
 	}
 	var buf bytes.Buffer
-	if err := rep.WriteParquet(&buf); err != nil {
+	if err := WriteParquet(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	rows := readParquet(t, buf.Bytes())
@@ -262,9 +264,9 @@ func TestParquetRowGroupsInOrder(t *testing.T) {
 	for _, rg := range f.RowGroups() {
 		sizes = append(sizes, rg.NumRows())
 	}
-	per := (g.Len() + parquetRowGroup - 1) / parquetRowGroup
-	if len(sizes) != 2*per || sizes[0] != parquetRowGroup || sizes[per-1] != int64(g.Len()-(per-1)*parquetRowGroup) {
-		t.Errorf("row groups %v: want %d per lane of at most %d, the last of each lane shorter", sizes, per, parquetRowGroup)
+	per := (g.Len() + ParquetRowGroup - 1) / ParquetRowGroup
+	if len(sizes) != 2*per || sizes[0] != ParquetRowGroup || sizes[per-1] != int64(g.Len()-(per-1)*ParquetRowGroup) {
+		t.Errorf("row groups %v: want %d per lane of at most %d, the last of each lane shorter", sizes, per, ParquetRowGroup)
 	}
 }
 
@@ -278,10 +280,10 @@ func TestParquetRowGroupsInOrder(t *testing.T) {
 // JSON lines, row for row and metadata for Parquet.
 func TestRowWriterRelabelsDiscarded(t *testing.T) {
 	errLost := errors.New("device lost")
-	type stopper func(cancel context.CancelCauseFunc) func(p Precision, first int) error
-	at := func(prec Precision, n int, cause, ret error) stopper {
-		return func(cancel context.CancelCauseFunc) func(Precision, int) error {
-			return func(p Precision, first int) error {
+	type stopper func(cancel context.CancelCauseFunc) func(p engine.Precision, first int) error
+	at := func(prec engine.Precision, n int, cause, ret error) stopper {
+		return func(cancel context.CancelCauseFunc) func(engine.Precision, int) error {
+			return func(p engine.Precision, first int) error {
 				if p == prec && first >= n {
 					if cause != nil {
 						cancel(cause)
@@ -295,36 +297,36 @@ func TestRowWriterRelabelsDiscarded(t *testing.T) {
 	cases := []struct {
 		name   string
 		stop   stopper
-		status Status // the stopped lane's rows
+		status engine.Status // the stopped lane's rows
 	}{
-		{"complete", nil, StatusComplete},
-		{"cancelled in fp64", at(FP64, 50, context.Canceled, context.Canceled), StatusCancelled},
-		{"cancelled in fp32", at(FP32, 40, context.Canceled, context.Canceled), StatusCancelled},
-		{"interrupted in fp32", at(FP32, 40, &Interrupted{Signal: "terminated"}, context.Canceled), StatusInterrupted},
-		{"failed in fp64", at(FP64, 61, nil, errLost), StatusFailed},
+		{"complete", nil, engine.StatusComplete},
+		{"cancelled in fp64", at(engine.FP64, 50, context.Canceled, context.Canceled), engine.StatusCancelled},
+		{"cancelled in fp32", at(engine.FP32, 40, context.Canceled, context.Canceled), engine.StatusCancelled},
+		{"interrupted in fp32", at(engine.FP32, 40, &engine.Interrupted{Signal: "terminated"}, context.Canceled), engine.StatusInterrupted},
+		{"failed in fp64", at(engine.FP64, 61, nil, errLost), engine.StatusFailed},
 	}
 	for _, c := range cases {
 		for _, f := range RowFormats {
 			t.Run(c.name+"/"+string(f), func(t *testing.T) {
 				ctx, cancel := context.WithCancelCause(context.Background())
 				defer cancel(nil)
-				var stop func(Precision, int) error
+				var stop func(engine.Precision, int) error
 				if c.stop != nil {
 					stop = c.stop(cancel)
 				}
 				var mu sync.Mutex
-				saved := map[Precision][]ComboResult{}
-				save := func(p Precision, rs []ComboResult) error {
+				saved := map[engine.Precision][]engine.ComboResult{}
+				save := func(p engine.Precision, rs []engine.ComboResult) error {
 					mu.Lock()
 					saved[p] = append(saved[p], rs...)
 					mu.Unlock()
 					return nil
 				}
-				rep, got, _, _ := streamStudy(t, ctx, fakeStudy(shuffledBackend(11, stop)), f, StudyOptions{Discard: true, Keep: 3, Sink: save})
+				rep, got, _, _ := streamStudy(t, ctx, fakeStudy(shuffledBackend(11, stop)), f, engine.StudyOptions{Discard: true, Keep: 3, Sink: save})
 				if rep.Complete() != (c.stop == nil) {
 					t.Fatalf("complete %v", rep.Complete())
 				}
-				var shown []Status
+				var shown []engine.Status
 				for _, run := range rep.Runs {
 					shown = append(shown, run.Shown())
 				}
@@ -333,7 +335,7 @@ func TestRowWriterRelabelsDiscarded(t *testing.T) {
 				}
 				// What sessions export writes: the saved results in grid order.
 				var want bytes.Buffer
-				err := rep.WriteRowsFrom(&want, f, func(run *Run, rows func([]ComboResult) error) error {
+				err := WriteRowsFrom(&want, rep, f, func(run *engine.Run, rows func([]engine.ComboResult) error) error {
 					rs := saved[run.Precision]
 					sort.Slice(rs, func(i, j int) bool { return rs[i].Index < rs[j].Index })
 					return rows(rs)
@@ -369,7 +371,7 @@ func TestRowWriterRelabelsDiscarded(t *testing.T) {
 	}
 }
 
-func slicesContains(ss []Status, s Status) bool {
+func slicesContains(ss []engine.Status, s engine.Status) bool {
 	for _, x := range ss {
 		if x == s {
 			return true

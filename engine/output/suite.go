@@ -1,4 +1,4 @@
-package engine
+package output
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"sweepbench/engine"
 )
 
 // WriteSuiteRows writes the per-combo results of a suite's reports (one per
@@ -15,12 +17,12 @@ import (
 // settings every dataset shares at the top, as a single run's file does,
 // the suite's overall parity verdict and completeness, and each dataset's
 // own (its name, hash, bars, runs, parity, robustness) per dataset.
-func WriteSuiteRows(w io.Writer, f RowFormat, reps []*Report) error {
+func WriteSuiteRows(w io.Writer, f RowFormat, reps []*engine.Report) error {
 	if len(reps) == 0 {
 		return nil
 	}
 	for _, r := range reps {
-		if err := r.kept(); err != nil {
+		if err := r.Kept(); err != nil {
 			return err
 		}
 	}
@@ -63,10 +65,10 @@ var perDatasetKeys = []string{"dataset", "dataset_sha256", "bars", "first", "las
 //	parity_verdict     the suite's overall verdict (OverallParity: "none"
 //	parity_reasons     without one), its reasons (a JSON array)
 //	created            the first report's
-func suiteMetadata(reps []*Report, names []string) [][2]string {
+func suiteMetadata(reps []*engine.Report, names []string) [][2]string {
 	per := make([]map[string]string, len(reps))
 	complete := true
-	var ps []*Parity
+	var ps []*engine.Parity
 	for i, r := range reps {
 		per[i] = map[string]string{}
 		for _, kv := range parquetMetadata(r) {
@@ -84,7 +86,7 @@ func suiteMetadata(reps []*Report, names []string) [][2]string {
 		}
 	}
 	verdict, reasons := "none", []string{}
-	if p := OverallParity(ps); p != nil {
+	if p := engine.OverallParity(ps); p != nil {
 		verdict = string(p.Verdict)
 		reasons = append(reasons, p.Reasons...)
 	}

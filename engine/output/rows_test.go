@@ -1,4 +1,4 @@
-package engine_test
+package output_test
 
 import (
 	"bufio"
@@ -22,6 +22,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/output"
 	"sweepbench/reference"
 )
 
@@ -169,7 +170,7 @@ func readParquetFile(t *testing.T, b []byte) ([]map[string]parquet.Value, map[st
 	for _, c := range f.Schema().Columns() {
 		cols = append(cols, c[0])
 	}
-	if want := engine.RowColumns(); !reflect.DeepEqual(cols, want) {
+	if want := output.RowColumns(); !reflect.DeepEqual(cols, want) {
 		t.Fatalf("Parquet columns %v, want %v", cols, want)
 	}
 	meta := map[string]string{}
@@ -218,7 +219,7 @@ func TestParquetMatchesJSON(t *testing.T) {
 		if err := rep.WriteJSON(&js); err != nil {
 			t.Fatal(err)
 		}
-		if err := rep.WriteParquet(&pq); err != nil {
+		if err := output.WriteParquet(&pq, rep); err != nil {
 			t.Fatal(err)
 		}
 		var doc struct {
@@ -287,7 +288,7 @@ func TestParquetMatchesJSON(t *testing.T) {
 	}
 	// The non-finite report's first row holds them as IEEE doubles.
 	var pq bytes.Buffer
-	if err := nonFiniteReport().WriteParquet(&pq); err != nil {
+	if err := output.WriteParquet(&pq, nonFiniteReport()); err != nil {
 		t.Fatal(err)
 	}
 	rows, _ := readParquetFile(t, pq.Bytes())
@@ -304,10 +305,10 @@ func TestParquetMatchesJSON(t *testing.T) {
 func TestJSONLIsTheCSV(t *testing.T) {
 	for _, rep := range []*engine.Report{small(t), nonFiniteReport()} {
 		var c, j bytes.Buffer
-		if err := rep.WriteCSV(&c); err != nil {
+		if err := output.WriteCSV(&c, rep); err != nil {
 			t.Fatal(err)
 		}
-		if err := rep.WriteJSONL(&j); err != nil {
+		if err := output.WriteJSONL(&j, rep); err != nil {
 			t.Fatal(err)
 		}
 		records, err := csv.NewReader(&c).ReadAll()
@@ -315,7 +316,7 @@ func TestJSONLIsTheCSV(t *testing.T) {
 			t.Fatal(err)
 		}
 		head := records[0]
-		if !reflect.DeepEqual(head, engine.RowColumns()) {
+		if !reflect.DeepEqual(head, output.RowColumns()) {
 			t.Errorf("CSV header %v", head)
 		}
 		sc := bufio.NewScanner(&j)
@@ -370,7 +371,7 @@ func BenchmarkWriteParquet(b *testing.B) {
 			for b.Loop() {
 				n = 0
 				if dest == "discard" {
-					if err := rep.WriteParquet(&n); err != nil {
+					if err := output.WriteParquet(&n, rep); err != nil {
 						b.Fatal(err)
 					}
 					continue
@@ -379,7 +380,7 @@ func BenchmarkWriteParquet(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := rep.WriteParquet(f); err != nil {
+				if err := output.WriteParquet(f, rep); err != nil {
 					b.Fatal(err)
 				}
 				if err := f.Close(); err != nil {
@@ -411,7 +412,7 @@ func BenchmarkWriteRows(b *testing.B) {
 				if f == "json" {
 					err = rep.WriteJSON(out)
 				} else {
-					err = rep.WriteRows(out, engine.RowFormat(f))
+					err = output.WriteRows(out, rep, output.RowFormat(f))
 				}
 				if err != nil {
 					b.Fatal(err)

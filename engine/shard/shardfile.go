@@ -1,4 +1,4 @@
-package engine
+package shard
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"sweepbench/engine"
+	"sweepbench/engine/output"
 )
 
 // A shard file is Parquet: one row per (dataset, precision, combo) of the
@@ -71,18 +74,18 @@ type partMeta struct {
 	Slice  ShardSlice
 	Runs   []ShardRun // Results left out: they are the rows
 	Bounds []int      // the block edges; nil without blocks
-	Parity *Parity
+	Parity *engine.Parity
 	Note   string
 }
 
 // shardRow is one row of a shard file: the combo's columns are a results
-// file's (comboColumns), in their place between the combo's index and its
+// file's (output.ComboColumns), in their place between the combo's index and its
 // per-block statistics.
 type shardRow struct {
 	Dataset   int32  `parquet:"dataset"`
 	Precision string `parquet:"precision,dict"`
 	Index     int64  `parquet:"index"`
-	comboColumns
+	output.ComboColumns
 	BlockBars    []int32   `parquet:"block_bars,list"`
 	BlockSum     []float64 `parquet:"block_sum,list"`
 	BlockSumSq   []float64 `parquet:"block_sum_sq,list"`
@@ -111,7 +114,7 @@ func WriteShard(w io.Writer, f *ShardFile) error {
 	if len(f.Parts) != len(f.Slices) {
 		return fmt.Errorf("shard %d of %d: %d slices but %d parts", f.Index, f.Count, len(f.Slices), len(f.Parts))
 	}
-	pw := parquet.NewGenericWriter[shardRow](w, parquet.Compression(fastSnappy{}), parquet.MaxRowsPerRowGroup(parquetRowGroup))
+	pw := parquet.NewGenericWriter[shardRow](w, parquet.Compression(output.FastSnappy{}), parquet.MaxRowsPerRowGroup(output.ParquetRowGroup))
 	metas := make([]partMeta, len(f.Parts))
 	rows := make([]shardRow, 0, 4096)
 	flush := func() error {
@@ -124,7 +127,7 @@ func WriteShard(w io.Writer, f *ShardFile) error {
 	}
 	for i, part := range f.Parts {
 		m := partMeta{Slice: part.Slice, Note: part.Note}
-		var pc []ComboParity // the parity rows, in the fp32 lane's order
+		var pc []engine.ComboParity // the parity rows, in the fp32 lane's order
 		if part.Parity != nil {
 			q := *part.Parity
 			pc, q.Combos = q.Combos, nil
@@ -152,7 +155,7 @@ func WriteShard(w io.Writer, f *ShardFile) error {
 					row.BlockTrades, row.BlockWins = bs.Trades[a:a+s], bs.Wins[a:a+s]
 					row.Sum3, row.Sum4 = bs.Sum3[c], bs.Sum4[c]
 				}
-				if pc != nil && run.Precision == FP32 {
+				if pc != nil && run.Precision == engine.FP32 {
 					if k >= len(pc) || pc[k].Index != res.Index {
 						return fmt.Errorf("shard %d of %d: the parity rows are not the fp32 lane's combos", f.Index, f.Count)
 					}
@@ -188,20 +191,20 @@ func WriteShard(w io.Writer, f *ShardFile) error {
 
 // blockLaneOf is the lane that emits the per-block statistics: fp64 when
 // the runs hold it, else the first.
-func blockLaneOf(runs []ShardRun) Precision {
+func blockLaneOf(runs []ShardRun) engine.Precision {
 	for _, r := range runs {
-		if r.Precision == FP64 {
-			return FP64
+		if r.Precision == engine.FP64 {
+			return engine.FP64
 		}
 	}
 	if len(runs) > 0 {
 		return runs[0].Precision
 	}
-	return FP64
+	return engine.FP64
 }
 
-func shardRowOf(d int, p Precision, r *ComboResult) shardRow {
-	return shardRow{Dataset: int32(d), Precision: p.String(), Index: int64(r.Index), comboColumns: comboColumnsOf(r)}
+func shardRowOf(d int, p engine.Precision, r *engine.ComboResult) shardRow {
+	return shardRow{Dataset: int32(d), Precision: p.String(), Index: int64(r.Index), ComboColumns: output.ComboColumnsOf(r)}
 }
 
 // ShardFileError is a file that is not a shard file this build reads.
@@ -283,21 +286,21 @@ func ReadShardDataset(r io.ReaderAt, size int64, name string, d int) (*ShardFile
 		metas = keep
 	}
 	byDataset := map[int]*ShardPart{}
-	flips := map[int][]ComboParity{}     // per dataset, the fp32 rows' flips by combo
-	lanes := map[int]map[Precision]int{} // part's run index by precision
+	flips := map[int][]engine.ComboParity{}     // per dataset, the fp32 rows' flips by combo
+	lanes := map[int]map[engine.Precision]int{} // part's run index by precision
 	for _, m := range metas {
 		p := &ShardPart{Slice: m.Slice, Parity: m.Parity, Note: m.Note, Runs: m.Runs}
 		if m.Bounds != nil {
-			p.Blocks = NewBlockStats(m.Slice.Hi-m.Slice.Lo, m.Bounds)
+			p.Blocks = engine.NewBlockStats(m.Slice.Hi-m.Slice.Lo, m.Bounds)
 		}
-		lanes[m.Slice.Dataset] = map[Precision]int{}
+		lanes[m.Slice.Dataset] = map[engine.Precision]int{}
 		for i, run := range p.Runs {
 			lanes[m.Slice.Dataset][run.Precision] = i
-			p.Runs[i].Results = make([]ComboResult, 0, m.Slice.Hi-m.Slice.Lo)
+			p.Runs[i].Results = make([]engine.ComboResult, 0, m.Slice.Hi-m.Slice.Lo)
 		}
 		byDataset[m.Slice.Dataset] = p
 		if m.Parity != nil {
-			flips[m.Slice.Dataset] = make([]ComboParity, m.Slice.Hi-m.Slice.Lo)
+			flips[m.Slice.Dataset] = make([]engine.ComboParity, m.Slice.Hi-m.Slice.Lo)
 		}
 		f.Parts = append(f.Parts, p)
 	}
@@ -312,7 +315,7 @@ func ReadShardDataset(r io.ReaderAt, size int64, name string, d int) (*ShardFile
 				continue
 			}
 			part := byDataset[int(row.Dataset)]
-			prec, perr := ParsePrecisions(row.Precision)
+			prec, perr := engine.ParsePrecisions(row.Precision)
 			if part == nil || perr != nil || len(prec) != 1 {
 				return nil, &ShardFileError{name, fmt.Errorf("a row of dataset %d, precision %q, which no slice holds", row.Dataset, row.Precision)}
 			}
@@ -321,9 +324,9 @@ func ReadShardDataset(r io.ReaderAt, size int64, name string, d int) (*ShardFile
 			if !ok || c < 0 || c >= part.Slice.Hi-part.Slice.Lo {
 				return nil, &ShardFileError{name, fmt.Errorf("a row of combo %d of dataset %d outside its slice [%d, %d)", row.Index, row.Dataset, part.Slice.Lo, part.Slice.Hi)}
 			}
-			part.Runs[li].Results = append(part.Runs[li].Results, row.result(int(row.Index)))
-			if fl := flips[int(row.Dataset)]; fl != nil && prec[0] == FP32 {
-				fl[c] = ComboParity{Flips: int(row.Flips), NonBorderline: int(row.NonBorderline), MaxFlipMargin: row.MaxFlipMargin}
+			part.Runs[li].Results = append(part.Runs[li].Results, row.Result(int(row.Index)))
+			if fl := flips[int(row.Dataset)]; fl != nil && prec[0] == engine.FP32 {
+				fl[c] = engine.ComboParity{Flips: int(row.Flips), NonBorderline: int(row.NonBorderline), MaxFlipMargin: row.MaxFlipMargin}
 			}
 			if bs := part.Blocks; bs != nil && len(row.BlockSum) > 0 {
 				s := bs.Blocks
@@ -366,22 +369,22 @@ func ReadShardDataset(r io.ReaderAt, size int64, name string, d int) (*ShardFile
 
 // parityRows rebuilds the part's per-combo parity rows from its fp64 and
 // fp32 results (comboParity) and the flips read from the fp32 rows.
-func (p *ShardPart) parityRows(fl []ComboParity) error {
+func (p *ShardPart) parityRows(fl []engine.ComboParity) error {
 	var ref, test *ShardRun
 	for i := range p.Runs {
 		switch p.Runs[i].Precision {
-		case FP64:
+		case engine.FP64:
 			ref = &p.Runs[i]
-		case FP32:
+		case engine.FP32:
 			test = &p.Runs[i]
 		}
 	}
 	if ref == nil || test == nil {
 		return fmt.Errorf("dataset %d: a parity report without both lanes", p.Slice.Dataset)
 	}
-	p.Parity.Combos = make([]ComboParity, len(ref.Results))
+	p.Parity.Combos = make([]engine.ComboParity, len(ref.Results))
 	for k := range ref.Results {
-		cp := comboParity(&ref.Results[k], &test.Results[k])
+		cp := engine.ComboParityOf(&ref.Results[k], &test.Results[k])
 		cp.Flips, cp.NonBorderline, cp.MaxFlipMargin = fl[k].Flips, fl[k].NonBorderline, fl[k].MaxFlipMargin
 		p.Parity.Combos[k] = cp
 	}

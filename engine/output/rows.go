@@ -1,16 +1,16 @@
-package engine
+package output
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 
+	"sweepbench/engine"
 	"sweepbench/engine/data"
 )
 
@@ -58,7 +58,7 @@ func ParseRowFormat(s string) (f RowFormat, ok bool) {
 
 // RowColumns are the columns of a per-combo row in order, by SPEC names.
 func RowColumns() []string {
-	out := append([]string{"precision", "backend", "wma", "hma", "hma3"}, MetricNames...)
+	out := append([]string{"precision", "backend", "wma", "hma", "hma3"}, engine.MetricNames...)
 	return append(out, "status", "dataset", "timeframe", "fee", "mode", "source", "bars_per_year")
 }
 
@@ -70,10 +70,10 @@ type rowSettings struct {
 	barsPerYear        float64
 }
 
-func settingsOf(d data.Info, p Params) rowSettings {
+func settingsOf(d data.Info, p engine.Params) rowSettings {
 	tf := d.Timeframe
 	if tf == "" && d.MedianSpacing > 0 {
-		tf = shortDuration(d.MedianSpacing)
+		tf = engine.ShortDuration(d.MedianSpacing)
 	}
 	return rowSettings{dataset: d.Name, timeframe: tf, fee: p.Fee, mode: p.Mode.String(), source: p.Source.String(),
 		barsPerYear: p.BarsPerYear}
@@ -81,13 +81,13 @@ func settingsOf(d data.Info, p Params) rowSettings {
 
 // rowLane is what the rows of one run share.
 type rowLane struct {
-	precision Precision
+	precision engine.Precision
 	backend   string
-	wma       Formulation
-	status    Status
+	wma       engine.Formulation
+	status    engine.Status
 }
 
-func laneOf(run *Run) rowLane {
+func laneOf(run *engine.Run) rowLane {
 	return rowLane{precision: run.Precision, backend: run.Backend, wma: run.WMA, status: run.Shown()}
 }
 
@@ -96,8 +96,8 @@ func laneOf(run *Run) rowLane {
 // Parquet footer its metadata) and flushes.
 type rowEncoder interface {
 	lane(l rowLane) error
-	rows(rs []ComboResult) error
-	finish(r *Report) error
+	rows(rs []engine.ComboResult) error
+	finish(r *engine.Report) error
 }
 
 func newRowEncoder(w io.Writer, f RowFormat, s rowSettings) (rowEncoder, error) {
@@ -114,11 +114,11 @@ func newRowEncoder(w io.Writer, f RowFormat, s rowSettings) (rowEncoder, error) 
 
 // WriteRows writes the report's per-combo results in format f: every run
 // in order, its results in grid order.
-func (r *Report) WriteRows(w io.Writer, f RowFormat) error {
-	if err := r.kept(); err != nil {
+func WriteRows(w io.Writer, r *engine.Report, f RowFormat) error {
+	if err := r.Kept(); err != nil {
 		return err
 	}
-	return r.WriteRowsFrom(w, f, func(run *Run, rows func([]ComboResult) error) error { return rows(run.Results) })
+	return WriteRowsFrom(w, r, f, func(run *engine.Run, rows func([]engine.ComboResult) error) error { return rows(run.Results) })
 }
 
 // WriteRowsFrom writes the report's per-combo results in format f as
@@ -129,7 +129,7 @@ func (r *Report) WriteRows(w io.Writer, f RowFormat) error {
 // hands over the results WriteRows would write; a run of the report may be
 // a kept one (Run.Kept: its Count and status describe it, its Results are
 // not read). rows' slice is not retained.
-func (r *Report) WriteRowsFrom(w io.Writer, f RowFormat, each func(run *Run, rows func([]ComboResult) error) error) error {
+func WriteRowsFrom(w io.Writer, r *engine.Report, f RowFormat, each func(run *engine.Run, rows func([]engine.ComboResult) error) error) error {
 	enc, err := newRowEncoder(w, f, settingsOf(r.Dataset, r.Params))
 	if err != nil {
 		return err
@@ -145,35 +145,19 @@ func (r *Report) WriteRowsFrom(w io.Writer, f RowFormat, each func(run *Run, row
 	return enc.finish(r)
 }
 
-// ErrNotKept: a report whose runs kept only their best results
-// (StudyOptions.Discard) cannot be written whole; its rows went to the
-// study's sink as they came.
-var ErrNotKept = errors.New("the results were streamed, not kept")
-
-// kept refuses a report with a run that kept only its best results.
-func (r *Report) kept() error {
-	for _, run := range r.Runs {
-		if run.Kept {
-			return fmt.Errorf("%s run: %w (%s of %s combos kept in memory)", run.Precision, ErrNotKept,
-				thousands(len(run.Results)), thousands(run.Computed))
-		}
-	}
-	return nil
-}
-
 // WriteCSV writes one row per combo and run: precision, backend, wma,
 // hma, hma3, every SPEC metric by its SPEC name ("inf"/"nan" spelled out,
 // fractions as in the JSON, counts as integers), then the run's status
 // (complete, cancelled, ...), dataset, timeframe, fee (fraction per side),
 // mode, source and bars_per_year.
-func (r *Report) WriteCSV(w io.Writer) error { return r.WriteRows(w, RowsCSV) }
+func WriteCSV(w io.Writer, r *engine.Report) error { return WriteRows(w, r, RowsCSV) }
 
 // WriteJSONL writes one JSON object per combo and run, with the CSV's
 // fields in its order (RowsJSONL).
-func (r *Report) WriteJSONL(w io.Writer) error { return r.WriteRows(w, RowsJSONL) }
+func WriteJSONL(w io.Writer, r *engine.Report) error { return WriteRows(w, r, RowsJSONL) }
 
 // WriteParquet writes the per-combo results as Parquet (RowsParquet).
-func (r *Report) WriteParquet(w io.Writer) error { return r.WriteRows(w, RowsParquet) }
+func WriteParquet(w io.Writer, r *engine.Report) error { return WriteRows(w, r, RowsParquet) }
 
 // ---- CSV ---------------------------------------------------------------------
 
@@ -207,21 +191,23 @@ func (c *csvRows) lane(l rowLane) error {
 	line := csvLine(l.precision.String(), l.backend, l.wma.String(), "")
 	c.prefix = line[:len(line)-1] // ends with the empty field's comma
 	s := c.set
-	line = csvLine("", string(l.status), s.dataset, s.timeframe, FormatFloat(s.fee), s.mode, s.source, FormatFloat(s.barsPerYear))
+	line = csvLine("", string(l.status), s.dataset, s.timeframe, engine.FormatFloat(s.fee), s.mode, s.source, engine.FormatFloat(s.barsPerYear))
 	c.suffix = line
 	return nil
 }
 
-func (c *csvRows) rows(rs []ComboResult) error {
+func (c *csvRows) rows(rs []engine.ComboResult) error {
 	for i := range rs {
 		r := &rs[i]
 		b := append(c.buf[:0], c.prefix...)
 		b = strconv.AppendInt(b, int64(r.HMA), 10)
 		b = append(b, ',')
 		b = strconv.AppendInt(b, int64(r.HMA3), 10)
-		for j := range metricTable {
+		var vs [engine.NumMetrics]float64
+		r.Metrics.Values(&vs)
+		for j, v := range vs {
 			b = append(b, ',')
-			b = appendMetric(b, &r.Metrics, j)
+			b = appendMetric(b, v, j)
 		}
 		b = append(b, c.suffix...)
 		c.buf = b
@@ -232,22 +218,30 @@ func (c *csvRows) rows(rs []ComboResult) error {
 	return nil
 }
 
-func (c *csvRows) finish(*Report) error { return c.w.Flush() }
+func (c *csvRows) finish(*engine.Report) error { return c.w.Flush() }
 
-// appendMetric appends metric j of metricTable: a count as an integer, a
-// float as FormatFloat writes it ("inf", "-inf", "nan" when not finite).
-func appendMetric(b []byte, m *Metrics, j int) []byte {
-	f := metricTable[j]
-	if f.count != nil {
-		return strconv.AppendInt(b, int64(*f.count(m)), 10)
+// isCount[j] tells whether metric j of MetricNames is a count.
+var isCount = func() (out [engine.NumMetrics]bool) {
+	for j, name := range engine.MetricNames {
+		out[j] = engine.IsCount(name)
 	}
-	return appendFloat(b, *f.float(m))
+	return out
+}()
+
+// appendMetric appends v, metric j of Metrics.Values: a count as an
+// integer, a float as FormatFloat writes it ("inf", "-inf", "nan" when not
+// finite).
+func appendMetric(b []byte, v float64, j int) []byte {
+	if isCount[j] {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return appendFloat(b, v)
 }
 
 // appendFloat appends v as FormatFloat writes it.
 func appendFloat(b []byte, v float64) []byte {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return append(b, FormatFloat(v)...)
+		return append(b, engine.FormatFloat(v)...)
 	}
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
@@ -268,7 +262,7 @@ type jsonlRows struct {
 
 func newJSONLRows(w io.Writer, s rowSettings) *jsonlRows {
 	j := &jsonlRows{w: bufio.NewWriterSize(w, 256<<10), set: s}
-	for _, name := range MetricNames {
+	for _, name := range engine.MetricNames {
 		j.keys = append(j.keys, []byte(`,"`+name+`":`))
 	}
 	return j
@@ -299,24 +293,26 @@ func (j *jsonlRows) lane(l rowLane) error {
 // appendJSONFloat appends v as JSONFloat marshals it.
 func appendJSONFloat(b []byte, v float64) []byte {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return append(append(append(b, '"'), FormatFloat(v)...), '"')
+		return append(append(append(b, '"'), engine.FormatFloat(v)...), '"')
 	}
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
-func (j *jsonlRows) rows(rs []ComboResult) error {
+func (j *jsonlRows) rows(rs []engine.ComboResult) error {
 	for i := range rs {
 		r := &rs[i]
 		b := append(j.buf[:0], j.prefix...)
 		b = strconv.AppendInt(b, int64(r.HMA), 10)
 		b = append(b, `,"hma3":`...)
 		b = strconv.AppendInt(b, int64(r.HMA3), 10)
-		for k, f := range metricTable {
+		var vs [engine.NumMetrics]float64
+		r.Metrics.Values(&vs)
+		for k, v := range vs {
 			b = append(b, j.keys[k]...)
-			if f.count != nil {
-				b = strconv.AppendInt(b, int64(*f.count(&r.Metrics)), 10)
+			if isCount[k] {
+				b = strconv.AppendInt(b, int64(v), 10)
 			} else {
-				b = appendJSONFloat(b, *f.float(&r.Metrics))
+				b = appendJSONFloat(b, v)
 			}
 		}
 		b = append(b, j.suffix...)
@@ -328,4 +324,4 @@ func (j *jsonlRows) rows(rs []ComboResult) error {
 	return nil
 }
 
-func (j *jsonlRows) finish(*Report) error { return j.w.Flush() }
+func (j *jsonlRows) finish(*engine.Report) error { return j.w.Flush() }

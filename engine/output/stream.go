@@ -1,10 +1,12 @@
-package engine
+package output
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"sort"
+
+	"sweepbench/engine"
 )
 
 // RewindableWriter is an output a RowWriter can start over on (a file):
@@ -52,20 +54,20 @@ type RewindableWriter interface {
 type RowWriter struct {
 	out    RewindableWriter
 	format RowFormat
-	study  *Study
+	study  *engine.Study
 	enc    rowEncoder
 	queue  chan streamChunk
 	done   chan struct{}
 
 	// Owned by the writing goroutine until done is closed.
 	lanes   []streamLane
-	pending map[int][]ComboResult // chunks ahead of their turn, by first index
+	pending map[int][]engine.ComboResult // chunks ahead of their turn, by first index
 	err     error
 }
 
 type streamChunk struct {
-	p  Precision
-	rs []ComboResult
+	p  engine.Precision
+	rs []engine.ComboResult
 }
 
 type streamLane struct {
@@ -81,13 +83,13 @@ const rowWriterQueue = 16
 // NewRowWriter starts a RowWriter of format f for study s on out. Give its
 // Sink to RunStudy (StudyOptions.Sink) and call Close with the report once
 // RunStudy has returned, also when it failed.
-func NewRowWriter(out RewindableWriter, f RowFormat, s *Study) (*RowWriter, error) {
+func NewRowWriter(out RewindableWriter, f RowFormat, s *engine.Study) (*RowWriter, error) {
 	enc, err := newRowEncoder(out, f, settingsOf(s.Dataset.Info, s.Params))
 	if err != nil {
 		return nil, err
 	}
 	w := &RowWriter{out: out, format: f, study: s, enc: enc, queue: make(chan streamChunk, rowWriterQueue),
-		done: make(chan struct{}), pending: map[int][]ComboResult{}}
+		done: make(chan struct{}), pending: map[int][]engine.ComboResult{}}
 	go w.loop()
 	return w, nil
 }
@@ -96,7 +98,7 @@ func NewRowWriter(out RewindableWriter, f RowFormat, s *Study) (*RowWriter, erro
 // fails: a write error stops the writing, not the study, and Close
 // returns it. The chunk's slice is read later, so it must not change
 // (Sweep never reuses one). Not to be called after Close.
-func (w *RowWriter) Sink(p Precision, rs []ComboResult) error {
+func (w *RowWriter) Sink(p engine.Precision, rs []engine.ComboResult) error {
 	if len(rs) > 0 {
 		w.queue <- streamChunk{p, rs}
 	}
@@ -123,15 +125,15 @@ func (w *RowWriter) take(c streamChunk) error {
 			w.lanes[len(w.lanes)-1].stray = true
 			clear(w.pending)
 		}
-		be, err := w.study.backendFor(c.p)
+		be, err := w.study.BackendFor(c.p)
 		if err != nil {
 			return err
 		}
 		form := w.study.WMA
-		if c.p == FP64 {
-			form = Direct
+		if c.p == engine.FP64 {
+			form = engine.Direct
 		}
-		w.lanes = append(w.lanes, streamLane{rowLane: rowLane{precision: c.p, backend: be.Name(), wma: form, status: StatusComplete}})
+		w.lanes = append(w.lanes, streamLane{rowLane: rowLane{precision: c.p, backend: be.Name(), wma: form, status: engine.StatusComplete}})
 		if err := w.enc.lane(w.lanes[len(w.lanes)-1].rowLane); err != nil {
 			return err
 		}
@@ -164,7 +166,7 @@ func (w *RowWriter) take(c streamChunk) error {
 // drop). When rep's rows are not what was streamed (see RowWriter), the
 // output is truncated and rep is written again. A write error, during the
 // run or now, is returned (wrapped); the caller drops the file then.
-func (w *RowWriter) Close(rep *Report) error {
+func (w *RowWriter) Close(rep *engine.Report) error {
 	close(w.queue)
 	<-w.done
 	if w.err != nil {
@@ -176,7 +178,7 @@ func (w *RowWriter) Close(rep *Report) error {
 	if w.streamed(rep) {
 		return w.enc.finish(rep)
 	}
-	if rep.kept() != nil {
+	if rep.Kept() != nil {
 		// Results not kept (StudyOptions.Discard): the file is all there
 		// is. A study that stopped part way left chunks waiting for their
 		// turn: they go last, in index order, so nothing computed is lost.
@@ -205,17 +207,17 @@ func (w *RowWriter) Close(rep *Report) error {
 	if err := w.out.Truncate(0); err != nil {
 		return fmt.Errorf("rewriting the results: %w", err)
 	}
-	return rep.WriteRows(w.out, w.format)
+	return WriteRows(w.out, rep, w.format)
 }
 
 // streamed reports whether the rows written are exactly rep's: the same
 // runs in order, each complete, every one of its results written (in grid
 // order from index 0, so the same rows) and nothing left waiting.
-func (w *RowWriter) streamed(rep *Report) bool {
+func (w *RowWriter) streamed(rep *engine.Report) bool {
 	if len(w.pending) > 0 {
 		return false
 	}
-	var runs []*Run
+	var runs []*engine.Run
 	for _, run := range rep.Runs {
 		if run.Count() > 0 {
 			runs = append(runs, run)

@@ -1,4 +1,4 @@
-package engine
+package shard
 
 import (
 	"bytes"
@@ -16,8 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
+	"sweepbench/engine"
 	"sweepbench/engine/data"
 )
 
@@ -192,7 +192,7 @@ func ShardDataMissing(data string, ranIn []string, err error) error {
 // the program's version. Two shards belong to one study when their
 // descriptions are equal.
 type ShardDescription struct {
-	Spec     Spec           `json:"spec"`
+	Spec     engine.Spec    `json:"spec"`
 	Datasets []ShardDataset `json:"datasets"`
 	Shards   int            `json:"shards"`
 	Version  string         `json:"version"`
@@ -228,7 +228,7 @@ func (d *ShardDescription) Work() (int64, error) {
 // empty when n exceeds the combos. Each slice's end is found by binary
 // search (the shard of a unit never decreases along the order):
 // O((datasets + n) log combos) steps, whatever the grid's size.
-func PlanShards(bars []int, g Grid, n int) [][]ShardSlice {
+func PlanShards(bars []int, g engine.Grid, n int) [][]ShardSlice {
 	out := make([][]ShardSlice, n)
 	n3 := g.HMA3.Len()
 	colPre := make([]uint64, n3+1) // computed combos before each HMA3 column, in a row
@@ -281,19 +281,8 @@ func PlanShards(bars []int, g Grid, n int) [][]ShardSlice {
 	return out
 }
 
-// ShardRun is one precision's part of a slice: the run's settings and
-// timings and its results, indexed in the whole grid.
-type ShardRun struct {
-	Precision  Precision
-	Backend    string
-	Device     string
-	WMA        Formulation
-	Prepare    time.Duration
-	Indicators time.Duration
-	Saving     time.Duration
-	Elapsed    time.Duration
-	Results    []ComboResult
-}
+// ShardRun is one precision's part of a slice (engine.ShardRun).
+type ShardRun = engine.ShardRun
 
 // ShardPart is what a shard computed of one slice: each precision's
 // results, the reference lane's per-block statistics over the slice's
@@ -302,19 +291,29 @@ type ShardRun struct {
 type ShardPart struct {
 	Slice  ShardSlice
 	Runs   []ShardRun
-	Blocks *BlockStats
-	Parity *Parity
+	Blocks *engine.BlockStats
+	Parity *engine.Parity
 	Note   string
+}
+
+// rect is one rectangle of a study's grid: rows [r0, r1) by columns
+// [c0, c1) of the whole grid's HMA and HMA3 ranges.
+type rect struct{ r0, r1, c0, c1 int }
+
+// global is the whole grid's index of the rectangle's combo local.
+func (t rect) global(whole engine.Grid, local int) int {
+	n3 := t.c1 - t.c0
+	return whole.Index(t.r0+local/n3, t.c0+local%n3)
 }
 
 // sliceTiles are the rectangles of g that hold combos [lo, hi), in grid
 // order: a partial first row, whole rows, a partial last row.
-func sliceTiles(g Grid, lo, hi int) []tile {
+func sliceTiles(g engine.Grid, lo, hi int) []rect {
 	n3 := g.HMA3.Len()
-	var out []tile
+	var out []rect
 	add := func(r0, r1, c0, c1 int) {
 		if r1 > r0 && c1 > c0 {
-			out = append(out, tile{Grid: Grid{HMA: sub(g.HMA, r0, r1), HMA3: sub(g.HMA3, c0, c1)}, r0: r0, c0: c0})
+			out = append(out, rect{r0, r1, c0, c1})
 		}
 	}
 	r, c := lo/n3, lo%n3
@@ -339,21 +338,19 @@ func sliceTiles(g Grid, lo, hi int) []tile {
 // per-block statistics when s asks for them, the parity report of those
 // combos) through RunStudy, one rectangle of the grid at a time. A lane
 // that does not complete is an error.
-func RunSlice(ctx context.Context, s *Study, lo, hi int, progress chan<- Progress) (*ShardPart, error) {
+func RunSlice(ctx context.Context, s *engine.Study, lo, hi int, progress chan<- engine.Progress) (*ShardPart, error) {
 	if lo < 0 || hi > s.Grid.Len() || lo > hi {
 		return nil, fmt.Errorf("slice [%d, %d) of a grid of %d combos", lo, hi, s.Grid.Len())
 	}
 	part := &ShardPart{Slice: ShardSlice{Lo: lo, Hi: hi}, Note: s.Note}
-	runs := map[Precision]*ShardRun{}
-	var parities []*Parity
+	runs := map[engine.Precision]*ShardRun{}
+	var parities []*engine.Parity
 	whole := s.Grid
 	for _, t := range sliceTiles(whole, lo, hi) {
-		sub := *s
 		// The whole study's size picks each backend's method (a GPU's
 		// kernel: Job.StudyCombos), so a shard computes its combos bit for
-		// bit as the single run does.
-		sub.Grid, sub.Note, sub.wholeCombos = t.Grid, "", s.computedCombos()
-		rep, err := RunStudy(ctx, &sub, StudyOptions{Progress: progress})
+		// bit as the single run does (Study.Rect).
+		rep, err := engine.RunStudy(ctx, s.Rect(t.r0, t.r1, t.c0, t.c1), engine.StudyOptions{Progress: progress})
 		if err != nil {
 			return nil, err
 		}
@@ -377,7 +374,7 @@ func RunSlice(ctx context.Context, s *Study, lo, hi int, progress chan<- Progres
 		}
 		if rep.Blocks != nil {
 			if part.Blocks == nil {
-				part.Blocks = NewBlockStats(hi-lo, rep.Blocks.Bounds)
+				part.Blocks = engine.NewBlockStats(hi-lo, rep.Blocks.Bounds)
 			}
 			for l := 0; l < rep.Blocks.Combos; l++ {
 				part.Blocks.CopyCombo(t.global(whole, l)-lo, rep.Blocks, l)
@@ -397,11 +394,11 @@ func RunSlice(ctx context.Context, s *Study, lo, hi int, progress chan<- Progres
 	}
 	for _, p := range s.Precisions {
 		if sr := runs[p]; sr != nil {
-			slices.SortFunc(sr.Results, func(a, b ComboResult) int { return a.Index - b.Index })
+			slices.SortFunc(sr.Results, func(a, b engine.ComboResult) int { return a.Index - b.Index })
 			part.Runs = append(part.Runs, *sr)
 		}
 	}
-	part.Parity = MergeParity(parities)
+	part.Parity = engine.MergeParity(parities)
 	return part, nil
 }
 
@@ -441,7 +438,7 @@ func (e *ShardMismatchError) Error() string {
 // lane on different backends: auto on a cluster of GPU and CPU nodes).
 // Timings are summed over the parts.
 // Parts that leave a combo out, or hold one twice, are an error.
-func MergeParts(s *Study, parts []*ShardPart) (*Report, error) {
+func MergeParts(s *engine.Study, parts []*ShardPart) (*engine.Report, error) {
 	slices.SortFunc(parts, func(a, b *ShardPart) int { return a.Slice.Lo - b.Slice.Lo })
 	next := 0
 	for _, p := range parts {
@@ -453,14 +450,14 @@ func MergeParts(s *Study, parts []*ShardPart) (*Report, error) {
 	if next != s.Grid.Len() {
 		return nil, fmt.Errorf("%s: combos [%d, %d) are in no shard", s.Dataset.Info.Name, next, s.Grid.Len())
 	}
-	rep := newReport(s)
+	rep := engine.NewReport(s)
 	if len(parts) > 0 {
 		rep.Note = parts[0].Note
 	}
-	var ps []*Parity
+	var ps []*engine.Parity
 	var mixed string // lanes whose shards ran on different backends
 	for _, prec := range s.Precisions {
-		var run *Run
+		var run *engine.Run
 		var ran []string
 		for _, part := range parts {
 			for i := range part.Runs {
@@ -469,8 +466,8 @@ func MergeParts(s *Study, parts []*ShardPart) (*Report, error) {
 					continue
 				}
 				if run == nil {
-					run = &Run{Backend: sr.Backend, Device: sr.Device, Precision: prec, WMA: sr.WMA, Grid: s.Grid,
-						Status: StatusComplete, Results: make([]ComboResult, 0, s.Grid.Len())}
+					run = &engine.Run{Backend: sr.Backend, Device: sr.Device, Precision: prec, WMA: sr.WMA, Grid: s.Grid,
+						Status: engine.StatusComplete, Results: make([]engine.ComboResult, 0, s.Grid.Len())}
 					rep.Backend = sr.Backend
 				}
 				if on := sr.Backend; !slices.Contains(ran, on) {
@@ -487,7 +484,7 @@ func MergeParts(s *Study, parts []*ShardPart) (*Report, error) {
 			return nil, fmt.Errorf("%s: the %s lane's results do not cover the grid", s.Dataset.Info.Name, prec)
 		}
 		if len(ran) > 1 {
-			mixed = JoinNote(mixed, fmt.Sprintf("the shards ran the %s lane on %s", prec, strings.Join(ran, ", ")))
+			mixed = engine.JoinNote(mixed, fmt.Sprintf("the shards ran the %s lane on %s", prec, strings.Join(ran, ", ")))
 		}
 		rep.Runs = append(rep.Runs, run)
 	}
@@ -497,9 +494,9 @@ func MergeParts(s *Study, parts []*ShardPart) (*Report, error) {
 				return nil, fmt.Errorf("%s: combos [%d, %d) have no per-block statistics", s.Dataset.Info.Name, part.Slice.Lo, part.Slice.Hi)
 			}
 			if rep.Blocks == nil {
-				rep.Blocks, rep.BlocksOf = NewBlockStats(s.Grid.Len(), part.Blocks.Bounds), s.Precisions[0]
-				if slices.Contains(s.Precisions, FP64) {
-					rep.BlocksOf = FP64
+				rep.Blocks, rep.BlocksOf = engine.NewBlockStats(s.Grid.Len(), part.Blocks.Bounds), s.Precisions[0]
+				if slices.Contains(s.Precisions, engine.FP64) {
+					rep.BlocksOf = engine.FP64
 				}
 			}
 			for c := 0; c < part.Blocks.Combos; c++ {
@@ -512,10 +509,10 @@ func MergeParts(s *Study, parts []*ShardPart) (*Report, error) {
 			ps = append(ps, part.Parity)
 		}
 	}
-	if rep.Run(FP64) != nil && rep.Run(FP32) != nil {
-		rep.Parity, rep.ParityOf = MergeParity(ps), "fp32 vs fp64"
+	if rep.Run(engine.FP64) != nil && rep.Run(engine.FP32) != nil {
+		rep.Parity, rep.ParityOf = engine.MergeParity(ps), "fp32 vs fp64"
 	}
-	rep.Note = JoinNote(JoinNote(rep.Note, rep.RunNotes()), mixed)
+	rep.Note = engine.JoinNote(engine.JoinNote(rep.Note, rep.RunNotes()), mixed)
 	return rep, nil
 }
 

@@ -1,4 +1,4 @@
-package engine
+package output
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"github.com/klauspost/compress/snappy"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
+
+	"sweepbench/engine"
 )
 
 // Parquet results (RowsParquet) are written with github.com/parquet-go/parquet-go:
@@ -34,7 +36,7 @@ import (
 // (NaN, +Inf, -Inf), which Parquet stores like any double and pandas,
 // polars and DuckDB read back as such; page statistics leave NaN out of
 // their min/max. Snappy compression, data page v1 (the widest reader
-// support), row groups of at most parquetRowGroup rows (what bounds the
+// support), row groups of at most ParquetRowGroup rows (what bounds the
 // writer's memory while it streams). The run's settings and the parity
 // verdict are the file's key/value metadata (parquetMetadata).
 
@@ -43,7 +45,7 @@ type parquetRow struct {
 	Precision string `parquet:"precision,dict"`
 	Backend   string `parquet:"backend,dict"`
 	WMA       string `parquet:"wma,dict"`
-	comboColumns
+	ComboColumns
 	Status      string  `parquet:"status,dict"`
 	Dataset     string  `parquet:"dataset,dict"`
 	Timeframe   string  `parquet:"timeframe,dict"`
@@ -53,10 +55,10 @@ type parquetRow struct {
 	BarsPerYear float64 `parquet:"bars_per_year"`
 }
 
-// comboColumns are a combo's lengths and metrics as Parquet columns, the
+// ComboColumns are a combo's lengths and metrics as Parquet columns, the
 // same in a results file (parquetRow) and a shard file (shardRow): an
 // embedded struct's fields are columns of the row in their place.
-type comboColumns struct {
+type ComboColumns struct {
 	HMA         int64   `parquet:"hma"`
 	HMA3        int64   `parquet:"hma3"`
 	TotalReturn float64 `parquet:"total_return"`
@@ -75,28 +77,28 @@ type comboColumns struct {
 	FlatBars    int64   `parquet:"flat_bars"`
 }
 
-// comboColumnsOf is r's columns.
-func comboColumnsOf(r *ComboResult) comboColumns {
+// ComboColumnsOf is r's columns.
+func ComboColumnsOf(r *engine.ComboResult) ComboColumns {
 	m := &r.Metrics
-	return comboColumns{HMA: int64(r.HMA), HMA3: int64(r.HMA3),
+	return ComboColumns{HMA: int64(r.HMA), HMA3: int64(r.HMA3),
 		TotalReturn: m.TotalReturn, CAGR: m.CAGR, Sharpe: m.Sharpe, Sortino: m.Sortino, MaxDrawdown: m.MaxDrawdown,
 		Calmar: m.Calmar, WinRate: m.WinRate, TotalTrades: int64(m.TotalTrades), VaR95: m.VaR95, CVaR95: m.CVaR95,
 		Omega: m.Omega, LongBars: int64(m.LongBars), ShortBars: int64(m.ShortBars), FlatBars: int64(m.FlatBars)}
 }
 
 // result is the combo the columns hold, at grid index i.
-func (c *comboColumns) result(i int) ComboResult {
-	return ComboResult{Index: i, Combo: Combo{HMA: int(c.HMA), HMA3: int(c.HMA3)}, Metrics: Metrics{
+func (c *ComboColumns) Result(i int) engine.ComboResult {
+	return engine.ComboResult{Index: i, Combo: engine.Combo{HMA: int(c.HMA), HMA3: int(c.HMA3)}, Metrics: engine.Metrics{
 		TotalReturn: c.TotalReturn, CAGR: c.CAGR, Sharpe: c.Sharpe, Sortino: c.Sortino, MaxDrawdown: c.MaxDrawdown,
 		Calmar: c.Calmar, WinRate: c.WinRate, TotalTrades: int(c.TotalTrades), VaR95: c.VaR95, CVaR95: c.CVaR95,
 		Omega: c.Omega, LongBars: int(c.LongBars), ShortBars: int(c.ShortBars), FlatBars: int(c.FlatBars)}}
 }
 
-// parquetRowGroup is the most rows in one row group (about DuckDB's own
+// ParquetRowGroup is the most rows in one row group (about DuckDB's own
 // row group size): the writer holds one row group's pages in memory.
-const parquetRowGroup = 1 << 17
+const ParquetRowGroup = 1 << 17
 
-// parquetRows writes the rows as row groups of at most parquetRowGroup
+// parquetRows writes the rows as row groups of at most ParquetRowGroup
 // rows (a lane's last one shorter: a row group holds one lane), each
 // encoded and compressed on its own goroutine, up to parquetWorkers at
 // once, into a Parquet file of its own in memory, then spliced into the
@@ -126,9 +128,9 @@ func parquetWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 8)) }
 // parquetOptions are the results file's writer options.
 func parquetOptions() []parquet.WriterOption {
 	return []parquet.WriterOption{
-		parquet.Compression(fastSnappy{}),
+		parquet.Compression(FastSnappy{}),
 		parquet.DataPageVersion(1),
-		parquet.MaxRowsPerRowGroup(parquetRowGroup),
+		parquet.MaxRowsPerRowGroup(ParquetRowGroup),
 	}
 }
 
@@ -139,17 +141,17 @@ func newParquetRows(w io.Writer, s rowSettings) *parquetRows {
 		proto: parquetRow{Dataset: s.dataset, Timeframe: s.timeframe, Fee: s.fee, Mode: s.mode, Source: s.source, BarsPerYear: s.barsPerYear}}
 }
 
-// fastSnappy is Parquet's SNAPPY codec (raw Snappy blocks, what every
+// FastSnappy is Parquet's SNAPPY codec (raw Snappy blocks, what every
 // reader decodes) at klauspost/compress's default Snappy level instead of
 // the "better" one parquet-go's codec uses: on sweep metrics, which hardly
 // compress, the better level spent 40% of a 10^7-combo file's writing
 // time for a few percent of its size.
-type fastSnappy struct{}
+type FastSnappy struct{}
 
-func (fastSnappy) String() string                            { return "SNAPPY" }
-func (fastSnappy) CompressionCodec() format.CompressionCodec { return format.Snappy }
-func (fastSnappy) Encode(dst, src []byte) ([]byte, error)    { return s2.EncodeSnappy(dst[:0], src), nil }
-func (fastSnappy) Decode(dst, src []byte) ([]byte, error)    { return snappy.Decode(dst, src) }
+func (FastSnappy) String() string                            { return "SNAPPY" }
+func (FastSnappy) CompressionCodec() format.CompressionCodec { return format.Snappy }
+func (FastSnappy) Encode(dst, src []byte) ([]byte, error)    { return s2.EncodeSnappy(dst[:0], src), nil }
+func (FastSnappy) Decode(dst, src []byte) ([]byte, error)    { return snappy.Decode(dst, src) }
 
 func (p *parquetRows) lane(l rowLane) error {
 	if err := p.dispatch(); err != nil {
@@ -159,19 +161,19 @@ func (p *parquetRows) lane(l rowLane) error {
 	return nil
 }
 
-func (p *parquetRows) rows(rs []ComboResult) error {
+func (p *parquetRows) rows(rs []engine.ComboResult) error {
 	for i := range rs {
 		if p.group == nil {
 			select {
 			case p.group = <-p.free:
 			default:
-				p.group = make([]parquetRow, 0, parquetRowGroup)
+				p.group = make([]parquetRow, 0, ParquetRowGroup)
 			}
 		}
 		row := p.proto
-		row.comboColumns = comboColumnsOf(&rs[i])
+		row.ComboColumns = ComboColumnsOf(&rs[i])
 		p.group = append(p.group, row)
-		if len(p.group) == parquetRowGroup {
+		if len(p.group) == ParquetRowGroup {
 			if err := p.dispatch(); err != nil {
 				return err
 			}
@@ -241,7 +243,7 @@ func (p *parquetRows) splice(wait bool) error {
 	return nil
 }
 
-func (p *parquetRows) finish(r *Report) error { return p.finishWith(parquetMetadata(r)) }
+func (p *parquetRows) finish(r *engine.Report) error { return p.finishWith(parquetMetadata(r)) }
 
 // finishWith writes the row groups still encoding, then the file's
 // metadata kv, and closes the file.
@@ -282,14 +284,14 @@ func (p *parquetRows) drain() {
 //	"fp64 reference direct complete 9/9"), parity_verdict ("pass",
 //	"collapse", or "none" without a parity report), parity_compared
 //	("fp32 vs fp64"), parity_reasons (a JSON array of strings).
-func parquetMetadata(r *Report) [][2]string {
+func parquetMetadata(r *engine.Report) [][2]string {
 	d, s := r.Dataset, settingsOf(r.Dataset, r.Params)
 	kv := [][2]string{
 		{"dataset", d.Name}, {"dataset_sha256", d.SHA256}, {"bars", strconv.Itoa(d.Bars)},
 		{"first", d.First.UTC().Format(time.RFC3339)}, {"last", d.Last.UTC().Format(time.RFC3339)},
 		{"timeframe", s.timeframe}, {"hma", r.Grid.HMA.String()}, {"hma3", r.Grid.HMA3.String()},
-		{"combos", strconv.Itoa(r.Grid.Len())}, {"aliases", strconv.Itoa(r.Grid.Aliases())}, {"fee", FormatFloat(s.fee)}, {"mode", s.mode}, {"source", s.source},
-		{"bars_per_year", FormatFloat(s.barsPerYear)}, {"backend", r.Backend}, {"wma", r.WMA.String()},
+		{"combos", strconv.Itoa(r.Grid.Len())}, {"aliases", strconv.Itoa(r.Grid.Aliases())}, {"fee", engine.FormatFloat(s.fee)}, {"mode", s.mode}, {"source", s.source},
+		{"bars_per_year", engine.FormatFloat(s.barsPerYear)}, {"backend", r.Backend}, {"wma", r.WMA.String()},
 		{"created", r.Created.UTC().Format(time.RFC3339)}, {"complete", strconv.FormatBool(r.Complete())},
 	}
 	if r.Note != "" {

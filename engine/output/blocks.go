@@ -1,10 +1,12 @@
-package engine
+package output
 
 import (
 	"errors"
 	"io"
 
 	"github.com/parquet-go/parquet-go"
+
+	"sweepbench/engine"
 )
 
 // blockRow is one row of the per-block statistics file (WriteBlocksParquet).
@@ -38,13 +40,13 @@ var ErrNoBlockStats = errors.New("the report has no per-block statistics (run wi
 // then 0) give each block's first and last bar times. A user recomputes
 // any union's metrics from it (SPEC's table). Errors: ErrNoBlockStats, the
 // writer's.
-func (r *Report) WriteBlocksParquet(w io.Writer, bars *Bars) error {
+func WriteBlocksParquet(w io.Writer, r *engine.Report, bars *engine.Bars) error {
 	bs := r.Blocks
 	if bs == nil {
 		return ErrNoBlockStats
 	}
-	pw := parquet.NewGenericWriter[blockRow](w, parquet.Compression(fastSnappy{}), parquet.DataPageVersion(1),
-		parquet.MaxRowsPerRowGroup(parquetRowGroup))
+	pw := parquet.NewGenericWriter[blockRow](w, parquet.Compression(FastSnappy{}), parquet.DataPageVersion(1),
+		parquet.MaxRowsPerRowGroup(ParquetRowGroup))
 	rows := make([]blockRow, 0, 4096)
 	n := len(bs.Bounds) - 1
 	times := blockTimes(bs, bars)
@@ -68,8 +70,8 @@ func (r *Report) WriteBlocksParquet(w io.Writer, bars *Bars) error {
 		return err
 	}
 	pw.SetKeyValueMetadata("run", r.BlocksOf.String())
-	pw.SetKeyValueMetadata("blocks", FormatFloat(float64(n)))
-	pw.SetKeyValueMetadata("bars_per_year", FormatFloat(r.Params.BarsPerYear))
+	pw.SetKeyValueMetadata("blocks", engine.FormatFloat(float64(n)))
+	pw.SetKeyValueMetadata("bars_per_year", engine.FormatFloat(r.Params.BarsPerYear))
 	pw.SetKeyValueMetadata("dataset", r.Dataset.Name)
 	pw.SetKeyValueMetadata("dataset_sha256", r.Dataset.SHA256)
 	return pw.Close()
@@ -78,7 +80,7 @@ func (r *Report) WriteBlocksParquet(w io.Writer, bars *Bars) error {
 // blockTimes are each block's first and last bar times (the bar a return
 // ends on: return k runs from bar k to bar k+1; Unix nanoseconds), 0
 // without the bars.
-func blockTimes(bs *BlockStats, bars *Bars) [][2]int64 {
+func blockTimes(bs *engine.BlockStats, bars *engine.Bars) [][2]int64 {
 	out := make([][2]int64, len(bs.Bounds)-1)
 	if bars == nil || bars.Len() < bs.Bounds[len(bs.Bounds)-1]+1 {
 		return out

@@ -1,4 +1,4 @@
-package engine_test
+package shard_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/shard"
 )
 
 // sameResults reports the first combo whose result differs, bit for bit
@@ -56,17 +57,17 @@ func TestShardsMergeBitIdentical(t *testing.T) {
 	if single.Parity == nil || single.Parity.FlipCount == 0 || single.Blocks == nil {
 		t.Fatal("the single run has no flips or no block statistics: the test proves nothing")
 	}
-	desc := engine.ShardDescription{Spec: engine.Spec{HMA: "10:40:6", HMA3: "10:17"}, Shards: 0, Version: "test",
-		Datasets: []engine.ShardDataset{{Data: "d", SHA256: ds.Info.SHA256, Bars: ds.Bars.Len()}}}
+	desc := shard.ShardDescription{Spec: engine.Spec{HMA: "10:40:6", HMA3: "10:17"}, Shards: 0, Version: "test",
+		Datasets: []shard.ShardDataset{{Data: "d", SHA256: ds.Info.SHA256, Bars: ds.Bars.Len()}}}
 	for _, n := range []int{1, 2, 3, 7, 17} {
 		t.Run(fmt.Sprintf("N%d", n), func(t *testing.T) {
-			plan := engine.PlanShards([]int{ds.Bars.Len()}, s.Grid, n)
+			plan := shard.PlanShards([]int{ds.Bars.Len()}, s.Grid, n)
 			desc.Shards = n
-			var parts []*engine.ShardPart
+			var parts []*shard.ShardPart
 			for k, slices := range plan {
-				f := &engine.ShardFile{Index: k, Count: n, Description: desc, Slices: slices}
+				f := &shard.ShardFile{Index: k, Count: n, Description: desc, Slices: slices}
 				for _, sl := range slices {
-					p, err := engine.RunSlice(ctx, s, sl.Lo, sl.Hi, nil)
+					p, err := shard.RunSlice(ctx, s, sl.Lo, sl.Hi, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -74,10 +75,10 @@ func TestShardsMergeBitIdentical(t *testing.T) {
 					f.Parts = append(f.Parts, p)
 				}
 				var b bytes.Buffer
-				if err := engine.WriteShard(&b, f); err != nil {
+				if err := shard.WriteShard(&b, f); err != nil {
 					t.Fatal(err)
 				}
-				back, err := engine.ReadShard(bytes.NewReader(b.Bytes()), int64(b.Len()), "shard")
+				back, err := shard.ReadShard(bytes.NewReader(b.Bytes()), int64(b.Len()), "shard")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -86,7 +87,7 @@ func TestShardsMergeBitIdentical(t *testing.T) {
 				}
 				parts = append(parts, back.Parts...)
 			}
-			rep, err := engine.MergeParts(s, parts)
+			rep, err := shard.MergeParts(s, parts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,8 +110,8 @@ func TestShardsMergeBitIdentical(t *testing.T) {
 }
 
 // planNaive is PlanShards' rule applied unit by unit.
-func planNaive(bars []int, g engine.Grid, n int) [][]engine.ShardSlice {
-	out := make([][]engine.ShardSlice, n)
+func planNaive(bars []int, g engine.Grid, n int) [][]shard.ShardSlice {
+	out := make([][]shard.ShardSlice, n)
 	cost := func(i int) float64 { // 1 for a computed combo, 0 for an alias
 		j := i % g.HMA3.Len()
 		if g.Distinct().Len() != g.Len() && j > 0 && g.HMA3.At(j-1)/2 == g.HMA3.At(j)/2 {
@@ -131,13 +132,13 @@ func planNaive(bars []int, g engine.Grid, n int) [][]engine.ShardSlice {
 			k := min(int(pos*float64(n)/total), n-1)
 			if k != cur {
 				if cur >= 0 {
-					out[cur] = append(out[cur], engine.ShardSlice{Dataset: d, Lo: lo, Hi: i})
+					out[cur] = append(out[cur], shard.ShardSlice{Dataset: d, Lo: lo, Hi: i})
 				}
 				cur, lo = k, i
 			}
 			pos += cost(i) * float64(b)
 		}
-		out[cur] = append(out[cur], engine.ShardSlice{Dataset: d, Lo: lo, Hi: g.Len()})
+		out[cur] = append(out[cur], shard.ShardSlice{Dataset: d, Lo: lo, Hi: g.Len()})
 	}
 	return out
 }
@@ -149,7 +150,7 @@ func TestPlanShardsBalancesBarSteps(t *testing.T) {
 	g := engine.Grid{HMA: mustRange(t, "--hma", "10:100:10"), HMA3: mustRange(t, "--hma3", "10:40")}
 	bars := []int{1000, 50000, 7, 20000}
 	for _, n := range []int{1, 2, 5, 13, 400} {
-		plan := engine.PlanShards(bars, g, n)
+		plan := shard.PlanShards(bars, g, n)
 		if naive := planNaive(bars, g, n); !reflect.DeepEqual(plan, naive) {
 			t.Fatalf("N=%d: the plan is not the unit-by-unit rule's", n)
 		}
@@ -206,8 +207,8 @@ func TestParseShard(t *testing.T) {
 		{"auto without env", "auto", nil, 0, 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			k, n, err := engine.ParseShard(c.v, env(c.env))
-			var se *engine.ShardSpecError
+			k, n, err := shard.ParseShard(c.v, env(c.env))
+			var se *shard.ShardSpecError
 			if c.bad != (err != nil) || (err != nil && !errors.As(err, &se)) {
 				t.Fatalf("ParseShard(%q) = %d, %d, %v", c.v, k, n, err)
 			}
@@ -221,28 +222,28 @@ func TestParseShard(t *testing.T) {
 // TestCheckShards: a missing and a doubled shard are named by index, a
 // shard of another dataset by the hash that differs.
 func TestCheckShards(t *testing.T) {
-	desc := engine.ShardDescription{Spec: engine.DefaultSpec(), Shards: 3, Version: "v",
-		Datasets: []engine.ShardDataset{{Data: "a.csv", SHA256: "aa", Bars: 10}}}
-	f := func(k int, d engine.ShardDescription) *engine.ShardFile {
-		return &engine.ShardFile{Index: k, Count: d.Shards, Description: d}
+	desc := shard.ShardDescription{Spec: engine.DefaultSpec(), Shards: 3, Version: "v",
+		Datasets: []shard.ShardDataset{{Data: "a.csv", SHA256: "aa", Bars: 10}}}
+	f := func(k int, d shard.ShardDescription) *shard.ShardFile {
+		return &shard.ShardFile{Index: k, Count: d.Shards, Description: d}
 	}
-	var cov *engine.ShardCoverageError
-	err := engine.CheckShards([]*engine.ShardFile{f(0, desc), f(2, desc)}, []string{"s0", "s2"})
+	var cov *shard.ShardCoverageError
+	err := shard.CheckShards([]*shard.ShardFile{f(0, desc), f(2, desc)}, []string{"s0", "s2"})
 	if !errors.As(err, &cov) || !cov.Missing || cov.Index != 1 {
 		t.Errorf("missing shard 1: %v", err)
 	}
-	err = engine.CheckShards([]*engine.ShardFile{f(0, desc), f(1, desc), f(1, desc), f(2, desc)}, []string{"s0", "s1", "s1b", "s2"})
+	err = shard.CheckShards([]*shard.ShardFile{f(0, desc), f(1, desc), f(1, desc), f(2, desc)}, []string{"s0", "s1", "s1b", "s2"})
 	if !errors.As(err, &cov) || cov.Missing || cov.Index != 1 || len(cov.Files) != 2 {
 		t.Errorf("doubled shard 1: %v", err)
 	}
 	other := desc
-	other.Datasets = []engine.ShardDataset{{Data: "a.csv", SHA256: "bb", Bars: 10}}
-	var mis *engine.ShardMismatchError
-	err = engine.CheckShards([]*engine.ShardFile{f(0, desc), f(1, other), f(2, desc)}, []string{"s0", "s1", "s2"})
+	other.Datasets = []shard.ShardDataset{{Data: "a.csv", SHA256: "bb", Bars: 10}}
+	var mis *shard.ShardMismatchError
+	err = shard.CheckShards([]*shard.ShardFile{f(0, desc), f(1, other), f(2, desc)}, []string{"s0", "s1", "s2"})
 	if !errors.As(err, &mis) || mis.File != "s1" || mis.Got != "bb" {
 		t.Errorf("another dataset's shard: %v", err)
 	}
-	if err := engine.CheckShards([]*engine.ShardFile{f(0, desc), f(1, desc), f(2, desc)}, []string{"s0", "s1", "s2"}); err != nil {
+	if err := shard.CheckShards([]*shard.ShardFile{f(0, desc), f(1, desc), f(2, desc)}, []string{"s0", "s1", "s2"}); err != nil {
 		t.Errorf("a whole set: %v", err)
 	}
 }
@@ -257,7 +258,7 @@ func BenchmarkPlanShards(b *testing.B) {
 		bars[i] = 150000 + i
 	}
 	for b.Loop() {
-		engine.PlanShards(bars, g, 64)
+		shard.PlanShards(bars, g, 64)
 	}
 }
 
@@ -266,9 +267,9 @@ func BenchmarkPlanShards(b *testing.B) {
 func BenchmarkWriteShard(b *testing.B) {
 	const n = 250000
 	g := engine.Grid{HMA: mustRange(b, "--hma", "10:509"), HMA3: mustRange(b, "--hma3", "12:511")}
-	part := &engine.ShardPart{Slice: engine.ShardSlice{Lo: 0, Hi: n}}
+	part := &shard.ShardPart{Slice: shard.ShardSlice{Lo: 0, Hi: n}}
 	for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
-		run := engine.ShardRun{Precision: p, Backend: "reference"}
+		run := shard.ShardRun{Precision: p, Backend: "reference"}
 		for i := 0; i < n; i++ {
 			x := float64(i)
 			run.Results = append(run.Results, engine.ComboResult{Index: i, Combo: g.At(i), Metrics: engine.Metrics{
@@ -278,11 +279,11 @@ func BenchmarkWriteShard(b *testing.B) {
 		}
 		part.Runs = append(part.Runs, run)
 	}
-	f := &engine.ShardFile{Count: 1, Slices: []engine.ShardSlice{part.Slice}, Parts: []*engine.ShardPart{part}}
+	f := &shard.ShardFile{Count: 1, Slices: []shard.ShardSlice{part.Slice}, Parts: []*shard.ShardPart{part}}
 	var size int
 	for b.Loop() {
 		var buf bytes.Buffer
-		if err := engine.WriteShard(&buf, f); err != nil {
+		if err := shard.WriteShard(&buf, f); err != nil {
 			b.Fatal(err)
 		}
 		size = buf.Len()
@@ -315,7 +316,7 @@ func TestShardDataPath(t *testing.T) {
 		{filepath.Join(wd, "x.csv"), []string{ran}, filepath.Join(wd, "x.csv")},
 		{"embedded:btcusdt-1m", []string{ran}, "embedded:btcusdt-1m"},
 	} {
-		if got := engine.ShardDataPath(c.data, c.ranIn); got != c.want {
+		if got := shard.ShardDataPath(c.data, c.ranIn); got != c.want {
 			t.Errorf("ShardDataPath(%q, %q) = %q, want %q", c.data, c.ranIn, got, c.want)
 		}
 	}
@@ -324,8 +325,8 @@ func TestShardDataPath(t *testing.T) {
 		missing bool
 	}{{"y.csv", true}, {"none/*.csv", true}, {filepath.Join(wd, "y.csv"), false}, {"embedded:none", false}} {
 		_, err := data.Open(c.data, data.Options{})
-		var se *engine.ShardDataError
-		got := engine.ShardDataMissing(c.data, []string{ran}, err)
+		var se *shard.ShardDataError
+		got := shard.ShardDataMissing(c.data, []string{ran}, err)
 		if errors.As(got, &se) != c.missing || (c.missing && (se.Data != c.data || se.WorkDir != wd || !errors.Is(got, fs.ErrNotExist))) {
 			t.Errorf("%s: %#v from %v", c.data, got, err)
 		}

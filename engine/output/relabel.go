@@ -1,4 +1,4 @@
-package engine
+package output
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
+
+	"sweepbench/engine"
 )
 
 // relabel makes the lane fields of the rows a RowWriter streamed (written
@@ -22,7 +24,7 @@ import (
 // suffix replaced; Parquet read back a batch of rows at a time and encoded
 // again by the same encoder, with rep's metadata. Memory stays a batch's
 // (a few row groups' for Parquet, as when streaming), whatever the grid.
-func (w *RowWriter) relabel(rep *Report) error {
+func (w *RowWriter) relabel(rep *engine.Report) error {
 	from := make([]rowLane, len(w.lanes))
 	to := make([]rowLane, len(w.lanes))
 	changed := false
@@ -130,7 +132,7 @@ func relabelText(out io.Writer, src io.ReaderAt, size int64, f RowFormat, set ro
 // relabelParquet reads the rows of the Parquet file src back and writes
 // them to out with the Parquet encoder (the lane of each row from its
 // precision), rep's metadata in the footer.
-func relabelParquet(out io.Writer, src io.ReaderAt, size int64, set rowSettings, from, to []rowLane, rep *Report) error {
+func relabelParquet(out io.Writer, src io.ReaderAt, size int64, set rowSettings, from, to []rowLane, rep *engine.Report) error {
 	f, err := parquet.OpenFile(src, size)
 	if err != nil {
 		return err
@@ -140,7 +142,7 @@ func relabelParquet(out io.Writer, src io.ReaderAt, size int64, set rowSettings,
 	enc := newParquetRows(out, set)
 	li := -1
 	batch := make([]parquetRow, 4096)
-	rs := make([]ComboResult, 0, len(batch))
+	rs := make([]engine.ComboResult, 0, len(batch))
 	flush := func() error {
 		err := enc.rows(rs)
 		rs = rs[:0]
@@ -165,7 +167,7 @@ func relabelParquet(out io.Writer, src io.ReaderAt, size int64, set rowSettings,
 					return err
 				}
 			}
-			rs = append(rs, ComboResult{Combo: Combo{HMA: int(row.HMA), HMA3: int(row.HMA3)}, Metrics: Metrics{
+			rs = append(rs, engine.ComboResult{Combo: engine.Combo{HMA: int(row.HMA), HMA3: int(row.HMA3)}, Metrics: engine.Metrics{
 				TotalReturn: row.TotalReturn, CAGR: row.CAGR, Sharpe: row.Sharpe, Sortino: row.Sortino,
 				MaxDrawdown: row.MaxDrawdown, Calmar: row.Calmar, WinRate: row.WinRate, TotalTrades: int(row.TotalTrades),
 				VaR95: row.VaR95, CVaR95: row.CVaR95, Omega: row.Omega,

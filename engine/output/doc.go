@@ -1,0 +1,12 @@
+// Package output writes an engine.Report for people and for other tools,
+// as plain functions of the report: the table (WriteTable, and the parity
+// summary WriteParitySummary other reports share), the per-combo files in
+// every RowFormat (WriteRows: CSV, JSON lines, Parquet; WriteRowsFrom for
+// rows read back a run at a time), a suite's rows (WriteSuiteRows), the
+// per-block statistics (WriteBlocksParquet), and RowWriter, which writes
+// the rows while a study runs and rewinds to relabel them at its end. The
+// JSON document is the report's own encoding (engine.Report.WriteJSON).
+//
+// It imports engine and its data; engine never imports it. The Parquet
+// columns of a combo (ComboColumns) are shared with package shard's file.
+package output

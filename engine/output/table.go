@@ -1,0 +1,284 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"sweepbench/engine"
+	"sweepbench/engine/data"
+)
+
+// WriteTable writes the human report: dataset, parameters, each run's
+// speed, the top combos (fp64 and fp32 side by side when both ran, every
+// headline metric otherwise) and the parity summary with its verdict.
+func WriteTable(w io.Writer, r *engine.Report, top int) error {
+	bw := engine.NewErrWriter(w)
+	d := r.Dataset
+	tf := d.Timeframe
+	if tf == "" && d.MedianSpacing > 0 {
+		tf = engine.ShortDuration(d.MedianSpacing)
+	}
+	bw.Printf("data    %s: %s bars %s .. %s UTC (%s", data.Sanitize(d.Name), engine.Thousands(d.Bars),
+		d.First.Format("2006-01-02 15:04"), d.Last.Format("2006-01-02 15:04"), tf)
+	if d.Timeframe != "" {
+		bw.Printf(", resampled from %s bars", engine.Thousands(d.SourceBars))
+	}
+	if d.Files > 1 {
+		bw.Printf(", %s files", engine.Thousands(d.Files))
+	}
+	bw.Printf(", %s", engine.Plural(d.Gaps, "gap"))
+	if d.Gaps > 0 {
+		bw.Printf(", largest %s", engine.ShortDuration(d.LargestGap))
+	}
+	if d.DroppedNaN > 0 {
+		bw.Printf(", %d rows without prices dropped", d.DroppedNaN)
+		if len(d.DroppedAt) > 0 {
+			bw.Printf(" (%s", data.Sanitize(strings.Join(d.DroppedAt, ", ")))
+			if d.DroppedNaN > len(d.DroppedAt) {
+				bw.Printf(", ...")
+			}
+			bw.Printf(")")
+		}
+	}
+	bw.Printf(")")
+	if s := d.ReadAs(); s != "" {
+		bw.Printf("; %s", s)
+	}
+	bw.Printf("\n")
+	bw.Printf("grid    hma %s x hma3 %s = %s%s; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
+		r.Grid.HMA, r.Grid.HMA3, engine.Plural(r.Grid.Len(), "combo"), engine.AliasNote(r.Grid, " (", ")"), engine.TrimFloat(r.Params.Fee*100, 4), r.Params.Mode,
+		r.Params.Source, engine.TrimFloat(r.Params.BarsPerYear, 2), engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear))
+	if r.Note != "" {
+		bw.Printf("note    %s\n", r.Note)
+	}
+	bw.Printf("\n")
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "backend\tprecision\twma\tstatus\tcombos\tprepare\telapsed\tcombos/s\tdevice\t\n")
+	for _, run := range r.Runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\t\n", run.Backend, run.Precision, run.WMA, run.Shown(),
+			engine.Thousands(run.Count()), engine.Thousands(run.Grid.Len()), secs(run.Prepare), secs(run.Elapsed),
+			engine.Thousands(int(run.CombosPerSecond()+0.5)), run.Device)
+	}
+	tw.Flush()
+	for _, run := range r.Runs {
+		if run.Err != nil && run.Status != engine.StatusComplete {
+			if msg := engine.ErrText(run.Err.Error()); run.Shown() == engine.StatusInterrupted && strings.HasPrefix(msg, "interrupted") {
+				bw.Printf("%s %s\n", run.Precision, msg) // "fp64 interrupted (terminated)"
+			} else {
+				bw.Printf("%s %s: %s\n", run.Precision, run.Shown(), msg)
+			}
+		}
+		if run.Saving > run.Elapsed/10 {
+			bw.Printf("%s: %s of the %s elapsed went to saving results in the sessions store (--no-save skips it)\n",
+				run.Precision, secs(run.Saving), secs(run.Elapsed))
+		}
+	}
+	for _, p := range r.NotStarted() {
+		bw.Printf("%s not started: the study stopped before its lane began\n", p)
+	}
+	if !r.Complete() && len(r.Runs) > 0 {
+		bw.Printf("INCOMPLETE: the tables below cover only the combos computed before the study stopped")
+		if r.Parity == nil && len(r.Requested) > 1 {
+			bw.Printf("; no parity report (it needs combos computed in both fp64 and fp32)")
+		}
+		bw.Printf("\n")
+	}
+
+	ref, test := r.Run(engine.FP64), r.Run(engine.FP32)
+	switch {
+	case ref != nil && test != nil && ref.Count() > 0:
+		tops, twins := topDistinct(ref, r.Objective, top)
+		if len(tops) == 0 {
+			bw.Printf("\nTop combos by fp64 %s: none of the %s meets the constraints\n", r.Objective.Label(), engine.Plural(ref.Count(), "combo"))
+			break
+		}
+		bw.Printf("\nTop %s%s by fp64 %s, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", engine.Plural(len(tops), "combo"), ofComputed(ref), r.Objective.Label())
+		// The objective's own columns when the table's do not show it.
+		obj := r.Objective.Name()
+		extra := !slices.Contains([]string{"sharpe", "total_return", "max_drawdown", "win_rate", "total_trades"}, obj)
+		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		head := "hma\thma3\ttrades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t"
+		if extra {
+			head += obj + "64\t" + obj + "32\t"
+		}
+		fmt.Fprintln(tw, head)
+		for _, c := range tops {
+			t := test.Lookup(c.Index)
+			if t == nil {
+				fmt.Fprintf(tw, "%d\t%s\t%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t", c.HMA, hma3Cell(c, twins), c.TotalTrades,
+					engine.Percent(c.TotalReturn), engine.Fixed3(c.Sharpe), engine.Percent(c.MaxDrawdown), engine.Percent(c.WinRate))
+				if extra {
+					fmt.Fprintf(tw, "%s\t-\t", metricCell(obj, &c.Metrics))
+				}
+				fmt.Fprintln(tw)
+				continue
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", c.HMA, hma3Cell(c, twins), c.TotalTrades, t.TotalTrades,
+				t.TotalTrades-c.TotalTrades, engine.Percent(c.TotalReturn), engine.Percent(t.TotalReturn), engine.Signed(100*(t.TotalReturn-c.TotalReturn)),
+				engine.Fixed3(c.Sharpe), engine.Fixed3(t.Sharpe), engine.Percent(c.MaxDrawdown), engine.Percent(c.WinRate))
+			if extra {
+				fmt.Fprintf(tw, "%s\t%s\t", metricCell(obj, &c.Metrics), metricCell(obj, &t.Metrics))
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+	default:
+		for _, run := range r.Runs {
+			if run.Count() == 0 {
+				continue
+			}
+			tops, twins := topDistinct(run, r.Objective, top)
+			if len(tops) == 0 {
+				bw.Printf("\nTop combos by %s %s: none of the %s meets the constraints\n", run.Precision, r.Objective.Label(), engine.Plural(run.Count(), "combo"))
+				continue
+			}
+			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", engine.Plural(len(tops), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
+			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+			fmt.Fprintf(tw, "hma\thma3\ttrades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n")
+			for _, c := range tops {
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, hma3Cell(c, twins), c.TotalTrades,
+					engine.Percent(c.TotalReturn), engine.Percent(c.CAGR), engine.Fixed3(c.Sharpe), engine.Fixed3(c.Sortino), engine.Percent(c.MaxDrawdown), engine.Fixed3(c.Calmar),
+					engine.Percent(c.WinRate), engine.Percent(c.VaR95), engine.Percent(c.CVaR95), engine.Fixed3(c.Omega))
+			}
+			tw.Flush()
+		}
+	}
+	if p := r.Parity; p != nil {
+		writeParity(bw, r, p)
+	}
+	return bw.Err()
+}
+
+// topDistinct is TopBy(run, o, k) with HMA3 twins (HMA3Twin: the same
+// backtest, computed once) on one row: the best k distinct combos, and
+// for each listed combo whose twin also ranked (next to it: equal values,
+// ties by grid order), that twin's HMA3 length (twins). A kept run
+// (StudyOptions.Discard) holds its best Keep combos, so asking for k rows
+// gives at least k/2 distinct ones.
+func topDistinct(run *engine.Run, o engine.Objective, k int) ([]engine.ComboResult, map[int]int) {
+	all := engine.TopBy(run, o, 2*k)
+	var out []engine.ComboResult
+	twins := map[int]int{}
+	for i := 0; i < len(all) && len(out) < k; i++ {
+		c := all[i]
+		if i+1 < len(all) {
+			if n := all[i+1]; n.HMA == c.HMA && n.HMA3 == engine.HMA3Twin(c.HMA3) && n.Metrics == c.Metrics {
+				twins[c.Index] = n.HMA3
+				i++
+			}
+		}
+		out = append(out, c)
+	}
+	return out, twins
+}
+
+// hma3Cell is a top list's HMA3 cell: the length, or "L|L'" for a combo
+// listed with its twin.
+func hma3Cell(c engine.ComboResult, twins map[int]int) string {
+	if t, ok := twins[c.Index]; ok {
+		return fmt.Sprintf("%d|%d", min(c.HMA3, t), max(c.HMA3, t))
+	}
+	return strconv.Itoa(c.HMA3)
+}
+
+// ofComputed qualifies a top list of a run that stopped early: " of the
+// 2,440 computed (of 8,928)"; "" for a complete run.
+func ofComputed(run *engine.Run) string {
+	if run.Complete() {
+		return ""
+	}
+	return fmt.Sprintf(" of the %s computed (of %s)", engine.Thousands(run.Count()), engine.Thousands(run.Grid.Len()))
+}
+
+func writeParity(bw *engine.ErrWriter, r *engine.Report, p *engine.Parity) {
+	WriteParitySummary(bw, p, ParityLabels{Title: "Parity " + r.ParityOf, Ref: "fp64", Test: "fp32", Verdict: true, Limit: true})
+}
+
+// ParityLabels name the two sides of a parity summary and what it shows:
+// a study's own fp32 vs fp64, or a session diff's B vs A.
+type ParityLabels struct {
+	Title     string // "Parity fp32 vs fp64"
+	Ref, Test string // "fp64", "fp32"; "A", "B"
+	// Verdict: the pass/collapse verdict applies (else NoVerdict is
+	// printed in its place and the collapse reasons are left out).
+	Verdict     bool
+	NoVerdict   string
+	MetricsOnly bool // saved metrics only: no flips, no indicator errors
+	Limit       bool // print the indicator-error limit
+}
+
+// WriteParitySummary writes the parity summary lines (verdict, reasons,
+// note, trades, PnL, flips, indicator error, the worst 5 flips) that the
+// run report and the session diff share.
+func WriteParitySummary(bw *engine.ErrWriter, p *engine.Parity, l ParityLabels) {
+	if l.Verdict {
+		bw.Printf("\n%s: %s", l.Title, strings.ToUpper(string(p.Verdict)))
+	} else {
+		bw.Printf("\n%s: %s", l.Title, l.NoVerdict)
+	}
+	if p.Incomplete {
+		bw.Printf(" (INCOMPLETE: %s combos compared)", engine.Thousands(p.CombosCompared))
+	}
+	bw.Printf("\n")
+	if l.Verdict {
+		for _, reason := range p.Reasons {
+			bw.Printf("  collapse: %s\n", reason)
+		}
+		if p.Explanation != "" {
+			bw.Printf("  note: %s\n", p.Explanation)
+		}
+	}
+	dn, dpnl := p.MaxFigures() // each maximum with its combo
+	bw.Printf("  trades        %s %s, %s %s; shifted %s (%s%%); %s\n",
+		l.Ref, engine.Thousands(p.TotalTrades64), l.Test, engine.Thousands(p.TotalTrades32), engine.Thousands(p.ShiftedTrades), engine.TrimFloat(100*p.ShiftedShare, 4), dn)
+	bw.Printf("  pnl           %s; combos differing %s of %s\n", dpnl, engine.Thousands(p.CombosDiffering), engine.Thousands(p.CombosCompared))
+	if l.MetricsOnly {
+		return
+	}
+	bw.Printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
+		engine.Thousands(p.FlipCount), engine.Thousands(p.NonBorderlineFlips), p.Tolerance)
+	if p.Device != "" {
+		bw.Printf("  found on      %s (flips and indicator errors, from both precisions' series computed there)\n", p.Device)
+	}
+	if len(p.IndicatorErrors) > 0 {
+		e := p.IndicatorErrors[0]
+		bw.Printf("  indicators    max relative error %s (%s %d, bar %d)", engine.Sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)
+		if l.Limit {
+			bw.Printf("; limit %g", engine.MaxIndicatorRel)
+		}
+		bw.Printf("\n")
+	}
+	if n := min(5, len(p.Flips)); n > 0 {
+		bw.Printf("  worst flips (of %s):\n", engine.Thousands(p.FlipCount))
+		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "    hma\thma3\tbar\ttime (UTC)\tpos%s\tpos%s\tmargin\tborderline\t\n",
+			strings.TrimPrefix(l.Ref, "fp"), strings.TrimPrefix(l.Test, "fp"))
+		for _, f := range p.Flips[:n] {
+			fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%+d\t%+d\t%s\t%v\t\n", f.HMA, f.HMA3, f.Bar,
+				time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"), f.Pos64, f.Pos32, engine.Sci(f.Margin), f.Borderline)
+		}
+		tw.Flush()
+	}
+}
+
+// metricCell formats metric name of m for the top list: a count whole, a
+// fraction as a percentage (return, CAGR, drawdown, win rate, VaR,
+// CVaR), a ratio as the table's other ratios.
+func metricCell(name string, m *engine.Metrics) string {
+	v, _ := m.Value(name)
+	switch {
+	case engine.IsCount(name):
+		return strconv.Itoa(int(v))
+	case slices.Contains([]string{"total_return", "cagr", "max_drawdown", "win_rate", "var_95", "cvar_95"}, name):
+		return engine.Percent(v)
+	}
+	return engine.Fixed3(v)
+}
+
+// secs spells d in seconds with three decimals: "1.234s".
+func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + "s" }
