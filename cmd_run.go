@@ -367,17 +367,22 @@ func newRunCmd() *cobra.Command {
 				}
 			}
 			var werr error
+			again := "" // the report's other copy, should the file fail
+			if rec.ID != 0 && rec.Err == nil {
+				again = fmt.Sprintf("sweepbench sessions export %d --db %s --format %s --out %s", rec.ID, rec.Path, format, out)
+				if format == "table" {
+					again = fmt.Sprintf("sweepbench sessions show %d --db %s --top %d > %s", rec.ID, rec.Path, top, out)
+				}
+			}
 			switch {
 			case stream != nil:
 				status("writing %s...", data.Sanitize(out))
-				again := "" // the rows' other copy, should the file fail
-				if rec.ID != 0 && rec.Err == nil {
-					again = fmt.Sprintf("sweepbench sessions export %d --db %s --format %s --out %s", rec.ID, rec.Path, format, out)
-				}
 				werr = stream.finish(cmd.OutOrStdout(), stderr, rep, quiet, write, again)
 				status("")
 			case rep != nil:
-				werr = emit(cmd.OutOrStdout(), stderr, out, quiet, write)
+				// An --out FIFO that a signal stopped says how to get
+				// the report (stopped).
+				werr = stopped(emit(cmd.OutOrStdout(), stderr, out, quiet, write), again, rec.ID == 0)
 			}
 			mark("report written")
 			if rep == nil {
