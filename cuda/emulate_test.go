@@ -177,7 +177,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 		Refine: int32(refine),
 	}
 	if nIn <= capacity {
-		raw.VaR = reference.Select(buf[:nIn], kth-below)
+		raw.VaR = kernels.Select(buf[:nIn], kth-below)
 		raw.CVaRSum = sumBelow
 		raw.CVaRCount = int32(below)
 		for _, v := range buf[:nIn] {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"sweepbench/engine"
-	"sweepbench/reference"
+	"sweepbench/reference/kernels"
 )
 
 // Indicators32 computes the fp32 indicator series of job's grid on the
@@ -60,7 +60,7 @@ func exportIndicators[F float32 | float64](ctx context.Context, b *Backend, job 
 		return nil, fmt.Errorf("cuda: indicators for export: %w", err)
 	}
 	ind := &engine.Indicators[F]{H: map[int][]F{}, H3: map[int][]F{},
-		R: reference.BarReturns[F](job.Bars), Form: job.WMA}
+		R: kernels.BarReturns[F](job.Bars), Form: job.WMA}
 	for j, L := range hma {
 		ind.H[L] = h[j*n : (j+1)*n : (j+1)*n]
 	}

@@ -17,6 +17,7 @@ import (
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
+	"sweepbench/reference/kernels"
 )
 
 // The GPU tests need the CUDA driver and a GPU; elsewhere they skip. On the
@@ -103,7 +104,7 @@ func TestGPUWMA(t *testing.T) {
 }
 
 func gpuWMA[F engine.Float](t *testing.T, d *device, bars *engine.Bars, lens []int) {
-	x := reference.SourceSeries[F](bars, engine.SourceClose)
+	x := kernels.SourceSeries[F](bars, engine.SourceClose)
 	n := len(x)
 	for _, prefix := range []bool{false, true} {
 		var got []F
@@ -260,9 +261,9 @@ func TestGPUIndicators(t *testing.T) {
 		// also runs in the series-major layout of the bar-parallel kernel.
 		d := b.devs[0]
 		var di *deviceIndicators
-		x := reference.SourceSeries[float64](bars, p.Source)
-		cl := reference.SourceSeries[float64](bars, engine.SourceClose)
-		r := reference.BarReturns[float64](bars)
+		x := kernels.SourceSeries[float64](bars, p.Source)
+		cl := kernels.SourceSeries[float64](bars, engine.SourceClose)
+		r := kernels.BarReturns[float64](bars)
 		if err := d.do(func() error {
 			var err error
 			// Prefix also exercises the series-major layout.

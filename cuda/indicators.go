@@ -104,7 +104,7 @@ func (s *stager) flush(host unsafe.Pointer, dev devPtr) ([]devPtr, error) {
 
 // buildIndicators computes every h and h3 series of the grid on d (runs on
 // the device thread) from host series x (source), cl (closes) and r (bar
-// returns), already rounded to F (reference.SourceSeries, reference.BarReturns).
+// returns), already rounded to F (kernels.SourceSeries, kernels.BarReturns).
 func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, prefix, seriesMajor bool) (*deviceIndicators, error) {
 	n := len(x)
 	var st stager
@@ -116,7 +116,7 @@ func buildIndicators[F engine.Float](d *device, x, cl, r []F, hma, hma3 []int, p
 
 // buildIndicatorsBars is buildIndicators from the bars' float64 columns:
 // the source series, the closes and the returns are computed on the GPU
-// (prep_series, bit for bit as reference.SourceSeries and reference.BarReturns).
+// (prep_series, bit for bit as kernels.SourceSeries and kernels.BarReturns).
 func buildIndicatorsBars[F engine.Float](d *device, bars *engine.Bars, src engine.Source, hma, hma3 []int, prefix, seriesMajor bool) (*deviceIndicators, error) {
 	n := bars.Len()
 	var st stager

@@ -5,18 +5,18 @@ import (
 	"errors"
 	"fmt"
 
-	"sweepbench/engine/robust"
+	"sweepbench/engine"
 )
 
 // pboThreads is PB_T in kernels/robust.cu.
 const pboThreads = 256
 
 // PBOSharpe runs PBO's two passes for the Sharpe key on the first GPU
-// (robust.PBODevice; kernels/robust.cu): one block per split set, the
+// (engine.PBODevice; kernels/robust.cu): one block per split set, the
 // block statistics read block-major from device memory (a 102,400-combo
 // study's 16 blocks are 26 MB: L2-resident). Outputs are poisoned before
 // the kernels and checked after.
-func (b *Backend) PBOSharpe(ctx context.Context, sum, sumSq []float64, combos, blocks int, bars []float64, sets []robust.Mask, comp []int32) (sel, less, equal []int32, err error) {
+func (b *Backend) PBOSharpe(ctx context.Context, sum, sumSq []float64, combos, blocks int, bars []float64, sets []uint64, comp []int32) (sel, less, equal []int32, err error) {
 	if err := b.init(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -28,10 +28,6 @@ func (b *Backend) PBOSharpe(ctx context.Context, sum, sumSq []float64, combos, b
 		return nil, nil, nil, fmt.Errorf("cuda: PBO: %d sums, %d squares, %d bar counts, %d complements for %d combos x %d blocks and %d sets",
 			len(sum), len(sumSq), len(bars), len(comp), n, s, k)
 	}
-	masks := make([]uint64, k)
-	for i, m := range sets {
-		masks[i] = uint64(m)
-	}
 	sel, less, equal = make([]int32, k), make([]int32, k), make([]int32, k)
 	d := b.devs[0]
 	err = d.do(func() (err error) {
@@ -42,7 +38,7 @@ func (b *Backend) PBOSharpe(ctx context.Context, sum, sumSq []float64, combos, b
 		if err != nil {
 			return err
 		}
-		if err := errors.Join(upload(dp[0], sum), upload(dp[1], sumSq), upload(dp[2], bars), upload(dp[3], masks), upload(dp[4], comp),
+		if err := errors.Join(upload(dp[0], sum), upload(dp[1], sumSq), upload(dp[2], bars), upload(dp[3], sets), upload(dp[4], comp),
 			d.poison(dp[5], uint64(k)*4), d.poison(dp[6], uint64(k)*4), d.poison(dp[7], uint64(k)*4)); err != nil {
 			return err
 		}
@@ -69,4 +65,4 @@ func (b *Backend) PBOSharpe(ctx context.Context, sum, sumSq []float64, combos, b
 	return sel, less, equal, nil
 }
 
-var _ robust.PBODevice = (*Backend)(nil)
+var _ engine.PBODevice = (*Backend)(nil)

@@ -12,6 +12,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
+	"sweepbench/reference/kernels"
 )
 
 // parityFixture is a one-combo grid (hma 2, hma3 6: warm-up max(1, 4) = 4)
@@ -57,8 +58,8 @@ func newParityFixture(n int, seed uint64) *parityFixture {
 // runs builds both runs from the fixture's series through Backtest, as a
 // backend would.
 func (f *parityFixture) runs() {
-	r64 := reference.BarReturns[float64](f.bars)
-	r32 := reference.BarReturns[float32](f.bars)
+	r64 := kernels.BarReturns[float64](f.bars)
+	r32 := kernels.BarReturns[float32](f.bars)
 	c := f.grid.At(0)
 	m64 := reference.Backtest(f.h64, f.h364, r64, fixWarm, f.params, new(reference.Scratch[float64]))
 	m32 := reference.Backtest(f.h32, f.h332, r32, fixWarm, f.params, new(reference.Scratch[float32]))

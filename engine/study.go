@@ -84,7 +84,8 @@ type StudyOptions struct {
 	// while the other lane and the parity report go on; tiled, after the
 	// last tile. RunStudy returns only after it has returned. It is how
 	// the robustness statistics (engine/robust) run beside the rest of a
-	// study. Not called when the statistics are incomplete.
+	// study: the run path (sessions.RunStudy) sets it, no front end.
+	// Not called when the statistics are incomplete.
 	AfterBlocks func(rep *Report)
 	// Summary, when set, has each run build its Summary (Run.Summary: the
 	// top lists and heatmaps of every metric, in memory bounded by these
@@ -121,8 +122,8 @@ type Report struct {
 	// value: Sharpe, unconstrained).
 	Objective Objective
 	// Robustness is the study's robustness summary as JSON (engine/robust's
-	// Summary, set by the front end that computed it; a saved session keeps
-	// it): the JSON report carries it under "robustness" and a Parquet file
+	// Summary, set by the run path that computed it, sessions.RunStudy; a
+	// saved session keeps it): the JSON report carries it under "robustness" and a Parquet file
 	// in its metadata. Empty when none was computed.
 	Robustness json.RawMessage
 }

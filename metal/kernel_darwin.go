@@ -9,7 +9,6 @@ import (
 	"unsafe"
 
 	"sweepbench/engine"
-	"sweepbench/reference"
 	"sweepbench/reference/kernels"
 )
 
@@ -100,7 +99,7 @@ func prepare(ctx context.Context, d *device, job *engine.Job) (_ engine.Kernel, 
 // [prefix scans], stage 1 of HMA and HMA3, [prefix scans of the stage-1
 // series], the final WMAs into bar-major H and H3. The source series, the
 // closes and the returns are rounded to float32 on the host
-// (reference.SourceSeries, reference.BarReturns), as the fp32 path defines them.
+// (kernels.SourceSeries, kernels.BarReturns), as the fp32 path defines them.
 func (k *kernel) buildIndicators(src engine.Source, hma, hma3 []int, prefix bool) error {
 	d, n, nh, n3 := k.d, k.n, len(hma), len(hma3)
 	bars := k.job.Bars
@@ -116,18 +115,18 @@ func (k *kernel) buildIndicators(src engine.Source, hma, hma3 []int, prefix bool
 		}
 		return b, err
 	}
-	cl := reference.SourceSeries[float32](bars, engine.SourceClose)
+	cl := kernels.SourceSeries[float32](bars, engine.SourceClose)
 	dcl, err := keepTmp(upload(d, cl, "closes"))
 	if err != nil {
 		return err
 	}
 	dx := dcl
 	if src != engine.SourceClose {
-		if dx, err = keepTmp(upload(d, reference.SourceSeries[float32](bars, src), "source series")); err != nil {
+		if dx, err = keepTmp(upload(d, kernels.SourceSeries[float32](bars, src), "source series")); err != nil {
 			return err
 		}
 	}
-	if k.R, err = upload(d, reference.BarReturns[float32](bars), "bar returns"); err != nil {
+	if k.R, err = upload(d, kernels.BarReturns[float32](bars), "bar returns"); err != nil {
 		return err
 	}
 	q, sH := make([]int32, nh), make([]int32, nh)

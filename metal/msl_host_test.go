@@ -110,9 +110,9 @@ func runHost(bin string, job *engine.Job, launches []launch, capacity int) (*hos
 	}
 	S := max(len(job.Blocks)-1, 0)
 	w([]int32{int32(n), int32(nh), int32(n3), pre, int32(len(launches)), int32(S)})
-	w(reference.SourceSeries[float32](bars, p.Source))
-	w(reference.SourceSeries[float32](bars, engine.SourceClose))
-	w(reference.BarReturns[float32](bars))
+	w(kernels.SourceSeries[float32](bars, p.Source))
+	w(kernels.SourceSeries[float32](bars, engine.SourceClose))
+	w(kernels.BarReturns[float32](bars))
 	q, sH, p3, s3 := make([]int32, nh), make([]int32, nh), make([]int32, n3), make([]int32, n3)
 	for j, L := range hma {
 		q[j], sH[j] = int32(engine.HMASqrtLen(L)), int32(min(L-1, n))
@@ -353,7 +353,7 @@ func (b hostBackend) Indicators32(ctx context.Context, job *engine.Job) (*engine
 	if err != nil {
 		return nil, err
 	}
-	ind := &engine.Indicators[float32]{H: map[int][]float32{}, H3: map[int][]float32{}, R: reference.BarReturns[float32](job.Bars), Form: job.WMA}
+	ind := &engine.Indicators[float32]{H: map[int][]float32{}, H3: map[int][]float32{}, R: kernels.BarReturns[float32](job.Bars), Form: job.WMA}
 	for j, L := range job.Grid.HMA.Values() {
 		ind.H[L] = column(run.H, job.Grid.HMA.Len(), j)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/reference/kernels"
 )
 
 // Arithmetic is this package's arithmetic as engine reaches it
@@ -60,12 +61,12 @@ func (Arithmetic) TimeCombo(ctx context.Context, job *engine.Job, c engine.Combo
 func timeCombo[F Float](ctx context.Context, job *engine.Job, c engine.Combo) (engine.ComboTiming, error) {
 	var t engine.ComboTiming
 	b, p, form := job.Bars, job.Params, job.WMA
-	x := SourceSeries[F](b, p.Source)
+	x := kernels.SourceSeries[F](b, p.Source)
 	cl := x
 	if p.Source != engine.SourceClose {
-		cl = SourceSeries[F](b, engine.SourceClose)
+		cl = kernels.SourceSeries[F](b, engine.SourceClose)
 	}
-	r := BarReturns[F](b)
+	r := kernels.BarReturns[F](b)
 	hs, h3s := make([]F, len(x)), make([]F, len(x))
 	best := func(f func() error) (time.Duration, error) {
 		d := time.Duration(1<<63 - 1)
@@ -98,9 +99,9 @@ func timeCombo[F Float](ctx context.Context, job *engine.Job, c engine.Combo) (e
 // serially. The bits are those of the reference sweep in fp64.
 func (Arithmetic) NaiveSweep(ctx context.Context, job *engine.Job) ([]engine.Metrics, time.Duration, error) {
 	b := job.Bars
-	x := SourceSeries[float64](b, job.Params.Source)
-	cl := SourceSeries[float64](b, engine.SourceClose)
-	r := BarReturns[float64](b)
+	x := kernels.SourceSeries[float64](b, job.Params.Source)
+	cl := kernels.SourceSeries[float64](b, engine.SourceClose)
+	r := kernels.BarReturns[float64](b)
 	h, h3 := make([]float64, b.Len()), make([]float64, b.Len())
 	var sc Scratch[float64]
 	var ind time.Duration
@@ -137,7 +138,7 @@ func (Arithmetic) PositionFlips(h, h3 []float64, g, g3 []float32, first, held in
 }
 
 func (Arithmetic) BacktestSeries64(ctx context.Context, job *engine.Job, h, h3 map[int][]float64) ([]engine.Metrics, error) {
-	r := BarReturns[float64](job.Bars)
+	r := kernels.BarReturns[float64](job.Bars)
 	out := make([]engine.Metrics, job.Grid.Len())
 	workers := runtime.GOMAXPROCS(0)
 	scs := make([]Scratch[float64], workers)

@@ -10,6 +10,7 @@ import (
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
+	"sweepbench/reference/kernels"
 )
 
 // TestRegistered: importing the package registers its Arithmetic, which is
@@ -77,7 +78,7 @@ func TestRungDeviceIndicators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := reference.BarReturns[float64](job.Bars)
+	r := kernels.BarReturns[float64](job.Bars)
 	var sc reference.Scratch[float64]
 	for i, res := range run.Results {
 		c := job.Grid.At(i)

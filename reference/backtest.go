@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"sweepbench/engine"
+	"sweepbench/reference/kernels"
 )
 
 // Scratch is per-worker memory reused across combos: the strategy returns
@@ -184,7 +185,7 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 	}
 	k := int(math.Floor(0.05 * float64(len(rs)-1)))
 	v, cs, cnt := tailSelect(rs, k, sc)
-	return Finish(Accumulators[F]{E: E, MinRatio: minRatio, Sum: sum, SSD: ssd, Neg2: neg2, Gains: gains, Losses: losses,
+	return kernels.Finish(kernels.Accumulators[F]{E: E, MinRatio: minRatio, Sum: sum, SSD: ssd, Neg2: neg2, Gains: gains, Losses: losses,
 		VaR: v, CVaRSum: cs, Trades: trades, Wins: wins, Long: long, Short: short, Flat: flat, CVaRCount: cnt}, n, p)
 }
 
@@ -250,7 +251,7 @@ func blockSums[F Float](bs *engine.BlockStats, c int, rs []F) {
 // pivot and gathers the narrow band between them (branches that rarely
 // fire, so they predict well, unlike a partition's coin flips); the exact
 // selection then runs on the band alone. When the band misses rank k (not
-// seen on real data) it falls back to a full Select.
+// seen on real data) it falls back to a full kernels.Select.
 func tailSelect[F Float](a []F, k int, sc *Scratch[F]) (v, sumLE F, cntLE int) {
 	const sampleN, halfWidth = 1024, 48
 	n := len(a)
@@ -267,10 +268,10 @@ func tailSelect[F Float](a []F, k int, sc *Scratch[F]) (v, sumLE F, cntLE int) {
 		rlo, rhi := r-halfWidth, r+halfWidth
 		lo, hi := F(math.Inf(-1)), F(math.Inf(1))
 		if rlo > 0 {
-			lo = Select(s, rlo)
+			lo = kernels.Select(s, rlo)
 		}
 		if rhi < sampleN-1 {
-			hi = Select(s, rhi)
+			hi = kernels.Select(s, rhi)
 		}
 		band := sc.band[:0]
 		var below F
@@ -285,7 +286,7 @@ func tailSelect[F Float](a []F, k int, sc *Scratch[F]) (v, sumLE F, cntLE int) {
 		}
 		sc.band = band
 		if j := k - nBelow; j >= 0 && j < len(band) {
-			v = Select(band, j)
+			v = kernels.Select(band, j)
 			sumLE, cntLE = below, nBelow
 			for _, x := range band {
 				if x <= v {
@@ -296,7 +297,7 @@ func tailSelect[F Float](a []F, k int, sc *Scratch[F]) (v, sumLE F, cntLE int) {
 			return v, sumLE, cntLE
 		}
 	}
-	v = Select(a, k)
+	v = kernels.Select(a, k)
 	for _, x := range a {
 		if x <= v {
 			sumLE += x
@@ -304,55 +305,4 @@ func tailSelect[F Float](a []F, k int, sc *Scratch[F]) (v, sumLE F, cntLE int) {
 		}
 	}
 	return v, sumLE, cntLE
-}
-
-// Select reorders a so that a[k] is the k-th smallest element (0-based),
-// a[:k] <= a[k] <= a[k+1:], and returns it. Hoare partition around a
-// median of three; O(len(a)) expected; no NaN allowed. 0 <= k < len(a).
-func Select[F Float](a []F, k int) F {
-	lo, hi := 0, len(a)-1
-	for hi > lo {
-		if hi-lo < 16 {
-			for i := lo + 1; i <= hi; i++ {
-				for j := i; j > lo && a[j] < a[j-1]; j-- {
-					a[j], a[j-1] = a[j-1], a[j]
-				}
-			}
-			return a[k]
-		}
-		mid := lo + (hi-lo)/2
-		if a[mid] < a[lo] {
-			a[mid], a[lo] = a[lo], a[mid]
-		}
-		if a[hi] < a[lo] {
-			a[hi], a[lo] = a[lo], a[hi]
-		}
-		if a[hi] < a[mid] {
-			a[hi], a[mid] = a[mid], a[hi]
-		}
-		pivot := a[mid]
-		i, j := lo, hi
-		for i <= j {
-			for a[i] < pivot {
-				i++
-			}
-			for a[j] > pivot {
-				j--
-			}
-			if i <= j {
-				a[i], a[j] = a[j], a[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return a[k]
-		}
-	}
-	return a[k]
 }

@@ -12,6 +12,7 @@ import (
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
+	"sweepbench/reference/kernels"
 )
 
 // ---- hand-built paths --------------------------------------------------------
@@ -316,7 +317,7 @@ func runHand[F engine.Float](t *testing.T, c handCase, rel float64) {
 	t.Helper()
 	p := engine.Params{Fee: c.fee, Mode: c.mode, BarsPerYear: c.bpy}
 	h, h3 := toF[F](c.h), toF[F](c.h3)
-	r := reference.BarReturns[F](datatest.CloseBars(c.close))
+	r := kernels.BarReturns[F](datatest.CloseBars(c.close))
 	m, tr := reference.BacktestTrace(h, h3, r, c.first, p)
 	label := precName[F]()
 	conformance.NearMetrics(t, label, m, c.want, rel, 1e-15)
@@ -574,7 +575,7 @@ func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first in
 	t.Helper()
 	n := len(close)
 	ref := refBacktest(h, h3, close, first, p.Fee, p.Mode, p.BarsPerYear)
-	r := reference.BarReturns[float64](datatest.CloseBars(close))
+	r := kernels.BarReturns[float64](datatest.CloseBars(close))
 	var sc reference.Scratch[float64]
 	got := reference.Backtest(h, h3, r, first, p, &sc)
 	gotT, tr := reference.BacktestTrace(h, h3, r, first, p)
@@ -637,7 +638,7 @@ func compareWithRef(t *testing.T, label string, close, h, h3 []float64, first in
 	// The fp32 path on the same signals (every non-tie gap is far above
 	// float32 resolution): the same positions, so the same counts; returns
 	// to float32 accuracy.
-	m32 := reference.Backtest(toF[float32](h), toF[float32](h3), reference.BarReturns[float32](datatest.CloseBars(close)), first, p, new(reference.Scratch[float32]))
+	m32 := reference.Backtest(toF[float32](h), toF[float32](h3), kernels.BarReturns[float32](datatest.CloseBars(close)), first, p, new(reference.Scratch[float32]))
 	if m32.TotalTrades != want.TotalTrades || m32.LongBars != want.LongBars || m32.ShortBars != want.ShortBars || m32.FlatBars != want.FlatBars {
 		t.Errorf("%s: fp32 counts trades %d long %d short %d flat %d, independent %d %d %d %d", label,
 			m32.TotalTrades, m32.LongBars, m32.ShortBars, m32.FlatBars, want.TotalTrades, want.LongBars, want.ShortBars, want.FlatBars)
@@ -657,7 +658,7 @@ func TestPositionsMatchesTrace(t *testing.T) {
 			n := 2 + rng.IntN(3000)
 			first := rng.IntN(min(n, 80))
 			close, h, h3 := randomSignals(rng, n, first)
-			r := reference.BarReturns[float64](datatest.CloseBars(close))
+			r := kernels.BarReturns[float64](datatest.CloseBars(close))
 			for _, mode := range []engine.Mode{engine.LongShort, engine.LongOnly} {
 				_, tr := reference.BacktestTrace(h, h3, r, first, engine.Params{Fee: 0.001, Mode: mode, BarsPerYear: 525600})
 				pos := make([]int8, n)
@@ -728,7 +729,7 @@ func checkSelect(t *testing.T, label string, a []float64) {
 	ks := []int{0, n / 20, (n - 1) / 20, n / 2, n - 1}
 	for _, k := range ks {
 		b := slices.Clone(a)
-		if got := reference.Select(b, k); got != sorted[k] {
+		if got := kernels.Select(b, k); got != sorted[k] {
 			t.Errorf("%s: Select(k=%d) = %v, want %v", label, k, got, sorted[k])
 		}
 		for i := range b {

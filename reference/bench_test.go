@@ -9,6 +9,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
+	"sweepbench/reference/kernels"
 )
 
 // benchSweep runs the default study's grid (20:200:20 x 30:240:30, 80
@@ -81,7 +82,7 @@ func BenchmarkBacktest(b *testing.B) {
 // benchBacktest times one backtest, with per-block statistics over blocks
 // blocks when given (BacktestBlocks: the robustness lane's cost).
 func benchBacktest[F engine.Float](b *testing.B, bars *engine.Bars, blocks ...int) {
-	x := reference.SourceSeries[F](bars, engine.SourceClose)
+	x := kernels.SourceSeries[F](bars, engine.SourceClose)
 	h, h3 := make([]F, len(x)), make([]F, len(x))
 	if err := reference.HMA(x, 100, engine.Direct, h); err != nil {
 		b.Fatal(err)
@@ -89,7 +90,7 @@ func benchBacktest[F engine.Float](b *testing.B, bars *engine.Bars, blocks ...in
 	if err := reference.HMA3(x, 120, engine.Direct, h3); err != nil {
 		b.Fatal(err)
 	}
-	r := reference.BarReturns[F](bars)
+	r := kernels.BarReturns[F](bars)
 	var sc reference.Scratch[F]
 	p := engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}
 	warm := max(engine.HMAWarmup(100), engine.HMA3Warmup(120))
@@ -148,8 +149,8 @@ func BenchmarkTailSelect(b *testing.B) {
 // ran at 2.7 ns a bar on one H200-host core.
 func BenchmarkPositionFlips(b *testing.B) {
 	bars := datatest.FIL(b, 150000)
-	x64 := reference.SourceSeries[float64](bars, engine.SourceClose)
-	x32 := reference.SourceSeries[float32](bars, engine.SourceClose)
+	x64 := kernels.SourceSeries[float64](bars, engine.SourceClose)
+	x32 := kernels.SourceSeries[float32](bars, engine.SourceClose)
 	h, h3 := make([]float64, len(x64)), make([]float64, len(x64))
 	g, g3 := make([]float32, len(x64)), make([]float32, len(x64))
 	for _, e := range []error{reference.HMA(x64, 100, engine.Direct, h), reference.HMA3(x64, 120, engine.Direct, h3),

@@ -9,6 +9,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
+	"sweepbench/reference/kernels"
 )
 
 // TestBlockStats: the per-block statistics the reference sweep emits agree
@@ -108,8 +109,8 @@ func TestBlocksLeaveMetricsAlone(t *testing.T) {
 
 func sameMetrics[F Float](t *testing.T, bars *engine.Bars, p engine.Params, blocks int) {
 	t.Helper()
-	x := SourceSeries[F](bars, p.Source)
-	r := BarReturns[F](bars)
+	x := kernels.SourceSeries[F](bars, p.Source)
+	r := kernels.BarReturns[F](bars)
 	bounds, err := engine.BlockBounds(bars.Len(), blocks)
 	if err != nil {
 		t.Fatal(err)

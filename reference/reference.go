@@ -1,15 +1,18 @@
 // Package reference is the reference arithmetic and the CPU backend: the
-// WMA, HMA and HMA3 series (wma.go, hull.go, series.go), the backtest and
-// its metrics (backtest.go, finish.go) in one generic code path for
-// float64, the reference every GPU result is checked against, and float32,
-// whose bits a GPU without fp64 reproduces (SPEC "Indicators"). Backend runs
+// WMA, HMA and HMA3 series (wma.go, hull.go, series.go), the backtest
+// (backtest.go; its metrics finished by kernels.Finish) in one generic
+// code path for float64, the reference every GPU result is checked
+// against, and float32, whose bits a GPU without fp64 reproduces (SPEC
+// "Indicators"). Backend runs
 // sweeps on every core; Arithmetic is what engine reaches through
 // engine.Arithmetic (registered in init) for parity, the workbench, the
-// estimate and the bench ladder. Its C twin for the GPU kernels, and their
-// shared host code, is package reference/kernels.
+// estimate and the bench ladder. Its C twin for the GPU kernels, and the
+// Go the CPU shares with them (the input series, the selection, the
+// metrics' finish), is package reference/kernels.
 //
 // reference imports engine (the vocabulary: bars, grid, params, metrics)
-// and nothing else of sweepbench; engine never imports it.
+// and reference/kernels, nothing else of sweepbench; engine never imports
+// it, nor do the GPU backends.
 package reference
 
 import (

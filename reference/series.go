@@ -7,44 +7,8 @@ import (
 	"sort"
 
 	"sweepbench/engine"
+	"sweepbench/reference/kernels"
 )
-
-// SourceSeries returns the swept series x in F (SPEC "Input"): close, hl2,
-// hlc3 or ohlc4. Each price is rounded to F first and the average evaluated
-// in F, left to right, as a GPU holding F prices would.
-func SourceSeries[F Float](b *engine.Bars, src engine.Source) []F {
-	n := b.Len()
-	x := make([]F, n)
-	switch src {
-	case engine.SourceHL2:
-		for i := range x {
-			x[i] = (F(b.High[i]) + F(b.Low[i])) / 2
-		}
-	case engine.SourceHLC3:
-		for i := range x {
-			x[i] = (F(b.High[i]) + F(b.Low[i]) + F(b.Close[i])) / 3
-		}
-	case engine.SourceOHLC4:
-		for i := range x {
-			x[i] = (F(b.Open[i]) + F(b.High[i]) + F(b.Low[i]) + F(b.Close[i])) / 4
-		}
-	default:
-		for i := range x {
-			x[i] = F(b.Close[i])
-		}
-	}
-	return x
-}
-
-// BarReturns returns r with r[0] = 0 and r[i] = close[i]/close[i-1] - 1 in F
-// (fraction per bar), SPEC "Signal, position, fills".
-func BarReturns[F Float](b *engine.Bars) []F {
-	r := make([]F, b.Len())
-	for i := 1; i < len(r); i++ {
-		r[i] = F(b.Close[i])/F(b.Close[i-1]) - 1
-	}
-	return r
-}
 
 // BuildIndicators computes h for every Lh and h3 for every L3 of the grid
 // in F. h uses the chosen source, h3 always close (SPEC: h = HMA(x, Lh),
@@ -67,12 +31,12 @@ func BuildIndicators[F Float](ctx context.Context, b *engine.Bars, g engine.Grid
 // the serial rungs of the bench ladder).
 func BuildIndicatorsN[F Float](ctx context.Context, b *engine.Bars, g engine.Grid, src engine.Source, f engine.Formulation, workers int) (*engine.Indicators[F], error) {
 	n := b.Len()
-	x := SourceSeries[F](b, src)
+	x := kernels.SourceSeries[F](b, src)
 	cl := x
 	if src != engine.SourceClose {
-		cl = SourceSeries[F](b, engine.SourceClose)
+		cl = kernels.SourceSeries[F](b, engine.SourceClose)
 	}
-	ind := &engine.Indicators[F]{H: map[int][]F{}, H3: map[int][]F{}, R: BarReturns[F](b), Form: f}
+	ind := &engine.Indicators[F]{H: map[int][]F{}, H3: map[int][]F{}, R: kernels.BarReturns[F](b), Form: f}
 	type task struct {
 		hma3 bool
 		L    int

@@ -11,6 +11,7 @@ import (
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
+	"sweepbench/reference/kernels"
 )
 
 // TestSourceSeriesAndReturnsHand: the swept series and the bar returns on
@@ -32,25 +33,25 @@ func TestSourceSeriesAndReturnsHand(t *testing.T) {
 		{engine.SourceHLC3, []float64{2.5, 14.0 / 3, 11.0 / 3}},
 		{engine.SourceOHLC4, []float64{2.375, 4.5, 3.75}},
 	} {
-		got := reference.SourceSeries[float64](b, c.src)
+		got := kernels.SourceSeries[float64](b, c.src)
 		for i := range got {
 			if !conformance.Near(got[i], c.want[i], 1e-15, 0) {
 				t.Errorf("%s[%d] = %v, want %v", c.src, i, got[i], c.want[i])
 			}
 		}
-		got32 := reference.SourceSeries[float32](b, c.src)
+		got32 := kernels.SourceSeries[float32](b, c.src)
 		for i := range got32 {
 			if !conformance.Near(float64(got32[i]), c.want[i], 1e-7, 0) {
 				t.Errorf("fp32 %s[%d] = %v, want %v", c.src, i, got32[i], c.want[i])
 			}
 		}
 	}
-	r := reference.BarReturns[float64](b)
+	r := kernels.BarReturns[float64](b)
 	if r[0] != 0 || r[1] != 1 || !conformance.Near(r[2], -0.2, 1e-15, 0) {
 		t.Errorf("BarReturns = %v, want [0 1 -0.2]", r)
 	}
 	// fp32: each close rounded to float32 first, then divided in float32.
-	r32 := reference.BarReturns[float32](b)
+	r32 := kernels.BarReturns[float32](b)
 	if want := float32(4)/float32(5) - 1; r32[2] != want {
 		t.Errorf("fp32 BarReturns[2] = %v, want %v", r32[2], want)
 	}
@@ -102,8 +103,8 @@ func checkBuild[F engine.Float](t *testing.T, b *engine.Bars, g engine.Grid, src
 		t.Fatalf("%d h and %d h3 entries (%d series), want %d and %d (%d series)", len(ind.H), len(ind.H3), len(slices),
 			g.HMA.Len(), 2*len(ps), len(ps))
 	}
-	x := reference.SourceSeries[F](b, src)
-	cl := reference.SourceSeries[F](b, engine.SourceClose)
+	x := kernels.SourceSeries[F](b, src)
+	cl := kernels.SourceSeries[F](b, engine.SourceClose)
 	want := make([]F, b.Len())
 	for _, L := range g.HMA.Values() {
 		if err := reference.HMA(x, L, form, want); err != nil {
@@ -119,7 +120,7 @@ func checkBuild[F engine.Float](t *testing.T, b *engine.Bars, g engine.Grid, src
 			assertSameSeries(t, fmt.Sprintf("%s h3(%d)", precName[F](), L), ind.H3[L], want)
 		}
 	}
-	assertSameSeries(t, precName[F]()+" r", ind.R, reference.BarReturns[F](b))
+	assertSameSeries(t, precName[F]()+" r", ind.R, kernels.BarReturns[F](b))
 	if src != engine.SourceClose {
 		// h3 must not follow the source: HMA3 of hl2 differs from HMA3 of close.
 		L := g.HMA3.Start

@@ -2,21 +2,20 @@ package report
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"sweepbench/engine"
-	"sweepbench/engine/robust"
 	"sweepbench/reference"
 	"sweepbench/sessions"
 )
 
-// The test sessions: saved by the one run path (sessions.RunStudy, with
-// the robustness statistics beside it as `sweepbench run` computes and
-// saves them) with the reference backend on the embedded BTC/USDT minute
+// The test sessions: saved by the one run path (sessions.RunStudy, which
+// computes and saves the robustness statistics beside the study as for
+// `sweepbench run`) with the reference backend on the embedded BTC/USDT minute
 // bars, once per test binary.
 var (
 	fixtureOnce sync.Once
@@ -52,30 +51,18 @@ func saveStudy(ctx context.Context, st *sessions.Store, spec engine.Spec) (int64
 	if err != nil {
 		return 0, err
 	}
-	var rob *robust.Robustness
-	var robErr error
-	opt := engine.StudyOptions{}
-	if s.Blocks > 0 {
-		opt.AfterBlocks = func(r *engine.Report) { rob, robErr = robust.AnalyseStudy(ctx, s, r) }
-	}
-	_, rec, err := sessions.RunStudy(ctx, st, s, opt, sessions.RecordOptions{})
+	var saveErr error // the robustness summary's, which rec.Err does not record
+	_, rec, err := sessions.RunStudy(ctx, st, s, engine.StudyOptions{}, sessions.RecordOptions{
+		SaveError: func(e *sessions.SaveError) { saveErr = e },
+	})
 	if err == nil && rec.Err != nil { // a *SaveError: nil is no error
 		err = rec.Err
 	}
 	if err == nil {
-		err = robErr
+		err = errors.Join(rec.Robustness, saveErr)
 	}
 	if err != nil {
 		return 0, err
-	}
-	if rob != nil {
-		js, err := json.Marshal(rob.Summary())
-		if err != nil {
-			return 0, err
-		}
-		if err := st.SetRobustness(ctx, rec.ID, js); err != nil {
-			return 0, err
-		}
 	}
 	return rec.ID, nil
 }

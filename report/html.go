@@ -223,21 +223,23 @@ func WriteHTML(ctx context.Context, w io.Writer, s *Source, opt HTMLOptions) (no
 	}
 	d := s.Report.Dataset
 	page := struct {
-		Title    string
-		Facts    [][2]string
-		Verdict  string
-		Reasons  []string
-		Note     string
-		Sections []Section
-		Made     string
+		Title      string
+		Unverified string // the parts no digest covers (a session saved before the digests)
+		Facts      [][2]string
+		Verdict    string
+		Reasons    []string
+		Note       string
+		Sections   []Section
+		Made       string
 	}{
-		Title:    data.Sanitize(fmt.Sprintf("Session %d: %s, hma %s x hma3 %s", s.ID, d.Name, s.Report.Grid.HMA, s.Report.Grid.HMA3)),
-		Facts:    s.Facts(),
-		Verdict:  verdict,
-		Reasons:  reasons,
-		Note:     explanation,
-		Sections: secs,
-		Made:     time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		Title:      data.Sanitize(fmt.Sprintf("Session %d: %s, hma %s x hma3 %s", s.ID, d.Name, s.Report.Grid.HMA, s.Report.Grid.HMA3)),
+		Unverified: unverifiedLine(s.Session),
+		Facts:      s.Facts(),
+		Verdict:    verdict,
+		Reasons:    reasons,
+		Note:       explanation,
+		Sections:   secs,
+		Made:       time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 	}
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, page); err != nil {
@@ -245,6 +247,15 @@ func WriteHTML(ctx context.Context, w io.Writer, s *Source, opt HTMLOptions) (no
 	}
 	_, err = b.WriteTo(w)
 	return notes, err
+}
+
+// unverifiedLine is the page's line on the parts of ss no digest covers,
+// or "".
+func unverifiedLine(ss *sessions.Session) string {
+	if ss == nil || ss.UnverifiedNote() == "" {
+		return ""
+	}
+	return data.Sanitize("Unverified: " + ss.UnverifiedNote() + ". They are shown as saved; no digest shows whether they were changed since.")
 }
 
 var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
@@ -283,7 +294,8 @@ footer { margin-top: 2rem; font-size: 0.8rem; color: #666; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-{{if .Verdict}}<p>Parity fp32 vs fp64: <span class="verdict {{.Verdict}}">{{.Verdict}}</span></p>
+{{if .Unverified}}<p class="note">{{.Unverified}}</p>
+{{end}}{{if .Verdict}}<p>Parity fp32 vs fp64: <span class="verdict {{.Verdict}}">{{.Verdict}}</span></p>
 {{if .Reasons}}<ul class="reasons">{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>
 {{end}}{{if .Note}}<p class="note">{{.Note}}</p>
 {{end}}{{end}}

@@ -82,14 +82,23 @@ func metricValues(ms []float64, r *engine.ComboResult) {
 // saved with them: the results were changed or damaged in the database
 // after they were saved, and reading them would pass wrong numbers off as
 // computed ones. Show, export, diff and resume refuse the run; a run saved
-// before digests existed (schema version 2 and older) is read unverified.
+// before digests existed (schema version 2 and older, below the file's
+// epoch: recorddigest.go) is read unverified, and one saved since without
+// a digest is refused (Missing).
 type DigestError struct {
 	ID        int64            // the session
 	Precision engine.Precision // its run
 	Rows      int              // the rows read
+	// Missing: the run has no digest, though its session was saved after
+	// the file began digesting runs (it was removed in the database).
+	Missing bool
 }
 
 func (e *DigestError) Error() string {
+	if e.Missing {
+		return fmt.Sprintf("session %d, run %d:%s: the digest of its saved results is missing, though the session was saved after this database began digesting results: it was removed from the database, so they are not used",
+			e.ID, e.ID, e.Precision)
+	}
 	return fmt.Sprintf("session %d, run %d:%s: its %d saved results do not match the digest saved with them: they were changed or damaged in the database after they were saved, so they are not used",
 		e.ID, e.ID, e.Precision, e.Rows)
 }

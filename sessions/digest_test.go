@@ -221,11 +221,48 @@ func TestDigestRefusesChangedRows(t *testing.T) {
 		})
 	}
 
-	t.Run("no digest: read as before", func(t *testing.T) {
+	t.Run("digest removed: refused", func(t *testing.T) {
 		s := openStore(t, "")
 		id := interruptedSession(t, s, reg, spec, 30)
 		db := rawSQL(t, s.Path())
 		rid := runID(t, db, id, engine.FP64)
+		for _, removed := range []string{"NULL", "x''"} {
+			mustExec(t, db, `UPDATE runs SET digest = `+removed+` WHERE id = ?`, rid)
+			rewriteBatch(t, db, rid, readBatches(t, db, rid)[0].first, func(rs []storedRow) []storedRow { rs[0].vals[trades] = 123456; return rs })
+			_, err := s.Open(bg, id)
+			wantDigestError(t, "show with the digest set to "+removed, err, id, engine.FP64)
+			var de *sessions.DigestError
+			if errors.As(err, &de) && (!de.Missing || !strings.Contains(err.Error(), "the digest of its saved results is missing")) {
+				t.Errorf("digest %s: %v, want it refused as missing", removed, err)
+			}
+			_, err = s.OpenSummary(bg, id, engine.SummaryOptions{})
+			wantDigestError(t, "summary with the digest set to "+removed, err, id, engine.FP64)
+			_, err = s.OpenRunReader(bg, id, engine.FP64)
+			wantDigestError(t, "run reader with the digest set to "+removed, err, id, engine.FP64)
+			ref := sessions.RunRef{ID: id, Precision: engine.FP64, Explicit: true}
+			_, err = s.Diff(bg, ref, ref, nil)
+			wantDigestError(t, "diff with the digest set to "+removed, err, id, engine.FP64)
+			ss, err := s.Get(bg, id)
+			if err != nil || len(ss.Unverified) != 0 {
+				t.Fatalf("get: unverified %q (%v), want none: the session is not an old one", ss.Unverified, err)
+			}
+			st, err := sessions.Rebuild(bg, ss, reg, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = s.Resume(bg, id, st, sessions.ResumeOptions{})
+			wantDigestError(t, "resume with the digest set to "+removed, err, id, engine.FP64)
+		}
+	})
+
+	t.Run("saved before digests: read as before", func(t *testing.T) {
+		s := openStore(t, "")
+		id := interruptedSession(t, s, reg, spec, 30)
+		db := rawSQL(t, s.Path())
+		rid := runID(t, db, id, engine.FP64)
+		// As a session saved at schema version 2 reads after the
+		// migrations: no digests, and the file's epochs after it.
+		oldSession(t, db, id)
 		mustExec(t, db, `UPDATE runs SET digest = NULL WHERE id = ?`, rid)
 		rewriteBatch(t, db, rid, readBatches(t, db, rid)[0].first, func(rs []storedRow) []storedRow { rs[0].vals[trades] = 123456; return rs })
 		rep, err := s.Open(bg, id)
@@ -235,7 +272,28 @@ func TestDigestRefusesChangedRows(t *testing.T) {
 		if got := rep.Run(engine.FP64).Results[0].TotalTrades; got != 123456 {
 			t.Errorf("read %d trades, want the changed 123456", got)
 		}
+		ss, err := s.Get(bg, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "[results settings dataset note robustness summary parity report]"; fmt.Sprint(ss.Unverified) != want {
+			t.Errorf("unverified %q, want %s", ss.Unverified, want)
+		}
+		if want := fmt.Sprintf("session %d was saved before sweepbench digested its results: its results, settings, dataset, note, robustness summary, parity report are read unverified", id); ss.UnverifiedNote() != want {
+			t.Errorf("note %q, want %q", ss.UnverifiedNote(), want)
+		}
 	})
+}
+
+// oldSession makes session id of db read as one saved before any digest,
+// as a session of schema version 2 does after the migrations: no record
+// digests, and the file's epochs (meta, v13) after it, as the migration
+// to v13 records them.
+func oldSession(t *testing.T, db *sql.DB, id int64) {
+	t.Helper()
+	mustExec(t, db, `UPDATE studies SET digest_version = 0, settings_digest = NULL, dataset_digest = NULL, note_digest = NULL,
+		robustness_digest = NULL, parity_digest = NULL WHERE id = ?`, id)
+	mustExec(t, db, `UPDATE meta SET value = ? WHERE name IN ('record_digests_from', 'run_digests_from')`, id+1)
 }
 
 // TestDigestCatchesAFlippedByteInTheFile flips one bit of one saved metric
@@ -282,7 +340,21 @@ func TestDigestCatchesAFlippedByteInTheFile(t *testing.T) {
 	_, err = s.Open(bg, id)
 	wantDigestError(t, "show after a flipped bit", err, id, engine.FP64)
 
-	mustExec(t, rawSQL(t, path), `UPDATE runs SET digest = NULL`)
+	// Removing the digest does not turn the check off: the session was
+	// saved after the file began digesting runs (finding: rc 0, the
+	// flipped number shown as computed).
+	raw := rawSQL(t, path)
+	mustExec(t, raw, `UPDATE runs SET digest = NULL`)
+	_, err = s.Open(bg, id)
+	wantDigestError(t, "show after a flipped bit and the digest removed", err, id, engine.FP64)
+	mustExec(t, raw, `UPDATE studies SET digest_version = 0`)
+	_, err = s.Open(bg, id)
+	if err == nil {
+		t.Error("show after a flipped bit, the digest removed and the digest version lowered: read, want it refused")
+	}
+
+	// Only a session saved before digests reads unverified.
+	oldSession(t, raw, id)
 	shown, err := s.Open(bg, id)
 	if err != nil {
 		t.Fatal(err)

@@ -85,6 +85,12 @@ type Recording struct {
 	// Err is why the study is not (wholly) saved, a *SaveError; nil when
 	// it is. The study itself ran whatever Err says.
 	Err *SaveError
+	// Robustness is why the robustness statistics the study asked for
+	// (Study.Blocks) are not in the report although its per-block
+	// statistics are (Report.Blocks): the analysis failed. nil when they
+	// are in Report.Robustness, or when there are none to compute (no
+	// blocks asked for, or the lane with them did not complete).
+	Robustness error
 }
 
 // Save stages of a SaveError.
@@ -120,8 +126,15 @@ type RecordOptions struct {
 	// report).
 	Begun func(id int64, path string)
 	// SaveError, when set, is told of the first SaveError as soon as it
-	// happens, while the study goes on unsaved.
+	// happens, while the study goes on unsaved; and of a robustness
+	// summary that could not be saved (SaveFinish: the session holds the
+	// study without it), which Recording.Err does not record.
 	SaveError func(*SaveError)
+	// Robustness, when set, is told when the robustness statistics of st
+	// start (the lane with the per-block statistics done; the other lane
+	// and the parity report may still run), on the goroutine that
+	// computes them.
+	Robustness func(st *engine.Study)
 }
 
 // RunStudy runs st through engine.RunStudy (the one run path) and, when s
@@ -130,6 +143,12 @@ type RecordOptions struct {
 // both do. Saving never stops the study: a database that cannot be used
 // is reported in Recording.Err (and to ro.SaveError at once) while the
 // study goes on unsaved. opt.Sink, when set, sees every chunk too.
+//
+// A study with Study.Blocks has its robustness statistics computed too
+// (robust.go), beside the rest of it once the lane with the per-block
+// statistics is done: their summary is in the report's Robustness and the
+// session, or Recording.Robustness says why not. opt.AfterBlocks, when
+// set, is called after them.
 func RunStudy(ctx context.Context, s *Store, st *engine.Study, opt engine.StudyOptions, ro RecordOptions) (*engine.Report, Recording, error) {
 	var rec Recording
 	var mu sync.Mutex
@@ -169,6 +188,11 @@ func RunStudy(ctx context.Context, s *Store, st *engine.Study, opt engine.StudyO
 			return nil
 		}
 	}
+	var rob *robustRun
+	if st.Blocks > 0 {
+		rob = &robustRun{}
+		opt.AfterBlocks = rob.after(ctx, st, ro.Robustness, opt.AfterBlocks)
+	}
 	rep, runErr := engine.RunStudy(ctx, st, opt)
 	if w != nil && opt.Progress != nil {
 		select { // the last batches and the parity report go in now: say so
@@ -189,6 +213,18 @@ func RunStudy(ctx context.Context, s *Store, st *engine.Study, opt engine.StudyO
 		}
 		if err != nil {
 			report(&SaveError{Stage: SaveFinish, ID: w.ID(), Err: err})
+		}
+	}
+	if rob != nil {
+		err := rob.keep(ctx, s, rec.ID, rep)
+		var se *SaveError
+		switch {
+		case errors.As(err, &se):
+			if ro.SaveError != nil {
+				ro.SaveError(se)
+			}
+		default:
+			rec.Robustness = err
 		}
 	}
 	return rep, rec, runErr

@@ -187,8 +187,11 @@ func TestRecordDigestOldSessions(t *testing.T) {
 	s := openStore(t, "")
 	id := completeRecordSession(t, s)
 	db := rawSQL(t, s.Path())
+	// As the migration to v13 leaves a session saved before v12: no
+	// record digests, the record epoch after it (its runs keep theirs).
 	mustExec(t, db, `UPDATE studies SET digest_version = 0, settings_digest = NULL, dataset_digest = NULL, note_digest = NULL,
 		robustness_digest = NULL, parity_digest = NULL`)
+	mustExec(t, db, `UPDATE meta SET value = ? WHERE name = 'record_digests_from'`, id+1)
 	mustExec(t, db, `UPDATE parities SET flip_count = 12345`)
 	rep, err := s.Open(bg, id)
 	if err != nil {
@@ -203,5 +206,87 @@ func TestRecordDigestOldSessions(t *testing.T) {
 	}
 	if want := []string{"settings", "dataset", "note", "robustness summary", "parity report"}; fmt.Sprint(ss.Unverified) != fmt.Sprint(want) {
 		t.Errorf("unverified %q, want %q", ss.Unverified, want)
+	}
+}
+
+// TestRecordDigestCannotBeTurnedOff: the digests of a session saved since
+// this file began digesting cannot be turned off from inside its rows.
+// Lowering its digest_version (the finding: the forged parity verdict and
+// fee shown, with a note that the session predates the digests), also
+// with its digests removed, or removing one part's digest is refused,
+// naming what; a version newer than this build's is refused as saved by
+// a newer sweepbench; removing the epochs from meta reads every session
+// as digested.
+func TestRecordDigestCannotBeTurnedOff(t *testing.T) {
+	bg := context.Background()
+	allParts := []string{"settings", "dataset", "note", "robustness summary", "parity report"}
+	for _, c := range []struct {
+		name, sql string
+		want      func(*sessions.RecordError) bool
+		says      string
+	}{
+		{"digest_version lowered", `UPDATE studies SET digest_version = 0; UPDATE parities SET verdict = 'collapse', reasons = '["forged"]'; UPDATE studies SET fee = 0.1`,
+			func(e *sessions.RecordError) bool {
+				return e.Lowered && e.Version == 0 && fmt.Sprint(e.Parts) == fmt.Sprint(allParts)
+			},
+			"its digest version reads 0, but the session was saved with record digests"},
+		{"digest_version lowered and every digest removed", `UPDATE studies SET digest_version = 0, settings_digest = NULL, dataset_digest = NULL, note_digest = NULL,
+			robustness_digest = NULL, parity_digest = NULL; UPDATE studies SET fee = 0.1`,
+			func(e *sessions.RecordError) bool { return e.Lowered && e.Version == 0 },
+			"its digest version reads 0"},
+		{"digest_version negative", `UPDATE studies SET digest_version = -1`,
+			func(e *sessions.RecordError) bool { return e.Lowered && e.Version == -1 },
+			"its digest version reads -1"},
+		{"the parity digest removed", `UPDATE studies SET parity_digest = NULL; UPDATE parities SET verdict = 'collapse'`,
+			func(e *sessions.RecordError) bool {
+				return len(e.Parts) == 0 && fmt.Sprint(e.Removed) == "[parity report]"
+			},
+			"session 1: the digest of its parity report is missing: it was removed from the database after the session was saved, so the session is not used"},
+		{"the settings digest emptied, the note edited", `UPDATE studies SET settings_digest = x'', note = 'edited'`,
+			func(e *sessions.RecordError) bool {
+				return fmt.Sprint(e.Parts) == "[note]" && fmt.Sprint(e.Removed) == "[settings]"
+			},
+			"session 1: its note does not match the digest saved with it: it was changed or damaged in the database after it was saved; the digest of its settings is missing"},
+		{"digest_version newer", `UPDATE studies SET digest_version = 2`,
+			func(e *sessions.RecordError) bool { return e.Newer && e.Version == 2 },
+			"session 1 was saved by a newer sweepbench (record digest version 2; this one knows 1), so it is not used"},
+		{"the epochs removed", `DELETE FROM meta; UPDATE studies SET digest_version = 0`,
+			func(e *sessions.RecordError) bool { return e.Lowered },
+			"its digest version reads 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := openStore(t, "")
+			id := completeRecordSession(t, s)
+			if id != 1 {
+				t.Fatalf("session %d, want 1", id)
+			}
+			mustExec(t, rawSQL(t, s.Path()), c.sql)
+			readers := map[string]func() error{
+				"Open":          func() error { _, err := s.Open(bg, id); return err },
+				"OpenSummary":   func() error { _, err := s.OpenSummary(bg, id, engine.SummaryOptions{}); return err },
+				"OpenRunReader": func() error { _, err := s.OpenRunReader(bg, id, engine.FP32); return err },
+				"diff": func() error {
+					ref := sessions.RunRef{ID: id, Precision: engine.FP64, Explicit: true}
+					_, err := s.Diff(bg, ref, ref, nil)
+					return err
+				},
+			}
+			for name, read := range readers {
+				err := read()
+				var re *sessions.RecordError
+				if !errors.As(err, &re) || re.ID != id || !c.want(re) {
+					t.Errorf("%s: %v (%+v), want it refused", name, err, re)
+				} else if !strings.Contains(err.Error(), c.says) {
+					t.Errorf("%s: %q does not say %q", name, err, c.says)
+				}
+			}
+			ss, err := s.Get(bg, id)
+			if err != nil || len(ss.Unverified) != 0 || ss.UnverifiedNote() != "" {
+				t.Errorf("get: unverified %q, note %q (%v): want none, the session is not an old one", ss.Unverified, ss.UnverifiedNote(), err)
+			}
+			if list, err := s.List(bg, sessions.ListOptions{}); err != nil || len(list) != 1 || len(list[0].Unverified) != 0 {
+				t.Errorf("list: %v, want the session without unverified parts", err)
+			}
+		})
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"hash"
 	"math"
 	"strings"
+
+	"sweepbench/engine"
 )
 
 // A session's record digests cover what show, export, diff and resume
@@ -199,9 +201,18 @@ func contains(names []string, name string) bool {
 
 // verifyRecord checks the parts of study id, read through q (a read
 // transaction: the rows and their digests from one snapshot), against
-// their digests: *RecordError names those that no longer match. A study
-// saved before record digests (digest_version 0) passes unverified.
+// their digests: *RecordError names those that no longer match, or whose
+// digest is missing. A study saved before record digests (digest_version
+// 0, below the file's epoch) passes unverified; one at or above the epoch
+// that reads as such, or that carries digests with version 0, had its
+// version lowered and is refused, as is one whose version is newer than
+// this build's. A study at or above the runs' epoch whose run has no
+// digest is refused with *DigestError (Missing).
 func verifyRecord(ctx context.Context, q querier, id int64) error {
+	e, err := readEpochs(ctx, q)
+	if err != nil {
+		return err
+	}
 	var version int
 	dest := []any{&version}
 	saved := make([][]byte, len(recordParts))
@@ -209,27 +220,165 @@ func verifyRecord(ctx context.Context, q querier, id int64) error {
 	for i := range recordParts {
 		dest, cols[i] = append(dest, &saved[i]), recordParts[i].column
 	}
-	err := q.QueryRowContext(ctx, `SELECT digest_version, `+strings.Join(cols, ", ")+` FROM studies WHERE id = ?`, id).Scan(dest...)
+	err = q.QueryRowContext(ctx, `SELECT digest_version, `+strings.Join(cols, ", ")+` FROM studies WHERE id = ?`, id).Scan(dest...)
 	if err == sql.ErrNoRows {
 		return notFound(id)
 	}
-	if err != nil || version == 0 {
+	if err != nil {
 		return err
 	}
-	var changed []string
-	for i := range recordParts {
-		d, err := partDigest(ctx, q, &recordParts[i], id)
-		if err != nil {
-			return err
+	switch {
+	case version > recordVersion:
+		return &RecordError{ID: id, Version: version, Newer: true}
+	case version < recordVersion:
+		carries := false
+		for _, d := range saved {
+			carries = carries || d != nil
 		}
-		if version != recordVersion || !bytes.Equal(d, saved[i]) {
-			changed = append(changed, recordParts[i].name)
+		if version != 0 || carries || id >= e.record {
+			return &RecordError{ID: id, Parts: recordPartNames(), Version: version, Lowered: true}
+		}
+	default:
+		var changed, removed []string
+		for i := range recordParts {
+			if len(saved[i]) == 0 {
+				removed = append(removed, recordParts[i].name)
+				continue
+			}
+			d, err := partDigest(ctx, q, &recordParts[i], id)
+			if err != nil {
+				return err
+			}
+			if !bytes.Equal(d, saved[i]) {
+				changed = append(changed, recordParts[i].name)
+			}
+		}
+		if len(changed) > 0 || len(removed) > 0 {
+			return &RecordError{ID: id, Parts: changed, Removed: removed}
 		}
 	}
-	if len(changed) > 0 {
-		return &RecordError{ID: id, Parts: changed}
+	if id < e.runs {
+		return nil
 	}
-	return nil
+	var prec string
+	err = q.QueryRowContext(ctx, `SELECT precision FROM runs WHERE study_id = ? AND (digest IS NULL OR length(digest) != ?)
+		ORDER BY CASE precision WHEN 'fp64' THEN 0 ELSE 1 END LIMIT 1`, id, len(digest{})).Scan(&prec)
+	if err == sql.ErrNoRows {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	p, err := engine.ParsePrecisions(prec)
+	if err != nil || len(p) != 1 {
+		return fmt.Errorf("session %d: run precision %q", id, prec)
+	}
+	return &DigestError{ID: id, Precision: p[0], Missing: true}
+}
+
+// The epochs (table meta, schema v13) say where digesting began in a
+// file: record_digests_from is the first study that must carry record
+// digests, run_digests_from the first whose runs must carry digests.
+// Studies' ids are never reused (AUTOINCREMENT), so every study saved
+// since has an id at or above them. They sit outside the rows a session
+// owns: lowering a session's digest_version or removing a digest cannot
+// make an edited session read as an old one.
+const (
+	recordEpochName = "record_digests_from"
+	runEpochName    = "run_digests_from"
+)
+
+// epochs are a file's epochs as read; math.MaxInt64 where the file has
+// none (a test's database older than v13: every session reads as old).
+type epochs struct{ record, runs int64 }
+
+// readEpochs reads the epochs through q. A file with the table but
+// without a row has had it removed: that epoch is 1, every study.
+func readEpochs(ctx context.Context, q querier) (epochs, error) {
+	e := epochs{math.MaxInt64, math.MaxInt64}
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'`).Scan(&n); err != nil || n == 0 {
+		return e, err
+	}
+	e = epochs{1, 1}
+	rows, err := q.QueryContext(ctx, `SELECT name, value FROM meta WHERE name IN (?, ?)`, recordEpochName, runEpochName)
+	if err != nil {
+		return e, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var v int64
+		if err := rows.Scan(&name, &v); err != nil {
+			return e, err
+		}
+		if name == recordEpochName {
+			e.record = v
+		} else {
+			e.runs = v
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return e, err
+	}
+	e.runs = min(e.runs, e.record) // a study with record digests has run digests too
+	return e, nil
+}
+
+// recordEpochs is v13's step: the epochs of the file as it is. The record
+// epoch is the first study that carries any record digest or a digest
+// version (every study since v12 does), else the next study's id; the
+// runs' epoch the study after the last one below the record epoch with a
+// run without a digest (saved before v3), and at most the record epoch.
+// What was edited in the file before this migration stays as it is: a
+// study with digests but its version lowered is refused, as after.
+func recordEpochs(ctx context.Context, tx *sql.Tx) error {
+	var next, record, lastNull int64
+	if err := tx.QueryRowContext(ctx, `SELECT max(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'studies'), 0),
+		COALESCE((SELECT max(id) FROM studies), 0)) + 1`).Scan(&next); err != nil {
+		return err
+	}
+	cond := "digest_version != 0"
+	for _, p := range recordParts {
+		cond += " OR " + p.column + " IS NOT NULL"
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(min(id), ?) FROM studies WHERE `+cond, next).Scan(&record); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(max(study_id), 0) FROM runs WHERE digest IS NULL AND study_id < ?`, record).Scan(&lastNull); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?), (?, ?)`,
+		recordEpochName, record, runEpochName, min(record, lastNull+1))
+	return err
+}
+
+// markUnverified sets ss.Unverified from what it was saved with: a study
+// below the record epoch without record digests has every part
+// unverified, one below the runs' epoch with a run without a digest its
+// results. nullRuns: whether one of its runs has no digest.
+func markUnverified(ss *Session, e epochs, nullRuns bool) {
+	ss.Unverified = nil
+	if nullRuns && ss.ID < e.runs {
+		ss.Unverified = append(ss.Unverified, "results")
+	}
+	if ss.digestVersion == 0 && ss.ID < e.record {
+		ss.Unverified = append(ss.Unverified, recordPartNames()...)
+	}
+}
+
+// UnverifiedNote says which parts of ss no digest covers, as a sentence
+// without a final period ("" when every part is covered).
+func (ss *Session) UnverifiedNote() string {
+	if len(ss.Unverified) == 0 {
+		return ""
+	}
+	what := "more than its results"
+	if ss.Unverified[0] == "results" {
+		what = "its results"
+	}
+	return fmt.Sprintf("session %d was saved before sweepbench digested %s: its %s are read unverified",
+		ss.ID, what, strings.Join(ss.Unverified, ", "))
 }
 
 // verify is verifyRecord in a read transaction of its own.
@@ -244,29 +393,54 @@ func (s *Store) verify(ctx context.Context, id int64) error {
 
 // RecordError refuses a saved session whose settings, dataset, note,
 // robustness summary or parity report no longer hash to the digest saved
-// with them: they were changed or damaged in the database after they were
+// with them, or whose digest is missing, or whose digest version was
+// lowered: they were changed or damaged in the database after they were
 // saved, and showing them would pass them off as the study's. Show,
 // export, diff and resume refuse the session (rm still removes it); a
 // session saved before record digests (schema version 11 and older) is
-// read unverified (Session.Unverified).
+// read unverified (Session.Unverified). Newer: the session was saved by a
+// newer sweepbench, whose digests this build cannot check.
 type RecordError struct {
-	ID    int64
-	Parts []string // the parts that changed, e.g. "settings", "parity report"
+	ID      int64
+	Parts   []string // the parts that changed, e.g. "settings", "parity report"
+	Removed []string // the parts whose digest is missing
+	Version int      // the digest version read, when Lowered or Newer
+	Lowered bool     // the version reads lower than the session was saved with
+	Newer   bool     // the version is newer than this build's
 }
 
 func (e *RecordError) Error() string {
-	parts := "its " + e.Parts[0]
-	for i, p := range e.Parts[1:] {
-		if i == len(e.Parts)-2 {
+	switch {
+	case e.Newer:
+		return fmt.Sprintf("session %d was saved by a newer sweepbench (record digest version %d; this one knows %d), so it is not used: read it with that sweepbench or a later one",
+			e.ID, e.Version, recordVersion)
+	case e.Lowered:
+		return fmt.Sprintf("session %d: its digest version reads %d, but the session was saved with record digests: the version was changed in the database after it was saved, so its %s cannot be verified and the session is not used",
+			e.ID, e.Version, strings.Join(e.Parts, ", "))
+	}
+	var clauses []string
+	if len(e.Parts) > 0 {
+		verb, them := "does not match the digest saved with it: it was", "it was"
+		if len(e.Parts) > 1 {
+			verb, them = "do not match the digests saved with them: they were", "they were"
+		}
+		clauses = append(clauses, fmt.Sprintf("%s %s changed or damaged in the database after %s saved", its(e.Parts), verb, them))
+	}
+	if len(e.Removed) > 0 {
+		clauses = append(clauses, fmt.Sprintf("the digest of %s is missing: it was removed from the database after the session was saved", its(e.Removed)))
+	}
+	return fmt.Sprintf("session %d: %s, so the session is not used", e.ID, strings.Join(clauses, "; "))
+}
+
+// its lists parts as "its a, its b and its c".
+func its(names []string) string {
+	parts := "its " + names[0]
+	for i, p := range names[1:] {
+		if i == len(names)-2 {
 			parts += " and its " + p
 		} else {
 			parts += ", its " + p
 		}
 	}
-	verb, them := "does not match the digest saved with it: it was", "it was"
-	if len(e.Parts) > 1 {
-		verb, them = "do not match the digests saved with them: they were", "they were"
-	}
-	return fmt.Sprintf("session %d: %s %s changed or damaged in the database after %s saved, so the session is not used",
-		e.ID, parts, verb, them)
+	return parts
 }

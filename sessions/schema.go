@@ -297,6 +297,17 @@ ALTER TABLE studies ADD COLUMN note_digest BLOB;
 ALTER TABLE studies ADD COLUMN robustness_digest BLOB;
 ALTER TABLE studies ADD COLUMN parity_digest BLOB;
 `},
+	// v13: where digesting began in this file (recorddigest.go, epochs),
+	// kept outside the rows a session owns: the first session that must
+	// carry record digests and the first whose runs must carry digests.
+	// A session from there on with a lowered digest version or a missing
+	// digest was edited, not saved before digests, and is refused.
+	{sql: `
+CREATE TABLE meta (
+	name  TEXT PRIMARY KEY,
+	value INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+`, run: recordEpochs},
 }
 
 // digestSchema is the first schema version whose runs carry a digest.

@@ -128,8 +128,15 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if want := v < recordSchema; (len(ss.Unverified) == len(recordParts)) != want || (len(ss.Unverified) == 0) == want {
-					t.Errorf("a session saved at v%d: unverified %q", v, ss.Unverified)
+				var want []string
+				if v < digestSchema {
+					want = append(want, "results")
+				}
+				if v < recordSchema {
+					want = append(want, recordPartNames()...)
+				}
+				if fmt.Sprint(ss.Unverified) != fmt.Sprint(want) {
+					t.Errorf("a session saved at v%d: unverified %q, want %q", v, ss.Unverified, want)
 				}
 			}
 			want, id := saveStudy(t, s, testStudy(t, 3000, engine.FP64, engine.FP32))
@@ -148,6 +155,85 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				t.Errorf("parity after migration: got %+v", got.Parity)
 			}
 		})
+	}
+}
+
+// TestMigrateRecordsEpochs: the migration to v13 records where digesting
+// began from the file as it is: a session saved at v2 (no digests) and
+// one at v11 (run digests only) read unverified after it, each naming
+// what; sessions saved at v12 stay digested, even one whose digest
+// version or run digest was already removed in the file before the
+// migration (the finding's database: user_version 12, an edited session
+// shown as genuine); a session saved after the migration is digested.
+func TestMigrateRecordsEpochs(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	db := rawDB(t, path)
+	if err := migrate(ctx, db, 2); err != nil {
+		t.Fatal(err)
+	}
+	_, id := saveAsOld(t, db, testStudy(t, 3000, engine.FP64))
+	ids := []int64{id}
+	// Then one at v11 and four at v12, each by the writer of its version:
+	// one left alone, one with its digest version lowered, one with its
+	// run's digest removed.
+	for _, v := range []int{11, 12, 12, 12, 12} {
+		if err := migrate(ctx, db, v); err != nil {
+			t.Fatal(err)
+		}
+		_, id := saveStudy(t, &Store{db: db, path: path, self: currentProcess(), schema: v}, testStudy(t, 3000, engine.FP64))
+		ids = append(ids, id)
+	}
+	if _, err := db.Exec(`UPDATE studies SET digest_version = 0, fee = 0.1 WHERE id = ?`, ids[4]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE runs SET digest = NULL WHERE study_id = ?`, ids[5]); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	e, err := readEpochs(ctx, s.db)
+	if err != nil || e != (epochs{record: ids[2], runs: ids[1]}) {
+		t.Errorf("epochs %+v (%v), want record digests from session %d, run digests from %d", e, err, ids[2], ids[1])
+	}
+	for i, want := range []string{
+		"session 1 was saved before sweepbench digested its results: its results, settings, dataset, note, robustness summary, parity report are read unverified",
+		"session 2 was saved before sweepbench digested more than its results: its settings, dataset, note, robustness summary, parity report are read unverified",
+		"", "", "", "",
+	} {
+		ss, err := s.Get(ctx, ids[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ss.UnverifiedNote(); got != want {
+			t.Errorf("session %d: note %q, want %q", ids[i], got, want)
+		}
+	}
+	for _, i := range []int{0, 1, 2, 3} {
+		if _, err := s.Open(ctx, ids[i]); err != nil {
+			t.Errorf("session %d: %v", ids[i], err)
+		}
+	}
+	var re *RecordError
+	if _, err := s.Open(ctx, ids[4]); !errors.As(err, &re) || !re.Lowered {
+		t.Errorf("session %d, its digest version lowered before the migration: %v, want it refused", ids[4], err)
+	}
+	var de *DigestError
+	if _, err := s.Open(ctx, ids[5]); !errors.As(err, &de) || !de.Missing {
+		t.Errorf("session %d, its run's digest removed before the migration: %v, want it refused", ids[5], err)
+	}
+	_, id = saveStudy(t, s, testStudy(t, 3000, engine.FP64))
+	if _, err := s.db.Exec(`UPDATE studies SET digest_version = 0, settings_digest = NULL, dataset_digest = NULL, note_digest = NULL,
+		robustness_digest = NULL, parity_digest = NULL WHERE id = ?`, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Open(ctx, id); !errors.As(err, &re) || !re.Lowered {
+		t.Errorf("a session saved after the migration, its digests removed: %v, want it refused", err)
 	}
 }
 

@@ -63,13 +63,16 @@ type Session struct {
 	Parity string
 
 	// Unverified names the parts of the session that no digest covers,
-	// read as saved: every part of the record digests (settings, dataset,
-	// note, robustness summary, parity report) for a session saved before
-	// schema version 12; none for one saved since (its results are
-	// verified by the runs' digests either way).
+	// read as saved: "results" for a session saved before schema version
+	// 3 (a run without a digest), then every part of the record digests
+	// (settings, dataset, note, robustness summary, parity report) for a
+	// session saved before schema version 12; none for one saved since.
+	// Only a session below the file's epochs (recorddigest.go) can have
+	// any: one saved since without a digest is refused when read.
 	Unverified []string
 
-	proc process
+	proc          process
+	digestVersion int // studies.digest_version
 }
 
 // RunSummary describes one stored run (one precision of a study).
@@ -173,9 +176,7 @@ func scanSession(sc scanner) (*Session, error) {
 		return nil, err
 	}
 	s.Created, s.Updated = parseTime(created), parseTime(updated)
-	if digestVersion == 0 {
-		s.Unverified = recordPartNames()
-	}
+	s.digestVersion = digestVersion
 	if finished.Valid {
 		s.Finished = parseTime(finished.String)
 	}
@@ -340,7 +341,31 @@ func (s *Store) List(ctx context.Context, opt ListOptions) ([]Session, error) {
 	if err := rows.Err(); err != nil {
 		return nil, s.wrap("list sessions", err)
 	}
+	if err := rows.Close(); err != nil {
+		return nil, s.wrap("list sessions", err)
+	}
+	e, err := readEpochs(ctx, tx)
+	if err != nil {
+		return nil, s.wrap("list sessions", err)
+	}
+	nullRuns := map[int64]bool{}
+	rows, err = tx.QueryContext(ctx, `SELECT DISTINCT study_id FROM runs WHERE digest IS NULL AND study_id >= ? AND study_id < ?`, out[len(out)-1].ID, e.runs)
+	if err != nil {
+		return nil, s.wrap("list sessions", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, s.wrap("list sessions", err)
+		}
+		nullRuns[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap("list sessions", err)
+	}
 	for i := range out {
+		markUnverified(&out[i], e, nullRuns[out[i].ID])
 		s.settle(&out[i])
 	}
 	return out, nil
@@ -378,7 +403,21 @@ func getSession(ctx context.Context, q querier, id int64) (*Session, error) {
 		}
 		ss.Runs = append(ss.Runs, r)
 	}
-	return ss, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	e, err := readEpochs(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	nullRuns := false
+	if ss.ID < e.runs {
+		if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM runs WHERE study_id = ? AND digest IS NULL)`, id).Scan(&nullRuns); err != nil {
+			return nil, err
+		}
+	}
+	markUnverified(ss, e, nullRuns)
+	return ss, nil
 }
 
 // settle reports a study whose writer is gone as interrupted, even where

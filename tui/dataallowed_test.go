@@ -29,11 +29,11 @@ func TestDataAllowed(t *testing.T) {
 	d := &driver{t: t, m: m}
 	d.run(m.Init())
 	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
-	if len(asked) != 1 || asked[0] != "/etc/shadow" || m.ctx.LastErr != refusal.Error() || m.ctx.Raw != nil {
-		t.Fatalf("asked %q, status %q, dataset loaded %v; want the refusal and nothing read", asked, m.ctx.LastErr, m.ctx.Raw != nil)
+	if len(asked) != 1 || asked[0] != "/etc/shadow" || m.status.LastErr != refusal.Error() || m.state.Raw != nil {
+		t.Fatalf("asked %q, status %q, dataset loaded %v; want the refusal and nothing read", asked, m.status.LastErr, m.state.Raw != nil)
 	}
 	d.send(common.LoadMsg{Spec: "embedded:btcusdt-1m"})
-	if m.ctx.Raw == nil || m.ctx.LastErr != "" {
-		t.Fatalf("embedded dataset: loaded %v, status %q", m.ctx.Raw != nil, m.ctx.LastErr)
+	if m.state.Raw == nil || m.status.LastErr != "" {
+		t.Fatalf("embedded dataset: loaded %v, status %q", m.state.Raw != nil, m.status.LastErr)
 	}
 }

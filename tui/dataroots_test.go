@@ -114,8 +114,8 @@ func TestPickerStaysInDataRoots(t *testing.T) {
 		t.Fatalf("the refused link is not explained:\n%s", v)
 	}
 	d.key("up", "enter") // a.csv: inside, asked of DataAllowed and read
-	if m.setup.Datasets().Picking() || !strings.Contains(m.ctx.LastErr, filepath.Join(data, "a.csv")) {
-		t.Fatalf("a.csv was not loaded from the root (picking %v, error %q)", m.setup.Datasets().Picking(), m.ctx.LastErr)
+	if m.setup.Datasets().Picking() || !strings.Contains(m.status.LastErr, filepath.Join(data, "a.csv")) {
+		t.Fatalf("a.csv was not loaded from the root (picking %v, error %q)", m.setup.Datasets().Picking(), m.status.LastErr)
 	}
 }
 

@@ -50,7 +50,7 @@ func TestParityFollowsFilter(t *testing.T) {
 	// Its keys move over the kept combos only.
 	m.results.SetFocus(results.ParityPane)
 	d.key("G")
-	if c := m.ctx.Results.Grid.At(m.ctx.Selected); c.HMA != 20 {
+	if c := m.state.Results.Grid.At(m.state.Selected); c.HMA != 20 {
 		t.Fatalf("G in the filtered parity list selected hma %d", c.HMA)
 	}
 	d.key("/") // the filter in force, to edit: ctrl+u clears it first

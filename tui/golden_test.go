@@ -76,7 +76,7 @@ func TestGolden(t *testing.T) {
 			fm.quitting = false
 			d := &driver{t: t, m: fm}
 			d.settle()
-			if fm.ctx.Results == nil || !fm.ctx.Results.Complete() {
+			if fm.state.Results == nil || !fm.state.Results.Complete() {
 				t.Fatal("the study did not complete")
 			}
 			requireGolden(t, "results", fm.View(), w, h)
@@ -110,7 +110,7 @@ func TestGoldenRobustness(t *testing.T) {
 			fm.quitting = false
 			d := &driver{t: t, m: fm}
 			d.settle()
-			if fm.ctx.Results == nil || fm.ctx.Results.Robust == nil {
+			if fm.state.Results == nil || fm.state.Results.Robust == nil {
 				t.Fatal("the study has no robustness section")
 			}
 			d.key("o")

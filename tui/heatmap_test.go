@@ -76,9 +76,9 @@ func glyphs(view string) map[rune]int {
 func TestHeatmapOutlier(t *testing.T) {
 	d := outlierDriver(t, 80, 24)
 	m := d.m
-	best := m.ctx.Results.Grid.Index(24, 29) // hma 250 x hma3 360
-	if m.ctx.Selected != best {
-		t.Fatalf("selected %d, want the optimum %d", m.ctx.Selected, best)
+	best := m.state.Results.Grid.Index(24, 29) // hma 250 x hma3 360
+	if m.state.Selected != best {
+		t.Fatalf("selected %d, want the optimum %d", m.state.Selected, best)
 	}
 	for _, tc := range []struct {
 		key, scale string
@@ -153,9 +153,9 @@ func TestHeatmapLeftOut(t *testing.T) {
 	}
 	// Moving the cursor a block moves the detail window there.
 	r0 := m.results.Heatmap().View() // the detail window's first row, as the overview's legend shows it
-	sel := m.ctx.Selected
+	sel := m.state.Selected
 	d.key("up", "up", "up", "up")
-	if m.ctx.Selected == sel {
+	if m.state.Selected == sel {
 		t.Fatal("up in the overview did not move the selection")
 	}
 	if m.results.Heatmap().View() == r0 {
@@ -163,8 +163,8 @@ func TestHeatmapLeftOut(t *testing.T) {
 	}
 	d.key("z")
 	v = m.View()
-	g := m.ctx.Results.Grid
-	c := g.At(m.ctx.Selected)
+	g := m.state.Results.Grid
+	c := g.At(m.state.Selected)
 	if want := fmt.Sprintf("hma %d x hma3 %d:", c.HMA, c.HMA3); !strings.Contains(v, want) {
 		t.Errorf("back in detail the selection %q is not shown:\n%s", want, v)
 	}
@@ -236,7 +236,7 @@ func TestPlateauMarkBesideValues(t *testing.T) {
 	d := newDriver(t, robustFlags(), 120, 40)
 	d.key("enter")
 	d.settle()
-	if d.m.ctx.Results == nil || d.m.ctx.Results.Robust == nil {
+	if d.m.state.Results == nil || d.m.state.Results.Robust == nil {
 		t.Fatal("the study has no robustness section")
 	}
 	d.m.results.SetFocus(results.HeatmapPane)

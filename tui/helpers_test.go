@@ -104,10 +104,10 @@ func (d *driver) drain() {
 // program computes it after a short pause).
 func (d *driver) settle() {
 	m := d.m
-	if m.ctx.Results == nil || m.ctx.Selected < 0 {
+	if m.state.Results == nil || m.state.Selected < 0 {
 		return
 	}
-	if in := m.ctx.Inspect; in == nil || in.Index != m.ctx.Selected {
+	if in := m.state.Inspect; in == nil || in.Index != m.state.Selected {
 		d.send(m.results.Inspect()())
 	}
 }
@@ -246,4 +246,9 @@ func (d *driver) global(keys ...string) {
 		d.key("esc")
 	}
 	d.key(keys...)
+}
+
+func lastLine(v string) string {
+	ls := strings.Split(strings.TrimRight(v, "\n"), "\n")
+	return ls[len(ls)-1]
 }

@@ -34,11 +34,15 @@ const minW, minH = 60, 16
 // display, the tab bar and the status line around it, and the help
 // overlay; it routes keys to the screen on display and each screen's
 // answers (common.ScreenMsg) to that screen, and carries out what the
-// screens ask of each other (common.Host). The screens (tui/screens/*)
-// hold everything else.
+// screens ask of each other (common.Host). It owns the run's state,
+// which it hands to the screens that show it, and the status line's,
+// which the screens change by message (common.ErrMsg, InfoMsg...). The
+// screens (tui/screens/*) hold everything else.
 type Model struct {
 	ctx    *common.Context
-	status *statusbar.Model
+	state  *common.RunState // the current run: the setup, run and results screens'
+	status common.Status    // the status line's error, warning and note
+	bar    *statusbar.Model
 
 	screen    common.ScreenID
 	prev      common.ScreenID // where esc from the sessions, bench or Slurm screen goes back to
@@ -67,11 +71,10 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 		DataAllowed:   cfg.DataAllowed,
 		DataRoots:     cfg.DataRoots,
 		Deterministic: deterministic,
-		Selected:      -1,
-		Metric:        "sharpe",
 	}
-	m := &Model{ctx: ctx, status: statusbar.New(ctx)}
-	m.setup = setup.New(ctx, m, cfg.Flags.Spec, cfg.Flags.DataGiven)
+	m := &Model{ctx: ctx, state: common.NewRunState()}
+	m.bar = statusbar.New(ctx, m.state, &m.status)
+	m.setup = setup.New(ctx, m.state, m, cfg.Flags.Spec, cfg.Flags.DataGiven)
 	if len(cfg.Flags.Datasets) > 0 {
 		m.setup.SetData(cfg.Flags.Datasets)
 	}
@@ -79,9 +82,9 @@ func newModel(parent context.Context, cfg Config, profile termenv.Profile, dark,
 	if cfg.Background != nil {
 		studies = cfg.Background
 	}
-	m.run = run.New(ctx, m, studies, run.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, NoSave: cfg.NoSave,
+	m.run = run.New(ctx, m.state, m, studies, run.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, NoSave: cfg.NoSave,
 		Gate: cfg.Gate, Detachable: cfg.Background != nil, Preflight: cfg.Preflight})
-	m.results = results.New(ctx, m, cfg.Sessions, cfg.LoadSession)
+	m.results = results.New(ctx, m.state, m, cfg.Sessions, cfg.LoadSession)
 	m.sessions = sessionscreen.New(ctx, m, sessionscreen.Config{Store: cfg.Sessions, StoreErr: cfg.StoreErr, Load: cfg.LoadSession})
 	m.bench = benchscreen.New(ctx, m, parent, benchscreen.Config{Rungs: cfg.Rungs, Repeat: cfg.BenchRepeat,
 		Study: func() *engine.Study { s, _, _ := m.setup.Build(); return s }})
@@ -114,7 +117,7 @@ func (m *Model) Init() tea.Cmd {
 func (m *Model) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 	defer func() {
 		if r := recover(); r != nil {
-			m.ctx.SetErr(fmt.Errorf("internal error: %v (%s)", r, firstFrames(debug.Stack())))
+			m.status.SetErr(fmt.Errorf("internal error: %v (%s)", r, firstFrames(debug.Stack())))
 			cmd = nil
 		}
 	}()
@@ -162,15 +165,15 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			}
 			return tea.Sequence(cmds...)
 		}
-		before, errBefore, infoBefore := m.screen, m.ctx.LastErr, m.ctx.Info
+		before, errBefore, infoBefore := m.screen, m.status.LastErr, m.status.Info
 		cmd := m.key(msg)
 		// An error or a note that was on the screen the user leaves is
 		// stale there: it goes (one raised by this key stays).
-		if m.screen != before && errBefore != "" && m.ctx.LastErr == errBefore && errBefore != m.ctx.StartErr {
-			m.ctx.SetErr(nil)
+		if m.screen != before && errBefore != "" && m.status.LastErr == errBefore && errBefore != m.status.StartErr {
+			m.status.SetErr(nil)
 		}
-		if m.screen != before && infoBefore != "" && m.ctx.Info == infoBefore {
-			m.ctx.Info = ""
+		if m.screen != before && infoBefore != "" && m.status.Info == infoBefore {
+			m.status.Info = ""
 		}
 		return cmd
 	case common.ScreenMsg:
@@ -185,8 +188,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			cmds = append(cmds, s.Update(msg))
 		}
 		return tea.Batch(cmds...)
-	case common.ErrMsg:
-		m.ctx.SetErr(msg.Err)
+	case common.ErrMsg, common.StartErrMsg, common.InfoMsg, common.WarnMsg, common.SavedMsg:
+		m.status.Apply(msg)
 	case common.RunMsg:
 		return m.Do(msg)
 	case common.SelectMsg, common.MetricMsg:
@@ -278,6 +281,9 @@ func (m *Model) quit() tea.Cmd {
 
 // Do implements common.Host: the screens' intents, carried out at once.
 func (m *Model) Do(intent tea.Msg) tea.Cmd {
+	if m.status.Apply(intent) { // a status line message
+		return nil
+	}
 	switch msg := intent.(type) {
 	case common.ShowMsg:
 		if msg.ID == common.RunScreen {
@@ -306,7 +312,7 @@ func (m *Model) Do(intent tea.Msg) tea.Cmd {
 		cmd := m.results.ShowSession(msg)
 		return tea.Batch(cmd, m.show(common.ResultsScreen))
 	case common.ResumeMsg:
-		m.ctx.Note = msg.Note
+		m.state.Note = msg.Note
 		return m.run.Resume(msg.ID, msg.Study)
 	}
 	return nil
@@ -318,6 +324,9 @@ func (m *Model) Screen() common.ScreenID { return m.screen }
 // Running implements common.Host.
 func (m *Model) Running() bool { return m.run.Running() }
 
+// Status implements common.Host.
+func (m *Model) Status() common.Status { return m.status }
+
 // report shows a study's report on the results screen, unless the user
 // browses the sessions or the bench: then the results wait on their
 // screen (esc goes there) and the screen in use stays.
@@ -328,7 +337,7 @@ func (m *Model) report(msg common.ReportMsg) tea.Cmd {
 		return tea.Batch(cmd, m.show(common.ResultsScreen))
 	}
 	m.prev = common.ResultsScreen
-	m.ctx.Info = strings.TrimSuffix("the study finished: esc shows its results; "+m.ctx.Info, "; ")
+	m.status.Info = strings.TrimSuffix("the study finished: esc shows its results; "+m.status.Info, "; ")
 	m.layout()
 	if m.screen == common.SessionsScreen {
 		cmd = tea.Batch(cmd, m.sessions.Refresh()) // its session is no longer running
@@ -374,7 +383,7 @@ func (m *Model) back() tea.Cmd {
 		return m.show(common.RunScreen)
 	}
 	to := m.prev
-	if to == common.ResultsScreen && m.ctx.Results == nil || to == common.RunScreen || m.browsing(to) {
+	if to == common.ResultsScreen && m.state.Results == nil || to == common.RunScreen || m.browsing(to) {
 		to = common.SetupScreen
 	}
 	return m.show(to)
@@ -384,7 +393,7 @@ func (m *Model) back() tea.Cmd {
 // bar and the status line.
 func (m *Model) layout() {
 	W, H := m.ctx.Width, m.ctx.Height
-	m.status.SetWidth(W)
+	m.bar.SetWidth(W)
 	for _, s := range m.screens {
 		s.SetSize(W, H-2)
 	}
@@ -415,8 +424,8 @@ func (m *Model) View() (out string) {
 	} else {
 		body = m.screens[m.screen].View()
 	}
-	m.status.SetKeys(km)
-	return t.Sanitize(m.header(W) + "\n" + t.Fit(body, W, bodyH) + "\n" + m.status.View())
+	m.bar.SetKeys(km)
+	return t.Sanitize(m.header(W) + "\n" + t.Fit(body, W, bodyH) + "\n" + m.bar.View())
 }
 
 // header is the tab bar: the screens (the one on display marked), the
@@ -471,7 +480,7 @@ func (m *Model) header(W int) string {
 			}
 		}
 		s += p
-	} else if st := m.ctx.Study; st != nil && (m.screen == common.RunScreen || m.screen == common.ResultsScreen) {
+	} else if st := m.state.Study; st != nil && (m.screen == common.RunScreen || m.screen == common.ResultsScreen) {
 		s += t.Subtle.Render(fmt.Sprintf("   hma %s x hma3 %s", st.Grid.HMA, st.Grid.HMA3))
 	}
 	return t.Fit(s, W, 1)

@@ -33,24 +33,24 @@ func TestObjectiveInWorkbench(t *testing.T) {
 	d := newDriver(t, f, 80, 24)
 	m := d.m
 	d.key("enter")
-	run := m.ctx.Results.R64
-	obj := m.ctx.Results.Objective
-	if obj.Name() != "sortino" || obj.MinTrades != f.MinTrades || m.ctx.Metric != "sortino" {
-		t.Fatalf("objective %+v, metric %q", obj, m.ctx.Metric)
+	run := m.state.Results.R64
+	obj := m.state.Results.Objective
+	if obj.Name() != "sortino" || obj.MinTrades != f.MinTrades || m.state.Metric != "sortino" {
+		t.Fatalf("objective %+v, metric %q", obj, m.state.Metric)
 	}
 	top := engine.TopBy(run, obj, run.Grid.Len())
 	if len(top) == 0 || top[0].Index == raw.Index {
 		t.Fatalf("the constraint leaves %d combos, the first %v", len(top), top)
 	}
 	d.key("b")
-	if m.ctx.Selected != top[0].Index {
-		t.Errorf("b in the table selected combo %d, the objective's best is %d", m.ctx.Selected, top[0].Index)
+	if m.state.Selected != top[0].Index {
+		t.Errorf("b in the table selected combo %d, the objective's best is %d", m.state.Selected, top[0].Index)
 	}
-	m.ctx.Selected = raw.Index
+	m.state.Selected = raw.Index
 	m.results.SetFocus(results.HeatmapPane)
 	d.key("b")
-	if m.ctx.Selected != top[0].Index {
-		t.Errorf("b in the heatmap selected combo %d, the objective's best is %d", m.ctx.Selected, top[0].Index)
+	if m.state.Selected != top[0].Index {
+		t.Errorf("b in the heatmap selected combo %d, the objective's best is %d", m.state.Selected, top[0].Index)
 	}
 	m.results.SetFocus(results.MetricsPane)
 	d.key("s")

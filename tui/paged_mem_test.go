@@ -104,7 +104,7 @@ func heldBytes(t *testing.T, st *sessions.Store, paged bool) (uint64, time.Durat
 	t0 := time.Now()
 	d.key("enter")
 	took := time.Since(t0)
-	r := d.m.ctx.Results
+	r := d.m.state.Results
 	if !paged && r != nil && !r.Paged() {
 		_ = d.m.View()
 		held := liveHeap() - base
@@ -112,7 +112,7 @@ func heldBytes(t *testing.T, st *sessions.Store, paged bool) (uint64, time.Durat
 		return held, took
 	}
 	if r == nil || !r.Paged() || r.Pager(engine.FP64) == nil {
-		t.Fatalf("the session is not shown paged (err %q)", d.m.ctx.LastErr)
+		t.Fatalf("the session is not shown paged (err %q)", d.m.status.LastErr)
 	}
 	d.key("s", "s", "/", "total_trades>=100", "enter")
 	if n := len(listed(d)); n != common.PageRows {

@@ -78,9 +78,9 @@ func TestPagedMatchesFull(t *testing.T) {
 	cfg := storeConfig(pagedFlags("10:40:2", "12:42:2"), st)
 	p := newStoreDriver(t, cfg, 160, 50)
 	p.key("enter")
-	pr := p.m.ctx.Results
-	if p.m.screen != common.ResultsScreen || pr == nil || p.m.ctx.Saved != "session 1" {
-		t.Fatalf("screen %d, saved %q, err %q", p.m.screen, p.m.ctx.Saved, p.m.ctx.LastErr)
+	pr := p.m.state.Results
+	if p.m.screen != common.ResultsScreen || pr == nil || p.m.status.Saved != "session 1" {
+		t.Fatalf("screen %d, saved %q, err %q", p.m.screen, p.m.status.Saved, p.m.status.LastErr)
 	}
 	if !pr.Paged() || !pr.R64.Kept || pr.R64.Summary == nil || pr.Pager(engine.FP64) == nil || pr.Pager(engine.FP32) == nil {
 		t.Fatalf("paged %v, kept %v, pagers %v %v (%s)", pr.Paged(), pr.R64.Kept, pr.Pager(engine.FP64), pr.Pager(engine.FP32), pr.PagerWhy)
@@ -97,9 +97,9 @@ func TestPagedMatchesFull(t *testing.T) {
 	f := newStoreDriver(t, storeConfig(pagedFlags("10:40:2", "12:42:2"), st), 160, 50)
 	f.global("S")
 	f.key("enter")
-	fr := f.m.ctx.Results
+	fr := f.m.state.Results
 	if f.m.screen != common.ResultsScreen || fr == nil || fr.Paged() || fr.Grid.Len() != 256 {
-		t.Fatalf("the full session is not shown: screen %d, err %q", f.m.screen, f.m.ctx.LastErr)
+		t.Fatalf("the full session is not shown: screen %d, err %q", f.m.screen, f.m.status.LastErr)
 	}
 	if pr.Report.Parity.Verdict != fr.Report.Parity.Verdict || pr.Report.Parity.FlipCount != fr.Report.Parity.FlipCount {
 		t.Fatalf("parity: paged %s %d flips, full %s %d", pr.Report.Parity.Verdict, pr.Report.Parity.FlipCount,
@@ -138,13 +138,13 @@ func TestPagedMatchesFull(t *testing.T) {
 			// The next metrics, best first: their summaries' top lists,
 			// the fp32 side read for them.
 			both("m", "s")
-			check(t, p.m.ctx.Metric+" best first", engine.DefaultKeep)
+			check(t, p.m.state.Metric+" best first", engine.DefaultKeep)
 		}
 		both("p", "s") // fp32 best first: the fp32 summary's list, the fp64 side read
-		check(t, p.m.ctx.Metric+" fp32 best first", engine.DefaultKeep)
+		check(t, p.m.state.Metric+" fp32 best first", engine.DefaultKeep)
 		both("p", "M", "M", "M")
-		if p.m.ctx.Metric != "sharpe" || p.m.ctx.Prec != engine.FP64 {
-			t.Fatalf("metric %s %s", p.m.ctx.Metric, p.m.ctx.Prec)
+		if p.m.state.Metric != "sharpe" || p.m.state.Prec != engine.FP64 {
+			t.Fatalf("metric %s %s", p.m.state.Metric, p.m.state.Prec)
 		}
 	})
 	t.Run("filter", func(t *testing.T) {
@@ -208,7 +208,7 @@ func TestPagedMatchesFull(t *testing.T) {
 		sameValues(t, "selected", pr, fr, []int{idx})
 		p.settle()
 		f.settle()
-		if ins := p.m.ctx.Inspect; ins == nil || ins.Index != idx || ins.D64 == nil || ins.D32 == nil || ins.Missing != nil {
+		if ins := p.m.state.Inspect; ins == nil || ins.Index != idx || ins.D64 == nil || ins.D32 == nil || ins.Missing != nil {
 			t.Fatalf("the combo's detail: %+v", ins)
 		}
 		line := func(d *driver) string { return strings.SplitN(d.m.results.Heatmap().View(), "\n", 2)[0] }
@@ -240,9 +240,9 @@ func TestPagedBlocks(t *testing.T) {
 	f.Head = 1500
 	d := newStoreDriver(t, storeConfig(f, st), 160, 50)
 	d.key("enter")
-	r := d.m.ctx.Results
+	r := d.m.state.Results
 	if r == nil || !r.Paged() || r.Pager(engine.FP64) == nil {
-		t.Fatalf("not paged: err %q", d.m.ctx.LastErr)
+		t.Fatalf("not paged: err %q", d.m.status.LastErr)
 	}
 	full, err := st.Open(context.Background(), 1)
 	if err != nil {
@@ -255,7 +255,7 @@ func TestPagedBlocks(t *testing.T) {
 		t.Fatalf("the legend does not say the summary's blocks:\n%s", view)
 	}
 	// The cursor's block, by hand from every result.
-	sel := d.m.ctx.Selected
+	sel := d.m.state.Selected
 	g := r.Grid
 	row, col := sel/g.HMA3.Len(), sel%g.HMA3.Len()
 	r0 := row - row%2
@@ -290,9 +290,9 @@ func TestPagedBlocks(t *testing.T) {
 		b := newStoreDriver(t, storeConfig(f, st), 160, 50)
 		b.global("S")
 		b.key("enter")
-		br := b.m.ctx.Results
+		br := b.m.state.Results
 		if br == nil || !br.Paged() || br.R64.Summary == nil || br.Pager(engine.FP32) == nil || br.Session != 1 {
-			t.Fatalf("the browser did not open the session paged: err %q", b.m.ctx.LastErr)
+			t.Fatalf("the browser did not open the session paged: err %q", b.m.status.LastErr)
 		}
 		b.key("s", "s") // worst first: read from the store
 		got := listed(b)
@@ -311,7 +311,7 @@ func TestPagedBlocks(t *testing.T) {
 		cfg.NoSave = true
 		u := newStoreDriver(t, cfg, 160, 50)
 		u.key("enter")
-		ur := u.m.ctx.Results
+		ur := u.m.state.Results
 		if ur == nil || !ur.Paged() || ur.Pager(engine.FP64) != nil {
 			t.Fatalf("an unsaved study above the threshold: results %v", ur != nil)
 		}
@@ -356,9 +356,9 @@ func TestPagedReadErrors(t *testing.T) {
 	f.Head = 1500
 	d := newStoreDriver(t, storeConfig(f, st), 160, 50)
 	d.key("enter")
-	r := d.m.ctx.Results
+	r := d.m.state.Results
 	if r == nil || r.Pager(engine.FP64) == nil {
-		t.Fatalf("not paged: err %q", d.m.ctx.LastErr)
+		t.Fatalf("not paged: err %q", d.m.status.LastErr)
 	}
 	r.SetPagers(map[engine.Precision]common.Pager{engine.FP64: brokenPager{r.Pager(engine.FP64)}, engine.FP32: brokenPager{r.Pager(engine.FP32)}})
 	d.key("s", "s") // worst first: a page to read
@@ -372,8 +372,8 @@ func TestPagedReadErrors(t *testing.T) {
 	for range 40 {
 		d.key("down") // out of the window read at first: a window to read, combos to read
 	}
-	if !strings.Contains(d.m.ctx.LastErr, "changed since the run was opened") {
-		t.Fatalf("the status line does not say why: %q", d.m.ctx.LastErr)
+	if !strings.Contains(d.m.status.LastErr, "changed since the run was opened") {
+		t.Fatalf("the status line does not say why: %q", d.m.status.LastErr)
 	}
 	if hm := strings.Join(strings.Fields(d.m.results.Heatmap().View()), " "); !strings.Contains(hm, "the window could not be read") {
 		t.Fatalf("the heatmap does not say its window was not read:\n%s", hm)

@@ -107,7 +107,7 @@ func TestNotesShown(t *testing.T) {
 	}
 	d.key("enter")
 	if d.m.screen != common.ResultsScreen {
-		t.Fatalf("screen %d after enter (err %q)", d.m.screen, d.m.ctx.LastErr)
+		t.Fatalf("screen %d after enter (err %q)", d.m.screen, d.m.status.LastErr)
 	}
 	if sum := strings.Join(d.m.results.Parity().Summary(), " "); !strings.Contains(sum, "note: "+note) {
 		t.Errorf("the parity pane's summary does not show the note:\n%s", sum)
@@ -123,7 +123,7 @@ func TestAliasesShown(t *testing.T) {
 	d := newDriver(t, f, 120, 40)
 	d.key("enter")
 	if d.m.screen != common.ResultsScreen {
-		t.Fatalf("screen %d after enter (err %q)", d.m.screen, d.m.ctx.LastErr)
+		t.Fatalf("screen %d after enter (err %q)", d.m.screen, d.m.status.LastErr)
 	}
 	const want = "aliases: 9 of 18 combos computed with their hma3 twin"
 	if sum := strings.Join(d.m.results.Parity().Summary(), " "); !strings.Contains(sum, want) {
@@ -139,9 +139,9 @@ func TestRobustnessInParityPane(t *testing.T) {
 	f.Blocks = 8
 	d := newDriver(t, f, 120, 40)
 	d.key("enter")
-	r := d.m.ctx.Results
+	r := d.m.state.Results
 	if r == nil || len(r.Report.Robustness) == 0 {
-		t.Fatalf("no robustness after the study (last error %q, warning %q)", d.m.ctx.LastErr, d.m.ctx.Warn)
+		t.Fatalf("no robustness after the study (last error %q, warning %q)", d.m.status.LastErr, d.m.status.Warn)
 	}
 	sum := strings.Join(d.m.results.Parity().Summary(), " ") // the pane wraps: words, not lines
 	for _, want := range []string{"robustness (8 blocks, max sharpe): PBO ", "over 70 splits", "; DSR ", "; plateau best "} {

@@ -30,7 +30,7 @@ func NewRemote(ctx context.Context, cfg Config, profile termenv.Profile, dark bo
 		return nil, errors.New("tui: no backend registry")
 	}
 	m := newModel(ctx, cfg, profile, dark, false)
-	m.ctx.Info = cfg.Banner
+	m.status.Info = cfg.Banner
 	// No tea.WithContext: the caller ends the program with Quit when its
 	// connection ends (a clean exit, not a kill).
 	opts = append([]tea.ProgramOption{tea.WithAltScreen(), tea.WithoutSignalHandler()}, opts...)

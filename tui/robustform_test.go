@@ -57,8 +57,8 @@ func TestRobustnessFormFields(t *testing.T) {
 			if got := d.m.setup.Form().Describe(err); !strings.Contains(got, c.why) {
 				t.Errorf("%s: %q, want %q", c.field, got, c.why)
 			}
-			if strings.Contains(d.m.ctx.LastErr, "internal error") {
-				t.Fatal(d.m.ctx.LastErr)
+			if strings.Contains(d.m.status.LastErr, "internal error") {
+				t.Fatal(d.m.status.LastErr)
 			}
 			// The row is marked and the reason is on the form.
 			v := d.m.View()
@@ -136,19 +136,19 @@ func TestSessionFillsRobustnessFields(t *testing.T) {
 	f.Objective, f.MinTrades, f.From = "sortino", 10, "2025-06-02"
 	d := newStoreDriver(t, storeConfig(f, st), 120, 40)
 	d.key("enter")
-	if d.m.ctx.Saved != "session 1" || d.m.ctx.Results.Robust == nil {
-		t.Fatalf("saved %q, robustness %v (warning %q)", d.m.ctx.Saved, d.m.ctx.Results.Robust != nil, d.m.ctx.Warn)
+	if d.m.status.Saved != "session 1" || d.m.state.Results.Robust == nil {
+		t.Fatalf("saved %q, robustness %v (warning %q)", d.m.status.Saved, d.m.state.Results.Robust != nil, d.m.status.Warn)
 	}
-	ran := d.m.ctx.Results.Robust
+	ran := d.m.state.Results.Robust
 
 	d = newStoreDriver(t, storeConfig(smallFlags(), st), 120, 40)
 	m := d.m
 	d.key("esc", "S", "enter") // out of the focused range, Sessions, open
 	d.settle()
-	if m.screen != common.ResultsScreen || m.ctx.Saved != "session 1" || m.ctx.Results.Robust == nil {
-		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.ctx.Saved, m.ctx.LastErr)
+	if m.screen != common.ResultsScreen || m.status.Saved != "session 1" || m.state.Results.Robust == nil {
+		t.Fatalf("screen %d, saved %q (err %q)", m.screen, m.status.Saved, m.status.LastErr)
 	}
-	if got := m.ctx.Results.Robust; len(got.WF.Equity) != len(ran.WF.Equity) || got.WF.Equity[len(got.WF.Equity)-1] != ran.WF.Equity[len(ran.WF.Equity)-1] ||
+	if got := m.state.Results.Robust; len(got.WF.Equity) != len(ran.WF.Equity) || got.WF.Equity[len(got.WF.Equity)-1] != ran.WF.Equity[len(ran.WF.Equity)-1] ||
 		got.LogitHistogram == nil {
 		t.Fatal("the saved summary lost its curve or histogram")
 	}

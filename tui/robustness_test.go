@@ -58,10 +58,10 @@ func TestRobustnessPane(t *testing.T) {
 			m := d.m
 			d.key("enter")
 			d.settle()
-			if m.screen != common.ResultsScreen || m.ctx.Results.Robust == nil {
-				t.Fatalf("screen %d, robustness %v (err %q, warning %q)", m.screen, m.ctx.Results.Robust != nil, m.ctx.LastErr, m.ctx.Warn)
+			if m.screen != common.ResultsScreen || m.state.Results.Robust == nil {
+				t.Fatalf("screen %d, robustness %v (err %q, warning %q)", m.screen, m.state.Results.Robust != nil, m.status.LastErr, m.status.Warn)
 			}
-			got := m.ctx.Results.Robust
+			got := m.state.Results.Robust
 			if *got.PBO != *want.PBO || got.DSR.DSR != want.DSR.DSR || got.WF.TotalReturn != want.WF.TotalReturn ||
 				len(got.WF.Equity) != len(want.WF.Equity) || got.PlateauBest != want.PlateauBest {
 				t.Fatalf("the workbench's summary differs from run's:\n%+v\n%+v", got, want)

@@ -100,8 +100,8 @@ func TestRunSaved(t *testing.T) {
 		d := newStoreDriver(t, storeConfig(smallFlags(), st), 80, 24)
 		d.key("enter")
 		m := d.m
-		if m.screen != common.ResultsScreen || m.ctx.Saved != "session 1" {
-			t.Fatalf("screen %d saved %q warn %q err %q", m.screen, m.ctx.Saved, m.ctx.Warn, m.ctx.LastErr)
+		if m.screen != common.ResultsScreen || m.status.Saved != "session 1" {
+			t.Fatalf("screen %d saved %q warn %q err %q", m.screen, m.status.Saved, m.status.Warn, m.status.LastErr)
 		}
 		ss, err := st.Get(context.Background(), 1)
 		if err != nil {
@@ -119,7 +119,7 @@ func TestRunSaved(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := m.ctx.Results.Report.Parity
+		got := m.state.Results.Report.Parity
 		if rep.Parity == nil || rep.Parity.Verdict != got.Verdict || rep.Parity.ShiftedTrades != got.ShiftedTrades {
 			t.Fatalf("saved parity %+v, shown %+v", rep.Parity, got)
 		}
@@ -134,7 +134,7 @@ func TestRunSaved(t *testing.T) {
 		d := newStoreDriver(t, cfg, 80, 24)
 		d.key("enter")
 		list, err := st.List(context.Background(), sessions.ListOptions{})
-		if err != nil || len(list) != 0 || d.m.ctx.Saved != "" {
+		if err != nil || len(list) != 0 || d.m.status.Saved != "" {
 			t.Fatalf("--no-save saved %d sessions (%v)", len(list), err)
 		}
 	})
@@ -144,8 +144,8 @@ func TestRunSaved(t *testing.T) {
 		d := newStoreDriver(t, cfg, 100, 30)
 		d.key("enter")
 		m := d.m
-		if m.screen != common.ResultsScreen || m.ctx.Results == nil {
-			t.Fatalf("the run was not shown: screen %d, err %q", m.screen, m.ctx.LastErr)
+		if m.screen != common.ResultsScreen || m.state.Results == nil {
+			t.Fatalf("the run was not shown: screen %d, err %q", m.screen, m.status.LastErr)
 		}
 		if v := m.View(); !strings.Contains(v, "warning: this run is not saved") {
 			t.Fatalf("no warning in the status line:\n%s", v)
@@ -169,8 +169,8 @@ func TestRunSaved(t *testing.T) {
 		defer ro.Close()
 		d := newStoreDriver(t, storeConfig(smallFlags(), ro), 100, 30)
 		d.key("enter")
-		if d.m.ctx.Results == nil || !strings.Contains(d.m.ctx.Warn, "not saved") {
-			t.Fatalf("results %v, warning %q", d.m.ctx.Results != nil, d.m.ctx.Warn)
+		if d.m.state.Results == nil || !strings.Contains(d.m.status.Warn, "not saved") {
+			t.Fatalf("results %v, warning %q", d.m.state.Results != nil, d.m.status.Warn)
 		}
 	})
 }
@@ -184,7 +184,7 @@ func TestSessionsBrowser(t *testing.T) {
 	m := d.m
 	d.key("esc", "S") // out of the focused range: S is a key again
 	if m.screen != common.SessionsScreen || m.sessions.List().Len() != 3 {
-		t.Fatalf("screen %d, %d sessions (err %q)", m.screen, m.sessions.List().Len(), m.ctx.LastErr)
+		t.Fatalf("screen %d, %d sessions (err %q)", m.screen, m.sessions.List().Len(), m.status.LastErr)
 	}
 	// Newest first: 3, 2, 1.
 	if c := m.sessions.List().Current(); c == nil || c.ID != 3 {
@@ -193,8 +193,8 @@ func TestSessionsBrowser(t *testing.T) {
 
 	t.Run("compare needs two marks", func(t *testing.T) {
 		d.key("c")
-		if !strings.Contains(m.ctx.LastErr, "two marked runs") || m.sessions.Comparing() {
-			t.Fatalf("last error %q", m.ctx.LastErr)
+		if !strings.Contains(m.status.LastErr, "two marked runs") || m.sessions.Comparing() {
+			t.Fatalf("last error %q", m.status.LastErr)
 		}
 	})
 	t.Run("mark two and compare", func(t *testing.T) {
@@ -207,12 +207,12 @@ func TestSessionsBrowser(t *testing.T) {
 		if v := strings.Join(strings.Fields(m.sessions.List().View()), " "); !strings.Contains(v, "two runs are already marked: unmark one with space") {
 			t.Fatalf("the refusal is not shown whole in the list:\n%s", m.sessions.List().View())
 		}
-		if len(m.sessions.List().Marks()) != 2 || !strings.Contains(m.ctx.LastErr, "two runs are already marked") {
-			t.Fatalf("marks %v, last error %q", m.sessions.List().Marks(), m.ctx.LastErr)
+		if len(m.sessions.List().Marks()) != 2 || !strings.Contains(m.status.LastErr, "two runs are already marked") {
+			t.Fatalf("marks %v, last error %q", m.sessions.List().Marks(), m.status.LastErr)
 		}
 		d.key("c")
 		if !m.sessions.Comparing() {
-			t.Fatalf("no compare (last error %q)", m.ctx.LastErr)
+			t.Fatalf("no compare (last error %q)", m.status.LastErr)
 		}
 		txt := m.sessions.Compare().Text()
 		for _, want := range []string{"session 2 fp64", "session 1 fp64", "fee 0.045% -> 0.1%", "verdict n/a"} {
@@ -236,7 +236,7 @@ func TestSessionsBrowser(t *testing.T) {
 		}
 		d.key("c")
 		if !m.sessions.Comparing() || !strings.Contains(m.sessions.Compare().Text(), "Parity B vs A: PASS") {
-			t.Fatalf("compare:\n%s\n(last error %q)", m.sessions.Compare().Text(), m.ctx.LastErr)
+			t.Fatalf("compare:\n%s\n(last error %q)", m.sessions.Compare().Text(), m.status.LastErr)
 		}
 		d.key("esc", " ") // unmark
 		if len(m.sessions.List().Marks()) != 0 {
@@ -247,13 +247,13 @@ func TestSessionsBrowser(t *testing.T) {
 		m.sessions.List().Select(2)
 		d.key("enter")
 		d.settle()
-		if m.screen != common.ResultsScreen || m.ctx.Results == nil || m.ctx.Study == nil {
-			t.Fatalf("screen %d, results %v, study %v (err %q)", m.screen, m.ctx.Results != nil, m.ctx.Study != nil, m.ctx.LastErr)
+		if m.screen != common.ResultsScreen || m.state.Results == nil || m.state.Study == nil {
+			t.Fatalf("screen %d, results %v, study %v (err %q)", m.screen, m.state.Results != nil, m.state.Study != nil, m.status.LastErr)
 		}
-		if m.ctx.Study.Params.Fee != 0.001 || m.ctx.Saved != "session 2" || !m.ctx.Results.Complete() {
-			t.Fatalf("fee %v, saved %q", m.ctx.Study.Params.Fee, m.ctx.Saved)
+		if m.state.Study.Params.Fee != 0.001 || m.status.Saved != "session 2" || !m.state.Results.Complete() {
+			t.Fatalf("fee %v, saved %q", m.state.Study.Params.Fee, m.status.Saved)
 		}
-		if in := m.ctx.Inspect; in == nil || in.Err != nil || in.D64 == nil {
+		if in := m.state.Inspect; in == nil || in.Err != nil || in.D64 == nil {
 			t.Fatal("the crossover/combo panes did not recompute the combo")
 		}
 		// e edits the study on screen: the opened session's, not the form's
@@ -263,7 +263,7 @@ func TestSessionsBrowser(t *testing.T) {
 		if v := m.setup.Form().Values(); m.screen != common.SetupScreen || v["fee"] != "0.001" || v["hma"] != "10:30:10" {
 			t.Fatalf("screen %d, form %v after e on session 2", m.screen, v)
 		}
-		if s, _, _ := m.setup.Build(); s == nil || s.Params.Fee != 0.001 || s.Grid != m.ctx.Study.Grid {
+		if s, _, _ := m.setup.Build(); s == nil || s.Params.Fee != 0.001 || s.Grid != m.state.Study.Grid {
 			t.Fatalf("the form's study after e: %+v", s)
 		}
 		d.global("S")
@@ -280,7 +280,7 @@ func TestSessionsBrowser(t *testing.T) {
 		}
 		d.key("x", "y")
 		if m.sessions.List().Len() != 2 {
-			t.Fatalf("%d sessions after removing one (err %q)", m.sessions.List().Len(), m.ctx.LastErr)
+			t.Fatalf("%d sessions after removing one (err %q)", m.sessions.List().Len(), m.status.LastErr)
 		}
 		if _, err := st.Get(context.Background(), 2); !errors.Is(err, sessions.ErrNotFound) {
 			t.Fatalf("session 2 is still in the store: %v", err)
@@ -289,19 +289,19 @@ func TestSessionsBrowser(t *testing.T) {
 	t.Run("resume an interrupted one", func(t *testing.T) {
 		m.sessions.List().Select(3)
 		d.key("R")
-		if m.screen != common.ResultsScreen || m.ctx.Results == nil || !m.ctx.Results.Complete() {
-			t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
+		if m.screen != common.ResultsScreen || m.state.Results == nil || !m.state.Results.Complete() {
+			t.Fatalf("screen %d (err %q)", m.screen, m.status.LastErr)
 		}
 		ss, err := st.Get(context.Background(), 3)
 		if err != nil || ss.Status != engine.StatusComplete {
 			t.Fatalf("session 3 after resume: %v %v", ss.Status, err)
 		}
-		if !strings.Contains(m.ctx.Info, "fp64: 4 saved, 5 computed now") {
-			t.Fatalf("info %q", m.ctx.Info)
+		if !strings.Contains(m.status.Info, "fp64: 4 saved, 5 computed now") {
+			t.Fatalf("info %q", m.status.Info)
 		}
 		d.key("S", "R") // complete now: nothing to resume
-		if !strings.Contains(m.ctx.LastErr, "nothing to resume") {
-			t.Fatalf("last error %q", m.ctx.LastErr)
+		if !strings.Contains(m.status.LastErr, "nothing to resume") {
+			t.Fatalf("last error %q", m.status.LastErr)
 		}
 	})
 }
@@ -318,8 +318,8 @@ func TestSessionWithoutData(t *testing.T) {
 	d := newStoreDriver(t, cfg, 120, 40)
 	m := d.m
 	d.global("S", "down", "down", "enter")
-	if m.screen != common.ResultsScreen || m.ctx.Results == nil || m.ctx.Study != nil {
-		t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
+	if m.screen != common.ResultsScreen || m.state.Results == nil || m.state.Study != nil {
+		t.Fatalf("screen %d (err %q)", m.screen, m.status.LastErr)
 	}
 	v := m.View()
 	for _, want := range []string{"charts unavailable", "gone.csv", "VERDICT: PASS", "Metrics: 9 of 9"} {
@@ -378,7 +378,7 @@ func TestBench(t *testing.T) {
 		d.key("enter")
 		res := m.bench.Ladder().Results()
 		if len(res) != 7 || m.bench.Running() {
-			t.Fatalf("%d rungs (err %q)", len(res), m.ctx.LastErr)
+			t.Fatalf("%d rungs (err %q)", len(res), m.status.LastErr)
 		}
 		want := map[string]string{"M0": "pass", "M1": "collapse", "M2": "ref", "M3": "pass", "M4": "pass", "M5": "skip", "M6": "pass"}
 		for i := range res {
@@ -453,13 +453,13 @@ func TestCancelledSession(t *testing.T) {
 	}
 	d.key("enter")
 	d.settle()
-	if m.screen != common.ResultsScreen || m.ctx.Results == nil || m.ctx.Results.R32 != nil {
-		t.Fatalf("screen %d (err %q)", m.screen, m.ctx.LastErr)
+	if m.screen != common.ResultsScreen || m.state.Results == nil || m.state.Results.R32 != nil {
+		t.Fatalf("screen %d (err %q)", m.screen, m.status.LastErr)
 	}
-	if m.ctx.LastErr != "" || m.ctx.Warn != "" || !strings.Contains(m.ctx.Info, "session 3: cancelled by the user") {
-		t.Fatalf("status: error %q, warning %q, info %q", m.ctx.LastErr, m.ctx.Warn, m.ctx.Info)
+	if m.status.LastErr != "" || m.status.Warn != "" || !strings.Contains(m.status.Info, "session 3: cancelled by the user") {
+		t.Fatalf("status: error %q, warning %q, info %q", m.status.LastErr, m.status.Warn, m.status.Info)
 	}
-	if in := m.ctx.Inspect; in == nil || in.D32 != nil || in.D64 == nil {
+	if in := m.state.Inspect; in == nil || in.D32 != nil || in.D64 == nil {
 		t.Fatalf("inspection: %+v", in)
 	}
 	const want = "fp32 not computed (run cancelled)"
@@ -479,7 +479,7 @@ func TestCancelledSession(t *testing.T) {
 		t.Fatalf("the footer:\n%s", v)
 	}
 	d.global("B")
-	if m.ctx.Info != "" || strings.Contains(m.View(), "cancelled by the user") {
-		t.Fatalf("the note followed to the bench: %q", m.ctx.Info)
+	if m.status.Info != "" || strings.Contains(m.View(), "cancelled by the user") {
+		t.Fatalf("the note followed to the bench: %q", m.status.Info)
 	}
 }

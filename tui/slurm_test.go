@@ -137,7 +137,7 @@ func TestSlurmOpensMergedSession(t *testing.T) {
 	waitOutput(t, tm, "Metrics: 9 of 9")
 	tm.Send(keyMsg("ctrl+c"))
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*Model)
-	if fm.screen != common.ResultsScreen || fm.ctx.Results == nil {
+	if fm.screen != common.ResultsScreen || fm.state.Results == nil {
 		t.Fatalf("enter showed %s", fm.screen)
 	}
 }

@@ -64,7 +64,7 @@ func TestSuiteDatasets(t *testing.T) {
 	}
 	d.key("down", "enter") // session 2: dataset 2
 	if ref, ok := m.results.InSuite(); !ok || ref.D != 2 || ref.N != 3 || ref.ID != id || m.screen != common.ResultsScreen {
-		t.Fatalf("in suite %+v %v, screen %v (err %q)", ref, ok, m.screen, m.ctx.LastErr)
+		t.Fatalf("in suite %+v %v, screen %v (err %q)", ref, ok, m.screen, m.status.LastErr)
 	}
 	if v := m.View(); !strings.Contains(v, "dataset 2/3: filusdt-1m") {
 		t.Fatalf("the results do not say which dataset:\n%s", v)
@@ -73,19 +73,19 @@ func TestSuiteDatasets(t *testing.T) {
 	// A combo, a metric and a pane of its own, then the next dataset.
 	d.send(common.SelectMsg{Index: 5})
 	d.key("m", "m", "tab", "tab") // sortino? whichever: two metrics on; the heatmap
-	metric, focus := m.ctx.Metric, m.results.Focus()
+	metric, focus := m.state.Metric, m.results.Focus()
 	if metric == "sharpe" || focus != results.HeatmapPane {
 		t.Fatalf("metric %s, focus %v", metric, focus)
 	}
 	d.key("]")
 	d.settle()
-	if m.ctx.Saved != "session 3" || m.ctx.Selected != 5 || m.ctx.Metric != metric || m.results.Focus() != focus {
-		t.Fatalf("after ]: %s, combo %d, metric %s, focus %v (err %q)", m.ctx.Saved, m.ctx.Selected, m.ctx.Metric, m.results.Focus(), m.ctx.LastErr)
+	if m.status.Saved != "session 3" || m.state.Selected != 5 || m.state.Metric != metric || m.results.Focus() != focus {
+		t.Fatalf("after ]: %s, combo %d, metric %s, focus %v (err %q)", m.status.Saved, m.state.Selected, m.state.Metric, m.results.Focus(), m.status.LastErr)
 	}
 	want := reps[2].Run(engine.FP64).Lookup(5)
-	got, _ := m.ctx.Results.Value(5, metric, engine.FP64)
+	got, _ := m.state.Results.Value(5, metric, engine.FP64)
 	wv, _ := want.Metrics.Value(metric)
-	c := m.ctx.Results.Grid.At(5)
+	c := m.state.Results.Grid.At(5)
 	if got != wv {
 		t.Fatalf("dataset 3's %s of combo 5: shown %v, saved %v", metric, got, wv)
 	}
@@ -94,8 +94,8 @@ func TestSuiteDatasets(t *testing.T) {
 		t.Fatalf("the heatmap does not show dataset 3's value %s:\n%s", common.Value(metric, wv), v)
 	}
 	d.key("]")
-	if !strings.Contains(m.ctx.Info, "dataset 3/3 is the last of suite "+id) || m.ctx.LastErr != "" {
-		t.Fatalf("] on the last dataset: note %q, error %q", m.ctx.Info, m.ctx.LastErr)
+	if !strings.Contains(m.status.Info, "dataset 3/3 is the last of suite "+id) || m.status.LastErr != "" {
+		t.Fatalf("] on the last dataset: note %q, error %q", m.status.Info, m.status.LastErr)
 	}
 
 	// All datasets, opened with a combo selected below the top of its list.
@@ -111,8 +111,8 @@ func TestSuiteDatasets(t *testing.T) {
 	low := pre.Top(len(pre.Median))[3]
 	d.send(common.SelectMsg{Index: low})
 	d.key("a")
-	if !m.results.AllDatasets() || m.ctx.Metric != common.ColMedian {
-		t.Fatalf("a: all %v, metric %s", m.results.AllDatasets(), m.ctx.Metric)
+	if !m.results.AllDatasets() || m.state.Metric != common.ColMedian {
+		t.Fatalf("a: all %v, metric %s", m.results.AllDatasets(), m.state.Metric)
 	}
 	g := m.results.Aggregate().Aggregate()
 	sessionstest.CheckAggregate(t, g, reps, []int{0, 1, 2})
@@ -125,19 +125,19 @@ func TestSuiteDatasets(t *testing.T) {
 	}
 	// Opened with the fourth combo selected: the list still shows from
 	// its first row (the best median).
-	if m.ctx.Selected != low || best == low {
-		t.Fatalf("selected %d, want %d (the best: %d)", m.ctx.Selected, low, best)
+	if m.state.Selected != low || best == low {
+		t.Fatalf("selected %d, want %d (the best: %d)", m.state.Selected, low, best)
 	}
 	if !regexp.MustCompile(fmt.Sprintf(`\b%d\s+%d\s+-?\d`, bc.HMA, bc.HMA3)).MatchString(v) {
 		t.Fatalf("the list hides its first row (hma %d x hma3 %d):\n%s", bc.HMA, bc.HMA3, v)
 	}
 	d.key("b")
-	if m.ctx.Selected != best || !strings.Contains(m.View(), fmt.Sprintf("hma %d x hma3 %d: median sharpe %s", bc.HMA, bc.HMA3, common.Value("sharpe", g.Median[best]))) {
-		t.Fatalf("b selects %d, want the best median %d:\n%s", m.ctx.Selected, best, m.View())
+	if m.state.Selected != best || !strings.Contains(m.View(), fmt.Sprintf("hma %d x hma3 %d: median sharpe %s", bc.HMA, bc.HMA3, common.Value("sharpe", g.Median[best]))) {
+		t.Fatalf("b selects %d, want the best median %d:\n%s", m.state.Selected, best, m.View())
 	}
 	d.key("a")
-	if m.results.AllDatasets() || m.ctx.Metric != metric {
-		t.Fatalf("a again: all %v, metric %s (want %s)", m.results.AllDatasets(), m.ctx.Metric, metric)
+	if m.results.AllDatasets() || m.state.Metric != metric {
+		t.Fatalf("a again: all %v, metric %s (want %s)", m.results.AllDatasets(), m.state.Metric, metric)
 	}
 
 	// Dataset 1 removed: said, skipped, left out of the aggregate.
@@ -145,15 +145,15 @@ func TestSuiteDatasets(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.key("[")
-	if m.ctx.Saved != "session 2" {
-		t.Fatalf("[ from dataset 3: %s (err %q)", m.ctx.Saved, m.ctx.LastErr)
+	if m.status.Saved != "session 2" {
+		t.Fatalf("[ from dataset 3: %s (err %q)", m.status.Saved, m.status.LastErr)
 	}
 	if v := m.View(); !strings.Contains(v, "dataset 1/3 is not in the store (removed?)") {
 		t.Fatalf("the removed dataset is not said:\n%s", v)
 	}
 	d.key("[")
-	if !strings.Contains(m.ctx.LastErr, "no earlier dataset of suite "+id+" in the store: 1/3 not there") {
-		t.Fatalf("[ past a removed dataset: %q", m.ctx.LastErr)
+	if !strings.Contains(m.status.LastErr, "no earlier dataset of suite "+id+" in the store: 1/3 not there") {
+		t.Fatalf("[ past a removed dataset: %q", m.status.LastErr)
 	}
 	d.key("a")
 	sessionstest.CheckAggregate(t, m.results.Aggregate().Aggregate(), reps, []int{1, 2})
@@ -172,16 +172,16 @@ func TestNotASuite(t *testing.T) {
 	m := d.m
 	d.global("S")
 	d.key("down", "down", "enter") // session 1, complete
-	if m.screen != common.ResultsScreen || m.ctx.Saved != "session 1" {
-		t.Fatalf("screen %v, %s (err %q)", m.screen, m.ctx.Saved, m.ctx.LastErr)
+	if m.screen != common.ResultsScreen || m.status.Saved != "session 1" {
+		t.Fatalf("screen %v, %s (err %q)", m.screen, m.status.Saved, m.status.LastErr)
 	}
 	if _, ok := m.results.InSuite(); ok || strings.Contains(m.View(), "dataset 1/") {
 		t.Fatal("a study of one dataset reads as one of a suite")
 	}
 	for _, k := range []string{"]", "[", "a"} {
 		d.key(k)
-		if !strings.Contains(m.ctx.LastErr, "not one dataset of a suite") || m.results.AllDatasets() {
-			t.Fatalf("%s: %q", k, m.ctx.LastErr)
+		if !strings.Contains(m.status.LastErr, "not one dataset of a suite") || m.results.AllDatasets() {
+			t.Fatalf("%s: %q", k, m.status.LastErr)
 		}
 	}
 }
@@ -205,11 +205,11 @@ func TestSuiteSmall(t *testing.T) {
 		t.Fatalf("tab to the heatmap:\n%s", v)
 	}
 	d.key("m")
-	if m.ctx.Metric != common.ColWorst || !strings.Contains(m.View(), "worst (min) sharpe over 3 datasets") {
-		t.Fatalf("m in the all-datasets view: %s", m.ctx.Metric)
+	if m.state.Metric != common.ColWorst || !strings.Contains(m.View(), "worst (min) sharpe over 3 datasets") {
+		t.Fatalf("m in the all-datasets view: %s", m.state.Metric)
 	}
 	d.key("esc")
-	if m.results.AllDatasets() || m.ctx.Metric != "sharpe" {
-		t.Fatalf("esc: all %v, metric %s", m.results.AllDatasets(), m.ctx.Metric)
+	if m.results.AllDatasets() || m.state.Metric != "sharpe" {
+		t.Fatalf("esc: all %v, metric %s", m.results.AllDatasets(), m.state.Metric)
 	}
 }

@@ -64,7 +64,7 @@ func TestSuiteRunFromTheForm(t *testing.T) {
 	}
 	d.key("enter")
 	if m.screen != common.ResultsScreen || m.run.Running() {
-		t.Fatalf("screen %v, running %v (err %q, warn %q)", m.screen, m.run.Running(), m.ctx.LastErr, m.ctx.Warn)
+		t.Fatalf("screen %v, running %v (err %q, warn %q)", m.screen, m.run.Running(), m.status.LastErr, m.status.Warn)
 	}
 
 	// The Spec `run` builds from the same flags: its --objective is
@@ -80,8 +80,8 @@ func TestSuiteRunFromTheForm(t *testing.T) {
 	if len(list) != 2 {
 		t.Fatalf("%d sessions saved, want 2", len(list))
 	}
-	if !strings.Contains(m.ctx.Saved, "suite "+id+": sessions ") {
-		t.Fatalf("saved %q, want the suite %s", m.ctx.Saved, id)
+	if !strings.Contains(m.status.Saved, "suite "+id+": sessions ") {
+		t.Fatalf("saved %q, want the suite %s", m.status.Saved, id)
 	}
 	// Each dataset's study on its own, as the CLI builds and runs it.
 	sessionstest.CheckSuiteSessions(t, ctx, st, list, f.Spec, datasets, id, testRegistry())
@@ -95,15 +95,15 @@ func TestSuiteRunFromTheForm(t *testing.T) {
 	}
 	d.key("[")
 	if v := m.View(); !strings.Contains(v, "dataset 1/2: filusdt-1m") {
-		t.Fatalf("[ does not open dataset 1/2 (err %q):\n%s", m.ctx.LastErr, v)
+		t.Fatalf("[ does not open dataset 1/2 (err %q):\n%s", m.status.LastErr, v)
 	}
 	d.key("]")
 	if ref, _ := m.results.InSuite(); ref.D != 2 || !strings.Contains(m.View(), "dataset 2/2: btcusdt-1m") {
-		t.Fatalf("] does not open dataset 2/2 (err %q)", m.ctx.LastErr)
+		t.Fatalf("] does not open dataset 2/2 (err %q)", m.status.LastErr)
 	}
 	d.key("a")
 	if !m.results.AllDatasets() || !strings.Contains(m.View(), "over 2 datasets") {
-		t.Fatalf("a does not show the suite's aggregate (err %q):\n%s", m.ctx.LastErr, m.View())
+		t.Fatalf("a does not show the suite's aggregate (err %q):\n%s", m.status.LastErr, m.View())
 	}
 
 	// r runs dataset 2's study again: a study of its own, in no suite
@@ -145,13 +145,13 @@ func TestSuiteFormErrors(t *testing.T) {
 		t.Fatalf("the form does not say the dataset is given twice:\n%s", v)
 	}
 	d.key("enter")
-	if m.run.Started() != 0 || !strings.Contains(m.ctx.LastErr, "given twice") {
-		t.Fatalf("started %d, err %q", m.run.Started(), m.ctx.LastErr)
+	if m.run.Started() != 0 || !strings.Contains(m.status.LastErr, "given twice") {
+		t.Fatalf("started %d, err %q", m.run.Started(), m.status.LastErr)
 	}
 	typeData(t, d, "embedded:btcusdt-1m,embedded:filusdt-1m")
 	d.key("enter")
-	if m.run.Started() != 0 || !strings.Contains(m.ctx.LastErr, "a suite (several datasets) needs the sessions database") {
-		t.Fatalf("started %d, err %q", m.run.Started(), m.ctx.LastErr)
+	if m.run.Started() != 0 || !strings.Contains(m.status.LastErr, "a suite (several datasets) needs the sessions database") {
+		t.Fatalf("started %d, err %q", m.run.Started(), m.status.LastErr)
 	}
 	// One dataset that does not load (a missing file, a pattern that
 	// matches nothing, an embedded name mistyped): the field says why and
@@ -164,8 +164,8 @@ func TestSuiteFormErrors(t *testing.T) {
 		d.settle()
 		v := m.View()
 		d.key("enter")
-		if m.run.Started() != 0 || !strings.Contains(m.ctx.LastErr, "data") || !strings.Contains(v, "!") {
-			t.Fatalf("%s: started %d, err %q:\n%s", bad, m.run.Started(), m.ctx.LastErr, v)
+		if m.run.Started() != 0 || !strings.Contains(m.status.LastErr, "data") || !strings.Contains(v, "!") {
+			t.Fatalf("%s: started %d, err %q:\n%s", bad, m.run.Started(), m.status.LastErr, v)
 		}
 	}
 	typeData(t, d, "embedded:filusdt-1m")
@@ -227,7 +227,7 @@ func TestSuiteRunCancel(t *testing.T) {
 	d.hold = true
 	d.key("enter")
 	if m.screen != common.RunScreen || d.pending == nil {
-		t.Fatalf("screen %v: the suite did not start (err %q)", m.screen, m.ctx.LastErr)
+		t.Fatalf("screen %v: the suite did not start (err %q)", m.screen, m.status.LastErr)
 	}
 	select {
 	case <-b.entered:
@@ -247,15 +247,15 @@ func TestSuiteRunCancel(t *testing.T) {
 	d.key("esc")
 	d.drain()
 	if m.screen != common.ResultsScreen {
-		t.Fatalf("screen %v after the cancel (err %q)", m.screen, m.ctx.LastErr)
+		t.Fatalf("screen %v after the cancel (err %q)", m.screen, m.status.LastErr)
 	}
-	if !strings.Contains(m.ctx.Info, "cancelled on dataset 2 of 2 (embedded:btcusdt-1m): 1 complete") {
-		t.Fatalf("info %q", m.ctx.Info)
+	if !strings.Contains(m.status.Info, "cancelled on dataset 2 of 2 (embedded:btcusdt-1m): 1 complete") {
+		t.Fatalf("info %q", m.status.Info)
 	}
 	// The saved line names the cancelled dataset's session too (it named
 	// the complete ones only: fresh-user trial).
-	if !strings.Contains(m.ctx.Saved, ": session 1 (session 2 saved as far as it got: R in the sessions browser resumes it)") {
-		t.Fatalf("saved %q", m.ctx.Saved)
+	if !strings.Contains(m.status.Saved, ": session 1 (session 2 saved as far as it got: R in the sessions browser resumes it)") {
+		t.Fatalf("saved %q", m.status.Saved)
 	}
 	list, err := st.List(ctx, sessions.ListOptions{})
 	if err != nil || len(list) != 2 {
@@ -289,7 +289,7 @@ func TestSuiteQueued(t *testing.T) {
 	d.hold = true
 	d.key("enter")
 	if !m.run.Running() {
-		t.Fatalf("the study did not start (err %q)", m.ctx.LastErr)
+		t.Fatalf("the study did not start (err %q)", m.status.LastErr)
 	}
 	d.key("e")
 	csv, err := filepath.Abs("../testdata/data/binance_archive_FILUSDT-1m-2023-08_head.csv")
@@ -298,17 +298,17 @@ func TestSuiteQueued(t *testing.T) {
 	}
 	typeData(t, d, "embedded:filusdt-1m,"+csv)
 	d.key("enter")
-	if m.run.Queued() == nil || !strings.Contains(m.ctx.Info, "queued: a suite of 2 datasets") {
-		t.Fatalf("queued %v, info %q (err %q)", m.run.Queued() != nil, m.ctx.Info, m.ctx.LastErr)
+	if m.run.Queued() == nil || !strings.Contains(m.status.Info, "queued: a suite of 2 datasets") {
+		t.Fatalf("queued %v, info %q (err %q)", m.run.Queued() != nil, m.status.Info, m.status.LastErr)
 	}
 	d.key("esc") // the form: back to the running study
 	d.key("esc") // cancel it
 	d.drain()
 	if m.run.Running() || m.screen != common.ResultsScreen {
-		t.Fatalf("running %v, screen %v (err %q)", m.run.Running(), m.screen, m.ctx.LastErr)
+		t.Fatalf("running %v, screen %v (err %q)", m.run.Running(), m.screen, m.status.LastErr)
 	}
 	if ref, ok := m.results.InSuite(); !ok || ref.D != 2 || ref.N != 2 || !strings.Contains(m.View(), "dataset 2/2: binance_archive_FILUSDT") {
-		t.Fatalf("results in suite %+v %v (err %q)", ref, ok, m.ctx.LastErr)
+		t.Fatalf("results in suite %+v %v (err %q)", ref, ok, m.status.LastErr)
 	}
 	list, err := st.List(context.Background(), sessions.ListOptions{})
 	if err != nil || len(list) != 3 {
@@ -326,8 +326,8 @@ func TestSuiteFromTheFlags(t *testing.T) {
 	if got := m.setup.Form().Values()[form.Data]; got != "embedded:filusdt-1m, embedded:btcusdt-1m" {
 		t.Fatalf("data field %q", got)
 	}
-	if m.ctx.Raw == nil || !strings.Contains(m.ctx.Raw.Info.Name, "filusdt") || !strings.Contains(m.View(), "2 datasets, a suite") {
-		t.Fatalf("loaded %v (err %q):\n%s", m.ctx.Raw != nil, m.ctx.LastErr, m.View())
+	if m.state.Raw == nil || !strings.Contains(m.state.Raw.Info.Name, "filusdt") || !strings.Contains(m.View(), "2 datasets, a suite") {
+		t.Fatalf("loaded %v (err %q):\n%s", m.state.Raw != nil, m.status.LastErr, m.View())
 	}
 }
 

@@ -68,13 +68,13 @@ func checkMetricsCells(t *testing.T, m *Model, layout string) {
 			continue
 		}
 		idx := -1
-		for i := range m.ctx.Results.Grid.Len() {
-			if c := m.ctx.Results.Grid.At(i); c.HMA == hma && c.HMA3 == hma3 {
+		for i := range m.state.Results.Grid.Len() {
+			if c := m.state.Results.Grid.At(i); c.HMA == hma && c.HMA3 == hma3 {
 				idx = i
 			}
 		}
 		if idx < 0 {
-			t.Fatalf("%s, %s: row %q names no combo", layout, m.ctx.Metric, line)
+			t.Fatalf("%s, %s: row %q names no combo", layout, m.state.Metric, line)
 		}
 		prev := 3
 		for _, tok := range toks {
@@ -85,7 +85,7 @@ func checkMetricsCells(t *testing.T, m *Model, layout string) {
 				continue
 			}
 			if negZero.MatchString(tok.s) {
-				t.Errorf("%s, %s: column %q shows %q", layout, m.ctx.Metric, title, tok.s)
+				t.Errorf("%s, %s: column %q shows %q", layout, m.state.Metric, title, tok.s)
 			}
 			want, ok := shownValue(m, idx, name, prec, delta)
 			if !ok {
@@ -97,7 +97,7 @@ func checkMetricsCells(t *testing.T, m *Model, layout string) {
 			s := strings.ReplaceAll(strings.TrimPrefix(tok.s, "+"), ",", "")
 			got, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				t.Errorf("%s, %s: column %q shows %q, not a number", layout, m.ctx.Metric, title, tok.s)
+				t.Errorf("%s, %s: column %q shows %q, not a number", layout, m.state.Metric, title, tok.s)
 				continue
 			}
 			dec := 0
@@ -108,12 +108,12 @@ func checkMetricsCells(t *testing.T, m *Model, layout string) {
 				t.Errorf("%s: count column %q shows %q", layout, title, tok.s)
 			}
 			if d, seen := decimals[title]; seen && d != dec {
-				t.Errorf("%s, %s: column %q has %d and %d decimals (%q)", layout, m.ctx.Metric, title, d, dec, tok.s)
+				t.Errorf("%s, %s: column %q has %d and %d decimals (%q)", layout, m.state.Metric, title, d, dec, tok.s)
 			}
 			decimals[title] = dec
 			if tol := 0.5*math.Pow(10, -float64(dec)) + 1e-9*math.Abs(want); !(math.Abs(got-want) <= tol) && !strings.Contains(s, "e") {
 				t.Errorf("%s, %s: column %q of hma %d x hma3 %d shows %q, the value is %v (cut?)\n%s",
-					layout, m.ctx.Metric, title, hma, hma3, tok.s, want, view)
+					layout, m.state.Metric, title, hma, hma3, tok.s, want, view)
 			}
 		}
 	}
@@ -140,7 +140,7 @@ func titleColumn(m *Model, title string) (string, engine.Precision, bool) {
 	short := map[string]string{"trades": "total_trades", "return%": "total_return", "maxdd%": "max_drawdown"}
 	switch {
 	case title == "d 32-64":
-		return m.ctx.Metric, prec, true
+		return m.state.Metric, prec, true
 	case strings.HasSuffix(title, " fp64"):
 		return strings.TrimSuffix(strings.TrimSuffix(title, " fp64"), "%"), engine.FP64, false
 	case strings.HasSuffix(title, " fp32"):
@@ -154,7 +154,7 @@ func titleColumn(m *Model, title string) (string, engine.Precision, bool) {
 // shownValue is what a cell should read, computed here from the results:
 // a fraction as a percentage, a difference fp32 - fp64 in points.
 func shownValue(m *Model, idx int, name string, p engine.Precision, delta bool) (float64, bool) {
-	r := m.ctx.Results
+	r := m.state.Results
 	scale := 1.0
 	if common.IsPercent(name) {
 		scale = 100

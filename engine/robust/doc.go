@@ -21,7 +21,10 @@
 // It imports sweepbench/engine for the grid's vocabulary (Grid, Combo) and,
 // for the stitched curve only, engine.InspectCombo (the registered CPU
 // arithmetic re-running a few chosen combos), and nothing from a backend
-// (reference, cuda, metal), the store (sessions) or a UI (tui). Errors are typed (*InputError wrapping ErrBlocks, ErrEmpty,
-// ErrLength, ErrValue, ErrNoSelectable, ErrNotDecomposable), for a front end
-// to phrase.
+// (reference, cuda, metal), the store (sessions) or a UI (tui); no backend
+// imports it either (a GPU's PBO passes are engine.PBODevice). The run
+// path (sessions.RunStudy) calls AnalyseStudy; the front ends only show
+// the Summary. Errors are typed (*InputError wrapping ErrBlocks, ErrEmpty,
+// ErrLength, ErrValue, ErrNoSelectable, ErrNotDecomposable), for a front
+// end to phrase.
 package robust

@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/combin"
+
+	"sweepbench/engine"
 )
 
 // MaxPBOBlocks bounds S for PBO: C(24, 12) = 2,704,156 splits, 210 times
@@ -31,21 +33,7 @@ type PBOOptions struct {
 	// Device, when set, runs both passes on a device for the Sharpe
 	// objective (equal bar counts per block, no Selectable mask): the same
 	// sums in the same order and the same comparisons as the CPU's passes.
-	Device PBODevice
-}
-
-// PBODevice runs PBO's two passes for the Sharpe key on a device (a GPU
-// backend that has the study's block statistics at hand). sum (sign-
-// adjusted: negated when the objective is minimised) and sumSq are
-// block-major, [b*combos + c]; bars the per-block bar counts; sets the
-// in-sample sets (PBOResult.ISBlocks' order), comp[k] the index of set k's
-// complement. It returns, per set k, sel[k] the best combo with set k in
-// sample (sharpeFrac keys compared by cross-multiplication, ties to the
-// lowest index), and less[k], equal[k] the combos whose key over set k is
-// below and equal to that of sel[comp[k]], the combo chosen in the split
-// whose out-of-sample set is k.
-type PBODevice interface {
-	PBOSharpe(ctx context.Context, sum, sumSq []float64, combos, blocks int, bars []float64, sets []Mask, comp []int32) (sel, less, equal []int32, err error)
+	Device engine.PBODevice
 }
 
 // PBOResult is the outcome of CSCV over every split. Per-split slices are in
@@ -237,7 +225,7 @@ func (p *pboPlan) cpuPasses(ctx context.Context, sets []Mask, comp []int32, work
 
 // devicePasses are PBO's two passes on dev: the sign-adjusted sums and
 // the squares transposed block-major for it, its answers checked.
-func devicePasses(ctx context.Context, dev PBODevice, bs *BlockStats, sign float64, sets []Mask, comp []int32) (sel, less, equal []int32, err error) {
+func devicePasses(ctx context.Context, dev engine.PBODevice, bs *BlockStats, sign float64, sets []Mask, comp []int32) (sel, less, equal []int32, err error) {
 	n, s := bs.Combos, bs.Blocks
 	sum := make([]float64, n*s)
 	sq := make([]float64, n*s)
@@ -251,7 +239,11 @@ func devicePasses(ctx context.Context, dev PBODevice, bs *BlockStats, sign float
 	for b := range bars {
 		bars[b] = float64(bs.Bars[b])
 	}
-	sel, less, equal, err = dev.PBOSharpe(ctx, sum, sq, n, s, bars, sets, comp)
+	masks := make([]uint64, len(sets))
+	for k, m := range sets {
+		masks[k] = uint64(m)
+	}
+	sel, less, equal, err = dev.PBOSharpe(ctx, sum, sq, n, s, bars, masks, comp)
 	if err != nil {
 		return nil, nil, nil, err
 	}

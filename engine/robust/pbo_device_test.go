@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// naiveDevice is PBODevice on the CPU, as kernels/robust.cu computes it:
+// naiveDevice is engine.PBODevice on the CPU, as kernels/robust.cu computes it:
 // per set, every combo's union sums (the lower half of the blocks then the
 // upper, each ascending from 0), its sharpeFrac key, the best by
 // cross-multiplication (ties to the lowest combo); then per set the keys
@@ -15,9 +15,9 @@ import (
 // Go, and what the GPU test compares with.
 type naiveDevice struct{ calls int }
 
-func (d *naiveDevice) PBOSharpe(_ context.Context, sum, sq []float64, n, s int, bars []float64, sets []Mask, comp []int32) (sel, less, equal []int32, err error) {
+func (d *naiveDevice) PBOSharpe(_ context.Context, sum, sq []float64, n, s int, bars []float64, sets []uint64, comp []int32) (sel, less, equal []int32, err error) {
 	d.calls++
-	union := func(m Mask, c int) (float64, float64, float64) {
+	union := func(m uint64, c int) (float64, float64, float64) {
 		var s0, q0, n0, s1, q1, n1 float64
 		for b := 0; b < s; b++ {
 			if m&(1<<uint(b)) == 0 {
@@ -31,7 +31,7 @@ func (d *naiveDevice) PBOSharpe(_ context.Context, sum, sq []float64, n, s int, 
 		}
 		return s0 + s1, q0 + q1, n0 + n1
 	}
-	key := func(m Mask, c int) (float64, float64) { return sharpeFrac(union(m, c)) }
+	key := func(m uint64, c int) (float64, float64) { return sharpeFrac(union(m, c)) }
 	sel, less, equal = make([]int32, len(sets)), make([]int32, len(sets)), make([]int32, len(sets))
 	for k, m := range sets {
 		bn, bd, bc := 0.0, 1.0, -1

@@ -24,7 +24,7 @@ type Options struct {
 	Neighbourhood int
 	// Device, when set, runs PBO's passes there (the study's GPU backend,
 	// where the per-block statistics came from).
-	Device PBODevice
+	Device engine.PBODevice
 	// Constraints: a combo is selectable only with at least MinTrades
 	// trades and a max drawdown at most MaxDrawdown (a fraction; 0 = no
 	// bound) over the whole sample. The others are never chosen (by PBO,
@@ -255,11 +255,12 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 	return r, nil
 }
 
-// AnalyseStudy is Analyse of study s's report rep as the front ends run it
-// (one way for `run` and the workbench): the options of s's Spec
-// (OptionsFor), the stitched equity curve from s's bars, and PBO on the
-// backend that computed the block statistics when it is a PBODevice
-// (unless engine.ParityEnv is "cpu", which keeps it on the CPU to compare).
+// AnalyseStudy is Analyse of study s's report rep as the run path runs it
+// (sessions.RunStudy and AnalyseReport: one way under `run`, the
+// workbench and a merge): the options of s's Spec (OptionsFor), the
+// stitched equity curve from s's bars, and PBO on the backend that
+// computed the block statistics when it is an engine.PBODevice (unless
+// engine.ParityEnv is "cpu", which keeps it on the CPU to compare).
 // rep may be the early report of engine.StudyOptions.AfterBlocks. Errors:
 // OptionsFor's, then Analyse's.
 func AnalyseStudy(ctx context.Context, s *engine.Study, rep *engine.Report) (*Robustness, error) {
@@ -268,7 +269,7 @@ func AnalyseStudy(ctx context.Context, s *engine.Study, rep *engine.Report) (*Ro
 		return nil, err
 	}
 	opt.Bars = &s.Dataset.Bars
-	if dev, ok := s.Backend.(PBODevice); ok && rep.Blocks != nil && os.Getenv(engine.ParityEnv) != "cpu" {
+	if dev, ok := s.Backend.(engine.PBODevice); ok && rep.Blocks != nil && os.Getenv(engine.ParityEnv) != "cpu" {
 		if run := rep.Run(rep.BlocksOf); run != nil && run.Backend == s.Backend.Name() {
 			opt.Device = dev
 		}

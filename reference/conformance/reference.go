@@ -5,6 +5,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/reference"
+	"sweepbench/reference/kernels"
 )
 
 // Reference returns the reference metrics of every combo of job, in grid
@@ -36,8 +37,8 @@ func byLength[F engine.Float](t testing.TB, job *engine.Job) []engine.Metrics {
 // HMA3 length (from the close), in job.WMA, and the bar returns.
 func Series[F engine.Float](t testing.TB, job *engine.Job) (h, h3 map[int][]F, r []F) {
 	t.Helper()
-	x := reference.SourceSeries[F](job.Bars, job.Params.Source)
-	cl := reference.SourceSeries[F](job.Bars, engine.SourceClose)
+	x := kernels.SourceSeries[F](job.Bars, job.Params.Source)
+	cl := kernels.SourceSeries[F](job.Bars, engine.SourceClose)
 	h, h3 = map[int][]F{}, map[int][]F{}
 	for _, L := range job.Grid.HMA.Values() {
 		h[L] = make([]F, len(x))
@@ -51,5 +52,5 @@ func Series[F engine.Float](t testing.TB, job *engine.Job) (h, h3 map[int][]F, r
 			t.Fatal(err)
 		}
 	}
-	return h, h3, reference.BarReturns[F](job.Bars)
+	return h, h3, kernels.BarReturns[F](job.Bars)
 }

@@ -5,7 +5,6 @@ import (
 	"unsafe"
 
 	"sweepbench/engine"
-	"sweepbench/reference"
 )
 
 // NumBins is the sweep kernels' VaR histogram size (SB_BINS in
@@ -60,7 +59,7 @@ func BinsFromReturns[F engine.Float](r []F) Bins[F] {
 }
 
 // BinsFromCloses is BinsFromReturns from the closes, computing only the sampled
-// returns (each as reference.BarReturns rounds it).
+// returns (each as BarReturns rounds it).
 func BinsFromCloses[F engine.Float](close []float64) Bins[F] {
 	n := len(close)
 	stride := max(1, (n-1)/4096)
@@ -76,8 +75,8 @@ func BinsFromSample[F engine.Float](v []F) Bins[F] {
 	const negTop = 0x7fffffff // khi of the largest negative keys (-0 and above)
 	k0, k1 := uint32(negTop-28), uint32(negTop)
 	if len(v) > 0 { // two order statistics: selections, not a sort
-		k0 = KeyHi(reference.Select(v, int(0.02*float64(len(v)-1))))
-		k1 = KeyHi(reference.Select(v, int(0.10*float64(len(v)-1))))
+		k0 = KeyHi(Select(v, int(0.02*float64(len(v)-1))))
+		k1 = KeyHi(Select(v, int(0.10*float64(len(v)-1))))
 	}
 	k0 = min(k0, negTop-28)
 	k1 = min(max(k1, k0+28), negTop)

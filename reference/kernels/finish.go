@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"sweepbench/engine"
-	"sweepbench/reference"
 )
 
 // Raw is what a sweep kernel writes for one combo: the F accumulators of
@@ -27,9 +26,9 @@ func (r *Raw[F]) Written() bool {
 }
 
 // Finish computes one combo's Metrics over n bars from its raw accumulators
-// through reference.Finish (SPEC "Metrics per combo").
+// through Finish (SPEC "Metrics per combo"), as reference.Backtest does.
 func (r *Raw[F]) Finish(n int, p engine.Params) engine.Metrics {
-	return reference.Finish(reference.Accumulators[F]{E: r.E, MinRatio: r.MinRatio, Sum: r.Sum, SSD: r.SSD, Neg2: r.Neg2,
+	return Finish(Accumulators[F]{E: r.E, MinRatio: r.MinRatio, Sum: r.Sum, SSD: r.SSD, Neg2: r.Neg2,
 		Gains: r.Gains, Losses: r.Losses, VaR: r.VaR, CVaRSum: r.CVaRSum, Trades: int(r.Trades), Wins: int(r.Wins),
 		Long: int(r.Long), Short: int(r.Short), Flat: int(r.Flat), CVaRCount: int(r.CVaRCount)}, n, p)
 }

@@ -1,28 +1,30 @@
 // Package common is what every workbench screen and component shares: the
-// program context (size, theme, keys, the current run), the Screen and
+// program context (size, theme, keys, configuration), the run's state the
+// root model owns and hands down, the status line's state and the
+// messages that change it, the Screen and
 // Pane interfaces the root model lays out, the messages components send
 // and the intents screens hand the root (Host), and the read-only views of
 // a report the panes display.
 package common
 
 import (
-	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"sweepbench/engine"
-	"sweepbench/engine/data"
 	"sweepbench/tui/keys"
 	"sweepbench/tui/theme"
 )
 
-// Context is created once by the root model and passed by pointer to every
-// screen and component. The root model writes the size; the screens write
-// the current run and the status line (the study they start or open, its
-// results, an error); components read it in View and Update (the metrics
-// table sets its filter, Keep).
+// Context is what every screen and component needs, whatever the run: the
+// terminal's size, the theme, the key map, the backends and the
+// workbench's configuration (the data folders, deterministic output). It
+// is created once by the root model, which alone writes it (the size), and
+// passed by pointer to every screen and component. The current run is not
+// here: it is the root model's RunState, handed to the screens and panes
+// that show it, and the status line is the root's Status, which screens
+// change by message (ErrMsg, InfoMsg...).
 type Context struct {
 	Width, Height int // the terminal
 	Theme         *theme.Theme
@@ -41,57 +43,7 @@ type Context struct {
 	// screenshots.
 	Deterministic bool
 
-	// The dataset as loaded and as swept (after timeframe and head).
-	Raw     *data.Dataset
-	Dataset *data.Dataset
-
-	// The current run.
-	Study    *engine.Study // the study last started; r reruns it
-	Note     string        // what backend auto picked and why
-	Results  *Results      // the last report, nil before the first
-	Selected int           // combo index (grid order) the panes show; -1 none
-	Metric   string        // the metric the table, heatmap and sort use
-	Prec     engine.Precision
-	Inspect  *Inspection // both precisions of Selected; nil while computing
-	// Keep reports whether the metrics table's filter keeps combo idx
-	// (the heatmap greys out the others); nil keeps every combo.
-	Keep func(idx int) bool
-	// KeepResult is Keep for a result read from a pager (paged results:
-	// one the panes do not hold), nil keeps every combo.
-	KeepResult func(c *engine.ComboResult) bool
-	// KeepGen counts the changes of what Keep keeps (the metrics table's
-	// filter set or cleared), so a pane can reuse what it computed from
-	// Keep while it is the same.
-	KeepGen int
-	// Filter is the metrics table's filter in force, "" when none.
-	Filter string
-
-	// Status line.
-	Backend, Device string
-	LastErr         string
-	// Warn is a warning for the status line, shown when there is no
-	// error: something went wrong that the user should know of but that
-	// did not stop the work (a run that could not be saved).
-	Warn string
-	// Saved says where the last run was saved ("session 3"), or "".
-	Saved string
-	// Info is a note for the status line (what a resume did), shown when
-	// there is neither an error nor a warning.
-	Info string
-	// StartErr is a bad flag found at start: it stays on the status line
-	// until a run (the form shows a valid value instead).
-	StartErr string
-
 	devices map[string]string // DeviceOf's answers, by backend
-}
-
-// SetErr puts err on the status line (on one line), or clears it.
-func (c *Context) SetErr(err error) {
-	if err == nil {
-		c.LastErr = ""
-		return
-	}
-	c.LastErr = strings.ReplaceAll(err.Error(), "\n", " ")
 }
 
 // DeviceOf is the name of b's first device ("" when it lists none),
@@ -109,18 +61,6 @@ func (c *Context) DeviceOf(b engine.Backend) string {
 	}
 	c.devices[b.Name()] = d
 	return d
-}
-
-// Inspection is one combo recomputed in both precisions by engine.InspectCombo.
-type Inspection struct {
-	Index    int
-	Combo    engine.Combo
-	D64, D32 *engine.ComboDetail // nil when that precision did not run
-	// Missing says, per precision that ran but never computed this combo
-	// (a cancelled run), why ("fp32 not computed (run cancelled)"): that
-	// precision is not recomputed, its detail stays nil.
-	Missing map[engine.Precision]string
-	Err     error
 }
 
 // Duration formats d for display, or "-" when the context is deterministic.
@@ -145,8 +85,6 @@ type (
 	SelectMsg struct{ Index int }
 	// MetricMsg makes Name the metric of the table, heatmap and sort.
 	MetricMsg struct{ Name string }
-	// ErrMsg reports an error for the status line.
-	ErrMsg struct{ Err error }
 	// LoadMsg asks the root to load a dataset (a path or embedded:NAME).
 	LoadMsg struct{ Spec string }
 	// RunMsg asks the root to run Study, or the study the form describes
@@ -158,20 +96,3 @@ type (
 
 // Send wraps a message in a command.
 func Send(m tea.Msg) tea.Cmd { return func() tea.Msg { return m } }
-
-// InspectPending is what a pane drawing the selected combo (crossover,
-// combo detail) shows while it has nothing to draw: an empty pane before
-// any results, a note while the combo is computed, its error in bad. ok is
-// false once the inspection is ready to draw.
-func (c *Context) InspectPending(w, h int, label, bad lipgloss.Style) (view string, ok bool) {
-	t := c.Theme
-	switch in := c.Inspect; {
-	case c.Results == nil:
-		return t.Fit("", w, h), true
-	case in == nil:
-		return t.Fit(label.Render("computing the selected combo"+t.Ellipsis), w, h), true
-	case in.Err != nil:
-		return t.Fit(bad.Render(strings.Join(t.Wrap(in.Err.Error(), w), "\n")), w, h), true
-	}
-	return "", false
-}

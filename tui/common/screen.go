@@ -106,6 +106,8 @@ type Host interface {
 	Screen() ScreenID
 	// Running reports whether a study computes.
 	Running() bool
+	// Status is the status line's state now (its messages change it).
+	Status() Status
 }
 
 // Intents: what a screen asks of the root model through Host.Do, for

@@ -23,6 +23,7 @@ import (
 // Model is the aggregate pane.
 type Model struct {
 	ctx   *common.Context
+	state *common.RunState // the run it shows
 	tbl   *datatable.Model
 	agg   *engine.Aggregate
 	order []int // every combo, best median first
@@ -33,9 +34,14 @@ type Model struct {
 	num   [2]common.NumColumn // median, worst
 }
 
+var (
+	_ common.Pane    = (*Model)(nil)
+	_ common.Focuser = (*Model)(nil)
+)
+
 // New returns an empty pane.
-func New(ctx *common.Context) *Model {
-	return &Model{ctx: ctx, tbl: datatable.New(ctx, nil, 2)}
+func New(ctx *common.Context, state *common.RunState) *Model {
+	return &Model{ctx: ctx, state: state, tbl: datatable.New(ctx, nil, 2)}
 }
 
 // Set shows agg (nil: none yet) with a note above the list: what is being
@@ -127,7 +133,7 @@ func (m *Model) row(r int) []string {
 
 // Sync moves the cursor to the selected combo.
 func (m *Model) Sync() {
-	if i := m.ctx.Selected; m.agg != nil && i >= 0 && i < len(m.rank) {
+	if i := m.state.Selected; m.agg != nil && i >= 0 && i < len(m.rank) {
 		m.tbl.SetCursor(m.rank[i])
 	}
 }
@@ -145,8 +151,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // Selected are the lines that say the selected combo's figures, and its
 // objective on the dataset on screen (the lane the aggregate reads).
 func (m *Model) selected() []string {
-	g, r := m.agg, m.ctx.Results
-	i := m.ctx.Selected
+	g, r := m.agg, m.state.Results
+	i := m.state.Selected
 	if g == nil || i < 0 || i >= len(g.Median) {
 		return nil
 	}

@@ -39,8 +39,8 @@ func TestOpensAtTheTop(t *testing.T) {
 		rs[i].Sharpe = float64(i) // the best median: the last combo
 	}
 	agg.Add(0, engine.FP64, rs)
-	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Keys: keys.Default(), Selected: g.Len() - 4} // the fourth best
-	m := aggregate.New(ctx)
+	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Keys: keys.Default()}
+	m := aggregate.New(ctx, &common.RunState{Selected: g.Len() - 4}) // the fourth best
 	m.Set(agg.Aggregate(), "")
 	m.SetSize(60, 20)
 	v := m.View()

@@ -50,6 +50,8 @@ type Model struct {
 	repeat     int
 }
 
+var _ common.Pane = (*Model)(nil)
+
 // New returns the screen.
 func New(ctx *common.Context) *Model {
 	return &Model{ctx: ctx, spin: spinner.New(spinner.WithSpinner(spinner.Line))}

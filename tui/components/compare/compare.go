@@ -31,6 +31,8 @@ type Model struct {
 	w, h  int
 }
 
+var _ common.Pane = (*Model)(nil)
+
 // New returns an empty pane.
 func New(ctx *common.Context) *Model {
 	vp := viewport.New(0, 0)

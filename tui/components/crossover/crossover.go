@@ -22,14 +22,17 @@ import (
 // Model is the crossover pane.
 type Model struct {
 	ctx   *common.Context
+	state *common.RunState // the run it shows
 	w, h  int
 	flips []int // bars b (< n-1) where the held positions differ, ascending
 	cur   int   // the flip shown
 	worst int   // the flip it opens on: the widest margin, non-borderline first
 }
 
+var _ common.Pane = (*Model)(nil)
+
 // New returns the pane.
-func New(ctx *common.Context) *Model { return &Model{ctx: ctx} }
+func New(ctx *common.Context, state *common.RunState) *Model { return &Model{ctx: ctx, state: state} }
 
 // SetSize sets the inner size.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
@@ -50,7 +53,7 @@ func (m *Model) Title() string {
 // precisions' positions, bar by bar) and shows the worst one first.
 func (m *Model) Reload() {
 	m.flips, m.cur = nil, 0
-	in := m.ctx.Inspect
+	in := m.state.Inspect
 	if in == nil || in.Err != nil || in.D64 == nil || in.D32 == nil {
 		return
 	}
@@ -76,8 +79,8 @@ func (m *Model) Reload() {
 // margin is the flip's |h3-h|/close in fp64: from the parity report when it
 // lists the flip (listed says so), else read off the fp64 series.
 func (m *Model) margin(bar int) (v float64, listed bool) {
-	in := m.ctx.Inspect
-	if r := m.ctx.Results; r != nil && r.Report.Parity != nil {
+	in := m.state.Inspect
+	if r := m.state.Results; r != nil && r.Report.Parity != nil {
 		for _, f := range r.Report.Parity.Flips {
 			if f.Index == in.Index && f.Bar == bar {
 				return f.Margin, true
@@ -89,11 +92,11 @@ func (m *Model) margin(bar int) (v float64, listed bool) {
 }
 
 func (m *Model) tolerance() float64 {
-	if r := m.ctx.Results; r != nil && r.Report.Parity != nil {
+	if r := m.state.Results; r != nil && r.Report.Parity != nil {
 		return r.Report.Parity.Tolerance
 	}
-	if m.ctx.Study != nil && m.ctx.Study.Tolerance > 0 {
-		return m.ctx.Study.Tolerance
+	if m.state.Study != nil && m.state.Study.Tolerance > 0 {
+		return m.state.Study.Tolerance
 	}
 	return engine.DefaultBorderline
 }
@@ -144,10 +147,10 @@ func posName(p int8) string {
 func (m *Model) View() string {
 	t := m.ctx.Theme
 	st := newStyles(t)
-	if v, pending := m.ctx.InspectPending(m.w, m.h, st.label, st.bad); pending {
+	if v, pending := m.state.InspectPending(m.ctx.Theme, m.w, m.h, st.label, st.bad); pending {
 		return v
 	}
-	in := m.ctx.Inspect
+	in := m.state.Inspect
 	d := in.D64
 	if d == nil {
 		d = in.D32
@@ -290,7 +293,7 @@ func (m *Model) View() string {
 }
 
 func (m *Model) barTime(b int) int64 {
-	if s := m.ctx.Study; s != nil && b < len(s.Dataset.Bars.Time) {
+	if s := m.state.Study; s != nil && b < len(s.Dataset.Bars.Time) {
 		ds := s.Dataset
 		return ds.Bars.Time[b]
 	}

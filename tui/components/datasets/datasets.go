@@ -30,6 +30,7 @@ type item struct {
 // Model is the dataset pane.
 type Model struct {
 	ctx     *common.Context
+	state   *common.RunState // the run it shows
 	w, h    int
 	items   []item // embedded datasets, then "open a file"
 	cursor  int
@@ -53,9 +54,11 @@ type Model struct {
 	away      []string // where its links out of the data roots lead (cleanNames)
 }
 
+var _ common.Pane = (*Model)(nil)
+
 // New lists the embedded datasets; selected is highlighted (the --data value).
-func New(ctx *common.Context, selected string) *Model {
-	m := &Model{ctx: ctx, spin: spinner.New(spinner.WithSpinner(spinner.Line))}
+func New(ctx *common.Context, state *common.RunState, selected string) *Model {
+	m := &Model{ctx: ctx, state: state, spin: spinner.New(spinner.WithSpinner(spinner.Line))}
 	for _, e := range data.Embedded() {
 		m.items = append(m.items, item{spec: "embedded:" + e.Name, title: "embedded:" + e.Name,
 			desc: fmt.Sprintf("%s (%s bars)", e.Description, common.Thousands(e.Bars))})
@@ -328,14 +331,14 @@ func (m *Model) View() string {
 		for _, l := range t.Wrap(common.Clean(m.err.Error()), m.w) {
 			lines = append(lines, st.err.Render(l))
 		}
-	case m.ctx.Dataset != nil:
-		lines = append(lines, Summary(m.ctx, m.ctx.Dataset, m.w)...)
+	case m.state.Dataset != nil:
+		lines = append(lines, Summary(m.ctx, m.state.Dataset, m.w)...)
 		if len(lines) > m.h { // short of room (80x24): the summary's last line before the blank line
 			lines = slices.Delete(lines, blank, blank+1)
 		}
 		if rest := m.h - len(lines) - 2; rest >= 3 {
 			lines = append(lines, "", st.label.Render("close, first to last bar"))
-			lines = append(lines, m.sparkline(m.ctx.Dataset, min(rest, 10)))
+			lines = append(lines, m.sparkline(m.state.Dataset, min(rest, 10)))
 		}
 	default:
 		lines = append(lines, st.label.Render("enter loads the dataset under the cursor"))

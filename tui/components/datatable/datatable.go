@@ -50,6 +50,11 @@ type Model struct {
 	tbl      table.Model
 }
 
+var (
+	_ common.Component = (*Model)(nil)
+	_ common.Focuser   = (*Model)(nil)
+)
+
 // New returns an empty table; fixed leading columns stay when the others
 // scroll horizontally.
 func New(ctx *common.Context, cols []Column, fixed int) *Model {

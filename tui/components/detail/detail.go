@@ -17,14 +17,20 @@ import (
 
 // Model is the combo detail pane.
 type Model struct {
-	ctx  *common.Context
-	tbl  *datatable.Model
-	w, h int
+	ctx   *common.Context
+	state *common.RunState // the run it shows
+	tbl   *datatable.Model
+	w, h  int
 }
 
+var (
+	_ common.Pane    = (*Model)(nil)
+	_ common.Focuser = (*Model)(nil)
+)
+
 // New returns the pane.
-func New(ctx *common.Context) *Model {
-	return &Model{ctx: ctx, tbl: datatable.New(ctx, tradeColumns(), 2)}
+func New(ctx *common.Context, state *common.RunState) *Model {
+	return &Model{ctx: ctx, state: state, tbl: datatable.New(ctx, tradeColumns(), 2)}
 }
 
 // tradeColumns are the trade list's columns at their narrowest (the table
@@ -39,7 +45,7 @@ func tradeColumns() []datatable.Column {
 
 // Title names the pane.
 func (m *Model) Title() string {
-	if in := m.ctx.Inspect; in != nil {
+	if in := m.state.Inspect; in != nil {
 		return fmt.Sprintf("Combo hma %d x hma3 %d", in.Combo.HMA, in.Combo.HMA3)
 	}
 	return "Combo"
@@ -52,7 +58,7 @@ func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 func (m *Model) Focus(f bool) { m.tbl.Focus(f) }
 
 func (m *Model) detail() *engine.ComboDetail {
-	in := m.ctx.Inspect
+	in := m.state.Inspect
 	if in == nil || in.Err != nil {
 		return nil
 	}
@@ -70,7 +76,7 @@ func (m *Model) Reload() {
 		return
 	}
 	var times []int64
-	if s := m.ctx.Study; s != nil {
+	if s := m.state.Study; s != nil {
 		times = s.Dataset.Bars.Time
 	}
 	at := func(b int) string {
@@ -107,10 +113,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) View() string {
 	t := m.ctx.Theme
 	st := newStyles(t)
-	if v, pending := m.ctx.InspectPending(m.w, m.h, st.label, st.bad); pending {
+	if v, pending := m.state.InspectPending(m.ctx.Theme, m.w, m.h, st.label, st.bad); pending {
 		return v
 	}
-	in := m.ctx.Inspect
+	in := m.state.Inspect
 	var head []string
 	for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
 		d := in.D64
@@ -154,7 +160,7 @@ func (m *Model) View() string {
 			series = append(series, chart.Series{Name: "2fp64", Values: in.D64.Equity, Color: st.e64, Marker: '*'})
 		}
 		var times []int64
-		if s := m.ctx.Study; s != nil {
+		if s := m.state.Study; s != nil {
 			times = s.Dataset.Bars.Time
 		}
 		xlab := func(k int) string {

@@ -20,9 +20,9 @@ func TestTradeNumbersWhole(t *testing.T) {
 	}
 	d := &engine.ComboDetail{Combo: engine.Combo{HMA: 10, HMA3: 12}, Precision: engine.FP64, Trace: &engine.Trace{Trades: trades},
 		Metrics: engine.Metrics{TotalTrades: len(trades)}}
-	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Selected: 0, Results: &common.Results{},
-		Inspect: &common.Inspection{Index: 0, Combo: d.Combo, D64: d}}
-	m := New(ctx)
+	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true)}
+	state := &common.RunState{Selected: 0, Results: &common.Results{}, Inspect: &common.Inspection{Index: 0, Combo: d.Combo, D64: d}}
+	m := New(ctx, state)
 	m.Reload()
 	m.SetSize(40, 20)
 	m.Focus(true)

@@ -105,6 +105,8 @@ type Model struct {
 	r0      int // the first row shown when the rows do not all fit
 }
 
+var _ common.Component = (*Model)(nil)
+
 // New builds the form from specs (values prefilled).
 func New(ctx *common.Context, specs []Spec) *Model {
 	m := &Model{ctx: ctx, errs: map[string]error{}}

@@ -16,8 +16,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/NimbleMarkets/ntcharts/canvas"
-	hm "github.com/NimbleMarkets/ntcharts/heatmap"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -37,6 +35,7 @@ const cursorGlyph = 'X'
 // Model is the heatmap pane.
 type Model struct {
 	ctx      *common.Context
+	state    *common.RunState // the run it shows
 	w, h     int
 	row, col int // cursor: HMA index, HMA3 index
 	r0, c0   int // first row and column of the detail window
@@ -71,21 +70,25 @@ type viewKey struct {
 	keepGen int
 }
 
+var _ common.Pane = (*Model)(nil)
+
 // New returns the pane.
-func New(ctx *common.Context) *Model { return &Model{ctx: ctx, bh: 1, bw: 1} }
+func New(ctx *common.Context, state *common.RunState) *Model {
+	return &Model{ctx: ctx, state: state, bh: 1, bw: 1}
+}
 
 // SetSize sets the inner size of the pane.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
 // Title names the pane with its metric and precision.
 func (m *Model) Title() string {
-	p := m.ctx.Prec.String()
-	if common.IsParityColumn(m.ctx.Metric) {
+	p := m.state.Prec.String()
+	if common.IsParityColumn(m.state.Metric) {
 		p = "fp32 vs fp64"
 	}
-	s := fmt.Sprintf("Heatmap: %s (%s)", common.Header(m.ctx.Metric), p)
-	if r := m.ctx.Results; r != nil && r.Agg != nil && common.IsAggregateColumn(m.ctx.Metric) {
-		s = fmt.Sprintf("Heatmap: %s", AggregateLabel(r.Agg, m.ctx.Metric))
+	s := fmt.Sprintf("Heatmap: %s (%s)", common.Header(m.state.Metric), p)
+	if r := m.state.Results; r != nil && r.Agg != nil && common.IsAggregateColumn(m.state.Metric) {
+		s = fmt.Sprintf("Heatmap: %s", AggregateLabel(r.Agg, m.state.Metric))
 	}
 	if m.overview {
 		s += ", overview"
@@ -97,7 +100,7 @@ func (m *Model) Title() string {
 // of the grid once, with the info line, the HMA3 labels and the legend's
 // first line (a legend that wraps takes the rows' spare lines).
 func (m *Model) Want() int {
-	if r := m.ctx.Results; r != nil {
+	if r := m.state.Results; r != nil {
 		return r.Grid.HMA.Len() + 5
 	}
 	return 8
@@ -105,13 +108,13 @@ func (m *Model) Want() int {
 
 // Sync moves the cursor to the selected combo.
 func (m *Model) Sync() {
-	r := m.ctx.Results
-	if r == nil || m.ctx.Selected < 0 {
+	r := m.state.Results
+	if r == nil || m.state.Selected < 0 {
 		return
 	}
 	n3 := r.Grid.HMA3.Len()
 	if n3 > 0 {
-		m.row, m.col = m.ctx.Selected/n3, m.ctx.Selected%n3
+		m.row, m.col = m.state.Selected/n3, m.state.Selected%n3
 	}
 }
 
@@ -123,7 +126,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	km, ok := msg.(tea.KeyMsg)
-	r := m.ctx.Results
+	r := m.state.Results
 	if !ok || r == nil {
 		return nil
 	}
@@ -155,7 +158,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		row, col = g.HMA.Len()-1, g.HMA3.Len()-1
 	case key.Matches(km, k.Best):
 		// The best combo by the study's objective and constraints.
-		if i := r.Best(m.ctx.Prec); i >= 0 {
+		if i := r.Best(m.state.Prec); i >= 0 {
 			return common.Send(common.SelectMsg{Index: i})
 		}
 		return common.Send(common.ErrMsg{Err: fmt.Errorf("no combo meets the objective's constraints (%s)", r.Objective.Label())})
@@ -177,7 +180,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // (dr, dc) and selects the combo that block shows (its best), or the
 // combo as far into the block as the cursor was when it shows none.
 func (m *Model) moveBlock(dr, dc int) tea.Cmd {
-	g := m.ctx.Results.Grid
+	g := m.state.Results.Grid
 	nh, n3 := g.HMA.Len(), g.HMA3.Len()
 	br := max(0, min(m.row/m.bh+dr, (nh-1)/m.bh))
 	bc := max(0, min(m.col/m.bw+dc, (n3-1)/m.bw))
@@ -212,8 +215,8 @@ type cell struct {
 
 // cells is every combo's cell, in grid order.
 func (m *Model) cells() []cell {
-	r := m.ctx.Results
-	metric, prec := m.ctx.Metric, m.ctx.Prec
+	r := m.state.Results
+	metric, prec := m.state.Metric, m.state.Prec
 	out := make([]cell, r.Grid.Len())
 	agg := common.IsAggregateColumn(metric) // the suite's, not this dataset's: no filter, no constraints
 	for i := range out {
@@ -224,7 +227,7 @@ func (m *Model) cells() []cell {
 			c.st = missing
 		case agg:
 			c.v, c.st = v, shown
-		case m.ctx.Keep != nil && !m.ctx.Keep(i):
+		case m.state.Keep != nil && !m.state.Keep(i):
 			c.v, c.st = v, off
 		default:
 			c.v, c.st = v, shown
@@ -241,17 +244,17 @@ func (m *Model) cells() []cell {
 // for the overview's blocks: the objective's direction when it is the
 // objective's metric (lower when minimised), else common.Better's.
 func (m *Model) better(a, b float64) bool {
-	o := m.ctx.Results.Objective
-	if g := m.ctx.Results.Agg; g != nil && (m.ctx.Metric == common.ColMedian || m.ctx.Metric == common.ColWorst) {
+	o := m.state.Results.Objective
+	if g := m.state.Results.Agg; g != nil && (m.state.Metric == common.ColMedian || m.state.Metric == common.ColWorst) {
 		o = g.Objective
 	}
-	if m.ctx.Metric == o.Name() || m.ctx.Metric == common.ColMedian || m.ctx.Metric == common.ColWorst {
+	if m.state.Metric == o.Name() || m.state.Metric == common.ColMedian || m.state.Metric == common.ColWorst {
 		if o.Minimise {
 			return a < b
 		}
 		return a > b
 	}
-	return common.Better(m.ctx.Metric, a, b)
+	return common.Better(m.state.Metric, a, b)
 }
 
 // bestName says how a block's value is chosen: "max", "min", "max |v|".
@@ -259,7 +262,7 @@ func (m *Model) bestName() string {
 	switch {
 	case m.better(0, 1):
 		return "min"
-	case common.IsParityColumn(m.ctx.Metric) && m.ctx.Metric != m.ctx.Results.Objective.Name():
+	case common.IsParityColumn(m.state.Metric) && m.state.Metric != m.state.Results.Objective.Name():
 		return "max |v|"
 	}
 	return "max"
@@ -296,12 +299,12 @@ func (m *Model) block(ob base, bh, bw, br, bc int) cell {
 // View renders the pane body, exactly w x h.
 func (m *Model) View() string {
 	t := m.ctx.Theme
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil {
 		return t.Fit("", m.w, m.h)
 	}
 	if m.paged() && m.summaryMap() == nil {
-		return t.Fit(newStyles(t).info.Render(fmt.Sprintf("no heatmap of %s: the run's summary has none", m.ctx.Metric)), m.w, m.h)
+		return t.Fit(newStyles(t).info.Render(fmt.Sprintf("no heatmap of %s: the run's summary has none", m.state.Metric)), m.w, m.h)
 	}
 	m.fresh()
 	sorted := m.sorted
@@ -324,8 +327,8 @@ func (m *Model) View() string {
 // fresh computes the cells again when what they depend on changed: every
 // combo's (full results), or the summary's values for the scale (paged).
 func (m *Model) fresh() {
-	r := m.ctx.Results
-	k := viewKey{r, r.Agg, m.ctx.Metric, m.ctx.Prec, m.ctx.KeepGen}
+	r := m.state.Results
+	k := viewKey{r, r.Agg, m.state.Metric, m.state.Prec, m.state.KeepGen}
 	if k == m.key && (m.cached != nil || m.paged()) {
 		return
 	}
@@ -355,7 +358,7 @@ func (m *Model) fresh() {
 // cell (full results), or the window read from the pager and, outside
 // it, the summary's cell the combo is in (paged).
 func (m *Model) detailBase() base {
-	g := m.ctx.Results.Grid
+	g := m.state.Results.Grid
 	nh, n3 := g.HMA.Len(), g.HMA3.Len()
 	if !m.paged() {
 		cells := m.cached
@@ -381,325 +384,6 @@ func (m *Model) overviewBase() base {
 	}
 	m.fresh()
 	return m.detailBase()
-}
-
-// render draws the pane with footer lines for the legend, and says how
-// many lines the legend took; sorted are the shown cells' finite values.
-func (m *Model) render(sorted []float64, footer int) (string, int) {
-	t := m.ctx.Theme
-	r := m.ctx.Results
-	st := newStyles(t)
-	g := r.Grid
-	nh, n3 := g.HMA.Len(), g.HMA3.Len()
-	metric, prec := m.ctx.Metric, m.ctx.Prec
-	nLevels := st.levels(t.Plain)
-
-	lw := max(len(strconv.Itoa(g.HMA.Last())), 3) + 1
-	avail := max(1, m.h-2-footer) // less the info line and the HMA3 labels
-	if m.overview {
-		avail = max(1, avail-1) // less the window's marks
-	}
-
-	// The values on the scale: every shown combo (detail: scrolling
-	// keeps the colours), or every block (overview).
-	var blocks [][]cell
-	db := m.detailBase()
-	ob := db
-	if m.overview {
-		// Blocks of bh x bw cells of the overview's grid: m.bh x m.bw
-		// combos.
-		ob = m.overviewBase()
-		bh := max(1, ceilDiv(ob.rows, avail))
-		bw := max(1, ceilDiv(ob.cols, m.w-lw))
-		m.bh, m.bw = bh*ob.br, bw*ob.bc
-		var vals []float64
-		blocks, vals = m.blocks(ob, bh, bw)
-		sorted = sortedFinite(vals)
-	}
-	sc := scaleOf(m.scale, sorted, nLevels)
-	num := newNumFormat(metric, sorted, sc)
-
-	// The detail window (in both modes: the overview marks it).
-	cw := max(2, min(10, (m.w-lw)/max(n3, 1)))
-	if m.values && !m.overview {
-		cw = max(cw, min(num.width+2, m.w-lw))
-	}
-	visC := max(1, min(n3, (m.w-lw)/cw))
-	rowH := max(1, min(3, avail/max(nh, 1)))
-	visR := max(1, min(nh, avail/rowH))
-	if m.overview {
-		dAvail := avail + 1
-		visR = max(1, min(nh, dAvail/max(1, min(3, dAvail/max(nh, 1)))))
-	}
-	m.visR, m.visC = visR, visC
-	m.r0 = scrollTo(m.r0, m.row, visR, nh)
-	m.c0 = scrollTo(m.c0, m.col, visC, n3)
-
-	// What is drawn: a matrix of cells, and the combo range of each.
-	var draw [][]cell
-	rowOf, colOf := func(y int) int { return m.r0 + y }, func(x int) int { return m.c0 + x }
-	inRow := func(y, i int) bool { return i == m.r0+y }
-	inCol := func(x, j int) bool { return j == m.c0+x }
-	if m.overview {
-		draw = blocks
-		nC := len(blocks[0])
-		cw = max(1, min(10, (m.w-lw)/nC))
-		if m.values && num.width+2 > cw && num.width+2 <= m.w-lw {
-			// Wider cells for the numbers: larger blocks.
-			cw = num.width + 2
-			bw := ceilDiv(ob.cols, (m.w-lw)/cw)
-			m.bw = bw * ob.bc
-			var vals []float64
-			blocks, vals = m.blocks(ob, m.bh/ob.br, bw)
-			sorted = sortedFinite(vals)
-			sc = scaleOf(m.scale, sorted, nLevels)
-			num = newNumFormat(metric, sorted, sc)
-			draw = blocks
-		}
-		rowH = max(1, min(3, avail/len(blocks)))
-		bh, bw := m.bh, m.bw
-		rowOf, colOf = func(y int) int { return y * bh }, func(x int) int { return x * bw }
-		inRow = func(y, i int) bool { return i/bh == y }
-		inCol = func(x, j int) bool { return j/bw == x }
-	} else {
-		draw = make([][]cell, visR)
-		for y := range draw {
-			draw[y] = make([]cell, visC)
-			for x := range draw[y] {
-				draw[y][x] = db.at(m.r0+y, m.c0+x)
-			}
-		}
-	}
-	nR, nC := len(draw), len(draw[0])
-
-	// Cells: one heat point per canvas cell, at its level (the scale is
-	// ours; ntcharts maps level + 0.5 in [0, n] to colour n linearly).
-	gw, gh := nC*cw, nR*rowH
-	h := hm.New(gw, gh, hm.WithColorScale(st.scale), hm.WithValueRange(0, float64(len(st.scale))))
-	h.SetXStep(0)
-	h.SetYStep(0)
-	h.Model.SetXYRange(0, float64(gw), 0, float64(gh))
-	h.SetViewXYRange(0, float64(gw), 0, float64(gh))
-	for y := range draw {
-		for x, c := range draw[y] {
-			if c.st != shown {
-				continue
-			}
-			lv := float64(sc.Level(c.v)) + 0.5
-			for dy := 0; dy < rowH; dy++ {
-				for dx := 0; dx < cw; dx++ {
-					h.Push(hm.NewHeatPoint(float64(x*cw+dx), float64(gh-1-(y*rowH+dy)), lv))
-				}
-			}
-		}
-	}
-	h.Draw()
-	// The plateau best (robustness), marked with its glyph in the middle
-	// of its cell.
-	pr, pc := -1, -1
-	if sm := r.Robust; sm != nil && sm.PlateauK > 0 {
-		pr, pc = sm.PlateauBest.Index/max(n3, 1), sm.PlateauBest.Index%max(n3, 1)
-	}
-	numbers := m.values && num.width <= cw-2
-	for yy := 0; yy < gh; yy++ {
-		y := yy / rowH
-		mid := yy%rowH == rowH/2
-		for x := 0; x < nC; x++ {
-			c := draw[y][x]
-			cur := inRow(y, m.row) && inCol(x, m.col)
-			plateau := pr >= 0 && inRow(y, pr) && inCol(x, pc) && mid
-			var text string
-			if numbers && mid && c.st == shown {
-				text = fmt.Sprintf("%*s", cw-2, num.format(c.v))
-			}
-			for dx := 0; dx < cw; dx++ {
-				p := canvas.Point{X: x*cw + dx, Y: yy}
-				ch := rune(0)
-				style := lipgloss.NewStyle()
-				if s := h.Canvas.GetCellStyle(p); s != nil {
-					style = *s
-				}
-				switch c.st {
-				case shown:
-					if t.Plain {
-						ch = st.ramp[sc.Level(c.v)]
-					}
-				case off:
-					ch = st.offGlyph
-					style = style.Inherit(st.off)
-				}
-				// A value: the level's glyph, the number, a space.
-				if text != "" && dx == cw-1 && t.Plain {
-					ch = ' '
-				}
-				if text != "" && dx >= 1 && dx <= cw-2 {
-					ch = rune(text[dx-1])
-					if !t.Plain {
-						ink := st.ink[0]
-						if sc.Level(c.v) >= nLevels/2 {
-							ink = st.ink[1]
-						}
-						style = style.Foreground(ink)
-					}
-				}
-				// The plateau's glyph in the middle of its cell, or, when
-				// the cell prints its value, in the level glyph's place
-				// before it (never over a digit).
-				mark := plateau && ((text == "" && dx == cw/2) || (text != "" && dx == 0))
-				if mark {
-					ch = plateauGlyph
-				}
-				switch {
-				case cur && cw == 1:
-					ch, mark = cursorGlyph, false
-				case cur && dx == 0:
-					ch, mark = '[', false
-				case cur && dx == cw-1:
-					ch, mark = ']', false
-				}
-				if ch != 0 {
-					if cur {
-						style = style.Inherit(st.cursor)
-					}
-					if mark {
-						style = style.Inherit(st.plateau)
-					}
-					h.Canvas.SetCell(p, canvas.NewCellWithStyle(ch, style))
-				}
-			}
-		}
-	}
-	grid := strings.Split(h.View(), "\n")
-
-	var b strings.Builder
-	// Line 1: the selected combo and its value.
-	sel := g.Index(m.row, m.col)
-	val := "-"
-	if v, ok := m.value(sel, metric, prec); ok {
-		val = common.Value(metric, v)
-	}
-	line := st.info.Render(fmt.Sprintf("hma %d x hma3 %d: ", g.HMA.At(m.row), g.HMA3.At(m.col))) + st.value.Render(metric+" "+val)
-	if hs := m.summaryMap(); hs != nil && !hs.Full() && m.overview {
-		// The summary's block the cursor is in: its max, mean and min.
-		c := hs.Cell(hs.CellOf(sel))
-		line += st.info.Render(fmt.Sprintf("; its block: max %s mean %s min %s", common.Value(metric, c.Max),
-			common.Value(metric, c.Mean), common.Value(metric, c.Min)))
-	}
-	if pr >= 0 {
-		// The legend of the plateau mark, with the combo it marks.
-		line += st.info.Render("   ") + st.plateau.Render(string(plateauGlyph)) +
-			st.info.Render(fmt.Sprintf(" plateau best %d x %d", g.HMA.At(pr), g.HMA3.At(pc)))
-	}
-	b.WriteString(line + "\n")
-	// Rows with their HMA labels; the overview marks the detail window's
-	// rows with > (and its columns with ^ below).
-	winRow := func(y int) bool {
-		return m.overview && rowOf(y) <= m.r0+visR-1 && rowOf(y)+m.bh-1 >= m.r0
-	}
-	for yy := 0; yy < gh && yy < len(grid); yy++ {
-		lab := strings.Repeat(" ", lw-1)
-		if yy%rowH == rowH/2 {
-			lab = fmt.Sprintf("%*d", lw-1, g.HMA.At(rowOf(yy/rowH)))
-		}
-		gut := " "
-		if winRow(yy / rowH) {
-			gut = ">"
-		}
-		b.WriteString(st.label.Render(lab+gut) + grid[yy] + "\n")
-	}
-	if m.overview {
-		marks := []byte(strings.Repeat(" ", lw+gw))
-		for x := 0; x < nC; x++ {
-			if colOf(x) <= m.c0+visC-1 && colOf(x)+m.bw-1 >= m.c0 {
-				for dx := 0; dx < cw; dx++ {
-					marks[lw+x*cw+dx] = '^'
-				}
-			}
-		}
-		b.WriteString(st.label.Render(strings.TrimRight(string(marks), " ")) + "\n")
-	}
-	// The HMA3 labels under their columns.
-	xl := []byte(strings.Repeat(" ", lw+gw))
-	every := 1
-	for every*cw < len(strconv.Itoa(g.HMA3.Last()))+1 {
-		every++
-	}
-	for x := 0; x < nC; x += every {
-		s := strconv.Itoa(g.HMA3.At(colOf(x)))
-		pos := lw + x*cw
-		if pos+len(s) <= len(xl) {
-			copy(xl[pos:], s)
-		}
-	}
-	b.WriteString(st.label.Render(strings.TrimRight(string(xl), " ")) + "\n")
-
-	// The legend, wrapped: what is shown, the scale with the value at
-	// each boundary of its levels, what a greyed cell means.
-	var words []string
-	say := func(s string) {
-		for _, w := range strings.Fields(s) {
-			words = append(words, st.label.Render(w))
-		}
-	}
-	switch {
-	case m.overview && ob.br*ob.bc > 1:
-		say(fmt.Sprintf("overview: a cell is %s of hma x %s of hma3, its %s (the run's summary, blocks of %d x %d); > ^ mark the detail window;",
-			common.Plural(m.bh, "row"), common.Plural(m.bw, "column"), m.bestName(), ob.br, ob.bc))
-	case m.overview:
-		say(fmt.Sprintf("overview: a cell is %s of hma x %s of hma3, its %s; > ^ mark the detail window;",
-			common.Plural(m.bh, "row"), common.Plural(m.bw, "column"), m.bestName()))
-	case visR < nh || visC < n3:
-		say(fmt.Sprintf("shown: hma %d..%d of %d..%d, hma3 %d..%d of %d..%d;",
-			g.HMA.At(m.r0), g.HMA.At(m.r0+visR-1), g.HMA.Start, g.HMA.Last(),
-			g.HMA3.At(m.c0), g.HMA3.At(m.c0+visC-1), g.HMA3.Start, g.HMA3.Last()))
-	default:
-		say("rows hma, cols hma3;")
-	}
-	if e := sc.Edges; len(e) > 0 && e[0] == e[len(e)-1] {
-		// One value everywhere: no scale to read.
-		v := num.format(e[0])
-		if num.pct {
-			v += "%"
-		}
-		say("every cell " + v)
-	} else {
-		say(sc.Kind.String() + " scale" + num.unit + ":")
-		for i, e := range sc.Edges {
-			words = append(words, st.label.Render(num.format(e)))
-			if i < nLevels {
-				words = append(words, m.swatch(st, i))
-			}
-		}
-	}
-	nOff := 0
-	for _, c := range m.cached {
-		if c.st == off {
-			nOff++
-		}
-	}
-	if m.paged() {
-		nOff = m.windowOff()
-		if note := m.windowNote(); note != "" {
-			words[len(words)-1] += st.label.Render(";")
-			say(note)
-		}
-	}
-	if nOff > 0 {
-		glyph := "blank"
-		if !t.Plain {
-			glyph = st.off.Render(string(st.offGlyph))
-		}
-		words[len(words)-1] += st.label.Render(";")
-		words = append(words, glyph)
-		say(fmt.Sprintf("%s left out (filter, constraints)", common.Plural(nOff, "combo")))
-	}
-	if m.values && !numbers {
-		words[len(words)-1] += st.label.Render(";")
-		say("cells too narrow for values")
-	}
-	legend := m.ctx.Theme.WrapWords(words, m.w)
-	b.WriteString(strings.Join(legend, "\n"))
-	return t.Fit(b.String(), m.w, m.h), len(legend)
 }
 
 // AggregateLabel names aggregate column col of g for a title: "median

@@ -58,29 +58,29 @@ func (m *Model) Reload() {
 // windows read from its pager: paged results, but for an aggregate column
 // (every combo's value is held).
 func (m *Model) paged() bool {
-	r := m.ctx.Results
-	return r != nil && r.Paged() && !common.IsAggregateColumn(m.ctx.Metric)
+	r := m.state.Results
+	return r != nil && r.Paged() && !common.IsAggregateColumn(m.state.Metric)
 }
 
 // summaryMap is the summary's heatmap of the metric and precision shown,
 // nil when there is none (full results; a parity column).
 func (m *Model) summaryMap() *engine.Heatmap {
-	r := m.ctx.Results
+	r := m.state.Results
 	if !m.paged() {
 		return nil
 	}
-	s := r.Summary(m.ctx.Prec)
+	s := r.Summary(m.state.Prec)
 	if s == nil {
 		return nil
 	}
-	return s.Heatmap(m.ctx.Metric)
+	return s.Heatmap(m.state.Metric)
 }
 
 // summaryBase is the summary's heatmap as a grid of cells: each its max
 // (min when lower is better), the combo it holds when a cell is one combo.
 func (m *Model) summaryBase() base {
 	hs := m.summaryMap()
-	n3 := m.ctx.Results.Grid.HMA3.Len()
+	n3 := m.state.Results.Grid.HMA3.Len()
 	low := m.better(0, 1)
 	return base{rows: hs.Rows, cols: hs.Cols, br: hs.BlockRows, bc: hs.BlockCols, at: func(y, x int) cell {
 		c := hs.Cell(y, x)
@@ -102,9 +102,9 @@ func (m *Model) summaryBase() base {
 // windowCell is combo (y, x)'s cell from the window read; ok is false
 // outside it.
 func (m *Model) windowCell(y, x int) (cell, bool) {
-	r := m.ctx.Results
+	r := m.state.Results
 	w := &m.win
-	if w.r != r || w.prec != m.ctx.Prec || w.err != nil || y < w.r0 || y >= w.r1 || x < w.c0 || x >= w.c1 {
+	if w.r != r || w.prec != m.state.Prec || w.err != nil || y < w.r0 || y >= w.r1 || x < w.c0 || x >= w.c1 {
 		return cell{}, false
 	}
 	idx := r.Grid.Index(y, x)
@@ -113,11 +113,11 @@ func (m *Model) windowCell(y, x int) (cell, bool) {
 		return cell{st: missing, idx: idx}, true // not computed
 	}
 	c := &w.rs[k]
-	v, ok := c.Metrics.Value(m.ctx.Metric)
+	v, ok := c.Metrics.Value(m.state.Metric)
 	switch {
 	case !ok || math.IsNaN(v):
 		return cell{st: missing, idx: idx}, true
-	case m.ctx.KeepResult != nil && !m.ctx.KeepResult(c), !r.Objective.Selectable(c):
+	case m.state.KeepResult != nil && !m.state.KeepResult(c), !r.Objective.Selectable(c):
 		return cell{v: v, st: off, idx: idx}, true
 	}
 	return cell{v: v, st: shown, idx: idx}, true
@@ -140,15 +140,15 @@ func (m *Model) windowOff() int {
 // windowNote says what the detail view of paged results draws, when it
 // is not every combo's value: "" when it is.
 func (m *Model) windowNote() string {
-	r := m.ctx.Results
+	r := m.state.Results
 	hs := m.summaryMap()
 	switch {
 	case m.overview:
-		if m.ctx.Filter != "" {
+		if m.state.Filter != "" {
 			return "the filter greys combos in the detail view, not the summary's blocks"
 		}
 		return ""
-	case r.Pager(m.ctx.Prec) == nil && hs != nil && !hs.Full():
+	case r.Pager(m.state.Prec) == nil && hs != nil && !hs.Full():
 		return "cells show their summary block's value: " + r.PagerWhy
 	case m.win.err != nil && m.win.r == r:
 		return "the window could not be read: " + m.win.err.Error()
@@ -161,7 +161,7 @@ func (m *Model) windowNote() string {
 // value is combo idx's value of metric in precision p: from the window
 // read, else what the results hold.
 func (m *Model) value(idx int, metric string, p engine.Precision) (float64, bool) {
-	if r := m.ctx.Results; m.paged() && p == m.ctx.Prec && !common.IsParityColumn(metric) {
+	if r := m.state.Results; m.paged() && p == m.state.Prec && !common.IsParityColumn(metric) {
 		n3 := r.Grid.HMA3.Len()
 		if w := &m.win; w.r == r && w.prec == p {
 			if k, ok := w.pos[idx]; ok && idx/n3 >= w.r0 && idx/n3 < w.r1 {
@@ -169,7 +169,7 @@ func (m *Model) value(idx int, metric string, p engine.Precision) (float64, bool
 			}
 		}
 	}
-	return m.ctx.Results.Value(idx, metric, p)
+	return m.state.Results.Value(idx, metric, p)
 }
 
 // Fetch is the command that reads the window of combos the detail view
@@ -177,11 +177,11 @@ func (m *Model) value(idx int, metric string, p engine.Precision) (float64, bool
 // holds it or reads it already, in the overview, and for full results.
 // Its answer is tagged by the caller.
 func (m *Model) Fetch() tea.Cmd {
-	r := m.ctx.Results
+	r := m.state.Results
 	if !m.paged() || m.overview || m.summaryMap() == nil {
 		return nil
 	}
-	p := m.ctx.Prec
+	p := m.state.Prec
 	pg := r.Pager(p)
 	if pg == nil {
 		return nil

@@ -56,6 +56,7 @@ type fmtKey struct {
 // Model is the metrics pane.
 type Model struct {
 	ctx       *common.Context
+	state     *common.RunState // the run it shows
 	tbl       *datatable.Model
 	cols      []column
 	rows      []int // combo index per row, filtered and sorted
@@ -76,20 +77,25 @@ type Model struct {
 	w, h      int
 }
 
+var (
+	_ common.Pane    = (*Model)(nil)
+	_ common.Focuser = (*Model)(nil)
+)
+
 // New returns the pane.
-func New(ctx *common.Context) *Model {
+func New(ctx *common.Context, state *common.RunState) *Model {
 	in := textinput.New()
 	in.Prompt = "/"
 	in.Placeholder = "sharpe>1 hma=20 max_drawdown<30 (ctrl+u clears)"
-	return &Model{ctx: ctx, tbl: datatable.New(ctx, nil, 3), input: in}
+	return &Model{ctx: ctx, state: state, tbl: datatable.New(ctx, nil, 3), input: in}
 }
 
 // ClearFilter drops the filter (and a broken one being fixed): the table
 // lists every combo again. Reload shows it.
 func (m *Model) ClearFilter() {
 	m.filter, m.filterSrc, m.err, m.bad = nil, "", nil, ""
-	m.ctx.KeepGen++
-	m.ctx.Filter = ""
+	m.state.KeepGen++
+	m.state.Filter = ""
 	m.input.SetValue("")
 }
 
@@ -102,7 +108,7 @@ func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
 	m.tbl.SetSize(w, h-1)
 	m.input.Width = max(w-4, 1)
-	if m.ctx.Results != nil && m.cols != nil && m.wantCompact() != m.compact {
+	if m.state.Results != nil && m.cols != nil && m.wantCompact() != m.compact {
 		m.build()
 	}
 }
@@ -118,7 +124,7 @@ func (m *Model) ToggleLayout() {
 	} else {
 		m.layout = layoutCompact
 	}
-	if m.ctx.Results != nil {
+	if m.state.Results != nil {
 		m.build()
 	}
 }
@@ -129,7 +135,7 @@ func (m *Model) Focus(f bool) { m.tbl.Focus(f) }
 // Title names the pane with its state: the combos listed, the runs a
 // cancel left short, and the sort.
 func (m *Model) Title() string {
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil {
 		return "Metrics"
 	}
@@ -185,20 +191,20 @@ func (m *Model) sortName() string {
 // Prec is the precision of the table's columns (but the chosen metric's
 // pair): the one p chose, when it ran.
 func (m *Model) Prec() engine.Precision {
-	r := m.ctx.Results
-	if r != nil && r.Run(m.ctx.Prec) == nil {
+	r := m.state.Results
+	if r != nil && r.Run(m.state.Prec) == nil {
 		if r.R64 != nil {
 			return engine.FP64
 		}
 		return engine.FP32
 	}
-	return m.ctx.Prec
+	return m.state.Prec
 }
 
 // Reload rebuilds the columns and rows from the context (new results, a
 // new chosen metric or precision).
 func (m *Model) Reload() {
-	if m.ctx.Results == nil {
+	if m.state.Results == nil {
 		return
 	}
 	m.build()
@@ -258,9 +264,9 @@ func (m *Model) col(name string, p engine.Precision, delta bool, title string) t
 
 // fullColumns are the full layout's columns and the count of fixed ones.
 func (m *Model) fullColumns() ([]titled, int) {
-	r := m.ctx.Results
+	r := m.state.Results
 	prec := m.Prec()
-	cur := m.ctx.Metric
+	cur := m.state.Metric
 	h := common.Header(cur)
 	cols := []titled{m.col("hma", prec, false, "hma"), m.col("hma3", prec, false, "hma3")}
 	switch {
@@ -290,7 +296,7 @@ func (m *Model) fullColumns() ([]titled, int) {
 // ones.
 func (m *Model) compactColumns() ([]titled, int) {
 	prec := m.Prec()
-	cur := m.ctx.Metric
+	cur := m.state.Metric
 	cols := []titled{m.col("hma", prec, false, "hma"), m.col("hma3", prec, false, "hma3")}
 	names := m.names()
 	in := false
@@ -318,7 +324,7 @@ func (m *Model) compactColumns() ([]titled, int) {
 func (m *Model) names() []string {
 	var out []string
 	for _, n := range common.Columns() {
-		if !common.IsParityColumn(n) || m.ctx.Results.HasParityRows() {
+		if !common.IsParityColumn(n) || m.state.Results.HasParityRows() {
 			out = append(out, n)
 		}
 	}
@@ -353,7 +359,7 @@ func (m *Model) wantCompact() bool {
 // format is the format of a column from every combo's value (computed
 // once per results).
 func (m *Model) format(name string, p engine.Precision, delta bool) common.NumColumn {
-	r := m.ctx.Results
+	r := m.state.Results
 	if m.fmtsOf != r {
 		m.fmts, m.fmtsOf = map[fmtKey]common.NumColumn{}, r
 	}
@@ -405,7 +411,7 @@ func (m *Model) shown(i int, name string, p engine.Precision, delta bool) (float
 
 // refresh filters, sorts and formats the rows, keeping the selection.
 func (m *Model) refresh() {
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil {
 		return
 	}
@@ -428,7 +434,7 @@ func (m *Model) refresh() {
 
 // sortRows sorts the rows by the sort column (grid order when none).
 func (m *Model) sortRows() {
-	r := m.ctx.Results
+	r := m.state.Results
 	if m.sortState != 0 && m.sortCol == r.Objective.Name() {
 		// The study's objective: the order of run's top lists, the
 		// combos that meet its constraints first.
@@ -495,7 +501,7 @@ func (m *Model) mark() {
 }
 
 func (m *Model) value(i int, name string, p engine.Precision) (float64, bool) {
-	r := m.ctx.Results
+	r := m.state.Results
 	c := r.Grid.At(i)
 	switch name {
 	case "hma":
@@ -511,7 +517,7 @@ func (m *Model) value(i int, name string, p engine.Precision) (float64, bool) {
 func (m *Model) Keeps(i int) bool {
 	for _, t := range m.filter {
 		if t.col == "*" {
-			c := m.ctx.Results.Grid.At(i)
+			c := m.state.Results.Grid.At(i)
 			if float64(c.HMA) != t.val && float64(c.HMA3) != t.val {
 				return false
 			}
@@ -539,7 +545,7 @@ func (m *Model) Row(i int) int {
 // Sync puts the cursor on the selected combo when it is listed.
 func (m *Model) Sync() {
 	for k, i := range m.rows {
-		if i == m.ctx.Selected {
+		if i == m.state.Selected {
 			m.tbl.SetCursor(k)
 			return
 		}
@@ -557,7 +563,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	km, ok := msg.(tea.KeyMsg)
-	if !ok || m.ctx.Results == nil {
+	if !ok || m.state.Results == nil {
 		return nil
 	}
 	k := m.ctx.Keys
@@ -580,8 +586,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 				return common.Send(common.ErrMsg{Err: err})
 			}
 			m.filter, m.filterSrc, m.err, m.bad = f, src, nil, ""
-			m.ctx.KeepGen++
-			m.ctx.Filter = src
+			m.state.KeepGen++
+			m.state.Filter = src
 			m.refresh()
 			return m.selectCursor()
 		}
@@ -606,7 +612,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case key.Matches(km, k.Left), key.Matches(km, k.Right):
 		// The same as m and M: the next or previous metric.
 		names := m.names()
-		i := slices.Index(names, m.ctx.Metric)
+		i := slices.Index(names, m.state.Metric)
 		d := 1
 		if key.Matches(km, k.Left) {
 			d = len(names) - 1
@@ -615,7 +621,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case key.Matches(km, k.Sort):
 		// The chosen metric in the table's precision: best first, worst
 		// first, grid order.
-		name, prec := m.ctx.Metric, m.Prec()
+		name, prec := m.state.Metric, m.Prec()
 		if name != m.sortCol || prec != m.sortP || m.sortState == 0 {
 			m.sortCol, m.sortP, m.sortState = name, prec, 1
 		} else {
@@ -624,10 +630,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.refresh()
 	case key.Matches(km, k.Best):
 		// The best listed combo by the study's objective and constraints.
-		if i := m.ctx.Results.Top(m.Prec(), m.rows); i >= 0 {
+		if i := m.state.Results.Top(m.Prec(), m.rows); i >= 0 {
 			return common.Send(common.SelectMsg{Index: i})
 		}
-		return common.Send(common.ErrMsg{Err: fmt.Errorf("no listed combo meets the objective's constraints (%s)", m.ctx.Results.Objective.Label())})
+		return common.Send(common.ErrMsg{Err: fmt.Errorf("no listed combo meets the objective's constraints (%s)", m.state.Results.Objective.Label())})
 	}
 	return nil
 }
@@ -664,7 +670,7 @@ func (m *Model) View() string {
 			other = engine.FP64
 		}
 		p := fmt.Sprintf("  p %s", other)
-		if r := m.ctx.Results; r == nil || r.Run(other) == nil {
+		if r := m.state.Results; r == nil || r.Run(other) == nil {
 			p = ""
 		}
 		// The longest help that fits.

@@ -73,7 +73,7 @@ type otherRead struct {
 }
 
 func (m *Model) query() query {
-	r := m.ctx.Results
+	r := m.state.Results
 	return query{r: r, sortCol: m.sortCol, sortP: m.sortP, sortState: m.sortState, filter: m.filterSrc,
 		prec: m.Prec(), pagers: r.Pager(engine.FP64) != nil || r.Pager(engine.FP32) != nil}
 }
@@ -88,7 +88,7 @@ func (q query) minimise() bool {
 // (kept combos, a summary's top list), else from the page last read while
 // Fetch asks for the new one.
 func (m *Model) refreshPaged() {
-	r := m.ctx.Results
+	r := m.state.Results
 	if m.filterSrc != "" && m.sortState != 0 && m.sortP != m.Prec() {
 		// A pass over one run both filters and ranks: the sort follows
 		// the filter's precision (the title says so).
@@ -213,7 +213,7 @@ func (m *Model) sortHeld() {
 // Fetch is the command that reads the page the table needs from the
 // pagers, nil when it needs none. Its answer is tagged by the caller.
 func (m *Model) Fetch() tea.Cmd {
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil || !r.Paged() {
 		return nil
 	}
@@ -279,21 +279,21 @@ func (m *Model) Fetch() tea.Cmd {
 
 // otherTook takes the other precision's results of a summary's list.
 func (m *Model) otherTook(msg otherMsg) {
-	if msg.o.q != m.pg.shown || msg.o.q.r != m.ctx.Results {
+	if msg.o.q != m.pg.shown || msg.o.q.r != m.state.Results {
 		return
 	}
 	if msg.err != nil {
 		m.pg.err, m.pg.note = msg.err, "the saved run could not be read: "+msg.err.Error()
 		return
 	}
-	m.ctx.Results.Hold(msg.o.p, msg.rs)
+	m.state.Results.Hold(msg.o.p, msg.rs)
 	m.fmtsOf = nil
 	m.build()
 }
 
 // page takes a page read: the results hold it, the table lists it.
 func (m *Model) page(msg pageMsg) {
-	if m.pg.asked == nil || msg.q != *m.pg.asked || msg.q.r != m.ctx.Results {
+	if m.pg.asked == nil || msg.q != *m.pg.asked || msg.q.r != m.state.Results {
 		return // a page for a query since changed
 	}
 	m.pg.asked = nil
@@ -305,7 +305,7 @@ func (m *Model) page(msg pageMsg) {
 		m.rows = nil
 	} else {
 		for p, rs := range msg.rs {
-			m.ctx.Results.Hold(p, rs)
+			m.state.Results.Hold(p, rs)
 		}
 		m.rows, m.pg.err = msg.rows, nil
 		what := "best"

@@ -21,6 +21,7 @@ import (
 // Model is the parity pane.
 type Model struct {
 	ctx    *common.Context
+	state  *common.RunState // the run it shows
 	tbl    *datatable.Model
 	rows   []int // combo index per row, worst first
 	hidden int   // the combos the table's filter leaves out of the list
@@ -37,7 +38,7 @@ type built struct {
 	prec engine.Precision
 }
 
-func (m *Model) now() built { return built{m.ctx.Results, m.ctx.KeepGen, m.ctx.Prec} }
+func (m *Model) now() built { return built{m.state.Results, m.state.KeepGen, m.state.Prec} }
 
 // fresh rebuilds the rows when what they depend on changed since (the
 // table's filter was set or cleared).
@@ -47,8 +48,13 @@ func (m *Model) fresh() {
 	}
 }
 
+var (
+	_ common.Pane    = (*Model)(nil)
+	_ common.Focuser = (*Model)(nil)
+)
+
 // New returns the pane.
-func New(ctx *common.Context) *Model {
+func New(ctx *common.Context, state *common.RunState) *Model {
 	// Sized to their titles and cells (datatable.SetRows).
 	cols := []datatable.Column{
 		{Title: "hma", Right: true}, {Title: "hma3", Right: true},
@@ -56,7 +62,7 @@ func New(ctx *common.Context) *Model {
 		{Title: "dPnL pp", Right: true}, {Title: "flips", Right: true},
 		{Title: "non-bl", Right: true}, {Title: "max margin", Right: true},
 	}
-	return &Model{ctx: ctx, tbl: datatable.New(ctx, cols, 2)}
+	return &Model{ctx: ctx, state: state, tbl: datatable.New(ctx, cols, 2)}
 }
 
 // reloadFlips lists the worst flips of paged results' parity report (its
@@ -68,7 +74,7 @@ func (m *Model) reloadFlips() {
 		m.tbl.SetColumns(flipColumns, 2)
 		m.flips = true
 	}
-	p := m.ctx.Results.Report.Parity
+	p := m.state.Results.Report.Parity
 	margins := common.FitNumbers(func(yield func(float64) bool) {
 		for _, f := range p.Flips {
 			if !yield(f.Margin) {
@@ -90,7 +96,7 @@ func (m *Model) reloadFlips() {
 
 // Title names the pane.
 func (m *Model) Title() string {
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil || r.Report.Parity == nil {
 		return "Parity"
 	}
@@ -129,7 +135,7 @@ var comboColumns = []datatable.Column{
 // Reload rebuilds the rows from the context's results.
 func (m *Model) Reload() {
 	m.rows, m.hidden, m.built = nil, 0, m.now()
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil || r.Report.Parity == nil {
 		m.tbl.SetRows(nil, nil)
 		return
@@ -144,7 +150,7 @@ func (m *Model) Reload() {
 	}
 	var cs []engine.ComboParity
 	for _, c := range r.Report.Parity.Combos {
-		if m.ctx.Keep != nil && !m.ctx.Keep(c.Index) {
+		if m.state.Keep != nil && !m.state.Keep(c.Index) {
 			m.hidden++
 			continue
 		}
@@ -225,7 +231,7 @@ func (m *Model) Worst() int {
 func (m *Model) Sync() {
 	m.fresh()
 	for k, i := range m.rows {
-		if i == m.ctx.Selected {
+		if i == m.state.Selected {
 			m.tbl.SetCursor(k)
 			return
 		}
@@ -252,7 +258,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) Summary() []string {
 	t := m.ctx.Theme
 	st := newStyles(t)
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil {
 		return nil
 	}

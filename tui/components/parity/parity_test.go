@@ -24,9 +24,9 @@ func TestSummaryNamesEachFiguresCombo(t *testing.T) {
 	// hma 100 x hma3 108: +1 pp on 0.5% (rel 2); hma 100 x hma3 120: -6 pp on -60%.
 	p := engine.MergeParity([]*engine.Parity{{Tolerance: engine.DefaultBorderline,
 		Combos: []engine.ComboParity{row(0, 50, 0.005, 0.015), row(1, 1376, -0.60, -0.66)}}})
-	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Selected: -1,
-		Results: &common.Results{Report: &engine.Report{Parity: p, Grid: g}, Grid: g}}
-	m := New(ctx)
+	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true)}
+	state := &common.RunState{Selected: -1, Results: &common.Results{Report: &engine.Report{Parity: p, Grid: g}, Grid: g}}
+	m := New(ctx, state)
 	m.SetSize(200, 40)
 	m.Reload()
 	sum := strings.Join(m.Summary(), "\n")

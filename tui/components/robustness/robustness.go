@@ -32,14 +32,17 @@ const (
 
 // Model is the robustness pane.
 type Model struct {
-	ctx  *common.Context
-	w, h int
-	off  int // the first line shown
-	n    int // the lines of the last view
+	ctx   *common.Context
+	state *common.RunState // the run it shows
+	w, h  int
+	off   int // the first line shown
+	n     int // the lines of the last view
 }
 
+var _ common.Pane = (*Model)(nil)
+
 // New returns the pane.
-func New(ctx *common.Context) *Model { return &Model{ctx: ctx} }
+func New(ctx *common.Context, state *common.RunState) *Model { return &Model{ctx: ctx, state: state} }
 
 // SetSize sets the inner size.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
@@ -110,7 +113,7 @@ func (p *page) raw(lines ...string) { p.lines = append(p.lines, lines...) }
 func (m *Model) Lines() []string {
 	t := m.ctx.Theme
 	st := newStyles(t)
-	r := m.ctx.Results
+	r := m.state.Results
 	out := &page{t: t, w: m.w}
 	plain := lipgloss.NewStyle()
 	switch {
@@ -345,7 +348,7 @@ func (m *Model) histogram(h *robust.Histogram, st styles) []string {
 
 // none says why there is no robustness section and how to get one.
 func (m *Model) none(out *page, st styles) {
-	if s := m.ctx.Study; s != nil && s.Blocks > 0 {
+	if s := m.state.Study; s != nil && s.Blocks > 0 {
 		out.add(st.warn, fmt.Sprintf("This study asked for %d blocks, but its robustness statistics were not computed: they need every combo of the reference run (a cancelled run has not; r reruns it).", s.Blocks))
 		return
 	}

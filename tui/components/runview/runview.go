@@ -28,6 +28,7 @@ type lane struct {
 // Model is the run screen.
 type Model struct {
 	ctx        *common.Context
+	state      *common.RunState // the run it shows
 	w, h       int
 	lanes      []lane
 	spin       spinner.Model
@@ -42,10 +43,12 @@ type Model struct {
 	stageDone  int // parity: combos compared so far
 }
 
+var _ common.Component = (*Model)(nil)
+
 // New returns the run screen.
-func New(ctx *common.Context) *Model {
+func New(ctx *common.Context, state *common.RunState) *Model {
 	sp := spinner.New(spinner.WithSpinner(spinner.Line))
-	return &Model{ctx: ctx, spin: sp}
+	return &Model{ctx: ctx, state: state, spin: sp}
 }
 
 // SetSize sets the inner size.
@@ -130,7 +133,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) View() string {
 	t := m.ctx.Theme
 	st := newStyles(t)
-	s := m.ctx.Study
+	s := m.state.Study
 	if s == nil {
 		return t.Fit("", m.w, m.h)
 	}
@@ -138,7 +141,7 @@ func (m *Model) View() string {
 	lines = append(lines, st.title.Render(fmt.Sprintf("%s Sweeping hma %s x hma3 %s = %s per precision",
 		m.spin.View(), s.Grid.HMA, s.Grid.HMA3, common.Plural(s.Grid.Len(), "combo"))))
 	lines = append(lines, st.label.Render(fmt.Sprintf("%s on %s%s%s", common.Clean(s.Dataset.Info.Name), s.Backend.Name(), t.Sep,
-		m.ctx.DeviceName(m.ctx.Device))), "")
+		m.ctx.DeviceName(m.state.Device))), "")
 	// Each lane's figures first, so the bars line up at one width.
 	texts := make([]string, len(m.lanes))
 	widest := 0

@@ -17,11 +17,12 @@ import (
 // not shown as the fp64 lane's.
 func TestBestPerLane(t *testing.T) {
 	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Deterministic: true}
-	m := New(ctx)
+	state := common.NewRunState()
+	m := New(ctx, state)
 	m.SetSize(100, 20)
 	s := &engine.Study{Dataset: &data.Dataset{}, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 20, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 24, Step: 12}},
 		Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: fakeBackend{}}
-	ctx.Study = s
+	state.Study = s
 	m.Start(s)
 	b64 := &engine.ComboResult{Combo: engine.Combo{HMA: 10, HMA3: 12}, Metrics: engine.Metrics{Sharpe: 1.5, TotalTrades: 40}}
 	b32 := &engine.ComboResult{Combo: engine.Combo{HMA: 20, HMA3: 24}, Metrics: engine.Metrics{Sharpe: 2.5, TotalTrades: 41}}
@@ -45,11 +46,12 @@ func (fakeBackend) Name() string { return "reference" }
 // and what it does, instead of a spinner alone; the lanes stay done.
 func TestPhasesNamed(t *testing.T) {
 	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Deterministic: true}
-	m := New(ctx)
+	state := common.NewRunState()
+	m := New(ctx, state)
 	m.SetSize(100, 20)
 	s := &engine.Study{Dataset: &data.Dataset{}, Grid: engine.Grid{HMA: engine.Range{Start: 10, Stop: 20, Step: 10}, HMA3: engine.Range{Start: 12, Stop: 24, Step: 12}},
 		Precisions: []engine.Precision{engine.FP64, engine.FP32}, Backend: fakeBackend{}}
-	ctx.Study = s
+	state.Study = s
 	m.Start(s)
 	m.Progress([]engine.Progress{{Precision: engine.FP64, Done: 4, Total: 4, Phase: engine.PhaseDone},
 		{Precision: engine.FP32, Done: 4, Total: 4, Phase: engine.PhaseDone}})

@@ -40,6 +40,8 @@ type Model struct {
 	dsW     int // the dataset column's width
 }
 
+var _ common.Pane = (*Model)(nil)
+
 // New returns an empty list.
 func New(ctx *common.Context) *Model {
 	m := &Model{ctx: ctx, tbl: datatable.New(ctx, nil, 2)}

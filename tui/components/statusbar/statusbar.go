@@ -15,13 +15,18 @@ import (
 
 // Model is the status line.
 type Model struct {
-	ctx  *common.Context
-	w    int
-	keys help.KeyMap
+	ctx    *common.Context
+	state  *common.RunState // the run it shows
+	status *common.Status   // the error, warning or note it shows
+	w      int
+	keys   help.KeyMap
 }
 
-// New returns the status line.
-func New(ctx *common.Context) *Model { return &Model{ctx: ctx} }
+// New returns the status line of the run state and status the root model
+// owns.
+func New(ctx *common.Context, state *common.RunState, status *common.Status) *Model {
+	return &Model{ctx: ctx, state: state, status: status}
+}
 
 // SetKeys sets the key map whose short help the line shows (the screen
 // on display's).
@@ -35,33 +40,33 @@ func (m *Model) View() string {
 	t := m.ctx.Theme
 	st := newStyles(t)
 	ds := "no dataset"
-	if m.ctx.Dataset != nil {
-		ds = m.ctx.Dataset.Info.Name
+	if m.state.Dataset != nil {
+		ds = m.state.Dataset.Info.Name
 	}
-	if s := m.ctx.Study; s != nil && m.ctx.Results != nil {
+	if s := m.state.Study; s != nil && m.state.Results != nil {
 		ds = s.Dataset.Info.Name
-	} else if r := m.ctx.Results; r != nil && r.Report != nil {
+	} else if r := m.state.Results; r != nil && r.Report != nil {
 		ds = r.Report.Dataset.Name // a saved session whose data is not loaded
 	}
 	ds = common.ShortPath(data.Sanitize(ds), max(m.w/3, 24))
-	segs := []string{ds, orDash(m.ctx.Backend)}
-	if m.ctx.Saved != "" {
-		segs = []string{ds, m.ctx.Saved, orDash(m.ctx.Backend)}
+	segs := []string{ds, orDash(m.state.Backend)}
+	if m.status.Saved != "" {
+		segs = []string{ds, m.status.Saved, orDash(m.state.Backend)}
 	}
-	if d := m.ctx.DeviceName(m.ctx.Device); d != "" {
+	if d := m.ctx.DeviceName(m.state.Device); d != "" {
 		segs = append(segs, d)
 	}
 	left := func(n int) string {
 		return " " + st.value.Render(strings.Join(segs[:n], t.Sep))
 	}
-	if m.ctx.LastErr != "" || m.ctx.Warn != "" || m.ctx.Info != "" {
-		text, style := "error: "+m.ctx.LastErr, st.err
+	if m.status.LastErr != "" || m.status.Warn != "" || m.status.Info != "" {
+		text, style := "error: "+m.status.LastErr, st.err
 		switch {
-		case m.ctx.LastErr != "":
-		case m.ctx.Warn != "":
-			text, style = "warning: "+m.ctx.Warn, st.warn
+		case m.status.LastErr != "":
+		case m.status.Warn != "":
+			text, style = "warning: "+m.status.Warn, st.warn
 		default:
-			text, style = m.ctx.Info, st.label
+			text, style = m.status.Info, st.label
 		}
 		text = common.Clean(text) // errors quote paths, headers and fields
 		// The error matters more than the device: give it most of the line,

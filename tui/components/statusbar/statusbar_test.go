@@ -15,9 +15,10 @@ import (
 // bar drops whole segments (backend, session) rather than cut one mid-word
 // (found by a fresh-user trial: "session 2 · r…").
 func TestNoSegmentCutMidWord(t *testing.T) {
-	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Dataset: &data.Dataset{Info: data.Info{Name: "embedded:filusdt-1m"}},
-		Saved: "session 2", Backend: "reference", Info: "cancelled: showing the 288 combos that completed of 400 in each lane"}
-	m := New(ctx)
+	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true)}
+	state := &common.RunState{Dataset: &data.Dataset{Info: data.Info{Name: "embedded:filusdt-1m"}}, Backend: "reference"}
+	status := &common.Status{Saved: "session 2", Info: "cancelled: showing the 288 combos that completed of 400 in each lane"}
+	m := New(ctx, state, status)
 	m.SetWidth(80)
 	v := m.View()
 	left := strings.SplitN(strings.TrimSpace(v), "  ", 2)[0]

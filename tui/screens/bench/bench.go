@@ -117,7 +117,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Back):
 		return m.host.Do(common.BackMsg{})
 	case key.Matches(msg, k.Run) && m.run == nil && m.host.Running():
-		m.ctx.SetErr(errors.New("a study is computing: the ladder would time the machine it shares; run it once the study ends"))
+		m.host.Do(common.ErrMsg{Err: errors.New("a study is computing: the ladder would time the machine it shares; run it once the study ends")})
 	case key.Matches(msg, k.Run) && m.run == nil:
 		return m.start()
 	}
@@ -151,14 +151,14 @@ func (m *Model) plan() (*engine.Study, string, string) {
 func (m *Model) start() tea.Cmd {
 	s, plan, why := m.plan()
 	if s == nil {
-		m.ctx.SetErr(errors.New(why))
+		m.host.Do(common.ErrMsg{Err: errors.New(why)})
 		return nil
 	}
 	rungs := m.rungList()
 	m.gen++
 	job := &engine.Job{Bars: &s.Dataset.Bars, Grid: s.Grid, Params: s.Params}
 	m.run = startRunner(m.parent, m.gen, job, rungs, m.cfg.Repeat)
-	m.ctx.SetErr(nil)
+	m.host.Do(common.ErrMsg{})
 	return tea.Batch(m.Next(), m.ladder.Start(plan, rungs, m.cfg.Repeat))
 }
 

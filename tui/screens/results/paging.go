@@ -59,13 +59,13 @@ func (m *Model) openPagers(r *common.Results) tea.Cmd {
 
 // pagers takes the opened pagers: the panes read their pages now.
 func (m *Model) pagers(msg pagersMsg) {
-	r := m.ctx.Results
+	r := m.state.Results
 	if msg.r != r {
 		return
 	}
 	if msg.err != nil {
 		r.PagerWhy = fmt.Sprintf("the saved runs could not be read: %v", msg.err)
-		m.ctx.SetErr(msg.err)
+		m.host.Do(common.ErrMsg{Err: msg.err})
 	} else {
 		r.SetPagers(msg.pagers)
 	}
@@ -76,12 +76,12 @@ func (m *Model) pagers(msg pagersMsg) {
 // fetch is the panes' reads of the pages they need now (none when they
 // hold what they show), and of the selected combo when it is not held.
 func (m *Model) fetch() tea.Cmd {
-	r := m.ctx.Results
+	r := m.state.Results
 	if r == nil || !r.Paged() {
 		return nil
 	}
 	cmds := []tea.Cmd{common.Tag(common.ResultsScreen, m.metrics.Fetch()), common.Tag(common.ResultsScreen, m.heat.Fetch())}
-	if idx := m.ctx.Selected; idx >= 0 && idx != m.picking {
+	if idx := m.state.Selected; idx >= 0 && idx != m.picking {
 		for _, run := range r.Report.Runs {
 			p, pg := run.Precision, r.Pager(run.Precision)
 			if pg == nil || r.Known(idx, p) {
@@ -100,13 +100,13 @@ func (m *Model) fetch() tea.Cmd {
 
 // pick takes a combo read for the selection.
 func (m *Model) pick(msg pickMsg) {
-	if msg.r != m.ctx.Results {
+	if msg.r != m.state.Results {
 		return
 	}
 	if msg.err != nil {
 		// picking stays: not asked again until another selection (the
 		// status line says why).
-		m.ctx.SetErr(msg.err)
+		m.host.Do(common.ErrMsg{Err: msg.err})
 		return
 	}
 	if m.picking == msg.want[0] {

@@ -42,9 +42,10 @@ var PaneNames = [NumPanes]string{"Metrics", "Parity", "Heatmap", "Crossover", "C
 
 // Model is the results screen.
 type Model struct {
-	ctx  *common.Context
-	host common.Host
-	keys KeyMap
+	ctx   *common.Context
+	state *common.RunState // the run, the root model\'s
+	host  common.Host
+	keys  KeyMap
 
 	metrics *metrics.Model
 	parity  *parity.Model
@@ -76,24 +77,24 @@ type rect struct{ w, h int }
 
 var (
 	_ common.Screen = (*Model)(nil)
-	_ common.Taker  = (*Model)(nil)
+	_ common.Taker  = (*Model)(nil) // its text fields take the keys
 )
 
 // New returns the results screen; st is the sessions store that paged
 // results read their runs from and a suite's other datasets are opened
 // from (nil: none), load loads a saved session's dataset again (nil:
 // sessions.LoadSpec).
-func New(ctx *common.Context, host common.Host, st *sessions.Store, load sessions.Loader) *Model {
-	m := &Model{ctx: ctx, host: host, keys: newKeyMap(ctx.Keys), store: st, load: load, picking: -1}
-	m.metrics = metrics.New(ctx)
-	ctx.Keep = m.metrics.Keeps
-	ctx.KeepResult = m.metrics.KeepsResult
-	m.parity = parity.New(ctx)
-	m.heat = heatmap.New(ctx)
-	m.cross = crossover.New(ctx)
-	m.detail = detail.New(ctx)
-	m.robust = robustness.New(ctx)
-	m.agg = aggregate.New(ctx)
+func New(ctx *common.Context, state *common.RunState, host common.Host, st *sessions.Store, load sessions.Loader) *Model {
+	m := &Model{ctx: ctx, state: state, host: host, keys: newKeyMap(ctx.Keys), store: st, load: load, picking: -1}
+	m.metrics = metrics.New(ctx, state)
+	state.Keep = m.metrics.Keeps
+	state.KeepResult = m.metrics.KeepsResult
+	m.parity = parity.New(ctx, state)
+	m.heat = heatmap.New(ctx, state)
+	m.cross = crossover.New(ctx, state)
+	m.detail = detail.New(ctx, state)
+	m.robust = robustness.New(ctx, state)
+	m.agg = aggregate.New(ctx, state)
 	m.agg.Focus(true)
 	return m
 }
@@ -173,7 +174,7 @@ func (m *Model) layout() {
 		rw := W - lw
 		// The table needs no more than its rows; the parity pane gets the rest.
 		mh := bodyH * 55 / 100
-		if r := m.ctx.Results; r != nil {
+		if r := m.state.Results; r != nil {
 			mh = max(10, min(mh, r.Grid.Len()+5))
 		}
 		hh := max(8, min(m.heat.Want()+3, bodyH*35/100))
@@ -203,7 +204,7 @@ func (m *Model) layout() {
 
 // View implements common.Screen.
 func (m *Model) View() string {
-	if m.ctx.Results == nil {
+	if m.state.Results == nil {
 		return ""
 	}
 	body := m.panesView()
@@ -263,19 +264,19 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case common.SelectMsg:
 		return m.selectCombo(msg.Index)
 	case common.MetricMsg:
-		m.ctx.Metric = msg.Name
+		m.state.Metric = msg.Name
 		m.metrics.Reload()
 	case inspectTickMsg:
-		if msg.gen == m.inspectGen && m.ctx.Study != nil && m.ctx.Selected >= 0 {
+		if msg.gen == m.inspectGen && m.state.Study != nil && m.state.Selected >= 0 {
 			return m.Inspect()
 		}
 	case inspectMsg:
 		if msg.gen != m.inspectGen {
 			return nil
 		}
-		m.ctx.Inspect = msg.ins
+		m.state.Inspect = msg.ins
 		if msg.ins.Err != nil {
-			m.ctx.SetErr(msg.ins.Err)
+			m.host.Do(common.ErrMsg{Err: msg.ins.Err})
 		}
 		m.cross.Reload()
 		m.detail.Reload()
@@ -290,10 +291,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		cmd := m.metrics.Update(msg)
 		switch err := m.metrics.Err(); {
 		case err != nil:
-			m.ctx.SetErr(err)
-			m.filterErr = m.ctx.LastErr
-		case m.filterErr != "" && m.ctx.LastErr == m.filterErr:
-			m.ctx.SetErr(nil) // the filter was fixed, or given up
+			m.host.Do(common.ErrMsg{Err: err})
+			m.filterErr = m.host.Status().LastErr
+		case m.filterErr != "" && m.host.Status().LastErr == m.filterErr:
+			m.host.Do(common.ErrMsg{}) // the filter was fixed, or given up
 			m.filterErr = ""
 		}
 		return cmd
@@ -329,7 +330,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.SetFocus(MetricsPane)
 		return m.metrics.Update(msg)
 	case key.Matches(msg, k.Rerun):
-		s := m.ctx.Study
+		s := m.state.Study
 		if s != nil && s.Spec.Suite != "" {
 			// One dataset's study again, in no suite: saved into the
 			// suite's run it would stand in for that run's own session
@@ -341,12 +342,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.host.Do(common.RunMsg{Study: s})
 	case key.Matches(msg, k.NextMetric), key.Matches(msg, k.PrevMetric):
 		cols := common.Columns()
-		if !m.ctx.Results.HasParityRows() {
+		if !m.state.Results.HasParityRows() {
 			cols = engine.MetricNames
 		}
 		i := 0
 		for j, c := range cols {
-			if c == m.ctx.Metric {
+			if c == m.state.Metric {
 				i = j
 			}
 		}
@@ -354,13 +355,13 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		if key.Matches(msg, k.PrevMetric) {
 			d = len(cols) - 1
 		}
-		m.ctx.Metric = cols[(i+d)%len(cols)]
+		m.state.Metric = cols[(i+d)%len(cols)]
 		m.metrics.Reload()
 	case key.Matches(msg, k.Precision):
-		if m.ctx.Prec == engine.FP64 && m.ctx.Results.R32 != nil {
-			m.ctx.Prec = engine.FP32
-		} else if m.ctx.Results.R64 != nil {
-			m.ctx.Prec = engine.FP64
+		if m.state.Prec == engine.FP64 && m.state.Results.R32 != nil {
+			m.state.Prec = engine.FP32
+		} else if m.state.Results.R64 != nil {
+			m.state.Prec = engine.FP64
 		}
 		m.metrics.Reload() // the table follows p, as the heatmap does
 	case key.Matches(msg, k.NextFlip), key.Matches(msg, k.PrevFlip):

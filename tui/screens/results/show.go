@@ -35,7 +35,7 @@ func (m *Model) Show(rep *engine.Report, asked []engine.Precision, err error, se
 	m.leaveAll()
 	cmd := m.show(rep, asked, err, session)
 	spec := ""
-	if s := m.ctx.Study; s != nil && session != 0 {
+	if s := m.state.Study; s != nil && session != 0 {
 		spec = s.Spec.Suite // its siblings are read from the store
 	}
 	cmd = tea.Batch(cmd, m.setSuite(spec))
@@ -49,38 +49,38 @@ func (m *Model) show(rep *engine.Report, asked []engine.Precision, err error, se
 	cancelled := errors.Is(err, context.Canceled)
 	for _, r := range rep.Runs {
 		if r.Device != "" {
-			m.ctx.Device = r.Device
+			m.state.Device = r.Device
 		}
 	}
-	m.ctx.Results = common.NewResults(rep, err)
-	m.ctx.Results.Asked = asked
+	m.state.Results = common.NewResults(rep, err)
+	m.state.Results.Asked = asked
 	var open tea.Cmd
-	if m.ctx.Results.Paged() {
-		m.ctx.Results.Session = session
-		open = m.openPagers(m.ctx.Results)
+	if m.state.Results.Paged() {
+		m.state.Results.Session = session
+		open = m.openPagers(m.state.Results)
 	}
 	m.picking = -1
 	switch {
 	case cancelled:
 		// A cancel the user asked for is not an error: a note says what
 		// the panes hold.
-		m.ctx.SetErr(nil)
-		m.ctx.Info = strings.TrimSuffix("cancelled: showing "+completed(m.ctx.Results)+" that completed; "+m.ctx.Info, "; ")
+		m.host.Do(common.ErrMsg{})
+		m.host.Do(common.InfoMsg{Text: strings.TrimSuffix("cancelled: showing "+completed(m.state.Results)+" that completed; "+m.host.Status().Info, "; ")})
 	default:
-		m.ctx.SetErr(err)
+		m.host.Do(common.ErrMsg{Err: err})
 	}
-	if m.ctx.Results.R64 == nil {
-		m.ctx.Prec = engine.FP32
+	if m.state.Results.R64 == nil {
+		m.state.Prec = engine.FP32
 	} else {
-		m.ctx.Prec = engine.FP64
+		m.state.Prec = engine.FP64
 	}
 	// A study with an objective of its own starts the table and the
 	// heatmap on its metric.
-	if o := m.ctx.Results.Objective; o != (engine.Objective{}) {
-		m.ctx.Metric = o.Name()
+	if o := m.state.Results.Objective; o != (engine.Objective{}) {
+		m.state.Metric = o.Name()
 	}
-	if common.IsParityColumn(m.ctx.Metric) && !m.ctx.Results.HasParityRows() {
-		m.ctx.Metric = m.ctx.Results.Objective.Name() // paged results have no parity column
+	if common.IsParityColumn(m.state.Metric) && !m.state.Results.HasParityRows() {
+		m.state.Metric = m.state.Results.Objective.Name() // paged results have no parity column
 	}
 	m.metrics.Reload()
 	m.parity.Reload()
@@ -90,9 +90,9 @@ func (m *Model) show(rep *engine.Report, asked []engine.Precision, err error, se
 	// then shows its worst flip), else on the best combo.
 	sel := m.parity.Worst()
 	if sel < 0 {
-		sel = m.ctx.Results.Best(m.ctx.Prec)
+		sel = m.state.Results.Best(m.state.Prec)
 	}
-	m.ctx.Inspect = nil
+	m.state.Inspect = nil
 	m.cross.Reload()
 	m.detail.Reload()
 	m.heat.Reload()
@@ -111,8 +111,8 @@ func (m *Model) ShowSession(msg common.OpenedMsg) tea.Cmd {
 	if msg.Study != nil {
 		studiedWith(msg.Study, msg.Report.Robustness)
 	}
-	m.ctx.Study = msg.Study
-	m.ctx.Note = ss.Note
+	m.state.Study = msg.Study
+	m.state.Note = ss.Note
 	m.chartsWhy = ""
 	if msg.Study == nil {
 		why := "no dataset"
@@ -121,7 +121,7 @@ func (m *Model) ShowSession(msg common.OpenedMsg) tea.Cmd {
 		}
 		m.chartsWhy = "charts unavailable: " + why
 	}
-	m.ctx.Backend, m.ctx.Device = ss.Backend, ""
+	m.state.Backend, m.state.Device = ss.Backend, ""
 	var err error
 	cancelled := ss.Status == engine.StatusCancelled && (ss.Error == "" || common.ErrText(ss.Error) == common.CancelledByUser)
 	switch {
@@ -132,9 +132,10 @@ func (m *Model) ShowSession(msg common.OpenedMsg) tea.Cmd {
 	case ss.Status != engine.StatusComplete:
 		err = fmt.Errorf("session %d is %s", ss.ID, ss.Status)
 	}
-	m.ctx.SetErr(nil)
-	m.ctx.Warn, m.ctx.Info = "", ""
-	m.ctx.Saved = fmt.Sprintf("session %d", ss.ID)
+	m.host.Do(common.ErrMsg{})
+	m.host.Do(common.WarnMsg{})
+	m.host.Do(common.InfoMsg{})
+	m.host.Do(common.SavedMsg{Text: fmt.Sprintf("session %d", ss.ID)})
 	// Another study on screen: the last one's table filter is not its
 	// (issue 15, defect 3).
 	m.metrics.ClearFilter()
@@ -142,15 +143,15 @@ func (m *Model) ShowSession(msg common.OpenedMsg) tea.Cmd {
 	cmd := m.show(msg.Report, ss.Precisions, err, ss.ID)
 	cmd = tea.Batch(cmd, m.setSuite(ss.Spec.Suite))
 	m.attach()
-	m.ctx.SetErr(nil) // the state of a saved session is not an error of now
+	m.host.Do(common.ErrMsg{}) // the state of a saved session is not an error of now
 	switch {
 	case m.chartsWhy != "":
-		m.ctx.Warn = m.chartsWhy
+		m.host.Do(common.WarnMsg{Text: m.chartsWhy})
 	case cancelled:
 		// A cancel the user asked for is a note, not a warning.
-		m.ctx.Info = fmt.Sprintf("session %d: %s (R in Sessions resumes)", ss.ID, common.CancelledByUser)
+		m.host.Do(common.InfoMsg{Text: fmt.Sprintf("session %d: %s (R in Sessions resumes)", ss.ID, common.CancelledByUser)})
 	case err != nil:
-		m.ctx.Warn = err.Error() + " (R in Sessions resumes)"
+		m.host.Do(common.WarnMsg{Text: err.Error() + " (R in Sessions resumes)"})
 	}
 	return cmd
 }
@@ -175,29 +176,29 @@ func studiedWith(s *engine.Study, js json.RawMessage) {
 // its detail after a short pause (so holding an arrow key does not queue
 // an InspectCombo per step).
 func (m *Model) selectCombo(idx int) tea.Cmd {
-	if m.ctx.Results == nil || idx < 0 || idx >= m.ctx.Results.Grid.Len() {
+	if m.state.Results == nil || idx < 0 || idx >= m.state.Results.Grid.Len() {
 		return nil
 	}
-	m.ctx.Selected = idx
+	m.state.Selected = idx
 	m.metrics.Sync()
 	m.parity.Sync()
 	m.heat.Sync()
 	m.agg.Sync()
-	if m.ctx.Study == nil {
+	if m.state.Study == nil {
 		// A saved session whose dataset could not be loaded again: the
 		// panes that recompute the combo say why they cannot.
 		why := m.chartsWhy
 		if why == "" {
 			why = "charts unavailable: no dataset"
 		}
-		m.ctx.Inspect = &common.Inspection{Index: idx, Combo: m.ctx.Results.Grid.At(idx), Err: errors.New(why)}
+		m.state.Inspect = &common.Inspection{Index: idx, Combo: m.state.Results.Grid.At(idx), Err: errors.New(why)}
 		m.cross.Reload()
 		m.detail.Reload()
 		return nil
 	}
 	m.inspectGen++
 	gen := m.inspectGen
-	if m.ctx.Inspect == nil {
+	if m.state.Inspect == nil {
 		return m.Inspect()
 	}
 	return common.Tag(common.ResultsScreen, tea.Tick(80*time.Millisecond, func(time.Time) tea.Msg { return inspectTickMsg{gen} }))
@@ -206,10 +207,10 @@ func (m *Model) selectCombo(idx int) tea.Cmd {
 // Inspect is the command that recomputes the selected combo now, in the
 // precisions whose run computed it (a selection waits a short pause first).
 func (m *Model) Inspect() tea.Cmd {
-	idx := m.ctx.Selected
+	idx := m.state.Selected
 	var missing map[engine.Precision]string
-	if r := m.ctx.Results; r != nil {
-		for _, p := range m.ctx.Study.Precisions {
+	if r := m.state.Results; r != nil {
+		for _, p := range m.state.Study.Precisions {
 			if why := r.Missing(idx, p); why != "" {
 				if missing == nil {
 					missing = map[engine.Precision]string{}
@@ -218,7 +219,7 @@ func (m *Model) Inspect() tea.Cmd {
 			}
 		}
 	}
-	return common.Tag(common.ResultsScreen, inspectCmd(m.inspectGen, m.ctx.Study, idx, missing))
+	return common.Tag(common.ResultsScreen, inspectCmd(m.inspectGen, m.state.Study, idx, missing))
 }
 
 // inspectCmd recomputes combo idx of s in each of its precisions but the

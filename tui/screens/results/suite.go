@@ -70,7 +70,7 @@ type (
 func (m *Model) leaveAll() {
 	if n := m.suite; n != nil && n.all {
 		n.all = false
-		m.ctx.Metric = n.metric
+		m.state.Metric = n.metric
 		m.layout()
 	}
 }
@@ -172,7 +172,7 @@ func (m *Model) aggregated(msg aggMsg) {
 	}
 	n.agg, n.aggOf, n.aggErr = msg.agg, msg.of, msg.err
 	if msg.err != nil {
-		m.ctx.SetErr(fmt.Errorf("suite %s: the aggregate: %w", n.ref.ID, msg.err))
+		m.host.Do(common.ErrMsg{Err: fmt.Errorf("suite %s: the aggregate: %w", n.ref.ID, msg.err)})
 	}
 	m.attach()
 }
@@ -181,7 +181,7 @@ func (m *Model) aggregated(msg aggMsg) {
 // aggregate columns) and the aggregate pane its figures and note.
 func (m *Model) attach() {
 	n := m.suite
-	if r := m.ctx.Results; r != nil {
+	if r := m.state.Results; r != nil {
 		r.Agg = nil
 		if n != nil && n.agg != nil && n.agg.Grid == r.Grid {
 			r.Agg = n.agg
@@ -234,19 +234,19 @@ func (m *Model) step(dir int) tea.Cmd {
 	n := m.suite
 	switch {
 	case n == nil:
-		m.ctx.SetErr(errors.New("this study is not one dataset of a suite ([ and ] step through the datasets of a suite: sweepbench run --data A --data B)"))
+		m.host.Do(common.ErrMsg{Err: errors.New("this study is not one dataset of a suite ([ and ] step through the datasets of a suite: sweepbench run --data A --data B)")})
 		return nil
 	case n.unreadable != "":
-		m.ctx.SetErr(errors.New(n.unreadable))
+		m.host.Do(common.ErrMsg{Err: errors.New(n.unreadable)})
 		return nil
 	case n.err != nil:
-		m.ctx.SetErr(fmt.Errorf("suite %s: %w", n.ref.ID, n.err))
+		m.host.Do(common.ErrMsg{Err: fmt.Errorf("suite %s: %w", n.ref.ID, n.err)})
 		return nil
 	case n.su == nil:
-		m.ctx.Info = "reading the suite's sessions" + m.ctx.Theme.Ellipsis
+		m.host.Do(common.InfoMsg{Text: "reading the suite's sessions" + m.ctx.Theme.Ellipsis})
 		return nil
 	case m.host.Running():
-		m.ctx.SetErr(errors.New("a study is computing: open another dataset once it ends"))
+		m.host.Do(common.ErrMsg{Err: errors.New("a study is computing: open another dataset once it ends")})
 		return nil
 	}
 	var skipped []string
@@ -257,10 +257,10 @@ func (m *Model) step(dir int) tea.Cmd {
 			skipped = append(skipped, fmt.Sprintf("%d/%d", d, N))
 			continue
 		}
-		m.ctx.SetErr(nil)
-		m.ctx.Info = ""
+		m.host.Do(common.ErrMsg{})
+		m.host.Do(common.InfoMsg{Text: ""})
 		if len(skipped) > 0 {
-			m.ctx.Info = fmt.Sprintf("skipped dataset %s: not in the store (removed?)", strings.Join(skipped, ", "))
+			m.host.Do(common.InfoMsg{Text: fmt.Sprintf("skipped dataset %s: not in the store (removed?)", strings.Join(skipped, ", "))})
 		}
 		return m.open(d, ss.ID)
 	}
@@ -269,13 +269,13 @@ func (m *Model) step(dir int) tea.Cmd {
 		end = "first"
 	}
 	if len(skipped) > 0 {
-		m.ctx.SetErr(fmt.Errorf("no %s dataset of suite %s in the store: %s not there (removed?)", map[int]string{-1: "earlier", 1: "later"}[dir],
-			n.ref.ID, strings.Join(skipped, ", ")))
+		m.host.Do(common.ErrMsg{Err: fmt.Errorf("no %s dataset of suite %s in the store: %s not there (removed?)", map[int]string{-1: "earlier", 1: "later"}[dir],
+			n.ref.ID, strings.Join(skipped, ", "))})
 		return nil
 	}
 	// The end of the suite: a note, not an error.
-	m.ctx.SetErr(nil)
-	m.ctx.Info = fmt.Sprintf("dataset %d/%d is the %s of suite %s", n.ref.D, N, end, n.ref.ID)
+	m.host.Do(common.ErrMsg{})
+	m.host.Do(common.InfoMsg{Text: fmt.Sprintf("dataset %d/%d is the %s of suite %s", n.ref.D, N, end, n.ref.ID)})
 	return nil
 }
 
@@ -300,23 +300,23 @@ func (m *Model) opened(msg datasetMsg) tea.Cmd {
 	}
 	n.opening = ""
 	if msg.err != nil {
-		m.ctx.SetErr(fmt.Errorf("dataset %d/%d of suite %s: %w", msg.d, len(n.su.Members), n.ref.ID, msg.err))
+		m.host.Do(common.ErrMsg{Err: fmt.Errorf("dataset %d/%d of suite %s: %w", msg.d, len(n.su.Members), n.ref.ID, msg.err)})
 		return m.setSuite(n.ref.String()) // read the suite again: the session may be gone
 	}
-	metric, prec, sel, focus := m.ctx.Metric, m.ctx.Prec, m.ctx.Selected, m.focus
+	metric, prec, sel, focus := m.state.Metric, m.state.Prec, m.state.Selected, m.focus
 	if n.all {
 		metric = n.metric
 		n.all = false
 	}
-	info := m.ctx.Info
+	info := m.host.Status().Info
 	cmd := m.ShowSession(msg.opened)
 	m.SetFocus(focus)
-	if r := m.ctx.Results; r != nil {
+	if r := m.state.Results; r != nil {
 		if !common.IsParityColumn(metric) || r.HasParityRows() {
-			m.ctx.Metric = metric // a parity column needs rows per combo
+			m.state.Metric = metric // a parity column needs rows per combo
 		}
 		if r.Run(prec) != nil {
-			m.ctx.Prec = prec
+			m.state.Prec = prec
 		}
 		m.metrics.Reload()
 		m.heat.Reload()
@@ -324,8 +324,8 @@ func (m *Model) opened(msg datasetMsg) tea.Cmd {
 			cmd = tea.Batch(cmd, m.selectCombo(sel))
 		}
 	}
-	if info != "" && m.ctx.Info == "" {
-		m.ctx.Info = info
+	if info != "" && m.host.Status().Info == "" {
+		m.host.Do(common.InfoMsg{Text: info})
 	}
 	return cmd
 }
@@ -335,18 +335,18 @@ func (m *Model) toggleAll() tea.Cmd {
 	n := m.suite
 	switch {
 	case n == nil:
-		m.ctx.SetErr(errors.New("this study is not one dataset of a suite: there is no aggregate over datasets"))
+		m.host.Do(common.ErrMsg{Err: errors.New("this study is not one dataset of a suite: there is no aggregate over datasets")})
 		return nil
 	case n.unreadable != "":
-		m.ctx.SetErr(errors.New(n.unreadable))
+		m.host.Do(common.ErrMsg{Err: errors.New(n.unreadable)})
 		return nil
 	}
 	n.all = !n.all
 	if n.all {
-		n.metric = m.ctx.Metric
-		m.ctx.Metric = common.ColMedian
+		n.metric = m.state.Metric
+		m.state.Metric = common.ColMedian
 	} else {
-		m.ctx.Metric = n.metric
+		m.state.Metric = n.metric
 	}
 	m.layout()
 	m.heat.Reload()
@@ -374,12 +374,12 @@ func (m *Model) allKey(msg tea.KeyMsg) tea.Cmd {
 		return m.toggleAll()
 	case key.Matches(msg, k.NextMetric, k.PrevMetric):
 		cols := common.AggregateColumns
-		i := max(slices.Index(cols, m.ctx.Metric), 0)
+		i := max(slices.Index(cols, m.state.Metric), 0)
 		d := 1
 		if key.Matches(msg, k.PrevMetric) {
 			d = len(cols) - 1
 		}
-		m.ctx.Metric = cols[(i+d)%len(cols)]
+		m.state.Metric = cols[(i+d)%len(cols)]
 		return nil
 	case key.Matches(msg, k.Best):
 		if o := m.agg.Order(); len(o) > 0 {
@@ -411,7 +411,7 @@ func (m *Model) suiteLine() string {
 		return t.Warning.Render(n.unreadable)
 	}
 	name := ""
-	if r := m.ctx.Results; r != nil {
+	if r := m.state.Results; r != nil {
 		name = common.Clean(filepath.Base(strings.TrimPrefix(r.Report.Dataset.Name, "embedded:")))
 	}
 	s := t.Strong.Render(fmt.Sprintf("dataset %d/%d: %s", n.ref.D, n.ref.N, name))

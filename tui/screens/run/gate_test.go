@@ -45,11 +45,22 @@ func (g *fakeGate) Admit(ctx context.Context, s *engine.Study, place func(common
 	}
 }
 
-type host struct{ shown []tea.Msg }
+// host records the intents the screen hands the root and keeps the
+// status line the screen's messages change.
+type host struct {
+	shown  []tea.Msg
+	status common.Status
+}
 
-func (h *host) Do(m tea.Msg) tea.Cmd    { h.shown = append(h.shown, m); return nil }
+func (h *host) Do(m tea.Msg) tea.Cmd {
+	if !h.status.Apply(m) {
+		h.shown = append(h.shown, m)
+	}
+	return nil
+}
 func (h *host) Screen() common.ScreenID { return common.RunScreen }
 func (h *host) Running() bool           { return false }
+func (h *host) Status() common.Status   { return h.status }
 func newGated(t *testing.T, g common.Gate, detachable bool) (*Model, *engine.Study) {
 	t.Helper()
 	reg := &engine.Registry{}
@@ -61,7 +72,7 @@ func newGated(t *testing.T, g common.Gate, detachable bool) (*Model, *engine.Stu
 		t.Fatal(err)
 	}
 	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Keys: keys.Default(), Registry: reg, Deterministic: true}
-	m := New(ctx, &host{}, t.Context(), Config{Gate: g, Detachable: detachable})
+	m := New(ctx, common.NewRunState(), &host{}, t.Context(), Config{Gate: g, Detachable: detachable})
 	m.SetSize(100, 30)
 	return m, s
 }
@@ -137,7 +148,7 @@ func TestGateRefusal(t *testing.T) {
 		t.Fatalf("refused study: %#v, want done with the refusal and no report", msg)
 	}
 	m.Update(msg)
-	if m.Running() || m.ctx.LastErr != refusal.Error() {
-		t.Fatalf("after the refusal: running %v, status %q", m.Running(), m.ctx.LastErr)
+	if m.Running() || m.host.Status().LastErr != refusal.Error() {
+		t.Fatalf("after the refusal: running %v, status %q", m.Running(), m.host.Status().LastErr)
 	}
 }

@@ -81,7 +81,7 @@ func (m *Model) preflight(s *engine.Study, datasets []string) tea.Cmd {
 	c.cancel = cancel
 	m.check = c
 	opt.Calibrate = calibrate
-	m.ctx.SetErr(nil)
+	m.host.Do(common.ErrMsg{})
 	run := common.Guard(func() tea.Msg {
 		p, err := engine.PreflightStudy(ctx, s, opt)
 		return preflightMsg{gen: c.gen, p: p, err: err}
@@ -108,10 +108,10 @@ func (m *Model) checked(c *check, p engine.Preflight, err error) tea.Cmd {
 	case errors.As(err, &ce):
 		c.p, c.ask = p, question(ce, len(c.datasets))
 		m.check = c
-		m.ctx.SetErr(nil)
+		m.host.Do(common.ErrMsg{})
 		return m.host.Do(common.ShowMsg{ID: common.RunScreen})
 	case err != nil:
-		m.ctx.SetErr(err) // run's refusal, word for word
+		m.host.Do(common.ErrMsg{Err: err}) // run's refusal, word for word
 		if m.run == nil && m.host.Screen() == common.RunScreen {
 			return m.host.Do(common.FormMsg{})
 		}
@@ -131,7 +131,7 @@ func (m *Model) answer(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.begin(c.s, c.datasets, c.p), true
 	case c.ask != "" || key.Matches(msg, m.keys.Back):
 		m.dropCheck()
-		m.ctx.Info = "not started: " + c.s.Size()
+		m.host.Do(common.InfoMsg{Text: "not started: " + c.s.Size()})
 		if m.run == nil {
 			return m.host.Do(common.FormMsg{}), true
 		}

@@ -47,6 +47,7 @@ type Config struct {
 // Model is the run screen.
 type Model struct {
 	ctx    *common.Context
+	state  *common.RunState // the run, the root model\'s
 	host   common.Host
 	parent context.Context
 	cfg    Config
@@ -70,11 +71,14 @@ type Model struct {
 	w, h  int
 }
 
-var _ common.Screen = (*Model)(nil)
+var (
+	_ common.Screen = (*Model)(nil)
+	_ common.Taker  = (*Model)(nil) // its question takes the keys
+)
 
 // New returns the run screen; parent bounds the studies it runs.
-func New(ctx *common.Context, host common.Host, parent context.Context, cfg Config) *Model {
-	return &Model{ctx: ctx, host: host, parent: parent, cfg: cfg, keys: newKeyMap(ctx.Keys), view: runview.New(ctx)}
+func New(ctx *common.Context, state *common.RunState, host common.Host, parent context.Context, cfg Config) *Model {
+	return &Model{ctx: ctx, state: state, host: host, parent: parent, cfg: cfg, keys: newKeyMap(ctx.Keys), view: runview.New(ctx, state)}
 }
 
 // Running reports whether a study computes.
@@ -195,21 +199,21 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 // far (issue 15, defect 5); enter on this screen again takes a newer
 // snapshot, and the whole report replaces it when the study ends.
 func (m *Model) showSoFar() tea.Cmd {
-	rep, seen, kept := m.run.stream.snapshot(m.ctx.Study)
+	rep, seen, kept := m.run.stream.snapshot(m.state.Study)
 	if rep == nil {
-		m.ctx.SetErr(errors.New("no combo has completed yet: the results so far show once a lane has completed a chunk (a resumed session's show when it ends)"))
+		m.host.Do(common.ErrMsg{Err: errors.New("no combo has completed yet: the results so far show once a lane has completed a chunk (a resumed session's show when it ends)")})
 		return nil
 	}
-	of := common.Thousands(m.ctx.Study.Grid.Len() * len(m.ctx.Study.Precisions))
+	of := common.Thousands(m.state.Study.Grid.Len() * len(m.state.Study.Precisions))
 	info := fmt.Sprintf("the results so far: %s of %s combos; the study computes on (the Run tab; enter there takes a newer snapshot)",
 		common.Thousands(kept), of)
 	if kept < seen {
 		info = fmt.Sprintf("the results so far: the first %s of the %s combos streamed (of %s); the study computes on (the Run tab)",
 			common.Thousands(kept), common.Thousands(seen), of)
 	}
-	cmd := m.host.Do(common.ReportMsg{Report: rep, Asked: m.ctx.Study.Precisions, Err: errRunning})
-	m.ctx.SetErr(nil)
-	m.ctx.Info = info
+	cmd := m.host.Do(common.ReportMsg{Report: rep, Asked: m.state.Study.Precisions, Err: errRunning})
+	m.host.Do(common.ErrMsg{})
+	m.host.Do(common.InfoMsg{Text: info})
 	return cmd
 }
 
@@ -228,17 +232,18 @@ func (m *Model) begin(s *engine.Study, datasets []string, p engine.Preflight) te
 	if m.run != nil {
 		// A study computes: this one waits for it (issue 15, defect 5).
 		m.queued, m.queuedSuite, m.queuedSaid = s, datasets, est
-		m.ctx.Info = fmt.Sprintf("queued: %s on %s starts when the running study ends (enter again replaces it)", s.Size(), s.Backend.Name())
+		info := fmt.Sprintf("queued: %s on %s starts when the running study ends (enter again replaces it)", s.Size(), s.Backend.Name())
 		if datasets != nil {
-			m.ctx.Info = fmt.Sprintf("queued: a suite of %d datasets, %s each on %s, starts when the running study ends (enter again replaces it)",
+			info = fmt.Sprintf("queued: a suite of %d datasets, %s each on %s, starts when the running study ends (enter again replaces it)",
 				len(datasets), s.Size(), s.Backend.Name())
 		}
 		if est != "" {
-			m.ctx.Info += "; " + est
+			info += "; " + est
 		}
+		m.host.Do(common.InfoMsg{Text: info})
 		return m.host.Do(common.ShowMsg{ID: common.RunScreen})
 	}
-	m.ctx.Note = s.Note
+	m.state.Note = s.Note
 	var cmd tea.Cmd
 	if datasets != nil {
 		su := &suiteState{id: engine.SuiteID(s.Spec, datasets), n: len(datasets), name: datasets[0]}
@@ -280,11 +285,13 @@ func (m *Model) launch(s *engine.Study, w work) tea.Cmd {
 	if m.host.Screen() == common.SessionsScreen {
 		m.from = common.SessionsScreen
 	}
-	m.ctx.Warn, m.ctx.Saved, m.ctx.Info = "", "", ""
-	m.ctx.Study = s
-	m.ctx.Backend = s.Backend.Name()
-	m.ctx.Device = m.ctx.DeviceOf(s.Backend)
-	m.ctx.SetErr(nil)
+	m.host.Do(common.WarnMsg{})
+	m.host.Do(common.SavedMsg{})
+	m.host.Do(common.InfoMsg{})
+	m.state.Study = s
+	m.state.Backend = s.Backend.Name()
+	m.state.Device = m.ctx.DeviceOf(s.Backend)
+	m.host.Do(common.ErrMsg{})
 	show := m.host.Do(common.ShowMsg{ID: common.RunScreen})
 	return tea.Batch(m.next(), m.view.Start(s), show)
 }
@@ -297,10 +304,10 @@ func (m *Model) finish(d doneMsg) tea.Cmd {
 		// Checked (and confirmed) when it was queued.
 		qs, est := m.queuedSuite, m.queuedSaid
 		m.queued, m.queuedSuite, m.queuedSaid = nil, nil, ""
-		info := m.ctx.Info
+		info := m.host.Status().Info
 		next := m.begin(q, qs, engine.Preflight{})
 		m.said = est
-		m.ctx.Info = strings.TrimSuffix("the queued study started; the last one's results are on the Results screen; "+info, "; ")
+		m.host.Do(common.InfoMsg{Text: strings.TrimSuffix("the queued study started; the last one's results are on the Results screen; "+info, "; ")})
 		return tea.Batch(cmd, next)
 	}
 	return cmd
@@ -313,9 +320,11 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 	m.run = nil
 	m.place, m.keep = nil, false
 	rep, err := d.rep, d.err
-	m.ctx.Warn, m.ctx.Saved, m.ctx.Info = d.warn, d.saved, d.info
+	m.host.Do(common.WarnMsg{Text: d.warn})
+	m.host.Do(common.SavedMsg{Text: d.saved})
+	m.host.Do(common.InfoMsg{Text: d.info})
 	if d.study != nil {
-		m.ctx.Study = d.study // a suite's last dataset: the results read its siblings
+		m.state.Study = d.study // a suite's last dataset: the results read its siblings
 	}
 	done := 0
 	if rep != nil {
@@ -327,13 +336,13 @@ func (m *Model) finishRun(d doneMsg) tea.Cmd {
 		if errors.Is(err, context.Canceled) {
 			err = errors.New("cancelled before any combo completed")
 		}
-		m.ctx.SetErr(err)
+		m.host.Do(common.ErrMsg{Err: err})
 		if m.from == common.SessionsScreen {
 			return m.host.Do(common.ShowMsg{ID: common.SessionsScreen})
 		}
 		return m.host.Do(common.FormMsg{})
 	}
-	return m.host.Do(common.ReportMsg{Report: rep, Asked: m.ctx.Study.Precisions, Err: err, Session: d.id})
+	return m.host.Do(common.ReportMsg{Report: rep, Asked: m.state.Study.Precisions, Err: err, Session: d.id})
 }
 
 // Stop cancels a running study (its goroutine ends on its own) and the

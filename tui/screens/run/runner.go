@@ -2,8 +2,6 @@ package run
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,7 +9,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
-	"sweepbench/engine/robust"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
 )
@@ -104,10 +101,10 @@ func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) w
 		if save && st == nil && storeErr != nil {
 			out.warn = fmt.Sprintf("this run is not saved: %v; it is still computed and shown", storeErr)
 		}
-		opt, rob := studyOptions(ctx, s, progress, str.add)
+		opt := studyOptions(s, progress, str.add)
 		var rec sessions.Recording
-		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, opt, sessions.RecordOptions{})
-		if w := rob.keep(ctx, st, out.rep, rec.ID, out.err); w != "" {
+		out.rep, rec, out.err = sessions.RunStudy(ctx, st, s, opt, recordOptions(progress))
+		if w := robustnessWarning(rec, out.err); w != "" {
 			out.warn = w
 		}
 		if w := recorded(rec, &out); w != "" {
@@ -124,58 +121,35 @@ func studyWork(s *engine.Study, st *sessions.Store, storeErr error, save bool) w
 // lists and heatmaps, engine.SummaryOptions' defaults), and the results
 // screen pages the rest from the saved session (common.Results, paged).
 // Below it every result is kept: they take less than a summary.
-//
-// The robustness statistics (--blocks, the form's blocks), as run
-// computes them: beside the rest of the study once the lane with the
-// block statistics is done, on the GPU that computed them when it can
-// (robust.AnalyseStudy); rob.keep puts their summary in the report.
-func studyOptions(ctx context.Context, s *engine.Study, progress chan<- engine.Progress, sink func(engine.Precision, []engine.ComboResult) error) (engine.StudyOptions, *robustRun) {
-	rob := &robustRun{}
+func studyOptions(s *engine.Study, progress chan<- engine.Progress, sink func(engine.Precision, []engine.ComboResult) error) engine.StudyOptions {
 	opt := engine.StudyOptions{Progress: progress, Sink: sink}
 	if common.PagedGrid(s.Grid) {
 		opt.Discard, opt.Summary = true, &engine.SummaryOptions{}
 	}
-	if s.Blocks > 0 {
-		opt.AfterBlocks = func(r *engine.Report) {
-			select {
-			case progress <- engine.Progress{Backend: s.Backend.Name(), Total: s.Grid.Len(), Phase: engine.PhaseRobustness}:
-			default:
-			}
-			rob.rob, rob.err = robust.AnalyseStudy(ctx, s, r)
+	return opt
+}
+
+// recordOptions are the options the workbench saves a study with. The
+// robustness statistics (--blocks, the form's blocks) are the run path's,
+// as run computes them (sessions.RunStudy: beside the rest of the study
+// once the lane with the block statistics is done, on the GPU that
+// computed them when it can); the progress view is told when they start.
+func recordOptions(progress chan<- engine.Progress) sessions.RecordOptions {
+	return sessions.RecordOptions{Robustness: func(s *engine.Study) {
+		select {
+		case progress <- engine.Progress{Backend: s.Backend.Name(), Total: s.Grid.Len(), Phase: engine.PhaseRobustness}:
+		default:
 		}
-	}
-	return opt, rob
+	}}
 }
 
-// robustRun is a study's robustness statistics, computed while it runs.
-type robustRun struct {
-	rob *robust.Robustness
-	err error
-}
-
-// keep puts the statistics' summary in rep (a study that ended without
-// runErr, with block statistics), and in session id of st when saved; the
-// result is a warning when they could not be computed.
-func (r *robustRun) keep(ctx context.Context, st *sessions.Store, rep *engine.Report, id int64, runErr error) string {
-	if rep == nil || rep.Blocks == nil || runErr != nil {
+// robustnessWarning is the warning when the robustness statistics of a
+// study that ended without runErr could not be computed (rec.Robustness).
+func robustnessWarning(rec sessions.Recording, runErr error) string {
+	if rec.Robustness == nil || runErr != nil {
 		return ""
 	}
-	var js []byte
-	err := r.err
-	if err == nil && r.rob == nil {
-		err = errors.New("internal error: the robustness statistics were not computed")
-	}
-	if err == nil {
-		js, err = json.Marshal(r.rob.Summary())
-	}
-	if err != nil {
-		return fmt.Sprintf("robustness: %v", err)
-	}
-	rep.Robustness = js
-	if st != nil && id != 0 {
-		_ = st.SetRobustness(ctx, id, js) // the session still shows the study; only show lacks the summary
-	}
-	return ""
+	return fmt.Sprintf("robustness: %v", rec.Robustness)
 }
 
 // recorded says what became of saving a study: the session it was saved

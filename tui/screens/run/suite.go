@@ -72,7 +72,7 @@ func (m *Model) StartSuite(s *engine.Study, datasets []string) tea.Cmd {
 		if !m.cfg.NoSave && m.cfg.StoreErr != nil {
 			err = fmt.Errorf("%w (the database: %v)", err, m.cfg.StoreErr)
 		}
-		m.ctx.SetErr(err)
+		m.host.Do(common.ErrMsg{Err: err})
 		return nil
 	}
 	return m.preflight(s, datasets)
@@ -85,7 +85,6 @@ func suiteWork(spec engine.Spec, datasets []string, st *sessions.Store, cx *comm
 	reg, allowed := cx.Registry, cx.DataAllowed
 	return func(ctx context.Context, progress chan<- engine.Progress, _ *stream) (out outcome) {
 		var warns []string
-		var rob *robustRun
 		var lastRep *engine.Report
 		res, err := sessions.RunSuite(ctx, st, spec, datasets, sessions.SuiteOptions{
 			Starting: func(d, _ int, path string) {
@@ -114,12 +113,11 @@ func suiteWork(spec engine.Spec, datasets []string, st *sessions.Store, cx *comm
 					default:
 					}
 				}
-				var opt engine.StudyOptions
-				opt, rob = studyOptions(ctx, s, progress, str.add)
-				return opt
+				return studyOptions(s, progress, str.add)
 			},
+			Record: recordOptions(progress),
 			Ran: func(d int, s *engine.Study, rep *engine.Report, rec sessions.Recording, runErr error) {
-				if w := rob.keep(ctx, st, rep, rec.ID, runErr); w != "" {
+				if w := robustnessWarning(rec, runErr); w != "" {
 					warns = append(warns, fmt.Sprintf("dataset %s: %s", data.Sanitize(s.Spec.Data), w))
 				}
 				var o outcome
@@ -197,11 +195,11 @@ func (m *Model) suiteProgress() {
 		return
 	}
 	d, _, st, str := su.at()
-	if st == nil || d == su.current && m.ctx.Study == st {
+	if st == nil || d == su.current && m.state.Study == st {
 		return
 	}
 	su.current = d
-	m.ctx.Study = st
+	m.state.Study = st
 	m.run.stream = str
 	m.view.Next(st)
 }

@@ -135,7 +135,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if !m.answer(msg.gen, msg.err) {
 			return nil
 		}
-		m.ctx.SetErr(nil)
+		m.host.Do(common.ErrMsg{})
 		m.cmp.SetDiff(msg.d, nil)
 		m.comparing = true
 	case deletedMsg:
@@ -143,10 +143,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if !m.answer(m.reqGen, msg.err) {
 			return nil
 		}
-		m.ctx.SetErr(nil)
-		m.ctx.Info = fmt.Sprintf("removed session %d", msg.id)
-		if m.ctx.Saved == fmt.Sprintf("session %d", msg.id) {
-			m.ctx.Saved = ""
+		m.host.Do(common.ErrMsg{})
+		m.host.Do(common.InfoMsg{Text: fmt.Sprintf("removed session %d", msg.id)})
+		if m.host.Status().Saved == fmt.Sprintf("session %d", msg.id) {
+			m.host.Do(common.SavedMsg{Text: ""})
 		}
 		return m.Refresh()
 	case resumeReadyMsg:
@@ -168,7 +168,7 @@ func (m *Model) answer(gen int, err error) bool {
 	}
 	m.list.SetBusy("")
 	if err != nil {
-		m.ctx.SetErr(err)
+		m.host.Do(common.ErrMsg{Err: err})
 		m.list.SetRefusal(err) // whole under the list: the status bar has room for its start
 		return false
 	}
@@ -201,7 +201,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case st == nil || cur == nil:
 		return m.list.Update(msg)
 	case m.host.Running() && (key.Matches(msg, k.Select) || key.Matches(msg, k.Resume) || key.Matches(msg, k.Delete)):
-		m.ctx.SetErr(errors.New("a study is computing: open, resume or remove sessions once it ends (esc goes back to it; esc there cancels it)"))
+		m.host.Do(common.ErrMsg{Err: errors.New("a study is computing: open, resume or remove sessions once it ends (esc goes back to it; esc there cancels it)")})
 		return nil
 	case key.Matches(msg, k.Select):
 		m.reqGen++
@@ -209,13 +209,13 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return common.Tag(common.SessionsScreen, openCmd(m.reqGen, st, m.cfg.Load, m.ctx.Registry, cur.ID))
 	case key.Matches(msg, k.Mark):
 		err := m.list.ToggleMark()
-		m.ctx.SetErr(err)
+		m.host.Do(common.ErrMsg{Err: err})
 		m.list.SetRefusal(err)
 	case key.Matches(msg, k.Compare):
 		marks := m.list.Marks()
 		if len(marks) != 2 {
 			err := fmt.Errorf("compare needs two marked runs (%d marked): space marks one", len(marks))
-			m.ctx.SetErr(err)
+			m.host.Do(common.ErrMsg{Err: err})
 			m.list.SetRefusal(err)
 			return nil
 		}
@@ -224,13 +224,13 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return common.Tag(common.SessionsScreen, diffCmd(m.reqGen, st, m.cfg.Load, marks[0], marks[1]))
 	case key.Matches(msg, k.Delete):
 		if st.ReadOnly() {
-			m.ctx.SetErr(errors.New("the sessions database is read-only: nothing can be removed"))
+			m.host.Do(common.ErrMsg{Err: errors.New("the sessions database is read-only: nothing can be removed")})
 			return nil
 		}
 		m.list.Confirm(cur.ID)
 	case key.Matches(msg, k.Resume):
 		if cur.Status == engine.StatusComplete {
-			m.ctx.SetErr(fmt.Errorf("session %d is %w", cur.ID, store.ErrComplete))
+			m.host.Do(common.ErrMsg{Err: fmt.Errorf("session %d is %w", cur.ID, store.ErrComplete)})
 			return nil
 		}
 		m.reqGen++

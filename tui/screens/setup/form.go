@@ -114,16 +114,16 @@ func formValues(s engine.Spec) map[string]string {
 // run that study changed, not the form's earlier one: its Spec becomes the
 // form's values, and its dataset is loaded when the form has another.
 func (m *Model) fromStudy() tea.Cmd {
-	s := m.ctx.Study
+	s := m.state.Study
 	if s == nil || s.Spec.Data == "" {
 		return nil
 	}
-	if m.editOf == m.ctx.Results && m.ctx.Results != nil {
+	if m.editOf == m.state.Results && m.state.Results != nil {
 		// The form was filled from these results already and may hold
 		// edits since (esc went back to look at them): keep them.
 		return m.Validate()
 	}
-	m.editOf = m.ctx.Results
+	m.editOf = m.state.Results
 	m.flags = s.Spec
 	m.form.SetValues(formValues(s.Spec))
 	m.dataField = m.form.Values()[form.Data]
@@ -141,9 +141,9 @@ func (m *Model) Validate() tea.Cmd {
 	var cmd tea.Cmd
 	if s != nil {
 		note := s.Note
-		m.ctx.Backend = s.Backend.Name()
-		m.ctx.Device = m.ctx.DeviceOf(s.Backend)
-		m.ctx.Note = note
+		m.state.Backend = s.Backend.Name()
+		m.state.Device = m.ctx.DeviceOf(s.Backend)
+		m.state.Note = note
 		info = append(info, fmt.Sprintf("grid %d x %d = %s x %s on %s bars",
 			s.Grid.HMA.Len(), s.Grid.HMA3.Len(), common.Plural(s.Grid.Len(), "combo"), common.Plural(len(s.Precisions), "precision"),
 			common.Thousands(s.Dataset.Bars.Len())))
@@ -177,13 +177,13 @@ func (m *Model) Validate() tea.Cmd {
 	m.form.SetErrors(perField, general, info, notes)
 	// An error the form put on the status line goes once it is fixed (a
 	// bad --backend flag stays until a run: the form shows auto instead).
-	if m.formErr != "" && m.ctx.LastErr == m.formErr {
+	if m.formErr != "" && m.host.Status().LastErr == m.formErr {
 		still := general != nil && m.form.Describe(general) == m.formErr
 		for _, e := range perField {
 			still = still || m.form.Describe(e) == m.formErr
 		}
 		if !still {
-			m.ctx.SetErr(nil)
+			m.host.Do(common.ErrMsg{})
 		}
 	}
 	return cmd
@@ -206,8 +206,8 @@ func (m *Model) Submit() *engine.Study {
 		}
 	}
 	if err != nil {
-		m.ctx.SetErr(errors.New(m.form.Describe(err)))
-		m.formErr = m.ctx.LastErr // cleared once the form no longer has it
+		m.host.Do(common.ErrMsg{Err: errors.New(m.form.Describe(err))})
+		m.formErr = m.host.Status().LastErr // cleared once the form no longer has it
 	}
 	return nil
 }
@@ -229,9 +229,9 @@ func (m *Model) estimated(msg estimateMsg) {
 		}
 		m.estimate = fmt.Sprintf("estimate ~%s%s on the CPU reference, %d cores (calibrated in %s)",
 			total, each, msg.est.Workers, common.FormatDuration(msg.est.Calibrate))
-		if m.ctx.Backend != "reference" {
+		if m.state.Backend != "reference" {
 			m.estimate = fmt.Sprintf("estimate at most ~%s%s (the CPU reference's time; %s should be faster)",
-				total, each, m.ctx.Backend)
+				total, each, m.state.Backend)
 		}
 	}
 }

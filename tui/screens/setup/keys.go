@@ -57,7 +57,7 @@ func (m *Model) leaveField() key.Binding {
 	switch {
 	case m.host.Running():
 		desc = "back to the run"
-	case m.ctx.Results != nil:
+	case m.state.Results != nil:
 		desc = "back to results"
 	}
 	return keys.Short(m.keys.Back, desc)

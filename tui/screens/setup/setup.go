@@ -21,9 +21,10 @@ import (
 
 // Model is the setup screen.
 type Model struct {
-	ctx  *common.Context
-	host common.Host
-	keys KeyMap
+	ctx   *common.Context
+	state *common.RunState // the run, the root model\'s
+	host  common.Host
+	keys  KeyMap
 
 	datasets *datasets.Model
 	form     *form.Model
@@ -68,14 +69,14 @@ type Model struct {
 
 var (
 	_ common.Screen = (*Model)(nil)
-	_ common.Taker  = (*Model)(nil)
+	_ common.Taker  = (*Model)(nil) // its text fields take the keys
 )
 
 // New returns the setup screen, its form prefilled from flags; dataGiven
 // says the command line named the dataset (Init loads it).
-func New(ctx *common.Context, host common.Host, flags engine.Spec, dataGiven bool) *Model {
-	m := &Model{ctx: ctx, host: host, keys: newKeyMap(ctx.Keys), flags: flags, dataGiven: dataGiven}
-	m.datasets = datasets.New(ctx, flags.Data)
+func New(ctx *common.Context, state *common.RunState, host common.Host, flags engine.Spec, dataGiven bool) *Model {
+	m := &Model{ctx: ctx, state: state, host: host, keys: newKeyMap(ctx.Keys), flags: flags, dataGiven: dataGiven}
+	m.datasets = datasets.New(ctx, state, flags.Data)
 	m.form = form.New(ctx, m.formSpecs())
 	m.dataField = m.form.Values()[form.Data]
 	return m
@@ -98,8 +99,7 @@ func (m *Model) Init() tea.Cmd {
 	var cmds []tea.Cmd
 	if b := m.flags.Backend; b != "" && b != "auto" {
 		if _, _, err := m.ctx.Registry.Lookup(b); err != nil {
-			m.ctx.SetErr(errors.New(m.form.Describe(err)))
-			m.ctx.StartErr = m.ctx.LastErr
+			m.host.Do(common.StartErrMsg{Err: errors.New(m.form.Describe(err))})
 		}
 	}
 	switch {
@@ -158,12 +158,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.datasets.Loaded(msg.err)
 		m.loadErr = msg.err
 		if msg.err != nil {
-			m.ctx.SetErr(msg.err)
+			m.host.Do(common.ErrMsg{Err: msg.err})
 			return m.Validate() // the data field says it too
 		}
-		m.ctx.Raw, m.deriveKey, m.rawSpec = msg.ds, "", msg.spec
-		if m.ctx.LastErr != m.ctx.StartErr {
-			m.ctx.SetErr(nil) // what went wrong before is resolved; a bad flag stays
+		m.state.Raw, m.deriveKey, m.rawSpec = msg.ds, "", msg.spec
+		if m.host.Status().LastErr != m.host.Status().StartErr {
+			m.host.Do(common.ErrMsg{}) // what went wrong before is resolved; a bad flag stays
 		}
 		if !m.movedDuringLoad {
 			m.focus = 1
@@ -206,7 +206,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		// A study computes: back to it.
 		return m.host.Do(common.ShowMsg{ID: common.RunScreen})
 	case key.Matches(msg, k.Back):
-		if m.ctx.Results != nil {
+		if m.state.Results != nil {
 			return m.host.Do(common.ShowMsg{ID: common.ResultsScreen})
 		}
 		if m.focus == 1 {

@@ -155,13 +155,13 @@ func (m *Model) Build() (s *engine.Study, perField map[string]error, general err
 	if m.deriveErr != nil {
 		place(m.deriveErr)
 	}
-	if len(generals) == 0 && m.ctx.Raw == nil {
+	if len(generals) == 0 && m.state.Raw == nil {
 		generals = append(generals, errors.New("no dataset yet: choose one in the Dataset pane (enter loads it)"))
 	}
 	if len(perField) > 0 || len(generals) > 0 {
 		return nil, perField, errors.Join(generals...)
 	}
-	s, err := spec.Study(m.ctx.Dataset, m.ctx.Registry)
+	s, err := spec.Study(m.state.Dataset, m.ctx.Registry)
 	if err != nil {
 		place(err)
 		return nil, perField, errors.Join(generals...)
@@ -182,7 +182,7 @@ func (m *Model) firstLoaded(ds []string) error {
 	// control characters): the text the pane put there stands for it.
 	field := m.form.Values()[form.Data]
 	asked := ds[0] == m.loadSpec || field == m.paneField
-	if asked && m.ctx.Raw != nil && m.rawSpec == m.loadSpec && m.loadErr == nil {
+	if asked && m.state.Raw != nil && m.rawSpec == m.loadSpec && m.loadErr == nil {
 		return nil
 	}
 	switch {
@@ -198,9 +198,9 @@ func (m *Model) firstLoaded(ds []string) error {
 // (engine.Spec.Derive: resampled, trimmed to the first Head bars), keeping
 // the last result while the inputs are unchanged.
 func (m *Model) derive(spec engine.Spec) {
-	raw := m.ctx.Raw
+	raw := m.state.Raw
 	if raw == nil {
-		m.ctx.Dataset, m.deriveErr = nil, nil
+		m.state.Dataset, m.deriveErr = nil, nil
 		return
 	}
 	key := fmt.Sprintf("%p|%s|%d|%s|%s|%s", raw, spec.Timeframe, spec.Head, spec.From, spec.To, spec.TZ)
@@ -208,5 +208,5 @@ func (m *Model) derive(spec engine.Spec) {
 		return
 	}
 	m.deriveKey = key
-	m.ctx.Dataset, m.deriveErr = spec.Derive(raw)
+	m.state.Dataset, m.deriveErr = spec.Derive(raw)
 }

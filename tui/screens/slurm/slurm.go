@@ -91,7 +91,7 @@ type Model struct {
 
 var (
 	_ common.Screen = (*Model)(nil)
-	_ common.Taker  = (*Model)(nil)
+	_ common.Taker  = (*Model)(nil) // its text fields take the keys
 )
 
 // New returns the Slurm screen; parent bounds the Slurm commands it runs.
@@ -223,7 +223,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		m.result = ""
 		if msg.err != nil {
-			m.ctx.SetErr(msg.err)
+			m.host.Do(common.ErrMsg{Err: msg.err})
 			return nil
 		}
 		return m.host.Do(msg.o)
@@ -410,11 +410,11 @@ func (m *Model) askResubmit() tea.Cmd {
 func (m *Model) openMerged() tea.Cmd {
 	id, why := m.merged()
 	if why != "" {
-		m.ctx.SetErr(errors.New(why))
+		m.host.Do(common.ErrMsg{Err: errors.New(why)})
 		return nil
 	}
 	if m.host.Running() {
-		m.ctx.SetErr(errors.New("a study is computing: open the merged session once it ends (esc goes back to it)"))
+		m.host.Do(common.ErrMsg{Err: errors.New("a study is computing: open the merged session once it ends (esc goes back to it)")})
 		return nil
 	}
 	m.openGen++

@@ -71,13 +71,23 @@ func (f *fakeSlurm) sbatches() []string {
 	return out
 }
 
-// host records the intents the screen hands the root.
-type host struct{ intents []tea.Msg }
+// host records the intents the screen hands the root and keeps the
+// status line the screen's messages change.
+type host struct {
+	intents []tea.Msg
+	status  common.Status
+}
 
-func (h *host) Do(intent tea.Msg) tea.Cmd { h.intents = append(h.intents, intent); return nil }
-func (h *host) Screen() common.ScreenID   { return common.SlurmScreen }
-func (h *host) Running() bool             { return false }
-func (h *host) last() tea.Msg             { return h.intents[len(h.intents)-1] }
+func (h *host) Do(intent tea.Msg) tea.Cmd {
+	if !h.status.Apply(intent) {
+		h.intents = append(h.intents, intent)
+	}
+	return nil
+}
+func (h *host) Screen() common.ScreenID { return common.SlurmScreen }
+func (h *host) Running() bool           { return false }
+func (h *host) Status() common.Status   { return h.status }
+func (h *host) last() tea.Msg           { return h.intents[len(h.intents)-1] }
 func (h *host) backs() (n int) {
 	for _, i := range h.intents {
 		if _, ok := i.(common.BackMsg); ok {
@@ -396,8 +406,8 @@ func TestOpenMerged(t *testing.T) {
 	m.cfg.Store = st
 	do(t, m, m.Shown(true))
 	press(t, m, "enter")
-	if !strings.Contains(m.ctx.LastErr, "the merge recorded no session") {
-		t.Errorf("enter without a record: %q", m.ctx.LastErr)
+	if !strings.Contains(h.status.LastErr, "the merge recorded no session") {
+		t.Errorf("enter without a record: %q", h.status.LastErr)
 	}
 	db := filepath.Join(t.TempDir(), "other.db")
 	if err := cluster.WriteMerged(filepath.Join(dir, cluster.SessionsFile), &cluster.Merged{DB: db, Sessions: []int64{7}}); err != nil {
@@ -416,8 +426,8 @@ func TestOpenMerged(t *testing.T) {
 		t.Errorf("merged as two sessions:\n%s", v)
 	}
 	press(t, m, "enter")
-	if !strings.Contains(m.ctx.LastErr, "not in this workbench's database: open it with sweepbench tui --db "+db) {
-		t.Errorf("enter with another database: %q", m.ctx.LastErr)
+	if !strings.Contains(h.status.LastErr, "not in this workbench's database: open it with sweepbench tui --db "+db) {
+		t.Errorf("enter with another database: %q", h.status.LastErr)
 	}
 	// In the workbench's database: enter reads it there (this one is not
 	// saved: the store says so; the tui's tests open a real one).
@@ -428,10 +438,10 @@ func TestOpenMerged(t *testing.T) {
 	if !strings.Contains(m.View(), "(enter opens it)") {
 		t.Errorf("enter is not offered:\n%s", m.View())
 	}
-	m.ctx.SetErr(nil)
+	h.status.SetErr(nil)
 	press(t, m, "enter")
-	if !strings.Contains(m.ctx.LastErr, "7") || len(h.intents) != 0 {
-		t.Errorf("enter on a session the store lacks: %q, intents %v", m.ctx.LastErr, h.intents)
+	if !strings.Contains(h.status.LastErr, "7") || len(h.intents) != 0 {
+		t.Errorf("enter on a session the store lacks: %q, intents %v", h.status.LastErr, h.intents)
 	}
 }
 
