@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -256,6 +258,14 @@ func unwritable(path string, fi fs.FileInfo) error {
 // device or a FIFO opened for writing as it is (Commit closes it, Cleanup
 // too: nothing to remove, nothing replaced); anything else refused.
 func createOutput(path string) (outputFile, error) {
+	return createOutputTo(os.Stderr, path)
+}
+
+// createOutputTo is createOutput saying on stderr that it waits for a
+// FIFO's reader: it opens a FIFO without blocking (openFIFO) and tries
+// again until a reader comes or a signal stops it (signalled: an
+// *outputStopped).
+func createOutputTo(stderr io.Writer, path string) (outputFile, error) {
 	target, fi, err := resolveOutput(path)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
@@ -266,11 +276,77 @@ func createOutput(path string) (outputFile, error) {
 	if err := unwritable(path, fi); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(target, os.O_WRONLY, 0)
+	ctx := outputContext()
+	var f *os.File
+	if fi.Mode()&fs.ModeNamedPipe != 0 {
+		f, err = openFIFO(ctx, stderr, target, path)
+	} else {
+		f, err = os.OpenFile(target, os.O_WRONLY, 0)
+	}
 	if err != nil {
 		return nil, err
 	}
-	return &through{File: f}, nil
+	t := &through{f: f, path: path, ctx: ctx}
+	// A write blocked on a pipe whose reader stopped reading ends when
+	// ctx does: the FIFO's fd is non-blocking, so the runtime's poller
+	// waits for it and a deadline wakes it (ErrNoDeadline elsewhere).
+	t.stop = context.AfterFunc(ctx, func() { f.SetWriteDeadline(time.Unix(1, 0)) })
+	return t, nil
+}
+
+// signalled is the process's signal context (signalContext; never done in
+// a test that runs the commands in process). Waiting for a FIFO's reader
+// and a write to a FIFO whose reader stopped reading give up when it is
+// done: every --out goes through createOutput, which has no context of
+// its own, and a signal is the process's.
+var signalled = context.Background()
+
+// outputContext is what ends a wait on an --out FIFO: signalled, or
+// nothing once it is done (the first signal was spent on the study: the
+// next one has its default effect and ends the process).
+func outputContext() context.Context {
+	if signalled.Err() != nil {
+		return context.Background()
+	}
+	return signalled
+}
+
+// outputStopped is an --out that a signal stopped: waiting for a FIFO's
+// reader (nothing written) or writing to one whose reader stopped reading
+// (written bytes of the report went). For errors.Is it is
+// context.Canceled, as every interrupted write.
+type outputStopped struct {
+	path    string
+	waiting bool
+	written int64
+}
+
+func (e *outputStopped) Error() string {
+	if e.waiting {
+		return fmt.Sprintf("interrupted while waiting for a reader on FIFO %s: the report was not written", e.path)
+	}
+	return fmt.Sprintf("interrupted while writing %s, whose reader stopped reading: the report was cut short after %s bytes", e.path, engine.Thousands(int(e.written)))
+}
+
+func (e *outputStopped) Is(target error) bool { return target == context.Canceled }
+
+// stopped is the exit (130, as an interrupted run's) of an --out that a
+// signal stopped (err wraps an *outputStopped), saying how to get the
+// report: again is the command that writes it from the saved session, ""
+// when the run was not saved (its results are lost) or when the report
+// has no other copy to name. Any other err is returned as it is.
+func stopped(err error, again string, unsaved bool) error {
+	var st *outputStopped
+	if !errors.As(err, &st) {
+		return err
+	}
+	switch {
+	case again != "":
+		return &exitError{130, fmt.Errorf("%v; the saved session holds it: `%s` writes it again", st, again)}
+	case unsaved:
+		return &exitError{130, fmt.Errorf("%v, nor saved: the results are lost (run the study again, without --no-save to keep them in a session)", st)}
+	}
+	return &exitError{130, st}
 }
 
 // regularOutput reports whether path is written through a temporary file
@@ -280,18 +356,39 @@ func regularOutput(path string) bool {
 	return err == nil && (fi == nil || fi.Mode().IsRegular())
 }
 
-// through is a character device or a FIFO, written as it is.
+// through is a character device or a FIFO, written as it is. Its
+// methods are the file's, Write only (no WriteString or ReadFrom of
+// *os.File's that would bypass it): a write stopped by ctx (stop's
+// deadline) is an *outputStopped.
 type through struct {
-	*os.File
-	closed bool
+	f       *os.File
+	path    string // the --out path
+	ctx     context.Context
+	stop    func() bool
+	written int64
+	closed  bool
 }
+
+func (t *through) Write(b []byte) (int, error) {
+	n, err := t.f.Write(b)
+	t.written += int64(n)
+	if err != nil && t.ctx.Err() != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		return n, &outputStopped{path: t.path, written: t.written}
+	}
+	return n, err
+}
+
+func (t *through) Seek(offset int64, whence int) (int64, error) { return t.f.Seek(offset, whence) }
+func (t *through) ReadAt(b []byte, off int64) (int, error)      { return t.f.ReadAt(b, off) }
+func (t *through) Truncate(size int64) error                    { return t.f.Truncate(size) }
 
 func (t *through) Commit() error {
 	if t.closed {
 		return nil
 	}
 	t.closed = true
-	return t.File.Close()
+	t.stop()
+	return t.f.Close()
 }
 
 func (t *through) Cleanup() error { return t.Commit() }
@@ -365,7 +462,10 @@ func emit(stdout, stderr io.Writer, out string, quiet bool, write func(io.Writer
 	if out == "" || out == "-" {
 		return toStdout(stdout, write)
 	}
-	f, err := createOutput(out)
+	f, err := createOutputTo(stderr, out)
+	if errors.As(err, new(*outputStopped)) {
+		return stopped(err, "", false) // a signal is no reason to write to stdout
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "sweepbench: --out %s: %v; writing to stdout instead\n", out, err)
 		if werr := toStdout(stdout, write); werr != nil {
@@ -375,6 +475,9 @@ func emit(stdout, stderr io.Writer, out string, quiet bool, write func(io.Writer
 	}
 	if err := write(f); err != nil {
 		f.Cleanup()
+		if errors.As(err, new(*outputStopped)) {
+			return stopped(err, "", false)
+		}
 		return writeError(out, err)
 	}
 	if err := f.Commit(); err != nil {

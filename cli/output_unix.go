@@ -3,8 +3,47 @@
 package cli
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+
 	"github.com/google/renameio/v2"
+
+	"sweepbench/engine/data"
 )
+
+// fifoRetry is how often openFIFO tries again while a FIFO has no reader.
+const fifoRetry = 100 * time.Millisecond
+
+// openFIFO opens the FIFO target (the --out path names it) for writing
+// without waiting for a reader as the shell's > would (a blocking open
+// that no signal stops): non-blocking, which fails with ENXIO while no
+// reader has it open, tried again every fifoRetry, saying once on stderr
+// that it waits, until ctx is done (an *outputStopped). The fd stays
+// non-blocking: Go's runtime poller waits on a full pipe for the writes,
+// which a write deadline then stops (through).
+func openFIFO(ctx context.Context, stderr io.Writer, target, path string) (*os.File, error) {
+	for said := false; ; said = true {
+		f, err := os.OpenFile(target, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if !errors.Is(err, syscall.ENXIO) {
+			return f, err
+		}
+		if !said {
+			fmt.Fprintf(stderr, "waiting for a reader on FIFO %s (Ctrl-C stops)\n", data.Sanitize(path))
+		}
+		t := time.NewTimer(fifoRetry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, &outputStopped{path: path, waiting: true}
+		case <-t.C:
+		}
+	}
+}
 
 // createFile starts writing target (a regular file or none yet; the --out
 // path names it, maybe through links) through a temporary file in its

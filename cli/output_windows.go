@@ -2,7 +2,17 @@
 
 package cli
 
-import "os"
+import (
+	"context"
+	"io"
+	"os"
+)
+
+// openFIFO opens target for writing as it is: Windows has no FIFO that
+// os.Lstat reports as one, so this is not reached there.
+func openFIFO(_ context.Context, _ io.Writer, target, _ string) (*os.File, error) {
+	return os.OpenFile(target, os.O_WRONLY, 0)
+}
 
 // createFile writes target (a regular file or none yet) directly: Windows
 // has no atomic replace that renameio supports, so Cleanup removes what a

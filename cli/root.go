@@ -100,6 +100,7 @@ func errorText(err error) string {
 // second Ctrl-C kills). stop releases the signals.
 func signalContext() (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(context.Background())
+	signalled = ctx // an --out FIFO's wait and writes (createOutput)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})

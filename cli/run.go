@@ -300,18 +300,23 @@ func (r *studyRun) sayRobustness() {
 // --out or stdout; it returns the write's error.
 func (r *studyRun) writeReport() error {
 	write := func(w io.Writer) error { return writeReport(w, r.rep, r.format, r.top) }
+	again := "" // the report's other copy, should the file fail
+	if r.rec.ID != 0 && r.rec.Err == nil {
+		again = fmt.Sprintf("sweepbench sessions export %d --db %s --format %s --out %s", r.rec.ID, r.rec.Path, r.format, r.out)
+		if r.format == "table" {
+			again = fmt.Sprintf("sweepbench sessions show %d --db %s --top %d > %s", r.rec.ID, r.rec.Path, r.top, r.out)
+		}
+	}
 	switch {
 	case r.stream != nil:
 		r.status("writing %s...", data.Sanitize(r.out))
-		again := "" // the rows' other copy, should the file fail
-		if r.rec.ID != 0 && r.rec.Err == nil {
-			again = fmt.Sprintf("sweepbench sessions export %d --db %s --format %s --out %s", r.rec.ID, r.rec.Path, r.format, r.out)
-		}
 		werr := r.stream.finish(r.cmd.OutOrStdout(), r.stderr, r.rep, r.quiet, write, again)
 		r.status("")
 		return werr
 	case r.rep != nil:
-		return emit(r.cmd.OutOrStdout(), r.stderr, r.out, r.quiet, write)
+		// An --out FIFO that a signal stopped says how to get the
+		// report (stopped).
+		return stopped(emit(r.cmd.OutOrStdout(), r.stderr, r.out, r.quiet, write), again, r.rec.ID == 0)
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/tui"
 )
 
@@ -210,13 +211,25 @@ func New(cfg Config) (*Server, error) {
 // Queue is the server's study queue.
 func (s *Server) Queue() *Queue { return s.queue }
 
+// CacheFolder is the folder of DataDir that holds the parsed-dataset
+// cache (data.CacheDir) while Serve runs.
+const CacheFolder = "cache"
+
 // Serve accepts connections on ln until ctx ends, then stops: the studies
 // still computing (kept ones too) are interrupted with ctx's cause (a
 // SIGTERM's engine.Interrupted marks their sessions resumable), every
 // connection is closed, and Serve waits up to 30 s for the studies to
 // record their final state before the databases close. A workbench whose
 // program has not ended StopGrace after the stop is not waited for.
+// While it runs, the process's parsed-dataset cache is DataDir/CacheFolder.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	// The parsed-dataset cache of every load the users' workbenches do
+	// (the form's dataset, the picker's files, a session opened again):
+	// DATA-DIR/cache rather than the server user's cache folder, as the
+	// server writes nothing outside its data dir (off stays off).
+	if data.CacheDir() != "" {
+		defer data.SetCacheDir(filepath.Join(s.cfg.DataDir, CacheFolder))()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(ln) }()
 	s.log.Info("listening", "addr", ln.Addr().String(), "authorized_keys", s.cfg.AuthorizedKeys, "data_dir", s.cfg.DataDir,

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,17 +10,35 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"sweepbench/engine/data"
 )
 
 // TestServeLeavesWorkingDirAlone: a server that started, served a
-// workbench and stopped wrote nothing in its working directory (no
-// id_ed25519 of wish's) and left its mode as it was: it writes only under
-// its data dir, so it runs in a read-only working directory (README's
-// systemd unit).
+// workbench that loaded a data file (a root's, named by --data) and
+// stopped wrote nothing in its working directory (no id_ed25519 of
+// wish's) and left its mode as it was, nor anything in the user's cache
+// folder (the parsed-dataset cache is DATA-DIR/cache): it writes only
+// under its data dir, so it runs in a read-only working directory
+// (README's systemd unit).
 func TestServeLeavesWorkingDirAlone(t *testing.T) {
 	wd := t.TempDir()
-	if err := os.WriteFile(filepath.Join(wd, "prices.csv"), []byte("t,close\n"), 0o644); err != nil {
+	csv, err := os.ReadFile(filepath.Join("..", "testdata", "data", "binance_archive_FILUSDT-1m-2023-08_head.csv"))
+	if err != nil {
 		t.Fatal(err)
+	}
+	prices := filepath.Join(wd, "prices.csv")
+	if err := os.WriteFile(prices, csv, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The user's cache folder, wherever this system keeps it, empty.
+	home := t.TempDir()
+	t.Setenv(data.EnvCacheDir, "")
+	for _, v := range []string{"XDG_CACHE_HOME", "HOME", "LocalAppData"} {
+		t.Setenv(v, home)
+	}
+	if dir, err := os.UserCacheDir(); err != nil || !strings.HasPrefix(dir, home) {
+		t.Fatalf("the user's cache folder is %q (%v), not in %s", dir, err, home)
 	}
 	if err := os.Chmod(wd, 0o755); err != nil {
 		t.Fatal(err)
@@ -50,9 +69,12 @@ func TestServeLeavesWorkingDirAlone(t *testing.T) {
 		t.Cleanup(func() { _ = os.Chmod(wd, 0o755) })
 		before = look()
 	}
-	ts := startServer(t, nil)
+	ts := startServer(t, func(c *Config) {
+		c.DataRoots, c.Flags.Data, c.Flags.DataGiven = []string{wd}, prices, true
+	})
 	w := openWorkbench(t, ts.client(t, "alice", "alice"), nil)
 	waitText(t, "alice's screen", w.out, `signed in as alice`, 20*time.Second)
+	waitText(t, "the data file loaded on alice's screen", w.out, `2,000 bars`, 20*time.Second)
 	w.quit(t)
 	if ok, err := ts.stop(40 * time.Second); !ok || err != nil {
 		t.Fatalf("Serve: returned %v, %v", ok, err)
@@ -62,6 +84,23 @@ func TestServeLeavesWorkingDirAlone(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ts.dataDir, "host_ed25519")); err != nil {
 		t.Errorf("the host key is not in the data dir: %v", err)
+	}
+	var wrote []string
+	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if p != home {
+			wrote = append(wrote, p)
+		}
+		return nil
+	})
+	if len(wrote) > 0 {
+		t.Errorf("the server wrote in the user's home and cache folder: %s", strings.Join(wrote, " "))
+	}
+	entries, _ := filepath.Glob(filepath.Join(ts.dataDir, CacheFolder, "*.bars"))
+	if len(entries) == 0 {
+		t.Errorf("no parsed-dataset cache entry in %s", filepath.Join(ts.dataDir, CacheFolder))
+	}
+	if got := data.CacheDir(); strings.HasPrefix(got, ts.dataDir) {
+		t.Errorf("the cache is still in the stopped server's data dir: %s", got)
 	}
 }
 

@@ -33,7 +33,15 @@ const EnvCacheDir = "SWEEPBENCH_CACHE_DIR"
 // globs are cached file by file. Entries are written 0600 in a folder
 // created 0700, each to a temporary file renamed into place; nothing
 // removes them but the user (rm -r the folder any time).
+//
+// SetCacheDir puts it elsewhere for the whole process.
 func CacheDir() string {
+	cacheDirSet.Lock()
+	set, dir := cacheDirSet.set, cacheDirSet.dir
+	cacheDirSet.Unlock()
+	if set {
+		return dir
+	}
 	switch v := os.Getenv(EnvCacheDir); {
 	case strings.EqualFold(strings.TrimSpace(v), "off"):
 		return ""
@@ -45,6 +53,30 @@ func CacheDir() string {
 		return ""
 	}
 	return filepath.Join(dir, "sweepbench", "datasets")
+}
+
+// cacheDirSet is SetCacheDir's choice, when one was made.
+var cacheDirSet struct {
+	sync.Mutex
+	set bool
+	dir string
+}
+
+// SetCacheDir makes dir the folder of the parsed-dataset cache of every
+// load of this process ("" turns the cache off), whatever
+// SWEEPBENCH_CACHE_DIR and the user's cache folder say: a server that
+// writes nothing outside its data folder keeps it there (serve). restore
+// puts back the choice it replaced.
+func SetCacheDir(dir string) (restore func()) {
+	cacheDirSet.Lock()
+	defer cacheDirSet.Unlock()
+	set, old := cacheDirSet.set, cacheDirSet.dir
+	cacheDirSet.set, cacheDirSet.dir = true, dir
+	return func() {
+		cacheDirSet.Lock()
+		defer cacheDirSet.Unlock()
+		cacheDirSet.set, cacheDirSet.dir = set, old
+	}
 }
 
 // cacheKey is what a parse depends on besides the code (loaderVersion).
