@@ -143,7 +143,9 @@ func posName(p int8) string {
 	return "0 flat"
 }
 
-// View renders the pane body, exactly w x h.
+// View renders the pane body, exactly w x h: the heading (the flip on
+// show, or why there is none), the chart of close, h and h3 around it,
+// the position strips and flip marks under it, and the legend.
 func (m *Model) View() string {
 	t := m.ctx.Theme
 	st := newStyles(t)
@@ -158,13 +160,35 @@ func (m *Model) View() string {
 	if d == nil {
 		return t.Fit(st.label.Render(strings.Join(t.Wrap(in.Missing[engine.FP64], m.w), "\n")), m.w, m.h)
 	}
-	n := len(d.Close)
-	first := 0
-	for first < n && (math.IsNaN(d.H[first]) || math.IsNaN(d.H3[first])) {
-		first++
+	lines, center := m.heading(in, d, st)
+	legend := m.legend(st)
+	chartH := m.h - len(lines) - 3 - len(legend)
+	if chartH < 4 {
+		return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
 	}
-	var lines []string
-	center := n - 1
+	s, e := m.span(d, center)
+	body, lay := m.plot(d, s, e, chartH, st)
+	lines = append(lines, body)
+	var p64, p32 []int8
+	if in.D64 != nil {
+		p64 = in.D64.Pos
+	}
+	if in.D32 != nil {
+		p32 = in.D32.Pos
+	}
+	lines = append(lines, m.strip("fp64", p64, s, e, lay, st), m.strip("fp32", p32, s, e, lay, st))
+	lines = append(lines, m.flipMarks(s, e, lay, st))
+	lines = append(lines, legend...)
+	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
+}
+
+// heading is the lines over the chart, wrapped to the pane: the flip on
+// show (its bar and time, whether it is borderline, its margin and the
+// two positions), or the last bars and why there is no flip. center is
+// the bar the chart centres: the flip's, else d's last.
+func (m *Model) heading(in *common.Inspection, d *engine.ComboDetail, st styles) (lines []string, center int) {
+	t := m.ctx.Theme
+	center = len(d.Close) - 1
 	if len(m.flips) > 0 {
 		b := m.flips[m.cur]
 		center = b
@@ -201,25 +225,41 @@ func (m *Model) View() string {
 	for _, l := range lines {
 		wrapped = append(wrapped, t.Wrap(l, m.w)...)
 	}
-	lines = wrapped
-	legend := t.Wrap(st.label.Render("close")+" "+legendKey(t.Plain, '.', st.close)+"  "+
+	return wrapped, center
+}
+
+// legend is the legend under the chart, wrapped to the pane.
+func (m *Model) legend(st styles) []string {
+	t := m.ctx.Theme
+	return t.Wrap(st.label.Render("close")+" "+legendKey(t.Plain, '.', st.close)+"  "+
 		st.label.Render("h (hma)")+" "+legendKey(t.Plain, 'h', st.h)+"  "+
 		st.label.Render("h3 (hma3)")+" "+legendKey(t.Plain, '3', st.h3)+"  "+
 		st.label.Render("position + long - short . flat; x flip, ^ this one"), m.w)
-	chartH := m.h - len(lines) - 3 - len(legend)
-	if chartH < 4 {
-		return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
-	}
+}
 
-	// The window: one bar per column where the data allows, the flip centred.
+// span is the bars [s, e) the chart shows: one bar per column where the
+// data allows (the columns the y labels leave), center centred, from the
+// first bar where h and h3 are both defined.
+func (m *Model) span(d *engine.ComboDetail, center int) (s, e int) {
+	n := len(d.Close)
+	first := 0
+	for first < n && (math.IsNaN(d.H[first]) || math.IsNaN(d.H3[first])) {
+		first++
+	}
 	npts := max(2, m.w-10)
 	for range 2 {
-		s, e := window(center, npts, first, n)
-		lo, hi := extent(d, s, e)
+		ws, we := window(center, npts, first, n)
+		lo, hi := extent(d, ws, we)
 		lw := max(len(strconv.FormatFloat(lo, 'g', 6, 64)), len(strconv.FormatFloat(hi, 'g', 6, 64)))
 		npts = chart.PointsFor(m.w, lw)
 	}
-	s, e := window(center, npts, first, n)
+	return window(center, npts, first, n)
+}
+
+// plot draws close, h and h3 over bars [s, e), chartH rows high, the
+// flips among them highlighted; the layout places the bars' columns.
+func (m *Model) plot(d *engine.ComboDetail, s, e, chartH int, st styles) (string, chart.Layout) {
+	n := len(d.Close)
 	sl := func(x []float64) []float64 { return x[s:e] }
 	var hl []int
 	for _, b := range m.flips {
@@ -233,48 +273,45 @@ func (m *Model) View() string {
 		}
 		return common.BarTime(m.barTime(s+k), "15:04")
 	}
-	body, lay := chart.Render(m.ctx, chart.Spec{W: m.w, H: chartH, XStep: 12, XLabel: xlab, Highlight: hl,
+	return chart.Render(m.ctx, chart.Spec{W: m.w, H: chartH, XStep: 12, XLabel: xlab, Highlight: hl,
 		Series: []chart.Series{
 			{Name: "1close", Values: sl(d.Close), Color: st.close, Marker: '.'},
 			{Name: "2h", Values: sl(d.H), Color: st.h, Marker: 'h'},
 			{Name: "3h3", Values: sl(d.H3), Color: st.h3, Marker: '3'},
 		}})
-	lines = append(lines, body)
+}
 
-	// Position strips and flip marks aligned under the points.
-	strip := func(label string, pos []int8) string {
-		if pos == nil {
-			return ""
-		}
-		row := []rune(strings.Repeat(" ", m.w))
-		copy(row, []rune(label))
-		styled := make([]lipgloss.Style, m.w)
-		for k := 0; k < e-s; k++ {
-			c := lay.Col(k)
-			if c >= 0 && c < m.w {
-				p := pos[s+k]
-				row[c] = posRune(p)
-				styled[c] = map[int8]lipgloss.Style{1: st.long, -1: st.short, 0: st.flat}[p]
-			}
-		}
-		var b strings.Builder
-		for c, r := range row {
-			if c >= len(label) && row[c] != ' ' {
-				b.WriteString(styled[c].Render(string(r)))
-			} else {
-				b.WriteRune(r)
-			}
-		}
-		return b.String()
+// strip is a precision's positions over bars [s, e), aligned under the
+// chart's points after its label; "" when that precision has none.
+func (m *Model) strip(label string, pos []int8, s, e int, lay chart.Layout, st styles) string {
+	if pos == nil {
+		return ""
 	}
-	var p64, p32 []int8
-	if in.D64 != nil {
-		p64 = in.D64.Pos
+	row := []rune(strings.Repeat(" ", m.w))
+	copy(row, []rune(label))
+	styled := make([]lipgloss.Style, m.w)
+	for k := 0; k < e-s; k++ {
+		c := lay.Col(k)
+		if c >= 0 && c < m.w {
+			p := pos[s+k]
+			row[c] = posRune(p)
+			styled[c] = map[int8]lipgloss.Style{1: st.long, -1: st.short, 0: st.flat}[p]
+		}
 	}
-	if in.D32 != nil {
-		p32 = in.D32.Pos
+	var b strings.Builder
+	for c, r := range row {
+		if c >= len(label) && row[c] != ' ' {
+			b.WriteString(styled[c].Render(string(r)))
+		} else {
+			b.WriteRune(r)
+		}
 	}
-	lines = append(lines, strip("fp64", p64), strip("fp32", p32))
+	return b.String()
+}
+
+// flipMarks is the line under the strips marking the flips among bars
+// [s, e): x, ^ for the one on show.
+func (m *Model) flipMarks(s, e int, lay chart.Layout, st styles) string {
 	mark := []rune(strings.Repeat(" ", m.w))
 	copy(mark, []rune("flip"))
 	for k, b := range m.flips {
@@ -287,9 +324,7 @@ func (m *Model) View() string {
 			}
 		}
 	}
-	lines = append(lines, st.mark.Render(strings.TrimRight(string(mark), " ")))
-	lines = append(lines, legend...)
-	return t.Fit(strings.Join(lines, "\n"), m.w, m.h)
+	return st.mark.Render(strings.TrimRight(string(mark), " "))
 }
 
 func (m *Model) barTime(b int) int64 {
