@@ -143,3 +143,35 @@ func (r *Run) each(f func(*ComboResult)) {
 		f(&c)
 	}
 }
+
+// Keep shrinks a report whose runs hold every result to what its table
+// needs, as a study run with StudyOptions.Discard keeps it: each run's
+// best k by the report's objective (0: DefaultKeep) and, in the fp32 run,
+// the fp64 run's best, with the count of every combo and the trade counts
+// the note needs. The parity report and the per-block statistics stay;
+// compute what needs every result (the robustness statistics, the rows
+// and the JSON report, which a kept report refuses: ErrNotKept) before.
+// A merge of many datasets keeps each dataset's report this way once it
+// is saved, so that its memory holds one dataset's results at a time.
+func (r *Report) Keep(k int) {
+	if k <= 0 {
+		k = DefaultKeep
+	}
+	var also map[int]bool
+	for _, run := range r.Runs {
+		if run.Kept {
+			continue
+		}
+		kp := &keeper{best: NewTop(r.Objective, k), also: also}
+		kp.add(run.Results)
+		if run.Precision == FP64 {
+			also = map[int]bool{}
+			for _, c := range kp.best.Sorted() {
+				also[c.Index] = true
+			}
+		}
+		saving := run.Saving
+		kp.keep(run)
+		run.Saving, run.outcomes = saving, nil
+	}
+}

@@ -712,3 +712,55 @@ func (h *flipHeap) offer(f Flip) {
 		heap.Fix(h, 0)
 	}
 }
+
+// MergeParity joins parity reports of disjoint parts of the same
+// comparison (a study's shards, or the datasets of a suite for an overall
+// figure) into one: the per-combo rows, the totals, the worst flips, each
+// indicator series' error once, and the verdict recomputed over them as
+// Compare does. The parts' combo indices must be the whole grid's. nil
+// when parts is empty.
+func MergeParity(parts []*Parity) *Parity {
+	var ps []*Parity
+	incomplete := false
+	for _, p := range parts {
+		if p != nil {
+			ps = append(ps, p)
+			incomplete = incomplete || p.Incomplete
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	return mergeParity(ps, incomplete)
+}
+
+// OverallParity is a suite's parity over every dataset: the per-combo rows
+// of every dataset (one per combo and dataset), the totals, the worst flips
+// and the largest indicator errors of them all, and the verdict recomputed
+// over them (a collapse on any dataset is a collapse overall). Reports
+// that are nil (a dataset with one precision) are left out; nil when none
+// is left.
+func OverallParity(perDataset []*Parity) *Parity {
+	var out *Parity
+	var flips []Flip
+	var errs []SeriesError
+	for _, p := range perDataset {
+		if p == nil {
+			continue
+		}
+		if out == nil {
+			out = &Parity{Tolerance: p.Tolerance}
+		}
+		out.Incomplete = out.Incomplete || p.Incomplete
+		out.Combos = append(out.Combos, p.Combos...)
+		flips = append(flips, p.Flips...)
+		errs = append(errs, p.IndicatorErrors...)
+	}
+	if out == nil {
+		return nil
+	}
+	out.CombosCompared = len(out.Combos)
+	out.setIndicatorErrors(errs)
+	out.finish(flips)
+	return out
+}

@@ -293,58 +293,6 @@ func fmtAgg(v float64) string {
 	return fmt.Sprintf("%.4f", v)
 }
 
-// MergeParity joins parity reports of disjoint parts of the same
-// comparison (a study's shards, or the datasets of a suite for an overall
-// figure) into one: the per-combo rows, the totals, the worst flips, each
-// indicator series' error once, and the verdict recomputed over them as
-// Compare does. The parts' combo indices must be the whole grid's. nil
-// when parts is empty.
-func MergeParity(parts []*Parity) *Parity {
-	var ps []*Parity
-	incomplete := false
-	for _, p := range parts {
-		if p != nil {
-			ps = append(ps, p)
-			incomplete = incomplete || p.Incomplete
-		}
-	}
-	if len(ps) == 0 {
-		return nil
-	}
-	return mergeParity(ps, incomplete)
-}
-
-// OverallParity is a suite's parity over every dataset: the per-combo rows
-// of every dataset (one per combo and dataset), the totals, the worst flips
-// and the largest indicator errors of them all, and the verdict recomputed
-// over them (a collapse on any dataset is a collapse overall). Reports
-// that are nil (a dataset with one precision) are left out; nil when none
-// is left.
-func OverallParity(perDataset []*Parity) *Parity {
-	var out *Parity
-	var flips []Flip
-	var errs []SeriesError
-	for _, p := range perDataset {
-		if p == nil {
-			continue
-		}
-		if out == nil {
-			out = &Parity{Tolerance: p.Tolerance}
-		}
-		out.Incomplete = out.Incomplete || p.Incomplete
-		out.Combos = append(out.Combos, p.Combos...)
-		flips = append(flips, p.Flips...)
-		errs = append(errs, p.IndicatorErrors...)
-	}
-	if out == nil {
-		return nil
-	}
-	out.CombosCompared = len(out.Combos)
-	out.setIndicatorErrors(errs)
-	out.finish(flips)
-	return out
-}
-
 // SuiteID names a suite: the first 12 hex digits of the SHA-256 of its
 // Spec (Data and Suite cleared) and its datasets as given, in order. Each
 // dataset's study is saved as a session whose Spec.Suite is "ID D/N".
@@ -356,38 +304,6 @@ func SuiteID(s Spec, datasets []string) string {
 	}{s, datasets}) // plain data always marshals
 	sum := sha256.Sum256(js)
 	return hex.EncodeToString(sum[:6])
-}
-
-// Keep shrinks a report whose runs hold every result to what its table
-// needs, as a study run with StudyOptions.Discard keeps it: each run's
-// best k by the report's objective (0: DefaultKeep) and, in the fp32 run,
-// the fp64 run's best, with the count of every combo and the trade counts
-// the note needs. The parity report and the per-block statistics stay;
-// compute what needs every result (the robustness statistics, the rows
-// and the JSON report, which a kept report refuses: ErrNotKept) before.
-// A merge of many datasets keeps each dataset's report this way once it
-// is saved, so that its memory holds one dataset's results at a time.
-func (r *Report) Keep(k int) {
-	if k <= 0 {
-		k = DefaultKeep
-	}
-	var also map[int]bool
-	for _, run := range r.Runs {
-		if run.Kept {
-			continue
-		}
-		kp := &keeper{best: NewTop(r.Objective, k), also: also}
-		kp.add(run.Results)
-		if run.Precision == FP64 {
-			also = map[int]bool{}
-			for _, c := range kp.best.Sorted() {
-				also[c.Index] = true
-			}
-		}
-		saving := run.Saving
-		kp.keep(run)
-		run.Saving, run.outcomes = saving, nil
-	}
 }
 
 // SuiteRef is where a study stands in a suite, as Spec.Suite saves it:
