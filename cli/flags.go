@@ -12,6 +12,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/robust"
+	"sweepbench/engine/suite"
 )
 
 // studyFlags bind the flags that define a study to an engine.Spec (one set
@@ -161,12 +162,12 @@ func datasetsOf(sf *studyFlags, each string) ([]string, error) {
 	if len(vals) == 0 && each == "" {
 		vals = []string{sf.spec.Data}
 	}
-	ds, err := engine.ExpandDatasets(vals, each)
-	var de *engine.DatasetsError
+	ds, err := suite.ExpandDatasets(vals, each)
+	var de *suite.DatasetsError
 	if !errors.As(err, &de) {
 		return ds, err
 	}
-	var dup *engine.DuplicateDatasetError
+	var dup *suite.DuplicateDatasetError
 	if errors.As(de.Err, &dup) {
 		return nil, fmt.Errorf("%s: the same dataset as %s: each dataset runs once, give it once", datasetOrigin(dup.Second), datasetOrigin(dup.First))
 	}

@@ -15,6 +15,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/shard"
+	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 	"sweepbench/slurm"
 )
@@ -313,16 +314,16 @@ func (m *merging) mergeDatasets() error {
 	if err != nil {
 		return err
 	}
-	lane := engine.ReferenceLane(set.Precisions)
-	m.suiteID, m.run = engine.SuiteID(desc.Spec, m.datas), engine.NewSuiteRun()
-	agg := engine.NewAggregator(set.Grid, m.datas, set.Objective, lane)
+	lane := suite.ReferenceLane(set.Precisions)
+	m.suiteID, m.run = suite.SuiteID(desc.Spec, m.datas), suite.NewSuiteRun()
+	agg := suite.NewAggregator(set.Grid, m.datas, set.Objective, lane)
 	m.res = &suiteResult{id: m.suiteID, lane: lane}
 	reg := backends()
 	for d, dd := range desc.Datasets {
 		sp := desc.Spec
 		sp.Data = m.paths[d]
 		if len(m.datas) > 1 {
-			sp.Suite = engine.SuiteRef{ID: m.suiteID, D: d + 1, N: len(m.datas), Run: m.run}.String()
+			sp.Suite = suite.SuiteRef{ID: m.suiteID, D: d + 1, N: len(m.datas), Run: m.run}.String()
 		}
 		if _, _, err := reg.Lookup(sp.Backend); err != nil {
 			// The shards ran on a GPU this node has not: the merge

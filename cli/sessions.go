@@ -16,6 +16,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
+	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 )
 
@@ -149,7 +150,7 @@ func sharpeString(v float64) string {
 // sessions of the run's other datasets (sessions.Store.SuiteOf); "" for a
 // study of one dataset.
 func suiteLine(ctx context.Context, st *sessions.Store, ss *sessions.Session) string {
-	ref, ok, err := engine.ParseSuiteRef(ss.Spec.Suite)
+	ref, ok, err := suite.ParseSuiteRef(ss.Spec.Suite)
 	if !ok {
 		if err != nil {
 			return fmt.Sprintf("suite   %v\n", err)

@@ -17,6 +17,7 @@ import (
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
 	"sweepbench/engine/robust"
+	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 )
 
@@ -25,14 +26,14 @@ import (
 type suiteResult struct {
 	id      string
 	reports []*engine.Report
-	agg     *engine.Aggregate
+	agg     *suite.Aggregate
 	lane    engine.Precision
 }
 
 // datasetOrigin names where a dataset came from: "--data x.csv", "--data
 // @list.txt line 3 (./d/x.csv)" (the line as written), "--data-each
 // d/*.csv (its match d/x.csv)".
-func datasetOrigin(o engine.DatasetOrigin) string {
+func datasetOrigin(o suite.DatasetOrigin) string {
 	s := dataFlag(o.Each) + " " + o.Value
 	switch {
 	case o.Line > 0:

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 	"sweepbench/sessions/sessionstest"
 )
@@ -28,7 +29,7 @@ func TestSuiteLabelsAsTheWorkbench(t *testing.T) {
 	spec := engine.DefaultSpec()
 	spec.Head, spec.HMA, spec.HMA3, spec.Backend = 5000, "10:30:10", "12:36:12", "reference"
 	spec.Objective = "sharpe" // --objective's default, the form's too
-	id := engine.SuiteID(spec, datasets)
+	id := suite.SuiteID(spec, datasets)
 	st, err := sessions.Open(db)
 	if err != nil {
 		t.Fatal(err)

@@ -21,16 +21,17 @@
 //     a run's results in bounded memory, Summary (top lists and heatmaps
 //     of every metric, built from the streamed chunks: StudyOptions.Summary,
 //     or Summariser over results read back); the bench ladder;
-//   - suites: a Suite is one Spec over several datasets, a list of ordinary
-//     Studies plus the cross-dataset Aggregate (median, worst, datasets in
-//     profit per combo; OverallParity); Study.Rect, the study over one
+//   - the parity figures over several parts or datasets (MergeParity,
+//     OverallParity) and Report.Keep; Study.Rect, the study over one
 //     rectangle of its grid, on which package shard runs its slices.
 //
 // Its sub-packages: data loads and validates bars; output writes a report
 // (the table, the per-combo files CSV, JSON lines and Parquet, and
 // RowWriter, which writes them while a study runs); shard cuts a study or
 // suite into shards, runs one, keeps it in a shard file and merges them;
-// robust runs the robustness checks of a study.
+// robust runs the robustness checks of a study; suite runs one Spec over
+// several datasets (Suite, the cross-dataset Aggregate, ExpandDatasets,
+// SuiteID and SuiteRef).
 //
 // It imports no backend (reference, cuda, metal), no store (sessions) and
 // no UI (tui). The CPU arithmetic it needs outside a backend (the indicator

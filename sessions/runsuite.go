@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 )
 
 // Running a suite: the one path under `run --data A --data B` and the
@@ -44,7 +45,7 @@ type SuiteRun struct {
 	Lane      engine.Precision // the aggregate's lane (engine.ReferenceLane)
 	Reports   []*engine.Report
 	Sessions  []int64 // the sessions saved whole, in dataset order
-	Aggregate *engine.Aggregate
+	Aggregate *suite.Aggregate
 }
 
 // SuiteError is the dataset a suite stopped on: its study could not be
@@ -69,15 +70,15 @@ func RunSuite(ctx context.Context, s *Store, spec engine.Spec, datasets []string
 	if err != nil {
 		return nil, err
 	}
-	id, run := engine.SuiteID(spec, datasets), engine.NewSuiteRun()
+	id, run := suite.SuiteID(spec, datasets), suite.NewSuiteRun()
 	names := make([]string, len(datasets))
 	copy(names, datasets)
-	lane := engine.ReferenceLane(set.Precisions)
-	agg := engine.NewAggregator(set.Grid, names, set.Objective, lane)
+	lane := suite.ReferenceLane(set.Precisions)
+	agg := suite.NewAggregator(set.Grid, names, set.Objective, lane)
 	res := &SuiteRun{ID: id, Run: run, Lane: lane}
 	for d, path := range datasets {
 		sp := spec
-		sp.Data, sp.Suite = path, engine.SuiteRef{ID: id, D: d + 1, N: len(datasets), Run: run}.String()
+		sp.Data, sp.Suite = path, suite.SuiteRef{ID: id, D: d + 1, N: len(datasets), Run: run}.String()
 		if opt.Starting != nil {
 			opt.Starting(d, len(datasets), path)
 		}

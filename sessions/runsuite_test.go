@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/reference"
 	"sweepbench/sessions"
 )
@@ -45,7 +46,7 @@ func TestRunSuiteStopsOnADataset(t *testing.T) {
 	if len(starting) != 3 || len(ran) != 2 || ran[1] != 1 {
 		t.Fatalf("starting %v, ran %v", starting, ran)
 	}
-	id := engine.SuiteID(spec, datasets)
+	id := suite.SuiteID(spec, datasets)
 	if run == nil || run.ID != id || len(run.Run) != 9 || len(run.Reports) != 2 || len(run.Sessions) != 2 || run.Aggregate != nil {
 		t.Fatalf("run %+v", run)
 	}
@@ -54,7 +55,7 @@ func TestRunSuiteStopsOnADataset(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := engine.SuiteRef{ID: id, D: d + 1, N: 3, Run: run.Run}.String()
+		want := suite.SuiteRef{ID: id, D: d + 1, N: 3, Run: run.Run}.String()
 		if ss.Spec.Suite != want || ss.Spec.Data != datasets[d] || ss.Status != engine.StatusComplete {
 			t.Fatalf("session %d: suite %q data %q status %v; want %q %q complete", sid, ss.Spec.Suite, ss.Spec.Data, ss.Status, want, datasets[d])
 		}

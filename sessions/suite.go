@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 )
 
 // Suites in the store: each dataset of a suite (engine.Suite, run by
@@ -49,7 +50,7 @@ func (su *Suite) Present() int { return len(su.Members) - len(su.Missing()) }
 // the newest of the sessions that have none. Errors: the store's (*DBError); a session
 // of the suite whose Spec.Suite does not parse, or that counts another
 // number of datasets, is an error naming it.
-func (s *Store) SuiteOf(ctx context.Context, ref engine.SuiteRef) (*Suite, error) {
+func (s *Store) SuiteOf(ctx context.Context, ref suite.SuiteRef) (*Suite, error) {
 	list, err := s.List(ctx, ListOptions{Suite: ref.ID})
 	if err != nil {
 		return nil, err
@@ -57,7 +58,7 @@ func (s *Store) SuiteOf(ctx context.Context, ref engine.SuiteRef) (*Suite, error
 	su := &Suite{ID: ref.ID, Run: ref.Run, Members: make([]*Session, ref.N)}
 	for i := range list { // newest first
 		ss := &list[i]
-		r, ok, err := engine.ParseSuiteRef(ss.Spec.Suite)
+		r, ok, err := suite.ParseSuiteRef(ss.Spec.Suite)
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("session %d: %w", ss.ID, err)
@@ -88,7 +89,7 @@ var ErrNoSuiteData = errors.New("no dataset of the suite has a saved run")
 // not compute (cancelled) counts as NaN on that dataset. Errors:
 // ErrNoSuiteData, a run that cannot be read (OpenRunReader's errors,
 // naming the session).
-func (s *Store) Aggregate(ctx context.Context, su *Suite) (*engine.Aggregate, error) {
+func (s *Store) Aggregate(ctx context.Context, su *Suite) (*suite.Aggregate, error) {
 	var first *Session
 	var names []string
 	var members []*Session
@@ -109,8 +110,8 @@ func (s *Store) Aggregate(ctx context.Context, su *Suite) (*engine.Aggregate, er
 	if err != nil {
 		return nil, fmt.Errorf("session %d: %w", first.ID, err)
 	}
-	lane := engine.ReferenceLane(first.Precisions)
-	agg := engine.NewAggregator(first.Grid, names, set.Objective, lane)
+	lane := suite.ReferenceLane(first.Precisions)
+	agg := suite.NewAggregator(first.Grid, names, set.Objective, lane)
 	for d, ss := range members {
 		if ss.Grid != first.Grid {
 			return nil, fmt.Errorf("session %d: grid hma %s x hma3 %s, not the suite's hma %s x hma3 %s",

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 	"sweepbench/sessions/sessionstest"
 )
@@ -25,7 +26,7 @@ func TestSuiteOf(t *testing.T) {
 	ids := make([]int64, len(heads))
 	run := func(d int) {
 		st := newStudy(t, btcusdt(t, heads[d]), "10:30:10", "12:36:12")
-		st.Spec.Suite = engine.SuiteRef{ID: id, D: d + 1, N: len(heads)}.String()
+		st.Spec.Suite = suite.SuiteRef{ID: id, D: d + 1, N: len(heads)}.String()
 		reps[d], ids[d] = runSaved(t, s, st, origin(heads[d]), "")
 	}
 	for d := range heads {
@@ -34,7 +35,7 @@ func TestSuiteOf(t *testing.T) {
 	runSaved(t, s, newStudy(t, btcusdt(t, 1000), "10:30:10", "12:36:12"), origin(1000), "") // no suite
 	run(1)                                                                                  // dataset 2 again: the newest counts
 
-	su, err := s.SuiteOf(ctx, engine.SuiteRef{ID: id, D: 1, N: 3})
+	su, err := s.SuiteOf(ctx, suite.SuiteRef{ID: id, D: 1, N: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestSuiteOf(t *testing.T) {
 			t.Fatalf("dataset %d: session %v, want %d", d+1, ss, ids[d])
 		}
 	}
-	check := func(agg *engine.Aggregate, ds []int) {
+	check := func(agg *suite.Aggregate, ds []int) {
 		t.Helper()
 		sessionstest.CheckAggregate(t, agg, reps, ds)
 	}
@@ -56,7 +57,7 @@ func TestSuiteOf(t *testing.T) {
 	if err := s.Delete(ctx, ids[2], false); err != nil {
 		t.Fatal(err)
 	}
-	su, err = s.SuiteOf(ctx, engine.SuiteRef{ID: id, D: 1, N: 3})
+	su, err = s.SuiteOf(ctx, suite.SuiteRef{ID: id, D: 1, N: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestSuiteOf(t *testing.T) {
 	}
 	check(agg, []int{0, 1})
 
-	none, err := s.SuiteOf(ctx, engine.SuiteRef{ID: "000000000000", D: 1, N: 2})
+	none, err := s.SuiteOf(ctx, suite.SuiteRef{ID: "000000000000", D: 1, N: 2})
 	if err != nil || none.Present() != 0 {
 		t.Fatalf("an unknown suite: %v, %v", none, err)
 	}
@@ -88,7 +89,7 @@ func TestSuiteOfRuns(t *testing.T) {
 	const id = "abc123def456"
 	save := func(run string, d int) int64 {
 		st := newStudy(t, btcusdt(t, 1500+1000*d), "10:30:10", "12:36:12")
-		st.Spec.Suite = engine.SuiteRef{ID: id, D: d + 1, N: 2, Run: run}.String()
+		st.Spec.Suite = suite.SuiteRef{ID: id, D: d + 1, N: 2, Run: run}.String()
 		_, sid := runSaved(t, s, st, origin(1500+1000*d), "")
 		return sid
 	}
@@ -99,7 +100,7 @@ func TestSuiteOfRuns(t *testing.T) {
 		run  string
 		want []int64 // 0: none
 	}{{"r0000000a", a}, {"r0000000b", []int64{b[0], 0}}, {"", old}} {
-		su, err := s.SuiteOf(ctx, engine.SuiteRef{ID: id, D: 1, N: 2, Run: tc.run})
+		su, err := s.SuiteOf(ctx, suite.SuiteRef{ID: id, D: 1, N: 2, Run: tc.run})
 		if err != nil {
 			t.Fatal(err)
 		}

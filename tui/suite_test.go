@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 	"sweepbench/sessions/sessionstest"
 	"sweepbench/tui/common"
@@ -29,11 +30,11 @@ func seedSuite(t *testing.T, st *sessions.Store) (string, []*engine.Report) {
 	datasets := []string{"embedded:btcusdt-1m", "embedded:filusdt-1m", csv}
 	spec := smallFlags().Spec
 	spec.Head = 2000
-	id := engine.SuiteID(spec, datasets)
+	id := suite.SuiteID(spec, datasets)
 	var reps []*engine.Report
 	for d, path := range datasets {
 		sp := spec
-		sp.Data, sp.Suite = path, engine.SuiteRef{ID: id, D: d + 1, N: len(datasets)}.String()
+		sp.Data, sp.Suite = path, suite.SuiteRef{ID: id, D: d + 1, N: len(datasets)}.String()
 		s, err := sp.Build(testRegistry())
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/reference"
 	"sweepbench/sessions"
 	"sweepbench/sessions/sessionstest"
@@ -72,7 +73,7 @@ func TestSuiteRunFromTheForm(t *testing.T) {
 	// TestSuiteLabelsAsTheWorkbench runs the CLI and checks this id).
 	cliSpec := f.Spec
 	cliSpec.Objective = "sharpe"
-	id := engine.SuiteID(cliSpec, datasets)
+	id := suite.SuiteID(cliSpec, datasets)
 	list, err := st.List(ctx, sessions.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +263,7 @@ func TestSuiteRunCancel(t *testing.T) {
 		t.Fatalf("%d sessions (%v), want 2", len(list), err)
 	}
 	for _, ss := range list {
-		ref, _, _ := engine.ParseSuiteRef(ss.Spec.Suite)
+		ref, _, _ := suite.ParseSuiteRef(ss.Spec.Suite)
 		complete := ss.Status == engine.StatusComplete
 		if ref.N != 2 || complete != (ref.D == 1) {
 			t.Fatalf("session %d: suite %q, status %v", ss.ID, ss.Spec.Suite, ss.Status)

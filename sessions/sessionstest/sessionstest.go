@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 )
 
@@ -19,7 +20,7 @@ import (
 // minimum of the fp64 Sharpe over those datasets (median of an even count:
 // the mean of the middle two; 1e-12 absolute) and the number whose total
 // return is above 0.
-func CheckAggregate(t testing.TB, g *engine.Aggregate, reps []*engine.Report, ds []int) {
+func CheckAggregate(t testing.TB, g *suite.Aggregate, reps []*engine.Report, ds []int) {
 	t.Helper()
 	if g == nil || len(g.Datasets) != len(ds) {
 		t.Fatalf("aggregate %v, want one over %d datasets", g, len(ds))
@@ -54,7 +55,7 @@ func CheckSuiteSessions(t testing.TB, ctx context.Context, st *sessions.Store, l
 	datasets []string, id string, reg *engine.Registry) {
 	t.Helper()
 	for _, ss := range list {
-		ref, ok, err := engine.ParseSuiteRef(ss.Spec.Suite)
+		ref, ok, err := suite.ParseSuiteRef(ss.Spec.Suite)
 		if err != nil || !ok || ref.ID != id || ref.N != len(datasets) || ss.Spec.Data != datasets[ref.D-1] {
 			t.Fatalf("session %d: suite %q, data %q; want %s of %s", ss.ID, ss.Spec.Suite, ss.Spec.Data, id, datasets)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/robust"
+	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 )
 
@@ -100,7 +101,7 @@ type Results struct {
 	parity    map[int]*engine.ComboParity
 	// Agg is the cross-dataset aggregate of the suite the study is one
 	// dataset of (its aggregate columns), nil when none is computed.
-	Agg *engine.Aggregate
+	Agg *suite.Aggregate
 
 	// The paged backing (Paged).
 	paged bool

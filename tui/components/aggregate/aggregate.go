@@ -16,6 +16,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/datatable"
 )
@@ -25,7 +26,7 @@ type Model struct {
 	ctx   *common.Context
 	state *common.RunState // the run it shows
 	tbl   *datatable.Model
-	agg   *engine.Aggregate
+	agg   *suite.Aggregate
 	order []int // every combo, best median first
 	rank  []int // rank[idx] is combo idx's row
 	note  string
@@ -46,7 +47,7 @@ func New(ctx *common.Context, state *common.RunState) *Model {
 
 // Set shows agg (nil: none yet) with a note above the list: what is being
 // computed, which datasets are left out, or why there is no aggregate.
-func (m *Model) Set(agg *engine.Aggregate, note string) {
+func (m *Model) Set(agg *suite.Aggregate, note string) {
 	m.note = note
 	if agg == m.agg {
 		return
@@ -77,7 +78,7 @@ func (m *Model) Set(agg *engine.Aggregate, note string) {
 }
 
 // Aggregate is the aggregate shown, nil when none.
-func (m *Model) Aggregate() *engine.Aggregate { return m.agg }
+func (m *Model) Aggregate() *suite.Aggregate { return m.agg }
 
 // Order is the combos as listed: best median first.
 func (m *Model) Order() []int { return slices.Clone(m.order) }

@@ -8,6 +8,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/aggregate"
 	"sweepbench/tui/keys"
@@ -32,7 +33,7 @@ func TestOpensAtTheTop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agg := engine.NewAggregator(g, []string{"a"}, obj, engine.FP64)
+	agg := suite.NewAggregator(g, []string{"a"}, obj, engine.FP64)
 	rs := make([]engine.ComboResult, g.Len())
 	for i := range rs {
 		rs[i].Index, rs[i].Combo = i, g.At(i)

@@ -21,6 +21,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/tui/common"
 )
 
@@ -64,7 +65,7 @@ type Model struct {
 // precision shown, and the table's filter (common.Context.KeepGen).
 type viewKey struct {
 	r       *common.Results
-	agg     *engine.Aggregate // the aggregate columns' (set after the results)
+	agg     *suite.Aggregate // the aggregate columns' (set after the results)
 	metric  string
 	prec    engine.Precision
 	keepGen int
@@ -388,7 +389,7 @@ func (m *Model) overviewBase() base {
 
 // AggregateLabel names aggregate column col of g for a title: "median
 // sharpe over 3 datasets", "datasets in profit (of 3)".
-func AggregateLabel(g *engine.Aggregate, col string) string {
+func AggregateLabel(g *suite.Aggregate, col string) string {
 	n := common.Plural(len(g.Datasets), "dataset")
 	switch col {
 	case common.ColMedian:

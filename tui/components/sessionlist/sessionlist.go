@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/datatable"
@@ -286,7 +287,7 @@ func (m *Model) suites() bool {
 // suiteCell is a session's place in its suite, "2/5 3fa2c9e1b0d4" (the
 // dataset, then the suite's id), "-" for a study of one dataset.
 func suiteCell(ss *sessions.Session) string {
-	ref, ok, err := engine.ParseSuiteRef(ss.Spec.Suite)
+	ref, ok, err := suite.ParseSuiteRef(ss.Spec.Suite)
 	switch {
 	case err != nil:
 		return common.Clean(ss.Spec.Suite)
@@ -423,7 +424,7 @@ func (m *Model) details() []string {
 		set += fmt.Sprintf("; best sharpe %s at hma %d x hma3 %d (%s)", sharpe(sh), c.HMA, c.HMA3, p)
 	}
 	out = append(out, set)
-	if ref, ok, _ := engine.ParseSuiteRef(ss.Spec.Suite); ok {
+	if ref, ok, _ := suite.ParseSuiteRef(ss.Spec.Suite); ok {
 		out = append(out, st.label.Render(fmt.Sprintf("dataset %d of %d of suite %s (enter opens it; [ and ] in the results step through the suite, a shows all its datasets)",
 			ref.D, ref.N, ref.ID)))
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	store "sweepbench/sessions"
 	"sweepbench/tui/common"
 )
@@ -27,11 +27,11 @@ import (
 
 // suiteNav is the suite of the study on screen.
 type suiteNav struct {
-	ref engine.SuiteRef // the study on screen's place in it
-	su  *store.Suite    // its sessions in the store; nil until read
-	err error           // why they could not be read
+	ref suite.SuiteRef // the study on screen's place in it
+	su  *store.Suite   // its sessions in the store; nil until read
+	err error          // why they could not be read
 
-	agg    *engine.Aggregate
+	agg    *suite.Aggregate
 	aggOf  []int64 // the sessions agg was computed from
 	aggErr error
 	aggGen int // counts the aggregates asked for: a stale one is dropped
@@ -54,7 +54,7 @@ type (
 		id  string
 		gen int
 		of  []int64
-		agg *engine.Aggregate
+		agg *suite.Aggregate
 		err error
 	}
 	datasetMsg struct {
@@ -79,7 +79,7 @@ func (m *Model) leaveAll() {
 // suite of the study on screen and reads its sessions from the store.
 func (m *Model) setSuite(spec string) tea.Cmd {
 	defer m.layout()
-	ref, ok, err := engine.ParseSuiteRef(spec)
+	ref, ok, err := suite.ParseSuiteRef(spec)
 	if err != nil {
 		m.suite = &suiteNav{unreadable: err.Error()}
 		return nil
@@ -106,9 +106,9 @@ func (m *Model) setSuite(spec string) tea.Cmd {
 
 // InSuite reports where the study on screen stands in a suite; ok is
 // false for a study of one dataset.
-func (m *Model) InSuite() (ref engine.SuiteRef, ok bool) {
+func (m *Model) InSuite() (ref suite.SuiteRef, ok bool) {
 	if m.suite == nil || m.suite.ref.ID == "" {
-		return engine.SuiteRef{}, false
+		return suite.SuiteRef{}, false
 	}
 	return m.suite.ref, true
 }

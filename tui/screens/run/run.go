@@ -17,6 +17,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/runview"
@@ -246,7 +247,7 @@ func (m *Model) begin(s *engine.Study, datasets []string, p engine.Preflight) te
 	m.state.Note = s.Note
 	var cmd tea.Cmd
 	if datasets != nil {
-		su := &suiteState{id: engine.SuiteID(s.Spec, datasets), n: len(datasets), name: datasets[0]}
+		su := &suiteState{id: suite.SuiteID(s.Spec, datasets), n: len(datasets), name: datasets[0]}
 		cmd = m.launch(s, suiteWork(s.Spec, datasets, m.cfg.Store, m.ctx, su))
 		m.run.suite = su
 	} else {

@@ -11,6 +11,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
 )
@@ -159,9 +160,9 @@ func suiteWork(spec engine.Spec, datasets []string, st *sessions.Store, cx *comm
 			out.err = err // names the dataset
 		}
 		if len(saved) > 0 || partial != 0 {
-			out.saved = fmt.Sprintf("suite %s: %s", engine.SuiteID(spec, datasets), sessions.IDList(saved))
+			out.saved = fmt.Sprintf("suite %s: %s", suite.SuiteID(spec, datasets), sessions.IDList(saved))
 			if len(saved) == 0 {
-				out.saved = fmt.Sprintf("suite %s: none whole", engine.SuiteID(spec, datasets))
+				out.saved = fmt.Sprintf("suite %s: none whole", suite.SuiteID(spec, datasets))
 			}
 			if partial != 0 {
 				out.saved += fmt.Sprintf(" (session %d saved as far as it got: R in the sessions browser resumes it)", partial)

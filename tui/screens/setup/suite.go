@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
+	"sweepbench/engine/suite"
 	"sweepbench/tui/components/form"
 )
 
@@ -71,8 +72,8 @@ func (m *Model) datasetsOf(field string) ([]string, error) {
 			}
 		}
 	}
-	ds, err := engine.ExpandDatasets(values, each)
-	var de *engine.DatasetsError
+	ds, err := suite.ExpandDatasets(values, each)
+	var de *suite.DatasetsError
 	if errors.As(err, &de) {
 		v := de.Value
 		if de.Each {

@@ -1,4 +1,4 @@
-package engine
+package suite
 
 import (
 	"context"
@@ -12,29 +12,22 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-)
 
-// Suites: one study description over several datasets. A suite is a list
-// of ordinary Studies, one per dataset, each built by Spec.Study and run by
-// RunStudy (the one run path), plus the cross-dataset aggregate of this
-// file: per combo, the median and the worst of the objective over the
-// datasets and how many datasets it made money on. Shards (shard.go) cut
-// the suite's (dataset x combo) work into slices; a study of one dataset
-// is a suite of one. A suite's datasets (ExpandDatasets: each once) are in
-// suite_datasets.go.
+	"sweepbench/engine"
+)
 
 // Suite is a Spec run over several datasets: Studies[d] is the study of
 // Data[d], built from Spec with its Data replaced.
 type Suite struct {
-	Spec    Spec     // the common description; its Data is Data[0]
-	Data    []string // the datasets, as given
-	Studies []*Study
+	Spec    engine.Spec // the common description; its Data is Data[0]
+	Data    []string    // the datasets, as given
+	Studies []*engine.Study
 }
 
 // BuildSuite loads every dataset of the suite, one after the other, and
-// builds its study (Spec.BuildContext with Data replaced). An error names
+// builds its study (s.BuildContext with Data replaced). An error names
 // the dataset.
-func (s Spec) BuildSuite(ctx context.Context, reg *Registry, datasets []string) (*Suite, error) {
+func BuildSuite(ctx context.Context, s engine.Spec, reg *engine.Registry, datasets []string) (*Suite, error) {
 	su := &Suite{Spec: s, Data: datasets}
 	if len(datasets) > 0 {
 		su.Spec.Data = datasets[0]
@@ -55,8 +48,8 @@ func (s Spec) BuildSuite(ctx context.Context, reg *Registry, datasets []string) 
 // objective's metric of each dataset's reference run (fp64, else the one
 // precision). Slices are in grid order.
 type Aggregate struct {
-	Objective Objective
-	Grid      Grid
+	Objective engine.Objective
+	Grid      engine.Grid
 	Datasets  []string // names, in suite order
 	// Median is the median over the datasets of the objective's metric
 	// (the mean of the middle two for an even count), NaN values left
@@ -75,13 +68,13 @@ type Aggregate struct {
 // a combo a dataset.
 type Aggregator struct {
 	agg  Aggregate
-	lane Precision
+	lane engine.Precision
 	vals [][]float64 // [dataset][combo]
 }
 
 // NewAggregator starts the aggregate of n datasets of grid g, for objective
 // o, from the results of precision lane.
-func NewAggregator(g Grid, names []string, o Objective, lane Precision) *Aggregator {
+func NewAggregator(g engine.Grid, names []string, o engine.Objective, lane engine.Precision) *Aggregator {
 	a := &Aggregator{lane: lane, agg: Aggregate{Objective: o, Grid: g, Datasets: names, Profitable: make([]int, g.Len())}}
 	a.vals = make([][]float64, len(names))
 	for d := range a.vals {
@@ -99,16 +92,16 @@ func NewAggregator(g Grid, names []string, o Objective, lane Precision) *Aggrega
 func (a *Aggregator) Name(d int, name string) { a.agg.Datasets[d] = name }
 
 // Lane is the precision whose results Add takes.
-func (a *Aggregator) Lane() Precision { return a.lane }
+func (a *Aggregator) Lane() engine.Precision { return a.lane }
 
 // Add takes results of dataset d's reference run (results of another
 // precision are ignored: call it from a StudyOptions.Sink). Each combo
 // must be added once per dataset.
-func (a *Aggregator) Add(d int, p Precision, rs []ComboResult) {
+func (a *Aggregator) Add(d int, p engine.Precision, rs []engine.ComboResult) {
 	if p != a.lane {
 		return
 	}
-	name := a.agg.Objective.metric()
+	name := a.agg.Objective.Name()
 	for i := range rs {
 		r := &rs[i]
 		v, _ := r.Metrics.Value(name)
@@ -197,34 +190,34 @@ type jsonAggregate struct {
 }
 
 type jsonAggregateRow struct {
-	HMA        int       `json:"hma"`
-	HMA3       int       `json:"hma3"`
-	Median     JSONFloat `json:"median"`
-	Worst      JSONFloat `json:"worst"`
-	Profitable int       `json:"profitable"`
+	HMA        int              `json:"hma"`
+	HMA3       int              `json:"hma3"`
+	Median     engine.JSONFloat `json:"median"`
+	Worst      engine.JSONFloat `json:"worst"`
+	Profitable int              `json:"profitable"`
 }
 
 type jsonHeatmap struct {
-	Of     string        `json:"of"`
-	HMA    []int         `json:"hma"`
-	HMA3   []int         `json:"hma3"`
-	Values [][]JSONFloat `json:"values"`
+	Of     string               `json:"of"`
+	HMA    []int                `json:"hma"`
+	HMA3   []int                `json:"hma3"`
+	Values [][]engine.JSONFloat `json:"values"`
 }
 
 // JSON is the aggregate in its JSON shape (for a suite report).
-func (g *Aggregate) JSON(lane Precision) any {
-	out := jsonAggregate{Objective: g.Objective.metric(), Lane: lane.String(), Datasets: g.Datasets,
+func (g *Aggregate) JSON(lane engine.Precision) any {
+	out := jsonAggregate{Objective: g.Objective.Name(), Lane: lane.String(), Datasets: g.Datasets,
 		Combos: make([]jsonAggregateRow, len(g.Median))}
 	for i := range g.Median {
 		c := g.Grid.At(i)
-		out.Combos[i] = jsonAggregateRow{c.HMA, c.HMA3, JSONFloat(g.Median[i]), JSONFloat(g.Worst[i]), g.Profitable[i]}
+		out.Combos[i] = jsonAggregateRow{c.HMA, c.HMA3, engine.JSONFloat(g.Median[i]), engine.JSONFloat(g.Worst[i]), g.Profitable[i]}
 	}
-	out.Heatmap = jsonHeatmap{Of: "median " + g.Objective.metric(), HMA: g.Grid.HMA.Values(), HMA3: g.Grid.HMA3.Values()}
+	out.Heatmap = jsonHeatmap{Of: "median " + g.Objective.Name(), HMA: g.Grid.HMA.Values(), HMA3: g.Grid.HMA3.Values()}
 	n3 := g.Grid.HMA3.Len()
 	for r := 0; r < g.Grid.HMA.Len(); r++ {
-		row := make([]JSONFloat, n3)
+		row := make([]engine.JSONFloat, n3)
 		for c := range row {
-			row[c] = JSONFloat(g.Median[g.Grid.Index(r, c)])
+			row[c] = engine.JSONFloat(g.Median[g.Grid.Index(r, c)])
 		}
 		out.Heatmap.Values = append(out.Heatmap.Values, row)
 	}
@@ -239,8 +232,8 @@ const heatShades = " .:-=+*#%@"
 // (one character a combo, darker is better; when the grid is at most 100
 // HMA3 lengths wide).
 func (g *Aggregate) WriteTable(w io.Writer, k int) error {
-	bw := NewErrWriter(w)
-	name := g.Objective.metric()
+	bw := engine.NewErrWriter(w)
+	name := g.Objective.Name()
 	worst := "min"
 	if g.Objective.Minimise {
 		worst = "max"
@@ -288,7 +281,7 @@ func (g *Aggregate) WriteTable(w io.Writer, k int) error {
 
 func fmtAgg(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return FormatFloat(v)
+		return engine.FormatFloat(v)
 	}
 	return fmt.Sprintf("%.4f", v)
 }
@@ -296,11 +289,11 @@ func fmtAgg(v float64) string {
 // SuiteID names a suite: the first 12 hex digits of the SHA-256 of its
 // Spec (Data and Suite cleared) and its datasets as given, in order. Each
 // dataset's study is saved as a session whose Spec.Suite is "ID D/N".
-func SuiteID(s Spec, datasets []string) string {
+func SuiteID(s engine.Spec, datasets []string) string {
 	s.Data, s.Suite = "", ""
 	js, _ := json.Marshal(struct {
-		Spec     Spec     `json:"spec"`
-		Datasets []string `json:"datasets"`
+		Spec     engine.Spec `json:"spec"`
+		Datasets []string    `json:"datasets"`
 	}{s, datasets}) // plain data always marshals
 	sum := sha256.Sum256(js)
 	return hex.EncodeToString(sum[:6])
@@ -364,9 +357,9 @@ func ParseSuiteRef(s string) (ref SuiteRef, ok bool, err error) {
 // ReferenceLane is the precision a suite's aggregate and a study's
 // robustness read: fp64 when ps (a study's precisions) has it, else its
 // first. ps must not be empty.
-func ReferenceLane(ps []Precision) Precision {
-	if slices.Contains(ps, FP64) {
-		return FP64
+func ReferenceLane(ps []engine.Precision) engine.Precision {
+	if slices.Contains(ps, engine.FP64) {
+		return engine.FP64
 	}
 	return ps[0]
 }

@@ -1,4 +1,4 @@
-package engine_test
+package suite_test
 
 import (
 	"errors"
@@ -10,13 +10,15 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/internal/studytest"
+	"sweepbench/engine/suite"
 )
 
 // TestAggregator: the median (mean of the middle two for an even count),
 // the worst (minimum; maximum for a minimised metric) and the datasets in
 // profit, NaN left out, worked by hand for one combo over four datasets.
 func TestAggregator(t *testing.T) {
-	g := engine.Grid{HMA: mustRange(t, "--hma", "10"), HMA3: mustRange(t, "--hma3", "12:13")}
+	g := engine.Grid{HMA: studytest.MustRange(t, "--hma", "10"), HMA3: studytest.MustRange(t, "--hma3", "12:13")}
 	res := func(i int, sharpe, ret, dd float64) engine.ComboResult {
 		return engine.ComboResult{Index: i, Combo: g.At(i), Metrics: engine.Metrics{Sharpe: sharpe, TotalReturn: ret, MaxDrawdown: dd}}
 	}
@@ -39,7 +41,7 @@ func TestAggregator(t *testing.T) {
 		{"max_drawdown", engine.Objective{Metric: "max_drawdown", Minimise: true}, 0.35, 0.5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			a := engine.NewAggregator(g, names, c.obj, engine.FP64)
+			a := suite.NewAggregator(g, names, c.obj, engine.FP64)
 			for d, rs := range data {
 				a.Add(d, engine.FP64, rs[:])
 				a.Add(d, engine.FP32, []engine.ComboResult{res(0, 100, 100, 0)}) // another lane: ignored
@@ -88,20 +90,20 @@ func TestExpandDatasets(t *testing.T) {
 	if err := os.WriteFile(list, []byte("# symbols\nx.csv\n\nembedded:btcusdt-1m\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := engine.ExpandDatasets([]string{"embedded:filusdt-1m", "@" + list}, "")
+	got, err := suite.ExpandDatasets([]string{"embedded:filusdt-1m", "@" + list}, "")
 	want := []string{"embedded:filusdt-1m", filepath.Join(dir, "x.csv"), "embedded:btcusdt-1m"}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("list: %v, %v", got, err)
 	}
-	got, err = engine.ExpandDatasets(nil, filepath.Join(dir, "*.csv"))
+	got, err = suite.ExpandDatasets(nil, filepath.Join(dir, "*.csv"))
 	if err != nil || !reflect.DeepEqual(got, []string{filepath.Join(dir, "x.csv"), filepath.Join(dir, "y.csv")}) {
 		t.Errorf("each: %v, %v", got, err)
 	}
-	var de *engine.DatasetsError
-	if _, err := engine.ExpandDatasets(nil, filepath.Join(dir, "*.none")); !errors.As(err, &de) || !de.Each || de.Value != filepath.Join(dir, "*.none") {
+	var de *suite.DatasetsError
+	if _, err := suite.ExpandDatasets(nil, filepath.Join(dir, "*.none")); !errors.As(err, &de) || !de.Each || de.Value != filepath.Join(dir, "*.none") {
 		t.Errorf("an each pattern matching nothing: %#v, want a DatasetsError of the each pattern", err)
 	}
-	if _, err := engine.ExpandDatasets([]string{filepath.Join(dir, "*.none")}, ""); err != nil {
+	if _, err := suite.ExpandDatasets([]string{filepath.Join(dir, "*.none")}, ""); err != nil {
 		t.Errorf("a --data glob is one dataset, checked when it loads: %v", err)
 	}
 	// A suite: every dataset there before any runs, the one that is not
@@ -120,7 +122,7 @@ func TestExpandDatasets(t *testing.T) {
 		{[]string{"embedded:filusdt-1m", filepath.Join(dir, "*.none")}, filepath.Join(dir, "*.none"), "takes in no data file"},
 		{[]string{"embedded:filusdt-1m", "@" + bad}, "@" + bad, "line 2 (missing.csv)"},
 	} {
-		_, err := engine.ExpandDatasets(tc.values, "")
+		_, err := suite.ExpandDatasets(tc.values, "")
 		if !errors.As(err, &de) || de.Value != tc.value || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%v: %v, want a DatasetsError of %s saying %q", tc.values, err, tc.value, tc.says)
 		}
@@ -140,7 +142,7 @@ func TestExpandDatasetsEachFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := engine.ExpandDatasets(nil, dir)
+	got, err := suite.ExpandDatasets(nil, dir)
 	want := []string{filepath.Join(dir, "a.csv"), filepath.Join(dir, "b.csv"), filepath.Join(dir, "c.parquet")}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("each folder: %v, %v; want %v", got, err, want)
@@ -149,8 +151,8 @@ func TestExpandDatasetsEachFolder(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var de *engine.DatasetsError
-	if _, err := engine.ExpandDatasets(nil, empty); !errors.As(err, &de) || !de.Each || de.Value != empty ||
+	var de *suite.DatasetsError
+	if _, err := suite.ExpandDatasets(nil, empty); !errors.As(err, &de) || !de.Each || de.Value != empty ||
 		!strings.HasPrefix(de.Err.Error(), "the folder holds no data file (") {
 		t.Errorf("an each folder without data files: %v, want a DatasetsError of the folder", err)
 	}
@@ -181,29 +183,29 @@ func TestExpandDatasetsRefusesOneDatasetTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	abs := filepath.Join(dir, "x.csv")
-	first := func(v string) engine.DatasetOrigin { return engine.DatasetOrigin{Dataset: v, Value: v} }
+	first := func(v string) suite.DatasetOrigin { return suite.DatasetOrigin{Dataset: v, Value: v} }
 	for _, c := range []struct {
 		name          string
 		values        []string
 		each          string
-		first, second engine.DatasetOrigin
+		first, second suite.DatasetOrigin
 	}{
 		{"the same spelling", []string{"x.csv", "x.csv"}, "", first("x.csv"), first("x.csv")},
 		{"./x.csv and x.csv", []string{"./x.csv", "x.csv"}, "", first("./x.csv"), first("x.csv")},
 		{"absolute and relative", []string{abs, "x.csv"}, "", first(abs), first("x.csv")},
 		{"a symbolic link", []string{"x.csv", "link.csv"}, "", first("x.csv"), first("link.csv")},
-		{"an each match", []string{"y.csv"}, "[xy].csv", first("y.csv"), engine.DatasetOrigin{Dataset: "y.csv", Each: true, Value: "[xy].csv"}},
-		{"a list's line", []string{"@lists/list.txt", "./x.csv"}, "", engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/list.txt", Line: 1, Written: "../x.csv"}, first("./x.csv")},
+		{"an each match", []string{"y.csv"}, "[xy].csv", first("y.csv"), suite.DatasetOrigin{Dataset: "y.csv", Each: true, Value: "[xy].csv"}},
+		{"a list's line", []string{"@lists/list.txt", "./x.csv"}, "", suite.DatasetOrigin{Dataset: "x.csv", Value: "@lists/list.txt", Line: 1, Written: "../x.csv"}, first("./x.csv")},
 		{"two lines of a list", []string{"@lists/twice.txt"}, "",
-			engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/twice.txt", Line: 1, Written: "../x.csv"},
-			engine.DatasetOrigin{Dataset: "x.csv", Value: "@lists/twice.txt", Line: 3, Written: "./../x.csv"}},
+			suite.DatasetOrigin{Dataset: "x.csv", Value: "@lists/twice.txt", Line: 1, Written: "../x.csv"},
+			suite.DatasetOrigin{Dataset: "x.csv", Value: "@lists/twice.txt", Line: 3, Written: "./../x.csv"}},
 		{"a folder and its glob", []string{".", "*.csv"}, "", first("."), first("*.csv")},
 		{"embedded", []string{"embedded:btcusdt-1m", "x.csv", "embedded:btcusdt-1m"}, "", first("embedded:btcusdt-1m"), first("embedded:btcusdt-1m")},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := engine.ExpandDatasets(c.values, c.each)
-			var de *engine.DatasetsError
-			var dup *engine.DuplicateDatasetError
+			_, err := suite.ExpandDatasets(c.values, c.each)
+			var de *suite.DatasetsError
+			var dup *suite.DuplicateDatasetError
 			if !errors.As(err, &de) || !errors.As(err, &dup) {
 				t.Fatalf("got %v, want a DuplicateDatasetError", err)
 			}
@@ -213,7 +215,7 @@ func TestExpandDatasetsRefusesOneDatasetTwice(t *testing.T) {
 		})
 	}
 	for _, ok := range [][]string{{"x.csv", "y.csv"}, {"x.csv", "x.csv#member"}, {"*.csv", "x.csv"}, {"embedded:btcusdt-1m", "embedded:filusdt-1m"}} {
-		if _, err := engine.ExpandDatasets(ok, ""); err != nil {
+		if _, err := suite.ExpandDatasets(ok, ""); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
@@ -224,21 +226,21 @@ func TestExpandDatasetsRefusesOneDatasetTwice(t *testing.T) {
 func TestSuiteRef(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
-		want     engine.SuiteRef
+		want     suite.SuiteRef
 		ok, err  bool
 	}{
-		{"first", "3fa2c9e1b0d4 1/5 r0a1b2c3d", engine.SuiteRef{"3fa2c9e1b0d4", 1, 5, "r0a1b2c3d"}, true, false},
-		{"last", "b16796de63b5 2/2 r00000001", engine.SuiteRef{"b16796de63b5", 2, 2, "r00000001"}, true, false},
-		{"saved before runs", "b16796de63b5 2/2", engine.SuiteRef{"b16796de63b5", 2, 2, ""}, true, false},
-		{"too many fields", "b16796de63b5 2/2 r1 x", engine.SuiteRef{}, false, true},
-		{"none", "", engine.SuiteRef{}, false, false},
-		{"no position", "3fa2c9e1b0d4", engine.SuiteRef{}, false, true},
-		{"past the end", "3fa2c9e1b0d4 6/5", engine.SuiteRef{}, false, true},
-		{"zero", "3fa2c9e1b0d4 0/5", engine.SuiteRef{}, false, true},
-		{"not a number", "3fa2c9e1b0d4 a/5", engine.SuiteRef{}, false, true},
+		{"first", "3fa2c9e1b0d4 1/5 r0a1b2c3d", suite.SuiteRef{"3fa2c9e1b0d4", 1, 5, "r0a1b2c3d"}, true, false},
+		{"last", "b16796de63b5 2/2 r00000001", suite.SuiteRef{"b16796de63b5", 2, 2, "r00000001"}, true, false},
+		{"saved before runs", "b16796de63b5 2/2", suite.SuiteRef{"b16796de63b5", 2, 2, ""}, true, false},
+		{"too many fields", "b16796de63b5 2/2 r1 x", suite.SuiteRef{}, false, true},
+		{"none", "", suite.SuiteRef{}, false, false},
+		{"no position", "3fa2c9e1b0d4", suite.SuiteRef{}, false, true},
+		{"past the end", "3fa2c9e1b0d4 6/5", suite.SuiteRef{}, false, true},
+		{"zero", "3fa2c9e1b0d4 0/5", suite.SuiteRef{}, false, true},
+		{"not a number", "3fa2c9e1b0d4 a/5", suite.SuiteRef{}, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok, err := engine.ParseSuiteRef(tc.in)
+			got, ok, err := suite.ParseSuiteRef(tc.in)
 			if got != tc.want || ok != tc.ok || (err != nil) != tc.err {
 				t.Fatalf("engine.ParseSuiteRef(%q) = %+v, %v, %v", tc.in, got, ok, err)
 			}
@@ -247,10 +249,10 @@ func TestSuiteRef(t *testing.T) {
 			}
 		})
 	}
-	if a, b := engine.NewSuiteRun(), engine.NewSuiteRun(); a == b || len(a) != 9 || a[0] != 'r' {
+	if a, b := suite.NewSuiteRun(), suite.NewSuiteRun(); a == b || len(a) != 9 || a[0] != 'r' {
 		t.Fatalf("NewSuiteRun: %q then %q, want two runs' names r + 8 hex", a, b)
 	}
-	if engine.ReferenceLane([]engine.Precision{engine.FP32, engine.FP64}) != engine.FP64 || engine.ReferenceLane([]engine.Precision{engine.FP32}) != engine.FP32 {
+	if suite.ReferenceLane([]engine.Precision{engine.FP32, engine.FP64}) != engine.FP64 || suite.ReferenceLane([]engine.Precision{engine.FP32}) != engine.FP32 {
 		t.Fatal("ReferenceLane: fp64 when run, else the one precision")
 	}
 }

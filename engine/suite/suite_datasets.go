@@ -1,4 +1,4 @@
-package engine
+package suite
 
 import (
 	"bufio"
