@@ -291,45 +291,6 @@ func RungNaive(ctx context.Context, job *Job) (*Run, time.Duration, error) {
 	return run, ind, nil
 }
 
-// RungBackend returns a RungFunc that sweeps with backend b: the job's
-// precision, formulation and thread cap apply. The indicator share is the
-// backend's own report when its kernel gives one (Run.Indicators), else the
-// prepare time. Every combo is computed, HMA3 aliases included (a study
-// computes each twin pair once: Grid.Distinct), so that a rung times its
-// method on the grid the naive baseline computes.
-func RungBackend(b Backend, form Formulation, threads int) RungFunc {
-	return func(ctx context.Context, job *Job) (*Run, time.Duration, error) {
-		j := *job
-		j.WMA, j.Threads, j.Cache = form, threads, nil
-		run, err := Sweep(ctx, b, &j, SweepOptions{everyCombo: true})
-		if err != nil {
-			return nil, 0, err
-		}
-		ind := run.Prepare
-		if run.Indicators > 0 {
-			ind = run.Indicators
-		}
-		return run, ind, nil
-	}
-}
-
-// IndicatorDevice is implemented by backends that can compute the fp32
-// indicator series of a job on their device and return them to the host
-// (the article's method: GPU indicators, CPU trades).
-type IndicatorDevice interface {
-	Indicators32(ctx context.Context, job *Job) (*Indicators[float32], error)
-}
-
-// SeriesDevice is implemented by backends that compute a job's indicator
-// series on their device in either precision and return them to the host,
-// bit-identical to the reference's (SPEC "Indicators"): RunStudy's parity
-// report takes the series of the lanes such a backend ran from there, in
-// milliseconds, instead of computing them again on the CPU.
-type SeriesDevice interface {
-	IndicatorDevice
-	Indicators64(ctx context.Context, job *Job) (*Indicators[float64], error)
-}
-
 // RungDeviceIndicators is M5: fp32 indicators from the device, trades and
 // metrics on the CPU in fp64 from those series (widened exactly), on every
 // core (the registered Arithmetic's BacktestSeries64).
