@@ -14,15 +14,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"sweepbench/engine"
+	"sweepbench/engine/bench"
 	"sweepbench/reference"
 )
 
 // benchRungs builds the method ladder for the backends on this machine.
 // GPU rungs that cannot run say why.
-func benchRungs(reg *engine.Registry, m0Sample int) []engine.Rung {
+func benchRungs(reg *engine.Registry, m0Sample int) []bench.Rung {
 	ref := reference.New()
-	rungs := []engine.Rung{
-		{ID: "M0", Method: "naive: per-combo direct WMAs, scalar, serial", Precision: engine.FP64, Sample: m0Sample, Run: engine.RungNaive},
+	rungs := []bench.Rung{
+		{ID: "M0", Method: "naive: per-combo direct WMAs, scalar, serial", Precision: engine.FP64, Sample: m0Sample, Run: bench.RungNaive},
 		{ID: "M1", Method: "prefix-sum fp64, shared indicators, serial", Precision: engine.FP64, Run: engine.RungBackend(ref, engine.Prefix, 1)},
 		{ID: "M2", Method: "direct fp64, shared indicators, serial", Precision: engine.FP64, Run: engine.RungBackend(ref, engine.Direct, 1)},
 		{ID: "M3", Method: fmt.Sprintf("direct fp64, all %d cores", runtime.GOMAXPROCS(0)), Precision: engine.FP64, Run: engine.RungBackend(ref, engine.Direct, 0)},
@@ -40,10 +41,10 @@ func benchRungs(reg *engine.Registry, m0Sample int) []engine.Rung {
 			}
 		}
 	}
-	m5 := engine.Rung{ID: "M5", Method: "GPU fp32 indicators, trades on the CPU in fp64 (the article's method)", Precision: engine.FP32, Skip: skip}
+	m5 := bench.Rung{ID: "M5", Method: "GPU fp32 indicators, trades on the CPU in fp64 (the article's method)", Precision: engine.FP32, Skip: skip}
 	if skip == "" {
 		if dev, ok := gpu.(engine.IndicatorDevice); ok {
-			m5.Run = engine.RungDeviceIndicators(dev, gpu.Name())
+			m5.Run = bench.RungDeviceIndicators(dev, gpu.Name())
 		} else {
 			m5.Skip = "the CUDA backend does not export indicator series"
 		}
@@ -52,8 +53,8 @@ func benchRungs(reg *engine.Registry, m0Sample int) []engine.Rung {
 	if md, ok := gpu.(engine.MultiDevice); ok && skip == "" && md.DeviceCount() > 1 {
 		gpus = fmt.Sprintf("all %d GPUs", md.DeviceCount())
 	}
-	m6 := engine.Rung{ID: "M6", Method: "fused GPU fp32: everything on " + gpus, Precision: engine.FP32, Skip: skip}
-	m7 := engine.Rung{ID: "M7", Method: "fused GPU fp64: everything on " + gpus, Precision: engine.FP64, Skip: skip}
+	m6 := bench.Rung{ID: "M6", Method: "fused GPU fp32: everything on " + gpus, Precision: engine.FP32, Skip: skip}
+	m7 := bench.Rung{ID: "M7", Method: "fused GPU fp64: everything on " + gpus, Precision: engine.FP64, Skip: skip}
 	if skip == "" {
 		m6.Run = engine.RungBackend(gpu, engine.Direct, 0)
 		m7.Run = engine.RungBackend(gpu, engine.Direct, 0)
@@ -64,8 +65,8 @@ func benchRungs(reg *engine.Registry, m0Sample int) []engine.Rung {
 			for n := md.DeviceCount() - 1; n >= 1 && md.DeviceCount() > 1; n-- {
 				sub := md.WithDevices(n)
 				rungs = append(rungs,
-					engine.Rung{ID: fmt.Sprintf("M6/%dgpu", n), Method: fmt.Sprintf("fused GPU fp32 on %d of %d GPUs", n, md.DeviceCount()), Precision: engine.FP32, Run: engine.RungBackend(sub, engine.Direct, 0), SameAs: "M6"},
-					engine.Rung{ID: fmt.Sprintf("M7/%dgpu", n), Method: fmt.Sprintf("fused GPU fp64 on %d of %d GPUs", n, md.DeviceCount()), Precision: engine.FP64, Run: engine.RungBackend(sub, engine.Direct, 0), SameAs: "M7"})
+					bench.Rung{ID: fmt.Sprintf("M6/%dgpu", n), Method: fmt.Sprintf("fused GPU fp32 on %d of %d GPUs", n, md.DeviceCount()), Precision: engine.FP32, Run: engine.RungBackend(sub, engine.Direct, 0), SameAs: "M6"},
+					bench.Rung{ID: fmt.Sprintf("M7/%dgpu", n), Method: fmt.Sprintf("fused GPU fp64 on %d of %d GPUs", n, md.DeviceCount()), Precision: engine.FP64, Run: engine.RungBackend(sub, engine.Direct, 0), SameAs: "M7"})
 			}
 		}
 	}
@@ -73,7 +74,7 @@ func benchRungs(reg *engine.Registry, m0Sample int) []engine.Rung {
 		if b.Name() != "metal" {
 			continue
 		}
-		r := engine.Rung{ID: "Metal", Method: "fused Metal fp32 (Apple GPU)", Precision: engine.FP32}
+		r := bench.Rung{ID: "Metal", Method: "fused Metal fp32 (Apple GPU)", Precision: engine.FP32}
 		if err := b.Available(); err != nil {
 			r.Skip = err.Error()
 		} else {
@@ -166,7 +167,7 @@ func (f *benchFlags) bench(cmd *cobra.Command) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	started := time.Now()
-	res, runErr := engine.RunLadder(cmd.Context(), job, rungs, engine.BenchOptions{Repeat: f.repeat,
+	res, runErr := bench.RunLadder(cmd.Context(), job, rungs, bench.BenchOptions{Repeat: f.repeat,
 		Progress: func(id, status string) {
 			if status == "running" && !f.quiet {
 				fmt.Fprintf(stderr, "bench: %s ... (%s)\n", id, time.Since(started).Round(time.Millisecond))
@@ -198,11 +199,11 @@ func (f *benchFlags) checkOutputs(cmd *cobra.Command) error {
 
 // selectRungs is the rungs of all that --rungs names (sel, comma-separated,
 // in its order; all when ""), or an error naming the unknown one.
-func selectRungs(all []engine.Rung, sel string) ([]engine.Rung, error) {
+func selectRungs(all []bench.Rung, sel string) ([]bench.Rung, error) {
 	if sel == "" {
 		return all, nil
 	}
-	var rungs []engine.Rung
+	var rungs []bench.Rung
 	for _, id := range strings.Split(sel, ",") {
 		id = strings.TrimSpace(id)
 		found := false
@@ -245,7 +246,7 @@ func startCPUProfile(path string, stderr io.Writer) (stop func(), err error) {
 
 // write writes the ladder's results, as a table or JSON, to --out or
 // stdout, and the JSON to --save-json.
-func (f *benchFlags) write(cmd *cobra.Command, s *engine.Study, hw hardwareInfo, res []engine.RungResult) error {
+func (f *benchFlags) write(cmd *cobra.Command, s *engine.Study, hw hardwareInfo, res []bench.RungResult) error {
 	err := emit(cmd.OutOrStdout(), cmd.ErrOrStderr(), f.out, f.quiet, func(w io.Writer) error {
 		if f.asJSON {
 			return writeBenchJSON(w, s, hw, res)
@@ -305,7 +306,7 @@ func hardware(reg *engine.Registry) hardwareInfo {
 	return hw
 }
 
-func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []engine.RungResult) error {
+func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []bench.RungResult) error {
 	fmt.Fprintf(w, "data      %s, %s bars; grid %s x %s = %s combos\n", s.Dataset.Info.Name, engine.Thousands(s.Dataset.Bars.Len()),
 		s.Grid.HMA, s.Grid.HMA3, engine.Thousands(s.Grid.Len()))
 	gpus := "none"
@@ -363,7 +364,7 @@ func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []engine
 			fmt.Fprintf(w, "M1 differs from %s by %d trades: the fp64 prefix form is not exact at this scale either (S2 ~ n^2*price has an ulp far above a price tick; SPEC).\n", r.Parity.Against, r.Parity.ShiftedTrades)
 		}
 	}
-	for _, n := range append(notes, engine.SkipNotes(res)...) {
+	for _, n := range append(notes, bench.SkipNotes(res)...) {
 		fmt.Fprintln(w, n)
 	}
 	fmt.Fprintln(w, "Speedups are ratios of wall times measured side by side in this run; wall is end to end (bars on the host in, all metrics on the host out); indicators is its indicator share.")
@@ -421,7 +422,7 @@ type benchParity struct {
 	Note          string  `json:"note,omitempty"`
 }
 
-func writeBenchJSON(w io.Writer, s *engine.Study, hw hardwareInfo, res []engine.RungResult) error {
+func writeBenchJSON(w io.Writer, s *engine.Study, hw hardwareInfo, res []bench.RungResult) error {
 	out := struct {
 		Dataset  string          `json:"dataset"`
 		Bars     int             `json:"bars"`

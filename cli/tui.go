@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"sweepbench/engine"
+	"sweepbench/engine/bench"
 	"sweepbench/slurm"
 	"sweepbench/tui"
 )
@@ -59,7 +59,7 @@ or missing tasks, enter opens the merged session. Press ? inside for the keys.`,
 func runTUI(cmd *cobra.Command, sf *studyFlags, dataGiven, noSave bool, slurmDirs []string) error {
 	reg := backends()
 	cfg := tui.Config{Registry: reg, NoSave: noSave,
-		Rungs:       func() []engine.Rung { return benchRungs(reg, 8) },
+		Rungs:       func() []bench.Rung { return benchRungs(reg, 8) },
 		SlurmRunner: slurm.Exec{}, SlurmDirs: slurmDirs}
 	if st, err := openStoreToRead(cmd); err != nil {
 		cfg.StoreErr = err

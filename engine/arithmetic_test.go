@@ -49,8 +49,5 @@ func TestNoArithmetic(t *testing.T) {
 		if _, err := EstimateStudy(ctx, s); !errors.Is(err, ErrNoArithmetic) {
 			t.Errorf("EstimateStudy: %v", err)
 		}
-		if _, _, err := RungNaive(ctx, job); !errors.Is(err, ErrNoArithmetic) {
-			t.Errorf("RungNaive: %v", err)
-		}
 	})
 }

@@ -20,7 +20,8 @@
 //     (Report.WriteJSON, streamed element by element, and MarshalJSON);
 //     a run's results in bounded memory, Summary (top lists and heatmaps
 //     of every metric, built from the streamed chunks: StudyOptions.Summary,
-//     or Summariser over results read back); the bench ladder;
+//     or Summariser over results read back); RungBackend, the bench
+//     ladder's rung that sweeps with one backend;
 //   - the parity figures over several parts or datasets (MergeParity,
 //     OverallParity) and Report.Keep; Study.Rect, the study over one
 //     rectangle of its grid, on which package shard runs its slices.
@@ -31,7 +32,7 @@
 // suite into shards, runs one, keeps it in a shard file and merges them;
 // robust runs the robustness checks of a study; suite runs one Spec over
 // several datasets (Suite, the cross-dataset Aggregate, ExpandDatasets,
-// SuiteID and SuiteRef).
+// SuiteID and SuiteRef); bench is the method ladder of `sweepbench bench`.
 //
 // It imports no backend (reference, cuda, metal), no store (sessions) and
 // no UI (tui). The CPU arithmetic it needs outside a backend (the indicator

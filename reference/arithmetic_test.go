@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/bench"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
 	"sweepbench/reference/conformance"
@@ -38,7 +39,7 @@ func arithJob(t *testing.T) *engine.Job {
 // parity rests on it.
 func TestRungNaiveEqualsSweep(t *testing.T) {
 	job := arithJob(t)
-	naive, ind, err := engine.RungNaive(context.Background(), job)
+	naive, ind, err := bench.RungNaive(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestRungNaiveEqualsSweep(t *testing.T) {
 // hand in float64 on those series widened, with the float64 returns.
 func TestRungDeviceIndicators(t *testing.T) {
 	job := arithJob(t)
-	run, _, err := engine.RungDeviceIndicators(reference.Arithmetic{}, "cpu")(context.Background(), job)
+	run, _, err := bench.RungDeviceIndicators(reference.Arithmetic{}, "cpu")(context.Background(), job)
 	if err != nil {
 		t.Fatal(err)
 	}

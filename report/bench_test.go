@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/bench"
 )
 
 // TestBenchFigure: one bar per rung that ran (skipped and failed ones
 // left out), on a log axis from the decade below the slowest to the one
 // above the fastest.
 func TestBenchFigure(t *testing.T) {
-	rows := []engine.RungResult{
+	rows := []bench.RungResult{
 		{ID: "M0", Precision: engine.FP64, CombosPerS: 3.5, Extrapolated: true},
 		{ID: "M2", Precision: engine.FP64, CombosPerS: 420},
 		{ID: "M6", Precision: engine.FP32, Skipped: "no CUDA backend"},

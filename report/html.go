@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/bench"
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
 	"sweepbench/sessions"
@@ -22,7 +23,7 @@ type HTMLOptions struct {
 	Top int
 	// Bench, when set, is a bench ladder to show (engine.RunLadder's rows:
 	// a session keeps none).
-	Bench []engine.RungResult
+	Bench []bench.RungResult
 }
 
 // Section is one part of the HTML report: its text (a table as printed

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"sweepbench/engine"
+	"sweepbench/engine/bench"
 	"sweepbench/engine/robust"
 )
 
@@ -153,7 +153,7 @@ func (s *Source) wfEquityFigure() (*Figure, error) {
 // BenchFigure is the bench ladder: each rung's combos per second on a log
 // axis, the rungs skipped or failed left out (their rows name why). rows
 // are engine.RunLadder's, in ladder order. Errors: no rung ran.
-func BenchFigure(rows []engine.RungResult) (*Figure, error) {
+func BenchFigure(rows []bench.RungResult) (*Figure, error) {
 	var names []string
 	var vals plotter.Values
 	for _, r := range rows {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/bench"
 )
 
 // TestBenchStreams: each rung's row shows as soon as it is timed, while
@@ -17,9 +18,9 @@ func TestBenchStreams(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	var started atomic.Int32
-	rungs := func() []engine.Rung {
+	rungs := func() []bench.Rung {
 		all := fakeRungs()
-		return []engine.Rung{all[2], // M2, 30ms: 300 combos/s
+		return []bench.Rung{all[2], // M2, 30ms: 300 combos/s
 			{ID: "M3", Method: "blocks until cancelled", Precision: engine.FP64,
 				Run: func(ctx context.Context, job *engine.Job) (*engine.Run, time.Duration, error) {
 					started.Add(1)

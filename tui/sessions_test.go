@@ -14,6 +14,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"sweepbench/engine"
+	enginebench "sweepbench/engine/bench"
 	"sweepbench/engine/data"
 	"sweepbench/reference"
 	"sweepbench/sessions"
@@ -341,8 +342,8 @@ func TestSessionWithoutData(t *testing.T) {
 // fakeRungs is a fast, deterministic ladder: real results (the reference
 // on the test's small grid) with fixed wall times, so combos/s, speedups
 // and parity are the same on every machine.
-func fakeRungs() []engine.Rung {
-	fixed := func(wall time.Duration, tweak bool) engine.RungFunc {
+func fakeRungs() []enginebench.Rung {
+	fixed := func(wall time.Duration, tweak bool) enginebench.RungFunc {
 		return func(ctx context.Context, job *engine.Job) (*engine.Run, time.Duration, error) {
 			run, _, err := engine.RungBackend(reference.New(), engine.Direct, 1)(ctx, job)
 			if err != nil {
@@ -355,7 +356,7 @@ func fakeRungs() []engine.Rung {
 			return run, wall / 4, nil
 		}
 	}
-	return []engine.Rung{
+	return []enginebench.Rung{
 		{ID: "M0", Method: "naive (fake)", Precision: engine.FP64, Run: fixed(9*time.Second, false)},
 		{ID: "M1", Method: "prefix fp64 (fake)", Precision: engine.FP64, Run: fixed(90*time.Millisecond, true)},
 		{ID: "M2", Method: "direct fp64 serial (fake)", Precision: engine.FP64, Run: fixed(30*time.Millisecond, false)},
@@ -397,8 +398,8 @@ func TestBench(t *testing.T) {
 	t.Run("live and esc cancels", func(t *testing.T) {
 		release := make(chan struct{})
 		var started atomic.Int32
-		slow := func() []engine.Rung {
-			return []engine.Rung{
+		slow := func() []enginebench.Rung {
+			return []enginebench.Rung{
 				{ID: "M2", Method: "fast", Precision: engine.FP64, Run: engine.RungBackend(reference.New(), engine.Direct, 1)},
 				{ID: "M3", Method: "blocks until cancelled", Precision: engine.FP64,
 					Run: func(ctx context.Context, job *engine.Job) (*engine.Run, time.Duration, error) {
@@ -433,7 +434,7 @@ func TestBench(t *testing.T) {
 }
 
 // verdictOf is the parity column as the bench pane shows it.
-func verdictOf(res []engine.RungResult, i int) string {
+func verdictOf(res []enginebench.RungResult, i int) string {
 	return bench.Verdict(res, i)
 }
 

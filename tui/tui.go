@@ -20,6 +20,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"sweepbench/engine"
+	"sweepbench/engine/bench"
 	"sweepbench/sessions"
 	"sweepbench/slurm"
 	"sweepbench/tui/common"
@@ -64,7 +65,7 @@ type Config struct {
 	LoadSession sessions.Loader
 	// Rungs builds the method ladder of the bench screen (main's
 	// benchRungs); nil: the bench screen says it is not available.
-	Rungs func() []engine.Rung
+	Rungs func() []bench.Rung
 	// BenchRepeat is the timed runs per rung (0: the engine's 3).
 	BenchRepeat int
 

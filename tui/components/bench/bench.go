@@ -1,5 +1,5 @@
 // Package bench is the bench screen (issue 7): the method ladder of
-// `sweepbench bench` (engine.RunLadder) on the current dataset and grid,
+// `sweepbench bench` (enginebench.RunLadder) on the current dataset and grid,
 // live while it runs (which rung is running), then a horizontal bar chart
 // of combos/s per rung on a log scale (the rungs span orders of
 // magnitude) with a table beside it: combos/s, speedup over M0 and M3,
@@ -22,6 +22,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"sweepbench/engine"
+	enginebench "sweepbench/engine/bench"
 	"sweepbench/tui/common"
 )
 
@@ -41,8 +42,8 @@ type Model struct {
 	plan       string // what the ladder runs on
 	why        string // why it cannot run, when it cannot
 	rungs      []rung
-	res        []engine.RungResult
-	partial    []engine.RungResult // the rows timed so far, while the ladder runs
+	res        []enginebench.RungResult
+	partial    []enginebench.RungResult // the rows timed so far, while the ladder runs
 	err        string
 	cancelled  bool // the ladder was cancelled: its last row is the rung interrupted
 	running    bool
@@ -63,7 +64,7 @@ func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 // SetPlan shows what enter would run: the ladder's rungs on plan (the
 // dataset and grid), or why it cannot run (why non-empty). Results of an
 // earlier ladder stay until the next one starts.
-func (m *Model) SetPlan(plan, why string, rungs []engine.Rung, repeat int) {
+func (m *Model) SetPlan(plan, why string, rungs []enginebench.Rung, repeat int) {
 	if m.running {
 		return
 	}
@@ -73,7 +74,7 @@ func (m *Model) SetPlan(plan, why string, rungs []engine.Rung, repeat int) {
 	}
 }
 
-func (m *Model) setRungs(rungs []engine.Rung) {
+func (m *Model) setRungs(rungs []enginebench.Rung) {
 	m.rungs = m.rungs[:0]
 	for _, r := range rungs {
 		m.rungs = append(m.rungs, rung{id: r.ID, method: r.Method, prec: r.Precision, skip: r.Skip, state: "pending"})
@@ -81,7 +82,7 @@ func (m *Model) setRungs(rungs []engine.Rung) {
 }
 
 // Start shows a ladder starting and starts the spinner.
-func (m *Model) Start(plan string, rungs []engine.Rung, repeat int) tea.Cmd {
+func (m *Model) Start(plan string, rungs []enginebench.Rung, repeat int) tea.Cmd {
 	m.plan, m.why, m.repeat = common.Clean(plan), "", repeat
 	m.setRungs(rungs)
 	m.res, m.partial, m.err, m.cancelled = nil, nil, "", false
@@ -95,7 +96,7 @@ func (m *Model) Running() bool { return m.running }
 // SetCancelling shows that a cancel was asked for.
 func (m *Model) SetCancelling() { m.cancelling = true }
 
-// Progress marks rung id running or done (engine.BenchOptions.Progress).
+// Progress marks rung id running or done (enginebench.BenchOptions.Progress).
 func (m *Model) Progress(id, status string) {
 	for i := range m.rungs {
 		if m.rungs[i].id == id {
@@ -108,9 +109,9 @@ func (m *Model) Progress(id, status string) {
 }
 
 // Result shows a rung's row as soon as it is timed
-// (engine.BenchOptions.OnResult): its bar and combos/s; the speedups and
+// (enginebench.BenchOptions.OnResult): its bar and combos/s; the speedups and
 // the parity verdict come with Done.
-func (m *Model) Result(r engine.RungResult) {
+func (m *Model) Result(r enginebench.RungResult) {
 	for i := range m.partial {
 		if m.partial[i].ID == r.ID {
 			m.partial[i] = r
@@ -124,7 +125,7 @@ func (m *Model) Result(r engine.RungResult) {
 // Done shows the ladder's results; err says why it stopped early (a
 // context.Canceled error: the user cancelled it, and the rung it
 // interrupted shows as cancelled, not failed).
-func (m *Model) Done(res []engine.RungResult, err error) {
+func (m *Model) Done(res []enginebench.RungResult, err error) {
 	m.running, m.cancelling = false, false
 	m.res, m.partial = res, nil
 	m.err, m.cancelled = "", false
@@ -137,12 +138,12 @@ func (m *Model) Done(res []engine.RungResult, err error) {
 }
 
 // interrupted reports whether row i of rows is the rung a cancel stopped.
-func (m *Model) interrupted(rows []engine.RungResult, i int) bool {
+func (m *Model) interrupted(rows []enginebench.RungResult, i int) bool {
 	return m.cancelled && i == len(rows)-1 && rows[i].Err != ""
 }
 
 // Results are the last ladder's rows.
-func (m *Model) Results() []engine.RungResult { return m.res }
+func (m *Model) Results() []enginebench.RungResult { return m.res }
 
 // Update advances the spinner.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
@@ -211,7 +212,7 @@ func Ratio(x float64) string {
 // Verdict is rung i's parity column: pass or collapse against the
 // reference (M2, or M3 when M2 did not run), ref for the reference itself,
 // skip, error, or "-".
-func Verdict(res []engine.RungResult, i int) string {
+func Verdict(res []enginebench.RungResult, i int) string {
 	r := &res[i]
 	ref := "M3"
 	for j := range res {
@@ -310,16 +311,16 @@ func (m *Model) View() string {
 // liveRows are the rows of a ladder running: the rows timed so far, a
 // placeholder for the others with what the bar cell says (pending,
 // running and for how long, skipped).
-func (m *Model) liveRows() ([]engine.RungResult, map[string]string) {
+func (m *Model) liveRows() ([]enginebench.RungResult, map[string]string) {
 	t := m.ctx.Theme
-	var rows []engine.RungResult
+	var rows []enginebench.RungResult
 	state := map[string]string{}
 	for _, r := range m.rungs {
-		if i := slices.IndexFunc(m.partial, func(p engine.RungResult) bool { return p.ID == r.id }); i >= 0 {
+		if i := slices.IndexFunc(m.partial, func(p enginebench.RungResult) bool { return p.ID == r.id }); i >= 0 {
 			rows = append(rows, m.partial[i])
 			continue
 		}
-		rows = append(rows, engine.RungResult{ID: r.id, Method: r.method, Precision: r.prec, Skipped: r.skip})
+		rows = append(rows, enginebench.RungResult{ID: r.id, Method: r.method, Precision: r.prec, Skipped: r.skip})
 		switch {
 		case r.skip != "":
 		case r.state == "running" && m.cancelling:
@@ -367,7 +368,7 @@ func (m *Model) live(st styles) []string {
 //
 // rows are the final results, or while the ladder runs the rows so far;
 // state then gives the bar cell of the rungs not timed yet.
-func (m *Model) chart(st styles, rows []engine.RungResult, state map[string]string) []string {
+func (m *Model) chart(st styles, rows []enginebench.RungResult, state map[string]string) []string {
 	t := m.ctx.Theme
 	const labelW = 7
 	const tableW = 1 + 8 + 1 + 6 + 1 + 6 + 1 + 8
@@ -491,7 +492,7 @@ func (m *Model) chart(st styles, rows []engine.RungResult, state map[string]stri
 	if !math.IsInf(lo, 1) { // no scale before the first rate
 		out = append(out, st.label.Render(pad+string(axis)), st.label.Render(t.Truncate(pad+strings.TrimRight(string(labels), " "), m.w)))
 	}
-	notes = append(notes, engine.SkipNotes(rows)...) // before the methods: a pane may cut the last lines
+	notes = append(notes, enginebench.SkipNotes(rows)...) // before the methods: a pane may cut the last lines
 	for _, r := range rows {
 		if r.Skipped == "" && r.Err == "" {
 			notes = append(notes, fmt.Sprintf("%-7s %s", r.ID, r.Method))

@@ -1,5 +1,5 @@
 // Package bench is the bench screen: the method ladder of `sweepbench
-// bench` (engine.RunLadder) on the study the setup form describes, run in
+// bench` (enginebench.RunLadder) on the study the setup form describes, run in
 // a goroutine of its own and drawn by the bench component. It owns the
 // ladder's runner and its generation counter; it imports no other screen.
 package bench
@@ -14,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
+	enginebench "sweepbench/engine/bench"
 	"sweepbench/tui/common"
 	ladder "sweepbench/tui/components/bench"
 )
@@ -22,7 +23,7 @@ import (
 type Config struct {
 	// Rungs builds the ladder (main's benchRungs); nil: the screen says
 	// the bench is not available.
-	Rungs func() []engine.Rung
+	Rungs func() []enginebench.Rung
 	// Repeat is the timed runs per rung (0: the engine's 3).
 	Repeat int
 	// Study is the study the setup form describes, nil when it has none.
@@ -41,7 +42,7 @@ type Model struct {
 
 	run   *runner // the ladder computing, nil when none
 	gen   int     // counts the ladders started: a stale runner's answers are dropped
-	rungs []engine.Rung
+	rungs []enginebench.Rung
 }
 
 var _ common.Screen = (*Model)(nil)
@@ -124,7 +125,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) rungList() []engine.Rung {
+func (m *Model) rungList() []enginebench.Rung {
 	if m.rungs == nil && m.cfg.Rungs != nil {
 		m.rungs = m.cfg.Rungs()
 	}

@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
+	enginebench "sweepbench/engine/bench"
 )
 
 // The ladder's answers, tagged for the bench screen (common.Tag).
@@ -16,11 +17,11 @@ type (
 	progressMsg struct {
 		gen        int
 		id, status string
-		res        *engine.RungResult
+		res        *enginebench.RungResult
 	}
 	doneMsg struct {
 		gen int
-		res []engine.RungResult
+		res []enginebench.RungResult
 		err error
 	}
 )
@@ -34,12 +35,12 @@ type runner struct {
 	finished chan struct{}
 }
 
-func startRunner(parent context.Context, gen int, job *engine.Job, rungs []engine.Rung, repeat int) *runner {
+func startRunner(parent context.Context, gen int, job *engine.Job, rungs []enginebench.Rung, repeat int) *runner {
 	ctx, cancel := context.WithCancel(parent)
 	b := &runner{gen: gen, cancel: cancel, events: make(chan progressMsg, 64), done: make(chan doneMsg, 1),
 		finished: make(chan struct{})}
 	go func() {
-		var res []engine.RungResult
+		var res []enginebench.RungResult
 		var err error
 		defer close(b.finished)
 		defer func() {
@@ -54,9 +55,9 @@ func startRunner(parent context.Context, gen int, job *engine.Job, rungs []engin
 			case <-ctx.Done():
 			}
 		}
-		res, err = engine.RunLadder(ctx, job, rungs, engine.BenchOptions{Repeat: repeat,
+		res, err = enginebench.RunLadder(ctx, job, rungs, enginebench.BenchOptions{Repeat: repeat,
 			Progress: func(id, status string) { send(progressMsg{gen: gen, id: id, status: status}) },
-			OnResult: func(r engine.RungResult) { send(progressMsg{gen: gen, id: r.ID, status: "timed", res: &r}) },
+			OnResult: func(r enginebench.RungResult) { send(progressMsg{gen: gen, id: r.ID, status: "timed", res: &r}) },
 		})
 	}()
 	return b

@@ -1,4 +1,4 @@
-package engine
+package bench
 
 import (
 	"context"
@@ -7,22 +7,19 @@ import (
 	"runtime"
 	"strings"
 	"time"
-)
 
-// The method ladder of `sweepbench bench`: the same dataset, grid and
-// parameters computed by successively better methods, each timed best of N
-// after a warm-up and checked against M2 (direct fp64, shared indicators,
-// serial) by trade-count parity.
+	"sweepbench/engine"
+)
 
 // RungFunc computes every combo of job by one method and returns the run
 // (Results in grid order) and the part of the time spent on indicators.
-type RungFunc func(ctx context.Context, job *Job) (run *Run, indicators time.Duration, err error)
+type RungFunc func(ctx context.Context, job *engine.Job) (run *engine.Run, indicators time.Duration, err error)
 
 // Rung is one method of the ladder.
 type Rung struct {
-	ID        string    // "M0".."M7"
-	Method    string    // what it does, in a few words
-	Precision Precision // of its results
+	ID        string           // "M0".."M7"
+	Method    string           // what it does, in a few words
+	Precision engine.Precision // of its results
 	// Sample, when > 0, times only this many combos spread uniformly over
 	// the grid and extrapolates (for the naive baseline); parity then covers
 	// the sampled combos only.
@@ -38,7 +35,7 @@ type Rung struct {
 // RungResult is one row of the ladder.
 type RungResult struct {
 	ID, Method   string
-	Precision    Precision
+	Precision    engine.Precision
 	Skipped      string
 	Combos       int           // combos timed
 	Extrapolated bool          // timed on a sample; CombosPerS and Wall scaled to the grid
@@ -56,12 +53,12 @@ type RungResult struct {
 
 // RungParity is the trade-count parity of a rung against M2.
 type RungParity struct {
-	Against       string  // "M2", or "M3" (the same code on all cores) when M2 did not run
-	Compared      int     // combos compared
-	ShiftedTrades int     // sum |dn|
-	MaxAbsDn      int     // max |dn|
-	MaxAbsDPnLpp  float64 // max |dPnL| in percentage points
-	Verdict       Verdict // pass or collapse (SPEC rules on dn and dPnL; flips and indicator errors are the run report's business)
+	Against       string         // "M2", or "M3" (the same code on all cores) when M2 did not run
+	Compared      int            // combos compared
+	ShiftedTrades int            // sum |dn|
+	MaxAbsDn      int            // max |dn|
+	MaxAbsDPnLpp  float64        // max |dPnL| in percentage points
+	Verdict       engine.Verdict // pass or collapse (SPEC rules on dn and dPnL; flips and indicator errors are the run report's business)
 	Note          string
 }
 
@@ -79,7 +76,7 @@ type BenchOptions struct {
 // one untimed warm-up run (kernel load, JIT, first-touch memory) and then
 // Repeat timed runs; the best wall time is kept. Speedups are ratios of
 // wall times measured in this one process.
-func RunLadder(ctx context.Context, base *Job, rungs []Rung, opt BenchOptions) ([]RungResult, error) {
+func RunLadder(ctx context.Context, base *engine.Job, rungs []Rung, opt BenchOptions) ([]RungResult, error) {
 	if err := base.Validate(); err != nil {
 		return nil, err
 	}
@@ -87,7 +84,7 @@ func RunLadder(ctx context.Context, base *Job, rungs []Rung, opt BenchOptions) (
 		opt.Repeat = 3
 	}
 	var out []RungResult
-	runs := map[string]*Run{}
+	runs := map[string]*engine.Run{}
 	for _, r := range rungs {
 		res := RungResult{ID: r.ID, Method: r.Method, Precision: r.Precision, Skipped: r.Skip, SameAs: r.SameAs}
 		if r.Skip != "" {
@@ -107,11 +104,11 @@ func RunLadder(ctx context.Context, base *Job, rungs []Rung, opt BenchOptions) (
 				sample = append(sample, int(float64(i)*float64(total-1)/float64(max(r.Sample-1, 1))+0.5))
 			}
 		}
-		var best *Run
+		var best *engine.Run
 		var bestInd time.Duration
 		var err error
 		for rep := 0; rep <= opt.Repeat && err == nil; rep++ {
-			var run *Run
+			var run *engine.Run
 			var ind time.Duration
 			if sample != nil {
 				run, ind, err = runSample(ctx, &job, r.Run, sample)
@@ -198,14 +195,14 @@ func RunLadder(ctx context.Context, base *Job, rungs []Rung, opt BenchOptions) (
 
 // runSample times fn on a sampled sub-grid: each sampled combo as its own
 // one-combo job, results re-indexed to the full grid.
-func runSample(ctx context.Context, job *Job, fn RungFunc, sample []int) (*Run, time.Duration, error) {
+func runSample(ctx context.Context, job *engine.Job, fn RungFunc, sample []int) (*engine.Run, time.Duration, error) {
 	start := time.Now()
-	run := &Run{Precision: job.Precision, WMA: job.WMA, Grid: job.Grid, Status: StatusComplete}
+	run := &engine.Run{Precision: job.Precision, WMA: job.WMA, Grid: job.Grid, Status: engine.StatusComplete}
 	var ind time.Duration
 	for _, idx := range sample {
 		c := job.Grid.At(idx)
 		one := *job
-		one.Grid = Grid{HMA: Range{c.HMA, c.HMA, 1}, HMA3: Range{c.HMA3, c.HMA3, 1}}
+		one.Grid = engine.Grid{HMA: engine.Range{Start: c.HMA, Stop: c.HMA, Step: 1}, HMA3: engine.Range{Start: c.HMA3, Stop: c.HMA3, Step: 1}}
 		r, d, err := fn(ctx, &one)
 		if err != nil {
 			return nil, 0, err
@@ -223,7 +220,7 @@ func runSample(ctx context.Context, job *Job, fn RungFunc, sample []int) (*Run, 
 
 // mismatches counts the combos of b whose metrics are not bit-identical to
 // a's (NaN equal to NaN), plus combos missing from either.
-func mismatches(a, b *Run) int {
+func mismatches(a, b *engine.Run) int {
 	n := abs(len(a.Results) - len(b.Results))
 	for i := range b.Results {
 		x := a.Lookup(b.Results[i].Index)
@@ -231,7 +228,7 @@ func mismatches(a, b *Run) int {
 			n++
 			continue
 		}
-		for _, name := range MetricNames {
+		for _, name := range engine.MetricNames {
 			u, _ := x.Value(name)
 			v, _ := b.Results[i].Value(name)
 			if math.Float64bits(u) != math.Float64bits(v) && !(math.IsNaN(u) && math.IsNaN(v)) {
@@ -243,8 +240,8 @@ func mismatches(a, b *Run) int {
 	return n
 }
 
-func rungParity(ref, test *Run) *RungParity {
-	p := &RungParity{Verdict: VerdictPass}
+func rungParity(ref, test *engine.Run) *RungParity {
+	p := &RungParity{Verdict: engine.VerdictPass}
 	for i := range test.Results {
 		t := &test.Results[i]
 		r := ref.Lookup(t.Index)
@@ -260,11 +257,11 @@ func rungParity(ref, test *Run) *RungParity {
 			p.MaxAbsDPnLpp = d
 		}
 		if float64(abs(dn)) > math.Max(0.01*float64(r.TotalTrades), 2) {
-			p.Verdict = VerdictCollapse
+			p.Verdict = engine.VerdictCollapse
 		}
 	}
-	if !(p.MaxAbsDPnLpp <= MaxDPnLpp) {
-		p.Verdict = VerdictCollapse
+	if !(p.MaxAbsDPnLpp <= engine.MaxDPnLpp) {
+		p.Verdict = engine.VerdictCollapse
 	}
 	return p
 }
@@ -272,8 +269,8 @@ func rungParity(ref, test *Run) *RungParity {
 // RungNaive is M0: every combo recomputes its own WMAs by the direct
 // O(n*p) sum, scalar, serial: the pandas-like baseline, run by the
 // registered Arithmetic (NaiveSweep).
-func RungNaive(ctx context.Context, job *Job) (*Run, time.Duration, error) {
-	a, err := CPU()
+func RungNaive(ctx context.Context, job *engine.Job) (*engine.Run, time.Duration, error) {
+	a, err := engine.CPU()
 	if err != nil {
 		return nil, 0, err
 	}
@@ -282,10 +279,10 @@ func RungNaive(ctx context.Context, job *Job) (*Run, time.Duration, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	run := &Run{Backend: "reference", Device: "1 CPU thread", Precision: FP64, WMA: Direct, Grid: job.Grid, Status: StatusComplete,
-		Results: make([]ComboResult, len(ms))}
+	run := &engine.Run{Backend: "reference", Device: "1 CPU thread", Precision: engine.FP64, WMA: engine.Direct, Grid: job.Grid, Status: engine.StatusComplete,
+		Results: make([]engine.ComboResult, len(ms))}
 	for i, m := range ms {
-		run.Results[i] = ComboResult{Index: i, Combo: job.Grid.At(i), Metrics: m}
+		run.Results[i] = engine.ComboResult{Index: i, Combo: job.Grid.At(i), Metrics: m}
 	}
 	run.Elapsed = time.Since(start)
 	return run, ind, nil
@@ -294,15 +291,15 @@ func RungNaive(ctx context.Context, job *Job) (*Run, time.Duration, error) {
 // RungDeviceIndicators is M5: fp32 indicators from the device, trades and
 // metrics on the CPU in fp64 from those series (widened exactly), on every
 // core (the registered Arithmetic's BacktestSeries64).
-func RungDeviceIndicators(dev IndicatorDevice, name string) RungFunc {
-	return func(ctx context.Context, job *Job) (*Run, time.Duration, error) {
-		a, err := CPU()
+func RungDeviceIndicators(dev engine.IndicatorDevice, name string) RungFunc {
+	return func(ctx context.Context, job *engine.Job) (*engine.Run, time.Duration, error) {
+		a, err := engine.CPU()
 		if err != nil {
 			return nil, 0, err
 		}
 		start := time.Now()
 		j := *job
-		j.Precision, j.WMA = FP32, Direct
+		j.Precision, j.WMA = engine.FP32, engine.Direct
 		ind32, err := dev.Indicators32(ctx, &j)
 		if err != nil {
 			return nil, 0, err
@@ -331,11 +328,11 @@ func RungDeviceIndicators(dev IndicatorDevice, name string) RungFunc {
 		if err != nil {
 			return nil, 0, err
 		}
-		run := &Run{Backend: name, Device: fmt.Sprintf("%s + %d CPU threads", name, runtime.GOMAXPROCS(0)),
-			Precision: FP32, WMA: Direct, Grid: job.Grid, Status: StatusComplete,
-			Results: make([]ComboResult, len(ms))}
+		run := &engine.Run{Backend: name, Device: fmt.Sprintf("%s + %d CPU threads", name, runtime.GOMAXPROCS(0)),
+			Precision: engine.FP32, WMA: engine.Direct, Grid: job.Grid, Status: engine.StatusComplete,
+			Results: make([]engine.ComboResult, len(ms))}
 		for i, m := range ms {
-			run.Results[i] = ComboResult{Index: i, Combo: job.Grid.At(i), Metrics: m}
+			run.Results[i] = engine.ComboResult{Index: i, Combo: job.Grid.At(i), Metrics: m}
 		}
 		run.Elapsed = time.Since(start)
 		return run, indTime, nil
