@@ -131,15 +131,6 @@ func roundDuration(d time.Duration) time.Duration {
 	return d.Round(10 * time.Microsecond)
 }
 
-// Size says how big s is in words: "1,199,000 combos in 2 precisions".
-func (s *Study) Size() string {
-	p := "precisions"
-	if len(s.Precisions) == 1 {
-		p = "precision"
-	}
-	return fmt.Sprintf("%s in %d %s", Plural(s.Grid.Len(), "combo"), len(s.Precisions), p)
-}
-
 // timeLoaded times combo c of job as the sweep will run it: on every one of
 // workers cores at once (each goroutine times its own copy, the best of
 // three as TimeCombo does), so that what the cores share (memory

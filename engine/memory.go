@@ -144,6 +144,14 @@ func systemAvailableMemory() int64 { return SystemMemoryLimit().Available }
 // user's.
 func checkMemory(s *Study, discard bool) error { return checkMemoryWith(s, discard, memoryLimit()) }
 
+// CheckMemory is checkMemory under the limit it reads, returned with the
+// error: the memory check before a study (package preflight) does what
+// RunStudy's does.
+func CheckMemory(s *Study, discard bool) (MemoryLimit, error) {
+	lim := memoryLimit()
+	return lim, checkMemoryWith(s, discard, lim)
+}
+
 // checkMemoryWith is checkMemory under limit lim.
 func checkMemoryWith(s *Study, discard bool, lim MemoryLimit) error {
 	have := lim.Available
@@ -162,4 +170,13 @@ func checkMemoryWith(s *Study, discard bool, lim MemoryLimit) error {
 		return need()
 	}
 	return nil
+}
+
+// Size says how big s is in words: "1,199,000 combos in 2 precisions".
+func (s *Study) Size() string {
+	p := "precisions"
+	if len(s.Precisions) == 1 {
+		p = "precision"
+	}
+	return fmt.Sprintf("%s in %d %s", Plural(s.Grid.Len(), "combo"), len(s.Precisions), p)
 }

@@ -180,9 +180,9 @@ func PreflightStudy(ctx context.Context, s *Study, opt PreflightOptions) (Prefli
 	if err := s.Validate(); err != nil {
 		return p, err
 	}
-	p.Limit = memoryLimit()
 	p.Memory = ForecastMemoryWith(s, opt.Discard)
-	if err := checkMemoryWith(s, opt.Discard, p.Limit); err != nil {
+	var err error
+	if p.Limit, err = CheckMemory(s, opt.Discard); err != nil {
 		return p, err
 	}
 	confirm := func() error {
