@@ -7,21 +7,22 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	enginepreflight "sweepbench/engine/preflight"
 )
 
 // fixPreflight fixes run's preflight for the test: rates r, 2 cores, and a
 // calibration that says total (nothing depends on the host's speed); it
 // returns how many times the calibration ran.
-func fixPreflight(t *testing.T, r engine.Rates, total time.Duration) *int {
+func fixPreflight(t *testing.T, r enginepreflight.Rates, total time.Duration) *int {
 	t.Helper()
 	old := preflightOptions
 	t.Cleanup(func() { preflightOptions = old })
 	calls := new(int)
-	preflightOptions = engine.PreflightOptions{Rates: r, Workers: 2,
-		Calibrate: func(_ context.Context, s *engine.Study) (engine.Estimate, error) {
+	preflightOptions = enginepreflight.PreflightOptions{Rates: r, Workers: 2,
+		Calibrate: func(_ context.Context, s *engine.Study) (enginepreflight.Estimate, error) {
 			*calls++
 			d := s.Grid.Distinct()
-			return engine.Estimate{Combos: s.Grid.Len(), Computed: d.Len(), Series: d.HMA.Len() + d.HMA3.Len(), Tiles: 1, Workers: 2, Total: total}, nil
+			return enginepreflight.Estimate{Combos: s.Grid.Len(), Computed: d.Len(), Series: d.HMA.Len() + d.HMA3.Len(), Tiles: 1, Workers: 2, Total: total}, nil
 		}}
 	return calls
 }
@@ -35,7 +36,7 @@ func fixPreflight(t *testing.T, r engine.Rates, total time.Duration) *int {
 // scaled up is 104 days), not the floor 40 times faster, and not advising
 // one precision to a study of one.
 func TestRunRefusesAnImpossibleGridAtOnce(t *testing.T) {
-	calls := fixPreflight(t, engine.DefaultRates, time.Hour)
+	calls := fixPreflight(t, enginepreflight.DefaultRates, time.Hour)
 	_, _, err := execute(t, "run", "--precision", "fp64", "--hma", "2:100001", "--hma3", "6:100005", "--backend", "reference", "--no-save", "-q")
 	want := "10,000,000,000 combos in 1 precision on the CPU reference would take about 51 days on 2 cores (from the grid's size and the bars alone): pass --yes to run it anyway, or use a GPU backend (sweepbench devices), a coarser grid\n"
 	if !strings.Contains(err+"\n", want) || *calls != 0 {
@@ -48,7 +49,7 @@ func TestRunRefusesAnImpossibleGridAtOnce(t *testing.T) {
 // calibration says take 15 minutes are refused without --yes, with the
 // estimate.
 func TestRunAsksForYesOnEstimatedTime(t *testing.T) {
-	calls := fixPreflight(t, engine.DefaultRates, 15*time.Minute)
+	calls := fixPreflight(t, enginepreflight.DefaultRates, 15*time.Minute)
 	_, _, err := execute(t, "run", "--precision", "fp64", "--hma", "2:1999", "--hma3", "6:505", "--backend", "reference", "--no-save", "-q")
 	want := "999,000 combos in 1 precision on the CPU reference would take ~15m0s (999,000 combos a precision, 2,248 series, 2 cores): pass --yes to run it anyway, or use a GPU backend (sweepbench devices), a coarser grid"
 	if !strings.Contains(err, want) || strings.Contains(err, "one precision") || *calls != 1 {
@@ -61,10 +62,10 @@ func TestRunAsksForYesOnEstimatedTime(t *testing.T) {
 // not; one under ten seconds even at the slow rates is not calibrated.
 func TestRunSaysTheEstimate(t *testing.T) {
 	args := []string{"run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "10:30:10", "--hma3", "12:36:12", "--backend", "reference", "--no-save"}
-	slow := engine.Rates{Fast: 1e-9, Slow: 1e9, SlowSeries: 1e9} // always calibrated
+	slow := enginepreflight.Rates{Fast: 1e-9, Slow: 1e9, SlowSeries: 1e9} // always calibrated
 	for _, c := range []struct {
 		name  string
-		rates engine.Rates
+		rates enginepreflight.Rates
 		total time.Duration
 		extra []string
 		said  string // the first line of stderr; "" none
@@ -74,7 +75,7 @@ func TestRunSaysTheEstimate(t *testing.T) {
 		{"an hour, --yes", slow, time.Hour, []string{"--yes"}, "estimate ~1h0m0s (9 combos a precision, 6 series, 2 cores)", 1},
 		{"30 seconds, -q", slow, 30 * time.Second, []string{"-q"}, "", 1},
 		{"5 seconds", slow, 5 * time.Second, nil, "", 1},
-		{"short at the slow rates", engine.DefaultRates, time.Hour, nil, "", 0},
+		{"short at the slow rates", enginepreflight.DefaultRates, time.Hour, nil, "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			calls := fixPreflight(t, c.rates, c.total)
@@ -98,7 +99,7 @@ func TestRunSaysTheEstimate(t *testing.T) {
 // with the engine's estimate, before anything is computed; in two
 // precisions, one precision is among the advice.
 func TestLargeCPUStudyAsksForYes(t *testing.T) {
-	fixPreflight(t, engine.Rates{Fast: 1e-9, Slow: 1e9, SlowSeries: 1e9}, 20*time.Minute)
+	fixPreflight(t, enginepreflight.Rates{Fast: 1e-9, Slow: 1e9, SlowSeries: 1e9}, 20*time.Minute)
 	_, _, err := execute(t, "run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "2:1001", "--hma3", "6:1005",
 		"--backend", "reference", "--no-save", "-q")
 	if !strings.Contains(err, "1,000,000 combos in 2 precisions on the CPU reference would take ~") || !strings.Contains(err, "pass --yes") || !strings.HasSuffix(err, "a coarser grid or one precision") {

@@ -13,6 +13,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
+	enginepreflight "sweepbench/engine/preflight"
 	"sweepbench/engine/robust"
 	"sweepbench/sessions"
 )
@@ -59,7 +60,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.failOnCollapse, "fail-on-collapse", false, "exit with status 3 when the parity verdict is collapse")
 	f.sf.registerRobust(cmd.Flags())
 	cmd.Flags().StringVar(&f.blocksOut, "blocks-out", "", "robustness: write the per-block statistics (one row per combo and block) to this Parquet file (needs --blocks)")
-	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "run a study the CPU reference would take long over (estimated above "+strconv.Itoa(int(engine.ConfirmTime.Minutes()))+" minutes) or that would take more than half the memory available, without asking")
+	cmd.Flags().BoolVarP(&f.yes, "yes", "y", false, "run a study the CPU reference would take long over (estimated above "+strconv.Itoa(int(enginepreflight.ConfirmTime.Minutes()))+" minutes) or that would take more than half the memory available, without asking")
 	cmd.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar or notes on stderr")
 	cmd.Flags().BoolVar(&f.save, "save", true, "save the run as a session in the sessions database (--db), batch by batch")
 	cmd.Flags().BoolVar(&f.noSave, "no-save", false, "do not save the run (overrides --save)")
@@ -347,9 +348,9 @@ func (r *studyRun) exit(werr error) error {
 }
 
 // preflightOptions are the calibration, rates and cores of run's
-// preflight (engine.PreflightOptions; Discard and Yes are the run's): a
+// preflight (enginepreflight.PreflightOptions; Discard and Yes are the run's): a
 // variable so that tests fix them (nothing depends on the host's speed).
-var preflightOptions = engine.PreflightOptions{Calibrate: engine.EstimateStudy, Rates: engine.DefaultRates}
+var preflightOptions = enginepreflight.PreflightOptions{Calibrate: enginepreflight.EstimateStudy, Rates: enginepreflight.DefaultRates}
 
 // discards reports whether a run of format to out keeps no per-combo
 // result in memory (the table, or rows streamed to a file: run's
@@ -359,18 +360,18 @@ func discards(format, out string) bool {
 	return format == "table" || (rows && out != "" && out != "-")
 }
 
-// preflight checks s before it computes (engine.PreflightStudy): a study
+// preflight checks s before it computes (enginepreflight.PreflightStudy): a study
 // that cannot fit is refused at once (*engine.MemoryError), one the CPU
-// reference would take long over (engine.ConfirmTime, from arithmetic alone
+// reference would take long over (enginepreflight.ConfirmTime, from arithmetic alone
 // or the calibration) or that would take more than half the memory
 // available is refused unless yes, with the estimate and what to do
-// instead; the estimate of any study over engine.ShowEstimateOver is said
+// instead; the estimate of any study over enginepreflight.ShowEstimateOver is said
 // on stderr before it starts (unless quiet).
 func preflight(ctx context.Context, s *engine.Study, yes, quiet, discard bool, stderr io.Writer) error {
 	opt := preflightOptions
 	opt.Discard, opt.Yes = discard, yes
-	p, err := engine.PreflightStudy(ctx, s, opt)
-	var ce *engine.ConfirmError
+	p, err := enginepreflight.PreflightStudy(ctx, s, opt)
+	var ce *enginepreflight.ConfirmError
 	if errors.As(err, &ce) {
 		return errors.New(confirmText(ce))
 	}
@@ -383,9 +384,9 @@ func preflight(ctx context.Context, s *engine.Study, yes, quiet, discard bool, s
 	return nil
 }
 
-// confirmText is a *engine.ConfirmError as run says it: what the study
+// confirmText is a *enginepreflight.ConfirmError as run says it: what the study
 // would take and the flag that runs it anyway.
-func confirmText(ce *engine.ConfirmError) string {
+func confirmText(ce *enginepreflight.ConfirmError) string {
 	var why []string
 	if ce.Long {
 		why = append(why, "on the CPU reference would take "+ce.Preflight.Describe())

@@ -16,6 +16,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
+	enginepreflight "sweepbench/engine/preflight"
 	"sweepbench/engine/robust"
 	"sweepbench/engine/suite"
 	"sweepbench/sessions"
@@ -97,10 +98,10 @@ func runSuite(cmd *cobra.Command, sf *studyFlags, datasets []string, o runOutput
 			if d == 0 {
 				opt := preflightOptions
 				opt.Discard = o.format == "table"
-				if _, err := engine.PreflightStudy(ctx, st, opt); err != nil {
+				if _, err := enginepreflight.PreflightStudy(ctx, st, opt); err != nil {
 					// The first dataset's estimate stands for each: say it.
 					msg := err.Error()
-					if ce := (*engine.ConfirmError)(nil); errors.As(err, &ce) {
+					if ce := (*enginepreflight.ConfirmError)(nil); errors.As(err, &ce) {
 						msg = confirmText(ce)
 					}
 					fmt.Fprintf(stderr, "note: %s (each of %d datasets)\n", msg, len(datasets))

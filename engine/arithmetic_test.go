@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
-
-	"sweepbench/engine/data"
 )
 
 // withoutArithmetic runs f with no Arithmetic registered (this test binary's
@@ -43,11 +40,6 @@ func TestNoArithmetic(t *testing.T) {
 		}
 		if _, err := InspectCombo(ctx, bars, g.At(0), p, FP64, Direct); !errors.Is(err, ErrNoArithmetic) {
 			t.Errorf("InspectCombo: %v", err)
-		}
-		s := &Study{Dataset: &data.Dataset{Bars: *bars, Info: data.Info{Name: "synthetic", Bars: bars.Len(), MedianSpacing: time.Minute}},
-			Grid: g, Params: p, Precisions: []Precision{FP64}, Backend: &fakeBackend{lanes: 1, chunk: 1}}
-		if _, err := EstimateStudy(ctx, s); !errors.Is(err, ErrNoArithmetic) {
-			t.Errorf("EstimateStudy: %v", err)
 		}
 	})
 }

@@ -32,7 +32,10 @@
 // suite into shards, runs one, keeps it in a shard file and merges them;
 // robust runs the robustness checks of a study; suite runs one Spec over
 // several datasets (Suite, the cross-dataset Aggregate, ExpandDatasets,
-// SuiteID and SuiteRef); bench is the method ladder of `sweepbench bench`.
+// SuiteID and SuiteRef); bench is the method ladder of `sweepbench bench`;
+// preflight estimates a study's time and asks before a long or heavy one
+// (the memory forecast, limit and check it shares with RunStudy stay here:
+// ForecastMemory, SystemMemoryLimit, CheckMemory).
 //
 // It imports no backend (reference, cuda, metal), no store (sessions) and
 // no UI (tui). The CPU arithmetic it needs outside a backend (the indicator

@@ -14,3 +14,16 @@ func MetricValues(m *Metrics) [NumMetrics]float64 {
 	m.Values(&out)
 	return out
 }
+
+// SetMemoryLimit makes f the memory limit the memory check reads until
+// the returned restore is called, for the preflight's tests.
+func SetMemoryLimit(f func() MemoryLimit) (restore func()) {
+	old := memoryLimit
+	memoryLimit = f
+	return func() { memoryLimit = old }
+}
+
+// FakeStudy is fakeStudy, NewFakeBackend a fakeBackend of lanes lanes and
+// chunk chunk, for the preflight's tests.
+func FakeStudy(b Backend) *Study              { return fakeStudy(b) }
+func NewFakeBackend(lanes, chunk int) Backend { return &fakeBackend{lanes: lanes, chunk: chunk} }

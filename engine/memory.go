@@ -180,3 +180,17 @@ func (s *Study) Size() string {
 	}
 	return fmt.Sprintf("%s in %d %s", Plural(s.Grid.Len(), "combo"), len(s.Precisions), p)
 }
+
+// TileGrids is the grid of each tile s runs in (one when it is not tiled),
+// as RunStudy cuts it, for the estimate of package preflight.
+func (s *Study) TileGrids(discard bool) ([]Grid, error) {
+	ts, _, err := s.tiles(discard)
+	if err != nil {
+		return nil, err
+	}
+	gs := make([]Grid, len(ts))
+	for i, t := range ts {
+		gs[i] = t.Grid
+	}
+	return gs, nil
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"sweepbench/engine"
+	"sweepbench/engine/preflight"
 	"sweepbench/tui/common"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestLongCPUStudyAsksOnItsEstimate(t *testing.T) {
 	f := smallFlags()
 	f.Precision, f.HMA, f.HMA3 = "fp64", "2:1999", "6:505"
-	d, calls := preflightDriver(t, f, engine.DefaultRates, 15*time.Minute)
+	d, calls := preflightDriver(t, f, preflight.DefaultRates, 15*time.Minute)
 	d.hold = true
 	d.key("enter")
 	want := "999,000 combos in 1 precision on the CPU reference would take ~15m0s (999,000 combos a precision, 2,248 series, 2 cores): y runs it anyway"
@@ -57,7 +58,7 @@ func TestLongCPUStudyAsksOnItsEstimate(t *testing.T) {
 func TestManyCombosShortStudyStarts(t *testing.T) {
 	f := smallFlags()
 	f.HMA, f.HMA3 = "2:1001", "6:1005"
-	d, calls := preflightDriver(t, f, engine.DefaultRates, 2*time.Minute)
+	d, calls := preflightDriver(t, f, preflight.DefaultRates, 2*time.Minute)
 	d.hold = true
 	d.key("enter")
 	if !d.m.run.Running() || d.m.run.Checking() || *calls != 1 {
@@ -81,7 +82,7 @@ func TestImpossibleGridAskedAtOnce(t *testing.T) {
 	f := smallFlags()
 	f.Head = 0
 	f.Precision, f.HMA, f.HMA3 = "fp64", "2:20001", "6:10005"
-	d, calls := preflightDriver(t, f, engine.DefaultRates, time.Hour)
+	d, calls := preflightDriver(t, f, preflight.DefaultRates, time.Hour)
 	d.key("enter")
 	if !d.m.run.Asking() || *calls != 0 || d.m.run.Running() {
 		t.Fatalf("asking %v, calibrations %d, running %v (last error %q): want the question at once", d.m.run.Asking(), *calls, d.m.run.Running(), d.m.status.LastErr)
@@ -99,18 +100,18 @@ func TestImpossibleGridAskedAtOnce(t *testing.T) {
 // fixedPreflight is a workbench preflight that does not depend on the
 // host: rates r, 2 cores and a calibration that says total (it counts its
 // calls); the memory limit is the host's, so the grids below keep little.
-func fixedPreflight(r engine.Rates, total time.Duration, calls *int) engine.PreflightOptions {
-	return engine.PreflightOptions{Rates: r, Workers: 2,
-		Calibrate: func(_ context.Context, s *engine.Study) (engine.Estimate, error) {
+func fixedPreflight(r preflight.Rates, total time.Duration, calls *int) preflight.PreflightOptions {
+	return preflight.PreflightOptions{Rates: r, Workers: 2,
+		Calibrate: func(_ context.Context, s *engine.Study) (preflight.Estimate, error) {
 			*calls++
 			d := s.Grid.Distinct()
-			return engine.Estimate{Combos: s.Grid.Len(), Computed: d.Len(), Series: d.HMA.Len() + d.HMA3.Len(), Tiles: 1, Workers: 2, Total: total}, nil
+			return preflight.Estimate{Combos: s.Grid.Len(), Computed: d.Len(), Series: d.HMA.Len() + d.HMA3.Len(), Tiles: 1, Workers: 2, Total: total}, nil
 		}}
 }
 
 // preflightDriver is a driver whose workbench checks studies with
 // fixedPreflight.
-func preflightDriver(t *testing.T, f Flags, r engine.Rates, total time.Duration) (*driver, *int) {
+func preflightDriver(t *testing.T, f Flags, r preflight.Rates, total time.Duration) (*driver, *int) {
 	calls := new(int)
 	cfg := Config{Registry: testRegistry(), Flags: f, Preflight: fixedPreflight(r, total, calls)}
 	d := &driver{t: t, m: newModel(context.Background(), cfg, termenv.Ascii, true, true)}

@@ -21,6 +21,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/bench"
+	"sweepbench/engine/preflight"
 	"sweepbench/sessions"
 	"sweepbench/slurm"
 	"sweepbench/tui/common"
@@ -73,7 +74,7 @@ type Config struct {
 	// checks it (engine.PreflightStudy: refused when it cannot fit, asked
 	// about when long or heavy); the zero value calibrates on this
 	// machine (sweepbench serve: the server). Tests inject it.
-	Preflight engine.PreflightOptions
+	Preflight preflight.PreflightOptions
 
 	// Gate, when set, admits every study (sweepbench serve's queue, one
 	// GPU for many users): the run screen shows a study's place and ETA

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
+	"sweepbench/engine/preflight"
 	"sweepbench/tui/common"
 )
 
@@ -32,13 +33,13 @@ type check struct {
 	datasets []string           // a suite's datasets; nil for one study
 	cancel   context.CancelFunc // the calibration's, while it runs
 	ask      string             // the question, once asked
-	p        engine.Preflight
+	p        preflight.Preflight
 }
 
 // preflightMsg is the answer of a check's calibration.
 type preflightMsg struct {
 	gen int
-	p   engine.Preflight
+	p   preflight.Preflight
 	err error
 }
 
@@ -68,11 +69,11 @@ func (m *Model) preflight(s *engine.Study, datasets []string) tea.Cmd {
 	opt.Discard, opt.Yes = common.PagedGrid(s.Grid), false
 	calibrate := opt.Calibrate
 	probed := false
-	opt.Calibrate = func(context.Context, *engine.Study) (engine.Estimate, error) {
+	opt.Calibrate = func(context.Context, *engine.Study) (preflight.Estimate, error) {
 		probed = true
-		return engine.Estimate{}, errProbe
+		return preflight.Estimate{}, errProbe
 	}
-	p, err := engine.PreflightStudy(m.parent, s, opt)
+	p, err := preflight.PreflightStudy(m.parent, s, opt)
 	if !probed {
 		return m.checked(c, p, err)
 	}
@@ -83,7 +84,7 @@ func (m *Model) preflight(s *engine.Study, datasets []string) tea.Cmd {
 	opt.Calibrate = calibrate
 	m.host.Do(common.ErrMsg{})
 	run := common.Guard(func() tea.Msg {
-		p, err := engine.PreflightStudy(ctx, s, opt)
+		p, err := preflight.PreflightStudy(ctx, s, opt)
 		return preflightMsg{gen: c.gen, p: p, err: err}
 	}, func(err error) tea.Msg { return preflightMsg{gen: c.gen, err: err} })
 	return tea.Batch(common.Tag(common.RunScreen, run), m.host.Do(common.ShowMsg{ID: common.RunScreen}))
@@ -101,9 +102,9 @@ func (m *Model) preflighted(msg preflightMsg) tea.Cmd {
 }
 
 // checked acts on c's preflight: the question, the refusal, or the start.
-func (m *Model) checked(c *check, p engine.Preflight, err error) tea.Cmd {
+func (m *Model) checked(c *check, p preflight.Preflight, err error) tea.Cmd {
 	m.check = nil
-	var ce *engine.ConfirmError
+	var ce *preflight.ConfirmError
 	switch {
 	case errors.As(err, &ce):
 		c.p, c.ask = p, question(ce, len(c.datasets))
@@ -151,7 +152,7 @@ func (m *Model) dropCheck() {
 
 // question is the y/n question of ce (n datasets: a suite of them), in
 // run's words with y for --yes.
-func question(ce *engine.ConfirmError, n int) string {
+func question(ce *preflight.ConfirmError, n int) string {
 	var why []string
 	if ce.Long {
 		why = append(why, "on the CPU reference would take "+ce.Preflight.Describe())
@@ -172,7 +173,7 @@ func question(ce *engine.ConfirmError, n int) string {
 }
 
 // said is the estimate said over a study's lanes (p.Show), "" none.
-func said(p engine.Preflight, datasets []string) string {
+func said(p preflight.Preflight, datasets []string) string {
 	if !p.Show() {
 		return ""
 	}

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
+	"sweepbench/engine/preflight"
 	"sweepbench/tui/common"
 )
 
@@ -23,17 +24,17 @@ func TestCalibrationOffTheUIGoroutine(t *testing.T) {
 	m, s := newGated(t, g, false)
 	entered, release := make(chan struct{}, 2), make(chan time.Duration, 2)
 	cancelled := make(chan bool, 2)
-	m.cfg.Preflight = engine.PreflightOptions{Workers: 2,
-		Rates: engine.Rates{Fast: 1e-9, Slow: 1e9, SlowSeries: 1e9}, // always calibrated
-		Calibrate: func(ctx context.Context, s *engine.Study) (engine.Estimate, error) {
+	m.cfg.Preflight = preflight.PreflightOptions{Workers: 2,
+		Rates: preflight.Rates{Fast: 1e-9, Slow: 1e9, SlowSeries: 1e9}, // always calibrated
+		Calibrate: func(ctx context.Context, s *engine.Study) (preflight.Estimate, error) {
 			entered <- struct{}{}
 			select {
 			case <-ctx.Done():
 				cancelled <- true
-				return engine.Estimate{}, ctx.Err()
+				return preflight.Estimate{}, ctx.Err()
 			case d := <-release:
 				cancelled <- false
-				return engine.Estimate{Combos: s.Grid.Len(), Computed: s.Grid.Len(), Series: 4, Tiles: 1, Workers: 2, Total: d}, nil
+				return preflight.Estimate{Combos: s.Grid.Len(), Computed: s.Grid.Len(), Series: 4, Tiles: 1, Workers: 2, Total: d}, nil
 			}
 		}}
 	cmd := m.Start(s) // returns with the calibration not even begun

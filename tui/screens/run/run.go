@@ -17,6 +17,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"sweepbench/engine"
+	"sweepbench/engine/preflight"
 	"sweepbench/engine/suite"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
@@ -42,7 +43,7 @@ type Config struct {
 	// value calibrates with engine.EstimateStudy at engine.DefaultRates on
 	// GOMAXPROCS cores, as run does. Tests inject the calibration, the
 	// rates and the cores.
-	Preflight engine.PreflightOptions
+	Preflight preflight.PreflightOptions
 }
 
 // Model is the run screen.
@@ -228,7 +229,7 @@ func (m *Model) Start(s *engine.Study) tea.Cmd { return m.preflight(s, nil) }
 
 // begin starts s (datasets: a suite of it), checked with p, or queues it
 // while a study computes.
-func (m *Model) begin(s *engine.Study, datasets []string, p engine.Preflight) tea.Cmd {
+func (m *Model) begin(s *engine.Study, datasets []string, p preflight.Preflight) tea.Cmd {
 	est := said(p, datasets)
 	if m.run != nil {
 		// A study computes: this one waits for it (issue 15, defect 5).
@@ -306,7 +307,7 @@ func (m *Model) finish(d doneMsg) tea.Cmd {
 		qs, est := m.queuedSuite, m.queuedSaid
 		m.queued, m.queuedSuite, m.queuedSaid = nil, nil, ""
 		info := m.host.Status().Info
-		next := m.begin(q, qs, engine.Preflight{})
+		next := m.begin(q, qs, preflight.Preflight{})
 		m.said = est
 		m.host.Do(common.InfoMsg{Text: strings.TrimSuffix("the queued study started; the last one's results are on the Results screen; "+info, "; ")})
 		return tea.Batch(cmd, next)

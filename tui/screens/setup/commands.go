@@ -7,6 +7,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/preflight"
 	"sweepbench/tui/common"
 )
 
@@ -22,7 +23,7 @@ type (
 	estimateTickMsg struct{ gen int }
 	estimateMsg     struct {
 		gen int
-		est engine.Estimate
+		est preflight.Estimate
 		err error
 	}
 )
@@ -37,7 +38,7 @@ func loadCmd(gen int, name string, f engine.Spec) tea.Cmd {
 
 func estimateCmd(gen int, s *engine.Study) tea.Cmd {
 	return common.Guard(func() tea.Msg {
-		e, err := engine.EstimateStudy(context.Background(), s)
+		e, err := preflight.EstimateStudy(context.Background(), s)
 		return estimateMsg{gen, e, err}
 	}, func(err error) tea.Msg { return estimateMsg{gen: gen, err: err} })
 }

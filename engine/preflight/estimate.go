@@ -1,4 +1,4 @@
-package engine
+package preflight
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"time"
+
+	"sweepbench/engine"
 )
 
 // Estimate is a forecast of the wall time of RunStudy on the CPU reference,
@@ -34,7 +36,7 @@ func (e Estimate) String() string {
 	if e.Tiles > 1 {
 		tiles = fmt.Sprintf(" in %d tiles", e.Tiles)
 	}
-	return fmt.Sprintf("~%s (%s a precision, %s%s, %s)", roundDuration(e.Total), Plural(e.Combos, "combo"), thousands(e.Series)+" series", tiles, Plural(e.Workers, "core"))
+	return fmt.Sprintf("~%s (%s a precision, %s%s, %s)", roundDuration(e.Total), engine.Plural(e.Combos, "combo"), engine.Thousands(e.Series)+" series", tiles, engine.Plural(e.Workers, "core"))
 }
 
 // EstimateStudy forecasts how long RunStudy(s) takes on the CPU reference
@@ -59,7 +61,7 @@ func (e Estimate) String() string {
 // is an upper bound. Returns Study.Validate's error for an invalid study,
 // ErrNoArithmetic when no Arithmetic is registered (the calibration runs on
 // it) and ctx.Err() when cancelled.
-func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
+func EstimateStudy(ctx context.Context, s *engine.Study) (Estimate, error) {
 	if err := s.Validate(); err != nil {
 		return Estimate{}, err
 	}
@@ -67,8 +69,8 @@ func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
 	g := s.Grid
 	d := g.Distinct()
 	e := Estimate{Combos: g.Len(), Computed: d.Len(), Series: d.HMA.Len() + d.HMA3.Len(), Workers: max(1, runtime.GOMAXPROCS(0))}
-	c := Combo{HMA: g.HMA.At(g.HMA.Len() / 2), HMA3: g.HMA3.At(g.HMA3.Len() / 2)}
-	a, err := CPU()
+	c := engine.Combo{HMA: g.HMA.At(g.HMA.Len() / 2), HMA3: g.HMA3.At(g.HMA3.Len() / 2)}
+	a, err := engine.CPU()
 	if err != nil {
 		return Estimate{}, err
 	}
@@ -77,12 +79,12 @@ func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
 		if err := ctx.Err(); err != nil {
 			return Estimate{}, err
 		}
-		job := &Job{Bars: &s.Dataset.Bars, Grid: g, Params: s.Params, Precision: p, WMA: s.WMA}
-		if p == FP32 {
+		job := &engine.Job{Bars: &s.Dataset.Bars, Grid: g, Params: s.Params, Precision: p, WMA: s.WMA}
+		if p == engine.FP32 {
 			has32 = true
 		} else {
 			has64 = true
-			job.WMA = Direct
+			job.WMA = engine.Direct
 		}
 		t, err := timeLoaded(ctx, a, job, c, e.Workers)
 		if err != nil {
@@ -97,10 +99,10 @@ func EstimateStudy(ctx context.Context, s *Study) (Estimate, error) {
 	// report (the series are not kept between the lanes and the report).
 	nH, nH3 := d.HMA.Len(), d.HMA3.Len()
 	e.Tiles = 1
-	if ts, _, err := s.tiles(true); err == nil && len(ts) > 1 {
+	if ts, err := s.TileGrids(true); err == nil && len(ts) > 1 {
 		e.Tiles, nH, nH3 = len(ts), 0, 0
 		for _, t := range ts {
-			td := t.Grid.Distinct()
+			td := t.Distinct()
 			nH, nH3 = nH+td.HMA.Len(), nH3+td.HMA3.Len()
 		}
 		e.Series = nH + nH3
@@ -137,21 +139,21 @@ func roundDuration(d time.Duration) time.Duration {
 // bandwidth, a second hardware thread, the machine's other load) is in the
 // figure; it returns the median of the workers' times. Timed on one core
 // alone, a 2-core machine's estimate came out at two thirds of the run.
-func timeLoaded(ctx context.Context, a Arithmetic, job *Job, c Combo, workers int) (ComboTiming, error) {
-	ts := make([]ComboTiming, workers)
+func timeLoaded(ctx context.Context, a engine.Arithmetic, job *engine.Job, c engine.Combo, workers int) (engine.ComboTiming, error) {
+	ts := make([]engine.ComboTiming, workers)
 	errs := make([]error, workers)
-	_ = Parallel(ctx, workers, workers, func(_, i int) {
+	_ = engine.Parallel(ctx, workers, workers, func(_, i int) {
 		ts[i], errs[i] = a.TimeCombo(ctx, job, c)
 	})
 	for _, err := range errs {
 		if err != nil {
-			return ComboTiming{}, err
+			return engine.ComboTiming{}, err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return ComboTiming{}, err
+		return engine.ComboTiming{}, err
 	}
-	med := func(f func(ComboTiming) time.Duration) time.Duration {
+	med := func(f func(engine.ComboTiming) time.Duration) time.Duration {
 		v := make([]time.Duration, len(ts))
 		for i, t := range ts {
 			v[i] = f(t)
@@ -159,7 +161,7 @@ func timeLoaded(ctx context.Context, a Arithmetic, job *Job, c Combo, workers in
 		slices.Sort(v)
 		return v[len(v)/2]
 	}
-	return ComboTiming{HMA: med(func(t ComboTiming) time.Duration { return t.HMA }),
-		HMA3:     med(func(t ComboTiming) time.Duration { return t.HMA3 }),
-		Backtest: med(func(t ComboTiming) time.Duration { return t.Backtest })}, nil
+	return engine.ComboTiming{HMA: med(func(t engine.ComboTiming) time.Duration { return t.HMA }),
+		HMA3:     med(func(t engine.ComboTiming) time.Duration { return t.HMA3 }),
+		Backtest: med(func(t engine.ComboTiming) time.Duration { return t.Backtest })}, nil
 }

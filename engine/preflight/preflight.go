@@ -1,10 +1,12 @@
-package engine
+package preflight
 
 import (
 	"context"
 	"fmt"
 	"runtime"
 	"time"
+
+	"sweepbench/engine"
 )
 
 // The thresholds of Preflight, the check a front end makes before a study
@@ -51,15 +53,15 @@ type PreflightOptions struct {
 	// Calibrate times the study (nil: EstimateStudy); Rates bound it
 	// without calibration (zero: DefaultRates). Tests inject both, so that
 	// nothing depends on the host's speed.
-	Calibrate func(context.Context, *Study) (Estimate, error)
+	Calibrate func(context.Context, *engine.Study) (Estimate, error)
 	Rates     Rates
 	Workers   int // cores the work is spread over (0: GOMAXPROCS)
 }
 
 // Preflight is what is known of a study before it computes.
 type Preflight struct {
-	Memory MemoryForecast
-	Limit  MemoryLimit // SystemMemoryLimit when checked (LimitNone: unknown)
+	Memory engine.MemoryForecast
+	Limit  engine.MemoryLimit // SystemMemoryLimit when checked (LimitNone: unknown)
 	// Floor and Ceiling bound the study's time on the CPU reference from
 	// arithmetic alone (Rates; 0 for another backend).
 	Floor, Ceiling time.Duration
@@ -102,7 +104,7 @@ func (p Preflight) Describe() string {
 		return p.Estimate.String()
 	}
 	if p.About > 0 {
-		return fmt.Sprintf("about %s on %s (from the grid's size and the bars alone)", longDuration(p.About), Plural(p.Workers, "core"))
+		return fmt.Sprintf("about %s on %s (from the grid's size and the bars alone)", longDuration(p.About), engine.Plural(p.Workers, "core"))
 	}
 	if p.Floor > 0 {
 		return fmt.Sprintf("at least ~%s (from the grid's size and the bars alone)", longDuration(p.Floor))
@@ -116,7 +118,7 @@ func longDuration(d time.Duration) string {
 	const day = 24 * time.Hour
 	switch {
 	case d >= 2*day:
-		return Plural(int((d+day/2)/day), "day")
+		return engine.Plural(int((d+day/2)/day), "day")
 	case d >= time.Hour:
 		return d.Round(time.Minute).String()
 	}
@@ -162,7 +164,7 @@ func (e *ConfirmError) Error() string {
 func (e *ConfirmError) Memory() string {
 	p := e.Preflight
 	return fmt.Sprintf("would take about %s of memory, more than half of the %s available (bound by %s)",
-		Bytes(p.Memory.Total()), Bytes(p.Limit.Available), p.Limit.Describe())
+		engine.Bytes(p.Memory.Total()), engine.Bytes(p.Limit.Available), p.Limit.Describe())
 }
 
 // PreflightStudy checks s before it computes, cheapest first: from
@@ -175,14 +177,14 @@ func (e *ConfirmError) Memory() string {
 // or whose memory forecast is over ConfirmMemoryFraction of the limit, is
 // refused with *ConfirmError unless opt.Yes. The Preflight is returned with
 // any error (Show: the estimate is worth saying before the study starts).
-func PreflightStudy(ctx context.Context, s *Study, opt PreflightOptions) (Preflight, error) {
+func PreflightStudy(ctx context.Context, s *engine.Study, opt PreflightOptions) (Preflight, error) {
 	var p Preflight
 	if err := s.Validate(); err != nil {
 		return p, err
 	}
-	p.Memory = ForecastMemoryWith(s, opt.Discard)
+	p.Memory = engine.ForecastMemoryWith(s, opt.Discard)
 	var err error
-	if p.Limit, err = CheckMemory(s, opt.Discard); err != nil {
+	if p.Limit, err = engine.CheckMemory(s, opt.Discard); err != nil {
 		return p, err
 	}
 	confirm := func() error {
@@ -236,7 +238,7 @@ func PreflightStudy(ctx context.Context, s *Study, opt PreflightOptions) (Prefli
 // about 2L per bar for its three WMAs; each HMA3 p: about 3p; at
 // r.SlowSeries), and about is the backtests and the parity pass at
 // r.Typical (its share of the series included; 0 when r.Typical is).
-func timeBounds(s *Study, r Rates, workers int) (floor, ceiling, about time.Duration) {
+func timeBounds(s *engine.Study, r Rates, workers int) (floor, ceiling, about time.Duration) {
 	d := s.Grid.Distinct()
 	bars := float64(s.Dataset.Bars.Len())
 	precs := float64(len(s.Precisions))
@@ -244,7 +246,7 @@ func timeBounds(s *Study, r Rates, workers int) (floor, ceiling, about time.Dura
 	if len(s.Precisions) > 1 {
 		steps += float64(d.Len()) * bars
 	}
-	sum := func(r Range) float64 { return float64(r.Len()) * (float64(r.Start) + float64(r.Last())) / 2 }
+	sum := func(r engine.Range) float64 { return float64(r.Len()) * (float64(r.Start) + float64(r.Last())) / 2 }
 	lengths := 2*sum(d.HMA) + 3*sum(d.HMA3)
 	w := float64(workers)
 	ns := func(v float64) time.Duration {

@@ -1,4 +1,4 @@
-package engine_test
+package preflight_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/preflight"
 	"sweepbench/reference"
 )
 
@@ -70,7 +71,7 @@ func TestEstimateStudy(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := estimateStudy(t, 3000, c.hma, c.hma3, c.precs)
-			e, err := engine.EstimateStudy(context.Background(), s)
+			e, err := preflight.EstimateStudy(context.Background(), s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,13 +103,13 @@ func TestEstimateStudy(t *testing.T) {
 
 func TestEstimateStudyErrors(t *testing.T) {
 	s := estimateStudy(t, 500, "10:600:10", "12:36:12", []engine.Precision{engine.FP64})
-	if _, err := engine.EstimateStudy(context.Background(), s); err == nil || !strings.Contains(err.Error(), "needs") {
+	if _, err := preflight.EstimateStudy(context.Background(), s); err == nil || !strings.Contains(err.Error(), "needs") {
 		t.Fatalf("a grid longer than the bars: err %v, want Grid.Validate's", err)
 	}
 	s = estimateStudy(t, 500, "10:30:10", "12:36:12", []engine.Precision{engine.FP64})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := engine.EstimateStudy(ctx, s); !errors.Is(err, context.Canceled) {
+	if _, err := preflight.EstimateStudy(ctx, s); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: err %v", err)
 	}
 }
@@ -121,7 +122,7 @@ func TestEstimateOrder(t *testing.T) {
 		t.Skip("-short: skipping a timed sweep")
 	}
 	s := estimateStudy(t, 20000, "10:200:10", "12:240:12", []engine.Precision{engine.FP64, engine.FP32})
-	e, err := engine.EstimateStudy(context.Background(), s)
+	e, err := preflight.EstimateStudy(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestEstimateOrder(t *testing.T) {
 func TestEstimateTiled(t *testing.T) {
 	t.Setenv(engine.SeriesBudgetEnv, "360000")
 	s := estimateStudy(t, 3000, "10:100:10", "12:120:12", []engine.Precision{engine.FP64, engine.FP32})
-	e, err := engine.EstimateStudy(context.Background(), s)
+	e, err := preflight.EstimateStudy(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
