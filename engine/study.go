@@ -232,158 +232,231 @@ func RunStudy(ctx context.Context, s *Study, opt StudyOptions) (*Report, error) 
 // it when inTile: then the report's note leaves out what runTiled says of
 // the whole grid).
 func runStudy(ctx context.Context, s *Study, opt StudyOptions, inTile bool) (*Report, error) {
-	rep := newReport(s)
-	cache := &IndicatorCache{}
-	var runErr error
-	discard := opt.Discard && len(opt.Prior) == 0
-	keepN := opt.Keep
-	if keepN <= 0 {
-		keepN = DefaultKeep
-	}
-	var after sync.WaitGroup // AfterBlocks
-	defer after.Wait()
-	var keepAlso map[int]bool // the fp64 run's best, kept in the fp32 run too
-	bothLanes := slices.Contains(s.Precisions, FP64) && slices.Contains(s.Precisions, FP32)
-	var bounds []int
-	blockLane := s.Precisions[0]
-	if slices.Contains(s.Precisions, FP64) {
-		blockLane = FP64
-	}
-	if s.Blocks > 0 && len(opt.Prior) == 0 {
-		var err error
-		if bounds, err = BlockBounds(s.Dataset.Bars.Len(), s.Blocks); err != nil {
-			return nil, err
-		}
+	st := newStudyRun(s, opt)
+	defer st.after.Wait()
+	if err := st.blockBounds(); err != nil {
+		return nil, err
 	}
 	for _, p := range s.Precisions {
-		prior := opt.Prior[p]
-		if prior != nil && prior.Complete() && len(prior.Results) == s.Grid.Len() {
-			if opt.Summary != nil {
-				kp := &keeper{best: NewTop(s.Objective, keepN), sum: newSummariser(s.Grid, p, s.Objective, *opt.Summary)}
-				kp.add(prior.Results)
-				r := *prior
-				r.Summary = kp.summary()
-				prior = &r
-			}
-			rep.Runs = append(rep.Runs, prior)
-			continue
-		}
-		be, err := s.backendFor(p)
-		if err != nil {
-			runErr = err
-			break
-		}
-		so := SweepOptions{Progress: opt.Progress}
-		if opt.Sink != nil {
-			so.Sink = func(rs []ComboResult) error { return opt.Sink(p, rs) }
-		}
-		var kp *keeper
-		if discard || opt.Summary != nil {
-			kp = &keeper{best: NewTop(s.Objective, keepN), also: keepAlso}
-			if discard && (bothLanes || (bounds != nil && p == blockLane)) {
-				kp.out = newOutcomes(s.Grid.Len())
-			}
-			if discard && bounds != nil && p == blockLane {
-				kp.out.dd = make([]float64, s.Grid.Len()) // the robustness constraints' max drawdown
-			}
-			if opt.Summary != nil {
-				kp.sum = newSummariser(s.Grid, p, s.Objective, *opt.Summary)
-				if prior != nil {
-					kp.add(prior.Results)
-				}
-			}
-			next := so.Sink
-			so.Discard, so.Sink = discard, func(rs []ComboResult) error {
-				kp.add(rs)
-				if next != nil {
-					return next(rs)
-				}
-				return nil
-			}
-		}
-		if prior != nil {
-			done := priorSet(prior, s.Grid.Len())
-			so.Skip = done.has
-		}
-		job := s.job(p, cache)
-		var bs *BlockStats
-		if bounds != nil && p == blockLane {
-			bs = NewBlockStats(s.Grid.Len(), bounds)
-			job.Blocks, so.Blocks = bounds, bs
-		}
-		run, err := Sweep(ctx, be, job, so)
-		if bs != nil && run != nil && run.Complete() {
-			rep.Blocks, rep.BlocksOf = bs, p
-		}
-		if run != nil && kp != nil && discard {
-			kp.keep(run)
-			if p == FP64 {
-				keepAlso = map[int]bool{}
-				for _, r := range TopBy(run, s.Objective, keepN) {
-					keepAlso[r.Index] = true
-				}
-			}
-		}
-		if run != nil {
-			if kp != nil {
-				run.Summary = kp.summary()
-			}
-			if prior != nil {
-				// Prepare and Elapsed stay this process's own.
-				run.Results = mergeResults(prior.Results, run.Results)
-			}
-			rep.Runs = append(rep.Runs, run)
-		}
-		if opt.AfterBlocks != nil && rep.Blocks != nil && rep.BlocksOf == p {
-			snap := *rep
-			snap.Runs = []*Run{run}
-			after.Add(1)
-			go func() {
-				defer after.Done()
-				opt.AfterBlocks(&snap)
-			}()
-		}
-		if err != nil {
-			runErr = err
+		if !st.lane(ctx, p) {
 			break
 		}
 	}
 	if !inTile {
-		rep.Note = JoinNote(rep.Note, rep.RunNotes())
+		st.rep.Note = JoinNote(st.rep.Note, st.rep.RunNotes())
 	}
+	st.parityReport(ctx)
+	return st.rep, st.runErr
+}
+
+// studyRun is the state runStudy's phases share: the report being built,
+// the lanes' common cache and what a lane tells the next.
+type studyRun struct {
+	s         *Study
+	opt       StudyOptions
+	rep       *Report
+	cache     *IndicatorCache
+	runErr    error
+	discard   bool
+	keepN     int
+	after     sync.WaitGroup // AfterBlocks
+	keepAlso  map[int]bool   // the fp64 run's best, kept in the fp32 run too
+	bothLanes bool
+	bounds    []int     // the per-block statistics' block edges; nil when not asked for
+	blockLane Precision // the lane that emits them
+}
+
+// newStudyRun starts s's report and settles what every lane needs.
+func newStudyRun(s *Study, opt StudyOptions) *studyRun {
+	st := &studyRun{s: s, opt: opt, rep: newReport(s), cache: &IndicatorCache{}}
+	st.discard = opt.Discard && len(opt.Prior) == 0
+	st.keepN = opt.Keep
+	if st.keepN <= 0 {
+		st.keepN = DefaultKeep
+	}
+	st.bothLanes = slices.Contains(s.Precisions, FP64) && slices.Contains(s.Precisions, FP32)
+	st.blockLane = s.Precisions[0]
+	if slices.Contains(s.Precisions, FP64) {
+		st.blockLane = FP64
+	}
+	return st
+}
+
+// blockBounds computes the block edges when the study asks for per-block
+// statistics (not on a resumed study).
+func (st *studyRun) blockBounds() error {
+	s := st.s
+	if s.Blocks > 0 && len(st.opt.Prior) == 0 {
+		var err error
+		if st.bounds, err = BlockBounds(s.Dataset.Bars.Len(), s.Blocks); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lane runs the study's precision p (or takes its complete prior run) and
+// adds it to the report; false when the study stops there.
+func (st *studyRun) lane(ctx context.Context, p Precision) bool {
+	s := st.s
+	prior := st.opt.Prior[p]
+	if prior != nil && prior.Complete() && len(prior.Results) == s.Grid.Len() {
+		st.reusePrior(p, prior)
+		return true
+	}
+	be, err := s.backendFor(p)
+	if err != nil {
+		st.runErr = err
+		return false
+	}
+	so, kp := st.sweepOptions(p, prior)
+	job := s.job(p, st.cache)
+	var bs *BlockStats
+	if st.bounds != nil && p == st.blockLane {
+		bs = NewBlockStats(s.Grid.Len(), st.bounds)
+		job.Blocks, so.Blocks = st.bounds, bs
+	}
+	run, err := Sweep(ctx, be, job, so)
+	st.addRun(p, run, bs, kp, prior)
+	st.startAfterBlocks(p, run)
+	if err != nil {
+		st.runErr = err
+		return false
+	}
+	return true
+}
+
+// reusePrior adds a complete prior run of p to the report as it is (with
+// its summary when the study asks for one).
+func (st *studyRun) reusePrior(p Precision, prior *Run) {
+	s, opt := st.s, st.opt
+	if opt.Summary != nil {
+		kp := &keeper{best: NewTop(s.Objective, st.keepN), sum: newSummariser(s.Grid, p, s.Objective, *opt.Summary)}
+		kp.add(prior.Results)
+		r := *prior
+		r.Summary = kp.summary()
+		prior = &r
+	}
+	st.rep.Runs = append(st.rep.Runs, prior)
+}
+
+// sweepOptions are lane p's SweepOptions: its sink, the keeper that keeps
+// what a discarding or summarising run keeps (nil otherwise), and the
+// combos a resumed lane skips.
+func (st *studyRun) sweepOptions(p Precision, prior *Run) (SweepOptions, *keeper) {
+	s, opt, discard := st.s, st.opt, st.discard
+	so := SweepOptions{Progress: opt.Progress}
+	if opt.Sink != nil {
+		so.Sink = func(rs []ComboResult) error { return opt.Sink(p, rs) }
+	}
+	var kp *keeper
+	if discard || opt.Summary != nil {
+		kp = &keeper{best: NewTop(s.Objective, st.keepN), also: st.keepAlso}
+		if discard && (st.bothLanes || (st.bounds != nil && p == st.blockLane)) {
+			kp.out = newOutcomes(s.Grid.Len())
+		}
+		if discard && st.bounds != nil && p == st.blockLane {
+			kp.out.dd = make([]float64, s.Grid.Len()) // the robustness constraints' max drawdown
+		}
+		if opt.Summary != nil {
+			kp.sum = newSummariser(s.Grid, p, s.Objective, *opt.Summary)
+			if prior != nil {
+				kp.add(prior.Results)
+			}
+		}
+		next := so.Sink
+		so.Discard, so.Sink = discard, func(rs []ComboResult) error {
+			kp.add(rs)
+			if next != nil {
+				return next(rs)
+			}
+			return nil
+		}
+	}
+	if prior != nil {
+		done := priorSet(prior, s.Grid.Len())
+		so.Skip = done.has
+	}
+	return so, kp
+}
+
+// addRun adds lane p's run to the report: its block statistics when it
+// completed, what it keeps, its summary and its prior results.
+func (st *studyRun) addRun(p Precision, run *Run, bs *BlockStats, kp *keeper, prior *Run) {
+	s, rep := st.s, st.rep
+	if bs != nil && run != nil && run.Complete() {
+		rep.Blocks, rep.BlocksOf = bs, p
+	}
+	if run != nil && kp != nil && st.discard {
+		kp.keep(run)
+		if p == FP64 {
+			st.keepAlso = map[int]bool{}
+			for _, r := range TopBy(run, s.Objective, st.keepN) {
+				st.keepAlso[r.Index] = true
+			}
+		}
+	}
+	if run != nil {
+		if kp != nil {
+			run.Summary = kp.summary()
+		}
+		if prior != nil {
+			// Prepare and Elapsed stay this process's own.
+			run.Results = mergeResults(prior.Results, run.Results)
+		}
+		rep.Runs = append(rep.Runs, run)
+	}
+}
+
+// startAfterBlocks calls opt.AfterBlocks on a goroutine of its own once
+// lane p has emitted the report's per-block statistics.
+func (st *studyRun) startAfterBlocks(p Precision, run *Run) {
+	rep, opt := st.rep, st.opt
+	if opt.AfterBlocks != nil && rep.Blocks != nil && rep.BlocksOf == p {
+		snap := *rep
+		snap.Runs = []*Run{run}
+		st.after.Add(1)
+		go func() {
+			defer st.after.Done()
+			opt.AfterBlocks(&snap)
+		}()
+	}
+}
+
+// sendParity sends a parity progress event of test without blocking.
+func (st *studyRun) sendParity(test *Run, done int) {
+	if st.opt.Progress != nil {
+		select {
+		case st.opt.Progress <- Progress{Backend: test.Backend, Precision: FP32, Done: done, Total: test.Grid.Len(),
+			Elapsed: test.Elapsed, Phase: PhaseParity}:
+		default:
+		}
+	}
+}
+
+// parityReport compares the fp32 run with the fp64 run when both have
+// results (on a fresh context when the study was cancelled).
+func (st *studyRun) parityReport(ctx context.Context) {
+	rep := st.rep
 	ref, test := rep.Run(FP64), rep.Run(FP32)
-	if ref != nil && test != nil && ref.Count() > 0 && test.Count() > 0 {
-		if opt.Progress != nil {
-			// The comparison (traces of the flipped combos) takes a moment
-			// on large grids: say so rather than go quiet.
-			select {
-			case opt.Progress <- Progress{Backend: test.Backend, Precision: FP32, Done: 0,
-				Total: test.Grid.Len(), Elapsed: test.Elapsed, Phase: PhaseParity}:
-			default:
-			}
-		}
-		pctx := ctx
-		if ctx.Err() != nil {
-			// Cancelled: still explain what completed, on a fresh context.
-			pctx = context.Background()
-		}
-		progress := func(done int) {
-			if opt.Progress != nil {
-				select {
-				case opt.Progress <- Progress{Backend: test.Backend, Precision: FP32, Done: done, Total: test.Grid.Len(),
-					Elapsed: test.Elapsed, Phase: PhaseParity}:
-				default:
-				}
-			}
-		}
-		par, note, err := s.parity(pctx, cache, ref, test, progress)
-		if err != nil && runErr == nil {
-			runErr = fmt.Errorf("parity: %w", err)
-		}
-		rep.Parity, rep.ParityOf = par, "fp32 vs fp64"
-		rep.Note = JoinNote(rep.Note, note)
+	if ref == nil || test == nil || ref.Count() <= 0 || test.Count() <= 0 {
+		return
 	}
-	return rep, runErr
+	// The comparison (traces of the flipped combos) takes a moment
+	// on large grids: say so rather than go quiet.
+	st.sendParity(test, 0)
+	pctx := ctx
+	if ctx.Err() != nil {
+		// Cancelled: still explain what completed, on a fresh context.
+		pctx = context.Background()
+	}
+	progress := func(done int) { st.sendParity(test, done) }
+	par, note, err := st.s.parity(pctx, st.cache, ref, test, progress)
+	if err != nil && st.runErr == nil {
+		st.runErr = fmt.Errorf("parity: %w", err)
+	}
+	rep.Parity, rep.ParityOf = par, "fp32 vs fp64"
+	rep.Note = JoinNote(rep.Note, note)
 }
 
 // ParityEnv, set to "cpu", makes RunStudy build the parity report on the

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
-	"sweepbench/engine/internal/studytest"
+	"sweepbench/internal/studytest"
 	"sweepbench/reference"
 )
 

@@ -160,79 +160,155 @@ type SweepOptions struct {
 // (labelled with their own index and lengths) before Sink, progress and
 // Run.Results see it. Progress, Skip and Results speak of job.Grid's combos.
 func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, retErr error) {
+	w, err := newSweep(b, job, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		// Cancelled before it began: no kernel load (a first CUDA start
+		// JIT-compiles its PTX for seconds) for a study already stopped.
+		w.run.Status, w.run.Err = StatusCancelled, cancelCause(ctx)
+		return w.run, err
+	}
+	w.send(Progress{Backend: b.Name(), Precision: job.Precision, Total: w.total, Phase: PhasePrepare})
+	if err := w.prepare(ctx); err != nil {
+		return w.run, err
+	}
+	defer w.closeKernel(&retErr)
+	if err := w.blockKernel(); err != nil {
+		return w.run, err
+	}
+	w.planLanes()
+	w.cctx, w.cancel = context.WithCancel(ctx)
+	defer w.cancel()
+	w.runLanes()
+	return w.finish(ctx)
+}
+
+// sweep is the state one Sweep shares between its phases and its lanes.
+type sweep struct {
+	b    Backend
+	job  *Job
+	kjob *Job // job on the kernel's (distinct) grid
+	opt  SweepOptions
+	run  *Run
+
+	start, computeStart time.Time
+	total, ktotal       int // combos of the grid, combos the kernel computes
+	am                  aliasMap
+
+	k  Kernel
+	bk BlockKernel // k, when the job asks for per-block statistics
+
+	chunk, lanes int
+	static       bool          // one chunk per lane, assigned statically
+	all          []ComboResult // the run's results, written in place (static)
+
+	cctx   context.Context // the lanes' context, cancelled by fail
+	cancel context.CancelFunc
+
+	next     atomic.Int64
+	done     atomic.Int64 // computed or skipped (resume): the progress fraction
+	skipped  atomic.Int64 // skipped: not part of the rate
+	mu       sync.Mutex
+	chunks   [][]ComboResult
+	best     *ComboResult
+	firstErr error
+	lastSent time.Time
+	maxSent  int
+}
+
+// newSweep validates job and options and maps the grid to the kernel's
+// distinct combos (the clock starts here).
+func newSweep(b Backend, job *Job, opt SweepOptions) (*sweep, error) {
 	if err := job.Validate(); err != nil {
 		return nil, err
 	}
 	if opt.Every <= 0 {
 		opt.Every = 50 * time.Millisecond
 	}
-	start := time.Now()
-	run := &Run{Backend: b.Name(), Precision: job.Precision, WMA: job.WMA, Grid: job.Grid}
-	total := job.Grid.Len()
-	am := newAliasMap(job.Grid, mergeAliases && !opt.everyCombo)
-	kjob := job
-	if !am.same {
+	w := &sweep{b: b, job: job, opt: opt, start: time.Now()}
+	w.run = &Run{Backend: b.Name(), Precision: job.Precision, WMA: job.WMA, Grid: job.Grid}
+	w.total = job.Grid.Len()
+	w.am = newAliasMap(job.Grid, mergeAliases && !opt.everyCombo)
+	w.kjob = job
+	if !w.am.same {
 		j := *job
-		j.Grid = am.comp
-		kjob = &j
+		j.Grid = w.am.comp
+		w.kjob = &j
 	}
-	ktotal := am.comp.Len() // the combos the kernel computes
-	if (job.Blocks != nil) != (opt.Blocks != nil) || (opt.Blocks != nil && (opt.Blocks.Combos != total || opt.Blocks.Blocks != len(job.Blocks)-1)) {
+	w.ktotal = w.am.comp.Len()
+	if (job.Blocks != nil) != (opt.Blocks != nil) || (opt.Blocks != nil && (opt.Blocks.Combos != w.total || opt.Blocks.Blocks != len(job.Blocks)-1)) {
 		return nil, fmt.Errorf("internal error: the job's %d block edges and the sweep's block statistics do not match", len(job.Blocks))
 	}
-	send := func(p Progress) {
-		if opt.Progress == nil {
-			return
-		}
-		select {
-		case opt.Progress <- p:
-		default:
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		// Cancelled before it began: no kernel load (a first CUDA start
-		// JIT-compiles its PTX for seconds) for a study already stopped.
-		run.Status, run.Err = StatusCancelled, cancelCause(ctx)
-		return run, err
-	}
-	send(Progress{Backend: b.Name(), Precision: job.Precision, Total: total, Phase: PhasePrepare})
+	return w, nil
+}
 
-	var k Kernel
+// send delivers a progress event without blocking (dropped when full).
+func (w *sweep) send(p Progress) {
+	if w.opt.Progress == nil {
+		return
+	}
+	select {
+	case w.opt.Progress <- p:
+	default:
+	}
+}
+
+// prepare has the backend prepare its kernel, marking the run cancelled
+// or failed when it cannot.
+func (w *sweep) prepare(ctx context.Context) error {
+	run, b := w.run, w.b
 	err := protect(func() error {
 		var err error
-		k, err = b.Prepare(ctx, kjob)
+		w.k, err = b.Prepare(ctx, w.kjob)
 		return err
 	})
 	if err != nil {
-		run.Elapsed = time.Since(start)
+		run.Elapsed = time.Since(w.start)
 		if ctx.Err() != nil {
 			run.Status, run.Err = StatusCancelled, cancelCause(ctx)
-			return run, ctx.Err()
+			return ctx.Err()
 		}
 		run.Status, run.Err = StatusFailed, fmt.Errorf("%s: prepare: %w", b.Name(), err)
-		return run, run.Err
+		return run.Err
 	}
-	defer func() {
-		if err := protect(k.Close); err != nil && run.Err == nil && run.Status == StatusComplete {
-			// Results are complete; a failed release is reported, not hidden.
-			run.Status, run.Err = StatusFailed, fmt.Errorf("%s: close: %w", b.Name(), err)
-			retErr = run.Err
-		}
-	}()
-	run.Device = k.Device()
-	var bk BlockKernel
-	if job.Blocks != nil {
-		var ok bool
-		if bk, ok = k.(BlockKernel); !ok {
-			run.Status, run.Err = StatusFailed, fmt.Errorf("%s: %w", b.Name(), ErrNoBlocks)
-			return run, run.Err
-		}
-	}
-	run.Prepare = time.Since(start)
-	computeStart := time.Now()
+	return nil
+}
 
-	chunk := max(k.ChunkSize(), 1)
-	lanes := max(k.Lanes(), 1)
+// closeKernel releases the kernel; a failed release of complete results
+// fails the run and becomes Sweep's error (*retErr).
+func (w *sweep) closeKernel(retErr *error) {
+	run := w.run
+	if err := protect(w.k.Close); err != nil && run.Err == nil && run.Status == StatusComplete {
+		// Results are complete; a failed release is reported, not hidden.
+		run.Status, run.Err = StatusFailed, fmt.Errorf("%s: close: %w", w.b.Name(), err)
+		*retErr = run.Err
+	}
+}
+
+// blockKernel records the device and, when the job asks for per-block
+// statistics, the kernel's BlockKernel (an error when it has none).
+func (w *sweep) blockKernel() error {
+	run := w.run
+	run.Device = w.k.Device()
+	if w.job.Blocks != nil {
+		var ok bool
+		if w.bk, ok = w.k.(BlockKernel); !ok {
+			run.Status, run.Err = StatusFailed, fmt.Errorf("%s: %w", w.b.Name(), ErrNoBlocks)
+			return run.Err
+		}
+	}
+	return nil
+}
+
+// planLanes ends the prepare phase and sizes the lanes' chunks.
+func (w *sweep) planLanes() {
+	w.run.Prepare = time.Since(w.start)
+	w.computeStart = time.Now()
+
+	w.chunk = max(w.k.ChunkSize(), 1)
+	w.lanes = max(w.k.Lanes(), 1)
 	// A grid of one chunk per lane (the GPU case: a few hundred thousand
 	// combos at most) is assigned statically, lane i taking chunk i (the
 	// Kernel contract: a GPU lane prepares only its share), and the lanes
@@ -240,166 +316,207 @@ func Sweep(ctx context.Context, b Backend, job *Job, opt SweepOptions) (_ *Run, 
 	// 100,000 combos on one core at the end. Larger grids are handed out
 	// chunk by chunk into per-chunk slices (nothing the size of the grid is
 	// allocated up front). Chunks are of the kernel's (distinct) combos.
-	static := ktotal <= lanes*chunk
-	var all []ComboResult
-	if !opt.Discard && static {
-		all = make([]ComboResult, total)
+	w.static = w.ktotal <= w.lanes*w.chunk
+	if !w.opt.Discard && w.static {
+		w.all = make([]ComboResult, w.total)
 	}
-	var (
-		next     atomic.Int64
-		done     atomic.Int64 // computed or skipped (resume): the progress fraction
-		skipped  atomic.Int64 // skipped: not part of the rate
-		mu       sync.Mutex
-		chunks   [][]ComboResult
-		best     *ComboResult
-		firstErr error
-		lastSent time.Time
-		maxSent  int
-	)
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-		cancel()
+}
+
+// fail records the sweep's first error and stops the lanes.
+func (w *sweep) fail(err error) {
+	w.mu.Lock()
+	if w.firstErr == nil {
+		w.firstErr = err
 	}
+	w.mu.Unlock()
+	w.cancel()
+}
+
+// runLanes runs the kernel's lanes, one goroutine each, to their end.
+func (w *sweep) runLanes() {
 	var wg sync.WaitGroup
-	for lane := 0; lane < lanes; lane++ {
+	for lane := 0; lane < w.lanes; lane++ {
 		wg.Add(1)
 		go func(lane int) {
 			defer wg.Done()
-			buf := make([]Metrics, chunk)
-			claim := func() int { return int(next.Add(int64(chunk))) - chunk }
-			if static {
-				claimed := false
-				claim = func() int {
-					if claimed {
-						return ktotal
-					}
-					claimed = true
-					return lane * chunk
-				}
-			}
-			for cctx.Err() == nil {
-				lo := claim()
-				if lo >= ktotal {
-					return
-				}
-				hi := min(lo+chunk, ktotal)
-				// Split the chunk around combos already done (resume): a
-				// kernel combo is done when every combo it stands for is.
-				for a := lo; a < hi; {
-					for a < hi && am.skipped(a, opt.Skip) {
-						ulo, uhi := am.users(a)
-						a++
-						done.Add(int64(uhi - ulo))
-						skipped.Add(int64(uhi - ulo))
-					}
-					z := a
-					for z < hi && !am.skipped(z, opt.Skip) {
-						z++
-					}
-					if a == z {
-						continue
-					}
-					ulo, _ := am.users(a)
-					_, uhi := am.users(z - 1)
-					out := buf[:z-a]
-					err := protect(func() error {
-						if bk == nil {
-							return k.Compute(cctx, lane, a, out)
-						}
-						bs := NewBlockStats(z-a, job.Blocks)
-						if err := bk.ComputeBlocks(cctx, lane, a, out, bs); err != nil {
-							return err
-						}
-						// Each kernel combo's statistics under every grid
-						// combo it stands for (its HMA3 twin's are its own),
-						// on every core once the chunk is a GPU's.
-						const span = 4096
-						parts := (z - a + span - 1) / span
-						return Parallel(cctx, parts, min(runtime.GOMAXPROCS(0), parts), func(_, i int) {
-							for r := a + i*span; r < min(a+(i+1)*span, z); r++ {
-								lo, hi := am.users(r)
-								for u := lo; u < hi; u++ {
-									opt.Blocks.CopyCombo(u, bs, r-a)
-								}
-							}
-						})
-					})
-					if err != nil {
-						if cctx.Err() == nil {
-							fail(fmt.Errorf("%s: combos %d..%d: %w", b.Name(), ulo, uhi-1, err))
-						}
-						return
-					}
-					// The grid's combos of the chunk but those done before.
-					nskip := 0
-					if opt.Skip != nil && !am.same {
-						for u := ulo; u < uhi; u++ {
-							if opt.Skip(u) {
-								nskip++
-							}
-						}
-					}
-					var res []ComboResult
-					if all != nil && nskip == 0 {
-						res = all[ulo:uhi]
-					} else {
-						res = make([]ComboResult, uhi-ulo-nskip)
-					}
-					am.fill(res, out, a, ulo, nskip > 0, opt.Skip)
-					if opt.Sink != nil {
-						mu.Lock()
-						t0 := time.Now()
-						err := opt.Sink(res)
-						run.Saving += time.Since(t0)
-						mu.Unlock()
-						if err != nil {
-							fail(fmt.Errorf("saving results: %w", err))
-							return
-						}
-					}
-					mu.Lock()
-					skipped.Add(int64(nskip))
-					d := int(done.Add(int64(uhi - ulo)))
-					if !opt.Discard {
-						chunks = append(chunks, res)
-					}
-					for i := range res {
-						if best == nil || res[i].Sharpe > best.Sharpe {
-							c := res[i]
-							best = &c
-						}
-					}
-					if now := time.Now(); d > maxSent && (now.Sub(lastSent) >= opt.Every || d == total) {
-						lastSent, maxSent = now, d
-						send(progressAt(b.Name(), job.Precision, d, int(skipped.Load()), total, start, computeStart, best))
-					}
-					mu.Unlock()
-					a = z
-				}
-			}
+			w.lane(lane)
 		}(lane)
 	}
 	wg.Wait()
+}
 
-	sort.Slice(chunks, func(i, j int) bool { return chunks[i][0].Index < chunks[j][0].Index })
-	run.Results = joinChunks(chunks, all)
-	run.Elapsed = time.Since(start)
-	if it, ok := k.(IndicatorTimer); ok {
+// lane claims chunks of kernel combos and evaluates them until none is
+// left, the sweep is cancelled or a chunk fails.
+func (w *sweep) lane(lane int) {
+	chunk, ktotal := w.chunk, w.ktotal
+	buf := make([]Metrics, chunk)
+	claim := func() int { return int(w.next.Add(int64(chunk))) - chunk }
+	if w.static {
+		claimed := false
+		claim = func() int {
+			if claimed {
+				return ktotal
+			}
+			claimed = true
+			return lane * chunk
+		}
+	}
+	for w.cctx.Err() == nil {
+		lo := claim()
+		if lo >= ktotal {
+			return
+		}
+		if !w.laneChunk(lane, lo, min(lo+chunk, ktotal), buf) {
+			return
+		}
+	}
+}
+
+// laneChunk evaluates kernel combos [lo, hi) on lane, split around combos
+// already done (resume): a kernel combo is done when every combo it stands
+// for is. It reports whether the lane goes on.
+func (w *sweep) laneChunk(lane, lo, hi int, buf []Metrics) bool {
+	am, skip := &w.am, w.opt.Skip
+	for a := lo; a < hi; {
+		for a < hi && am.skipped(a, skip) {
+			ulo, uhi := am.users(a)
+			a++
+			w.done.Add(int64(uhi - ulo))
+			w.skipped.Add(int64(uhi - ulo))
+		}
+		z := a
+		for z < hi && !am.skipped(z, skip) {
+			z++
+		}
+		if a == z {
+			continue
+		}
+		ulo, _ := am.users(a)
+		_, uhi := am.users(z - 1)
+		out := buf[:z-a]
+		if err := w.compute(lane, a, z, out); err != nil {
+			if w.cctx.Err() == nil {
+				w.fail(fmt.Errorf("%s: combos %d..%d: %w", w.b.Name(), ulo, uhi-1, err))
+			}
+			return false
+		}
+		res, nskip := w.label(a, ulo, uhi, out)
+		if !w.save(res) {
+			return false
+		}
+		w.record(res, nskip, ulo, uhi)
+		a = z
+	}
+	return true
+}
+
+// compute evaluates kernel combos [a, z) on lane into out, with their
+// per-block statistics when the job asks for them (a panic is an error).
+func (w *sweep) compute(lane, a, z int, out []Metrics) error {
+	k, bk, cctx, am, opt := w.k, w.bk, w.cctx, &w.am, w.opt
+	return protect(func() error {
+		if bk == nil {
+			return k.Compute(cctx, lane, a, out)
+		}
+		bs := NewBlockStats(z-a, w.job.Blocks)
+		if err := bk.ComputeBlocks(cctx, lane, a, out, bs); err != nil {
+			return err
+		}
+		// Each kernel combo's statistics under every grid
+		// combo it stands for (its HMA3 twin's are its own),
+		// on every core once the chunk is a GPU's.
+		const span = 4096
+		parts := (z - a + span - 1) / span
+		return Parallel(cctx, parts, min(runtime.GOMAXPROCS(0), parts), func(_, i int) {
+			for r := a + i*span; r < min(a+(i+1)*span, z); r++ {
+				lo, hi := am.users(r)
+				for u := lo; u < hi; u++ {
+					opt.Blocks.CopyCombo(u, bs, r-a)
+				}
+			}
+		})
+	})
+}
+
+// label turns the metrics of kernel combos from a on into the results of
+// grid combos [ulo, uhi) but those done before (nskip of them), in place
+// in the run's slice when it can.
+func (w *sweep) label(a, ulo, uhi int, out []Metrics) (res []ComboResult, nskip int) {
+	am, skip := &w.am, w.opt.Skip
+	// The grid's combos of the chunk but those done before.
+	if skip != nil && !am.same {
+		for u := ulo; u < uhi; u++ {
+			if skip(u) {
+				nskip++
+			}
+		}
+	}
+	if w.all != nil && nskip == 0 {
+		res = w.all[ulo:uhi]
+	} else {
+		res = make([]ComboResult, uhi-ulo-nskip)
+	}
+	am.fill(res, out, a, ulo, nskip > 0, skip)
+	return res, nskip
+}
+
+// save hands res to the sink (timed as Saving); a sink error fails the
+// sweep and stops the lane (false).
+func (w *sweep) save(res []ComboResult) bool {
+	if w.opt.Sink == nil {
+		return true
+	}
+	w.mu.Lock()
+	t0 := time.Now()
+	err := w.opt.Sink(res)
+	w.run.Saving += time.Since(t0)
+	w.mu.Unlock()
+	if err != nil {
+		w.fail(fmt.Errorf("saving results: %w", err))
+		return false
+	}
+	return true
+}
+
+// record counts grid combos [ulo, uhi) done, keeps res, updates the best
+// and sends a progress event when one is due.
+func (w *sweep) record(res []ComboResult, nskip, ulo, uhi int) {
+	w.mu.Lock()
+	w.skipped.Add(int64(nskip))
+	d := int(w.done.Add(int64(uhi - ulo)))
+	if !w.opt.Discard {
+		w.chunks = append(w.chunks, res)
+	}
+	for i := range res {
+		if w.best == nil || res[i].Sharpe > w.best.Sharpe {
+			c := res[i]
+			w.best = &c
+		}
+	}
+	if now := time.Now(); d > w.maxSent && (now.Sub(w.lastSent) >= w.opt.Every || d == w.total) {
+		w.lastSent, w.maxSent = now, d
+		w.send(progressAt(w.b.Name(), w.job.Precision, d, int(w.skipped.Load()), w.total, w.start, w.computeStart, w.best))
+	}
+	w.mu.Unlock()
+}
+
+// finish assembles the results in grid order, sends the last progress
+// event and settles the run's status.
+func (w *sweep) finish(ctx context.Context) (*Run, error) {
+	run := w.run
+	sort.Slice(w.chunks, func(i, j int) bool { return w.chunks[i][0].Index < w.chunks[j][0].Index })
+	run.Results = joinChunks(w.chunks, w.all)
+	run.Elapsed = time.Since(w.start)
+	if it, ok := w.k.(IndicatorTimer); ok {
 		run.Indicators = it.IndicatorTime()
 	}
-	p := progressAt(b.Name(), job.Precision, int(done.Load()), int(skipped.Load()), total, start, computeStart, best)
+	p := progressAt(w.b.Name(), w.job.Precision, int(w.done.Load()), int(w.skipped.Load()), w.total, w.start, w.computeStart, w.best)
 	p.Phase = PhaseDone
-	send(p)
+	w.send(p)
 	switch {
-	case firstErr != nil:
-		run.Status, run.Err = StatusFailed, firstErr
-		return run, firstErr
+	case w.firstErr != nil:
+		run.Status, run.Err = StatusFailed, w.firstErr
+		return run, w.firstErr
 	case ctx.Err() != nil:
 		run.Status, run.Err = StatusCancelled, cancelCause(ctx)
 		return run, ctx.Err()

@@ -241,193 +241,286 @@ type tiledLane struct {
 // A tile that stops (cancel, failure) stops the study: the report holds
 // what completed, as RunStudy's does.
 func runTiled(ctx context.Context, s *Study, opt StudyOptions, tiles []tile, budget int64) (*Report, error) {
-	whole, total := s.Grid, s.Grid.Len()
-	discard := opt.Discard && len(opt.Prior) == 0
-	keepN := opt.Keep
-	if keepN <= 0 {
-		keepN = DefaultKeep
+	ts, err := newTiledStudy(s, opt, tiles, budget)
+	if err != nil {
+		return nil, err
 	}
-	rep := newReport(s)
+	ts.runLanes(ctx)
+	ts.collectRuns(ctx)
+	ts.publishBlocks()
+	ref, test := ts.lanes[FP64], ts.lanes[FP32]
+	if ref == nil || test == nil || ref.run == nil || test.run == nil || ref.kp.out == nil || test.kp.out == nil {
+		return ts.rep, ts.runErr
+	}
+	ts.parityReport(ctx, ref, test)
+	return ts.rep, ts.runErr
+}
+
+// tiledStudy is the state runTiled's phases share.
+type tiledStudy struct {
+	s            *Study
+	opt          StudyOptions
+	tiles        []tile
+	whole        Grid
+	total        int
+	discard      bool
+	keepN        int
+	rep          *Report
+	both         bool        // an fp64 and an fp32 lane
+	blockLane    Precision   // the lane that emits the per-block statistics
+	blocks       *BlockStats // the whole grid's, when asked for
+	lanes        map[Precision]*tiledLane
+	alsoIdx      map[int]bool // the fp64 lane's best
+	runErr       error
+	blocksFilled bool // every tile's per-block statistics present
+}
+
+// newTiledStudy starts the whole grid's report (its note says why it is
+// tiled) and its per-block statistics when the study asks for them.
+func newTiledStudy(s *Study, opt StudyOptions, tiles []tile, budget int64) (*tiledStudy, error) {
+	ts := &tiledStudy{s: s, opt: opt, tiles: tiles, whole: s.Grid, total: s.Grid.Len()}
+	ts.discard = opt.Discard && len(opt.Prior) == 0
+	ts.keepN = opt.Keep
+	if ts.keepN <= 0 {
+		ts.keepN = DefaultKeep
+	}
+	ts.rep = newReport(s)
 	per := seriesBytes(s.Dataset.Bars.Len(), s.Precisions)
-	rep.Note = JoinNote(rep.Note, fmt.Sprintf("run in %d tiles of the grid: its indicator series take %s, more than the series budget of %s (%s)",
-		len(tiles), Bytes(gridSeries(whole)*per), Bytes(budget), SeriesBudgetEnv))
-	both := slices.Contains(s.Precisions, FP64) && slices.Contains(s.Precisions, FP32)
-	blockLane := s.Precisions[0]
+	ts.rep.Note = JoinNote(ts.rep.Note, fmt.Sprintf("run in %d tiles of the grid: its indicator series take %s, more than the series budget of %s (%s)",
+		len(tiles), Bytes(gridSeries(ts.whole)*per), Bytes(budget), SeriesBudgetEnv))
+	ts.both = slices.Contains(s.Precisions, FP64) && slices.Contains(s.Precisions, FP32)
+	ts.blockLane = s.Precisions[0]
 	if slices.Contains(s.Precisions, FP64) {
-		blockLane = FP64
+		ts.blockLane = FP64
 	}
-	var blocks *BlockStats
 	if s.Blocks > 0 && len(opt.Prior) == 0 {
 		bounds, err := BlockBounds(s.Dataset.Bars.Len(), s.Blocks)
 		if err != nil {
 			return nil, err
 		}
-		blocks = NewBlockStats(total, bounds)
+		ts.blocks = NewBlockStats(ts.total, bounds)
 	}
-	lanes := map[Precision]*tiledLane{}
-	var alsoIdx map[int]bool // the fp64 lane's best
-	var runErr error
-	complete := true // every tile's per-block statistics present
-	send := func(ev Progress) {
-		if opt.Progress != nil {
-			select {
-			case opt.Progress <- ev:
-			default:
-			}
+	ts.lanes = map[Precision]*tiledLane{}
+	ts.blocksFilled = true
+	return ts, nil
+}
+
+// send delivers a progress event without blocking (dropped when full).
+func (ts *tiledStudy) send(ev Progress) {
+	if ts.opt.Progress != nil {
+		select {
+		case ts.opt.Progress <- ev:
+		default:
 		}
 	}
-lanesLoop:
-	for _, p := range s.Precisions {
-		l := &tiledLane{kp: &keeper{best: NewTop(s.Objective, keepN), also: alsoIdx}}
-		if both || (blocks != nil && p == blockLane) {
-			l.kp.out = newOutcomes(total)
-			if blocks != nil && p == blockLane {
-				l.kp.out.dd = make([]float64, total)
-			}
-			if pr := opt.Prior[p]; pr != nil {
-				for i := range pr.Results {
-					l.kp.out.set(&pr.Results[i])
-				}
-			}
-		}
-		if opt.Summary != nil {
-			l.kp.sum = newSummariser(whole, p, s.Objective, *opt.Summary)
-			if pr := opt.Prior[p]; pr != nil {
-				for i := range pr.Results {
-					l.kp.sum.add(&pr.Results[i])
-				}
-			}
-		}
+}
+
+// runLanes runs each precision's lane over every tile in turn, stopping
+// the study at the first tile that fails.
+func (ts *tiledStudy) runLanes(ctx context.Context) {
+	for _, p := range ts.s.Precisions {
+		l := ts.newLane(p)
 		done := 0 // combos of the lane's finished tiles
-		for _, t := range tiles {
-			sub := *s
-			sub.Grid, sub.Note, sub.Precisions, sub.wholeCombos = t.Grid, "", []Precision{p}, s.computedCombos()
-			if p != blockLane || blocks == nil {
-				sub.Blocks = 0
-			}
-			to := StudyOptions{Discard: true, Keep: keepN}
-			if pr := opt.Prior[p]; pr != nil {
-				if tp := priorOfTile(whole, t, pr); tp != nil {
-					to.Prior = map[Precision]*Run{p: tp}
-				}
-			}
-			to.Sink = func(_ Precision, rs []ComboResult) error {
-				g := slices.Clone(rs)
-				for i := range g {
-					g[i].Index = t.global(whole, g[i].Index)
-				}
-				l.kp.add(g)
-				if !discard {
-					l.mu.Lock()
-					l.full = append(l.full, g...)
-					l.mu.Unlock()
-				}
-				if opt.Sink == nil {
-					return nil
-				}
-				// A tile narrower than the grid holds several runs of
-				// consecutive combos: one chunk each, as Sweep's are.
-				for len(g) > 0 {
-					k := 1
-					for k < len(g) && g[k].Index == g[k-1].Index+1 {
-						k++
-					}
-					if err := opt.Sink(p, g[:k:k]); err != nil {
-						return err
-					}
-					g = g[k:]
-				}
-				return nil
-			}
-			var fwd sync.WaitGroup
-			var ch chan Progress
-			if opt.Progress != nil {
-				ch = make(chan Progress, 64)
-				to.Progress = ch
-				fwd.Add(1)
-				go func(before int) {
-					defer fwd.Done()
-					for ev := range ch {
-						ev.Done += before
-						ev.Total = total
-						if ev.Phase == PhaseDone && ev.Done < total {
-							ev.Phase = PhaseCompute // the lane goes on in the next tile
-						}
-						if ev.Rate > 0 {
-							ev.ETA = time.Duration(float64(total-ev.Done) / ev.Rate * float64(time.Second))
-						}
-						if ev.Best != nil {
-							b := *ev.Best
-							b.Index = t.global(whole, b.Index)
-							ev.Best = &b
-						}
-						send(ev)
-					}
-				}(done)
-			}
-			trep, err := runStudy(ctx, &sub, to, true)
-			if ch != nil {
-				close(ch)
-				fwd.Wait()
-			}
-			// The tile's series are garbage now: collect them before the
-			// next tile allocates its own, so that the heap holds one
-			// tile's series at a time rather than growing to twice that
-			// before the collector runs (GOGC).
-			runtime.GC()
-			if trep != nil {
-				if tr := trep.Run(p); tr != nil {
-					mergeTileRun(l, tr, whole)
-					done += tr.Count()
-				}
-				if blocks != nil && p == blockLane {
-					if trep.Blocks == nil {
-						complete = false
-					} else {
-						for c := 0; c < t.Grid.Len(); c++ {
-							blocks.CopyCombo(t.global(whole, c), trep.Blocks, c)
-						}
-					}
-				}
-				if trep.Note != "" && !strings.Contains(rep.Note, trep.Note) {
-					rep.Note = JoinNote(rep.Note, trep.Note)
-				}
-			}
+		for _, t := range ts.tiles {
+			n, err := ts.runTile(ctx, l, p, t, done)
+			done += n
 			if err != nil {
-				runErr = err
+				ts.runErr = err
 				if l.run != nil {
-					lanes[p] = l
+					ts.lanes[p] = l
 				}
-				break lanesLoop
+				return
 			}
 		}
-		lanes[p] = l
+		ts.lanes[p] = l
 		if p == FP64 {
-			alsoIdx = map[int]bool{}
+			ts.alsoIdx = map[int]bool{}
 			for _, r := range l.kp.best.h {
-				alsoIdx[r.Index] = true
+				ts.alsoIdx[r.Index] = true
 			}
 		}
 	}
-	for _, p := range s.Precisions {
-		l := lanes[p]
+}
+
+// newLane starts lane p's keeper: its outcomes and summary, fed first
+// with the lane's prior results (a resumed study).
+func (ts *tiledStudy) newLane(p Precision) *tiledLane {
+	s, opt, total := ts.s, ts.opt, ts.total
+	l := &tiledLane{kp: &keeper{best: NewTop(s.Objective, ts.keepN), also: ts.alsoIdx}}
+	if ts.both || (ts.blocks != nil && p == ts.blockLane) {
+		l.kp.out = newOutcomes(total)
+		if ts.blocks != nil && p == ts.blockLane {
+			l.kp.out.dd = make([]float64, total)
+		}
+		if pr := opt.Prior[p]; pr != nil {
+			for i := range pr.Results {
+				l.kp.out.set(&pr.Results[i])
+			}
+		}
+	}
+	if opt.Summary != nil {
+		l.kp.sum = newSummariser(ts.whole, p, s.Objective, *opt.Summary)
+		if pr := opt.Prior[p]; pr != nil {
+			for i := range pr.Results {
+				l.kp.sum.add(&pr.Results[i])
+			}
+		}
+	}
+	return l
+}
+
+// runTile runs lane p's study of tile t (before: the lane's combos of the
+// tiles before it) and merges it into the lane; it returns the tile's
+// combos evaluated and the tile's error.
+func (ts *tiledStudy) runTile(ctx context.Context, l *tiledLane, p Precision, t tile, before int) (int, error) {
+	sub := *ts.s
+	sub.Grid, sub.Note, sub.Precisions, sub.wholeCombos = t.Grid, "", []Precision{p}, ts.s.computedCombos()
+	if p != ts.blockLane || ts.blocks == nil {
+		sub.Blocks = 0
+	}
+	to := ts.tileOptions(l, p, t)
+	stop := ts.forwardProgress(&to, t, before)
+	trep, err := runStudy(ctx, &sub, to, true)
+	stop()
+	// The tile's series are garbage now: collect them before the
+	// next tile allocates its own, so that the heap holds one
+	// tile's series at a time rather than growing to twice that
+	// before the collector runs (GOGC).
+	runtime.GC()
+	n := 0
+	if trep != nil {
+		n = ts.mergeTile(l, p, t, trep)
+	}
+	return n, err
+}
+
+// tileOptions are the options of lane p's study of tile t: its prior
+// results, and a sink that relabels the tile's results with the whole
+// grid's index for the lane's keeper and opt.Sink.
+func (ts *tiledStudy) tileOptions(l *tiledLane, p Precision, t tile) StudyOptions {
+	whole, discard, opt := ts.whole, ts.discard, ts.opt
+	to := StudyOptions{Discard: true, Keep: ts.keepN}
+	if pr := opt.Prior[p]; pr != nil {
+		if tp := priorOfTile(whole, t, pr); tp != nil {
+			to.Prior = map[Precision]*Run{p: tp}
+		}
+	}
+	to.Sink = func(_ Precision, rs []ComboResult) error {
+		g := slices.Clone(rs)
+		for i := range g {
+			g[i].Index = t.global(whole, g[i].Index)
+		}
+		l.kp.add(g)
+		if !discard {
+			l.mu.Lock()
+			l.full = append(l.full, g...)
+			l.mu.Unlock()
+		}
+		if opt.Sink == nil {
+			return nil
+		}
+		// A tile narrower than the grid holds several runs of
+		// consecutive combos: one chunk each, as Sweep's are.
+		for len(g) > 0 {
+			k := 1
+			for k < len(g) && g[k].Index == g[k-1].Index+1 {
+				k++
+			}
+			if err := opt.Sink(p, g[:k:k]); err != nil {
+				return err
+			}
+			g = g[k:]
+		}
+		return nil
+	}
+	return to
+}
+
+// forwardProgress routes the tile study's progress (to.Progress) to the
+// study's, as events of the whole grid, on a goroutine of its own; the
+// returned func closes the tile's channel and waits for the forwarder.
+func (ts *tiledStudy) forwardProgress(to *StudyOptions, t tile, before int) (stop func()) {
+	if ts.opt.Progress == nil {
+		return func() {}
+	}
+	whole, total := ts.whole, ts.total
+	var fwd sync.WaitGroup
+	ch := make(chan Progress, 64)
+	to.Progress = ch
+	fwd.Add(1)
+	go func(before int) {
+		defer fwd.Done()
+		for ev := range ch {
+			ev.Done += before
+			ev.Total = total
+			if ev.Phase == PhaseDone && ev.Done < total {
+				ev.Phase = PhaseCompute // the lane goes on in the next tile
+			}
+			if ev.Rate > 0 {
+				ev.ETA = time.Duration(float64(total-ev.Done) / ev.Rate * float64(time.Second))
+			}
+			if ev.Best != nil {
+				b := *ev.Best
+				b.Index = t.global(whole, b.Index)
+				ev.Best = &b
+			}
+			ts.send(ev)
+		}
+	}(before)
+	return func() {
+		close(ch)
+		fwd.Wait()
+	}
+}
+
+// mergeTile joins tile t's report into lane p and the whole grid's: its
+// run's times and state, its per-block statistics, its note. It returns
+// the tile's combos evaluated.
+func (ts *tiledStudy) mergeTile(l *tiledLane, p Precision, t tile, trep *Report) int {
+	n := 0
+	if tr := trep.Run(p); tr != nil {
+		mergeTileRun(l, tr, ts.whole)
+		n = tr.Count()
+	}
+	if ts.blocks != nil && p == ts.blockLane {
+		if trep.Blocks == nil {
+			ts.blocksFilled = false
+		} else {
+			for c := 0; c < t.Grid.Len(); c++ {
+				ts.blocks.CopyCombo(t.global(ts.whole, c), trep.Blocks, c)
+			}
+		}
+	}
+	if trep.Note != "" && !strings.Contains(ts.rep.Note, trep.Note) {
+		ts.rep.Note = JoinNote(ts.rep.Note, trep.Note)
+	}
+	return n
+}
+
+// collectRuns adds each lane's run of the whole grid to the report, with
+// its summary and its results (kept few, or all in grid order), marking
+// a run that missed combos failed or cancelled.
+func (ts *tiledStudy) collectRuns(ctx context.Context) {
+	rep := ts.rep
+	for _, p := range ts.s.Precisions {
+		l := ts.lanes[p]
 		if l == nil || l.run == nil {
 			continue
 		}
 		run := l.run
 		run.Summary = l.kp.summary()
-		if discard {
+		if ts.discard {
 			l.kp.keep(run)
 		} else {
 			full := l.full
 			slices.SortFunc(full, func(a, b ComboResult) int { return a.Index - b.Index })
-			if pr := opt.Prior[p]; pr != nil {
+			if pr := ts.opt.Prior[p]; pr != nil {
 				full = mergeResults(pr.Results, full)
 			}
 			run.Results = full
 		}
-		if run.Count() < total && run.Status == StatusComplete {
-			run.Status, run.Err = StatusFailed, runErr
+		if run.Count() < ts.total && run.Status == StatusComplete {
+			run.Status, run.Err = StatusFailed, ts.runErr
 			if ctx.Err() != nil {
 				run.Status = StatusCancelled
 			}
@@ -435,48 +528,43 @@ lanesLoop:
 		rep.Runs = append(rep.Runs, run)
 	}
 	rep.Note = JoinNote(rep.Note, rep.RunNotes())
-	if blocks != nil && complete && runErr == nil {
-		rep.Blocks, rep.BlocksOf = blocks, blockLane
-		if opt.AfterBlocks != nil {
+}
+
+// publishBlocks puts the whole grid's per-block statistics in the report
+// when every tile produced its own, and calls opt.AfterBlocks.
+func (ts *tiledStudy) publishBlocks() {
+	rep := ts.rep
+	if ts.blocks != nil && ts.blocksFilled && ts.runErr == nil {
+		rep.Blocks, rep.BlocksOf = ts.blocks, ts.blockLane
+		if ts.opt.AfterBlocks != nil {
 			snap := *rep
-			snap.Runs = []*Run{rep.Run(blockLane)}
-			opt.AfterBlocks(&snap)
+			snap.Runs = []*Run{rep.Run(ts.blockLane)}
+			ts.opt.AfterBlocks(&snap)
 		}
 	}
-	ref, test := lanes[FP64], lanes[FP32]
-	if ref == nil || test == nil || ref.run == nil || test.run == nil || ref.kp.out == nil || test.kp.out == nil {
-		return rep, runErr
-	}
+}
+
+// parityReport compares the fp32 lane with the fp64 lane tile by tile
+// (on a fresh context when the study was cancelled) and joins the tiles'
+// reports into the whole grid's.
+func (ts *tiledStudy) parityReport(ctx context.Context, ref, test *tiledLane) {
+	rep := ts.rep
 	pctx := ctx
 	if ctx.Err() != nil {
 		pctx = context.Background() // still explain what completed
 	}
 	var parts []*Parity
 	compared := 0
-	for _, t := range tiles {
-		sub := *s
-		sub.Grid, sub.wholeCombos = t.Grid, s.computedCombos()
-		tref, ttest := tileOutcomes(ref, whole, t), tileOutcomes(test, whole, t)
-		if tref.Count() == 0 || ttest.Count() == 0 {
-			continue
-		}
-		send(Progress{Backend: test.run.Backend, Precision: FP32, Done: compared, Total: total, Elapsed: test.run.Elapsed, Phase: PhaseParity})
-		runtime.GC() // the previous tile's series (see the lanes' loop)
-		before := compared
-		par, note, err := sub.parity(pctx, &IndicatorCache{}, tref, ttest, func(done int) {
-			send(Progress{Backend: test.run.Backend, Precision: FP32, Done: before + done, Total: total, Elapsed: test.run.Elapsed, Phase: PhaseParity})
-		})
+	for _, t := range ts.tiles {
+		par, note, ok, err := ts.tileParity(pctx, ref, test, t, compared)
 		if err != nil {
-			if runErr == nil {
-				runErr = fmt.Errorf("parity: %w", err)
+			if ts.runErr == nil {
+				ts.runErr = fmt.Errorf("parity: %w", err)
 			}
 			break
 		}
-		for k := range par.Combos {
-			par.Combos[k].Index = t.global(whole, par.Combos[k].Index)
-		}
-		for k := range par.Flips {
-			par.Flips[k].Index = t.global(whole, par.Flips[k].Index)
+		if !ok {
+			continue
 		}
 		parts = append(parts, par)
 		compared += par.CombosCompared
@@ -485,10 +573,38 @@ lanesLoop:
 		}
 	}
 	if len(parts) > 0 {
-		incomplete := !ref.run.Complete() || !test.run.Complete() || len(parts) < len(tiles)
+		incomplete := !ref.run.Complete() || !test.run.Complete() || len(parts) < len(ts.tiles)
 		rep.Parity, rep.ParityOf = mergeParity(parts, incomplete), "fp32 vs fp64"
 	}
-	return rep, runErr
+}
+
+// tileParity is tile t's parity report, its combos and flips relabelled
+// with the whole grid's index (compared: the combos of the tiles before);
+// ok is false when either lane has no combo in t.
+func (ts *tiledStudy) tileParity(pctx context.Context, ref, test *tiledLane, t tile, compared int) (par *Parity, note string, ok bool, err error) {
+	whole, total := ts.whole, ts.total
+	sub := *ts.s
+	sub.Grid, sub.wholeCombos = t.Grid, ts.s.computedCombos()
+	tref, ttest := tileOutcomes(ref, whole, t), tileOutcomes(test, whole, t)
+	if tref.Count() == 0 || ttest.Count() == 0 {
+		return nil, "", false, nil
+	}
+	ts.send(Progress{Backend: test.run.Backend, Precision: FP32, Done: compared, Total: total, Elapsed: test.run.Elapsed, Phase: PhaseParity})
+	runtime.GC() // the previous tile's series (see runTile)
+	before := compared
+	par, note, err = sub.parity(pctx, &IndicatorCache{}, tref, ttest, func(done int) {
+		ts.send(Progress{Backend: test.run.Backend, Precision: FP32, Done: before + done, Total: total, Elapsed: test.run.Elapsed, Phase: PhaseParity})
+	})
+	if err != nil {
+		return nil, "", false, err
+	}
+	for k := range par.Combos {
+		par.Combos[k].Index = t.global(whole, par.Combos[k].Index)
+	}
+	for k := range par.Flips {
+		par.Flips[k].Index = t.global(whole, par.Flips[k].Index)
+	}
+	return par, note, true, nil
 }
 
 // tileOutcomes is lane l's run restricted to tile t, as a kept run of the

@@ -1,6 +1,6 @@
 package output_test
 
-import "sweepbench/engine/internal/studytest"
+import "sweepbench/internal/studytest"
 
 // The shared helpers (package studytest), under the names these tests
 // call them by.
