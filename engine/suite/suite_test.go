@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"sweepbench/engine"
-	"sweepbench/engine/internal/studytest"
 	"sweepbench/engine/suite"
+	"sweepbench/internal/studytest"
 )
 
 // TestAggregator: the median (mean of the middle two for an even count),
