@@ -20,7 +20,7 @@ import (
 type studyFlags struct {
 	spec engine.Spec
 	// datas are the --data values in order (the flag repeats: a suite of
-	// datasets, engine.ExpandDatasets); spec.Data is the first.
+	// datasets, suite.ExpandDatasets); spec.Data is the first.
 	datas []string
 }
 
@@ -156,7 +156,7 @@ func (f *studyFlags) study(ctx context.Context, reg *engine.Registry) (*engine.S
 }
 
 // datasetsOf is the suite's datasets: the --data values (or the default)
-// and --data-each, expanded (engine.ExpandDatasets).
+// and --data-each, expanded (suite.ExpandDatasets).
 func datasetsOf(sf *studyFlags, each string) ([]string, error) {
 	vals := sf.datas
 	if len(vals) == 0 && each == "" {

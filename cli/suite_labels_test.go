@@ -12,7 +12,7 @@ import (
 )
 
 // TestSuiteLabelsAsTheWorkbench: `run --data A --data B` labels its
-// sessions with engine.SuiteID of its Spec, the id the workbench gives the
+// sessions with suite.SuiteID of its Spec, the id the workbench gives the
 // same study typed into its form (tui's TestSuiteRunFromTheForm: the
 // form's smallFlags, DefaultSpec with these four settings and
 // the objective sharpe), and saves

@@ -34,7 +34,7 @@ func arithJob(t *testing.T) *engine.Job {
 }
 
 // TestRungNaiveEqualsSweep: the bench ladder's M0 (scalar WMAs recomputed
-// per combo, engine.RungNaive through Arithmetic.NaiveSweep) gives the
+// per combo, bench.RungNaive through Arithmetic.NaiveSweep) gives the
 // reference sweep's fp64 bits on every metric of every combo: the ladder's
 // parity rests on it.
 func TestRungNaiveEqualsSweep(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 type HTMLOptions struct {
 	// Top is the combos the run's table lists; 0 = 10.
 	Top int
-	// Bench, when set, is a bench ladder to show (engine.RunLadder's rows:
+	// Bench, when set, is a bench ladder to show (bench.RunLadder's rows:
 	// a session keeps none).
 	Bench []bench.RungResult
 }

@@ -152,7 +152,7 @@ func (s *Source) wfEquityFigure() (*Figure, error) {
 
 // BenchFigure is the bench ladder: each rung's combos per second on a log
 // axis, the rungs skipped or failed left out (their rows name why). rows
-// are engine.RunLadder's, in ladder order. Errors: no rung ran.
+// are bench.RunLadder's, in ladder order. Errors: no rung ran.
 func BenchFigure(rows []bench.RungResult) (*Figure, error) {
 	var names []string
 	var vals plotter.Values

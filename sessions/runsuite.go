@@ -11,8 +11,8 @@ import (
 // Running a suite: the one path under `run --data A --data B` and the
 // workbench's run of several datasets. Each dataset is an ordinary study
 // (RunStudy), run one after the other, saved as a session of its own whose
-// Spec.Suite is "ID D/N" (engine.SuiteID, engine.SuiteRef), its reference
-// lane streamed into the suite's engine.Aggregator.
+// Spec.Suite is "ID D/N" (suite.SuiteID, suite.SuiteRef), its reference
+// lane streamed into the suite's suite.Aggregator.
 
 // SuiteOptions are a front end's parts of a suite's run; every callback is
 // optional but Build.
@@ -40,9 +40,9 @@ type SuiteOptions struct {
 // that completed, in order, the sessions saved whole, and the aggregate
 // (nil unless every dataset completed).
 type SuiteRun struct {
-	ID        string           // engine.SuiteID
-	Run       string           // this run of it (engine.NewSuiteRun; its sessions' SuiteRef.Run)
-	Lane      engine.Precision // the aggregate's lane (engine.ReferenceLane)
+	ID        string           // suite.SuiteID
+	Run       string           // this run of it (suite.NewSuiteRun; its sessions' SuiteRef.Run)
+	Lane      engine.Precision // the aggregate's lane (suite.ReferenceLane)
 	Reports   []*engine.Report
 	Sessions  []int64 // the sessions saved whole, in dataset order
 	Aggregate *suite.Aggregate

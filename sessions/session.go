@@ -274,7 +274,7 @@ func nullable(v float64) any {
 type ListOptions struct {
 	Limit int // newest first; 0 = all
 	// Suite, when set, keeps only the sessions of the suite of that id
-	// (engine.SuiteID: their Spec.Suite is "Suite D/N").
+	// (suite.SuiteID: their Spec.Suite is "Suite D/N").
 	Suite string
 }
 

@@ -9,9 +9,9 @@ import (
 	"sweepbench/engine/suite"
 )
 
-// Suites in the store: each dataset of a suite (engine.Suite, run by
+// Suites in the store: each dataset of a suite (suite.Suite, run by
 // `run --data A --data B` or merged from shards) is saved as a session of
-// its own whose Spec.Suite is "ID D/N" (engine.SuiteRef). SuiteOf finds
+// its own whose Spec.Suite is "ID D/N" (suite.SuiteRef). SuiteOf finds
 // the sessions of one suite again, and Aggregate computes the suite's
 // cross-dataset figures from their saved runs with the engine's
 // Aggregator, as the CLI's suite report does while it runs.
@@ -19,7 +19,7 @@ import (
 // Suite is the sessions of one suite found in the store.
 type Suite struct {
 	ID string
-	// Run is the run of the suite (engine.SuiteRef.Run; "" for sessions
+	// Run is the run of the suite (suite.SuiteRef.Run; "" for sessions
 	// saved before runs were recorded).
 	Run string
 	// Members[d] is the session of dataset d+1 in that run, nil when the
@@ -78,10 +78,10 @@ func (s *Store) SuiteOf(ctx context.Context, ref suite.SuiteRef) (*Suite, error)
 // aggregate.
 var ErrNoSuiteData = errors.New("no dataset of the suite has a saved run")
 
-// Aggregate computes the suite's cross-dataset figures (engine.Aggregate:
+// Aggregate computes the suite's cross-dataset figures (suite.Aggregate:
 // per combo of the grid, the median and the worst of the objective over
 // the datasets and the number in profit) from the reference lane
-// (engine.ReferenceLane: fp64, else the one precision) of each session the
+// (suite.ReferenceLane: fp64, else the one precision) of each session the
 // store has, read a batch at a time (memory: 8 bytes a combo a dataset and
 // one batch). Datasets with no session are left out: Aggregate.Datasets
 // names the ones counted, in suite order. The objective and the grid are

@@ -47,7 +47,7 @@ func typeData(t *testing.T, d *driver, text string) {
 
 // TestSuiteRunFromTheForm: two datasets typed into the form's data field
 // run as a suite, as `run --data A --data B` runs one: two sessions
-// labelled with engine.SuiteID's id (the CLI's: TestSuiteLabelsAsTheWorkbench
+// labelled with suite.SuiteID's id (the CLI's: TestSuiteLabelsAsTheWorkbench
 // checks the CLI gives the same for this spec), each dataset's results
 // those of its own study run on its own (the CLI's path: each dataset's
 // spec, Suite set, built and run by the engine), and the results open on

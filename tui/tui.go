@@ -3,7 +3,7 @@
 // metrics, the parity report, a heatmap over the grid, the crossover around
 // each fp32/fp64 flip and one combo's equity and trades. Every number comes
 // from the engine (engine.RunStudy, engine.InspectCombo,
-// engine.EstimateStudy); the TUI computes nothing of its own.
+// preflight.EstimateStudy); the TUI computes nothing of its own.
 package tui
 
 import (
@@ -71,7 +71,7 @@ type Config struct {
 	BenchRepeat int
 
 	// Preflight is how each study is checked before it starts, as `run`
-	// checks it (engine.PreflightStudy: refused when it cannot fit, asked
+	// checks it (preflight.PreflightStudy: refused when it cannot fit, asked
 	// about when long or heavy); the zero value calibrates on this
 	// machine (sweepbench serve: the server). Tests inject it.
 	Preflight preflight.PreflightOptions

@@ -242,7 +242,7 @@ func TestSuiteRef(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok, err := suite.ParseSuiteRef(tc.in)
 			if got != tc.want || ok != tc.ok || (err != nil) != tc.err {
-				t.Fatalf("engine.ParseSuiteRef(%q) = %+v, %v, %v", tc.in, got, ok, err)
+				t.Fatalf("suite.ParseSuiteRef(%q) = %+v, %v, %v", tc.in, got, ok, err)
 			}
 			if ok && got.String() != tc.in {
 				t.Fatalf("String() = %q, want %q", got.String(), tc.in)

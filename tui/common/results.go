@@ -22,7 +22,7 @@ const (
 )
 
 // Aggregate columns: a suite's cross-dataset figures of a combo
-// (engine.Aggregate, set as Results.Agg), for the results screen's "all
+// (suite.Aggregate, set as Results.Agg), for the results screen's "all
 // datasets" view: the median and the worst of the objective's metric over
 // the datasets, and the number of datasets where it made money.
 const (

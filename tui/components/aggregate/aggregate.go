@@ -1,5 +1,5 @@
 // Package aggregate is the results pane of a suite's "all datasets" view:
-// the cross-dataset aggregate (engine.Aggregate: per combo, the median and
+// the cross-dataset aggregate (suite.Aggregate: per combo, the median and
 // the worst of the objective over the datasets and the number of datasets
 // where it made money) as a top list, best median first (Aggregate.Top,
 // the order of the CLI's suite report), with the selected combo's figures

@@ -15,13 +15,13 @@ import (
 )
 
 // Before a study starts the screen checks it as `sweepbench run` does,
-// through engine.PreflightStudy (one rule for both front ends): a study
+// through preflight.PreflightStudy (one rule for both front ends): a study
 // that cannot fit is refused at once with run's message; one the CPU
-// reference would take over engine.ConfirmTime (from arithmetic alone, or
+// reference would take over preflight.ConfirmTime (from arithmetic alone, or
 // the calibration), or whose memory forecast is over half the memory
 // available, is said on this screen with its estimate and starts only on
 // y (run's --yes); the estimate of any study over
-// engine.ShowEstimateOver is said over its lanes. The arithmetic is done
+// preflight.ShowEstimateOver is said over its lanes. The arithmetic is done
 // at once; a calibration, when the study needs one, runs in a command off
 // the UI goroutine (esc cancels it), its answer a preflightMsg.
 

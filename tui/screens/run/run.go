@@ -39,8 +39,8 @@ type Config struct {
 	// the workbench.
 	Detachable bool
 	// Preflight is how each study is checked before it starts
-	// (engine.PreflightStudy; Discard and Yes are the screen's): the zero
-	// value calibrates with engine.EstimateStudy at engine.DefaultRates on
+	// (preflight.PreflightStudy; Discard and Yes are the screen's): the zero
+	// value calibrates with preflight.EstimateStudy at preflight.DefaultRates on
 	// GOMAXPROCS cores, as run does. Tests inject the calibration, the
 	// rates and the cores.
 	Preflight preflight.PreflightOptions

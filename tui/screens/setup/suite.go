@@ -14,7 +14,7 @@ import (
 )
 
 // The form's data field: empty, the Dataset pane's dataset; else the
-// datasets of the study as run's --data takes them (engine.ExpandDatasets:
+// datasets of the study as run's --data takes them (suite.ExpandDatasets:
 // a file, a folder or a glob is one dataset, @LIST a list file), several
 // separated by commas or spaces, each:GLOB every match of GLOB a dataset
 // (run's --data-each). Several make a suite: each dataset runs after the
