@@ -23,7 +23,7 @@ import (
 func newSessionsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, compare, export, remove and resume saved runs",
+		Short: "List, show, compare, export, report, plot, remove and resume saved runs",
 		Long: `Every "sweepbench run" is saved as a session (unless --no-save) in the
 sessions database (--db), batch by batch while it computes: a killed run
 keeps what it saved and shows as interrupted, and "sessions resume"
