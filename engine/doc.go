@@ -34,8 +34,9 @@
 // several datasets (Suite, the cross-dataset Aggregate, ExpandDatasets,
 // SuiteID and SuiteRef); bench is the method ladder of `sweepbench bench`;
 // preflight estimates a study's time and asks before a long or heavy one
-// (the memory forecast, limit and check it shares with RunStudy stay here:
-// ForecastMemory, SystemMemoryLimit, CheckMemory).
+// (the memory forecast and check it shares with RunStudy stay here:
+// ForecastMemory, CheckMemory); memlimit, a leaf engine imports, reads the
+// host's memory limits (/proc, cgroups, RLIMIT_AS: SystemMemoryLimit).
 //
 // It imports no backend (reference, cuda, metal), no store (sessions) and
 // no UI (tui). The CPU arithmetic it needs outside a backend (the indicator

@@ -1,5 +1,7 @@
 package engine
 
+import "sweepbench/engine/memlimit"
+
 // SetMergeAliases turns Sweep's computing of each HMA3 twin pair once
 // (Grid.Distinct) on or off, returning the previous setting, so that a
 // test of package engine_test can compare with the sweep of every combo.
@@ -17,7 +19,7 @@ func MetricValues(m *Metrics) [NumMetrics]float64 {
 
 // SetMemoryLimit makes f the memory limit the memory check reads until
 // the returned restore is called, for the preflight's tests.
-func SetMemoryLimit(f func() MemoryLimit) (restore func()) {
+func SetMemoryLimit(f func() memlimit.MemoryLimit) (restore func()) {
 	old := memoryLimit
 	memoryLimit = f
 	return func() { memoryLimit = old }

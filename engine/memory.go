@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"unsafe"
+
+	"sweepbench/engine/memlimit"
 )
 
 // MemoryForecast is what a study will hold in host memory at its peak on
@@ -89,13 +91,13 @@ func resultsForecast(s *Study, discard bool) int64 {
 }
 
 // MemoryError refuses a study whose forecast does not fit in the memory
-// available (ForecastMemory against SystemMemoryLimit: the least of
+// available (ForecastMemory against memlimit.SystemMemoryLimit: the least of
 // MemAvailable, RLIMIT_AS and the cgroup limits), before anything is
 // allocated; the message says which limit bound it.
 type MemoryError struct {
 	Need      MemoryForecast
-	Available int64       // bytes
-	Limit     MemoryLimit // what bounds Available (its Describe is said)
+	Available int64                // bytes
+	Limit     memlimit.MemoryLimit // what bounds Available (its Describe is said)
 }
 
 func (e *MemoryError) Error() string {
@@ -126,15 +128,12 @@ func Bytes(b int64) string {
 }
 
 // memoryLimit is what a new allocation can have and what bounds it
-// (SystemMemoryLimit). It is a variable so that tests can fix it.
-var memoryLimit = SystemMemoryLimit
+// (memlimit.SystemMemoryLimit). It is a variable so that tests can fix it.
+var memoryLimit = memlimit.SystemMemoryLimit
 
 // availableMemory is memoryLimit's bytes; 0 when nothing is known (then
 // nothing is refused).
 func availableMemory() int64 { return memoryLimit().Available }
-
-// systemAvailableMemory is SystemMemoryLimit's bytes.
-func systemAvailableMemory() int64 { return SystemMemoryLimit().Available }
 
 // checkMemory returns a *MemoryError when s's forecast exceeds the memory
 // available: its per-combo results alone, or with the series of its
@@ -147,13 +146,13 @@ func checkMemory(s *Study, discard bool) error { return checkMemoryWith(s, disca
 // CheckMemory is checkMemory under the limit it reads, returned with the
 // error: the memory check before a study (package preflight) does what
 // RunStudy's does.
-func CheckMemory(s *Study, discard bool) (MemoryLimit, error) {
+func CheckMemory(s *Study, discard bool) (memlimit.MemoryLimit, error) {
 	lim := memoryLimit()
 	return lim, checkMemoryWith(s, discard, lim)
 }
 
 // checkMemoryWith is checkMemory under limit lim.
-func checkMemoryWith(s *Study, discard bool, lim MemoryLimit) error {
+func checkMemoryWith(s *Study, discard bool, lim memlimit.MemoryLimit) error {
 	have := lim.Available
 	need := func() error { return &MemoryError{Need: ForecastMemoryWith(s, discard), Available: have, Limit: lim} }
 	if have > 0 && resultsForecast(s, discard) > have {

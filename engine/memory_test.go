@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"sweepbench/engine/memlimit"
 )
 
 // TestForecastMemory: by hand, 6 combos (2 x 3 lengths) on the fake
@@ -48,7 +50,7 @@ func TestForecastMemory(t *testing.T) {
 // series of a tile fit half of what the results leave); one that fits
 // runs whole.
 func TestRunStudyRefusesWhatCannotFit(t *testing.T) {
-	defer func(f func() MemoryLimit) { memoryLimit = f }(memoryLimit)
+	defer func(f func() memlimit.MemoryLimit) { memoryLimit = f }(memoryLimit)
 	ran := false
 	b := &fakeBackend{lanes: 1, chunk: 10, compute: func(ctx context.Context, lane, first int, out []Metrics) error {
 		ran = true
@@ -57,7 +59,9 @@ func TestRunStudyRefusesWhatCannotFit(t *testing.T) {
 	}}
 	s := fakeStudy(b)
 	m := ForecastMemory(s)
-	memoryLimit = func() MemoryLimit { return MemoryLimit{Available: m.Results - 1, Kind: LimitMemAvailable} }
+	memoryLimit = func() memlimit.MemoryLimit {
+		return memlimit.MemoryLimit{Available: m.Results - 1, Kind: memlimit.LimitMemAvailable}
+	}
 	_, err := RunStudy(context.Background(), s, StudyOptions{})
 	var me *MemoryError
 	if !errors.As(err, &me) || ran || me.Available != m.Results-1 || !strings.Contains(err.Error(), "is available, bound by the memory the system has available (MemAvailable): use fewer or shorter lengths") {
@@ -66,7 +70,9 @@ func TestRunStudyRefusesWhatCannotFit(t *testing.T) {
 	// The series of 3 of the grid's 6 lengths and the returns (4 series)
 	// fit beside the results: tiles of at most 4 series.
 	per := m.SeriesAll / 6
-	memoryLimit = func() MemoryLimit { return MemoryLimit{Available: m.Results + 2*4*per, Kind: LimitMemAvailable} }
+	memoryLimit = func() memlimit.MemoryLimit {
+		return memlimit.MemoryLimit{Available: m.Results + 2*4*per, Kind: memlimit.LimitMemAvailable}
+	}
 	if f := ForecastMemory(s); f.Tiles < 2 || f.Series > 4*per {
 		t.Fatalf("forecast %+v: want tiles of at most %d bytes of series", f, 4*per)
 	}
@@ -74,7 +80,9 @@ func TestRunStudyRefusesWhatCannotFit(t *testing.T) {
 	if err != nil || !ran || !strings.Contains(rep.Note, "tiles of the grid") || rep.Run(FP64).Count() != s.Grid.Len() {
 		t.Fatalf("a study whose series do not fit: err %v, computed %v, note %q", err, ran, rep.Note)
 	}
-	memoryLimit = func() MemoryLimit { return MemoryLimit{Available: m.Results + 2*m.SeriesAll, Kind: LimitMemAvailable} }
+	memoryLimit = func() memlimit.MemoryLimit {
+		return memlimit.MemoryLimit{Available: m.Results + 2*m.SeriesAll, Kind: memlimit.LimitMemAvailable}
+	}
 	if rep, err := RunStudy(context.Background(), s, StudyOptions{}); err != nil || strings.Contains(rep.Note, "tiles") {
 		t.Fatalf("a study that fits: err %v, note %q", err, rep.Note)
 	}
@@ -88,5 +96,23 @@ func TestBytes(t *testing.T) {
 		if got := Bytes(c.b); got != c.want {
 			t.Errorf("Bytes(%d) = %q, want %q", c.b, got, c.want)
 		}
+	}
+}
+
+// TestMemoryErrorSaysTheBound: a study refused under an address-space
+// limit says so, with the limit and what is mapped.
+func TestMemoryErrorSaysTheBound(t *testing.T) {
+	defer func(f func() memlimit.MemoryLimit) { memoryLimit = f }(memoryLimit)
+	s := fakeStudy(&fakeBackend{lanes: 1, chunk: 10})
+	need := ForecastMemory(s).Results
+	lim := memlimit.MemoryLimit{Available: need - 1, Kind: memlimit.LimitAddressSpace, Limit: need + 3<<20, Used: 3<<20 + 1}
+	memoryLimit = func() memlimit.MemoryLimit { return lim }
+	_, err := RunStudy(context.Background(), s, StudyOptions{})
+	var me *MemoryError
+	if !errors.As(err, &me) || me.Limit != lim {
+		t.Fatalf("err %v: want a MemoryError with the limit", err)
+	}
+	if want := "is available, bound by the address-space limit (ulimit -v: "; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "MiB of it mapped already): use fewer") {
+		t.Fatalf("err %q: want it to name the address-space limit", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/memlimit"
 	"sweepbench/engine/preflight"
 )
 
@@ -22,8 +23,8 @@ func (asReference) Name() string { return "reference" }
 // and counts its calls.
 func preflightFixture(t *testing.T, avail int64, total time.Duration) (*engine.Study, *preflight.PreflightOptions, *int) {
 	t.Helper()
-	t.Cleanup(engine.SetMemoryLimit(func() engine.MemoryLimit {
-		return engine.MemoryLimit{Available: avail, Kind: engine.LimitMemAvailable, Limit: avail}
+	t.Cleanup(engine.SetMemoryLimit(func() memlimit.MemoryLimit {
+		return memlimit.MemoryLimit{Available: avail, Kind: memlimit.LimitMemAvailable, Limit: avail}
 	}))
 	s := engine.FakeStudy(asReference{engine.NewFakeBackend(1, 10)})
 	calls := new(int)
@@ -43,16 +44,16 @@ func preflightFixture(t *testing.T, avail int64, total time.Duration) (*engine.S
 func TestPreflightFromArithmeticAlone(t *testing.T) {
 	s, opt, calls := preflightFixture(t, 1<<40, time.Second)
 	need := engine.ForecastMemory(s).Results
-	engine.SetMemoryLimit(func() engine.MemoryLimit {
-		return engine.MemoryLimit{Available: need - 1, Kind: engine.LimitMemAvailable}
+	engine.SetMemoryLimit(func() memlimit.MemoryLimit {
+		return memlimit.MemoryLimit{Available: need - 1, Kind: memlimit.LimitMemAvailable}
 	})
 	opt.Yes = true
 	var me *engine.MemoryError
 	if _, err := preflight.PreflightStudy(context.Background(), s, *opt); !errors.As(err, &me) || *calls != 0 {
 		t.Fatalf("err %v, calibrations %d: want a engine.MemoryError at once", err, *calls)
 	}
-	engine.SetMemoryLimit(func() engine.MemoryLimit {
-		return engine.MemoryLimit{Available: 1 << 40, Kind: engine.LimitMemAvailable}
+	engine.SetMemoryLimit(func() memlimit.MemoryLimit {
+		return memlimit.MemoryLimit{Available: 1 << 40, Kind: memlimit.LimitMemAvailable}
 	})
 	// The grid's computed combos x bars x 2 precisions at 1 s a bar on 2
 	// cores: far over preflight.ConfirmTime.
@@ -122,8 +123,8 @@ func TestPreflightOnMemory(t *testing.T) {
 	s, opt, _ := preflightFixture(t, 1<<40, time.Second)
 	s.Backend = engine.NewFakeBackend(1, 10)
 	total := engine.ForecastMemory(s).Total()
-	lim := engine.MemoryLimit{Available: total * 3 / 2, Kind: engine.LimitCgroupV2, Limit: total * 2, Used: total / 2, Cgroup: "/app"}
-	engine.SetMemoryLimit(func() engine.MemoryLimit { return lim })
+	lim := memlimit.MemoryLimit{Available: total * 3 / 2, Kind: memlimit.LimitCgroupV2, Limit: total * 2, Used: total / 2, Cgroup: "/app"}
+	engine.SetMemoryLimit(func() memlimit.MemoryLimit { return lim })
 	_, err := preflight.PreflightStudy(context.Background(), s, *opt)
 	var ce *preflight.ConfirmError
 	if !errors.As(err, &ce) || !ce.Heavy || ce.Long {

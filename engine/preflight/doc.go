@@ -6,8 +6,8 @@
 // for a confirmation (*ConfirmError) of what would take longer than
 // ConfirmTime or more than ConfirmMemoryFraction of the memory available,
 // saying its estimate over ShowEstimateOver (Preflight, Rates,
-// DefaultRates). The memory forecast and limit stay in engine, whose run
-// path checks them too.
+// DefaultRates). The memory forecast and check stay in engine, whose run
+// path checks them too; the limit is package memlimit's.
 //
 // It imports engine; engine never imports it.
 package preflight

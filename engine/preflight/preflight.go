@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/memlimit"
 )
 
 // The thresholds of Preflight, the check a front end makes before a study
@@ -21,7 +22,7 @@ const (
 	// estimate said before it starts.
 	ShowEstimateOver = 10 * time.Second
 	// ConfirmMemoryFraction: a study whose memory forecast exceeds this
-	// fraction of the memory available (SystemMemoryLimit) starts only
+	// fraction of the memory available (memlimit.SystemMemoryLimit) starts only
 	// once confirmed too: it leaves the machine little else.
 	ConfirmMemoryFraction = 0.5
 )
@@ -61,7 +62,7 @@ type PreflightOptions struct {
 // Preflight is what is known of a study before it computes.
 type Preflight struct {
 	Memory engine.MemoryForecast
-	Limit  engine.MemoryLimit // SystemMemoryLimit when checked (LimitNone: unknown)
+	Limit  memlimit.MemoryLimit // SystemMemoryLimit when checked (LimitNone: unknown)
 	// Floor and Ceiling bound the study's time on the CPU reference from
 	// arithmetic alone (Rates; 0 for another backend).
 	Floor, Ceiling time.Duration

@@ -1,4 +1,4 @@
-package engine
+package memlimit
 
 import (
 	"os"
@@ -49,7 +49,7 @@ func TestAvailableMemoryUnderRlimitAS(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
 		t.Skip(err)
 	}
-	got := systemAvailableMemory()
+	got := SystemMemoryLimit().Available
 	if err := syscall.Setrlimit(syscall.RLIMIT_AS, &old); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package engine
+package memlimit
 
 // SystemMemoryLimit is unknown here (LimitNone): no study is refused for
 // memory on this operating system.

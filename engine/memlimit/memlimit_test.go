@@ -1,11 +1,8 @@
-package engine
+package memlimit
 
 import (
-	"context"
-	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -103,23 +100,5 @@ func TestMemoryLimit(t *testing.T) {
 				t.Fatalf("Describe() = %q, want %q", got.Describe(), c.says)
 			}
 		})
-	}
-}
-
-// TestMemoryErrorSaysTheBound: a study refused under an address-space
-// limit says so, with the limit and what is mapped.
-func TestMemoryErrorSaysTheBound(t *testing.T) {
-	defer func(f func() MemoryLimit) { memoryLimit = f }(memoryLimit)
-	s := fakeStudy(&fakeBackend{lanes: 1, chunk: 10})
-	need := ForecastMemory(s).Results
-	lim := MemoryLimit{Available: need - 1, Kind: LimitAddressSpace, Limit: need + 3<<20, Used: 3<<20 + 1}
-	memoryLimit = func() MemoryLimit { return lim }
-	_, err := RunStudy(context.Background(), s, StudyOptions{})
-	var me *MemoryError
-	if !errors.As(err, &me) || me.Limit != lim {
-		t.Fatalf("err %v: want a MemoryError with the limit", err)
-	}
-	if want := "is available, bound by the address-space limit (ulimit -v: "; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "MiB of it mapped already): use fewer") {
-		t.Fatalf("err %q: want it to name the address-space limit", err)
 	}
 }
