@@ -15,6 +15,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/bench"
+	"sweepbench/engine/text"
 	"sweepbench/reference"
 )
 
@@ -307,8 +308,8 @@ func hardware(reg *engine.Registry) hardwareInfo {
 }
 
 func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []bench.RungResult) error {
-	fmt.Fprintf(w, "data      %s, %s bars; grid %s x %s = %s combos\n", s.Dataset.Info.Name, engine.Thousands(s.Dataset.Bars.Len()),
-		s.Grid.HMA, s.Grid.HMA3, engine.Thousands(s.Grid.Len()))
+	fmt.Fprintf(w, "data      %s, %s bars; grid %s x %s = %s combos\n", s.Dataset.Info.Name, text.Thousands(s.Dataset.Bars.Len()),
+		s.Grid.HMA, s.Grid.HMA3, text.Thousands(s.Grid.Len()))
 	gpus := "none"
 	if len(hw.GPUs) > 0 {
 		gpus = strings.Join(hw.GPUs, "; ")
@@ -329,7 +330,7 @@ func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []bench.
 		}
 		vs, shifted, maxdn, dpnl, verdict := "-", "-", "-", "-", "ref"
 		if p := r.Parity; p != nil {
-			vs, shifted, maxdn, dpnl, verdict = p.Against, engine.Thousands(p.ShiftedTrades), fmt.Sprint(p.MaxAbsDn), fmt.Sprintf("%.4f", p.MaxAbsDPnLpp), string(p.Verdict)
+			vs, shifted, maxdn, dpnl, verdict = p.Against, text.Thousands(p.ShiftedTrades), fmt.Sprint(p.MaxAbsDn), fmt.Sprintf("%.4f", p.MaxAbsDPnLpp), string(p.Verdict)
 		}
 		if r.SameAs != "" {
 			switch {
@@ -339,7 +340,7 @@ func writeBenchTable(w io.Writer, s *engine.Study, hw hardwareInfo, res []bench.
 				notes = append(notes, fmt.Sprintf("%s: %d combos differ from %s (expected identical)", r.ID, r.Mismatches, r.SameAs))
 			}
 		}
-		rate := engine.Thousands(int(r.CombosPerS + 0.5))
+		rate := text.Thousands(int(r.CombosPerS + 0.5))
 		if r.CombosPerS < 10 {
 			rate = fmt.Sprintf("%.2f", r.CombosPerS)
 		}

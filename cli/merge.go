@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/shard"
 	"sweepbench/engine/suite"
+	"sweepbench/engine/text"
 	"sweepbench/sessions"
 	"sweepbench/slurm"
 )
@@ -385,7 +385,7 @@ func (m *merging) write() error {
 	}
 	write := writeAs(o.format)
 	if !o.quiet {
-		fmt.Fprintf(m.stderr, "merged %d shards of study %s (%s)\n", len(m.heads), m.desc().ID(), engine.Plural(len(m.datas), "dataset"))
+		fmt.Fprintf(m.stderr, "merged %d shards of study %s (%s)\n", len(m.heads), m.desc().ID(), text.Plural(len(m.datas), "dataset"))
 	}
 	if m.mergedJSON != "" {
 		// The whole report, as the merge job writes it.

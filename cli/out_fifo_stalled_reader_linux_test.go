@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"sweepbench/engine"
+	"sweepbench/engine/text"
 )
 
 // TestOutFIFOStalledReaderStops (Linux: F_SETPIPE_SZ, TIOCINQ): a FIFO whose reader opened it and reads
@@ -53,7 +53,7 @@ func TestOutFIFOStalledReaderStops(t *testing.T) {
 	if len(got) != size || !strings.HasPrefix(want.stdout, got) {
 		t.Errorf("the pipe holds %d bytes %q, want the report's first %d", len(got), got, size)
 	}
-	if n := engine.Thousands(len(got)); !strings.Contains(stderr, lost+n+" bytes") {
+	if n := text.Thousands(len(got)); !strings.Contains(stderr, lost+n+" bytes") {
 		t.Errorf("does not say %s bytes went:\n%s", n, stderr)
 	}
 	if strings.Contains(stderr, "waiting for a reader") {

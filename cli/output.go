@@ -18,6 +18,7 @@ import (
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
 	"sweepbench/engine/robust"
+	"sweepbench/engine/text"
 )
 
 // An output file (--out) that is a regular file, or none yet, is written
@@ -325,7 +326,7 @@ func (e *outputStopped) Error() string {
 	if e.waiting {
 		return fmt.Sprintf("interrupted while waiting for a reader on FIFO %s: the report was not written", e.path)
 	}
-	return fmt.Sprintf("interrupted while writing %s, whose reader stopped reading: the report was cut short after %s bytes", e.path, engine.Thousands(int(e.written)))
+	return fmt.Sprintf("interrupted while writing %s, whose reader stopped reading: the report was cut short after %s bytes", e.path, text.Thousands(int(e.written)))
 }
 
 func (e *outputStopped) Is(target error) bool { return target == context.Canceled }
@@ -592,7 +593,7 @@ func (so *streamOutput) finish(stdout, stderr io.Writer, rep *engine.Report, qui
 			inMemory = inMemory && !run.Kept
 		}
 		if !inMemory {
-			lost := fmt.Sprintf("--out %s: %s: the report's %s rows went to it as the study ran and are not kept in memory", so.path, errText(err), engine.Thousands(rows))
+			lost := fmt.Sprintf("--out %s: %s: the report's %s rows went to it as the study ran and are not kept in memory", so.path, errText(err), text.Thousands(rows))
 			if again != "" {
 				return fmt.Errorf("%s; the saved session holds them: `%s` writes them again (once there is room)", lost, again)
 			}

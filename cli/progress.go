@@ -10,6 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"sweepbench/engine"
+	"sweepbench/engine/text"
 )
 
 func isTerminal(w io.Writer) bool {
@@ -41,7 +42,7 @@ func newProgressView(ch <-chan engine.Progress, w io.Writer) *progressView {
 				case engine.PhaseParity:
 					count := ""
 					if p.Done > 0 && p.Done < p.Total {
-						count = fmt.Sprintf(": %s of %s combos", engine.Thousands(p.Done), engine.Thousands(p.Total))
+						count = fmt.Sprintf(": %s of %s combos", text.Thousands(p.Done), text.Thousands(p.Total))
 					}
 					fmt.Fprintf(w, "\r\x1b[Kparity: comparing fp32 with fp64 (trade counts, flips, indicator errors)%s...", count)
 				case engine.PhaseSaving:

@@ -17,6 +17,7 @@ import (
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
 	"sweepbench/engine/suite"
+	"sweepbench/engine/text"
 	"sweepbench/sessions"
 )
 
@@ -96,7 +97,7 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 		}
 		status := string(ss.Status)
 		if done, total := ss.Done(); done < total {
-			status += fmt.Sprintf(" %s/%s", engine.Thousands(done), engine.Thousands(total))
+			status += fmt.Sprintf(" %s/%s", text.Thousands(done), text.Thousands(total))
 		}
 		best := "-"
 		if sh, c, p, ok := ss.Best(); ok {
@@ -108,7 +109,7 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 				best += " so far" // of the combos saved: resume may find a better one
 			}
 		}
-		settings := fmt.Sprintf("fee %s%%, %s, %s, %s", engine.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, ss.Backend)
+		settings := fmt.Sprintf("fee %s%%, %s, %s, %s", text.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, ss.Backend)
 		if ss.WMA != engine.Direct && hasFP32(ss.Precisions) {
 			settings += ", wma " + ss.WMA.String()
 		}
@@ -124,7 +125,7 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 			verdict = "-"
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s x %s (%s)\t%s\t%s\t%s\t%s\t%s\n", ss.ID, ss.Created.Local().Format("2006-01-02 15:04"),
-			data.Sanitize(ss.Dataset.Name), ss.Grid.HMA, ss.Grid.HMA3, engine.Thousands(ss.Grid.Len()), strings.Join(precs, "+"), status, verdict, best, settings)
+			data.Sanitize(ss.Dataset.Name), ss.Grid.HMA, ss.Grid.HMA3, text.Thousands(ss.Grid.Len()), strings.Join(precs, "+"), status, verdict, best, settings)
 	}
 	return tw.Flush()
 }
@@ -140,7 +141,7 @@ func hasFP32(ps []engine.Precision) bool {
 
 func sharpeString(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return engine.FormatFloat(v)
+		return text.FormatFloat(v)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
@@ -190,7 +191,7 @@ func sessionHeader(ss *sessions.Session) string {
 	}
 	if done, total := ss.Done(); ss.Status != engine.StatusComplete && ss.Status != sessions.StatusRunning {
 		if done < total {
-			h += fmt.Sprintf("\n        %s of %s combos saved: `sweepbench sessions resume %d` computes the rest", engine.Thousands(done), engine.Thousands(total), ss.ID)
+			h += fmt.Sprintf("\n        %s of %s combos saved: `sweepbench sessions resume %d` computes the rest", text.Thousands(done), text.Thousands(total), ss.ID)
 		} else {
 			h += fmt.Sprintf("\n        every combo is saved: `sweepbench sessions resume %d` completes it", ss.ID)
 		}
@@ -528,10 +529,10 @@ func (f *resumeFlags) rebuild(ctx context.Context, st *sessions.Store, id int64)
 func sayResumed(stderr io.Writer, id int64, lanes []sessions.LaneResume, start time.Time, blocks int) {
 	for _, l := range lanes {
 		if l.Complete {
-			fmt.Fprintf(stderr, "%s: complete already (%s combos)\n", l.Precision, engine.Thousands(l.Saved))
+			fmt.Fprintf(stderr, "%s: complete already (%s combos)\n", l.Precision, text.Thousands(l.Saved))
 			continue
 		}
-		fmt.Fprintf(stderr, "%s: %s combos were saved, %s computed now\n", l.Precision, engine.Thousands(l.Saved), engine.Thousands(l.Computed))
+		fmt.Fprintf(stderr, "%s: %s combos were saved, %s computed now\n", l.Precision, text.Thousands(l.Saved), text.Thousands(l.Computed))
 	}
 	if len(lanes) > 0 {
 		fmt.Fprintf(stderr, "resumed session %d in %.1fs\n", id, time.Since(start).Seconds())

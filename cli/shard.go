@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/robust"
 	"sweepbench/engine/shard"
+	"sweepbench/engine/text"
 )
 
 // runShard computes shard K of N of the study (or suite) the flags
@@ -112,7 +112,7 @@ func runShard(cmd *cobra.Command, sf *studyFlags, datasets []string, kn, dir str
 	}
 	if !o.quiet {
 		fmt.Fprintf(stderr, "shard %d of %d (study %s): %s combo-datasets in %s, about %s bar-steps, %.1fs; wrote %s\n",
-			k, n, desc.ID(), engine.Thousands(combos), engine.Plural(len(plan[k]), "slice"), engine.Thousands(int(work)),
+			k, n, desc.ID(), text.Thousands(combos), text.Plural(len(plan[k]), "slice"), text.Thousands(int(work)),
 			time.Since(start).Seconds(), path)
 	}
 	return nil

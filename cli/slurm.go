@@ -12,9 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"sweepbench/engine"
 	"sweepbench/engine/robust"
-
+	"sweepbench/engine/text"
 	"sweepbench/slurm"
 )
 
@@ -224,9 +223,9 @@ func writeSlurmStatus(w io.Writer, s *slurm.Status) error {
 		map[bool]string{true: "written", false: "not yet"}[s.Merged])
 	if redo := c.Failed + c.Missing; redo > 0 {
 		if s.Refusal() == nil {
-			fmt.Fprintf(w, "%s failed or never ran: sweepbench slurm resubmit DIR submits them again\n", engine.Plural(redo, "task"))
+			fmt.Fprintf(w, "%s failed or never ran: sweepbench slurm resubmit DIR submits them again\n", text.Plural(redo, "task"))
 		} else {
-			fmt.Fprintf(w, "%s failed or never ran\n", engine.Plural(redo, "task"))
+			fmt.Fprintf(w, "%s failed or never ran\n", text.Plural(redo, "task"))
 		}
 	}
 	if s.Unanswered != nil {

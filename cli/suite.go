@@ -19,6 +19,7 @@ import (
 	enginepreflight "sweepbench/engine/preflight"
 	"sweepbench/engine/robust"
 	"sweepbench/engine/suite"
+	"sweepbench/engine/text"
 	"sweepbench/sessions"
 )
 
@@ -311,8 +312,8 @@ func writeSuiteParity(w io.Writer, res *suiteResult) {
 			continue
 		}
 		fmt.Fprintf(w, "  %-8s %s: trades fp64 %s, fp32 %s; max |dPnL| %s pp; %s flips (%s non-borderline)\n",
-			strings.ToUpper(string(p.Verdict)), r.Dataset.Name, engine.Thousands(p.TotalTrades64), engine.Thousands(p.TotalTrades32),
-			strconv.FormatFloat(p.MaxAbsDPnLpp, 'f', 4, 64), engine.Thousands(p.FlipCount), engine.Thousands(p.NonBorderlineFlips))
+			strings.ToUpper(string(p.Verdict)), r.Dataset.Name, text.Thousands(p.TotalTrades64), text.Thousands(p.TotalTrades32),
+			strconv.FormatFloat(p.MaxAbsDPnLpp, 'f', 4, 64), text.Thousands(p.FlipCount), text.Thousands(p.NonBorderlineFlips))
 	}
 	if p := overallParity(res); p != nil {
 		fmt.Fprintf(w, "  overall: %s over %d datasets", strings.ToUpper(string(p.Verdict)), len(res.reports))

@@ -1,5 +1,7 @@
 package engine
 
+import "sweepbench/engine/text"
+
 import "fmt"
 
 // HMA3 aliases. HMA3(x, L) reads L only through p = floor(L/2) (SPEC
@@ -49,7 +51,7 @@ func AliasNote(g Grid, prefix, suffix string) string {
 	if a == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s%s hma3 aliases, computed with their twin (L and L+1 share p = floor(L/2))%s", prefix, thousands(a), suffix)
+	return fmt.Sprintf("%s%s hma3 aliases, computed with their twin (L and L+1 share p = floor(L/2))%s", prefix, text.Thousands(a), suffix)
 }
 
 // mergeAliases lets Sweep compute each distinct combo once (Grid.Distinct).

@@ -36,7 +36,9 @@
 // preflight estimates a study's time and asks before a long or heavy one
 // (the memory forecast and check it shares with RunStudy stay here:
 // ForecastMemory, CheckMemory); memlimit, a leaf engine imports, reads the
-// host's memory limits (/proc, cgroups, RLIMIT_AS: SystemMemoryLimit).
+// host's memory limits (/proc, cgroups, RLIMIT_AS: SystemMemoryLimit);
+// text, another leaf, formats numbers, sizes and plurals for every message
+// and table (FormatFloat, Bytes, Plural, Thousands, ErrWriter).
 //
 // It imports no backend (reference, cuda, metal), no store (sessions) and
 // no UI (tui). The CPU arithmetic it needs outside a backend (the indicator

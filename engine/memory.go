@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"sweepbench/engine/memlimit"
+	"sweepbench/engine/text"
 )
 
 // MemoryForecast is what a study will hold in host memory at its peak on
@@ -101,7 +102,7 @@ type MemoryError struct {
 }
 
 func (e *MemoryError) Error() string {
-	series := Bytes(e.Need.Series)
+	series := text.Bytes(e.Need.Series)
 	if e.Need.Tiles > 1 {
 		series += fmt.Sprintf(" a tile, in %d tiles", e.Need.Tiles)
 	}
@@ -110,21 +111,7 @@ func (e *MemoryError) Error() string {
 		bound = ", bound by " + d
 	}
 	return fmt.Sprintf("the study needs about %s of memory (indicator series %s, per-combo results %s) and %s is available%s: "+
-		"use fewer or shorter lengths, fewer bars, or one precision", Bytes(e.Need.Total()), series, Bytes(e.Need.Results), Bytes(e.Available), bound)
-}
-
-// Bytes formats a byte count in binary units: "1.5 GiB", "320 MiB", "12 KiB".
-func Bytes(b int64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit && exp < 5; n /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTPE"[exp])
+		"use fewer or shorter lengths, fewer bars, or one precision", text.Bytes(e.Need.Total()), series, text.Bytes(e.Need.Results), text.Bytes(e.Available), bound)
 }
 
 // memoryLimit is what a new allocation can have and what bounds it
@@ -177,7 +164,7 @@ func (s *Study) Size() string {
 	if len(s.Precisions) == 1 {
 		p = "precision"
 	}
-	return fmt.Sprintf("%s in %d %s", Plural(s.Grid.Len(), "combo"), len(s.Precisions), p)
+	return fmt.Sprintf("%s in %d %s", text.Plural(s.Grid.Len(), "combo"), len(s.Precisions), p)
 }
 
 // TileGrids is the grid of each tile s runs in (one when it is not tiled),

@@ -88,17 +88,6 @@ func TestRunStudyRefusesWhatCannotFit(t *testing.T) {
 	}
 }
 
-func TestBytes(t *testing.T) {
-	for _, c := range []struct {
-		b    int64
-		want string
-	}{{512, "512 B"}, {1536, "1.5 KiB"}, {28 << 30, "28.0 GiB"}, {3 << 20, "3.0 MiB"}} {
-		if got := Bytes(c.b); got != c.want {
-			t.Errorf("Bytes(%d) = %q, want %q", c.b, got, c.want)
-		}
-	}
-}
-
 // TestMemoryErrorSaysTheBound: a study refused under an address-space
 // limit says so, with the limit and what is mapped.
 func TestMemoryErrorSaysTheBound(t *testing.T) {

@@ -3,6 +3,8 @@ package engine
 import (
 	"math"
 	"strconv"
+
+	"sweepbench/engine/text"
 )
 
 // Metrics are the per-combo results of SPEC "Metrics per combo", by the
@@ -130,21 +132,6 @@ func (m *Metrics) SetValue(name string, v float64) bool {
 	return true
 }
 
-// FormatFloat writes v for JSON and tables: non-finite values as "inf",
-// "-inf" or "nan" (SPEC: never a bare token), others in the shortest form
-// that round-trips.
-func FormatFloat(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	case math.IsNaN(v):
-		return "nan"
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
 // JSONFloat is a float64 that marshals non-finite values as the strings
 // "inf", "-inf", "nan" (SPEC "Metrics per combo") and reads them back.
 type JSONFloat float64
@@ -152,7 +139,7 @@ type JSONFloat float64
 func (f JSONFloat) MarshalJSON() ([]byte, error) {
 	v := float64(f)
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return []byte(`"` + FormatFloat(v) + `"`), nil
+		return []byte(`"` + text.FormatFloat(v) + `"`), nil
 	}
 	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/output"
+	"sweepbench/engine/text"
 	"sweepbench/reference/conformance"
 )
 
@@ -41,7 +42,7 @@ func TestJSONFloatRoundTrip(t *testing.T) {
 		v    float64
 		want string
 	}{{math.Inf(1), "inf"}, {math.Inf(-1), "-inf"}, {math.NaN(), "nan"}, {1.5, "1.5"}, {-2e-7, "-2e-07"}} {
-		if got := engine.FormatFloat(c.v); got != c.want {
+		if got := text.FormatFloat(c.v); got != c.want {
 			t.Errorf("FormatFloat(%v) = %q, want %q", c.v, got, c.want)
 		}
 	}
@@ -131,8 +132,8 @@ func TestReportWritesNonFinite(t *testing.T) {
 		col[h] = rows[1][i]
 	}
 	if col["cagr"] != "inf" || col["sharpe"] != "nan" || col["calmar"] != "-inf" || col["hma"] != "20" || col["hma3"] != "36" || col["total_trades"] != "3" ||
-		col["status"] != string(rep.Runs[0].Status) || col["fee"] != engine.FormatFloat(rep.Params.Fee) || col["mode"] != rep.Params.Mode.String() ||
-		col["bars_per_year"] != engine.FormatFloat(rep.Params.BarsPerYear) || col["dataset"] != rep.Dataset.Name {
+		col["status"] != string(rep.Runs[0].Status) || col["fee"] != text.FormatFloat(rep.Params.Fee) || col["mode"] != rep.Params.Mode.String() ||
+		col["bars_per_year"] != text.FormatFloat(rep.Params.BarsPerYear) || col["dataset"] != rep.Dataset.Name {
 		t.Errorf("CSV row %v", col)
 	}
 }

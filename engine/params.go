@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"sweepbench/engine/data"
+	"sweepbench/engine/text"
 )
 
 // Mode says which positions the strategy may hold (SPEC "Signal, position, fills").
@@ -138,10 +139,10 @@ type Params struct {
 // Validate checks the ranges of the parameters.
 func (p Params) Validate() error {
 	if !(p.Fee >= 0 && p.Fee < 1) {
-		return fieldErr(FieldFee, FormatFloat(p.Fee), "want a fraction per side in [0, 1), e.g. 0.00045")
+		return fieldErr(FieldFee, text.FormatFloat(p.Fee), "want a fraction per side in [0, 1), e.g. 0.00045")
 	}
 	if !(p.BarsPerYear > 0) || p.BarsPerYear > MaxBarsPerYear {
-		return fieldErr(FieldBarsPerYear, FormatFloat(p.BarsPerYear), "want a positive number")
+		return fieldErr(FieldBarsPerYear, text.FormatFloat(p.BarsPerYear), "want a positive number")
 	}
 	return nil
 }
@@ -158,7 +159,7 @@ func notDerived(in *data.Info, bpy float64, why string) *data.Error {
 	const at = "2006-01-02 15:04:05.999999999 MST"
 	return &data.Error{File: in.Name, Reason: fmt.Sprintf("bars per year cannot be derived from the data: %s gives %s, "+
 		"above the %s a study takes; the %s bars run from %s to %s: check the unit of the timestamps, or give the bars per year",
-		why, FormatFloat(bpy), FormatFloat(MaxBarsPerYear), thousands(in.Bars), in.First.UTC().Format(at), in.Last.UTC().Format(at))}
+		why, text.FormatFloat(bpy), text.FormatFloat(MaxBarsPerYear), text.Thousands(in.Bars), in.First.UTC().Format(at), in.Last.UTC().Format(at))}
 }
 
 // SecondsPerYear is the 24/7 calendar year SPEC annualises with (365 days).
@@ -188,7 +189,7 @@ func DerivedBarsPerYear(in *data.Info) (float64, string) {
 		return in.ObservedBarsPerYear(), fmt.Sprintf("observed over %.1f years: a session calendar (%s)",
 			years, in.CalendarWhy)
 	}
-	why := "24/7 calendar from the " + ShortDuration(in.MedianSpacing) + " median spacing"
+	why := "24/7 calendar from the " + text.ShortDuration(in.MedianSpacing) + " median spacing"
 	if in.CalendarWhy != "" {
 		why += " (" + in.CalendarWhy + ")"
 	}

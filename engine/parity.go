@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sort"
 	"sync/atomic"
+
+	"sweepbench/engine/text"
 )
 
 // Parity thresholds (SPEC "Parity").
@@ -446,17 +448,17 @@ func (p *Parity) finish(flips []Flip) {
 	tol := p.Tolerance
 	if !(p.MaxAbsDPnLpp <= MaxDPnLpp) {
 		c := &w.DPnL
-		trades := thousands(c.Trades64) + " trades in both"
+		trades := text.Thousands(c.Trades64) + " trades in both"
 		if c.Trades32 != c.Trades64 {
-			trades = fmt.Sprintf("trades %s fp64, %s fp32", thousands(c.Trades64), thousands(c.Trades32))
+			trades = fmt.Sprintf("trades %s fp64, %s fp32", text.Thousands(c.Trades64), text.Thousands(c.Trades32))
 		}
 		p.Reasons = append(p.Reasons, fmt.Sprintf("max |dPnL| %s pp > %g pp on (%s): return %.2f%% fp64, %.2f%% fp32; %s",
-			trimFloat(p.MaxAbsDPnLpp, 4), MaxDPnLpp, c.Label(), 100*c.ret64, 100*c.ret32, trades))
+			text.TrimFloat(p.MaxAbsDPnLpp, 4), MaxDPnLpp, c.Label(), 100*c.ret64, 100*c.ret32, trades))
 	}
 	if w.Breached > 0 {
 		c := &w.DnLimit
 		p.Reasons = append(p.Reasons, fmt.Sprintf("%s with |dn| > max(1%% of fp64 trades, 2); worst (hma %d, hma3 %d): dn %+d of %s",
-			Plural(w.Breached, "combo"), c.HMA, c.HMA3, c.Dn, thousands(c.Trades64)))
+			text.Plural(w.Breached, "combo"), c.HMA, c.HMA3, c.Dn, text.Thousands(c.Trades64)))
 	}
 	if !(p.MaxRelIndicatorError <= MaxIndicatorRel) {
 		r := fmt.Sprintf("max relative indicator error %.3g > %g", p.MaxRelIndicatorError, MaxIndicatorRel)
@@ -467,7 +469,7 @@ func (p *Parity) finish(flips []Flip) {
 		p.Reasons = append(p.Reasons, r)
 	}
 	if p.NonBorderlineFlips > 0 {
-		r := fmt.Sprintf("%s non-borderline flips (margin >= %g)", thousands(p.NonBorderlineFlips), tol)
+		r := fmt.Sprintf("%s non-borderline flips (margin >= %g)", text.Thousands(p.NonBorderlineFlips), tol)
 		if len(p.Flips) > 0 && !p.Flips[0].Borderline { // the worst is listed first
 			f := p.Flips[0]
 			r += fmt.Sprintf("; worst (%s) at bar %d, margin %.3g", f.Label(), f.Bar, f.Margin)
@@ -507,10 +509,10 @@ func (p *Parity) MaxFigures() (dn, dpnl string) {
 		return " (" + c.Label() + ")"
 	}
 	w := &p.worst
-	dn = fmt.Sprintf("max |dn| %s%s; max relative |dn| %s%%%s", thousands(p.MaxAbsDn), at(float64(p.MaxAbsDn), &w.Dn),
-		trimFloat(100*p.MaxRelDn, 3), at(p.MaxRelDn, &w.RelDn))
-	dpnl = fmt.Sprintf("max |dPnL| %s pp%s; max relative %s%s", trimFloat(p.MaxAbsDPnLpp, 4), at(p.MaxAbsDPnLpp, &w.DPnL),
-		sci(p.MaxRelDPnL), at(p.MaxRelDPnL, &w.RelDPnL))
+	dn = fmt.Sprintf("max |dn| %s%s; max relative |dn| %s%%%s", text.Thousands(p.MaxAbsDn), at(float64(p.MaxAbsDn), &w.Dn),
+		text.TrimFloat(100*p.MaxRelDn, 3), at(p.MaxRelDn, &w.RelDn))
+	dpnl = fmt.Sprintf("max |dPnL| %s pp%s; max relative %s%s", text.TrimFloat(p.MaxAbsDPnLpp, 4), at(p.MaxAbsDPnLpp, &w.DPnL),
+		text.Sci(p.MaxRelDPnL), at(p.MaxRelDPnL, &w.RelDPnL))
 	return dn, dpnl
 }
 
@@ -564,12 +566,12 @@ func (p *Parity) explain() {
 		c := &w.DPnL
 		var trades string
 		if c.Dn == 0 {
-			trades = fmt.Sprintf("both precisions made its %s trades", thousands(c.Trades64))
+			trades = fmt.Sprintf("both precisions made its %s trades", text.Thousands(c.Trades64))
 		} else {
-			trades = fmt.Sprintf("its trades moved by %+d of %s, within the per-combo limit", c.Dn, thousands(c.Trades64))
+			trades = fmt.Sprintf("its trades moved by %+d of %s, within the per-combo limit", c.Dn, text.Thousands(c.Trades64))
 		}
 		head := fmt.Sprintf("only max |dPnL| fired, on (%s) (%s pp): %s, the indicators agree to %.2g and there is no non-borderline flip in the sweep",
-			c.Label(), trimFloat(math.Abs(c.DPnLpp), 4), trades, p.MaxRelIndicatorError)
+			c.Label(), text.TrimFloat(math.Abs(c.DPnLpp), 4), trades, p.MaxRelIndicatorError)
 		if c.Flips == 0 {
 			p.Explanation = head + "; there is no flip on it either (the same position on every bar), so the gap is fp32's " +
 				"rounding of its bar returns, compounded through its equity over the whole history: a small relative error of the final " +
@@ -578,7 +580,7 @@ func (p *Parity) explain() {
 			p.Explanation = head + fmt.Sprintf("; but fp32 held another position than fp64 on %s of its bars (every flip is borderline, "+
 				"margin < %g: crossovers that rounding decided the other way), so its trades were held over other bars and its "+
 				"return moved by those bars' moves, compounded over the rest of the history. SPEC counts it as a collapse: "+
-				"look at that combo's flips before trusting its fp32 return", thousands(c.Flips), p.Tolerance)
+				"look at that combo's flips before trusting its fp32 return", text.Thousands(c.Flips), p.Tolerance)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/output"
+	"sweepbench/engine/text"
 )
 
 // verdictCase is a two-combo grid (hma 2 and 3, hma3 6) whose indicator
@@ -130,7 +131,7 @@ func TestParitySummaryNamesEachFiguresCombo(t *testing.T) {
 		t.Errorf("worst combos %+v", w)
 	}
 	var b bytes.Buffer
-	bw := engine.NewErrWriter(&b)
+	bw := text.NewErrWriter(&b)
 	output.WriteParitySummary(bw, p, output.ParityLabels{Title: "Parity fp32 vs fp64", Ref: "fp64", Test: "fp32", Verdict: true})
 	out := b.String()
 	for _, s := range []string{

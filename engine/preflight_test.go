@@ -10,6 +10,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/memlimit"
 	"sweepbench/engine/preflight"
+	"sweepbench/engine/text"
 )
 
 // asReference is a backend named "reference" (Preflight times the CPU
@@ -130,7 +131,7 @@ func TestPreflightOnMemory(t *testing.T) {
 	if !errors.As(err, &ce) || !ce.Heavy || ce.Long {
 		t.Fatalf("err %v: want a preflight.ConfirmError for the memory", err)
 	}
-	if want := "would take about " + engine.Bytes(total) + " of memory, more than half of the " + engine.Bytes(total*3/2) + " available (bound by the memory limit of cgroup /app"; !strings.Contains(err.Error(), want) {
+	if want := "would take about " + text.Bytes(total) + " of memory, more than half of the " + text.Bytes(total*3/2) + " available (bound by the memory limit of cgroup /app"; !strings.Contains(err.Error(), want) {
 		t.Fatalf("err %q: want %q", err, want)
 	}
 	opt.Yes = true
@@ -168,7 +169,7 @@ func TestPreflightTypicalRate(t *testing.T) {
 	if want < 2*day {
 		t.Fatalf("about %v: want two days or more (said in days)", want)
 	}
-	wantText := "about " + engine.Plural(int((want+day/2)/day), "day") + " on 2 cores (from the grid's size and the bars alone)"
+	wantText := "about " + text.Plural(int((want+day/2)/day), "day") + " on 2 cores (from the grid's size and the bars alone)"
 	if p.Describe() != wantText || !strings.Contains(err.Error(), "on the CPU reference would take "+wantText) {
 		t.Fatalf("Describe %q, err %q: want %q", p.Describe(), err, wantText)
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"sweepbench/engine/text"
 )
 
 // Objective orders a study's combos for its top lists: a metric of SPEC
@@ -93,7 +95,7 @@ func (o Objective) Label() string {
 		cs = append(cs, fmt.Sprintf("at least %d trades", o.MinTrades))
 	}
 	if o.MaxDrawdown > 0 {
-		cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", FormatFloat(100*o.MaxDrawdown)))
+		cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", text.FormatFloat(100*o.MaxDrawdown)))
 	}
 	if len(cs) > 0 {
 		s += " (" + strings.Join(cs, ", ") + ")"

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"sweepbench/engine/text"
 )
 
 // The JSON shape of a report (`sweepbench run --format json`, sessions
@@ -399,7 +401,7 @@ func (r *Report) Kept() error {
 	for _, run := range r.Runs {
 		if run.Kept {
 			return fmt.Errorf("%s run: %w (%s of %s combos kept in memory)", run.Precision, ErrNotKept,
-				thousands(len(run.Results)), thousands(run.Computed))
+				text.Thousands(len(run.Results)), text.Thousands(run.Computed))
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"sweepbench/engine/data"
+	"sweepbench/engine/text"
 )
 
 // Field names of a Spec: its JSON keys, the CLI's flags (without "--") and
@@ -228,7 +229,7 @@ func (s Spec) Parse() (*Settings, error) {
 	add(gerr)
 	out.Params.Fee = s.Fee
 	if !(s.Fee >= 0 && s.Fee < 1) {
-		add(fieldErr(FieldFee, FormatFloat(s.Fee), "want a fraction per side in [0, 1), e.g. 0.00045"))
+		add(fieldErr(FieldFee, text.FormatFloat(s.Fee), "want a fraction per side in [0, 1), e.g. 0.00045"))
 	}
 	out.Params.Mode, err = ParseMode(s.Mode)
 	add(err)
@@ -247,7 +248,7 @@ func (s Spec) Parse() (*Settings, error) {
 	out.WMA, err = ParseFormulation(s.WMA)
 	add(err)
 	if s.BarsPerYear < 0 || s.BarsPerYear > 1e12 || s.BarsPerYear != s.BarsPerYear {
-		add(fieldErr(FieldBarsPerYear, FormatFloat(s.BarsPerYear), "want a positive number, or 0 to derive it from the data"))
+		add(fieldErr(FieldBarsPerYear, text.FormatFloat(s.BarsPerYear), "want a positive number, or 0 to derive it from the data"))
 	}
 	out.Params.BarsPerYear = s.BarsPerYear
 	out.Tolerance = s.Borderline
@@ -255,7 +256,7 @@ func (s Spec) Parse() (*Settings, error) {
 		out.Tolerance = DefaultBorderline
 	}
 	if !(out.Tolerance > 0) {
-		add(fieldErr(FieldBorderline, FormatFloat(s.Borderline), "want a positive margin, e.g. 1e-5"))
+		add(fieldErr(FieldBorderline, text.FormatFloat(s.Borderline), "want a positive margin, e.g. 1e-5"))
 	}
 	if s.TZ != "" {
 		loc, err := time.LoadLocation(s.TZ)
@@ -269,7 +270,7 @@ func (s Spec) Parse() (*Settings, error) {
 		add(fieldErr(FieldMinTrades, strconv.Itoa(s.MinTrades), "want a count >= 0"))
 	}
 	if !(s.MaxDrawdown >= 0 && s.MaxDrawdown <= 1) {
-		add(fieldErr(FieldMaxDrawdown, FormatFloat(s.MaxDrawdown), "want a fraction in [0, 1] (0.3 = 30%%; 0 = no bound)"))
+		add(fieldErr(FieldMaxDrawdown, text.FormatFloat(s.MaxDrawdown), "want a fraction in [0, 1] (0.3 = 30%%; 0 = no bound)"))
 	}
 	if s.Objective != "" || s.MinTrades != 0 || s.MaxDrawdown != 0 {
 		name := s.Objective
@@ -450,7 +451,7 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 	var be Backend
 	var note string
 	if work := set.Work(ds.Bars.Len()); isAuto(s.Backend) && SmallWork(work) && reg.Reference() != nil && len(reg.All()) > 1 {
-		be, note = reg.Reference(), fmt.Sprintf("auto: using reference (CPU) for a small study (%s bar-steps: done before a GPU backend would start)", thousands(int(work)))
+		be, note = reg.Reference(), fmt.Sprintf("auto: using reference (CPU) for a small study (%s bar-steps: done before a GPU backend would start)", text.Thousands(int(work)))
 	} else if be, note, err = reg.Lookup(s.Backend); err != nil {
 		return nil, err
 	}
@@ -460,7 +461,7 @@ func (s Spec) Study(ds *data.Dataset, reg *Registry) (*Study, error) {
 		p.BarsPerYear, derivedWhy = DerivedBarsPerYear(&ds.Info)
 	}
 	if s.Fee >= feeNoteAbove {
-		note = JoinNote(note, fmt.Sprintf("fee %s is %s%% per side: fees are fractions (0.00045 = 0.045%%)", FormatFloat(s.Fee), FormatFloat(100*s.Fee)))
+		note = JoinNote(note, fmt.Sprintf("fee %s is %s%% per side: fees are fractions (0.00045 = 0.045%%)", text.FormatFloat(s.Fee), text.FormatFloat(100*s.Fee)))
 	}
 	st := &Study{Spec: s, Dataset: ds, Grid: set.Grid, Params: p, Precisions: set.Precisions, WMA: set.WMA,
 		Backend: be, Fallback: reg.Reference(), Tolerance: set.Tolerance, Note: note, Blocks: s.Blocks, Objective: set.Objective}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"sweepbench/engine/data"
+	"sweepbench/engine/text"
 )
 
 // Study is one user request made ready to run: a dataset, a grid, the
@@ -178,7 +179,7 @@ func (s *Study) Validate() error {
 	if err := s.Grid.Validate(s.Dataset.Bars.Len()); err != nil {
 		name := s.Dataset.Info.Name
 		if tf := s.Dataset.Info.Timeframe; tf != "" {
-			name += fmt.Sprintf(" resampled to %s (%s bars from %s)", tf, thousands(s.Dataset.Bars.Len()), thousands(s.Dataset.Info.SourceBars))
+			name += fmt.Sprintf(" resampled to %s (%s bars from %s)", tf, text.Thousands(s.Dataset.Bars.Len()), text.Thousands(s.Dataset.Info.SourceBars))
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"sweepbench/engine/text"
 )
 
 // Tiles: a study's indicator series are built up front, one per distinct
@@ -89,7 +91,7 @@ type TileBudgetError struct {
 
 func (e *TileBudgetError) Error() string {
 	return fmt.Sprintf("the series budget %s cannot hold the 3 indicator series of one combo (%s each): raise %s, or use fewer bars",
-		Bytes(e.Budget), Bytes(e.PerSeries), SeriesBudgetEnv)
+		text.Bytes(e.Budget), text.Bytes(e.PerSeries), SeriesBudgetEnv)
 }
 
 // planTiles splits g into tiles whose series (gridSeries of the tile's
@@ -287,7 +289,7 @@ func newTiledStudy(s *Study, opt StudyOptions, tiles []tile, budget int64) (*til
 	ts.rep = newReport(s)
 	per := seriesBytes(s.Dataset.Bars.Len(), s.Precisions)
 	ts.rep.Note = JoinNote(ts.rep.Note, fmt.Sprintf("run in %d tiles of the grid: its indicator series take %s, more than the series budget of %s (%s)",
-		len(tiles), Bytes(gridSeries(ts.whole)*per), Bytes(budget), SeriesBudgetEnv))
+		len(tiles), text.Bytes(gridSeries(ts.whole)*per), text.Bytes(budget), SeriesBudgetEnv))
 	ts.both = slices.Contains(s.Precisions, FP64) && slices.Contains(s.Precisions, FP32)
 	ts.blockLane = s.Precisions[0]
 	if slices.Contains(s.Precisions, FP64) {

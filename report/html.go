@@ -14,6 +14,7 @@ import (
 	"sweepbench/engine/bench"
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
+	"sweepbench/engine/text"
 	"sweepbench/sessions"
 )
 
@@ -186,9 +187,9 @@ func (s *Source) Facts() [][2]string {
 	}
 	facts := [][2]string{
 		{"session", fmt.Sprintf("%d, %s; created %s UTC", ss.ID, ss.Status, ss.Created.UTC().Format("2006-01-02 15:04"))},
-		{"data", fmt.Sprintf("%s: %s bars %s .. %s UTC", d.Name, engine.Thousands(d.Bars), d.First.UTC().Format("2006-01-02 15:04"), d.Last.UTC().Format("2006-01-02 15:04"))},
-		{"grid", fmt.Sprintf("hma %s x hma3 %s = %s combos", ss.Grid.HMA, ss.Grid.HMA3, engine.Thousands(ss.Grid.Len()))},
-		{"strategy", fmt.Sprintf("fee %s%% per side; %s; source %s; %s bars a year", engine.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, engine.FormatFloat(ss.Params.BarsPerYear))},
+		{"data", fmt.Sprintf("%s: %s bars %s .. %s UTC", d.Name, text.Thousands(d.Bars), d.First.UTC().Format("2006-01-02 15:04"), d.Last.UTC().Format("2006-01-02 15:04"))},
+		{"grid", fmt.Sprintf("hma %s x hma3 %s = %s combos", ss.Grid.HMA, ss.Grid.HMA3, text.Thousands(ss.Grid.Len()))},
+		{"strategy", fmt.Sprintf("fee %s%% per side; %s; source %s; %s bars a year", text.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, text.FormatFloat(ss.Params.BarsPerYear))},
 		{"computed", fmt.Sprintf("%s on %s; fp32 WMA %s", strings.Join(ps, " and "), ss.Backend, ss.WMA)},
 		{"objective", objective},
 	}

@@ -15,6 +15,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
+	"sweepbench/engine/text"
 )
 
 // RunRef names one stored run: a session id and, optionally, a precision,
@@ -205,7 +206,7 @@ func (d *Diff) differences() (strategy bool) {
 			strategy = strategy || strat
 		}
 	}
-	g := func(v float64) string { return engine.FormatFloat(v) }
+	g := func(v float64) string { return text.FormatFloat(v) }
 	add(true, "fee", g(100*a.Params.Fee)+"%", g(100*b.Params.Fee)+"%")
 	add(true, "mode", a.Params.Mode.String(), b.Params.Mode.String())
 	add(true, "source", a.Params.Source.String(), b.Params.Source.String())
@@ -261,12 +262,12 @@ func (s DiffSide) label(name string) string {
 // how they were compared, the parity summary (with the verdict when it
 // applies), and the top combos by |dPnL|.
 func (d *Diff) WriteTable(w io.Writer, top int) error {
-	ew := engine.NewErrWriter(w)
+	ew := text.NewErrWriter(w)
 	p := d.Parity
 	ew.Printf("diff    %s\n        against %s\n", d.B.label("B"), d.A.label("A"))
-	ew.Printf("data    %s: %s bars %s .. %s UTC, sha256 %s\n", d.Dataset.Name, engine.Thousands(d.Dataset.Bars),
+	ew.Printf("data    %s: %s bars %s .. %s UTC, sha256 %s\n", d.Dataset.Name, text.Thousands(d.Dataset.Bars),
 		d.Dataset.First.Format("2006-01-02 15:04"), d.Dataset.Last.Format("2006-01-02 15:04"), short(d.Dataset.SHA256))
-	ew.Printf("grid    hma %s x hma3 %s = %s combos\n", d.Grid.HMA, d.Grid.HMA3, engine.Thousands(d.Grid.Len()))
+	ew.Printf("grid    hma %s x hma3 %s = %s combos\n", d.Grid.HMA, d.Grid.HMA3, text.Thousands(d.Grid.Len()))
 	if len(d.Differences) == 0 {
 		ew.Printf("differs nothing: the same settings run twice\n")
 	} else {
@@ -353,8 +354,8 @@ func (d *Diff) WriteJSON(w io.Writer) error {
 
 // The engine's table formatters, under the short names the table code uses.
 var (
-	trim   = engine.TrimFloat
-	pct    = engine.Percent
-	num    = engine.Fixed3
-	signed = engine.Signed
+	trim   = text.TrimFloat
+	pct    = text.Percent
+	num    = text.Fixed3
+	signed = text.Signed
 )

@@ -12,6 +12,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/text"
 )
 
 // Statuses a stored study or run may have beyond the engine's complete,
@@ -578,7 +579,7 @@ func SelectionSettings(ss *Session) string {
 		fmt.Fprintf(&b, ", min trades %d", n)
 	}
 	if dd := ss.Spec.MaxDrawdown; dd > 0 {
-		b.WriteString(", max drawdown " + engine.FormatFloat(100*dd) + "%")
+		b.WriteString(", max drawdown " + text.FormatFloat(100*dd) + "%")
 	}
 	if n := ss.Spec.Blocks; n > 0 {
 		fmt.Fprintf(&b, ", blocks %d", n)

@@ -9,6 +9,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/robust"
+	"sweepbench/engine/text"
 	"sweepbench/tui/common"
 	"sweepbench/tui/screens/results"
 )
@@ -98,10 +99,10 @@ func TestRobustnessPane(t *testing.T) {
 				fmt.Sprintf("plateau best hma %d x hma3 %d", want.PlateauBest.HMA, want.PlateauBest.HMA3),
 				fmt.Sprintf("raw best hma %d x hma3 %d", want.Selected.HMA, want.Selected.HMA3),
 				"walk-forward rolling:4, 4 folds",
-				fmt.Sprintf("stitched out-of-sample return %s%%", engine.FormatFloat(math.Round(1e4*want.WF.TotalReturn)/100)),
+				fmt.Sprintf("stitched out-of-sample return %s%%", text.FormatFloat(math.Round(1e4*want.WF.TotalReturn)/100)),
 				strings.TrimSpace(folds),
-				fmt.Sprintf("stitched out-of-sample equity, bars %s to %s", engine.Thousands(want.WF.Equity[0].Bar),
-					engine.Thousands(want.WF.Equity[len(want.WF.Equity)-1].Bar)),
+				fmt.Sprintf("stitched out-of-sample equity, bars %s to %s", text.Thousands(want.WF.Equity[0].Bar),
+					text.Thousands(want.WF.Equity[len(want.WF.Equity)-1].Bar)),
 			} {
 				if !strings.Contains(txt, w) {
 					t.Errorf("the pane lacks %q:\n%s", w, strings.Join(m.results.Robustness().Lines(), "\n"))

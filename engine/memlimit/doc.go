@@ -5,5 +5,5 @@
 // each ancestor's too) less their usage; on an operating system other than
 // Linux nothing is known (LimitNone). It is a leaf: engine imports it for
 // its memory check (engine.CheckMemory, *engine.MemoryError), and it
-// imports nothing of sweepbench.
+// imports only engine/text (Bytes, for Describe).
 package memlimit

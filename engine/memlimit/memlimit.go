@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"sweepbench/engine/text"
 )
 
 // LimitKind says what bounds the memory a study may take (MemoryLimit).
@@ -58,11 +60,11 @@ func (l MemoryLimit) Describe() string {
 	case LimitMemAvailable:
 		return "the memory the system has available (MemAvailable)"
 	case LimitAddressSpace:
-		return fmt.Sprintf("the address-space limit (ulimit -v: %s, %s of it mapped already)", formatBytes(l.Limit), formatBytes(l.Used))
+		return fmt.Sprintf("the address-space limit (ulimit -v: %s, %s of it mapped already)", text.Bytes(l.Limit), text.Bytes(l.Used))
 	case LimitCgroupV2:
-		return fmt.Sprintf("the memory limit of cgroup %s (memory.max: %s, %s in use)", l.Cgroup, formatBytes(l.Limit), formatBytes(l.Used))
+		return fmt.Sprintf("the memory limit of cgroup %s (memory.max: %s, %s in use)", l.Cgroup, text.Bytes(l.Limit), text.Bytes(l.Used))
 	case LimitCgroupV1:
-		return fmt.Sprintf("the memory limit of cgroup %s (memory.limit_in_bytes: %s, %s in use)", l.Cgroup, formatBytes(l.Limit), formatBytes(l.Used))
+		return fmt.Sprintf("the memory limit of cgroup %s (memory.limit_in_bytes: %s, %s in use)", l.Cgroup, text.Bytes(l.Limit), text.Bytes(l.Used))
 	}
 	return ""
 }
@@ -221,19 +223,4 @@ func statValue(file, key string) (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// formatBytes formats a byte count in binary units: "1.5 GiB", "320 MiB",
-// "12 KiB" (engine.Bytes, copied: this package imports nothing of engine).
-func formatBytes(b int64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	div, exp := int64(unit), 0
-	for n := b / unit; n >= unit && exp < 5; n /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(b)/float64(div), "KMGTPE"[exp])
 }

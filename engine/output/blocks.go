@@ -7,6 +7,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"sweepbench/engine"
+	"sweepbench/engine/text"
 )
 
 // blockRow is one row of the per-block statistics file (WriteBlocksParquet).
@@ -70,8 +71,8 @@ func WriteBlocksParquet(w io.Writer, r *engine.Report, bars *engine.Bars) error 
 		return err
 	}
 	pw.SetKeyValueMetadata("run", r.BlocksOf.String())
-	pw.SetKeyValueMetadata("blocks", engine.FormatFloat(float64(n)))
-	pw.SetKeyValueMetadata("bars_per_year", engine.FormatFloat(r.Params.BarsPerYear))
+	pw.SetKeyValueMetadata("blocks", text.FormatFloat(float64(n)))
+	pw.SetKeyValueMetadata("bars_per_year", text.FormatFloat(r.Params.BarsPerYear))
 	pw.SetKeyValueMetadata("dataset", r.Dataset.Name)
 	pw.SetKeyValueMetadata("dataset_sha256", r.Dataset.SHA256)
 	return pw.Close()

@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"sweepbench/engine"
+	"sweepbench/engine/text"
 )
 
 // Parquet results (RowsParquet) are written with github.com/parquet-go/parquet-go:
@@ -290,8 +291,8 @@ func parquetMetadata(r *engine.Report) [][2]string {
 		{"dataset", d.Name}, {"dataset_sha256", d.SHA256}, {"bars", strconv.Itoa(d.Bars)},
 		{"first", d.First.UTC().Format(time.RFC3339)}, {"last", d.Last.UTC().Format(time.RFC3339)},
 		{"timeframe", s.timeframe}, {"hma", r.Grid.HMA.String()}, {"hma3", r.Grid.HMA3.String()},
-		{"combos", strconv.Itoa(r.Grid.Len())}, {"aliases", strconv.Itoa(r.Grid.Aliases())}, {"fee", engine.FormatFloat(s.fee)}, {"mode", s.mode}, {"source", s.source},
-		{"bars_per_year", engine.FormatFloat(s.barsPerYear)}, {"backend", r.Backend}, {"wma", r.WMA.String()},
+		{"combos", strconv.Itoa(r.Grid.Len())}, {"aliases", strconv.Itoa(r.Grid.Aliases())}, {"fee", text.FormatFloat(s.fee)}, {"mode", s.mode}, {"source", s.source},
+		{"bars_per_year", text.FormatFloat(s.barsPerYear)}, {"backend", r.Backend}, {"wma", r.WMA.String()},
 		{"created", r.Created.UTC().Format(time.RFC3339)}, {"complete", strconv.FormatBool(r.Complete())},
 	}
 	if r.Note != "" {

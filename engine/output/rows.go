@@ -12,6 +12,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/text"
 )
 
 // Per-combo results files: one row per combo and precision, in grid order
@@ -73,7 +74,7 @@ type rowSettings struct {
 func settingsOf(d data.Info, p engine.Params) rowSettings {
 	tf := d.Timeframe
 	if tf == "" && d.MedianSpacing > 0 {
-		tf = engine.ShortDuration(d.MedianSpacing)
+		tf = text.ShortDuration(d.MedianSpacing)
 	}
 	return rowSettings{dataset: d.Name, timeframe: tf, fee: p.Fee, mode: p.Mode.String(), source: p.Source.String(),
 		barsPerYear: p.BarsPerYear}
@@ -191,7 +192,7 @@ func (c *csvRows) lane(l rowLane) error {
 	line := csvLine(l.precision.String(), l.backend, l.wma.String(), "")
 	c.prefix = line[:len(line)-1] // ends with the empty field's comma
 	s := c.set
-	line = csvLine("", string(l.status), s.dataset, s.timeframe, engine.FormatFloat(s.fee), s.mode, s.source, engine.FormatFloat(s.barsPerYear))
+	line = csvLine("", string(l.status), s.dataset, s.timeframe, text.FormatFloat(s.fee), s.mode, s.source, text.FormatFloat(s.barsPerYear))
 	c.suffix = line
 	return nil
 }
@@ -241,7 +242,7 @@ func appendMetric(b []byte, v float64, j int) []byte {
 // appendFloat appends v as FormatFloat writes it.
 func appendFloat(b []byte, v float64) []byte {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return append(b, engine.FormatFloat(v)...)
+		return append(b, text.FormatFloat(v)...)
 	}
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
@@ -293,7 +294,7 @@ func (j *jsonlRows) lane(l rowLane) error {
 // appendJSONFloat appends v as JSONFloat marshals it.
 func appendJSONFloat(b []byte, v float64) []byte {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return append(append(append(b, '"'), engine.FormatFloat(v)...), '"')
+		return append(append(append(b, '"'), text.FormatFloat(v)...), '"')
 	}
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }

@@ -23,6 +23,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
+	"sweepbench/engine/text"
 	"sweepbench/reference"
 )
 
@@ -279,7 +280,7 @@ func TestParquetMatchesJSON(t *testing.T) {
 			verdict = doc.Parity.Verdict
 		}
 		for k, want := range map[string]string{"parity_verdict": verdict, "hma": doc.Params.str(t, "hma"), "hma3": doc.Params.str(t, "hma3"),
-			"fee": engine.FormatFloat(doc.Params.float(t, "fee")), "mode": doc.Params.str(t, "mode"), "backend": doc.Params.str(t, "backend"),
+			"fee": text.FormatFloat(doc.Params.float(t, "fee")), "mode": doc.Params.str(t, "mode"), "backend": doc.Params.str(t, "backend"),
 			"dataset": doc.Dataset.str(t, "name"), "combos": string(doc.Params["combos"]), "complete": strconv.FormatBool(rep.Complete())} {
 			if meta[k] != want {
 				t.Errorf("metadata %s = %q, want %q", k, meta[k], want)

@@ -11,29 +11,30 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/text"
 )
 
 // WriteTable writes the human report: dataset, parameters, each run's
 // speed, the top combos (fp64 and fp32 side by side when both ran, every
 // headline metric otherwise) and the parity summary with its verdict.
 func WriteTable(w io.Writer, r *engine.Report, top int) error {
-	bw := engine.NewErrWriter(w)
+	bw := text.NewErrWriter(w)
 	d := r.Dataset
 	tf := d.Timeframe
 	if tf == "" && d.MedianSpacing > 0 {
-		tf = engine.ShortDuration(d.MedianSpacing)
+		tf = text.ShortDuration(d.MedianSpacing)
 	}
-	bw.Printf("data    %s: %s bars %s .. %s UTC (%s", data.Sanitize(d.Name), engine.Thousands(d.Bars),
+	bw.Printf("data    %s: %s bars %s .. %s UTC (%s", data.Sanitize(d.Name), text.Thousands(d.Bars),
 		d.First.Format("2006-01-02 15:04"), d.Last.Format("2006-01-02 15:04"), tf)
 	if d.Timeframe != "" {
-		bw.Printf(", resampled from %s bars", engine.Thousands(d.SourceBars))
+		bw.Printf(", resampled from %s bars", text.Thousands(d.SourceBars))
 	}
 	if d.Files > 1 {
-		bw.Printf(", %s files", engine.Thousands(d.Files))
+		bw.Printf(", %s files", text.Thousands(d.Files))
 	}
-	bw.Printf(", %s", engine.Plural(d.Gaps, "gap"))
+	bw.Printf(", %s", text.Plural(d.Gaps, "gap"))
 	if d.Gaps > 0 {
-		bw.Printf(", largest %s", engine.ShortDuration(d.LargestGap))
+		bw.Printf(", largest %s", text.ShortDuration(d.LargestGap))
 	}
 	if d.DroppedNaN > 0 {
 		bw.Printf(", %d rows without prices dropped", d.DroppedNaN)
@@ -51,8 +52,8 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 	}
 	bw.Printf("\n")
 	bw.Printf("grid    hma %s x hma3 %s = %s%s; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
-		r.Grid.HMA, r.Grid.HMA3, engine.Plural(r.Grid.Len(), "combo"), engine.AliasNote(r.Grid, " (", ")"), engine.TrimFloat(r.Params.Fee*100, 4), r.Params.Mode,
-		r.Params.Source, engine.TrimFloat(r.Params.BarsPerYear, 2), engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear))
+		r.Grid.HMA, r.Grid.HMA3, text.Plural(r.Grid.Len(), "combo"), engine.AliasNote(r.Grid, " (", ")"), text.TrimFloat(r.Params.Fee*100, 4), r.Params.Mode,
+		r.Params.Source, text.TrimFloat(r.Params.BarsPerYear, 2), engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear))
 	if r.Note != "" {
 		bw.Printf("note    %s\n", r.Note)
 	}
@@ -61,8 +62,8 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 	fmt.Fprintf(tw, "backend\tprecision\twma\tstatus\tcombos\tprepare\telapsed\tcombos/s\tdevice\t\n")
 	for _, run := range r.Runs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\t\n", run.Backend, run.Precision, run.WMA, run.Shown(),
-			engine.Thousands(run.Count()), engine.Thousands(run.Grid.Len()), secs(run.Prepare), secs(run.Elapsed),
-			engine.Thousands(int(run.CombosPerSecond()+0.5)), run.Device)
+			text.Thousands(run.Count()), text.Thousands(run.Grid.Len()), secs(run.Prepare), secs(run.Elapsed),
+			text.Thousands(int(run.CombosPerSecond()+0.5)), run.Device)
 	}
 	tw.Flush()
 	for _, run := range r.Runs {
@@ -94,10 +95,10 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 	case ref != nil && test != nil && ref.Count() > 0:
 		tops, twins := topDistinct(ref, r.Objective, top)
 		if len(tops) == 0 {
-			bw.Printf("\nTop combos by fp64 %s: none of the %s meets the constraints\n", r.Objective.Label(), engine.Plural(ref.Count(), "combo"))
+			bw.Printf("\nTop combos by fp64 %s: none of the %s meets the constraints\n", r.Objective.Label(), text.Plural(ref.Count(), "combo"))
 			break
 		}
-		bw.Printf("\nTop %s%s by fp64 %s, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", engine.Plural(len(tops), "combo"), ofComputed(ref), r.Objective.Label())
+		bw.Printf("\nTop %s%s by fp64 %s, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", text.Plural(len(tops), "combo"), ofComputed(ref), r.Objective.Label())
 		// The objective's own columns when the table's do not show it.
 		obj := r.Objective.Name()
 		extra := !slices.Contains([]string{"sharpe", "total_return", "max_drawdown", "win_rate", "total_trades"}, obj)
@@ -111,7 +112,7 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 			t := test.Lookup(c.Index)
 			if t == nil {
 				fmt.Fprintf(tw, "%d\t%s\t%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t", c.HMA, hma3Cell(c, twins), c.TotalTrades,
-					engine.Percent(c.TotalReturn), engine.Fixed3(c.Sharpe), engine.Percent(c.MaxDrawdown), engine.Percent(c.WinRate))
+					text.Percent(c.TotalReturn), text.Fixed3(c.Sharpe), text.Percent(c.MaxDrawdown), text.Percent(c.WinRate))
 				if extra {
 					fmt.Fprintf(tw, "%s\t-\t", metricCell(obj, &c.Metrics))
 				}
@@ -119,8 +120,8 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 				continue
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", c.HMA, hma3Cell(c, twins), c.TotalTrades, t.TotalTrades,
-				t.TotalTrades-c.TotalTrades, engine.Percent(c.TotalReturn), engine.Percent(t.TotalReturn), engine.Signed(100*(t.TotalReturn-c.TotalReturn)),
-				engine.Fixed3(c.Sharpe), engine.Fixed3(t.Sharpe), engine.Percent(c.MaxDrawdown), engine.Percent(c.WinRate))
+				t.TotalTrades-c.TotalTrades, text.Percent(c.TotalReturn), text.Percent(t.TotalReturn), text.Signed(100*(t.TotalReturn-c.TotalReturn)),
+				text.Fixed3(c.Sharpe), text.Fixed3(t.Sharpe), text.Percent(c.MaxDrawdown), text.Percent(c.WinRate))
 			if extra {
 				fmt.Fprintf(tw, "%s\t%s\t", metricCell(obj, &c.Metrics), metricCell(obj, &t.Metrics))
 			}
@@ -134,16 +135,16 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 			}
 			tops, twins := topDistinct(run, r.Objective, top)
 			if len(tops) == 0 {
-				bw.Printf("\nTop combos by %s %s: none of the %s meets the constraints\n", run.Precision, r.Objective.Label(), engine.Plural(run.Count(), "combo"))
+				bw.Printf("\nTop combos by %s %s: none of the %s meets the constraints\n", run.Precision, r.Objective.Label(), text.Plural(run.Count(), "combo"))
 				continue
 			}
-			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", engine.Plural(len(tops), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
+			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", text.Plural(len(tops), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
 			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(tw, "hma\thma3\ttrades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n")
 			for _, c := range tops {
 				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, hma3Cell(c, twins), c.TotalTrades,
-					engine.Percent(c.TotalReturn), engine.Percent(c.CAGR), engine.Fixed3(c.Sharpe), engine.Fixed3(c.Sortino), engine.Percent(c.MaxDrawdown), engine.Fixed3(c.Calmar),
-					engine.Percent(c.WinRate), engine.Percent(c.VaR95), engine.Percent(c.CVaR95), engine.Fixed3(c.Omega))
+					text.Percent(c.TotalReturn), text.Percent(c.CAGR), text.Fixed3(c.Sharpe), text.Fixed3(c.Sortino), text.Percent(c.MaxDrawdown), text.Fixed3(c.Calmar),
+					text.Percent(c.WinRate), text.Percent(c.VaR95), text.Percent(c.CVaR95), text.Fixed3(c.Omega))
 			}
 			tw.Flush()
 		}
@@ -192,10 +193,10 @@ func ofComputed(run *engine.Run) string {
 	if run.Complete() {
 		return ""
 	}
-	return fmt.Sprintf(" of the %s computed (of %s)", engine.Thousands(run.Count()), engine.Thousands(run.Grid.Len()))
+	return fmt.Sprintf(" of the %s computed (of %s)", text.Thousands(run.Count()), text.Thousands(run.Grid.Len()))
 }
 
-func writeParity(bw *engine.ErrWriter, r *engine.Report, p *engine.Parity) {
+func writeParity(bw *text.ErrWriter, r *engine.Report, p *engine.Parity) {
 	WriteParitySummary(bw, p, ParityLabels{Title: "Parity " + r.ParityOf, Ref: "fp64", Test: "fp32", Verdict: true, Limit: true})
 }
 
@@ -215,14 +216,14 @@ type ParityLabels struct {
 // WriteParitySummary writes the parity summary lines (verdict, reasons,
 // note, trades, PnL, flips, indicator error, the worst 5 flips) that the
 // run report and the session diff share.
-func WriteParitySummary(bw *engine.ErrWriter, p *engine.Parity, l ParityLabels) {
+func WriteParitySummary(bw *text.ErrWriter, p *engine.Parity, l ParityLabels) {
 	if l.Verdict {
 		bw.Printf("\n%s: %s", l.Title, strings.ToUpper(string(p.Verdict)))
 	} else {
 		bw.Printf("\n%s: %s", l.Title, l.NoVerdict)
 	}
 	if p.Incomplete {
-		bw.Printf(" (INCOMPLETE: %s combos compared)", engine.Thousands(p.CombosCompared))
+		bw.Printf(" (INCOMPLETE: %s combos compared)", text.Thousands(p.CombosCompared))
 	}
 	bw.Printf("\n")
 	if l.Verdict {
@@ -235,32 +236,32 @@ func WriteParitySummary(bw *engine.ErrWriter, p *engine.Parity, l ParityLabels) 
 	}
 	dn, dpnl := p.MaxFigures() // each maximum with its combo
 	bw.Printf("  trades        %s %s, %s %s; shifted %s (%s%%); %s\n",
-		l.Ref, engine.Thousands(p.TotalTrades64), l.Test, engine.Thousands(p.TotalTrades32), engine.Thousands(p.ShiftedTrades), engine.TrimFloat(100*p.ShiftedShare, 4), dn)
-	bw.Printf("  pnl           %s; combos differing %s of %s\n", dpnl, engine.Thousands(p.CombosDiffering), engine.Thousands(p.CombosCompared))
+		l.Ref, text.Thousands(p.TotalTrades64), l.Test, text.Thousands(p.TotalTrades32), text.Thousands(p.ShiftedTrades), text.TrimFloat(100*p.ShiftedShare, 4), dn)
+	bw.Printf("  pnl           %s; combos differing %s of %s\n", dpnl, text.Thousands(p.CombosDiffering), text.Thousands(p.CombosCompared))
 	if l.MetricsOnly {
 		return
 	}
 	bw.Printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
-		engine.Thousands(p.FlipCount), engine.Thousands(p.NonBorderlineFlips), p.Tolerance)
+		text.Thousands(p.FlipCount), text.Thousands(p.NonBorderlineFlips), p.Tolerance)
 	if p.Device != "" {
 		bw.Printf("  found on      %s (flips and indicator errors, from both precisions' series computed there)\n", p.Device)
 	}
 	if len(p.IndicatorErrors) > 0 {
 		e := p.IndicatorErrors[0]
-		bw.Printf("  indicators    max relative error %s (%s %d, bar %d)", engine.Sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)
+		bw.Printf("  indicators    max relative error %s (%s %d, bar %d)", text.Sci(p.MaxRelIndicatorError), e.Series, e.Length, e.Bar)
 		if l.Limit {
 			bw.Printf("; limit %g", engine.MaxIndicatorRel)
 		}
 		bw.Printf("\n")
 	}
 	if n := min(5, len(p.Flips)); n > 0 {
-		bw.Printf("  worst flips (of %s):\n", engine.Thousands(p.FlipCount))
+		bw.Printf("  worst flips (of %s):\n", text.Thousands(p.FlipCount))
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "    hma\thma3\tbar\ttime (UTC)\tpos%s\tpos%s\tmargin\tborderline\t\n",
 			strings.TrimPrefix(l.Ref, "fp"), strings.TrimPrefix(l.Test, "fp"))
 		for _, f := range p.Flips[:n] {
 			fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%+d\t%+d\t%s\t%v\t\n", f.HMA, f.HMA3, f.Bar,
-				time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"), f.Pos64, f.Pos32, engine.Sci(f.Margin), f.Borderline)
+				time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"), f.Pos64, f.Pos32, text.Sci(f.Margin), f.Borderline)
 		}
 		tw.Flush()
 	}
@@ -275,9 +276,9 @@ func metricCell(name string, m *engine.Metrics) string {
 	case engine.IsCount(name):
 		return strconv.Itoa(int(v))
 	case slices.Contains([]string{"total_return", "cagr", "max_drawdown", "win_rate", "var_95", "cvar_95"}, name):
-		return engine.Percent(v)
+		return text.Percent(v)
 	}
-	return engine.Fixed3(v)
+	return text.Fixed3(v)
 }
 
 // secs spells d in seconds with three decimals: "1.234s".

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/text"
 )
 
 // Estimate is a forecast of the wall time of RunStudy on the CPU reference,
@@ -36,7 +37,7 @@ func (e Estimate) String() string {
 	if e.Tiles > 1 {
 		tiles = fmt.Sprintf(" in %d tiles", e.Tiles)
 	}
-	return fmt.Sprintf("~%s (%s a precision, %s%s, %s)", roundDuration(e.Total), engine.Plural(e.Combos, "combo"), engine.Thousands(e.Series)+" series", tiles, engine.Plural(e.Workers, "core"))
+	return fmt.Sprintf("~%s (%s a precision, %s%s, %s)", roundDuration(e.Total), text.Plural(e.Combos, "combo"), text.Thousands(e.Series)+" series", tiles, text.Plural(e.Workers, "core"))
 }
 
 // EstimateStudy forecasts how long RunStudy(s) takes on the CPU reference

@@ -13,6 +13,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/preflight"
+	"sweepbench/engine/text"
 	"sweepbench/reference"
 )
 
@@ -94,7 +95,7 @@ func TestEstimateStudy(t *testing.T) {
 			if want := work / time.Duration(e.Workers); e.Total != want {
 				t.Fatalf("total %v, want %v from the fields", e.Total, want)
 			}
-			if !strings.Contains(e.String(), engine.Plural(c.wantCombos, "combo")+" a precision") {
+			if !strings.Contains(e.String(), text.Plural(c.wantCombos, "combo")+" a precision") {
 				t.Fatalf("String() = %q", e.String())
 			}
 		})

@@ -8,6 +8,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/memlimit"
+	"sweepbench/engine/text"
 )
 
 // The thresholds of Preflight, the check a front end makes before a study
@@ -105,7 +106,7 @@ func (p Preflight) Describe() string {
 		return p.Estimate.String()
 	}
 	if p.About > 0 {
-		return fmt.Sprintf("about %s on %s (from the grid's size and the bars alone)", longDuration(p.About), engine.Plural(p.Workers, "core"))
+		return fmt.Sprintf("about %s on %s (from the grid's size and the bars alone)", longDuration(p.About), text.Plural(p.Workers, "core"))
 	}
 	if p.Floor > 0 {
 		return fmt.Sprintf("at least ~%s (from the grid's size and the bars alone)", longDuration(p.Floor))
@@ -119,7 +120,7 @@ func longDuration(d time.Duration) string {
 	const day = 24 * time.Hour
 	switch {
 	case d >= 2*day:
-		return engine.Plural(int((d+day/2)/day), "day")
+		return text.Plural(int((d+day/2)/day), "day")
 	case d >= time.Hour:
 		return d.Round(time.Minute).String()
 	}
@@ -165,7 +166,7 @@ func (e *ConfirmError) Error() string {
 func (e *ConfirmError) Memory() string {
 	p := e.Preflight
 	return fmt.Sprintf("would take about %s of memory, more than half of the %s available (bound by %s)",
-		engine.Bytes(p.Memory.Total()), engine.Bytes(p.Limit.Available), p.Limit.Describe())
+		text.Bytes(p.Memory.Total()), text.Bytes(p.Limit.Available), p.Limit.Describe())
 }
 
 // PreflightStudy checks s before it computes, cheapest first: from

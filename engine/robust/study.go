@@ -12,6 +12,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/output"
+	"sweepbench/engine/text"
 )
 
 // Options say what Analyse computes beside PBO, DSR and the plateau.
@@ -516,7 +517,7 @@ func (sm *Summary) Constraints() string {
 		cs = append(cs, fmt.Sprintf("at least %d trades", sm.MinTrades))
 	}
 	if sm.MaxDrawdown > 0 {
-		cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", engine.FormatFloat(100*sm.MaxDrawdown)))
+		cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", text.FormatFloat(100*sm.MaxDrawdown)))
 	}
 	return strings.Join(cs, ", ")
 }
@@ -526,10 +527,10 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	name := func(c Combo) string { return fmt.Sprintf("hma %d, hma3 %d", c.HMA, c.HMA3) }
 	fmt.Fprintf(&b, "\nRobustness (%s run, %d blocks of bar returns, objective %s, %s trials)\n",
-		sm.Precision, sm.Blocks, sm.Objective, engine.Thousands(sm.Trials))
+		sm.Precision, sm.Blocks, sm.Objective, text.Thousands(sm.Trials))
 	if c := sm.Constraints(); c != "" {
 		fmt.Fprintf(&b, "  constraints   %s: %s of %s combos selectable (the others still count as trials); judged on the whole sample,\n",
-			c, engine.Thousands(sm.Selectable), engine.Thousands(sm.Combos))
+			c, text.Thousands(sm.Selectable), text.Thousands(sm.Combos))
 		fmt.Fprintf(&b, "                so PBO's and the walk-forward's in-sample choices among them see the out-of-sample blocks too\n")
 	}
 	num := func(p *float64) float64 {
@@ -539,7 +540,7 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 		return *p
 	}
 	if sm.PBO != nil {
-		fmt.Fprintf(&b, "  PBO           %.3f over %s splits (below 0.1 low, from 0.5 high): %s\n", *sm.PBO, engine.Thousands(sm.Splits), sm.PBOVerdict)
+		fmt.Fprintf(&b, "  PBO           %.3f over %s splits (below 0.1 low, from 0.5 high): %s\n", *sm.PBO, text.Thousands(sm.Splits), sm.PBOVerdict)
 		slope := ""
 		if v := num(sm.Slope); v < 0 {
 			slope = " (negative: the better in sample, the worse out of sample)"
@@ -556,7 +557,7 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, "  DSR           %.3f for the selected combo (%s, Sharpe %.4g annualised, %.3g per bar): the probability that its true Sharpe\n",
 			d.DSR, name(sm.Selected), d.SharpeAnnual, d.SharpePerBar)
 		fmt.Fprintf(&b, "                exceeds %.4g annualised (%.3g per bar), the Sharpe the best of %s skill-less trials as spread out as these would reach by luck, given the sample\n",
-			d.SR0Annual, d.SR0, engine.Thousands(d.Trials))
+			d.SR0Annual, d.SR0, text.Thousands(d.Trials))
 		fmt.Fprintf(&b, "                length and the returns' skew (%.2f) and kurtosis (%.2f); below 0.95 it is not significant. PSR %.3f (above 0, ignoring the search)\n",
 			d.Skew, d.Kurtosis, d.PSR)
 	}
@@ -570,7 +571,7 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 			eff = fmt.Sprintf("%.3g (out-of-sample CAGR / in-sample CAGR)", *wf.Efficiency)
 		}
 		fmt.Fprintf(&b, "  walk-forward  %s, %d folds: stitched out-of-sample return %s%%, Sharpe %.3g; efficiency %s\n",
-			wf.Spec, len(wf.Folds), engine.FormatFloat(math.Round(1e4*wf.TotalReturn)/100), wf.Sharpe, eff)
+			wf.Spec, len(wf.Folds), text.FormatFloat(math.Round(1e4*wf.TotalReturn)/100), wf.Sharpe, eff)
 		fmt.Fprintf(&b, "      fold  out-of-sample block (0-%d)  chosen             IS %-8s  OOS %-8s  OOS return %%\n", sm.Blocks-1, sm.Metric, sm.Metric)
 		// One precision per column: 4 significant digits of the column's
 		// largest value.
@@ -607,13 +608,13 @@ func (sm *Summary) Brief() string {
 		if i := strings.Index(v, ":"); i > 0 {
 			v = v[:i]
 		}
-		s += fmt.Sprintf("PBO %.3f (%s) over %s splits", *sm.PBO, v, engine.Thousands(sm.Splits))
+		s += fmt.Sprintf("PBO %.3f (%s) over %s splits", *sm.PBO, v, text.Thousands(sm.Splits))
 	} else {
 		s += "no PBO: " + sm.PBONote
 	}
 	if d := sm.DSR; d != nil {
 		s += fmt.Sprintf("; DSR %.3f for %d x %d (Sharpe %.3g vs %.3g expected of %s skill-less trials)", d.DSR, sm.Selected.HMA, sm.Selected.HMA3,
-			d.SharpeAnnual, d.SR0Annual, engine.Thousands(d.Trials))
+			d.SharpeAnnual, d.SR0Annual, text.Thousands(d.Trials))
 	}
 	if sm.PlateauK > 0 {
 		s += fmt.Sprintf("; plateau best %d x %d", sm.PlateauBest.HMA, sm.PlateauBest.HMA3)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"sweepbench/engine"
+	"sweepbench/engine/text"
 )
 
 // Suite is a Spec run over several datasets: Studies[d] is the study of
@@ -232,7 +233,7 @@ const heatShades = " .:-=+*#%@"
 // (one character a combo, darker is better; when the grid is at most 100
 // HMA3 lengths wide).
 func (g *Aggregate) WriteTable(w io.Writer, k int) error {
-	bw := engine.NewErrWriter(w)
+	bw := text.NewErrWriter(w)
 	name := g.Objective.Name()
 	worst := "min"
 	if g.Objective.Minimise {
@@ -281,7 +282,7 @@ func (g *Aggregate) WriteTable(w io.Writer, k int) error {
 
 func fmtAgg(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return engine.FormatFloat(v)
+		return text.FormatFloat(v)
 	}
 	return fmt.Sprintf("%.4f", v)
 }

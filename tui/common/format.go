@@ -13,6 +13,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/text"
 )
 
 // Clean is text from outside the program (a path, a dataset's name, an
@@ -33,16 +34,16 @@ func Clean(s string) string {
 
 // Thousands writes n with comma separators: 175680 -> "175,680" (the
 // engine's report convention).
-func Thousands(n int) string { return engine.Thousands(n) }
+func Thousands(n int) string { return text.Thousands(n) }
 
-// Plural is engine.Plural: "1 combo", "80 combos".
-func Plural(n int, noun string) string { return engine.Plural(n, noun) }
+// Plural is text.Plural: "1 combo", "80 combos".
+func Plural(n int, noun string) string { return text.Plural(n, noun) }
 
 // Num writes a metric value compactly (5 significant digits), non-finite
-// values as engine.FormatFloat does ("inf", "-inf", "nan").
+// values as text.FormatFloat does ("inf", "-inf", "nan").
 func Num(v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return engine.FormatFloat(v)
+		return text.FormatFloat(v)
 	}
 	if v == math.Trunc(v) && math.Abs(v) < 1e9 {
 		return strconv.FormatFloat(v, 'f', -1, 64)
@@ -53,7 +54,7 @@ func Num(v float64) string {
 // Signed writes v with an explicit sign and prec decimals.
 func Signed(v float64, prec int) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return engine.FormatFloat(v)
+		return text.FormatFloat(v)
 	}
 	return strconv.FormatFloat(v, 'f', prec, 64)
 }
@@ -61,7 +62,7 @@ func Signed(v float64, prec int) string {
 // Pct writes a fraction as a percentage with two decimals: 0.1234 -> "12.34%".
 func Pct(v float64) string {
 	if math.IsInf(v, 0) || math.IsNaN(v) {
-		return engine.FormatFloat(v)
+		return text.FormatFloat(v)
 	}
 	return fmt.Sprintf("%.2f%%", 100*v)
 }
@@ -128,7 +129,7 @@ func Header(name string) string {
 func Cell(name string, v float64) string {
 	if IsPercent(name) {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return engine.FormatFloat(v)
+			return text.FormatFloat(v)
 		}
 		return strconv.FormatFloat(100*v, 'f', 2, 64)
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"sweepbench/engine"
+	"sweepbench/engine/text"
 )
 
 // NumColumn is how one table column writes its numbers, chosen once from
@@ -53,7 +53,7 @@ func FitNumbers(values iter.Seq[float64], count, plus bool) NumColumn {
 	)
 	for v := range values {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			width = max(width, len(engine.FormatFloat(v)))
+			width = max(width, len(text.FormatFloat(v)))
 			continue
 		}
 		if !seen {
@@ -82,15 +82,15 @@ func FitNumbers(values iter.Seq[float64], count, plus bool) NumColumn {
 }
 
 // Format writes v in the column's format; non-finite values as
-// engine.FormatFloat does.
+// text.FormatFloat does.
 func (f NumColumn) Format(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return engine.FormatFloat(v)
+		return text.FormatFloat(v)
 	}
 	var s string
 	switch {
 	case f.Count:
-		s = engine.Thousands(int(math.Round(v)))
+		s = text.Thousands(int(math.Round(v)))
 	case f.Sci:
 		s = strconv.FormatFloat(v, 'e', f.Decimals, 64)
 	default:

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"sweepbench/engine"
+	"sweepbench/engine/text"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/datatable"
 )
@@ -154,7 +155,7 @@ func (m *Model) Title() string {
 				cs = append(cs, fmt.Sprintf(">= %d trades", o.MinTrades))
 			}
 			if o.MaxDrawdown > 0 {
-				cs = append(cs, fmt.Sprintf("max dd <= %s%%", engine.FormatFloat(100*o.MaxDrawdown)))
+				cs = append(cs, fmt.Sprintf("max dd <= %s%%", text.FormatFloat(100*o.MaxDrawdown)))
 			}
 			sortBy += " (" + strings.Join(cs, ", ") + " first)"
 		}

@@ -17,8 +17,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"sweepbench/engine"
 	"sweepbench/engine/robust"
+	"sweepbench/engine/text"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/chart"
 	"sweepbench/tui/theme"
@@ -213,7 +213,7 @@ func (m *Model) walkForward(out *page, sm *robust.Summary, wf *robust.WFSummary,
 		eff = g3(*wf.Efficiency) + " (out-of-sample CAGR / in-sample CAGR)"
 	}
 	out.add(plain, fmt.Sprintf("stitched out-of-sample return %s%%, Sharpe %s; efficiency %s",
-		engine.FormatFloat(math.Round(1e4*wf.TotalReturn)/100), g3(wf.Sharpe), eff))
+		text.FormatFloat(math.Round(1e4*wf.TotalReturn)/100), g3(wf.Sharpe), eff))
 	// The folds, each column as wide as its widest cell: every number whole.
 	rows := [][]string{{"fold", "OOS block", "chosen", "IS " + sm.Metric, "OOS " + sm.Metric, "OOS return %"}}
 	for i, f := range wf.Folds {
@@ -372,7 +372,7 @@ func g6(v float64) string { return gfmt(v, 6) }
 // gfmt writes v with prec significant digits, non-finite as the engine does.
 func gfmt(v float64, prec int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return engine.FormatFloat(v)
+		return text.FormatFloat(v)
 	}
 	return strconv.FormatFloat(v, 'g', prec, 64)
 }

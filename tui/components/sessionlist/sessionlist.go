@@ -18,6 +18,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/suite"
+	"sweepbench/engine/text"
 	"sweepbench/sessions"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/datatable"
@@ -301,7 +302,7 @@ func suiteCell(ss *sessions.Session) string {
 // source, timeframe and head when set, backend, and the fp32 WMA
 // formulation when it is not the default.
 func settings(ss *sessions.Session) string {
-	fee := engine.FormatFloat(100*ss.Params.Fee) + "%"
+	fee := text.FormatFloat(100*ss.Params.Fee) + "%"
 	parts := []string{"fee " + fee, ss.Params.Mode.String(), ss.Params.Source.String()}
 	if ss.Spec.Timeframe != "" {
 		parts = append(parts, "timeframe "+ss.Spec.Timeframe)
@@ -341,7 +342,7 @@ func (m *Model) when(ss *sessions.Session) string {
 
 func sharpe(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return engine.FormatFloat(v)
+		return text.FormatFloat(v)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
@@ -416,7 +417,7 @@ func (m *Model) details() []string {
 		data += ", timeframe " + ss.Spec.Timeframe
 	}
 	out = append(out, data)
-	set := fmt.Sprintf("fee %s%%, %s, %s, %s", engine.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, ss.Backend)
+	set := fmt.Sprintf("fee %s%%, %s, %s, %s", text.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, ss.Backend)
 	if ss.WMA != engine.Direct {
 		set += ", wma " + ss.WMA.String()
 	}

@@ -10,6 +10,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/text"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/form"
 )
@@ -96,15 +97,15 @@ func formValues(s engine.Spec) map[string]string {
 		tol = d.Borderline
 	}
 	return map[string]string{
-		form.HMA: orDefault(s.HMA, d.HMA), form.HMA3: orDefault(s.HMA3, d.HMA3), form.Fee: engine.FormatFloat(s.Fee),
+		form.HMA: orDefault(s.HMA, d.HMA), form.HMA3: orDefault(s.HMA3, d.HMA3), form.Fee: text.FormatFloat(s.Fee),
 		form.Mode: orDefault(s.Mode, d.Mode), form.Source: orDefault(s.Source, d.Source),
 		form.Timeframe: s.Timeframe, form.Head: fmt.Sprint(s.Head),
 		form.Backend: orDefault(s.Backend, d.Backend), form.Precision: orDefault(s.Precision, d.Precision),
-		form.WMA: orDefault(s.WMA, d.WMA), form.Borderline: engine.FormatFloat(tol),
-		form.BarsPerYear: engine.FormatFloat(s.BarsPerYear), form.TZ: s.TZ, form.LEANAsset: s.LEANAsset,
+		form.WMA: orDefault(s.WMA, d.WMA), form.Borderline: text.FormatFloat(tol),
+		form.BarsPerYear: text.FormatFloat(s.BarsPerYear), form.TZ: s.TZ, form.LEANAsset: s.LEANAsset,
 		form.From: s.From, form.To: s.To, form.Blocks: fmt.Sprint(s.Blocks), form.WF: s.WF,
 		form.Objective: orDefault(strings.ToLower(strings.TrimSpace(s.Objective)), "sharpe"),
-		form.MinTrades: fmt.Sprint(s.MinTrades), form.MaxDrawdown: engine.FormatFloat(s.MaxDrawdown),
+		form.MinTrades: fmt.Sprint(s.MinTrades), form.MaxDrawdown: text.FormatFloat(s.MaxDrawdown),
 		form.Data: s.Data,
 	}
 }
