@@ -628,7 +628,7 @@ type runOutput struct {
 func writeReport(w io.Writer, rep *engine.Report, format string, top int) error {
 	switch format {
 	case "json":
-		return rep.WriteJSON(w)
+		return output.WriteJSON(w, rep)
 	case "table":
 		sw := newSanitized(w)
 		if err := output.WriteTable(sw, rep, top); err != nil {

@@ -189,7 +189,7 @@ func writeSuite(w io.Writer, res *suiteResult, format string, top int) error {
 }
 
 // writeSuiteJSON streams the suite's JSON document, {"suite", "datasets":
-// [each report as Report.WriteJSON writes it], "aggregate", "parity"},
+// [each report as output.WriteJSON writes it], "aggregate", "parity"},
 // indented by two spaces: each report goes straight to w, never held whole
 // in memory (at 102,400 combos over two datasets, building the document
 // and re-indenting it took 2.3 GB and 9 s on the H200 machine).
@@ -217,7 +217,7 @@ func writeSuiteJSON(w io.Writer, res *suiteResult) error {
 		}
 		bw.WriteString("\n    ")
 		iw := &indentWriter{w: bw, prefix: []byte("    ")}
-		if err := rep.WriteJSON(iw); err != nil {
+		if err := output.WriteJSON(iw, rep); err != nil {
 			return err
 		}
 	}

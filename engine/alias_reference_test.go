@@ -210,7 +210,7 @@ func TestReportAliases(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", c.line, tab.String())
 		}
 		var js bytes.Buffer
-		if err := rep.WriteJSON(&js); err != nil {
+		if err := output.WriteJSON(&js, rep); err != nil {
 			t.Fatal(err)
 		}
 		var doc struct {

@@ -16,8 +16,8 @@
 //     reported under both combos: Grid.Distinct, Grid.Aliases); RunStudy,
 //     the only code that runs a study (a new one, or a resumed one whose
 //     saved results come in as StudyOptions.Prior), runs every precision and
-//     the parity report (SPEC "Parity"); a Report and its JSON shape
-//     (Report.WriteJSON, streamed element by element, and MarshalJSON);
+//     the parity report (SPEC "Parity"); a Report (its JSON shape is
+//     package output's: output.WriteJSON, output.MarshalReport);
 //     a run's results in bounded memory, Summary (top lists and heatmaps
 //     of every metric, built from the streamed chunks: StudyOptions.Summary,
 //     or Summariser over results read back); RungBackend, the bench
@@ -27,8 +27,8 @@
 //     rectangle of its grid, on which package shard runs its slices.
 //
 // Its sub-packages: data loads and validates bars; output writes a report
-// (the table, the per-combo files CSV, JSON lines and Parquet, and
-// RowWriter, which writes them while a study runs); shard cuts a study or
+// (the table, the JSON document, the per-combo files CSV, JSON lines and
+// Parquet, and RowWriter, which writes them while a study runs); shard cuts a study or
 // suite into shards, runs one, keeps it in a shard file and merges them;
 // robust runs the robustness checks of a study; suite runs one Spec over
 // several datasets (Suite, the cross-dataset Aggregate, ExpandDatasets,

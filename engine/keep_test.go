@@ -87,7 +87,7 @@ func TestDiscardKeepsTheReport(t *testing.T) {
 	if table[0].String() != table[1].String() {
 		t.Errorf("table of the kept report:\n%s\nwant:\n%s", table[1].String(), table[0].String())
 	}
-	if err := kept.WriteJSON(&bytes.Buffer{}); !errors.Is(err, engine.ErrNotKept) {
+	if err := output.WriteJSON(&bytes.Buffer{}, kept); !errors.Is(err, engine.ErrNotKept) {
 		t.Errorf("WriteJSON of a kept report: %v, want ErrNotKept", err)
 	}
 }

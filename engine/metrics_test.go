@@ -86,7 +86,7 @@ func TestReportWritesNonFinite(t *testing.T) {
 		Runs: []*engine.Run{{Backend: "reference", Precision: engine.FP64, Grid: g, Status: engine.StatusComplete,
 			Results: []engine.ComboResult{{Index: 5, Combo: g.At(5), Metrics: m}}}}}
 	var buf bytes.Buffer
-	if err := rep.WriteJSON(&buf); err != nil {
+	if err := output.WriteJSON(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !json.Valid(buf.Bytes()) {
@@ -110,7 +110,7 @@ func TestReportWritesNonFinite(t *testing.T) {
 			t.Errorf("combo JSON %s lacks %s", raw, w)
 		}
 	}
-	back, err := engine.ParseMetricsJSON(raw, g)
+	back, err := output.ParseMetricsJSON(raw, g)
 	if err != nil {
 		t.Fatal(err)
 	}

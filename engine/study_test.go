@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/engine/output"
 	"sweepbench/internal/studytest"
 	"sweepbench/reference"
 )
@@ -202,7 +203,7 @@ func TestGoldenRun(t *testing.T) {
 		r.Elapsed, r.Prepare, r.Device = 0, 0, ""
 	}
 	var buf bytes.Buffer
-	if err := rep.WriteJSON(&buf); err != nil {
+	if err := output.WriteJSON(&buf, rep); err != nil {
 		t.Fatal(err)
 	}
 	if *update {

@@ -339,17 +339,21 @@ func (d *Diff) Report() *engine.Report {
 // "metrics_only", "why", "report"}, the report in `run --format json`'s
 // shape (see Report).
 func (d *Diff) WriteJSON(w io.Writer) error {
+	rep, err := output.MarshalReport(d.Report()) // compact; the Encoder indents it with the rest
+	if err != nil {
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
-		A              diffSideJSON   `json:"a"`
-		B              diffSideJSON   `json:"b"`
-		Differences    []string       `json:"differences"`
-		VerdictApplies bool           `json:"verdict_applies"`
-		MetricsOnly    bool           `json:"metrics_only"`
-		Why            string         `json:"why,omitempty"`
-		Report         *engine.Report `json:"report"`
-	}{d.A.toJSON(), d.B.toJSON(), append([]string{}, d.Differences...), d.VerdictApplies, d.MetricsOnly, d.Why, d.Report()})
+		A              diffSideJSON    `json:"a"`
+		B              diffSideJSON    `json:"b"`
+		Differences    []string        `json:"differences"`
+		VerdictApplies bool            `json:"verdict_applies"`
+		MetricsOnly    bool            `json:"metrics_only"`
+		Why            string          `json:"why,omitempty"`
+		Report         json.RawMessage `json:"report"`
+	}{d.A.toJSON(), d.B.toJSON(), append([]string{}, d.Differences...), d.VerdictApplies, d.MetricsOnly, d.Why, rep})
 }
 
 // The engine's table formatters, under the short names the table code uses.

@@ -90,7 +90,7 @@ func TestRoundTrip(t *testing.T) {
 	}{
 		{"table", func(r *engine.Report, w *bytes.Buffer) error { return output.WriteTable(w, r, 10) }},
 		{"csv", func(r *engine.Report, w *bytes.Buffer) error { return output.WriteCSV(w, r) }},
-		{"json", func(r *engine.Report, w *bytes.Buffer) error { return r.WriteJSON(w) }},
+		{"json", func(r *engine.Report, w *bytes.Buffer) error { return output.WriteJSON(w, r) }},
 	} {
 		a.Reset()
 		b.Reset()

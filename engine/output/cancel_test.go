@@ -34,7 +34,7 @@ func TestRunStudyCancelledBeforeFP32(t *testing.T) {
 		t.Errorf("table shows Go's error text:\n%s", tab.String())
 	}
 	var js strings.Builder
-	if err := rep.WriteJSON(&js); err != nil {
+	if err := WriteJSON(&js, rep); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"complete": false`, `"not_started": [`, `"error": "cancelled by the user"`} {
@@ -77,7 +77,7 @@ func TestRunStudyInterruptedReadsInterrupted(t *testing.T) {
 		t.Errorf("table does not read interrupted:\n%s", tab.String())
 	}
 	var js, csv strings.Builder
-	if err := rep.WriteJSON(&js); err != nil {
+	if err := WriteJSON(&js, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(js.String(), `"status": "interrupted"`) {

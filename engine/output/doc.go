@@ -4,8 +4,10 @@
 // every RowFormat (WriteRows: CSV, JSON lines, Parquet; WriteRowsFrom for
 // rows read back a run at a time), a suite's rows (WriteSuiteRows), the
 // per-block statistics (WriteBlocksParquet), and RowWriter, which writes
-// the rows while a study runs and rewinds to relabel them at its end. The
-// JSON document is the report's own encoding (engine.Report.WriteJSON).
+// the rows while a study runs and rewinds to relabel them at its end; and
+// the JSON document (WriteJSON, streamed element by element, the same
+// bytes as MarshalReport's one value indented; ParseMetricsJSON reads a
+// combo object back).
 //
 // It imports engine and its data; engine never imports it. The Parquet
 // columns of a combo (ComboColumns) are shared with package shard's file.

@@ -83,14 +83,18 @@ func TestWriteJSONIsOneEncoding(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got bytes.Buffer
-			if err := c.rep.WriteJSON(&got); err != nil {
+			if err := output.WriteJSON(&got, c.rep); err != nil {
 				t.Fatal(err)
 			}
-			want, err := json.MarshalIndent(c.rep, "", "  ")
+			one, err := output.MarshalReport(c.rep)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want = append(want, '\n')
+			var ind bytes.Buffer
+			if err := json.Indent(&ind, one, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			want := append(ind.Bytes(), '\n')
 			if !bytes.Equal(got.Bytes(), want) {
 				t.Errorf("streamed JSON differs from one encoding at byte %d:\n%s\nwant:\n%s", firstDiff(got.Bytes(), want),
 					clip(got.Bytes(), firstDiff(got.Bytes(), want)), clip(want, firstDiff(got.Bytes(), want)))
@@ -217,7 +221,7 @@ func readParquetFile(t *testing.T, b []byte) ([]map[string]parquet.Value, map[st
 func TestParquetMatchesJSON(t *testing.T) {
 	for _, rep := range []*engine.Report{small(t), nonFiniteReport()} {
 		var js, pq bytes.Buffer
-		if err := rep.WriteJSON(&js); err != nil {
+		if err := output.WriteJSON(&js, rep); err != nil {
 			t.Fatal(err)
 		}
 		if err := output.WriteParquet(&pq, rep); err != nil {
@@ -411,7 +415,7 @@ func BenchmarkWriteRows(b *testing.B) {
 					b.Fatal(err)
 				}
 				if f == "json" {
-					err = rep.WriteJSON(out)
+					err = output.WriteJSON(out, rep)
 				} else {
 					err = output.WriteRows(out, rep, output.RowFormat(f))
 				}

@@ -1,0 +1,393 @@
+package output
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"time"
+
+	"sweepbench/engine"
+)
+
+// The JSON shape of a report (`sweepbench run --format json`, sessions
+// export). Field names are SPEC's; non-finite numbers are the strings
+// "inf", "-inf", "nan". Times are RFC 3339 UTC, durations seconds.
+
+type jsonDataset struct {
+	Name           string           `json:"name"`
+	Path           string           `json:"path,omitempty"`
+	Layout         string           `json:"layout"`
+	SHA256         string           `json:"sha256"`
+	Bars           int              `json:"bars"`
+	SourceBars     int              `json:"source_bars"`
+	First          time.Time        `json:"first"`
+	Last           time.Time        `json:"last"`
+	Timeframe      string           `json:"timeframe,omitempty"`
+	MedianSpacingS float64          `json:"median_spacing_s"`
+	Gaps           int              `json:"gaps"`
+	LargestGapS    float64          `json:"largest_gap_s"`
+	DroppedNaN     int              `json:"dropped_nan_rows"`
+	MinPrice       engine.JSONFloat `json:"min_price"`
+	MaxPrice       engine.JSONFloat `json:"max_price"`
+	Files          int              `json:"files,omitempty"`       // files read (a folder or glob: more than 1)
+	PriceScale     engine.JSONFloat `json:"price_scale,omitempty"` // the file's prices were divided by it (10000: LEAN equity)
+	Times          string           `json:"times,omitempty"`       // unix, offset, local or mixed
+	TimeZone       string           `json:"time_zone,omitempty"`   // the zone local times were read in
+	Convention     string           `json:"convention,omitempty"`  // e.g. "LEAN equity/usa (from the path)"
+}
+
+type jsonParams struct {
+	HMA             string           `json:"hma"`
+	HMA3            string           `json:"hma3"`
+	Combos          int              `json:"combos"`
+	Aliases         int              `json:"aliases,omitempty"` // HMA3 aliases, computed with their twin (Grid.Aliases)
+	Fee             engine.JSONFloat `json:"fee"`
+	Mode            string           `json:"mode"`
+	Source          string           `json:"source"`
+	BarsPerYear     engine.JSONFloat `json:"bars_per_year"`
+	BarsPerYearRule string           `json:"bars_per_year_rule"` // how it was chosen: observed, 24/7 from the spacing, or as given
+	Backend         string           `json:"backend"`
+	WMA             string           `json:"wma"`
+	Note            string           `json:"note,omitempty"`
+}
+
+type jsonCombo struct {
+	HMA         int              `json:"hma"`
+	HMA3        int              `json:"hma3"`
+	TotalReturn engine.JSONFloat `json:"total_return"`
+	CAGR        engine.JSONFloat `json:"cagr"`
+	Sharpe      engine.JSONFloat `json:"sharpe"`
+	Sortino     engine.JSONFloat `json:"sortino"`
+	MaxDrawdown engine.JSONFloat `json:"max_drawdown"`
+	Calmar      engine.JSONFloat `json:"calmar"`
+	WinRate     engine.JSONFloat `json:"win_rate"`
+	TotalTrades int              `json:"total_trades"`
+	VaR95       engine.JSONFloat `json:"var_95"`
+	CVaR95      engine.JSONFloat `json:"cvar_95"`
+	Omega       engine.JSONFloat `json:"omega"`
+	LongBars    int              `json:"long_bars"`
+	ShortBars   int              `json:"short_bars"`
+	FlatBars    int              `json:"flat_bars"`
+}
+
+func toJSONCombo(r *engine.ComboResult) jsonCombo {
+	m := &r.Metrics
+	return jsonCombo{r.HMA, r.HMA3, engine.JSONFloat(m.TotalReturn), engine.JSONFloat(m.CAGR), engine.JSONFloat(m.Sharpe),
+		engine.JSONFloat(m.Sortino), engine.JSONFloat(m.MaxDrawdown), engine.JSONFloat(m.Calmar), engine.JSONFloat(m.WinRate),
+		m.TotalTrades, engine.JSONFloat(m.VaR95), engine.JSONFloat(m.CVaR95), engine.JSONFloat(m.Omega),
+		m.LongBars, m.ShortBars, m.FlatBars}
+}
+
+func (c *jsonCombo) toResult(g engine.Grid) engine.ComboResult {
+	r := engine.ComboResult{Combo: engine.Combo{HMA: c.HMA, HMA3: c.HMA3}}
+	if g.HMA.Step > 0 && g.HMA3.Step > 0 {
+		r.Index = g.Index((c.HMA-g.HMA.Start)/g.HMA.Step, (c.HMA3-g.HMA3.Start)/g.HMA3.Step)
+	}
+	r.Metrics = engine.Metrics{TotalReturn: float64(c.TotalReturn), CAGR: float64(c.CAGR), Sharpe: float64(c.Sharpe),
+		Sortino: float64(c.Sortino), MaxDrawdown: float64(c.MaxDrawdown), Calmar: float64(c.Calmar), WinRate: float64(c.WinRate),
+		TotalTrades: c.TotalTrades, VaR95: float64(c.VaR95), CVaR95: float64(c.CVaR95), Omega: float64(c.Omega),
+		LongBars: c.LongBars, ShortBars: c.ShortBars, FlatBars: c.FlatBars}
+	return r
+}
+
+// jsonRunHead is a run's fields before its combos.
+type jsonRunHead struct {
+	Backend    string           `json:"backend"`
+	Device     string           `json:"device"`
+	Precision  string           `json:"precision"`
+	WMA        string           `json:"wma"`
+	Status     string           `json:"status"`
+	Error      string           `json:"error,omitempty"`
+	ElapsedS   engine.JSONFloat `json:"elapsed_s"`
+	PrepareS   engine.JSONFloat `json:"prepare_s"`
+	CombosPerS engine.JSONFloat `json:"combos_per_s"`
+	CombosDone int              `json:"combos_done"`
+}
+
+type jsonRun struct {
+	jsonRunHead
+	Combos []jsonCombo `json:"combos"`
+}
+
+func jsonRunHeadOf(run *engine.Run) jsonRunHead {
+	h := jsonRunHead{Backend: run.Backend, Device: run.Device, Precision: run.Precision.String(), WMA: run.WMA.String(),
+		Status: string(run.Shown()), ElapsedS: engine.JSONFloat(run.Elapsed.Seconds()), PrepareS: engine.JSONFloat(run.Prepare.Seconds()),
+		CombosPerS: engine.JSONFloat(run.CombosPerSecond()), CombosDone: run.Count()}
+	if run.Err != nil {
+		h.Error = engine.ErrText(run.Err.Error())
+	}
+	return h
+}
+
+type jsonComboParity struct {
+	HMA           int              `json:"hma"`
+	HMA3          int              `json:"hma3"`
+	Trades64      int              `json:"trades_fp64"`
+	Trades32      int              `json:"trades_fp32"`
+	Dn            int              `json:"dn"`
+	RelDn         engine.JSONFloat `json:"rel_dn"`
+	DPnLpp        engine.JSONFloat `json:"dpnl_pp"`
+	RelDPnL       engine.JSONFloat `json:"rel_dpnl"`
+	Flips         int              `json:"flips"`
+	NonBorderline int              `json:"non_borderline_flips"`
+	MaxFlipMargin engine.JSONFloat `json:"max_flip_margin"`
+}
+
+type jsonFlip struct {
+	HMA        int              `json:"hma"`
+	HMA3       int              `json:"hma3"`
+	Bar        int              `json:"bar"`
+	Time       time.Time        `json:"time"`
+	Pos64      int8             `json:"pos_fp64"`
+	Pos32      int8             `json:"pos_fp32"`
+	Margin     engine.JSONFloat `json:"margin"`
+	Borderline bool             `json:"borderline"`
+}
+
+type jsonSeriesError struct {
+	Series string           `json:"series"`
+	Length int              `json:"length"`
+	MaxRel engine.JSONFloat `json:"max_rel_error"`
+	Bar    int              `json:"bar"`
+}
+
+// jsonParityHead is the parity report's fields before its per-combo rows
+// and flips.
+type jsonParityHead struct {
+	Compared             string            `json:"compared"`
+	Verdict              string            `json:"verdict"`
+	Reasons              []string          `json:"reasons"`
+	Explanation          string            `json:"explanation,omitempty"`
+	Incomplete           bool              `json:"incomplete"`
+	CombosCompared       int               `json:"combos_compared"`
+	ShiftedTrades        int               `json:"shifted_trades"`
+	ShiftedShare         engine.JSONFloat  `json:"shifted_share"`
+	TotalTrades64        int               `json:"total_trades_fp64"`
+	TotalTrades32        int               `json:"total_trades_fp32"`
+	MaxAbsDn             int               `json:"max_abs_dn"`
+	MaxRelDn             engine.JSONFloat  `json:"max_rel_dn"`
+	MaxAbsDPnLpp         engine.JSONFloat  `json:"max_abs_dpnl_pp"`
+	MaxRelDPnL           engine.JSONFloat  `json:"max_rel_dpnl"`
+	CombosDiffering      int               `json:"combos_differing"`
+	NonBorderlineFlips   int               `json:"non_borderline_flips"`
+	FlipCount            int               `json:"flip_count"`
+	BorderlineTolerance  engine.JSONFloat  `json:"borderline_tolerance"`
+	MaxRelIndicatorError engine.JSONFloat  `json:"max_rel_indicator_error"`
+	IndicatorErrors      []jsonSeriesError `json:"indicator_errors"`
+}
+
+type jsonParity struct {
+	jsonParityHead
+	Combos []jsonComboParity `json:"combos"`
+	Flips  []jsonFlip        `json:"flips"`
+}
+
+// jsonReportHead is the report's fields before its runs.
+type jsonReportHead struct {
+	Dataset jsonDataset `json:"dataset"`
+	Params  jsonParams  `json:"params"`
+	Created time.Time   `json:"created"`
+	// Complete is false when any requested run stopped early or never
+	// started (NotStarted): the combos and the parity then cover only what
+	// completed.
+	Complete   bool     `json:"complete"`
+	NotStarted []string `json:"not_started,omitempty"`
+}
+
+type jsonReport struct {
+	jsonReportHead
+	Runs   []jsonRun   `json:"runs"`
+	Parity *jsonParity `json:"parity"`
+}
+
+func reportHeadOf(r *engine.Report) jsonReportHead {
+	d := r.Dataset
+	out := jsonReportHead{
+		Dataset: jsonDataset{d.Name, d.Path, d.Layout, d.SHA256, d.Bars, d.SourceBars, d.First, d.Last, d.Timeframe,
+			d.MedianSpacing.Seconds(), d.Gaps, d.LargestGap.Seconds(), d.DroppedNaN, engine.JSONFloat(d.MinPrice), engine.JSONFloat(d.MaxPrice),
+			d.Files, engine.JSONFloat(d.PriceScale), d.Times, d.TimeZone, d.Convention},
+		Params: jsonParams{r.Grid.HMA.String(), r.Grid.HMA3.String(), r.Grid.Len(), r.Grid.Aliases(), engine.JSONFloat(r.Params.Fee),
+			r.Params.Mode.String(), r.Params.Source.String(), engine.JSONFloat(r.Params.BarsPerYear),
+			engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear), r.Backend, r.WMA.String(), r.Note},
+		Created:  r.Created,
+		Complete: r.Complete(),
+	}
+	for _, p := range r.NotStarted() {
+		out.NotStarted = append(out.NotStarted, p.String())
+	}
+	return out
+}
+
+// toJSON is the whole document as one value (MarshalReport); WriteJSON
+// writes the same bytes element by element.
+func toJSON(r *engine.Report) jsonReport {
+	out := jsonReport{jsonReportHead: reportHeadOf(r), Runs: []jsonRun{}, Parity: parityOf(r)}
+	for _, run := range r.Runs {
+		jr := jsonRun{jsonRunHead: jsonRunHeadOf(run), Combos: make([]jsonCombo, len(run.Results))}
+		for i := range run.Results {
+			jr.Combos[i] = toJSONCombo(&run.Results[i])
+		}
+		out.Runs = append(out.Runs, jr)
+	}
+	return out
+}
+
+// parityOf is the parity report's JSON, nil without one.
+func parityOf(r *engine.Report) *jsonParity {
+	p := r.Parity
+	if p == nil {
+		return nil
+	}
+	jp := &jsonParity{jsonParityHead: parityHeadOf(r), Combos: make([]jsonComboParity, len(p.Combos)), Flips: make([]jsonFlip, len(p.Flips))}
+	for i := range p.Combos {
+		jp.Combos[i] = toJSONComboParity(&p.Combos[i])
+	}
+	for i := range p.Flips {
+		jp.Flips[i] = toJSONFlip(&p.Flips[i])
+	}
+	return jp
+}
+
+func parityHeadOf(r *engine.Report) jsonParityHead {
+	p := r.Parity
+	h := jsonParityHead{Compared: r.ParityOf, Verdict: string(p.Verdict), Reasons: append([]string{}, p.Reasons...), Explanation: p.Explanation, Incomplete: p.Incomplete,
+		CombosCompared: p.CombosCompared, ShiftedTrades: p.ShiftedTrades, ShiftedShare: engine.JSONFloat(p.ShiftedShare),
+		TotalTrades64: p.TotalTrades64, TotalTrades32: p.TotalTrades32, MaxAbsDn: p.MaxAbsDn, MaxRelDn: engine.JSONFloat(p.MaxRelDn),
+		MaxAbsDPnLpp: engine.JSONFloat(p.MaxAbsDPnLpp), MaxRelDPnL: engine.JSONFloat(p.MaxRelDPnL), CombosDiffering: p.CombosDiffering,
+		NonBorderlineFlips: p.NonBorderlineFlips, FlipCount: p.FlipCount, BorderlineTolerance: engine.JSONFloat(p.Tolerance),
+		MaxRelIndicatorError: engine.JSONFloat(p.MaxRelIndicatorError),
+		IndicatorErrors:      make([]jsonSeriesError, len(p.IndicatorErrors))}
+	for i, e := range p.IndicatorErrors {
+		h.IndicatorErrors[i] = jsonSeriesError{e.Series, e.Length, engine.JSONFloat(e.MaxRel), e.Bar}
+	}
+	return h
+}
+
+func toJSONComboParity(c *engine.ComboParity) jsonComboParity {
+	return jsonComboParity{c.HMA, c.HMA3, c.Trades64, c.Trades32, c.Dn, engine.JSONFloat(c.RelDn), engine.JSONFloat(c.DPnLpp),
+		engine.JSONFloat(c.RelDPnL), c.Flips, c.NonBorderline, engine.JSONFloat(c.MaxFlipMargin)}
+}
+
+func toJSONFlip(f *engine.Flip) jsonFlip {
+	return jsonFlip{f.HMA, f.HMA3, f.Bar, time.Unix(0, f.Time).UTC(), f.Pos64, f.Pos32, engine.JSONFloat(f.Margin), f.Borderline}
+}
+
+// WriteJSON writes the report in the documented JSON shape, indented by
+// two spaces, as one encoding of the whole document would (the same
+// bytes), but element by element: the head, then each run's fields and
+// its combos one at a time, then the parity report; no copy of the
+// results is built. A run of a million combos writes in constant memory.
+func WriteJSON(w io.Writer, r *engine.Report) error {
+	if err := r.Kept(); err != nil {
+		return err
+	}
+	j := &jsonStream{w: bufio.NewWriterSize(w, 256<<10)}
+	j.enc = json.NewEncoder(&j.buf)
+	j.object(reportHeadOf(r), "") // {"dataset": ..., "complete": ..., its closing brace to come
+	j.raw(",\n  \"runs\": ")
+	j.array(len(r.Runs), "  ", func(i int) {
+		run := r.Runs[i]
+		j.object(jsonRunHeadOf(run), "    ")
+		j.raw(",\n      \"combos\": ")
+		j.array(len(run.Results), "      ", func(k int) { j.value(toJSONCombo(&run.Results[k]), "        ") })
+		j.raw("\n    }")
+	})
+	j.raw(",\n  \"parity\": ")
+	if p := r.Parity; p == nil {
+		j.raw("null")
+	} else {
+		j.object(parityHeadOf(r), "  ")
+		j.raw(",\n    \"combos\": ")
+		j.array(len(p.Combos), "    ", func(k int) { j.value(toJSONComboParity(&p.Combos[k]), "      ") })
+		j.raw(",\n    \"flips\": ")
+		j.array(len(p.Flips), "    ", func(k int) { j.value(toJSONFlip(&p.Flips[k]), "      ") })
+		j.raw("\n  }")
+	}
+	if len(r.Robustness) > 0 {
+		j.raw(",\n  \"robustness\": ")
+		// Kept compact (sessions store it so); indented like the rest.
+		j.value(r.Robustness, "  ")
+	}
+	j.raw("\n}\n")
+	if j.err != nil {
+		return j.err
+	}
+	return j.w.Flush()
+}
+
+// jsonStream writes a JSON document piece by piece: value encodes one
+// element with an Encoder indented for its depth (prefix), raw writes the
+// punctuation between elements; the first error sticks.
+type jsonStream struct {
+	w   *bufio.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+func (j *jsonStream) raw(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
+	}
+}
+
+// value writes v indented at prefix, without the Encoder's newline.
+func (j *jsonStream) value(v any, prefix string) {
+	if j.err != nil {
+		return
+	}
+	j.buf.Reset()
+	j.enc.SetIndent(prefix, "  ")
+	if j.err = j.enc.Encode(v); j.err == nil {
+		b := j.buf.Bytes()
+		_, j.err = j.w.Write(b[:len(b)-1])
+	}
+}
+
+// array writes an array of n elements at depth prefix, elem(i) writing
+// element i (indented at prefix plus two spaces), as the Encoder does:
+// "[]" when empty.
+func (j *jsonStream) array(n int, prefix string, elem func(i int)) {
+	j.raw("[")
+	for i := 0; i < n && j.err == nil; i++ {
+		if i > 0 {
+			j.raw(",")
+		}
+		j.raw("\n" + prefix + "  ")
+		elem(i)
+	}
+	if n > 0 {
+		j.raw("\n" + prefix)
+	}
+	j.raw("]")
+}
+
+// object writes the struct v indented at prefix without its closing
+// brace, for the fields that follow it to be written after a comma.
+func (j *jsonStream) object(v any, prefix string) {
+	if j.err != nil {
+		return
+	}
+	j.buf.Reset()
+	j.enc.SetIndent(prefix, "  ")
+	if j.err = j.enc.Encode(v); j.err == nil {
+		b := bytes.TrimSuffix(j.buf.Bytes(), []byte("\n"+prefix+"}\n"))
+		_, j.err = j.w.Write(b)
+	}
+}
+
+// MarshalReport is the report in the documented shape as one compact
+// value, for a document that holds it (the bytes engine.Report's
+// MarshalJSON gave).
+func MarshalReport(r *engine.Report) ([]byte, error) { return json.Marshal(toJSON(r)) }
+
+// ParseMetricsJSON decodes one combo object of the JSON shape (SPEC names,
+// "inf"/"nan" strings) into a ComboResult whose Index is placed on g.
+func ParseMetricsJSON(b []byte, g engine.Grid) (engine.ComboResult, error) {
+	var c jsonCombo
+	if err := json.Unmarshal(b, &c); err != nil {
+		return engine.ComboResult{}, err
+	}
+	return c.toResult(g), nil
+}
