@@ -175,6 +175,10 @@ type ParityInput[A, B Float] struct {
 	// far, every parityProgressEvery combos, from the comparing
 	// goroutines (it must not block).
 	Progress func(done int)
+	// RefLabel and TestLabel name the two sides in the collapse reasons
+	// ("return -23.10% A, -92.63% B"): "" = "fp64" and "fp32", a study's
+	// own parity; a sessions diff passes "A" and "B".
+	RefLabel, TestLabel string
 }
 
 // parityProgressEvery is how often Compare reports its progress, combos.
@@ -199,13 +203,13 @@ func CompareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64, pro
 		if err != nil {
 			return nil, err
 		}
-		return Compare(ctx, ParityInput[float64, float32]{job.Bars, job.Grid, job.Params, ref, test, ind64, ind32, tol, progress})
+		return Compare(ctx, ParityInput[float64, float32]{job.Bars, job.Grid, job.Params, ref, test, ind64, ind32, tol, progress, "", ""})
 	}
 	indT, err := IndicatorsOf[float64](ctx, &jt)
 	if err != nil {
 		return nil, err
 	}
-	return Compare(ctx, ParityInput[float64, float64]{job.Bars, job.Grid, job.Params, ref, test, ind64, indT, tol, progress})
+	return Compare(ctx, ParityInput[float64, float64]{job.Bars, job.Grid, job.Params, ref, test, ind64, indT, tol, progress, "", ""})
 }
 
 // Compare builds the parity report (SPEC "Parity"). Combos present in both
@@ -321,7 +325,7 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	for _, h := range heaps {
 		all = append(all, h...)
 	}
-	p.finish(all)
+	p.finishSides(all, in.RefLabel, in.TestLabel)
 	return p, nil
 }
 
@@ -417,7 +421,18 @@ func (p *Parity) setIndicatorErrors(errs []SeriesError) {
 // totals over the sweep, the worst MaxFlipsListed of flips (which must
 // hold at least those: any order, any number), the verdict and its
 // explanation.
-func (p *Parity) finish(flips []Flip) {
+func (p *Parity) finish(flips []Flip) { p.finishSides(flips, "", "") }
+
+// finishSides is finish with the two sides named ref and test in the
+// collapse reasons ("" = "fp64" and "fp32": a study's own parity; a
+// sessions diff names them "A" and "B").
+func (p *Parity) finishSides(flips []Flip, ref, test string) {
+	if ref == "" {
+		ref = "fp64"
+	}
+	if test == "" {
+		test = "fp32"
+	}
 	p.worst = NewParityWorst()
 	for k := range p.Combos {
 		c := &p.Combos[k]
@@ -450,15 +465,15 @@ func (p *Parity) finish(flips []Flip) {
 		c := &w.DPnL
 		trades := text.Thousands(c.Trades64) + " trades in both"
 		if c.Trades32 != c.Trades64 {
-			trades = fmt.Sprintf("trades %s fp64, %s fp32", text.Thousands(c.Trades64), text.Thousands(c.Trades32))
+			trades = fmt.Sprintf("trades %s %s, %s %s", text.Thousands(c.Trades64), ref, text.Thousands(c.Trades32), test)
 		}
-		p.Reasons = append(p.Reasons, fmt.Sprintf("max |dPnL| %s pp > %g pp on (%s): return %.2f%% fp64, %.2f%% fp32; %s",
-			text.TrimFloat(p.MaxAbsDPnLpp, 4), MaxDPnLpp, c.Label(), 100*c.ret64, 100*c.ret32, trades))
+		p.Reasons = append(p.Reasons, fmt.Sprintf("max |dPnL| %s pp > %g pp on (%s): return %.2f%% %s, %.2f%% %s; %s",
+			text.TrimFloat(p.MaxAbsDPnLpp, 4), MaxDPnLpp, c.Label(), 100*c.ret64, ref, 100*c.ret32, test, trades))
 	}
 	if w.Breached > 0 {
 		c := &w.DnLimit
-		p.Reasons = append(p.Reasons, fmt.Sprintf("%s with |dn| > max(1%% of fp64 trades, 2); worst (hma %d, hma3 %d): dn %+d of %s",
-			text.Plural(w.Breached, "combo"), c.HMA, c.HMA3, c.Dn, text.Thousands(c.Trades64)))
+		p.Reasons = append(p.Reasons, fmt.Sprintf("%s with |dn| > max(1%% of %s trades, 2); worst (hma %d, hma3 %d): dn %+d of %s",
+			text.Plural(w.Breached, "combo"), ref, c.HMA, c.HMA3, c.Dn, text.Thousands(c.Trades64)))
 	}
 	if !(p.MaxRelIndicatorError <= MaxIndicatorRel) {
 		r := fmt.Sprintf("max relative indicator error %.3g > %g", p.MaxRelIndicatorError, MaxIndicatorRel)

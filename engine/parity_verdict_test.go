@@ -16,7 +16,7 @@ import (
 // series are one flat series in both precisions (no flip, no indicator
 // error), with the trade counts and total returns given per combo for
 // the fp64 and the fp32 run.
-func verdictCase(t *testing.T, trades64, trades32 [2]int, ret64, ret32 [2]float64) *engine.Parity {
+func verdictCase(t *testing.T, trades64, trades32 [2]int, ret64, ret32 [2]float64, sides ...string) *engine.Parity {
 	t.Helper()
 	n := 50
 	bars := &engine.Bars{Time: make([]int64, n), Close: make([]float64, n)}
@@ -33,12 +33,40 @@ func verdictCase(t *testing.T, trades64, trades32 [2]int, ret64, ret32 [2]float6
 		}
 		return r
 	}
-	p, err := engine.Compare(context.Background(), engine.ParityInput[float64, float64]{Bars: bars, Grid: g,
-		Ref: run(trades64, ret64), Test: run(trades32, ret32), RefInd: ind, TestInd: ind})
+	in := engine.ParityInput[float64, float64]{Bars: bars, Grid: g,
+		Ref: run(trades64, ret64), Test: run(trades32, ret32), RefInd: ind, TestInd: ind}
+	if len(sides) == 2 {
+		in.RefLabel, in.TestLabel = sides[0], sides[1]
+	}
+	p, err := engine.Compare(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestParityReasonsNameTheGivenSides (trial 2, item 7): a diff of two
+// sessions compares A against B, not fp64 against fp32, and its collapse
+// reasons say so; without labels they stay fp64 and fp32.
+func TestParityReasonsNameTheGivenSides(t *testing.T) {
+	tr64, tr32 := [2]int{100, 418}, [2]int{100, 2729}
+	ret64, ret32 := [2]float64{0.01, -0.2310}, [2]float64{0.01, -0.9263}
+	for _, c := range []struct {
+		sides []string
+		want  [2]string
+	}{
+		{nil, [2]string{
+			"max |dPnL| 69.53 pp > 5 pp on (hma 3, hma3 6): return -23.10% fp64, -92.63% fp32; trades 418 fp64, 2,729 fp32",
+			"1 combo with |dn| > max(1% of fp64 trades, 2); worst (hma 3, hma3 6): dn +2311 of 418"}},
+		{[]string{"A", "B"}, [2]string{
+			"max |dPnL| 69.53 pp > 5 pp on (hma 3, hma3 6): return -23.10% A, -92.63% B; trades 418 A, 2,729 B",
+			"1 combo with |dn| > max(1% of A trades, 2); worst (hma 3, hma3 6): dn +2311 of 418"}},
+	} {
+		p := verdictCase(t, tr64, tr32, ret64, ret32, c.sides...)
+		if len(p.Reasons) != 2 || p.Reasons[0] != c.want[0] || p.Reasons[1] != c.want[1] {
+			t.Errorf("sides %q: reasons\n got %q\nwant %q", c.sides, p.Reasons, c.want)
+		}
+	}
 }
 
 // TestParityDPnLCollapseNamesItsCombo (issue 25, item 19): a collapse

@@ -153,7 +153,7 @@ func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, erro
 	tol := sa.Tolerance
 	if bars == nil {
 		d.Parity, err = engine.Compare(ctx, engine.ParityInput[float64, float64]{Bars: &engine.Bars{}, Grid: d.Grid, Params: sa.Params,
-			Ref: d.A.Run, Test: d.B.Run, RefInd: noIndicators(), TestInd: noIndicators(), Tolerance: tol})
+			Ref: d.A.Run, Test: d.B.Run, RefInd: noIndicators(), TestInd: noIndicators(), Tolerance: tol, RefLabel: "A", TestLabel: "B"})
 	} else {
 		d.Parity, err = compareRecomputed(ctx, bars, d.Grid, sa.Params, d.A.Run, d.B.Run, tol)
 	}
@@ -241,7 +241,7 @@ func compareT[A, B engine.Float](ctx context.Context, bars *engine.Bars, g engin
 	if err != nil {
 		return nil, err
 	}
-	return engine.Compare(ctx, engine.ParityInput[A, B]{Bars: bars, Grid: g, Params: p, Ref: a, Test: b, RefInd: ia, TestInd: ib, Tolerance: tol})
+	return engine.Compare(ctx, engine.ParityInput[A, B]{Bars: bars, Grid: g, Params: p, Ref: a, Test: b, RefInd: ia, TestInd: ib, Tolerance: tol, RefLabel: "A", TestLabel: "B"})
 }
 
 // formulation is the WMA a run computed with: fp64 is always direct.

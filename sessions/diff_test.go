@@ -83,6 +83,16 @@ func TestDiff(t *testing.T) {
 		if !strings.Contains(out.String(), "verdict n/a") {
 			t.Errorf("table:\n%s", out.String())
 		}
+		// Its reasons (trial 2, item 7) name the sides A and B, not the
+		// precisions of a study's own parity.
+		if len(p.Reasons) == 0 {
+			t.Fatalf("fee diff: no reasons (max |dPnL| %g pp)", p.MaxAbsDPnLpp)
+		}
+		for _, r := range p.Reasons {
+			if strings.Contains(r, "fp64") || strings.Contains(r, "fp32") || !strings.Contains(r, "% A, ") {
+				t.Errorf("reason %q does not name the sides A and B", r)
+			}
+		}
 	})
 
 	t.Run("source", func(t *testing.T) {

@@ -93,7 +93,8 @@ func TestRobustnessPane(t *testing.T) {
 				fmt.Sprintf("slope %.3g", *want.Slope), fmt.Sprintf("R^2 %.3g", *want.R2),
 				fmt.Sprintf("probability of out-of-sample loss: %.0f%%", 100**want.ProbOOSLoss),
 				fmt.Sprintf("%d|", top), "logit of the in-sample best's out-of-sample rank",
-				fmt.Sprintf("DSR %.3f for the selected combo, hma %d x hma3 %d", want.DSR.DSR, want.Selected.HMA, want.Selected.HMA3),
+				// Trial 2, item 11: the objective's pick, not the table's cursor.
+				fmt.Sprintf("DSR %.3f for the objective's pick (max sharpe), hma %d x hma3 %d", want.DSR.DSR, want.Selected.HMA, want.Selected.HMA3),
 				fmt.Sprintf("Sharpe %s annualised (%s per bar)", strconvG(want.DSR.SharpeAnnual, 4), strconvG(want.DSR.SharpePerBar, 3)),
 				"DSR is the probability that its true Sharpe exceeds what the",
 				fmt.Sprintf("plateau best hma %d x hma3 %d", want.PlateauBest.HMA, want.PlateauBest.HMA3),

@@ -173,7 +173,9 @@ func (m *Model) Lines() []string {
 	// DSR.
 	if d := sm.DSR; d != nil {
 		out.raw("")
-		out.add(st.head, fmt.Sprintf("DSR %.3f for the selected combo, %s (deflated Sharpe ratio)", d.DSR, name(sm.Selected)))
+		// Of the objective's pick (sm.Selected), not of the combo under
+		// the table's cursor: named so.
+		out.add(st.head, fmt.Sprintf("DSR %.3f for the objective's pick (%s), %s (deflated Sharpe ratio)", d.DSR, sm.Objective, name(sm.Selected)))
 		out.add(plain, fmt.Sprintf("Sharpe %s annualised (%s per bar); the best of %s skill-less trials would show %s (%s per bar); PSR %.3f (above 0, ignoring the search)",
 			g4(d.SharpeAnnual), g3(d.SharpePerBar), common.Thousands(d.Trials), g4(d.SR0Annual), g3(d.SR0), d.PSR))
 		out.add(st.label, fmt.Sprintf("DSR is the probability that its true Sharpe exceeds what the best of %s skill-less trials would reach by luck, given the sample length and the returns' skew (%.2f) and kurtosis (%.2f); below 0.95 it is not significant.",

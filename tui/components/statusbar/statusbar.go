@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 
 	"sweepbench/engine/data"
@@ -92,19 +93,60 @@ func (m *Model) View() string {
 		h.ShortSeparator = " • "
 	}
 	h.Ellipsis = t.Ellipsis
-	// Drop the device, then the backend, before the help gets too short.
+	// Drop the device, then the backend, before the help gets too short;
+	// then go on dropping them (never the dataset or the session) while
+	// that shows more of the keys, so that the keys get the room a long
+	// left part would leave blank beside a cut help.
+	var bindings []key.Binding
+	if m.keys != nil {
+		bindings = m.keys.ShortHelp()
+	}
+	helpWidth := func(n int) int { return max(0, m.w-ansi.StringWidth(left(n))-2) }
 	n := len(segs)
 	for n > 1 && m.w-ansi.StringWidth(left(n)) < 40 {
 		n--
 	}
+	best, shown := n, shortHelpShown(h, bindings, helpWidth(n))
+	keep := 1 // the dataset
+	if m.status.Saved != "" {
+		keep = 2 // and the session
+	}
+	for k := n - 1; k >= keep && shown < len(bindings); k-- {
+		if s := shortHelpShown(h, bindings, helpWidth(k)); s > shown {
+			best, shown = k, s
+		}
+	}
+	n = best
 	l := left(n)
-	h.Width = max(0, m.w-ansi.StringWidth(l)-2)
+	h.Width = helpWidth(n)
 	var right string
 	if m.keys != nil {
-		right = h.ShortHelpView(m.keys.ShortHelp())
+		right = h.ShortHelpView(bindings)
 	}
 	gap := max(1, m.w-ansi.StringWidth(l)-ansi.StringWidth(right))
 	return t.Fit(l+strings.Repeat(" ", gap)+right, m.w, 1)
+}
+
+// shortHelpShown is how many of bindings' enabled keys fit whole in
+// width cells of h.ShortHelpView (0 = no limit: all of them).
+func shortHelpShown(h help.Model, bindings []key.Binding, width int) int {
+	sep := ansi.StringWidth(h.ShortSeparator)
+	total, shown := 0, 0
+	for _, kb := range bindings {
+		if !kb.Enabled() {
+			continue
+		}
+		w := ansi.StringWidth(kb.Help().Key) + 1 + ansi.StringWidth(kb.Help().Desc)
+		if total > 0 {
+			w += sep
+		}
+		if width > 0 && total+w > width {
+			break
+		}
+		total += w
+		shown++
+	}
+	return shown
 }
 
 func orDash(s string) string {

@@ -25,7 +25,14 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.Confirming() {
 		return []key.Binding{k.Confirm, k.Back}
 	}
-	return []key.Binding{k.Select, k.Mark, k.Compare, k.Delete, k.Resume, k.Back, k.Help}
+	return []key.Binding{k.Select, short(k.Mark, "mark"), short(k.Compare, "compare"), k.Delete, k.Resume, k.Back, k.Help}
+}
+
+// short is b with the shorter description the status line has room for
+// ("space mark"); the help screen keeps the full one.
+func short(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
 }
 
 // FullHelp implements help.KeyMap.
