@@ -5,14 +5,11 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/muesli/termenv"
 
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
-	"sweepbench/reference"
 	"sweepbench/tui/common"
-	"sweepbench/tui/keys"
-	"sweepbench/tui/theme"
+	"sweepbench/tui/internal/tuitest"
 )
 
 // TestMain keeps the parsed-dataset cache of the tests' loads in a
@@ -24,21 +21,10 @@ func TestMain(m *testing.M) { os.Exit(datatest.RunWithTempCache(m)) }
 // in both precisions on the reference backend, sized w x h and focused.
 func newTable(t *testing.T, w, h int) (*Model, *common.RunState) {
 	t.Helper()
-	reg := &engine.Registry{}
-	reg.Register(reference.New())
-	spec := engine.DefaultSpec()
-	spec.Data, spec.Head, spec.HMA, spec.HMA3, spec.Backend = "embedded:btcusdt-1m", 2000, "10:30:10", "12:36:12", "reference"
-	s, err := spec.Build(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := engine.RunStudy(t.Context(), s, engine.StudyOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Keys: keys.Default(), Registry: reg, Deterministic: true}
+	reg, st, rep := tuitest.SmallStudy(t)
+	ctx := tuitest.Context(reg)
 	state := common.NewRunState()
-	state.Study, state.Results, state.Prec = s, common.NewResults(rep, nil), engine.FP64
+	state.Study, state.Results, state.Prec = st, common.NewResults(rep, nil), engine.FP64
 	m := New(ctx, state)
 	m.SetSize(w, h)
 	m.Reload()

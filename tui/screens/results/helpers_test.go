@@ -7,36 +7,15 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/muesli/termenv"
 
-	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
-	"sweepbench/reference"
 	"sweepbench/tui/common"
-	"sweepbench/tui/keys"
-	"sweepbench/tui/theme"
+	"sweepbench/tui/internal/tuitest"
 )
 
 // TestMain keeps the parsed-dataset cache of the tests' loads in a
 // temporary folder rather than the user's.
 func TestMain(m *testing.M) { os.Exit(datatest.RunWithTempCache(m)) }
-
-// host records the intents the screen hands the root and keeps the
-// status line the screen's messages change.
-type host struct {
-	intents []tea.Msg
-	status  common.Status
-}
-
-func (h *host) Do(m tea.Msg) tea.Cmd {
-	if !h.status.Apply(m) {
-		h.intents = append(h.intents, m)
-	}
-	return nil
-}
-func (h *host) Screen() common.ScreenID { return common.ResultsScreen }
-func (h *host) Running() bool           { return false }
-func (h *host) Status() common.Status   { return h.status }
 
 // screen is the results screen as the root model builds it (no sessions
 // store), showing the report of a small real study: the first 2,000 bars
@@ -46,26 +25,15 @@ func (h *host) Status() common.Status   { return h.status }
 type screen struct {
 	t     *testing.T
 	m     *Model
-	host  *host
+	host  *tuitest.Host
 	state *common.RunState
 }
 
 func newScreen(t *testing.T, w, h int) *screen {
 	t.Helper()
-	reg := &engine.Registry{}
-	reg.Register(reference.New())
-	spec := engine.DefaultSpec()
-	spec.Data, spec.Head, spec.HMA, spec.HMA3, spec.Backend = "embedded:btcusdt-1m", 2000, "10:30:10", "12:36:12", "reference"
-	st, err := spec.Build(reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := engine.RunStudy(t.Context(), st, engine.StudyOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Keys: keys.Default(), Registry: reg, Deterministic: true}
-	s := &screen{t: t, host: &host{}, state: common.NewRunState()}
+	reg, st, rep := tuitest.SmallStudy(t)
+	ctx := tuitest.Context(reg)
+	s := &screen{t: t, host: &tuitest.Host{ID: common.ResultsScreen}, state: common.NewRunState()}
 	s.state.Study = st
 	s.m = New(ctx, s.state, s.host, nil, nil)
 	s.m.SetSize(w, h)

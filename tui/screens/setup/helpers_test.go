@@ -8,36 +8,17 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/muesli/termenv"
 
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
 	"sweepbench/tui/common"
-	"sweepbench/tui/keys"
-	"sweepbench/tui/theme"
+	"sweepbench/tui/internal/tuitest"
 )
 
 // TestMain keeps the parsed-dataset cache of the tests' loads in a
 // temporary folder rather than the user's.
 func TestMain(m *testing.M) { os.Exit(datatest.RunWithTempCache(m)) }
-
-// host records the intents the screen hands the root and keeps the
-// status line the screen's messages change.
-type host struct {
-	intents []tea.Msg
-	status  common.Status
-}
-
-func (h *host) Do(m tea.Msg) tea.Cmd {
-	if !h.status.Apply(m) {
-		h.intents = append(h.intents, m)
-	}
-	return nil
-}
-func (h *host) Screen() common.ScreenID { return common.SetupScreen }
-func (h *host) Running() bool           { return false }
-func (h *host) Status() common.Status   { return h.status }
 
 // offline is a backend that cannot run here, with a fixed reason.
 type offline struct{}
@@ -56,7 +37,7 @@ func (offline) Prepare(context.Context, *engine.Job) (engine.Kernel, error) {
 type screen struct {
 	t    *testing.T
 	m    *Model
-	host *host
+	host *tuitest.Host
 }
 
 func newScreen(t *testing.T, w, h int) *screen {
@@ -64,15 +45,14 @@ func newScreen(t *testing.T, w, h int) *screen {
 	reg := &engine.Registry{}
 	reg.Register(reference.New())
 	reg.Register(offline{})
-	spec := engine.DefaultSpec()
-	spec.Data, spec.Head, spec.HMA, spec.HMA3, spec.Backend = "embedded:btcusdt-1m", 2000, "10:30:10", "12:36:12", "reference"
-	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Keys: keys.Default(), Registry: reg, Deterministic: true}
-	s := &screen{t: t, host: &host{}}
+	spec := tuitest.SmallSpec()
+	ctx := tuitest.Context(reg)
+	s := &screen{t: t, host: &tuitest.Host{ID: common.SetupScreen}}
 	s.m = New(ctx, common.NewRunState(), s.host, spec, true)
 	s.m.SetSize(w, h)
 	s.run(s.m.Init())
 	if s.m.state.Raw == nil || s.m.Pane() != 1 {
-		t.Fatalf("the dataset of the command line did not load (raw %v, pane %d; status %q)", s.m.state.Raw != nil, s.m.Pane(), s.host.status.LastErr)
+		t.Fatalf("the dataset of the command line did not load (raw %v, pane %d; status %q)", s.m.state.Raw != nil, s.m.Pane(), s.host.St.LastErr)
 	}
 	return s
 }

@@ -39,20 +39,20 @@ func TestInvalidHMARangeNamesField(t *testing.T) {
 	if st := m.Submit(); st != nil {
 		t.Fatal("an invalid form gave a study to run")
 	}
-	if e := s.host.status.LastErr; !strings.Contains(e, "HMA range 10:5:1: empty range") {
+	if e := s.host.St.LastErr; !strings.Contains(e, "HMA range 10:5:1: empty range") {
 		t.Fatalf("the status line says %q, want the HMA range's error", e)
 	}
 
 	s.erase()
 	s.key("10:40:10")
 	v = m.View()
-	if !m.Form().Valid() || s.host.status.LastErr != "" {
-		t.Fatalf("hma 10:40:10: valid %v, status %q:\n%s", m.Form().Valid(), s.host.status.LastErr, v)
+	if !m.Form().Valid() || s.host.St.LastErr != "" {
+		t.Fatalf("hma 10:40:10: valid %v, status %q:\n%s", m.Form().Valid(), s.host.St.LastErr, v)
 	}
 	if got := lines(v, "grid 4 x 3 = 12 combos x 2 precisions on 2,000 bars"); len(got) != 1 {
 		t.Fatalf("the grid line of hma 10:40:10 x hma3 12:36:12 is not shown:\n%s", v)
 	}
-	for _, in := range s.host.intents {
+	for _, in := range s.host.Intents {
 		if _, ok := in.(common.RunMsg); ok {
 			t.Fatal("the form asked for a run")
 		}

@@ -16,8 +16,8 @@ func TestRunKeyOnChoiceAsksRoot(t *testing.T) {
 	s := newScreen(t, 80, 30)
 	m := s.m
 	s.key("r")
-	if v := m.Form().Values()[form.HMA]; v != "10:30:10r" || len(s.host.intents) != 0 {
-		t.Fatalf("r in the HMA range: field %q, intents %v; want it typed, nothing asked", v, s.host.intents)
+	if v := m.Form().Values()[form.HMA]; v != "10:30:10r" || len(s.host.Intents) != 0 {
+		t.Fatalf("r in the HMA range: field %q, intents %v; want it typed, nothing asked", v, s.host.Intents)
 	}
 	s.key("backspace")
 	for i := 0; m.Form().Focused() != form.Backend; i++ {
@@ -27,15 +27,15 @@ func TestRunKeyOnChoiceAsksRoot(t *testing.T) {
 		s.key("down")
 	}
 	s.key("r")
-	if len(s.host.intents) != 1 {
-		t.Fatalf("r on the backend field: intents %v, want one run", s.host.intents)
+	if len(s.host.Intents) != 1 {
+		t.Fatalf("r on the backend field: intents %v, want one run", s.host.Intents)
 	}
-	if run, ok := s.host.intents[0].(common.RunMsg); !ok || run.Study != nil {
-		t.Fatalf("r on the backend field asked %#v, want the form's study run", s.host.intents[0])
+	if run, ok := s.host.Intents[0].(common.RunMsg); !ok || run.Study != nil {
+		t.Fatalf("r on the backend field asked %#v, want the form's study run", s.host.Intents[0])
 	}
 	st := m.Submit()
 	if st == nil {
-		t.Fatalf("the form builds no study: %q", s.host.status.LastErr)
+		t.Fatalf("the form builds no study: %q", s.host.St.LastErr)
 	}
 	if st.Backend.Name() != "reference" || st.Grid.HMA.String() != "10:30:10" || st.Grid.HMA3.String() != "12:36:12" || st.Dataset.Bars.Len() != 2000 {
 		t.Fatalf("the study run is %s hma %v hma3 %v on %d bars, want reference 10:30:10 x 12:36:12 on 2000",
