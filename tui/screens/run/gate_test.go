@@ -13,6 +13,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/reference"
 	"sweepbench/tui/common"
+	"sweepbench/tui/internal/tuitest"
 	"sweepbench/tui/keys"
 	"sweepbench/tui/theme"
 )
@@ -45,22 +46,6 @@ func (g *fakeGate) Admit(ctx context.Context, s *engine.Study, place func(common
 	}
 }
 
-// host records the intents the screen hands the root and keeps the
-// status line the screen's messages change.
-type host struct {
-	shown  []tea.Msg
-	status common.Status
-}
-
-func (h *host) Do(m tea.Msg) tea.Cmd {
-	if !h.status.Apply(m) {
-		h.shown = append(h.shown, m)
-	}
-	return nil
-}
-func (h *host) Screen() common.ScreenID { return common.RunScreen }
-func (h *host) Running() bool           { return false }
-func (h *host) Status() common.Status   { return h.status }
 func newGated(t *testing.T, g common.Gate, detachable bool) (*Model, *engine.Study) {
 	t.Helper()
 	reg := &engine.Registry{}
@@ -72,7 +57,7 @@ func newGated(t *testing.T, g common.Gate, detachable bool) (*Model, *engine.Stu
 		t.Fatal(err)
 	}
 	ctx := &common.Context{Theme: theme.New(termenv.Ascii, true), Keys: keys.Default(), Registry: reg, Deterministic: true}
-	m := New(ctx, common.NewRunState(), &host{}, t.Context(), Config{Gate: g, Detachable: detachable})
+	m := New(ctx, common.NewRunState(), &tuitest.Host{ID: common.RunScreen}, t.Context(), Config{Gate: g, Detachable: detachable})
 	m.SetSize(100, 30)
 	return m, s
 }
