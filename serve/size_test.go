@@ -30,16 +30,24 @@ func screenWidth(buf *syncBuffer, offset int) int {
 }
 
 // waitWidth waits up to d for the workbench's screen, from offset on, to
-// be want columns wide (its frame spans the terminal).
+// be want columns wide (its frame spans the terminal). The frame of the
+// size before may still be arriving after offset (written as the window
+// changed, hundreds of KiB at 1000 columns): the screen is then read from
+// its last 4 KiB, which hold the new frame's last lines.
 func waitWidth(t *testing.T, buf *syncBuffer, offset, want int, d time.Duration) {
 	t.Helper()
-	got := 0
+	got, tail := 0, 0
 	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if got = screenWidth(buf, offset); got == want {
 			return
 		}
+		if n := len(buf.String()); n > offset {
+			if tail = screenWidth(buf, max(offset, n-4096)); tail == want {
+				return
+			}
+		}
 	}
-	t.Fatalf("the screen is %d columns wide after %v, want %d", got, d, want)
+	t.Fatalf("the screen is %d columns wide after %v (its last 4 KiB %d), want %d", got, d, tail, want)
 }
 
 // windowChange sends a window-change request of w x h to sess.
