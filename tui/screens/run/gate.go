@@ -53,6 +53,13 @@ func gatedWork(g common.Gate, s *engine.Study, gen int, places chan PlaceMsg, w 
 			for {
 				select {
 				case p := <-tee:
+					if p.Phase == phaseDataset { // a suite's next dataset: never dropped
+						select {
+						case progress <- p:
+						case <-ctx.Done():
+						}
+						continue
+					}
 					turn.Progress(p)
 					select {
 					case progress <- p:
@@ -68,7 +75,9 @@ func gatedWork(g common.Gate, s *engine.Study, gen int, places chan PlaceMsg, w 
 		<-stopped
 		for len(tee) > 0 { // the last events, in order
 			p := <-tee
-			turn.Progress(p)
+			if p.Phase != phaseDataset {
+				turn.Progress(p)
+			}
 			select {
 			case progress <- p:
 			default:

@@ -148,8 +148,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if m.run == nil || msg.gen != m.run.gen {
 			return nil
 		}
-		m.suiteProgress()
-		m.view.Progress(msg.ps)
+		m.view.Progress(m.lanes(msg.ps))
 		return m.next()
 	case PlaceMsg:
 		if m.run == nil || msg.gen != m.run.gen {
@@ -166,7 +165,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if m.run == nil || msg.gen != m.run.gen {
 			return nil
 		}
-		m.view.Progress(msg.ps)
+		m.view.Progress(m.lanes(msg.ps))
 		return m.finish(msg)
 	}
 	return nil

@@ -200,8 +200,12 @@ func (r *runner) next() tea.Cmd {
 	return func() tea.Msg {
 		var lanes []engine.Progress
 		add := func(p engine.Progress) {
+			if p.Phase == phaseDataset {
+				lanes = append(lanes[:0], p) // the events before are the dataset before's
+				return
+			}
 			for i := range lanes {
-				if lanes[i].Precision == p.Precision {
+				if lanes[i].Precision == p.Precision && lanes[i].Phase != phaseDataset {
 					lanes[i] = p
 					return
 				}

@@ -101,13 +101,19 @@ func suiteWork(spec engine.Spec, datasets []string, st *sessions.Store, cx *comm
 				}
 				return sp.BuildContext(ctx, reg)
 			},
-			Options: func(_ int, s *engine.Study) engine.StudyOptions {
+			Options: func(d int, s *engine.Study) engine.StudyOptions {
 				str := newStream(streamCap)
 				su.mu.Lock()
 				su.study, su.stream = s, str
 				su.mu.Unlock()
-				// Each lane preparing: the screen turns to this dataset's
-				// study before its lanes report (never blocks).
+				// The screen turns to this dataset's study at this mark, in
+				// the lanes' own order: every event before it is the dataset
+				// before's (it blocks, as no event after it may pass it).
+				select {
+				case progress <- datasetMark(d):
+				case <-ctx.Done():
+				}
+				// Each lane preparing (never blocks).
 				for _, p := range s.Precisions {
 					select {
 					case progress <- engine.Progress{Backend: s.Backend.Name(), Precision: p, Total: s.Grid.Len(), Phase: engine.PhasePrepare}:
@@ -186,6 +192,27 @@ func (m *Model) suiteLines() []string {
 		t.Subtle.Render(t.Truncate(fmt.Sprintf("suite %s: %.0f%% of the %d datasets; esc cancels (the datasets complete stay saved)",
 			su.id, 100*su.fraction(m.view.Fraction()), su.n), m.w)),
 	}
+}
+
+// phaseDataset is the phase of the mark a suite puts among its lanes'
+// events when dataset Done (from 0) starts: the runner drops the events
+// gathered before it, the screen turns to that dataset at it.
+const phaseDataset engine.Phase = "dataset"
+
+func datasetMark(d int) engine.Progress { return engine.Progress{Phase: phaseDataset, Done: d} }
+
+// lanes are the lanes' events of ps, the screen turned to the next
+// dataset of a suite first where ps holds its mark.
+func (m *Model) lanes(ps []engine.Progress) []engine.Progress {
+	out := ps[:0:0]
+	for _, p := range ps {
+		if p.Phase == phaseDataset {
+			m.suiteProgress()
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // suiteProgress follows the suite to its next dataset: the lanes start
