@@ -295,18 +295,6 @@ type Leg struct {
 	Lengths Range
 }
 
-// gridMinLength is each kind's minimum length (SPEC Part 2
-// "Moving-average kinds"); price has none.
-func gridMinLength(k Kind) int64 {
-	switch k {
-	case HMA:
-		return 2
-	case HMA3:
-		return 6
-	}
-	return 1
-}
-
 // ParseLeg reads a leg for the parameter param: KIND:RANGE or price.
 // Errors are *ParamError naming param: an unknown kind, a kind without
 // lengths, price with lengths, a length below the kind's minimum, and
@@ -337,7 +325,7 @@ func ParseLeg(param, text string) (Leg, error) {
 		err.(*ParamError).Value = text
 		return Leg{}, err
 	}
-	if m := gridMinLength(k); r.Start.Int() < m {
+	if m := int64(MinLength(k)); r.Start.Int() < m {
 		return Leg{}, paramErr(param, text, "length %s is below %s's minimum %d", r.Start, k, m)
 	}
 	return Leg{Kind: k, Lengths: r}, nil
