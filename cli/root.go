@@ -57,7 +57,7 @@ numbers against the fp64 reference through trade-count parity.
 			return runRootTUI(cmd)
 		},
 	}
-	root.AddCommand(newRunCmd(), newDevicesCmd(), newVersionCmd(), newSessionsCmd(), newTUICmd(), newBenchCmd(), newMergeCmd(), newSlurmCmd(), newServeCmd())
+	root.AddCommand(newRunCmd(), newDevicesCmd(), newVersionCmd(), newSessionsCmd(), newTUICmd(), newBenchCmd(), newMergeCmd(), newSlurmCmd(), newServeCmd(), newStrategiesCmd())
 	addDBFlag(root)
 	return root
 }

@@ -1,0 +1,134 @@
+package strategy
+
+import (
+	"fmt"
+	"math"
+)
+
+// RSI runs SPEC Part 2's `rsi` family (stop-and-reverse on Wilder's RSI,
+// docs/SPEC.md "Families", `rsi`) over the source x in the working
+// precision F and returns its first valid bar, L (the source's first index
+// s is 0: x, len n, must be finite from bar 0; it is not checked).
+//
+// Arithmetic, each operation rounded in F (TA-Lib TA_RSI's order, default
+// compatibility): d[i] = x[i] - x[i-1] (one subtraction), g = max(d, 0),
+// l = max(-d, 0); the averages are seeded at i = L with the mean of
+// g[1..L] (summed oldest bar first, then / L), likewise al, and from then
+// on ag = (ag*(L-1) + g) / L, likewise al. RSI = 100 - 100/(1 + ag/al),
+// evaluated as written; 100 when al = 0 < ag; when ag = al = 0 no
+// comparison is made and the state is unchanged.
+//
+// State machine (long-short; the mode is applied by the caller): from flat
+// or -1, RSI < lower -> +1; from flat or +1, RSI > upper -> -1; otherwise
+// unchanged. pos (len n) receives the state after each bar, 0 before L.
+//
+// margin (nil, or len n; SPEC computes margins on the fp64 run, so pass it
+// only there) receives, in fraction of the RSI scale, |RSI - t| / 100
+// (computed in float64 from the F RSI) for the threshold t of the
+// comparisons evaluated from the bar's prior state: from flat the nearer
+// of lower and upper (the one crossed, when one is: it is always the
+// nearer, lower < upper), from +1 upper, from -1 lower, whether or not the
+// state changed. Where ag = al = 0 it is 0 (the 0/0 point: any change of
+// either average makes a comparison at RSI 0 or 100), and NaN before L.
+//
+// rsiOut (nil, or len n) receives the RSI series: NaN before L and NaN
+// where ag = al = 0 (undefined there; TA-Lib writes 0).
+//
+// Errors: a *ParamError naming "length" (L < 2), "lower" (not in (0, 100))
+// or "upper" (not in (lower, 100)); a plain error when pos, margin or
+// rsiOut is not of x's length.
+func RSI[F Float](x []F, L int, lower, upper F, pos []State, margin []float64, rsiOut []F) (first int, err error) {
+	if L < 2 {
+		return 0, paramErr("length", fmt.Sprint(L), "want a length >= 2")
+	}
+	if !(lower > 0 && lower < 100) {
+		return 0, paramErr("lower", fmt.Sprint(lower), "want 0 < lower < 100")
+	}
+	if !(upper > lower && upper < 100) {
+		return 0, paramErr("upper", fmt.Sprint(upper), "want lower < upper < 100 (lower %v)", lower)
+	}
+	n := len(x)
+	if len(pos) != n || (margin != nil && len(margin) != n) || (rsiOut != nil && len(rsiOut) != n) {
+		return 0, fmt.Errorf("strategy.RSI: %d bars, pos %d, margin %d, rsiOut %d: want each of the bars' length (margin and rsiOut may be nil)",
+			n, len(pos), len(margin), len(rsiOut))
+	}
+	first = L
+	nan := F(math.NaN())
+	for i := 0; i < n && i < first; i++ {
+		pos[i] = 0
+		if margin != nil {
+			margin[i] = math.NaN()
+		}
+		if rsiOut != nil {
+			rsiOut[i] = nan
+		}
+	}
+	if n <= first {
+		return first, nil
+	}
+	fL, fL1 := F(L), F(L-1)
+	var ag, al F
+	for i := 1; i <= L; i++ {
+		d := x[i] - x[i-1]
+		if d > 0 {
+			ag += d
+		} else if d < 0 {
+			al -= d
+		}
+	}
+	ag, al = ag/fL, al/fL
+	var st State
+	for i := L; i < n; i++ {
+		if i > L {
+			d := x[i] - x[i-1]
+			g, l := F(0), F(0)
+			if d > 0 {
+				g = d
+			} else if d < 0 {
+				l = -d
+			}
+			// The conversions keep each product rounded (no fused multiply-add).
+			ag = (F(ag*fL1) + g) / fL
+			al = (F(al*fL1) + l) / fL
+		}
+		if ag == 0 && al == 0 {
+			pos[i] = st
+			if margin != nil {
+				margin[i] = 0
+			}
+			if rsiOut != nil {
+				rsiOut[i] = nan
+			}
+			continue
+		}
+		var r F
+		if al == 0 {
+			r = 100
+		} else {
+			r = 100 - F(100)/(1+ag/al)
+		}
+		prev := st
+		if st != 1 && r < lower {
+			st = 1
+		} else if st != -1 && r > upper {
+			st = -1
+		}
+		pos[i] = st
+		if margin != nil {
+			r64 := float64(r)
+			dl, du := math.Abs(r64-float64(lower))/100, math.Abs(r64-float64(upper))/100
+			switch prev {
+			case 0:
+				margin[i] = min(dl, du)
+			case 1:
+				margin[i] = du
+			default:
+				margin[i] = dl
+			}
+		}
+		if rsiOut != nil {
+			rsiOut[i] = r
+		}
+	}
+	return first, nil
+}
