@@ -2,6 +2,7 @@ package reference
 
 import (
 	"math"
+	"unsafe"
 
 	"sweepbench/engine"
 	"sweepbench/reference/kernels"
@@ -29,7 +30,7 @@ type Scratch[F Float] struct{ rs, band, sample []F }
 // the variance (two-pass, population). The finishing formulas (sqrt, pow,
 // ratios) are evaluated in float64 from the F accumulators and rounded to F.
 func Backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F]) engine.Metrics {
-	return backtest(h, h3, r, first, p, sc, nil, nil, 0)
+	return backtest(h3, h, r, first, p, sc, nil, nil, 0)
 }
 
 // BacktestBlocks is Backtest that also fills combo c of bs (when bs is not
@@ -39,20 +40,82 @@ func Backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F])
 // their exit (the return index of the bar that closes them; the last
 // bar's exit fee closes an open trade at index n-2).
 func BacktestBlocks[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F], bs *engine.BlockStats, c int) engine.Metrics {
-	return backtest(h, h3, r, first, p, sc, nil, bs, c)
+	return backtest(h3, h, r, first, p, sc, nil, bs, c)
 }
 
 // BacktestTrace is Backtest with the bar-by-bar record: the same loop, so
 // the trace always agrees with the metrics.
 func BacktestTrace[F Float](h, h3, r []F, first int, p engine.Params) (engine.Metrics, *engine.Trace) {
+	return backtestTrace(h3, h, r, first, p)
+}
+
+// BacktestPositions runs the Part 1 equity, trades and metrics over a
+// family's states st (len n, the state after each bar's close BEFORE the
+// mode: +1, -1, 0; long-only maps -1 to 0 here), r the bar returns (len n,
+// r[0] unused), first the family's first valid bar (st is 0 before it;
+// the bars before first are held flat whatever st holds there), in F: the
+// same loop, fees, metrics and conventions as Backtest. Fed the states of
+// Positions(h, h3, first, engine.LongShort, 0, st) it returns Backtest's
+// metrics bit for bit.
+func BacktestPositions[F Float](st []int8, r []F, first int, p engine.Params, sc *Scratch[F]) engine.Metrics {
+	return backtest(st, nil, r, first, p, sc, nil, nil, 0)
+}
+
+// BacktestPositionsTrace is BacktestPositions with the bar-by-bar record
+// (engine.Trace), as BacktestTrace.
+func BacktestPositionsTrace[F Float](st []int8, r []F, first int, p engine.Params) (engine.Metrics, *engine.Trace) {
+	return backtestTrace(st, nil, r, first, p)
+}
+
+func backtestTrace[F Float, S signal](a, b []S, r []F, first int, p engine.Params) (engine.Metrics, *engine.Trace) {
 	n := len(r)
 	tr := &engine.Trace{Pos: make([]int8, n), Equity: make([]float64, n)}
 	var sc Scratch[F]
-	m := backtest(h, h3, r, first, p, &sc, tr, nil, 0)
+	m := backtest(a, b, r, first, p, &sc, tr, nil, 0)
 	return m, tr
 }
 
-func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F], tr *engine.Trace, bs *engine.BlockStats, bc int) engine.Metrics {
+// signal is the element type of the series the backtest loop reads its
+// states from: the hull series' F (a = h3 against b = h) or a family's
+// states (int8: a = st, b nil). backtest takes it as a type parameter:
+// float64, float32 and int8 are distinct GC shapes, so each gets its own
+// stenciled copy of the one loop, in which the size test in state folds
+// to a constant and the other branch is compiled away: hull's copy is the
+// machine code of the loop before the positions path was added (the same
+// instructions up to register names, go tool objdump). A signal as a
+// method on a type-parameter value (hull and positions structs) was
+// measured first: the method is a dictionary call per bar, not inlined,
+// and the hull backtest ran twice as slow.
+type signal interface{ Float | int8 }
+
+// state is the held state after bar i's close, the mode applied
+// (longOnly: -1 becomes 0), given the state after bar i-1 (prev). For the
+// hull family (a = h3, b = h, SPEC "Signal, position, fills"): +1 when
+// h3 > h, -1 when h3 < h, else (equal or NaN) prev. For a family's states
+// (S = int8, a = st, b unused): st[i].
+func state[S signal](a, b []S, i int, prev int8, longOnly bool) int8 {
+	pos := prev
+	if unsafe.Sizeof(a[0]) == 1 {
+		pos = int8(a[i])
+		if pos < 0 && longOnly {
+			pos = 0
+		}
+		return pos
+	}
+	if x, y := a[i], b[i]; x > y {
+		pos = 1
+	} else if x < y {
+		pos = -1
+		if longOnly {
+			pos = 0
+		}
+	}
+	return pos
+}
+
+// backtest is the one loop of Backtest, BacktestBlocks, BacktestTrace and
+// the positions variants; a and b are the signal (state).
+func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc *Scratch[F], tr *engine.Trace, bs *engine.BlockStats, bc int) engine.Metrics {
 	n := len(r)
 	var m engine.Metrics
 	if n < 2 {
@@ -65,6 +128,7 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 	keep := F(1) - F(p.Fee) // 1-f
 	keep2 := keep * keep    // (1-f)^2
 	first = min(max(first, 0), n-1)
+	longOnly := p.Mode == engine.LongOnly
 
 	var (
 		E, peak           = F(1), F(1)
@@ -77,7 +141,6 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 		long, short, flat int
 		tb                int // the block of the last trade closed (closeTrade)
 	)
-	longOnly := p.Mode == engine.LongOnly
 	flat = first // bars 0..first-1 are held flat
 	for i := 0; i < first; i++ {
 		rs[i] = 0
@@ -88,15 +151,7 @@ func backtest[F Float](h, h3, r []F, first int, p engine.Params, sc *Scratch[F],
 		}
 	}
 	for i := first; i < n-1; i++ {
-		pos := prev
-		if a, b := h3[i], h[i]; a > b {
-			pos = 1
-		} else if a < b {
-			pos = -1
-			if longOnly {
-				pos = 0
-			}
-		}
+		pos := state(a, b, i, prev, longOnly)
 		g := F(1)
 		if pos != prev {
 			d := pos - prev
