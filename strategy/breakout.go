@@ -3,6 +3,8 @@ package strategy
 import (
 	"fmt"
 	"math"
+
+	"sweepbench/engine"
 )
 
 // Breakout runs SPEC Part 2's `breakout` family (Donchian channel,
@@ -157,3 +159,21 @@ func (e *extremum[F]) push(j int) {
 // level is the extremum over the last L pushed bars: bars i-L..i-1 once
 // bar i-1 is pushed (i >= L).
 func (e *extremum[F]) level() F { return e.src[e.q[e.h]] }
+
+// breakoutEval is breakout's evaluator: entry and exit channel lengths
+// on high, low and close (the source does not apply: docs/SPEC.md).
+type breakoutEval struct{}
+
+func (breakoutEval) eval64(in *Inputs[float64], c Combo, _ Formulation, pos []State, margin []float64) (int, error) {
+	return evalBreakout(in, c, pos, margin)
+}
+func (breakoutEval) eval32(in *Inputs[float32], c Combo, _ Formulation, pos []State, margin []float64) (int, error) {
+	return evalBreakout(in, c, pos, margin)
+}
+
+func evalBreakout[F Float](in *Inputs[F], c Combo, pos []State, margin []float64) (int, error) {
+	if in.Source != engine.SourceClose {
+		return 0, paramErr("source", in.Source.String(), "breakout reads high, low and close; the source option does not apply (leave it at close)")
+	}
+	return Breakout(in.High, in.Low, in.Close, length(c.Values[0]), length(c.Values[1]), pos, margin)
+}

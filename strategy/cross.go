@@ -50,3 +50,43 @@ func Cross[F Float](fast, slow, close []F, first int, pos []State, margin []floa
 	}
 	return nil
 }
+
+// crossEval is cross's evaluator: fast and slow legs on the source.
+type crossEval struct{}
+
+func (crossEval) eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
+	return evalCross(in, c, f, pos, margin)
+}
+func (crossEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
+	return evalCross(in, c, f, pos, margin)
+}
+
+func evalCross[F Float](in *Inputs[F], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
+	fa, sl, first, err := legs(in.Src, c.Kinds[0], length(c.Values[0]), in.Src, c.Kinds[1], length(c.Values[1]), f)
+	if err != nil {
+		return 0, err
+	}
+	return first, Cross(fa, sl, in.Close, first, pos, margin)
+}
+
+// hullEval is hull's evaluator (SPEC Part 1): HMA3 of the close as the
+// fast leg against HMA of the source, through the same Cross machine
+// (long while h3 > h). The sweep engine runs hull through its own
+// optimised path (reference.Backtest); this one is the plain statement
+// of it, checked against that path in the tests.
+type hullEval struct{}
+
+func (hullEval) eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
+	return evalHull(in, c, f, pos, margin)
+}
+func (hullEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
+	return evalHull(in, c, f, pos, margin)
+}
+
+func evalHull[F Float](in *Inputs[F], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
+	h3, h, first, err := legs(in.Close, HMA3, length(c.Values[1]), in.Src, HMA, length(c.Values[0]), f)
+	if err != nil {
+		return 0, err
+	}
+	return first, Cross(h3, h, in.Close, first, pos, margin)
+}

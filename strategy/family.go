@@ -69,6 +69,8 @@ func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 type Family struct {
 	Name, Doc, Example string
 	Params             []Param
+
+	eval evaluator // the family's arithmetic (its file)
 }
 
 // Param is the family's parameter of that name.
@@ -88,6 +90,7 @@ func (f Family) Param(name string) (Param, bool) {
 var Families = []Family{
 	{
 		Name:    "hull",
+		eval:    hullEval{},
 		Doc:     "Hull MA of the source against HMA3 of the close (SPEC Part 1, the default)",
 		Example: "sweepbench run --strategy hull --param hma=20:200:20 --param hma3=30:240:30",
 		Params: []Param{
@@ -97,6 +100,7 @@ var Families = []Family{
 	},
 	{
 		Name:    "cross",
+		eval:    crossEval{},
 		Doc:     "moving-average crossover: long while fast > slow, short while fast < slow",
 		Example: "sweepbench run --strategy cross --param fast=ema:5:50:5 --param slow=sma:20:200:10",
 		Params: []Param{
@@ -106,6 +110,7 @@ var Families = []Family{
 	},
 	{
 		Name:    "zscore",
+		eval:    zscoreEval{},
 		Doc:     "Bollinger-band mean reversion on the z-score of the source",
 		Example: "sweepbench run --strategy zscore --param length=10:60:5 --param entry=1.5:3:0.25 --param exit=0:1:0.5",
 		Params: []Param{
@@ -116,6 +121,7 @@ var Families = []Family{
 	},
 	{
 		Name:    "breakout",
+		eval:    breakoutEval{},
 		Doc:     "Donchian channel breakout on the previous bars' highs and lows",
 		Example: "sweepbench run --strategy breakout --param entry=10:100:10 --param exit=5:50:5",
 		Params: []Param{
@@ -125,6 +131,7 @@ var Families = []Family{
 	},
 	{
 		Name:    "rsi",
+		eval:    rsiEval{},
 		Doc:     "stop-and-reverse on Wilder's RSI: long below lower, short above upper",
 		Example: "sweepbench run --strategy rsi --param length=7:28:7 --param lower=20:35:5 --param upper=65:80:5",
 		Params: []Param{

@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"sweepbench/engine/data"
 )
 
 var nan = math.NaN()
@@ -526,16 +524,8 @@ func TestParseKind(t *testing.T) {
 	}
 }
 
-// btcCloses is the embedded btcusdt-1m closes (43,208 one-minute bars of
-// June 2025, prices ~100,000).
-func btcCloses(t testing.TB) []float64 {
-	t.Helper()
-	ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
-	if err != nil {
-		t.Fatalf("open embedded:btcusdt-1m: %v", err)
-	}
-	return ds.Bars.Close
-}
+// btcCloses is the embedded btcusdt-1m closes.
+func btcCloses(t testing.TB) []float64 { return btcBars(t).Close }
 
 // TestSMAPrefixTrapOnMinuteData is SPEC's trap on real data: on BTCUSDT
 // minute closes (~1e5) the fp32 running sum reaches ~4e9, whose spacing

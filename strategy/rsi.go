@@ -132,3 +132,13 @@ func RSI[F Float](x []F, L int, lower, upper F, pos []State, margin []float64, r
 	}
 	return first, nil
 }
+
+// rsiEval is rsi's evaluator: length, lower, upper on the source.
+type rsiEval struct{}
+
+func (rsiEval) eval64(in *Inputs[float64], c Combo, _ Formulation, pos []State, margin []float64) (int, error) {
+	return RSI(in.Src, length(c.Values[0]), value[float64](c.Values[1]), value[float64](c.Values[2]), pos, margin, nil)
+}
+func (rsiEval) eval32(in *Inputs[float32], c Combo, _ Formulation, pos []State, margin []float64) (int, error) {
+	return RSI(in.Src, length(c.Values[0]), value[float32](c.Values[1]), value[float32](c.Values[2]), pos, margin, nil)
+}

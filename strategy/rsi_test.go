@@ -4,10 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"testing"
-
-	"sweepbench/engine/data"
 )
 
 // rsiRun runs RSI with every output and fails the test on an error.
@@ -294,28 +291,8 @@ func TestRSIReference(t *testing.T) {
 	}
 }
 
-var (
-	rsiBTCOnce  sync.Once
-	rsiBTCClose []float64
-	rsiBTCErr   error
-)
-
 // rsiBTC is the embedded btcusdt-1m dataset's close.
-func rsiBTC(t testing.TB) []float64 {
-	t.Helper()
-	rsiBTCOnce.Do(func() {
-		ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
-		if err != nil {
-			rsiBTCErr = err
-			return
-		}
-		rsiBTCClose = ds.Bars.Close
-	})
-	if rsiBTCErr != nil {
-		t.Fatal(rsiBTCErr)
-	}
-	return rsiBTCClose
-}
+func rsiBTC(t testing.TB) []float64 { return btcBars(t).Close }
 
 // TestRSIParityBTC runs RSI(14, 30, 70) over btcusdt-1m's close in fp32
 // and fp64 and judges the divergences at tol 1e-5: none may be

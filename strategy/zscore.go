@@ -165,3 +165,13 @@ func ZScore[F Float](x, close []F, L int, kin, kout F, f Formulation, pos []Stat
 	}
 	return first, nil
 }
+
+// zscoreEval is zscore's evaluator: length, entry, exit on the source.
+type zscoreEval struct{}
+
+func (zscoreEval) eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
+	return ZScore(in.Src, in.Close, length(c.Values[0]), value[float64](c.Values[1]), value[float64](c.Values[2]), f, pos, margin)
+}
+func (zscoreEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
+	return ZScore(in.Src, in.Close, length(c.Values[0]), value[float32](c.Values[1]), value[float32](c.Values[2]), f, pos, margin)
+}

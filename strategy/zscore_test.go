@@ -4,10 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"testing"
-
-	"sweepbench/engine/data"
 )
 
 // zbCheck compares positions exactly and margins to tol (NaN matches NaN).
@@ -291,29 +288,11 @@ func TestZScoreRandomReference(t *testing.T) {
 	}
 }
 
-var zbBTC struct {
-	once               sync.Once
-	high, low, close   []float64
-	high32, low32, c32 []float32
-	err                error
-}
-
-// zbLoadBTC is the embedded BTC/USDT 1-minute month (43,208 bars).
+// zbLoadBTC is the embedded BTC/USDT 1-minute month (43,208 bars) in
+// both precisions.
 func zbLoadBTC(tb testing.TB) (h, l, c []float64, h32, l32, c32 []float32) {
-	tb.Helper()
-	zbBTC.once.Do(func() {
-		ds, err := data.Open("embedded:btcusdt-1m", data.Options{})
-		if err != nil {
-			zbBTC.err = err
-			return
-		}
-		zbBTC.high, zbBTC.low, zbBTC.close = ds.Bars.High, ds.Bars.Low, ds.Bars.Close
-		zbBTC.high32, zbBTC.low32, zbBTC.c32 = zbTo32(ds.Bars.High), zbTo32(ds.Bars.Low), zbTo32(ds.Bars.Close)
-	})
-	if zbBTC.err != nil {
-		tb.Fatal(zbBTC.err)
-	}
-	return zbBTC.high, zbBTC.low, zbBTC.close, zbBTC.high32, zbBTC.low32, zbBTC.c32
+	b := btcBars(tb)
+	return b.High, b.Low, b.Close, zbTo32(b.High), zbTo32(b.Low), zbTo32(b.Close)
 }
 
 func zbTo32(x []float64) []float32 {
