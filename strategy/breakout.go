@@ -48,117 +48,135 @@ func Breakout[F Float](high, low, close []F, lin, lout int, pos []State, margin 
 			len(high), len(low), n, len(pos), len(margin))
 	}
 	first = max(lin, lout)
-	upIn, dnIn := newExtremum(high, lin, true), newExtremum(low, lin, false)
-	upOut, dnOut := newExtremum(high, lout, true), newExtremum(low, lout, false)
-	var st State
-	for i := 0; i < n; i++ {
-		// level(i) needs bars i-L..i-1: push bar i-1 first.
-		if i > 0 {
-			upIn.push(i - 1)
-			dnIn.push(i - 1)
-			upOut.push(i - 1)
-			dnOut.push(i - 1)
-		}
-		if i < first {
-			pos[i] = 0
-			if margin != nil {
+	if first >= n {
+		clear(pos)
+		if margin != nil {
+			for i := range margin {
 				margin[i] = math.NaN()
 			}
-			continue
 		}
+		return first, nil
+	}
+	upIn, dnIn := Channel(high, lin, true), Channel(low, lin, false)
+	upOut, dnOut := upIn, dnIn
+	if lout != lin {
+		upOut, dnOut = Channel(high, lout, true), Channel(low, lout, false)
+	}
+	clear(pos[:first])
+	if margin != nil {
+		for i := 0; i < first; i++ {
+			margin[i] = math.NaN()
+		}
+	}
+	var st State
+	for i := first; i < n; i++ {
 		c := close[i]
-		ui, di, uo, do := upIn.level(), dnIn.level(), upOut.level(), dnOut.level()
-		dist := func(level F) float64 { return math.Abs(float64(c) - float64(level)) }
-		var mg float64
 		switch st {
 		case 0:
-			if c > ui {
+			if c > upIn[i] {
 				st = 1
-			} else if c < di {
+			} else if c < dnIn[i] {
 				st = -1
 			}
-			mg = math.Min(dist(ui), dist(di))
 		case 1:
-			mg = dist(do)
-			if c < do {
+			if c < dnOut[i] {
 				st = 0
-				if c < di {
+				if c < dnIn[i] {
 					st = -1
 				}
-				mg = math.Min(mg, dist(di))
 			}
 		case -1:
-			mg = dist(uo)
-			if c > uo {
+			if c > upOut[i] {
 				st = 0
-				if c > ui {
+				if c > upIn[i] {
 					st = 1
 				}
-				mg = math.Min(mg, dist(ui))
 			}
 		}
 		pos[i] = st
-		if margin != nil {
-			margin[i] = mg / float64(c)
-		}
+	}
+	if margin != nil {
+		breakoutMargins(close, upIn, dnIn, upOut, dnOut, first, pos, margin)
 	}
 	return first, nil
 }
 
-// extremum is a sliding-window maximum (or minimum) over the last L
-// pushed bars: a monotonic deque of bar indices, the front the extremum.
-// Each index is pushed and popped once, so a pass is O(n).
-type extremum[F Float] struct {
-	src    []F
-	L      int
-	isMax  bool
-	q      []int // ring buffer of indices, values monotonic from the front
-	h, cnt int
-}
-
-func newExtremum[F Float](src []F, L int, isMax bool) *extremum[F] {
-	return &extremum[F]{src: src, L: L, isMax: isMax, q: make([]int, min(L, len(src))+1)}
-}
-
-// worse reports whether a, pushed before b, can never again be the
-// window's extremum once b is in it.
-func (e *extremum[F]) worse(a, b F) bool {
-	if e.isMax {
-		return a <= b
-	}
-	return a >= b
-}
-
-func (e *extremum[F]) push(j int) {
-	v, size := e.src[j], len(e.q)
-	for e.cnt > 0 {
-		back := e.h + e.cnt - 1
-		if back >= size {
-			back -= size
+// breakoutMargins fills margin[first:] from the states pos the machine
+// took: bar i's comparisons are those of the state before it, pos[i-1]
+// (Breakout's docstring).
+func breakoutMargins[F Float](close, upIn, dnIn, upOut, dnOut []F, first int, pos []State, margin []float64) {
+	prev := State(0)
+	for i := first; i < len(close); i++ {
+		c := float64(close[i])
+		dist := func(level F) float64 { return math.Abs(c - float64(level)) }
+		var mg float64
+		switch prev {
+		case 0:
+			mg = math.Min(dist(upIn[i]), dist(dnIn[i]))
+		case 1:
+			mg = dist(dnOut[i])
+			if pos[i] != 1 { // it exited: the reversal level counts too
+				mg = math.Min(mg, dist(dnIn[i]))
+			}
+		case -1:
+			mg = dist(upOut[i])
+			if pos[i] != -1 {
+				mg = math.Min(mg, dist(upIn[i]))
+			}
 		}
-		if !e.worse(e.src[e.q[back]], v) {
-			break
-		}
-		e.cnt--
-	}
-	tail := e.h + e.cnt
-	if tail >= size {
-		tail -= size
-	}
-	e.q[tail] = j
-	e.cnt++
-	// The next level, at bar j+1, reads bars j+1-L..j.
-	for e.q[e.h] <= j-e.L {
-		if e.h++; e.h == size {
-			e.h = 0
-		}
-		e.cnt--
+		margin[i] = mg / c
+		prev = pos[i]
 	}
 }
 
-// level is the extremum over the last L pushed bars: bars i-L..i-1 once
-// bar i-1 is pushed (i >= L).
-func (e *extremum[F]) level() F { return e.src[e.q[e.h]] }
+// Channel is the Donchian level of x over the previous L bars (len(x)
+// values, NaN for i < L): out[i] = max(x[i-L..i-1]) when isMax, else the
+// min (Pine's ta.highest(x, L)[1], ta.lowest(x, L)[1]). Computed with van
+// Herk / Gil-Werman blocks (a running extremum forwards and backwards
+// within blocks of L bars; each window is the extremum of one suffix and
+// one prefix), O(n) and three comparisons a bar, exact in any precision.
+func Channel[F Float](x []F, L int, isMax bool) []F {
+	if isMax {
+		return channelMax(x, L)
+	}
+	// min(a, b) = -max(-a, -b) exactly (negation is exact): one loop.
+	neg := make([]F, len(x))
+	for i, v := range x {
+		neg[i] = -v
+	}
+	out := channelMax(neg, L)
+	for i := range out {
+		out[i] = -out[i]
+	}
+	return out
+}
+
+// channelMax is Channel's maximum.
+func channelMax[F Float](x []F, L int) []F {
+	n := len(x)
+	out, fw, bw := make([]F, n), make([]F, n), make([]F, n)
+	for b := 0; b < n; b += L {
+		e := min(b+L, n)
+		fw[b] = x[b]
+		for i := b + 1; i < e; i++ {
+			fw[i] = max(fw[i-1], x[i])
+		}
+		bw[e-1] = x[e-1]
+		for i := e - 2; i >= b; i-- {
+			bw[i] = max(bw[i+1], x[i])
+		}
+	}
+	nan := F(math.NaN())
+	for i := range min(L, n) {
+		out[i] = nan
+	}
+	// window a..b = i-L..i-1, L bars: bw[a] covers a to the end of a's
+	// block, fw[b] the start of b's block to b.
+	for i := L; i < n; i++ {
+		out[i] = max(bw[i-L], fw[i-1])
+	}
+	return out
+}
 
 // breakoutEval is breakout's evaluator: entry and exit channel lengths
 // on high, low and close (the source does not apply: docs/SPEC.md).

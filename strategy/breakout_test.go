@@ -3,6 +3,7 @@ package strategy
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -228,5 +229,34 @@ func BenchmarkZScore(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestChannelAgainstNaive: Channel equals the plain max/min over the
+// previous L bars for every L from 1 to 40 on random prices with ties
+// (a 0.25 grid), including L longer than the series.
+func TestChannelAgainstNaive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 27))
+	x := make([]float64, 97)
+	for i := range x {
+		x[i] = 100 + 0.25*float64(rng.IntN(40))
+	}
+	for L := 1; L <= 120; L++ {
+		up, dn := Channel(x, L, true), Channel(x, L, false)
+		for i := range x {
+			if i < L {
+				if !math.IsNaN(up[i]) || !math.IsNaN(dn[i]) {
+					t.Fatalf("L %d bar %d: %v %v before the first level", L, i, up[i], dn[i])
+				}
+				continue
+			}
+			hi, lo := math.Inf(-1), math.Inf(1)
+			for j := i - L; j < i; j++ {
+				hi, lo = math.Max(hi, x[j]), math.Min(lo, x[j])
+			}
+			if up[i] != hi || dn[i] != lo {
+				t.Fatalf("L %d bar %d: channel %v/%v, naive %v/%v", L, i, up[i], dn[i], hi, lo)
+			}
+		}
 	}
 }
