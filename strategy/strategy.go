@@ -10,15 +10,16 @@
 // minimum are a *ParamError, never a panic.
 //
 // Layout: kinds.go (sma, wma, ema, dema, tema, hma, hma3, price), one
-// file per family (cross.go, zscore.go, breakout.go, rsi.go), family.go
-// (the registry: each family's parameters, minimums, defaults and
-// example), grid.go (decimal ranges, the grid), divergence.go (parity
-// for the families with memory).
+// file per family (cross.go, zscore.go, breakout.go, rsi.go: each its
+// state machine, margins and evaluator), family.go (the registry: each
+// family's parameters, minimums, defaults and example), evaluate.go (the
+// one entry, Evaluate, and the inputs), grid.go (decimal ranges, the
+// grid), divergence.go (parity for the families with memory).
 //
 // The sweep engine does not call this package yet: the families here are
 // the reference arithmetic the engine's N-dimensional grid will run
-// (issue 27, in progress; docs/SPEC.md "What Part 2 adds that is not
-// built yet" says which rows are built).
+// (issue 27, in progress; docs/SPEC.md "What Part 2 adds: what is built"
+// says which rows are built).
 package strategy
 
 import (
