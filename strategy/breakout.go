@@ -36,15 +36,31 @@ import (
 // Errors: a *ParamError naming "entry" (lin < 1) or "exit" (lout < 1); an
 // error for mismatched slice lengths. Nothing is written on error.
 func Breakout[F Float](high, low, close []F, lin, lout int, pos []State, margin []float64) (first int, err error) {
+	first, done, err := breakoutCheck(high, low, close, lin, lout, pos, margin)
+	if err != nil || done {
+		return first, err
+	}
+	upIn, dnIn := Channel(high, lin, true), Channel(low, lin, false)
+	upOut, dnOut := upIn, dnIn
+	if lout != lin {
+		upOut, dnOut = Channel(high, lout, true), Channel(low, lout, false)
+	}
+	breakoutMachine(close, upIn, dnIn, upOut, dnOut, first, pos, margin)
+	return first, nil
+}
+
+// breakoutCheck is Breakout's errors and its first valid bar; done when
+// that bar is past the series (pos and margin then written: 0 and NaN).
+func breakoutCheck[F Float](high, low, close []F, lin, lout int, pos []State, margin []float64) (first int, done bool, err error) {
 	n := len(close)
 	if lin < 1 {
-		return 0, paramErr("entry", fmt.Sprint(lin), "must be at least 1")
+		return 0, false, paramErr("entry", fmt.Sprint(lin), "must be at least 1")
 	}
 	if lout < 1 {
-		return 0, paramErr("exit", fmt.Sprint(lout), "must be at least 1")
+		return 0, false, paramErr("exit", fmt.Sprint(lout), "must be at least 1")
 	}
 	if len(high) != n || len(low) != n || len(pos) != n || (margin != nil && len(margin) != n) {
-		return 0, fmt.Errorf("breakout: mismatched lengths: high %d, low %d, close %d, pos %d, margin %d",
+		return 0, false, fmt.Errorf("breakout: mismatched lengths: high %d, low %d, close %d, pos %d, margin %d",
 			len(high), len(low), n, len(pos), len(margin))
 	}
 	first = max(lin, lout)
@@ -55,13 +71,17 @@ func Breakout[F Float](high, low, close []F, lin, lout int, pos []State, margin 
 				margin[i] = math.NaN()
 			}
 		}
-		return first, nil
+		return first, true, nil
 	}
-	upIn, dnIn := Channel(high, lin, true), Channel(low, lin, false)
-	upOut, dnOut := upIn, dnIn
-	if lout != lin {
-		upOut, dnOut = Channel(high, lout, true), Channel(low, lout, false)
-	}
+	return first, false, nil
+}
+
+// breakoutMachine is Breakout's state machine and margins over the
+// channels (Channel's series, which depend on an input and a length only:
+// a sweep shares them) from bar first = max(lin, lout) < n. Lengths are
+// the caller's.
+func breakoutMachine[F Float](close, upIn, dnIn, upOut, dnOut []F, first int, pos []State, margin []float64) {
+	n := len(close)
 	clear(pos[:first])
 	if margin != nil {
 		for i := 0; i < first; i++ {
@@ -98,7 +118,6 @@ func Breakout[F Float](high, low, close []F, lin, lout int, pos []State, margin 
 	if margin != nil {
 		breakoutMargins(close, upIn, dnIn, upOut, dnOut, first, pos, margin)
 	}
-	return first, nil
 }
 
 // breakoutMargins fills margin[first:] from the states pos the machine
@@ -179,19 +198,37 @@ func channelMax[F Float](x []F, L int) []F {
 }
 
 // breakoutEval is breakout's evaluator: entry and exit channel lengths
-// on high, low and close (the source does not apply: docs/SPEC.md).
+// on high, low and close (the source does not apply: docs/SPEC.md); each
+// Channel by (input, length) through the cache.
 type breakoutEval struct{}
 
-func (breakoutEval) eval64(in *Inputs[float64], c Combo, _ Formulation, pos []State, margin []float64) (int, error) {
-	return evalBreakout(in, c, pos, margin)
+func (breakoutEval) eval64(in *Inputs[float64], c Combo, _ Formulation, pos []State, margin []float64, sc *seriesCache[float64]) (int, error) {
+	return evalBreakout(in, c, pos, margin, sc)
 }
-func (breakoutEval) eval32(in *Inputs[float32], c Combo, _ Formulation, pos []State, margin []float64) (int, error) {
-	return evalBreakout(in, c, pos, margin)
+func (breakoutEval) eval32(in *Inputs[float32], c Combo, _ Formulation, pos []State, margin []float64, sc *seriesCache[float32]) (int, error) {
+	return evalBreakout(in, c, pos, margin, sc)
 }
 
-func evalBreakout[F Float](in *Inputs[F], c Combo, pos []State, margin []float64) (int, error) {
+func evalBreakout[F Float](in *Inputs[F], c Combo, pos []State, margin []float64, sc *seriesCache[F]) (int, error) {
 	if in.Source != engine.SourceClose {
 		return 0, paramErr("source", in.Source.String(), "breakout reads high, low and close; the source option does not apply (leave it at close)")
 	}
-	return Breakout(in.High, in.Low, in.Close, length(c.Values[0]), length(c.Values[1]), pos, margin)
+	lin, lout := length(c.Values[0]), length(c.Values[1])
+	if sc == nil {
+		return Breakout(in.High, in.Low, in.Close, lin, lout, pos, margin)
+	}
+	first, done, err := breakoutCheck(in.High, in.Low, in.Close, lin, lout, pos, margin)
+	if err != nil || done {
+		return first, err
+	}
+	channel := func(x []F, src string, L int, isMax bool) []F {
+		v, _ := sc.get(seriesKey{name: "channel", src: src, length: L}, func() ([][]F, error) {
+			return [][]F{Channel(x, L, isMax)}, nil
+		})
+		return v[0]
+	}
+	upIn, dnIn := channel(in.High, "high", lin, true), channel(in.Low, "low", lin, false)
+	upOut, dnOut := channel(in.High, "high", lout, true), channel(in.Low, "low", lout, false)
+	breakoutMachine(in.Close, upIn, dnIn, upOut, dnOut, first, pos, margin)
+	return first, nil
 }

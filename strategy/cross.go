@@ -54,15 +54,16 @@ func Cross[F Float](fast, slow, close []F, first int, pos []State, margin []floa
 // crossEval is cross's evaluator: fast and slow legs on the source.
 type crossEval struct{}
 
-func (crossEval) eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
-	return evalCross(in, c, f, pos, margin)
+func (crossEval) eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[float64]) (int, error) {
+	return evalCross(in, c, f, pos, margin, sc)
 }
-func (crossEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
-	return evalCross(in, c, f, pos, margin)
+func (crossEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[float32]) (int, error) {
+	return evalCross(in, c, f, pos, margin, sc)
 }
 
-func evalCross[F Float](in *Inputs[F], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
-	fa, sl, first, err := legs(in.Src, c.Kinds[0], length(c.Values[0]), in.Src, c.Kinds[1], length(c.Values[1]), f)
+// evalCross reads each leg's moving average by (kind, length) through sc.
+func evalCross[F Float](in *Inputs[F], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[F]) (int, error) {
+	fa, sl, first, err := legs(leg[F]{in.Src, "src", c.Kinds[0], length(c.Values[0])}, leg[F]{in.Src, "src", c.Kinds[1], length(c.Values[1])}, f, sc)
 	if err != nil {
 		return 0, err
 	}
@@ -76,15 +77,16 @@ func evalCross[F Float](in *Inputs[F], c Combo, f Formulation, pos []State, marg
 // of it, checked against that path in the tests.
 type hullEval struct{}
 
-func (hullEval) eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
-	return evalHull(in, c, f, pos, margin)
+func (hullEval) eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[float64]) (int, error) {
+	return evalHull(in, c, f, pos, margin, sc)
 }
-func (hullEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
-	return evalHull(in, c, f, pos, margin)
+func (hullEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[float32]) (int, error) {
+	return evalHull(in, c, f, pos, margin, sc)
 }
 
-func evalHull[F Float](in *Inputs[F], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
-	h3, h, first, err := legs(in.Close, HMA3, length(c.Values[1]), in.Src, HMA, length(c.Values[0]), f)
+// evalHull reads HMA3(close) and HMA(source) by length through sc.
+func evalHull[F Float](in *Inputs[F], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[F]) (int, error) {
+	h3, h, first, err := legs(leg[F]{in.Close, "close", HMA3, length(c.Values[1])}, leg[F]{in.Src, "src", HMA, length(c.Values[0])}, f, sc)
 	if err != nil {
 		return 0, err
 	}

@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"fmt"
+	"sync"
 
 	"sweepbench/engine"
 	"sweepbench/reference/kernels"
@@ -37,9 +38,71 @@ func NewInputs[F Float](b *engine.Bars, src engine.Source) *Inputs[F] {
 // the state after each bar before the mode) and, when margin is not nil,
 // each bar's margin (fraction of close), and returns the first valid bar.
 // Each family's file defines its evaluator beside its state machine.
+//
+// sc is the series cache of a Sweep call, or nil (Evaluate): the
+// evaluator reads every series it needs through sc.get, which computes it
+// when sc is nil and otherwise once per key for the whole sweep.
 type evaluator interface {
-	eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64) (int, error)
-	eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64) (int, error)
+	eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[float64]) (int, error)
+	eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[float32]) (int, error)
+}
+
+// seriesKey names one shared series: the family's series name ("ma",
+// "zscore", "rsi", "channel"), the source it reads (src: the swept
+// source, close, high, low), the kind for a moving average, the length
+// and the formulation (Direct for the series without a prefix form, so
+// that equal series share one key).
+type seriesKey struct {
+	name, src string
+	kind      Kind
+	length    int
+	f         Formulation
+}
+
+// seriesCache holds the series of one Sweep call, each computed once on
+// first use and then read by every combo that needs it, from any worker.
+// An entry is one or more series of n values of F (a moving average or a
+// channel: one; zscore: the mean and the sd), kept until the Sweep
+// returns: the cache grows to the distinct series of the combos swept
+// (Sweep's doc counts them).
+type seriesCache[F Float] struct {
+	mu sync.Mutex
+	m  map[seriesKey]*seriesEntry[F]
+}
+
+type seriesEntry[F Float] struct {
+	once sync.Once
+	v    [][]F
+	err  error
+}
+
+func newSeriesCache[F Float]() *seriesCache[F] {
+	return &seriesCache[F]{m: map[seriesKey]*seriesEntry[F]{}}
+}
+
+// get is the series of key k: computed by compute when sc is nil, else
+// computed once for the sweep (a failed computation's error is kept and
+// returned to every reader). The series returned are shared: read only.
+func (sc *seriesCache[F]) get(k seriesKey, compute func() ([][]F, error)) ([][]F, error) {
+	if sc == nil {
+		return compute()
+	}
+	sc.mu.Lock()
+	e := sc.m[k]
+	if e == nil {
+		e = &seriesEntry[F]{}
+		sc.m[k] = e
+	}
+	sc.mu.Unlock()
+	e.once.Do(func() { e.v, e.err = compute() })
+	return e.v, e.err
+}
+
+// len is the number of entries computed or being computed.
+func (sc *seriesCache[F]) len() int {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return len(sc.m)
 }
 
 // Evaluate runs combo c of g over in with formulation f (prefix for the
@@ -55,6 +118,12 @@ func Evaluate[F Float](g Grid, c Combo, in *Inputs[F], f Formulation, pos []Stat
 	if err != nil {
 		return 0, err
 	}
+	return evaluate(fam, c, in, f, pos, margin, nil)
+}
+
+// evaluate is Evaluate for the family fam, reading its series through sc
+// (nil: computed for this combo alone).
+func evaluate[F Float](fam Family, c Combo, in *Inputs[F], f Formulation, pos []State, margin []float64, sc *seriesCache[F]) (int, error) {
 	if fam.eval == nil {
 		return 0, fmt.Errorf("strategy %s: no arithmetic", fam.Name)
 	}
@@ -66,9 +135,9 @@ func Evaluate[F Float](g Grid, c Combo, in *Inputs[F], f Formulation, pos []Stat
 	}
 	switch in := any(in).(type) {
 	case *Inputs[float64]:
-		return fam.eval.eval64(in, c, f, pos, margin)
+		return fam.eval.eval64(in, c, f, pos, margin, any(sc).(*seriesCache[float64]))
 	case *Inputs[float32]:
-		return fam.eval.eval32(in, c, f, pos, margin)
+		return fam.eval.eval32(in, c, f, pos, margin, any(sc).(*seriesCache[float32]))
 	}
 	return 0, fmt.Errorf("strategy %s: unsupported precision", fam.Name)
 }
@@ -86,17 +155,44 @@ func value[F Float](d Decimal) F {
 // length is the integer value d (a length).
 func length(d Decimal) int { return int(d.Int()) }
 
-// legs computes the two moving averages of a crossover, a over xa with
-// kind ka and length la, b over xb with kb and lb, and returns them with
-// their first common valid bar (sources built from prices are defined
-// from bar 0).
-func legs[F Float](xa []F, ka Kind, la int, xb []F, kb Kind, lb int, f Formulation) (a, b []F, first int, err error) {
-	a, b = make([]F, len(xa)), make([]F, len(xb))
-	if err := MA(ka, xa, la, 0, f, a); err != nil {
+// leg is one side of a crossover: kind k of length L over the series x,
+// named src in the cache (sources built from prices are defined from bar
+// 0).
+type leg[F Float] struct {
+	x   []F
+	src string
+	k   Kind
+	L   int
+}
+
+// legs computes the two moving averages of a crossover through sc and
+// returns them with their first common valid bar.
+func legs[F Float](a, b leg[F], f Formulation, sc *seriesCache[F]) (fa, fb []F, first int, err error) {
+	if fa, err = maSeries(a, f, sc); err != nil {
 		return nil, nil, 0, err
 	}
-	if err := MA(kb, xb, lb, 0, f, b); err != nil {
+	if fb, err = maSeries(b, f, sc); err != nil {
 		return nil, nil, 0, err
 	}
-	return a, b, max(FirstValid(ka, la, 0), FirstValid(kb, lb, 0)), nil
+	return fa, fb, max(FirstValid(a.k, a.L, 0), FirstValid(b.k, b.L, 0)), nil
+}
+
+// maSeries is leg l's moving average, through sc. The formulation is part
+// of the key only for the kinds that have a prefix form.
+func maSeries[F Float](l leg[F], f Formulation, sc *seriesCache[F]) ([]F, error) {
+	kf := f
+	if l.k != SMA && l.k != WMA && l.k != HMA && l.k != HMA3 {
+		kf = Direct
+	}
+	v, err := sc.get(seriesKey{name: "ma", src: l.src, kind: l.k, length: l.L, f: kf}, func() ([][]F, error) {
+		out := make([]F, len(l.x))
+		if err := MA(l.k, l.x, l.L, 0, f, out); err != nil {
+			return nil, err
+		}
+		return [][]F{out}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v[0], nil
 }

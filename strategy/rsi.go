@@ -38,33 +38,46 @@ import (
 // or "upper" (not in (lower, 100)); a plain error when pos, margin or
 // rsiOut is not of x's length.
 func RSI[F Float](x []F, L int, lower, upper F, pos []State, margin []float64, rsiOut []F) (first int, err error) {
+	if err := rsiCheck(x, L, lower, upper, pos, margin, rsiOut); err != nil {
+		return 0, err
+	}
+	r := rsiSeries(x, L)
+	rsiStates(r, L, lower, upper, pos, margin)
+	if rsiOut != nil {
+		copy(rsiOut, r)
+	}
+	return L, nil
+}
+
+// rsiCheck is RSI's errors.
+func rsiCheck[F Float](x []F, L int, lower, upper F, pos []State, margin []float64, rsiOut []F) error {
 	if L < 2 {
-		return 0, paramErr("length", fmt.Sprint(L), "want a length >= 2")
+		return paramErr("length", fmt.Sprint(L), "want a length >= 2")
 	}
 	if !(lower > 0 && lower < 100) {
-		return 0, paramErr("lower", fmt.Sprint(lower), "want 0 < lower < 100")
+		return paramErr("lower", fmt.Sprint(lower), "want 0 < lower < 100")
 	}
 	if !(upper > lower && upper < 100) {
-		return 0, paramErr("upper", fmt.Sprint(upper), "want lower < upper < 100 (lower %v)", lower)
+		return paramErr("upper", fmt.Sprint(upper), "want lower < upper < 100 (lower %v)", lower)
 	}
 	n := len(x)
 	if len(pos) != n || (margin != nil && len(margin) != n) || (rsiOut != nil && len(rsiOut) != n) {
-		return 0, fmt.Errorf("strategy.RSI: %d bars, pos %d, margin %d, rsiOut %d: want each of the bars' length (margin and rsiOut may be nil)",
+		return fmt.Errorf("strategy.RSI: %d bars, pos %d, margin %d, rsiOut %d: want each of the bars' length (margin and rsiOut may be nil)",
 			n, len(pos), len(margin), len(rsiOut))
 	}
-	first = L
+	return nil
+}
+
+// rsiSeries is RSI's series of x with length L >= 2 (RSI's rsiOut): NaN
+// before L and where ag = al = 0. It depends on x and L only: a sweep
+// shares it over the thresholds.
+func rsiSeries[F Float](x []F, L int) []F {
+	n := len(x)
+	out := make([]F, n)
 	nan := F(math.NaN())
-	for i := 0; i < n && i < first; i++ {
-		pos[i] = 0
-		if margin != nil {
-			margin[i] = math.NaN()
-		}
-		if rsiOut != nil {
-			rsiOut[i] = nan
-		}
-	}
-	if n <= first {
-		return first, nil
+	fillNaN(out[:min(L, n)])
+	if n <= L {
+		return out
 	}
 	fL, fL1 := F(L), F(L-1)
 	var ag, al F
@@ -77,7 +90,6 @@ func RSI[F Float](x []F, L int, lower, upper F, pos []State, margin []float64, r
 		}
 	}
 	ag, al = ag/fL, al/fL
-	var st State
 	for i := L; i < n; i++ {
 		if i > L {
 			d := x[i] - x[i-1]
@@ -91,31 +103,48 @@ func RSI[F Float](x []F, L int, lower, upper F, pos []State, margin []float64, r
 			ag = (F(ag*fL1) + g) / fL
 			al = (F(al*fL1) + l) / fL
 		}
-		if ag == 0 && al == 0 {
+		switch {
+		case ag == 0 && al == 0:
+			out[i] = nan
+		case al == 0:
+			out[i] = 100
+		default:
+			out[i] = 100 - F(100)/(1+ag/al)
+		}
+	}
+	return out
+}
+
+// rsiStates is RSI's state machine and margins over the series r of
+// rsiSeries from bar first (a NaN: ag = al = 0, state unchanged, margin
+// 0). Lengths are the caller's.
+func rsiStates[F Float](r []F, first int, lower, upper F, pos []State, margin []float64) {
+	var st State
+	for i := range r {
+		if i < first {
+			pos[i] = 0
+			if margin != nil {
+				margin[i] = math.NaN()
+			}
+			continue
+		}
+		ri := r[i]
+		if ri != ri {
 			pos[i] = st
 			if margin != nil {
 				margin[i] = 0
 			}
-			if rsiOut != nil {
-				rsiOut[i] = nan
-			}
 			continue
 		}
-		var r F
-		if al == 0 {
-			r = 100
-		} else {
-			r = 100 - F(100)/(1+ag/al)
-		}
 		prev := st
-		if st != 1 && r < lower {
+		if st != 1 && ri < lower {
 			st = 1
-		} else if st != -1 && r > upper {
+		} else if st != -1 && ri > upper {
 			st = -1
 		}
 		pos[i] = st
 		if margin != nil {
-			r64 := float64(r)
+			r64 := float64(ri)
 			dl, du := math.Abs(r64-float64(lower))/100, math.Abs(r64-float64(upper))/100
 			switch prev {
 			case 0:
@@ -126,19 +155,30 @@ func RSI[F Float](x []F, L int, lower, upper F, pos []State, margin []float64, r
 				margin[i] = dl
 			}
 		}
-		if rsiOut != nil {
-			rsiOut[i] = r
-		}
 	}
-	return first, nil
 }
 
-// rsiEval is rsi's evaluator: length, lower, upper on the source.
+// rsiEval is rsi's evaluator: length, lower, upper on the source; the
+// RSI series by length through the cache.
 type rsiEval struct{}
 
-func (rsiEval) eval64(in *Inputs[float64], c Combo, _ Formulation, pos []State, margin []float64) (int, error) {
-	return RSI(in.Src, length(c.Values[0]), value[float64](c.Values[1]), value[float64](c.Values[2]), pos, margin, nil)
+func (rsiEval) eval64(in *Inputs[float64], c Combo, _ Formulation, pos []State, margin []float64, sc *seriesCache[float64]) (int, error) {
+	return evalRSI(in, length(c.Values[0]), value[float64](c.Values[1]), value[float64](c.Values[2]), pos, margin, sc)
 }
-func (rsiEval) eval32(in *Inputs[float32], c Combo, _ Formulation, pos []State, margin []float64) (int, error) {
-	return RSI(in.Src, length(c.Values[0]), value[float32](c.Values[1]), value[float32](c.Values[2]), pos, margin, nil)
+func (rsiEval) eval32(in *Inputs[float32], c Combo, _ Formulation, pos []State, margin []float64, sc *seriesCache[float32]) (int, error) {
+	return evalRSI(in, length(c.Values[0]), value[float32](c.Values[1]), value[float32](c.Values[2]), pos, margin, sc)
+}
+
+func evalRSI[F Float](in *Inputs[F], L int, lower, upper F, pos []State, margin []float64, sc *seriesCache[F]) (int, error) {
+	if sc == nil {
+		return RSI(in.Src, L, lower, upper, pos, margin, nil)
+	}
+	if err := rsiCheck(in.Src, L, lower, upper, pos, margin, nil); err != nil {
+		return 0, err
+	}
+	v, _ := sc.get(seriesKey{name: "rsi", src: "src", length: L}, func() ([][]F, error) {
+		return [][]F{rsiSeries(in.Src, L)}, nil
+	})
+	rsiStates(v[0], L, lower, upper, pos, margin)
+	return L, nil
 }

@@ -46,35 +46,94 @@ import (
 // finite number > 0) or "exit" (kout not in (-kin, kin)); an error for
 // mismatched slice lengths. Nothing is written on error.
 func ZScore[F Float](x, close []F, L int, kin, kout F, f Formulation, pos []State, margin []float64) (first int, err error) {
+	if err := zscoreCheck(x, close, L, kin, kout, f, pos, margin); err != nil {
+		return 0, err
+	}
+	m, sd := zscoreSeries(x, L, f)
+	zscoreMachine(x, close, m, sd, L-1, kin, kout, pos, margin)
+	return L - 1, nil
+}
+
+// zscoreCheck is ZScore's errors.
+func zscoreCheck[F Float](x, close []F, L int, kin, kout F, f Formulation, pos []State, margin []float64) error {
 	n := len(x)
 	if L < 2 {
-		return 0, paramErr("length", fmt.Sprint(L), "must be at least 2")
+		return paramErr("length", fmt.Sprint(L), "must be at least 2")
 	}
 	if !(kin > 0) || math.IsInf(float64(kin), 0) {
-		return 0, paramErr("entry", fmt.Sprint(kin), "must be a finite number > 0")
+		return paramErr("entry", fmt.Sprint(kin), "must be a finite number > 0")
 	}
 	if !(-kin < kout && kout < kin) {
-		return 0, paramErr("exit", fmt.Sprint(kout), "must be between -entry and entry (exclusive), entry %v", kin)
+		return paramErr("exit", fmt.Sprint(kout), "must be between -entry and entry (exclusive), entry %v", kin)
 	}
 	if len(close) != n || len(pos) != n || (margin != nil && len(margin) != n) {
-		return 0, fmt.Errorf("zscore: mismatched lengths: x %d, close %d, pos %d, margin %d", n, len(close), len(pos), len(margin))
+		return fmt.Errorf("zscore: mismatched lengths: x %d, close %d, pos %d, margin %d", n, len(close), len(pos), len(margin))
 	}
 	if f != Direct && f != Prefix {
-		return 0, fmt.Errorf("zscore: unknown formulation %d", int(f))
+		return fmt.Errorf("zscore: unknown formulation %d", int(f))
 	}
-	first = L - 1
+	return nil
+}
+
+// zscoreSeries is the mean m and the sd of x over windows of L bars (ZScore's
+// "Series", L >= 2, f Direct or Prefix): NaN before the first valid bar
+// L-1, and where Prefix's variance is negative (undefined) both m and sd
+// are NaN. They depend on x, L and f only: a sweep shares them over the
+// thresholds.
+func zscoreSeries[F Float](x []F, L int, f Formulation) (m, sd []F) {
+	n := len(x)
+	m, sd = make([]F, n), make([]F, n)
+	first := L - 1
 	lf := F(L)
-	var s1, s2 []F // Prefix: running sums, S[j] after bar j
-	if f == Prefix {
-		s1 = make([]F, n)
-		s2 = make([]F, n)
-		var a1, a2 F
-		for j := 0; j < n; j++ {
-			a1 += x[j]
-			a2 += F(x[j] * x[j])
-			s1[j], s2[j] = a1, a2
+	nan := F(math.NaN())
+	fillNaN(m[:min(first, n)])
+	fillNaN(sd[:min(first, n)])
+	if f == Direct {
+		for i := first; i < n; i++ {
+			var sum F
+			for j := i - L + 1; j <= i; j++ {
+				sum += x[j]
+			}
+			mi := sum / lf
+			var acc F
+			for j := i - L + 1; j <= i; j++ {
+				dv := x[j] - mi
+				acc += F(dv * dv)
+			}
+			m[i], sd[i] = mi, F(math.Sqrt(float64(acc/lf)))
 		}
+		return m, sd
 	}
+	// Prefix: running sums S[j] after bar j.
+	s1, s2 := make([]F, n), make([]F, n)
+	var a1, a2 F
+	for j := 0; j < n; j++ {
+		a1 += x[j]
+		a2 += F(x[j] * x[j])
+		s1[j], s2[j] = a1, a2
+	}
+	for i := first; i < n; i++ {
+		w1, w2 := s1[i], s2[i]
+		if i >= L {
+			w1 -= s1[i-L]
+			w2 -= s2[i-L]
+		}
+		mi := w1 / lf
+		v := w2/lf - F(mi*mi)
+		if v < 0 {
+			m[i], sd[i] = nan, nan
+			continue
+		}
+		m[i], sd[i] = mi, F(math.Sqrt(float64(v)))
+	}
+	return m, sd
+}
+
+// zscoreMachine is ZScore's state machine and margins over the series m
+// and sd of zscoreSeries from bar first (a NaN sd: the bar reads an
+// undefined value, state 0 and margin NaN). Lengths are the caller's.
+func zscoreMachine[F Float](x, close, m, sd []F, first int, kin, kout F, pos []State, margin []float64) {
+	n := len(x)
 	var st State
 	for i := 0; i < n; i++ {
 		if i < first {
@@ -84,51 +143,29 @@ func ZScore[F Float](x, close []F, L int, kin, kout F, f Formulation, pos []Stat
 			}
 			continue
 		}
-		var m, sd F
-		if f == Direct {
-			var sum F
-			for j := i - L + 1; j <= i; j++ {
-				sum += x[j]
+		sdi := sd[i]
+		if sdi != sdi { // undefined (Prefix's negative variance)
+			st = 0
+			pos[i] = 0
+			if margin != nil {
+				margin[i] = math.NaN()
 			}
-			m = sum / lf
-			var acc F
-			for j := i - L + 1; j <= i; j++ {
-				dv := x[j] - m
-				acc += F(dv * dv)
-			}
-			sd = F(math.Sqrt(float64(acc / lf)))
-		} else {
-			w1, w2 := s1[i], s2[i]
-			if i >= L {
-				w1 -= s1[i-L]
-				w2 -= s2[i-L]
-			}
-			m = w1 / lf
-			v := w2/lf - F(m*m)
-			if v < 0 {
-				st = 0
-				pos[i] = 0
-				if margin != nil {
-					margin[i] = math.NaN()
-				}
-				continue
-			}
-			sd = F(math.Sqrt(float64(v)))
+			continue
 		}
-		d := x[i] - m
-		if sd == 0 {
+		d := x[i] - m[i]
+		if sdi == 0 {
 			pos[i] = st
 			if margin != nil {
 				margin[i] = math.Abs(float64(d)) / float64(close[i])
 			}
 			continue
 		}
-		z := d / sd
+		z := d / sdi
 		// dist is threshold t's distance in price, |d - t*sd|, in fp64
 		// from the F values (exact conversions; the same operations when
 		// F is float64).
 		dist := func(t F) float64 {
-			return math.Abs(float64(d) - float64(F(t*sd)))
+			return math.Abs(float64(d) - float64(F(t*sdi)))
 		}
 		var mg float64
 		switch st {
@@ -163,15 +200,30 @@ func ZScore[F Float](x, close []F, L int, kin, kout F, f Formulation, pos []Stat
 			margin[i] = mg / float64(close[i])
 		}
 	}
-	return first, nil
 }
 
-// zscoreEval is zscore's evaluator: length, entry, exit on the source.
+// zscoreEval is zscore's evaluator: length, entry, exit on the source;
+// the mean and sd by length through the cache.
 type zscoreEval struct{}
 
-func (zscoreEval) eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
-	return ZScore(in.Src, in.Close, length(c.Values[0]), value[float64](c.Values[1]), value[float64](c.Values[2]), f, pos, margin)
+func (zscoreEval) eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[float64]) (int, error) {
+	return evalZScore(in, length(c.Values[0]), value[float64](c.Values[1]), value[float64](c.Values[2]), f, pos, margin, sc)
 }
-func (zscoreEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64) (int, error) {
-	return ZScore(in.Src, in.Close, length(c.Values[0]), value[float32](c.Values[1]), value[float32](c.Values[2]), f, pos, margin)
+func (zscoreEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[float32]) (int, error) {
+	return evalZScore(in, length(c.Values[0]), value[float32](c.Values[1]), value[float32](c.Values[2]), f, pos, margin, sc)
+}
+
+func evalZScore[F Float](in *Inputs[F], L int, kin, kout F, f Formulation, pos []State, margin []float64, sc *seriesCache[F]) (int, error) {
+	if sc == nil {
+		return ZScore(in.Src, in.Close, L, kin, kout, f, pos, margin)
+	}
+	if err := zscoreCheck(in.Src, in.Close, L, kin, kout, f, pos, margin); err != nil {
+		return 0, err
+	}
+	v, _ := sc.get(seriesKey{name: "zscore", src: "src", length: L, f: f}, func() ([][]F, error) {
+		m, sd := zscoreSeries(in.Src, L, f)
+		return [][]F{m, sd}, nil
+	})
+	zscoreMachine(in.Src, in.Close, v[0], v[1], L-1, kin, kout, pos, margin)
+	return L - 1, nil
 }
