@@ -13,8 +13,18 @@
 // file per family (cross.go, zscore.go, breakout.go, rsi.go: each its
 // state machine, margins and evaluator), family.go (the registry: each
 // family's parameters, minimums, defaults and example), evaluate.go (the
-// one entry, Evaluate, and the inputs), grid.go (decimal ranges, the
-// grid), divergence.go (parity for the families with memory).
+// one entry, Evaluate, the inputs and the series cache), sweep.go (Sweep:
+// a range of a grid's combos on workers, each series computed once per
+// call and shared by the combos that read it, then
+// reference.BacktestPositions), grid.go (decimal ranges, the grid),
+// divergence.go (parity for the families with memory).
+//
+// Each family's file splits its series (the moving averages, zscore's
+// mean and sd, the RSI series, the channels: functions of the inputs and
+// a length) from its state machine over them; the exported function
+// (Cross, ZScore, RSI, Breakout) is the two in turn, and the evaluator
+// reads the series through the cache, so a combo has one code path
+// whether it runs alone (Evaluate) or in a Sweep.
 //
 // The sweep engine does not call this package yet: the families here are
 // the reference arithmetic the engine's N-dimensional grid will run

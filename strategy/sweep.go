@@ -31,8 +31,11 @@ import (
 //
 // Work: the range is cut into chunks along the last axis (the combos that
 // share every other axis' values, and so the series of every leg but the
-// last), which workers goroutines (0: runtime.GOMAXPROCS) take in order;
-// each worker reuses one state buffer and one reference.Scratch. Memory
+// last), which workers goroutines (0: runtime.GOMAXPROCS) take in order,
+// worker w starting its chunk w/workers of the way in (so that the
+// workers compute the last axis' series side by side at first rather
+// than wait on one another); each worker reuses one state buffer and one
+// reference.Scratch. Memory
 // beyond the cache: n states and the scratch per worker.
 //
 // Errors: the range outside the grid, len(r) != n, the family's errors
@@ -84,7 +87,7 @@ func Sweep[F Float](ctx context.Context, g Grid, in *Inputs[F], r []F, f Formula
 		errOnce.Do(func() { sweepErr = err })
 		cancel()
 	}
-	for range workers {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -97,7 +100,14 @@ func Sweep[F Float](ctx context.Context, g Grid, in *Inputs[F], r []F, f Formula
 				}
 				lo := max(start, (start/chunk+k)*chunk)
 				hi := min(end, (start/chunk+k+1)*chunk)
-				for i := lo; i < hi; i++ {
+				// Worker w starts its chunk w/workers of the way in and
+				// wraps: the workers, on neighbouring chunks, first
+				// compute different series of the last axis instead of
+				// waiting on one another for the same one.
+				m := hi - lo
+				rot := w * m / workers
+				for j := range m {
+					i := lo + (j+rot)%m
 					if err := ctx.Err(); err != nil {
 						fail(err)
 						return
