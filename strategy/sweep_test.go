@@ -163,7 +163,7 @@ func TestSweepErrors(t *testing.T) {
 }
 
 // TestSweepCancel: a cancelled context is returned at once, and a
-// cancellation during a long sweep (the default cross grid on every bar
+// cancellation during a long sweep (sma:5:200:1 x sma:20:400:1 on every bar
 // of btcusdt-1m) stops it promptly.
 func TestSweepCancel(t *testing.T) {
 	bars := btcBars(t)
