@@ -65,12 +65,7 @@ func breakoutCheck[F Float](high, low, close []F, lin, lout int, pos []State, ma
 	}
 	first = max(lin, lout)
 	if first >= n {
-		clear(pos)
-		if margin != nil {
-			for i := range margin {
-				margin[i] = math.NaN()
-			}
-		}
+		warmup(pos, margin, n)
 		return first, true, nil
 	}
 	return first, false, nil
@@ -82,12 +77,7 @@ func breakoutCheck[F Float](high, low, close []F, lin, lout int, pos []State, ma
 // the caller's.
 func breakoutMachine[F Float](close, upIn, dnIn, upOut, dnOut []F, first int, pos []State, margin []float64) {
 	n := len(close)
-	clear(pos[:first])
-	if margin != nil {
-		for i := 0; i < first; i++ {
-			margin[i] = math.NaN()
-		}
-	}
+	warmup(pos, margin, first)
 	var st State
 	for i := first; i < n; i++ {
 		c := close[i]

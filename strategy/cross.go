@@ -29,14 +29,8 @@ func Cross[F Float](fast, slow, close []F, first int, pos []State, margin []floa
 		return fmt.Errorf("strategy.Cross: first valid bar %d < 0", first)
 	}
 	var st State
-	for i := 0; i < n; i++ {
-		if i < first {
-			pos[i] = 0
-			if margin != nil {
-				margin[i] = math.NaN()
-			}
-			continue
-		}
+	warmup(pos, margin, first)
+	for i := max(first, 0); i < n; i++ {
 		fa, sl := fast[i], slow[i]
 		if fa > sl {
 			st = 1

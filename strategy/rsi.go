@@ -120,14 +120,8 @@ func rsiSeries[F Float](x []F, L int) []F {
 // 0). Lengths are the caller's.
 func rsiStates[F Float](r []F, first int, lower, upper F, pos []State, margin []float64) {
 	var st State
-	for i := range r {
-		if i < first {
-			pos[i] = 0
-			if margin != nil {
-				margin[i] = math.NaN()
-			}
-			continue
-		}
+	warmup(pos, margin, first)
+	for i := max(first, 0); i < len(r); i++ {
 		ri := r[i]
 		if ri != ri {
 			pos[i] = st

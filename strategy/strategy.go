@@ -35,6 +35,7 @@ package strategy
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"sweepbench/engine"
 )
@@ -98,3 +99,16 @@ func paramErr(param, value, format string, args ...any) *ParamError {
 // State is a family's position state after a bar: +1 long, -1 short, 0
 // flat (SPEC Part 2 "Families", before the mode).
 type State = int8
+
+// warmup writes the bars before a family's first valid bar: state 0
+// (SPEC: pos is 0 while any value it reads is undefined) and, when margin
+// is not nil, a NaN margin (no comparison was made).
+func warmup(pos []State, margin []float64, first int) {
+	first = min(max(first, 0), len(pos))
+	clear(pos[:first])
+	if margin != nil {
+		for i := range first {
+			margin[i] = math.NaN()
+		}
+	}
+}

@@ -135,14 +135,8 @@ func zscoreSeries[F Float](x []F, L int, f Formulation) (m, sd []F) {
 func zscoreMachine[F Float](x, close, m, sd []F, first int, kin, kout F, pos []State, margin []float64) {
 	n := len(x)
 	var st State
-	for i := 0; i < n; i++ {
-		if i < first {
-			pos[i] = 0
-			if margin != nil {
-				margin[i] = math.NaN()
-			}
-			continue
-		}
+	warmup(pos, margin, first)
+	for i := max(first, 0); i < n; i++ {
 		sdi := sd[i]
 		if sdi != sdi { // undefined (Prefix's negative variance)
 			st = 0
