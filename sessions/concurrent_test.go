@@ -4,7 +4,9 @@ import (
 	"context"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"sweepbench/engine"
 	"sweepbench/sessions"
@@ -26,13 +28,36 @@ func TestReadWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.BatchRows = 8
+	// The writer waits, after each batch it saves, for one read that began
+	// after it (up to a second): the reader sees the run's states however
+	// the scheduler orders the two goroutines (with GOMAXPROCS=1 the run
+	// could otherwise finish before the reader's first turn).
+	var saves atomic.Int64
+	read := make(chan int64, 1)
+	sink := func(p engine.Precision, rs []engine.ComboResult) error {
+		if err := w.Save(p, rs); err != nil {
+			return err
+		}
+		k := saves.Add(1)
+		deadline := time.After(time.Second)
+		for {
+			select {
+			case g := <-read:
+				if g >= k {
+					return nil
+				}
+			case <-deadline:
+				return nil
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	finished := make(chan struct{})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer close(finished)
-		rep, err := engine.RunStudy(bg, st, engine.StudyOptions{Sink: w.Save})
+		rep, err := engine.RunStudy(bg, st, engine.StudyOptions{Sink: sink})
 		if err == nil {
 			err = w.Finish(rep, nil)
 		}
@@ -49,6 +74,7 @@ func TestReadWhileWriting(t *testing.T) {
 			reading = false
 		default:
 		}
+		began := saves.Load()
 		list, err := reader.List(bg, sessions.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -72,6 +98,18 @@ func TestReadWhileWriting(t *testing.T) {
 				if rs[i].Index <= rs[i-1].Index {
 					t.Fatal("results out of grid order")
 				}
+			}
+		}
+		select { // this read began after save number began
+		case read <- began:
+		default:
+			select { // replace a stale one
+			case <-read:
+			default:
+			}
+			select {
+			case read <- began:
+			default:
 			}
 		}
 	}
