@@ -22,6 +22,9 @@ type studyFlags struct {
 	// datas are the --data values in order (the flag repeats: a suite of
 	// datasets, suite.ExpandDatasets); spec.Data is the first.
 	datas []string
+	// hullGiven is the hull flag given (--hma, --param hma3), "" when none:
+	// a family other than hull refuses it.
+	hullGiven string
 }
 
 func (f *studyFlags) register(fs *pflag.FlagSet) {
@@ -29,8 +32,14 @@ func (f *studyFlags) register(fs *pflag.FlagSet) {
 	s.Fee, s.Head, s.BarsPerYear, s.Borderline = d.Fee, d.Head, d.BarsPerYear, d.Borderline
 	s.Data = d.Data
 	fs.Var(&dataValues{first: &s.Data, all: &f.datas}, engine.FieldData, "bars to sweep: a file (CSV, Binance, freqtrade, klines JSON, LEAN, Parquet, Feather/Arrow; .gz and .zip ok, FILE.zip#MEMBER), a folder or glob of them (one dataset), or embedded:NAME (filusdt-1m, btcusdt-1m); run: repeat it, or @LIST (a file naming one dataset a line), for a suite over several datasets")
-	fs.StringVar(&s.HMA, engine.FieldHMA, d.HMA, "HMA length range start:stop:step, inclusive (min 2)")
-	fs.StringVar(&s.HMA3, engine.FieldHMA3, d.HMA3, "HMA3 length range start:stop:step, inclusive (min 6)")
+	s.HMA, s.HMA3 = d.HMA, d.HMA3
+	fs.Var(&strategyValue{f}, engine.FieldStrategy, "strategy family: hull, cross, zscore, breakout or rsi (`sweepbench strategies` lists their parameters)")
+	fs.Var(&paramValue{f, ""}, engine.FieldParams, "a parameter of the strategy as NAME=RANGE, repeatable: --param length=10:60:5 --param entry=1.5:3:0.25 (a leg as --param fast=ema:5:50:5)")
+	fs.Var(&paramValue{f, "fast"}, "fast", "cross: the fast leg KIND:RANGE or price (sma, wma, ema, dema, tema, hma, hma3), the same as --param fast=...")
+	fs.Var(&paramValue{f, "slow"}, "slow", "cross: the slow leg KIND:RANGE or price, the same as --param slow=...")
+	fs.BoolVar(&s.FastBelowSlow, engine.FieldFastBelowSlow, false, "cross: keep only the combos whose fast length is below the slow one")
+	fs.Var(&paramValue{f, engine.FieldHMA}, engine.FieldHMA, "hull: HMA length range start:stop:step, inclusive (min 2), the same as --param hma=...")
+	fs.Var(&paramValue{f, engine.FieldHMA3}, engine.FieldHMA3, "hull: HMA3 length range start:stop:step, inclusive (min 6), the same as --param hma3=...")
 	fs.Var(decimalFloat{&s.Fee, d.Fee}, engine.FieldFee, "fee per side, a fraction (0.00045 = 0.045%)")
 	fs.StringVar(&s.Mode, engine.FieldMode, d.Mode, "long-short or long-only")
 	fs.StringVar(&s.Source, engine.FieldSource, d.Source, "series for the HMA: close, hl2, hlc3 or ohlc4 (HMA3 always uses close)")
@@ -40,12 +49,103 @@ func (f *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.To, engine.FieldTo, d.To, "use only bars before this time; a date includes that day (2023-09-30)")
 	fs.StringVar(&s.Backend, engine.FieldBackend, d.Backend, "auto, reference, cuda or metal")
 	fs.StringVar(&s.Precision, engine.FieldPrecision, d.Precision, "fp64, fp32 or both")
-	fs.StringVar(&s.WMA, engine.FieldWMA, d.WMA, "WMA formulation of the fp32 run: direct or prefix (fp64 is always direct)")
+	fs.StringVar(&s.WMA, "formulation", d.WMA, "formulation of the fp32 run: direct, or prefix (the running-sum trap: hull's WMA, sma, wma, zscore; fp64 is always direct)")
+	fs.StringVar(&s.WMA, engine.FieldWMA, d.WMA, "the same as --formulation (its name before strategies)")
 	fs.Var(decimalFloat{&s.BarsPerYear, d.BarsPerYear}, engine.FieldBarsPerYear, "bars per year for Sharpe, Sortino and CAGR; 0 = derived from the data: the bars observed a year when they follow a session calendar (nights, weekends), else 365 x 24 h / the median bar spacing (24/7); the report says which")
 	fs.Var(decimalFloat{&s.Borderline, d.Borderline}, engine.FieldBorderline, "parity: a flip is borderline when |h3-h|/close is below this")
 	fs.StringVar(&s.TZ, engine.FieldTZ, d.TZ, "exchange time zone for local times without offset (default: the LEAN convention's zone for LEAN files, else UTC)")
 	fs.StringVar(&s.LEANAsset, engine.FieldLEANAsset, d.LEANAsset, "LEAN security type when the path does not say it: "+strings.Join(data.LEANAssets(), ", ")+" (decides the price scale and zone)")
 	fs.StringVar(&s.TimeColumn, engine.FieldTimeColumn, d.TimeColumn, "name of the timestamp column of a CSV with a header")
+}
+
+// strategyValue is --strategy. A family other than hull refuses the hull
+// flags given before it (paramValue refuses those given after).
+type strategyValue struct{ f *studyFlags }
+
+func (v *strategyValue) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if s != engine.FamilyHull && v.f.hullGiven != "" {
+		return fmt.Errorf("%s is a hull parameter: %s has its own (`sweepbench strategies` lists them; e.g. --param NAME=RANGE)", v.f.hullGiven, s)
+	}
+	v.f.spec.Strategy = s
+	return nil
+}
+
+func (v *strategyValue) String() string {
+	if v.f == nil || v.f.spec.Strategy == "" {
+		return engine.FamilyHull
+	}
+	return v.f.spec.Strategy
+}
+
+func (*strategyValue) Type() string { return "name" }
+
+// paramValue is --param NAME=RANGE (name ""), or one parameter's own flag
+// (--fast, --slow, --hma, --hma3: name set, the value a RANGE). hull's
+// hma and hma3 go to Spec.HMA and HMA3, every other parameter to
+// Spec.Params, which the family's grid checks (an unknown name is its
+// error, naming the family's parameters).
+type paramValue struct {
+	f    *studyFlags
+	name string
+}
+
+func (v *paramValue) Set(s string) error {
+	name, val := v.name, strings.TrimSpace(s)
+	if name == "" {
+		k, r, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return errors.New("want NAME=RANGE, e.g. length=10:60:5 or fast=ema:5:50:5")
+		}
+		name, val = strings.TrimSpace(k), strings.TrimSpace(r)
+	}
+	sp := &v.f.spec
+	if name == engine.FieldHMA || name == engine.FieldHMA3 {
+		flag := "--" + name
+		if v.name == "" {
+			flag = "--param " + name
+		}
+		if sp.IsStrategy() {
+			return fmt.Errorf("%s is a hull parameter: %s has its own (`sweepbench strategies` lists them)", flag, sp.Strategy)
+		}
+		v.f.hullGiven = flag
+		if name == engine.FieldHMA {
+			sp.HMA = val
+		} else {
+			sp.HMA3 = val
+		}
+		return nil
+	}
+	if sp.Params == nil {
+		sp.Params = map[string]string{}
+	}
+	sp.Params[name] = val
+	return nil
+}
+
+func (v *paramValue) String() string {
+	if v.f == nil {
+		return ""
+	}
+	switch v.name {
+	case engine.FieldHMA:
+		return v.f.spec.HMA
+	case engine.FieldHMA3:
+		return v.f.spec.HMA3
+	case "":
+		return ""
+	}
+	return v.f.spec.Params[v.name]
+}
+
+func (v *paramValue) Type() string {
+	if v.name == "" {
+		return "NAME=RANGE"
+	}
+	if v.name == "fast" || v.name == "slow" {
+		return "KIND:RANGE"
+	}
+	return "string"
 }
 
 // registerRobust binds the robustness flags and the objective to the Spec

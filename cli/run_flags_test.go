@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -35,14 +36,15 @@ func TestRunFlagDefaultsAreTheSpec(t *testing.T) {
 	if err := fs.Parse(nil); err != nil {
 		t.Fatal(err)
 	}
-	if sf.spec != engine.DefaultSpec() {
+	if !reflect.DeepEqual(sf.spec, engine.DefaultSpec()) {
 		t.Errorf("flag defaults %+v\nDefaultSpec   %+v", sf.spec, engine.DefaultSpec())
 	}
 	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Name != "data" && f.Name != "hma" && f.Name != "hma3" && f.Name != "fee" && f.Name != "mode" && f.Name != "source" &&
 			f.Name != "timeframe" && f.Name != "head" && f.Name != "backend" && f.Name != "precision" && f.Name != "wma" &&
 			f.Name != "bars-per-year" && f.Name != "borderline" && f.Name != "tz" && f.Name != "time-column" && f.Name != "lean-asset" &&
-			f.Name != "from" && f.Name != "to" {
+			f.Name != "from" && f.Name != "to" && f.Name != "strategy" && f.Name != "param" && f.Name != "fast" && f.Name != "slow" &&
+			f.Name != "fast-below-slow" && f.Name != "formulation" {
 			t.Errorf("flag --%s is not a Spec field", f.Name)
 		}
 	})

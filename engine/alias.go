@@ -25,7 +25,7 @@ func HMA3Twin(L int) int { return L ^ 1 }
 // those of the lengths they stand for).
 func (g Grid) Distinct() Grid {
 	r := g.HMA3
-	if r.Step != 1 || r.Len() < 2 {
+	if g.Strategy != nil || r.Step != 1 || r.Len() < 2 {
 		return g
 	}
 	s, e := r.Start/2, r.Last()/2

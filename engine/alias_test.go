@@ -43,7 +43,7 @@ func TestGridDistinct(t *testing.T) {
 				t.Fatalf("Distinct %v x %v (%d combos), aliases %d; want hma3 %v, %d aliases", d.HMA, d.HMA3, d.Len(), g.Aliases(), c.want3, c.aliases)
 			}
 			// Valid on exactly the bars the grid needs, whatever its lengths.
-			n := BarsNeeded(Combo{g.HMA.Last(), g.HMA3.Last()})
+			n := BarsNeeded(Combo{HMA: g.HMA.Last(), HMA3: g.HMA3.Last()})
 			if err := g.Validate(n); err != nil {
 				t.Fatal(err)
 			}

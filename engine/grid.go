@@ -69,6 +69,9 @@ func (r Range) Last() int { return r.At(r.Len() - 1) }
 func (r Range) String() string { return fmt.Sprintf("%d:%d:%d", r.Start, r.Stop, r.Step) }
 
 // Combo is one (Lh, L3) pair of the grid.
+//
+// A combo of a strategy grid (Grid.Strategy) has HMA and HMA3 0; its
+// parameters are Grid.Point(index).
 type Combo struct {
 	HMA  int // Lh, the HMA length in bars
 	HMA3 int // L3, the HMA3 length in bars
@@ -76,15 +79,29 @@ type Combo struct {
 
 // Grid is the Cartesian product HMA x HMA3, expanded lazily: combo i is
 // (HMA.At(i / HMA3.Len()), HMA3.At(i % HMA3.Len())), HMA-major.
+//
+// When Strategy is set the grid is that family's (engine/strategy.go):
+// HMA and HMA3 are empty, Len is the strategy's, At gives the zero Combo
+// and Point the combo's parameters.
 type Grid struct {
 	HMA, HMA3 Range
+	Strategy  Strategy
 }
 
 // Len is the number of combos.
-func (g Grid) Len() int { return g.HMA.Len() * g.HMA3.Len() }
+func (g Grid) Len() int {
+	if g.Strategy != nil {
+		return g.Strategy.Len()
+	}
+	return g.HMA.Len() * g.HMA3.Len()
+}
 
-// At returns combo i without materialising the grid.
+// At returns combo i without materialising the grid (the zero Combo for a
+// strategy grid: its parameters are Point(i)).
 func (g Grid) At(i int) Combo {
+	if g.Strategy != nil {
+		return Combo{}
+	}
 	n3 := g.HMA3.Len()
 	return Combo{HMA: g.HMA.At(i / n3), HMA3: g.HMA3.At(i % n3)}
 }
@@ -99,6 +116,13 @@ const MaxCombos = 1 << 40
 // and, when n > 0, that the longest combo fits in n bars (SPEC "How many bars
 // are enough"). Errors name the parameter, the combo and the counts.
 func (g Grid) Validate(n int) error {
+	if g.Strategy != nil {
+		if need := g.Strategy.BarsNeeded(); n > 0 && n < need {
+			return fmt.Errorf("grid %s: its longest combo needs %d bars (warm-up %d + 2), the data has %d: lower the longest lengths, or use more bars (a longer file, a larger --head, a finer or no --timeframe)",
+				g.Strategy, need, need-2, n)
+		}
+		return nil
+	}
 	if err := errors.Join(g.HMA.validate(FieldHMA), g.HMA3.validate(FieldHMA3)); err != nil {
 		return err
 	}
@@ -132,6 +156,15 @@ func (r Range) validate(field string) error {
 		return fieldErr(field, r.String(), "length %d is above the maximum %d (a length is a number of bars)", r.Stop, MaxLength)
 	}
 	return nil
+}
+
+// Text names the grid as reports do: "hma 20:200:20 x hma3 30:240:30", or
+// the strategy grid's own text ("fast ema:5:50:5 x slow sma:20:200:10").
+func (g Grid) Text() string {
+	if g.Strategy != nil {
+		return g.Strategy.String()
+	}
+	return fmt.Sprintf("hma %s x hma3 %s", g.HMA, g.HMA3)
 }
 
 // MaxLength bounds an HMA or HMA3 length (about a billion bars, more than

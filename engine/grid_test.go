@@ -69,7 +69,7 @@ func TestGridIndexing(t *testing.T) {
 	for _, c := range []struct {
 		i    int
 		want Combo
-	}{{0, Combo{20, 30}}, {1, Combo{20, 60}}, {7, Combo{20, 240}}, {8, Combo{40, 30}}, {79, Combo{200, 240}}} {
+	}{{0, Combo{HMA: 20, HMA3: 30}}, {1, Combo{HMA: 20, HMA3: 60}}, {7, Combo{HMA: 20, HMA3: 240}}, {8, Combo{HMA: 40, HMA3: 30}}, {79, Combo{HMA: 200, HMA3: 240}}} {
 		if got := g.At(c.i); got != c.want {
 			t.Errorf("At(%d) = %+v, want %+v", c.i, got, c.want)
 		}
@@ -89,10 +89,10 @@ func TestGridIndexing(t *testing.T) {
 // 240: W3 = 2*(120-1) = 238; so 240 bars.
 func TestGridValidateBars(t *testing.T) {
 	g := Grid{HMA: Range{20, 200, 20}, HMA3: Range{30, 240, 30}}
-	if got := BarsNeeded(Combo{200, 240}); got != 240 {
+	if got := BarsNeeded(Combo{HMA: 200, HMA3: 240}); got != 240 {
 		t.Errorf("BarsNeeded(200, 240) = %d, want 240", got)
 	}
-	if got := BarsNeeded(Combo{200, 30}); got != 214 {
+	if got := BarsNeeded(Combo{HMA: 200, HMA3: 30}); got != 214 {
 		t.Errorf("BarsNeeded(200, 30) = %d, want 212 + 2", got)
 	}
 	if err := g.Validate(240); err != nil {

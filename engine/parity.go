@@ -3,6 +3,7 @@ package engine
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -47,6 +48,9 @@ type ComboParity struct {
 	NonBorderline   int     // flips whose margin is >= the tolerance
 	MaxFlipMargin   float64 // largest margin among its flips (0 when none)
 	DnLimitBreached bool    // |dn| > max(1% of trades64, 2)
+	// Name is a strategy combo's label (Grid.Label): "fast ema 20, slow
+	// sma 100"; "" for hull, whose Combo names it.
+	Name string `json:"name,omitempty"`
 	// ret64 and ret32 are the two runs' total returns (fractions), which
 	// the dPnL condition quotes (Returns). Unexported: neither the sessions
 	// store (which keeps dPnL; Open fills them from the runs, SetReturns)
@@ -104,6 +108,23 @@ func (w *ParityWorst) Add(c *ComboParity) {
 // Label names combo c as the reports do: "hma 355, hma3 312".
 func (c Combo) Label() string { return fmt.Sprintf("hma %d, hma3 %d", c.HMA, c.HMA3) }
 
+// Label names the combo: its Name when set (a strategy combo, Grid.Label),
+// else its hma and hma3.
+func (c *ComboParity) Label() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.Combo.Label()
+}
+
+// Label names the flip's combo, as ComboParity.Label.
+func (f *Flip) Label() string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return f.Combo.Label()
+}
+
 // Flip is one bar where the fp32 and fp64 positions differ.
 type Flip struct {
 	Index int // combo index
@@ -114,6 +135,7 @@ type Flip struct {
 	Pos32      int8
 	Margin     float64 // |h3-h|/close at bar i in fp64 (fraction)
 	Borderline bool    // Margin < tolerance
+	Name       string  `json:"name,omitempty"` // a strategy combo's label, as ComboParity.Name
 }
 
 // SeriesError is the max relative error of one fp32 indicator series.
@@ -190,6 +212,9 @@ const parityProgressEvery = 4096
 // fp32 series are the CPU float32 path's, which SPEC makes bit-identical on
 // every backend; trade counts and PnL come from the runs.
 func CompareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64, progress func(done int)) (*Parity, error) {
+	if job.Grid.Strategy != nil {
+		return compareStrategy(ctx, job, ref, test, tol, progress)
+	}
 	j64 := *job
 	j64.Precision, j64.WMA = FP64, Direct
 	ind64, err := IndicatorsOf[float64](ctx, &j64)
@@ -326,6 +351,67 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 		all = append(all, h...)
 	}
 	p.finishSides(all, in.RefLabel, in.TestLabel)
+	return p, nil
+}
+
+// compareStrategy is CompareRuns for a strategy grid (SPEC Part 2 "Parity
+// for families with memory"): each combo's divergences from its family's
+// arithmetic (Strategy.Compare), one Flip per divergence at its root bar
+// with the root's fp64 margin, the combo's Flips the bars that differ and
+// NonBorderline its non-borderline divergences; then the indicator
+// errors of every series the combos read.
+func compareStrategy(ctx context.Context, job *Job, ref, test *Run, tol float64, progress func(done int)) (*Parity, error) {
+	p := newParity(ref, test, tol)
+	tol = p.Tolerance
+	st := job.Grid.Strategy
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(p.Combos)))
+	heaps := make([]flipHeap, workers)
+	errs := make([]error, workers)
+	var compared atomic.Int64
+	err := Parallel(ctx, len(p.Combos), workers, func(w, k int) {
+		if progress != nil {
+			if n := compared.Add(1); n%parityProgressEvery == 0 {
+				progress(int(n))
+			}
+		}
+		if errs[w] != nil {
+			return
+		}
+		cp := &p.Combos[k]
+		cp.Name = job.Grid.Label(cp.Index)
+		fs, err := st.Compare(ctx, job, test.Precision, test.WMA, cp.Index, tol)
+		if err != nil {
+			errs[w] = err
+			return
+		}
+		for _, d := range fs {
+			cp.Flips += d.Bars
+			if !d.Borderline {
+				cp.NonBorderline++
+			}
+			if !math.IsNaN(d.Margin) {
+				cp.MaxFlipMargin = math.Max(cp.MaxFlipMargin, d.Margin)
+			}
+			heaps[w].offer(Flip{Index: cp.Index, Name: cp.Name, Bar: d.Root, Time: job.Bars.Time[d.Root],
+				Pos64: d.Pos64, Pos32: d.Pos32, Margin: d.Margin, Borderline: d.Borderline})
+		}
+	})
+	if err == nil {
+		err = errors.Join(errs...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	se, err := st.SeriesErrors(ctx, job, test.Precision, test.WMA)
+	if err != nil {
+		return nil, err
+	}
+	p.setIndicatorErrors(se)
+	var all []Flip
+	for _, h := range heaps {
+		all = append(all, h...)
+	}
+	p.finish(all)
 	return p, nil
 }
 
@@ -472,8 +558,8 @@ func (p *Parity) finishSides(flips []Flip, ref, test string) {
 	}
 	if w.Breached > 0 {
 		c := &w.DnLimit
-		p.Reasons = append(p.Reasons, fmt.Sprintf("%s with |dn| > max(1%% of %s trades, 2); worst (hma %d, hma3 %d): dn %+d of %s",
-			text.Plural(w.Breached, "combo"), ref, c.HMA, c.HMA3, c.Dn, text.Thousands(c.Trades64)))
+		p.Reasons = append(p.Reasons, fmt.Sprintf("%s with |dn| > max(1%% of %s trades, 2); worst (%s): dn %+d of %s",
+			text.Plural(w.Breached, "combo"), ref, c.Label(), c.Dn, text.Thousands(c.Trades64)))
 	}
 	if !(p.MaxRelIndicatorError <= MaxIndicatorRel) {
 		r := fmt.Sprintf("max relative indicator error %.3g > %g", p.MaxRelIndicatorError, MaxIndicatorRel)
@@ -506,10 +592,13 @@ func (p *Parity) Worst() *ParityWorst { return &p.worst }
 // seriesParam is the grid parameter of an indicator series: "hma" for
 // "h", "hma3" for "h3".
 func seriesParam(series string) string {
-	if series == "h3" {
+	switch series {
+	case "h3":
 		return "hma3"
+	case "h":
+		return "hma"
 	}
-	return "hma"
+	return series // a strategy's series is named by its kind or indicator
 }
 
 // MaxFigures are the sweep's maxima, each with the combo it comes from:

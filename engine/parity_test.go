@@ -141,7 +141,7 @@ func TestParityForcedFlip(t *testing.T) {
 			t.Fatalf("tol %g: FlipCount %d, %d listed, want 1", c.tol, p.FlipCount, len(p.Flips))
 		}
 		fl := p.Flips[0]
-		want := engine.Flip{Index: 0, Combo: engine.Combo{2, 6}, Bar: b, Time: f.bars.Time[b], Pos64: 1, Pos32: -1, Margin: margin, Borderline: c.borderline}
+		want := engine.Flip{Index: 0, Combo: engine.Combo{HMA: 2, HMA3: 6}, Bar: b, Time: f.bars.Time[b], Pos64: 1, Pos32: -1, Margin: margin, Borderline: c.borderline}
 		if fl != want {
 			t.Errorf("tol %g: flip %+v, want %+v", c.tol, fl, want)
 		}
@@ -362,9 +362,9 @@ func TestParityIncomplete(t *testing.T) {
 	f.grid = engine.Grid{HMA: engine.Range{Start: 2, Stop: 2, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 8, Step: 1}} // 3 combos: (2,6) (2,7) (2,8)
 	f.runs()
 	r := f.ref.Results[0]
-	f.ref.Results = []engine.ComboResult{r, {Index: 1, Combo: engine.Combo{2, 7}, Metrics: r.Metrics}, {Index: 2, Combo: engine.Combo{2, 8}, Metrics: r.Metrics}}
+	f.ref.Results = []engine.ComboResult{r, {Index: 1, Combo: engine.Combo{HMA: 2, HMA3: 7}, Metrics: r.Metrics}, {Index: 2, Combo: engine.Combo{HMA: 2, HMA3: 8}, Metrics: r.Metrics}}
 	f.ref.Grid = f.grid
-	f.test.Results = []engine.ComboResult{{Index: 1, Combo: engine.Combo{2, 7}, Metrics: r.Metrics}}
+	f.test.Results = []engine.ComboResult{{Index: 1, Combo: engine.Combo{HMA: 2, HMA3: 7}, Metrics: r.Metrics}}
 	f.test.Status = engine.StatusCancelled
 	p := f.compare(t, 0)
 	if !p.Incomplete || p.CombosCompared != 1 || len(p.Combos) != 1 || p.Combos[0].Index != 1 {

@@ -40,6 +40,12 @@ const (
 	FieldObjective   = "objective"
 	FieldMinTrades   = "min-trades"
 	FieldMaxDrawdown = "max-drawdown"
+	// FieldStrategy is the family (--strategy); FieldParams its parameters
+	// (--param NAME=RANGE; a FieldError of package strategy names the
+	// parameter itself); FieldFastBelowSlow the crossover restriction.
+	FieldStrategy      = "strategy"
+	FieldParams        = "param"
+	FieldFastBelowSlow = "fast-below-slow"
 )
 
 // FieldError is a study input that cannot be used: Field names it (one of
@@ -127,8 +133,18 @@ type Spec struct {
 	From string `json:"from,omitempty"`
 	To   string `json:"to,omitempty"`
 
-	HMA  string `json:"hma"`  // HMA length range start:stop:step, inclusive
-	HMA3 string `json:"hma3"` // HMA3 length range
+	HMA  string `json:"hma"`  // HMA length range start:stop:step, inclusive (hull)
+	HMA3 string `json:"hma3"` // HMA3 length range (hull)
+	// Strategy is the family (SPEC Part 2): "" or "hull" for HMA x HMA3
+	// (HMA, HMA3), else cross, zscore, breakout or rsi with Params, each
+	// parameter's range text by its SPEC name (a parameter not given takes
+	// its default; hull's are HMA and HMA3). FastBelowSlow drops the
+	// crossover combos whose fast length is not below the slow one. All
+	// three are omitted from a hull study's JSON, so its digest is the one
+	// it had before strategies existed.
+	Strategy      string            `json:"strategy,omitempty"`
+	Params        map[string]string `json:"params,omitempty"`
+	FastBelowSlow bool              `json:"fast_below_slow,omitempty"`
 
 	Fee         float64 `json:"fee"`                     // per side, a fraction (SPEC "Input")
 	Mode        string  `json:"mode"`                    // long-short or long-only
@@ -201,31 +217,10 @@ func (s Spec) Parse() (*Settings, error) {
 	}
 	out := &Settings{}
 	var err error
-	hma, herr := ParseRange(FieldHMA, s.HMA)
-	add(herr)
 	if s.Blocks < 0 || s.Blocks == 1 || s.Blocks > MaxBlocks {
 		add(fieldErr(FieldBlocks, fmt.Sprint(s.Blocks), "want 0 (none) or 2 to %d blocks of bar returns", MaxBlocks))
 	}
-	hma3, h3err := ParseRange(FieldHMA3, s.HMA3)
-	add(h3err)
-	var gerr error
-	switch {
-	case herr == nil && h3err == nil:
-		out.Grid = Grid{HMA: hma, HMA3: hma3}
-		gerr = out.Grid.Validate(0)
-	case herr == nil:
-		gerr = hma.validate(FieldHMA)
-	case h3err == nil:
-		gerr = hma3.validate(FieldHMA3)
-	}
-	for _, fe := range FieldErrors(gerr) {
-		// The range as the user wrote it, not as parsed ("5:10", not "5:10:1").
-		if fe.Field == FieldHMA {
-			fe.Value = s.HMA
-		} else if fe.Field == FieldHMA3 {
-			fe.Value = s.HMA3
-		}
-	}
+	gerr := s.parseGrid(out)
 	add(gerr)
 	out.Params.Fee = s.Fee
 	if !(s.Fee >= 0 && s.Fee < 1) {
@@ -287,6 +282,53 @@ func (s Spec) Parse() (*Settings, error) {
 		return nil, errors.Join(errs...)
 	}
 	return out, nil
+}
+
+// parseGrid sets out.Grid from the family and its ranges: hull's HMA and
+// HMA3 (each bad one its own *FieldError, with the range as written), or
+// the strategy grid NewStrategy builds.
+func (s Spec) parseGrid(out *Settings) error {
+	if s.IsStrategy() {
+		g, err := strategyGrid(s.Strategy, s.Params, s.FastBelowSlow)
+		out.Grid = g
+		return err
+	}
+	var perr error
+	for _, k := range sortedKeys(s.Params) {
+		perr = errors.Join(perr, fieldErr(FieldParams, k+"="+s.Params[k], "unknown parameter of hull (its parameters: hma, hma3)"))
+	}
+	hma, herr := ParseRange(FieldHMA, s.HMA)
+	hma3, h3err := ParseRange(FieldHMA3, s.HMA3)
+	var gerr error
+	switch {
+	case herr == nil && h3err == nil:
+		out.Grid = Grid{HMA: hma, HMA3: hma3}
+		gerr = out.Grid.Validate(0)
+	case herr == nil:
+		gerr = hma.validate(FieldHMA)
+	case h3err == nil:
+		gerr = hma3.validate(FieldHMA3)
+	}
+	for _, fe := range FieldErrors(gerr) {
+		// The range as the user wrote it, not as parsed ("5:10", not "5:10:1").
+		if fe.Field == FieldHMA {
+			fe.Value = s.HMA
+		} else if fe.Field == FieldHMA3 {
+			fe.Value = s.HMA3
+		}
+	}
+	return errors.Join(perr, herr, h3err, gerr)
+}
+
+// IsStrategy reports whether s names a family other than hull.
+func (s Spec) IsStrategy() bool { return s.Strategy != "" && s.Strategy != FamilyHull }
+
+// Family is s's strategy family, "hull" when none is named.
+func (s Spec) Family() string {
+	if s.Strategy == "" {
+		return FamilyHull
+	}
+	return s.Strategy
 }
 
 // checkLEANAsset accepts "" (from the path) or one of data.LEANAssets.

@@ -579,6 +579,9 @@ func (r *Report) RunNotes() string {
 // Spec.Study gives a study, known before it runs.
 func (s *Study) FallbackNote() string {
 	note := ""
+	if s.Grid.Strategy != nil && s.Backend != nil && s.Fallback != nil && s.Backend != s.Fallback {
+		return fmt.Sprintf("%s has no %s kernel yet: every lane runs on %s", s.Backend.Name(), s.Grid.Family(), s.Fallback.Name())
+	}
 	for _, p := range s.Precisions {
 		if be, err := s.backendFor(p); err == nil && be != s.Backend {
 			note = JoinNote(note, fmt.Sprintf("%s has no %s: the %s lane runs on %s", s.Backend.Name(), p, p, be.Name()))
@@ -622,6 +625,11 @@ func medianTradesBelow(run *Run, limit int) int {
 // backendFor picks the backend of a precision lane: the study's, or its
 // fallback when the study's cannot compute that precision.
 func (s *Study) backendFor(p Precision) (Backend, error) {
+	if s.Grid.Strategy != nil && s.Fallback != nil {
+		// Only the CPU reference computes a strategy family until the GPU
+		// kernels for SPEC Part 2 exist.
+		return s.Fallback, nil
+	}
 	ps, ok := s.Backend.(PrecisionSupport)
 	if !ok {
 		return s.Backend, nil

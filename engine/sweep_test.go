@@ -463,7 +463,7 @@ func TestSweepHugeGridStreams(t *testing.T) {
 	if g.Len() != 10_000_000 {
 		t.Fatalf("grid has %d combos", g.Len())
 	}
-	n := BarsNeeded(Combo{10001, 1005})
+	n := BarsNeeded(Combo{HMA: 10001, HMA3: 1005})
 	job := &Job{Bars: closeBars(randomWalk(rand.New(rand.NewPCG(1, 2)), n, 100, 0.01)), Grid: g,
 		Params: Params{Fee: DefaultFee, BarsPerYear: 525600}}
 	ctx, cancel := context.WithCancel(context.Background())

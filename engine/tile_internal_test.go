@@ -19,10 +19,10 @@ func TestPlanTilesByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []tile{
-		{Grid{Range{10, 12, 1}, Range{6, 13, 1}}, 0, 0}, {Grid{Range{10, 12, 1}, Range{14, 15, 1}}, 0, 8},
-		{Grid{Range{13, 15, 1}, Range{6, 13, 1}}, 3, 0}, {Grid{Range{13, 15, 1}, Range{14, 15, 1}}, 3, 8},
-		{Grid{Range{16, 18, 1}, Range{6, 13, 1}}, 6, 0}, {Grid{Range{16, 18, 1}, Range{14, 15, 1}}, 6, 8},
-		{Grid{Range{19, 19, 1}, Range{6, 13, 1}}, 9, 0}, {Grid{Range{19, 19, 1}, Range{14, 15, 1}}, 9, 8},
+		{Grid{HMA: Range{10, 12, 1}, HMA3: Range{6, 13, 1}}, 0, 0}, {Grid{HMA: Range{10, 12, 1}, HMA3: Range{14, 15, 1}}, 0, 8},
+		{Grid{HMA: Range{13, 15, 1}, HMA3: Range{6, 13, 1}}, 3, 0}, {Grid{HMA: Range{13, 15, 1}, HMA3: Range{14, 15, 1}}, 3, 8},
+		{Grid{HMA: Range{16, 18, 1}, HMA3: Range{6, 13, 1}}, 6, 0}, {Grid{HMA: Range{16, 18, 1}, HMA3: Range{14, 15, 1}}, 6, 8},
+		{Grid{HMA: Range{19, 19, 1}, HMA3: Range{6, 13, 1}}, 9, 0}, {Grid{HMA: Range{19, 19, 1}, HMA3: Range{14, 15, 1}}, 9, 8},
 	}
 	if len(ts) != len(want) {
 		t.Fatalf("%d tiles %v, want %d", len(ts), ts, len(want))
@@ -33,7 +33,7 @@ func TestPlanTilesByHand(t *testing.T) {
 		}
 	}
 	// 11 series: a band of 5 HMA lengths by every HMA3 series.
-	if ts, err := planTiles(g, 1, 11); err != nil || len(ts) != 2 || ts[0].Grid != (Grid{Range{10, 14, 1}, g.HMA3}) || ts[1].r0 != 5 {
+	if ts, err := planTiles(g, 1, 11); err != nil || len(ts) != 2 || ts[0].Grid != (Grid{HMA: Range{10, 14, 1}, HMA3: g.HMA3}) || ts[1].r0 != 5 {
 		t.Errorf("budget 11: %+v, %v; want 2 bands of 5 HMA lengths", ts, err)
 	}
 	if ts, err := planTiles(g, 1, 16); err != nil || len(ts) != 1 || ts[0].Grid != g {

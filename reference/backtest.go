@@ -61,6 +61,12 @@ func BacktestPositions[F Float](st []int8, r []F, first int, p engine.Params, sc
 	return backtest(st, nil, r, first, p, sc, nil, nil, 0)
 }
 
+// BacktestPositionsBlocks is BacktestPositions with combo c's per-block
+// statistics written to bs when it is not nil (as BacktestBlocks).
+func BacktestPositionsBlocks[F Float](st []int8, r []F, first int, p engine.Params, sc *Scratch[F], bs *engine.BlockStats, c int) engine.Metrics {
+	return backtest(st, nil, r, first, p, sc, nil, bs, c)
+}
+
 // BacktestPositionsTrace is BacktestPositions with the bar-by-bar record
 // (engine.Trace), as BacktestTrace.
 func BacktestPositionsTrace[F Float](st []int8, r []F, first int, p engine.Params) (engine.Metrics, *engine.Trace) {

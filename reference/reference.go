@@ -54,12 +54,17 @@ func (b *Backend) Devices() ([]engine.Device, error) {
 }
 
 // Prepare computes every indicator series the grid needs (each unique
-// length once, shared by all combos) in the job's precision.
+// length once, shared by all combos) in the job's precision. A strategy
+// grid (job.Grid.Strategy, SPEC Part 2) is prepared by its own arithmetic
+// (package strategy), on the same threads.
 // job.Threads, when set, caps the threads below the backend's own count.
 func (b *Backend) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, error) {
 	threads := b.threads()
 	if job.Threads > 0 {
 		threads = min(threads, job.Threads)
+	}
+	if job.Grid.Strategy != nil {
+		return job.Grid.Strategy.Prepare(ctx, job, threads)
 	}
 	j := *job
 	j.Threads = threads

@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"sweepbench/engine"
@@ -55,7 +56,7 @@ func TestAskedSpec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if re.Params.BarsPerYear != used || re.Backend.Name() != "reference" || re.Spec != ss.Asked {
+		if re.Params.BarsPerYear != used || re.Backend.Name() != "reference" || !reflect.DeepEqual(re.Spec, ss.Asked) {
 			t.Fatalf("%s: rebuilt with %g bars/year on %s, spec %+v", what, re.Params.BarsPerYear, re.Backend.Name(), re.Spec)
 		}
 	}

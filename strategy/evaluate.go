@@ -98,6 +98,25 @@ func (sc *seriesCache[F]) get(k seriesKey, compute func() ([][]F, error)) ([][]F
 	return e.v, e.err
 }
 
+// snapshot is every series computed without error so far, by key (the
+// slices are the cache's, not copies).
+func (sc *seriesCache[F]) snapshot() map[seriesKey][][]F {
+	sc.mu.Lock()
+	es := make(map[seriesKey]*seriesEntry[F], len(sc.m))
+	for k, e := range sc.m {
+		es[k] = e
+	}
+	sc.mu.Unlock()
+	out := make(map[seriesKey][][]F, len(es))
+	for k, e := range es {
+		e.once.Do(func() {}) // waits for one being computed
+		if e.err == nil && e.v != nil {
+			out[k] = e.v
+		}
+	}
+	return out
+}
+
 // len is the number of entries computed or being computed.
 func (sc *seriesCache[F]) len() int {
 	sc.mu.Lock()

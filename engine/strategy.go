@@ -1,0 +1,192 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Strategies other than hull (SPEC Part 2). A study's grid is hull's two
+// integer ranges (Grid.HMA x Grid.HMA3, the engine's own arithmetic and
+// every GPU kernel) or, when Grid.Strategy is set, the N-dimensional grid
+// of another family, which package strategy builds, computes and compares.
+// engine reaches it only through the Strategy interface, and builds one
+// from a Spec through NewStrategy, which package strategy registers in its
+// init (as package reference registers the CPU arithmetic): engine never
+// imports strategy.
+//
+// A combo of a strategy grid is its index: ComboResult.Combo is zero, and
+// every front end reads its parameters with Grid.Point(index).
+
+// Strategy is the grid of one strategy family other than hull, and what
+// the engine asks of its arithmetic. Implementations are immutable and
+// safe for concurrent use.
+type Strategy interface {
+	// Family is the family's name: cross, zscore, breakout, rsi.
+	Family() string
+	// Len is the number of combos (after --fast-below-slow, if given).
+	Len() int
+	// Axes are the grid's dimensions in the family's order of parameters,
+	// the last varying fastest (combo index = row-major over Axes).
+	Axes() []StrategyAxis
+	// Point is combo i's parameter values, one per axis, in axis order.
+	Point(i int) []ParamValue
+	// Coords is combo i's index along each axis.
+	Coords(i int) []int
+	// IndexOf is the combo at those axis indices, or -1 when the grid holds
+	// none there (--fast-below-slow drops it, an index off its axis).
+	IndexOf(coords []int) int
+	// Texts are the grid's parameters as a Spec holds them (name -> range
+	// text, a leg "KIND:RANGE"), from which NewStrategy rebuilds it.
+	Texts() map[string]string
+	// FastBelowSlow is the crossover restriction (SPEC Part 2).
+	FastBelowSlow() bool
+	// BarsNeeded is the bars the grid's longest combo needs: its first
+	// valid bar + 2 (SPEC "How many bars are enough", per family).
+	BarsNeeded() int
+	// String names the grid: "fast ema:5:50:5 x slow sma:20:200:10".
+	String() string
+	// Prepare readies job (whose Grid.Strategy is this grid) on the CPU in
+	// job.Precision and job.WMA (the formulation), on threads cores: the
+	// reference backend's kernel for a strategy grid.
+	Prepare(ctx context.Context, job *Job, threads int) (Kernel, error)
+	// Compare computes, for combo i of job's grid, the divergences of the
+	// positions (after the mode) of the test precision and formulation
+	// (test.Precision, test.WMA) against fp64 direct, each judged by its
+	// root bar's fp64 margin against tol (SPEC Part 2 "Parity for
+	// families with memory"). Safe to call from many goroutines: the
+	// series are computed once per job (keyed by precision and
+	// formulation).
+	Compare(ctx context.Context, job *Job, test Precision, form Formulation, i int, tol float64) ([]StrategyFlip, error)
+	// SeriesErrors are the fp32 (test) series' max relative errors against
+	// fp64, one per series the grid reads (e.g. "ema" 20, "zscore" 30).
+	SeriesErrors(ctx context.Context, job *Job, test Precision, form Formulation) ([]SeriesError, error)
+}
+
+// StrategyAxis is one dimension of a strategy grid.
+type StrategyAxis struct {
+	Name   string   // SPEC name: length, entry, exit, lower, upper, fast, slow
+	Kind   string   // a leg's moving-average kind ("ema", "price"); "" otherwise
+	Values []string // its values' exact decimal texts, in order
+	Range  string   // as written: "5:50:5" (a leg: "ema:5:50:5")
+}
+
+// ParamValue is one parameter of a combo.
+type ParamValue struct {
+	Name  string  // SPEC name (StrategyAxis.Name)
+	Kind  string  // a leg's kind, "" otherwise
+	Text  string  // the exact decimal ("1.75", "20")
+	Value float64 // its float64
+}
+
+// StrategyFlip is one divergence of a strategy combo: the bars [Root,
+// Root+Bars) over which the two precisions' positions differ.
+type StrategyFlip struct {
+	Root, Bars int
+	Pos64      int8 // fp64 position at the root
+	Pos32      int8 // the test precision's
+	Margin     float64
+	Borderline bool
+}
+
+// NewStrategy builds family's grid from params (name -> range text, as
+// --param gives them), or returns the family's *FieldError. Package
+// strategy sets it in its init; nil until a program links it.
+var NewStrategy func(family string, params map[string]string, fastBelowSlow bool) (Strategy, error)
+
+// ErrNoStrategies: a Spec names a family other than hull in a program
+// that does not link package strategy.
+var ErrNoStrategies = errors.New("strategy families are not linked into this program")
+
+// FamilyHull is the default family (SPEC Part 1), Grid.Strategy nil.
+const FamilyHull = "hull"
+
+// Family is the grid's strategy family: "hull" for HMA x HMA3.
+func (g Grid) Family() string {
+	if g.Strategy != nil {
+		return g.Strategy.Family()
+	}
+	return FamilyHull
+}
+
+// Point is combo i's parameters: hull's hma and hma3, or the strategy
+// grid's values in its order.
+func (g Grid) Point(i int) []ParamValue {
+	if g.Strategy != nil {
+		return g.Strategy.Point(i)
+	}
+	c := g.At(i)
+	return []ParamValue{
+		{Name: FieldHMA, Text: fmt.Sprint(c.HMA), Value: float64(c.HMA)},
+		{Name: FieldHMA3, Text: fmt.Sprint(c.HMA3), Value: float64(c.HMA3)},
+	}
+}
+
+// Label names combo i as the reports do: "hma 355, hma3 312", or
+// "fast ema 20, slow sma 100", "length 20, entry 2, exit 0.5".
+func (g Grid) Label(i int) string {
+	if g.Strategy == nil {
+		return g.At(i).Label()
+	}
+	return PointLabel(g.Strategy.Point(i))
+}
+
+// PointLabel is Label's text for a combo's parameters.
+func PointLabel(ps []ParamValue) string {
+	s := ""
+	for k, p := range ps {
+		if k > 0 {
+			s += ", "
+		}
+		s += p.Name + " "
+		if p.Kind != "" {
+			s += p.Kind
+			if p.Kind == "price" {
+				continue
+			}
+			s += " "
+		}
+		s += p.Text
+	}
+	return s
+}
+
+// Columns are the parameter columns of every output (JSON, CSV, Parquet,
+// the sessions store) for the grid, in order: "hma", "hma3" for hull; a
+// family's parameters, each leg as NAME_kind then NAME (its length).
+func (g Grid) Columns() []string {
+	if g.Strategy == nil {
+		return []string{FieldHMA, FieldHMA3}
+	}
+	var cols []string
+	for _, ax := range g.Strategy.Axes() {
+		if ax.Kind != "" {
+			cols = append(cols, ax.Name+"_kind")
+		}
+		cols = append(cols, ax.Name)
+	}
+	return cols
+}
+
+// strategyGrid builds the grid of a Spec naming a family other than hull.
+func strategyGrid(family string, params map[string]string, fastBelowSlow bool) (Grid, error) {
+	if NewStrategy == nil {
+		return Grid{}, &FieldError{Field: FieldStrategy, Value: family, Err: ErrNoStrategies}
+	}
+	s, err := NewStrategy(family, params, fastBelowSlow)
+	if err != nil {
+		return Grid{}, err
+	}
+	return Grid{Strategy: s}, nil
+}
+
+// sortedKeys is m's keys in order (for stable texts).
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,437 @@
+package strategy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+
+	"sweepbench/engine"
+	"sweepbench/reference"
+	"sweepbench/reference/kernels"
+)
+
+// The join to the sweep engine: a Grid of a family other than hull is an
+// engine.Strategy (engine/strategy.go), registered in init as
+// engine.NewStrategy, so that a Spec naming --strategy runs through the
+// engine's one study path (Sweep, parity, outputs, the sessions store).
+// hull itself stays the engine's own grid (engine.Grid's HMA x HMA3) with
+// its GPU kernels; its Family entry here is for `sweepbench strategies`
+// and for the tests that check both paths agree.
+
+func init() { engine.NewStrategy = newEngineStrategy }
+
+// engineGrid is a Grid as an engine.Strategy. It is a pointer so that
+// engine.Grid stays comparable; its caches hold each job's inputs and
+// series, computed once however many combos and goroutines read them.
+type engineGrid struct {
+	g Grid
+
+	mu   sync.Mutex
+	jobs map[jobKey]*jobData
+}
+
+// jobKey names one dataset's series in one precision and formulation.
+type jobKey struct {
+	bars *engine.Bars
+	src  engine.Source
+	prec engine.Precision
+	form Formulation
+}
+
+// jobData is one jobKey's inputs, bar returns and series cache; exactly
+// one of the precisions' fields is set.
+type jobData struct {
+	once sync.Once
+	in64 *Inputs[float64]
+	in32 *Inputs[float32]
+	r64  []float64
+	r32  []float32
+	sc64 *seriesCache[float64]
+	sc32 *seriesCache[float32]
+}
+
+func newEngineStrategy(family string, params map[string]string, fastBelowSlow bool) (engine.Strategy, error) {
+	if family == engine.FamilyHull {
+		return nil, &engine.FieldError{Field: engine.FieldStrategy, Value: family, Err: errors.New("hull is the engine's own grid (Spec.HMA, Spec.HMA3)")}
+	}
+	g, err := NewGrid(family, params, fastBelowSlow)
+	if err != nil {
+		var pe *ParamError
+		if errors.As(err, &pe) {
+			field := engine.FieldParams
+			switch pe.Param {
+			case "strategy":
+				field = engine.FieldStrategy
+			case "fast-below-slow":
+				field = engine.FieldFastBelowSlow
+			}
+			value := pe.Value
+			if field == engine.FieldParams {
+				value = pe.Param + "=" + pe.Value
+			}
+			return nil, &engine.FieldError{Field: field, Value: value, Err: reasonOnly{pe}}
+		}
+		return nil, err
+	}
+	return &engineGrid{g: g, jobs: map[jobKey]*jobData{}}, nil
+}
+
+// reasonOnly is a *ParamError inside an engine.FieldError, which already
+// names the parameter and its value: it reads as the reason alone.
+type reasonOnly struct{ pe *ParamError }
+
+func (r reasonOnly) Error() string { return r.pe.Reason }
+func (r reasonOnly) Unwrap() error { return r.pe }
+
+// GridOf is the strategy grid s wraps, when s is one of this package's.
+func GridOf(s engine.Strategy) (Grid, bool) {
+	if eg, ok := s.(*engineGrid); ok {
+		return eg.g, true
+	}
+	return Grid{}, false
+}
+
+func (e *engineGrid) Family() string      { return e.g.Family }
+func (e *engineGrid) Len() int            { return e.g.Len() }
+func (e *engineGrid) FastBelowSlow() bool { return e.g.FastBelowSlow }
+func (e *engineGrid) String() string      { return e.g.String() }
+
+func (e *engineGrid) Axes() []engine.StrategyAxis {
+	out := make([]engine.StrategyAxis, len(e.g.Axes))
+	for i, ax := range e.g.Axes {
+		a := engine.StrategyAxis{Name: ax.Param.Name, Range: ax.Range.String()}
+		if ax.Leg != nil {
+			a.Kind, a.Range = string(ax.Leg.Kind), ax.Leg.String()
+		}
+		a.Values = make([]string, ax.Range.Len())
+		for k := range a.Values {
+			a.Values[k] = ax.Range.At(k).String()
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func (e *engineGrid) Point(i int) []engine.ParamValue {
+	c := e.g.At(i)
+	out := make([]engine.ParamValue, len(c.Values))
+	for k, v := range c.Values {
+		pv := engine.ParamValue{Name: e.g.Axes[k].Param.Name, Kind: string(c.Kinds[k]), Text: v.String(), Value: v.Float64()}
+		if c.Kinds[k] == Price {
+			pv.Text, pv.Value = "0", 0
+		}
+		out[k] = pv
+	}
+	return out
+}
+
+func (e *engineGrid) Coords(i int) []int {
+	c := e.g.At(i)
+	out := make([]int, len(c.Values))
+	for k, v := range c.Values {
+		out[k] = e.g.Axes[k].Range.IndexOf(v)
+	}
+	return out
+}
+
+func (e *engineGrid) IndexOf(coords []int) int {
+	if len(coords) != len(e.g.Axes) {
+		return -1
+	}
+	c := Combo{Values: make([]Decimal, len(coords))}
+	for k, x := range coords {
+		r := e.g.Axes[k].Range
+		if x < 0 || x >= r.Len() {
+			return -1
+		}
+		c.Values[k] = r.At(x)
+	}
+	return e.g.Index(c)
+}
+
+func (e *engineGrid) Texts() map[string]string {
+	m := map[string]string{}
+	for _, ax := range e.g.Axes {
+		if ax.Leg != nil {
+			m[ax.Param.Name] = ax.Leg.String()
+		} else {
+			m[ax.Param.Name] = ax.Range.String()
+		}
+	}
+	return m
+}
+
+// BarsNeeded is the first valid bar of the grid's longest lengths + 2:
+// the warm-ups grow with every length, so the longest combo bounds them.
+func (e *engineGrid) BarsNeeded() int {
+	last := func(name string) int {
+		for _, ax := range e.g.Axes {
+			if ax.Param.Name == name {
+				return int(ax.Range.Last().Int())
+			}
+		}
+		return 0
+	}
+	first := 0
+	switch e.g.Family {
+	case "cross", "hull":
+		for _, ax := range e.g.Axes {
+			k := Kind("")
+			if ax.Leg != nil {
+				k = ax.Leg.Kind
+			} else if ax.Param.Name == "hma" {
+				k = HMA
+			} else {
+				k = HMA3
+			}
+			first = max(first, FirstValid(k, int(ax.Range.Last().Int()), 0))
+		}
+	case "zscore":
+		first = last("length") - 1
+	case "breakout":
+		first = max(last("entry"), last("exit"))
+	case "rsi":
+		first = last("length")
+	}
+	return first + 2
+}
+
+// data is job's inputs and series cache in precision prec and
+// formulation form, built once.
+func (e *engineGrid) data(job *engine.Job, prec engine.Precision, form Formulation) *jobData {
+	if prec == engine.FP64 {
+		form = Direct
+	}
+	k := jobKey{bars: job.Bars, src: job.Params.Source, prec: prec, form: form}
+	e.mu.Lock()
+	d := e.jobs[k]
+	if d == nil {
+		d = &jobData{}
+		e.jobs[k] = d
+	}
+	e.mu.Unlock()
+	d.once.Do(func() {
+		if prec == engine.FP32 {
+			d.in32 = NewInputs[float32](job.Bars, job.Params.Source)
+			d.r32 = kernels.BarReturns[float32](job.Bars)
+			d.sc32 = newSeriesCache[float32]()
+		} else {
+			d.in64 = NewInputs[float64](job.Bars, job.Params.Source)
+			d.r64 = kernels.BarReturns[float64](job.Bars)
+			d.sc64 = newSeriesCache[float64]()
+		}
+	})
+	return d
+}
+
+// Prepare is the reference kernel of a strategy grid: Lanes threads, each
+// combo's states by its family then reference.BacktestPositions, the
+// series shared through the job's cache.
+func (e *engineGrid) Prepare(ctx context.Context, job *engine.Job, threads int) (engine.Kernel, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	fam, err := Lookup(e.g.Family)
+	if err != nil {
+		return nil, err
+	}
+	threads = max(1, threads)
+	d := e.data(job, job.Precision, job.WMA)
+	if job.Precision == engine.FP32 {
+		return &kernel[float32]{e: e, fam: fam, job: job, in: d.in32, r: d.r32, sc: d.sc32, lanes: newLanes[float32](threads, job.Bars.Len())}, nil
+	}
+	return &kernel[float64]{e: e, fam: fam, job: job, in: d.in64, r: d.r64, sc: d.sc64, lanes: newLanes[float64](threads, job.Bars.Len())}, nil
+}
+
+type lane[F Float] struct {
+	pos []State
+	scr reference.Scratch[F]
+}
+
+func newLanes[F Float](n, bars int) []lane[F] {
+	ls := make([]lane[F], n)
+	for i := range ls {
+		ls[i].pos = make([]State, bars)
+	}
+	return ls
+}
+
+type kernel[F Float] struct {
+	e     *engineGrid
+	fam   Family
+	job   *engine.Job
+	in    *Inputs[F]
+	r     []F
+	sc    *seriesCache[F]
+	lanes []lane[F]
+}
+
+var (
+	_ engine.Kernel      = (*kernel[float64])(nil)
+	_ engine.BlockKernel = (*kernel[float32])(nil)
+)
+
+func (k *kernel[F]) Lanes() int { return len(k.lanes) }
+
+// ChunkSize is the last axis' length: a chunk's combos share the series
+// of every other axis.
+func (k *kernel[F]) ChunkSize() int {
+	if n := len(k.e.g.Axes); n > 0 {
+		return max(1, k.e.g.Axes[n-1].Range.Len())
+	}
+	return 1
+}
+func (k *kernel[F]) Device() string {
+	return fmt.Sprintf("%s (%d threads)", reference.CPUModel(), len(k.lanes))
+}
+func (k *kernel[F]) Close() error { return nil }
+
+func (k *kernel[F]) Compute(ctx context.Context, lane, first int, out []engine.Metrics) error {
+	return k.ComputeBlocks(ctx, lane, first, out, nil)
+}
+
+// ComputeBlocks evaluates combos [first, first+len(out)) with each combo's
+// per-block statistics when bs is set (engine.BlockKernel).
+func (k *kernel[F]) ComputeBlocks(ctx context.Context, lane, first int, out []engine.Metrics, bs *engine.BlockStats) error {
+	l := &k.lanes[lane]
+	for i := range out {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fv, err := evaluate(k.fam, k.e.g.At(first+i), k.in, k.job.WMA, l.pos, nil, k.sc)
+		if err != nil {
+			return err
+		}
+		out[i] = reference.BacktestPositionsBlocks(l.pos, k.r, fv, k.job.Params, &l.scr, bs, i)
+	}
+	return nil
+}
+
+// Compare is combo i's divergences, test (precision, formulation) against
+// fp64 direct, after the mode, over the bars held (pos[n-1] never is).
+func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.Precision, form Formulation, i int, tol float64) ([]engine.StrategyFlip, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	fam, err := Lookup(e.g.Family)
+	if err != nil {
+		return nil, err
+	}
+	n := job.Bars.Len()
+	c := e.g.At(i)
+	d64 := e.data(job, engine.FP64, Direct)
+	p64, m64 := make([]State, n), make([]float64, n)
+	if _, err := evaluate(fam, c, d64.in64, Direct, p64, m64, d64.sc64); err != nil {
+		return nil, err
+	}
+	pt := make([]State, n)
+	dt := e.data(job, test, form)
+	if test == engine.FP32 {
+		_, err = evaluate(fam, c, dt.in32, form, pt, nil, dt.sc32)
+	} else {
+		_, err = evaluate(fam, c, dt.in64, form, pt, nil, dt.sc64)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if job.Params.Mode == engine.LongOnly {
+		for b := range p64 {
+			p64[b], pt[b] = max(p64[b], 0), max(pt[b], 0)
+		}
+	}
+	held := max(n-1, 0)
+	ds := Divergences(p64[:held], pt[:held], m64[:held], tol)
+	out := make([]engine.StrategyFlip, len(ds))
+	for k, dv := range ds {
+		out[k] = engine.StrategyFlip{Root: dv.Root, Bars: dv.Bars, Pos64: p64[dv.Root], Pos32: pt[dv.Root], Margin: dv.Margin, Borderline: dv.Borderline}
+	}
+	return out, nil
+}
+
+// SeriesErrors compares every series the test precision's cache holds for
+// job (those the compared combos read: call after Compare) with the fp64
+// series of the same name, source, kind and length.
+func (e *engineGrid) SeriesErrors(ctx context.Context, job *engine.Job, test engine.Precision, form Formulation) ([]engine.SeriesError, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d64 := e.data(job, engine.FP64, Direct)
+	dt := e.data(job, test, form)
+	ref := d64.sc64.snapshot()
+	var out []engine.SeriesError
+	add := func(k seriesKey, tv [][]float64) {
+		rk := k
+		rk.f = Direct
+		rv, ok := ref[rk]
+		if !ok || len(rv) != len(tv) {
+			return
+		}
+		for j := range tv {
+			out = append(out, seriesError(seriesName(k, j), k.length, rv[j], tv[j]))
+		}
+	}
+	if test == engine.FP32 {
+		for k, v := range dt.sc32.snapshot() {
+			tv := make([][]float64, len(v))
+			for j, s := range v {
+				tv[j] = make([]float64, len(s))
+				for b, x := range s {
+					tv[j][b] = float64(x)
+				}
+			}
+			add(k, tv)
+		}
+	} else {
+		for k, v := range dt.sc64.snapshot() {
+			add(k, v)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].Series != out[b].Series {
+			return out[a].Series < out[b].Series
+		}
+		return out[a].Length < out[b].Length
+	})
+	return out, nil
+}
+
+// seriesName names component j of a cached series for the parity
+// report: a moving average by its kind ("ema", "sma"; "ema(high)" off the
+// swept source), zscore's "mean" and "sd", "rsi", a channel "high"/"low".
+func seriesName(k seriesKey, j int) string {
+	switch k.name {
+	case "ma":
+		if k.src != "src" && k.src != "" {
+			return fmt.Sprintf("%s(%s)", k.kind, k.src)
+		}
+		return string(k.kind)
+	case "zscore":
+		return []string{"mean", "sd"}[min(j, 1)]
+	case "channel":
+		return "channel " + k.src
+	}
+	return k.name
+}
+
+// seriesError is the max relative error of test against ref over the bars
+// where ref is defined and not 0 (engine.SeriesError).
+func seriesError(name string, L int, ref, test []float64) engine.SeriesError {
+	se := engine.SeriesError{Series: name, Length: L}
+	for b := range ref {
+		r, t := ref[b], test[b]
+		if math.IsNaN(r) || r == 0 {
+			continue
+		}
+		rel := math.Abs(t-r) / math.Abs(r)
+		if math.IsNaN(t) {
+			rel = math.Inf(1)
+		}
+		if rel > se.MaxRel {
+			se.MaxRel, se.Bar = rel, b
+		}
+	}
+	return se
+}
