@@ -68,7 +68,8 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 		return nil, s.unavailable("crossover", "has no parity report, so no flips: it needs both an fp64 and an fp32 run that finished (its precisions: %s)", s.precisions())
 	}
 	flips := p.Flips
-	if r.Combo != nil {
+	strat := s.Report.Grid.Strategy != nil
+	if r.Combo != nil && !strat {
 		flips = nil
 		for _, f := range p.Flips {
 			if f.Combo == *r.Combo {
@@ -76,9 +77,19 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 			}
 		}
 	}
+	if r.Index != nil && strat {
+		flips = nil
+		for _, f := range p.Flips {
+			if f.Index == *r.Index {
+				flips = append(flips, f)
+			}
+		}
+	}
 	k := max(r.Flip, 1)
 	switch {
-	case len(flips) == 0 && r.Combo != nil:
+	case len(flips) == 0 && r.Index != nil && strat:
+		return nil, s.unavailable("crossover", "lists no flip of %s (the parity report lists %d of %d flips, worst first)", s.Report.Grid.Label(*r.Index), len(p.Flips), p.FlipCount)
+	case len(flips) == 0 && r.Combo != nil && !strat:
 		return nil, s.unavailable("crossover", "lists no flip of hma %d, hma3 %d (the parity report lists %d of %d flips, worst first)", r.Combo.HMA, r.Combo.HMA3, len(p.Flips), p.FlipCount)
 	case len(flips) == 0:
 		return nil, s.unavailable("crossover", "has no flips: fp32 and fp64 hold the same position on every bar of every combo")
@@ -86,6 +97,9 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 		return nil, s.unavailable("crossover", "lists %d flips: --flip %d is beyond them", len(flips), k)
 	}
 	f := flips[k-1]
+	if strat {
+		return s.strategyCrossover(ctx, r, f, k, len(flips))
+	}
 	st, d64, d32, err := s.inspect(ctx, "crossover", f.Combo)
 	if err != nil {
 		return nil, err
@@ -225,6 +239,15 @@ func reduce(x, y []float64) plotter.XYs {
 // equityFigure is a combo's equity in both precisions with buy-and-hold
 // and trade markers, and its drawdown below.
 func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
+	if g := s.Report.Grid; g.Strategy != nil {
+		what := "its selected combo"
+		if r.Index != nil && *r.Index >= 0 && *r.Index < g.Len() {
+			what = g.Label(*r.Index)
+		} else if sel, ok := s.Selected(); ok {
+			what = "its selected combo (" + g.Label(sel.Index) + ")"
+		}
+		return nil, s.unavailable("equity", "is a %s study: the equity chart recomputes hull combos only (engine.InspectCombo), so %s is not drawn", g.Family(), what)
+	}
 	var c engine.Combo
 	if r.Combo != nil {
 		c = *r.Combo

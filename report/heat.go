@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -17,11 +18,27 @@ import (
 // heat is a grid heatmap's cells: rows along the HMA lengths, columns
 // along the HMA3 lengths (engine.Grid order), each cell a block of br x bc
 // combos (the last row and column hold what is left).
+//
+// A strategy grid's heatmap (g.Strategy set, newStrategyHeat) has its rows
+// along the grid's first axis and its columns along its second
+// (Strategy.Axes), each cell reducing the combos of its block and of
+// every other axis (rest) to one value.
 type heat struct {
 	g                  engine.Grid
 	rows, cols, br, bc int
 	val                []float64 // rows*cols, row-major; NaN: no value
 	grey               []bool    // constrained out (nil: none)
+
+	ax   [2]heatAxis // a strategy grid's: rows (y), columns (x)
+	rest []string    // a strategy grid's axes reduced in each cell, by name
+}
+
+// heatAxis is one axis of a strategy grid's heatmap: its label, the
+// position of each of its values and half a step.
+type heatAxis struct {
+	label string
+	pos   []float64
+	half  float64
 }
 
 func newHeat(g engine.Grid, br, bc int) *heat {
@@ -34,11 +51,130 @@ func newHeat(g engine.Grid, br, bc int) *heat {
 	return h
 }
 
+// newStrategyHeat is the empty heatmap of strategy grid g (g.Strategy
+// set): rows along its first axis, columns along its second (a single
+// column when it has one axis), at most cells of each (beyond, a cell is
+// a block of values), every other axis reduced in each cell.
+func newStrategyHeat(g engine.Grid, cells int) *heat {
+	cells = max(cells, 1)
+	axes := g.Strategy.Axes()
+	h := &heat{g: g}
+	for k := 0; k < 2; k++ {
+		if k < len(axes) {
+			h.ax[k] = strategyAxis(axes[k])
+		} else {
+			h.ax[k] = heatAxis{pos: []float64{0}, half: 0.5}
+		}
+	}
+	for _, ax := range axes[min(2, len(axes)):] {
+		h.rest = append(h.rest, ax.Name)
+	}
+	n0, n1 := len(h.ax[0].pos), len(h.ax[1].pos)
+	h.br, h.bc = ceilDiv(n0, cells), ceilDiv(n1, cells)
+	h.rows, h.cols = ceilDiv(n0, h.br), ceilDiv(n1, h.bc)
+	h.val = make([]float64, h.rows*h.cols)
+	for i := range h.val {
+		h.val[i] = math.NaN()
+	}
+	return h
+}
+
+// strategyAxis is ax as a heatmap draws it: a leg's lengths ("fast ema
+// length (bars)"), another parameter's values by its name.
+func strategyAxis(ax engine.StrategyAxis) heatAxis {
+	a := heatAxis{label: ax.Name, half: 0.5}
+	if ax.Kind != "" {
+		a.label = fmt.Sprintf("%s %s length (bars)", ax.Name, ax.Kind)
+	}
+	for k, t := range ax.Values {
+		v, err := strconv.ParseFloat(t, 64)
+		if err != nil {
+			v = float64(k) // not a number: drawn by its place
+		}
+		a.pos = append(a.pos, v)
+	}
+	if len(a.pos) == 0 {
+		a.pos = []float64{0}
+	}
+	if len(a.pos) > 1 && a.pos[1] > a.pos[0] {
+		a.half = (a.pos[1] - a.pos[0]) / 2
+	}
+	return a
+}
+
+// cellOf is the cell of combo index i (row-major in val); ok is false
+// when the grid has no such combo.
+func (h *heat) cellOf(i int) (k int, ok bool) {
+	if i < 0 || i >= h.g.Len() {
+		return 0, false
+	}
+	if h.g.Strategy == nil {
+		n3 := max(h.g.HMA3.Len(), 1)
+		return i/n3/h.br*h.cols + i%n3/h.bc, true
+	}
+	co := h.g.Strategy.Coords(i)
+	if len(co) == 0 {
+		return 0, false
+	}
+	r, c := co[0]/h.br, 0
+	if len(co) > 1 {
+		c = co[1] / h.bc
+	}
+	if r >= h.rows || c >= h.cols {
+		return 0, false
+	}
+	return r*h.cols + c, true
+}
+
+// at is the point combo i of a strategy grid is drawn at: its value along
+// the second axis (x) and along the first (y).
+func (h *heat) at(i int) (x, y float64, ok bool) {
+	if i < 0 || i >= h.g.Len() {
+		return 0, 0, false
+	}
+	co := h.g.Strategy.Coords(i)
+	if len(co) == 0 || co[0] >= len(h.ax[0].pos) {
+		return 0, 0, false
+	}
+	y = h.ax[0].pos[co[0]]
+	if len(co) > 1 && co[1] < len(h.ax[1].pos) {
+		x = h.ax[1].pos[co[1]]
+	} else {
+		x = h.ax[1].pos[0]
+	}
+	return x, y, true
+}
+
+// over is the caption's words for what a strategy heatmap's cell reduces,
+// e.g. " over exit" (every combo of the cell's first two parameters,
+// whatever its exit), or "".
+func (h *heat) over() string {
+	if len(h.rest) == 0 {
+		return ""
+	}
+	return " over " + joinAnd(h.rest)
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(ws []string) string {
+	if len(ws) < 2 {
+		return strings.Join(ws, "")
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
+}
+
 func ceilDiv(a, b int) int { return max((a+b-1)/b, 1) }
 
 // span is cell (r, c)'s rectangle in lengths: HMA3 along x, HMA along y,
-// each combo a step wide, centred on its length.
+// each combo a step wide, centred on its length. A strategy grid's: its
+// second axis' values along x, its first's along y.
 func (h *heat) span(r, c int) (x0, x1, y0, y1 float64) {
+	if h.g.Strategy != nil {
+		ay, ax := &h.ax[0], &h.ax[1]
+		c0, c1 := c*h.bc, min((c+1)*h.bc, len(ax.pos))
+		r0, r1 := r*h.br, min((r+1)*h.br, len(ay.pos))
+		return ax.pos[c0] - ax.half, ax.pos[c1-1] + ax.half, ay.pos[r0] - ay.half, ay.pos[r1-1] + ay.half
+	}
 	c0, c1 := c*h.bc, min((c+1)*h.bc, h.g.HMA3.Len())
 	r0, r1 := r*h.br, min((r+1)*h.br, h.g.HMA.Len())
 	s3, s := float64(max(h.g.HMA3.Step, 1))/2, float64(max(h.g.HMA.Step, 1))/2
@@ -80,11 +216,13 @@ func (rs rects) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return
 }
 
-// mark is a combo marked on a heatmap.
+// mark is a combo marked on a heatmap: a hull combo by its lengths, a
+// strategy grid's by its index.
 type mark struct {
 	label string
 	sign  string // the glyph in words, for the title
 	combo engine.Combo
+	index int
 	glyph draw.GlyphDrawer
 }
 
@@ -95,6 +233,9 @@ func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks [
 	p.Title.Text = title
 	p.X.Label.Text = "HMA3 length (bars)"
 	p.Y.Label.Text = "HMA length (bars)"
+	if h.g.Strategy != nil {
+		p.X.Label.Text, p.Y.Label.Text = h.ax[1].label, h.ax[0].label
+	}
 	cells := make(rects, 0, len(h.val))
 	for r := 0; r < h.rows; r++ {
 		for c := 0; c < h.cols; c++ {
@@ -116,13 +257,22 @@ func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks [
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = x0, x1, y0, y1
 	var notes []string
 	for _, m := range marks {
-		sc, err := plotter.NewScatter(plotter.XYs{{X: float64(m.combo.HMA3), Y: float64(m.combo.HMA)}})
+		xy := plotter.XY{X: float64(m.combo.HMA3), Y: float64(m.combo.HMA)}
+		note := fmt.Sprintf("%s %s: hma %d, hma3 %d", m.sign, m.label, m.combo.HMA, m.combo.HMA3)
+		if h.g.Strategy != nil {
+			x, y, ok := h.at(m.index)
+			if !ok {
+				continue
+			}
+			xy, note = plotter.XY{X: x, Y: y}, fmt.Sprintf("%s %s: %s", m.sign, m.label, h.g.Label(m.index))
+		}
+		sc, err := plotter.NewScatter(plotter.XYs{xy})
 		if err != nil {
 			continue
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: colMark, Radius: vg.Points(6), Shape: m.glyph}
 		p.Add(sc)
-		notes = append(notes, fmt.Sprintf("%s %s: hma %d, hma3 %d", m.sign, m.label, m.combo.HMA, m.combo.HMA3))
+		notes = append(notes, note)
 	}
 	if h.grey != nil {
 		notes = append(notes, "grey: constrained out")
