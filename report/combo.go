@@ -239,26 +239,37 @@ func reduce(x, y []float64) plotter.XYs {
 // equityFigure is a combo's equity in both precisions with buy-and-hold
 // and trade markers, and its drawdown below.
 func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
+	var (
+		c        engine.Combo
+		st       *engine.Study
+		d64, d32 *engine.ComboDetail
+		err      error
+		what     string // the combo in words, for a strategy grid's
+	)
 	if g := s.Report.Grid; g.Strategy != nil {
-		what := "its selected combo"
-		if r.Index != nil && *r.Index >= 0 && *r.Index < g.Len() {
-			what = g.Label(*r.Index)
+		i := -1
+		if r.Index != nil {
+			i = *r.Index
 		} else if sel, ok := s.Selected(); ok {
-			what = "its selected combo (" + g.Label(sel.Index) + ")"
+			i = sel.Index
+		} else {
+			return nil, s.unavailable("equity", "has no selected combo (none meets the objective's constraints): name one by its index in the grid")
 		}
-		return nil, s.unavailable("equity", "is a %s study: the equity chart recomputes hull combos only (engine.InspectCombo), so %s is not drawn", g.Family(), what)
-	}
-	var c engine.Combo
-	if r.Combo != nil {
-		c = *r.Combo
-	} else if sel, ok := s.Selected(); ok {
-		c = sel.Combo
+		if st, _, d64, d32, err = s.strategyInspect(ctx, "equity", i); err != nil {
+			return nil, err
+		}
+		what = g.Label(i)
 	} else {
-		return nil, s.unavailable("equity", "has no selected combo (none meets the objective's constraints): name one with --combo HMA:HMA3")
-	}
-	st, d64, d32, err := s.inspect(ctx, "equity", c)
-	if err != nil {
-		return nil, err
+		if r.Combo != nil {
+			c = *r.Combo
+		} else if sel, ok := s.Selected(); ok {
+			c = sel.Combo
+		} else {
+			return nil, s.unavailable("equity", "has no selected combo (none meets the objective's constraints): name one with --combo HMA:HMA3")
+		}
+		if st, d64, d32, err = s.inspect(ctx, "equity", c); err != nil {
+			return nil, err
+		}
 	}
 	ref := d64
 	if ref == nil {
@@ -275,6 +286,9 @@ func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
 	}
 	top := newPlot()
 	top.Title.Text = fmt.Sprintf("Equity of hma %d x hma3 %d", c.HMA, c.HMA3)
+	if what != "" {
+		top.Title.Text = "Equity of " + what
+	}
 	top.Y.Label.Text = "equity (growth of 1)"
 	timeAxis(top)
 	add := func(pl *plot.Plot, label string, xy plotter.XYs, st draw.LineStyle) {
@@ -349,6 +363,10 @@ func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
 	roomForLegend(bottom, 2, true)
 	caption := fmt.Sprintf("Session %d, hma %d x hma3 %d recomputed on its dataset: equity (growth of 1, fees included) in fp64 (solid) and fp32 (dashed) beside buying and holding; its %d trades' entries marked",
 		s.ID, c.HMA, c.HMA3, len(ref.Trades))
+	if what != "" {
+		caption = fmt.Sprintf("Session %d, %s %s recomputed on its dataset by the family's arithmetic: equity (growth of 1, fees included) in fp64 (solid) and fp32 (dashed) beside buying and holding; its %d trades' entries marked",
+			s.ID, s.Report.Grid.Family(), what, len(ref.Trades))
+	}
 	if marked < len(ref.Trades) {
 		caption += fmt.Sprintf(" (the %d largest by |return|)", marked)
 	}

@@ -208,93 +208,8 @@ func (s *Source) heatmapFigure(ctx context.Context, r Request) (*Figure, error) 
 // the largest |fp32 - fp64| of its combos, signed.
 func (s *Source) strategyHeatmapFigure(ctx context.Context, metric, of string) (*Figure, error) {
 	g := s.Report.Grid
-	h := newStrategyHeat(g, s.opt.Cells)
-	p := engine.FP64
-	switch of {
-	case "fp64", "diff":
-	case "fp32":
-		p = engine.FP32
-	default:
-		return nil, s.unavailable("heatmap", "has no run %q: --of wants fp64, fp32 or diff", of)
-	}
-	for _, q := range []engine.Precision{p, engine.FP32} {
-		if s.Run(q) == nil {
-			return nil, s.unavailable("heatmap", "has no %s run (its precisions: %s)", q, s.precisions())
-		}
-		if of != "diff" {
-			break
-		}
-	}
-	sense := engine.MetricSense(metric)
-	word := "best"
-	if sense == engine.EitherSide {
-		word = "largest"
-	}
-	better := func(v, old float64) bool {
-		switch {
-		case math.IsNaN(v):
-			return false
-		case math.IsNaN(old):
-			return true
-		case sense == engine.LowerIsBetter:
-			return v < old
-		}
-		return v > old
-	}
-	if of == "diff" {
-		word = "largest |fp32 - fp64|"
-		n := g.Len()
-		if n > maxDiffCombos {
-			return nil, s.unavailable("heatmap", "has %d combos: its fp32 - fp64 heatmap pairs at most %d", n, maxDiffCombos)
-		}
-		v64 := make([]float64, n)
-		for i := range v64 {
-			v64[i] = math.NaN()
-		}
-		err := s.eachResult(ctx, "heatmap", engine.FP64, func(rs []engine.ComboResult) error {
-			for i := range rs {
-				if j := rs[i].Index; j >= 0 && j < n {
-					v64[j], _ = rs[i].Metrics.Value(metric)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		err = s.eachResult(ctx, "heatmap", engine.FP32, func(rs []engine.ComboResult) error {
-			for i := range rs {
-				k, ok := h.cellOf(rs[i].Index)
-				if !ok {
-					continue
-				}
-				v, _ := rs[i].Metrics.Value(metric)
-				d := v - v64[rs[i].Index]
-				if old := h.val[k]; !math.IsNaN(d) && (math.IsNaN(old) || math.Abs(d) > math.Abs(old)) {
-					h.val[k] = d
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		err := s.eachResult(ctx, "heatmap", p, func(rs []engine.ComboResult) error {
-			for i := range rs {
-				if k, ok := h.cellOf(rs[i].Index); ok {
-					if v, _ := rs[i].Metrics.Value(metric); better(v, h.val[k]) {
-						h.val[k] = v
-					}
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	if err := s.greyStrategy(ctx, h); err != nil {
+	h, word, err := s.strategyHeat(ctx, metric, of)
+	if err != nil {
 		return nil, err
 	}
 	sc := QuantileScale(h.val, Levels)
@@ -323,6 +238,104 @@ func (s *Source) strategyHeatmapFigure(ctx context.Context, metric, of string) (
 		caption += " Marked: the selected combo (the best by the objective) and the plateau best (robustness)."
 	}
 	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), quantileKey(sc, g3)), nil
+}
+
+// strategyHeat is the heatmap of metric in run of ("fp64", "fp32",
+// "diff") over strategy grid s.Report.Grid, with its constrained-out
+// cells, and the word for how a cell reduces its combos ("best",
+// "largest", "largest |fp32 - fp64|").
+func (s *Source) strategyHeat(ctx context.Context, metric, of string) (*heat, string, error) {
+	g := s.Report.Grid
+	h := newStrategyHeat(g, s.opt.Cells)
+	p := engine.FP64
+	switch of {
+	case "fp64", "diff":
+	case "fp32":
+		p = engine.FP32
+	default:
+		return nil, "", s.unavailable("heatmap", "has no run %q: --of wants fp64, fp32 or diff", of)
+	}
+	for _, q := range []engine.Precision{p, engine.FP32} {
+		if s.Run(q) == nil {
+			return nil, "", s.unavailable("heatmap", "has no %s run (its precisions: %s)", q, s.precisions())
+		}
+		if of != "diff" {
+			break
+		}
+	}
+	sense := engine.MetricSense(metric)
+	word := "best"
+	if sense == engine.EitherSide {
+		word = "largest"
+	}
+	better := func(v, old float64) bool {
+		switch {
+		case math.IsNaN(v):
+			return false
+		case math.IsNaN(old):
+			return true
+		case sense == engine.LowerIsBetter:
+			return v < old
+		}
+		return v > old
+	}
+	if of == "diff" {
+		word = "largest |fp32 - fp64|"
+		n := g.Len()
+		if n > maxDiffCombos {
+			return nil, "", s.unavailable("heatmap", "has %d combos: its fp32 - fp64 heatmap pairs at most %d", n, maxDiffCombos)
+		}
+		v64 := make([]float64, n)
+		for i := range v64 {
+			v64[i] = math.NaN()
+		}
+		err := s.eachResult(ctx, "heatmap", engine.FP64, func(rs []engine.ComboResult) error {
+			for i := range rs {
+				if j := rs[i].Index; j >= 0 && j < n {
+					v64[j], _ = rs[i].Metrics.Value(metric)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		err = s.eachResult(ctx, "heatmap", engine.FP32, func(rs []engine.ComboResult) error {
+			for i := range rs {
+				k, ok := h.cellOf(rs[i].Index)
+				if !ok {
+					continue
+				}
+				v, _ := rs[i].Metrics.Value(metric)
+				d := v - v64[rs[i].Index]
+				if old := h.val[k]; !math.IsNaN(d) && (math.IsNaN(old) || math.Abs(d) > math.Abs(old)) {
+					h.val[k] = d
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, "", err
+		}
+	} else {
+		err := s.eachResult(ctx, "heatmap", p, func(rs []engine.ComboResult) error {
+			for i := range rs {
+				if k, ok := h.cellOf(rs[i].Index); ok {
+					if v, _ := rs[i].Metrics.Value(metric); better(v, h.val[k]) {
+						h.val[k] = v
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	if err := s.greyStrategy(ctx, h); err != nil {
+		return nil, "", err
+	}
+	return h, word, nil
 }
 
 // maxDiffCombos bounds the strategy grids whose fp32 - fp64 heatmap pairs

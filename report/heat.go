@@ -83,7 +83,11 @@ func newStrategyHeat(g engine.Grid, cells int) *heat {
 // length (bars)"), another parameter's values by its name.
 func strategyAxis(ax engine.StrategyAxis) heatAxis {
 	a := heatAxis{label: ax.Name, half: 0.5}
-	if ax.Kind != "" {
+	switch ax.Kind {
+	case "":
+	case "price": // no length
+		a.label = ax.Name + " price"
+	default:
 		a.label = fmt.Sprintf("%s %s length (bars)", ax.Name, ax.Kind)
 	}
 	for k, t := range ax.Values {

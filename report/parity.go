@@ -143,11 +143,20 @@ func (s *Source) indicatorErrorFigure() (*Figure, error) {
 	if math.IsInf(floor, 1) {
 		floor = 1e-17
 	}
-	zeros := 0
+	ceiling := engine.MaxIndicatorRel
+	for _, e := range p.IndicatorErrors {
+		if e.MaxRel > 0 && !math.IsInf(e.MaxRel, 1) {
+			ceiling = math.Max(ceiling, e.MaxRel)
+		}
+	}
+	zeros, infs := 0, 0
 	for _, e := range p.IndicatorErrors {
 		v := e.MaxRel
 		if !(v > 0) {
 			v, zeros = floor/2, zeros+1 // drawn at the bottom: exact
+		}
+		if math.IsInf(v, 1) {
+			v, infs = ceiling*10, infs+1 // drawn at the top: no finite error (fp64 0 where fp32 is not)
 		}
 		series[e.Series] = append(series[e.Series], plotter.XY{X: float64(e.Length), Y: v})
 	}
@@ -194,6 +203,9 @@ func (s *Source) indicatorErrorFigure() (*Figure, error) {
 		s.ID, p.MaxRelIndicatorError)
 	if zeros > 0 {
 		caption += fmt.Sprintf(" %d series are exact (error 0), drawn at the bottom.", zeros)
+	}
+	if infs > 0 {
+		caption += fmt.Sprintf(" %d series have an infinite error (fp32 not 0 where fp64 is), drawn at the top.", infs)
 	}
 	return newFigure("indicator-error", pl.Title.Text, caption, panel{pl, 1}), nil
 }

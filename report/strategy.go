@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
+	"sweepbench/reference/kernels"
 	"sweepbench/strategy"
 )
 
@@ -19,38 +21,79 @@ import (
 // the family's arithmetic (package strategy) on the session's dataset
 // loaded again, as the engine's parity report computed it.
 
-// strategyCrossover is crossoverFigure for a strategy grid: flip k of n
-// (f) recomputed with strategy.Evaluate in fp64 (direct) and fp32 (the
-// session's formulation), the close and, for a crossover family, its two
-// legs' moving averages in both precisions around the flip's root bar,
-// the positions (after the mode) below.
-func (s *Source) strategyCrossover(ctx context.Context, r Request, f engine.Flip, k, n int) (*Figure, error) {
-	st, err := s.Study(ctx)
+// strategyInspect recomputes combo i of the session's strategy grid in
+// each of its precisions on its dataset loaded again, by the sweep's own
+// path: the family's states (strategy.Evaluate: fp64 direct, fp32 in the
+// session's formulation) then reference.BacktestPositionsTrace, the
+// backtest strategy's kernel runs (so the metrics equal the run's bit
+// for bit); a precision the session did not run is nil. The details
+// hold the close, the metrics and the trace (positions after the mode,
+// equity, trades), no indicator series.
+func (s *Source) strategyInspect(ctx context.Context, fig string, i int) (st *engine.Study, sg strategy.Grid, d64, d32 *engine.ComboDetail, err error) {
+	g := s.Report.Grid
+	if i < 0 || i >= g.Len() {
+		return nil, sg, nil, nil, s.unavailable(fig, "has no combo %d: its grid %s has %d", i, g.Text(), g.Len())
+	}
+	st, err = s.Study(ctx)
 	if err != nil {
-		return nil, &UnavailableError{Figure: "crossover", ID: s.ID, Why: "cannot be recomputed: " + err.Error()}
+		return nil, sg, nil, nil, &UnavailableError{Figure: fig, ID: s.ID, Why: "cannot be recomputed: " + err.Error()}
 	}
 	sg, ok := strategy.GridOf(st.Grid.Strategy)
-	if !ok || st.Grid.Len() != s.Report.Grid.Len() || f.Index < 0 || f.Index >= sg.Len() {
-		return nil, s.unavailable("crossover", "cannot be recomputed: its grid %s is not the study's built again", s.Report.Grid.Text())
+	if !ok || st.Grid.Text() != g.Text() || st.Grid.Len() != g.Len() {
+		return nil, sg, nil, nil, s.unavailable(fig, "cannot be recomputed: its grid %s is not the study's built again (%s)", g.Text(), st.Grid.Text())
+	}
+	c := sg.At(i)
+	bars := &st.Dataset.Bars
+	for _, p := range st.Precisions {
+		var d *engine.ComboDetail
+		if p == engine.FP64 {
+			d, err = traceStrategy[float64](sg, c, bars, st.Params, engine.Direct)
+		} else {
+			d, err = traceStrategy[float32](sg, c, bars, st.Params, st.WMA)
+		}
+		if err != nil {
+			return nil, sg, nil, nil, fmt.Errorf("figure %s: session %d, %s in %s: %w", fig, s.ID, g.Label(i), p, err)
+		}
+		d.Precision = p
+		if p == engine.FP64 {
+			d64 = d
+		} else {
+			d32 = d
+		}
+	}
+	return st, sg, d64, d32, nil
+}
+
+// traceStrategy is combo c of sg over bars in precision F and formulation
+// f: its states, then the backtest with its trace.
+func traceStrategy[F engine.Float](sg strategy.Grid, c strategy.Combo, bars *engine.Bars, p engine.Params, f engine.Formulation) (*engine.ComboDetail, error) {
+	in := strategy.NewInputs[F](bars, p.Source)
+	pos := make([]strategy.State, bars.Len())
+	first, err := strategy.Evaluate(sg, c, in, f, pos, nil)
+	if err != nil {
+		return nil, err
+	}
+	m, tr := reference.BacktestPositionsTrace(pos, kernels.BarReturns[F](bars), first, p)
+	return &engine.ComboDetail{WMA: f, Close: bars.Close, Metrics: m, Trace: tr}, nil
+}
+
+// strategyCrossover is crossoverFigure for a strategy grid: flip k of n
+// (f) recomputed (strategyInspect), the close and, for a crossover
+// family, its two legs' moving averages in both precisions around the
+// flip's root bar, the positions (after the mode) below.
+func (s *Source) strategyCrossover(ctx context.Context, r Request, f engine.Flip, k, n int) (*Figure, error) {
+	st, sg, d64, d32, err := s.strategyInspect(ctx, "crossover", f.Index)
+	if err != nil {
+		return nil, err
+	}
+	if d64 == nil || d32 == nil {
+		return nil, s.unavailable("crossover", "needs both precisions")
 	}
 	c := sg.At(f.Index)
 	label := f.Label()
 	bars := &st.Dataset.Bars
 	nb := bars.Len()
-	in64 := strategy.NewInputs[float64](bars, st.Params.Source)
-	in32 := strategy.NewInputs[float32](bars, st.Params.Source)
-	pos64, pos32 := make([]strategy.State, nb), make([]strategy.State, nb)
-	if _, err := strategy.Evaluate(sg, c, in64, engine.Direct, pos64, nil); err != nil {
-		return nil, fmt.Errorf("figure crossover: session %d, %s in fp64: %w", s.ID, label, err)
-	}
-	if _, err := strategy.Evaluate(sg, c, in32, st.WMA, pos32, nil); err != nil {
-		return nil, fmt.Errorf("figure crossover: session %d, %s in fp32: %w", s.ID, label, err)
-	}
-	if st.Params.Mode == engine.LongOnly {
-		for i := range pos64 {
-			pos64[i], pos32[i] = max(pos64[i], 0), max(pos32[i], 0)
-		}
-	}
+	pos64, pos32 := d64.Pos, d32.Pos
 	w := r.Window
 	if w <= 0 {
 		w = DefaultWindow
@@ -85,9 +128,14 @@ func (s *Source) strategyCrossover(ctx context.Context, r Request, f engine.Flip
 	legs, drawn := 1, "the close"
 	if sg.Family == "cross" {
 		// The two legs' moving averages of the source, as the family reads them.
+		in64 := strategy.NewInputs[float64](bars, st.Params.Source)
+		in32 := strategy.NewInputs[float32](bars, st.Params.Source)
 		colours := []colorT{colFP64, colFP32}
 		names := []string{"fast", "slow"}
 		for a := 0; a < 2 && a < len(c.Values); a++ {
+			if c.Kinds[a] == "price" {
+				continue // the source itself
+			}
 			L := int(c.Values[a].Int())
 			m64, m32 := make([]float64, nb), make([]float32, nb)
 			if err := strategy.MA(c.Kinds[a], in64.Src, L, 0, engine.Direct, m64); err != nil {
@@ -115,7 +163,7 @@ func (s *Source) strategyCrossover(ctx context.Context, r Request, f engine.Flip
 	bottom := newPlot()
 	bottom.X.Label.Text = "bar"
 	bottom.Y.Label.Text = "position"
-	pos := func(v []strategy.State) plotter.XYs {
+	pos := func(v []int8) plotter.XYs {
 		xy := make(plotter.XYs, 0, 2*(hi-lo+1))
 		for i := lo; i <= hi; i++ {
 			// pos[i] is decided at the close of bar i, held over bar i+1.

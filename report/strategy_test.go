@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,9 +127,61 @@ func TestStrategyReport(t *testing.T) {
 			t.Errorf("the page says %q (its runs' table does not)", s)
 		}
 	}
-	// The selected combo's section names it, and why no equity chart.
-	if !strings.Contains(page, htmlEscape("so its selected combo ("+want+") is not drawn")) {
+	if !strings.Contains(page, htmlEscape("Equity of "+want)) {
 		t.Errorf("the equity section does not name the selected combo %q", want)
+	}
+}
+
+// TestStrategyEquity: the equity chart of a cross study's selected combo
+// recomputes it by the family's arithmetic and the sweep's backtest: its
+// legend gives each run's saved return, bit for bit, and its trades.
+func TestStrategyEquity(t *testing.T) {
+	src := memorySource(t, crossSpec())
+	g := src.Report.Grid
+	for _, i := range []int{bestBy(src.Run(engine.FP64), "sharpe"), 0, g.Len() - 1} {
+		var f *Figure
+		var err error
+		if i == bestBy(src.Run(engine.FP64), "sharpe") {
+			f, err = Make(context.Background(), src, Request{Name: "equity"}) // the selected
+		} else {
+			f, err = Make(context.Background(), src, Request{Name: "equity", Index: &i})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh := shapeOf(t, render(t, f))
+		r64, r32 := src.Run(engine.FP64).Lookup(i), src.Run(engine.FP32).Lookup(i)
+		for _, s := range []string{"Equity of " + g.Label(i), "fp64 (return " + pct(r64.TotalReturn) + ")", "fp32 (return " + pct(r32.TotalReturn) + ")", "buy and hold"} {
+			if !has(sh.Texts, s) {
+				t.Errorf("combo %d: no %q in %q", i, s, sh.Texts)
+			}
+		}
+		// Bit for bit: the sweep's metrics, recomputed.
+		_, _, d64, d32, err := src.strategyInspect(context.Background(), "equity", i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			d *engine.ComboDetail
+			r *engine.ComboResult
+		}{{d64, r64}, {d32, r32}} {
+			if c.d == nil || c.r == nil {
+				t.Fatalf("combo %d: not recomputed or not in the run", i)
+			}
+			if c.d.TotalReturn != c.r.TotalReturn || c.d.Sharpe != c.r.Sharpe || c.d.MaxDrawdown != c.r.MaxDrawdown || c.d.TotalTrades != c.r.TotalTrades || len(c.d.Trades) != c.r.TotalTrades {
+				t.Errorf("combo %d %s: recomputed return %v sharpe %v dd %v trades %d (%d), the run's %v %v %v %d", i, c.d.Precision,
+					c.d.TotalReturn, c.d.Sharpe, c.d.MaxDrawdown, c.d.TotalTrades, len(c.d.Trades), c.r.TotalReturn, c.r.Sharpe, c.r.MaxDrawdown, c.r.TotalTrades)
+			}
+		}
+		if !strings.Contains(f.Caption, "its "+itoa(r64.TotalTrades)+" trades") {
+			t.Errorf("combo %d: caption %q, want its %d trades", i, f.Caption, r64.TotalTrades)
+		}
+	}
+	n := g.Len()
+	_, err := Make(context.Background(), src, Request{Name: "equity", Index: &n})
+	var un *UnavailableError
+	if !errors.As(err, &un) || !strings.Contains(un.Why, "has no combo 9") {
+		t.Errorf("combo 9 of 9: %v", err)
 	}
 }
 
@@ -249,5 +302,195 @@ func TestStrategyHeatmap(t *testing.T) {
 	}
 	if len(want) != 4 || !has(sh.Texts, g3(lo)) || !has(sh.Texts, g3(hi)) {
 		t.Errorf("%d cells; the key does not span %s .. %s: %q", len(want), g3(lo), g3(hi), sh.Texts)
+	}
+}
+
+// TestStrategyHeatCells: a strategy heatmap's cells, recomputed from the
+// runs' results: blocks beyond Options.Cells take their best (the least
+// for max_drawdown), the fp32 - fp64 map its largest |difference|,
+// --fast-below-slow leaves the dropped pairs empty, and a constraint greys
+// the cells none of whose combos meets it.
+func TestStrategyHeatCells(t *testing.T) {
+	ctx := context.Background()
+	src := memorySource(t, crossSpec())
+	g := src.Report.Grid
+	src.opt.Cells = 2 // 3 x 3 values: blocks of 2 x 2
+	want := func(run *engine.Run, v func(r *engine.ComboResult) float64, better func(a, b float64) bool) [4]float64 {
+		w := [4]float64{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+		for i := range run.Results {
+			r := &run.Results[i]
+			co := g.Strategy.Coords(r.Index)
+			k := co[0]/2*2 + co[1]/2
+			if x := v(r); math.IsNaN(w[k]) || better(x, w[k]) {
+				w[k] = x
+			}
+		}
+		return w
+	}
+	r64, r32 := src.Run(engine.FP64), src.Run(engine.FP32)
+	for _, c := range []struct {
+		metric, of string
+		want       [4]float64
+	}{
+		{"sharpe", "fp64", want(r64, func(r *engine.ComboResult) float64 { return r.Sharpe }, func(a, b float64) bool { return a > b })},
+		{"sharpe", "fp32", want(r32, func(r *engine.ComboResult) float64 { return r.Sharpe }, func(a, b float64) bool { return a > b })},
+		{"max_drawdown", "fp64", want(r64, func(r *engine.ComboResult) float64 { return r.MaxDrawdown }, func(a, b float64) bool { return a < b })},
+		{"total_return", "diff", want(r32, func(r *engine.ComboResult) float64 { return r.TotalReturn - r64.Lookup(r.Index).TotalReturn },
+			func(a, b float64) bool { return math.Abs(a) > math.Abs(b) })},
+	} {
+		h, _, err := src.strategyHeat(ctx, c.metric, c.of)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.rows != 2 || h.cols != 2 || h.br != 2 || h.bc != 2 {
+			t.Fatalf("%d x %d cells of %d x %d", h.rows, h.cols, h.br, h.bc)
+		}
+		for k := range c.want {
+			if h.val[k] != c.want[k] {
+				t.Errorf("%s %s: cell %d = %v, want %v", c.metric, c.of, k, h.val[k], c.want[k])
+			}
+		}
+	}
+	f, err := Make(ctx, src, Request{Name: "heatmap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Caption, "Each cell is a block of 2 x 2 values, drawn by its best.") {
+		t.Errorf("caption %q", f.Caption)
+	}
+
+	// A minimum of trades between the combos' least and most: the cells
+	// whose combo has fewer are grey, the others not.
+	var trades []int
+	for _, r := range r64.Results {
+		trades = append(trades, r.TotalTrades)
+	}
+	slices.Sort(trades)
+	src.opt.Cells = DefaultCells
+	src.Report.Objective.MinTrades = trades[len(trades)/2]
+	defer func() { src.Report.Objective.MinTrades = 0 }()
+	h, _, err := src.strategyHeat(ctx, "sharpe", "fp64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	greys := 0
+	for _, r := range r64.Results {
+		k, _ := h.cellOf(r.Index)
+		if h.grey[k] != (r.TotalTrades < trades[len(trades)/2]) {
+			t.Errorf("combo %d (%d trades, minimum %d): grey %v", r.Index, r.TotalTrades, trades[len(trades)/2], h.grey[k])
+		}
+		if h.grey[k] {
+			greys++
+		}
+	}
+	if greys == 0 || greys == len(trades) {
+		t.Errorf("%d of %d cells grey", greys, len(trades))
+	}
+
+	// --fast-below-slow: fast 10..30 x slow 20..40 keeps 6 of 9 pairs.
+	spec := crossSpec()
+	spec.Precision = "fp64"
+	spec.Params = map[string]string{"fast": "ema:10:30:10", "slow": "sma:20:40:10"}
+	spec.FastBelowSlow = true
+	fs := memorySource(t, spec)
+	if fs.Report.Grid.Len() != 6 {
+		t.Fatalf("%d combos, want 6", fs.Report.Grid.Len())
+	}
+	h, _, err = fs.strategyHeat(ctx, "sharpe", "fp64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < 3; r++ {
+		for c := 0; c < 3; c++ {
+			kept := 10+10*r < 20+10*c
+			v := h.val[r*3+c]
+			if kept == math.IsNaN(v) {
+				t.Errorf("fast %d slow %d: value %v (kept %v)", 10+10*r, 20+10*c, v, kept)
+			}
+			if kept {
+				i := fs.Report.Grid.Strategy.IndexOf([]int{r, c})
+				if got := fs.Run(engine.FP64).Lookup(i).Sharpe; got != v {
+					t.Errorf("fast %d slow %d: %v, want combo %d's %v", 10+10*r, 20+10*c, v, i, got)
+				}
+			}
+		}
+	}
+	f, err = Make(ctx, fs, Request{Name: "heatmap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Caption, "White: no combo (--fast-below-slow") {
+		t.Errorf("caption %q", f.Caption)
+	}
+}
+
+// TestStrategyFamiliesReport: every family's report draws each figure it
+// plans (no note), its head and heatmap named by its own parameters: the
+// first two along the axes, the third reduced by the best, the selected
+// combo marked by its label; a price leg is an axis of one value.
+func TestStrategyFamiliesReport(t *testing.T) {
+	for _, c := range []struct {
+		family string
+		params map[string]string
+		y, x   string // the heatmap's axes
+		over   string
+	}{
+		{"zscore", map[string]string{"length": "20:40:20", "entry": "1.5:2:0.5", "exit": "0:0.5:0.5"}, "length", "entry", " over exit"},
+		{"breakout", map[string]string{"entry": "20:40:20", "exit": "10:20:10"}, "entry", "exit", ""},
+		{"rsi", map[string]string{"length": "7:14:7", "lower": "25:30:5", "upper": "70:75:5"}, "length", "lower", " over upper"},
+		{"cross", map[string]string{"fast": "price", "slow": "sma:20:40:10"}, "fast price", "slow sma length (bars)", ""},
+	} {
+		t.Run(c.family, func(t *testing.T) {
+			spec := crossSpec()
+			spec.Strategy, spec.Params = c.family, c.params
+			spec.WMA = "prefix" // SPEC's fp32 trap: flips to draw
+			src := memorySource(t, spec)
+			g := src.Report.Grid
+			var b bytes.Buffer
+			notes, err := WriteHTML(context.Background(), &b, src, HTMLOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := b.String()
+			if len(notes) > 0 {
+				t.Errorf("notes %q", notes)
+			}
+			for _, n := range regexp.MustCompile(`<p class="note">[^<]*`).FindAllString(page, -1) {
+				if !strings.Contains(n, "has no flips") {
+					t.Errorf("note %q", n)
+				}
+			}
+			if p := src.Report.Parity; p != nil && len(p.Flips) > 0 {
+				if !strings.Contains(page, htmlEscape("Flip 1 of "+itoa(len(p.Flips))+": "+p.Flips[0].Label())) {
+					t.Errorf("no crossover chart of the flip of %s", p.Flips[0].Label())
+				}
+			} else {
+				t.Logf("%s: no flips", c.family)
+			}
+			sel, ok := src.Selected()
+			if !ok || sel.Index != bestBy(src.Run(engine.FP64), "sharpe") {
+				t.Fatalf("selected %d", sel.Index)
+			}
+			for _, s := range []string{
+				"<title>Session 1: embedded:btcusdt-1m[:3000], " + c.family + " " + htmlEscape(g.Text()) + "</title>",
+				htmlEscape("x selected: " + g.Label(sel.Index)),
+				htmlEscape("Equity of " + g.Label(sel.Index)),
+			} {
+				if !strings.Contains(page, s) {
+					t.Errorf("the page does not say %q", s)
+				}
+			}
+			f, err := Make(context.Background(), src, Request{Name: "heatmap"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := f.panels[0].p
+			if m.Y.Label.Text != c.y || m.X.Label.Text != c.x {
+				t.Errorf("axes y %q x %q, want %q %q", m.Y.Label.Text, m.X.Label.Text, c.y, c.x)
+			}
+			if c.over != "" && !strings.Contains(f.Caption, "each cell the best"+c.over) {
+				t.Errorf("caption %q", f.Caption)
+			}
+		})
 	}
 }
