@@ -42,6 +42,12 @@ type Strategy interface {
 	Texts() map[string]string
 	// FastBelowSlow is the crossover restriction (SPEC Part 2).
 	FastBelowSlow() bool
+	// Memory reports whether the family has memory (SPEC Part 2 "Parity
+	// for families with memory": zscore, breakout, rsi): its divergences
+	// are judged by their root bar, and a combo moved past the per-combo
+	// limits only by borderline ones is sensitive, not a collapse. A
+	// memoryless family (cross) lists each flip bar with its own margin.
+	Memory() bool
 	// BarsNeeded is the bars the grid's longest combo needs: its first
 	// valid bar + 2 (SPEC "How many bars are enough", per family).
 	BarsNeeded() int

@@ -97,6 +97,10 @@ func GridOf(s engine.Strategy) (Grid, bool) {
 func (e *engineGrid) Family() string      { return e.g.Family }
 func (e *engineGrid) Len() int            { return e.g.Len() }
 func (e *engineGrid) FastBelowSlow() bool { return e.g.FastBelowSlow }
+
+// Memory: every family but the crossovers has memory (SPEC Part 2
+// "Parity for families with memory").
+func (e *engineGrid) Memory() bool { return e.g.Family != "cross" && e.g.Family != "hull" }
 func (e *engineGrid) String() string      { return e.g.String() }
 
 func (e *engineGrid) Axes() []engine.StrategyAxis {
@@ -343,10 +347,19 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 		}
 	}
 	held := max(n-1, 0)
-	ds := Divergences(p64[:held], pt[:held], m64[:held], tol)
-	out := make([]engine.StrategyFlip, len(ds))
-	for k, dv := range ds {
-		out[k] = engine.StrategyFlip{Root: dv.Root, Bars: dv.Bars, Pos64: p64[dv.Root], Pos32: pt[dv.Root], Margin: dv.Margin, Borderline: dv.Borderline}
+	var out []engine.StrategyFlip
+	if !e.Memory() {
+		// Memoryless (SPEC Part 2): each flip bar is judged by its own margin.
+		for b := range held {
+			if p64[b] != pt[b] {
+				m := m64[b]
+				out = append(out, engine.StrategyFlip{Root: b, Bars: 1, Pos64: p64[b], Pos32: pt[b], Margin: m, Borderline: m < tol})
+			}
+		}
+		return out, nil
+	}
+	for _, dv := range Divergences(p64[:held], pt[:held], m64[:held], tol) {
+		out = append(out, engine.StrategyFlip{Root: dv.Root, Bars: dv.Bars, Pos64: p64[dv.Root], Pos32: pt[dv.Root], Margin: dv.Margin, Borderline: dv.Borderline})
 	}
 	return out, nil
 }
@@ -370,7 +383,8 @@ func (e *engineGrid) SeriesErrors(ctx context.Context, job *engine.Job, test eng
 			return
 		}
 		for j := range tv {
-			out = append(out, seriesError(seriesName(k, j), k.length, rv[j], tv[j]))
+			name := seriesName(k, j)
+			out = append(out, seriesError(name, k.length, rv[j], tv[j], errorScale(name, job.Bars.Close)))
 		}
 	}
 	if test == engine.FP32 {
@@ -416,16 +430,38 @@ func seriesName(k seriesKey, j int) string {
 	return k.name
 }
 
+// errorScale is the denominator of a series' indicator error at each bar,
+// nil for SPEC's |x32-x64|/|x64|. SPEC's relative error is meant for
+// series at price scale; for a series that approaches 0 within its
+// range it measures nothing (rsi 2 near 0, a window's sd on flat prices),
+// so sweepbench takes the scale its margin is judged on (docs/SPEC.md
+// "Parity for Part 2"): the RSI scale (100) for rsi, the bar's close for
+// zscore's sd.
+func errorScale(name string, close []float64) func(b int) float64 {
+	switch name {
+	case "rsi":
+		return func(int) float64 { return 100 }
+	case "sd":
+		return func(b int) float64 { return math.Abs(close[b]) }
+	}
+	return nil
+}
+
 // seriesError is the max relative error of test against ref over the bars
-// where ref is defined and not 0 (engine.SeriesError).
-func seriesError(name string, L int, ref, test []float64) engine.SeriesError {
+// where ref is defined and not 0 (engine.SeriesError), relative to
+// scale(b) when scale is set.
+func seriesError(name string, L int, ref, test []float64, scale func(b int) float64) engine.SeriesError {
 	se := engine.SeriesError{Series: name, Length: L}
 	for b := range ref {
 		r, t := ref[b], test[b]
-		if math.IsNaN(r) || r == 0 {
+		if math.IsNaN(r) || r == 0 && scale == nil {
 			continue
 		}
-		rel := math.Abs(t-r) / math.Abs(r)
+		den := math.Abs(r)
+		if scale != nil {
+			den = scale(b)
+		}
+		rel := math.Abs(t-r) / den
 		if math.IsNaN(t) {
 			rel = math.Inf(1)
 		}
