@@ -100,8 +100,8 @@ func (e *engineGrid) FastBelowSlow() bool { return e.g.FastBelowSlow }
 
 // Memory: every family but the crossovers has memory (SPEC Part 2
 // "Parity for families with memory").
-func (e *engineGrid) Memory() bool { return e.g.Family != "cross" && e.g.Family != "hull" }
-func (e *engineGrid) String() string      { return e.g.String() }
+func (e *engineGrid) Memory() bool   { return e.g.Family != "cross" && e.g.Family != "hull" }
+func (e *engineGrid) String() string { return e.g.String() }
 
 func (e *engineGrid) Axes() []engine.StrategyAxis {
 	out := make([]engine.StrategyAxis, len(e.g.Axes))
