@@ -327,11 +327,13 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 	n := job.Bars.Len()
 	c := e.g.At(i)
 	d64 := e.data(job, engine.FP64, Direct)
-	p64, m64 := make([]State, n), make([]float64, n)
+	buf := compareBufs.Get().(*compareBuf)
+	defer compareBufs.Put(buf)
+	buf.grow(n)
+	p64, m64, pt := buf.p64, buf.m64, buf.pt
 	if _, err := evaluate(fam, c, d64.in64, Direct, p64, m64, d64.sc64); err != nil {
 		return nil, err
 	}
-	pt := make([]State, n)
 	dt := e.data(job, test, form)
 	if test == engine.FP32 {
 		_, err = evaluate(fam, c, dt.in32, form, pt, nil, dt.sc32)
@@ -362,6 +364,22 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 		out = append(out, engine.StrategyFlip{Root: dv.Root, Bars: dv.Bars, Pos64: p64[dv.Root], Pos32: pt[dv.Root], Margin: dv.Margin, Borderline: dv.Borderline})
 	}
 	return out, nil
+}
+
+// compareBuf is one Compare call's positions and margins, pooled: a
+// parity report compares every combo, each over every bar.
+type compareBuf struct {
+	p64, pt []State
+	m64     []float64
+}
+
+var compareBufs = sync.Pool{New: func() any { return &compareBuf{} }}
+
+func (b *compareBuf) grow(n int) {
+	if cap(b.p64) < n {
+		b.p64, b.pt, b.m64 = make([]State, n), make([]State, n), make([]float64, n)
+	}
+	b.p64, b.pt, b.m64 = b.p64[:n], b.pt[:n], b.m64[:n]
 }
 
 // SeriesErrors compares every series the test precision's cache holds for
