@@ -136,6 +136,12 @@ type Flip struct {
 	Margin     float64 // |h3-h|/close at bar i in fp64 (fraction)
 	Borderline bool    // Margin < tolerance
 	Name       string  `json:"name,omitempty"` // a strategy combo's label, as ComboParity.Name
+	// A strategy family with memory lists one Flip per divergence (SPEC
+	// Part 2): Bars is its length (1 for hull and cross), Trades and
+	// DPnLpp what it moved (StrategyFlip). 0 for hull.
+	Bars   int     `json:"bars,omitempty"`
+	Trades int     `json:"trades,omitempty"`
+	DPnLpp float64 `json:"dpnl_pp,omitempty"`
 }
 
 // SeriesError is the max relative error of one fp32 indicator series.
@@ -405,7 +411,7 @@ func compareStrategy(ctx context.Context, job *Job, ref, test *Run, tol float64,
 				cp.MaxFlipMargin = math.Max(cp.MaxFlipMargin, d.Margin)
 			}
 			heaps[w].offer(Flip{Index: cp.Index, Name: cp.Name, Bar: d.Root, Time: job.Bars.Time[d.Root],
-				Pos64: d.Pos64, Pos32: d.Pos32, Margin: d.Margin, Borderline: d.Borderline})
+				Pos64: d.Pos64, Pos32: d.Pos32, Margin: d.Margin, Borderline: d.Borderline, Bars: d.Bars, Trades: d.Trades, DPnLpp: d.DPnLpp})
 		}
 	})
 	if err == nil {

@@ -88,12 +88,20 @@ type ParamValue struct {
 
 // StrategyFlip is one divergence of a strategy combo: the bars [Root,
 // Root+Bars) over which the two precisions' positions differ.
+//
+// Trades is how many more position changes the test precision made than
+// fp64 over [Root, Root+Bars] (the bar they agree again included), DPnLpp
+// the return it moved: 100 x the sum over its bars b of (pos_test[b] -
+// pos64[b]) x r64[b+1], in percentage points, additive and before fees
+// (what the divergence held differently, over the bars it held it).
 type StrategyFlip struct {
 	Root, Bars int
 	Pos64      int8 // fp64 position at the root
 	Pos32      int8 // the test precision's
 	Margin     float64
 	Borderline bool
+	Trades     int
+	DPnLpp     float64
 }
 
 // NewStrategy builds family's grid from params (name -> range text, as

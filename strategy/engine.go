@@ -349,21 +349,41 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 		}
 	}
 	held := max(n-1, 0)
+	r := d64.r64
+	flip := func(root, bars int, m float64) engine.StrategyFlip {
+		f := engine.StrategyFlip{Root: root, Bars: bars, Pos64: p64[root], Pos32: pt[root], Margin: m, Borderline: m < tol}
+		for b := root; b <= root+bars && b < held; b++ {
+			if b > 0 {
+				f.Trades += changed(pt, b) - changed(p64, b)
+			}
+			if b < root+bars {
+				f.DPnLpp += 100 * float64(pt[b]-p64[b]) * r[b+1]
+			}
+		}
+		return f
+	}
 	var out []engine.StrategyFlip
 	if !e.Memory() {
 		// Memoryless (SPEC Part 2): each flip bar is judged by its own margin.
 		for b := range held {
 			if p64[b] != pt[b] {
-				m := m64[b]
-				out = append(out, engine.StrategyFlip{Root: b, Bars: 1, Pos64: p64[b], Pos32: pt[b], Margin: m, Borderline: m < tol})
+				out = append(out, flip(b, 1, m64[b]))
 			}
 		}
 		return out, nil
 	}
 	for _, dv := range Divergences(p64[:held], pt[:held], m64[:held], tol) {
-		out = append(out, engine.StrategyFlip{Root: dv.Root, Bars: dv.Bars, Pos64: p64[dv.Root], Pos32: pt[dv.Root], Margin: dv.Margin, Borderline: dv.Borderline})
+		out = append(out, flip(dv.Root, dv.Bars, dv.Margin))
 	}
 	return out, nil
+}
+
+// changed is 1 when pos changes at bar b (b >= 1), else 0.
+func changed(pos []State, b int) int {
+	if pos[b] != pos[b-1] {
+		return 1
+	}
+	return 0
 }
 
 // compareBuf is one Compare call's positions and margins, pooled: a

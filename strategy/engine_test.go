@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"sweepbench/engine"
@@ -71,6 +72,28 @@ func TestEngineStudyIsSweep(t *testing.T) {
 		in64, in32 := NewInputs[float64](bars, p.Source), NewInputs[float32](bars, p.Source)
 		nb := bars.Len()
 		memory := tc.family != "cross"
+		listed := map[[2]int]engine.Flip{}
+		for _, f := range par.Flips {
+			listed[[2]int{f.Index, f.Bar}] = f
+		}
+		r64 := kernels.BarReturns[float64](bars)
+		checked := 0
+		// moved is what the divergence [root, root+n) moved, recomputed:
+		// position changes over [root, root+n] and the additive return.
+		moved := func(p64, p32 []State, root, n int) (trades int, dpnl float64) {
+			for b := root; b <= root+n && b < len(p64)-1; b++ {
+				if b > 0 && p32[b] != p32[b-1] {
+					trades++
+				}
+				if b > 0 && p64[b] != p64[b-1] {
+					trades--
+				}
+				if b < root+n {
+					dpnl += 100 * float64(p32[b]-p64[b]) * r64[b+1]
+				}
+			}
+			return trades, dpnl
+		}
 		for k, cp := range par.Combos {
 			c := g.At(cp.Index)
 			p64, p32, m64 := make([]State, nb), make([]State, nb), make([]float64, nb)
@@ -87,6 +110,14 @@ func TestEngineStudyIsSweep(t *testing.T) {
 					bars += d.Bars
 					if !d.Borderline {
 						nonBorder++
+					}
+					if f, ok := listed[[2]int{cp.Index, d.Root}]; ok {
+						tr, dp := moved(p64, p32, d.Root, d.Bars)
+						if f.Bars != d.Bars || f.Trades != tr || math.Abs(f.DPnLpp-dp) > 1e-12 {
+							t.Errorf("%s combo %d divergence at %d: listed %d bars, trades %+d, dPnL %g pp; recomputed %d, %+d, %g",
+								g, cp.Index, d.Root, f.Bars, f.Trades, f.DPnLpp, d.Bars, tr, dp)
+						}
+						checked++
 					}
 				}
 			} else {
@@ -106,6 +137,9 @@ func TestEngineStudyIsSweep(t *testing.T) {
 			if cp.Label() != st.Grid.Label(cp.Index) || cp.Label() == "" {
 				t.Errorf("combo %d labelled %q, want %q", cp.Index, cp.Label(), st.Grid.Label(cp.Index))
 			}
+		}
+		if memory && par.FlipCount > 0 && checked == 0 {
+			t.Errorf("%s: no listed divergence was checked", g)
 		}
 		t.Logf("%s (%s): %d combos, verdict %s, %d flips (%d non-borderline), %d sensitive", g, tc.f, n, par.Verdict, par.FlipCount, par.NonBorderlineFlips, par.Sensitive)
 	}
