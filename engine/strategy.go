@@ -48,6 +48,10 @@ type Strategy interface {
 	// limits only by borderline ones is sensitive, not a collapse. A
 	// memoryless family (cross) lists each flip bar with its own margin.
 	Memory() bool
+	// CheckParams refuses the study parameters the family cannot use (a
+	// *FieldError: breakout reads high, low and close, so a --source other
+	// than close).
+	CheckParams(p Params) error
 	// BarsNeeded is the bars the grid's longest combo needs: its first
 	// valid bar + 2 (SPEC "How many bars are enough", per family).
 	BarsNeeded() int
@@ -181,6 +185,15 @@ func (g Grid) Columns() []string {
 		cols = append(cols, ax.Name)
 	}
 	return cols
+}
+
+// CheckParams is the grid's family's check of p (Strategy.CheckParams);
+// nil for hull, which takes every Params.
+func (g Grid) CheckParams(p Params) error {
+	if g.Strategy == nil {
+		return nil
+	}
+	return g.Strategy.CheckParams(p)
 }
 
 // strategyGrid builds the grid of a Spec naming a family other than hull.

@@ -168,6 +168,15 @@ func (e *engineGrid) Texts() map[string]string {
 	return m
 }
 
+// CheckParams: breakout reads high, low and close, whatever the source.
+func (e *engineGrid) CheckParams(p engine.Params) error {
+	if e.g.Family == "breakout" && p.Source != engine.SourceClose {
+		return &engine.FieldError{Field: engine.FieldSource, Value: p.Source.String(),
+			Err: errors.New("breakout reads high, low and close; the source does not apply (leave it at close)")}
+	}
+	return nil
+}
+
 // BarsNeeded is the first valid bar of the grid's longest lengths + 2:
 // the warm-ups grow with every length, so the longest combo bounds them.
 func (e *engineGrid) BarsNeeded() int {

@@ -186,3 +186,20 @@ func TestEngineStrategyPoint(t *testing.T) {
 		t.Errorf("error %v: want a FieldError of --param length=1:5", err)
 	}
 }
+
+// TestBreakoutRefusesSource: breakout reads high, low and close, so a
+// Spec with another source is refused before anything runs, naming the
+// field.
+func TestBreakoutRefusesSource(t *testing.T) {
+	spec := engine.DefaultSpec()
+	spec.Strategy, spec.Source = "breakout", "hl2"
+	_, err := spec.Parse()
+	fe := engine.FieldErrors(err)
+	if len(fe) != 1 || fe[0].Field != engine.FieldSource || fe[0].Value != "hl2" {
+		t.Fatalf("error %v: want one FieldError of source hl2", err)
+	}
+	spec.Source = "close"
+	if _, err := spec.Parse(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+}
