@@ -184,6 +184,9 @@ func (s *Source) strategyCrossover(ctx context.Context, r Request, f engine.Flip
 	p := s.Report.Parity
 	caption := fmt.Sprintf("Session %d, %s %s recomputed on its dataset by the family's arithmetic (%s fp32): %s, bars %d..%d around the flip rooted at bar %d, fp64 solid, fp32 dashed. Margin %.3g of the close against the tolerance %g: %s; fp64 holds %+d, fp32 %+d.",
 		s.ID, sg.Family, label, st.WMA, drawn, lo, hi, f.Bar, f.Margin, p.Tolerance, kind, f.Pos64, f.Pos32)
+	if f.Bars > 1 {
+		caption += fmt.Sprintf(" The positions differ over %d bars from the root, moving %d trades and %+.3g pp of return.", f.Bars, f.Trades, f.DPnLpp)
+	}
 	fig := newFigure("crossover", top.Title.Text, caption, panel{top, 0.72}, panel{bottom, 0.28})
 	fig.Height = 12 * vg.Centimeter
 	return fig, nil

@@ -464,6 +464,15 @@ func TestStrategyFamiliesReport(t *testing.T) {
 				if !strings.Contains(page, htmlEscape("Flip 1 of "+itoa(len(p.Flips))+": "+p.Flips[0].Label())) {
 					t.Errorf("no crossover chart of the flip of %s", p.Flips[0].Label())
 				}
+				if fl := p.Flips[0]; fl.Bars > 1 {
+					f, err := Make(context.Background(), src, Request{Name: "crossover"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if s := "The positions differ over " + itoa(fl.Bars) + " bars from the root, moving " + itoa(fl.Trades) + " trades"; !strings.Contains(f.Caption, s) {
+						t.Errorf("caption %q does not say %q", f.Caption, s)
+					}
+				}
 			} else {
 				t.Logf("%s: no flips", c.family)
 			}
