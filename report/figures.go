@@ -96,6 +96,10 @@ func (s *Source) unavailable(fig, format string, args ...any) error {
 // Make draws the figure r names from s. Errors: *UnknownFigureError,
 // *UnavailableError, the store's or the dataset's (charts of one combo).
 func Make(ctx context.Context, s *Source, r Request) (*Figure, error) {
+	if g := s.Report.Grid; g.Strategy != nil && r.Combo != nil && (r.Name == "crossover" || r.Name == "equity") {
+		return nil, s.unavailable(r.Name, "is a %s study (%s): its combos have no hma and hma3 lengths, so --combo %d:%d names none: leave --combo out (the equity chart draws the selected combo, the crossover chart the flip --flip K lists)",
+			g.Family(), g.Text(), r.Combo.HMA, r.Combo.HMA3)
+	}
 	switch r.Name {
 	case "heatmap":
 		return s.heatmapFigure(ctx, r)

@@ -503,3 +503,49 @@ func TestStrategyFamiliesReport(t *testing.T) {
 		})
 	}
 }
+
+// TestStrategyComboRequest: a hull combo named for a strategy study's
+// charts of one combo is refused, saying how a strategy combo is named.
+func TestStrategyComboRequest(t *testing.T) {
+	src := memorySource(t, crossSpec())
+	for _, name := range []string{"crossover", "equity"} {
+		_, err := Make(context.Background(), src, Request{Name: name, Combo: &engine.Combo{HMA: 20, HMA3: 30}})
+		var un *UnavailableError
+		if !errors.As(err, &un) || !strings.Contains(err.Error(), "figure "+name+": session 1 is a cross study (fast ema:5:15:5 x slow sma:20:40:10): its combos have no hma and hma3 lengths, so --combo 20:30 names none") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestEachResultFromStore: a session read from the store (its runs kept
+// as summaries) gives every combo of a run through eachResult, batch by
+// batch, as the store holds them.
+func TestEachResultFromStore(t *testing.T) {
+	src := robustSource(t)
+	run := src.Run(engine.FP64)
+	if !run.Kept {
+		t.Fatal("the store's summary run is not kept: eachResult would not read the store")
+	}
+	full, _, err := src.store.OpenRun(context.Background(), src.ID, engine.FP64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]engine.ComboResult{}
+	err = src.eachResult(context.Background(), "heatmap", engine.FP64, func(rs []engine.ComboResult) error {
+		for _, r := range rs {
+			got[r.Index] = r
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != src.Report.Grid.Len() || len(full.Results) != len(got) {
+		t.Fatalf("%d combos read, the run has %d of %d", len(got), len(full.Results), src.Report.Grid.Len())
+	}
+	for _, r := range full.Results {
+		if g := got[r.Index]; g.Sharpe != r.Sharpe || g.TotalTrades != r.TotalTrades {
+			t.Errorf("combo %d: sharpe %v trades %d, the store's %v %d", r.Index, g.Sharpe, g.TotalTrades, r.Sharpe, r.TotalTrades)
+		}
+	}
+}
