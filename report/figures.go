@@ -287,7 +287,7 @@ func (s *Source) strategyHeat(ctx context.Context, metric, of string) (*heat, st
 		word = "largest |fp32 - fp64|"
 		n := g.Len()
 		if n > maxDiffCombos {
-			return nil, "", s.unavailable("heatmap", "has %d combos: its fp32 - fp64 heatmap pairs at most %d", n, maxDiffCombos)
+			return nil, "", s.unavailable("heatmap", "has %s combos: its fp32 - fp64 heatmap pairs the runs combo by combo, for at most %s (draw --of fp64 and --of fp32 apart)", text.Thousands(n), text.Thousands(maxDiffCombos))
 		}
 		v64 := make([]float64, n)
 		for i := range v64 {
@@ -343,8 +343,8 @@ func (s *Source) strategyHeat(ctx context.Context, metric, of string) (*heat, st
 }
 
 // maxDiffCombos bounds the strategy grids whose fp32 - fp64 heatmap pairs
-// the two runs' values combo by combo (8 bytes a combo).
-const maxDiffCombos = 1 << 26
+// the two runs' values combo by combo: 8 bytes a combo, 128 MiB at most.
+const maxDiffCombos = 1 << 24
 
 // greyStrategy marks h's cells where no combo meets the objective's
 // constraints, from the fp64 run's results (else the first run's): a cell

@@ -190,7 +190,7 @@ func (s *Source) Facts() [][2]string {
 		{"data", fmt.Sprintf("%s: %s bars %s .. %s UTC", d.Name, text.Thousands(d.Bars), d.First.UTC().Format("2006-01-02 15:04"), d.Last.UTC().Format("2006-01-02 15:04"))},
 		{"grid", gridFact(ss.Grid)},
 		{"strategy", fmt.Sprintf("fee %s%% per side; %s; source %s; %s bars a year", text.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, text.FormatFloat(ss.Params.BarsPerYear))},
-		{"computed", fmt.Sprintf("%s on %s; fp32 WMA %s", strings.Join(ps, " and "), ss.Backend, ss.WMA)},
+		{"computed", fmt.Sprintf("%s on %s; fp32 %s %s", strings.Join(ps, " and "), ss.Backend, formWord(ss.Grid), ss.WMA)},
 		{"objective", objective},
 	}
 	if ss.Parity != "" {
@@ -218,6 +218,15 @@ func gridFact(g engine.Grid) string {
 		s += " (fast below slow only)"
 	}
 	return s
+}
+
+// formWord names the fp32 formulation's setting: hull's WMA, a
+// family's formulation (of its sma, wma, hma and hma3 series).
+func formWord(g engine.Grid) string {
+	if g.Strategy == nil {
+		return "WMA"
+	}
+	return "formulation"
 }
 
 // gridTitle is the grid as the page's title names it.

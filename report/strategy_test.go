@@ -103,6 +103,7 @@ func TestStrategyReport(t *testing.T) {
 	for _, s := range []string{
 		"Session 1: embedded:btcusdt-1m[:3000], cross fast ema:5:15:5 x slow sma:20:40:10",
 		"cross: fast ema:5:15:5 x slow sma:20:40:10 = 9 combos",
+		"fp64 and fp32 on reference; fp32 formulation direct",
 		"x selected: " + want,
 		"fast ema length (bars)", "slow sma length (bars)",
 	} {
