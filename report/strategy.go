@@ -90,7 +90,7 @@ func (s *Source) strategyCrossover(ctx context.Context, r Request, f engine.Flip
 		return nil, s.unavailable("crossover", "needs both precisions")
 	}
 	c := sg.At(f.Index)
-	label := f.Label()
+	label := s.Report.Grid.Label(f.Index) // the grid names it, whether or not the saved flip kept its Name
 	bars := &st.Dataset.Bars
 	nb := bars.Len()
 	pos64, pos32 := d64.Pos, d32.Pos
