@@ -34,6 +34,10 @@ type Request struct {
 	Flip int
 	// Window is the crossover chart's half-width in bars; 0 = 40.
 	Window int
+	// Axes are, for a strategy grid's heatmaps, the two parameters along
+	// the rows and the columns (e.g. "length", "exit"), the others reduced
+	// in each cell; nil = the grid's first two.
+	Axes []string
 }
 
 // FigureInfo names one figure and what it shows.
@@ -104,7 +108,7 @@ func Make(ctx context.Context, s *Source, r Request) (*Figure, error) {
 	case "heatmap":
 		return s.heatmapFigure(ctx, r)
 	case "parity-dn", "parity-dpnl":
-		return s.parityHeatFigure(ctx, r.Name)
+		return s.parityHeatFigure(ctx, r)
 	case "flip-margins":
 		return s.flipMarginFigure()
 	case "indicator-error":
@@ -158,7 +162,7 @@ func (s *Source) heatmapFigure(ctx context.Context, r Request) (*Figure, error) 
 		return run.Summary.Heatmap(metric), nil
 	}
 	if s.Report.Grid.Strategy != nil {
-		return s.strategyHeatmapFigure(ctx, metric, of)
+		return s.strategyHeatmapFigure(ctx, metric, of, r.Axes)
 	}
 	var hm, other *engine.Heatmap
 	switch of {
@@ -210,9 +214,9 @@ func (s *Source) heatmapFigure(ctx context.Context, r Request) (*Figure, error) 
 // other parameters (and over its block, beyond Options.Cells values an
 // axis), read from the run's per-combo results; of "diff" draws per cell
 // the largest |fp32 - fp64| of its combos, signed.
-func (s *Source) strategyHeatmapFigure(ctx context.Context, metric, of string) (*Figure, error) {
+func (s *Source) strategyHeatmapFigure(ctx context.Context, metric, of string, axes []string) (*Figure, error) {
 	g := s.Report.Grid
-	h, word, err := s.strategyHeat(ctx, metric, of)
+	h, word, err := s.strategyHeat(ctx, metric, of, axes)
 	if err != nil {
 		return nil, err
 	}
@@ -245,12 +249,17 @@ func (s *Source) strategyHeatmapFigure(ctx context.Context, metric, of string) (
 }
 
 // strategyHeat is the heatmap of metric in run of ("fp64", "fp32",
-// "diff") over strategy grid s.Report.Grid, with its constrained-out
+// "diff") over strategy grid s.Report.Grid along axes (heatAxes: nil =
+// its first two parameters), with its constrained-out
 // cells, and the word for how a cell reduces its combos ("best",
 // "largest", "largest |fp32 - fp64|").
-func (s *Source) strategyHeat(ctx context.Context, metric, of string) (*heat, string, error) {
+func (s *Source) strategyHeat(ctx context.Context, metric, of string, axes []string) (*heat, string, error) {
 	g := s.Report.Grid
-	h := newStrategyHeat(g, s.opt.Cells)
+	ax, err := heatAxes(g, axes)
+	if err != nil {
+		return nil, "", s.unavailable("heatmap", "cannot draw those axes: %v", err)
+	}
+	h := newStrategyHeat(g, s.opt.Cells, ax)
 	p := engine.FP64
 	switch of {
 	case "fp64", "diff":
@@ -437,7 +446,8 @@ func (s *Source) marks() []mark {
 
 // parityHeatFigure is dn or dPnL per combo from the parity report's rows:
 // a block of combos (a grid beyond Options.Cells) shows its largest |value|.
-func (s *Source) parityHeatFigure(ctx context.Context, name string) (*Figure, error) {
+func (s *Source) parityHeatFigure(ctx context.Context, r Request) (*Figure, error) {
+	name := r.Name
 	p, err := s.Parity(ctx)
 	if err != nil {
 		return nil, err
@@ -449,7 +459,11 @@ func (s *Source) parityHeatFigure(ctx context.Context, name string) (*Figure, er
 	n3 := max(g.HMA3.Len(), 1)
 	var h *heat
 	if g.Strategy != nil {
-		h = newStrategyHeat(g, s.opt.Cells)
+		ax, err := heatAxes(g, r.Axes)
+		if err != nil {
+			return nil, s.unavailable(name, "cannot draw those axes: %v", err)
+		}
+		h = newStrategyHeat(g, s.opt.Cells, ax)
 	} else {
 		h = newHeat(g, ceilDiv(g.HMA.Len(), s.opt.Cells), ceilDiv(g.HMA3.Len(), s.opt.Cells))
 	}

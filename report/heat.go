@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,6 +31,7 @@ type heat struct {
 	grey               []bool    // constrained out (nil: none)
 
 	ax   [2]heatAxis // a strategy grid's: rows (y), columns (x)
+	axi  [2]int      // their places in Strategy.Axes (-1: none, a grid of one axis)
 	rest []string    // a strategy grid's axes reduced in each cell, by name
 }
 
@@ -52,22 +54,24 @@ func newHeat(g engine.Grid, br, bc int) *heat {
 }
 
 // newStrategyHeat is the empty heatmap of strategy grid g (g.Strategy
-// set): rows along its first axis, columns along its second (a single
-// column when it has one axis), at most cells of each (beyond, a cell is
-// a block of values), every other axis reduced in each cell.
-func newStrategyHeat(g engine.Grid, cells int) *heat {
+// set): rows along its axis axes[0], columns along axes[1] (-1: a single
+// column, for a grid of one axis), at most cells of each (beyond, a cell
+// is a block of values), every other axis reduced in each cell.
+func newStrategyHeat(g engine.Grid, cells int, axes [2]int) *heat {
 	cells = max(cells, 1)
-	axes := g.Strategy.Axes()
-	h := &heat{g: g}
-	for k := 0; k < 2; k++ {
-		if k < len(axes) {
-			h.ax[k] = strategyAxis(axes[k])
+	all := g.Strategy.Axes()
+	h := &heat{g: g, axi: axes}
+	for k, a := range axes {
+		if a >= 0 && a < len(all) {
+			h.ax[k] = strategyAxis(all[a])
 		} else {
-			h.ax[k] = heatAxis{pos: []float64{0}, half: 0.5}
+			h.ax[k], h.axi[k] = heatAxis{pos: []float64{0}, half: 0.5}, -1
 		}
 	}
-	for _, ax := range axes[min(2, len(axes)):] {
-		h.rest = append(h.rest, ax.Name)
+	for a, ax := range all {
+		if a != h.axi[0] && a != h.axi[1] {
+			h.rest = append(h.rest, ax.Name)
+		}
 	}
 	n0, n1 := len(h.ax[0].pos), len(h.ax[1].pos)
 	h.br, h.bc = ceilDiv(n0, cells), ceilDiv(n1, cells)
@@ -77,6 +81,39 @@ func newStrategyHeat(g engine.Grid, cells int) *heat {
 		h.val[i] = math.NaN()
 	}
 	return h
+}
+
+// heatAxes are the places in g's axes of the parameters names gives for
+// a strategy heatmap's rows and columns: by default ([] or ""s) its first
+// two axes (a grid of one axis: that one and none). Errors name the
+// parameters the grid has.
+func heatAxes(g engine.Grid, names []string) ([2]int, error) {
+	all := g.Strategy.Axes()
+	axes := [2]int{0, 1}
+	if len(all) < 2 {
+		axes[1] = -1
+	}
+	if len(names) == 0 {
+		return axes, nil
+	}
+	var have []string
+	for _, ax := range all {
+		have = append(have, ax.Name)
+	}
+	if len(names) != 2 {
+		return axes, fmt.Errorf("want two parameters for the rows and the columns (of %s), not %d", strings.Join(have, ", "), len(names))
+	}
+	for k, n := range names {
+		a := slices.Index(have, n)
+		if a < 0 {
+			return axes, fmt.Errorf("%s has no parameter %q (its parameters: %s)", g.Family(), n, strings.Join(have, ", "))
+		}
+		axes[k] = a
+	}
+	if axes[0] == axes[1] {
+		return axes, fmt.Errorf("the rows and the columns are both %q: want two parameters of %s", names[0], strings.Join(have, ", "))
+	}
+	return axes, nil
 }
 
 // strategyAxis is ax as a heatmap draws it: a leg's lengths ("fast ema
@@ -116,37 +153,46 @@ func (h *heat) cellOf(i int) (k int, ok bool) {
 		n3 := max(h.g.HMA3.Len(), 1)
 		return i/n3/h.br*h.cols + i%n3/h.bc, true
 	}
-	co := h.g.Strategy.Coords(i)
-	if len(co) == 0 {
+	r, c, ok := h.coords(i)
+	if !ok {
 		return 0, false
 	}
-	r, c := co[0]/h.br, 0
-	if len(co) > 1 {
-		c = co[1] / h.bc
-	}
+	r, c = r/h.br, c/h.bc
 	if r >= h.rows || c >= h.cols {
 		return 0, false
 	}
 	return r*h.cols + c, true
 }
 
+// coords is strategy combo i's index along the heatmap's rows' axis and
+// its columns' (0 for none).
+func (h *heat) coords(i int) (r, c int, ok bool) {
+	co := h.g.Strategy.Coords(i)
+	at := func(a int) (int, bool) {
+		if a < 0 {
+			return 0, true
+		}
+		if a >= len(co) {
+			return 0, false
+		}
+		return co[a], true
+	}
+	r, ok0 := at(h.axi[0])
+	c, ok1 := at(h.axi[1])
+	return r, c, ok0 && ok1
+}
+
 // at is the point combo i of a strategy grid is drawn at: its value along
-// the second axis (x) and along the first (y).
+// the columns' axis (x) and along the rows' (y).
 func (h *heat) at(i int) (x, y float64, ok bool) {
 	if i < 0 || i >= h.g.Len() {
 		return 0, 0, false
 	}
-	co := h.g.Strategy.Coords(i)
-	if len(co) == 0 || co[0] >= len(h.ax[0].pos) {
+	r, c, ok := h.coords(i)
+	if !ok || r >= len(h.ax[0].pos) || c >= len(h.ax[1].pos) {
 		return 0, 0, false
 	}
-	y = h.ax[0].pos[co[0]]
-	if len(co) > 1 && co[1] < len(h.ax[1].pos) {
-		x = h.ax[1].pos[co[1]]
-	} else {
-		x = h.ax[1].pos[0]
-	}
-	return x, y, true
+	return h.ax[1].pos[c], h.ax[0].pos[r], true
 }
 
 // over is the caption's words for what a strategy heatmap's cell reduces,

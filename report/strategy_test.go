@@ -257,7 +257,7 @@ func TestStrategyHeatmap(t *testing.T) {
 		t.Errorf("texts %q", sh.Texts)
 	}
 	// Each cell is its combo: the cells' values are the 9 Sharpe ratios.
-	h := newStrategyHeat(src.Report.Grid, DefaultCells)
+	h := newStrategyHeat(src.Report.Grid, DefaultCells, [2]int{0, 1})
 	if h.rows != 3 || h.cols != 3 || h.rest != nil {
 		t.Fatalf("heat %d x %d, rest %q", h.rows, h.cols, h.rest)
 	}
@@ -304,6 +304,49 @@ func TestStrategyHeatmap(t *testing.T) {
 	if len(want) != 4 || !has(sh.Texts, g3(lo)) || !has(sh.Texts, g3(hi)) {
 		t.Errorf("%d cells; the key does not span %s .. %s: %q", len(want), g3(lo), g3(hi), sh.Texts)
 	}
+	h, _, err = zs.strategyHeat(ctx, "sharpe", "fp64", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range want {
+		if got := h.val[k[0]*2+k[1]]; got != v {
+			t.Errorf("cell length %d entry %d: %v, want the best over exit %v", k[0], k[1], got, v)
+		}
+	}
+
+	// Other axes: exit (columns) by length (rows), entry reduced.
+	f, err = Make(ctx, zs, Request{Name: "heatmap", Axes: []string{"length", "exit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = f.panels[0].p
+	if m.Y.Label.Text != "length" || m.X.Label.Text != "exit" || m.X.Min != -0.25 || m.X.Max != 0.75 || !strings.Contains(f.Caption, "each cell the best over entry") {
+		t.Errorf("axes %q x %q [%g, %g], caption %q", m.Y.Label.Text, m.X.Label.Text, m.X.Min, m.X.Max, f.Caption)
+	}
+	h, _, err = zs.strategyHeat(ctx, "sharpe", "fp64", []string{"length", "exit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byExit := map[[2]int]float64{}
+	for _, r := range zs.Run(engine.FP64).Results {
+		co := zg.Strategy.Coords(r.Index)
+		k := [2]int{co[0], co[2]}
+		if v, ok := byExit[k]; !ok || r.Sharpe > v {
+			byExit[k] = r.Sharpe
+		}
+	}
+	for k, v := range byExit {
+		if got := h.val[k[0]*2+k[1]]; got != v {
+			t.Errorf("cell length %d exit %d: %v, want the best over entry %v", k[0], k[1], got, v)
+		}
+	}
+	for _, axes := range [][]string{{"length", "fast"}, {"length"}, {"exit", "exit"}} {
+		_, err := Make(ctx, zs, Request{Name: "heatmap", Axes: axes})
+		var un *UnavailableError
+		if !errors.As(err, &un) || !strings.Contains(err.Error(), "length, entry, exit") {
+			t.Errorf("axes %q: %v", axes, err)
+		}
+	}
 }
 
 // TestStrategyHeatCells: a strategy heatmap's cells, recomputed from the
@@ -339,7 +382,7 @@ func TestStrategyHeatCells(t *testing.T) {
 		{"total_return", "diff", want(r32, func(r *engine.ComboResult) float64 { return r.TotalReturn - r64.Lookup(r.Index).TotalReturn },
 			func(a, b float64) bool { return math.Abs(a) > math.Abs(b) })},
 	} {
-		h, _, err := src.strategyHeat(ctx, c.metric, c.of)
+		h, _, err := src.strategyHeat(ctx, c.metric, c.of, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -370,7 +413,7 @@ func TestStrategyHeatCells(t *testing.T) {
 	src.opt.Cells = DefaultCells
 	src.Report.Objective.MinTrades = trades[len(trades)/2]
 	defer func() { src.Report.Objective.MinTrades = 0 }()
-	h, _, err := src.strategyHeat(ctx, "sharpe", "fp64")
+	h, _, err := src.strategyHeat(ctx, "sharpe", "fp64", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +440,7 @@ func TestStrategyHeatCells(t *testing.T) {
 	if fs.Report.Grid.Len() != 6 {
 		t.Fatalf("%d combos, want 6", fs.Report.Grid.Len())
 	}
-	h, _, err = fs.strategyHeat(ctx, "sharpe", "fp64")
+	h, _, err = fs.strategyHeat(ctx, "sharpe", "fp64", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
