@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
+	"sweepbench/reference/kernels"
+	"sweepbench/strategy"
 )
 
 // EquityPoint is one point of the walk-forward's stitched out-of-sample
@@ -41,7 +44,10 @@ const minNormal = 0x1p-1022
 // bit for bit its equity E), once per distinct combo chosen, in precision
 // prec and formulation form (those of the run the block statistics came
 // from: the block's growth is then E[hi]/E[lo] of the run whose block
-// statistics chose it). bars and p are the study's; bounds its S+1 block
+// statistics chose it). A strategy family's combo (g.Strategy) is
+// recomputed by the path its reference kernel runs: the family's states
+// (strategy.Evaluate) then reference.BacktestPositionsTrace, bit for bit
+// the sweep's equity too. bars and p are the study's; bounds its S+1 block
 // edges over the n-1 bar returns (engine.BlockBounds); folds a WFResult's
 // (their combos grid indexes of g). The curve's last value is the product
 // of the folds' out-of-sample growths, 1 + WFResult.TotalReturn up to the
@@ -82,12 +88,12 @@ func StitchedEquity(ctx context.Context, bars *engine.Bars, p engine.Params, pre
 	curves := make([][]float64, len(combos))
 	errs := make([]error, len(combos))
 	if err := engine.Parallel(ctx, len(combos), min(runtime.GOMAXPROCS(0), len(combos)), func(_, j int) {
-		d, err := engine.InspectCombo(ctx, bars, g.At(combos[j]), p, prec, form)
+		e, err := comboEquity(ctx, bars, g, combos[j], p, prec, form)
 		if err != nil {
 			errs[j] = fmt.Errorf("stitched equity, fold %d: %w", first[combos[j]]+1, err)
 			return
 		}
-		curves[j] = d.Equity
+		curves[j] = e
 	}); err != nil {
 		return nil, err
 	}
@@ -107,9 +113,8 @@ func StitchedEquity(ctx context.Context, bars *engine.Bars, p engine.Params, pre
 		// j is E[j]/E[lo].
 		lo, hi := bounds[f.OOSBlock], bounds[f.OOSBlock+1]
 		if !(e[lo] >= minNormal) { // 0, subnormal or NaN
-			c := g.At(f.Combo)
-			return nil, inputErr(ErrValue, "equity", "fold %d: combo hma %d, hma3 %d has equity %g at the start of block %d: its growth over the block cannot be read from its equity",
-				i+1, c.HMA, c.HMA3, e[lo], f.OOSBlock)
+			return nil, inputErr(ErrValue, "equity", "fold %d: combo %s has equity %g at the start of block %d: its growth over the block cannot be read from its equity",
+				i+1, g.Label(f.Combo), e[lo], f.OOSBlock)
 		}
 		if len(out) == 0 {
 			out = append(out, EquityPoint{Bar: lo, Time: time.Unix(0, bars.Time[lo]).UTC(), Equity: 1})
@@ -120,6 +125,41 @@ func StitchedEquity(ctx context.Context, bars *engine.Bars, p engine.Params, pre
 		level = out[len(out)-1].Equity
 	}
 	return out, nil
+}
+
+// comboEquity is the equity E of combo i of g, bar by bar, recomputed on
+// the CPU in precision prec and formulation form (fp64 is always direct).
+func comboEquity(ctx context.Context, bars *engine.Bars, g engine.Grid, i int, p engine.Params, prec engine.Precision, form engine.Formulation) ([]float64, error) {
+	if g.Strategy == nil {
+		d, err := engine.InspectCombo(ctx, bars, g.At(i), p, prec, form)
+		if err != nil {
+			return nil, err
+		}
+		return d.Equity, nil
+	}
+	sg, ok := strategy.GridOf(g.Strategy)
+	if !ok {
+		return nil, fmt.Errorf("combo %s: grid %s is not package strategy's: its combos cannot be recomputed", g.Label(i), g.Text())
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if prec == engine.FP32 {
+		return strategyEquity[float32](sg, i, bars, p, form)
+	}
+	return strategyEquity[float64](sg, i, bars, p, engine.Direct)
+}
+
+// strategyEquity is comboEquity of combo i of a strategy grid in F: its
+// states, then the positions backtest with its trace.
+func strategyEquity[F engine.Float](sg strategy.Grid, i int, bars *engine.Bars, p engine.Params, form engine.Formulation) ([]float64, error) {
+	pos := make([]strategy.State, bars.Len())
+	first, err := strategy.Evaluate(sg, sg.At(i), strategy.NewInputs[F](bars, p.Source), form, pos, nil)
+	if err != nil {
+		return nil, fmt.Errorf("combo %d: %w", i, err)
+	}
+	_, tr := reference.BacktestPositionsTrace(pos, kernels.BarReturns[F](bars), first, p)
+	return tr.Equity, nil
 }
 
 // Downsample keeps at most limit points of a curve, evenly spaced by index,
