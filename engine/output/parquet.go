@@ -111,8 +111,8 @@ type parquetRows struct {
 	opts     []parquet.WriterOption
 	proto    parquetRow // the lane's and the settings' columns
 	group    []parquetRow
-	layout   *strategyLayout // a strategy grid's schema (parquet_params.go); nil for hull
-	indices  []int           // with a layout: the grid index of each row of group
+	layout   *strategyLayout     // a strategy grid's schema (parquet_params.go); nil for hull
+	indices  []int               // with a layout: the grid index of each row of group
 	inflight []chan encodedGroup // in file order
 	sem      chan struct{}
 	free     chan []parquetRow // group buffers to reuse (35 MB each)
