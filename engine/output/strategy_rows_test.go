@@ -392,3 +392,63 @@ func readStrategyParquet(t *testing.T, b []byte, cols []string) ([]map[string]st
 	}
 	return out, meta, types
 }
+
+// TestStrategyTable: the text report of a crossover study names its grid
+// ("strategy cross: fast ema:5:15:5 x slow sma:20:40:10 = 9 combos"), and
+// its top tables (fp64 | fp32 side by side, and one precision's) and its
+// worst flips list each combo's parameter columns with the values of
+// Grid.Point(index), never hma and hma3.
+func TestStrategyTable(t *testing.T) {
+	s := strategyStudy(t, "cross", map[string]string{"fast": "ema:5:15:5", "slow": "sma:20:40:10"})
+	rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := *rep
+	one.Runs = rep.Runs[:1]
+	one.Requested = rep.Requested[:1]
+	one.Parity = nil
+	for name, r := range map[string]*engine.Report{"both": rep, "fp64": &one} {
+		var b bytes.Buffer
+		if err := WriteTable(&b, r, 3); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.Contains(out, "grid    strategy cross: fast ema:5:15:5 x slow sma:20:40:10 = 9 combos;") {
+			t.Errorf("%s: no grid line:\n%s", name, out)
+		}
+		if strings.Contains(out, "hma") {
+			t.Errorf("%s: hma in a strategy's table:\n%s", name, out)
+		}
+		lines := strings.Split(out, "\n")
+		at := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Top 3 combos") })
+		if at < 0 || at+2 >= len(lines) {
+			t.Fatalf("%s: no top table:\n%s", name, out)
+		}
+		if f := strings.Fields(lines[at+1]); !slices.Equal(f[:4], []string{"fast_kind", "fast", "slow_kind", "slow"}) || !strings.HasPrefix(f[4], "trades") {
+			t.Errorf("%s: top table head %q", name, lines[at+1])
+		}
+		for k, c := range engine.TopBy(rep.Runs[0], rep.Objective, 3) {
+			p := s.Grid.Point(c.Index)
+			want := []string{p[0].Kind, p[0].Text, p[1].Kind, p[1].Text, strconv.Itoa(c.TotalTrades)}
+			if got := strings.Fields(lines[at+2+k]); !slices.Equal(got[:5], want) {
+				t.Errorf("%s: top row %d %q, want %v (combo %d)", name, k, lines[at+2+k], want, c.Index)
+			}
+		}
+		if name != "both" || len(rep.Parity.Flips) == 0 {
+			continue
+		}
+		at = slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "  worst flips") })
+		if at < 0 {
+			t.Fatalf("no worst flips:\n%s", out)
+		}
+		if f := strings.Fields(lines[at+1]); !slices.Equal(f[:5], []string{"fast_kind", "fast", "slow_kind", "slow", "bar"}) {
+			t.Errorf("flips head %q", lines[at+1])
+		}
+		f := rep.Parity.Flips[0]
+		p := s.Grid.Point(f.Index)
+		if got, want := strings.Fields(lines[at+2])[:5], []string{p[0].Kind, p[0].Text, p[1].Kind, p[1].Text, strconv.Itoa(f.Bar)}; !slices.Equal(got, want) {
+			t.Errorf("first flip %q, want %v", lines[at+2], want)
+		}
+	}
+}
