@@ -7,11 +7,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -450,5 +453,102 @@ func TestStrategyTable(t *testing.T) {
 		if got, want := strings.Fields(lines[at+2])[:5], []string{p[0].Kind, p[0].Text, p[1].Kind, p[1].Text, strconv.Itoa(f.Bar)}; !slices.Equal(got, want) {
 			t.Errorf("first flip %q, want %v", lines[at+2], want)
 		}
+	}
+}
+
+// TestStrategyRowWriterRelabels: a crossover study of 100 combos on the
+// first 3,000 bars of btcusdt-1m and the fake backend (many lanes, chunks out of order), its results discarded
+// and its fp32 lane cancelled part way: the streamed file, whose rows
+// were relabelled at Close, is the one written from the saved results
+// (what sessions export writes), in every format, and its rows still
+// carry each combo's parameters.
+func TestStrategyRowWriterRelabels(t *testing.T) {
+	params := map[string]string{"fast": "ema:2:11:1", "slow": "sma:12:21:1"}
+	g := strategyStudy(t, "cross", params).Grid
+	for _, f := range RowFormats {
+		t.Run(string(f), func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			stop := func(p engine.Precision, first int) error {
+				if p == engine.FP32 && first >= 40 {
+					cancel(context.Canceled)
+					return context.Canceled
+				}
+				return nil
+			}
+			var mu sync.Mutex
+			saved := map[engine.Precision][]engine.ComboResult{}
+			save := func(p engine.Precision, rs []engine.ComboResult) error {
+				mu.Lock()
+				saved[p] = append(saved[p], rs...)
+				mu.Unlock()
+				return nil
+			}
+			s := strategyStudy(t, "cross", params) // real bars: the parity pass reads their highs and lows
+			s.Grid, s.Backend = g, shuffledBackend(11, stop)
+			rep, got, _, _ := streamStudy(t, ctx, s, f, engine.StudyOptions{Discard: true, Keep: 3, Sink: save})
+			if rep.Complete() || rep.Runs[1].Shown() != engine.StatusCancelled {
+				t.Fatalf("runs %v %v", rep.Runs[0].Shown(), rep.Runs[1].Shown())
+			}
+			var want bytes.Buffer
+			err := WriteRowsFrom(&want, rep, f, func(run *engine.Run, rows func([]engine.ComboResult) error) error {
+				rs := saved[run.Precision]
+				sort.Slice(rs, func(i, j int) bool { return rs[i].Index < rs[j].Index })
+				return rows(rs)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows []map[string]string
+			if f == RowsParquet {
+				var gm, wm map[string]string
+				var w []map[string]string
+				rows, gm, _ = readStrategyParquet(t, got, RowColumnsOf(g))
+				w, wm, _ = readStrategyParquet(t, want.Bytes(), RowColumnsOf(g))
+				if len(w) == 0 || !reflect.DeepEqual(rows, w) || !reflect.DeepEqual(gm, wm) {
+					t.Fatalf("streamed Parquet: %d rows, export %d; differ (or their metadata)", len(rows), len(w))
+				}
+			} else {
+				if len(got) == 0 || !bytes.Equal(got, want.Bytes()) {
+					t.Fatalf("streamed %s (%d bytes) differs from the export (%d bytes)", f, len(got), want.Len())
+				}
+				if f == RowsCSV {
+					recs, err := csv.NewReader(bytes.NewReader(got)).ReadAll()
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, rec := range recs[1:] {
+						m := map[string]string{}
+						for j, v := range rec {
+							m[recs[0][j]] = v
+						}
+						rows = append(rows, m)
+					}
+				} else {
+					for _, line := range bytes.Split(bytes.TrimSpace(got), []byte("\n")) {
+						var m map[string]json.RawMessage
+						if err := json.Unmarshal(line, &m); err != nil {
+							t.Fatal(err)
+						}
+						rows = append(rows, jsonTexts(t, m))
+					}
+				}
+			}
+			cancelled := 0
+			for k, row := range rows {
+				// The fake's total_trades is the combo's index.
+				i, err := strconv.Atoi(row["total_trades"])
+				if err != nil {
+					t.Fatalf("row %d: total_trades %q", k, row["total_trades"])
+				}
+				checkRowParams(t, fmt.Sprintf("%s row %d", f, k), g, i, row)
+				if row["status"] == string(engine.StatusCancelled) {
+					cancelled++
+				}
+			}
+			if cancelled == 0 || len(rows) != len(saved[engine.FP64])+len(saved[engine.FP32]) {
+				t.Errorf("%d rows (%d cancelled), saved %d + %d", len(rows), cancelled, len(saved[engine.FP64]), len(saved[engine.FP32]))
+			}
+		})
 	}
 }
