@@ -552,3 +552,40 @@ func TestStrategyRowWriterRelabels(t *testing.T) {
 		})
 	}
 }
+
+// TestStrategyBlocksParquet: the per-block statistics file of a crossover
+// study carries, on each combo's rows, the study's strategy and the
+// combo's parameters (Grid.Point of its index) in hma and hma3's place,
+// then blockRow's columns, each block's sums those of Report.Blocks.
+func TestStrategyBlocksParquet(t *testing.T) {
+	s := strategyStudy(t, "cross", map[string]string{"fast": "ema:5:15:5", "slow": "sma:20:40:10"})
+	s.Blocks = 3
+	rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Blocks == nil {
+		t.Fatal("no block statistics")
+	}
+	var b bytes.Buffer
+	if err := WriteBlocksParquet(&b, rep, &s.Dataset.Bars); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"strategy", "fast_kind", "fast", "slow_kind", "slow", "block", "first_time", "last_time", "bars", "sum", "sum_sq",
+		"sum_down", "log_growth", "trades", "wins", "sum3", "sum4"}
+	rows, meta, types := readStrategyParquet(t, b.Bytes(), cols)
+	bs := rep.Blocks
+	if len(rows) != bs.Combos*bs.Blocks || bs.Combos != s.Grid.Len() {
+		t.Fatalf("%d rows for %d combos x %d blocks", len(rows), bs.Combos, bs.Blocks)
+	}
+	if types["fast"] != parquet.Int64 || types["fast_kind"] != parquet.ByteArray || meta["strategy"] != "cross" {
+		t.Errorf("types %v, metadata %v", types, meta)
+	}
+	for k, row := range rows {
+		c, blk := k/bs.Blocks, k%bs.Blocks
+		checkRowParams(t, "block row "+strconv.Itoa(k), s.Grid, c, row)
+		if row["block"] != strconv.Itoa(blk) || row["sum"] != strconv.FormatFloat(bs.Sum[k], 'g', -1, 64) || row["trades"] != strconv.Itoa(int(bs.Trades[k])) {
+			t.Errorf("block row %d: %v", k, row)
+		}
+	}
+}
