@@ -22,6 +22,10 @@ import (
 // settings (dataset, timeframe, fee, mode, source, bars_per_year), so that
 // a file describes itself and files of several runs concatenate.
 //
+// A strategy study's (Grid.Strategy) columns are RowColumnsOf(grid): hma
+// and hma3 are replaced by strategy (the family) and the grid's parameter
+// columns (Grid.Columns(), values from Grid.Point(index); params.go).
+//
 // Report.WriteRows writes one from a finished report; RowWriter writes one
 // while the study runs (StudyOptions.Sink), with the same bytes for CSV
 // and JSON lines and the same rows for Parquet.
