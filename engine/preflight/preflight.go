@@ -147,6 +147,7 @@ func (p Preflight) heavyMemory() bool {
 type ConfirmError struct {
 	Size        string // Study.Size
 	Precisions  int    // how many the study runs (one precision is quicker only with two)
+	Strategy    string // a strategy grid's family ("" for hull): only the CPU reference computes it
 	Long, Heavy bool
 	Preflight   Preflight
 }
@@ -205,9 +206,17 @@ func PreflightStudy(ctx context.Context, s *engine.Study, opt PreflightOptions) 
 		if !long && !p.heavyMemory() {
 			return nil
 		}
-		return &ConfirmError{Size: s.Size(), Precisions: len(s.Precisions), Long: long, Heavy: p.heavyMemory(), Preflight: p}
+		ce := &ConfirmError{Size: s.Size(), Precisions: len(s.Precisions), Long: long, Heavy: p.heavyMemory(), Preflight: p}
+		if s.Grid.Strategy != nil {
+			ce.Strategy = s.Grid.Family()
+		}
+		return ce
 	}
-	if s.Backend == nil || s.Backend.Name() != "reference" {
+	// A strategy grid runs on the fallback (the CPU reference) whatever
+	// the backend (Study.FallbackNote).
+	onCPU := s.Backend != nil && s.Backend.Name() == "reference" ||
+		s.Grid.Strategy != nil && s.Fallback != nil && s.Fallback.Name() == "reference"
+	if !onCPU {
 		return p, confirm()
 	}
 	r := opt.Rates

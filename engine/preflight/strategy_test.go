@@ -83,3 +83,25 @@ func TestPreflightStrategy(t *testing.T) {
 		t.Errorf("confirmed: %v", err)
 	}
 }
+
+// renamed is a backend under another name (a GPU's, say).
+type renamed struct {
+	engine.Backend
+	name string
+}
+
+func (r renamed) Name() string { return r.name }
+
+// TestPreflightStrategyOnGPU: a strategy study on a GPU backend runs on
+// its fallback, the CPU reference (Study.FallbackNote), so it is
+// estimated as the CPU reference's; the ConfirmError names the family.
+func TestPreflightStrategyOnGPU(t *testing.T) {
+	s := strategyEstimateStudy(t, 1_000_000, "breakout", map[string]string{"entry": "10:509:1", "exit": "5:204:1"}, []engine.Precision{engine.FP64, engine.FP32})
+	s.Fallback = s.Backend
+	s.Backend = renamed{s.Backend, "cuda"}
+	p, err := preflight.PreflightStudy(context.Background(), s, preflight.PreflightOptions{Rates: preflight.DefaultRates, Workers: 2})
+	var ce *preflight.ConfirmError
+	if !errors.As(err, &ce) || ce.Strategy != "breakout" || !p.Uncalibrated || p.Time() != 25*time.Minute {
+		t.Fatalf("%v, %+v", err, p)
+	}
+}
