@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"time"
 
 	"sweepbench/engine"
@@ -470,11 +473,64 @@ func (j *jsonStream) object(v any, prefix string) {
 func MarshalReport(r *engine.Report) ([]byte, error) { return json.Marshal(toJSON(r)) }
 
 // ParseMetricsJSON decodes one combo object of the JSON shape (SPEC names,
-// "inf"/"nan" strings) into a ComboResult whose Index is placed on g.
+// "inf"/"nan" strings) into a ComboResult whose Index is placed on g: a
+// strategy grid's combo by its parameters (an error when g holds none
+// with those values).
 func ParseMetricsJSON(b []byte, g engine.Grid) (engine.ComboResult, error) {
 	var c jsonCombo
 	if err := json.Unmarshal(b, &c); err != nil {
 		return engine.ComboResult{}, err
 	}
-	return c.toResult(g), nil
+	r := c.toResult(g)
+	if g.Strategy != nil {
+		i, err := strategyIndexJSON(b, g)
+		if err != nil {
+			return engine.ComboResult{}, err
+		}
+		r.Index, r.Combo = i, engine.Combo{}
+	}
+	return r, nil
+}
+
+// strategyIndexJSON is the index on g (a strategy grid) of the combo
+// object b, from its parameters: each axis' value (a number, compared as
+// the float64 of the axis' decimal texts) and a leg's kind.
+func strategyIndexJSON(b []byte, g engine.Grid) (int, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return -1, err
+	}
+	axes := g.Strategy.Axes()
+	coords := make([]int, len(axes))
+	for k, ax := range axes {
+		raw, ok := m[ax.Name]
+		if !ok {
+			return -1, fmt.Errorf("combo: no %q (a %s combo's parameter)", ax.Name, g.Family())
+		}
+		v, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return -1, fmt.Errorf("combo: %s %s is not a number", ax.Name, raw)
+		}
+		if ax.Kind != "" {
+			var kind string
+			if err := json.Unmarshal(m[ax.Name+"_kind"], &kind); err != nil || kind != ax.Kind {
+				return -1, fmt.Errorf("combo: %s_kind %s, the grid's is %q", ax.Name, m[ax.Name+"_kind"], ax.Kind)
+			}
+			if ax.Kind == "price" {
+				continue // one value, 0
+			}
+		}
+		coords[k] = slices.IndexFunc(ax.Values, func(t string) bool {
+			f, err := strconv.ParseFloat(t, 64)
+			return err == nil && f == v
+		})
+		if coords[k] < 0 {
+			return -1, fmt.Errorf("combo: %s %s is not on the grid's %s axis (%s)", ax.Name, raw, ax.Name, ax.Range)
+		}
+	}
+	i := g.Strategy.IndexOf(coords)
+	if i < 0 {
+		return -1, fmt.Errorf("combo: its parameters are not a combo of the grid %s (--fast-below-slow drops it)", g.Text())
+	}
+	return i, nil
 }

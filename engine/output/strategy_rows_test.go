@@ -589,3 +589,41 @@ func TestStrategyBlocksParquet(t *testing.T) {
 		}
 	}
 }
+
+// TestStrategyParseMetricsJSON: ParseMetricsJSON places each combo object
+// of a strategy study's JSON report on its grid by its parameters (the
+// index the report has for it), and refuses an object whose parameters
+// are off the grid.
+func TestStrategyParseMetricsJSON(t *testing.T) {
+	for _, params := range []map[string]string{
+		{"fast": "ema:5:15:5", "slow": "sma:20:40:10"},
+		{"fast": "price", "slow": "sma:20:40:10"},
+	} {
+		st, err := engine.NewStrategy("cross", params, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := engine.Grid{Strategy: st}
+		for i := range g.Len() {
+			r := engine.ComboResult{Index: i, Metrics: engine.Metrics{Sharpe: float64(i) / 3, TotalTrades: i}}
+			b, err := json.Marshal(comboJSON(paramColsOf(g), &r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := ParseMetricsJSON(b, g)
+			if err != nil || back.Index != i || back.Metrics != r.Metrics {
+				t.Errorf("%s: %+v, %v; want index %d", b, back, err, i)
+			}
+		}
+	}
+	st, _ := engine.NewStrategy("cross", map[string]string{"fast": "ema:5:15:5", "slow": "sma:20:40:10"}, false)
+	for _, b := range []string{
+		`{"strategy":"cross","fast_kind":"ema","fast":6,"slow_kind":"sma","slow":20,"sharpe":1}`,
+		`{"strategy":"cross","fast_kind":"wma","fast":5,"slow_kind":"sma","slow":20,"sharpe":1}`,
+		`{"strategy":"cross","fast_kind":"ema","fast":5,"sharpe":1}`,
+	} {
+		if _, err := ParseMetricsJSON([]byte(b), engine.Grid{Strategy: st}); err == nil {
+			t.Errorf("%s: placed on the grid", b)
+		}
+	}
+}
