@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
 	"sweepbench/reference/kernels"
 )
@@ -201,5 +202,33 @@ func TestBreakoutRefusesSource(t *testing.T) {
 	spec.Source = "close"
 	if _, err := spec.Parse(); err != nil {
 		t.Fatalf("close: %v", err)
+	}
+}
+
+// TestInputsOfClosesOnly: bars holding only closes (no highs, lows) give
+// inputs whose high and low are the close, and a breakout study over them
+// runs (before, NewInputs indexed the missing highs and panicked).
+func TestInputsOfClosesOnly(t *testing.T) {
+	closes := []float64{10, 11, 12, 11, 10, 9, 10, 11, 12, 13, 12, 11}
+	b := datatest.CloseBars(closes)
+	in := NewInputs[float32](b, engine.SourceClose)
+	for i, c := range closes {
+		if in.High[i] != float32(c) || in.Low[i] != float32(c) {
+			t.Fatalf("bar %d: high %v low %v, want the close %v", i, in.High[i], in.Low[i], c)
+		}
+	}
+	g, err := NewGrid("breakout", map[string]string{"entry": "2", "exit": "1"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := make([]State, len(closes))
+	if _, err := Evaluate(g, g.At(0), in, Direct, pos, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Bar 2 closes at 12 above max(10, 11): long; bar 4 closes at 10 below
+	// the previous bar's low 11 (exit 1) and below min(12, 11) (entry 2):
+	// out and short.
+	if pos[2] != 1 || pos[4] != -1 {
+		t.Errorf("positions %v: want +1 at bar 2, -1 at bar 4", pos)
 	}
 }
