@@ -66,3 +66,44 @@ func ComboName(g engine.Grid, i int) string {
 // GridText names the grid's ranges: "hma 20:200:20 x hma3 30:240:30", or
 // the family's ("fast ema:5:50:5 x slow sma:20:200:10").
 func GridText(g engine.Grid) string { return g.Text() }
+
+// IsParamColumn reports whether col is one of g's parameter columns.
+func IsParamColumn(g engine.Grid, col string) bool {
+	for _, c := range g.Columns() {
+		if c == col {
+			return true
+		}
+	}
+	return false
+}
+
+// ParamOf is combo i's value of parameter column col of g: its text
+// ("20", "1.75", a leg's kind "ema", "-" for a price leg's length) and,
+// when it is a number, its value (num false for a kind or a price leg);
+// ok false when col is not one of g's columns.
+func ParamOf(g engine.Grid, i int, col string) (text string, v float64, num, ok bool) {
+	if g.Strategy == nil {
+		c := g.At(i)
+		switch col {
+		case engine.FieldHMA:
+			return fmt.Sprint(c.HMA), float64(c.HMA), true, true
+		case engine.FieldHMA3:
+			return fmt.Sprint(c.HMA3), float64(c.HMA3), true, true
+		}
+		return "", 0, false, false
+	}
+	if i < 0 || i >= g.Len() {
+		return "", 0, false, false
+	}
+	for _, p := range g.Strategy.Point(i) {
+		switch {
+		case p.Kind != "" && col == p.Name+"_kind":
+			return p.Kind, 0, false, true
+		case col == p.Name && p.Kind == "price":
+			return "-", 0, false, true
+		case col == p.Name:
+			return p.Text, p.Value, true, true
+		}
+	}
+	return "", 0, false, false
+}

@@ -227,6 +227,12 @@ func (m *Model) Inspect() tea.Cmd {
 // than show numbers the run did not produce).
 func inspectCmd(gen int, s *engine.Study, idx int, missing map[engine.Precision]string) tea.Cmd {
 	c := s.Grid.At(idx)
+	if s.Grid.Strategy != nil {
+		// engine.InspectCombo recomputes hull's combos only.
+		return common.Send(inspectMsg{gen, &common.Inspection{Index: idx, Missing: missing,
+			Err: fmt.Errorf("%s: the chart and the trade list recompute hull combos only; this %s combo's metrics are in the table",
+				common.ComboName(s.Grid, idx), s.Grid.Family())}})
+	}
 	return common.Guard(func() tea.Msg {
 		ins := &common.Inspection{Index: idx, Combo: c, Missing: missing}
 		for _, p := range s.Precisions {
