@@ -148,6 +148,9 @@ func (f *benchFlags) bench(cmd *cobra.Command) error {
 	if err := f.checkOutputs(cmd); err != nil {
 		return err
 	}
+	if f.sf.spec.IsStrategy() {
+		return fmt.Errorf("--strategy %s: bench's ladder measures hull's kernels (the strategy families have no GPU kernel yet); time a family with `sweepbench run --strategy %s ... --no-save` (scripts/bench-strategies.sh)", f.sf.spec.Strategy, f.sf.spec.Strategy)
+	}
 	reg := backends()
 	f.sf.spec.Backend, f.sf.spec.Precision = "reference", "fp64"
 	s, err := f.sf.study(cmd.Context(), reg)

@@ -67,9 +67,6 @@ built").`,
 				}
 				fmt.Fprintf(out, "  example: %s\n", f.Example)
 			}
-			// The examples are the pinned grammar; say on stderr that run
-			// does not take it yet, so nobody copies one to a refusal.
-			fmt.Fprintln(cmd.ErrOrStderr(), "note: run sweeps hull only for now (--hma, --hma3); the other families are computed and checked fp32 against fp64 in package strategy, and run takes --strategy and --param, as in the examples, once they join the sweep engine")
 			return nil
 		},
 	}

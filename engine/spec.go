@@ -230,6 +230,9 @@ func (s Spec) Parse() (*Settings, error) {
 	add(err)
 	out.Params.Source, err = ParseSource(s.Source)
 	add(err)
+	if gerr == nil && err == nil {
+		add(out.Grid.CheckParams(out.Params))
+	}
 	if tf, err := data.ParseTimeframe(s.Timeframe); err != nil {
 		add(&FieldError{Field: FieldTimeframe, Value: s.Timeframe, Err: err})
 	} else {

@@ -42,6 +42,16 @@ type Strategy interface {
 	Texts() map[string]string
 	// FastBelowSlow is the crossover restriction (SPEC Part 2).
 	FastBelowSlow() bool
+	// Memory reports whether the family has memory (SPEC Part 2 "Parity
+	// for families with memory": zscore, breakout, rsi): its divergences
+	// are judged by their root bar, and a combo moved past the per-combo
+	// limits only by borderline ones is sensitive, not a collapse. A
+	// memoryless family (cross) lists each flip bar with its own margin.
+	Memory() bool
+	// CheckParams refuses the study parameters the family cannot use (a
+	// *FieldError: breakout reads high, low and close, so a --source other
+	// than close).
+	CheckParams(p Params) error
 	// BarsNeeded is the bars the grid's longest combo needs: its first
 	// valid bar + 2 (SPEC "How many bars are enough", per family).
 	BarsNeeded() int
@@ -82,12 +92,20 @@ type ParamValue struct {
 
 // StrategyFlip is one divergence of a strategy combo: the bars [Root,
 // Root+Bars) over which the two precisions' positions differ.
+//
+// Trades is how many more position changes the test precision made than
+// fp64 over [Root, Root+Bars] (the bar they agree again included), DPnLpp
+// the return it moved: 100 x the sum over its bars b of (pos_test[b] -
+// pos64[b]) x r64[b+1], in percentage points, additive and before fees
+// (what the divergence held differently, over the bars it held it).
 type StrategyFlip struct {
 	Root, Bars int
 	Pos64      int8 // fp64 position at the root
 	Pos32      int8 // the test precision's
 	Margin     float64
 	Borderline bool
+	Trades     int
+	DPnLpp     float64
 }
 
 // NewStrategy builds family's grid from params (name -> range text, as
@@ -167,6 +185,15 @@ func (g Grid) Columns() []string {
 		cols = append(cols, ax.Name)
 	}
 	return cols
+}
+
+// CheckParams is the grid's family's check of p (Strategy.CheckParams);
+// nil for hull, which takes every Params.
+func (g Grid) CheckParams(p Params) error {
+	if g.Strategy == nil {
+		return nil
+	}
+	return g.Strategy.CheckParams(p)
 }
 
 // strategyGrid builds the grid of a Spec naming a family other than hull.

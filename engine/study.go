@@ -183,6 +183,9 @@ func (s *Study) Validate() error {
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if err := s.Grid.CheckParams(s.Params); err != nil {
+		return err
+	}
 	return s.Params.Validate()
 }
 

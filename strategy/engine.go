@@ -97,7 +97,11 @@ func GridOf(s engine.Strategy) (Grid, bool) {
 func (e *engineGrid) Family() string      { return e.g.Family }
 func (e *engineGrid) Len() int            { return e.g.Len() }
 func (e *engineGrid) FastBelowSlow() bool { return e.g.FastBelowSlow }
-func (e *engineGrid) String() string      { return e.g.String() }
+
+// Memory: every family but the crossovers has memory (SPEC Part 2
+// "Parity for families with memory").
+func (e *engineGrid) Memory() bool   { return e.g.Family != "cross" && e.g.Family != "hull" }
+func (e *engineGrid) String() string { return e.g.String() }
 
 func (e *engineGrid) Axes() []engine.StrategyAxis {
 	out := make([]engine.StrategyAxis, len(e.g.Axes))
@@ -162,6 +166,15 @@ func (e *engineGrid) Texts() map[string]string {
 		}
 	}
 	return m
+}
+
+// CheckParams: breakout reads high, low and close, whatever the source.
+func (e *engineGrid) CheckParams(p engine.Params) error {
+	if e.g.Family == "breakout" && p.Source != engine.SourceClose {
+		return &engine.FieldError{Field: engine.FieldSource, Value: p.Source.String(),
+			Err: errors.New("breakout reads high, low and close; the source does not apply (leave it at close)")}
+	}
+	return nil
 }
 
 // BarsNeeded is the first valid bar of the grid's longest lengths + 2:
@@ -323,11 +336,13 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 	n := job.Bars.Len()
 	c := e.g.At(i)
 	d64 := e.data(job, engine.FP64, Direct)
-	p64, m64 := make([]State, n), make([]float64, n)
+	buf := compareBufs.Get().(*compareBuf)
+	defer compareBufs.Put(buf)
+	buf.grow(n)
+	p64, m64, pt := buf.p64, buf.m64, buf.pt
 	if _, err := evaluate(fam, c, d64.in64, Direct, p64, m64, d64.sc64); err != nil {
 		return nil, err
 	}
-	pt := make([]State, n)
 	dt := e.data(job, test, form)
 	if test == engine.FP32 {
 		_, err = evaluate(fam, c, dt.in32, form, pt, nil, dt.sc32)
@@ -343,12 +358,57 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 		}
 	}
 	held := max(n-1, 0)
-	ds := Divergences(p64[:held], pt[:held], m64[:held], tol)
-	out := make([]engine.StrategyFlip, len(ds))
-	for k, dv := range ds {
-		out[k] = engine.StrategyFlip{Root: dv.Root, Bars: dv.Bars, Pos64: p64[dv.Root], Pos32: pt[dv.Root], Margin: dv.Margin, Borderline: dv.Borderline}
+	r := d64.r64
+	flip := func(root, bars int, m float64) engine.StrategyFlip {
+		f := engine.StrategyFlip{Root: root, Bars: bars, Pos64: p64[root], Pos32: pt[root], Margin: m, Borderline: m < tol}
+		for b := root; b <= root+bars && b < held; b++ {
+			if b > 0 {
+				f.Trades += changed(pt, b) - changed(p64, b)
+			}
+			if b < root+bars {
+				f.DPnLpp += 100 * float64(pt[b]-p64[b]) * r[b+1]
+			}
+		}
+		return f
+	}
+	var out []engine.StrategyFlip
+	if !e.Memory() {
+		// Memoryless (SPEC Part 2): each flip bar is judged by its own margin.
+		for b := range held {
+			if p64[b] != pt[b] {
+				out = append(out, flip(b, 1, m64[b]))
+			}
+		}
+		return out, nil
+	}
+	for _, dv := range Divergences(p64[:held], pt[:held], m64[:held], tol) {
+		out = append(out, flip(dv.Root, dv.Bars, dv.Margin))
 	}
 	return out, nil
+}
+
+// changed is 1 when pos changes at bar b (b >= 1), else 0.
+func changed(pos []State, b int) int {
+	if pos[b] != pos[b-1] {
+		return 1
+	}
+	return 0
+}
+
+// compareBuf is one Compare call's positions and margins, pooled: a
+// parity report compares every combo, each over every bar.
+type compareBuf struct {
+	p64, pt []State
+	m64     []float64
+}
+
+var compareBufs = sync.Pool{New: func() any { return &compareBuf{} }}
+
+func (b *compareBuf) grow(n int) {
+	if cap(b.p64) < n {
+		b.p64, b.pt, b.m64 = make([]State, n), make([]State, n), make([]float64, n)
+	}
+	b.p64, b.pt, b.m64 = b.p64[:n], b.pt[:n], b.m64[:n]
 }
 
 // SeriesErrors compares every series the test precision's cache holds for
@@ -370,7 +430,8 @@ func (e *engineGrid) SeriesErrors(ctx context.Context, job *engine.Job, test eng
 			return
 		}
 		for j := range tv {
-			out = append(out, seriesError(seriesName(k, j), k.length, rv[j], tv[j]))
+			name := seriesName(k, j)
+			out = append(out, seriesError(name, k.length, rv[j], tv[j], errorScale(name, job.Bars.Close)))
 		}
 	}
 	if test == engine.FP32 {
@@ -416,16 +477,38 @@ func seriesName(k seriesKey, j int) string {
 	return k.name
 }
 
+// errorScale is the denominator of a series' indicator error at each bar,
+// nil for SPEC's |x32-x64|/|x64|. SPEC's relative error is meant for
+// series at price scale; for a series that approaches 0 within its
+// range it measures nothing (rsi 2 near 0, a window's sd on flat prices),
+// so sweepbench takes the scale its margin is judged on (docs/SPEC.md
+// "Parity for Part 2"): the RSI scale (100) for rsi, the bar's close for
+// zscore's sd.
+func errorScale(name string, close []float64) func(b int) float64 {
+	switch name {
+	case "rsi":
+		return func(int) float64 { return 100 }
+	case "sd":
+		return func(b int) float64 { return math.Abs(close[b]) }
+	}
+	return nil
+}
+
 // seriesError is the max relative error of test against ref over the bars
-// where ref is defined and not 0 (engine.SeriesError).
-func seriesError(name string, L int, ref, test []float64) engine.SeriesError {
+// where ref is defined and not 0 (engine.SeriesError), relative to
+// scale(b) when scale is set.
+func seriesError(name string, L int, ref, test []float64, scale func(b int) float64) engine.SeriesError {
 	se := engine.SeriesError{Series: name, Length: L}
 	for b := range ref {
 		r, t := ref[b], test[b]
-		if math.IsNaN(r) || r == 0 {
+		if math.IsNaN(r) || r == 0 && scale == nil {
 			continue
 		}
-		rel := math.Abs(t-r) / math.Abs(r)
+		den := math.Abs(r)
+		if scale != nil {
+			den = scale(b)
+		}
+		rel := math.Abs(t-r) / den
 		if math.IsNaN(t) {
 			rel = math.Inf(1)
 		}

@@ -12,8 +12,17 @@ import (
 // length n: the bars' high, low and close rounded to F, and the swept
 // source x (SPEC "Input": close, hl2, hlc3 or ohlc4, evaluated in F as
 // kernels.SourceSeries does, so the fp32 path is defined once).
+//
+// Moves are the source's bar-to-bar moves x64[i] - x64[i-1] computed in
+// float64 and rounded to F once (Moves[0] = 0): `rsi`'s direct
+// formulation reads them, since the difference of two prices rounded to
+// F loses the move's low digits at price scale (a price is the prefix
+// sum of its moves: differencing it is the prefix formulation's
+// cancellation, docs/SPEC.md "rsi"). In float64 they equal the
+// differences of Src bit for bit.
 type Inputs[F Float] struct {
 	High, Low, Close, Src []F
+	Moves                 []F
 	Source                engine.Source
 }
 
@@ -28,6 +37,11 @@ func NewInputs[F Float](b *engine.Bars, src engine.Source) *Inputs[F] {
 	}
 	for i := range in.High {
 		in.High[i], in.Low[i] = F(b.High[i]), F(b.Low[i])
+	}
+	in.Moves = make([]F, b.Len())
+	x64 := kernels.SourceSeries[float64](b, src)
+	for i := 1; i < len(x64); i++ {
+		in.Moves[i] = F(x64[i] - x64[i-1])
 	}
 	return in
 }

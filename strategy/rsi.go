@@ -41,7 +41,7 @@ func RSI[F Float](x []F, L int, lower, upper F, pos []State, margin []float64, r
 	if err := rsiCheck(x, L, lower, upper, pos, margin, rsiOut); err != nil {
 		return 0, err
 	}
-	r := rsiSeries(x, L)
+	r := rsiSeries(x, nil, L)
 	rsiStates(r, L, lower, upper, pos, margin)
 	if rsiOut != nil {
 		copy(rsiOut, r)
@@ -70,8 +70,10 @@ func rsiCheck[F Float](x []F, L int, lower, upper F, pos []State, margin []float
 
 // rsiSeries is RSI's series of x with length L >= 2 (RSI's rsiOut): NaN
 // before L and where ag = al = 0. It depends on x and L only: a sweep
-// shares it over the thresholds.
-func rsiSeries[F Float](x []F, L int) []F {
+// shares it over the thresholds. moves, when not nil, are x's moves
+// rounded once (Inputs.Moves, the direct formulation): d[i] is moves[i]
+// rather than x[i] - x[i-1].
+func rsiSeries[F Float](x, moves []F, L int) []F {
 	n := len(x)
 	out := make([]F, n)
 	nan := F(math.NaN())
@@ -81,8 +83,14 @@ func rsiSeries[F Float](x []F, L int) []F {
 	}
 	fL, fL1 := F(L), F(L-1)
 	var ag, al F
+	move := func(i int) F {
+		if moves != nil {
+			return moves[i]
+		}
+		return x[i] - x[i-1]
+	}
 	for i := 1; i <= L; i++ {
-		d := x[i] - x[i-1]
+		d := move(i)
 		if d > 0 {
 			ag += d
 		} else if d < 0 {
@@ -92,7 +100,7 @@ func rsiSeries[F Float](x []F, L int) []F {
 	ag, al = ag/fL, al/fL
 	for i := L; i < n; i++ {
 		if i > L {
-			d := x[i] - x[i-1]
+			d := move(i)
 			g, l := F(0), F(0)
 			if d > 0 {
 				g = d
@@ -156,22 +164,26 @@ func rsiStates[F Float](r []F, first int, lower, upper F, pos []State, margin []
 // RSI series by length through the cache.
 type rsiEval struct{}
 
-func (rsiEval) eval64(in *Inputs[float64], c Combo, _ Formulation, pos []State, margin []float64, sc *seriesCache[float64]) (int, error) {
-	return evalRSI(in, length(c.Values[0]), value[float64](c.Values[1]), value[float64](c.Values[2]), pos, margin, sc)
+func (rsiEval) eval64(in *Inputs[float64], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[float64]) (int, error) {
+	return evalRSI(in, length(c.Values[0]), value[float64](c.Values[1]), value[float64](c.Values[2]), pos, margin, f, sc)
 }
-func (rsiEval) eval32(in *Inputs[float32], c Combo, _ Formulation, pos []State, margin []float64, sc *seriesCache[float32]) (int, error) {
-	return evalRSI(in, length(c.Values[0]), value[float32](c.Values[1]), value[float32](c.Values[2]), pos, margin, sc)
+func (rsiEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[float32]) (int, error) {
+	return evalRSI(in, length(c.Values[0]), value[float32](c.Values[1]), value[float32](c.Values[2]), pos, margin, f, sc)
 }
 
-func evalRSI[F Float](in *Inputs[F], L int, lower, upper F, pos []State, margin []float64, sc *seriesCache[F]) (int, error) {
-	if sc == nil {
-		return RSI(in.Src, L, lower, upper, pos, margin, nil)
-	}
+// evalRSI reads the moves rounded once (Inputs.Moves) in the direct
+// formulation and the differences of the rounded source in the prefix
+// one (the trap: docs/SPEC.md "rsi").
+func evalRSI[F Float](in *Inputs[F], L int, lower, upper F, pos []State, margin []float64, f Formulation, sc *seriesCache[F]) (int, error) {
 	if err := rsiCheck(in.Src, L, lower, upper, pos, margin, nil); err != nil {
 		return 0, err
 	}
-	v, _ := sc.get(seriesKey{name: "rsi", src: "src", length: L}, func() ([][]F, error) {
-		return [][]F{rsiSeries(in.Src, L)}, nil
+	moves := in.Moves
+	if f == Prefix || len(moves) != len(in.Src) {
+		moves, f = nil, Prefix
+	}
+	v, _ := sc.get(seriesKey{name: "rsi", src: "src", length: L, f: f}, func() ([][]F, error) {
+		return [][]F{rsiSeries(in.Src, moves, L)}, nil
 	})
 	rsiStates(v[0], L, lower, upper, pos, margin)
 	return L, nil
