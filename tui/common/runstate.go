@@ -59,6 +59,10 @@ type Inspection struct {
 	// precision is not recomputed, its detail stays nil.
 	Missing map[engine.Precision]string
 	Err     error
+	// Why says the combo is not recomputed here and why (a strategy
+	// family's combo: engine.InspectCombo is hull's): a note, not an
+	// error; D64 and D32 are nil.
+	Why string
 }
 
 // InspectPending is what a pane drawing the selected combo (crossover,
@@ -73,6 +77,8 @@ func (r *RunState) InspectPending(t *theme.Theme, w, h int, label, bad lipgloss.
 		return t.Fit(label.Render("computing the selected combo"+t.Ellipsis), w, h), true
 	case in.Err != nil:
 		return t.Fit(bad.Render(strings.Join(t.Wrap(in.Err.Error(), w), "\n")), w, h), true
+	case in.Why != "":
+		return t.Fit(label.Render(strings.Join(t.Wrap(in.Why, w), "\n")), w, h), true
 	}
 	return "", false
 }

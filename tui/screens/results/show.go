@@ -230,7 +230,7 @@ func inspectCmd(gen int, s *engine.Study, idx int, missing map[engine.Precision]
 	if s.Grid.Strategy != nil {
 		// engine.InspectCombo recomputes hull's combos only.
 		return common.Send(inspectMsg{gen, &common.Inspection{Index: idx, Missing: missing,
-			Err: fmt.Errorf("%s: the chart and the trade list recompute hull combos only; this %s combo's metrics are in the table",
+			Why: fmt.Sprintf("%s: the chart and the trade list recompute hull combos only; this %s combo's metrics are in the table",
 				common.ComboName(s.Grid, idx), s.Grid.Family())}})
 	}
 	return common.Guard(func() tea.Msg {
