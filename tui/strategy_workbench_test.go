@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"sweepbench/engine"
+
 	_ "sweepbench/strategy"
 )
 
@@ -38,6 +40,28 @@ func TestStrategyStudyOnTheWorkbench(t *testing.T) {
 	}
 	if strings.Contains(v, "hma 0") || strings.Contains(v, "hma3 0") {
 		t.Errorf("the results screen shows hma 0:\n%s", v)
+	}
+	// The selected combo is recomputed as the sweep computed it: its
+	// metrics are the run's, its trades their count; the signal chart
+	// and the trade list draw it.
+	in := d.m.state.Inspect
+	if in == nil || in.Err != nil || in.D64 == nil || in.D32 == nil {
+		t.Fatalf("the selected combo was not recomputed: %+v", in)
+	}
+	for _, p := range []struct {
+		d   *engine.ComboDetail
+		run *engine.Run
+	}{{in.D64, r.R64}, {in.D32, r.R32}} {
+		c := p.run.Lookup(in.Index)
+		if c == nil || p.d.Metrics != c.Metrics || len(p.d.Trades) != c.Metrics.TotalTrades {
+			t.Fatalf("%s: the recomputed combo %d has %+v (%d trades), the run %+v", p.run.Precision, in.Index, p.d.Metrics, len(p.d.Trades), c)
+		}
+	}
+	name := r.Grid.Label(in.Index)
+	for _, s := range []string{"Signal", name + ": ", "Combo " + name, "position + long - short . flat"} {
+		if !strings.Contains(v, s) {
+			t.Errorf("the results screen does not show %q:\n%s", s, v)
+		}
 	}
 	if e := d.m.status.LastErr; e != "" {
 		t.Errorf("the status line has an error: %q", e)

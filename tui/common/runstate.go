@@ -59,10 +59,15 @@ type Inspection struct {
 	// precision is not recomputed, its detail stays nil.
 	Missing map[engine.Precision]string
 	Err     error
-	// Why says the combo is not recomputed here and why (a strategy
-	// family's combo: engine.InspectCombo is hull's): a note, not an
+	// Why says the combo is not recomputed here and why: a note, not an
 	// error; D64 and D32 are nil.
 	Why string
+	// A strategy family's combo: its details have no H, H3 (the chart is
+	// of close and the positions); Margin is the fp64 run's margin at
+	// each bar (a fraction of close, NaN before First, the first valid
+	// bar).
+	Margin []float64
+	First  int
 }
 
 // InspectPending is what a pane drawing the selected combo (crossover,

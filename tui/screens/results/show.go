@@ -229,9 +229,8 @@ func inspectCmd(gen int, s *engine.Study, idx int, missing map[engine.Precision]
 	c := s.Grid.At(idx)
 	if s.Grid.Strategy != nil {
 		// engine.InspectCombo recomputes hull's combos only.
-		return common.Send(inspectMsg{gen, &common.Inspection{Index: idx, Missing: missing,
-			Why: fmt.Sprintf("%s: the chart and the trade list recompute hull combos only; this %s combo's metrics are in the table",
-				common.ComboName(s.Grid, idx), s.Grid.Family())}})
+		return common.Guard(func() tea.Msg { return inspectMsg{gen, inspectStrategy(s, idx, missing)} },
+			func(err error) tea.Msg { return inspectMsg{gen, &common.Inspection{Index: idx, Err: err}} })
 	}
 	return common.Guard(func() tea.Msg {
 		ins := &common.Inspection{Index: idx, Combo: c, Missing: missing}
