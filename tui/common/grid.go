@@ -24,11 +24,7 @@ func GridShape(g engine.Grid) string {
 	return strings.Join(parts, " x ")
 }
 
-// ParamColumns are the grid's parameter columns (engine.Grid.Columns):
-// hma, hma3; or a family's, a leg as NAME_kind then NAME.
-func ParamColumns(g engine.Grid) []string { return g.Columns() }
-
-// ParamCells are combo i's values of ParamColumns, as text: "20", "1.75",
+// ParamCells are combo i's values of g.Columns(), as text: "20", "1.75",
 // a leg's kind ("ema") then its length ("-" for a price leg).
 func ParamCells(g engine.Grid, i int) []string {
 	if g.Strategy == nil {
@@ -61,20 +57,6 @@ func ComboName(g engine.Grid, i int) string {
 		return "-"
 	}
 	return g.Label(i)
-}
-
-// GridText names the grid's ranges: "hma 20:200:20 x hma3 30:240:30", or
-// the family's ("fast ema:5:50:5 x slow sma:20:200:10").
-func GridText(g engine.Grid) string { return g.Text() }
-
-// IsParamColumn reports whether col is one of g's parameter columns.
-func IsParamColumn(g engine.Grid, col string) bool {
-	for _, c := range g.Columns() {
-		if c == col {
-			return true
-		}
-	}
-	return false
 }
 
 // ParamOf is combo i's value of parameter column col of g: its text

@@ -2,7 +2,6 @@ package heatmap
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -357,6 +356,3 @@ func (m *Model) Axes() string {
 	}
 	return s
 }
-
-// contains reports whether a is one of the reduced axes.
-func (p plane) reduced(a int) bool { return slices.Contains(p.others, a) }
