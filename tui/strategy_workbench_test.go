@@ -58,7 +58,7 @@ func TestStrategyStudyOnTheWorkbench(t *testing.T) {
 		}
 	}
 	name := r.Grid.Label(in.Index)
-	for _, s := range []string{"Signal", name + ": ", "Combo " + name, "position + long - short . flat"} {
+	for _, s := range []string{"Signal", name + ": ", "Combo " + name, "z 10 1  +entry =  -entry =", "position + long - short . flat"} {
 		if !strings.Contains(v, s) {
 			t.Errorf("the results screen does not show %q:\n%s", s, v)
 		}

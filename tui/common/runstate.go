@@ -68,6 +68,19 @@ type Inspection struct {
 	// bar).
 	Margin []float64
 	First  int
+	// Signal is what the combo's state machine compares, in fp64
+	// (strategy.SignalSeries): lines and constant levels on one axis of
+	// unit SignalScale ("price", "z", "rsi").
+	Signal      []SignalLine
+	SignalScale string
+}
+
+// SignalLine is one series of a strategy combo's signal chart, or one
+// of its levels (Level: every value the threshold).
+type SignalLine struct {
+	Name   string
+	Values []float64
+	Level  bool
 }
 
 // InspectPending is what a pane drawing the selected combo (crossover,

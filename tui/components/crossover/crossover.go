@@ -268,7 +268,12 @@ func (m *Model) heading(in *common.Inspection, d *engine.ComboDetail, st styles)
 func (m *Model) legend(st styles) []string {
 	t := m.ctx.Theme
 	if m.state.Inspect != nil && m.signal() {
-		return t.Wrap(st.label.Render("close")+" "+legendKey(t.Plain, '.', st.close)+"  "+
+		// The signal's lines and levels, each with its marker.
+		var parts []string
+		for _, s := range m.signalSeries(st) {
+			parts = append(parts, st.label.Render(s.Name[1:])+" "+legendKey(t.Plain, s.Marker, s.Color))
+		}
+		return t.Wrap(strings.Join(parts, "  ")+"  "+
 			st.label.Render("position + long - short . flat; x flip, ^ this one"), m.w)
 	}
 	return t.Wrap(st.label.Render("close")+" "+legendKey(t.Plain, '.', st.close)+"  "+
@@ -292,7 +297,7 @@ func (m *Model) span(d *engine.ComboDetail, center int) (s, e int) {
 	npts := max(2, m.w-10)
 	for range 2 {
 		ws, we := window(center, npts, first, n)
-		lo, hi := extent(d, ws, we)
+		lo, hi := m.extent(d, ws, we)
 		lw := max(len(strconv.FormatFloat(lo, 'g', 6, 64)), len(strconv.FormatFloat(hi, 'g', 6, 64)))
 		npts = chart.PointsFor(m.w, lw)
 	}
@@ -321,6 +326,12 @@ func (m *Model) plot(d *engine.ComboDetail, s, e, chartH int, st styles) (string
 		series = append(series,
 			chart.Series{Name: "2h", Values: sl(d.H), Color: st.h, Marker: 'h'},
 			chart.Series{Name: "3h3", Values: sl(d.H3), Color: st.h3, Marker: '3'})
+	} else {
+		series = nil
+		for _, s := range m.signalSeries(st) {
+			s.Values = sl(s.Values)
+			series = append(series, s)
+		}
 	}
 	return chart.Render(m.ctx, chart.Spec{W: m.w, H: chartH, XStep: 12, XLabel: xlab, Highlight: hl, Series: series})
 }
@@ -393,13 +404,56 @@ func window(center, npts, first, n int) (int, int) {
 	return s, min(n, s+npts)
 }
 
-// extent is the value range of close, h and h3 over [s, e).
-func extent(d *engine.ComboDetail, s, e int) (float64, float64) {
+// signalSeries are a strategy combo's chart lines: its signal's (fp64)
+// lines and levels, close first when the signal is on the price's axis
+// and does not hold it; Name is a sort key then the legend's name.
+func (m *Model) signalSeries(st styles) []chart.Series {
+	in := m.state.Inspect
+	colors := []lipgloss.TerminalColor{st.h, st.h3, st.close}
+	var out []chart.Series
+	hasClose := false
+	for _, l := range in.Signal {
+		hasClose = hasClose || l.Name == "close"
+	}
+	if (in.SignalScale == "price" || in.SignalScale == "") && !hasClose && in.D64 != nil {
+		out = append(out, chart.Series{Name: "0close", Values: in.D64.Close, Color: st.close, Marker: '.'})
+	}
+	k := 0
+	for _, l := range in.Signal {
+		s := chart.Series{Name: "1" + l.Name, Values: l.Values, Color: colors[k%len(colors)]}
+		switch {
+		case l.Level:
+			s.Marker, s.Color = '=', st.close
+		case l.Name == "close":
+			s.Marker, s.Color = '.', st.close
+		default:
+			s.Marker = rune('1' + k%9)
+			k++
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// extent is the value range of close, h and h3 over [s, e) (a strategy
+// combo: of its signal's lines).
+func (m *Model) extent(d *engine.ComboDetail, s, e int) (float64, float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
+	var sig []chart.Series
+	if d.H == nil {
+		sig = m.signalSeries(newStyles(m.ctx.Theme))
+	}
 	for i := s; i < e; i++ {
 		vs := []float64{d.Close[i]}
 		if d.H != nil {
 			vs = append(vs, d.H[i], d.H3[i])
+		} else if len(sig) > 0 {
+			vs = vs[:0]
+			for _, x := range sig {
+				if i < len(x.Values) {
+					vs = append(vs, x.Values[i])
+				}
+			}
 		}
 		for _, v := range vs {
 			if !math.IsNaN(v) {

@@ -48,9 +48,26 @@ func inspectStrategy(s *engine.Study, idx int, missing map[engine.Precision]stri
 		} else {
 			d.WMA = engine.Direct
 			ins.Margin = make([]float64, n)
-			first, err = strategy.Evaluate(sg, c, strategy.NewInputs[float64](bars, s.Params.Source), engine.Direct, st, ins.Margin)
+			in := strategy.NewInputs[float64](bars, s.Params.Source)
+			first, err = strategy.Evaluate(sg, c, in, engine.Direct, st, ins.Margin)
 			if err == nil {
 				d.Metrics, d.Trace = reference.BacktestPositionsTrace(st, kernels.BarReturns[float64](bars), first, s.Params)
+			}
+			if err == nil {
+				var sig strategy.Signal
+				if sig, err = strategy.SignalSeries(sg, c, in, engine.Direct); err == nil {
+					ins.SignalScale = sig.Scale
+					for _, l := range sig.Lines {
+						ins.Signal = append(ins.Signal, common.SignalLine{Name: l.Name, Values: l.Values})
+					}
+					for _, l := range sig.Levels {
+						v := make([]float64, n)
+						for i := range v {
+							v[i] = l.Value
+						}
+						ins.Signal = append(ins.Signal, common.SignalLine{Name: l.Name, Values: v, Level: true})
+					}
+				}
 			}
 			ins.D64 = d
 		}
