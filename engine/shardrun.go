@@ -48,7 +48,8 @@ func (s *Study) Slice(lo, hi int) *Study {
 
 // sliceStrategy is combos [lo, lo+n) of a strategy grid (Study.Slice):
 // every index-free method is the whole grid's (embedded), the index ones
-// shifted by lo.
+// shifted by lo (a method added to Strategy that takes or returns a combo
+// index must be shifted here too).
 type sliceStrategy struct {
 	Strategy
 	lo, n int
@@ -73,6 +74,10 @@ func (s *sliceStrategy) Prepare(ctx context.Context, job *Job, threads int) (Ker
 		return &sliceBlockKernel{sliceKernel{k, s.lo}, bk}, nil
 	}
 	return &sliceKernel{k, s.lo}, nil
+}
+
+func (s *sliceStrategy) Trace(ctx context.Context, job *Job, i int) (StrategyTrace, error) {
+	return s.Strategy.Trace(ctx, job, s.lo+i)
 }
 
 func (s *sliceStrategy) Compare(ctx context.Context, job *Job, test Precision, form Formulation, i int, tol float64) ([]StrategyFlip, error) {

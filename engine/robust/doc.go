@@ -19,13 +19,11 @@
 // errors.go, study.go (Analyse and the Summary front ends show).
 //
 // It imports sweepbench/engine for the grid's vocabulary (Grid, Combo) and,
-// for the stitched curve only, engine.InspectCombo (the registered CPU
-// arithmetic re-running a few chosen combos) or, for a strategy family's
-// grid, package strategy's arithmetic and the positions backtest its
-// reference kernel runs (reference.BacktestPositionsTrace: the CPU code of
-// the sweep itself, not a device); nothing from a GPU backend (cuda,
-// metal), the store (sessions) or a UI (tui); no backend imports it either
-// (a GPU's PBO passes are engine.PBODevice). A strategy grid's combos are
+// for the stitched curve only, engine.InspectIndex (the registered CPU
+// arithmetic, or a strategy family's own Trace, re-running a few chosen
+// combos), and nothing from a backend (reference, cuda, metal), the store
+// (sessions) or a UI (tui); no backend imports it either (a GPU's PBO
+// passes are engine.PBODevice). A strategy grid's combos are
 // its indices, named by engine.Grid.Label (Combo.Label); its plateau is
 // over its N axes (Strategy.Coords, IndexOf). The run
 // path (sessions.RunStudy) calls AnalyseStudy; the front ends only show

@@ -8,9 +8,6 @@ import (
 	"time"
 
 	"sweepbench/engine"
-	"sweepbench/reference"
-	"sweepbench/reference/kernels"
-	"sweepbench/strategy"
 )
 
 // EquityPoint is one point of the walk-forward's stitched out-of-sample
@@ -39,15 +36,13 @@ const minNormal = 0x1p-1022
 // one before it ended. Point 0 is the bar before the first out-of-sample
 // block, at 1; then one point per bar of each fold's block.
 //
-// The combos' runs are recomputed on the CPU through engine.InspectCombo
+// The combos' runs are recomputed on the CPU through engine.InspectIndex
 // (the registered Arithmetic's trace of the reference sweep's own backtest,
 // bit for bit its equity E), once per distinct combo chosen, in precision
 // prec and formulation form (those of the run the block statistics came
 // from: the block's growth is then E[hi]/E[lo] of the run whose block
-// statistics chose it). A strategy family's combo (g.Strategy) is
-// recomputed by the path its reference kernel runs: the family's states
-// (strategy.Evaluate) then reference.BacktestPositionsTrace, bit for bit
-// the sweep's equity too. bars and p are the study's; bounds its S+1 block
+// statistics chose it); a strategy family's combo (g.Strategy) by its
+// own Trace, the path its reference kernel runs, bit for bit too. bars and p are the study's; bounds its S+1 block
 // edges over the n-1 bar returns (engine.BlockBounds); folds a WFResult's
 // (their combos grid indexes of g). The curve's last value is the product
 // of the folds' out-of-sample growths, 1 + WFResult.TotalReturn up to the
@@ -88,12 +83,12 @@ func StitchedEquity(ctx context.Context, bars *engine.Bars, p engine.Params, pre
 	curves := make([][]float64, len(combos))
 	errs := make([]error, len(combos))
 	if err := engine.Parallel(ctx, len(combos), min(runtime.GOMAXPROCS(0), len(combos)), func(_, j int) {
-		e, err := comboEquity(ctx, bars, g, combos[j], p, prec, form)
+		d, err := engine.InspectIndex(ctx, bars, g, combos[j], p, prec, form)
 		if err != nil {
 			errs[j] = fmt.Errorf("stitched equity, fold %d: %w", first[combos[j]]+1, err)
 			return
 		}
-		curves[j] = e
+		curves[j] = d.Equity
 	}); err != nil {
 		return nil, err
 	}
@@ -125,41 +120,6 @@ func StitchedEquity(ctx context.Context, bars *engine.Bars, p engine.Params, pre
 		level = out[len(out)-1].Equity
 	}
 	return out, nil
-}
-
-// comboEquity is the equity E of combo i of g, bar by bar, recomputed on
-// the CPU in precision prec and formulation form (fp64 is always direct).
-func comboEquity(ctx context.Context, bars *engine.Bars, g engine.Grid, i int, p engine.Params, prec engine.Precision, form engine.Formulation) ([]float64, error) {
-	if g.Strategy == nil {
-		d, err := engine.InspectCombo(ctx, bars, g.At(i), p, prec, form)
-		if err != nil {
-			return nil, err
-		}
-		return d.Equity, nil
-	}
-	sg, ok := strategy.GridOf(g.Strategy)
-	if !ok {
-		return nil, fmt.Errorf("combo %s: grid %s is not package strategy's: its combos cannot be recomputed", g.Label(i), g.Text())
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if prec == engine.FP32 {
-		return strategyEquity[float32](sg, i, bars, p, form)
-	}
-	return strategyEquity[float64](sg, i, bars, p, engine.Direct)
-}
-
-// strategyEquity is comboEquity of combo i of a strategy grid in F: its
-// states, then the positions backtest with its trace.
-func strategyEquity[F engine.Float](sg strategy.Grid, i int, bars *engine.Bars, p engine.Params, form engine.Formulation) ([]float64, error) {
-	pos := make([]strategy.State, bars.Len())
-	first, err := strategy.Evaluate(sg, sg.At(i), strategy.NewInputs[F](bars, p.Source), form, pos, nil)
-	if err != nil {
-		return nil, fmt.Errorf("combo %d: %w", i, err)
-	}
-	_, tr := reference.BacktestPositionsTrace(pos, kernels.BarReturns[F](bars), first, p)
-	return tr.Equity, nil
 }
 
 // Downsample keeps at most limit points of a curve, evenly spaced by index,
