@@ -52,7 +52,7 @@ var Figures = []FigureInfo{
 	{"parity-dpnl", "parity: the total-return difference dPnL (fp32 - fp64, percentage points) per combo"},
 	{"flip-margins", "parity: the flips' margins |h3-h|/close (log scale) against the borderline tolerance"},
 	{"indicator-error", "parity: the max relative error of each fp32 indicator series per length"},
-	{"crossover", "a flip (--flip, --combo): close, h and h3 in fp64 and fp32 around the bar, the positions below"},
+	{"crossover", "a flip (--flip, --combo): close, h and h3 in fp64 and fp32 around the bar (a strategy: its signal, the lines its state machine compares and their levels), the positions below"},
 	{"equity", "a combo's equity in fp64 and fp32 (--combo; default the selected one) with buy-and-hold, trade markers and the drawdown"},
 	{"pbo-logits", "robustness: the histogram of the CSCV splits' logits (PBO: the share at or below 0)"},
 	{"is-oos", "robustness: in-sample vs out-of-sample objective of the chosen combo per split, with the degradation line"},

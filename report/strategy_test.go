@@ -187,8 +187,9 @@ func TestStrategyEquity(t *testing.T) {
 }
 
 // TestStrategyCrossover: the crossover chart of a cross study's worst
-// flip draws its combo's two legs (from the grid's point of the flip's
-// index) in both precisions around the flip's root bar.
+// flip is its signal chart: its combo's two legs (from the grid's point
+// of the flip's index), strategy.SignalSeries' in both precisions,
+// around the flip's root bar.
 func TestStrategyCrossover(t *testing.T) {
 	src := memorySource(t, crossSpec())
 	p := src.Report.Parity
@@ -216,6 +217,16 @@ func TestStrategyCrossover(t *testing.T) {
 			t.Errorf("no %q in %q", s, sh.Texts)
 		}
 	}
+	// The legs drawn are strategy.SignalSeries' in each precision, the
+	// legend above them.
+	lo, hi := flipWindow(fl.Bar, 3000)
+	_, s64, s32, sc := signalOf(t, src, fl.Index, lo, hi)
+	sameAsSignal(t, sc, s64, s32)
+	if sc.Axis != "price" || top.Y.Label.Text != "price" || len(sc.Levels) != 0 {
+		t.Errorf("axis %q (%q), levels %v", sc.Axis, top.Y.Label.Text, sc.Levels)
+	}
+	legendClear(t, f, 0, sc.YMax)
+	legendClear(t, f, 1, 1)
 	// --combo for a strategy grid is its index: a combo with no flip says so.
 	for i := 0; i < src.Report.Grid.Len(); i++ {
 		flipped := false
