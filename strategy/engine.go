@@ -387,6 +387,41 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 	return out, nil
 }
 
+// Trace is combo i recomputed alone, through Evaluate and
+// reference.BacktestPositionsTrace (the sweep's backtest loop), with its
+// signal lines (SignalSeries).
+func (e *engineGrid) Trace(ctx context.Context, job *engine.Job, i int) (engine.StrategyTrace, error) {
+	if err := ctx.Err(); err != nil {
+		return engine.StrategyTrace{}, err
+	}
+	if i < 0 || i >= e.g.Len() {
+		return engine.StrategyTrace{}, fmt.Errorf("strategy %s: combo %d outside the grid's %d", e.g.Family, i, e.g.Len())
+	}
+	if job.Precision == engine.FP32 {
+		return trace[float32](e.g, e.g.At(i), job)
+	}
+	return trace[float64](e.g, e.g.At(i), job)
+}
+
+func trace[F Float](g Grid, c Combo, job *engine.Job) (engine.StrategyTrace, error) {
+	in := NewInputs[F](job.Bars, job.Params.Source)
+	f := job.WMA
+	if job.Precision == engine.FP64 {
+		f = Direct
+	}
+	pos := make([]State, len(in.Close))
+	first, err := Evaluate(g, c, in, f, pos, nil)
+	if err != nil {
+		return engine.StrategyTrace{}, err
+	}
+	m, tr := reference.BacktestPositionsTrace(pos, kernels.BarReturns[F](job.Bars), first, job.Params)
+	sig, err := SignalSeries(g, c, in, f)
+	if err != nil {
+		return engine.StrategyTrace{}, err
+	}
+	return engine.StrategyTrace{Metrics: m, Trace: tr, Signal: sig}, nil
+}
+
 // changed is 1 when pos changes at bar b (b >= 1), else 0.
 func changed(pos []State, b int) int {
 	if pos[b] != pos[b-1] {
