@@ -351,6 +351,20 @@ func TestStrategyHeatmap(t *testing.T) {
 			t.Errorf("cell length %d exit %d: %v, want the best over entry %v", k[0], k[1], got, v)
 		}
 	}
+	// The HTML report's heatmaps along the axes HTMLOptions.Axes names.
+	var page bytes.Buffer
+	if _, err := WriteHTML(ctx, &page, zs, HTMLOptions{Axes: []string{"length", "exit"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(page.String(), "each cell the best over entry"); n == 0 || strings.Contains(page.String(), "each cell the best over exit") {
+		t.Errorf("HTMLOptions.Axes length, exit: %d heatmaps reduce entry", n)
+	}
+	if err := CheckAxes(zg, []string{"length", "exit"}); err != nil {
+		t.Errorf("CheckAxes length, exit: %v", err)
+	}
+	if err := CheckAxes(robustSource(t).Report.Grid, []string{"hma", "hma3"}); err == nil || !strings.Contains(err.Error(), "a hull study's heatmaps are hma by hma3") {
+		t.Errorf("CheckAxes of a hull grid: %v", err)
+	}
 	for _, axes := range [][]string{{"length", "fast"}, {"length"}, {"exit", "exit"}} {
 		_, err := Make(ctx, zs, Request{Name: "heatmap", Axes: axes})
 		var un *UnavailableError
@@ -566,7 +580,7 @@ func TestStrategyComboRequest(t *testing.T) {
 	for _, name := range []string{"crossover", "equity"} {
 		_, err := Make(context.Background(), src, Request{Name: name, Combo: &engine.Combo{HMA: 20, HMA3: 30}})
 		var un *UnavailableError
-		if !errors.As(err, &un) || !strings.Contains(err.Error(), "figure "+name+": session 1 is a cross study (fast ema:5:15:5 x slow sma:20:40:10): its combos have no hma and hma3 lengths, so --combo 20:30 names none") {
+		if !errors.As(err, &un) || !strings.Contains(err.Error(), "figure "+name+": session 1 is a cross study (fast ema:5:15:5 x slow sma:20:40:10): its combos have no hma and hma3 lengths, so --combo 20:30 names none: name one by its parameters (--combo fast=5,slow=20)") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
