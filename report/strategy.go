@@ -126,27 +126,27 @@ func (s *Source) strategyCrossover(ctx context.Context, r Request, f engine.Flip
 	top.Y.Label.Text = sc.Axis
 	entries := 0
 	for _, l := range sc.Lines {
-		st := solid(l.colour, 1.4)
+		style := solid(l.colour, 1.4)
 		if l.Precision == engine.FP32 {
-			st = dashed(l.colour)
-			st.Width = vg.Points(1)
+			style = dashed(l.colour)
+			style.Width = vg.Points(1)
 		}
 		// One line per run of defined bars (no segment across an
 		// undefined value), the legend naming the first.
-		for k, run := range l.runs() {
-			if k == 0 {
-				add(top, l.Name, run, st)
+		for ri, run := range l.runs() {
+			if ri == 0 {
+				add(top, l.Name, run, style)
 				entries++
 			} else if ln, err := plotter.NewLine(run); err == nil {
-				ln.LineStyle = st
+				ln.LineStyle = style
 				top.Add(ln)
 			}
 		}
 	}
 	for j, lv := range sc.Levels {
-		st := solid(levelColours[j/2%len(levelColours)], 0.9)
-		st.Dashes = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
-		add(top, levelText(lv), plotter.XYs{{X: float64(lo), Y: lv.Value}, {X: float64(hi), Y: lv.Value}}, st)
+		style := solid(levelColours[j/2%len(levelColours)], 0.9)
+		style.Dashes = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
+		add(top, levelText(lv), plotter.XYs{{X: float64(lo), Y: lv.Value}, {X: float64(hi), Y: lv.Value}}, style)
 		entries++
 	}
 	top.Add(vline(float64(f.Bar), sc.YMin, sc.YMax, solid(colMark, 0.6)))
