@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -340,7 +341,9 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 	defer compareBufs.Put(buf)
 	buf.grow(n)
 	p64, m64, pt := buf.p64, buf.m64, buf.pt
-	if _, err := evaluate(fam, c, d64.in64, Direct, p64, m64, d64.sc64); err != nil {
+	// fp64 first without margins: they are read only where the positions
+	// differ, and most combos of a direct formulation differ nowhere.
+	if _, err := evaluate(fam, c, d64.in64, Direct, p64, nil, d64.sc64); err != nil {
 		return nil, err
 	}
 	dt := e.data(job, test, form)
@@ -358,6 +361,17 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 		}
 	}
 	held := max(n-1, 0)
+	if slices.Equal(p64[:held], pt[:held]) {
+		return nil, nil
+	}
+	if _, err := evaluate(fam, c, d64.in64, Direct, p64, m64, d64.sc64); err != nil {
+		return nil, err
+	}
+	if job.Params.Mode == engine.LongOnly {
+		for b := range p64 {
+			p64[b] = max(p64[b], 0)
+		}
+	}
 	r := d64.r64
 	flip := func(root, bars int, m float64) engine.StrategyFlip {
 		f := engine.StrategyFlip{Root: root, Bars: bars, Pos64: p64[root], Pos32: pt[root], Margin: m, Borderline: m < tol}
