@@ -200,9 +200,6 @@ func suiteLine(ctx context.Context, st *sessions.Store, ss *sessions.Session) st
 func sessionHeader(ss *sessions.Session) string {
 	h := fmt.Sprintf("session %d  %s; started %s, last written by pid %d on %s", ss.ID, ss.Status,
 		ss.Created.Local().Format("2006-01-02 15:04:05"), ss.PID, ss.Host)
-	if ss.Grid.Strategy != nil {
-		h += fmt.Sprintf("\n        strategy %s: %s (%s combos)", ss.Grid.Family(), ss.Grid.Text(), text.Thousands(ss.Grid.Len()))
-	}
 	if ss.Error != "" && ss.Status != engine.StatusComplete {
 		h += "\n        " + engine.ErrText(ss.Error)
 	}
