@@ -135,10 +135,10 @@ func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, erro
 		d.MetricsOnly, d.Why = true, fmt.Sprintf("the HMA sources differ (%s -> %s): the indicator series are not comparable", sa.Params.Source, sb.Params.Source)
 	case sa.Params.Mode != sb.Params.Mode:
 		d.MetricsOnly, d.Why = true, fmt.Sprintf("the modes differ (%s -> %s): positions are not comparable bar by bar", sa.Params.Mode, sb.Params.Mode)
-	case sa.Grid.Strategy != nil && (d.A.Run.Precision != engine.FP64 || d.B.Run.Precision == engine.FP64 && formulation(d.B.Run) != engine.Direct):
+	case sa.Grid.Strategy != nil && d.A.Run.Precision != engine.FP64:
 		// A family's arithmetic recomputes the positions of a precision
 		// against fp64 direct only (engine.Strategy.Compare).
-		d.MetricsOnly, d.Why = true, fmt.Sprintf("a %s study's positions are recomputed against fp64 only, and A is %s %s", sa.Grid.Family(), d.A.Run.Precision, formulation(d.A.Run))
+		d.MetricsOnly, d.Why = true, fmt.Sprintf("a %s study's positions are recomputed against fp64 only, and A is %s", sa.Grid.Family(), d.A.Run.Precision)
 	default:
 		if load == nil {
 			load = LoadSpec

@@ -267,6 +267,22 @@ func TestStrategyDiff(t *testing.T) {
 			t.Errorf("diff table does not say %q:\n%s", want, tbl.String())
 		}
 	}
+	// fp32 as A: the family recomputes positions against fp64 only, so
+	// the saved metrics are compared, rows still labelled.
+	both := strategySpec("cross", cross)
+	_, _, idf := saveSpec(t, s, reg, both)
+	d, err = s.Diff(bg, sessions.RunRef{ID: idf, Precision: engine.FP32, Explicit: true}, sessions.RunRef{ID: ida}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.MetricsOnly || !strings.Contains(d.Why, "recomputed against fp64 only, and A is fp32") || len(d.Parity.Combos) != 9 {
+		t.Errorf("diff of an fp32 A: metrics only %v (%q), %d rows", d.MetricsOnly, d.Why, len(d.Parity.Combos))
+	}
+	for _, c := range d.Parity.Combos {
+		if c.Label() != d.Grid.Label(c.Index) {
+			t.Errorf("metrics-only diff row %d: %q, want %q", c.Index, c.Label(), d.Grid.Label(c.Index))
+		}
+	}
 	z := strategySpec("zscore", map[string]string{"length": "10:30:10"})
 	z.Precision = "fp64"
 	_, _, idz := saveSpec(t, s, reg, z)
