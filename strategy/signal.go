@@ -3,11 +3,12 @@ package strategy
 import (
 	"fmt"
 	"math"
+
+	"sweepbench/engine"
 )
 
-// Signal is what a combo's state machine compares, for a chart around a
-// flip (the workbench's and the HTML report's signal chart): the lines it
-// reads on one axis and the constant levels it compares them with.
+// Signal is what a combo's state machine compares (engine.Signal), per
+// family:
 //
 //	hull      price: "hma3 L3" (of the close) and "hma L" (of the source)
 //	cross     price: "fast KIND L" and "slow KIND L" (a price leg: the source)
@@ -16,25 +17,14 @@ import (
 //	rsi       RSI 0..100: "rsi L", levels "lower", "upper"
 //
 // Each line has n values (NaN where undefined: the warm-up, sd = 0, a
-// prefix variance below 0, RSI where ag = al = 0), in float64 from the
-// precision F that computed them.
-type Signal struct {
-	Scale  string // "price", "z" or "rsi": the unit of the axis
-	Lines  []Line
-	Levels []Level
-}
+// prefix variance below 0, RSI where ag = al = 0).
+type Signal = engine.Signal
 
-// Line is one series of a Signal.
-type Line struct {
-	Name   string
-	Values []float64
-}
-
-// Level is one constant threshold of a Signal.
-type Level struct {
-	Name  string
-	Value float64
-}
+// Line is one series of a Signal; Level one constant threshold.
+type (
+	Line  = engine.SignalLine
+	Level = engine.SignalLevel
+)
 
 // SignalSeries is combo c's Signal over in, in precision F and
 // formulation f (the series the family's Evaluate reads, computed the
@@ -71,18 +61,18 @@ func SignalSeries[F Float](g Grid, c Combo, in *Inputs[F], f Formulation) (Signa
 	case "hull":
 		L, L3 := length(c.Values[0]), length(c.Values[1])
 		return Signal{Scale: "price", Lines: []Line{
-			{fmt.Sprintf("hma3 %d", L3), ma("close", HMA3, L3)},
-			{fmt.Sprintf("hma %d", L), ma("src", HMA, L)},
+			{Name: fmt.Sprintf("hma3 %d", L3), Values: ma("close", HMA3, L3)},
+			{Name: fmt.Sprintf("hma %d", L), Values: ma("src", HMA, L)},
 		}}, nil
 	case "cross":
 		var lines []Line
 		for k, name := range []string{"fast", "slow"} {
 			kind, L := c.Kinds[k], length(c.Values[k])
 			if kind == Price {
-				lines = append(lines, Line{name + " price", toFloat64(in.Src)})
+				lines = append(lines, Line{Name: name + " price", Values: toFloat64(in.Src)})
 				continue
 			}
-			lines = append(lines, Line{fmt.Sprintf("%s %s %d", name, kind, L), ma("src", kind, L)})
+			lines = append(lines, Line{Name: fmt.Sprintf("%s %s %d", name, kind, L), Values: ma("src", kind, L)})
 		}
 		return Signal{Scale: "price", Lines: lines}, nil
 	case "zscore":
@@ -97,17 +87,17 @@ func SignalSeries[F Float](g Grid, c Combo, in *Inputs[F], f Formulation) (Signa
 				z[i] = (float64(in.Src[i]) - m[i]) / sd[i]
 			}
 		}
-		return Signal{Scale: "z", Lines: []Line{{fmt.Sprintf("z %d", L), z}},
-			Levels: []Level{{"+entry", kin}, {"-entry", -kin}, {"+exit", kout}, {"-exit", -kout}}}, nil
+		return Signal{Scale: "z", Lines: []Line{{Name: fmt.Sprintf("z %d", L), Values: z}},
+			Levels: []Level{{Name: "+entry", Value: kin}, {Name: "-entry", Value: -kin}, {Name: "+exit", Value: kout}, {Name: "-exit", Value: -kout}}}, nil
 	case "breakout":
 		lin, lout := length(c.Values[0]), length(c.Values[1])
 		ch := func(src string, L int) []float64 { return series(seriesKey{name: "channel", src: src, length: L}, 0) }
 		return Signal{Scale: "price", Lines: []Line{
-			{"close", toFloat64(in.Close)},
-			{fmt.Sprintf("up entry %d", lin), ch("high", lin)},
-			{fmt.Sprintf("down entry %d", lin), ch("low", lin)},
-			{fmt.Sprintf("up exit %d", lout), ch("high", lout)},
-			{fmt.Sprintf("down exit %d", lout), ch("low", lout)},
+			{Name: "close", Values: toFloat64(in.Close)},
+			{Name: fmt.Sprintf("up entry %d", lin), Values: ch("high", lin)},
+			{Name: fmt.Sprintf("down entry %d", lin), Values: ch("low", lin)},
+			{Name: fmt.Sprintf("up exit %d", lout), Values: ch("high", lout)},
+			{Name: fmt.Sprintf("down exit %d", lout), Values: ch("low", lout)},
 		}}, nil
 	case "rsi":
 		L := length(c.Values[0])
@@ -115,8 +105,8 @@ func SignalSeries[F Float](g Grid, c Combo, in *Inputs[F], f Formulation) (Signa
 		if f != Prefix {
 			rf = Direct
 		}
-		return Signal{Scale: "rsi", Lines: []Line{{fmt.Sprintf("rsi %d", L), series(seriesKey{name: "rsi", src: "src", length: L, f: rf}, 0)}},
-			Levels: []Level{{"lower", c.Values[1].Float64()}, {"upper", c.Values[2].Float64()}}}, nil
+		return Signal{Scale: "rsi", Lines: []Line{{Name: fmt.Sprintf("rsi %d", L), Values: series(seriesKey{name: "rsi", src: "src", length: L, f: rf}, 0)}},
+			Levels: []Level{{Name: "lower", Value: c.Values[1].Float64()}, {Name: "upper", Value: c.Values[2].Float64()}}}, nil
 	}
 	return Signal{}, fmt.Errorf("strategy %s: no signal chart", fam.Name)
 }
