@@ -41,7 +41,7 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 	}
 	if v14 {
 		var worst any
-		if p.Sensitive > 0 && p.SensitiveWorst.Index >= 0 {
+		if p.Sensitive > 0 && p.SensitiveWorst != nil {
 			worst = p.SensitiveWorst.Index
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE parities SET sensitive = ?, sensitive_worst = ? WHERE id = ?`, p.Sensitive, worst, id); err != nil {
@@ -137,7 +137,7 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, g engine.Gri
 	}
 	worst := p.Worst()
 	*worst = engine.NewParityWorst()
-	p.SensitiveWorst = engine.ComboParity{Index: -1}
+	p.SensitiveWorst = nil
 	label := labeller(g)
 	for rows.Next() {
 		var c engine.ComboParity
@@ -150,7 +150,8 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, g engine.Gri
 		c.RelDn, c.DPnLpp, c.RelDPnL, c.MaxFlipMargin = fromNull(relDn), fromNull(dpnl), fromNull(relDPnL), fromNull(margin)
 		c.Name = label(c.Index)
 		if sensitiveWorst.Valid && int64(c.Index) == sensitiveWorst.Int64 {
-			p.SensitiveWorst = c
+			cc := c
+			p.SensitiveWorst = &cc
 		}
 		if combos {
 			p.Combos = append(p.Combos, c)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"sweepbench/engine"
@@ -102,6 +103,12 @@ func (s *Store) open(ctx context.Context, id int64, sum *engine.SummaryOptions) 
 		}
 		if ref != nil && test != nil {
 			p.SetReturns(ref, test)
+			if w := p.SensitiveWorst; w != nil {
+				// Its row, with the returns just set.
+				if k, ok := slices.BinarySearchFunc(p.Combos, w.Index, func(c engine.ComboParity, i int) int { return c.Index - i }); ok {
+					*w = p.Combos[k]
+				}
+			}
 		}
 	}
 	var rob string
