@@ -52,7 +52,7 @@ var Figures = []FigureInfo{
 	{"parity-dpnl", "parity: the total-return difference dPnL (fp32 - fp64, percentage points) per combo"},
 	{"flip-margins", "parity: the flips' margins |h3-h|/close (log scale) against the borderline tolerance"},
 	{"indicator-error", "parity: the max relative error of each fp32 indicator series per length"},
-	{"crossover", "a flip (--flip, --combo): close, h and h3 in fp64 and fp32 around the bar, the positions below"},
+	{"crossover", "a flip (--flip, --combo): close, h and h3 in fp64 and fp32 around the bar (a strategy: its signal, the lines its state machine compares and their levels), the positions below"},
 	{"equity", "a combo's equity in fp64 and fp32 (--combo; default the selected one) with buy-and-hold, trade markers and the drawdown"},
 	{"pbo-logits", "robustness: the histogram of the CSCV splits' logits (PBO: the share at or below 0)"},
 	{"is-oos", "robustness: in-sample vs out-of-sample objective of the chosen combo per split, with the degradation line"},
@@ -97,12 +97,24 @@ func (s *Source) unavailable(fig, format string, args ...any) error {
 	return &UnavailableError{Figure: fig, ID: s.ID, Why: fmt.Sprintf(format, args...)}
 }
 
+// comboExample is `--combo NAME=V,...` of strategy grid g's first combo
+// (for a message).
+func comboExample(g engine.Grid) string {
+	var ex []string
+	for _, ax := range g.Strategy.Axes() {
+		if len(ax.Values) > 0 {
+			ex = append(ex, ax.Name+"="+ax.Values[0])
+		}
+	}
+	return strings.Join(ex, ",")
+}
+
 // Make draws the figure r names from s. Errors: *UnknownFigureError,
 // *UnavailableError, the store's or the dataset's (charts of one combo).
 func Make(ctx context.Context, s *Source, r Request) (*Figure, error) {
 	if g := s.Report.Grid; g.Strategy != nil && r.Combo != nil && (r.Name == "crossover" || r.Name == "equity") {
-		return nil, s.unavailable(r.Name, "is a %s study (%s): its combos have no hma and hma3 lengths, so --combo %d:%d names none: leave --combo out (the equity chart draws the selected combo, the crossover chart the flip --flip K lists)",
-			g.Family(), g.Text(), r.Combo.HMA, r.Combo.HMA3)
+		return nil, s.unavailable(r.Name, "is a %s study (%s): its combos have no hma and hma3 lengths, so --combo %d:%d names none: name one by its parameters (--combo %s) or leave --combo out (the equity chart draws the selected combo, the crossover chart the flip --flip K lists)",
+			g.Family(), g.Text(), r.Combo.HMA, r.Combo.HMA3, comboExample(g))
 	}
 	switch r.Name {
 	case "heatmap":

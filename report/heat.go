@@ -83,6 +83,21 @@ func newStrategyHeat(g engine.Grid, cells int, axes [2]int) *heat {
 	return h
 }
 
+// CheckAxes reports whether names (Request.Axes) name the rows and the
+// columns of a heatmap of g: nil names are the default; a strategy grid's
+// must be two of its parameters; a hull grid's heatmap is always hma by
+// hma3. Errors say what g has.
+func CheckAxes(g engine.Grid, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	if g.Strategy == nil {
+		return fmt.Errorf("a hull study's heatmaps are hma by hma3: there are no axes to choose (its grid %s)", g.Text())
+	}
+	_, err := heatAxes(g, names)
+	return err
+}
+
 // heatAxes are the places in g's axes of the parameters names gives for
 // a strategy heatmap's rows and columns: by default ([] or ""s) its first
 // two axes (a grid of one axis: that one and none). Errors name the

@@ -25,6 +25,9 @@ type HTMLOptions struct {
 	// Bench, when set, is a bench ladder to show (bench.RunLadder's rows:
 	// a session keeps none).
 	Bench []bench.RungResult
+	// Axes are, for a strategy study, its heatmaps' rows and columns
+	// (Request.Axes); nil = the grid's first two.
+	Axes []string
 }
 
 // Section is one part of the HTML report: its text (a table as printed
@@ -82,6 +85,15 @@ func (s *Source) Sections(ctx context.Context, opt HTMLOptions) (secs []Section,
 		return nil, nil, err
 	}
 	plan := s.Plan()
+	if len(opt.Axes) > 0 && s.Report.Grid.Strategy != nil {
+		for _, rs := range plan {
+			for k := range rs {
+				if n := rs[k].Name; n == "heatmap" || n == "parity-dn" || n == "parity-dpnl" {
+					rs[k].Axes = opt.Axes
+				}
+			}
+		}
+	}
 	items := func(key string) []Item {
 		var out []Item
 		for _, r := range plan[key] {

@@ -187,8 +187,9 @@ func TestStrategyEquity(t *testing.T) {
 }
 
 // TestStrategyCrossover: the crossover chart of a cross study's worst
-// flip draws its combo's two legs (from the grid's point of the flip's
-// index) in both precisions around the flip's root bar.
+// flip is its signal chart: its combo's two legs (from the grid's point
+// of the flip's index), strategy.SignalSeries' in both precisions,
+// around the flip's root bar.
 func TestStrategyCrossover(t *testing.T) {
 	src := memorySource(t, crossSpec())
 	p := src.Report.Parity
@@ -216,6 +217,16 @@ func TestStrategyCrossover(t *testing.T) {
 			t.Errorf("no %q in %q", s, sh.Texts)
 		}
 	}
+	// The legs drawn are strategy.SignalSeries' in each precision, the
+	// legend above them.
+	lo, hi := flipWindow(fl.Bar, 3000)
+	_, s64, s32, sc := signalOf(t, src, fl.Index, lo, hi)
+	sameAsSignal(t, sc, s64, s32)
+	if sc.Axis != "price" || top.Y.Label.Text != "price" || len(sc.Levels) != 0 {
+		t.Errorf("axis %q (%q), levels %v", sc.Axis, top.Y.Label.Text, sc.Levels)
+	}
+	legendClear(t, f, 0, sc.YMax)
+	legendClear(t, f, 1, 1)
 	// --combo for a strategy grid is its index: a combo with no flip says so.
 	for i := 0; i < src.Report.Grid.Len(); i++ {
 		flipped := false
@@ -339,6 +350,20 @@ func TestStrategyHeatmap(t *testing.T) {
 		if got := h.val[k[0]*2+k[1]]; got != v {
 			t.Errorf("cell length %d exit %d: %v, want the best over entry %v", k[0], k[1], got, v)
 		}
+	}
+	// The HTML report's heatmaps along the axes HTMLOptions.Axes names.
+	var page bytes.Buffer
+	if _, err := WriteHTML(ctx, &page, zs, HTMLOptions{Axes: []string{"length", "exit"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(page.String(), "each cell the best over entry"); n == 0 || strings.Contains(page.String(), "each cell the best over exit") {
+		t.Errorf("HTMLOptions.Axes length, exit: %d heatmaps reduce entry", n)
+	}
+	if err := CheckAxes(zg, []string{"length", "exit"}); err != nil {
+		t.Errorf("CheckAxes length, exit: %v", err)
+	}
+	if err := CheckAxes(robustSource(t).Report.Grid, []string{"hma", "hma3"}); err == nil || !strings.Contains(err.Error(), "a hull study's heatmaps are hma by hma3") {
+		t.Errorf("CheckAxes of a hull grid: %v", err)
 	}
 	for _, axes := range [][]string{{"length", "fast"}, {"length"}, {"exit", "exit"}} {
 		_, err := Make(ctx, zs, Request{Name: "heatmap", Axes: axes})
@@ -555,7 +580,7 @@ func TestStrategyComboRequest(t *testing.T) {
 	for _, name := range []string{"crossover", "equity"} {
 		_, err := Make(context.Background(), src, Request{Name: name, Combo: &engine.Combo{HMA: 20, HMA3: 30}})
 		var un *UnavailableError
-		if !errors.As(err, &un) || !strings.Contains(err.Error(), "figure "+name+": session 1 is a cross study (fast ema:5:15:5 x slow sma:20:40:10): its combos have no hma and hma3 lengths, so --combo 20:30 names none") {
+		if !errors.As(err, &un) || !strings.Contains(err.Error(), "figure "+name+": session 1 is a cross study (fast ema:5:15:5 x slow sma:20:40:10): its combos have no hma and hma3 lengths, so --combo 20:30 names none: name one by its parameters (--combo fast=5,slow=20)") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
