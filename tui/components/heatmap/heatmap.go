@@ -399,9 +399,6 @@ func (m *Model) View() string {
 	if r == nil {
 		return t.Fit("", m.w, m.h)
 	}
-	if m.paged() && r.Grid.Strategy != nil {
-		return t.Fit(newStyles(t).info.Render(fmt.Sprintf("no heatmap of %s: a paged %s study's summary holds hull's heatmaps only; the table lists its combos", m.state.Metric, r.Grid.Family())), m.w, m.h)
-	}
 	if m.paged() && m.summaryMap() == nil {
 		return t.Fit(newStyles(t).info.Render(fmt.Sprintf("no heatmap of %s: the run's summary has none", m.state.Metric)), m.w, m.h)
 	}

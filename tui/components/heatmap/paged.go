@@ -22,15 +22,27 @@ import (
 // saved). The table's filter and the constraints grey the window's
 // combos, not the summary's blocks (a block's value is over all its
 // combos).
+//
+// A strategy grid's summary heatmap is over its first two axes (a grid of
+// one axis: one row of its values here, one column there), each cell
+// reducing the combos along the other axes to their max, min and mean
+// (engine.Summary's heatCells): the pane draws those two axes only, each
+// cell the best of its combos (max, min when lower is better) as the
+// overview's blocks, and its window read from the pager holds every
+// combo of its cells (sessions.RunReader.Window), reduced alike. Other
+// axes, the median and the stepped slice need every result in memory:
+// the keys x, y and d are not offered, and the legend says so.
 
-// window is a rectangle of the grid read from a pager: HMA rows [r0, r1)
-// x HMA3 columns [c0, c1) of r's run of precision prec.
+// window is a rectangle of the plane read from a pager: HMA rows [r0, r1)
+// x HMA3 columns [c0, c1) of r's run of precision prec (a strategy grid:
+// of its first two axes, every combo of those cells).
 type window struct {
 	r              *common.Results
 	prec           engine.Precision
 	r0, r1, c0, c1 int
 	rs             []engine.ComboResult // the run's results in it, grid order
 	pos            map[int]int          // grid index -> place in rs
+	byCell         map[int][]int        // a strategy plane's cell (row*cols+col) -> places in rs
 	err            error
 }
 
@@ -78,15 +90,31 @@ func (m *Model) summaryMap() *engine.Heatmap {
 
 // summaryBase is the summary's heatmap as a grid of cells: each its max
 // (min when lower is better), the combo it holds when a cell is one combo.
+// A strategy grid of one axis: the summary's column drawn as a row.
 func (m *Model) summaryBase() base {
 	hs := m.summaryMap()
-	n3 := m.state.Results.Grid.HMA3.Len()
+	g := m.state.Results.Grid
+	n3 := g.HMA3.Len()
 	low := m.better(0, 1)
-	return base{rows: hs.Rows, cols: hs.Cols, br: hs.BlockRows, bc: hs.BlockCols, at: func(y, x int) cell {
+	rows, cols, br, bc := hs.Rows, hs.Cols, hs.BlockRows, hs.BlockCols
+	one := g.Strategy != nil && len(g.Strategy.Axes()) == 1
+	if one {
+		rows, cols, br, bc = hs.Cols, hs.Rows, hs.BlockCols, hs.BlockRows
+	}
+	return base{rows: rows, cols: cols, br: br, bc: bc, at: func(y, x int) cell {
+		if one {
+			y, x = x, y
+		}
 		c := hs.Cell(y, x)
 		idx := -1
-		if hs.Full() {
+		switch {
+		case !hs.Full():
+		case g.Strategy == nil:
 			idx = y*n3 + x
+		case one:
+			idx = g.Strategy.IndexOf([]int{y})
+		default:
+			idx = g.Strategy.IndexOf([]int{y, x})
 		}
 		v := c.Max
 		if low {
@@ -99,34 +127,65 @@ func (m *Model) summaryBase() base {
 	}}
 }
 
-// windowCell is combo (y, x)'s cell from the window read; ok is false
-// outside it.
+// inWindow reports whether plane cell (y, x) is in the window read.
+func (m *Model) inWindow(y, x int) bool {
+	w := &m.win
+	return w.r == m.state.Results && w.prec == m.state.Prec && w.err == nil && y >= w.r0 && y < w.r1 && x >= w.c0 && x < w.c1
+}
+
+// windowCell is plane cell (y, x)'s cell from the window read: hull's
+// combo, or the best of a strategy cell's combos (reduceCells); ok is
+// false outside it.
 func (m *Model) windowCell(y, x int) (cell, bool) {
 	r := m.state.Results
 	w := &m.win
-	if w.r != r || w.prec != m.state.Prec || w.err != nil || y < w.r0 || y >= w.r1 || x < w.c0 || x >= w.c1 {
+	if !m.inWindow(y, x) {
 		return cell{}, false
+	}
+	if r.Grid.Strategy != nil {
+		ks := w.byCell[y*m.pl().cols+x]
+		members := make([]cell, len(ks))
+		for i, k := range ks {
+			members[i] = m.resultCell(&w.rs[k])
+		}
+		return m.reduceCells(members), true
 	}
 	idx := r.Grid.Index(y, x)
 	k, ok := w.pos[idx]
 	if !ok {
 		return cell{st: missing, idx: idx}, true // not computed
 	}
-	c := &w.rs[k]
+	return m.resultCell(&w.rs[k]), true
+}
+
+// resultCell is a result's cell of the metric shown, left out (off) by
+// the table's filter or the constraints.
+func (m *Model) resultCell(c *engine.ComboResult) cell {
 	v, ok := c.Metrics.Value(m.state.Metric)
 	switch {
 	case !ok || math.IsNaN(v):
-		return cell{st: missing, idx: idx}, true
-	case m.state.KeepResult != nil && !m.state.KeepResult(c), !r.Objective.Selectable(c):
-		return cell{v: v, st: off, idx: idx}, true
+		return cell{st: missing, idx: c.Index}
+	case m.state.KeepResult != nil && !m.state.KeepResult(c), !m.state.Results.Objective.Selectable(c):
+		return cell{v: v, st: off, idx: c.Index}
 	}
-	return cell{v: v, st: shown, idx: idx}, true
+	return cell{v: v, st: shown, idx: c.Index}
 }
 
 // windowOff counts the window's combos left out (filter, constraints).
 func (m *Model) windowOff() int {
 	w := &m.win
 	n := 0
+	if m.state.Results.Grid.Strategy != nil {
+		if w.r != m.state.Results || w.prec != m.state.Prec || w.err != nil {
+			return 0
+		}
+		for k := range w.rs {
+			if m.resultCell(&w.rs[k]).st == off {
+				n++
+			}
+		}
+		return n
+	}
 	for y := w.r0; y < w.r1; y++ {
 		for x := w.c0; x < w.c1; x++ {
 			if c, ok := m.windowCell(y, x); ok && c.st == off {
@@ -162,10 +221,11 @@ func (m *Model) windowNote() string {
 // read, else what the results hold.
 func (m *Model) value(idx int, metric string, p engine.Precision) (float64, bool) {
 	if r := m.state.Results; m.paged() && p == m.state.Prec && !common.IsParityColumn(metric) {
-		n3 := r.Grid.HMA3.Len()
 		if w := &m.win; w.r == r && w.prec == p {
-			if k, ok := w.pos[idx]; ok && idx/n3 >= w.r0 && idx/n3 < w.r1 {
-				return w.rs[k].Metrics.Value(metric)
+			if k, ok := w.pos[idx]; ok {
+				if row, col := m.pl().rowCol(idx); m.inWindow(row, col) {
+					return w.rs[k].Metrics.Value(metric)
+				}
 			}
 		}
 	}
@@ -186,7 +246,8 @@ func (m *Model) Fetch() tea.Cmd {
 	if pg == nil {
 		return nil
 	}
-	nh, n3 := r.Grid.HMA.Len(), r.Grid.HMA3.Len()
+	pl := m.pl()
+	nh, n3 := pl.rows, pl.cols
 	visR, visC := m.visR, m.visC
 	if visR <= 0 || visC <= 0 {
 		visR, visC = min(nh, 16), min(n3, 32) // not drawn yet
@@ -203,7 +264,12 @@ func (m *Model) Fetch() tea.Cmd {
 	m.asked = &w
 	return common.Guard(func() tea.Msg {
 		out := w
-		out.rs, out.err = pg.Window(context.Background(), w.r0, w.r1, w.c0, w.c1)
+		if pl.strat() && pl.y < 0 {
+			// One axis: the plane's columns are the grid's rows.
+			out.rs, out.err = pg.Window(context.Background(), w.c0, w.c1, 0, 1)
+		} else {
+			out.rs, out.err = pg.Window(context.Background(), w.r0, w.r1, w.c0, w.c1)
+		}
 		return windowMsg{out}
 	}, func(err error) tea.Msg { out := w; out.err = err; return windowMsg{out} })
 }
@@ -216,8 +282,16 @@ func (m *Model) took(msg windowMsg) {
 	m.asked = nil
 	w := msg.window
 	w.pos = make(map[int]int, len(w.rs))
+	p := m.pl()
+	if p.strat() {
+		w.byCell = map[int][]int{}
+	}
 	for k := range w.rs {
 		w.pos[w.rs[k].Index] = k
+		if p.strat() {
+			row, col := p.rowCol(w.rs[k].Index)
+			w.byCell[row*p.cols+col] = append(w.byCell[row*p.cols+col], k)
+		}
 	}
 	m.win = w
 }

@@ -57,6 +57,9 @@ func (m *Model) pl() plane {
 	}
 	m.fitAxes(g.Strategy)
 	p := plane{g: g, axes: g.Strategy.Axes(), y: m.yAxis, x: m.xAxis}
+	if m.paged() {
+		p.y, p.x = 0, min(1, len(p.axes)-1) // the summary's axes (paged.go)
+	}
 	if len(p.axes) == 1 {
 		p.y, p.x = -1, 0 // one row
 	}
@@ -180,6 +183,10 @@ func (m *Model) index(row, col int) int {
 		return p.g.Index(row, col)
 	}
 	if m.paged() {
+		// The combo the window read shows in the cell, none outside it.
+		if c, ok := m.windowCell(row, col); ok {
+			return c.idx
+		}
 		return -1
 	}
 	m.fresh()
@@ -217,7 +224,7 @@ func (m *Model) reducedCells(p plane, combo func(i int) cell) []cell {
 // eachOther calls f with coords at every combination of the reduced
 // axes' values (ReduceStep: only the stepped one).
 func (m *Model) eachOther(p plane, coords []int, f func([]int)) {
-	if m.red == ReduceStep {
+	if m.reduce() == ReduceStep {
 		for _, a := range p.others {
 			coords[a] = min(m.step[a], len(p.axes[a].Values)-1)
 		}
@@ -257,7 +264,7 @@ func (m *Model) reduceCells(members []cell) cell {
 			}
 		}
 	}
-	if m.red != ReduceMedian || len(shownCells) == 0 {
+	if m.reduce() != ReduceMedian || len(shownCells) == 0 {
 		return b
 	}
 	sort.SliceStable(shownCells, func(i, j int) bool { return shownCells[i].v < shownCells[j].v })
@@ -268,6 +275,15 @@ func (m *Model) reduceCells(members []cell) cell {
 		v = (mid.v + shownCells[n/2].v) / 2
 	}
 	return cell{v: v, st: shown, idx: mid.idx}
+}
+
+// reduce is the reduction drawn: the one chosen (d), or for paged
+// results the best, as the run's summary reduces a strategy cell.
+func (m *Model) reduce() Reduce {
+	if m.paged() {
+		return ReduceBest
+	}
+	return m.red
 }
 
 // stepKey is the steps as a comparable key.
@@ -317,6 +333,13 @@ func (m *Model) reduction(p plane) string {
 	for _, a := range p.others {
 		names = append(names, axisName(p.axes[a]))
 		vals = append(vals, p.axes[a].Values[min(m.step[a], len(p.axes[a].Values)-1)])
+	}
+	if m.paged() {
+		// The summary's cells (engine.Summary: a cell's max, min and mean
+		// over the combos it holds) and the windows read are over the
+		// first two axes: no other plane can be drawn of paged data.
+		return strings.Join(names, ", ") + ": best (" + m.bestName() + ") over " + m.others(p) +
+			", as the run's summary reduces them; a paged study draws its first two axes only (x, y, d need every result in memory)"
 	}
 	switch m.red {
 	case ReduceStep:

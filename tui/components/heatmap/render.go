@@ -434,6 +434,14 @@ func (m *Model) planeInfo(f *frame) string {
 		at = p.yName() + " " + p.rowLabel(m.row) + " x " + at
 	}
 	sel := m.index(m.row, m.col)
+	if sel < 0 && m.paged() {
+		// Outside the window read: the summary's cell.
+		val := "-"
+		if c := f.db.at(m.row, m.col); c.st != missing {
+			val = common.Value(metric, c.v)
+		}
+		return st.info.Render(at+": ") + st.value.Render(metric+" "+val) + st.info.Render(" (the run summary's cell)")
+	}
 	if sel < 0 {
 		return st.info.Render(at+": ") + st.value.Render(metric+" -") + st.info.Render(" (no combo here)")
 	}
@@ -442,7 +450,7 @@ func (m *Model) planeInfo(f *frame) string {
 		val = common.Value(metric, v)
 	}
 	line := st.info.Render(common.ComboName(f.g, sel)+": ") + st.value.Render(metric+" "+val)
-	if m.red == ReduceMedian && len(p.others) > 0 {
+	if m.reduce() == ReduceMedian && len(p.others) > 0 {
 		if c := m.cached[m.row*p.cols+m.col]; c.st == shown {
 			line += st.info.Render("; cell median " + common.Value(metric, c.v))
 		}

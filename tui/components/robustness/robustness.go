@@ -129,8 +129,11 @@ func (m *Model) Lines() []string {
 	}
 	sm := r.Robust
 	name := func(c robust.Combo) string {
-		if r.Grid.Strategy != nil {
-			return common.ComboName(r.Grid, c.Index)
+		switch {
+		case c.Label != "":
+			return c.Name() // a strategy combo: its parameters
+		case r.Grid.Strategy != nil:
+			return common.ComboName(r.Grid, c.Index) // a summary saved without labels
 		}
 		return fmt.Sprintf("hma %d x hma3 %d", c.HMA, c.HMA3)
 	}
@@ -191,9 +194,10 @@ func (m *Model) Lines() []string {
 	// The plateau best beside the raw best.
 	if sm.PlateauK > 0 {
 		out.raw("")
-		out.add(st.head, fmt.Sprintf("plateau (the %s averaged over each combo's %dx%d neighbourhood on the grid)", sm.Metric, sm.PlateauK, sm.PlateauK))
-		out.add(plain, fmt.Sprintf("plateau best  %s: %s %s, %dx%d mean %s", name(sm.PlateauBest), sm.Metric, g4(sm.PlateauValue), sm.PlateauK, sm.PlateauK, g4(sm.PlateauScore)))
-		out.add(plain, fmt.Sprintf("raw best      %s: %s %s, %dx%d mean %s", name(sm.Selected), sm.Metric, g4(sm.RawBestValue), sm.PlateauK, sm.PlateauK, g4(sm.RawBestScore)))
+		win := sm.Window() // "3x3", or one k a strategy axis: "3x3x3"
+		out.add(st.head, fmt.Sprintf("plateau (the %s averaged over each combo's %s neighbourhood on the grid)", sm.Metric, win))
+		out.add(plain, fmt.Sprintf("plateau best  %s: %s %s, %s mean %s", name(sm.PlateauBest), sm.Metric, g4(sm.PlateauValue), win, g4(sm.PlateauScore)))
+		out.add(plain, fmt.Sprintf("raw best      %s: %s %s, %s mean %s", name(sm.Selected), sm.Metric, g4(sm.RawBestValue), win, g4(sm.RawBestScore)))
 	}
 
 	// The walk-forward.
@@ -394,10 +398,11 @@ func pct0(v float64) string {
 }
 
 // foldCombo is a fold's chosen combo: "20 x 30" (hma x hma3), or a
-// family's parameter values ("20 x 2 x 0.5").
+// strategy combo's parameters ("length 60, entry 3, exit 0", Short: its
+// Label); a summary saved without labels: its values ("20 x 2 x 0.5").
 func foldCombo(g engine.Grid, c robust.Combo) string {
-	if g.Strategy == nil {
-		return fmt.Sprintf("%d x %d", c.HMA, c.HMA3)
+	if g.Strategy == nil || c.Label != "" {
+		return c.Short()
 	}
 	if c.Index < 0 || c.Index >= g.Len() {
 		return "-"

@@ -422,7 +422,12 @@ func (m *Model) details() []string {
 		set += ", wma " + ss.WMA.String()
 	}
 	if sh, c, p, ok := ss.Best(); ok && ss.Grid.Strategy != nil {
-		set += fmt.Sprintf("; best sharpe %s (%s)", sharpe(sh), p) // the summary names hull's combo only
+		// A strategy combo is its index: named by the grid's parameters.
+		if _, label, _, named := ss.BestLabel(); named {
+			set += fmt.Sprintf("; best sharpe %s at %s (%s)", sharpe(sh), common.Clean(label), p)
+		} else {
+			set += fmt.Sprintf("; best sharpe %s (%s)", sharpe(sh), p)
+		}
 	} else if ok {
 		set += fmt.Sprintf("; best sharpe %s at hma %d x hma3 %d (%s)", sharpe(sh), c.HMA, c.HMA3, p)
 	}
