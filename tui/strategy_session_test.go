@@ -151,6 +151,13 @@ func TestStrategySessionPaged(t *testing.T) {
 				t.Errorf("after x the paged heatmap left its axes:\n%s", v)
 			}
 
+			// The overview draws the summary's cells too.
+			d.key("z")
+			if v := words(strings.Split(m.results.Heatmap().View(), "\n")); !strings.Contains(v, "overview: a cell is") || strings.Contains(v, "no heatmap") {
+				t.Errorf("the paged overview:\n%s", v)
+			}
+			d.key("z")
+
 			// The browser's best sharpe line names the combo.
 			d.global("S")
 			if v, w := m.View(), "best sharpe "+strconv.FormatFloat(bestV, 'f', 3, 64)+" at "+g.Label(best)+" (fp64)"; !strings.Contains(v, w) {
