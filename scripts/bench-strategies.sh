@@ -21,6 +21,8 @@
 # time is the wall-clock time of the command, for a precision the table's
 # elapsed column (its prepare included). "outside the lanes" is the whole
 # command less the two lanes: loading the data, the parity report, the table.
+# With /usr/bin/time the command's CPU time (user + system, every core summed)
+# and max RSS too: on a shared machine the CPU time moves less with the load.
 set -uo pipefail
 B=${B:-bin/sweepbench}
 BACKEND=${BACKEND:-reference}
@@ -50,10 +52,22 @@ bench() {
 	shift
 	local table="$OUT/$name-$rep.txt" err="$OUT/$name-$rep.err"
 	local t0 t1
+	local cpu="$OUT/$name-$rep.cpu"
 	t0=$(date +%s.%N)
-	"$B" run --data "$DATA" --backend "$BACKEND" --no-save -y "$@" >"$table" 2>"$err"
+	if [ -x /usr/bin/time ]; then
+		/usr/bin/time -f "%U %S %M" -o "$cpu" "$B" run --data "$DATA" --backend "$BACKEND" --no-save -y "$@" >"$table" 2>"$err"
+	else
+		"$B" run --data "$DATA" --backend "$BACKEND" --no-save -y "$@" >"$table" 2>"$err"
+	fi
 	local rc=$?
 	t1=$(date +%s.%N)
+	# CPU seconds (user + system) and max RSS: on a shared machine the CPU
+	# time moves less with the load than the wall time does.
+	local cpus="" rss=""
+	if [ -s "$cpu" ]; then
+		read -r u sy rss < <(tail -1 "$cpu")
+		cpus=$(awk -v u="$u" -v s="$sy" 'BEGIN { print u + s }')
+	fi
 	if [ $rc -ne 0 ]; then
 		echo "$name: exit $rc" >&2
 		cat "$err" >&2
@@ -63,7 +77,7 @@ bench() {
 	local combos bars
 	combos=$(sed -n 's/^grid .* = \([0-9,]*\) combo.*/\1/p' "$table" | tr -d ,)
 	bars=$(sed -n 's/^data .*: \([0-9,]*\) bars .*/\1/p' "$table" | tr -d ,)
-	awk -v name="$name" -v rep="$rep" -v t0="$t0" -v t1="$t1" -v combos="$combos" -v bars="$bars" -v args="$*" '
+	awk -v name="$name" -v rep="$rep" -v cpus="$cpus" -v rss="$rss" -v t0="$t0" -v t1="$t1" -v combos="$combos" -v bars="$bars" -v args="$*" '
 		BEGIN {
 			wall = t1 - t0
 			printf "\n%s (run %s): sweepbench run --data '"$DATA"' %s --no-save\n", name, rep, args
@@ -80,6 +94,8 @@ bench() {
 			if (n == 0) n = 1
 			printf "  whole command %8.2f s  %10.0f combos/s (both precisions: %.0f combo-precisions/s)  %6.2f ns per combo-bar\n", wall, combos / wall, combos * n / wall, wall * 1e9 / (combos * bars * n)
 			printf "  outside the lanes (load, parity, table) %.2f s\n", wall - lanes
+			if (cpus != "")
+				printf "  CPU time (user + system) %.2f s  %.2f CPU-ns per combo-bar (both cores summed); max RSS %.0f MB\n", cpus, cpus * 1e9 / (combos * bars * n), rss / 1024
 		}' "$table" | tee "$OUT/$name-$rep.summary"
 	sed -n '/^Parity/,/^$/p' "$table" | head -3
 }
