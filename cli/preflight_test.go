@@ -106,3 +106,19 @@ func TestLargeCPUStudyAsksForYes(t *testing.T) {
 		t.Errorf("err %q", err)
 	}
 }
+
+// TestRunEstimatesAStrategyGrid: a crossover grid of 10^6 combos in fp64
+// over the default data is estimated from its size and bars alone (never
+// calibrated: the calibration times hull's arithmetic) at the typical
+// rate, 10^6 x 175,680 bars x 10 ns / 2 cores = 14m38s, and refused
+// without --yes; the advice names no GPU backend (only the CPU reference
+// computes a strategy family).
+func TestRunEstimatesAStrategyGrid(t *testing.T) {
+	calls := fixPreflight(t, enginepreflight.DefaultRates, time.Hour)
+	_, _, err := execute(t, "run", "--precision", "fp64", "--strategy", "cross", "--fast", "ema:2:1001:1", "--slow", "sma:2:1001:1",
+		"--backend", "reference", "--no-save", "-q")
+	want := "1,000,000 combos in 1 precision on the CPU reference would take about 14m38s on 2 cores (from the grid's size and the bars alone): pass --yes to run it anyway, or use a coarser grid\n"
+	if !strings.Contains(err+"\n", want) || *calls != 0 {
+		t.Fatalf("err %q, calibrations %d: want %q", err, *calls, want)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -49,7 +50,7 @@ func openReportSource(cmd *cobra.Command, arg, out string, cells int) (src *repo
 
 func newSessionsReportCmd() *cobra.Command {
 	var (
-		out        string
+		out, axes  string
 		top, cells int
 	)
 	cmd := &cobra.Command{
@@ -75,18 +76,25 @@ so in their place. "sessions plot" writes one figure as SVG or PNG.`,
 			if out == "" {
 				out = "session-" + args[0] + ".html"
 			}
+			ax, err := parseAxes(axes)
+			if err != nil {
+				return err
+			}
 			src, done, err := openReportSource(cmd, args[0], out, cells)
 			if err != nil {
 				return err
 			}
 			defer done()
+			if err := report.CheckAxes(src.Report.Grid, ax); err != nil {
+				return fmt.Errorf("--axes: session %d: %w", src.ID, err)
+			}
 			stderr := newSanitized(cmd.ErrOrStderr())
 			defer stderr.Flush()
 			warnUnverified(stderr, src.Session)
 			var notes []string
 			err = emit(cmd.OutOrStdout(), stderr, out, false, func(w io.Writer) error {
 				var err error
-				notes, err = report.WriteHTML(cmd.Context(), w, src, report.HTMLOptions{Top: top})
+				notes, err = report.WriteHTML(cmd.Context(), w, src, report.HTMLOptions{Top: top, Axes: ax})
 				return err
 			})
 			for _, n := range notes {
@@ -99,6 +107,7 @@ so in their place. "sessions plot" writes one figure as SVG or PNG.`,
 	forceFlag(cmd)
 	cmd.Flags().IntVar(&top, "top", 10, "combos listed in the table")
 	cmd.Flags().IntVar(&cells, "cells", report.DefaultCells, "heatmap cells along each axis at most (a larger grid's cells are blocks of combos)")
+	cmd.Flags().StringVar(&axes, "axes", "", "a strategy study's heatmaps: the parameters along the rows and the columns, NAME,NAME (default its first two; the others reduced in each cell)")
 	return cmd
 }
 
@@ -122,6 +131,91 @@ func parseCombo(s string) (*engine.Combo, error) {
 		return nil, fmt.Errorf("--combo %q: want HMA:HMA3 lengths, e.g. 180:240", s)
 	}
 	return &engine.Combo{HMA: h, HMA3: h3}, nil
+}
+
+// parseAxes reads --axes NAME,NAME: a strategy heatmap's rows and
+// columns (nil when empty). The names are checked against the session's
+// grid once it is open (report.CheckAxes).
+func parseAxes(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	names := strings.Split(s, ",")
+	for k, n := range names {
+		names[k] = strings.TrimSpace(n)
+		if names[k] == "" {
+			return nil, fmt.Errorf("--axes %q: want two parameter names, NAME,NAME (e.g. length,exit)", s)
+		}
+	}
+	if len(names) != 2 {
+		return nil, fmt.Errorf("--axes %q: want two parameter names, NAME,NAME (e.g. length,exit), not %d", s, len(names))
+	}
+	return names, nil
+}
+
+// strategyCombo reads --combo NAME=V,NAME=V for g, a strategy grid: the
+// index of the combo with those parameter values (Strategy.IndexOf over
+// each axis' Values). A leg's value is its length (fast=20, or fast=ema:20
+// naming its kind); an axis of one value may be left out.
+func strategyCombo(g engine.Grid, s string) (int, error) {
+	axes := g.Strategy.Axes()
+	var names []string
+	for _, ax := range axes {
+		names = append(names, ax.Name)
+	}
+	example := func() string {
+		var ex []string
+		for _, ax := range axes {
+			ex = append(ex, ax.Name+"="+ax.Values[0])
+		}
+		return strings.Join(ex, ",")
+	}
+	given := map[string]string{}
+	for _, part := range strings.Split(s, ",") {
+		name, v, ok := strings.Cut(part, "=")
+		name, v = strings.TrimSpace(name), strings.TrimSpace(v)
+		if !ok || name == "" || v == "" {
+			return -1, fmt.Errorf("--combo %q: want NAME=VALUE,... for a %s study, e.g. --combo %s", s, g.Family(), example())
+		}
+		if !slices.Contains(names, name) {
+			return -1, fmt.Errorf("--combo %q: %s has no parameter %q (its parameters: %s)", s, g.Family(), name, strings.Join(names, ", "))
+		}
+		if _, dup := given[name]; dup {
+			return -1, fmt.Errorf("--combo %q: %s is given twice", s, name)
+		}
+		given[name] = v
+	}
+	coords := make([]int, len(axes))
+	for a, ax := range axes {
+		v, ok := given[ax.Name]
+		if !ok {
+			if len(ax.Values) == 1 {
+				continue // its one value
+			}
+			return -1, fmt.Errorf("--combo %q: give %s too (one of %s), e.g. --combo %s", s, ax.Name, strings.Join(ax.Values, ", "), example())
+		}
+		if kind, length, ok := strings.Cut(v, ":"); ok && ax.Kind != "" {
+			if !strings.EqualFold(kind, ax.Kind) {
+				return -1, fmt.Errorf("--combo %q: the grid's %s leg is %s, not %s", s, ax.Name, ax.Kind, kind)
+			}
+			v = length
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		coords[a] = -1
+		for k, t := range ax.Values {
+			if y, e := strconv.ParseFloat(t, 64); err == nil && e == nil && x == y {
+				coords[a] = k
+			}
+		}
+		if coords[a] < 0 {
+			return -1, fmt.Errorf("--combo %q: %s %s is not in the grid (%s: %s)", s, ax.Name, v, ax.Range, strings.Join(ax.Values, ", "))
+		}
+	}
+	i := g.Strategy.IndexOf(coords)
+	if i < 0 {
+		return -1, fmt.Errorf("--combo %q: the grid %s has no such combo: --fast-below-slow dropped it", s, g.Text())
+	}
+	return i, nil
 }
 
 // plotFormat is the format `sessions plot` writes: --format when given
@@ -153,9 +247,9 @@ func plotFormat(format, out string) (string, error) {
 
 func newSessionsPlotCmd() *cobra.Command {
 	var (
-		out, format, combo string
-		cells              int
-		req                report.Request
+		out, format, combo, axes string
+		cells                    int
+		req                      report.Request
 	)
 	var names []string
 	for _, f := range report.Figures {
@@ -167,7 +261,9 @@ func newSessionsPlotCmd() *cobra.Command {
 		Long:  "plot draws one figure of a saved session (the HTML report of `sessions report`\nholds them all). Figures:\n\n" + strings.Join(names, "\n"),
 		Example: `  sweepbench sessions plot 3 --figure heatmap --metric sharpe --of diff --out sharpe-diff.svg
   sweepbench sessions plot 3 --figure crossover --flip 2 --format png --out flip2.png
-  sweepbench sessions plot 3 --figure equity --combo 180:240 --out equity.png`,
+  sweepbench sessions plot 3 --figure equity --combo 180:240 --out equity.png
+  sweepbench sessions plot 4 --figure heatmap --axes length,exit --out zscore.svg   # a strategy study
+  sweepbench sessions plot 4 --figure equity --combo length=20,entry=2,exit=0 --out equity.svg`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if req.Name == "" {
@@ -190,12 +286,16 @@ func newSessionsPlotCmd() *cobra.Command {
 			if format == "png" && (out == "" || out == "-") && isTerminal(cmd.OutOrStdout()) {
 				return errors.New("--format png is binary: name a file with --out FILE (or redirect stdout)")
 			}
-			if combo != "" {
+			named := strings.Contains(combo, "=") // a strategy's NAME=V,...: resolved on its grid below
+			if combo != "" && !named {
 				c, err := parseCombo(combo)
 				if err != nil {
 					return err
 				}
 				req.Combo = c
+			}
+			if req.Axes, err = parseAxes(axes); err != nil {
+				return err
 			}
 			if req.Flip < 0 {
 				return fmt.Errorf("--flip %d: want a rank from 1 (the worst listed flip)", req.Flip)
@@ -205,6 +305,20 @@ func newSessionsPlotCmd() *cobra.Command {
 				return err
 			}
 			defer done()
+			g := src.Report.Grid
+			if err := report.CheckAxes(g, req.Axes); err != nil {
+				return fmt.Errorf("--axes: session %d: %w", src.ID, err)
+			}
+			if named {
+				if g.Strategy == nil {
+					return fmt.Errorf("--combo %q: session %d is a hull study (%s): name its combo by lengths, --combo HMA:HMA3", combo, src.ID, g.Text())
+				}
+				i, err := strategyCombo(g, combo)
+				if err != nil {
+					return err
+				}
+				req.Index = &i
+			}
 			fig, err := report.Make(cmd.Context(), src, req)
 			if err != nil {
 				return interrupted(err)
@@ -223,7 +337,8 @@ func newSessionsPlotCmd() *cobra.Command {
 	forceFlag(cmd)
 	f.StringVar(&req.Metric, "metric", "", "heatmap: the metric (default the study's objective's)")
 	f.StringVar(&req.Of, "of", "", "heatmap: fp64, fp32 or diff (fp32 - fp64); default fp64")
-	f.StringVar(&combo, "combo", "", "equity: the combo HMA:HMA3 (default the selected one); crossover: only that combo's flips")
+	f.StringVar(&combo, "combo", "", "equity: the combo, HMA:HMA3 or for a strategy NAME=V,NAME=V (e.g. length=20,entry=2,exit=0; default the selected one); crossover: only that combo's flips")
+	f.StringVar(&axes, "axes", "", "heatmap, parity-dn, parity-dpnl of a strategy study: the parameters along the rows and the columns, NAME,NAME (default its first two; the others reduced in each cell)")
 	f.IntVar(&req.Flip, "flip", 1, "crossover: the flip's rank among those listed, worst first")
 	f.IntVar(&req.Window, "window", report.DefaultWindow, "crossover: bars shown each side of the flip")
 	f.IntVar(&cells, "cells", report.DefaultCells, "heatmap cells along each axis at most")

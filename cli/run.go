@@ -398,6 +398,10 @@ func confirmText(ce *enginepreflight.ConfirmError) string {
 	if ce.Precisions > 1 {
 		instead += " or one precision"
 	}
+	if ce.Strategy != "" {
+		// Only the CPU reference computes a strategy family (no GPU kernel yet).
+		return fmt.Sprintf("%s %s: pass --yes to run it anyway, or use %s", ce.Size, strings.Join(why, " and "), instead)
+	}
 	return fmt.Sprintf("%s %s: pass --yes to run it anyway, or use a GPU backend (sweepbench devices), %s",
 		ce.Size, strings.Join(why, " and "), instead)
 }

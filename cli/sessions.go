@@ -102,6 +102,13 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 		best := "-"
 		if sh, c, p, ok := ss.Best(); ok {
 			best = fmt.Sprintf("%s (%d, %d)", sharpeString(sh), c.HMA, c.HMA3)
+			if ss.Grid.Strategy != nil {
+				// A strategy combo is its index: the grid names it.
+				best = sharpeString(sh)
+				if _, label, _, ok := ss.BestLabel(); ok {
+					best += " (" + label + ")"
+				}
+			}
 			if p != engine.FP64 {
 				best += " " + p.String()
 			}
@@ -124,8 +131,15 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 		if verdict == "" {
 			verdict = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s x %s (%s)\t%s\t%s\t%s\t%s\t%s\n", ss.ID, ss.Created.Local().Format("2006-01-02 15:04"),
-			data.Sanitize(ss.Dataset.Name), ss.Grid.HMA, ss.Grid.HMA3, text.Thousands(ss.Grid.Len()), strings.Join(precs, "+"), status, verdict, best, settings)
+		grid := fmt.Sprintf("%s x %s", ss.Grid.HMA, ss.Grid.HMA3)
+		switch {
+		case ss.GridErr() != nil:
+			grid = ss.Spec.Strategy + " (its grid cannot be built here)"
+		case ss.Grid.Strategy != nil:
+			grid = sessions.GridName(ss.Grid)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s (%s)\t%s\t%s\t%s\t%s\t%s\n", ss.ID, ss.Created.Local().Format("2006-01-02 15:04"),
+			data.Sanitize(ss.Dataset.Name), grid, text.Thousands(ss.Grid.Len()), strings.Join(precs, "+"), status, verdict, best, settings)
 	}
 	return tw.Flush()
 }
@@ -295,23 +309,27 @@ func newSessionsExportCmd() *cobra.Command {
 var exportBand = 65_536
 
 // exportRows writes session id's per-combo results in format f as
-// Report.WriteRows writes them from every result (the same bytes), each
-// run read from the store in bands of whole HMA rows of about exportBand
-// combos (sessions.RunReader.Window: the batches that span the band, each
-// verified against the run's digest when the reader opens), so that
+// Report.WriteRows writes them from every result (the same bytes, the
+// parameter columns of rep.Grid: Grid.Columns), each run read from the
+// store in bands of about exportBand combos by index (whole HMA rows of a
+// hull grid; sessions.RunReader.Range: the batches that span the band,
+// each verified against the run's digest when the reader opens), so that
 // memory stays that of a band whatever the grid. rep is the session's
 // report without its results (OpenSummary).
 func exportRows(ctx context.Context, w io.Writer, st *sessions.Store, id int64, rep *engine.Report, f output.RowFormat) error {
 	g := rep.Grid
-	R, C := g.HMA.Len(), max(g.HMA3.Len(), 1)
-	band := max(1, exportBand/C)
+	n, C := g.Len(), 1
+	if g.Strategy == nil {
+		C = max(g.HMA3.Len(), 1)
+	}
+	band := max(1, exportBand/C) * C
 	return output.WriteRowsFrom(w, rep, f, func(run *engine.Run, rows func([]engine.ComboResult) error) error {
 		rr, err := st.OpenRunReader(ctx, id, run.Precision)
 		if err != nil {
 			return err
 		}
-		for r0 := 0; r0 < R; r0 += band {
-			rs, err := rr.Window(ctx, r0, min(R, r0+band), 0, C)
+		for lo := 0; lo < n; lo += band {
+			rs, err := rr.Range(ctx, lo, min(n, lo+band))
 			if err != nil {
 				return err
 			}

@@ -186,9 +186,10 @@ type Parity struct {
 	// families with memory"), the combos whose trade count or return moved
 	// past Part 1's limits only through borderline divergences: they do not
 	// make the verdict a collapse. SensitiveWorst is the one with the
-	// largest |dPnL| among them (Index -1 when none).
-	Sensitive      int
-	SensitiveWorst ComboParity
+	// largest |dPnL| among them (nil when none). Omitted from JSON when
+	// none, so a hull report's layout (shard files) is unchanged.
+	Sensitive      int          `json:",omitempty"`
+	SensitiveWorst *ComboParity `json:",omitempty"`
 	// memory: the grid's family has memory (Strategy.Memory), so the
 	// per-combo limits are judged only on combos with a non-borderline
 	// divergence.
@@ -552,15 +553,16 @@ func (p *Parity) finishSides(flips []Flip, ref, test string) {
 	}
 	w := &p.worst
 	judged := w
-	p.Sensitive, p.SensitiveWorst = 0, ComboParity{Index: -1}
+	p.Sensitive, p.SensitiveWorst = 0, nil
 	if p.memory {
 		jw := NewParityWorst()
 		for k := range p.Combos {
 			c := &p.Combos[k]
 			if c.NonBorderline == 0 && (c.DnLimitBreached || !(math.Abs(c.DPnLpp) <= MaxDPnLpp)) {
 				p.Sensitive++
-				if p.SensitiveWorst.Index < 0 || gtNaN(math.Abs(c.DPnLpp), math.Abs(p.SensitiveWorst.DPnLpp)) {
-					p.SensitiveWorst = *c
+				if p.SensitiveWorst == nil || gtNaN(math.Abs(c.DPnLpp), math.Abs(p.SensitiveWorst.DPnLpp)) {
+					cc := *c
+					p.SensitiveWorst = &cc
 				}
 				continue
 			}
@@ -693,7 +695,7 @@ func (p *Parity) Explain() {
 func (p *Parity) explain() {
 	p.Explanation = ""
 	if p.Sensitive > 0 {
-		c := &p.SensitiveWorst
+		c := p.SensitiveWorst
 		p.Explanation = fmt.Sprintf("%s sensitive (SPEC Part 2): %s moved past the per-combo limits only through borderline divergences "+
 			"(one decision rounding took the other way, whose position then held for a whole trade), which is not a defect of the method; "+
 			"the largest move is on (%s): dn %+d of %s trades, dPnL %s pp, over %s of its bars",

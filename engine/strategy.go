@@ -69,9 +69,44 @@ type Strategy interface {
 	// series are computed once per job (keyed by precision and
 	// formulation).
 	Compare(ctx context.Context, job *Job, test Precision, form Formulation, i int, tol float64) ([]StrategyFlip, error)
+	// Trace recomputes combo i of job in job.Precision and job.WMA through
+	// the sweep's code path (its metrics equal the sweep's bit for bit),
+	// with the bar-by-bar record and what its state machine compared.
+	Trace(ctx context.Context, job *Job, i int) (StrategyTrace, error)
 	// SeriesErrors are the fp32 (test) series' max relative errors against
 	// fp64, one per series the grid reads (e.g. "ema" 20, "zscore" 30).
 	SeriesErrors(ctx context.Context, job *Job, test Precision, form Formulation) ([]SeriesError, error)
+}
+
+// StrategyTrace is one strategy combo recomputed (Strategy.Trace).
+type StrategyTrace struct {
+	Metrics Metrics
+	Trace   *Trace
+	Signal  Signal
+}
+
+// Signal is what a combo's state machine compares, for a chart around a
+// flip (the workbench's and the HTML report's signal chart): the lines it
+// reads on one axis and the constant levels it compares them with. Each
+// line has n values (NaN where undefined), in float64 from the precision
+// that computed them; package strategy's SignalSeries says what each
+// family draws.
+type Signal struct {
+	Scale  string // "price", "z" or "rsi": the unit of the axis
+	Lines  []SignalLine
+	Levels []SignalLevel
+}
+
+// SignalLine is one series of a Signal.
+type SignalLine struct {
+	Name   string
+	Values []float64
+}
+
+// SignalLevel is one constant threshold of a Signal.
+type SignalLevel struct {
+	Name  string
+	Value float64
 }
 
 // StrategyAxis is one dimension of a strategy grid.

@@ -151,6 +151,7 @@ type Heatmap struct {
 type heatCells struct {
 	rows, cols, blockRows, blockCols int
 	gridRows, gridCols               int
+	strategy                         Strategy  // a strategy grid's: rows and columns are its first two axes (Coords)
 	val                              []float64 // at full resolution: the value (NaN: none)
 	acc                              []heatAcc // reduced by blocks
 }
@@ -164,13 +165,30 @@ type heatAcc struct {
 
 // newHeatCells are the empty cells of g's heatmaps capped at maxRows x
 // maxCols (both >= 1).
+//
+// A strategy grid's heatmap is over its first two axes (a grid of one
+// axis: one column): rows the first axis' values, columns the second's; a
+// grid of more axes reduces the combos that share them (its other axes)
+// in each cell, as blocks are (never Full).
 func newHeatCells(g Grid, maxRows, maxCols int) *heatCells {
 	R, C := g.HMA.Len(), g.HMA3.Len()
-	h := &heatCells{gridRows: R, gridCols: max(C, 1)}
+	deeper := false
+	if g.Strategy != nil {
+		axes := g.Strategy.Axes()
+		R, C = 1, 1
+		if len(axes) > 0 {
+			R = max(len(axes[0].Values), 1)
+		}
+		if len(axes) > 1 {
+			C = max(len(axes[1].Values), 1)
+		}
+		deeper = len(axes) > 2
+	}
+	h := &heatCells{gridRows: R, gridCols: max(C, 1), strategy: g.Strategy}
 	h.blockRows, h.blockCols = ceilDiv(R, maxRows), ceilDiv(C, maxCols)
 	h.rows, h.cols = ceilDiv(R, h.blockRows), ceilDiv(C, h.blockCols)
 	n := h.rows * h.cols * NumMetrics
-	if h.blockRows == 1 && h.blockCols == 1 {
+	if h.blockRows == 1 && h.blockCols == 1 && !deeper {
 		h.val = make([]float64, n)
 		for i := range h.val {
 			h.val[i] = math.NaN()
@@ -186,6 +204,22 @@ func ceilDiv(a, b int) int {
 		return 1
 	}
 	return (a + b - 1) / b
+}
+
+// pos is the grid position (row, column) of combo index: (HMA index,
+// HMA3 index), or a strategy grid's first two axis indices.
+func (h *heatCells) pos(index int) (r, c int) {
+	if h.strategy == nil {
+		return index / h.gridCols, index % h.gridCols
+	}
+	co := h.strategy.Coords(index)
+	if len(co) > 0 {
+		r = co[0]
+	}
+	if len(co) > 1 {
+		c = co[1]
+	}
+	return min(max(r, 0), h.gridRows-1), min(max(c, 0), h.gridCols-1)
 }
 
 // add puts the values vs (MetricNames order) of the combo at grid
@@ -221,17 +255,20 @@ func (h *heatCells) bytes() int64 {
 	return 8*int64(cap(h.val)) + int64(unsafe.Sizeof(heatAcc{}))*int64(cap(h.acc))
 }
 
-// Full reports whether every cell is one combo.
-func (h *Heatmap) Full() bool { return h.BlockRows == 1 && h.BlockCols == 1 }
+// Full reports whether every cell is one combo (never for a strategy
+// grid of more than two axes, whose cells reduce the others).
+func (h *Heatmap) Full() bool { return h.BlockRows == 1 && h.BlockCols == 1 && h.cells.val != nil }
 
 // CellOf is the cell of the grid's combo index.
 func (h *Heatmap) CellOf(index int) (row, col int) {
-	g := h.cells
-	return index / g.gridCols / h.BlockRows, index % g.gridCols / h.BlockCols
+	r, c := h.cells.pos(index)
+	return r / h.BlockRows, c / h.BlockCols
 }
 
 // Span is the part of the grid cell (row, col) covers: HMA rows [r0, r1)
-// by HMA3 columns [c0, c1), grid positions (Grid.Index(r, c) is a combo).
+// by HMA3 columns [c0, c1), grid positions (Grid.Index(r, c) is a combo;
+// for a strategy grid, positions along its first two axes: combos
+// Strategy.IndexOf with those coordinates, any along its other axes).
 func (h *Heatmap) Span(row, col int) (r0, r1, c0, c1 int) {
 	r0, c0 = row*h.BlockRows, col*h.BlockCols
 	return r0, min(r0+h.BlockRows, h.cells.gridRows), c0, min(c0+h.BlockCols, h.cells.gridCols)
@@ -271,12 +308,11 @@ type summariser struct {
 	tops  []*Top // one per list of s.Lists
 	of    []int  // the metric (MetricNames place) of each list
 	cells *heatCells
-	n3    int
 }
 
 func newSummariser(g Grid, p Precision, o Objective, opt SummaryOptions) *summariser {
 	opt = opt.withDefaults()
-	b := &summariser{s: &Summary{Precision: p, Grid: g, K: opt.K, Objective: o}, n3: max(g.HMA3.Len(), 1),
+	b := &summariser{s: &Summary{Precision: p, Grid: g, K: opt.K, Objective: o},
 		cells: newHeatCells(g, opt.MaxRows, opt.MaxCols)}
 	for m, name := range MetricNames {
 		sides := []bool{MetricSense(name) == LowerIsBetter}
@@ -311,7 +347,8 @@ func (b *summariser) add(r *ComboResult) {
 		}
 		t.offer(r, v)
 	}
-	b.cells.add(r.Index/b.n3, r.Index%b.n3, &vs)
+	row, col := b.cells.pos(r.Index)
+	b.cells.add(row, col, &vs)
 }
 
 // summary is the finished Summary, the study's best (best, by its

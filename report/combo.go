@@ -68,7 +68,8 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 		return nil, s.unavailable("crossover", "has no parity report, so no flips: it needs both an fp64 and an fp32 run that finished (its precisions: %s)", s.precisions())
 	}
 	flips := p.Flips
-	if r.Combo != nil {
+	strat := s.Report.Grid.Strategy != nil
+	if r.Combo != nil && !strat {
 		flips = nil
 		for _, f := range p.Flips {
 			if f.Combo == *r.Combo {
@@ -76,9 +77,19 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 			}
 		}
 	}
+	if r.Index != nil && strat {
+		flips = nil
+		for _, f := range p.Flips {
+			if f.Index == *r.Index {
+				flips = append(flips, f)
+			}
+		}
+	}
 	k := max(r.Flip, 1)
 	switch {
-	case len(flips) == 0 && r.Combo != nil:
+	case len(flips) == 0 && r.Index != nil && strat:
+		return nil, s.unavailable("crossover", "lists no flip of %s (the parity report lists %d of %d flips, worst first)", s.Report.Grid.Label(*r.Index), len(p.Flips), p.FlipCount)
+	case len(flips) == 0 && r.Combo != nil && !strat:
 		return nil, s.unavailable("crossover", "lists no flip of hma %d, hma3 %d (the parity report lists %d of %d flips, worst first)", r.Combo.HMA, r.Combo.HMA3, len(p.Flips), p.FlipCount)
 	case len(flips) == 0:
 		return nil, s.unavailable("crossover", "has no flips: fp32 and fp64 hold the same position on every bar of every combo")
@@ -86,6 +97,9 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 		return nil, s.unavailable("crossover", "lists %d flips: --flip %d is beyond them", len(flips), k)
 	}
 	f := flips[k-1]
+	if strat {
+		return s.strategyCrossover(ctx, r, f, k, len(flips))
+	}
 	st, d64, d32, err := s.inspect(ctx, "crossover", f.Combo)
 	if err != nil {
 		return nil, err
@@ -225,17 +239,37 @@ func reduce(x, y []float64) plotter.XYs {
 // equityFigure is a combo's equity in both precisions with buy-and-hold
 // and trade markers, and its drawdown below.
 func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
-	var c engine.Combo
-	if r.Combo != nil {
-		c = *r.Combo
-	} else if sel, ok := s.Selected(); ok {
-		c = sel.Combo
+	var (
+		c        engine.Combo
+		st       *engine.Study
+		d64, d32 *engine.ComboDetail
+		err      error
+		what     string // the combo in words, for a strategy grid's
+	)
+	if g := s.Report.Grid; g.Strategy != nil {
+		i := -1
+		if r.Index != nil {
+			i = *r.Index
+		} else if sel, ok := s.Selected(); ok {
+			i = sel.Index
+		} else {
+			return nil, s.unavailable("equity", "has no selected combo (none meets the objective's constraints): name one by its index in the grid")
+		}
+		if st, _, d64, d32, err = s.strategyInspect(ctx, "equity", i); err != nil {
+			return nil, err
+		}
+		what = g.Label(i)
 	} else {
-		return nil, s.unavailable("equity", "has no selected combo (none meets the objective's constraints): name one with --combo HMA:HMA3")
-	}
-	st, d64, d32, err := s.inspect(ctx, "equity", c)
-	if err != nil {
-		return nil, err
+		if r.Combo != nil {
+			c = *r.Combo
+		} else if sel, ok := s.Selected(); ok {
+			c = sel.Combo
+		} else {
+			return nil, s.unavailable("equity", "has no selected combo (none meets the objective's constraints): name one with --combo HMA:HMA3")
+		}
+		if st, d64, d32, err = s.inspect(ctx, "equity", c); err != nil {
+			return nil, err
+		}
 	}
 	ref := d64
 	if ref == nil {
@@ -252,6 +286,9 @@ func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
 	}
 	top := newPlot()
 	top.Title.Text = fmt.Sprintf("Equity of hma %d x hma3 %d", c.HMA, c.HMA3)
+	if what != "" {
+		top.Title.Text = "Equity of " + what
+	}
 	top.Y.Label.Text = "equity (growth of 1)"
 	timeAxis(top)
 	add := func(pl *plot.Plot, label string, xy plotter.XYs, st draw.LineStyle) {
@@ -326,6 +363,10 @@ func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
 	roomForLegend(bottom, 2, true)
 	caption := fmt.Sprintf("Session %d, hma %d x hma3 %d recomputed on its dataset: equity (growth of 1, fees included) in fp64 (solid) and fp32 (dashed) beside buying and holding; its %d trades' entries marked",
 		s.ID, c.HMA, c.HMA3, len(ref.Trades))
+	if what != "" {
+		caption = fmt.Sprintf("Session %d, %s %s recomputed on its dataset by the family's arithmetic: equity (growth of 1, fees included) in fp64 (solid) and fp32 (dashed) beside buying and holding; its %d trades' entries marked",
+			s.ID, s.Report.Grid.Family(), what, len(ref.Trades))
+	}
 	if marked < len(ref.Trades) {
 		caption += fmt.Sprintf(" (the %d largest by |return|)", marked)
 	}

@@ -16,6 +16,18 @@
 // front end) nor a backend (its tests import tui's heatmap scale only to
 // check that both colour a cell alike, and reference to save a session).
 //
+// A study of a strategy family (engine.Grid.Strategy: cross, zscore,
+// breakout, rsi) is drawn by its own parameters: its heatmaps along the
+// grid's first two axes, each cell the best of the metric over the other
+// axes (the caption says which: "best over exit"), read from the runs'
+// per-combo results (the store's, a batch at a time, or a report's own);
+// its combos named by engine.Grid.Label. Its charts of one combo
+// recompute it by the family's arithmetic (package strategy: Evaluate, MA)
+// and the backtest its sweep runs (reference.BacktestPositionsTrace, the
+// one loop the family's kernel calls), so their metrics are the run's bit
+// for bit: report imports strategy, and reference's positions backtest,
+// for these alone.
+//
 // Figures are drawn with gonum.org/v1/plot (v0.17.0): the plotting
 // module of gonum, whose numerics the engine already uses (stat, combin);
 // pure Go (CGO_ENABLED=0 and the darwin and windows cross-builds hold),

@@ -3,10 +3,12 @@ package report
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"sweepbench/engine"
+	"sweepbench/engine/text"
 )
 
 // Request names one figure of a session and its choices.
@@ -23,11 +25,19 @@ type Request struct {
 	// crossover chart to that combo's listed flips; nil = the selected
 	// combo (the best by the objective) and every listed flip.
 	Combo *engine.Combo
+	// Index is, for a strategy grid (whose combos have no lengths), the
+	// combo Combo names for hull: its index in the grid (Grid.Label
+	// names it); nil = as Combo nil.
+	Index *int
 	// Flip is the crossover chart's flip: its rank among the listed flips
 	// (the parity report's worst first), 1-based; 0 = 1.
 	Flip int
 	// Window is the crossover chart's half-width in bars; 0 = 40.
 	Window int
+	// Axes are, for a strategy grid's heatmaps, the two parameters along
+	// the rows and the columns (e.g. "length", "exit"), the others reduced
+	// in each cell; nil = the grid's first two.
+	Axes []string
 }
 
 // FigureInfo names one figure and what it shows.
@@ -42,7 +52,7 @@ var Figures = []FigureInfo{
 	{"parity-dpnl", "parity: the total-return difference dPnL (fp32 - fp64, percentage points) per combo"},
 	{"flip-margins", "parity: the flips' margins |h3-h|/close (log scale) against the borderline tolerance"},
 	{"indicator-error", "parity: the max relative error of each fp32 indicator series per length"},
-	{"crossover", "a flip (--flip, --combo): close, h and h3 in fp64 and fp32 around the bar, the positions below"},
+	{"crossover", "a flip (--flip, --combo): close, h and h3 in fp64 and fp32 around the bar (a strategy: its signal, the lines its state machine compares and their levels), the positions below"},
 	{"equity", "a combo's equity in fp64 and fp32 (--combo; default the selected one) with buy-and-hold, trade markers and the drawdown"},
 	{"pbo-logits", "robustness: the histogram of the CSCV splits' logits (PBO: the share at or below 0)"},
 	{"is-oos", "robustness: in-sample vs out-of-sample objective of the chosen combo per split, with the degradation line"},
@@ -87,14 +97,30 @@ func (s *Source) unavailable(fig, format string, args ...any) error {
 	return &UnavailableError{Figure: fig, ID: s.ID, Why: fmt.Sprintf(format, args...)}
 }
 
+// comboExample is `--combo NAME=V,...` of strategy grid g's first combo
+// (for a message).
+func comboExample(g engine.Grid) string {
+	var ex []string
+	for _, ax := range g.Strategy.Axes() {
+		if len(ax.Values) > 0 {
+			ex = append(ex, ax.Name+"="+ax.Values[0])
+		}
+	}
+	return strings.Join(ex, ",")
+}
+
 // Make draws the figure r names from s. Errors: *UnknownFigureError,
 // *UnavailableError, the store's or the dataset's (charts of one combo).
 func Make(ctx context.Context, s *Source, r Request) (*Figure, error) {
+	if g := s.Report.Grid; g.Strategy != nil && r.Combo != nil && (r.Name == "crossover" || r.Name == "equity") {
+		return nil, s.unavailable(r.Name, "is a %s study (%s): its combos have no hma and hma3 lengths, so --combo %d:%d names none: name one by its parameters (--combo %s) or leave --combo out (the equity chart draws the selected combo, the crossover chart the flip --flip K lists)",
+			g.Family(), g.Text(), r.Combo.HMA, r.Combo.HMA3, comboExample(g))
+	}
 	switch r.Name {
 	case "heatmap":
-		return s.heatmapFigure(r)
+		return s.heatmapFigure(ctx, r)
 	case "parity-dn", "parity-dpnl":
-		return s.parityHeatFigure(ctx, r.Name)
+		return s.parityHeatFigure(ctx, r)
 	case "flip-margins":
 		return s.flipMarginFigure()
 	case "indicator-error":
@@ -128,7 +154,7 @@ func (s *Source) metricOf(r Request) (string, error) {
 }
 
 // heatmapFigure is the grid heatmap of r's metric in r.Of.
-func (s *Source) heatmapFigure(r Request) (*Figure, error) {
+func (s *Source) heatmapFigure(ctx context.Context, r Request) (*Figure, error) {
 	metric, err := s.metricOf(r)
 	if err != nil {
 		return nil, err
@@ -146,6 +172,9 @@ func (s *Source) heatmapFigure(r Request) (*Figure, error) {
 			return nil, s.unavailable("heatmap", "has no %s run (its precisions: %s)", p, s.precisions())
 		}
 		return run.Summary.Heatmap(metric), nil
+	}
+	if s.Report.Grid.Strategy != nil {
+		return s.strategyHeatmapFigure(ctx, metric, of, r.Axes)
 	}
 	var hm, other *engine.Heatmap
 	switch of {
@@ -190,6 +219,187 @@ func (s *Source) heatmapFigure(r Request) (*Figure, error) {
 		caption += " Marked: the selected combo (the best by the objective) and the plateau best (robustness)."
 	}
 	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), quantileKey(sc, g3)), nil
+}
+
+// strategyHeatmapFigure is heatmapFigure for a strategy grid: the metric
+// over the grid's first two parameters, each cell the best value over the
+// other parameters (and over its block, beyond Options.Cells values an
+// axis), read from the run's per-combo results; of "diff" draws per cell
+// the largest |fp32 - fp64| of its combos, signed.
+func (s *Source) strategyHeatmapFigure(ctx context.Context, metric, of string, axes []string) (*Figure, error) {
+	g := s.Report.Grid
+	h, word, err := s.strategyHeat(ctx, metric, of, axes)
+	if err != nil {
+		return nil, err
+	}
+	sc := QuantileScale(h.val, Levels)
+	colour := func(v float64) colorT { return sequential[sc.Level(v)*len(sequential)/sc.Levels()] }
+	what := metric + " " + of
+	if of == "diff" {
+		what = metric + ", fp32 - fp64"
+	}
+	title := fmt.Sprintf("%s over the grid", what)
+	if h.rest != nil {
+		title = fmt.Sprintf("%s, %s%s", what, word, h.over())
+	}
+	caption := fmt.Sprintf("Session %d, %s %s (%s): %s by %s (rows) and %s (columns)", s.ID, g.Family(), g.Text(), text.Thousands(g.Len())+" combos", what, h.ax[0].label, h.ax[1].label)
+	if h.rest != nil {
+		caption += fmt.Sprintf(", each cell the %s%s", word, h.over())
+	}
+	caption += "; colours by quantile (each colour holds an eighth of the cells, the key gives the edges)."
+	if h.br > 1 || h.bc > 1 {
+		caption += fmt.Sprintf(" Each cell is a block of %d x %d values, drawn by its %s.", h.br, h.bc, word)
+	}
+	if g.Strategy.FastBelowSlow() {
+		caption += " White: no combo (--fast-below-slow drops those whose fast length is not below the slow)."
+	}
+	marks := s.marks()
+	if len(marks) > 0 {
+		caption += " Marked: the selected combo (the best by the objective) and the plateau best (robustness)."
+	}
+	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), quantileKey(sc, g3)), nil
+}
+
+// strategyHeat is the heatmap of metric in run of ("fp64", "fp32",
+// "diff") over strategy grid s.Report.Grid along axes (heatAxes: nil =
+// its first two parameters), with its constrained-out
+// cells, and the word for how a cell reduces its combos ("best",
+// "largest", "largest |fp32 - fp64|").
+func (s *Source) strategyHeat(ctx context.Context, metric, of string, axes []string) (*heat, string, error) {
+	g := s.Report.Grid
+	ax, err := heatAxes(g, axes)
+	if err != nil {
+		return nil, "", s.unavailable("heatmap", "cannot draw those axes: %v", err)
+	}
+	h := newStrategyHeat(g, s.opt.Cells, ax)
+	p := engine.FP64
+	switch of {
+	case "fp64", "diff":
+	case "fp32":
+		p = engine.FP32
+	default:
+		return nil, "", s.unavailable("heatmap", "has no run %q: --of wants fp64, fp32 or diff", of)
+	}
+	for _, q := range []engine.Precision{p, engine.FP32} {
+		if s.Run(q) == nil {
+			return nil, "", s.unavailable("heatmap", "has no %s run (its precisions: %s)", q, s.precisions())
+		}
+		if of != "diff" {
+			break
+		}
+	}
+	sense := engine.MetricSense(metric)
+	word := "best"
+	if sense == engine.EitherSide {
+		word = "largest"
+	}
+	better := func(v, old float64) bool {
+		switch {
+		case math.IsNaN(v):
+			return false
+		case math.IsNaN(old):
+			return true
+		case sense == engine.LowerIsBetter:
+			return v < old
+		}
+		return v > old
+	}
+	if of == "diff" {
+		word = "largest |fp32 - fp64|"
+		n := g.Len()
+		if n > maxDiffCombos {
+			return nil, "", s.unavailable("heatmap", "has %s combos: its fp32 - fp64 heatmap pairs the runs combo by combo, for at most %s (draw --of fp64 and --of fp32 apart)", text.Thousands(n), text.Thousands(maxDiffCombos))
+		}
+		v64 := make([]float64, n)
+		for i := range v64 {
+			v64[i] = math.NaN()
+		}
+		err := s.eachResult(ctx, "heatmap", engine.FP64, func(rs []engine.ComboResult) error {
+			for i := range rs {
+				if j := rs[i].Index; j >= 0 && j < n {
+					v64[j], _ = rs[i].Metrics.Value(metric)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, "", err
+		}
+		err = s.eachResult(ctx, "heatmap", engine.FP32, func(rs []engine.ComboResult) error {
+			for i := range rs {
+				k, ok := h.cellOf(rs[i].Index)
+				if !ok {
+					continue
+				}
+				v, _ := rs[i].Metrics.Value(metric)
+				d := v - v64[rs[i].Index]
+				if old := h.val[k]; !math.IsNaN(d) && (math.IsNaN(old) || math.Abs(d) > math.Abs(old)) {
+					h.val[k] = d
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, "", err
+		}
+	} else {
+		err := s.eachResult(ctx, "heatmap", p, func(rs []engine.ComboResult) error {
+			for i := range rs {
+				if k, ok := h.cellOf(rs[i].Index); ok {
+					if v, _ := rs[i].Metrics.Value(metric); better(v, h.val[k]) {
+						h.val[k] = v
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	if err := s.greyStrategy(ctx, h); err != nil {
+		return nil, "", err
+	}
+	return h, word, nil
+}
+
+// maxDiffCombos bounds the strategy grids whose fp32 - fp64 heatmap pairs
+// the two runs' values combo by combo: 8 bytes a combo, 128 MiB at most.
+const maxDiffCombos = 1 << 24
+
+// greyStrategy marks h's cells where no combo meets the objective's
+// constraints, from the fp64 run's results (else the first run's): a cell
+// is grey when it holds combos and none of them is selectable.
+func (s *Source) greyStrategy(ctx context.Context, h *heat) error {
+	o := s.Objective()
+	if !o.Constrained() {
+		return nil
+	}
+	p := engine.FP64
+	if s.Run(p) == nil {
+		if len(s.Report.Runs) == 0 {
+			return nil
+		}
+		p = s.Report.Runs[0].Precision
+	}
+	seen, ok := make([]bool, len(h.val)), make([]bool, len(h.val))
+	err := s.eachResult(ctx, "heatmap", p, func(rs []engine.ComboResult) error {
+		for i := range rs {
+			if k, in := h.cellOf(rs[i].Index); in {
+				seen[k] = true
+				ok[k] = ok[k] || o.Selectable(&rs[i])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	h.grey = make([]bool, len(h.val))
+	for k := range h.grey {
+		h.grey[k] = seen[k] && !ok[k]
+	}
+	return nil
 }
 
 func (s *Source) precisions() string {
@@ -238,17 +448,18 @@ func (s *Source) greyConstrained(h *heat) {
 func (s *Source) marks() []mark {
 	var ms []mark
 	if c, ok := s.Selected(); ok {
-		ms = append(ms, mark{label: "selected", sign: "x", combo: c.Combo, glyph: crossGlyph})
+		ms = append(ms, mark{label: "selected", sign: "x", combo: c.Combo, index: c.Index, glyph: crossGlyph})
 	}
 	if sm := s.Robust; sm != nil && sm.PlateauK > 0 {
-		ms = append(ms, mark{label: "plateau best", sign: "o", combo: engine.Combo{HMA: sm.PlateauBest.HMA, HMA3: sm.PlateauBest.HMA3}, glyph: ringGlyph})
+		ms = append(ms, mark{label: "plateau best", sign: "o", combo: engine.Combo{HMA: sm.PlateauBest.HMA, HMA3: sm.PlateauBest.HMA3}, index: sm.PlateauBest.Index, glyph: ringGlyph})
 	}
 	return ms
 }
 
 // parityHeatFigure is dn or dPnL per combo from the parity report's rows:
 // a block of combos (a grid beyond Options.Cells) shows its largest |value|.
-func (s *Source) parityHeatFigure(ctx context.Context, name string) (*Figure, error) {
+func (s *Source) parityHeatFigure(ctx context.Context, r Request) (*Figure, error) {
+	name := r.Name
 	p, err := s.Parity(ctx)
 	if err != nil {
 		return nil, err
@@ -258,7 +469,16 @@ func (s *Source) parityHeatFigure(ctx context.Context, name string) (*Figure, er
 	}
 	g := s.Report.Grid
 	n3 := max(g.HMA3.Len(), 1)
-	h := newHeat(g, ceilDiv(g.HMA.Len(), s.opt.Cells), ceilDiv(g.HMA3.Len(), s.opt.Cells))
+	var h *heat
+	if g.Strategy != nil {
+		ax, err := heatAxes(g, r.Axes)
+		if err != nil {
+			return nil, s.unavailable(name, "cannot draw those axes: %v", err)
+		}
+		h = newStrategyHeat(g, s.opt.Cells, ax)
+	} else {
+		h = newHeat(g, ceilDiv(g.HMA.Len(), s.opt.Cells), ceilDiv(g.HMA3.Len(), s.opt.Cells))
+	}
 	lim := 0.0
 	for i := range p.Combos {
 		c := &p.Combos[i]
@@ -267,6 +487,12 @@ func (s *Source) parityHeatFigure(ctx context.Context, name string) (*Figure, er
 			v = c.DPnLpp
 		}
 		k := c.Index/n3/h.br*h.cols + c.Index%n3/h.bc
+		if g.Strategy != nil {
+			var ok bool
+			if k, ok = h.cellOf(c.Index); !ok {
+				continue
+			}
+		}
 		if old := h.val[k]; old != old || abs(v) > abs(old) {
 			h.val[k] = v
 		}
@@ -281,7 +507,17 @@ func (s *Source) parityHeatFigure(ctx context.Context, name string) (*Figure, er
 	}
 	caption := fmt.Sprintf("Session %d, per combo: %s (%s); white is 0, blue fp32 below fp64, red above. Verdict %s; max |dn| %d, max |dPnL| %.4g pp.",
 		s.ID, title, unit, strings.ToUpper(string(p.Verdict)), p.MaxAbsDn, p.MaxAbsDPnLpp)
-	if h.br > 1 || h.bc > 1 {
+	if g.Strategy != nil {
+		caption = fmt.Sprintf("Session %d, %s %s, per combo: %s (%s) by %s (rows) and %s (columns)", s.ID, g.Family(), g.Text(), title, unit, h.ax[0].label, h.ax[1].label)
+		if h.rest != nil {
+			caption += ", each cell the largest |value|" + h.over()
+			title += ", largest |value|" + h.over()
+		}
+		caption += fmt.Sprintf("; white is 0, blue fp32 below fp64, red above. Verdict %s; max |dn| %d, max |dPnL| %.4g pp.", strings.ToUpper(string(p.Verdict)), p.MaxAbsDn, p.MaxAbsDPnLpp)
+		if h.br > 1 || h.bc > 1 {
+			caption += fmt.Sprintf(" Each cell is a block of %d x %d values, drawn by its largest |value|.", h.br, h.bc)
+		}
+	} else if h.br > 1 || h.bc > 1 {
 		caption += fmt.Sprintf(" Each cell is a block of %d x %d combos, drawn by its largest |value|.", h.br, h.bc)
 	}
 	return gridFigure(name, title, caption, heatPlot(h, title, colour, s.marks()), divergingKey(lim, format)), nil

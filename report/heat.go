@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -17,11 +19,28 @@ import (
 // heat is a grid heatmap's cells: rows along the HMA lengths, columns
 // along the HMA3 lengths (engine.Grid order), each cell a block of br x bc
 // combos (the last row and column hold what is left).
+//
+// A strategy grid's heatmap (g.Strategy set, newStrategyHeat) has its rows
+// along the grid's first axis and its columns along its second
+// (Strategy.Axes), each cell reducing the combos of its block and of
+// every other axis (rest) to one value.
 type heat struct {
 	g                  engine.Grid
 	rows, cols, br, bc int
 	val                []float64 // rows*cols, row-major; NaN: no value
 	grey               []bool    // constrained out (nil: none)
+
+	ax   [2]heatAxis // a strategy grid's: rows (y), columns (x)
+	axi  [2]int      // their places in Strategy.Axes (-1: none, a grid of one axis)
+	rest []string    // a strategy grid's axes reduced in each cell, by name
+}
+
+// heatAxis is one axis of a strategy grid's heatmap: its label, the
+// position of each of its values and half a step.
+type heatAxis struct {
+	label string
+	pos   []float64
+	half  float64
 }
 
 func newHeat(g engine.Grid, br, bc int) *heat {
@@ -34,11 +53,193 @@ func newHeat(g engine.Grid, br, bc int) *heat {
 	return h
 }
 
+// newStrategyHeat is the empty heatmap of strategy grid g (g.Strategy
+// set): rows along its axis axes[0], columns along axes[1] (-1: a single
+// column, for a grid of one axis), at most cells of each (beyond, a cell
+// is a block of values), every other axis reduced in each cell.
+func newStrategyHeat(g engine.Grid, cells int, axes [2]int) *heat {
+	cells = max(cells, 1)
+	all := g.Strategy.Axes()
+	h := &heat{g: g, axi: axes}
+	for k, a := range axes {
+		if a >= 0 && a < len(all) {
+			h.ax[k] = strategyAxis(all[a])
+		} else {
+			h.ax[k], h.axi[k] = heatAxis{pos: []float64{0}, half: 0.5}, -1
+		}
+	}
+	for a, ax := range all {
+		if a != h.axi[0] && a != h.axi[1] {
+			h.rest = append(h.rest, ax.Name)
+		}
+	}
+	n0, n1 := len(h.ax[0].pos), len(h.ax[1].pos)
+	h.br, h.bc = ceilDiv(n0, cells), ceilDiv(n1, cells)
+	h.rows, h.cols = ceilDiv(n0, h.br), ceilDiv(n1, h.bc)
+	h.val = make([]float64, h.rows*h.cols)
+	for i := range h.val {
+		h.val[i] = math.NaN()
+	}
+	return h
+}
+
+// CheckAxes reports whether names (Request.Axes) name the rows and the
+// columns of a heatmap of g: nil names are the default; a strategy grid's
+// must be two of its parameters; a hull grid's heatmap is always hma by
+// hma3. Errors say what g has.
+func CheckAxes(g engine.Grid, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	if g.Strategy == nil {
+		return fmt.Errorf("a hull study's heatmaps are hma by hma3: there are no axes to choose (its grid %s)", g.Text())
+	}
+	_, err := heatAxes(g, names)
+	return err
+}
+
+// heatAxes are the places in g's axes of the parameters names gives for
+// a strategy heatmap's rows and columns: by default ([] or ""s) its first
+// two axes (a grid of one axis: that one and none). Errors name the
+// parameters the grid has.
+func heatAxes(g engine.Grid, names []string) ([2]int, error) {
+	all := g.Strategy.Axes()
+	axes := [2]int{0, 1}
+	if len(all) < 2 {
+		axes[1] = -1
+	}
+	if len(names) == 0 {
+		return axes, nil
+	}
+	var have []string
+	for _, ax := range all {
+		have = append(have, ax.Name)
+	}
+	if len(names) != 2 {
+		return axes, fmt.Errorf("want two parameters for the rows and the columns (of %s), not %d", strings.Join(have, ", "), len(names))
+	}
+	for k, n := range names {
+		a := slices.Index(have, n)
+		if a < 0 {
+			return axes, fmt.Errorf("%s has no parameter %q (its parameters: %s)", g.Family(), n, strings.Join(have, ", "))
+		}
+		axes[k] = a
+	}
+	if axes[0] == axes[1] {
+		return axes, fmt.Errorf("the rows and the columns are both %q: want two parameters of %s", names[0], strings.Join(have, ", "))
+	}
+	return axes, nil
+}
+
+// strategyAxis is ax as a heatmap draws it: a leg's lengths ("fast ema
+// length (bars)"), another parameter's values by its name.
+func strategyAxis(ax engine.StrategyAxis) heatAxis {
+	a := heatAxis{label: ax.Name, half: 0.5}
+	switch ax.Kind {
+	case "":
+	case "price": // no length
+		a.label = ax.Name + " price"
+	default:
+		a.label = fmt.Sprintf("%s %s length (bars)", ax.Name, ax.Kind)
+	}
+	for k, t := range ax.Values {
+		v, err := strconv.ParseFloat(t, 64)
+		if err != nil {
+			v = float64(k) // not a number: drawn by its place
+		}
+		a.pos = append(a.pos, v)
+	}
+	if len(a.pos) == 0 {
+		a.pos = []float64{0}
+	}
+	if len(a.pos) > 1 && a.pos[1] > a.pos[0] {
+		a.half = (a.pos[1] - a.pos[0]) / 2
+	}
+	return a
+}
+
+// cellOf is the cell of combo index i (row-major in val); ok is false
+// when the grid has no such combo.
+func (h *heat) cellOf(i int) (k int, ok bool) {
+	if i < 0 || i >= h.g.Len() {
+		return 0, false
+	}
+	if h.g.Strategy == nil {
+		n3 := max(h.g.HMA3.Len(), 1)
+		return i/n3/h.br*h.cols + i%n3/h.bc, true
+	}
+	r, c, ok := h.coords(i)
+	if !ok {
+		return 0, false
+	}
+	r, c = r/h.br, c/h.bc
+	if r >= h.rows || c >= h.cols {
+		return 0, false
+	}
+	return r*h.cols + c, true
+}
+
+// coords is strategy combo i's index along the heatmap's rows' axis and
+// its columns' (0 for none).
+func (h *heat) coords(i int) (r, c int, ok bool) {
+	co := h.g.Strategy.Coords(i)
+	at := func(a int) (int, bool) {
+		if a < 0 {
+			return 0, true
+		}
+		if a >= len(co) {
+			return 0, false
+		}
+		return co[a], true
+	}
+	r, ok0 := at(h.axi[0])
+	c, ok1 := at(h.axi[1])
+	return r, c, ok0 && ok1
+}
+
+// at is the point combo i of a strategy grid is drawn at: its value along
+// the columns' axis (x) and along the rows' (y).
+func (h *heat) at(i int) (x, y float64, ok bool) {
+	if i < 0 || i >= h.g.Len() {
+		return 0, 0, false
+	}
+	r, c, ok := h.coords(i)
+	if !ok || r >= len(h.ax[0].pos) || c >= len(h.ax[1].pos) {
+		return 0, 0, false
+	}
+	return h.ax[1].pos[c], h.ax[0].pos[r], true
+}
+
+// over is the caption's words for what a strategy heatmap's cell reduces,
+// e.g. " over exit" (every combo of the cell's first two parameters,
+// whatever its exit), or "".
+func (h *heat) over() string {
+	if len(h.rest) == 0 {
+		return ""
+	}
+	return " over " + joinAnd(h.rest)
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(ws []string) string {
+	if len(ws) < 2 {
+		return strings.Join(ws, "")
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
+}
+
 func ceilDiv(a, b int) int { return max((a+b-1)/b, 1) }
 
 // span is cell (r, c)'s rectangle in lengths: HMA3 along x, HMA along y,
-// each combo a step wide, centred on its length.
+// each combo a step wide, centred on its length. A strategy grid's: its
+// second axis' values along x, its first's along y.
 func (h *heat) span(r, c int) (x0, x1, y0, y1 float64) {
+	if h.g.Strategy != nil {
+		ay, ax := &h.ax[0], &h.ax[1]
+		c0, c1 := c*h.bc, min((c+1)*h.bc, len(ax.pos))
+		r0, r1 := r*h.br, min((r+1)*h.br, len(ay.pos))
+		return ax.pos[c0] - ax.half, ax.pos[c1-1] + ax.half, ay.pos[r0] - ay.half, ay.pos[r1-1] + ay.half
+	}
 	c0, c1 := c*h.bc, min((c+1)*h.bc, h.g.HMA3.Len())
 	r0, r1 := r*h.br, min((r+1)*h.br, h.g.HMA.Len())
 	s3, s := float64(max(h.g.HMA3.Step, 1))/2, float64(max(h.g.HMA.Step, 1))/2
@@ -80,11 +281,13 @@ func (rs rects) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return
 }
 
-// mark is a combo marked on a heatmap.
+// mark is a combo marked on a heatmap: a hull combo by its lengths, a
+// strategy grid's by its index.
 type mark struct {
 	label string
 	sign  string // the glyph in words, for the title
 	combo engine.Combo
+	index int
 	glyph draw.GlyphDrawer
 }
 
@@ -95,6 +298,9 @@ func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks [
 	p.Title.Text = title
 	p.X.Label.Text = "HMA3 length (bars)"
 	p.Y.Label.Text = "HMA length (bars)"
+	if h.g.Strategy != nil {
+		p.X.Label.Text, p.Y.Label.Text = h.ax[1].label, h.ax[0].label
+	}
 	cells := make(rects, 0, len(h.val))
 	for r := 0; r < h.rows; r++ {
 		for c := 0; c < h.cols; c++ {
@@ -116,13 +322,22 @@ func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks [
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = x0, x1, y0, y1
 	var notes []string
 	for _, m := range marks {
-		sc, err := plotter.NewScatter(plotter.XYs{{X: float64(m.combo.HMA3), Y: float64(m.combo.HMA)}})
+		xy := plotter.XY{X: float64(m.combo.HMA3), Y: float64(m.combo.HMA)}
+		note := fmt.Sprintf("%s %s: hma %d, hma3 %d", m.sign, m.label, m.combo.HMA, m.combo.HMA3)
+		if h.g.Strategy != nil {
+			x, y, ok := h.at(m.index)
+			if !ok {
+				continue
+			}
+			xy, note = plotter.XY{X: x, Y: y}, fmt.Sprintf("%s %s: %s", m.sign, m.label, h.g.Label(m.index))
+		}
+		sc, err := plotter.NewScatter(plotter.XYs{xy})
 		if err != nil {
 			continue
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: colMark, Radius: vg.Points(6), Shape: m.glyph}
 		p.Add(sc)
-		notes = append(notes, fmt.Sprintf("%s %s: hma %d, hma3 %d", m.sign, m.label, m.combo.HMA, m.combo.HMA3))
+		notes = append(notes, note)
 	}
 	if h.grey != nil {
 		notes = append(notes, "grey: constrained out")

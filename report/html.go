@@ -25,6 +25,9 @@ type HTMLOptions struct {
 	// Bench, when set, is a bench ladder to show (bench.RunLadder's rows:
 	// a session keeps none).
 	Bench []bench.RungResult
+	// Axes are, for a strategy study, its heatmaps' rows and columns
+	// (Request.Axes); nil = the grid's first two.
+	Axes []string
 }
 
 // Section is one part of the HTML report: its text (a table as printed
@@ -82,6 +85,15 @@ func (s *Source) Sections(ctx context.Context, opt HTMLOptions) (secs []Section,
 		return nil, nil, err
 	}
 	plan := s.Plan()
+	if len(opt.Axes) > 0 && s.Report.Grid.Strategy != nil {
+		for _, rs := range plan {
+			for k := range rs {
+				if n := rs[k].Name; n == "heatmap" || n == "parity-dn" || n == "parity-dpnl" {
+					rs[k].Axes = opt.Axes
+				}
+			}
+		}
+	}
 	items := func(key string) []Item {
 		var out []Item
 		for _, r := range plan[key] {
@@ -188,9 +200,9 @@ func (s *Source) Facts() [][2]string {
 	facts := [][2]string{
 		{"session", fmt.Sprintf("%d, %s; created %s UTC", ss.ID, ss.Status, ss.Created.UTC().Format("2006-01-02 15:04"))},
 		{"data", fmt.Sprintf("%s: %s bars %s .. %s UTC", d.Name, text.Thousands(d.Bars), d.First.UTC().Format("2006-01-02 15:04"), d.Last.UTC().Format("2006-01-02 15:04"))},
-		{"grid", fmt.Sprintf("hma %s x hma3 %s = %s combos", ss.Grid.HMA, ss.Grid.HMA3, text.Thousands(ss.Grid.Len()))},
+		{"grid", gridFact(ss.Grid)},
 		{"strategy", fmt.Sprintf("fee %s%% per side; %s; source %s; %s bars a year", text.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, text.FormatFloat(ss.Params.BarsPerYear))},
-		{"computed", fmt.Sprintf("%s on %s; fp32 WMA %s", strings.Join(ps, " and "), ss.Backend, ss.WMA)},
+		{"computed", fmt.Sprintf("%s on %s; fp32 %s %s", strings.Join(ps, " and "), ss.Backend, formWord(ss.Grid), ss.WMA)},
 		{"objective", objective},
 	}
 	if ss.Parity != "" {
@@ -203,6 +215,38 @@ func (s *Source) Facts() [][2]string {
 		facts[i][1] = data.Sanitize(facts[i][1])
 	}
 	return facts
+}
+
+// gridFact is the study's grid as the report's head lists it: "hma
+// 20:200:20 x hma3 30:240:30 = 90 combos", or for a strategy family
+// "cross: fast ema:5:50:5 x slow sma:20:200:10 = 190 combos" (and its
+// restriction).
+func gridFact(g engine.Grid) string {
+	if g.Strategy == nil {
+		return fmt.Sprintf("hma %s x hma3 %s = %s combos", g.HMA, g.HMA3, text.Thousands(g.Len()))
+	}
+	s := fmt.Sprintf("%s: %s = %s combos", g.Family(), g.Text(), text.Thousands(g.Len()))
+	if g.Strategy.FastBelowSlow() {
+		s += " (fast below slow only)"
+	}
+	return s
+}
+
+// formWord names the fp32 formulation's setting: hull's WMA, a
+// family's formulation (of its sma, wma, hma and hma3 series).
+func formWord(g engine.Grid) string {
+	if g.Strategy == nil {
+		return "WMA"
+	}
+	return "formulation"
+}
+
+// gridTitle is the grid as the page's title names it.
+func gridTitle(g engine.Grid) string {
+	if g.Strategy == nil {
+		return fmt.Sprintf("hma %s x hma3 %s", g.HMA, g.HMA3)
+	}
+	return g.Family() + " " + g.Text()
 }
 
 // WriteHTML writes the session's report as one self-contained HTML page:
@@ -235,7 +279,7 @@ func WriteHTML(ctx context.Context, w io.Writer, s *Source, opt HTMLOptions) (no
 		Sections   []Section
 		Made       string
 	}{
-		Title:      data.Sanitize(fmt.Sprintf("Session %d: %s, hma %s x hma3 %s", s.ID, d.Name, s.Report.Grid.HMA, s.Report.Grid.HMA3)),
+		Title:      data.Sanitize(fmt.Sprintf("Session %d: %s, %s", s.ID, d.Name, gridTitle(s.Report.Grid))),
 		Unverified: unverifiedLine(s.Session),
 		Facts:      s.Facts(),
 		Verdict:    verdict,

@@ -96,6 +96,11 @@ func (s *Source) flipMarginFigure() (*Figure, error) {
 	pl := newPlot()
 	pl.Title.Text = "Flip margins |h3-h|/close"
 	pl.X.Label.Text = "margin |h3-h|/close at the flip (fraction, log scale)"
+	if g := s.Report.Grid; g.Strategy != nil {
+		// A family's margin is its own (SPEC Part 2), at a divergence's root bar.
+		pl.Title.Text = fmt.Sprintf("Flip margins of %s (fraction of close)", g.Family())
+		pl.X.Label.Text = "margin at the flip's root bar, fraction of close (log scale)"
+	}
 	pl.Y.Label.Text = "flips"
 	pl.X.Scale, pl.X.Tick.Marker = plot.LogScale{}, logTicks{}
 	h := &plotter.Histogram{Bins: bins, FillColor: colFP64, LineStyle: solid(missing, 0.5)}
@@ -138,11 +143,20 @@ func (s *Source) indicatorErrorFigure() (*Figure, error) {
 	if math.IsInf(floor, 1) {
 		floor = 1e-17
 	}
-	zeros := 0
+	ceiling := engine.MaxIndicatorRel
+	for _, e := range p.IndicatorErrors {
+		if e.MaxRel > 0 && !math.IsInf(e.MaxRel, 1) {
+			ceiling = math.Max(ceiling, e.MaxRel)
+		}
+	}
+	zeros, infs := 0, 0
 	for _, e := range p.IndicatorErrors {
 		v := e.MaxRel
 		if !(v > 0) {
 			v, zeros = floor/2, zeros+1 // drawn at the bottom: exact
+		}
+		if math.IsInf(v, 1) {
+			v, infs = ceiling*10, infs+1 // drawn at the top: no finite error (fp64 0 where fp32 is not)
 		}
 		series[e.Series] = append(series[e.Series], plotter.XY{X: float64(e.Length), Y: v})
 	}
@@ -152,19 +166,33 @@ func (s *Source) indicatorErrorFigure() (*Figure, error) {
 	pl.Y.Label.Text = "max |x32-x64|/|x64| (log scale)"
 	pl.Y.Scale, pl.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
-	for i, name := range []string{"h", "h3"} {
+	names := []string{"h", "h3"}
+	if s.Report.Grid.Strategy != nil {
+		// A family's series, by name ("ema", "sma", "zscore", ...).
+		names = names[:0]
+		for name := range series {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+	}
+	colours := []colorT{colFP64, colFP32, colGood, colMark, colOther, colBad}
+	glyphs := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+	for i, name := range names {
 		xy := series[name]
 		if len(xy) == 0 {
 			continue
 		}
 		sortXY(xy)
-		c := []colorT{colFP64, colFP32}[i]
+		c := colours[i%len(colours)]
 		sc, _ := plotter.NewScatter(xy)
-		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}}[i]}
+		sc.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: glyphs[i%len(glyphs)]}
 		ln, _ := plotter.NewLine(xy)
 		ln.LineStyle = solid(c, 0.8)
 		pl.Add(ln, sc)
-		label := map[string]string{"h": "h = HMA(source, length)", "h3": "h3 = HMA3(close, length)"}[name]
+		label, ok := map[string]string{"h": "h = HMA(source, length)", "h3": "h3 = HMA3(close, length)"}[name]
+		if s.Report.Grid.Strategy != nil || !ok {
+			label = name + " by length"
+		}
 		pl.Legend.Add(label, ln, sc)
 		xmin, xmax = math.Min(xmin, xy[0].X), math.Max(xmax, xy[len(xy)-1].X)
 	}
@@ -175,6 +203,9 @@ func (s *Source) indicatorErrorFigure() (*Figure, error) {
 		s.ID, p.MaxRelIndicatorError)
 	if zeros > 0 {
 		caption += fmt.Sprintf(" %d series are exact (error 0), drawn at the bottom.", zeros)
+	}
+	if infs > 0 {
+		caption += fmt.Sprintf(" %d series have an infinite error (fp32 not 0 where fp64 is), drawn at the top.", infs)
 	}
 	return newFigure("indicator-error", pl.Title.Text, caption, panel{pl, 1}), nil
 }

@@ -89,6 +89,10 @@ func (s *Source) Parity(ctx context.Context) (*engine.Parity, error) {
 	if s.Report.Parity == nil {
 		return nil, nil
 	}
+	if s.store == nil {
+		// A report built in memory holds its parity report whole.
+		return s.Report.Parity, nil
+	}
 	s.parityOnce.Do(func() {
 		rep, err := s.store.Open(ctx, s.ID)
 		if err != nil {
@@ -130,10 +134,43 @@ func (s *Source) Selected() (engine.ComboResult, bool) {
 	if run == nil && len(s.Report.Runs) > 0 {
 		run = s.Report.Runs[0]
 	}
-	if run == nil || run.Summary == nil || len(run.Summary.Best) == 0 {
+	if run == nil {
+		return engine.ComboResult{}, false
+	}
+	var best []engine.ComboResult
+	if run.Summary != nil {
+		best = run.Summary.Best
+	} else {
+		// A report built in memory (engine.RunStudy without summaries):
+		// the run's own results, ranked as a summary's Best is.
+		best = engine.TopBy(run, s.Objective(), 1)
+	}
+	if len(best) == 0 {
 		return engine.ComboResult{}, false
 	}
 	// Best lists the combos that meet the constraints first.
-	best := run.Summary.Best[0]
-	return best, s.Objective().Selectable(&best)
+	return best[0], s.Objective().Selectable(&best[0])
+}
+
+// eachResult calls f with every computed combo of the session's run of
+// precision p, a batch at a time: the run's own results when it holds
+// them all (a report built in memory), else read from the store
+// (sessions.RunReader.Scan: memory for a batch, not the grid). fig names
+// the figure that asks, for the errors.
+func (s *Source) eachResult(ctx context.Context, fig string, p engine.Precision, f func([]engine.ComboResult) error) error {
+	run := s.Run(p)
+	if run == nil {
+		return s.unavailable(fig, "has no %s run (its precisions: %s)", p, s.precisions())
+	}
+	if !run.Kept && (len(run.Results) > 0 || s.store == nil) {
+		return f(run.Results)
+	}
+	if s.store == nil {
+		return s.unavailable(fig, "holds only the best combos of its %s run, and no store to read the others from", p)
+	}
+	rr, err := s.store.OpenRunReader(ctx, s.ID, p)
+	if err != nil {
+		return err
+	}
+	return rr.Scan(ctx, f)
 }

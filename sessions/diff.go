@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -121,9 +122,8 @@ func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, erro
 		return nil, fmt.Errorf("sessions %d and %d are on %s (%s; %s): a diff compares runs on the same bars",
 			sa.ID, sb.ID, what, window(da), window(db))
 	}
-	if sa.Grid != sb.Grid {
-		return nil, fmt.Errorf("sessions %d and %d swept different grids (hma %s x hma3 %s; hma %s x hma3 %s): a diff compares the same combos",
-			sa.ID, sb.ID, sa.Grid.HMA, sa.Grid.HMA3, sb.Grid.HMA, sb.Grid.HMA3)
+	if !sameGrid(sa.Grid, sb.Grid) {
+		return nil, errors.New(gridMismatch(sa, sb))
 	}
 	d.Dataset, d.Grid = *da, sa.Grid
 	strategy := d.differences()
@@ -135,6 +135,10 @@ func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, erro
 		d.MetricsOnly, d.Why = true, fmt.Sprintf("the HMA sources differ (%s -> %s): the indicator series are not comparable", sa.Params.Source, sb.Params.Source)
 	case sa.Params.Mode != sb.Params.Mode:
 		d.MetricsOnly, d.Why = true, fmt.Sprintf("the modes differ (%s -> %s): positions are not comparable bar by bar", sa.Params.Mode, sb.Params.Mode)
+	case sa.Grid.Strategy != nil && d.A.Run.Precision != engine.FP64:
+		// A family's arithmetic recomputes the positions of a precision
+		// against fp64 direct only (engine.Strategy.Compare).
+		d.MetricsOnly, d.Why = true, fmt.Sprintf("a %s study's positions are recomputed against fp64 only, and A is %s", sa.Grid.Family(), d.A.Run.Precision)
 	default:
 		if load == nil {
 			load = LoadSpec
@@ -151,10 +155,20 @@ func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, erro
 		}
 	}
 	tol := sa.Tolerance
-	if bars == nil {
+	switch {
+	case bars == nil && d.Grid.Strategy != nil:
+		d.Parity = engine.CompareMetrics(d.A.Run, d.B.Run, tol, "A", "B")
+	case bars == nil:
 		d.Parity, err = engine.Compare(ctx, engine.ParityInput[float64, float64]{Bars: &engine.Bars{}, Grid: d.Grid, Params: sa.Params,
 			Ref: d.A.Run, Test: d.B.Run, RefInd: noIndicators(), TestInd: noIndicators(), Tolerance: tol, RefLabel: "A", TestLabel: "B"})
-	} else {
+	case d.Grid.Strategy != nil:
+		// The family's own comparison: B's positions in its precision and
+		// formulation against fp64 direct (A), divergence by divergence.
+		test := *d.B.Run
+		test.WMA = formulation(d.B.Run)
+		d.Parity, err = engine.CompareRuns(ctx, &engine.Job{Bars: bars, Grid: d.Grid, Params: sa.Params, Precision: engine.FP64, WMA: engine.Direct},
+			d.A.Run, &test, tol, nil)
+	default:
 		d.Parity, err = compareRecomputed(ctx, bars, d.Grid, sa.Params, d.A.Run, d.B.Run, tol)
 	}
 	if err != nil {
@@ -267,7 +281,11 @@ func (d *Diff) WriteTable(w io.Writer, top int) error {
 	ew.Printf("diff    %s\n        against %s\n", d.B.label("B"), d.A.label("A"))
 	ew.Printf("data    %s: %s bars %s .. %s UTC, sha256 %s\n", d.Dataset.Name, text.Thousands(d.Dataset.Bars),
 		d.Dataset.First.Format("2006-01-02 15:04"), d.Dataset.Last.Format("2006-01-02 15:04"), short(d.Dataset.SHA256))
-	ew.Printf("grid    hma %s x hma3 %s = %s combos\n", d.Grid.HMA, d.Grid.HMA3, text.Thousands(d.Grid.Len()))
+	if d.Grid.Strategy == nil {
+		ew.Printf("grid    hma %s x hma3 %s = %s combos\n", d.Grid.HMA, d.Grid.HMA3, text.Thousands(d.Grid.Len()))
+	} else {
+		ew.Printf("grid    %s = %s combos\n", GridName(d.Grid), text.Thousands(d.Grid.Len()))
+	}
 	if len(d.Differences) == 0 {
 		ew.Printf("differs nothing: the same settings run twice\n")
 	} else {
@@ -291,14 +309,14 @@ func (d *Diff) WriteTable(w io.Writer, top int) error {
 	if len(combos) > 0 {
 		ew.Printf("\nTop %d combos by |dPnL| (returns in %%, dPnL in pp)\n", len(combos))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "hma\thma3\ttradesA\ttradesB\tdn\treturnA\treturnB\tdPnL\tsharpeA\tsharpeB\tflips\t\n")
+		fmt.Fprintf(tw, "%s\ttradesA\ttradesB\tdn\treturnA\treturnB\tdPnL\tsharpeA\tsharpeB\tflips\t\n", strings.Join(d.Grid.Columns(), "\t"))
 		for _, c := range combos {
 			ra, rb := d.A.Run.Lookup(c.Index), d.B.Run.Lookup(c.Index)
 			flips := strconv.Itoa(c.Flips)
 			if d.MetricsOnly {
 				flips = "-"
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, c.HMA3, c.Trades64, c.Trades32, c.Dn,
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", strings.Join(paramCells(d.Grid, c.Index), "\t"), c.Trades64, c.Trades32, c.Dn,
 				pct(ra.TotalReturn), pct(rb.TotalReturn), signed(c.DPnLpp), num(ra.Sharpe), num(rb.Sharpe), flips)
 		}
 		tw.Flush()

@@ -71,6 +71,9 @@ func (s *Store) OpenRunReader(ctx context.Context, id int64, p engine.Precision)
 	if err := verifyRecord(ctx, tx, id); err != nil {
 		return nil, s.wrap(op, err)
 	}
+	if ss.gridErr != nil {
+		return nil, ss.gridErr
+	}
 	rs := ss.Run(p)
 	if rs == nil {
 		return nil, fmt.Errorf("session %d has no %s run (it has %s)", id, p, runList(ss))
@@ -122,11 +125,41 @@ func (r *RunReader) Combos(ctx context.Context, idx []int) ([]engine.ComboResult
 // ranges, Grid.Index: a heatmap cell's Span), in grid order. Memory: the
 // window's results. Errors: a rectangle outside the grid or empty;
 // *BatchError for a batch changed since the run was opened; *DBError.
+//
+// A strategy grid's rows and columns are its first two axes (a grid of
+// one axis: one column), as its heatmaps' (engine.Heatmap.Span): the
+// window holds every combo whose first two coordinates are in it, any
+// along the other axes.
 func (r *RunReader) Window(ctx context.Context, r0, r1, c0, c1 int) ([]engine.ComboResult, error) {
 	R, C := r.grid.HMA.Len(), r.grid.HMA3.Len()
+	st := r.grid.Strategy
+	if st != nil {
+		axes := st.Axes()
+		R, C = 1, 1
+		if len(axes) > 0 {
+			R = len(axes[0].Values)
+		}
+		if len(axes) > 1 {
+			C = len(axes[1].Values)
+		}
+	}
 	if r0 < 0 || c0 < 0 || r1 > R || c1 > C || r0 >= r1 || c0 >= c1 {
 		return nil, fmt.Errorf("session %d, run %d:%s: window rows [%d, %d) x columns [%d, %d) is not in the grid's %d x %d",
 			r.id, r.id, r.precision, r0, r1, c0, c1, R, C)
+	}
+	if st != nil {
+		has := func(i int) bool {
+			co := st.Coords(i)
+			row, col := 0, 0
+			if len(co) > 0 {
+				row = co[0]
+			}
+			if len(co) > 1 {
+				col = co[1]
+			}
+			return row >= r0 && row < r1 && col >= c0 && col < c1
+		}
+		return r.read(ctx, func(*batchRef) bool { return true }, has)
 	}
 	has := func(i int) bool {
 		row, col := i/C, i%C
@@ -140,6 +173,20 @@ func (r *RunReader) Window(ctx context.Context, r0, r1, c0, c1 int) ([]engine.Co
 		}
 		return false
 	}
+	return r.read(ctx, spans, has)
+}
+
+// Range returns the results the run holds of the combos with grid index
+// in [lo, hi), in grid order: a band of any grid, hull's or a strategy
+// family's (whose combos are only indices). Memory: the band's results.
+// Errors: a range outside the grid or empty; *BatchError for a batch
+// changed since the run was opened; *DBError.
+func (r *RunReader) Range(ctx context.Context, lo, hi int) ([]engine.ComboResult, error) {
+	if lo < 0 || hi > r.grid.Len() || lo >= hi {
+		return nil, fmt.Errorf("session %d, run %d:%s: combos [%d, %d) are not in the grid's %d", r.id, r.id, r.precision, lo, hi, r.grid.Len())
+	}
+	has := func(i int) bool { return i >= lo && i < hi }
+	spans := func(b *batchRef) bool { return b.first < hi && b.last >= lo }
 	return r.read(ctx, spans, has)
 }
 

@@ -12,8 +12,11 @@ import (
 
 // saveParity stores p as the parity report of run test against run ref,
 // replacing an earlier one of the same pair. studyID is set for a study's
-// own fp32-vs-fp64 report.
-func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64, compared string, p *engine.Parity, now time.Time) error {
+// own fp32-vs-fp64 report. v14 (schema v14 on): the file holds a
+// flip's divergence (its bars, trades and dPnL) and the sensitive combos;
+// a writer on an older file (a test's) leaves them out. A row's label
+// (Name) is not kept: the study's grid names it (refillLabels).
+func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64, compared string, p *engine.Parity, now time.Time, v14 bool) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM parities WHERE ref_run = ? AND test_run = ?`, ref, test); err != nil {
 		return err
 	}
@@ -35,6 +38,15 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 		nullable(p.MaxAbsDPnLpp), nullable(p.MaxRelDPnL), p.CombosDiffering, p.FlipCount, p.NonBorderlineFlips, nullable(p.MaxRelIndicatorError)).Scan(&id)
 	if err != nil {
 		return err
+	}
+	if v14 {
+		var worst any
+		if p.Sensitive > 0 && p.SensitiveWorst != nil {
+			worst = p.SensitiveWorst.Index
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE parities SET sensitive = ?, sensitive_worst = ? WHERE id = ?`, p.Sensitive, worst, id); err != nil {
+			return err
+		}
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO parity_combos (parity_id, idx, hma, hma3, trades_ref, trades_test, dn, rel_dn,
 		dpnl_pp, rel_dpnl, flips, non_borderline, max_flip_margin, dn_limit_breached) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -58,6 +70,12 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 		if _, err := fstmt.ExecContext(ctx, id, i, f.Index, f.HMA, f.HMA3, f.Bar, f.Time, f.Pos64, f.Pos32, nullable(f.Margin), f.Borderline); err != nil {
 			return err
 		}
+		if v14 && (f.Bars != 0 || f.Trades != 0 || f.DPnLpp != 0) {
+			if _, err := tx.ExecContext(ctx, `UPDATE flips SET bars = ?, trades = ?, dpnl_pp = ? WHERE parity_id = ? AND rank = ?`,
+				f.Bars, f.Trades, nullable(f.DPnLpp), id, i); err != nil {
+				return err
+			}
+		}
 	}
 	for i, e := range p.IndicatorErrors {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO indicator_errors (parity_id, rank, series, length, max_rel, bar) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -73,19 +91,23 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 // it leaves out the row per combo (engine.Parity.Counts: the part that
 // grows with the grid), reading each only into the combos behind the
 // maxima (Parity.Worst), which the figures and the explanation name.
-func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool) (*engine.Parity, string, error) {
+// The labels of a strategy study's rows and flips are refilled from its
+// grid g (labeller).
+func loadStudyParity(ctx context.Context, q querier, studyID int64, g engine.Grid, combos bool) (*engine.Parity, string, error) {
 	var (
 		id                                          int64
 		compared, reasons, verdict                  string
 		p                                           engine.Parity
 		share, relDn, absDPnL, relDPnL, maxIndicRel sql.NullFloat64
+		sensitiveWorst                              sql.NullInt64
 	)
 	err := q.QueryRowContext(ctx, `SELECT id, compared, verdict, reasons, tolerance, incomplete, combos_compared,
 		total_trades_ref, total_trades_test, shifted_trades, shifted_share, max_abs_dn, max_rel_dn, max_abs_dpnl_pp, max_rel_dpnl,
-		combos_differing, flip_count, non_borderline_flips, max_rel_indicator_error
+		combos_differing, flip_count, non_borderline_flips, max_rel_indicator_error, sensitive, sensitive_worst
 		FROM parities WHERE study_id = ? ORDER BY id DESC LIMIT 1`, studyID).Scan(&id, &compared, &verdict, &reasons,
 		&p.Tolerance, &p.Incomplete, &p.CombosCompared, &p.TotalTrades64, &p.TotalTrades32, &p.ShiftedTrades, &share,
-		&p.MaxAbsDn, &relDn, &absDPnL, &relDPnL, &p.CombosDiffering, &p.FlipCount, &p.NonBorderlineFlips, &maxIndicRel)
+		&p.MaxAbsDn, &relDn, &absDPnL, &relDPnL, &p.CombosDiffering, &p.FlipCount, &p.NonBorderlineFlips, &maxIndicRel,
+		&p.Sensitive, &sensitiveWorst)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, "", nil
 	}
@@ -115,6 +137,8 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool)
 	}
 	worst := p.Worst()
 	*worst = engine.NewParityWorst()
+	p.SensitiveWorst = nil
+	label := labeller(g)
 	for rows.Next() {
 		var c engine.ComboParity
 		var relDn, dpnl, relDPnL, margin sql.NullFloat64
@@ -124,6 +148,11 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool)
 			return nil, "", err
 		}
 		c.RelDn, c.DPnLpp, c.RelDPnL, c.MaxFlipMargin = fromNull(relDn), fromNull(dpnl), fromNull(relDPnL), fromNull(margin)
+		c.Name = label(c.Index)
+		if sensitiveWorst.Valid && int64(c.Index) == sensitiveWorst.Int64 {
+			cc := c
+			p.SensitiveWorst = &cc
+		}
 		if combos {
 			p.Combos = append(p.Combos, c)
 		} else {
@@ -134,19 +163,20 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool)
 		return nil, "", err
 	}
 
-	rows, err = q.QueryContext(ctx, `SELECT idx, hma, hma3, bar, time_ns, pos_ref, pos_test, margin, borderline
+	rows, err = q.QueryContext(ctx, `SELECT idx, hma, hma3, bar, time_ns, pos_ref, pos_test, margin, borderline, bars, trades, dpnl_pp
 		FROM flips WHERE parity_id = ? ORDER BY rank`, id)
 	if err != nil {
 		return nil, "", err
 	}
 	for rows.Next() {
 		var f engine.Flip
-		var margin sql.NullFloat64
-		if err := rows.Scan(&f.Index, &f.HMA, &f.HMA3, &f.Bar, &f.Time, &f.Pos64, &f.Pos32, &margin, &f.Borderline); err != nil {
+		var margin, dpnl sql.NullFloat64
+		if err := rows.Scan(&f.Index, &f.HMA, &f.HMA3, &f.Bar, &f.Time, &f.Pos64, &f.Pos32, &margin, &f.Borderline, &f.Bars, &f.Trades, &dpnl); err != nil {
 			rows.Close()
 			return nil, "", err
 		}
-		f.Margin = fromNull(margin)
+		f.Margin, f.DPnLpp = fromNull(margin), fromNull(dpnl)
+		f.Name = label(f.Index)
 		p.Flips = append(p.Flips, f)
 	}
 	if err := rows.Close(); err != nil {
@@ -170,6 +200,7 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, combos bool)
 	if err := rows.Err(); err != nil {
 		return nil, "", err
 	}
+	p.ReadBack(g)
 	p.Explain() // Worst from Combos when held, then the explanation
 	return &p, compared, nil
 }

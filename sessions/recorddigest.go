@@ -40,9 +40,22 @@ import (
 // digest together.
 
 // recordVersion is the record digests a study written by this build
-// carries (studies.digest_version): 1, the parts of recordParts. 0: saved
-// before schema version 12, read unverified (Session.Unverified).
-const recordVersion = 1
+// carries (studies.digest_version): 2, the parts of recordPartsV2 (from
+// schema version 14: a study's strategy family and parameters, a flip's
+// divergence, the sensitive combos). 1: the parts of recordParts, what a
+// study saved at schema versions 12 and 13 carries, verified as such. 0:
+// saved before schema version 12, read unverified (Session.Unverified).
+const recordVersion = 2
+
+// writeVersion is the digest version a study saved in s now carries:
+// 1 on a file below schema version 14 (a test's raw database), whose
+// studies have no strategy columns.
+func (s *Store) writeVersion() int {
+	if s.schema < strategySchema {
+		return 1
+	}
+	return recordVersion
+}
 
 // recordSchema is the first schema version with record digests.
 const recordSchema = 12
@@ -79,6 +92,36 @@ var recordParts = []recordPart{
 		`SELECT e.rank, e.series, e.length, e.max_rel, e.bar
 			FROM parities p JOIN indicator_errors e ON e.parity_id = p.id WHERE p.study_id = ? ORDER BY p.id, e.rank`,
 	}},
+}
+
+// recordPartsV2 are the parts of digest version 2: version 1's, the
+// settings with the study's strategy family, parameters and restriction,
+// the parity report with its sensitive combos and each flip's
+// divergence. Never change one (as recordParts).
+var recordPartsV2 = func() []recordPart {
+	ps := make([]recordPart, len(recordParts))
+	for i, p := range recordParts {
+		p.queries = append([]string(nil), p.queries...)
+		switch p.name {
+		case "settings":
+			p.queries = append(p.queries, `SELECT strategy, params, fast_below_slow FROM studies WHERE id = ?`)
+		case "parity report":
+			p.queries = append(p.queries,
+				`SELECT sensitive, sensitive_worst FROM parities WHERE study_id = ? ORDER BY id`,
+				`SELECT f.rank, f.bars, f.trades, f.dpnl_pp FROM parities p JOIN flips f ON f.parity_id = p.id
+					WHERE p.study_id = ? ORDER BY p.id, f.rank`)
+		}
+		ps[i] = p
+	}
+	return ps
+}()
+
+// partsOf are the parts of digest version v (1 or 2).
+func partsOf(v int) []recordPart {
+	if v == 1 {
+		return recordParts
+	}
+	return recordPartsV2
 }
 
 // recordPartNames are the names of recordParts, in order.
@@ -171,11 +214,12 @@ func (s *Store) stampRecord(ctx context.Context, tx *sql.Tx, id int64, names ...
 	if err := tx.QueryRowContext(ctx, `SELECT digest_version FROM studies WHERE id = ?`, id).Scan(&version); err != nil {
 		return err
 	}
-	if version != recordVersion {
+	if version < 1 || version > recordVersion {
 		return nil
 	}
-	for i := range recordParts {
-		p := &recordParts[i]
+	parts := partsOf(version)
+	for i := range parts {
+		p := &parts[i]
 		if len(names) > 0 && !contains(names, p.name) {
 			continue
 		}
@@ -230,7 +274,7 @@ func verifyRecord(ctx context.Context, q querier, id int64) error {
 	switch {
 	case version > recordVersion:
 		return &RecordError{ID: id, Version: version, Newer: true}
-	case version < recordVersion:
+	case version < 1:
 		carries := false
 		for _, d := range saved {
 			carries = carries || d != nil
@@ -240,17 +284,18 @@ func verifyRecord(ctx context.Context, q querier, id int64) error {
 		}
 	default:
 		var changed, removed []string
-		for i := range recordParts {
+		parts := partsOf(version)
+		for i := range parts {
 			if len(saved[i]) == 0 {
-				removed = append(removed, recordParts[i].name)
+				removed = append(removed, parts[i].name)
 				continue
 			}
-			d, err := partDigest(ctx, q, &recordParts[i], id)
+			d, err := partDigest(ctx, q, &parts[i], id)
 			if err != nil {
 				return err
 			}
 			if !bytes.Equal(d, saved[i]) {
-				changed = append(changed, recordParts[i].name)
+				changed = append(changed, parts[i].name)
 			}
 		}
 		if len(changed) > 0 || len(removed) > 0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"sweepbench/engine"
@@ -52,6 +53,9 @@ func (s *Store) open(ctx context.Context, id int64, sum *engine.SummaryOptions) 
 	if err := verifyRecord(ctx, tx, id); err != nil {
 		return nil, s.wrap(fmt.Sprintf("read session %d", id), err)
 	}
+	if ss.gridErr != nil {
+		return nil, ss.gridErr
+	}
 	s.settle(ss)
 	rep := &engine.Report{Dataset: ss.Dataset, Params: ss.Params, Grid: ss.Grid, WMA: ss.WMA,
 		Backend: ss.Backend, Note: ss.Note, Created: ss.Created, Requested: append([]engine.Precision(nil), ss.Precisions...)}
@@ -83,7 +87,7 @@ func (s *Store) open(ctx context.Context, id int64, sum *engine.SummaryOptions) 
 		}
 		rep.Runs = append(rep.Runs, run)
 	}
-	rep.Parity, rep.ParityOf, err = loadStudyParity(ctx, tx, id, sum == nil)
+	rep.Parity, rep.ParityOf, err = loadStudyParity(ctx, tx, id, ss.Grid, sum == nil)
 	if err != nil {
 		return nil, s.wrap(fmt.Sprintf("read the parity of session %d", id), err)
 	}
@@ -99,6 +103,12 @@ func (s *Store) open(ctx context.Context, id int64, sum *engine.SummaryOptions) 
 		}
 		if ref != nil && test != nil {
 			p.SetReturns(ref, test)
+			if w := p.SensitiveWorst; w != nil {
+				// Its row, with the returns just set.
+				if k, ok := slices.BinarySearchFunc(p.Combos, w.Index, func(c engine.ComboParity, i int) int { return c.Index - i }); ok {
+					*w = p.Combos[k]
+				}
+			}
 		}
 	}
 	var rob string
@@ -161,6 +171,9 @@ func (s *Store) readRun(ctx context.Context, ss *Session, rs *RunSummary) (*engi
 	defer tx.Rollback()
 	if err := verifyRecord(ctx, tx, ss.ID); err != nil {
 		return nil, s.wrap(fmt.Sprintf("read session %d", ss.ID), err)
+	}
+	if ss.gridErr != nil {
+		return nil, ss.gridErr
 	}
 	run, err := loadRun(ctx, tx, ss, rs)
 	if err != nil {

@@ -71,6 +71,9 @@ func (s *Store) Resume(ctx context.Context, id int64, st *engine.Study, opt Resu
 	if err := s.verify(ctx, id); err != nil {
 		return nil, nil, err
 	}
+	if ss.gridErr != nil {
+		return nil, nil, ss.gridErr
+	}
 	if err := sameStudy(ss, st); err != nil {
 		return nil, nil, err
 	}
@@ -156,8 +159,12 @@ func sameStudy(ss *Session, st *engine.Study) error {
 		tol = engine.DefaultBorderline
 	}
 	var diffs []string
-	if st.Grid != ss.Grid {
+	switch {
+	case sameGrid(st.Grid, ss.Grid):
+	case st.Grid.Strategy == nil && ss.Grid.Strategy == nil:
 		diffs = append(diffs, fmt.Sprintf("grid %s x %s != %s x %s", st.Grid.HMA, st.Grid.HMA3, ss.Grid.HMA, ss.Grid.HMA3))
+	default:
+		diffs = append(diffs, fmt.Sprintf("grid %s != %s", GridName(st.Grid), GridName(ss.Grid)))
 	}
 	if st.Params != ss.Params {
 		diffs = append(diffs, fmt.Sprintf("params %+v != %+v", st.Params, ss.Params))

@@ -308,7 +308,37 @@ CREATE TABLE meta (
 	value INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
 `, run: recordEpochs},
+	// v14: strategy families (SPEC Part 2). A study's family ('' = hull,
+	// every study saved before v14), its grid's parameters as the grid
+	// writes them (engine.Strategy.Texts: every parameter, defaults
+	// included, as a JSON object name -> range text, a leg "KIND:RANGE";
+	// '' for hull), so that the grid is rebuilt as it was swept whatever
+	// the defaults become, and the crossover restriction. A strategy
+	// study's results are by combo index, as hull's are (result_batches
+	// never held lengths); its hma_* columns hold the Spec's hull ranges,
+	// unused (0 when it had none), and the hma, hma3 of its parity rows
+	// and flips are 0: a row's parameters and label (ComboParity.Name,
+	// Flip.Name) are the rebuilt grid's at its index. A flip of a family
+	// with memory is a divergence: its bars, the trades and the return it
+	// moved (0 for hull, and for every flip saved before v14); a parity
+	// report's sensitive combos (engine.Parity.Sensitive) and the index
+	// of the worst of them (NULL = none).
+	{sql: `
+ALTER TABLE studies ADD COLUMN strategy TEXT NOT NULL DEFAULT '';
+ALTER TABLE studies ADD COLUMN params TEXT NOT NULL DEFAULT '';
+ALTER TABLE studies ADD COLUMN fast_below_slow INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE flips ADD COLUMN bars INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE flips ADD COLUMN trades INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE flips ADD COLUMN dpnl_pp REAL DEFAULT 0;
+ALTER TABLE parities ADD COLUMN sensitive INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE parities ADD COLUMN sensitive_worst INTEGER;
+`},
 }
+
+// strategySchema is the first schema version that holds strategy
+// studies (v14): a writer on an older file (a test's raw database)
+// saves hull's columns only.
+const strategySchema = 14
 
 // digestSchema is the first schema version whose runs carry a digest.
 const digestSchema = 3

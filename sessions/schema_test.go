@@ -128,6 +128,10 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Saved before strategy families: a hull study.
+				if ss.Grid.Strategy != nil || ss.Grid.Family() != engine.FamilyHull || ss.Spec.Strategy != "" || ss.Spec.Params != nil || ss.Grid != old.Grid {
+					t.Errorf("a session saved at v%d reads as %s %q (spec strategy %q), want hull %q", v, ss.Grid.Family(), ss.Grid.Text(), ss.Spec.Strategy, old.Grid.Text())
+				}
 				var want []string
 				if v < digestSchema {
 					want = append(want, "results")

@@ -73,8 +73,14 @@ type Session struct {
 	Unverified []string
 
 	proc          process
-	digestVersion int // studies.digest_version
+	digestVersion int   // studies.digest_version
+	gridErr       error // why a strategy study's grid cannot be built again (Grid is then empty)
 }
+
+// GridErr is why the grid of a strategy study cannot be built again here
+// (its family not linked into the program, its parameters refused): its
+// results cannot be read. nil for every other session.
+func (s *Session) GridErr() error { return s.gridErr }
 
 // RunSummary describes one stored run (one precision of a study).
 type RunSummary struct {
@@ -90,7 +96,8 @@ type RunSummary struct {
 	Prepare    time.Duration
 	Elapsed    time.Duration // summed over the processes that worked on it
 	BestSharpe float64       // NaN when no combo has a Sharpe
-	Best       engine.Combo  // the combo of BestSharpe
+	Best       engine.Combo  // the combo of BestSharpe (zero for a strategy grid: see BestIndex)
+	BestIndex  int           // the grid index of BestSharpe's combo; -1 when none
 }
 
 // Run returns the summary of the run of precision p, or nil.
@@ -126,6 +133,21 @@ func (s *Session) Best() (sharpe float64, c engine.Combo, p engine.Precision, ok
 	return math.NaN(), engine.Combo{}, 0, false
 }
 
+// BestLabel is Best's combo by its parameters as the grid names it
+// ("hma 20, hma3 30"; "fast ema 20, slow sma 100"), with its Sharpe and
+// precision; ok false when no run has a Sharpe.
+func (s *Session) BestLabel() (sharpe float64, label string, p engine.Precision, ok bool) {
+	sharpe, _, p, ok = s.Best()
+	if !ok {
+		return sharpe, "", p, false
+	}
+	r := s.Run(p)
+	if r == nil || r.BestIndex < 0 || r.BestIndex >= s.Grid.Len() {
+		return sharpe, "", p, false
+	}
+	return sharpe, s.Grid.Label(r.BestIndex), p, true
+}
+
 // querier is what both *sql.DB and *sql.Tx offer.
 type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -138,7 +160,7 @@ const sessionColumns = `s.id, s.created, s.updated, s.finished, s.status, s.erro
 	s.objective, s.min_trades, s.max_drawdown, s.blocks, s.wf, s.suite,
 	s.hma_start, s.hma_stop, s.hma_step, s.hma3_start, s.hma3_stop, s.hma3_step,
 	s.fee, s.mode, s.source, s.bars_per_year, s.precisions, s.wma, s.tolerance, s.backend, s.note,
-	s.asked_backend, s.asked_bars_per_year, s.digest_version,
+	s.asked_backend, s.asked_bars_per_year, s.digest_version, s.strategy, s.params, s.fast_below_slow,
 	d.name, d.path, d.sha256, d.layout, d.timeframe, d.bars, d.source_bars, d.first_time, d.last_time,
 	d.median_spacing_ns, d.gaps, d.largest_gap_ns, d.dropped_nan, d.min_price, d.max_price,
 	d.files, d.price_scale, d.times, d.time_zone, d.convention, d.dropped_at, d.calendar, d.calendar_why,
@@ -158,6 +180,8 @@ func scanSession(sc scanner) (*Session, error) {
 		askedBackend                     sql.NullString
 		askedBPY                         sql.NullFloat64
 		digestVersion                    int
+		family, params                   string
+		fastBelowSlow                    bool
 		medianNs, largestNs              int64
 		droppedAt                        string
 		di                               = &s.Dataset
@@ -168,7 +192,7 @@ func scanSession(sc scanner) (*Session, error) {
 		&s.Spec.Objective, &s.Spec.MinTrades, &s.Spec.MaxDrawdown, &s.Spec.Blocks, &s.Spec.WF, &s.Spec.Suite,
 		&g.HMA.Start, &g.HMA.Stop, &g.HMA.Step, &g.HMA3.Start, &g.HMA3.Stop, &g.HMA3.Step,
 		&s.Params.Fee, &mode, &source, &s.Params.BarsPerYear, &precs, &wma, &s.Tolerance, &s.Backend, &s.Note,
-		&askedBackend, &askedBPY, &digestVersion,
+		&askedBackend, &askedBPY, &digestVersion, &family, &params, &fastBelowSlow,
 		&di.Name, &di.Path, &di.SHA256, &di.Layout, &di.Timeframe, &di.Bars, &di.SourceBars, &first, &last,
 		&medianNs, &di.Gaps, &largestNs, &di.DroppedNaN, &minP, &maxP,
 		&di.Files, &di.PriceScale, &di.Times, &di.TimeZone, &di.Convention, &droppedAt, &di.Calendar, &di.CalendarWhy,
@@ -206,6 +230,23 @@ func scanSession(sc scanner) (*Session, error) {
 		s.Precisions = append(s.Precisions, ps[0])
 	}
 	s.Spec.HMA, s.Spec.HMA3 = g.HMA.String(), g.HMA3.String()
+	if family != "" {
+		// A strategy study: its hma_* columns are the Spec's hull ranges,
+		// unused (0 when it had none); its grid is the family's.
+		if g.HMA == (engine.Range{}) {
+			s.Spec.HMA = ""
+		}
+		if g.HMA3 == (engine.Range{}) {
+			s.Spec.HMA3 = ""
+		}
+		s.Spec.Strategy, s.Spec.FastBelowSlow = family, fastBelowSlow
+		var grid engine.Grid
+		grid, s.Spec.Params, s.gridErr = strategyGrid(family, params, fastBelowSlow)
+		if s.gridErr != nil {
+			s.gridErr = fmt.Errorf("session %d: %w", s.ID, s.gridErr)
+		}
+		s.Grid = grid
+	}
 	s.Spec.Fee, s.Spec.Mode, s.Spec.Source, s.Spec.BarsPerYear = s.Params.Fee, mode, source, s.Params.BarsPerYear
 	s.Spec.Backend, s.Spec.WMA, s.Spec.Borderline = s.Backend, wma, s.Tolerance
 	s.Spec.Precision = precisionSpec(s.Precisions)
@@ -242,8 +283,10 @@ func scanRun(sc scanner, g func(studyID int64) engine.Grid) (studyID int64, r Ru
 	r.Status = engine.Status(status)
 	r.Prepare, r.Elapsed = time.Duration(prepNs), time.Duration(elapNs)
 	r.BestSharpe = fromNull(best)
+	r.BestIndex = -1
 	if bestIdx.Valid && best.Valid {
 		r.Best = g(studyID).At(int(bestIdx.Int64))
+		r.BestIndex = int(bestIdx.Int64)
 	}
 	return studyID, r, nil
 }

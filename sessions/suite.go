@@ -113,9 +113,12 @@ func (s *Store) Aggregate(ctx context.Context, su *Suite) (*suite.Aggregate, err
 	lane := suite.ReferenceLane(first.Precisions)
 	agg := suite.NewAggregator(first.Grid, names, set.Objective, lane)
 	for d, ss := range members {
-		if ss.Grid != first.Grid {
-			return nil, fmt.Errorf("session %d: grid hma %s x hma3 %s, not the suite's hma %s x hma3 %s",
-				ss.ID, ss.Grid.HMA, ss.Grid.HMA3, first.Grid.HMA, first.Grid.HMA3)
+		if !sameGrid(ss.Grid, first.Grid) {
+			if ss.Grid.Strategy == nil && first.Grid.Strategy == nil {
+				return nil, fmt.Errorf("session %d: grid hma %s x hma3 %s, not the suite's hma %s x hma3 %s",
+					ss.ID, ss.Grid.HMA, ss.Grid.HMA3, first.Grid.HMA, first.Grid.HMA3)
+			}
+			return nil, fmt.Errorf("session %d: grid %s, not the suite's %s", ss.ID, GridName(ss.Grid), GridName(first.Grid))
 		}
 		if ss.Run(lane) == nil {
 			continue // not started: every combo NaN

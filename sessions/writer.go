@@ -185,6 +185,12 @@ func (s *Store) Begin(ctx context.Context, st *engine.Study) (*Writer, error) {
 		return nil, s.wrap("record the dataset", err)
 	}
 	g, p := st.Grid, st.Params
+	if g.Strategy != nil {
+		// A strategy study keeps the Spec's hull ranges, unused, in the
+		// hma_* columns (0 where it has none): its grid is the family's.
+		g.HMA, _ = engine.ParseRange(engine.FieldHMA, o.HMA)
+		g.HMA3, _ = engine.ParseRange(engine.FieldHMA3, o.HMA3)
+	}
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO studies (created, updated, dataset_id, data_spec, tz, time_column, lean_asset, timeframe, head,
 		window_from, window_to, objective, min_trades, max_drawdown, blocks, wf,
@@ -199,8 +205,21 @@ func (s *Store) Begin(ctx context.Context, st *engine.Study) (*Writer, error) {
 	if err != nil {
 		return nil, s.wrap("record the study", err)
 	}
+	family, params, fastBelowSlow, err := strategyColumns(st.Grid)
+	if err != nil {
+		return nil, s.wrap("record the study", err)
+	}
+	switch {
+	case s.schema >= strategySchema:
+		if _, err := tx.ExecContext(ctx, `UPDATE studies SET strategy = ?, params = ?, fast_below_slow = ? WHERE id = ?`,
+			family, params, fastBelowSlow, id); err != nil {
+			return nil, s.wrap("record the study", err)
+		}
+	case family != "":
+		return nil, s.wrap("record the study", fmt.Errorf("a %s study needs schema version %d (this file is at %d)", family, strategySchema, s.schema))
+	}
 	if s.schema >= recordSchema {
-		if _, err := tx.ExecContext(ctx, `UPDATE studies SET digest_version = ? WHERE id = ?`, recordVersion, id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE studies SET digest_version = ? WHERE id = ?`, s.writeVersion(), id); err != nil {
 			return nil, s.wrap("record the study", err)
 		}
 		if err := s.stampRecord(ctx, tx, id); err != nil {
@@ -675,7 +694,7 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 			if compared == "" {
 				compared = "fp32 vs fp64"
 			}
-			if err := saveParity(ctx, tx, &w.id, ref, test, compared, par, now); err != nil {
+			if err := saveParity(ctx, tx, &w.id, ref, test, compared, par, now, w.s.schema >= strategySchema); err != nil {
 				return fail(err)
 			}
 			if err := w.s.stampRecord(ctx, tx, w.id, "parity report"); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -340,7 +341,9 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 	defer compareBufs.Put(buf)
 	buf.grow(n)
 	p64, m64, pt := buf.p64, buf.m64, buf.pt
-	if _, err := evaluate(fam, c, d64.in64, Direct, p64, m64, d64.sc64); err != nil {
+	// fp64 first without margins: they are read only where the positions
+	// differ, and most combos of a direct formulation differ nowhere.
+	if _, err := evaluate(fam, c, d64.in64, Direct, p64, nil, d64.sc64); err != nil {
 		return nil, err
 	}
 	dt := e.data(job, test, form)
@@ -358,6 +361,17 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 		}
 	}
 	held := max(n-1, 0)
+	if slices.Equal(p64[:held], pt[:held]) {
+		return nil, nil
+	}
+	if _, err := evaluate(fam, c, d64.in64, Direct, p64, m64, d64.sc64); err != nil {
+		return nil, err
+	}
+	if job.Params.Mode == engine.LongOnly {
+		for b := range p64 {
+			p64[b] = max(p64[b], 0)
+		}
+	}
 	r := d64.r64
 	flip := func(root, bars int, m float64) engine.StrategyFlip {
 		f := engine.StrategyFlip{Root: root, Bars: bars, Pos64: p64[root], Pos32: pt[root], Margin: m, Borderline: m < tol}
@@ -385,6 +399,41 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 		out = append(out, flip(dv.Root, dv.Bars, dv.Margin))
 	}
 	return out, nil
+}
+
+// Trace is combo i recomputed alone, through Evaluate and
+// reference.BacktestPositionsTrace (the sweep's backtest loop), with its
+// signal lines (SignalSeries).
+func (e *engineGrid) Trace(ctx context.Context, job *engine.Job, i int) (engine.StrategyTrace, error) {
+	if err := ctx.Err(); err != nil {
+		return engine.StrategyTrace{}, err
+	}
+	if i < 0 || i >= e.g.Len() {
+		return engine.StrategyTrace{}, fmt.Errorf("strategy %s: combo %d outside the grid's %d", e.g.Family, i, e.g.Len())
+	}
+	if job.Precision == engine.FP32 {
+		return trace[float32](e.g, e.g.At(i), job)
+	}
+	return trace[float64](e.g, e.g.At(i), job)
+}
+
+func trace[F Float](g Grid, c Combo, job *engine.Job) (engine.StrategyTrace, error) {
+	in := NewInputs[F](job.Bars, job.Params.Source)
+	f := job.WMA
+	if job.Precision == engine.FP64 {
+		f = Direct
+	}
+	pos := make([]State, len(in.Close))
+	first, err := Evaluate(g, c, in, f, pos, nil)
+	if err != nil {
+		return engine.StrategyTrace{}, err
+	}
+	m, tr := reference.BacktestPositionsTrace(pos, kernels.BarReturns[F](job.Bars), first, job.Params)
+	sig, err := SignalSeries(g, c, in, f)
+	if err != nil {
+		return engine.StrategyTrace{}, err
+	}
+	return engine.StrategyTrace{Metrics: m, Trace: tr, Signal: sig}, nil
 }
 
 // changed is 1 when pos changes at bar b (b >= 1), else 0.

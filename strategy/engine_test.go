@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
 	"sweepbench/reference/kernels"
 )
@@ -201,5 +202,71 @@ func TestBreakoutRefusesSource(t *testing.T) {
 	spec.Source = "close"
 	if _, err := spec.Parse(); err != nil {
 		t.Fatalf("close: %v", err)
+	}
+}
+
+// TestInputsOfClosesOnly: bars holding only closes (no highs, lows) give
+// inputs whose high and low are the close, and a breakout study over them
+// runs (before, NewInputs indexed the missing highs and panicked).
+func TestInputsOfClosesOnly(t *testing.T) {
+	closes := []float64{10, 11, 12, 11, 10, 9, 10, 11, 12, 13, 12, 11}
+	b := datatest.CloseBars(closes)
+	in := NewInputs[float32](b, engine.SourceClose)
+	for i, c := range closes {
+		if in.High[i] != float32(c) || in.Low[i] != float32(c) {
+			t.Fatalf("bar %d: high %v low %v, want the close %v", i, in.High[i], in.Low[i], c)
+		}
+	}
+	g, err := NewGrid("breakout", map[string]string{"entry": "2", "exit": "1"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := make([]State, len(closes))
+	if _, err := Evaluate(g, g.At(0), in, Direct, pos, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Bar 2 closes at 12 above max(10, 11): long; bar 4 closes at 10 below
+	// the previous bar's low 11 (exit 1) and below min(12, 11) (entry 2):
+	// out and short.
+	if pos[2] != 1 || pos[4] != -1 {
+		t.Errorf("positions %v: want +1 at bar 2, -1 at bar 4", pos)
+	}
+}
+
+// TestInspectIndexIsTheRun: engine.InspectIndex recomputes a strategy
+// combo with the metrics its study's run holds, bit for bit, its trade
+// list agreeing with its trade count, its label, and its signal lines;
+// for hull it is InspectCombo's.
+func TestInspectIndexIsTheRun(t *testing.T) {
+	reg := &engine.Registry{}
+	reg.Register(reference.New())
+	spec := engine.DefaultSpec()
+	spec.Data, spec.Head, spec.Backend = "embedded:btcusdt-1m", 6000, "reference"
+	spec.Strategy, spec.Params = "zscore", map[string]string{"length": "10:30:10", "entry": "1.5:2.5:0.5", "exit": "0:1:0.5"}
+	st, err := spec.Build(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := engine.RunStudy(context.Background(), st, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prec := range []engine.Precision{engine.FP64, engine.FP32} {
+		for _, i := range []int{0, 13, st.Grid.Len() - 1} {
+			d, err := engine.InspectIndex(context.Background(), &st.Dataset.Bars, st.Grid, i, st.Params, prec, st.WMA)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := rep.Run(prec).Results[i].Metrics
+			if why, same := sameMetrics(d.Metrics, want); !same {
+				t.Errorf("%s combo %d: %s", prec, i, why)
+			}
+			if len(d.Trades) != d.TotalTrades || d.Label != st.Grid.Label(i) || d.Signal == nil || d.Signal.Scale != "z" || len(d.Signal.Levels) != 4 {
+				t.Errorf("%s combo %d: %d trades listed for %d, label %q, signal %+v", prec, i, len(d.Trades), d.TotalTrades, d.Label, d.Signal)
+			}
+		}
+	}
+	if _, err := engine.InspectIndex(context.Background(), &st.Dataset.Bars, st.Grid, st.Grid.Len(), st.Params, engine.FP64, st.WMA); err == nil {
+		t.Error("an index past the grid was inspected")
 	}
 }

@@ -26,7 +26,8 @@ type Inputs[F Float] struct {
 	Source                engine.Source
 }
 
-// NewInputs rounds b's prices to F and builds the source src.
+// NewInputs rounds b's prices to F and builds the source src. Bars without
+// highs and lows (closes only) take the close for both.
 func NewInputs[F Float](b *engine.Bars, src engine.Source) *Inputs[F] {
 	in := &Inputs[F]{
 		High:   make([]F, b.Len()),
@@ -35,8 +36,12 @@ func NewInputs[F Float](b *engine.Bars, src engine.Source) *Inputs[F] {
 		Src:    kernels.SourceSeries[F](b, src),
 		Source: src,
 	}
+	hi, lo := b.High, b.Low
+	if len(hi) != b.Len() || len(lo) != b.Len() {
+		hi, lo = b.Close, b.Close // bars of closes only: the close is the bar's range
+	}
 	for i := range in.High {
-		in.High[i], in.Low[i] = F(b.High[i]), F(b.Low[i])
+		in.High[i], in.Low[i] = F(hi[i]), F(lo[i])
 	}
 	in.Moves = make([]F, b.Len())
 	x64 := kernels.SourceSeries[float64](b, src)

@@ -487,7 +487,11 @@ func (m *Model) header(W int) string {
 		}
 		s += p
 	} else if st := m.state.Study; st != nil && (m.screen == common.RunScreen || m.screen == common.ResultsScreen) {
-		s += t.Subtle.Render(fmt.Sprintf("   hma %s x hma3 %s", st.Grid.HMA, st.Grid.HMA3))
+		if st.Grid.Strategy != nil {
+			s += t.Subtle.Render("   " + st.Grid.Family() + " " + st.Grid.Text())
+		} else {
+			s += t.Subtle.Render(fmt.Sprintf("   hma %s x hma3 %s", st.Grid.HMA, st.Grid.HMA3))
+		}
 	}
 	return t.Fit(s, W, 1)
 }

@@ -2,7 +2,9 @@ package output
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -46,6 +48,9 @@ func WriteBlocksParquet(w io.Writer, r *engine.Report, bars *engine.Bars) error 
 	if bs == nil {
 		return ErrNoBlockStats
 	}
+	if pc := paramColsOf(r.Grid); pc != nil {
+		return writeStrategyBlocks(w, r, bars, pc)
+	}
 	pw := parquet.NewGenericWriter[blockRow](w, parquet.Compression(FastSnappy{}), parquet.DataPageVersion(1),
 		parquet.MaxRowsPerRowGroup(ParquetRowGroup))
 	rows := make([]blockRow, 0, 4096)
@@ -70,11 +75,89 @@ func WriteBlocksParquet(w io.Writer, r *engine.Report, bars *engine.Bars) error 
 	if _, err := pw.Write(rows); err != nil {
 		return err
 	}
+	setBlocksMetadata(pw, r, n)
+	return pw.Close()
+}
+
+// setBlocksMetadata sets the per-block file's metadata.
+func setBlocksMetadata(pw interface{ SetKeyValueMetadata(k, v string) }, r *engine.Report, n int) {
 	pw.SetKeyValueMetadata("run", r.BlocksOf.String())
 	pw.SetKeyValueMetadata("blocks", text.FormatFloat(float64(n)))
 	pw.SetKeyValueMetadata("bars_per_year", text.FormatFloat(r.Params.BarsPerYear))
 	pw.SetKeyValueMetadata("dataset", r.Dataset.Name)
 	pw.SetKeyValueMetadata("dataset_sha256", r.Dataset.SHA256)
+	if r.Grid.Strategy != nil {
+		pw.SetKeyValueMetadata("strategy", r.Grid.Family())
+		pw.SetKeyValueMetadata("grid", r.Grid.Text())
+	}
+}
+
+// writeStrategyBlocks is WriteBlocksParquet for a strategy grid: the
+// combo's hma and hma3 columns are "strategy" and the grid's parameter
+// columns (as in the results file: a leg's kind a string, a length INT64,
+// a decimal DOUBLE), the block's columns follow as blockRow's.
+func writeStrategyBlocks(w io.Writer, r *engine.Report, bars *engine.Bars, pc *paramCols) error {
+	bs := r.Blocks
+	var fs []reflect.StructField
+	add := func(t reflect.Type, tag reflect.StructTag) {
+		fs = append(fs, reflect.StructField{Name: fmt.Sprintf("F%d", len(fs)), Type: t, Tag: tag})
+	}
+	str, i64, f64 := reflect.TypeOf(""), reflect.TypeOf(int64(0)), reflect.TypeOf(0.0)
+	add(str, `parquet:"strategy,dict"`)
+	for _, a := range pc.axes {
+		if a.leg {
+			add(str, reflect.StructTag(`parquet:"`+a.name+`_kind,dict"`))
+		}
+		if a.integer {
+			add(i64, reflect.StructTag(`parquet:"`+a.name+`"`))
+		} else {
+			add(f64, reflect.StructTag(`parquet:"`+a.name+`"`))
+		}
+	}
+	first := len(fs)
+	bt := reflect.TypeOf(blockRow{})
+	for i := 2; i < bt.NumField(); i++ { // past hma, hma3
+		add(bt.Field(i).Type, bt.Field(i).Tag)
+	}
+	rt := reflect.StructOf(fs)
+	schema := parquet.SchemaOf(reflect.New(rt).Elem().Interface())
+	pw := parquet.NewWriter(w, schema, parquet.Compression(FastSnappy{}), parquet.DataPageVersion(1),
+		parquet.MaxRowsPerRowGroup(ParquetRowGroup))
+	n := len(bs.Bounds) - 1
+	times := blockTimes(bs, bars)
+	v := reflect.New(rt).Elem()
+	for c := 0; c < bs.Combos; c++ {
+		v.Field(0).SetString(pc.family)
+		f := 1
+		for k, p := range pc.point(c) {
+			a := pc.axes[k]
+			if a.leg {
+				v.Field(f).SetString(p.Kind)
+				f++
+			}
+			if a.integer {
+				v.Field(f).SetInt(int64(p.Value))
+			} else {
+				v.Field(f).SetFloat(p.Value)
+			}
+			f++
+		}
+		for b := 0; b < n; b++ {
+			i := c*bs.Blocks + b
+			row := blockRow{Block: int64(b),
+				FirstTime: times[b][0], LastTime: times[b][1], Bars: int64(bs.Bars[i]), Sum: bs.Sum[i], SumSq: bs.SumSq[i],
+				SumDown: bs.SumDown[i], LogGrowth: bs.SumLog[i], Trades: int64(bs.Trades[i]), Wins: int64(bs.Wins[i]),
+				Sum3: bs.Sum3[c], Sum4: bs.Sum4[c]}
+			rv := reflect.ValueOf(row)
+			for j := 2; j < rv.NumField(); j++ {
+				v.Field(first + j - 2).Set(rv.Field(j))
+			}
+			if err := pw.Write(v.Interface()); err != nil {
+				return err
+			}
+		}
+	}
+	setBlocksMetadata(pw, r, n)
 	return pw.Close()
 }
 

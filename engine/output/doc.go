@@ -9,6 +9,12 @@
 // bytes as MarshalReport's one value indented; ParseMetricsJSON reads a
 // combo object back).
 //
-// It imports engine and its data; engine never imports it. The Parquet
+// A strategy study's outputs carry its family ("strategy") and each
+// combo's parameters under their SPEC names in hma and hma3's place (see
+// params.go): the same values in the table, the JSON, the rows and the
+// per-block file.
+//
+// It imports engine, its data and package strategy (its registry: which
+// parameters are lengths); engine never imports it. The Parquet
 // columns of a combo (ComboColumns) are shared with package shard's file.
 package output

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"time"
 
 	"sweepbench/engine"
@@ -38,23 +41,35 @@ type jsonDataset struct {
 }
 
 type jsonParams struct {
-	HMA             string           `json:"hma"`
-	HMA3            string           `json:"hma3"`
-	Combos          int              `json:"combos"`
-	Aliases         int              `json:"aliases,omitempty"` // HMA3 aliases, computed with their twin (Grid.Aliases)
-	Fee             engine.JSONFloat `json:"fee"`
-	Mode            string           `json:"mode"`
-	Source          string           `json:"source"`
-	BarsPerYear     engine.JSONFloat `json:"bars_per_year"`
-	BarsPerYearRule string           `json:"bars_per_year_rule"` // how it was chosen: observed, 24/7 from the spacing, or as given
-	Backend         string           `json:"backend"`
-	WMA             string           `json:"wma"`
-	Note            string           `json:"note,omitempty"`
+	// Strategy, Params and FastBelowSlow are a strategy study's family,
+	// its parameters (name -> range text, a leg "KIND:RANGE") and the
+	// crossover restriction; HMA and HMA3 a hull study's ranges (each
+	// study has only its own).
+	Strategy        string            `json:"strategy,omitempty"`
+	HMA             string            `json:"hma,omitempty"`
+	HMA3            string            `json:"hma3,omitempty"`
+	Params          map[string]string `json:"params,omitempty"`
+	FastBelowSlow   bool              `json:"fast_below_slow,omitempty"`
+	Combos          int               `json:"combos"`
+	Aliases         int               `json:"aliases,omitempty"` // HMA3 aliases, computed with their twin (Grid.Aliases)
+	Fee             engine.JSONFloat  `json:"fee"`
+	Mode            string            `json:"mode"`
+	Source          string            `json:"source"`
+	BarsPerYear     engine.JSONFloat  `json:"bars_per_year"`
+	BarsPerYearRule string            `json:"bars_per_year_rule"` // how it was chosen: observed, 24/7 from the spacing, or as given
+	Backend         string            `json:"backend"`
+	WMA             string            `json:"wma"`
+	Note            string            `json:"note,omitempty"`
 }
 
 type jsonCombo struct {
-	HMA         int              `json:"hma"`
-	HMA3        int              `json:"hma3"`
+	HMA  int `json:"hma"`
+	HMA3 int `json:"hma3"`
+	jsonMetrics
+}
+
+// jsonMetrics are a combo's metrics, after its parameters.
+type jsonMetrics struct {
 	TotalReturn engine.JSONFloat `json:"total_return"`
 	CAGR        engine.JSONFloat `json:"cagr"`
 	Sharpe      engine.JSONFloat `json:"sharpe"`
@@ -72,8 +87,12 @@ type jsonCombo struct {
 }
 
 func toJSONCombo(r *engine.ComboResult) jsonCombo {
+	return jsonCombo{r.HMA, r.HMA3, toJSONMetrics(r)}
+}
+
+func toJSONMetrics(r *engine.ComboResult) jsonMetrics {
 	m := &r.Metrics
-	return jsonCombo{r.HMA, r.HMA3, engine.JSONFloat(m.TotalReturn), engine.JSONFloat(m.CAGR), engine.JSONFloat(m.Sharpe),
+	return jsonMetrics{engine.JSONFloat(m.TotalReturn), engine.JSONFloat(m.CAGR), engine.JSONFloat(m.Sharpe),
 		engine.JSONFloat(m.Sortino), engine.JSONFloat(m.MaxDrawdown), engine.JSONFloat(m.Calmar), engine.JSONFloat(m.WinRate),
 		m.TotalTrades, engine.JSONFloat(m.VaR95), engine.JSONFloat(m.CVaR95), engine.JSONFloat(m.Omega),
 		m.LongBars, m.ShortBars, m.FlatBars}
@@ -107,7 +126,7 @@ type jsonRunHead struct {
 
 type jsonRun struct {
 	jsonRunHead
-	Combos []jsonCombo `json:"combos"`
+	Combos []any `json:"combos"` // jsonCombo (hull) or paramsObject (a strategy grid)
 }
 
 func jsonRunHeadOf(run *engine.Run) jsonRunHead {
@@ -121,8 +140,13 @@ func jsonRunHeadOf(run *engine.Run) jsonRunHead {
 }
 
 type jsonComboParity struct {
-	HMA           int              `json:"hma"`
-	HMA3          int              `json:"hma3"`
+	HMA  int `json:"hma"`
+	HMA3 int `json:"hma3"`
+	jsonParityFigures
+}
+
+// jsonParityFigures are a combo's parity figures, after its parameters.
+type jsonParityFigures struct {
 	Trades64      int              `json:"trades_fp64"`
 	Trades32      int              `json:"trades_fp32"`
 	Dn            int              `json:"dn"`
@@ -135,8 +159,13 @@ type jsonComboParity struct {
 }
 
 type jsonFlip struct {
-	HMA        int              `json:"hma"`
-	HMA3       int              `json:"hma3"`
+	HMA  int `json:"hma"`
+	HMA3 int `json:"hma3"`
+	jsonFlipFigures
+}
+
+// jsonFlipFigures are a flip's fields after its combo's parameters.
+type jsonFlipFigures struct {
 	Bar        int              `json:"bar"`
 	Time       time.Time        `json:"time"`
 	Pos64      int8             `json:"pos_fp64"`
@@ -179,8 +208,8 @@ type jsonParityHead struct {
 
 type jsonParity struct {
 	jsonParityHead
-	Combos []jsonComboParity `json:"combos"`
-	Flips  []jsonFlip        `json:"flips"`
+	Combos []any `json:"combos"` // jsonComboParity or paramsObject, as jsonRun's
+	Flips  []any `json:"flips"`  // jsonFlip or paramsObject
 }
 
 // jsonReportHead is the report's fields before its runs.
@@ -207,11 +236,15 @@ func reportHeadOf(r *engine.Report) jsonReportHead {
 		Dataset: jsonDataset{d.Name, d.Path, d.Layout, d.SHA256, d.Bars, d.SourceBars, d.First, d.Last, d.Timeframe,
 			d.MedianSpacing.Seconds(), d.Gaps, d.LargestGap.Seconds(), d.DroppedNaN, engine.JSONFloat(d.MinPrice), engine.JSONFloat(d.MaxPrice),
 			d.Files, engine.JSONFloat(d.PriceScale), d.Times, d.TimeZone, d.Convention},
-		Params: jsonParams{r.Grid.HMA.String(), r.Grid.HMA3.String(), r.Grid.Len(), r.Grid.Aliases(), engine.JSONFloat(r.Params.Fee),
+		Params: jsonParams{"", r.Grid.HMA.String(), r.Grid.HMA3.String(), nil, false, r.Grid.Len(), r.Grid.Aliases(), engine.JSONFloat(r.Params.Fee),
 			r.Params.Mode.String(), r.Params.Source.String(), engine.JSONFloat(r.Params.BarsPerYear),
 			engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear), r.Backend, r.WMA.String(), r.Note},
 		Created:  r.Created,
 		Complete: r.Complete(),
+	}
+	if s := r.Grid.Strategy; s != nil {
+		out.Params.Strategy, out.Params.HMA, out.Params.HMA3 = s.Family(), "", ""
+		out.Params.Params, out.Params.FastBelowSlow = s.Texts(), s.FastBelowSlow()
 	}
 	for _, p := range r.NotStarted() {
 		out.NotStarted = append(out.NotStarted, p.String())
@@ -223,10 +256,11 @@ func reportHeadOf(r *engine.Report) jsonReportHead {
 // writes the same bytes element by element.
 func toJSON(r *engine.Report) jsonReport {
 	out := jsonReport{jsonReportHead: reportHeadOf(r), Runs: []jsonRun{}, Parity: parityOf(r)}
+	pc := paramColsOf(r.Grid)
 	for _, run := range r.Runs {
-		jr := jsonRun{jsonRunHead: jsonRunHeadOf(run), Combos: make([]jsonCombo, len(run.Results))}
+		jr := jsonRun{jsonRunHead: jsonRunHeadOf(run), Combos: make([]any, len(run.Results))}
 		for i := range run.Results {
-			jr.Combos[i] = toJSONCombo(&run.Results[i])
+			jr.Combos[i] = comboJSON(pc, &run.Results[i])
 		}
 		out.Runs = append(out.Runs, jr)
 	}
@@ -239,12 +273,13 @@ func parityOf(r *engine.Report) *jsonParity {
 	if p == nil {
 		return nil
 	}
-	jp := &jsonParity{jsonParityHead: parityHeadOf(r), Combos: make([]jsonComboParity, len(p.Combos)), Flips: make([]jsonFlip, len(p.Flips))}
+	pc := paramColsOf(r.Grid)
+	jp := &jsonParity{jsonParityHead: parityHeadOf(r), Combos: make([]any, len(p.Combos)), Flips: make([]any, len(p.Flips))}
 	for i := range p.Combos {
-		jp.Combos[i] = toJSONComboParity(&p.Combos[i])
+		jp.Combos[i] = comboParityJSON(pc, &p.Combos[i])
 	}
 	for i := range p.Flips {
-		jp.Flips[i] = toJSONFlip(&p.Flips[i])
+		jp.Flips[i] = flipJSON(pc, &p.Flips[i])
 	}
 	return jp
 }
@@ -265,12 +300,66 @@ func parityHeadOf(r *engine.Report) jsonParityHead {
 }
 
 func toJSONComboParity(c *engine.ComboParity) jsonComboParity {
-	return jsonComboParity{c.HMA, c.HMA3, c.Trades64, c.Trades32, c.Dn, engine.JSONFloat(c.RelDn), engine.JSONFloat(c.DPnLpp),
+	return jsonComboParity{c.HMA, c.HMA3, toJSONParityFigures(c)}
+}
+
+func toJSONParityFigures(c *engine.ComboParity) jsonParityFigures {
+	return jsonParityFigures{c.Trades64, c.Trades32, c.Dn, engine.JSONFloat(c.RelDn), engine.JSONFloat(c.DPnLpp),
 		engine.JSONFloat(c.RelDPnL), c.Flips, c.NonBorderline, engine.JSONFloat(c.MaxFlipMargin)}
 }
 
 func toJSONFlip(f *engine.Flip) jsonFlip {
-	return jsonFlip{f.HMA, f.HMA3, f.Bar, time.Unix(0, f.Time).UTC(), f.Pos64, f.Pos32, engine.JSONFloat(f.Margin), f.Borderline}
+	return jsonFlip{f.HMA, f.HMA3, jsonFlipFigures{f.Bar, time.Unix(0, f.Time).UTC(), f.Pos64, f.Pos32, engine.JSONFloat(f.Margin), f.Borderline}}
+}
+
+// comboJSON is combo r's JSON value: jsonCombo for a hull grid (pc nil);
+// for a strategy grid its strategy and parameters (paramsObject), then
+// its metrics.
+func comboJSON(pc *paramCols, r *engine.ComboResult) any {
+	if pc == nil {
+		return toJSONCombo(r)
+	}
+	return paramsObject{pc, r.Index, toJSONMetrics(r)}
+}
+
+// comboParityJSON is a parity row's JSON value, as comboJSON's.
+func comboParityJSON(pc *paramCols, c *engine.ComboParity) any {
+	if pc == nil {
+		return toJSONComboParity(c)
+	}
+	return paramsObject{pc, c.Index, toJSONParityFigures(c)}
+}
+
+// flipJSON is a flip's JSON value, as comboJSON's.
+func flipJSON(pc *paramCols, f *engine.Flip) any {
+	if pc == nil {
+		return toJSONFlip(f)
+	}
+	return paramsObject{pc, f.Index, toJSONFlip(f).jsonFlipFigures}
+}
+
+// paramsObject is a strategy grid's combo as a JSON object: "strategy"
+// (the family), the combo's parameters under their SPEC names (a leg's
+// NAME_kind and NAME), then rest's fields.
+type paramsObject struct {
+	pc    *paramCols
+	index int
+	rest  any // a struct, marshalled to an object
+}
+
+func (o paramsObject) MarshalJSON() ([]byte, error) {
+	rest, err := json.Marshal(o.rest)
+	if err != nil {
+		return nil, err
+	}
+	b := jsonString(append(make([]byte, 0, 64+len(rest)), `{"strategy":`...), o.pc.family)
+	b = o.pc.appendJSON(append(b, ','), o.index)
+	if len(rest) > 2 {
+		b = append(append(b, ','), rest[1:]...)
+	} else {
+		b = append(b, '}')
+	}
+	return b, nil
 }
 
 // WriteJSON writes the report in the documented JSON shape, indented by
@@ -284,13 +373,14 @@ func WriteJSON(w io.Writer, r *engine.Report) error {
 	}
 	j := &jsonStream{w: bufio.NewWriterSize(w, 256<<10)}
 	j.enc = json.NewEncoder(&j.buf)
+	pc := paramColsOf(r.Grid)
 	j.object(reportHeadOf(r), "") // {"dataset": ..., "complete": ..., its closing brace to come
 	j.raw(",\n  \"runs\": ")
 	j.array(len(r.Runs), "  ", func(i int) {
 		run := r.Runs[i]
 		j.object(jsonRunHeadOf(run), "    ")
 		j.raw(",\n      \"combos\": ")
-		j.array(len(run.Results), "      ", func(k int) { j.value(toJSONCombo(&run.Results[k]), "        ") })
+		j.array(len(run.Results), "      ", func(k int) { j.value(comboJSON(pc, &run.Results[k]), "        ") })
 		j.raw("\n    }")
 	})
 	j.raw(",\n  \"parity\": ")
@@ -299,9 +389,9 @@ func WriteJSON(w io.Writer, r *engine.Report) error {
 	} else {
 		j.object(parityHeadOf(r), "  ")
 		j.raw(",\n    \"combos\": ")
-		j.array(len(p.Combos), "    ", func(k int) { j.value(toJSONComboParity(&p.Combos[k]), "      ") })
+		j.array(len(p.Combos), "    ", func(k int) { j.value(comboParityJSON(pc, &p.Combos[k]), "      ") })
 		j.raw(",\n    \"flips\": ")
-		j.array(len(p.Flips), "    ", func(k int) { j.value(toJSONFlip(&p.Flips[k]), "      ") })
+		j.array(len(p.Flips), "    ", func(k int) { j.value(flipJSON(pc, &p.Flips[k]), "      ") })
 		j.raw("\n  }")
 	}
 	if len(r.Robustness) > 0 {
@@ -383,11 +473,64 @@ func (j *jsonStream) object(v any, prefix string) {
 func MarshalReport(r *engine.Report) ([]byte, error) { return json.Marshal(toJSON(r)) }
 
 // ParseMetricsJSON decodes one combo object of the JSON shape (SPEC names,
-// "inf"/"nan" strings) into a ComboResult whose Index is placed on g.
+// "inf"/"nan" strings) into a ComboResult whose Index is placed on g: a
+// strategy grid's combo by its parameters (an error when g holds none
+// with those values).
 func ParseMetricsJSON(b []byte, g engine.Grid) (engine.ComboResult, error) {
 	var c jsonCombo
 	if err := json.Unmarshal(b, &c); err != nil {
 		return engine.ComboResult{}, err
 	}
-	return c.toResult(g), nil
+	r := c.toResult(g)
+	if g.Strategy != nil {
+		i, err := strategyIndexJSON(b, g)
+		if err != nil {
+			return engine.ComboResult{}, err
+		}
+		r.Index, r.Combo = i, engine.Combo{}
+	}
+	return r, nil
+}
+
+// strategyIndexJSON is the index on g (a strategy grid) of the combo
+// object b, from its parameters: each axis' value (a number, compared as
+// the float64 of the axis' decimal texts) and a leg's kind.
+func strategyIndexJSON(b []byte, g engine.Grid) (int, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return -1, err
+	}
+	axes := g.Strategy.Axes()
+	coords := make([]int, len(axes))
+	for k, ax := range axes {
+		raw, ok := m[ax.Name]
+		if !ok {
+			return -1, fmt.Errorf("combo: no %q (a %s combo's parameter)", ax.Name, g.Family())
+		}
+		v, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return -1, fmt.Errorf("combo: %s %s is not a number", ax.Name, raw)
+		}
+		if ax.Kind != "" {
+			var kind string
+			if err := json.Unmarshal(m[ax.Name+"_kind"], &kind); err != nil || kind != ax.Kind {
+				return -1, fmt.Errorf("combo: %s_kind %s, the grid's is %q", ax.Name, m[ax.Name+"_kind"], ax.Kind)
+			}
+			if ax.Kind == "price" {
+				continue // one value, 0
+			}
+		}
+		coords[k] = slices.IndexFunc(ax.Values, func(t string) bool {
+			f, err := strconv.ParseFloat(t, 64)
+			return err == nil && f == v
+		})
+		if coords[k] < 0 {
+			return -1, fmt.Errorf("combo: %s %s is not on the grid's %s axis (%s)", ax.Name, raw, ax.Name, ax.Range)
+		}
+	}
+	i := g.Strategy.IndexOf(coords)
+	if i < 0 {
+		return -1, fmt.Errorf("combo: its parameters are not a combo of the grid %s (--fast-below-slow drops it)", g.Text())
+	}
+	return i, nil
 }

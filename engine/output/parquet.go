@@ -107,13 +107,23 @@ const ParquetRowGroup = 1 << 17
 // column chunks verbatim. Writing 2 x 10^7 rows on one goroutine took
 // longer than the GPU lanes that computed them.
 type parquetRows struct {
-	w        *parquet.GenericWriter[parquetRow]
+	w        parquetFileWriter
 	opts     []parquet.WriterOption
 	proto    parquetRow // the lane's and the settings' columns
 	group    []parquetRow
+	layout   *strategyLayout     // a strategy grid's schema (parquet_params.go); nil for hull
+	indices  []int               // with a layout: the grid index of each row of group
 	inflight []chan encodedGroup // in file order
 	sem      chan struct{}
 	free     chan []parquetRow // group buffers to reuse (35 MB each)
+}
+
+// parquetFileWriter is the file's writer: a GenericWriter[parquetRow]
+// for hull, a *parquet.Writer of a strategy grid's schema.
+type parquetFileWriter interface {
+	WriteRowGroup(parquet.RowGroup) (int64, error)
+	SetKeyValueMetadata(key, value string)
+	Close() error
 }
 
 // encodedGroup is one row group encoded as a Parquet file of its own.
@@ -135,11 +145,18 @@ func parquetOptions() []parquet.WriterOption {
 	}
 }
 
-func newParquetRows(w io.Writer, s rowSettings) *parquetRows {
+func newParquetRows(w io.Writer, s rowSettings, pc *paramCols) *parquetRows {
 	opts := parquetOptions()
-	return &parquetRows{w: parquet.NewGenericWriter[parquetRow](w, opts...), opts: opts,
+	p := &parquetRows{opts: opts,
 		sem: make(chan struct{}, parquetWorkers()), free: make(chan []parquetRow, 2*parquetWorkers()+2),
 		proto: parquetRow{Dataset: s.dataset, Timeframe: s.timeframe, Fee: s.fee, Mode: s.mode, Source: s.source, BarsPerYear: s.barsPerYear}}
+	if pc != nil {
+		p.layout = newStrategyLayout(pc)
+		p.w = parquet.NewWriter(w, append([]parquet.WriterOption{p.layout.schema}, opts...)...)
+	} else {
+		p.w = parquet.NewGenericWriter[parquetRow](w, opts...)
+	}
+	return p
 }
 
 // FastSnappy is Parquet's SNAPPY codec (raw Snappy blocks, what every
@@ -174,6 +191,9 @@ func (p *parquetRows) rows(rs []engine.ComboResult) error {
 		row := p.proto
 		row.ComboColumns = ComboColumnsOf(&rs[i])
 		p.group = append(p.group, row)
+		if p.layout != nil {
+			p.indices = append(p.indices, rs[i].Index)
+		}
 		if len(p.group) == ParquetRowGroup {
 			if err := p.dispatch(); err != nil {
 				return err
@@ -188,8 +208,8 @@ func (p *parquetRows) rows(rs []engine.ComboResult) error {
 // oldest when too many are waiting.
 func (p *parquetRows) dispatch() error {
 	if len(p.group) > 0 {
-		g := p.group
-		p.group = nil
+		g, indices := p.group, p.indices
+		p.group, p.indices = nil, nil
 		ch := make(chan encodedGroup, 1)
 		p.inflight = append(p.inflight, ch)
 		p.sem <- struct{}{}
@@ -197,10 +217,14 @@ func (p *parquetRows) dispatch() error {
 			defer func() { <-p.sem }()
 			var buf bytes.Buffer
 			buf.Grow(96 * len(g)) // about what a row takes, compressed: no regrowth
-			w := parquet.NewGenericWriter[parquetRow](&buf, p.opts...)
-			_, err := w.Write(g)
-			if err == nil {
-				err = w.Close()
+			var err error
+			if p.layout != nil {
+				err = p.layout.encode(&buf, p.opts, g, indices)
+			} else {
+				w := parquet.NewGenericWriter[parquetRow](&buf, p.opts...)
+				if _, err = w.Write(g); err == nil {
+					err = w.Close()
+				}
 			}
 			select {
 			case p.free <- g[:0]:
@@ -278,7 +302,9 @@ func (p *parquetRows) drain() {
 // under the JSON report's names, as text (numbers as FormatFloat writes
 // them, times RFC 3339 UTC), and the parity verdict.
 //
-//	dataset, dataset_sha256, bars, first, last, timeframe, hma, hma3,
+//	dataset, dataset_sha256, bars, first, last, timeframe, hma, hma3 (a
+//	strategy grid's: strategy, params (a JSON object of name -> range
+//	text), grid (Grid.Text) and fast_below_slow when set, instead),
 //	combos, aliases (the HMA3 aliases among them, Grid.Aliases), fee,
 //	mode, source, bars_per_year, backend, wma, created,
 //	complete ("true"/"false"), note (when any), runs (the runs, "; " between:
@@ -294,6 +320,17 @@ func parquetMetadata(r *engine.Report) [][2]string {
 		{"combos", strconv.Itoa(r.Grid.Len())}, {"aliases", strconv.Itoa(r.Grid.Aliases())}, {"fee", text.FormatFloat(s.fee)}, {"mode", s.mode}, {"source", s.source},
 		{"bars_per_year", text.FormatFloat(s.barsPerYear)}, {"backend", r.Backend}, {"wma", r.WMA.String()},
 		{"created", r.Created.UTC().Format(time.RFC3339)}, {"complete", strconv.FormatBool(r.Complete())},
+	}
+	if st := r.Grid.Strategy; st != nil {
+		// A strategy grid: its family, parameters and text in hma and
+		// hma3's place.
+		pj, _ := json.Marshal(st.Texts()) // strings always marshal
+		out := kv[:6:6]
+		out = append(out, [2]string{"strategy", st.Family()}, [2]string{"params", string(pj)}, [2]string{"grid", r.Grid.Text()})
+		if st.FastBelowSlow() {
+			out = append(out, [2]string{"fast_below_slow", "true"})
+		}
+		kv = append(out, kv[8:]...)
 	}
 	if r.Note != "" {
 		kv = append(kv, [2]string{"note", r.Note})

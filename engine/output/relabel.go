@@ -64,22 +64,26 @@ func (w *RowWriter) relabel(rep *engine.Report) error {
 		return err
 	}
 	set := settingsOf(w.study.Dataset.Info, w.study.Params)
+	pc := paramColsOf(w.study.Grid)
 	if w.format == RowsParquet {
+		if pc != nil {
+			return newStrategyLayout(pc).relabelRows(w.out, scratch, size, from, to, parquetMetadata(rep))
+		}
 		return relabelParquet(w.out, scratch, size, set, from, to, rep)
 	}
-	return relabelText(w.out, scratch, size, w.format, set, from, to)
+	return relabelText(w.out, scratch, size, w.format, set, from, to, pc)
 }
 
 // laneAffixes is what every row of lane l begins and ends with in format f
 // (CSV or JSON lines): the lane's fields before the combo, the status and
 // settings after the metrics.
-func laneAffixes(f RowFormat, set rowSettings, l rowLane) (prefix, suffix []byte) {
+func laneAffixes(f RowFormat, set rowSettings, l rowLane, pc *paramCols) (prefix, suffix []byte) {
 	if f == RowsCSV {
-		c := &csvRows{set: set}
+		c := &csvRows{set: set, params: pc}
 		_ = c.lane(l) // never fails
 		return c.prefix, c.suffix
 	}
-	j := &jsonlRows{set: set}
+	j := &jsonlRows{set: set, params: pc}
 	_ = j.lane(l) // never fails
 	return j.prefix, j.suffix
 }
@@ -87,13 +91,13 @@ func laneAffixes(f RowFormat, set rowSettings, l rowLane) (prefix, suffix []byte
 // relabelText copies the CSV or JSON lines rows of src to out, each row of
 // lane from[i] (known by its prefix: the lanes are of different
 // precisions) written as a row of to[i]; the CSV header is copied as is.
-func relabelText(out io.Writer, src io.ReaderAt, size int64, f RowFormat, set rowSettings, from, to []rowLane) error {
+func relabelText(out io.Writer, src io.ReaderAt, size int64, f RowFormat, set rowSettings, from, to []rowLane, pc *paramCols) error {
 	type affixes struct{ oldPre, oldSuf, newPre, newSuf []byte }
 	lanes := make([]affixes, len(from))
 	for i := range from {
 		a := &lanes[i]
-		a.oldPre, a.oldSuf = laneAffixes(f, set, from[i])
-		a.newPre, a.newSuf = laneAffixes(f, set, to[i])
+		a.oldPre, a.oldSuf = laneAffixes(f, set, from[i], pc)
+		a.newPre, a.newSuf = laneAffixes(f, set, to[i], pc)
 	}
 	br := bufio.NewReaderSize(io.NewSectionReader(src, 0, size), 256<<10)
 	bw := bufio.NewWriterSize(out, 256<<10)
@@ -139,7 +143,7 @@ func relabelParquet(out io.Writer, src io.ReaderAt, size int64, set rowSettings,
 	}
 	r := parquet.NewGenericReader[parquetRow](f)
 	defer r.Close()
-	enc := newParquetRows(out, set)
+	enc := newParquetRows(out, set, nil)
 	li := -1
 	batch := make([]parquetRow, 4096)
 	rs := make([]engine.ComboResult, 0, len(batch))

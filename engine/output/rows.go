@@ -22,6 +22,10 @@ import (
 // settings (dataset, timeframe, fee, mode, source, bars_per_year), so that
 // a file describes itself and files of several runs concatenate.
 //
+// A strategy study's (Grid.Strategy) columns are RowColumnsOf(grid): hma
+// and hma3 are replaced by strategy (the family) and the grid's parameter
+// columns (Grid.Columns(), values from Grid.Point(index); params.go).
+//
 // Report.WriteRows writes one from a finished report; RowWriter writes one
 // while the study runs (StudyOptions.Sink), with the same bytes for CSV
 // and JSON lines and the same rows for Parquet.
@@ -101,14 +105,15 @@ type rowEncoder interface {
 	finish(r *engine.Report) error
 }
 
-func newRowEncoder(w io.Writer, f RowFormat, s rowSettings) (rowEncoder, error) {
+func newRowEncoder(w io.Writer, f RowFormat, s rowSettings, g engine.Grid) (rowEncoder, error) {
+	pc := paramColsOf(g)
 	switch f {
 	case RowsCSV:
-		return newCSVRows(w, s)
+		return newCSVRows(w, s, pc)
 	case RowsJSONL:
-		return newJSONLRows(w, s), nil
+		return newJSONLRows(w, s, pc), nil
 	case RowsParquet:
-		return newParquetRows(w, s), nil
+		return newParquetRows(w, s, pc), nil
 	}
 	return nil, fmt.Errorf("row format %q: want csv, jsonl or parquet", f)
 }
@@ -131,7 +136,7 @@ func WriteRows(w io.Writer, r *engine.Report, f RowFormat) error {
 // a kept one (Run.Kept: its Count and status describe it, its Results are
 // not read). rows' slice is not retained.
 func WriteRowsFrom(w io.Writer, r *engine.Report, f RowFormat, each func(run *engine.Run, rows func([]engine.ComboResult) error) error) error {
-	enc, err := newRowEncoder(w, f, settingsOf(r.Dataset, r.Params))
+	enc, err := newRowEncoder(w, f, settingsOf(r.Dataset, r.Params), r.Grid)
 	if err != nil {
 		return err
 	}
@@ -167,15 +172,20 @@ func WriteParquet(w io.Writer, r *engine.Report) error { return WriteRows(w, r, 
 // per lane to the text fields; numbers never need quoting.
 type csvRows struct {
 	w      *bufio.Writer
-	prefix []byte // "fp64,reference,direct,"
+	prefix []byte // "fp64,reference,direct," (a strategy grid's: "fp64,reference,direct,cross,")
 	suffix []byte // ",complete,embedded:...,1m,0.00045,long-short,close,525600\n"
 	set    rowSettings
+	params *paramCols // a strategy grid's parameters; nil for hull
 	buf    []byte
 }
 
-func newCSVRows(w io.Writer, s rowSettings) (*csvRows, error) {
-	c := &csvRows{w: bufio.NewWriterSize(w, 256<<10), set: s}
-	_, err := c.w.Write(csvLine(RowColumns()...))
+func newCSVRows(w io.Writer, s rowSettings, pc *paramCols) (*csvRows, error) {
+	c := &csvRows{w: bufio.NewWriterSize(w, 256<<10), set: s, params: pc}
+	cols := RowColumns()
+	if pc != nil {
+		cols = RowColumnsOf(pc.grid)
+	}
+	_, err := c.w.Write(csvLine(cols...))
 	return c, err
 }
 
@@ -189,7 +199,11 @@ func csvLine(fields ...string) []byte {
 }
 
 func (c *csvRows) lane(l rowLane) error {
-	line := csvLine(l.precision.String(), l.backend, l.wma.String(), "")
+	fields := []string{l.precision.String(), l.backend, l.wma.String(), ""}
+	if c.params != nil {
+		fields = []string{l.precision.String(), l.backend, l.wma.String(), c.params.family, ""}
+	}
+	line := csvLine(fields...)
 	c.prefix = line[:len(line)-1] // ends with the empty field's comma
 	s := c.set
 	line = csvLine("", string(l.status), s.dataset, s.timeframe, text.FormatFloat(s.fee), s.mode, s.source, text.FormatFloat(s.barsPerYear))
@@ -201,9 +215,13 @@ func (c *csvRows) rows(rs []engine.ComboResult) error {
 	for i := range rs {
 		r := &rs[i]
 		b := append(c.buf[:0], c.prefix...)
-		b = strconv.AppendInt(b, int64(r.HMA), 10)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(r.HMA3), 10)
+		if c.params == nil {
+			b = strconv.AppendInt(b, int64(r.HMA), 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(r.HMA3), 10)
+		} else {
+			b = c.appendParams(b, r.Index)
+		}
 		var vs [engine.NumMetrics]float64
 		r.Metrics.Values(&vs)
 		for j, v := range vs {
@@ -217,6 +235,22 @@ func (c *csvRows) rows(rs []engine.ComboResult) error {
 		}
 	}
 	return nil
+}
+
+// appendParams appends the parameters of a strategy grid's combo i,
+// comma-separated: a leg's kind (a word: never quoted) then its length.
+func (c *csvRows) appendParams(b []byte, i int) []byte {
+	for k, v := range c.params.point(i) {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		a := c.params.axes[k]
+		if a.leg {
+			b = append(append(b, v.Kind...), ',')
+		}
+		b = a.appendNumber(b, v)
+	}
+	return b
 }
 
 func (c *csvRows) finish(*engine.Report) error { return c.w.Flush() }
@@ -255,14 +289,16 @@ func appendFloat(b []byte, v float64) []byte {
 type jsonlRows struct {
 	w      *bufio.Writer
 	set    rowSettings
-	prefix []byte // {"precision":"fp64","backend":"reference","wma":"direct","hma":
+	params *paramCols // a strategy grid's parameters; nil for hull
+	prefix []byte     // {"precision":"fp64","backend":"reference","wma":"direct","hma": (a strategy's: ...,"strategy":"cross",)
 	keys   [][]byte
 	suffix []byte // ,"status":"complete",...,"bars_per_year":525600}\n
 	buf    []byte
 }
 
-func newJSONLRows(w io.Writer, s rowSettings) *jsonlRows {
-	j := &jsonlRows{w: bufio.NewWriterSize(w, 256<<10), set: s}
+func newJSONLRows(w io.Writer, s rowSettings, pc *paramCols) *jsonlRows {
+	j := &jsonlRows{w: bufio.NewWriterSize(w, 256<<10), set: s, params: pc}
+
 	for _, name := range engine.MetricNames {
 		j.keys = append(j.keys, []byte(`,"`+name+`":`))
 	}
@@ -278,7 +314,12 @@ func (j *jsonlRows) lane(l rowLane) error {
 	b := jsonString(append([]byte(nil), `{"precision":`...), l.precision.String())
 	b = jsonString(append(b, `,"backend":`...), l.backend)
 	b = jsonString(append(b, `,"wma":`...), l.wma.String())
-	j.prefix = append(b, `,"hma":`...)
+	if j.params != nil {
+		b = jsonString(append(b, `,"strategy":`...), j.params.family)
+		j.prefix = append(b, ',')
+	} else {
+		j.prefix = append(b, `,"hma":`...)
+	}
 	s := j.set
 	b = jsonString(append([]byte(nil), `,"status":`...), string(l.status))
 	b = jsonString(append(b, `,"dataset":`...), s.dataset)
@@ -303,9 +344,13 @@ func (j *jsonlRows) rows(rs []engine.ComboResult) error {
 	for i := range rs {
 		r := &rs[i]
 		b := append(j.buf[:0], j.prefix...)
-		b = strconv.AppendInt(b, int64(r.HMA), 10)
-		b = append(b, `,"hma3":`...)
-		b = strconv.AppendInt(b, int64(r.HMA3), 10)
+		if j.params == nil {
+			b = strconv.AppendInt(b, int64(r.HMA), 10)
+			b = append(b, `,"hma3":`...)
+			b = strconv.AppendInt(b, int64(r.HMA3), 10)
+		} else {
+			b = j.params.appendJSON(b, r.Index)
+		}
 		var vs [engine.NumMetrics]float64
 		r.Metrics.Values(&vs)
 		for k, v := range vs {

@@ -84,7 +84,7 @@ const rowWriterQueue = 16
 // Sink to RunStudy (StudyOptions.Sink) and call Close with the report once
 // RunStudy has returned, also when it failed.
 func NewRowWriter(out RewindableWriter, f RowFormat, s *engine.Study) (*RowWriter, error) {
-	enc, err := newRowEncoder(out, f, settingsOf(s.Dataset.Info, s.Params))
+	enc, err := newRowEncoder(out, f, settingsOf(s.Dataset.Info, s.Params), s.Grid)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func WriteSuiteRows(w io.Writer, f RowFormat, reps []*engine.Report) error {
 			return err
 		}
 	}
-	enc, err := newRowEncoder(w, f, settingsOf(reps[0].Dataset, reps[0].Params))
+	enc, err := newRowEncoder(w, f, settingsOf(reps[0].Dataset, reps[0].Params), reps[0].Grid)
 	if err != nil {
 		return err
 	}

@@ -51,8 +51,8 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 		bw.Printf("; %s", s)
 	}
 	bw.Printf("\n")
-	bw.Printf("grid    hma %s x hma3 %s = %s%s; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
-		r.Grid.HMA, r.Grid.HMA3, text.Plural(r.Grid.Len(), "combo"), engine.AliasNote(r.Grid, " (", ")"), text.TrimFloat(r.Params.Fee*100, 4), r.Params.Mode,
+	bw.Printf("grid    %s = %s%s; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
+		gridText(r.Grid), text.Plural(r.Grid.Len(), "combo"), engine.AliasNote(r.Grid, " (", ")"), text.TrimFloat(r.Params.Fee*100, 4), r.Params.Mode,
 		r.Params.Source, text.TrimFloat(r.Params.BarsPerYear, 2), engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear))
 	if r.Note != "" {
 		bw.Printf("note    %s\n", r.Note)
@@ -103,7 +103,7 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 		obj := r.Objective.Name()
 		extra := !slices.Contains([]string{"sharpe", "total_return", "max_drawdown", "win_rate", "total_trades"}, obj)
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		head := "hma\thma3\ttrades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t"
+		head := comboHead(r.Grid) + "trades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t"
 		if extra {
 			head += obj + "64\t" + obj + "32\t"
 		}
@@ -111,7 +111,7 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 		for _, c := range tops {
 			t := test.Lookup(c.Index)
 			if t == nil {
-				fmt.Fprintf(tw, "%d\t%s\t%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t", c.HMA, hma3Cell(c, twins), c.TotalTrades,
+				fmt.Fprintf(tw, "%s%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t", comboCells(r.Grid, c, twins), c.TotalTrades,
 					text.Percent(c.TotalReturn), text.Fixed3(c.Sharpe), text.Percent(c.MaxDrawdown), text.Percent(c.WinRate))
 				if extra {
 					fmt.Fprintf(tw, "%s\t-\t", metricCell(obj, &c.Metrics))
@@ -119,7 +119,7 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 				fmt.Fprintln(tw)
 				continue
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", c.HMA, hma3Cell(c, twins), c.TotalTrades, t.TotalTrades,
+			fmt.Fprintf(tw, "%s%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", comboCells(r.Grid, c, twins), c.TotalTrades, t.TotalTrades,
 				t.TotalTrades-c.TotalTrades, text.Percent(c.TotalReturn), text.Percent(t.TotalReturn), text.Signed(100*(t.TotalReturn-c.TotalReturn)),
 				text.Fixed3(c.Sharpe), text.Fixed3(t.Sharpe), text.Percent(c.MaxDrawdown), text.Percent(c.WinRate))
 			if extra {
@@ -140,9 +140,9 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 			}
 			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", text.Plural(len(tops), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
 			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintf(tw, "hma\thma3\ttrades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n")
+			fmt.Fprintf(tw, "%strades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n", comboHead(r.Grid))
 			for _, c := range tops {
-				fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.HMA, hma3Cell(c, twins), c.TotalTrades,
+				fmt.Fprintf(tw, "%s%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", comboCells(r.Grid, c, twins), c.TotalTrades,
 					text.Percent(c.TotalReturn), text.Percent(c.CAGR), text.Fixed3(c.Sharpe), text.Fixed3(c.Sortino), text.Percent(c.MaxDrawdown), text.Fixed3(c.Calmar),
 					text.Percent(c.WinRate), text.Percent(c.VaR95), text.Percent(c.CVaR95), text.Fixed3(c.Omega))
 			}
@@ -167,7 +167,7 @@ func topDistinct(run *engine.Run, o engine.Objective, k int) ([]engine.ComboResu
 	twins := map[int]int{}
 	for i := 0; i < len(all) && len(out) < k; i++ {
 		c := all[i]
-		if i+1 < len(all) {
+		if i+1 < len(all) && run.Grid.Strategy == nil {
 			if n := all[i+1]; n.HMA == c.HMA && n.HMA3 == engine.HMA3Twin(c.HMA3) && n.Metrics == c.Metrics {
 				twins[c.Index] = n.HMA3
 				i++
@@ -176,6 +176,52 @@ func topDistinct(run *engine.Run, o engine.Objective, k int) ([]engine.ComboResu
 		out = append(out, c)
 	}
 	return out, twins
+}
+
+// gridText is the report's grid line's grid: "hma 20:200:20 x hma3
+// 30:240:30", or a strategy grid's family and text: "strategy cross: fast
+// ema:5:50:5 x slow sma:20:200:10".
+func gridText(g engine.Grid) string {
+	if g.Strategy == nil {
+		return fmt.Sprintf("hma %s x hma3 %s", g.HMA, g.HMA3)
+	}
+	s := "strategy " + g.Family() + ": " + g.Text()
+	if g.Strategy.FastBelowSlow() {
+		s += " (fast below slow)"
+	}
+	return s
+}
+
+// comboHead is a table's parameter columns, each ending in a tab: "hma",
+// "hma3" for hull, a strategy grid's Columns (a leg's kind then its
+// length: "fast_kind", "fast", ...).
+func comboHead(g engine.Grid) string {
+	if g.Strategy == nil {
+		return "hma\thma3\t"
+	}
+	return strings.Join(g.Columns(), "\t") + "\t"
+}
+
+// comboCells is combo c's cells under comboHead: its HMA length and
+// hma3Cell, or a strategy combo's parameters (Grid.Point: a leg's kind and
+// length, a threshold's exact decimal).
+func comboCells(g engine.Grid, c engine.ComboResult, twins map[int]int) string {
+	if g.Strategy == nil {
+		return fmt.Sprintf("%d\t%s\t", c.HMA, hma3Cell(c, twins))
+	}
+	return pointCells(g.Point(c.Index))
+}
+
+// pointCells is a strategy combo's parameter cells, each ending in a tab.
+func pointCells(ps []engine.ParamValue) string {
+	var b strings.Builder
+	for _, p := range ps {
+		if p.Kind != "" {
+			b.WriteString(p.Kind + "\t")
+		}
+		b.WriteString(p.Text + "\t")
+	}
+	return b.String()
 }
 
 // hma3Cell is a top list's HMA3 cell: the length, or "L|L'" for a combo
@@ -197,7 +243,7 @@ func ofComputed(run *engine.Run) string {
 }
 
 func writeParity(bw *text.ErrWriter, r *engine.Report, p *engine.Parity) {
-	WriteParitySummary(bw, p, ParityLabels{Title: "Parity " + r.ParityOf, Ref: "fp64", Test: "fp32", Verdict: true, Limit: true})
+	WriteParitySummary(bw, p, ParityLabels{Title: "Parity " + r.ParityOf, Ref: "fp64", Test: "fp32", Verdict: true, Limit: true, Grid: r.Grid})
 }
 
 // ParityLabels name the two sides of a parity summary and what it shows:
@@ -211,6 +257,10 @@ type ParityLabels struct {
 	NoVerdict   string
 	MetricsOnly bool // saved metrics only: no flips, no indicator errors
 	Limit       bool // print the indicator-error limit
+	// Grid is the study's: a strategy grid's flips list the combo's
+	// parameter columns (comboHead) instead of hma and hma3. A zero Grid
+	// (hull) lists a flip's Name, when it has one, as a "combo" column.
+	Grid engine.Grid
 }
 
 // WriteParitySummary writes the parity summary lines (verdict, reasons,
@@ -241,8 +291,12 @@ func WriteParitySummary(bw *text.ErrWriter, p *engine.Parity, l ParityLabels) {
 	if l.MetricsOnly {
 		return
 	}
-	bw.Printf("  flips         %s (%s non-borderline; borderline = margin |h3-h|/close < %g)\n",
-		text.Thousands(p.FlipCount), text.Thousands(p.NonBorderlineFlips), p.Tolerance)
+	margin := "|h3-h|/close"
+	if l.Grid.Strategy != nil {
+		margin = "at the root bar" // the family's own (SPEC Part 2)
+	}
+	bw.Printf("  flips         %s (%s non-borderline; borderline = margin %s < %g)\n",
+		text.Thousands(p.FlipCount), text.Thousands(p.NonBorderlineFlips), margin, p.Tolerance)
 	if p.Device != "" {
 		bw.Printf("  found on      %s (flips and indicator errors, from both precisions' series computed there)\n", p.Device)
 	}
@@ -257,10 +311,25 @@ func WriteParitySummary(bw *text.ErrWriter, p *engine.Parity, l ParityLabels) {
 	if n := min(5, len(p.Flips)); n > 0 {
 		bw.Printf("  worst flips (of %s):\n", text.Thousands(p.FlipCount))
 		tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "    hma\thma3\tbar\ttime (UTC)\tpos%s\tpos%s\tmargin\tborderline\t\n",
+		named := l.Grid.Strategy == nil && slices.ContainsFunc(p.Flips[:n], func(f engine.Flip) bool { return f.Name != "" })
+		head := "hma\thma3\t"
+		switch {
+		case l.Grid.Strategy != nil:
+			head = comboHead(l.Grid)
+		case named:
+			head = "combo\t"
+		}
+		fmt.Fprintf(tw, "    %sbar\ttime (UTC)\tpos%s\tpos%s\tmargin\tborderline\t\n", head,
 			strings.TrimPrefix(l.Ref, "fp"), strings.TrimPrefix(l.Test, "fp"))
 		for _, f := range p.Flips[:n] {
-			fmt.Fprintf(tw, "    %d\t%d\t%d\t%s\t%+d\t%+d\t%s\t%v\t\n", f.HMA, f.HMA3, f.Bar,
+			cells := fmt.Sprintf("%d\t%d\t", f.HMA, f.HMA3)
+			switch {
+			case l.Grid.Strategy != nil:
+				cells = pointCells(l.Grid.Point(f.Index))
+			case named:
+				cells = f.Label() + "\t"
+			}
+			fmt.Fprintf(tw, "    %s%d\t%s\t%+d\t%+d\t%s\t%v\t\n", cells, f.Bar,
 				time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"), f.Pos64, f.Pos32, text.Sci(f.Margin), f.Borderline)
 		}
 		tw.Flush()

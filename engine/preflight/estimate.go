@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -62,9 +63,16 @@ func (e Estimate) String() string {
 // is an upper bound. Returns Study.Validate's error for an invalid study,
 // ErrNoArithmetic when no Arithmetic is registered (the calibration runs on
 // it) and ctx.Err() when cancelled.
+//
+// A strategy grid (Grid.Strategy) is not calibrated (the Arithmetic times
+// hull's series and backtest only): it returns ErrNotCalibrated, and
+// PreflightStudy estimates such a study from its size and bars alone.
 func EstimateStudy(ctx context.Context, s *engine.Study) (Estimate, error) {
 	if err := s.Validate(); err != nil {
 		return Estimate{}, err
+	}
+	if s.Grid.Strategy != nil {
+		return Estimate{}, fmt.Errorf("estimate: %w (a %s grid; its time is estimated from the grid's size and the bars alone)", ErrNotCalibrated, s.Grid.Family())
 	}
 	start := time.Now()
 	g := s.Grid
@@ -120,6 +128,10 @@ func EstimateStudy(ctx context.Context, s *engine.Study) (Estimate, error) {
 	e.Calibrate = time.Since(start)
 	return e, nil
 }
+
+// ErrNotCalibrated: EstimateStudy times hull's arithmetic only, not a
+// strategy family's.
+var ErrNotCalibrated = errors.New("only hull studies are calibrated")
 
 // roundDuration keeps two or three significant figures for display.
 func roundDuration(d time.Duration) time.Duration {

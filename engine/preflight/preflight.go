@@ -3,7 +3,9 @@ package preflight
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
+	"strconv"
 	"time"
 
 	"sweepbench/engine"
@@ -75,6 +77,10 @@ type Preflight struct {
 	// reference study over ShowEstimateOver at the slow rates, under
 	// ConfirmTime at the fast one.
 	Estimate *Estimate
+	// Uncalibrated: a strategy grid's study, which EstimateStudy does not
+	// time; its time is About (the grid's size and the bars at
+	// Rates.Typical), said and confirmed as a calibrated estimate is.
+	Uncalibrated bool
 }
 
 // Time is the study's expected time: the calibrated estimate, else when
@@ -85,6 +91,8 @@ func (p Preflight) Time() time.Duration {
 	switch {
 	case p.Estimate != nil:
 		return p.Estimate.Total
+	case p.Uncalibrated && p.About > 0:
+		return p.About
 	case p.Floor > ConfirmTime && p.About > 0:
 		return p.About
 	case p.Floor > ConfirmTime:
@@ -139,6 +147,7 @@ func (p Preflight) heavyMemory() bool {
 type ConfirmError struct {
 	Size        string // Study.Size
 	Precisions  int    // how many the study runs (one precision is quicker only with two)
+	Strategy    string // a strategy grid's family ("" for hull): only the CPU reference computes it
 	Long, Heavy bool
 	Preflight   Preflight
 }
@@ -197,9 +206,17 @@ func PreflightStudy(ctx context.Context, s *engine.Study, opt PreflightOptions) 
 		if !long && !p.heavyMemory() {
 			return nil
 		}
-		return &ConfirmError{Size: s.Size(), Precisions: len(s.Precisions), Long: long, Heavy: p.heavyMemory(), Preflight: p}
+		ce := &ConfirmError{Size: s.Size(), Precisions: len(s.Precisions), Long: long, Heavy: p.heavyMemory(), Preflight: p}
+		if s.Grid.Strategy != nil {
+			ce.Strategy = s.Grid.Family()
+		}
+		return ce
 	}
-	if s.Backend == nil || s.Backend.Name() != "reference" {
+	// A strategy grid runs on the fallback (the CPU reference) whatever
+	// the backend (Study.FallbackNote).
+	onCPU := s.Backend != nil && s.Backend.Name() == "reference" ||
+		s.Grid.Strategy != nil && s.Fallback != nil && s.Fallback.Name() == "reference"
+	if !onCPU {
 		return p, confirm()
 	}
 	r := opt.Rates
@@ -213,6 +230,12 @@ func PreflightStudy(ctx context.Context, s *engine.Study, opt PreflightOptions) 
 	p.Floor, p.Ceiling, p.About = timeBounds(s, r, workers)
 	if p.About > 0 {
 		p.Workers = workers
+	}
+	if s.Grid.Strategy != nil {
+		// Not calibrated (EstimateStudy times hull's arithmetic): its
+		// size and bars at the typical rate are its estimate.
+		p.Uncalibrated = true
+		return p, confirm()
 	}
 	if p.Floor > ConfirmTime || p.Ceiling <= ShowEstimateOver {
 		// Too long to calibrate for (the calibration of a long grid's
@@ -240,6 +263,11 @@ func PreflightStudy(ctx context.Context, s *engine.Study, opt PreflightOptions) 
 // about 2L per bar for its three WMAs; each HMA3 p: about 3p; at
 // r.SlowSeries), and about is the backtests and the parity pass at
 // r.Typical (its share of the series included; 0 when r.Typical is).
+//
+// A strategy grid (Grid.Strategy) has its combos (Grid.Len) and, for the
+// ceiling's series, the sum of the values of its length axes (its legs and
+// integer parameters: one series per length, at most its length per bar)
+// in hull's place.
 func timeBounds(s *engine.Study, r Rates, workers int) (floor, ceiling, about time.Duration) {
 	d := s.Grid.Distinct()
 	bars := float64(s.Dataset.Bars.Len())
@@ -249,7 +277,12 @@ func timeBounds(s *engine.Study, r Rates, workers int) (floor, ceiling, about ti
 		steps += float64(d.Len()) * bars
 	}
 	sum := func(r engine.Range) float64 { return float64(r.Len()) * (float64(r.Start) + float64(r.Last())) / 2 }
-	lengths := 2*sum(d.HMA) + 3*sum(d.HMA3)
+	var lengths float64
+	if st := d.Strategy; st != nil {
+		lengths = strategyLengths(st)
+	} else {
+		lengths = 2*sum(d.HMA) + 3*sum(d.HMA3)
+	}
 	w := float64(workers)
 	ns := func(v float64) time.Duration {
 		if v >= float64(1<<62) {
@@ -261,4 +294,22 @@ func timeBounds(s *engine.Study, r Rates, workers int) (floor, ceiling, about ti
 	ceiling = ns((steps*r.Slow + lengths*bars*precs*r.SlowSeries) / w)
 	about = ns(steps * r.Typical / w)
 	return floor, ceiling, about
+}
+
+// strategyLengths is the sum of the values of a strategy grid's length
+// axes (a leg's lengths, an integer parameter's values), each series
+// costing at most its length per bar: a ceiling (a threshold that is a
+// whole number, which costs no series, is counted too).
+func strategyLengths(st engine.Strategy) float64 {
+	var n float64
+	for _, ax := range st.Axes() {
+		for _, v := range ax.Values {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f != math.Trunc(f) || f < 0 {
+				continue // a decimal threshold
+			}
+			n += f
+		}
+	}
+	return n
 }

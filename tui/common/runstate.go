@@ -59,6 +59,28 @@ type Inspection struct {
 	// precision is not recomputed, its detail stays nil.
 	Missing map[engine.Precision]string
 	Err     error
+	// Why says the combo is not recomputed here and why: a note, not an
+	// error; D64 and D32 are nil.
+	Why string
+	// A strategy family's combo: its details have no H, H3 (the chart is
+	// of close and the positions); Margin is the fp64 run's margin at
+	// each bar (a fraction of close, NaN before First, the first valid
+	// bar).
+	Margin []float64
+	First  int
+	// Signal is what the combo's state machine compares, in fp64
+	// (strategy.SignalSeries): lines and constant levels on one axis of
+	// unit SignalScale ("price", "z", "rsi").
+	Signal      []SignalLine
+	SignalScale string
+}
+
+// SignalLine is one series of a strategy combo's signal chart, or one
+// of its levels (Level: every value the threshold).
+type SignalLine struct {
+	Name   string
+	Values []float64
+	Level  bool
 }
 
 // InspectPending is what a pane drawing the selected combo (crossover,
@@ -73,6 +95,8 @@ func (r *RunState) InspectPending(t *theme.Theme, w, h int, label, bad lipgloss.
 		return t.Fit(label.Render("computing the selected combo"+t.Ellipsis), w, h), true
 	case in.Err != nil:
 		return t.Fit(bad.Render(strings.Join(t.Wrap(in.Err.Error(), w), "\n")), w, h), true
+	case in.Why != "":
+		return t.Fit(label.Render(strings.Join(t.Wrap(in.Why, w), "\n")), w, h), true
 	}
 	return "", false
 }

@@ -29,6 +29,9 @@ type KeyMap struct {
 	PrevDataset, NextDataset, AllDatasets key.Binding
 	// Heatmap.
 	HeatScale, HeatZoom, HeatValues key.Binding
+	// A strategy grid's heatmap: its axes, how the others are reduced,
+	// the reduced axes' stepped value.
+	HeatX, HeatY, HeatReduce, HeatStepPrev, HeatStepNext key.Binding
 	// Screens.
 	Sessions, Bench, Slurm key.Binding
 	// Sessions browser.
@@ -65,19 +68,24 @@ func Default() *KeyMap {
 		Edit:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit")),
 		SoFar: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "results so far")),
 
-		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Sort:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by metric")),
-		Best:       key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "jump to best (objective)")),
-		NextMetric: key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric")),
-		PrevMetric: key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "previous metric")),
-		NextFlip:   key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next flip")),
-		PrevFlip:   key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous flip")),
-		Precision:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "fp64 / fp32")),
-		Robustness: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "robustness pane (PBO, DSR, walk-forward)")),
-		Columns:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compact / all columns")),
-		HeatScale:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "heat scale: quantile/clip/linear")),
-		HeatZoom:   key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "heatmap overview / detail")),
-		HeatValues: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "heatmap cell values")),
+		Filter:       key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Sort:         key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by metric")),
+		Best:         key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "jump to best (objective)")),
+		NextMetric:   key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "metric")),
+		PrevMetric:   key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "previous metric")),
+		NextFlip:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next flip")),
+		PrevFlip:     key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous flip")),
+		Precision:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "fp64 / fp32")),
+		Robustness:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "robustness pane (PBO, DSR, walk-forward)")),
+		Columns:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compact / all columns")),
+		HeatScale:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "heat scale: quantile/clip/linear")),
+		HeatZoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "heatmap overview / detail")),
+		HeatValues:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "heatmap cell values")),
+		HeatX:        key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "heatmap x axis (strategy)")),
+		HeatY:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "heatmap y axis (strategy)")),
+		HeatReduce:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "other axes: best/median/stepped")),
+		HeatStepPrev: key.NewBinding(key.WithKeys("<", ","), key.WithHelp("<", "step other axes back")),
+		HeatStepNext: key.NewBinding(key.WithKeys(">", "."), key.WithHelp(">", "step other axes on")),
 
 		PrevDataset: key.NewBinding(key.WithKeys("["), key.WithHelp("[", "prev dataset")),
 		NextDataset: key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next dataset")),

@@ -114,22 +114,37 @@ func (m *Model) layout() {
 		{Title: "median " + name, Width: m.num[0].Width, Right: true}, {Title: worst, Width: m.num[1].Width, Right: true},
 		{Title: "profitable", Width: len(fmt.Sprintf("%d/%d", nd, nd)), Right: true}}
 	g := m.agg.Grid
-	cols[0].Width = max(cols[0].Width, len(fmt.Sprint(g.HMA.Last())))
-	cols[1].Width = max(cols[1].Width, len(fmt.Sprint(g.HMA3.Last())))
-	m.tbl.SetColumns(cols, 2)
+	fixed := 2
+	if g.Strategy != nil {
+		// A family's parameters first, each as wide as its widest value.
+		var pc []datatable.Column
+		for _, c := range g.Columns() {
+			pc = append(pc, datatable.Column{Title: c, Width: len(c), Right: true})
+		}
+		for i := range g.Len() {
+			for k, t := range common.ParamCells(g, i) {
+				pc[k].Width = max(pc[k].Width, len(t))
+			}
+		}
+		cols = append(pc, cols[2:]...)
+		fixed = len(pc)
+	} else {
+		cols[0].Width = max(cols[0].Width, len(fmt.Sprint(g.HMA.Last())))
+		cols[1].Width = max(cols[1].Width, len(fmt.Sprint(g.HMA3.Last())))
+	}
+	m.tbl.SetColumns(cols, fixed)
 	m.tbl.SetRowFunc(len(m.order), m.row, nil)
 }
 
 func (m *Model) row(r int) []string {
 	g := m.agg
 	i := m.order[r]
-	c := g.Grid.At(i)
 	pct := 1.0
 	if common.IsPercent(g.Objective.Name()) {
 		pct = 100
 	}
-	return []string{fmt.Sprint(c.HMA), fmt.Sprint(c.HMA3), m.num[0].Format(pct * g.Median[i]), m.num[1].Format(pct * g.Worst[i]),
-		fmt.Sprintf("%d/%d", g.Profitable[i], len(g.Datasets))}
+	return append(common.ParamCells(g.Grid, i), m.num[0].Format(pct*g.Median[i]), m.num[1].Format(pct*g.Worst[i]),
+		fmt.Sprintf("%d/%d", g.Profitable[i], len(g.Datasets)))
 }
 
 // Sync moves the cursor to the selected combo.
@@ -159,8 +174,7 @@ func (m *Model) selected() []string {
 	}
 	st := newStyles(m.ctx.Theme)
 	name := g.Objective.Name()
-	c := g.Grid.At(i)
-	out := []string{st.value.Render(fmt.Sprintf("hma %d x hma3 %d: median %s %s, worst %s, in profit on %d of %s", c.HMA, c.HMA3,
+	out := []string{st.value.Render(fmt.Sprintf("%s: median %s %s, worst %s, in profit on %d of %s", common.ComboName(g.Grid, i),
 		name, common.Value(name, g.Median[i]), common.Value(name, g.Worst[i]), g.Profitable[i], common.Plural(len(g.Datasets), "dataset")))}
 	if r != nil && r.Primary() != nil {
 		p := r.Primary().Precision

@@ -1,7 +1,9 @@
 // Package crossover is the results pane that shows one combo around a bar
 // where its fp32 and fp64 positions differ (a flip): close, h and h3 over a
 // window centred on the flip, both precisions' positions under it, and the
-// flip's margin |h3-h|/close. Keys step through the combo's flips.
+// flip's margin |h3-h|/close. Keys step through the combo's flips. A
+// strategy family's combo draws as a signal chart: close, the positions
+// and the flips, each with the family's own margin (Inspection.Margin).
 package crossover
 
 import (
@@ -39,14 +41,18 @@ func (m *Model) SetSize(w, h int) { m.w, m.h = w, h }
 
 // Title names the pane.
 func (m *Model) Title() string {
+	pane := "Crossover"
+	if r := m.state.Results; r != nil && r.Grid.Strategy != nil {
+		pane = "Signal" // a family's combo: close and its positions
+	}
 	if len(m.flips) > 0 {
-		t := fmt.Sprintf("Crossover: flip %d of %d", m.cur+1, len(m.flips))
+		t := fmt.Sprintf("%s: flip %d of %d", pane, m.cur+1, len(m.flips))
 		if m.cur == m.worst && len(m.flips) > 1 {
 			t += ", the widest margin" // where it opens; n/N step in bar order
 		}
 		return t
 	}
-	return "Crossover"
+	return pane
 }
 
 // Reload lists the flips of the inspected combo (a comparison of the two
@@ -88,7 +94,33 @@ func (m *Model) margin(bar int) (v float64, listed bool) {
 		}
 	}
 	d := in.D64
+	if d.H == nil { // a strategy combo: the family's own margin
+		if bar < len(in.Margin) {
+			return in.Margin[bar], false
+		}
+		return math.NaN(), false
+	}
 	return math.Abs(d.H3[bar]-d.H[bar]) / d.Close[bar], false
+}
+
+// signal reports whether the inspected combo is a strategy family's: its
+// chart is close and the positions (no h, h3).
+func (m *Model) signal() bool {
+	in := m.state.Inspect
+	d := in.D64
+	if d == nil {
+		d = in.D32
+	}
+	return d != nil && d.H == nil
+}
+
+// name names the inspected combo: "hma 20 x hma3 30", or a family's
+// label ("length 20, entry 2, exit 0.5").
+func (m *Model) name(in *common.Inspection) string {
+	if r := m.state.Results; r != nil && r.Grid.Strategy != nil {
+		return common.ComboName(r.Grid, in.Index)
+	}
+	return fmt.Sprintf("hma %d x hma3 %d", in.Combo.HMA, in.Combo.HMA3)
 }
 
 func (m *Model) tolerance() float64 {
@@ -201,10 +233,14 @@ func (m *Model) heading(in *common.Inspection, d *engine.ComboDetail, st styles)
 		if !listed {
 			src = " (fp64 series)"
 		}
+		what := "|h3-h|/close"
+		if m.signal() {
+			what = "of close"
+		}
 		lines = append(lines,
-			fmt.Sprintf("hma %d x hma3 %d: flip %d/%d at bar %s, %s UTC", in.Combo.HMA, in.Combo.HMA3,
+			fmt.Sprintf("%s: flip %d/%d at bar %s, %s UTC", m.name(in),
 				m.cur+1, len(m.flips), common.Thousands(b), common.BarTime(m.barTime(b), "2006-01-02 15:04")),
-			kind+fmt.Sprintf(": margin |h3-h|/close %.3g%s vs %g; fp64 %s, fp32 %s", mg, src, m.tolerance(),
+			kind+fmt.Sprintf(": margin %s %.3g%s vs %g; fp64 %s, fp32 %s", what, mg, src, m.tolerance(),
 				posName(in.D64.Pos[b]), posName(in.D32.Pos[b])))
 	} else {
 		why := "no flips: fp32 and fp64 hold the same position on every bar"
@@ -216,7 +252,7 @@ func (m *Model) heading(in *common.Inspection, d *engine.ComboDetail, st styles)
 		case in.D64 == nil || in.D32 == nil:
 			why = "one precision ran: no flips to show"
 		}
-		lines = append(lines, fmt.Sprintf("hma %d x hma3 %d: last bars", in.Combo.HMA, in.Combo.HMA3),
+		lines = append(lines, fmt.Sprintf("%s: last bars", m.name(in)),
 			st.label.Render(why))
 	}
 	// Wrapped, never cut: the margin and positions must read whole at 80
@@ -231,6 +267,15 @@ func (m *Model) heading(in *common.Inspection, d *engine.ComboDetail, st styles)
 // legend is the legend under the chart, wrapped to the pane.
 func (m *Model) legend(st styles) []string {
 	t := m.ctx.Theme
+	if m.state.Inspect != nil && m.signal() {
+		// The signal's lines and levels, each with its marker.
+		var parts []string
+		for _, s := range m.signalSeries(st) {
+			parts = append(parts, st.label.Render(s.Name[1:])+" "+legendKey(t.Plain, s.Marker, s.Color))
+		}
+		return t.Wrap(strings.Join(parts, "  ")+"  "+
+			st.label.Render("position + long - short . flat; x flip, ^ this one"), m.w)
+	}
 	return t.Wrap(st.label.Render("close")+" "+legendKey(t.Plain, '.', st.close)+"  "+
 		st.label.Render("h (hma)")+" "+legendKey(t.Plain, 'h', st.h)+"  "+
 		st.label.Render("h3 (hma3)")+" "+legendKey(t.Plain, '3', st.h3)+"  "+
@@ -243,13 +288,16 @@ func (m *Model) legend(st styles) []string {
 func (m *Model) span(d *engine.ComboDetail, center int) (s, e int) {
 	n := len(d.Close)
 	first := 0
-	for first < n && (math.IsNaN(d.H[first]) || math.IsNaN(d.H3[first])) {
+	if d.H == nil {
+		first = min(max(m.state.Inspect.First, 0), n-1) // a strategy combo's first valid bar
+	}
+	for d.H != nil && first < n && (math.IsNaN(d.H[first]) || math.IsNaN(d.H3[first])) {
 		first++
 	}
 	npts := max(2, m.w-10)
 	for range 2 {
 		ws, we := window(center, npts, first, n)
-		lo, hi := extent(d, ws, we)
+		lo, hi := m.extent(d, ws, we)
 		lw := max(len(strconv.FormatFloat(lo, 'g', 6, 64)), len(strconv.FormatFloat(hi, 'g', 6, 64)))
 		npts = chart.PointsFor(m.w, lw)
 	}
@@ -273,12 +321,19 @@ func (m *Model) plot(d *engine.ComboDetail, s, e, chartH int, st styles) (string
 		}
 		return common.BarTime(m.barTime(s+k), "15:04")
 	}
-	return chart.Render(m.ctx, chart.Spec{W: m.w, H: chartH, XStep: 12, XLabel: xlab, Highlight: hl,
-		Series: []chart.Series{
-			{Name: "1close", Values: sl(d.Close), Color: st.close, Marker: '.'},
-			{Name: "2h", Values: sl(d.H), Color: st.h, Marker: 'h'},
-			{Name: "3h3", Values: sl(d.H3), Color: st.h3, Marker: '3'},
-		}})
+	series := []chart.Series{{Name: "1close", Values: sl(d.Close), Color: st.close, Marker: '.'}}
+	if d.H != nil {
+		series = append(series,
+			chart.Series{Name: "2h", Values: sl(d.H), Color: st.h, Marker: 'h'},
+			chart.Series{Name: "3h3", Values: sl(d.H3), Color: st.h3, Marker: '3'})
+	} else {
+		series = nil
+		for _, s := range m.signalSeries(st) {
+			s.Values = sl(s.Values)
+			series = append(series, s)
+		}
+	}
+	return chart.Render(m.ctx, chart.Spec{W: m.w, H: chartH, XStep: 12, XLabel: xlab, Highlight: hl, Series: series})
 }
 
 // strip is a precision's positions over bars [s, e), aligned under the
@@ -349,11 +404,58 @@ func window(center, npts, first, n int) (int, int) {
 	return s, min(n, s+npts)
 }
 
-// extent is the value range of close, h and h3 over [s, e).
-func extent(d *engine.ComboDetail, s, e int) (float64, float64) {
+// signalSeries are a strategy combo's chart lines: its signal's (fp64)
+// lines and levels, close first when the signal is on the price's axis
+// and does not hold it; Name is a sort key then the legend's name.
+func (m *Model) signalSeries(st styles) []chart.Series {
+	in := m.state.Inspect
+	colors := []lipgloss.TerminalColor{st.h, st.h3, st.close}
+	var out []chart.Series
+	hasClose := false
+	for _, l := range in.Signal {
+		hasClose = hasClose || l.Name == "close"
+	}
+	if (in.SignalScale == "price" || in.SignalScale == "") && !hasClose && in.D64 != nil {
+		out = append(out, chart.Series{Name: "0close", Values: in.D64.Close, Color: st.close, Marker: '.'})
+	}
+	k := 0
+	for _, l := range in.Signal {
+		s := chart.Series{Name: "1" + l.Name, Values: l.Values, Color: colors[k%len(colors)]}
+		switch {
+		case l.Level:
+			s.Marker, s.Color = '=', st.close
+		case l.Name == "close":
+			s.Marker, s.Color = '.', st.close
+		default:
+			s.Marker = rune('1' + k%9)
+			k++
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// extent is the value range of close, h and h3 over [s, e) (a strategy
+// combo: of its signal's lines).
+func (m *Model) extent(d *engine.ComboDetail, s, e int) (float64, float64) {
 	lo, hi := math.Inf(1), math.Inf(-1)
+	var sig []chart.Series
+	if d.H == nil {
+		sig = m.signalSeries(newStyles(m.ctx.Theme))
+	}
 	for i := s; i < e; i++ {
-		for _, v := range []float64{d.Close[i], d.H[i], d.H3[i]} {
+		vs := []float64{d.Close[i]}
+		if d.H != nil {
+			vs = append(vs, d.H[i], d.H3[i])
+		} else if len(sig) > 0 {
+			vs = vs[:0]
+			for _, x := range sig {
+				if i < len(x.Values) {
+					vs = append(vs, x.Values[i])
+				}
+			}
+		}
+		for _, v := range vs {
 			if !math.IsNaN(v) {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}

@@ -46,6 +46,9 @@ func tradeColumns() []datatable.Column {
 // Title names the pane.
 func (m *Model) Title() string {
 	if in := m.state.Inspect; in != nil {
+		if r := m.state.Results; r != nil && r.Grid.Strategy != nil {
+			return "Combo " + common.ComboName(r.Grid, in.Index)
+		}
 		return fmt.Sprintf("Combo hma %d x hma3 %d", in.Combo.HMA, in.Combo.HMA3)
 	}
 	return "Combo"

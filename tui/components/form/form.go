@@ -47,7 +47,21 @@ const (
 	WF          = engine.FieldWF
 	// The datasets: one, or several (a suite).
 	Data = engine.FieldData
+	// The strategy family and, for cross, its restriction; a family's
+	// parameters (other than hull's HMA and HMA3) are rows of ParamKey.
+	Strategy      = engine.FieldStrategy
+	FastBelowSlow = engine.FieldFastBelowSlow
 )
+
+// ParamKey is the key of the row of a family's parameter name ("length",
+// "fast"): an *engine.FieldError of Field engine.FieldParams and Value
+// "name=TEXT" belongs on it.
+func ParamKey(name string) string { return engine.FieldParams + ":" + name }
+
+// ParamName is the parameter a ParamKey names, ok false for another key.
+func ParamName(key string) (string, bool) {
+	return strings.CutPrefix(key, engine.FieldParams+":")
+}
 
 // Option is one choice of a choice field; Disabled (the reason) makes it
 // unselectable.
@@ -110,6 +124,13 @@ var _ common.Component = (*Model)(nil)
 // New builds the form from specs (values prefilled).
 func New(ctx *common.Context, specs []Spec) *Model {
 	m := &Model{ctx: ctx, errs: map[string]error{}}
+	m.fields = newFields(specs)
+	return m
+}
+
+// newFields builds the fields of specs.
+func newFields(specs []Spec) []*field {
+	var fields []*field
 	for _, s := range specs {
 		f := &field{key: s.Key, label: s.Label, free: s.Free, group: s.Group}
 		if s.Options == nil {
@@ -134,9 +155,49 @@ func New(ctx *common.Context, specs []Spec) *Model {
 				f.sel = f.next(0, 1)
 			}
 		}
-		m.fields = append(m.fields, f)
+		fields = append(fields, f)
 	}
-	return m
+	return fields
+}
+
+// Replace puts the rows of specs in place of the rows of keys (a family's
+// parameters for another's): where the first of them was, else before the
+// row of key before (at the end when the form has none). The focus stays
+// on its row when that row stays, else it goes to the first new row; the
+// errors shown are cleared (the next SetErrors gives the new rows' own).
+func (m *Model) Replace(keys []string, before string, specs []Spec) {
+	focusKey := m.fields[m.focus].key
+	at := -1
+	var kept []*field
+	for _, f := range m.fields {
+		if slices.Contains(keys, f.key) {
+			if at < 0 {
+				at = len(kept)
+			}
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if at < 0 {
+		at = len(kept)
+		for i, f := range kept {
+			if f.key == before {
+				at = i
+				break
+			}
+		}
+	}
+	nf := newFields(specs)
+	m.fields = slices.Concat(kept[:at], nf, kept[at:])
+	m.focus = min(at, len(m.fields)-1)
+	for i, f := range m.fields {
+		if f.key == focusKey {
+			m.focus = i
+		}
+	}
+	m.errs = map[string]error{}
+	m.general = nil
+	m.refocus()
 }
 
 // next returns the next enabled option from i in direction d (i itself when none).

@@ -59,6 +59,14 @@ type Model struct {
 	// view, and the one being read.
 	win   window
 	asked *window
+
+	// A strategy grid's plane (plane.go): the axes shown as rows (yAxis)
+	// and columns (xAxis), how the others are reduced and, for
+	// ReduceStep, each axis's stepped value; axesOf is the grid they are of.
+	yAxis, xAxis int
+	red          Reduce
+	step         []int
+	axesOf       engine.Strategy
 }
 
 // viewKey is what the cells depend on: the results, the metric and
@@ -69,6 +77,10 @@ type viewKey struct {
 	metric  string
 	prec    engine.Precision
 	keepGen int
+	// A strategy plane's axes, reduction and steps.
+	y, x int
+	red  Reduce
+	step string
 }
 
 var _ common.Pane = (*Model)(nil)
@@ -102,7 +114,7 @@ func (m *Model) Title() string {
 // first line (a legend that wraps takes the rows' spare lines).
 func (m *Model) Want() int {
 	if r := m.state.Results; r != nil {
-		return r.Grid.HMA.Len() + 5
+		return m.pl().rows + 5
 	}
 	return 8
 }
@@ -113,9 +125,24 @@ func (m *Model) Sync() {
 	if r == nil || m.state.Selected < 0 {
 		return
 	}
-	n3 := r.Grid.HMA3.Len()
-	if n3 > 0 {
-		m.row, m.col = m.state.Selected/n3, m.state.Selected%n3
+	p := m.pl()
+	if !p.strat() {
+		n3 := r.Grid.HMA3.Len()
+		if n3 > 0 {
+			m.row, m.col = m.state.Selected/n3, m.state.Selected%n3
+		}
+		return
+	}
+	if m.state.Selected >= r.Grid.Len() {
+		return
+	}
+	m.row, m.col = p.rowCol(m.state.Selected)
+	if m.red == ReduceStep {
+		// The slice of the selected combo.
+		c := r.Grid.Strategy.Coords(m.state.Selected)
+		for _, a := range p.others {
+			m.step[a] = c[a]
+		}
 	}
 }
 
@@ -132,9 +159,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	k := m.ctx.Keys
-	g := r.Grid
+	p := m.pl()
 	row, col := m.row, m.col
 	dr, dc := 0, 0
+	if p.strat() && !m.paged() {
+		if cmd, ok := m.planeKey(km, p); ok {
+			return cmd
+		}
+	}
 	switch {
 	case key.Matches(km, k.HeatScale):
 		m.scale = m.scale.Next()
@@ -156,7 +188,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case key.Matches(km, k.Top):
 		row, col = 0, 0
 	case key.Matches(km, k.Bottom):
-		row, col = g.HMA.Len()-1, g.HMA3.Len()-1
+		row, col = p.rows-1, p.cols-1
 	case key.Matches(km, k.Best):
 		// The best combo by the study's objective and constraints.
 		if i := r.Best(m.state.Prec); i >= 0 {
@@ -171,18 +203,72 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		// window follows it.
 		return m.moveBlock(dr, dc)
 	}
-	row = max(0, min(row+dr, g.HMA.Len()-1))
-	col = max(0, min(col+dc, g.HMA3.Len()-1))
+	row = max(0, min(row+dr, p.rows-1))
+	col = max(0, min(col+dc, p.cols-1))
 	m.row, m.col = row, col
-	return common.Send(common.SelectMsg{Index: g.Index(row, col)})
+	return m.selectCell()
+}
+
+// selectCell selects the combo of the cursor's cell (none when a
+// strategy cell shows none).
+func (m *Model) selectCell() tea.Cmd {
+	i := m.index(m.row, m.col)
+	if i < 0 {
+		return nil
+	}
+	return common.Send(common.SelectMsg{Index: i})
+}
+
+// planeKey handles the keys of a strategy plane: x and y choose the axes
+// (the other one moves off an axis taken), d the reduction, < and > step
+// the reduced axes' values; ok false for another key.
+func (m *Model) planeKey(km tea.KeyMsg, p plane) (tea.Cmd, bool) {
+	k := m.ctx.Keys
+	n := len(p.axes)
+	switch {
+	case key.Matches(km, k.HeatX) && n > 1:
+		nx := nextAxis(n, m.xAxis, m.yAxis)
+		if nx == m.xAxis {
+			m.xAxis, m.yAxis = m.yAxis, m.xAxis // two axes: swap them
+		} else {
+			m.xAxis = nx
+		}
+	case key.Matches(km, k.HeatY) && n > 1:
+		ny := nextAxis(n, m.yAxis, m.xAxis)
+		if ny == m.yAxis {
+			m.xAxis, m.yAxis = m.yAxis, m.xAxis
+		} else {
+			m.yAxis = ny
+		}
+	case key.Matches(km, k.HeatReduce):
+		m.red = (m.red + 1) % 3
+	case key.Matches(km, k.HeatStepNext), key.Matches(km, k.HeatStepPrev):
+		if m.red != ReduceStep {
+			m.red = ReduceStep
+		} else {
+			d := 1
+			if key.Matches(km, k.HeatStepPrev) {
+				d = -1
+			}
+			m.stepBy(p, d)
+		}
+	default:
+		return nil, false
+	}
+	if sel := m.state.Selected; sel >= 0 && sel < p.g.Len() && (key.Matches(km, k.HeatX) || key.Matches(km, k.HeatY)) {
+		m.row, m.col = m.pl().rowCol(sel) // the cursor stays on the selected combo's cell
+	}
+	q := m.pl()
+	m.row, m.col = max(0, min(m.row, q.rows-1)), max(0, min(m.col, q.cols-1))
+	return m.selectCell(), true
 }
 
 // moveBlock moves the overview's cursor to the next block in direction
 // (dr, dc) and selects the combo that block shows (its best), or the
 // combo as far into the block as the cursor was when it shows none.
 func (m *Model) moveBlock(dr, dc int) tea.Cmd {
-	g := m.state.Results.Grid
-	nh, n3 := g.HMA.Len(), g.HMA3.Len()
+	p := m.pl()
+	nh, n3 := p.rows, p.cols
 	br := max(0, min(m.row/m.bh+dr, (nh-1)/m.bh))
 	bc := max(0, min(m.col/m.bw+dc, (n3-1)/m.bw))
 	row := min(br*m.bh+m.row%m.bh, nh-1)
@@ -190,11 +276,11 @@ func (m *Model) moveBlock(dr, dc int) tea.Cmd {
 	if ob := m.overviewBase(); ob.br > 0 {
 		// The block's best combo (a summary's blocks know none).
 		if b := m.block(ob, m.bh/ob.br, m.bw/ob.bc, br, bc); b.idx >= 0 {
-			row, col = b.idx/n3, b.idx%n3
+			row, col = p.rowCol(b.idx)
 		}
 	}
 	m.row, m.col = row, col
-	return common.Send(common.SelectMsg{Index: g.Index(row, col)})
+	return m.selectCell()
 }
 
 // state is what a combo's cell shows.
@@ -218,27 +304,36 @@ type cell struct {
 func (m *Model) cells() []cell {
 	r := m.state.Results
 	metric, prec := m.state.Metric, m.state.Prec
-	out := make([]cell, r.Grid.Len())
 	agg := common.IsAggregateColumn(metric) // the suite's, not this dataset's: no filter, no constraints
+	if p := m.pl(); p.strat() {
+		return m.reducedCells(p, func(i int) cell { return m.comboCell(r, i, metric, prec, agg) })
+	}
+	out := make([]cell, r.Grid.Len())
 	for i := range out {
-		c := cell{idx: i}
-		v, ok := r.Value(i, metric, prec)
-		switch {
-		case !ok || math.IsNaN(v):
-			c.st = missing
-		case agg:
-			c.v, c.st = v, shown
-		case m.state.Keep != nil && !m.state.Keep(i):
-			c.v, c.st = v, off
-		default:
-			c.v, c.st = v, shown
-			if cr := r.Combo(i, prec); cr != nil && !r.Objective.Selectable(cr) {
-				c.st = off
-			}
-		}
-		out[i] = c
+		out[i] = m.comboCell(r, i, metric, prec, agg)
 	}
 	return out
+}
+
+// comboCell is combo i's cell: its value of metric in prec, left out
+// (off) by the table's filter or the constraints.
+func (m *Model) comboCell(r *common.Results, i int, metric string, prec engine.Precision, agg bool) cell {
+	c := cell{idx: i}
+	v, ok := r.Value(i, metric, prec)
+	switch {
+	case !ok || math.IsNaN(v):
+		c.st = missing
+	case agg:
+		c.v, c.st = v, shown
+	case m.state.Keep != nil && !m.state.Keep(i):
+		c.v, c.st = v, off
+	default:
+		c.v, c.st = v, shown
+		if cr := r.Combo(i, prec); cr != nil && !r.Objective.Selectable(cr) {
+			c.st = off
+		}
+	}
+	return c
 }
 
 // better reports whether a is a better value than b of the metric shown,
@@ -304,6 +399,9 @@ func (m *Model) View() string {
 	if r == nil {
 		return t.Fit("", m.w, m.h)
 	}
+	if m.paged() && r.Grid.Strategy != nil {
+		return t.Fit(newStyles(t).info.Render(fmt.Sprintf("no heatmap of %s: a paged %s study's summary holds hull's heatmaps only; the table lists its combos", m.state.Metric, r.Grid.Family())), m.w, m.h)
+	}
 	if m.paged() && m.summaryMap() == nil {
 		return t.Fit(newStyles(t).info.Render(fmt.Sprintf("no heatmap of %s: the run's summary has none", m.state.Metric)), m.w, m.h)
 	}
@@ -329,7 +427,11 @@ func (m *Model) View() string {
 // combo's (full results), or the summary's values for the scale (paged).
 func (m *Model) fresh() {
 	r := m.state.Results
-	k := viewKey{r, r.Agg, m.state.Metric, m.state.Prec, m.state.KeepGen}
+	k := viewKey{r: r, agg: r.Agg, metric: m.state.Metric, prec: m.state.Prec, keepGen: m.state.KeepGen}
+	if r.Grid.Strategy != nil {
+		m.pl() // fits the axes to the grid
+		k.y, k.x, k.red, k.step = m.yAxis, m.xAxis, m.red, m.stepKey()
+	}
 	if k == m.key && (m.cached != nil || m.paged()) {
 		return
 	}
@@ -359,8 +461,8 @@ func (m *Model) fresh() {
 // cell (full results), or the window read from the pager and, outside
 // it, the summary's cell the combo is in (paged).
 func (m *Model) detailBase() base {
-	g := m.state.Results.Grid
-	nh, n3 := g.HMA.Len(), g.HMA3.Len()
+	p := m.pl()
+	nh, n3 := p.rows, p.cols
 	if !m.paged() {
 		cells := m.cached
 		return base{rows: nh, cols: n3, br: 1, bc: 1, at: func(y, x int) cell { return cells[y*n3+x] }}

@@ -2,7 +2,6 @@ package heatmap
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/NimbleMarkets/ntcharts/canvas"
@@ -20,7 +19,8 @@ type frame struct {
 	t       *theme.Theme
 	st      styles
 	g       engine.Grid
-	nh, n3  int // the grid's rows (hma) and columns (hma3)
+	p       plane // what the rows and columns are
+	nh, n3  int   // the plane's rows (hma) and columns (hma3)
 	metric  string
 	prec    engine.Precision
 	nLevels int
@@ -70,10 +70,11 @@ func (m *Model) layout(sorted []float64, footer int) *frame {
 	r := m.state.Results
 	st := newStyles(t)
 	g := r.Grid
-	f := &frame{t: t, st: st, g: g, nh: g.HMA.Len(), n3: g.HMA3.Len(), metric: m.state.Metric, prec: m.state.Prec,
+	p := m.pl()
+	f := &frame{t: t, st: st, g: g, p: p, nh: p.rows, n3: p.cols, metric: m.state.Metric, prec: m.state.Prec,
 		nLevels: st.levels(t.Plain), sorted: sorted}
 
-	f.lw = max(len(strconv.Itoa(g.HMA.Last())), 3) + 1
+	f.lw = max(p.rowWidth(), 3) + 1
 	f.avail = max(1, m.h-2-footer) // less the info line and the HMA3 labels
 	if m.overview {
 		f.avail = max(1, f.avail-1) // less the window's marks
@@ -84,7 +85,7 @@ func (m *Model) layout(sorted []float64, footer int) *frame {
 	// The plateau best (robustness), marked with its glyph in the middle
 	// of its cell.
 	f.pr, f.pc = -1, -1
-	if sm := r.Robust; sm != nil && sm.PlateauK > 0 {
+	if sm := r.Robust; sm != nil && sm.PlateauK > 0 && !p.strat() {
 		f.pr, f.pc = sm.PlateauBest.Index/max(f.n3, 1), sm.PlateauBest.Index%max(f.n3, 1)
 	}
 	f.numbers = m.values && f.num.width <= f.cw-2
@@ -281,6 +282,9 @@ func (m *Model) paintCell(f *frame, h *hm.Model, x, y, yy int, mid bool) {
 // of a summary, its block's too), and the plateau mark's legend.
 func (m *Model) infoLine(f *frame) string {
 	st, g, metric := f.st, f.g, f.metric
+	if f.p.strat() {
+		return m.planeInfo(f)
+	}
 	sel := g.Index(m.row, m.col)
 	val := "-"
 	if v, ok := m.value(sel, metric, f.prec); ok {
@@ -305,7 +309,7 @@ func (m *Model) infoLine(f *frame) string {
 // the detail window's rows with > and its columns with ^ below), then the
 // HMA3 labels under their columns; each line ends with a newline.
 func (m *Model) axes(f *frame, grid []string) string {
-	st, g, lw, gw, cw, rowH := f.st, f.g, f.lw, f.gw, f.cw, f.rowH
+	st, p, lw, gw, cw, rowH := f.st, f.p, f.lw, f.gw, f.cw, f.rowH
 	var b strings.Builder
 	winRow := func(y int) bool {
 		return m.overview && f.rowOf(y) <= m.r0+f.visR-1 && f.rowOf(y)+m.bh-1 >= m.r0
@@ -313,7 +317,7 @@ func (m *Model) axes(f *frame, grid []string) string {
 	for yy := 0; yy < f.gh && yy < len(grid); yy++ {
 		lab := strings.Repeat(" ", lw-1)
 		if yy%rowH == rowH/2 {
-			lab = fmt.Sprintf("%*d", lw-1, g.HMA.At(f.rowOf(yy/rowH)))
+			lab = fmt.Sprintf("%*s", lw-1, p.rowLabel(f.rowOf(yy/rowH)))
 		}
 		gut := " "
 		if winRow(yy / rowH) {
@@ -335,11 +339,11 @@ func (m *Model) axes(f *frame, grid []string) string {
 	// The HMA3 labels under their columns.
 	xl := []byte(strings.Repeat(" ", lw+gw))
 	every := 1
-	for every*cw < len(strconv.Itoa(g.HMA3.Last()))+1 {
+	for every*cw < p.colWidth()+1 {
 		every++
 	}
 	for x := 0; x < f.nC; x += every {
-		s := strconv.Itoa(g.HMA3.At(f.colOf(x)))
+		s := p.colLabel(f.colOf(x))
 		pos := lw + x*cw
 		if pos+len(s) <= len(xl) {
 			copy(xl[pos:], s)
@@ -361,6 +365,8 @@ func (m *Model) legend(f *frame) []string {
 		}
 	}
 	switch {
+	case f.p.strat():
+		say(m.planeLegend(f))
 	case m.overview && f.ob.br*f.ob.bc > 1:
 		say(fmt.Sprintf("overview: a cell is %s of hma x %s of hma3, its %s (the run's summary, blocks of %d x %d); > ^ mark the detail window;",
 			common.Plural(m.bh, "row"), common.Plural(m.bw, "column"), m.bestName(), f.ob.br, f.ob.bc))
@@ -417,4 +423,49 @@ func (m *Model) legend(f *frame) []string {
 		say("cells too narrow for values")
 	}
 	return m.ctx.Theme.WrapWords(words, m.w)
+}
+
+// planeInfo is a strategy plane's line 1: the cursor cell's combo and
+// its value (a median cell: the median, and the combo nearest below it).
+func (m *Model) planeInfo(f *frame) string {
+	st, p, metric := f.st, f.p, f.metric
+	at := p.xName() + " " + p.colLabel(m.col)
+	if p.y >= 0 {
+		at = p.yName() + " " + p.rowLabel(m.row) + " x " + at
+	}
+	sel := m.index(m.row, m.col)
+	if sel < 0 {
+		return st.info.Render(at+": ") + st.value.Render(metric+" -") + st.info.Render(" (no combo here)")
+	}
+	val := "-"
+	if v, ok := m.value(sel, metric, f.prec); ok {
+		val = common.Value(metric, v)
+	}
+	line := st.info.Render(common.ComboName(f.g, sel)+": ") + st.value.Render(metric+" "+val)
+	if m.red == ReduceMedian && len(p.others) > 0 {
+		if c := m.cached[m.row*p.cols+m.col]; c.st == shown {
+			line += st.info.Render("; cell median " + common.Value(metric, c.v))
+		}
+	}
+	return line
+}
+
+// planeLegend is the legend's first words for a strategy plane: the
+// axes, the reduction, the part shown.
+func (m *Model) planeLegend(f *frame) string {
+	p := f.p
+	s := "cols " + p.xName()
+	if p.y >= 0 {
+		s = "rows " + p.yName() + ", " + s
+	}
+	if red := m.reduction(p); red != "" {
+		s += "; " + red
+	}
+	switch {
+	case m.overview:
+		s += fmt.Sprintf("; overview: a cell is %s x %s, its %s; > ^ mark the detail window", common.Plural(m.bh, "row"), common.Plural(m.bw, "column"), m.bestName())
+	case f.visR < f.nh || f.visC < f.n3:
+		s += fmt.Sprintf("; shown: rows %s..%s, cols %s..%s", p.rowLabel(m.r0), p.rowLabel(m.r0+f.visR-1), p.colLabel(m.c0), p.colLabel(m.c0+f.visC-1))
+	}
+	return s + ";"
 }

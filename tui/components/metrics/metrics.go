@@ -183,7 +183,7 @@ func (m *Model) Title() string {
 // sortName names the sort key: "sharpe fp64", "max_drawdown% fp32", "flips".
 func (m *Model) sortName() string {
 	switch {
-	case m.sortCol == "hma" || m.sortCol == "hma3" || common.IsParityColumn(m.sortCol):
+	case m.isParam(m.sortCol) || common.IsParityColumn(m.sortCol):
 		return m.sortCol
 	}
 	return common.Header(m.sortCol) + " " + m.sortP.String()
@@ -269,7 +269,7 @@ func (m *Model) fullColumns() ([]titled, int) {
 	prec := m.Prec()
 	cur := m.state.Metric
 	h := common.Header(cur)
-	cols := []titled{m.col("hma", prec, false, "hma"), m.col("hma3", prec, false, "hma3")}
+	cols := m.paramCols(prec)
 	switch {
 	case common.IsParityColumn(cur):
 		cols = append(cols, m.col(cur, prec, false, cur))
@@ -298,7 +298,7 @@ func (m *Model) fullColumns() ([]titled, int) {
 func (m *Model) compactColumns() ([]titled, int) {
 	prec := m.Prec()
 	cur := m.state.Metric
-	cols := []titled{m.col("hma", prec, false, "hma"), m.col("hma3", prec, false, "hma3")}
+	cols := m.paramCols(prec)
 	names := m.names()
 	in := false
 	for _, c := range compactColumns {
@@ -365,10 +365,21 @@ func (m *Model) format(name string, p engine.Precision, delta bool) common.NumCo
 		m.fmts, m.fmtsOf = map[fmtKey]common.NumColumn{}, r
 	}
 	k := fmtKey{name, p, delta}
-	if delta || name == "hma" || name == "hma3" || common.IsParityColumn(name) {
+	if delta || m.isParam(name) || common.IsParityColumn(name) {
 		k.prec = 0 // the same in both precisions
 	}
 	if f, ok := m.fmts[k]; ok {
+		return f
+	}
+	if r.Grid.Strategy != nil && m.isParam(name) {
+		// A family's parameter: its exact text ("1.75", "ema").
+		w := 1
+		for i := range r.Grid.Len() {
+			t, _, _, _ := common.ParamOf(r.Grid, i, name)
+			w = max(w, len(t))
+		}
+		f := common.NumColumn{Width: w}
+		m.fmts[k] = f
 		return f
 	}
 	idx := r.Indexes()
@@ -382,7 +393,7 @@ func (m *Model) format(name string, p engine.Precision, delta bool) common.NumCo
 				return
 			}
 		}
-	}, common.IsCount(name) || name == "hma" || name == "hma3", name == common.ColDn)
+	}, common.IsCount(name) || m.isParam(name), name == common.ColDn)
 	m.fmts[k] = f
 	return f
 }
@@ -469,7 +480,12 @@ func (m *Model) sortRows() {
 // cells writes combo i's cells: "-" where it has no value.
 func (m *Model) cells(i int) []string {
 	row := make([]string, len(m.cols))
+	g := m.state.Results.Grid
 	for c, col := range m.cols {
+		if g.Strategy != nil && m.isParam(col.name) {
+			row[c], _, _, _ = common.ParamOf(g, i, col.name)
+			continue
+		}
 		v, ok := m.shown(i, col.name, col.prec, col.delta)
 		if !ok {
 			row[c] = "-"
@@ -493,7 +509,7 @@ func (m *Model) mark() {
 	}
 	m.tbl.SetMark(-1, "")
 	for c, col := range m.cols {
-		if col.name == m.sortCol && !col.delta && (col.prec == m.sortP || col.name == "hma" || col.name == "hma3" ||
+		if col.name == m.sortCol && !col.delta && (col.prec == m.sortP || m.isParam(col.name) ||
 			common.IsParityColumn(col.name)) {
 			m.tbl.SetMark(c, arrow)
 			return
@@ -503,14 +519,56 @@ func (m *Model) mark() {
 
 func (m *Model) value(i int, name string, p engine.Precision) (float64, bool) {
 	r := m.state.Results
-	c := r.Grid.At(i)
-	switch name {
-	case "hma":
-		return float64(c.HMA), true
-	case "hma3":
-		return float64(c.HMA3), true
+	if _, v, num, ok := common.ParamOf(r.Grid, i, name); ok {
+		return v, num
 	}
 	return r.Value(i, name, p)
+}
+
+// params are the grid's parameter columns: hma, hma3, or a family's
+// (engine.Grid.Columns).
+func (m *Model) params() []string {
+	if r := m.state.Results; r != nil {
+		return r.Grid.Columns()
+	}
+	return []string{"hma", "hma3"}
+}
+
+// isParam reports whether name is one of the parameter columns.
+func (m *Model) isParam(name string) bool { return slices.Contains(m.params(), name) }
+
+// paramCols are the parameter columns, first in every layout.
+func (m *Model) paramCols(prec engine.Precision) []titled {
+	var cols []titled
+	for _, n := range m.params() {
+		cols = append(cols, m.col(n, prec, false, n))
+	}
+	return cols
+}
+
+// filterParams are the parameter columns a filter may name besides hma
+// and hma3 (which it always may): a family's numeric ones.
+func (m *Model) filterParams() []string {
+	r := m.state.Results
+	if r == nil || r.Grid.Strategy == nil {
+		return nil
+	}
+	var out []string
+	for _, ax := range r.Grid.Strategy.Axes() {
+		out = append(out, ax.Name)
+	}
+	return out
+}
+
+// matchesAny reports whether one of combo i's parameters is v (a bare
+// number in the filter).
+func matchesAny(g engine.Grid, i int, v float64) bool {
+	for _, p := range g.Point(i) {
+		if p.Kind != "price" && p.Value == v {
+			return true
+		}
+	}
+	return false
 }
 
 // Keeps reports whether the table's filter keeps combo i (every combo
@@ -518,8 +576,7 @@ func (m *Model) value(i int, name string, p engine.Precision) (float64, bool) {
 func (m *Model) Keeps(i int) bool {
 	for _, t := range m.filter {
 		if t.col == "*" {
-			c := m.state.Results.Grid.At(i)
-			if float64(c.HMA) != t.val && float64(c.HMA3) != t.val {
+			if !matchesAny(m.state.Results.Grid, i, t.val) {
 				return false
 			}
 			continue
@@ -581,7 +638,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.editing = false
 			m.input.Blur()
 			src := strings.TrimSpace(m.input.Value())
-			f, err := parseFilter(src, m.names())
+			f, err := parseFilter(src, append(m.filterParams(), m.names()...))
 			if err != nil {
 				m.err, m.bad = err, src
 				return common.Send(common.ErrMsg{Err: err})

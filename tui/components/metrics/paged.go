@@ -330,16 +330,23 @@ func (m *Model) keepResult() func(*engine.ComboResult) bool {
 	if len(terms) == 0 {
 		return nil
 	}
-	return func(c *engine.ComboResult) bool { return keeps(terms, c) }
+	g := m.state.Results.Grid
+	return func(c *engine.ComboResult) bool { return keeps(terms, g, c) }
 }
 
 // keeps reports whether every term holds for result c.
-func keeps(terms []term, c *engine.ComboResult) bool {
+func keeps(terms []term, g engine.Grid, c *engine.ComboResult) bool {
 	for _, t := range terms {
 		var v float64
 		ok := true
 		switch t.col {
 		case "*":
+			if g.Strategy != nil {
+				if !matchesAny(g, c.Index, t.val) {
+					return false
+				}
+				continue
+			}
 			if float64(c.HMA) != t.val && float64(c.HMA3) != t.val {
 				return false
 			}
@@ -349,6 +356,12 @@ func keeps(terms []term, c *engine.ComboResult) bool {
 		case "hma3":
 			v = float64(c.HMA3)
 		default:
+			if g.Strategy != nil {
+				if _, pv, num, isP := common.ParamOf(g, c.Index, t.col); isP {
+					v, ok = pv, num
+					break
+				}
+			}
 			v, ok = c.Metrics.Value(t.col)
 			if ok && common.IsPercent(t.col) {
 				v *= 100
@@ -364,4 +377,6 @@ func keeps(terms []term, c *engine.ComboResult) bool {
 // KeepsResult reports whether the table's filter keeps result c (read in
 // the filter's precision): what Keeps says of a combo, for a result the
 // results do not hold (a heatmap window's).
-func (m *Model) KeepsResult(c *engine.ComboResult) bool { return keeps(m.filter, c) }
+func (m *Model) KeepsResult(c *engine.ComboResult) bool {
+	return keeps(m.filter, m.state.Results.Grid, c)
+}

@@ -28,6 +28,9 @@ type Model struct {
 	built  built // what rows were built from
 	flips  bool  // the list is of the worst flips (paged results), not of every combo
 	w, h   int
+	// params are the parameter columns the table has: hma, hma3, or a
+	// strategy family's (engine.Grid.Columns).
+	params string
 }
 
 // built is what the rows depend on: the results, the table's filter and
@@ -62,7 +65,7 @@ func New(ctx *common.Context, state *common.RunState) *Model {
 		{Title: "dPnL pp", Right: true}, {Title: "flips", Right: true},
 		{Title: "non-bl", Right: true}, {Title: "max margin", Right: true},
 	}
-	return &Model{ctx: ctx, state: state, tbl: datatable.New(ctx, cols, 2)}
+	return &Model{ctx: ctx, state: state, tbl: datatable.New(ctx, cols, 2), params: "hma,hma3"}
 }
 
 // reloadFlips lists the worst flips of paged results' parity report (its
@@ -70,9 +73,11 @@ func New(ctx *common.Context, state *common.RunState) *Model {
 // worst first; a row selects its combo. The table's filter does not
 // apply: the flips' combos are not held.
 func (m *Model) reloadFlips() {
-	if !m.flips {
-		m.tbl.SetColumns(flipColumns, 2)
-		m.flips = true
+	g := m.state.Results.Grid
+	if pc := strings.Join(g.Columns(), ","); !m.flips || pc != m.params {
+		cols, n := withParams(g, flipColumns)
+		m.tbl.SetColumns(cols, n)
+		m.flips, m.params = true, pc
 	}
 	p := m.state.Results.Report.Parity
 	margins := common.FitNumbers(func(yield func(float64) bool) {
@@ -86,8 +91,8 @@ func (m *Model) reloadFlips() {
 	flags := make([]bool, len(p.Flips))
 	for k, f := range p.Flips {
 		m.rows = append(m.rows, f.Index)
-		cells[k] = []string{fmt.Sprint(f.HMA), fmt.Sprint(f.HMA3), fmt.Sprint(f.Bar), fmt.Sprintf("%+d", f.Pos64),
-			fmt.Sprintf("%+d", f.Pos32), margins.Format(f.Margin), fmt.Sprint(f.Borderline)}
+		cells[k] = append(paramCells(g, f.Index, f.HMA, f.HMA3), fmt.Sprint(f.Bar), fmt.Sprintf("%+d", f.Pos64),
+			fmt.Sprintf("%+d", f.Pos32), margins.Format(f.Margin), fmt.Sprint(f.Borderline))
 		flags[k] = !f.Borderline
 	}
 	m.tbl.SetRows(cells, flags)
@@ -132,6 +137,28 @@ var comboColumns = []datatable.Column{
 	{Title: "non-bl", Right: true}, {Title: "max margin", Right: true},
 }
 
+// withParams is cols (whose first two are hma and hma3) with g's
+// parameter columns first, and the count of them (the fixed columns).
+func withParams(g engine.Grid, cols []datatable.Column) ([]datatable.Column, int) {
+	if g.Strategy == nil {
+		return cols, 2
+	}
+	var out []datatable.Column
+	for _, c := range g.Columns() {
+		out = append(out, datatable.Column{Title: c, Right: true})
+	}
+	return append(out, cols[2:]...), len(out)
+}
+
+// paramCells are a row's parameter cells: hull's hma and hma3 as the row
+// holds them, or combo i's parameters in g.
+func paramCells(g engine.Grid, i, hma, hma3 int) []string {
+	if g.Strategy == nil {
+		return []string{fmt.Sprint(hma), fmt.Sprint(hma3)}
+	}
+	return common.ParamCells(g, i)
+}
+
 // Reload rebuilds the rows from the context's results.
 func (m *Model) Reload() {
 	m.rows, m.hidden, m.built = nil, 0, m.now()
@@ -144,9 +171,10 @@ func (m *Model) Reload() {
 		m.reloadFlips()
 		return
 	}
-	if m.flips {
-		m.tbl.SetColumns(comboColumns, 2)
-		m.flips = false
+	if pc := strings.Join(r.Grid.Columns(), ","); m.flips || pc != m.params {
+		cols, n := withParams(r.Grid, comboColumns)
+		m.tbl.SetColumns(cols, n)
+		m.flips, m.params = false, pc
 	}
 	var cs []engine.ComboParity
 	for _, c := range r.Report.Parity.Combos {
@@ -182,9 +210,9 @@ func (m *Model) Reload() {
 		if c.Flips > 0 {
 			margin = margins.Format(c.MaxFlipMargin)
 		}
-		cells[k] = []string{fmt.Sprint(c.HMA), fmt.Sprint(c.HMA3), trades.Format(float64(c.Trades64)),
+		cells[k] = append(paramCells(r.Grid, c.Index, c.HMA, c.HMA3), trades.Format(float64(c.Trades64)),
 			dn.Format(float64(c.Dn)), dpnl.Format(c.DPnLpp), flips.Format(float64(c.Flips)),
-			nonbl.Format(float64(c.NonBorderline)), margin}
+			nonbl.Format(float64(c.NonBorderline)), margin)
 		flags[k] = c.NonBorderline > 0
 	}
 	m.tbl.SetRows(cells, flags)

@@ -17,6 +17,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"sweepbench/engine"
 	"sweepbench/engine/robust"
 	"sweepbench/engine/text"
 	"sweepbench/tui/common"
@@ -127,7 +128,12 @@ func (m *Model) Lines() []string {
 		return out.lines
 	}
 	sm := r.Robust
-	name := func(c robust.Combo) string { return fmt.Sprintf("hma %d x hma3 %d", c.HMA, c.HMA3) }
+	name := func(c robust.Combo) string {
+		if r.Grid.Strategy != nil {
+			return common.ComboName(r.Grid, c.Index)
+		}
+		return fmt.Sprintf("hma %d x hma3 %d", c.HMA, c.HMA3)
+	}
 
 	out.add(plain, fmt.Sprintf("%d blocks of bar returns (%s bars or more each), objective %s, %s trials (the grid's distinct combos), from the %s run",
 		sm.Blocks, common.Thousands(sm.BlockBars), sm.Objective, common.Thousands(sm.Trials), sm.Precision))
@@ -219,7 +225,7 @@ func (m *Model) walkForward(out *page, sm *robust.Summary, wf *robust.WFSummary,
 	// The folds, each column as wide as its widest cell: every number whole.
 	rows := [][]string{{"fold", "OOS block", "chosen", "IS " + sm.Metric, "OOS " + sm.Metric, "OOS return %"}}
 	for i, f := range wf.Folds {
-		rows = append(rows, []string{strconv.Itoa(i + 1), strconv.Itoa(f.OOSBlock), fmt.Sprintf("%d x %d", f.Combo.HMA, f.Combo.HMA3),
+		rows = append(rows, []string{strconv.Itoa(i + 1), strconv.Itoa(f.OOSBlock), foldCombo(m.state.Results.Grid, f.Combo),
 			g4(f.ISObjective), g4(f.OOSObjective), strconv.FormatFloat(100*f.OOSReturn, 'f', 4, 64)})
 	}
 	for i, l := range table(rows, m.w) {
@@ -385,4 +391,16 @@ func pct0(v float64) string {
 		return "nan"
 	}
 	return fmt.Sprintf("%.0f%%", 100*v)
+}
+
+// foldCombo is a fold's chosen combo: "20 x 30" (hma x hma3), or a
+// family's parameter values ("20 x 2 x 0.5").
+func foldCombo(g engine.Grid, c robust.Combo) string {
+	if g.Strategy == nil {
+		return fmt.Sprintf("%d x %d", c.HMA, c.HMA3)
+	}
+	if c.Index < 0 || c.Index >= g.Len() {
+		return "-"
+	}
+	return strings.Join(common.ParamCells(g, c.Index), " x ")
 }

@@ -138,8 +138,12 @@ func (m *Model) View() string {
 		return t.Fit("", m.w, m.h)
 	}
 	var lines []string
-	lines = append(lines, st.title.Render(fmt.Sprintf("%s Sweeping hma %s x hma3 %s = %s per precision",
-		m.spin.View(), s.Grid.HMA, s.Grid.HMA3, common.Plural(s.Grid.Len(), "combo"))))
+	sweeping := fmt.Sprintf("hma %s x hma3 %s", s.Grid.HMA, s.Grid.HMA3)
+	if s.Grid.Strategy != nil {
+		sweeping = s.Grid.Family() + " " + s.Grid.Text()
+	}
+	lines = append(lines, st.title.Render(fmt.Sprintf("%s Sweeping %s = %s per precision",
+		m.spin.View(), sweeping, common.Plural(s.Grid.Len(), "combo"))))
 	lines = append(lines, st.label.Render(fmt.Sprintf("%s on %s%s%s", common.Clean(s.Dataset.Info.Name), s.Backend.Name(), t.Sep,
 		m.ctx.DeviceName(m.state.Device))), "")
 	// Each lane's figures first, so the bars line up at one width.
@@ -187,7 +191,10 @@ func (m *Model) View() string {
 	// Each lane's own best: an fp32 Sharpe is not an fp64 one (parity
 	// ratifies it only at the end).
 	for _, l := range m.lanes {
-		if b := l.p.Best; b != nil {
+		if b := l.p.Best; b != nil && s.Grid.Strategy != nil {
+			lines = append(lines, t.Wrap(fmt.Sprintf("best sharpe so far, %s: %s at %s, return %s, %d trades",
+				l.prec, common.Num(b.Sharpe), common.ComboName(s.Grid, b.Index), common.Pct(b.TotalReturn), b.TotalTrades), m.w)...)
+		} else if b != nil {
 			lines = append(lines, t.Wrap(fmt.Sprintf("best sharpe so far, %s: %s at hma %d x hma3 %d, return %s, %d trades",
 				l.prec, common.Num(b.Sharpe), b.HMA, b.HMA3, common.Pct(b.TotalReturn), b.TotalTrades), m.w)...)
 		} else {

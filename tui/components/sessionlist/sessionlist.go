@@ -262,7 +262,7 @@ func (m *Model) row(i int) []string {
 		ds += " " + tf
 	}
 	row := []string{m.markOf(ss.ID), strconv.FormatInt(ss.ID, 10), m.when(ss),
-		common.ShortPath(common.Clean(ds), m.dsW), fmt.Sprintf("%sx%s", ss.Grid.HMA, ss.Grid.HMA3),
+		common.ShortPath(common.Clean(ds), m.dsW), gridCell(ss.Grid),
 		parity, best, status, strings.Join(precs, "+"), settings(ss)}
 	if m.suites() {
 		row = slices.Insert(row, suiteCol, suiteCell(ss))
@@ -421,7 +421,9 @@ func (m *Model) details() []string {
 	if ss.WMA != engine.Direct {
 		set += ", wma " + ss.WMA.String()
 	}
-	if sh, c, p, ok := ss.Best(); ok {
+	if sh, c, p, ok := ss.Best(); ok && ss.Grid.Strategy != nil {
+		set += fmt.Sprintf("; best sharpe %s (%s)", sharpe(sh), p) // the summary names hull's combo only
+	} else if ok {
 		set += fmt.Sprintf("; best sharpe %s at hma %d x hma3 %d (%s)", sharpe(sh), c.HMA, c.HMA3, p)
 	}
 	out = append(out, set)
@@ -474,4 +476,13 @@ func (m *Model) View() string {
 	}
 	sep := st.label.Render(strings.Repeat(rule, max(m.w, 0)))
 	return t.Fit(m.tbl.View()+"\n"+sep+"\n"+strings.Join(det, "\n"), m.w, m.h)
+}
+
+// gridCell is the grid column's cell: hull's "20:200:20x30:240:30", or a
+// family's name and ranges ("zscore length 10:60:5 x entry ...").
+func gridCell(g engine.Grid) string {
+	if g.Strategy != nil {
+		return g.Family() + " " + g.Text()
+	}
+	return fmt.Sprintf("%sx%s", g.HMA, g.HMA3)
 }

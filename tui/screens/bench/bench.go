@@ -144,8 +144,12 @@ func (m *Model) plan() (*engine.Study, string, string) {
 	if s == nil {
 		return nil, "", "no valid study: choose a dataset and a grid on the Setup screen first (esc)"
 	}
-	plan := fmt.Sprintf("%s, %s; grid hma %s x hma3 %s = %s; %s", s.Dataset.Info.Name,
-		common.Plural(s.Dataset.Bars.Len(), "bar"), s.Grid.HMA, s.Grid.HMA3, common.Plural(s.Grid.Len(), "combo"), s.Params.Mode)
+	grid := fmt.Sprintf("hma %s x hma3 %s", s.Grid.HMA, s.Grid.HMA3)
+	if s.Grid.Strategy != nil {
+		grid = s.Grid.Family() + " " + s.Grid.Text()
+	}
+	plan := fmt.Sprintf("%s, %s; grid %s = %s; %s", s.Dataset.Info.Name,
+		common.Plural(s.Dataset.Bars.Len(), "bar"), grid, common.Plural(s.Grid.Len(), "combo"), s.Params.Mode)
 	return s, plan, ""
 }
 

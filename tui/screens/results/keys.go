@@ -16,6 +16,8 @@ type KeyMap struct {
 	Robustness, HeatScale, HeatZoom, HeatValues, Help, Quit key.Binding
 	PrevDataset, NextDataset, AllDatasets                   key.Binding
 	HelpAnywhere, ForceQuit                                 key.Binding
+	// A strategy grid's heatmap: its axes, reduction and steps.
+	HeatX, HeatY, HeatReduce, HeatStepPrev, HeatStepNext key.Binding
 }
 
 func newKeyMap(k *keys.KeyMap) KeyMap {
@@ -25,7 +27,8 @@ func newKeyMap(k *keys.KeyMap) KeyMap {
 		NextMetric: k.NextMetric, PrevMetric: k.PrevMetric, Precision: k.Precision, NextFlip: k.NextFlip, PrevFlip: k.PrevFlip,
 		Robustness: k.Robustness, HeatScale: k.HeatScale, HeatZoom: k.HeatZoom, HeatValues: k.HeatValues, Help: k.Help, Quit: k.Quit,
 		PrevDataset: k.PrevDataset, NextDataset: k.NextDataset, AllDatasets: k.AllDatasets,
-		HelpAnywhere: k.HelpAnywhere, ForceQuit: k.ForceQuit}
+		HelpAnywhere: k.HelpAnywhere, ForceQuit: k.ForceQuit,
+		HeatX: k.HeatX, HeatY: k.HeatY, HeatReduce: k.HeatReduce, HeatStepPrev: k.HeatStepPrev, HeatStepNext: k.HeatStepNext}
 }
 
 // ShortHelp implements help.KeyMap: a study of a suite leads with the
@@ -49,10 +52,15 @@ func (m *Model) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
-	return [][]key.Binding{
+	out := [][]key.Binding{
 		{k.NextPane, k.PrevPane, k.Back, k.PrevDataset, k.NextDataset, k.AllDatasets},
 		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Select, k.Rerun, k.Edit, k.Filter, k.Sort, k.Best, k.Columns},
 		{k.NextMetric, k.PrevMetric, k.Precision, k.NextFlip, k.PrevFlip, k.Robustness, k.HeatScale, k.HeatZoom, k.HeatValues},
 	}
+	if r := m.state.Results; r != nil && r.Grid.Strategy != nil {
+		// A strategy grid's heatmap: which two parameters, and what of the others.
+		out = append(out, []key.Binding{k.HeatX, k.HeatY, k.HeatReduce, k.HeatStepPrev, k.HeatStepNext})
+	}
+	return out
 }

@@ -227,6 +227,11 @@ func (m *Model) Inspect() tea.Cmd {
 // than show numbers the run did not produce).
 func inspectCmd(gen int, s *engine.Study, idx int, missing map[engine.Precision]string) tea.Cmd {
 	c := s.Grid.At(idx)
+	if s.Grid.Strategy != nil {
+		// engine.InspectCombo recomputes hull's combos only.
+		return common.Guard(func() tea.Msg { return inspectMsg{gen, inspectStrategy(s, idx, missing)} },
+			func(err error) tea.Msg { return inspectMsg{gen, &common.Inspection{Index: idx, Err: err}} })
+	}
 	return common.Guard(func() tea.Msg {
 		ins := &common.Inspection{Index: idx, Combo: c, Missing: missing}
 		for _, p := range s.Precisions {

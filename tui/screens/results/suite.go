@@ -390,7 +390,7 @@ func (m *Model) allKey(msg tea.KeyMsg) tea.Cmd {
 		return m.step(-1)
 	case key.Matches(msg, k.NextDataset):
 		return m.step(1)
-	case key.Matches(msg, k.HeatScale, k.HeatZoom, k.HeatValues):
+	case key.Matches(msg, k.HeatScale, k.HeatZoom, k.HeatValues, k.HeatX, k.HeatY, k.HeatReduce, k.HeatStepPrev, k.HeatStepNext):
 		return m.heat.Update(msg)
 	}
 	if n.allHeat {

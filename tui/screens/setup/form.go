@@ -59,9 +59,11 @@ func (m *Model) formSpecs() []form.Spec {
 	if !m.dataGiven {
 		v[form.Data] = "" // the Dataset pane's, once chosen
 	}
-	return []form.Spec{
-		{Key: form.HMA, Label: "HMA range", Value: v[form.HMA]},
-		{Key: form.HMA3, Label: "HMA3 range", Value: v[form.HMA3]},
+	for k, val := range familyValues(f) {
+		v[k] = val
+	}
+	specs := familySpecs(m.family, v)
+	specs = append(specs, []form.Spec{
 		{Key: form.Fee, Label: "fee/side", Value: v[form.Fee]},
 		{Key: form.Mode, Label: "mode", Value: v[form.Mode], Options: opts("long-short", "long-only")},
 		{Key: form.Source, Label: "source", Value: v[form.Source], Options: opts("close", "hl2", "hlc3", "ohlc4")},
@@ -85,7 +87,10 @@ func (m *Model) formSpecs() []form.Spec {
 		{Key: form.MaxDrawdown, Label: "max drawdown", Value: v[form.MaxDrawdown], Group: 1},
 		// One dataset or several (a suite): suite.go.
 		{Key: form.Data, Label: "data", Value: v[form.Data], Free: true, Placeholder: "the Dataset pane's", Limit: 4096, Group: 1},
-	}
+		// The strategy family: its parameters are the first rows (family.go).
+		{Key: form.Strategy, Label: "strategy", Value: m.family, Options: familyOptions(), Group: 2},
+	}...)
+	return specs
 }
 
 // formValues is spec as the form's field values (the inverse of spec()),
@@ -106,7 +111,7 @@ func formValues(s engine.Spec) map[string]string {
 		form.From: s.From, form.To: s.To, form.Blocks: fmt.Sprint(s.Blocks), form.WF: s.WF,
 		form.Objective: orDefault(strings.ToLower(strings.TrimSpace(s.Objective)), "sharpe"),
 		form.MinTrades: fmt.Sprint(s.MinTrades), form.MaxDrawdown: text.FormatFloat(s.MaxDrawdown),
-		form.Data: s.Data,
+		form.Data: s.Data, form.Strategy: s.Family(),
 	}
 }
 
@@ -126,7 +131,12 @@ func (m *Model) fromStudy() tea.Cmd {
 	}
 	m.editOf = m.state.Results
 	m.flags = s.Spec
-	m.form.SetValues(formValues(s.Spec))
+	fv := formValues(s.Spec)
+	for k, val := range familyValues(s.Spec) {
+		fv[k] = val
+	}
+	m.setFamily(s.Spec.Family(), fv)
+	m.form.SetValues(fv)
 	m.dataField = m.form.Values()[form.Data]
 	if s.Spec.Data != m.rawSpec {
 		return m.load(s.Spec.Data)
@@ -145,8 +155,8 @@ func (m *Model) Validate() tea.Cmd {
 		m.state.Backend = s.Backend.Name()
 		m.state.Device = m.ctx.DeviceOf(s.Backend)
 		m.state.Note = note
-		info = append(info, fmt.Sprintf("grid %d x %d = %s x %s on %s bars",
-			s.Grid.HMA.Len(), s.Grid.HMA3.Len(), common.Plural(s.Grid.Len(), "combo"), common.Plural(len(s.Precisions), "precision"),
+		info = append(info, fmt.Sprintf("grid %s = %s x %s on %s bars",
+			common.GridShape(s.Grid), common.Plural(s.Grid.Len(), "combo"), common.Plural(len(s.Precisions), "precision"),
 			common.Thousands(s.Dataset.Bars.Len())))
 		n := len(m.Suite())
 		if n > 1 {
@@ -199,8 +209,9 @@ func (m *Model) Submit() *engine.Study {
 	}
 	m.form.SetErrors(perField, general, nil, nil)
 	err := general
-	for _, f := range []string{form.Data, form.HMA, form.HMA3, form.Fee, form.Timeframe, form.Head, form.Backend, form.Borderline,
-		form.BarsPerYear, form.TZ, form.From, form.To, form.Blocks, form.WF, form.Objective, form.MinTrades, form.MaxDrawdown} {
+	first := append([]string{form.Data, form.Strategy}, familyKeys(m.family)...)
+	for _, f := range append(first, []string{form.Fee, form.Timeframe, form.Head, form.Backend, form.Borderline,
+		form.BarsPerYear, form.TZ, form.From, form.To, form.Blocks, form.WF, form.Objective, form.MinTrades, form.MaxDrawdown}...) {
 		if perField[f] != nil {
 			err = perField[f]
 			break

@@ -65,6 +65,11 @@ type Model struct {
 	// (else it gives the form the keys, and a key meant for the screen
 	// would be typed into a field).
 	movedDuringLoad bool
+
+	// family is the strategy family whose rows the form shows (family.go);
+	// familyTyped what each family's rows held when another was chosen.
+	family      string
+	familyTyped map[string]map[string]string
 }
 
 var (
@@ -76,6 +81,10 @@ var (
 // says the command line named the dataset (Init loads it).
 func New(ctx *common.Context, state *common.RunState, host common.Host, flags engine.Spec, dataGiven bool) *Model {
 	m := &Model{ctx: ctx, state: state, host: host, keys: newKeyMap(ctx.Keys), flags: flags, dataGiven: dataGiven}
+	m.family = engine.FamilyHull
+	if _, ok := lookupFamily(flags.Strategy); ok {
+		m.family = flags.Family()
+	}
 	m.datasets = datasets.New(ctx, state, flags.Data)
 	m.form = form.New(ctx, m.formSpecs())
 	m.dataField = m.form.Values()[form.Data]
@@ -100,6 +109,14 @@ func (m *Model) Init() tea.Cmd {
 	if b := m.flags.Backend; b != "" && b != "auto" {
 		if _, _, err := m.ctx.Registry.Lookup(b); err != nil {
 			m.host.Do(common.StartErrMsg{Err: errors.New(m.form.Describe(err))})
+		}
+	}
+	if _, ok := lookupFamily(m.flags.Strategy); !ok {
+		_, err := m.flags.Parse()
+		for _, fe := range engine.FieldErrors(err) {
+			if fe.Field == engine.FieldStrategy {
+				m.host.Do(common.StartErrMsg{Err: errors.New(m.form.Describe(fe))})
+			}
 		}
 	}
 	switch {
@@ -147,6 +164,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.setDataField(msg.Spec)
 		return m.load(msg.Spec)
 	case common.FormChangedMsg:
+		m.familyChanged()
 		if cmd := m.dataChanged(); cmd != nil {
 			return tea.Batch(cmd, m.Validate())
 		}

@@ -66,6 +66,10 @@ func (m *Model) spec() (spec engine.Spec, bad map[string]error) {
 	// edits one dataset's study); a suite's run labels each dataset's.
 	spec.Suite = ""
 	spec.HMA, spec.HMA3 = v[form.HMA], v[form.HMA3]
+	if m.family != "" && m.family != engine.FamilyHull {
+		spec.HMA, spec.HMA3 = m.flags.HMA, m.flags.HMA3 // unused by a family's grid
+	}
+	m.familySpec(&spec, v)
 	spec.Mode, spec.Source, spec.Timeframe = v[form.Mode], v[form.Source], v[form.Timeframe]
 	spec.Backend, spec.Precision, spec.WMA = v[form.Backend], v[form.Precision], v[form.WMA]
 	number := func(key string, dst *float64) {
@@ -124,6 +128,12 @@ func (m *Model) Build() (s *engine.Study, perField map[string]error, general err
 			return
 		}
 		for _, fe := range fes {
+			if pe, ok := m.placeParam(fe); ok {
+				if perField[pe.Field] == nil {
+					perField[pe.Field] = pe
+				}
+				continue
+			}
 			if m.form.Has(fe.Field) {
 				if perField[fe.Field] == nil {
 					perField[fe.Field] = fe

@@ -1,0 +1,120 @@
+package output
+
+import (
+	"strconv"
+
+	"sweepbench/engine"
+	"sweepbench/strategy"
+)
+
+// A combo's parameters in every per-combo output. A hull study's rows
+// carry hma and hma3 from ComboResult.Combo, as they always have; a
+// strategy study's (Grid.Strategy) carry, after the lane's fields, the
+// study's family as "strategy" and then each parameter of the combo under
+// its SPEC name, read from Grid.Point(Index): the columns are
+// Grid.Columns() (a crossover leg as NAME_kind, a string, then NAME, its
+// length). A length is an integer (int64 in Parquet), a decimal
+// threshold its exact decimal text (a double in Parquet).
+
+// paramCols describes a strategy grid's parameter columns; nil for hull.
+type paramCols struct {
+	grid   engine.Grid
+	family string
+	axes   []paramAxis
+	keys   [][2][]byte // per axis its JSON keys: `"fast_kind":`, `,"fast":` (the first axis' without its comma)
+}
+
+// paramAxis is one parameter of the grid: a leg writes its kind then its
+// length; integer tells a length (integer, legs' too) from a decimal.
+type paramAxis struct {
+	name    string
+	leg     bool
+	integer bool
+}
+
+// paramColsOf is g's parameter columns, nil for a hull grid.
+func paramColsOf(g engine.Grid) *paramCols {
+	if g.Strategy == nil {
+		return nil
+	}
+	p := &paramCols{grid: g, family: g.Family()}
+	fam, err := strategy.Lookup(p.family)
+	for _, ax := range g.Strategy.Axes() {
+		a := paramAxis{name: ax.Name, leg: ax.Kind != ""}
+		a.integer = a.leg
+		if !a.leg && err == nil {
+			if par, ok := fam.Param(ax.Name); ok {
+				a.integer = par.Kind != strategy.DecimalParam
+			}
+		}
+		p.axes = append(p.axes, a)
+		var kk [2][]byte
+		sep := ","
+		if len(p.keys) == 0 {
+			sep = ""
+		}
+		if a.leg {
+			kk[0] = append(jsonString([]byte(sep), a.name+"_kind"), ':')
+			sep = ","
+		}
+		kk[1] = append(jsonString([]byte(sep), a.name), ':')
+		p.keys = append(p.keys, kk)
+	}
+	return p
+}
+
+// appendJSON appends the JSON fields of combo i's parameters, comma
+// separated, without braces: a leg's kind as a string then its length, a
+// number as appendNumber writes it.
+func (p *paramCols) appendJSON(b []byte, i int) []byte {
+	for k, v := range p.point(i) {
+		a := p.axes[k]
+		if a.leg {
+			b = jsonString(append(b, p.keys[k][0]...), v.Kind)
+		}
+		b = a.appendNumber(append(b, p.keys[k][1]...), v)
+	}
+	return b
+}
+
+// columns are the parameter columns (Grid.Columns()).
+func (p *paramCols) columns() []string {
+	var out []string
+	for _, a := range p.axes {
+		if a.leg {
+			out = append(out, a.name+"_kind")
+		}
+		out = append(out, a.name)
+	}
+	return out
+}
+
+// point is combo i's parameters, one per axis.
+func (p *paramCols) point(i int) []engine.ParamValue { return p.grid.Point(i) }
+
+// appendNumber appends parameter v of axis a as a number: an integer
+// length whole, a decimal its exact decimal text (a valid JSON number:
+// "1.75", "-0.5", "2").
+func (a paramAxis) appendNumber(b []byte, v engine.ParamValue) []byte {
+	if a.integer {
+		return strconv.AppendInt(b, int64(v.Value), 10)
+	}
+	if v.Text == "" {
+		return appendFloat(b, v.Value)
+	}
+	return append(b, v.Text...)
+}
+
+// RowColumnsOf are the columns of a per-combo row of grid g in order:
+// RowColumns for hull; for a strategy grid precision, backend, wma,
+// strategy, the grid's parameter columns (Grid.Columns()), the metrics
+// and the settings.
+func RowColumnsOf(g engine.Grid) []string {
+	p := paramColsOf(g)
+	if p == nil {
+		return RowColumns()
+	}
+	out := append([]string{"precision", "backend", "wma", "strategy"}, p.columns()...)
+	out = append(out, engine.MetricNames...)
+	return append(out, "status", "dataset", "timeframe", "fee", "mode", "source", "bars_per_year")
+}
