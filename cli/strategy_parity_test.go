@@ -48,12 +48,13 @@ func btcParityBars(t *testing.T) *engine.Bars {
 // runParity is the parity section of `run --format json` (the fields
 // these tests read).
 type runParity struct {
-	Verdict            string          `json:"verdict"`
-	Reasons            []string        `json:"reasons"`
-	CombosCompared     int             `json:"combos_compared"`
-	FlipCount          int             `json:"flip_count"`
-	NonBorderlineFlips int             `json:"non_borderline_flips"`
-	MaxRelIndicator    json.RawMessage `json:"max_rel_indicator_error"`
+	Verdict            string           `json:"verdict"`
+	Reasons            []string         `json:"reasons"`
+	CombosCompared     int              `json:"combos_compared"`
+	FlipCount          int              `json:"flip_count"`
+	NonBorderlineFlips int              `json:"non_borderline_flips"`
+	MaxRelIndicator    json.RawMessage  `json:"max_rel_indicator_error"`
+	Flips              []map[string]any `json:"flips"`
 	IndicatorErrors    []struct {
 		Series string          `json:"series"`
 		Length int             `json:"length"`
@@ -253,6 +254,34 @@ func TestRunStrategyParityBTC(t *testing.T) {
 				t.Errorf("max relative indicator error %g, want above %g (the trap)", ind, engine.MaxIndicatorRel)
 			case tc.indLimit < 0 && !(ind <= engine.MaxIndicatorRel):
 				t.Errorf("max relative indicator error %g, want within %g", ind, engine.MaxIndicatorRel)
+			}
+			// Each flip listed names its combo by the family's parameters
+			// (the grid's one point), not by hull's hma and hma3.
+			st, err := engine.NewStrategy(tc.family, tc.params, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Flips) > min(p.FlipCount, engine.MaxFlipsListed) || p.FlipCount > 0 && len(p.Flips) == 0 {
+				t.Errorf("%d flips listed of %d bars apart", len(p.Flips), p.FlipCount)
+			}
+			for k, f := range p.Flips {
+				if f["strategy"] != tc.family {
+					t.Errorf("flip %d: strategy %v, want %s", k, f["strategy"], tc.family)
+				}
+				if _, ok := f["hma"]; ok {
+					t.Errorf("flip %d names hull's hma: %v", k, f)
+				}
+				for _, pv := range st.Point(0) {
+					if pv.Kind != "" && f[pv.Name+"_kind"] != pv.Kind {
+						t.Errorf("flip %d: %s_kind %v, want %s", k, pv.Name, f[pv.Name+"_kind"], pv.Kind)
+					}
+					if v, ok := f[pv.Name].(float64); !ok || v != pv.Value {
+						t.Errorf("flip %d: %s %v, want %v", k, pv.Name, f[pv.Name], pv.Value)
+					}
+				}
+				if k == 20 {
+					break
+				}
 			}
 			if len(p.IndicatorErrors) == 0 {
 				t.Errorf("no indicator series reported")
