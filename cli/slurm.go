@@ -41,6 +41,8 @@ checked by SHA-256 at merge time.
                                    (not while their states are unknown: --force)`,
 		Example: `  sweepbench slurm --shards 64 --gpus-per-task 1 --partition gpu --time 1:00:00 --out /shared/sweep1 --submit -- \
       --data @symbols.txt --hma 10:400 --hma3 10:400 --blocks 16
+  sweepbench slurm --shards 16 --out /shared/sweep2 --submit -- \
+      --data @symbols.txt --strategy cross --fast ema:5:100 --slow sma:20:400:5 --fast-below-slow --blocks 16
   sweepbench slurm status /shared/sweep1
   sweepbench slurm resubmit /shared/sweep1`,
 		Args: cobra.ArbitraryArgs,

@@ -920,6 +920,7 @@ func OverallParity(perDataset []*Parity) *Parity {
 			out = &Parity{Tolerance: p.Tolerance}
 		}
 		out.Incomplete = out.Incomplete || p.Incomplete
+		out.memory = out.memory || p.memory // a strategy family with memory, judged as each dataset was
 		out.Combos = append(out.Combos, p.Combos...)
 		flips = append(flips, p.Flips...)
 		errs = append(errs, p.IndicatorErrors...)

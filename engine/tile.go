@@ -100,7 +100,17 @@ func (e *TileBudgetError) Error() string {
 // by HMA3-band within one, cover g once, and keep an HMA3 twin pair (2p,
 // 2p+1, one series) in one tile. Errors: *TileBudgetError when the budget
 // holds fewer than 3 series.
+//
+// A strategy grid (Grid.Strategy) is never tiled: its combos are ordered by
+// the family's axes and its series are the family's (moving averages,
+// z-score windows, channels, RSI), not one per HMA length and HMA3 p, so
+// bands of HMA rows mean nothing to it. It runs as one tile, g itself, and
+// its series cache is bounded as strategy.Sweep documents (the distinct
+// series its combos read, e.g. 29 series for the default cross grid).
 func planTiles(g Grid, per, budget int64) ([]tile, error) {
+	if g.Strategy != nil {
+		return []tile{{Grid: g}}, nil
+	}
 	if budget <= 0 || gridSeries(g)*per <= budget {
 		return []tile{{Grid: g}}, nil
 	}
@@ -672,6 +682,9 @@ func mergeParity(parts []*Parity, incomplete bool) *Parity {
 	seen := map[SeriesError]bool{}
 	for _, q := range parts {
 		p.Incomplete = p.Incomplete || q.Incomplete
+		// A strategy family with memory is judged as such (Parity.memory:
+		// its sensitive combos pass), whichever part says so.
+		p.memory = p.memory || q.memory
 		p.Combos = append(p.Combos, q.Combos...)
 		flips = append(flips, q.Flips...)
 		for _, e := range q.IndicatorErrors {

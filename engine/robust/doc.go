@@ -19,10 +19,13 @@
 // errors.go, study.go (Analyse and the Summary front ends show).
 //
 // It imports sweepbench/engine for the grid's vocabulary (Grid, Combo) and,
-// for the stitched curve only, engine.InspectCombo (the registered CPU
-// arithmetic re-running a few chosen combos), and nothing from a backend
-// (reference, cuda, metal), the store (sessions) or a UI (tui); no backend
-// imports it either (a GPU's PBO passes are engine.PBODevice). The run
+// for the stitched curve only, engine.InspectIndex (the registered CPU
+// arithmetic, or a strategy family's own Trace, re-running a few chosen
+// combos), and nothing from a backend (reference, cuda, metal), the store
+// (sessions) or a UI (tui); no backend imports it either (a GPU's PBO
+// passes are engine.PBODevice). A strategy grid's combos are
+// its indices, named by engine.Grid.Label (Combo.Label); its plateau is
+// over its N axes (Strategy.Coords, IndexOf). The run
 // path (sessions.RunStudy) calls AnalyseStudy; the front ends only show
 // the Summary. Errors are typed (*InputError wrapping ErrBlocks, ErrEmpty,
 // ErrLength, ErrValue, ErrNoSelectable, ErrNotDecomposable), for a front

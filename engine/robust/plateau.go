@@ -19,6 +19,12 @@ type PlateauResult struct {
 	// edge combo of a 3 x 3 window averages 6 values, a corner one 4).
 	// Every combo in the window counts, selectable or not: the plateau is
 	// about how the objective varies around a parameter set.
+	//
+	// A strategy family's grid (engine.Grid.Strategy) has N axes: a combo's
+	// window is the combos within (K-1)/2 steps of it on every axis
+	// (Strategy.Coords, Strategy.IndexOf), K^N cells clipped at the edges
+	// and, under --fast-below-slow, at the pairs the grid drops: whichever
+	// exist count.
 	Score []float64
 	// Best is the selectable combo with the best Score (the plateau best);
 	// RawBest the selectable combo with the best value (the raw best).
@@ -62,6 +68,9 @@ func ObjectiveValues(bs *BlockStats, obj Objective, m Mask) ([]float64, error) {
 // even or < 1; ErrNoSelectable when no selectable combo has a non-NaN
 // score.
 func Plateau(values []float64, grid engine.Grid, k int, minimise bool, selectable []bool) (*PlateauResult, error) {
+	if grid.Strategy != nil {
+		return plateauAxes(values, grid.Strategy, k, minimise, selectable)
+	}
 	rows, cols := grid.HMA.Len(), grid.HMA3.Len()
 	if rows < 1 || cols < 1 {
 		return nil, inputErr(ErrEmpty, "grid", "grid %s x %s has no combos", grid.HMA, grid.HMA3)
@@ -90,6 +99,67 @@ func Plateau(values []float64, grid engine.Grid, k int, minimise bool, selectabl
 			r.Score[grid.Index(i, j)] = sum / float64(cnt)
 		}
 	}
+	return r.best(values, minimise, selectable)
+}
+
+// plateauAxes is Plateau over a strategy grid of N axes: each combo's
+// window the combos within (k-1)/2 steps of it on every axis that the
+// grid holds (IndexOf >= 0).
+func plateauAxes(values []float64, st engine.Strategy, k int, minimise bool, selectable []bool) (*PlateauResult, error) {
+	n := st.Len()
+	if n < 1 {
+		return nil, inputErr(ErrEmpty, "grid", "grid %s has no combos", st)
+	}
+	if len(values) != n {
+		return nil, inputErr(ErrLength, "values", "%d values for a grid of %d combos", len(values), n)
+	}
+	if k < 1 || k%2 == 0 {
+		return nil, inputErr(ErrValue, "neighbourhood", "%d: the window must be odd (3 for 3 x 3) so that a combo sits at its centre", k)
+	}
+	if _, err := countSelectable(selectable, n); err != nil {
+		return nil, err
+	}
+	axes := st.Axes()
+	size := make([]int, len(axes))
+	for a, ax := range axes {
+		size[a] = len(ax.Values)
+	}
+	h := (k - 1) / 2
+	r := &PlateauResult{K: k, Score: make([]float64, n), Best: -1, RawBest: -1}
+	lo, hi, at := make([]int, len(axes)), make([]int, len(axes)), make([]int, len(axes))
+	for c := 0; c < n; c++ {
+		co := st.Coords(c)
+		for a := range axes {
+			lo[a], hi[a] = max(0, co[a]-h), min(size[a]-1, co[a]+h)
+		}
+		copy(at, lo)
+		var sum float64
+		var cnt int
+		for {
+			if i := st.IndexOf(at); i >= 0 {
+				sum += values[i]
+				cnt++
+			}
+			// The next cell of the window, the last axis fastest.
+			a := len(at) - 1
+			for ; a >= 0; a-- {
+				if at[a] < hi[a] {
+					at[a]++
+					break
+				}
+				at[a] = lo[a]
+			}
+			if a < 0 {
+				break
+			}
+		}
+		r.Score[c] = sum / float64(cnt) // cnt >= 1: the combo itself
+	}
+	return r.best(values, minimise, selectable)
+}
+
+// best sets r's plateau best and raw best from its scores and values.
+func (r *PlateauResult) best(values []float64, minimise bool, selectable []bool) (*PlateauResult, error) {
 	better := func(a, b float64) bool {
 		if minimise {
 			return a < b

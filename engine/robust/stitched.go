@@ -36,12 +36,13 @@ const minNormal = 0x1p-1022
 // one before it ended. Point 0 is the bar before the first out-of-sample
 // block, at 1; then one point per bar of each fold's block.
 //
-// The combos' runs are recomputed on the CPU through engine.InspectCombo
+// The combos' runs are recomputed on the CPU through engine.InspectIndex
 // (the registered Arithmetic's trace of the reference sweep's own backtest,
 // bit for bit its equity E), once per distinct combo chosen, in precision
 // prec and formulation form (those of the run the block statistics came
 // from: the block's growth is then E[hi]/E[lo] of the run whose block
-// statistics chose it). bars and p are the study's; bounds its S+1 block
+// statistics chose it); a strategy family's combo (g.Strategy) by its
+// own Trace, the path its reference kernel runs, bit for bit too. bars and p are the study's; bounds its S+1 block
 // edges over the n-1 bar returns (engine.BlockBounds); folds a WFResult's
 // (their combos grid indexes of g). The curve's last value is the product
 // of the folds' out-of-sample growths, 1 + WFResult.TotalReturn up to the
@@ -82,7 +83,7 @@ func StitchedEquity(ctx context.Context, bars *engine.Bars, p engine.Params, pre
 	curves := make([][]float64, len(combos))
 	errs := make([]error, len(combos))
 	if err := engine.Parallel(ctx, len(combos), min(runtime.GOMAXPROCS(0), len(combos)), func(_, j int) {
-		d, err := engine.InspectCombo(ctx, bars, g.At(combos[j]), p, prec, form)
+		d, err := engine.InspectIndex(ctx, bars, g, combos[j], p, prec, form)
 		if err != nil {
 			errs[j] = fmt.Errorf("stitched equity, fold %d: %w", first[combos[j]]+1, err)
 			return
@@ -107,9 +108,8 @@ func StitchedEquity(ctx context.Context, bars *engine.Bars, p engine.Params, pre
 		// j is E[j]/E[lo].
 		lo, hi := bounds[f.OOSBlock], bounds[f.OOSBlock+1]
 		if !(e[lo] >= minNormal) { // 0, subnormal or NaN
-			c := g.At(f.Combo)
-			return nil, inputErr(ErrValue, "equity", "fold %d: combo hma %d, hma3 %d has equity %g at the start of block %d: its growth over the block cannot be read from its equity",
-				i+1, c.HMA, c.HMA3, e[lo], f.OOSBlock)
+			return nil, inputErr(ErrValue, "equity", "fold %d: combo %s has equity %g at the start of block %d: its growth over the block cannot be read from its equity",
+				i+1, g.Label(f.Combo), e[lo], f.OOSBlock)
 		}
 		if len(out) == 0 {
 			out = append(out, EquityPoint{Bar: lo, Time: time.Unix(0, bars.Time[lo]).UTC(), Equity: 1})

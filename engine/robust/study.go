@@ -2,11 +2,13 @@ package robust
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -281,8 +283,16 @@ func AnalyseStudy(ctx context.Context, s *engine.Study, rep *engine.Report) (*Ro
 
 // DistinctCombos lists, in grid order, one combo of each set of HMA3
 // twins of g (L and L+1 share p = floor(L/2): the same backtest,
-// engine.Grid.Distinct): the first of each; every combo when g has none.
+// engine.Grid.Distinct): the first of each; every combo when g has none,
+// as a strategy family's grid never has.
 func DistinctCombos(g engine.Grid) []int {
+	if g.Strategy != nil {
+		rows := make([]int, g.Len())
+		for i := range rows {
+			rows[i] = i
+		}
+		return rows
+	}
 	n3 := g.HMA3.Len()
 	keep := make([]bool, n3)
 	for j := range keep {
@@ -376,8 +386,12 @@ type Summary struct {
 	BlockBars int  `json:"block_bars"`
 	DSR       *DSR `json:"dsr,omitempty"`
 
-	PlateauBest  Combo      `json:"plateau_best"`
-	PlateauK     int        `json:"plateau_k"`
+	PlateauBest Combo `json:"plateau_best"`
+	PlateauK    int   `json:"plateau_k"`
+	// PlateauAxes is a strategy family's grid's axes, over each of which
+	// the plateau's window spans PlateauK combos (PlateauResult.Score);
+	// 0 for hull's HMA x HMA3 (two).
+	PlateauAxes  int        `json:"plateau_axes,omitempty"`
 	PlateauValue float64    `json:"plateau_best_value"`
 	PlateauScore float64    `json:"plateau_best_score"`
 	RawBestValue float64    `json:"raw_best_value"`
@@ -425,11 +439,56 @@ type Histogram struct {
 	Counts []int     `json:"counts"`
 }
 
-// Combo names a combo of the grid by index and lengths.
+// Combo names a combo of the grid by index and lengths: hull's HMA and
+// HMA3 lengths, or for a strategy family's grid (engine.Grid.Strategy)
+// its parameters as Label ("length 20, entry 2, exit 0.5",
+// engine.Grid.Label), HMA and HMA3 then 0 and left out of its JSON
+// ({"index", "label"}; a hull combo's JSON is {"index", "hma", "hma3"}, as
+// it always was).
 type Combo struct {
-	Index int `json:"index"`
-	HMA   int `json:"hma"`
-	HMA3  int `json:"hma3"`
+	Index int    `json:"index"`
+	HMA   int    `json:"hma"`
+	HMA3  int    `json:"hma3"`
+	Label string `json:"label,omitempty"`
+}
+
+// Name is the combo as the tables name it: "hma 20, hma3 30", or a
+// strategy combo's Label.
+func (c Combo) Name() string {
+	if c.Label != "" {
+		return c.Label
+	}
+	return fmt.Sprintf("hma %d, hma3 %d", c.HMA, c.HMA3)
+}
+
+// Short is the combo in a table's narrow column: "20 x 30", or a strategy
+// combo's Label.
+func (c Combo) Short() string {
+	if c.Label != "" {
+		return c.Label
+	}
+	return fmt.Sprintf("%d x %d", c.HMA, c.HMA3)
+}
+
+// MarshalJSON leaves a strategy combo's HMA and HMA3 (0, not lengths) out.
+func (c Combo) MarshalJSON() ([]byte, error) {
+	if c.Label == "" {
+		type plain Combo
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		Index int    `json:"index"`
+		Label string `json:"label"`
+	}{c.Index, c.Label})
+}
+
+// comboOf is combo i of g as a Summary names it.
+func comboOf(g engine.Grid, i int) Combo {
+	if g.Strategy != nil {
+		return Combo{Index: i, Label: g.Label(i)}
+	}
+	c := g.At(i)
+	return Combo{Index: i, HMA: c.HMA, HMA3: c.HMA3}
 }
 
 // WFSummary is the walk-forward's part of a Summary.
@@ -468,7 +527,7 @@ func finite(v float64) *float64 {
 
 // Summary is r as a Summary.
 func (r *Robustness) Summary() *Summary {
-	combo := func(i int) Combo { c := r.Grid.At(i); return Combo{Index: i, HMA: c.HMA, HMA3: c.HMA3} }
+	combo := func(i int) Combo { return comboOf(r.Grid, i) }
 	sm := &Summary{Precision: r.Precision.String(), Blocks: r.Blocks, Objective: r.Objective.String(), Metric: r.Objective.Metric.String(),
 		Trials: r.Trials, Combos: r.Grid.Len(), Selectable: r.Selectable, MinTrades: r.MinTrades, MaxDrawdown: r.MaxDrawdown,
 		PBONote: r.PBONote, BlockBars: r.blockBars}
@@ -492,6 +551,9 @@ func (r *Robustness) Summary() *Summary {
 	}
 	if p := r.Plateau; p != nil {
 		sm.PlateauBest, sm.PlateauK = combo(p.Best), p.K
+		if r.Grid.Strategy != nil {
+			sm.PlateauAxes = len(r.Grid.Strategy.Axes())
+		}
 		sm.PlateauValue, sm.PlateauScore, sm.RawBestValue, sm.RawBestScore = p.BestValue, p.BestScore, p.RawBestValue, p.RawBestScore
 	}
 	if wf := r.WF; wf != nil {
@@ -522,10 +584,21 @@ func (sm *Summary) Constraints() string {
 	return strings.Join(cs, ", ")
 }
 
+// Window names the plateau's window: "3x3" for hull's HMA x HMA3, "3x3x3"
+// for a strategy grid of three axes (PlateauAxes).
+func (sm *Summary) Window() string {
+	n := sm.PlateauAxes
+	if n <= 0 {
+		n = 2
+	}
+	k := strconv.Itoa(sm.PlateauK)
+	return strings.Repeat(k+"x", n-1) + k
+}
+
 // WriteTable writes the Robustness section of a table (run's, show's).
 func (sm *Summary) WriteTable(w io.Writer) error {
 	var b strings.Builder
-	name := func(c Combo) string { return fmt.Sprintf("hma %d, hma3 %d", c.HMA, c.HMA3) }
+	name := Combo.Name
 	fmt.Fprintf(&b, "\nRobustness (%s run, %d blocks of bar returns, objective %s, %s trials)\n",
 		sm.Precision, sm.Blocks, sm.Objective, text.Thousands(sm.Trials))
 	if c := sm.Constraints(); c != "" {
@@ -562,8 +635,8 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 			d.Skew, d.Kurtosis, d.PSR)
 	}
 	if sm.PlateauK > 0 {
-		fmt.Fprintf(&b, "  plateau       best %s: %s %.4g, mean of its %dx%d neighbourhood %.4g; raw best %s: %.4g, neighbourhood %.4g\n",
-			name(sm.PlateauBest), sm.Metric, sm.PlateauValue, sm.PlateauK, sm.PlateauK, sm.PlateauScore, name(sm.Selected), sm.RawBestValue, sm.RawBestScore)
+		fmt.Fprintf(&b, "  plateau       best %s: %s %.4g, mean of its %s neighbourhood %.4g; raw best %s: %.4g, neighbourhood %.4g\n",
+			name(sm.PlateauBest), sm.Metric, sm.PlateauValue, sm.Window(), sm.PlateauScore, name(sm.Selected), sm.RawBestValue, sm.RawBestScore)
 	}
 	if wf := sm.WF; wf != nil {
 		eff := "undefined (the in-sample CAGR is not positive)"
@@ -572,7 +645,13 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "  walk-forward  %s, %d folds: stitched out-of-sample return %s%%, Sharpe %.3g; efficiency %s\n",
 			wf.Spec, len(wf.Folds), text.FormatFloat(math.Round(1e4*wf.TotalReturn)/100), wf.Sharpe, eff)
-		fmt.Fprintf(&b, "      fold  out-of-sample block (0-%d)  chosen             IS %-8s  OOS %-8s  OOS return %%\n", sm.Blocks-1, sm.Metric, sm.Metric)
+		// The chosen column: 17 characters ("355 x 312"), or as wide as
+		// the longest strategy combo's label.
+		width := 17
+		for _, f := range wf.Folds {
+			width = max(width, len(f.Combo.Short()))
+		}
+		fmt.Fprintf(&b, "      fold  out-of-sample block (0-%d)  %-*s  IS %-8s  OOS %-8s  OOS return %%\n", sm.Blocks-1, width, "chosen", sm.Metric, sm.Metric)
 		// One precision per column: 4 significant digits of the column's
 		// largest value.
 		big := 0.0
@@ -588,7 +667,7 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 			dec = min(max(3-int(math.Floor(math.Log10(big))), 0), 6)
 		}
 		for i, f := range wf.Folds {
-			fmt.Fprintf(&b, "      %4d  %24d  %-17s  %11.*f  %12.*f  %12.4f\n", i+1, f.OOSBlock, fmt.Sprintf("%d x %d", f.Combo.HMA, f.Combo.HMA3),
+			fmt.Fprintf(&b, "      %4d  %24d  %-*s  %11.*f  %12.*f  %12.4f\n", i+1, f.OOSBlock, width, f.Combo.Short(),
 				dec, f.ISObjective, dec, f.OOSObjective, 100*f.OOSReturn)
 		}
 	}
@@ -613,11 +692,11 @@ func (sm *Summary) Brief() string {
 		s += "no PBO: " + sm.PBONote
 	}
 	if d := sm.DSR; d != nil {
-		s += fmt.Sprintf("; DSR %.3f for %d x %d (Sharpe %.3g vs %.3g expected of %s skill-less trials)", d.DSR, sm.Selected.HMA, sm.Selected.HMA3,
+		s += fmt.Sprintf("; DSR %.3f for %s (Sharpe %.3g vs %.3g expected of %s skill-less trials)", d.DSR, sm.Selected.Short(),
 			d.SharpeAnnual, d.SR0Annual, text.Thousands(d.Trials))
 	}
 	if sm.PlateauK > 0 {
-		s += fmt.Sprintf("; plateau best %d x %d", sm.PlateauBest.HMA, sm.PlateauBest.HMA3)
+		s += fmt.Sprintf("; plateau best %s", sm.PlateauBest.Short())
 	}
 	return s
 }

@@ -30,7 +30,10 @@ import (
 // rows, a partial row), each an ordinary Study on a sub-grid run by
 // RunStudy, as runTiled runs its tiles: every combo's metrics and
 // per-block statistics depend only on its own lengths and the bars, and
-// the parity report is joined from the rectangles' (mergeParity).
+// the parity report is joined from the rectangles' (mergeParity). A
+// strategy family's grid (Grid.Strategy) has no HMA rows: its slice runs as
+// one study of that range of combo indices (Study.Slice), computed by the
+// whole grid's arithmetic.
 
 // ShardSpecError is a --shard value that is not K/N with 0 <= K < N, or
 // auto without the variables that say it.
@@ -228,21 +231,28 @@ func (d *ShardDescription) Work() (int64, error) {
 // empty when n exceeds the combos. Each slice's end is found by binary
 // search (the shard of a unit never decreases along the order):
 // O((datasets + n) log combos) steps, whatever the grid's size.
+//
+// A strategy grid (Grid.Strategy) has no aliases: every combo costs its
+// dataset's bars, and a slice is a range of its combo indices.
 func PlanShards(bars []int, g engine.Grid, n int) [][]ShardSlice {
 	out := make([][]ShardSlice, n)
-	n3 := g.HMA3.Len()
-	colPre := make([]uint64, n3+1) // computed combos before each HMA3 column, in a row
-	distinct := g.Distinct().Len() != g.Len()
-	for j := 0; j < n3; j++ {
-		c := uint64(1)
-		if distinct && j > 0 && g.HMA3.At(j-1)/2 == g.HMA3.At(j)/2 {
-			c = 0
+	prefix := func(u int) uint64 { return uint64(u) } // computed combos before combo u
+	per := uint64(g.Len())                            // computed combos of the grid
+	if g.Strategy == nil {
+		n3 := g.HMA3.Len()
+		colPre := make([]uint64, n3+1) // computed combos before each HMA3 column, in a row
+		distinct := g.Distinct().Len() != g.Len()
+		for j := 0; j < n3; j++ {
+			c := uint64(1)
+			if distinct && j > 0 && g.HMA3.At(j-1)/2 == g.HMA3.At(j)/2 {
+				c = 0
+			}
+			colPre[j+1] = colPre[j] + c
 		}
-		colPre[j+1] = colPre[j] + c
+		rowCost := colPre[n3]
+		prefix = func(u int) uint64 { return uint64(u/n3)*rowCost + colPre[u%n3] }
+		per = rowCost * uint64(g.HMA.Len())
 	}
-	rowCost := colPre[n3]
-	prefix := func(u int) uint64 { return uint64(u/n3)*rowCost + colPre[u%n3] }
-	per := rowCost * uint64(g.HMA.Len())
 	var total uint64
 	for _, b := range bars {
 		total += per * uint64(b)
@@ -346,11 +356,28 @@ func RunSlice(ctx context.Context, s *engine.Study, lo, hi int, progress chan<- 
 	runs := map[engine.Precision]*ShardRun{}
 	var parities []*engine.Parity
 	whole := s.Grid
-	for _, t := range sliceTiles(whole, lo, hi) {
-		// The whole study's size picks each backend's method (a GPU's
-		// kernel: Job.StudyCombos), so a shard computes its combos bit for
-		// bit as the single run does (Study.Rect).
-		rep, err := engine.RunStudy(ctx, s.Rect(t.r0, t.r1, t.c0, t.c1), engine.StudyOptions{Progress: progress})
+	type piece struct {
+		study  *engine.Study
+		global func(local int) int // the whole grid's index of the piece's combo local
+	}
+	var pieces []piece
+	if whole.Strategy != nil {
+		// A strategy grid's slice is one study of its combos [lo, hi)
+		// (Study.Slice): its combos are ordered by the family's axes, not
+		// in HMA rows.
+		if hi > lo {
+			pieces = append(pieces, piece{s.Slice(lo, hi), func(l int) int { return lo + l }})
+		}
+	} else {
+		for _, t := range sliceTiles(whole, lo, hi) {
+			// The whole study's size picks each backend's method (a GPU's
+			// kernel: Job.StudyCombos), so a shard computes its combos bit
+			// for bit as the single run does (Study.Rect).
+			pieces = append(pieces, piece{s.Rect(t.r0, t.r1, t.c0, t.c1), func(l int) int { return t.global(whole, l) }})
+		}
+	}
+	for _, pc := range pieces {
+		rep, err := engine.RunStudy(ctx, pc.study, engine.StudyOptions{Progress: progress})
 		if err != nil {
 			return nil, err
 		}
@@ -368,7 +395,7 @@ func RunSlice(ctx context.Context, s *engine.Study, lo, hi int, progress chan<- 
 			sr.Saving += run.Saving
 			sr.Elapsed += run.Elapsed
 			for _, r := range run.Results {
-				r.Index = t.global(whole, r.Index)
+				r.Index = pc.global(r.Index)
 				sr.Results = append(sr.Results, r)
 			}
 		}
@@ -377,17 +404,17 @@ func RunSlice(ctx context.Context, s *engine.Study, lo, hi int, progress chan<- 
 				part.Blocks = engine.NewBlockStats(hi-lo, rep.Blocks.Bounds)
 			}
 			for l := 0; l < rep.Blocks.Combos; l++ {
-				part.Blocks.CopyCombo(t.global(whole, l)-lo, rep.Blocks, l)
+				part.Blocks.CopyCombo(pc.global(l)-lo, rep.Blocks, l)
 			}
 		} else if s.Blocks > 0 {
 			return nil, errors.New("the per-block statistics were not computed")
 		}
 		if p := rep.Parity; p != nil {
 			for k := range p.Combos {
-				p.Combos[k].Index = t.global(whole, p.Combos[k].Index)
+				p.Combos[k].Index = pc.global(p.Combos[k].Index)
 			}
 			for k := range p.Flips {
-				p.Flips[k].Index = t.global(whole, p.Flips[k].Index)
+				p.Flips[k].Index = pc.global(p.Flips[k].Index)
 			}
 			parities = append(parities, p)
 		}
@@ -506,6 +533,11 @@ func MergeParts(s *engine.Study, parts []*ShardPart) (*engine.Report, error) {
 	}
 	for _, part := range parts {
 		if part.Parity != nil {
+			// Read back from a file: judged by the grid's family again,
+			// and a strategy combo named by its parameters (the file's
+			// parity rows keep its index only), as a single run names it.
+			part.Parity.JudgeAsFamily(s.Grid)
+			nameCombos(s.Grid, part.Parity)
 			ps = append(ps, part.Parity)
 		}
 	}
@@ -514,6 +546,24 @@ func MergeParts(s *engine.Study, parts []*ShardPart) (*engine.Report, error) {
 	}
 	rep.Note = engine.JoinNote(engine.JoinNote(rep.Note, rep.RunNotes()), mixed)
 	return rep, nil
+}
+
+// nameCombos names p's combos and flips of a strategy grid g by their
+// parameters (Grid.Label) where they have no name.
+func nameCombos(g engine.Grid, p *engine.Parity) {
+	if g.Strategy == nil {
+		return
+	}
+	for k := range p.Combos {
+		if c := &p.Combos[k]; c.Name == "" && c.Index >= 0 && c.Index < g.Len() {
+			c.Name = g.Label(c.Index)
+		}
+	}
+	for k := range p.Flips {
+		if f := &p.Flips[k]; f.Name == "" && f.Index >= 0 && f.Index < g.Len() {
+			f.Name = g.Label(f.Index)
+		}
+	}
 }
 
 // CheckShards checks that files (their headers; names[i] is files[i]'s

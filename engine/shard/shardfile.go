@@ -31,6 +31,7 @@ import (
 //	                  and timings, the block edges, the parity report of the
 //	                  slice's combos without its per-combo rows (gob keeps
 //	                  NaN and Inf, which JSON does not) and the study's note
+//	                  (shardwire.go: a hull study's in the types of format 1)
 //
 // A combo's parity row is its trade counts and PnL in both lanes, which
 // the rows hold, and its flips, which the fp32 rows hold (flips,
@@ -174,8 +175,8 @@ func WriteShard(w io.Writer, f *ShardFile) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	var gb bytes.Buffer
-	if err := gob.NewEncoder(&gb).Encode(metas); err != nil {
+	gb, err := encodeParts(metas, f.Description.Spec.IsStrategy())
+	if err != nil {
 		return fmt.Errorf("shard %d of %d: encode its parts: %w", f.Index, f.Count, err)
 	}
 	h := shardHeader{Format: ShardFormat, Index: f.Index, Count: f.Count, ID: f.Description.ID(), Description: f.Description,
@@ -185,7 +186,7 @@ func WriteShard(w io.Writer, f *ShardFile) error {
 		return err
 	}
 	pw.SetKeyValueMetadata("sweepbench.shard", string(hj))
-	pw.SetKeyValueMetadata("sweepbench.parts", base64.StdEncoding.EncodeToString(gb.Bytes()))
+	pw.SetKeyValueMetadata("sweepbench.parts", base64.StdEncoding.EncodeToString(gb))
 	return pw.Close()
 }
 

@@ -9,6 +9,10 @@
 // it (SuiteRef, as Spec.Suite saves it). Package shard cuts a suite's
 // (dataset x combo) work into slices; the parity figures over datasets
 // (engine.MergeParity, engine.OverallParity) stay with engine's Parity.
+// A strategy family's aggregate (engine.Grid.Strategy) names each combo by
+// its parameters (Grid.Columns, Grid.Point) and draws its heatmap over the
+// grid's first two axes, each cell the best median over the others
+// (suite_strategy.go); hull's table and JSON are as they always were.
 //
 // It imports engine; engine never imports it.
 package suite

@@ -205,8 +205,12 @@ type jsonHeatmap struct {
 	Values [][]engine.JSONFloat `json:"values"`
 }
 
-// JSON is the aggregate in its JSON shape (for a suite report).
+// JSON is the aggregate in its JSON shape (for a suite report). A
+// strategy family's grid (Grid.Strategy) has its own (strategyJSON).
 func (g *Aggregate) JSON(lane engine.Precision) any {
+	if g.Grid.Strategy != nil {
+		return g.strategyJSON(lane)
+	}
 	out := jsonAggregate{Objective: g.Objective.Name(), Lane: lane.String(), Datasets: g.Datasets,
 		Combos: make([]jsonAggregateRow, len(g.Median))}
 	for i := range g.Median {
@@ -232,7 +236,14 @@ const heatShades = " .:-=+*#%@"
 // worst dataset and the datasets in profit, then a heatmap of the median
 // (one character a combo, darker is better; when the grid is at most 100
 // HMA3 lengths wide).
+//
+// A strategy family's grid lists each combo's parameters (Grid.Columns)
+// and draws the heatmap over its first two axes, each cell the best median
+// over its other axes (strategyTable).
 func (g *Aggregate) WriteTable(w io.Writer, k int) error {
+	if g.Grid.Strategy != nil {
+		return g.strategyTable(w, k)
+	}
 	bw := text.NewErrWriter(w)
 	name := g.Objective.Name()
 	worst := "min"
