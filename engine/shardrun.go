@@ -107,8 +107,8 @@ func (k *sliceBlockKernel) ComputeBlocks(ctx context.Context, lane, first int, o
 }
 
 // JudgeAsFamily marks p as the parity report of grid g's family, for a
-// report rebuilt from saved rows (a shard file's parts, which keep no
-// unexported field): a family with memory (Strategy.Memory) has its
+// report rebuilt from saved rows (a shard file's parts, the sessions
+// store's rows, which keep no unexported field): a family with memory (Strategy.Memory) has its
 // sensitive combos pass, as compareStrategy judged them (SPEC Part 2
 // "Parity for families with memory"). It takes effect when p is merged
 // (MergeParity, OverallParity) or judged again; nil p is left alone.

@@ -20,8 +20,3 @@ func CompareMetrics(ref, test *Run, tol float64, refLabel, testLabel string) *Pa
 	p.finishSides(nil, refLabel, testLabel)
 	return p
 }
-
-// ReadBack marks p, a parity report read back from the sessions store, as
-// one of grid g: what Compare records of g that the store does not keep
-// (whether g's family has memory), so that p is the report Compare made.
-func (p *Parity) ReadBack(g Grid) { p.memory = g.Strategy != nil && g.Strategy.Memory() }

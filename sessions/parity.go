@@ -200,7 +200,7 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, g engine.Gri
 	if err := rows.Err(); err != nil {
 		return nil, "", err
 	}
-	p.ReadBack(g)
+	p.JudgeAsFamily(g)
 	p.Explain() // Worst from Combos when held, then the explanation
 	return &p, compared, nil
 }

@@ -169,6 +169,42 @@ func (e *engineGrid) Texts() map[string]string {
 	return m
 }
 
+// Series counts the distinct series the grid's combos read (strategy.Sweep
+// lists them per family) plus the inputs (high, low, close, source,
+// moves) and the bar returns.
+func (e *engineGrid) Series() int {
+	const inputs = 6
+	lengths := func(names ...string) int {
+		seen := map[string]bool{}
+		for _, ax := range e.g.Axes {
+			for _, nm := range names {
+				if ax.Param.Name != nm {
+					continue
+				}
+				for k := range ax.Range.Len() {
+					kind := ""
+					if ax.Leg != nil {
+						kind = string(ax.Leg.Kind)
+					}
+					seen[kind+" "+ax.Range.At(k).String()] = true
+				}
+			}
+		}
+		return len(seen)
+	}
+	switch e.g.Family {
+	case "cross":
+		return inputs + lengths("fast", "slow")
+	case "zscore":
+		return inputs + 2*lengths("length")
+	case "rsi":
+		return inputs + lengths("length")
+	case "breakout":
+		return inputs + 2*lengths("entry", "exit")
+	}
+	return inputs
+}
+
 // CheckParams: breakout reads high, low and close, whatever the source.
 func (e *engineGrid) CheckParams(p engine.Params) error {
 	if e.g.Family == "breakout" && p.Source != engine.SourceClose {
