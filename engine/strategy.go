@@ -52,6 +52,11 @@ type Strategy interface {
 	// *FieldError: breakout reads high, low and close, so a --source other
 	// than close).
 	CheckParams(p Params) error
+	// Series is how many series of n values a study of the grid holds in
+	// one precision at its peak (the memory forecast): every distinct
+	// series its combos read (the sweep's cache keeps them for the
+	// parity report) plus its inputs and the bar returns.
+	Series() int
 	// BarsNeeded is the bars the grid's longest combo needs: its first
 	// valid bar + 2 (SPEC "How many bars are enough", per family).
 	BarsNeeded() int

@@ -79,6 +79,9 @@ func seriesBytes(n int, ps []Precision) int64 {
 // gridSeries is how many series a study of g builds (Grid.Distinct: one
 // per HMA length and one per HMA3 p), plus the bar returns.
 func gridSeries(g Grid) int64 {
+	if g.Strategy != nil {
+		return int64(g.Strategy.Series())
+	}
 	d := g.Distinct()
 	return int64(d.HMA.Len()+d.HMA3.Len()) + 1
 }

@@ -57,11 +57,53 @@ func (crossEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State
 
 // evalCross reads each leg's moving average by (kind, length) through sc.
 func evalCross[F Float](in *Inputs[F], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[F]) (int, error) {
-	fa, sl, first, err := legs(leg[F]{in.Src, "src", c.Kinds[0], length(c.Values[0])}, leg[F]{in.Src, "src", c.Kinds[1], length(c.Values[1])}, f, sc)
+	fa, sl, first, err := crossLegs(in, c, f, sc)
 	if err != nil {
 		return 0, err
 	}
 	return first, Cross(fa, sl, in.Close, first, pos, margin)
+}
+
+// legsEvaluator is an evaluator whose state machine is Part 1's
+// crossover of two series (long while a > b, short while a < b, unchanged
+// on a tie or a NaN): cross (a fast, b slow) and hull (a HMA3, b HMA). Its
+// kernel hands the two series to reference.BacktestBlocks, which decides
+// the positions inside the backtest loop, and its parity walks both
+// precisions' crossovers side by side (reference.PositionFlips) without
+// writing positions, as hull's engine path does. legs returns the series
+// (through sc) and the first bar both are defined.
+type legsEvaluator interface {
+	legs64(in *Inputs[float64], c Combo, f Formulation, sc *seriesCache[float64]) (a, b []float64, first int, err error)
+	legs32(in *Inputs[float32], c Combo, f Formulation, sc *seriesCache[float32]) (a, b []float32, first int, err error)
+}
+
+var (
+	_ legsEvaluator = crossEval{}
+	_ legsEvaluator = hullEval{}
+)
+
+func (crossEval) legs64(in *Inputs[float64], c Combo, f Formulation, sc *seriesCache[float64]) ([]float64, []float64, int, error) {
+	return crossLegs(in, c, f, sc)
+}
+func (crossEval) legs32(in *Inputs[float32], c Combo, f Formulation, sc *seriesCache[float32]) ([]float32, []float32, int, error) {
+	return crossLegs(in, c, f, sc)
+}
+func (hullEval) legs64(in *Inputs[float64], c Combo, f Formulation, sc *seriesCache[float64]) ([]float64, []float64, int, error) {
+	return hullLegs(in, c, f, sc)
+}
+func (hullEval) legs32(in *Inputs[float32], c Combo, f Formulation, sc *seriesCache[float32]) ([]float32, []float32, int, error) {
+	return hullLegs(in, c, f, sc)
+}
+
+// crossLegs is cross's fast and slow moving averages and their first
+// common valid bar.
+func crossLegs[F Float](in *Inputs[F], c Combo, f Formulation, sc *seriesCache[F]) ([]F, []F, int, error) {
+	return legs(leg[F]{in.Src, "src", c.Kinds[0], length(c.Values[0])}, leg[F]{in.Src, "src", c.Kinds[1], length(c.Values[1])}, f, sc)
+}
+
+// hullLegs is hull's HMA3 of the close and HMA of the source.
+func hullLegs[F Float](in *Inputs[F], c Combo, f Formulation, sc *seriesCache[F]) ([]F, []F, int, error) {
+	return legs(leg[F]{in.Close, "close", HMA3, length(c.Values[1])}, leg[F]{in.Src, "src", HMA, length(c.Values[0])}, f, sc)
 }
 
 // hullEval is hull's evaluator (SPEC Part 1): HMA3 of the close as the
@@ -80,7 +122,7 @@ func (hullEval) eval32(in *Inputs[float32], c Combo, f Formulation, pos []State,
 
 // evalHull reads HMA3(close) and HMA(source) by length through sc.
 func evalHull[F Float](in *Inputs[F], c Combo, f Formulation, pos []State, margin []float64, sc *seriesCache[F]) (int, error) {
-	h3, h, first, err := legs(leg[F]{in.Close, "close", HMA3, length(c.Values[1])}, leg[F]{in.Src, "src", HMA, length(c.Values[0])}, f, sc)
+	h3, h, first, err := hullLegs(in, c, f, sc)
 	if err != nil {
 		return 0, err
 	}

@@ -169,6 +169,42 @@ func (e *engineGrid) Texts() map[string]string {
 	return m
 }
 
+// Series counts the distinct series the grid's combos read (strategy.Sweep
+// lists them per family) plus the inputs (high, low, close, source,
+// moves) and the bar returns.
+func (e *engineGrid) Series() int {
+	const inputs = 6
+	lengths := func(names ...string) int {
+		seen := map[string]bool{}
+		for _, ax := range e.g.Axes {
+			for _, nm := range names {
+				if ax.Param.Name != nm {
+					continue
+				}
+				for k := range ax.Range.Len() {
+					kind := ""
+					if ax.Leg != nil {
+						kind = string(ax.Leg.Kind)
+					}
+					seen[kind+" "+ax.Range.At(k).String()] = true
+				}
+			}
+		}
+		return len(seen)
+	}
+	switch e.g.Family {
+	case "cross":
+		return inputs + lengths("fast", "slow")
+	case "zscore":
+		return inputs + 2*lengths("length")
+	case "rsi":
+		return inputs + lengths("length")
+	case "breakout":
+		return inputs + 2*lengths("entry", "exit")
+	}
+	return inputs
+}
+
 // CheckParams: breakout reads high, low and close, whatever the source.
 func (e *engineGrid) CheckParams(p engine.Params) error {
 	if e.g.Family == "breakout" && p.Source != engine.SourceClose {
@@ -311,17 +347,43 @@ func (k *kernel[F]) Compute(ctx context.Context, lane, first int, out []engine.M
 // per-block statistics when bs is set (engine.BlockKernel).
 func (k *kernel[F]) ComputeBlocks(ctx context.Context, lane, first int, out []engine.Metrics, bs *engine.BlockStats) error {
 	l := &k.lanes[lane]
+	le, fused := k.fam.eval.(legsEvaluator)
 	for i := range out {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		fv, err := evaluate(k.fam, k.e.g.At(first+i), k.in, k.job.WMA, l.pos, nil, k.sc)
+		c := k.e.g.At(first + i)
+		if fused {
+			// A crossover of two series: the backtest loop decides the
+			// positions itself (BacktestBlocks(b, a): long while a > b),
+			// the metrics bit for bit those of the states' path.
+			a, b, fv, err := legsOf(le, k.in, c, k.job.WMA, k.sc)
+			if err != nil {
+				return err
+			}
+			out[i] = reference.BacktestBlocks(b, a, k.r, fv, k.job.Params, &l.scr, bs, i)
+			continue
+		}
+		fv, err := evaluate(k.fam, c, k.in, k.job.WMA, l.pos, nil, k.sc)
 		if err != nil {
 			return err
 		}
 		out[i] = reference.BacktestPositionsBlocks(l.pos, k.r, fv, k.job.Params, &l.scr, bs, i)
 	}
 	return nil
+}
+
+// legsOf is le's two series in F.
+func legsOf[F Float](le legsEvaluator, in *Inputs[F], c Combo, f Formulation, sc *seriesCache[F]) (a, b []F, first int, err error) {
+	switch in := any(in).(type) {
+	case *Inputs[float64]:
+		a, b, first, err := le.legs64(in, c, f, any(sc).(*seriesCache[float64]))
+		return any(a).([]F), any(b).([]F), first, err
+	case *Inputs[float32]:
+		a, b, first, err := le.legs32(in, c, f, any(sc).(*seriesCache[float32]))
+		return any(a).([]F), any(b).([]F), first, err
+	}
+	return nil, nil, 0, fmt.Errorf("strategy: unsupported precision")
 }
 
 // Compare is combo i's divergences, test (precision, formulation) against
@@ -337,6 +399,25 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 	n := job.Bars.Len()
 	c := e.g.At(i)
 	d64 := e.data(job, engine.FP64, Direct)
+	if le, ok := fam.eval.(legsEvaluator); ok && test == engine.FP32 {
+		// A crossover against fp32: walk both precisions' states side by
+		// side (reference.PositionFlips, hull's parity walk); a combo
+		// whose states agree on every bar needs nothing more.
+		dt := e.data(job, test, form)
+		a64, b64, first, err := le.legs64(d64.in64, c, Direct, d64.sc64)
+		if err != nil {
+			return nil, err
+		}
+		a32, b32, first32, err := le.legs32(dt.in32, c, form, dt.sc32)
+		if err != nil {
+			return nil, err
+		}
+		differ := false
+		reference.PositionFlips(b64, a64, b32, a32, min(first, first32), max(n-1, 0), job.Params.Mode, func(int, int8, int8) { differ = true })
+		if !differ {
+			return nil, nil
+		}
+	}
 	buf := compareBufs.Get().(*compareBuf)
 	defer compareBufs.Put(buf)
 	buf.grow(n)

@@ -270,3 +270,37 @@ func TestInspectIndexIsTheRun(t *testing.T) {
 		t.Error("an index past the grid was inspected")
 	}
 }
+
+// TestStrategySeriesCount: the memory forecast's series of a grid are
+// the distinct series its sweep caches (counted by the cache itself) plus
+// the six inputs.
+func TestStrategySeriesCount(t *testing.T) {
+	bars := btcBars(t)
+	for _, tc := range sweepCases {
+		if tc.family == "hull" {
+			continue
+		}
+		s, err := engine.NewStrategy(tc.family, tc.params, tc.fastBelowSlow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, _ := GridOf(s)
+		sc := newSeriesCache[float64]()
+		in := NewInputs[float64](bars, engine.SourceClose)
+		pos := make([]State, bars.Len())
+		fam, _ := Lookup(g.Family)
+		for i := range g.Len() {
+			if _, err := evaluate(fam, g.At(i), in, Direct, pos, nil, sc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// zscore keeps mean and sd under one key; breakout one channel a key.
+		cached := 0
+		for _, v := range sc.snapshot() {
+			cached += len(v)
+		}
+		if got := s.Series(); got != cached+6 {
+			t.Errorf("%s: Series %d, the cache holds %d series (+6 inputs)", g, got, cached)
+		}
+	}
+}

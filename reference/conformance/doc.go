@@ -16,12 +16,18 @@
 // runs a precision the backend lacks on its fallback. One case has an HMA3
 // range of step 1, so engine.Sweep gives the backend the distinct grid
 // (each twin pair of HMA3 lengths once) and its results are checked under
-// every combo of the grid asked for.
+// every combo of the grid asked for. Every strategy family of SPEC Part 2
+// (cross, zscore, breakout, rsi) runs as a study on the backend too: no GPU
+// backend has their kernels yet, so its lanes run on the fallback, the CPU
+// reference, and the study's note says so; the metrics of every combo (by
+// index) and the parity report's divergences are checked against those
+// worked out from strategy.Evaluate and reference.BacktestPositions.
 //
 // The metric comparisons (SameMetrics, CompareMetrics, NearMetrics) and the
 // series comparison (SameSeries) are the ones every package's tests use;
 // synthetic bars come from sweepbench/engine/data/datatest.
 //
 // It is a test-support package: only _test.go files import it. It imports
-// engine, engine/data/datatest and reference, never a GPU backend.
+// engine, engine/data/datatest, reference and strategy, never a GPU
+// backend.
 package conformance

@@ -112,6 +112,7 @@ func TestBackend(t *testing.T, b engine.Backend, opt Options) {
 	}
 	t.Run("parity", func(t *testing.T) { testParity(t, b, cs) })
 	t.Run("blocks", func(t *testing.T) { testBlocks(t, b, cs, precs) })
+	t.Run("strategies", func(t *testing.T) { testStrategies(t, b, opt.Bars) })
 }
 
 // sweep runs job on b through engine.Sweep and returns the metrics in grid
