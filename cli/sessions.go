@@ -386,11 +386,13 @@ func newSessionsDiffCmd() *cobra.Command {
 		Short: "Compare two saved runs on the same data and grid (B against A) with the parity report",
 		Long: `diff compares run B against run A combo by combo, as the parity report
 compares fp32 against fp64: trade counts, returns, and, when both use the
-same HMA source and mode, the bars where their positions differ (flips,
+same source and mode, the bars where their positions differ (flips,
 with their margin from A) and the indicator error of B against A, from
-indicator series recomputed for each side's precision and WMA formulation
+indicator series recomputed for each side's precision and formulation
 on the dataset loaded again. With different sources or modes, or when the
-dataset cannot be loaded again, only the saved metrics are compared.
+dataset cannot be loaded again, only the saved metrics are compared. Both
+runs must be of one strategy family and grid (a strategy study's
+positions are recomputed when A is its fp64 run).
 
 The collapse/pass verdict applies when only numerical settings differ
 (precision, WMA formulation, backend, device); with a different fee,

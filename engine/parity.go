@@ -231,7 +231,7 @@ const parityProgressEvery = 4096
 // every backend; trade counts and PnL come from the runs.
 func CompareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64, progress func(done int)) (*Parity, error) {
 	if job.Grid.Strategy != nil {
-		return compareStrategy(ctx, job, ref, test, tol, progress)
+		return compareStrategy(ctx, job, ref, test, tol, progress, "", "")
 	}
 	j64 := *job
 	j64.Precision, j64.WMA = FP64, Direct
@@ -378,7 +378,8 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 // with the root's fp64 margin, the combo's Flips the bars that differ and
 // NonBorderline its non-borderline divergences; then the indicator
 // errors of every series the combos read.
-func compareStrategy(ctx context.Context, job *Job, ref, test *Run, tol float64, progress func(done int)) (*Parity, error) {
+// refLabel and testLabel name the sides in the reasons ("": fp64, fp32).
+func compareStrategy(ctx context.Context, job *Job, ref, test *Run, tol float64, progress func(done int), refLabel, testLabel string) (*Parity, error) {
 	p := newParity(ref, test, tol)
 	tol = p.Tolerance
 	st := job.Grid.Strategy
@@ -430,7 +431,7 @@ func compareStrategy(ctx context.Context, job *Job, ref, test *Run, tol float64,
 	for _, h := range heaps {
 		all = append(all, h...)
 	}
-	p.finish(all)
+	p.finishSides(all, refLabel, testLabel)
 	return p, nil
 }
 

@@ -254,10 +254,56 @@ func (s *Source) strategyHeatmapFigure(ctx context.Context, metric, of string, a
 		caption += " White: no combo (--fast-below-slow drops those whose fast length is not below the slow)."
 	}
 	marks := s.marks()
-	if len(marks) > 0 {
-		caption += " Marked: the selected combo (the best by the objective) and the plateau best (robustness)."
-	}
+	caption += markCaption(h, marks, word)
 	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), quantileKey(sc, g3)), nil
+}
+
+// markCaption is a strategy heatmap's caption's words for its marks (""
+// for none): which combos are marked, and that each is drawn at its own
+// values of the two shown parameters, by Strategy.Coords. When the cells
+// reduce other parameters (h.rest) by word ("best", "largest |value|"),
+// the cell under a mark need not hold the marked combo's own value, so it
+// says so and gives each marked combo's values of the reduced parameters.
+func markCaption(h *heat, marks []mark, word string) string {
+	var what, rest []string
+	for _, m := range marks {
+		if _, _, ok := h.at(m.index); !ok {
+			continue
+		}
+		switch m.label {
+		case "selected":
+			what = append(what, "the selected combo (x, the best by the objective)")
+		case "plateau best":
+			what = append(what, "the plateau best (o, robustness)")
+		default:
+			what = append(what, "the "+m.label+" ("+m.sign+")")
+		}
+		if h.rest != nil {
+			var vs []engine.ParamValue
+			for _, p := range h.g.Point(m.index) {
+				if slices.Contains(h.rest, p.Name) {
+					vs = append(vs, p)
+				}
+			}
+			name := m.label
+			if name == "selected" {
+				name = "selected combo"
+			}
+			rest = append(rest, "the "+name+" has "+engine.PointLabel(vs))
+		}
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	shown := h.ax[0].label
+	if h.axi[1] >= 0 {
+		shown = fmt.Sprintf("%s (row) and %s (column)", h.ax[0].label, h.ax[1].label)
+	}
+	c := fmt.Sprintf(" Marked: %s, each at its own %s.", joinAnd(what), shown)
+	if h.rest != nil {
+		c += fmt.Sprintf(" A cell shows the %s%s, which need not be the marked combo's own value: %s.", word, h.over(), strings.Join(rest, "; "))
+	}
+	return c
 }
 
 // strategyHeat is the heatmap of metric in run of ("fp64", "fp32",
@@ -517,6 +563,7 @@ func (s *Source) parityHeatFigure(ctx context.Context, r Request) (*Figure, erro
 		if h.br > 1 || h.bc > 1 {
 			caption += fmt.Sprintf(" Each cell is a block of %d x %d values, drawn by its largest |value|.", h.br, h.bc)
 		}
+		caption += markCaption(h, s.marks(), "largest |value|")
 	} else if h.br > 1 || h.bc > 1 {
 		caption += fmt.Sprintf(" Each cell is a block of %d x %d combos, drawn by its largest |value|.", h.br, h.bc)
 	}

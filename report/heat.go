@@ -291,6 +291,22 @@ type mark struct {
 	glyph draw.GlyphDrawer
 }
 
+// place is where heatPlot draws mark m and its note under the title: a
+// hull combo at (HMA3, HMA); a strategy combo at its own values along the
+// columns' and the rows' axes (heat.at, by Strategy.Coords of its index),
+// whatever the other parameters the cells reduce; ok is false when the
+// grid has no such combo.
+func (h *heat) place(m mark) (xy plotter.XY, note string, ok bool) {
+	if h.g.Strategy == nil {
+		return plotter.XY{X: float64(m.combo.HMA3), Y: float64(m.combo.HMA)}, fmt.Sprintf("%s %s: hma %d, hma3 %d", m.sign, m.label, m.combo.HMA, m.combo.HMA3), true
+	}
+	x, y, ok := h.at(m.index)
+	if !ok {
+		return xy, "", false
+	}
+	return plotter.XY{X: x, Y: y}, fmt.Sprintf("%s %s: %s", m.sign, m.label, h.g.Label(m.index)), true
+}
+
 // heatPlot is the plot of h's cells coloured by colour(value) (grey for
 // the constrained out, white for none), the marks on top with a legend.
 func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks []mark) *plot.Plot {
@@ -322,14 +338,9 @@ func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks [
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = x0, x1, y0, y1
 	var notes []string
 	for _, m := range marks {
-		xy := plotter.XY{X: float64(m.combo.HMA3), Y: float64(m.combo.HMA)}
-		note := fmt.Sprintf("%s %s: hma %d, hma3 %d", m.sign, m.label, m.combo.HMA, m.combo.HMA3)
-		if h.g.Strategy != nil {
-			x, y, ok := h.at(m.index)
-			if !ok {
-				continue
-			}
-			xy, note = plotter.XY{X: x, Y: y}, fmt.Sprintf("%s %s: %s", m.sign, m.label, h.g.Label(m.index))
+		xy, note, ok := h.place(m)
+		if !ok {
+			continue
 		}
 		sc, err := plotter.NewScatter(plotter.XYs{xy})
 		if err != nil {

@@ -618,3 +618,92 @@ func TestEachResultFromStore(t *testing.T) {
 		}
 	}
 }
+
+// TestStrategyPlateauMark: a zscore study with --blocks (robustness saved
+// beside it) marks its plateau best on the heatmap at that combo's own
+// coordinates (Strategy.Coords of PlateauBest.Index), whichever two
+// parameters are shown, and the caption says that the cells reduce the
+// third, giving the marked combo's value of it.
+func TestStrategyPlateauMark(t *testing.T) {
+	ctx := context.Background()
+	st, err := sessions.Open(t.TempDir() + "/sessions.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	z := engine.DefaultSpec()
+	z.Data, z.Head, z.Backend, z.Precision, z.Blocks = "embedded:btcusdt-1m", 20000, "reference", "fp64", 8
+	z.Strategy, z.HMA, z.HMA3 = "zscore", "", ""
+	z.Params = map[string]string{"length": "10:30:10", "entry": "1.5:2.5:0.5", "exit": "0:1:0.5"}
+	id, err := saveStudy(ctx, st, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(ctx, st, id, Options{Registry: registry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := src.Robust
+	if sm == nil || sm.PlateauK == 0 {
+		t.Fatalf("no plateau in the robustness summary: %+v", sm)
+	}
+	g := src.Report.Grid
+	best := sm.PlateauBest.Index
+	if best < 0 || best >= g.Len() || sm.PlateauBest.Label != g.Label(best) {
+		t.Fatalf("plateau best %+v, grid label %q", sm.PlateauBest, g.Label(best))
+	}
+	pt := g.Point(best) // length, entry, exit
+	co := g.Strategy.Coords(best)
+	axes := g.Strategy.Axes()
+	for k := range co {
+		if axes[k].Values[co[k]] != pt[k].Text {
+			t.Fatalf("coords %v of combo %d: axis %s value %s, point %s", co, best, axes[k].Name, axes[k].Values[co[k]], pt[k].Text)
+		}
+	}
+	for _, c := range []struct {
+		axes    []string
+		x, y    float64
+		reduced string
+	}{
+		{nil, pt[1].Value, pt[0].Value, "exit " + pt[2].Text},
+		{[]string{"length", "exit"}, pt[2].Value, pt[0].Value, "entry " + pt[1].Text},
+		{[]string{"exit", "entry"}, pt[1].Value, pt[2].Value, "length " + pt[0].Text},
+	} {
+		ax, err := heatAxes(g, c.axes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := newStrategyHeat(g, DefaultCells, ax)
+		var found bool
+		for _, m := range src.marks() {
+			if m.label != "plateau best" {
+				continue
+			}
+			found = true
+			xy, note, ok := h.place(m)
+			if !ok || m.index != best || xy.X != c.x || xy.Y != c.y || note != "o plateau best: "+g.Label(best) {
+				t.Errorf("axes %q: plateau mark of combo %d at (%g, %g) %q (ok %v), want combo %d at (%g, %g)", c.axes, m.index, xy.X, xy.Y, note, ok, best, c.x, c.y)
+			}
+			// Its cell is the one of its coordinates along the shown axes.
+			k, ok := h.cellOf(best)
+			if want := co[ax[0]]*h.cols + co[ax[1]]; !ok || k != want {
+				t.Errorf("axes %q: plateau best in cell %d, want %d", c.axes, k, want)
+			}
+		}
+		if !found {
+			t.Fatal("no plateau mark")
+		}
+		f, err := Make(ctx, src, Request{Name: "heatmap", Axes: c.axes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(f.Caption, "the plateau best (o, robustness)") ||
+			!strings.Contains(f.Caption, "need not be the marked combo's own value") ||
+			!strings.Contains(f.Caption, "the plateau best has "+c.reduced) {
+			t.Errorf("axes %q: caption %q", c.axes, f.Caption)
+		}
+		if sh := shapeOf(t, render(t, f)); !has(sh.Texts, "o plateau best: "+g.Label(best)) {
+			t.Errorf("axes %q: texts %q", c.axes, sh.Texts)
+		}
+	}
+}

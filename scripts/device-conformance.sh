@@ -13,7 +13,10 @@
 #      an uninterrupted run (CSV of every metric, byte for byte);
 #   5. the bench's fused GPU rungs on the 80-combo and 320 x 320 grids;
 #   6. start-up: one small `run` on a cold driver cache (CUDA_CACHE_DISABLE=1)
-#      with the embedded cubin, then with the PTX JIT (SWEEPBENCH_PTX_DIR).
+#      with the embedded cubin, then with the PTX JIT (SWEEPBENCH_PTX_DIR);
+#   7. the strategy families (SPEC Part 2) under --backend cuda: every lane
+#      on the reference fallback with its note, results identical to
+#      --backend reference (CSV of every metric, byte for byte).
 # Build here first:
 #   CGO_ENABLED=0 go build -o bin/sweepbench . && CGO_ENABLED=0 go test -c -o bin/cuda.test ./cuda
 #   run(command="bash scripts/device-conformance.sh", carry=["bin"])
@@ -23,7 +26,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/sweepbench-out}
 mkdir -p "$OUT"
 B=bin/sweepbench
-STEPS=${STEPS:-123456}
+STEPS=${STEPS:-1234567}
 timed() { # timed NAME CMD...: stdout to $OUT/NAME.txt, wall and max RSS to the summary
 	local name=$1
 	shift
@@ -116,6 +119,19 @@ if [[ $STEPS == *6* ]]; then
 	if cmp -s "$OUT/start-cubin-1.txt" "$OUT/start-ptx-1.txt"; then r=identical; else r=DIFFERS; fi
 	echo "cubin vs PTX results: $r" | tee -a "$OUT/summary.txt"
 	timed start-ref $B run --backend reference --no-save --head 5000 --hma 20 --hma3 30 --format csv -q
+fi
+if [[ $STEPS == *7* ]]; then
+	echo "== 7. strategy families under --backend cuda" | tee -a "$OUT/summary.txt"
+	for fam in "cross --fast ema:5:50:5 --slow sma:20:200:10" "zscore" "breakout" "rsi" "zscore --formulation prefix --param length=20 --param entry=2 --param exit=0"; do
+		name=$(echo "$fam" | tr -c 'a-z0-9\n' '-' | cut -c1-40)
+		# shellcheck disable=SC2086
+		timed "fam-cuda-$name" $B run --backend cuda --no-save --data embedded:btcusdt-1m --strategy $fam --format csv
+		# shellcheck disable=SC2086
+		timed "fam-ref-$name" $B run --backend reference --no-save --data embedded:btcusdt-1m --strategy $fam --format csv
+		if diff <(cut -d, -f1,3- "$OUT/fam-cuda-$name.txt") <(cut -d, -f1,3- "$OUT/fam-ref-$name.txt") >/dev/null; then r=identical; else r=DIFFERS; fi
+		note=$(grep -o 'has no [a-z]* kernel yet[^;]*' "$OUT/fam-cuda-$name.err" | head -1)
+		echo "$fam: cuda vs reference CSV $r; note: ${note:-none}" | tee -a "$OUT/summary.txt"
+	done
 fi
 echo "== summary"
 cat "$OUT/summary.txt"

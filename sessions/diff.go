@@ -86,14 +86,18 @@ type Diff struct {
 }
 
 // Diff compares run b against run a. Both must be on the same bars (same
-// SHA-256, count, first and last bar) and the same grid. When their HMA
-// source and mode agree, the indicator series of each side are recomputed
-// by the registered CPU arithmetic (engine.IndicatorsOf) in that side's
-// precision and WMA formulation on the dataset load returns, and
-// engine.Compare reports flips with their margins (taken from A) and the
-// indicator errors of B against A. When the sources or the modes differ, or
-// load is nil or fails, the comparison is of the saved metrics only (trade
-// counts and returns per combo).
+// SHA-256, count, first and last bar) and the same grid. When their price
+// source (hull's HMA source) and mode agree, a hull study's indicator
+// series of each side are recomputed by the registered CPU arithmetic
+// (engine.IndicatorsOf) in that side's precision and WMA formulation on
+// the dataset load returns, and engine.Compare reports flips with their
+// margins (taken from A) and the indicator errors of B against A; a
+// strategy study's (A fp64) has B's positions recomputed in its precision
+// and formulation against fp64 direct by its family's arithmetic
+// (engine.CompareRunsSides), one flip per divergence. Either way the
+// collapse reasons call the sides A and B. When the sources or the modes
+// differ, or load is nil or fails, the comparison is of the saved metrics
+// only (trade counts and returns per combo).
 func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, error) {
 	var err error
 	d := &Diff{}
@@ -133,6 +137,9 @@ func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, erro
 	switch {
 	case sa.Params.Source != sb.Params.Source:
 		d.MetricsOnly, d.Why = true, fmt.Sprintf("the HMA sources differ (%s -> %s): the indicator series are not comparable", sa.Params.Source, sb.Params.Source)
+		if sa.Grid.Strategy != nil {
+			d.MetricsOnly, d.Why = true, fmt.Sprintf("the price sources differ (%s -> %s): the %s study's series are not comparable", sa.Params.Source, sb.Params.Source, sa.Grid.Family())
+		}
 	case sa.Params.Mode != sb.Params.Mode:
 		d.MetricsOnly, d.Why = true, fmt.Sprintf("the modes differ (%s -> %s): positions are not comparable bar by bar", sa.Params.Mode, sb.Params.Mode)
 	case sa.Grid.Strategy != nil && d.A.Run.Precision != engine.FP64:
@@ -166,8 +173,8 @@ func (s *Store) Diff(ctx context.Context, a, b RunRef, load Loader) (*Diff, erro
 		// formulation against fp64 direct (A), divergence by divergence.
 		test := *d.B.Run
 		test.WMA = formulation(d.B.Run)
-		d.Parity, err = engine.CompareRuns(ctx, &engine.Job{Bars: bars, Grid: d.Grid, Params: sa.Params, Precision: engine.FP64, WMA: engine.Direct},
-			d.A.Run, &test, tol, nil)
+		d.Parity, err = engine.CompareRunsSides(ctx, &engine.Job{Bars: bars, Grid: d.Grid, Params: sa.Params, Precision: engine.FP64, WMA: engine.Direct},
+			d.A.Run, &test, tol, nil, "A", "B")
 	default:
 		d.Parity, err = compareRecomputed(ctx, bars, d.Grid, sa.Params, d.A.Run, d.B.Run, tol)
 	}

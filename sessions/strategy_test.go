@@ -2,11 +2,14 @@ package sessions_test
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/text"
 	"sweepbench/sessions"
 	_ "sweepbench/strategy" // engine.NewStrategy: the families' grids
 )
@@ -296,5 +299,89 @@ func TestStrategyDiff(t *testing.T) {
 	if _, err := s.Diff(bg, sessions.RunRef{ID: ida}, sessions.RunRef{ID: idc}, nil); err == nil ||
 		!strings.Contains(err.Error(), "swept different cross grids (fast ema:5:15:5 x slow sma:20:40:10; fast ema:5:20:5 x slow sma:20:40:10)") {
 		t.Errorf("two cross grids: %v, want it refused naming both", err)
+	}
+}
+
+// TestStrategyDiffSides: a strategy diff whose positions are recomputed
+// (both fp64, the fee raised tenfold in B) names the sides A and B in its
+// collapse reasons, with the worst combo's returns and trades from the
+// saved runs, its figures those of engine.CompareRuns (which names them
+// fp64 and fp32); a diff of another price source is of the saved metrics,
+// naming the sources and the family, not the HMA.
+func TestStrategyDiffSides(t *testing.T) {
+	s := openStore(t, "")
+	reg := pipelineRegistry()
+	bg := context.Background()
+	a := strategySpec("cross", map[string]string{"fast": "ema:5:15:5", "slow": "sma:20:40:10"})
+	a.Precision = "fp64"
+	_, ra, ida := saveSpec(t, s, reg, a)
+	b := a
+	b.Fee = 10 * a.Fee
+	_, rb, idb := saveSpec(t, s, reg, b)
+	d, err := s.Diff(bg, sessions.RunRef{ID: ida}, sessions.RunRef{ID: idb}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := d.Parity
+	if d.MetricsOnly || p.Verdict != engine.VerdictCollapse || len(p.Reasons) == 0 {
+		t.Fatalf("metrics only %v (%s), verdict %s, reasons %q: want positions recomputed and a collapse", d.MetricsOnly, d.Why, p.Verdict, p.Reasons)
+	}
+	// The worst |dPnL| recomputed from the two saved runs.
+	worst, wv := -1, 0.0
+	for _, r := range ra.Runs[0].Results {
+		if v := 100 * (rb.Runs[0].Lookup(r.Index).TotalReturn - r.TotalReturn); worst < 0 || math.Abs(v) > math.Abs(wv) {
+			worst, wv = r.Index, v
+		}
+	}
+	x, y := ra.Runs[0].Lookup(worst), rb.Runs[0].Lookup(worst)
+	trades := text.Thousands(x.TotalTrades) + " trades in both"
+	if x.TotalTrades != y.TotalTrades {
+		trades = fmt.Sprintf("trades %s A, %s B", text.Thousands(x.TotalTrades), text.Thousands(y.TotalTrades))
+	}
+	want := fmt.Sprintf("max |dPnL| %s pp > %g pp on (%s): return %.2f%% A, %.2f%% B; %s",
+		text.TrimFloat(math.Abs(wv), 4), engine.MaxDPnLpp, d.Grid.Label(worst), 100*x.TotalReturn, 100*y.TotalReturn, trades)
+	if p.Reasons[0] != want {
+		t.Errorf("reason %q\n  want %q", p.Reasons[0], want)
+	}
+	for _, r := range p.Reasons {
+		if strings.Contains(r, "fp64") || strings.Contains(r, "fp32") {
+			t.Errorf("reason %q names fp64 or fp32, not A and B", r)
+		}
+	}
+	// The same figures as CompareRuns', only the sides' names differ.
+	ss, err := s.Get(bg, ida)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := sessions.LoadSpec(bg, ss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := &engine.Job{Bars: &ds.Bars, Grid: d.Grid, Params: ss.Params, Precision: engine.FP64, WMA: engine.Direct}
+	plain, err := engine.CompareRuns(bg, job, d.A.Run, d.B.Run, ss.Tolerance, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.TotalTrades64 != p.TotalTrades64 || plain.TotalTrades32 != p.TotalTrades32 || plain.FlipCount != p.FlipCount ||
+		plain.CombosDiffering != p.CombosDiffering || plain.MaxAbsDPnLpp != p.MaxAbsDPnLpp || plain.Verdict != p.Verdict ||
+		len(plain.Reasons) != len(p.Reasons) || !reflect.DeepEqual(plain.Flips, p.Flips) || plain.Explanation != p.Explanation {
+		t.Errorf("CompareRunsSides differs from CompareRuns beyond the names:\n%+v\n%+v", p, plain)
+	}
+	if !strings.Contains(plain.Reasons[0], "% fp64, ") {
+		t.Errorf("CompareRuns' reason %q: want fp64 and fp32", plain.Reasons[0])
+	}
+
+	c := a
+	c.Source = "hl2"
+	_, _, idc := saveSpec(t, s, reg, c)
+	d, err = s.Diff(bg, sessions.RunRef{ID: ida}, sessions.RunRef{ID: idc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := "the price sources differ (close -> hl2): the cross study's series are not comparable"; !d.MetricsOnly || d.Why != w || d.Parity.FlipCount != 0 {
+		t.Errorf("metrics only %v, why %q, want %q", d.MetricsOnly, d.Why, w)
+	}
+	if strings.Contains(d.Why, "HMA") {
+		t.Errorf("a cross diff's why names the HMA: %q", d.Why)
 	}
 }
