@@ -400,23 +400,7 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 	c := e.g.At(i)
 	d64 := e.data(job, engine.FP64, Direct)
 	if le, ok := fam.eval.(legsEvaluator); ok && test == engine.FP32 {
-		// A crossover against fp32: walk both precisions' states side by
-		// side (reference.PositionFlips, hull's parity walk); a combo
-		// whose states agree on every bar needs nothing more.
-		dt := e.data(job, test, form)
-		a64, b64, first, err := le.legs64(d64.in64, c, Direct, d64.sc64)
-		if err != nil {
-			return nil, err
-		}
-		a32, b32, first32, err := le.legs32(dt.in32, c, form, dt.sc32)
-		if err != nil {
-			return nil, err
-		}
-		differ := false
-		reference.PositionFlips(b64, a64, b32, a32, min(first, first32), max(n-1, 0), job.Params.Mode, func(int, int8, int8) { differ = true })
-		if !differ {
-			return nil, nil
-		}
+		return compareLegs(le, job, c, d64, e.data(job, test, form), form, tol)
 	}
 	buf := compareBufs.Get().(*compareBuf)
 	defer compareBufs.Put(buf)
@@ -515,6 +499,77 @@ func trace[F Float](g Grid, c Combo, job *engine.Job) (engine.StrategyTrace, err
 		return engine.StrategyTrace{}, err
 	}
 	return engine.StrategyTrace{Metrics: m, Trace: tr, Signal: sig}, nil
+}
+
+// compareLegs is Compare for a crossover of two series (a memoryless
+// family: each flip bar judged by its own margin) against fp32: both
+// precisions' states walked side by side (reference.PositionFlips, hull's
+// parity walk), and every figure of a flip read off the series: its margin
+// |a-b|/close at the bar (as Cross writes it), and the states around it
+// (a bar that is no flip holds one state in both precisions, the fp64
+// machine's). The flips equal those of the positions path, bar for bar.
+func compareLegs(le legsEvaluator, job *engine.Job, c Combo, d64, d32 *jobData, form Formulation, tol float64) ([]engine.StrategyFlip, error) {
+	a64, b64, first, err := le.legs64(d64.in64, c, Direct, d64.sc64)
+	if err != nil {
+		return nil, err
+	}
+	a32, b32, _, err := le.legs32(d32.in32, c, form, d32.sc32)
+	if err != nil {
+		return nil, err
+	}
+	n := job.Bars.Len()
+	held := max(n-1, 0)
+	type bar struct{ p64, p32 int8 }
+	flips := map[int]bar{}
+	var order []int
+	reference.PositionFlips(b64, a64, b32, a32, first, held, job.Params.Mode, func(i int, p64, p32 int8) {
+		flips[i] = bar{p64, p32}
+		order = append(order, i)
+	})
+	if len(order) == 0 {
+		return nil, nil
+	}
+	low := int8(-1)
+	if job.Params.Mode == engine.LongOnly {
+		low = 0
+	}
+	// at is the two states after bar k (k >= 0).
+	at := func(k int) bar {
+		if f, ok := flips[k]; ok {
+			return f
+		}
+		for j := k; j >= max(first, 0); j-- {
+			if a64[j] > b64[j] {
+				return bar{1, 1}
+			} else if a64[j] < b64[j] {
+				return bar{low, low}
+			}
+		}
+		return bar{}
+	}
+	close, r := job.Bars.Close, d64.r64
+	out := make([]engine.StrategyFlip, 0, len(order))
+	for _, i := range order {
+		f := flips[i]
+		m := math.Abs(a64[i]-b64[i]) / close[i]
+		sf := engine.StrategyFlip{Root: i, Bars: 1, Pos64: f.p64, Pos32: f.p32, Margin: m, Borderline: m < tol,
+			DPnLpp: 100 * float64(f.p32-f.p64) * r[i+1]}
+		for b := i; b <= i+1 && b < held; b++ {
+			if b > 0 {
+				prev, cur := at(b-1), at(b)
+				sf.Trades += boolInt(cur.p32 != prev.p32) - boolInt(cur.p64 != prev.p64)
+			}
+		}
+		out = append(out, sf)
+	}
+	return out, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // changed is 1 when pos changes at bar b (b >= 1), else 0.

@@ -128,6 +128,14 @@ func TestEngineStudyIsSweep(t *testing.T) {
 						if !(m64[b] < par.Tolerance) {
 							nonBorder++
 						}
+						if f, ok := listed[[2]int{cp.Index, b}]; ok {
+							tr, dp := moved(p64, p32, b, 1)
+							if f.Bars != 1 || f.Trades != tr || f.DPnLpp != dp || f.Margin != m64[b] || f.Pos64 != p64[b] || f.Pos32 != p32[b] {
+								t.Errorf("%s combo %d flip at %d: listed %+v; recomputed trades %+d, dPnL %g, margin %g, pos %d/%d",
+									g, cp.Index, b, f, tr, dp, m64[b], p64[b], p32[b])
+							}
+							checked++
+						}
 					}
 				}
 			}
@@ -139,7 +147,7 @@ func TestEngineStudyIsSweep(t *testing.T) {
 				t.Errorf("combo %d labelled %q, want %q", cp.Index, cp.Label(), st.Grid.Label(cp.Index))
 			}
 		}
-		if memory && par.FlipCount > 0 && checked == 0 {
+		if par.FlipCount > 0 && checked == 0 {
 			t.Errorf("%s: no listed divergence was checked", g)
 		}
 		t.Logf("%s (%s): %d combos, verdict %s, %d flips (%d non-borderline), %d sensitive", g, tc.f, n, par.Verdict, par.FlipCount, par.NonBorderlineFlips, par.Sensitive)
