@@ -21,6 +21,9 @@ import (
 func familySpec(family string, params map[string]string, head int) engine.Spec {
 	s := crossSpec()
 	s.Head, s.Strategy, s.Params, s.WMA = head, family, params, "prefix"
+	if family == "breakout" {
+		s.WMA = "direct" // no prefix form: its channels are exact
+	}
 	return s
 }
 

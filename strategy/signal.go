@@ -2,7 +2,6 @@ package strategy
 
 import (
 	"fmt"
-	"math"
 
 	"sweepbench/engine"
 )
@@ -12,7 +11,8 @@ import (
 //
 //	hull      price: "hma3 L3" (of the close) and "hma L" (of the source)
 //	cross     price: "fast KIND L" and "slow KIND L" (a price leg: the source)
-//	zscore    z: z = (x-m)/sd, levels +entry, -entry (entries), +exit, -exit
+//	zscore    z: z = (x-m)/sd as the machine compared it, levels +entry,
+//	          -entry (entries), +exit, -exit
 //	breakout  price: "close", "up entry", "down entry", "up exit", "down exit"
 //	rsi       RSI 0..100: "rsi L", levels "lower", "upper"
 //
@@ -78,15 +78,9 @@ func SignalSeries[F Float](g Grid, c Combo, in *Inputs[F], f Formulation) (Signa
 	case "zscore":
 		L := length(c.Values[0])
 		kin, kout := c.Values[1].Float64(), c.Values[2].Float64()
-		zf := f
-		m, sd := series(seriesKey{name: "zscore", src: "src", length: L, f: zf}, 0), series(seriesKey{name: "zscore", src: "src", length: L, f: zf}, 1)
-		z := make([]float64, n)
-		for i := range z {
-			z[i] = math.NaN()
-			if m != nil && sd != nil && sd[i] > 0 {
-				z[i] = (float64(in.Src[i]) - m[i]) / sd[i]
-			}
-		}
+		// The z the machine compared (zSeries, in the working precision;
+		// NaN where sd is undefined or 0).
+		z := series(seriesKey{name: "zscore", src: "src", length: L, f: f}, 2)
 		return Signal{Scale: "z", Lines: []Line{{Name: fmt.Sprintf("z %d", L), Values: z}},
 			Levels: []Level{{Name: "+entry", Value: kin}, {Name: "-entry", Value: -kin}, {Name: "+exit", Value: kout}, {Name: "-exit", Value: -kout}}}, nil
 	case "breakout":

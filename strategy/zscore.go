@@ -135,6 +135,10 @@ func zscoreSeries[F Float](x []F, L int, f Formulation) (m, sd []F) {
 // and sd of zscoreSeries from bar first (a NaN sd: the bar reads an
 // undefined value, state 0 and margin NaN). Lengths are the caller's.
 func zscoreMachine[F Float](x, close, m, sd []F, first int, kin, kout F, pos []State, margin []float64) {
+	if margin == nil {
+		zscoreStates(x, m, sd, first, kin, kout, pos)
+		return
+	}
 	n := len(x)
 	var st State
 	warmup(pos, margin, first)
@@ -198,6 +202,93 @@ func zscoreMachine[F Float](x, close, m, sd []F, first int, kin, kout F, pos []S
 	}
 }
 
+// zSeries is z = (x-m)/sd at every bar where sd is defined and not 0, the
+// same operations as zscoreMachine's (NaN elsewhere: the states read sd
+// there, not z).
+func zSeries[F Float](x, m, sd []F) []F {
+	z := make([]F, len(x))
+	for i := range z {
+		if sdi := sd[i]; sdi == sdi && sdi != 0 {
+			z[i] = (x[i] - m[i]) / sdi
+		} else {
+			z[i] = F(math.NaN())
+		}
+	}
+	return z
+}
+
+// zscoreStatesZ is zscoreStates over z precomputed (zSeries): the same
+// states, bar for bar.
+func zscoreStatesZ[F Float](z, sd []F, first int, kin, kout F, pos []State) {
+	var st State
+	warmup(pos, nil, first)
+	for i := max(first, 0); i < len(z); i++ {
+		sdi := sd[i]
+		if sdi != sdi {
+			st = 0
+			pos[i] = 0
+			continue
+		}
+		if sdi == 0 {
+			pos[i] = st
+			continue
+		}
+		st = zscoreStep(st, z[i], kin, kout)
+		pos[i] = st
+	}
+}
+
+// zscoreStep is one bar's transition of the zscore machine from state st
+// at z (SPEC Part 2 "zscore").
+func zscoreStep[F Float](st State, z, kin, kout F) State {
+	switch st {
+	case 0:
+		if z < -kin {
+			return 1
+		} else if z > kin {
+			return -1
+		}
+	case 1:
+		if z >= -kout {
+			if z > kin {
+				return -1
+			}
+			return 0
+		}
+	case -1:
+		if z <= kout {
+			if z < -kin {
+				return 1
+			}
+			return 0
+		}
+	}
+	return st
+}
+
+// zscoreStates is zscoreMachine without margins (a sweep's kernel, the
+// parity's test side): the same comparisons in the same order, so the
+// same states, without the distances only margins need (TestZScoreStates
+// holds the two to one another).
+func zscoreStates[F Float](x, m, sd []F, first int, kin, kout F, pos []State) {
+	var st State
+	warmup(pos, nil, first)
+	for i := max(first, 0); i < len(x); i++ {
+		sdi := sd[i]
+		if sdi != sdi {
+			st = 0
+			pos[i] = 0
+			continue
+		}
+		if sdi == 0 {
+			pos[i] = st
+			continue
+		}
+		st = zscoreStep(st, (x[i]-m[i])/sdi, kin, kout)
+		pos[i] = st
+	}
+}
+
 // zscoreEval is zscore's evaluator: length, entry, exit on the source;
 // the mean and sd by length through the cache.
 type zscoreEval struct{}
@@ -218,8 +309,14 @@ func evalZScore[F Float](in *Inputs[F], L int, kin, kout F, f Formulation, pos [
 	}
 	v, _ := sc.get(seriesKey{name: "zscore", src: "src", length: L, f: f}, func() ([][]F, error) {
 		m, sd := zscoreSeries(in.Src, L, f)
-		return [][]F{m, sd}, nil
+		return [][]F{m, sd, zSeries(in.Src, m, sd)}, nil
 	})
+	if margin == nil {
+		// z depends on the length alone: computed once in the cache, each
+		// combo only compares it with its thresholds.
+		zscoreStatesZ(v[2], v[1], L-1, kin, kout, pos)
+		return L - 1, nil
+	}
 	zscoreMachine(in.Src, in.Close, v[0], v[1], L-1, kin, kout, pos, margin)
 	return L - 1, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"sweepbench/engine"
 	"testing"
 )
 
@@ -368,6 +369,45 @@ func TestZScoreBTC(t *testing.T) {
 		t.Logf("fp32 direct divergence at bar %d, %d bars, fp64 margin %.3g", r[0], r[1], margin[r[0]])
 		if !(margin[r[0]] < 1e-5) {
 			t.Errorf("fp32 direct diverges at bar %d with fp64 margin %g >= 1e-5: not borderline", r[0], margin[r[0]])
+		}
+	}
+}
+
+// TestZScoreStates: the machine without margins (zscoreStates, and
+// zscoreStatesZ over z precomputed: the sweep's) gives the states of the
+// machine with them, bar for bar, in
+// both precisions and formulations, on real minute data over a grid of
+// thresholds (prefix: with its undefined bars).
+func TestZScoreStates(t *testing.T) {
+	bars := btcBars(t)
+	check := func(name string, with, without []State) {
+		t.Helper()
+		for i := range with {
+			if with[i] != without[i] {
+				t.Fatalf("%s bar %d: %d with margins, %d without", name, i, with[i], without[i])
+			}
+		}
+	}
+	in64, in32 := NewInputs[float64](bars, engine.SourceClose), NewInputs[float32](bars, engine.SourceClose)
+	n := bars.Len()
+	for _, f := range []Formulation{Direct, Prefix} {
+		for _, L := range []int{5, 20, 60} {
+			m64, sd64 := zscoreSeries(in64.Src, L, f)
+			m32, sd32 := zscoreSeries(in32.Src, L, f)
+			for _, k := range [][2]float64{{1.5, 0}, {2, 0.5}, {3, -1}, {2.5, 1}} {
+				a, b, mg := make([]State, n), make([]State, n), make([]float64, n)
+				zscoreMachine(in64.Src, in64.Close, m64, sd64, L-1, k[0], k[1], a, mg)
+				zscoreMachine(in64.Src, in64.Close, m64, sd64, L-1, k[0], k[1], b, nil)
+				check("fp64", a, b)
+				zscoreMachine(in32.Src, in32.Close, m32, sd32, L-1, float32(k[0]), float32(k[1]), a, mg)
+				zscoreMachine(in32.Src, in32.Close, m32, sd32, L-1, float32(k[0]), float32(k[1]), b, nil)
+				check("fp32", a, b)
+				zscoreStatesZ(zSeries(in32.Src, m32, sd32), sd32, L-1, float32(k[0]), float32(k[1]), b)
+				check("fp32 z", a, b)
+				zscoreMachine(in64.Src, in64.Close, m64, sd64, L-1, k[0], k[1], a, mg)
+				zscoreStatesZ(zSeries(in64.Src, m64, sd64), sd64, L-1, k[0], k[1], b)
+				check("fp64 z", a, b)
+			}
 		}
 	}
 }
