@@ -49,11 +49,17 @@ func phrase(err error) string {
 }
 
 // flagText is one field error as the flag's: --NAME VALUE: reason.
+// The formulation's field keeps its old name, wma (Spec's JSON key); the
+// flag that sets it is --formulation (--wma its alias).
 func flagText(fe *engine.FieldError) string {
-	if fe.Value == "" {
-		return "--" + fe.Field + ": " + fe.Err.Error()
+	flag := "--" + fe.Field
+	if fe.Field == engine.FieldWMA {
+		flag = "--formulation"
 	}
-	return "--" + fe.Field + " " + fe.Shown() + ": " + fe.Err.Error()
+	if fe.Value == "" {
+		return flag + ": " + fe.Err.Error()
+	}
+	return flag + " " + fe.Shown() + ": " + fe.Err.Error()
 }
 
 // exitError carries a process exit code through cobra.

@@ -49,7 +49,7 @@ func (f *studyFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.To, engine.FieldTo, d.To, "use only bars before this time; a date includes that day (2023-09-30)")
 	fs.StringVar(&s.Backend, engine.FieldBackend, d.Backend, "auto, reference, cuda or metal")
 	fs.StringVar(&s.Precision, engine.FieldPrecision, d.Precision, "fp64, fp32 or both")
-	fs.StringVar(&s.WMA, "formulation", d.WMA, "formulation of the fp32 run: direct, or prefix (the running-sum trap: hull's WMA, sma, wma, zscore; fp64 is always direct)")
+	fs.StringVar(&s.WMA, "formulation", d.WMA, "formulation of the fp32 run: direct, or prefix (the trap: running sums for hull's WMA, sma, wma, hma, hma3 and zscore's variance; rsi's moves as differences of rounded prices; fp64 is always direct)")
 	fs.StringVar(&s.WMA, engine.FieldWMA, d.WMA, "the same as --formulation (its name before strategies)")
 	fs.Var(decimalFloat{&s.BarsPerYear, d.BarsPerYear}, engine.FieldBarsPerYear, "bars per year for Sharpe, Sortino and CAGR; 0 = derived from the data: the bars observed a year when they follow a session calendar (nights, weekends), else 365 x 24 h / the median bar spacing (24/7); the report says which")
 	fs.Var(decimalFloat{&s.Borderline, d.Borderline}, engine.FieldBorderline, "parity: a flip is borderline when |h3-h|/close is below this")

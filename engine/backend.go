@@ -62,7 +62,7 @@ func (j *Job) Validate() error {
 	if err := j.Grid.Validate(j.Bars.Len()); err != nil {
 		return err
 	}
-	if err := j.Grid.CheckParams(j.Params); err != nil {
+	if err := j.Grid.CheckParams(j.Params, j.WMA); err != nil {
 		return err
 	}
 	return j.Params.Validate()

@@ -45,7 +45,7 @@ func InspectIndex(ctx context.Context, b *Bars, g Grid, i int, p Params, prec Pr
 	if err := g.Validate(b.Len()); err != nil {
 		return nil, err
 	}
-	if err := g.CheckParams(p); err != nil {
+	if err := g.CheckParams(p, form); err != nil {
 		return nil, err
 	}
 	job := &Job{Bars: b, Grid: g, Params: p, Precision: prec, WMA: form}

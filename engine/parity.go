@@ -601,9 +601,21 @@ func (p *Parity) finishSides(flips []Flip, ref, test string) {
 	}
 	if !(p.MaxRelIndicatorError <= MaxIndicatorRel) {
 		r := fmt.Sprintf("max relative indicator error %.3g > %g", p.MaxRelIndicatorError, MaxIndicatorRel)
+		if math.IsInf(p.MaxRelIndicatorError, 1) {
+			r = fmt.Sprintf("max relative indicator error inf > %g", MaxIndicatorRel)
+		}
 		if len(p.IndicatorErrors) > 0 {
 			e := p.IndicatorErrors[0]
-			r += fmt.Sprintf(" (series %s %d at bar %d: the combos with %s %d)", e.Series, e.Length, e.Bar, seriesParam(e.Series), e.Length)
+			undefined := ""
+			if math.IsInf(e.MaxRel, 1) {
+				undefined = ", undefined in " + test + " where " + ref + " is defined"
+			}
+			switch e.Series {
+			case "h", "h3":
+				r += fmt.Sprintf(" (series %s %d at bar %d%s: the combos with %s %d)", e.Series, e.Length, e.Bar, undefined, seriesParam(e.Series), e.Length)
+			default: // a strategy's series: named by its kind or indicator and length
+				r += fmt.Sprintf(" (series %s %d at bar %d%s: the combos reading it)", e.Series, e.Length, e.Bar, undefined)
+			}
 		}
 		p.Reasons = append(p.Reasons, r)
 	}

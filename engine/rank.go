@@ -92,7 +92,7 @@ func (o Objective) Label() string {
 	}
 	var cs []string
 	if o.MinTrades > 0 {
-		cs = append(cs, fmt.Sprintf("at least %d trades", o.MinTrades))
+		cs = append(cs, "at least "+text.Plural(o.MinTrades, "trade"))
 	}
 	if o.MaxDrawdown > 0 {
 		cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", text.FormatFloat(100*o.MaxDrawdown)))

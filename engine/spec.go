@@ -230,9 +230,7 @@ func (s Spec) Parse() (*Settings, error) {
 	add(err)
 	out.Params.Source, err = ParseSource(s.Source)
 	add(err)
-	if gerr == nil && err == nil {
-		add(out.Grid.CheckParams(out.Params))
-	}
+
 	if tf, err := data.ParseTimeframe(s.Timeframe); err != nil {
 		add(&FieldError{Field: FieldTimeframe, Value: s.Timeframe, Err: err})
 	} else {
@@ -245,6 +243,9 @@ func (s Spec) Parse() (*Settings, error) {
 	add(err)
 	out.WMA, err = ParseFormulation(s.WMA)
 	add(err)
+	if gerr == nil && err == nil {
+		add(out.Grid.CheckParams(out.Params, out.WMA))
+	}
 	if s.BarsPerYear < 0 || s.BarsPerYear > 1e12 || s.BarsPerYear != s.BarsPerYear {
 		add(fieldErr(FieldBarsPerYear, text.FormatFloat(s.BarsPerYear), "want a positive number, or 0 to derive it from the data"))
 	}

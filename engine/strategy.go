@@ -48,10 +48,11 @@ type Strategy interface {
 	// limits only by borderline ones is sensitive, not a collapse. A
 	// memoryless family (cross) lists each flip bar with its own margin.
 	Memory() bool
-	// CheckParams refuses the study parameters the family cannot use (a
-	// *FieldError: breakout reads high, low and close, so a --source other
-	// than close).
-	CheckParams(p Params) error
+	// CheckParams refuses the study parameters and the fp32 formulation
+	// the family cannot use (a *FieldError: breakout reads high, low and
+	// close, so a --source other than close; prefix where no series the
+	// grid reads has a prefix form).
+	CheckParams(p Params, form Formulation) error
 	// Series is how many series of n values a study of the grid holds in
 	// one precision at its peak (the memory forecast): every distinct
 	// series its combos read (the sweep's cache keeps them for the
@@ -229,11 +230,11 @@ func (g Grid) Columns() []string {
 
 // CheckParams is the grid's family's check of p (Strategy.CheckParams);
 // nil for hull, which takes every Params.
-func (g Grid) CheckParams(p Params) error {
+func (g Grid) CheckParams(p Params, form Formulation) error {
 	if g.Strategy == nil {
 		return nil
 	}
-	return g.Strategy.CheckParams(p)
+	return g.Strategy.CheckParams(p, form)
 }
 
 // strategyGrid builds the grid of a Spec naming a family other than hull.

@@ -183,7 +183,7 @@ func (s *Study) Validate() error {
 		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if err := s.Grid.CheckParams(s.Params); err != nil {
+	if err := s.Grid.CheckParams(s.Params, s.WMA); err != nil {
 		return err
 	}
 	return s.Params.Validate()

@@ -205,14 +205,35 @@ func (e *engineGrid) Series() int {
 	return inputs
 }
 
-// CheckParams: breakout reads high, low and close, whatever the source.
-func (e *engineGrid) CheckParams(p engine.Params) error {
+// CheckParams: breakout reads high, low and close, whatever the source;
+// prefix needs a series that has a prefix form (cross: an sma, wma, hma
+// or hma3 leg; zscore; rsi; not breakout, whose channels are exact).
+func (e *engineGrid) CheckParams(p engine.Params, form Formulation) error {
 	if e.g.Family == "breakout" && p.Source != engine.SourceClose {
 		return &engine.FieldError{Field: engine.FieldSource, Value: p.Source.String(),
 			Err: errors.New("breakout reads high, low and close; the source does not apply (leave it at close)")}
 	}
+	if form != Prefix {
+		return nil
+	}
+	switch e.g.Family {
+	case "breakout":
+		return &engine.FieldError{Field: engine.FieldWMA, Value: form.String(),
+			Err: errors.New("breakout has no prefix formulation (its channels are maxima and minima, exact in any precision)")}
+	case "cross":
+		for _, ax := range e.g.Axes {
+			if ax.Leg != nil && hasPrefix(ax.Leg.Kind) {
+				return nil
+			}
+		}
+		return &engine.FieldError{Field: engine.FieldWMA, Value: form.String(),
+			Err: fmt.Errorf("no leg of %s has a prefix form (sma, wma, hma and hma3 do; ema, dema, tema and price are recursions or prices)", e.g)}
+	}
 	return nil
 }
+
+// hasPrefix reports whether kind k has a prefix formulation.
+func hasPrefix(k Kind) bool { return k == SMA || k == WMA || k == HMA || k == HMA3 }
 
 // BarsNeeded is the first valid bar of the grid's longest lengths + 2:
 // the warm-ups grow with every length, so the longest combo bounds them.

@@ -312,3 +312,35 @@ func TestStrategySeriesCount(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixNeedsAPrefixForm: --formulation prefix is refused, naming the
+// field, where no series of the grid has a prefix form (breakout; a cross
+// of recursions), and taken where one has.
+func TestPrefixNeedsAPrefixForm(t *testing.T) {
+	cases := []struct {
+		family string
+		params map[string]string
+		ok     bool
+	}{
+		{"breakout", nil, false},
+		{"cross", map[string]string{"fast": "ema:5:10:5", "slow": "tema:20:30:10"}, false},
+		{"cross", map[string]string{"fast": "ema:5:10:5", "slow": "sma:20:30:10"}, true},
+		{"zscore", nil, true},
+		{"rsi", nil, true},
+	}
+	for _, tc := range cases {
+		spec := engine.DefaultSpec()
+		spec.Strategy, spec.Params, spec.WMA = tc.family, tc.params, "prefix"
+		_, err := spec.Parse()
+		if tc.ok {
+			if err != nil {
+				t.Errorf("%s %v prefix: %v", tc.family, tc.params, err)
+			}
+			continue
+		}
+		fe := engine.FieldErrors(err)
+		if len(fe) != 1 || fe[0].Field != engine.FieldWMA || fe[0].Value != "prefix" {
+			t.Errorf("%s %v prefix: error %v, want one FieldError of the formulation", tc.family, tc.params, err)
+		}
+	}
+}

@@ -121,7 +121,9 @@ func zscoreSeries[F Float](x []F, L int, f Formulation) (m, sd []F) {
 		mi := w1 / lf
 		v := w2/lf - F(mi*mi)
 		if v < 0 {
-			m[i], sd[i] = nan, nan
+			// The variance is undefined; the mean is not (it is the
+			// window's sum / L, however rounded).
+			m[i], sd[i] = mi, nan
 			continue
 		}
 		m[i], sd[i] = mi, F(math.Sqrt(float64(v)))

@@ -627,3 +627,48 @@ func TestStrategyParseMetricsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestTableNotesCombosWithoutTrades: with zscore length 10 and entry 3
+// (population sd: |z| <= sqrt(L-1) = 3, so fp64 never enters) the top
+// list holds combos that never trade; the table says how many of the
+// listed ones, counted from the run, and names --min-trades; with
+// --min-trades 1 it lists only combos that trade and says nothing.
+func TestTableNotesCombosWithoutTrades(t *testing.T) {
+	s := strategyStudy(t, "zscore", map[string]string{"length": "10:30:10", "entry": "2:3:0.5", "exit": "0"})
+	rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const top = 5
+	zero := 0
+	for _, c := range engine.TopBy(rep.Run(engine.FP64), rep.Objective, top) {
+		if c.TotalTrades == 0 {
+			zero++
+		}
+	}
+	if zero == 0 {
+		t.Fatal("no listed combo without trades: the case does not test the note")
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, rep, top); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("note: %d of these combos make", zero)
+	if zero == 1 {
+		want = "note: 1 of these combos makes"
+	}
+	if !strings.Contains(b.String(), want+" no trade") || !strings.Contains(b.String(), "--min-trades 1") {
+		t.Errorf("table without %q:\n%s", want, b.String())
+	}
+	rep.Objective, err = engine.ParseObjective("sharpe", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := WriteTable(&b, rep, top); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "make no trade") || strings.Contains(b.String(), "makes no trade") {
+		t.Errorf("the note with --min-trades 1:\n%s", b.String())
+	}
+}

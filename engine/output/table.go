@@ -128,6 +128,7 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 			fmt.Fprintln(tw)
 		}
 		tw.Flush()
+		noTrades(bw, tops, r.Objective)
 	default:
 		for _, run := range r.Runs {
 			if run.Count() == 0 {
@@ -147,12 +148,36 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 					text.Percent(c.WinRate), text.Percent(c.VaR95), text.Percent(c.CVaR95), text.Fixed3(c.Omega))
 			}
 			tw.Flush()
+			noTrades(bw, tops, r.Objective)
 		}
 	}
 	if p := r.Parity; p != nil {
 		writeParity(bw, r, p)
 	}
 	return bw.Err()
+}
+
+// noTrades notes listed combos that never trade: their Sharpe is 0 (SPEC:
+// 0 when the returns' deviation is 0), which outranks every losing combo,
+// so a grid whose combos mostly lose lists them first. Nothing when the
+// constraints already ask for trades or none is listed.
+func noTrades(bw *text.ErrWriter, tops []engine.ComboResult, o engine.Objective) {
+	if o.MinTrades > 0 {
+		return
+	}
+	n := 0
+	for _, c := range tops {
+		if c.TotalTrades == 0 {
+			n++
+		}
+	}
+	if n > 0 {
+		what := fmt.Sprintf("%d of these combos make", n)
+		if n == 1 {
+			what = "1 of these combos makes"
+		}
+		bw.Printf("  note: %s no trade (a Sharpe of 0 outranks every losing combo): --min-trades 1 lists only combos that trade\n", what)
+	}
 }
 
 // topDistinct is TopBy(run, o, k) with HMA3 twins (HMA3Twin: the same
@@ -185,11 +210,7 @@ func gridText(g engine.Grid) string {
 	if g.Strategy == nil {
 		return fmt.Sprintf("hma %s x hma3 %s", g.HMA, g.HMA3)
 	}
-	s := "strategy " + g.Family() + ": " + g.Text()
-	if g.Strategy.FastBelowSlow() {
-		s += " (fast below slow)"
-	}
-	return s
+	return "strategy " + g.Family() + ": " + g.Text() // Text says "(fast < slow)"
 }
 
 // comboHead is a table's parameter columns, each ending in a tab: "hma",
