@@ -26,6 +26,12 @@ func TestStrategyStudyOnTheWorkbench(t *testing.T) {
 			t.Fatalf("the setup screen does not show %q:\n%s", s, v)
 		}
 	}
+	// The estimate says once that a family's study is not calibrated.
+	d.settle()
+	v = d.m.View()
+	if want := "estimate: - (only hull studies are calibrated, not a zscore grid)"; !strings.Contains(v, want) || strings.Contains(v, "estimate: estimate") {
+		t.Errorf("the setup screen does not say %q:\n%s", want, v)
+	}
 	d.key("enter")
 	d.settle()
 	r := d.m.state.Results

@@ -4,6 +4,11 @@
 // flip's margin |h3-h|/close. Keys step through the combo's flips. A
 // strategy family's combo draws as a signal chart: close, the positions
 // and the flips, each with the family's own margin (Inspection.Margin).
+// A family with memory (zscore, breakout, rsi: Grid.Strategy.Memory())
+// lists divergences instead, as the parity report does (SPEC Part 2): a
+// maximal run of bars where the positions differ, judged borderline or
+// not by its root bar's fp64 margin alone (its later bars' margins say
+// nothing), with its length in bars.
 package crossover
 
 import (
@@ -26,7 +31,9 @@ type Model struct {
 	ctx   *common.Context
 	state *common.RunState // the run it shows
 	w, h  int
-	flips []int // bars b (< n-1) where the held positions differ, ascending
+	flips []int // the bars it steps through, ascending: each bar b (< n-1) where the held positions differ, or (memory) each divergence's root
+	runs  []int // memory: flips[k]'s divergence length in bars; nil otherwise
+	diff  []int // every bar b (< n-1) where the held positions differ
 	cur   int   // the flip shown
 	worst int   // the flip it opens on: the widest margin, non-borderline first
 }
@@ -46,7 +53,7 @@ func (m *Model) Title() string {
 		pane = "Signal" // a family's combo: close and its positions
 	}
 	if len(m.flips) > 0 {
-		t := fmt.Sprintf("%s: flip %d of %d", pane, m.cur+1, len(m.flips))
+		t := fmt.Sprintf("%s: %s %d of %d", pane, m.unit(), m.cur+1, len(m.flips))
 		if m.cur == m.worst && len(m.flips) > 1 {
 			t += ", the widest margin" // where it opens; n/N step in bar order
 		}
@@ -55,10 +62,26 @@ func (m *Model) Title() string {
 	return pane
 }
 
+// memory reports whether the results are a strategy family's with memory:
+// its flips are divergences, judged by their root.
+func (m *Model) memory() bool {
+	r := m.state.Results
+	return r != nil && r.Grid.Strategy != nil && r.Grid.Strategy.Memory()
+}
+
+// unit is what the pane steps through: "flip", or "divergence".
+func (m *Model) unit() string {
+	if m.runs != nil {
+		return "divergence"
+	}
+	return "flip"
+}
+
 // Reload lists the flips of the inspected combo (a comparison of the two
-// precisions' positions, bar by bar) and shows the worst one first.
+// precisions' positions, bar by bar; for a family with memory its
+// divergences, each at its root) and shows the worst one first.
 func (m *Model) Reload() {
-	m.flips, m.cur = nil, 0
+	m.flips, m.runs, m.diff, m.cur = nil, nil, nil, 0
 	in := m.state.Inspect
 	if in == nil || in.Err != nil || in.D64 == nil || in.D32 == nil {
 		return
@@ -66,8 +89,24 @@ func (m *Model) Reload() {
 	p64, p32 := in.D64.Pos, in.D32.Pos
 	for b := 0; b+1 < len(p64) && b < len(p32); b++ {
 		if p64[b] != p32[b] {
-			m.flips = append(m.flips, b)
+			m.diff = append(m.diff, b)
 		}
+	}
+	if m.memory() {
+		// One divergence per maximal run of differing bars, at its root
+		// (strategy.Divergences over the held bars, as the parity does).
+		m.runs = []int{}
+		for k := 0; k < len(m.diff); {
+			j := k + 1
+			for j < len(m.diff) && m.diff[j] == m.diff[j-1]+1 {
+				j++
+			}
+			m.flips = append(m.flips, m.diff[k])
+			m.runs = append(m.runs, j-k)
+			k = j
+		}
+	} else {
+		m.flips = m.diff
 	}
 	worst := -1.0
 	for k, b := range m.flips {
@@ -82,8 +121,9 @@ func (m *Model) Reload() {
 	m.worst = m.cur
 }
 
-// margin is the flip's |h3-h|/close in fp64: from the parity report when it
-// lists the flip (listed says so), else read off the fp64 series.
+// margin is the flip's |h3-h|/close in fp64 (a strategy combo: the
+// family's margin; a divergence's: at its root): from the parity report
+// when it lists the flip (listed says so), else read off the fp64 series.
 func (m *Model) margin(bar int) (v float64, listed bool) {
 	in := m.state.Inspect
 	if r := m.state.Results; r != nil && r.Report.Parity != nil {
@@ -121,6 +161,37 @@ func (m *Model) name(in *common.Inspection) string {
 		return common.ComboName(r.Grid, in.Index)
 	}
 	return fmt.Sprintf("hma %d x hma3 %d", in.Combo.HMA, in.Combo.HMA3)
+}
+
+// Counts are the inspected combo's flips as the parity report counts
+// them (ComboParity): Flips the bars where the held positions differ,
+// NonBorderline the flips (memory: divergences) not borderline,
+// MaxMargin the largest margin among them (memory: among the roots; 0
+// when none); Divergences the number of divergences (memory) or flips.
+type Counts struct {
+	Flips, Divergences, NonBorderline int
+	MaxMargin                         float64
+}
+
+// Counts returns the inspected combo's counts (after Reload).
+func (m *Model) Counts() Counts {
+	nb, mx := m.judged()
+	return Counts{Flips: len(m.diff), Divergences: len(m.flips), NonBorderline: nb, MaxMargin: mx}
+}
+
+// judged is the number of flips (memory: divergences, by their root) not
+// borderline and the largest margin among them (NaN margins skipped).
+func (m *Model) judged() (nonBorderline int, maxMargin float64) {
+	for _, b := range m.flips {
+		mg, _ := m.margin(b)
+		if !m.borderline(mg) {
+			nonBorderline++
+		}
+		if !math.IsNaN(mg) {
+			maxMargin = math.Max(maxMargin, mg)
+		}
+	}
+	return nonBorderline, maxMargin
 }
 
 func (m *Model) tolerance() float64 {
@@ -237,11 +308,25 @@ func (m *Model) heading(in *common.Inspection, d *engine.ComboDetail, st styles)
 		if m.signal() {
 			what = "of close"
 		}
-		lines = append(lines,
-			fmt.Sprintf("%s: flip %d/%d at bar %s, %s UTC", m.name(in),
-				m.cur+1, len(m.flips), common.Thousands(b), common.BarTime(m.barTime(b), "2006-01-02 15:04")),
-			kind+fmt.Sprintf(": margin %s %.3g%s vs %g; fp64 %s, fp32 %s", what, mg, src, m.tolerance(),
-				posName(in.D64.Pos[b]), posName(in.D32.Pos[b])))
+		if m.runs != nil {
+			// A divergence: its root, its length, judged by the root's
+			// margin; then the combo's counts as the parity counts them.
+			lines = append(lines,
+				fmt.Sprintf("%s: divergence %d/%d at bar %s, %s UTC, %s", m.name(in),
+					m.cur+1, len(m.flips), common.Thousands(b), common.BarTime(m.barTime(b), "2006-01-02 15:04"),
+					common.Plural(m.runs[m.cur], "bar")),
+				kind+fmt.Sprintf(": root margin %s %.3g%s vs %g; fp64 %s, fp32 %s", what, mg, src, m.tolerance(),
+					posName(in.D64.Pos[b]), posName(in.D32.Pos[b])))
+			nb, maxm := m.judged()
+			lines = append(lines, st.label.Render(fmt.Sprintf("%s in %s, %d non-borderline, max root margin %.3g",
+				common.Plural(len(m.diff), "flip bar"), common.Plural(len(m.flips), "divergence"), nb, maxm)))
+		} else {
+			lines = append(lines,
+				fmt.Sprintf("%s: flip %d/%d at bar %s, %s UTC", m.name(in),
+					m.cur+1, len(m.flips), common.Thousands(b), common.BarTime(m.barTime(b), "2006-01-02 15:04")),
+				kind+fmt.Sprintf(": margin %s %.3g%s vs %g; fp64 %s, fp32 %s", what, mg, src, m.tolerance(),
+					posName(in.D64.Pos[b]), posName(in.D32.Pos[b])))
+		}
 	} else {
 		why := "no flips: fp32 and fp64 hold the same position on every bar"
 		switch {
@@ -273,8 +358,12 @@ func (m *Model) legend(st styles) []string {
 		for _, s := range m.signalSeries(st) {
 			parts = append(parts, st.label.Render(s.Name[1:])+" "+legendKey(t.Plain, s.Marker, s.Color))
 		}
+		marks := "x flip, ^ this one"
+		if m.runs != nil {
+			marks = "x divergence root, ~ its later bars, ^ this one"
+		}
 		return t.Wrap(strings.Join(parts, "  ")+"  "+
-			st.label.Render("position + long - short . flat; x flip, ^ this one"), m.w)
+			st.label.Render("position + long - short . flat; "+marks), m.w)
 	}
 	return t.Wrap(st.label.Render("close")+" "+legendKey(t.Plain, '.', st.close)+"  "+
 		st.label.Render("h (hma)")+" "+legendKey(t.Plain, 'h', st.h)+"  "+
@@ -310,7 +399,7 @@ func (m *Model) plot(d *engine.ComboDetail, s, e, chartH int, st styles) (string
 	n := len(d.Close)
 	sl := func(x []float64) []float64 { return x[s:e] }
 	var hl []int
-	for _, b := range m.flips {
+	for _, b := range m.diff {
 		if b >= s && b < e {
 			hl = append(hl, b-s)
 		}
@@ -365,10 +454,20 @@ func (m *Model) strip(label string, pos []int8, s, e int, lay chart.Layout, st s
 }
 
 // flipMarks is the line under the strips marking the flips among bars
-// [s, e): x, ^ for the one on show.
+// [s, e): x, ^ for the one on show (memory: at each divergence's root,
+// ~ on its later bars).
 func (m *Model) flipMarks(s, e int, lay chart.Layout, st styles) string {
 	mark := []rune(strings.Repeat(" ", m.w))
 	copy(mark, []rune("flip"))
+	if m.runs != nil {
+		for _, b := range m.diff {
+			if b >= s && b < e {
+				if c := lay.Col(b - s); c >= 4 && c < m.w {
+					mark[c] = '~'
+				}
+			}
+		}
+	}
 	for k, b := range m.flips {
 		if b >= s && b < e {
 			if c := lay.Col(b - s); c >= 4 && c < m.w {

@@ -10,6 +10,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data"
+	"sweepbench/engine/preflight"
 	"sweepbench/engine/text"
 	"sweepbench/tui/common"
 	"sweepbench/tui/components/form"
@@ -227,8 +228,12 @@ func (m *Model) Submit() *engine.Study {
 // estimated takes the engine's estimate of the form's study.
 func (m *Model) estimated(msg estimateMsg) {
 	switch {
+	case errors.Is(msg.err, preflight.ErrNotCalibrated):
+		// A strategy family's study: no calibrated time to give.
+		m.estimate = "estimate: - (only hull studies are calibrated, not a " + m.family + " grid)"
 	case msg.err != nil:
-		m.estimate = "estimate: " + msg.err.Error()
+		// The engine's errors may already say "estimate:"; say it once.
+		m.estimate = "estimate: " + strings.TrimPrefix(msg.err.Error(), "estimate: ")
 	case m.ctx.Deterministic:
 		m.estimate = "estimate: - (timings masked)"
 	default:
