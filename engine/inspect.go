@@ -19,6 +19,10 @@ type ComboDetail struct {
 	WMA       Formulation
 	H, H3     []float64 // HMA(x, Lh) and HMA3(close, L3); nil for a strategy combo
 	Signal    *Signal   // a strategy combo's lines and levels; nil for hull
+	// A strategy combo's first valid bar and, in fp64, each bar's margin
+	// (StrategyTrace); 0 and nil for hull and in fp32.
+	First  int
+	Margin []float64
 	Close     []float64
 	Metrics
 	*Trace
@@ -55,7 +59,7 @@ func InspectIndex(ctx context.Context, b *Bars, g Grid, i int, p Params, prec Pr
 	}
 	sig := tr.Signal
 	return &ComboDetail{Index: i, Label: g.Label(i), Precision: prec, WMA: form, Signal: &sig, Close: b.Close,
-		Metrics: tr.Metrics, Trace: tr.Trace}, nil
+		First: tr.First, Margin: tr.Margin, Metrics: tr.Metrics, Trace: tr.Trace}, nil
 }
 
 // InspectCombo recomputes one combo on the CPU in the given precision and

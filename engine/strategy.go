@@ -85,10 +85,16 @@ type Strategy interface {
 }
 
 // StrategyTrace is one strategy combo recomputed (Strategy.Trace).
+//
+// First is the combo's first valid bar; Margin, for fp64 only (SPEC
+// computes margins from the fp64 run; nil in fp32), each bar's margin as a
+// fraction of close (or of the RSI scale), NaN before First.
 type StrategyTrace struct {
 	Metrics Metrics
 	Trace   *Trace
 	Signal  Signal
+	First   int
+	Margin  []float64
 }
 
 // Signal is what a combo's state machine compares, for a chart around a

@@ -22,11 +22,11 @@
 // axes (the caption says which: "best over exit"), read from the runs'
 // per-combo results (the store's, a batch at a time, or a report's own);
 // its combos named by engine.Grid.Label. Its charts of one combo
-// recompute it by the family's arithmetic (package strategy: Evaluate, MA)
-// and the backtest its sweep runs (reference.BacktestPositionsTrace, the
-// one loop the family's kernel calls), so their metrics are the run's bit
-// for bit: report imports strategy, and reference's positions backtest,
-// for these alone.
+// recompute it through engine.InspectIndex, the sweep's own path (the
+// family's states and the backtest loop its kernel calls), so their
+// metrics are the run's bit for bit, with its signal (the lines and levels
+// its state machine compares) in both precisions; report imports strategy
+// for the grid's own view (strategy.GridOf) alone.
 //
 // Figures are drawn with gonum.org/v1/plot (v0.17.0): the plotting
 // module of gonum, whose numerics the engine already uses (stat, combin);

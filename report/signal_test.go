@@ -47,7 +47,15 @@ func signalOf(t *testing.T, src *Source, i, lo, hi int) (st *engine.Study, s64, 
 	if s32, err = strategy.SignalSeries(sg, c, strategy.NewInputs[float32](bars, st.Params.Source), st.WMA); err != nil {
 		t.Fatal(err)
 	}
-	if sc, err = signalChartOf(sg, c, bars, st.Params, st.WMA, lo, hi); err != nil {
+	d64, err := engine.InspectIndex(context.Background(), bars, st.Grid, i, st.Params, engine.FP64, st.WMA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d32, err := engine.InspectIndex(context.Background(), bars, st.Grid, i, st.Params, engine.FP32, st.WMA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, err = signalChartOf(d64.Signal, d32.Signal, lo, hi); err != nil {
 		t.Fatal(err)
 	}
 	return st, s64, s32, sc

@@ -18,8 +18,6 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"sweepbench/engine"
-	"sweepbench/reference"
-	"sweepbench/reference/kernels"
 	"sweepbench/strategy"
 )
 
@@ -48,15 +46,10 @@ func (s *Source) strategyInspect(ctx context.Context, fig string, i int) (st *en
 	if !ok || st.Grid.Text() != g.Text() || st.Grid.Len() != g.Len() {
 		return nil, sg, nil, nil, s.unavailable(fig, "cannot be recomputed: its grid %s is not the study's built again (%s)", g.Text(), st.Grid.Text())
 	}
-	c := sg.At(i)
 	bars := &st.Dataset.Bars
 	for _, p := range st.Precisions {
 		var d *engine.ComboDetail
-		if p == engine.FP64 {
-			d, err = traceStrategy[float64](sg, c, bars, st.Params, engine.Direct)
-		} else {
-			d, err = traceStrategy[float32](sg, c, bars, st.Params, st.WMA)
-		}
+		d, err = engine.InspectIndex(ctx, bars, st.Grid, i, st.Params, p, st.WMA)
 		if err != nil {
 			return nil, sg, nil, nil, fmt.Errorf("figure %s: session %d, %s in %s: %w", fig, s.ID, g.Label(i), p, err)
 		}
@@ -68,19 +61,6 @@ func (s *Source) strategyInspect(ctx context.Context, fig string, i int) (st *en
 		}
 	}
 	return st, sg, d64, d32, nil
-}
-
-// traceStrategy is combo c of sg over bars in precision F and formulation
-// f: its states, then the backtest with its trace.
-func traceStrategy[F engine.Float](sg strategy.Grid, c strategy.Combo, bars *engine.Bars, p engine.Params, f engine.Formulation) (*engine.ComboDetail, error) {
-	in := strategy.NewInputs[F](bars, p.Source)
-	pos := make([]strategy.State, bars.Len())
-	first, err := strategy.Evaluate(sg, c, in, f, pos, nil)
-	if err != nil {
-		return nil, err
-	}
-	m, tr := reference.BacktestPositionsTrace(pos, kernels.BarReturns[F](bars), first, p)
-	return &engine.ComboDetail{WMA: f, Close: bars.Close, Metrics: m, Trace: tr}, nil
 }
 
 // strategyCrossover is crossoverFigure for a strategy grid: flip k of n
@@ -105,7 +85,7 @@ func (s *Source) strategyCrossover(ctx context.Context, r Request, f engine.Flip
 		w = DefaultWindow
 	}
 	lo, hi := max(f.Bar-w, 0), min(f.Bar+w, nb-1)
-	sc, err := signalChartOf(sg, sg.At(f.Index), bars, st.Params, st.WMA, lo, hi)
+	sc, err := signalChartOf(d64.Signal, d32.Signal, lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("figure crossover: session %d, %s: %w", s.ID, label, err)
 	}
@@ -229,19 +209,14 @@ var signalAxis = map[string]string{"price": "price", "z": "z-score", "rsi": "RSI
 // both precisions).
 var signalColours = []colorT{colFP64, colFP32, colGood, colBad, color.RGBA{0x75, 0x70, 0xb3, 0xff}, colOther}
 
-// signalChartOf is combo c's signal chart over bars lo..hi: its Signal
-// (strategy.SignalSeries) on inputs built from bars and p.Source, fp64
-// in the direct formulation and fp32 in f32 (as strategyInspect's
-// states).
-func signalChartOf(sg strategy.Grid, c strategy.Combo, bars *engine.Bars, p engine.Params, f32 engine.Formulation, lo, hi int) (*signalChart, error) {
-	s64, err := strategy.SignalSeries(sg, c, strategy.NewInputs[float64](bars, p.Source), engine.Direct)
-	if err != nil {
-		return nil, err
+// signalChartOf is a combo's signal chart over bars lo..hi from its
+// Signal in fp64 (direct) and fp32 (the study's formulation), as
+// engine.InspectIndex recomputed them (strategyInspect).
+func signalChartOf(s64p, s32p *engine.Signal, lo, hi int) (*signalChart, error) {
+	if s64p == nil || s32p == nil {
+		return nil, fmt.Errorf("no signal to chart (not a strategy combo)")
 	}
-	s32, err := strategy.SignalSeries(sg, c, strategy.NewInputs[float32](bars, p.Source), f32)
-	if err != nil {
-		return nil, err
-	}
+	s64, s32 := *s64p, *s32p
 	if s32.Scale != s64.Scale || len(s32.Lines) != len(s64.Lines) {
 		return nil, fmt.Errorf("the fp32 signal (%s, %d lines) is not the fp64's (%s, %d lines)", s32.Scale, len(s32.Lines), s64.Scale, len(s64.Lines))
 	}

@@ -561,7 +561,11 @@ func trace[F Float](g Grid, c Combo, job *engine.Job) (engine.StrategyTrace, err
 		f = Direct
 	}
 	pos := make([]State, len(in.Close))
-	first, err := Evaluate(g, c, in, f, pos, nil)
+	var margin []float64
+	if job.Precision == engine.FP64 {
+		margin = make([]float64, len(pos))
+	}
+	first, err := Evaluate(g, c, in, f, pos, margin)
 	if err != nil {
 		return engine.StrategyTrace{}, err
 	}
@@ -570,7 +574,7 @@ func trace[F Float](g Grid, c Combo, job *engine.Job) (engine.StrategyTrace, err
 	if err != nil {
 		return engine.StrategyTrace{}, err
 	}
-	return engine.StrategyTrace{Metrics: m, Trace: tr, Signal: sig}, nil
+	return engine.StrategyTrace{Metrics: m, Trace: tr, Signal: sig, First: first, Margin: margin}, nil
 }
 
 // compareLegs is Compare for a crossover of two series (a memoryless
