@@ -23,7 +23,7 @@ type ComboDetail struct {
 	// (StrategyTrace); 0 and nil for hull and in fp32.
 	First  int
 	Margin []float64
-	Close     []float64
+	Close  []float64
 	Metrics
 	*Trace
 }
