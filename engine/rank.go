@@ -92,7 +92,7 @@ func (o Objective) Label() string {
 	}
 	var cs []string
 	if o.MinTrades > 0 {
-		cs = append(cs, "at least "+text.Plural(o.MinTrades, "trade"))
+		cs = append(cs, MinTradesText(o.MinTrades))
 	}
 	if o.MaxDrawdown > 0 {
 		cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", text.FormatFloat(100*o.MaxDrawdown)))
@@ -222,4 +222,13 @@ func (t *Top) Sorted() []ComboResult {
 	out := append([]ComboResult{}, t.h...)
 	sort.Slice(out, func(a, b int) bool { return t.o.Ranks(&out[a], &out[b]) })
 	return out
+}
+
+// MinTradesText is the minimum-trades constraint as the tables state it:
+// "at least 150 trades", "at least 1 trade" (the count as written).
+func MinTradesText(n int) string {
+	if n == 1 {
+		return "at least 1 trade"
+	}
+	return fmt.Sprintf("at least %d trades", n)
 }

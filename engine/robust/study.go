@@ -576,7 +576,7 @@ func (r *Robustness) WriteTable(w io.Writer) error { return r.Summary().WriteTab
 func (sm *Summary) Constraints() string {
 	var cs []string
 	if sm.MinTrades > 0 {
-		cs = append(cs, "at least "+text.Plural(sm.MinTrades, "trade"))
+		cs = append(cs, engine.MinTradesText(sm.MinTrades))
 	}
 	if sm.MaxDrawdown > 0 {
 		cs = append(cs, fmt.Sprintf("max drawdown at most %s%%", text.FormatFloat(100*sm.MaxDrawdown)))
