@@ -7,7 +7,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // TestGPUBlockStats: the per-block statistics block_stats computes after

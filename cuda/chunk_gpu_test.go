@@ -6,7 +6,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // TestGPUChunkedAndOutOfMemory runs one grid three ways on the GPU: in one

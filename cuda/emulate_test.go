@@ -8,7 +8,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 	"sweepbench/reference/kernels"
 )
 

@@ -7,7 +7,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // TestGPUIndicators32Export checks the series Indicators32 copies back

@@ -7,7 +7,7 @@ import (
 )
 
 // Bars come from sweepbench/engine/data/datatest and metric comparisons
-// from sweepbench/reference/conformance, as in every backend's tests.
+// from sweepbench/conformance, as in every backend's tests.
 
 func mustRange(t testing.TB, name, s string) engine.Range {
 	r, err := engine.ParseRange(name, s)

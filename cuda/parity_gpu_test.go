@@ -10,7 +10,7 @@ import (
 	"sweepbench/engine/data"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // TestWorstEdge: the histogram edge pass 2 starts from holds at least the

@@ -10,7 +10,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/data/datatest"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // TestGPUTiledStudy: a study of 96 x 100 = 9,600 combos (above

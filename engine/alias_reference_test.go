@@ -16,7 +16,7 @@ import (
 	"sweepbench/engine/data/datatest"
 	"sweepbench/engine/output"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // aliasSweep runs job on the reference backend, with Sweep computing each

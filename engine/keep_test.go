@@ -13,7 +13,7 @@ import (
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // TestDiscardKeepsTheReport: a study whose results are not kept

@@ -11,7 +11,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/output"
 	"sweepbench/engine/text"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // TestJSONFloatRoundTrip: SPEC "Metrics per combo": non-finite values are

@@ -123,10 +123,13 @@ type SignalLevel struct {
 
 // StrategyAxis is one dimension of a strategy grid.
 type StrategyAxis struct {
-	Name   string   // SPEC name: length, entry, exit, lower, upper, fast, slow
-	Kind   string   // a leg's moving-average kind ("ema", "price"); "" otherwise
-	Values []string // its values' exact decimal texts, in order
-	Range  string   // as written: "5:50:5" (a leg: "ema:5:50:5")
+	Name string // SPEC name: length, entry, exit, lower, upper, fast, slow
+	Kind string // a leg's moving-average kind ("ema", "price"); "" otherwise
+	// Integer: the values are integers (a length, a leg's length); false
+	// for a decimal threshold (entry, exit, lower, upper).
+	Integer bool
+	Values  []string // its values' exact decimal texts, in order
+	Range   string   // as written: "5:50:5" (a leg: "ema:5:50:5")
 }
 
 // ParamValue is one parameter of a combo.

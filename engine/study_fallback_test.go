@@ -11,7 +11,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 func TestStudyFallbackLane(t *testing.T) {

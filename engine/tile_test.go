@@ -14,7 +14,7 @@ import (
 	"sweepbench/engine/output"
 	"sweepbench/engine/shard"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // tiledStudy is a study of 7 x 29 combos (HMA3 step 1: twins) over 4,000

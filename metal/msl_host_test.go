@@ -16,7 +16,7 @@ import (
 	"sweepbench/engine/data/datatest"
 	"sweepbench/engine/robust"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 	"sweepbench/reference/kernels"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sweepbench/engine/bench"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 	"sweepbench/reference/kernels"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // TestConformance: the reference backend passes the suite every backend

@@ -2,7 +2,7 @@ package reference_test
 
 import (
 	"sweepbench/engine"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 func toF[F engine.Float](x []float64) []F {

@@ -12,7 +12,7 @@ import (
 	"sweepbench/engine/data"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // seededBars is datatest's random walk at FIL-like prices on a fixed seed.

@@ -11,7 +11,7 @@ import (
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // ---- hand-computed cases ---------------------------------------------------

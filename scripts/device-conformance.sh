@@ -3,7 +3,7 @@
 # pipeline or to the kernels' host code, on the PTX embedded in the binary:
 #   1. nvcc builds the kernel sources again (-Ireference/kernels) and the
 #      result is compared with the embedded PTX and its sources hash;
-#   2. every GPU test, the conformance suite (reference/conformance) among
+#   2. every GPU test, the conformance suite (conformance) among
 #      them, then compute-sanitizer memcheck of the conformance suite;
 #   3. the whole `run` command on the GPU (default grid, --wma prefix,
 #      320 x 320 on 150,000 bars with parity on the GPU and on the CPU,

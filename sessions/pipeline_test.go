@@ -11,7 +11,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 	"sweepbench/sessions"
 )
 

@@ -137,7 +137,7 @@ func (e *engineGrid) String() string { return e.g.String() }
 func (e *engineGrid) Axes() []engine.StrategyAxis {
 	out := make([]engine.StrategyAxis, len(e.g.Axes))
 	for i, ax := range e.g.Axes {
-		a := engine.StrategyAxis{Name: ax.Param.Name, Range: ax.Range.String()}
+		a := engine.StrategyAxis{Name: ax.Param.Name, Range: ax.Range.String(), Integer: ax.Param.Kind != DecimalParam}
 		if ax.Leg != nil {
 			a.Kind, a.Range = string(ax.Leg.Kind), ax.Leg.String()
 		}

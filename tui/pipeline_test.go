@@ -10,7 +10,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 	"sweepbench/tui/common"
 )
 

@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"sweepbench/engine"
-	"sweepbench/strategy"
 )
 
 // A combo's parameters in every per-combo output. A hull study's rows
@@ -38,15 +37,8 @@ func paramColsOf(g engine.Grid) *paramCols {
 		return nil
 	}
 	p := &paramCols{grid: g, family: g.Family()}
-	fam, err := strategy.Lookup(p.family)
 	for _, ax := range g.Strategy.Axes() {
-		a := paramAxis{name: ax.Name, leg: ax.Kind != ""}
-		a.integer = a.leg
-		if !a.leg && err == nil {
-			if par, ok := fam.Param(ax.Name); ok {
-				a.integer = par.Kind != strategy.DecimalParam
-			}
-		}
+		a := paramAxis{name: ax.Name, leg: ax.Kind != "", integer: ax.Kind != "" || ax.Integer}
 		p.axes = append(p.axes, a)
 		var kk [2][]byte
 		sep := ","

@@ -10,7 +10,7 @@ import (
 
 	"sweepbench/engine"
 	"sweepbench/reference"
-	"sweepbench/reference/conformance"
+	"sweepbench/conformance"
 )
 
 // brokenEnv selects, in a child test process, the broken backend TestBroken
