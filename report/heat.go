@@ -40,6 +40,7 @@ type heat struct {
 type heatAxis struct {
 	label string
 	pos   []float64
+	text  []string // each value as the grid names it (nil: none, a grid of one axis)
 	half  float64
 }
 
@@ -148,9 +149,10 @@ func strategyAxis(ax engine.StrategyAxis) heatAxis {
 			v = float64(k) // not a number: drawn by its place
 		}
 		a.pos = append(a.pos, v)
+		a.text = append(a.text, t)
 	}
 	if len(a.pos) == 0 {
-		a.pos = []float64{0}
+		a.pos, a.text = []float64{0}, nil
 	}
 	if len(a.pos) > 1 && a.pos[1] > a.pos[0] {
 		a.half = (a.pos[1] - a.pos[0]) / 2
@@ -307,6 +309,25 @@ func (h *heat) place(m mark) (xy plotter.XY, note string, ok bool) {
 	return plotter.XY{X: x, Y: y}, fmt.Sprintf("%s %s: %s", m.sign, m.label, h.g.Label(m.index)), true
 }
 
+// ticks are the ticks of h's axis k (0: the rows', y; 1: the columns',
+// x): at the grid's values (gridTicks), none for a strategy grid's
+// missing second axis.
+func (h *heat) ticks(k int) gridTicks {
+	if h.g.Strategy != nil {
+		return gridTicks{vals: h.ax[k].pos[:len(h.ax[k].text)], text: h.ax[k].text}
+	}
+	r := h.g.HMA
+	if k == 1 {
+		r = h.g.HMA3
+	}
+	var t gridTicks
+	for i := 0; i < r.Len(); i++ {
+		t.vals = append(t.vals, float64(r.At(i)))
+		t.text = append(t.text, strconv.Itoa(r.At(i)))
+	}
+	return t
+}
+
 // heatPlot is the plot of h's cells coloured by colour(value) (grey for
 // the constrained out, white for none), the marks on top with a legend.
 func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks []mark) *plot.Plot {
@@ -317,6 +338,7 @@ func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks [
 	if h.g.Strategy != nil {
 		p.X.Label.Text, p.Y.Label.Text = h.ax[1].label, h.ax[0].label
 	}
+	p.Y.Tick.Marker, p.X.Tick.Marker = h.ticks(0), h.ticks(1)
 	cells := make(rects, 0, len(h.val))
 	for r := 0; r < h.rows; r++ {
 		for c := 0; c < h.cols; c++ {
