@@ -436,15 +436,16 @@ func quantileKey(s Scale, format func(float64) string) *plot.Plot {
 	return keyPlot("quantiles", fills, labels, false)
 }
 
-// divergingKey is the key of a diverging scale of limit lim: each band
-// labelled with the largest |value| it colours, signed.
-func divergingKey(lim float64, format func(float64) string) *plot.Plot {
-	fills := make([]color.Color, len(diverging))
-	labels := make([]string, len(diverging))
-	mid := len(diverging) / 2
-	for i := range diverging {
-		fills[i] = diverging[i]
-		labels[i] = format(float64(i-mid) / float64(mid) * lim)
+// divKey is the key of diverging scale d: white for 0, then each shade
+// a side labelled with the largest |value| it colours, signed.
+func divKey(d divScale, format func(float64) string) *plot.Plot {
+	fills := []color.Color{diverging[len(diverging)/2]}
+	labels := []string{format(0)}
+	for k := range d.edges {
+		fills = append([]color.Color{diverging[d.Level(-d.edges[k])]}, fills...)
+		labels = append([]string{format(-d.edges[k])}, labels...)
+		fills = append(fills, diverging[d.Level(d.edges[k])])
+		labels = append(labels, format(d.edges[k]))
 	}
 	return keyPlot("up to", fills, labels, true)
 }

@@ -1,9 +1,12 @@
 package report
 
 import (
+	"context"
 	"image/color"
+	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -86,6 +89,106 @@ func TestHeatTicksOnGrid(t *testing.T) {
 			p := heatPlot(h, "t", black, nil)
 			checkGridTicks(t, all[j].Name, &p.X, h.ax[1].pos, all[j].Values)
 			checkGridTicks(t, all[i].Name, &p.Y, h.ax[0].pos, all[i].Values)
+		}
+	}
+}
+
+// keyLabels is the labels of a heatmap figure's key, bottom to top.
+func keyLabels(f *Figure) []string {
+	k := &f.panels[1].p.Y
+	var out []string
+	for _, t := range k.Tick.Marker.Ticks(k.Min, k.Max) {
+		out = append(out, t.Label)
+	}
+	return out
+}
+
+// TestDivScale: centred on 0 (white exactly at 0, the sides mirrored),
+// values of 0.01 beside one of 0.3 spread over the shades (not all in
+// the first of four even steps to 0.3), the largest |value| the top edge;
+// an integer count's edges integers.
+func TestDivScale(t *testing.T) {
+	mid := len(diverging) / 2
+	var vals []float64
+	for k := 1; k <= 40; k++ {
+		vals = append(vals, 0.005+0.0005*float64(k), -0.004-0.0004*float64(k))
+	}
+	vals = append(vals, 0.292, 0, math.NaN())
+	d := newDivScale(vals, false)
+	if d.Lim() != 0.292 || d.Level(0) != mid {
+		t.Fatalf("lim %g, level of 0 %d", d.Lim(), d.Level(0))
+	}
+	count := map[int]int{}
+	for _, v := range vals {
+		if v == v && v != 0 {
+			count[d.Level(v)]++
+			if l := d.Level(v); (v > 0) != (l > mid) || d.Level(-v) != 2*mid-l {
+				t.Errorf("level of %g is %d, of %g %d: not diverging about %d", v, l, -v, d.Level(-v), mid)
+			}
+		}
+	}
+	if len(count) < 6 {
+		t.Errorf("the values take %d shades (%v), want them spread", len(count), count)
+	}
+	for l, n := range count {
+		if n > len(vals)/3 {
+			t.Errorf("shade %d holds %d of %d values", l, n, len(vals))
+		}
+	}
+	for _, c := range []struct {
+		vals []float64
+		want []float64
+	}{
+		{[]float64{1, -3, 2, 0}, []float64{1, 2, 3}},
+		{[]float64{1, 1, 1, 2, 7, -9, 13, 5, 5, 6}, nil},
+	} {
+		d := newDivScale(c.vals, true)
+		for _, e := range d.edges {
+			if e != math.Trunc(e) {
+				t.Errorf("%v: edge %g not an integer", c.vals, e)
+			}
+		}
+		if c.want != nil && !slices.Equal(d.edges, c.want) {
+			t.Errorf("%v: edges %v, want %v", c.vals, d.edges, c.want)
+		}
+	}
+}
+
+// TestParityKeys: the dn key's labels are integers (no half steps) from
+// -max|dn| to +max|dn|, symmetric about 0; the dPnL key's and the
+// fp32 - fp64 heatmap's are symmetric about 0 up to the largest |value|,
+// their captions say how (no "white is 0" over near-white shades).
+func TestParityKeys(t *testing.T) {
+	src := robustSource(t)
+	ctx := context.Background()
+	p := src.Report.Parity
+	for _, r := range []Request{{Name: "parity-dn"}, {Name: "parity-dpnl"}, {Name: "heatmap", Of: "diff"}} {
+		f, err := Make(ctx, src, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls := keyLabels(f)
+		n := len(ls)
+		if n%2 != 1 || strings.TrimLeft(ls[n/2], "+") != "0" {
+			t.Fatalf("%s: key %q not centred on 0", r.Name, ls)
+		}
+		for i := 0; i < n/2; i++ {
+			if strings.TrimPrefix(ls[i], "-") != strings.TrimPrefix(ls[n-1-i], "+") || ls[i][0] != '-' || ls[n-1-i][0] != '+' {
+				t.Errorf("%s: key %q not symmetric", r.Name, ls)
+			}
+		}
+		if !strings.Contains(f.Caption, "white is exactly 0") || !strings.Contains(f.Caption, "blue fp32 below fp64, red above") {
+			t.Errorf("%s: caption %q", r.Name, f.Caption)
+		}
+		if r.Name == "parity-dn" {
+			for _, l := range ls {
+				if _, err := strconv.Atoi(l); err != nil {
+					t.Errorf("dn key label %q is not an integer (%q)", l, ls)
+				}
+			}
+			if ls[n-1] != "+"+itoa(p.MaxAbsDn) {
+				t.Errorf("dn key tops at %s, max |dn| %d", ls[n-1], p.MaxAbsDn)
+			}
 		}
 	}
 }
