@@ -219,7 +219,7 @@ func (s *Source) heatmapFigure(ctx context.Context, r Request) (*Figure, error) 
 	if len(marks) > 0 {
 		caption += " Marked: the selected combo (the best by the objective) and the plateau best (robustness)."
 	}
-	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), key), nil
+	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), key, h), nil
 }
 
 // heatScale is the colours, the key and the caption's words of a
@@ -273,7 +273,7 @@ func (s *Source) strategyHeatmapFigure(ctx context.Context, metric, of string, a
 	}
 	marks := s.marks()
 	caption += markCaption(h, marks, word)
-	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), key), nil
+	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), key, h), nil
 }
 
 // markCaption is a strategy heatmap's caption's words for its marks (""
@@ -584,5 +584,5 @@ func (s *Source) parityHeatFigure(ctx context.Context, r Request) (*Figure, erro
 	} else if h.br > 1 || h.bc > 1 {
 		caption += fmt.Sprintf(" Each cell is a block of %d x %d combos, drawn by its largest |value|.", h.br, h.bc)
 	}
-	return gridFigure(name, title, caption, heatPlot(h, title, colour, s.marks()), divKey(d, format)), nil
+	return gridFigure(name, title, caption, heatPlot(h, title, colour, s.marks()), divKey(d, format), h), nil
 }

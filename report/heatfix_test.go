@@ -1,8 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"context"
+	"encoding/xml"
+	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -190,5 +194,85 @@ func TestParityKeys(t *testing.T) {
 				t.Errorf("dn key tops at %s, max |dn| %d", ls[n-1], p.MaxAbsDn)
 			}
 		}
+	}
+}
+
+// svgTitles is the text of every <title> of svg, in order.
+func svgTitles(t *testing.T, svg []byte) []string {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	var out []string
+	in := false
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("the SVG does not parse: %v", err)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			in = e.Name.Local == "title"
+		case xml.CharData:
+			if in {
+				out = append(out, string(e))
+			}
+		case xml.EndElement:
+			in = false
+		}
+	}
+}
+
+// TestHeatCellTitles: every cell of every heatmap of the report has a
+// hover <title> naming its combo's parameters and its value, in the
+// figure's SVG and in the HTML page (no script).
+func TestHeatCellTitles(t *testing.T) {
+	src := robustSource(t)
+	ctx := context.Background()
+	g := src.Report.Grid
+	for _, r := range []Request{{Name: "heatmap"}, {Name: "heatmap", Of: "diff"}, {Name: "parity-dn"}, {Name: "parity-dpnl"}} {
+		f, err := Make(ctx, src, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := svgTitles(t, render(t, f))
+		cells := f.hover.rects
+		if len(ts) != len(cells) || len(cells) != g.HMA.Len()*g.HMA3.Len() {
+			t.Fatalf("%s %s: %d titles, %d cells, grid %d x %d", r.Name, r.Of, len(ts), len(cells), g.HMA.Len(), g.HMA3.Len())
+		}
+		want0 := fmt.Sprintf("hma %d, hma3 %d: ", g.HMA.At(0), g.HMA3.At(0))
+		last := fmt.Sprintf("hma %d, hma3 %d: ", g.HMA.At(g.HMA.Len()-1), g.HMA3.At(g.HMA3.Len()-1))
+		if !strings.HasPrefix(ts[0], want0) || !strings.HasPrefix(ts[len(ts)-1], last) {
+			t.Errorf("%s: titles %q ... %q", r.Name, ts[0], ts[len(ts)-1])
+		}
+		for _, s := range ts {
+			_, v, _ := strings.Cut(s, ": ")
+			v, _, _ = strings.Cut(v, ",")
+			if _, err := strconv.ParseFloat(v, 64); err != nil && v != "no value" && v != "constrained out" {
+				t.Errorf("%s: title %q has no value", r.Name, s)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if _, err := WriteHTML(ctx, &b, src, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "<title>hma "); n < 4*g.Len() {
+		t.Errorf("the page has %d cell titles, want %d (4 heatmaps of %d cells)", n, 4*g.Len(), g.Len())
+	}
+	if strings.Contains(b.String(), "<script") {
+		t.Error("the page has a script")
+	}
+	// A strategy heatmap's cells name their parameters.
+	ss := memorySource(t, crossSpec())
+	f, err := Make(ctx, ss, Request{Name: "heatmap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := svgTitles(t, render(t, f))
+	axes := ss.Report.Grid.Strategy.Axes()
+	if len(ts) == 0 || !strings.HasPrefix(ts[0], axes[0].Name+" "+axes[0].Values[0]+", "+axes[1].Name+" "+axes[1].Values[0]) {
+		t.Errorf("strategy heatmap titles %q", ts)
 	}
 }
