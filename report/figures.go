@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/plot"
+
 	"sweepbench/engine"
 	"sweepbench/engine/text"
 )
@@ -203,14 +205,13 @@ func (s *Source) heatmapFigure(ctx context.Context, r Request) (*Figure, error) 
 		}
 	}
 	s.greyConstrained(h)
-	sc := QuantileScale(h.val, Levels)
-	colour := func(v float64) colorT { return sequential[sc.Level(v)*len(sequential)/sc.Levels()] }
+	colour, key, words := heatScale(h, of)
 	what := metric + " " + of
 	if of == "diff" {
 		what = metric + ", fp32 - fp64"
 	}
 	title := fmt.Sprintf("%s over the grid", what)
-	caption := fmt.Sprintf("Session %d, %s by HMA (rows) and HMA3 (columns) length; colours by quantile (each colour holds an eighth of the cells, the key gives the edges).", s.ID, what)
+	caption := fmt.Sprintf("Session %d, %s by HMA (rows) and HMA3 (columns) length; %s.", s.ID, what, words)
 	if !hm.Full() {
 		caption += fmt.Sprintf(" Each cell is a block of %d x %d combos, drawn by its mean.", hm.BlockRows, hm.BlockCols)
 	}
@@ -218,7 +219,25 @@ func (s *Source) heatmapFigure(ctx context.Context, r Request) (*Figure, error) 
 	if len(marks) > 0 {
 		caption += " Marked: the selected combo (the best by the objective) and the plateau best (robustness)."
 	}
-	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), quantileKey(sc, g3)), nil
+	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), key, h), nil
+}
+
+// heatScale is the colours, the key and the caption's words of a
+// metric heatmap of run of: a difference ("diff", fp32 - fp64) on a
+// diverging scale centred on 0 (divScale), a run's values by quantile.
+func heatScale(h *heat, of string) (func(float64) colorT, *plot.Plot, string) {
+	if of == "diff" {
+		d := newDivScale(h.val, false)
+		return d.Colour, divKey(d, func(v float64) string {
+			if v == 0 {
+				return "0"
+			}
+			return fmt.Sprintf("%+.3g", v)
+		}), d.Words()
+	}
+	sc := QuantileScale(h.val, Levels)
+	colour := func(v float64) colorT { return sequential[sc.Level(v)*len(sequential)/sc.Levels()] }
+	return colour, quantileKey(sc, g3), "colours by quantile (each colour holds an eighth of the cells, the key gives the edges)"
 }
 
 // strategyHeatmapFigure is heatmapFigure for a strategy grid: the metric
@@ -232,8 +251,7 @@ func (s *Source) strategyHeatmapFigure(ctx context.Context, metric, of string, a
 	if err != nil {
 		return nil, err
 	}
-	sc := QuantileScale(h.val, Levels)
-	colour := func(v float64) colorT { return sequential[sc.Level(v)*len(sequential)/sc.Levels()] }
+	colour, key, words := heatScale(h, of)
 	what := metric + " " + of
 	if of == "diff" {
 		what = metric + ", fp32 - fp64"
@@ -246,7 +264,7 @@ func (s *Source) strategyHeatmapFigure(ctx context.Context, metric, of string, a
 	if h.rest != nil {
 		caption += fmt.Sprintf(", each cell the %s%s", word, h.over())
 	}
-	caption += "; colours by quantile (each colour holds an eighth of the cells, the key gives the edges)."
+	caption += "; " + words + "."
 	if h.br > 1 || h.bc > 1 {
 		caption += fmt.Sprintf(" Each cell is a block of %d x %d values, drawn by its %s.", h.br, h.bc, word)
 	}
@@ -255,7 +273,7 @@ func (s *Source) strategyHeatmapFigure(ctx context.Context, metric, of string, a
 	}
 	marks := s.marks()
 	caption += markCaption(h, marks, word)
-	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), quantileKey(sc, g3)), nil
+	return gridFigure("heatmap", title, caption, heatPlot(h, title, colour, marks), key, h), nil
 }
 
 // markCaption is a strategy heatmap's caption's words for its marks (""
@@ -525,7 +543,6 @@ func (s *Source) parityHeatFigure(ctx context.Context, r Request) (*Figure, erro
 	} else {
 		h = newHeat(g, ceilDiv(g.HMA.Len(), s.opt.Cells), ceilDiv(g.HMA3.Len(), s.opt.Cells))
 	}
-	lim := 0.0
 	for i := range p.Combos {
 		c := &p.Combos[i]
 		v := float64(c.Dn)
@@ -542,24 +559,24 @@ func (s *Source) parityHeatFigure(ctx context.Context, r Request) (*Figure, erro
 		if old := h.val[k]; old != old || abs(v) > abs(old) {
 			h.val[k] = v
 		}
-		if abs(v) > lim && !isInf(v) {
-			lim = abs(v)
-		}
 	}
-	colour := func(v float64) colorT { return diverging[divergingLevel(v, lim)] }
+	d := newDivScale(h.val, name == "parity-dn")
+	colour := d.Colour
 	title, unit, format := "dn = trades fp32 - trades fp64", "trades", func(v float64) string { return fmt.Sprintf("%+.3g", v) }
 	if name == "parity-dpnl" {
 		title, unit = "dPnL = return fp32 - return fp64 (pp)", "percentage points"
+	} else {
+		format = func(v float64) string { return fmt.Sprintf("%+d", int(v)) }
 	}
-	caption := fmt.Sprintf("Session %d, per combo: %s (%s); white is 0, blue fp32 below fp64, red above. Verdict %s; max |dn| %d, max |dPnL| %.4g pp.",
-		s.ID, title, unit, strings.ToUpper(string(p.Verdict)), p.MaxAbsDn, p.MaxAbsDPnLpp)
+	caption := fmt.Sprintf("Session %d, per combo: %s (%s); %s. Verdict %s; max |dn| %d, max |dPnL| %.4g pp.",
+		s.ID, title, unit, d.Words(), strings.ToUpper(string(p.Verdict)), p.MaxAbsDn, p.MaxAbsDPnLpp)
 	if g.Strategy != nil {
 		caption = fmt.Sprintf("Session %d, %s %s, per combo: %s (%s) by %s (rows) and %s (columns)", s.ID, g.Family(), g.Text(), title, unit, h.ax[0].label, h.ax[1].label)
 		if h.rest != nil {
 			caption += ", each cell the largest |value|" + h.over()
 			title += ", largest |value|" + h.over()
 		}
-		caption += fmt.Sprintf("; white is 0, blue fp32 below fp64, red above. Verdict %s; max |dn| %d, max |dPnL| %.4g pp.", strings.ToUpper(string(p.Verdict)), p.MaxAbsDn, p.MaxAbsDPnLpp)
+		caption += fmt.Sprintf("; %s. Verdict %s; max |dn| %d, max |dPnL| %.4g pp.", d.Words(), strings.ToUpper(string(p.Verdict)), p.MaxAbsDn, p.MaxAbsDPnLpp)
 		if h.br > 1 || h.bc > 1 {
 			caption += fmt.Sprintf(" Each cell is a block of %d x %d values, drawn by its largest |value|.", h.br, h.bc)
 		}
@@ -567,5 +584,5 @@ func (s *Source) parityHeatFigure(ctx context.Context, r Request) (*Figure, erro
 	} else if h.br > 1 || h.bc > 1 {
 		caption += fmt.Sprintf(" Each cell is a block of %d x %d combos, drawn by its largest |value|.", h.br, h.bc)
 	}
-	return gridFigure(name, title, caption, heatPlot(h, title, colour, s.marks()), divergingKey(lim, format)), nil
+	return gridFigure(name, title, caption, heatPlot(h, title, colour, s.marks()), divKey(d, format), h), nil
 }

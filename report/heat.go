@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"html"
 	"image/color"
 	"math"
 	"slices"
@@ -33,6 +34,8 @@ type heat struct {
 	ax   [2]heatAxis // a strategy grid's: rows (y), columns (x)
 	axi  [2]int      // their places in Strategy.Axes (-1: none, a grid of one axis)
 	rest []string    // a strategy grid's axes reduced in each cell, by name
+
+	cells *cellRects // the cells heatPlot drew last (their hover titles)
 }
 
 // heatAxis is one axis of a strategy grid's heatmap: its label, the
@@ -40,6 +43,7 @@ type heat struct {
 type heatAxis struct {
 	label string
 	pos   []float64
+	text  []string // each value as the grid names it (nil: none, a grid of one axis)
 	half  float64
 }
 
@@ -148,9 +152,10 @@ func strategyAxis(ax engine.StrategyAxis) heatAxis {
 			v = float64(k) // not a number: drawn by its place
 		}
 		a.pos = append(a.pos, v)
+		a.text = append(a.text, t)
 	}
 	if len(a.pos) == 0 {
-		a.pos = []float64{0}
+		a.pos, a.text = []float64{0}, nil
 	}
 	if len(a.pos) > 1 && a.pos[1] > a.pos[0] {
 		a.half = (a.pos[1] - a.pos[0]) / 2
@@ -307,6 +312,25 @@ func (h *heat) place(m mark) (xy plotter.XY, note string, ok bool) {
 	return plotter.XY{X: x, Y: y}, fmt.Sprintf("%s %s: %s", m.sign, m.label, h.g.Label(m.index)), true
 }
 
+// ticks are the ticks of h's axis k (0: the rows', y; 1: the columns',
+// x): at the grid's values (gridTicks), none for a strategy grid's
+// missing second axis.
+func (h *heat) ticks(k int) gridTicks {
+	if h.g.Strategy != nil {
+		return gridTicks{vals: h.ax[k].pos[:len(h.ax[k].text)], text: h.ax[k].text}
+	}
+	r := h.g.HMA
+	if k == 1 {
+		r = h.g.HMA3
+	}
+	var t gridTicks
+	for i := 0; i < r.Len(); i++ {
+		t.vals = append(t.vals, float64(r.At(i)))
+		t.text = append(t.text, strconv.Itoa(r.At(i)))
+	}
+	return t
+}
+
 // heatPlot is the plot of h's cells coloured by colour(value) (grey for
 // the constrained out, white for none), the marks on top with a legend.
 func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks []mark) *plot.Plot {
@@ -317,21 +341,28 @@ func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks [
 	if h.g.Strategy != nil {
 		p.X.Label.Text, p.Y.Label.Text = h.ax[1].label, h.ax[0].label
 	}
-	cells := make(rects, 0, len(h.val))
+	p.Y.Tick.Marker, p.X.Tick.Marker = h.ticks(0), h.ticks(1)
+	cells := &cellRects{rects: make(rects, 0, len(h.val))}
 	for r := 0; r < h.rows; r++ {
 		for c := 0; c < h.cols; c++ {
 			i := r*h.cols + c
 			x0, x1, y0, y1 := h.span(r, c)
 			fill := color.Color(missing)
+			what := "no value"
 			switch {
 			case h.grey != nil && h.grey[i]:
-				fill = greyOut
+				fill, what = greyOut, "constrained out"
+				if !math.IsNaN(h.val[i]) {
+					what = fmt.Sprintf("%.4g, constrained out", h.val[i])
+				}
 			case !math.IsNaN(h.val[i]):
-				fill = colour(h.val[i])
+				fill, what = colour(h.val[i]), fmt.Sprintf("%.4g", h.val[i])
 			}
-			cells = append(cells, rect{x0, x1, y0, y1, fill})
+			cells.rects = append(cells.rects, rect{x0, x1, y0, y1, fill})
+			cells.titles = append(cells.titles, h.cellName(r, c)+": "+what)
 		}
 	}
+	h.cells = cells
 	p.Add(cells)
 	x0, _, y0, _ := h.span(0, 0)
 	_, x1, _, y1 := h.span(h.rows-1, h.cols-1)
@@ -358,6 +389,77 @@ func heatPlot(h *heat, title string, colour func(v float64) color.Color, marks [
 		p.Title.Text += "\n" + strings.Join(notes, "; ")
 	}
 	return p
+}
+
+// cellName is cell (r, c) in words, for its hover title: its combo's
+// lengths ("hma 20, hma3 36") or parameters' values, a block's ranges
+// ("hma 20-40"), and the parameters a strategy cell reduces (" over
+// exit").
+func (h *heat) cellName(r, c int) string {
+	part := func(name string, lo, hi string) string {
+		if lo == hi {
+			return name + " " + lo
+		}
+		return name + " " + lo + "-" + hi
+	}
+	if h.g.Strategy == nil {
+		c0, c1 := c*h.bc, min((c+1)*h.bc, h.g.HMA3.Len())-1
+		r0, r1 := r*h.br, min((r+1)*h.br, h.g.HMA.Len())-1
+		return part("hma", strconv.Itoa(h.g.HMA.At(r0)), strconv.Itoa(h.g.HMA.At(r1))) + ", " +
+			part("hma3", strconv.Itoa(h.g.HMA3.At(c0)), strconv.Itoa(h.g.HMA3.At(c1)))
+	}
+	var ws []string
+	all := h.g.Strategy.Axes()
+	for k := range 2 {
+		a := h.axi[k]
+		if a < 0 || len(h.ax[k].text) == 0 {
+			continue
+		}
+		b := h.br
+		i := r
+		if k == 1 {
+			b, i = h.bc, c
+		}
+		i0, i1 := i*b, min((i+1)*b, len(h.ax[k].text))-1
+		ws = append(ws, part(all[a].Name, h.ax[k].text[i0], h.ax[k].text[i1]))
+	}
+	return strings.Join(ws, ", ") + h.over()
+}
+
+// cellRects is a heatmap's cells with a hover title each: Plot records
+// where each was drawn (in the canvas' points, y up), for hoverSVG.
+type cellRects struct {
+	rects
+	titles []string
+	drawn  []drawnCell
+}
+
+// drawnCell is a cell as drawn: its corners in points and its title.
+type drawnCell struct {
+	x0, y0, x1, y1 vg.Length
+	title          string
+}
+
+func (cr *cellRects) Plot(c draw.Canvas, p *plot.Plot) {
+	cr.rects.Plot(c, p)
+	trX, trY := p.Transforms(&c)
+	cr.drawn = cr.drawn[:0]
+	for i, r := range cr.rects {
+		cr.drawn = append(cr.drawn, drawnCell{trX(r.x0), trY(r.y0), trX(r.x1), trY(r.y1), cr.titles[i]})
+	}
+}
+
+// hoverSVG is an SVG element per drawn cell, transparent, over it, with
+// its <title> (the browser's tooltip: no script), in the coordinates of
+// vgsvg's outer group (points, origin bottom left).
+func (cr *cellRects) hoverSVG() []byte {
+	var b strings.Builder
+	for _, d := range cr.drawn {
+		x, y := min(d.x0, d.x1), min(d.y0, d.y1)
+		fmt.Fprintf(&b, `<rect x="%.2f" y="%.2f" width="%.2f" height="%.2f" fill="#fff" fill-opacity="0"><title>%s</title></rect>`+"\n",
+			x.Points(), y.Points(), (max(d.x0, d.x1) - x).Points(), (max(d.y0, d.y1) - y).Points(), html.EscapeString(d.title))
+	}
+	return []byte(b.String())
 }
 
 // Thumbnail draws a rects' legend swatch (its first fill).
@@ -414,22 +516,24 @@ func quantileKey(s Scale, format func(float64) string) *plot.Plot {
 	return keyPlot("quantiles", fills, labels, false)
 }
 
-// divergingKey is the key of a diverging scale of limit lim: each band
-// labelled with the largest |value| it colours, signed.
-func divergingKey(lim float64, format func(float64) string) *plot.Plot {
-	fills := make([]color.Color, len(diverging))
-	labels := make([]string, len(diverging))
-	mid := len(diverging) / 2
-	for i := range diverging {
-		fills[i] = diverging[i]
-		labels[i] = format(float64(i-mid) / float64(mid) * lim)
+// divKey is the key of diverging scale d: white for 0, then each shade
+// a side labelled with the largest |value| it colours, signed.
+func divKey(d divScale, format func(float64) string) *plot.Plot {
+	fills := []color.Color{diverging[len(diverging)/2]}
+	labels := []string{format(0)}
+	for k := range d.edges {
+		fills = append([]color.Color{diverging[d.Level(-d.edges[k])]}, fills...)
+		labels = append([]string{format(-d.edges[k])}, labels...)
+		fills = append(fills, diverging[d.Level(d.edges[k])])
+		labels = append(labels, format(d.edges[k]))
 	}
 	return keyPlot("up to", fills, labels, true)
 }
 
 // gridFigure is a heatmap figure: the map and its key side by side.
-func gridFigure(name, title, caption string, mapPlot, key *plot.Plot) *Figure {
+func gridFigure(name, title, caption string, mapPlot, key *plot.Plot, h *heat) *Figure {
 	f := newFigure(name, title, caption, panel{mapPlot, 0.84}, panel{key, 0.16})
+	f.hover = h.cells
 	f.across = true
 	f.Height = 12 * vg.Centimeter
 	return f

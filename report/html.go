@@ -45,6 +45,10 @@ type Item struct {
 	Figure *Figure
 	SVG    template.HTML // the figure inline (InlineSVG), produced here
 	Note   string
+	// ID is the figure's element id in the page, unique in it: fig-NAME,
+	// fig-NAME-OF for a heatmap of one run (fig-heatmap-fp64,
+	// fig-heatmap-diff), a count appended should two still collide.
+	ID string
 }
 
 // Plan lists the figures the HTML report draws for s, in order, by
@@ -94,13 +98,18 @@ func (s *Source) Sections(ctx context.Context, opt HTMLOptions) (secs []Section,
 			}
 		}
 	}
+	ids := map[string]bool{}
 	items := func(key string) []Item {
 		var out []Item
 		for _, r := range plan[key] {
 			if ctx.Err() != nil {
 				return out
 			}
-			out = append(out, s.item(ctx, r, &notes))
+			it := s.item(ctx, r, &notes)
+			if it.Figure != nil {
+				it.ID = uniqueID(ids, r)
+			}
+			out = append(out, it)
 		}
 		return out
 	}
@@ -137,7 +146,7 @@ func (s *Source) Sections(ctx context.Context, opt HTMLOptions) (secs []Section,
 		} else if it.SVG, err = inline(f); err != nil {
 			it.Note = err.Error()
 		} else {
-			it.Figure = f
+			it.Figure, it.ID = f, uniqueID(ids, Request{Name: f.Name})
 		}
 		secs = append(secs, Section{ID: "bench", Title: "Bench ladder", Items: []Item{it}})
 	}
@@ -158,6 +167,22 @@ func (s *Source) item(ctx context.Context, r Request, notes *[]string) Item {
 		*notes = append(*notes, err.Error())
 	}
 	return Item{Note: data.Sanitize(err.Error())}
+}
+
+// uniqueID is the element id of r's figure: fig-NAME, fig-NAME-OF when
+// r names a run (the heatmaps of fp64, fp32 and their difference), with
+// -2, -3 ... appended to an id seen already; seen records it.
+func uniqueID(seen map[string]bool, r Request) string {
+	id := "fig-" + r.Name
+	if r.Of != "" {
+		id += "-" + r.Of
+	}
+	base := id
+	for k := 2; seen[id]; k++ {
+		id = fmt.Sprintf("%s-%d", base, k)
+	}
+	seen[id] = true
+	return id
 }
 
 // sanitizeText is data.Sanitize line by line, for a <pre>: the newlines
@@ -355,7 +380,7 @@ footer { margin-top: 2rem; font-size: 0.8rem; color: #666; }
 <h2>{{.Title}}</h2>
 {{if .Intro}}<p>{{.Intro}}</p>{{end}}
 {{if .Pre}}<pre>{{.Pre}}</pre>{{end}}
-{{range .Items}}{{if .Figure}}<figure id="fig-{{.Figure.Name}}">
+{{range .Items}}{{if .Figure}}<figure id="{{.ID}}">
 {{.SVG}}
 <figcaption>{{.Figure.Caption}}</figcaption>
 </figure>

@@ -102,3 +102,28 @@ func TestHTMLVerdictSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLFigureIDsUnique: every element id of the page is unique (the
+// three heatmaps, fp64, fp32 and their difference, were all
+// id="fig-heatmap"), and the heatmaps' say which run they draw.
+func TestHTMLFigureIDsUnique(t *testing.T) {
+	src := robustSource(t)
+	var b bytes.Buffer
+	if _, err := WriteHTML(context.Background(), &b, src, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, m := range regexp.MustCompile(`\sid="([^"]*)"`).FindAllStringSubmatch(b.String(), -1) {
+		seen[m[1]]++
+	}
+	for id, n := range seen {
+		if n > 1 {
+			t.Errorf("id %q is on %d elements", id, n)
+		}
+	}
+	for _, id := range []string{"fig-heatmap-fp64", "fig-heatmap-fp32", "fig-heatmap-diff", "fig-parity-dn", "fig-parity-dpnl"} {
+		if seen[id] != 1 {
+			t.Errorf("no element id %q (ids: %v)", id, seen)
+		}
+	}
+}

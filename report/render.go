@@ -24,7 +24,8 @@ type Figure struct {
 	// Width and Height are the figure's size (points: 1/72 inch).
 	Width, Height vg.Length
 	panels        []panel
-	across        bool // panels side by side (else stacked)
+	across        bool       // panels side by side (else stacked)
+	hover         *cellRects // a heatmap's cells, a <title> each in the SVG (nil: none)
 }
 
 // panel is one plot of a figure and its share of the figure's height
@@ -139,7 +140,23 @@ func (f *Figure) WriteSVG(w io.Writer) error {
 	if err := f.render(c); err != nil {
 		return err
 	}
-	_, err := c.WriteTo(w)
+	if f.hover == nil {
+		_, err := c.WriteTo(w)
+		return err
+	}
+	// The cells' hover titles go last, inside the outer group (vgsvg's
+	// coordinates), over everything drawn.
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return err
+	}
+	s := b.Bytes()
+	end := bytes.LastIndex(s, []byte("</g>"))
+	if end < 0 {
+		return &RenderError{f.Name, errors.New("no </g> in the SVG output")}
+	}
+	out := append(append(append([]byte{}, s[:end]...), f.hover.hoverSVG()...), s[end:]...)
+	_, err := w.Write(out)
 	return err
 }
 

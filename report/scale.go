@@ -1,8 +1,10 @@
 package report
 
 import (
+	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"sweepbench/colorscale"
 )
@@ -64,3 +66,95 @@ func divergingLevel(v, lim float64) int {
 	}
 	return mid + k
 }
+
+// divScale is a diverging scale centred on 0 for a signed difference
+// (fp32 - fp64): 0 white, negative blue, positive red, and the |values|
+// in up to four shades a side whose upper edges (edges, increasing, the
+// last the largest |value|) are the quartiles of the non-zero |values|,
+// so that each shade holds about a quarter of the cells that differ,
+// however spread their sizes (dPnL's 0.01 pp beside one of 0.3 pp no
+// longer share one shade). An integer difference (dn) has integer
+// edges, one a step when its largest |value| is 4 or less.
+type divScale struct {
+	edges     []float64
+	quartiles bool // edges by quartile (else one integer a step)
+}
+
+// newDivScale is the divScale of vals (NaN skipped; ±Inf take the
+// outermost shades and set no edge).
+func newDivScale(vals []float64, integer bool) divScale {
+	var xs []float64
+	for _, v := range vals {
+		if a := math.Abs(v); a > 0 && !math.IsInf(a, 0) && !math.IsNaN(a) {
+			xs = append(xs, a)
+		}
+	}
+	if len(xs) == 0 {
+		return divScale{}
+	}
+	slices.Sort(xs)
+	mid := len(diverging) / 2
+	var edges []float64
+	if integer && xs[len(xs)-1] <= float64(mid) {
+		for k := 1; k <= int(math.Ceil(xs[len(xs)-1])); k++ {
+			edges = append(edges, float64(k))
+		}
+	} else {
+		for _, e := range colorscale.Of(colorscale.Quantile, xs, mid).Edges[1:] {
+			if integer {
+				e = math.Ceil(e)
+			}
+			if len(edges) == 0 || e > edges[len(edges)-1] {
+				edges = append(edges, e)
+			}
+		}
+	}
+	return divScale{edges, !(integer && xs[len(xs)-1] <= float64(mid))}
+}
+
+// Words is the scale as a caption says it.
+func (d divScale) Words() string {
+	if len(d.edges) == 0 {
+		return "white: no difference (every value 0)"
+	}
+	w := "white is exactly 0 (no difference), blue fp32 below fp64, red above, darker for a larger |value|"
+	if d.quartiles {
+		return w + fmt.Sprintf(" (%d shades a side, their edges the quartiles of the non-zero |values| up to the largest, %s, so that each shade holds about a quarter of the cells that differ; the key gives each shade's largest |value|)", len(d.edges), g3(d.Lim()))
+	}
+	return w + fmt.Sprintf(" (one shade a step of 1, up to %s)", g3(d.Lim()))
+}
+
+// Lim is the scale's largest |value| (0: no value differs).
+func (d divScale) Lim() float64 {
+	if len(d.edges) == 0 {
+		return 0
+	}
+	return d.edges[len(d.edges)-1]
+}
+
+// shade is the colour index (into diverging) of the k-th (0-based) of
+// the scale's len(edges) shades a side, positive side; the outermost
+// always the darkest.
+func (d divScale) shade(k int) int {
+	mid, m := len(diverging)/2, len(d.edges)
+	return mid + (k+1)*mid/m
+}
+
+// Level is v's index into diverging: the middle (white) for 0 exactly,
+// else the first shade whose edge is at or above |v| (beyond the last,
+// the last), on v's side.
+func (d divScale) Level(v float64) int {
+	mid := len(diverging) / 2
+	if v == 0 || math.IsNaN(v) || len(d.edges) == 0 {
+		return mid
+	}
+	k, _ := slices.BinarySearch(d.edges, math.Abs(v))
+	k = min(k, len(d.edges)-1)
+	if v < 0 {
+		return 2*mid - d.shade(k)
+	}
+	return d.shade(k)
+}
+
+// Colour is v's colour.
+func (d divScale) Colour(v float64) color.Color { return diverging[d.Level(v)] }

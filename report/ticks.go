@@ -106,3 +106,50 @@ func roomForLegend(p *plot.Plot, entries int, bottom bool) {
 		p.Y.Max += extra
 	}
 }
+
+// gridTicks mark a heatmap axis at the grid's own values: a label at
+// every stride-th value from the first (stride 1, 2, 5, 10, 20 ... values,
+// the least that keeps at most maxGridLabels labels), an unlabelled tick
+// at every other value (up to 60 values), so that every label names a
+// value the grid has, drawn at its column's (row's) centre, inside the
+// grid. vals are the values' positions, text their labels.
+type gridTicks struct {
+	vals []float64
+	text []string
+}
+
+// maxGridLabels is the most labels gridTicks put on an axis.
+const maxGridLabels = 6
+
+// stride is the step, in values, between gridTicks' labels.
+func (g gridTicks) stride() int {
+	n := len(g.vals)
+	for s := 1; ; s *= 10 {
+		for _, m := range []int{1, 2, 5} {
+			if ceilDiv(n, s*m) <= maxGridLabels {
+				return s * m
+			}
+		}
+	}
+}
+
+func (g gridTicks) Ticks(lo, hi float64) []plot.Tick {
+	if len(g.vals) == 0 {
+		return nil
+	}
+	st := g.stride()
+	var ts []plot.Tick
+	for i, v := range g.vals {
+		if v < lo || v > hi {
+			continue
+		}
+		t := plot.Tick{Value: v}
+		if i%st == 0 {
+			t.Label = g.text[i]
+		} else if len(g.vals) > 60 {
+			continue
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
