@@ -51,22 +51,6 @@ var (
 	colMark  = color.RGBA{0xe7, 0x29, 0x8a, 0xff}
 )
 
-// divergingLevel maps v in [-lim, lim] to a level of diverging: 0 (and
-// |v| below lim/1e12) to the middle, the sign to the side, |v|/lim in
-// four even steps.
-func divergingLevel(v, lim float64) int {
-	mid := len(diverging) / 2
-	if lim <= 0 || math.Abs(v) <= lim*1e-12 {
-		return mid
-	}
-	k := int(math.Ceil(math.Abs(v) / lim * float64(mid)))
-	k = min(max(k, 1), mid)
-	if v < 0 {
-		return mid - k
-	}
-	return mid + k
-}
-
 // divScale is a diverging scale centred on 0 for a signed difference
 // (fp32 - fp64): 0 white, negative blue, positive red, and the |values|
 // in up to four shades a side whose upper edges (edges, increasing, the

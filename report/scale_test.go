@@ -33,17 +33,6 @@ func TestQuantileScale(t *testing.T) {
 	}
 }
 
-func TestDivergingLevel(t *testing.T) {
-	for _, c := range []struct {
-		v, lim float64
-		want   int
-	}{{0, 4, 4}, {4, 4, 8}, {-4, 4, 0}, {1, 4, 5}, {-1.01, 4, 2}, {3, 0, 4}} {
-		if got := divergingLevel(c.v, c.lim); got != c.want {
-			t.Errorf("divergingLevel(%g, %g) = %d, want %d", c.v, c.lim, got, c.want)
-		}
-	}
-}
-
 // TestLogBins: four bins a decade, the values counted where log10 puts
 // them, a tolerance beyond the values widening the span, 0 not drawn.
 func TestLogBins(t *testing.T) {
