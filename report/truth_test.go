@@ -14,7 +14,7 @@ import (
 
 // tickLayouts are the layouts a time axis labels its ticks with, each
 // naming a calendar boundary exactly (a label parsed back is its tick).
-var tickLayouts = []string{"2006", "2006-01", "2006-01-02", "2006-01-02 15:04", "01-02 15:04"}
+var tickLayouts = []string{"2006", "2006-01", "2006-01-02", "2006-01-02 15:04", "01-02 15:04", "15:04"}
 
 // checkCalendarTicks checks that marker's labelled ticks over [lo, hi]
 // (Unix seconds) are 2 to maxTicks round calendar boundaries a whole step
@@ -32,8 +32,8 @@ func checkCalendarTicks(t *testing.T, what string, marker plot.Ticker, lo, hi fl
 			t.Errorf("%s: tick %v outside [%v, %v]", what, tk.Value, lo, hi)
 		}
 		at := time.Unix(int64(tk.Value), 0).UTC()
-		if float64(at.Unix()) != tk.Value || at.Second() != 0 || at.Minute() != 0 {
-			t.Errorf("%s: tick %v (%s) is not on an hour", what, tk.Value, at)
+		if float64(at.Unix()) != tk.Value || at.Second() != 0 || at.Minute()%5 != 0 {
+			t.Errorf("%s: tick %v (%s) is not on a 5 minutes' boundary", what, tk.Value, at)
 		}
 		if tk.Label == "" {
 			continue
@@ -44,8 +44,14 @@ func checkCalendarTicks(t *testing.T, what string, marker plot.Ticker, lo, hi fl
 			if err != nil || len(tk.Label) != len(l) {
 				continue
 			}
-			if l == "01-02 15:04" {
+			switch l {
+			case "01-02 15:04":
 				p = p.AddDate(at.Year(), 0, 0)
+			case "15:04":
+				if time.Unix(int64(lo), 0).UTC().YearDay() != time.Unix(int64(hi), 0).UTC().YearDay() {
+					continue // the clock alone only within one day
+				}
+				p = p.AddDate(at.Year(), int(at.Month())-1, at.Day()-1)
 			}
 			if p.Equal(at) {
 				ok, layout = true, l
@@ -56,8 +62,8 @@ func checkCalendarTicks(t *testing.T, what string, marker plot.Ticker, lo, hi fl
 		}
 		major = append(major, at)
 	}
-	if len(major) < 2 || len(major) > maxTicks {
-		t.Fatalf("%s: %d labelled ticks, want 2..%d: %v", what, len(major), maxTicks, major)
+	if len(major) < 2 || len(major) > most(layout) {
+		t.Fatalf("%s: %d labelled ticks, want 2..%d: %v", what, len(major), most(layout), major)
 	}
 	a, b := major[0], major[1]
 	months := (b.Year()-a.Year())*12 + int(b.Month()-a.Month())
@@ -92,8 +98,12 @@ func checkCalendarTicks(t *testing.T, what string, marker plot.Ticker, lo, hi fl
 			if at.Hour() != 0 {
 				t.Errorf("%s: daily tick %s is not midnight", what, at)
 			}
+		case step < time.Hour:
+			if 60%int(step.Minutes()) != 0 || at.Minute()%int(step.Minutes()) != 0 {
+				t.Errorf("%s: tick %s is not on the %s step", what, at, step)
+			}
 		case step < 24*time.Hour:
-			if at.Hour()%int(step.Hours()) != 0 {
+			if step%time.Hour != 0 || at.Minute() != 0 || at.Hour()%int(step.Hours()) != 0 {
 				t.Errorf("%s: tick %s is not on the %s step", what, at, step)
 			}
 		default:
@@ -140,7 +150,7 @@ func TestTimeAxisTicks(t *testing.T) {
 		}
 	}
 	start := float64(time.Date(1998, 7, 9, 13, 37, 0, 0, time.UTC).Unix())
-	for _, d := range []time.Duration{3 * time.Hour, 20 * time.Hour, 50 * time.Hour, 10 * 24 * time.Hour, 13 * 24 * time.Hour, 20 * 24 * time.Hour, 45 * 24 * time.Hour, 200 * 24 * time.Hour, 700 * 24 * time.Hour, 3000 * 24 * time.Hour, 40000 * 24 * time.Hour} {
+	for _, d := range []time.Duration{40 * time.Minute, 80 * time.Minute, 3 * time.Hour, 20 * time.Hour, 50 * time.Hour, 10 * 24 * time.Hour, 13 * 24 * time.Hour, 20 * 24 * time.Hour, 45 * 24 * time.Hour, 200 * 24 * time.Hour, 700 * 24 * time.Hour, 3000 * 24 * time.Hour, 40000 * 24 * time.Hour} {
 		checkCalendarTicks(t, "span "+d.String(), marker, start, start+d.Seconds())
 	}
 }
@@ -210,4 +220,67 @@ func TestBarsAYear(t *testing.T) {
 		return
 	}
 	t.Error("no strategy fact")
+}
+
+// barsAsTime is a bar axis's ticker read as Unix seconds: each tick at
+// its bar's time (a tick between bars fails the test).
+type barsAsTime struct {
+	t      *testing.T
+	inner  plot.Ticker
+	times  []int64
+	lo, hi float64 // the bar range
+}
+
+func (b barsAsTime) Ticks(float64, float64) []plot.Tick {
+	var out []plot.Tick
+	for _, tk := range b.inner.Ticks(b.lo, b.hi) {
+		i := int(tk.Value)
+		if float64(i) != tk.Value || i < 0 || i >= len(b.times) {
+			b.t.Errorf("tick %v (%q) is not a bar", tk.Value, tk.Label)
+			continue
+		}
+		out = append(out, plot.Tick{Value: float64(b.times[i]) / 1e9, Label: tk.Label})
+	}
+	return out
+}
+
+// TestCrossoverAxisTicks: the crossover chart (prices and positions) ticks
+// the bars that open round calendar steps, labelled with their times.
+func TestCrossoverAxisTicks(t *testing.T) {
+	src := robustSource(t)
+	ctx := context.Background()
+	f, err := Make(ctx, src, Request{Name: "crossover"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _, _, err := src.inspect(ctx, "crossover", src.Report.Parity.Flips[0].Combo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := st.Dataset.Bars.Time
+	for k, pn := range f.panels {
+		p := pn.p
+		lo, hi := float64(times[int(p.X.Min)])/1e9, float64(times[int(p.X.Max)])/1e9
+		checkCalendarTicks(t, "crossover panel "+itoa(k), barsAsTime{t, p.X.Tick.Marker, times, p.X.Min, p.X.Max}, lo, hi)
+	}
+}
+
+// TestStrategyCrossoverAxisTicks: a strategy's signal chart ticks its
+// bars as the hull chart does.
+func TestStrategyCrossoverAxisTicks(t *testing.T) {
+	src := memorySource(t, crossSpec())
+	f, err := Make(context.Background(), src, Request{Name: "crossover"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _, _, _, err := src.strategyInspect(context.Background(), "crossover", src.Report.Parity.Flips[0].Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := st.Dataset.Bars.Time
+	for k, pn := range f.panels {
+		p := pn.p
+		lo, hi := float64(times[int(p.X.Min)])/1e9, float64(times[int(p.X.Max)])/1e9
+		checkCalendarTicks(t, "signal chart panel "+itoa(k), barsAsTime{t, p.X.Tick.Marker, times, p.X.Min, p.X.Max}, lo, hi)
+	}
 }
