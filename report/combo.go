@@ -145,11 +145,12 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 	ymin, ymax := rangeOf(d64.Close[lo:hi+1], d64.H[lo:hi+1], d64.H3[lo:hi+1])
 	top.Add(vline(float64(f.Bar), ymin, ymax, solid(colMark, 0.6)))
 	top.X.Min, top.X.Max = float64(lo), float64(hi)
-	roomForLegend(top, 5, false)
 
 	bottom := newPlot()
-	bottom.X.Label.Text = "bar"
 	bottom.Y.Label.Text = "position"
+	bottom.X.Label.Text = "time (UTC)"
+	ticks := barTimeTicks{st.Dataset.Bars.Time} // bars on the x axis, ticked at their round times
+	top.X.Tick.Marker, bottom.X.Tick.Marker = ticks, ticks
 	pos := func(v []int8) plotter.XYs {
 		xy := make(plotter.XYs, 0, 2*(hi-lo+1))
 		for i := lo; i <= hi; i++ {
@@ -162,7 +163,7 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 	add(bottom, "fp32", pos(d32.Pos), dashed(colFP32))
 	bottom.Add(vline(float64(f.Bar), -1.2, 1.2, solid(colMark, 0.6)))
 	bottom.X.Min, bottom.X.Max = float64(lo), float64(hi)
-	bottom.Y.Min, bottom.Y.Max = -1.2, 1.6
+	bottom.Y.Min, bottom.Y.Max = -1.2, 1.2 // legendAbove makes room for the legend above long
 	bottom.Y.Tick.Marker = plot.ConstantTicks{{Value: -1, Label: "short"}, {Value: 0, Label: "flat"}, {Value: 1, Label: "long"}}
 	kind := "borderline (explained by rounding)"
 	if !f.Borderline {
@@ -172,6 +173,8 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 		s.ID, f.HMA, f.HMA3, st.WMA, lo, hi, f.Bar, f.Margin, p.Tolerance, kind, f.Pos64, f.Pos32)
 	fig := newFigure("crossover", top.Title.Text, caption, panel{top, 0.72}, panel{bottom, 0.28})
 	fig.Height = 12 * vg.Centimeter
+	legendAbove(fig, 0)
+	legendAbove(fig, 1)
 	return fig, nil
 }
 
@@ -340,6 +343,7 @@ func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
 	bottom.Y.Label.Text = "drawdown (%)"
 	bottom.X.Label.Text = "time (UTC)"
 	timeAxis(bottom)
+	bottom.Y.Tick.Marker = upTo{0}
 	dd := func(e []float64) []float64 {
 		out := make([]float64, len(e))
 		peak := math.Inf(-1)
@@ -355,12 +359,9 @@ func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
 	if d32 != nil {
 		add(bottom, fmt.Sprintf("fp32 (max %.2f%%)", 100*d32.MaxDrawdown), reduce(t, dd(d32.Equity)), dashed(colFP32))
 	}
-	bottom.Legend.Top = false
 	for _, pl := range []*plot.Plot{top, bottom} {
 		pl.X.Min, pl.X.Max = t[0], t[n-1]
 	}
-	roomForLegend(top, 5, false)
-	roomForLegend(bottom, 2, true)
 	caption := fmt.Sprintf("Session %d, hma %d x hma3 %d recomputed on its dataset: equity (growth of 1, fees included) in fp64 (solid) and fp32 (dashed) beside buying and holding; its %d trades' entries marked",
 		s.ID, c.HMA, c.HMA3, len(ref.Trades))
 	if what != "" {
@@ -373,10 +374,15 @@ func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
 	caption += "; the drawdown from the running peak below."
 	fig := newFigure("equity", top.Title.Text, caption, panel{top, 0.68}, panel{bottom, 0.32})
 	fig.Height = 12 * vg.Centimeter
+	// The legends above the data (legendAbove): the curves, the markers
+	// and the drawdown's zero line stay uncovered.
+	legendAbove(fig, 0)
+	legendAbove(fig, 1)
 	return fig, nil
 }
 
-// timeAxis makes p's x axis Unix seconds shown as UTC dates.
+// timeAxis makes p's x axis Unix seconds shown as UTC dates, ticked on
+// round calendar steps (calendarTicks).
 func timeAxis(p *plot.Plot) {
-	p.X.Tick.Marker = plot.TimeTicks{Format: "2006-01-02", Time: plot.UnixTimeIn(time.UTC)}
+	p.X.Tick.Marker = calendarTicks{}
 }

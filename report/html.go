@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -226,7 +227,7 @@ func (s *Source) Facts() [][2]string {
 		{"session", fmt.Sprintf("%d, %s; created %s UTC", ss.ID, ss.Status, ss.Created.UTC().Format("2006-01-02 15:04"))},
 		{"data", fmt.Sprintf("%s: %s bars %s .. %s UTC", d.Name, text.Thousands(d.Bars), d.First.UTC().Format("2006-01-02 15:04"), d.Last.UTC().Format("2006-01-02 15:04"))},
 		{"grid", gridFact(ss.Grid)},
-		{"strategy", fmt.Sprintf("fee %s%% per side; %s; source %s; %s bars a year", text.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, text.FormatFloat(ss.Params.BarsPerYear))},
+		{"strategy", fmt.Sprintf("fee %s%% per side; %s; source %s; %s bars a year", text.FormatFloat(100*ss.Params.Fee), ss.Params.Mode, ss.Params.Source, barsAYear(ss.Params.BarsPerYear))},
 		{"computed", fmt.Sprintf("%s on %s; fp32 %s %s", strings.Join(ps, " and "), ss.Backend, formWord(ss.Grid), ss.WMA)},
 		{"objective", objective},
 	}
@@ -392,3 +393,13 @@ footer { margin-top: 2rem; font-size: 0.8rem; color: #666; }
 </body>
 </html>
 `))
+
+// barsAYear is a bars-a-year figure as a reader takes it in: a whole
+// number with thousands separators from 100 up (1,757; 525,600), else at
+// most two decimals (52, 6.5).
+func barsAYear(v float64) string {
+	if math.Abs(v) >= 100 && math.Abs(v) < 1e15 {
+		return text.Thousands(int(math.Round(v)))
+	}
+	return text.TrimFloat(v, 2)
+}

@@ -134,8 +134,10 @@ func (s *Source) strategyCrossover(ctx context.Context, r Request, f engine.Flip
 	top.Y.Min, top.Y.Max = sc.YMin, sc.YMax
 
 	bottom := newPlot()
-	bottom.X.Label.Text = "bar"
 	bottom.Y.Label.Text = "position"
+	bottom.X.Label.Text = "time (UTC)"
+	ticks := barTimeTicks{st.Dataset.Bars.Time} // bars on the x axis, ticked at their round times
+	top.X.Tick.Marker, bottom.X.Tick.Marker = ticks, ticks
 	pos := func(v []int8) plotter.XYs {
 		xy := make(plotter.XYs, 0, 2*(hi-lo+1))
 		for i := lo; i <= hi; i++ {

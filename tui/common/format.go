@@ -98,6 +98,29 @@ func BarTime(ns int64, layout string) string {
 	return time.Unix(0, ns).UTC().Format(layout)
 }
 
+// SpansYears reports whether bar times (Unix ns, in order) fall in more
+// than one calendar year (UTC).
+func SpansYears(times []int64) bool {
+	return len(times) > 1 && time.Unix(0, times[0]).UTC().Year() != time.Unix(0, times[len(times)-1]).UTC().Year()
+}
+
+// SpansDays reports whether bar times first and last (Unix ns) fall on
+// different days (UTC).
+func SpansDays(first, last int64) bool {
+	a, b := time.Unix(0, first).UTC(), time.Unix(0, last).UTC()
+	return a.YearDay() != b.YearDay() || a.Year() != b.Year()
+}
+
+// WithYear is layout (a month-day layout: "01-02", "01-02 15:04") with
+// the year in front where times span more than one year: 12-30 and 01-05
+// of different years are then 2024-12-30 and 2025-01-05.
+func WithYear(times []int64, layout string) string {
+	if SpansYears(times) {
+		return "2006-" + layout
+	}
+	return layout
+}
+
 // percentMetrics are the SPEC metrics that are fractions: the panes show
 // them as percentages, as the Combo pane and the CLI do.
 var percentMetrics = map[string]bool{

@@ -404,11 +404,17 @@ func (m *Model) plot(d *engine.ComboDetail, s, e, chartH int, st styles) (string
 			hl = append(hl, b-s)
 		}
 	}
+	// Hours alone within a day; the date too where the window spans days
+	// (the title gives the flip's year).
+	layout, step := "15:04", 12
+	if e > s && common.SpansDays(m.barTime(s), m.barTime(e-1)) {
+		layout, step = "01-02 15:04", 14
+	}
 	xlab := func(k int) string {
 		if k < 0 || s+k >= n {
 			return ""
 		}
-		return common.BarTime(m.barTime(s+k), "15:04")
+		return common.BarTime(m.barTime(s+k), layout)
 	}
 	series := []chart.Series{{Name: "1close", Values: sl(d.Close), Color: st.close, Marker: '.'}}
 	if d.H != nil {
@@ -422,7 +428,7 @@ func (m *Model) plot(d *engine.ComboDetail, s, e, chartH int, st styles) (string
 			series = append(series, s)
 		}
 	}
-	return chart.Render(m.ctx, chart.Spec{W: m.w, H: chartH, XStep: 12, XLabel: xlab, Highlight: hl, Series: series})
+	return chart.Render(m.ctx, chart.Spec{W: m.w, H: chartH, XStep: step, XLabel: xlab, Highlight: hl, Series: series})
 }
 
 // strip is a precision's positions over bars [s, e), aligned under the

@@ -82,9 +82,10 @@ func (m *Model) Reload() {
 	if s := m.state.Study; s != nil {
 		times = s.Dataset.Bars.Time
 	}
+	layout := common.WithYear(times, "01-02 15:04") // the year where the data spans years
 	at := func(b int) string {
 		if b < len(times) {
-			return common.BarTime(times[b], "01-02 15:04")
+			return common.BarTime(times[b], layout)
 		}
 		return fmt.Sprint(b)
 	}
@@ -166,9 +167,10 @@ func (m *Model) View() string {
 		if s := m.state.Study; s != nil {
 			times = s.Dataset.Bars.Time
 		}
+		layout := common.WithYear(times, "01-02") // the year where the data spans years
 		xlab := func(k int) string {
 			if k >= 0 && k < len(times) {
-				return common.BarTime(times[k], "01-02")
+				return common.BarTime(times[k], layout)
 			}
 			return ""
 		}

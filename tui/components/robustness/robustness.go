@@ -251,16 +251,21 @@ func (m *Model) walkForward(out *page, sm *robust.Summary, wf *robust.WFSummary,
 	for i, p := range wf.Equity {
 		eq[i] = p.Equity
 	}
+	// The year too where the walk-forward spans years.
+	layout, step := "01-02 15:04", 16
+	if wf.Equity[0].Time.UTC().Year() != wf.Equity[len(wf.Equity)-1].Time.UTC().Year() {
+		layout, step = "2006-01-02 15:04", 18
+	}
 	xlab := func(k int) string {
 		if k >= 0 && k < len(wf.Equity) {
-			return wf.Equity[k].Time.UTC().Format("01-02 15:04")
+			return wf.Equity[k].Time.UTC().Format(layout)
 		}
 		return ""
 	}
 	first, last := wf.Equity[0], wf.Equity[len(wf.Equity)-1]
 	out.add(st.label, fmt.Sprintf("stitched out-of-sample equity, bars %s to %s (1 at the start of block %d, %s at the end):",
 		common.Thousands(first.Bar), common.Thousands(last.Bar), wf.Folds[0].OOSBlock, g6(last.Equity)))
-	body, _ := chart.Render(m.ctx, chart.Spec{W: m.w, H: equityH, XStep: 16, XLabel: xlab,
+	body, _ := chart.Render(m.ctx, chart.Spec{W: m.w, H: equityH, XStep: step, XLabel: xlab,
 		Series: []chart.Series{{Name: "oos", Values: eq, Color: st.equity, Marker: '*'}}})
 	out.raw(strings.Split(body, "\n")...)
 }
