@@ -271,22 +271,7 @@ func zscoreStep[F Float](st State, z, kin, kout F) State {
 // same states, without the distances only margins need (TestZScoreStates
 // holds the two to one another).
 func zscoreStates[F Float](x, m, sd []F, first int, kin, kout F, pos []State) {
-	var st State
-	warmup(pos, nil, first)
-	for i := max(first, 0); i < len(x); i++ {
-		sdi := sd[i]
-		if sdi != sdi {
-			st = 0
-			pos[i] = 0
-			continue
-		}
-		if sdi == 0 {
-			pos[i] = st
-			continue
-		}
-		st = zscoreStep(st, (x[i]-m[i])/sdi, kin, kout)
-		pos[i] = st
-	}
+	zscoreStatesZ(zSeries(x, m, sd), sd, first, kin, kout, pos)
 }
 
 // zscoreEval is zscore's evaluator: length, entry, exit on the source;
