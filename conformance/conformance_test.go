@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 // brokenEnv selects, in a child test process, the broken backend TestBroken

@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 // TestGPUBlockStats: the per-block statistics block_stats computes after

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
-	"sweepbench/conformance"
 )
 
 // TestGPUChunkedAndOutOfMemory runs one grid three ways on the GPU: in one

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"unsafe"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 	"sweepbench/reference/kernels"
 )
 

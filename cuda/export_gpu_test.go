@@ -4,10 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 // TestGPUIndicators32Export checks the series Indicators32 copies back

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 // TestWorstEdge: the histogram edge pass 2 starts from holds at least the

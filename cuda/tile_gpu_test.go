@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/data/datatest"
-	"sweepbench/conformance"
 )
 
 // TestGPUTiledStudy: a study of 96 x 100 = 9,600 combos (above

@@ -11,12 +11,12 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/engine/output"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 // aliasSweep runs job on the reference backend, with Sweep computing each

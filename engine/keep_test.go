@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 // TestDiscardKeepsTheReport: a study whose results are not kept

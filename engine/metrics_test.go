@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/output"
 	"sweepbench/engine/text"
-	"sweepbench/conformance"
 )
 
 // TestJSONFloatRoundTrip: SPEC "Metrics per combo": non-finite values are

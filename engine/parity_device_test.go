@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 // failingParity is a backend whose device parity pass fails.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 func TestStudyFallbackLane(t *testing.T) {

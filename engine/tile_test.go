@@ -9,12 +9,12 @@ import (
 	"sync"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/output"
 	"sweepbench/engine/shard"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 // tiledStudy is a study of 7 x 29 combos (HMA3 step 1: twins) over 4,000

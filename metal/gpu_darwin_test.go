@@ -7,10 +7,10 @@ import (
 	"errors"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 // TestGPUConformance runs the backend conformance suite on this Mac's GPU:

@@ -11,12 +11,12 @@ import (
 	"reflect"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/engine/robust"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 	"sweepbench/reference/kernels"
 )
 

@@ -6,11 +6,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/bench"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 	"sweepbench/reference/kernels"
 )
 

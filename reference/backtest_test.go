@@ -8,10 +8,10 @@ import (
 	"sort"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 	"sweepbench/reference/kernels"
 )
 

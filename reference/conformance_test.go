@@ -3,8 +3,8 @@ package reference_test
 import (
 	"testing"
 
-	"sweepbench/reference"
 	"sweepbench/conformance"
+	"sweepbench/reference"
 )
 
 // TestConformance: the reference backend passes the suite every backend

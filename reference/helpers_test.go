@@ -1,8 +1,8 @@
 package reference_test
 
 import (
-	"sweepbench/engine"
 	"sweepbench/conformance"
+	"sweepbench/engine"
 )
 
 func toF[F engine.Float](x []float64) []F {

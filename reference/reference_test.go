@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 // seededBars is datatest's random walk at FIL-like prices on a fixed seed.

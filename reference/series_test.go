@@ -7,10 +7,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 	"sweepbench/reference/kernels"
 )
 

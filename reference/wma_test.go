@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/engine/data/datatest"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 )
 
 // ---- hand-computed cases ---------------------------------------------------

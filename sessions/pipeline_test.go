@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 	"sweepbench/sessions"
 )
 

@@ -8,9 +8,9 @@ import (
 
 	"github.com/muesli/termenv"
 
+	"sweepbench/conformance"
 	"sweepbench/engine"
 	"sweepbench/reference"
-	"sweepbench/conformance"
 	"sweepbench/tui/common"
 )
 
