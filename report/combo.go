@@ -125,18 +125,7 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 	top := newPlot()
 	top.Title.Text = fmt.Sprintf("Flip %d of %d: hma %d x hma3 %d at bar %d, %s UTC", k, len(flips), f.HMA, f.HMA3, f.Bar, time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"))
 	top.Y.Label.Text = "price"
-	add := func(pl *plot.Plot, label string, xy plotter.XYs, st draw.LineStyle) {
-		if len(xy) == 0 {
-			return
-		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return
-		}
-		l.LineStyle = st
-		pl.Add(l)
-		pl.Legend.Add(label, l)
-	}
+	add := addLine
 	add(top, "close", series(d64.Close), solid(colOther, 0.8))
 	add(top, "h fp64", series(d64.H), solid(colFP64, 1.4))
 	add(top, "h3 fp64", series(d64.H3), solid(colFP32, 1.4))
@@ -146,25 +135,7 @@ func (s *Source) crossoverFigure(ctx context.Context, r Request) (*Figure, error
 	top.Add(vline(float64(f.Bar), ymin, ymax, solid(colMark, 0.6)))
 	top.X.Min, top.X.Max = float64(lo), float64(hi)
 
-	bottom := newPlot()
-	bottom.Y.Label.Text = "position"
-	bottom.X.Label.Text = "time (UTC)"
-	ticks := barTimeTicks{st.Dataset.Bars.Time} // bars on the x axis, ticked at their round times
-	top.X.Tick.Marker, bottom.X.Tick.Marker = ticks, ticks
-	pos := func(v []int8) plotter.XYs {
-		xy := make(plotter.XYs, 0, 2*(hi-lo+1))
-		for i := lo; i <= hi; i++ {
-			// pos[i] is decided at the close of bar i, held over bar i+1.
-			xy = append(xy, plotter.XY{X: float64(i), Y: float64(v[i])}, plotter.XY{X: float64(i + 1), Y: float64(v[i])})
-		}
-		return xy
-	}
-	add(bottom, "fp64", pos(d64.Pos), solid(colFP64, 1.6))
-	add(bottom, "fp32", pos(d32.Pos), dashed(colFP32))
-	bottom.Add(vline(float64(f.Bar), -1.2, 1.2, solid(colMark, 0.6)))
-	bottom.X.Min, bottom.X.Max = float64(lo), float64(hi)
-	bottom.Y.Min, bottom.Y.Max = -1.2, 1.2 // legendAbove makes room for the legend above long
-	bottom.Y.Tick.Marker = plot.ConstantTicks{{Value: -1, Label: "short"}, {Value: 0, Label: "flat"}, {Value: 1, Label: "long"}}
+	bottom := positionsPane(top, st.Dataset.Bars.Time, d64.Pos, d32.Pos, f.Bar, lo, hi)
 	kind := "borderline (explained by rounding)"
 	if !f.Borderline {
 		kind = "NOT borderline"
@@ -294,15 +265,7 @@ func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
 	}
 	top.Y.Label.Text = "equity (growth of 1)"
 	timeAxis(top)
-	add := func(pl *plot.Plot, label string, xy plotter.XYs, st draw.LineStyle) {
-		if len(xy) == 0 {
-			return
-		}
-		l, _ := plotter.NewLine(xy)
-		l.LineStyle = st
-		pl.Add(l)
-		pl.Legend.Add(label, l)
-	}
+	add := addLine
 	bh := make([]float64, n)
 	for i, v := range bars.Close {
 		bh[i] = v / bars.Close[0]
@@ -385,4 +348,48 @@ func (s *Source) equityFigure(ctx context.Context, r Request) (*Figure, error) {
 // round calendar steps (calendarTicks).
 func timeAxis(p *plot.Plot) {
 	p.X.Tick.Marker = calendarTicks{}
+}
+
+// addLine draws xy on pl as a line of style st with label in its legend;
+// nothing for no points or points a line cannot take (plotter.NewLine's
+// error: a NaN or an infinity).
+func addLine(pl *plot.Plot, label string, xy plotter.XYs, st draw.LineStyle) {
+	if len(xy) == 0 {
+		return
+	}
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return
+	}
+	l.LineStyle = st
+	pl.Add(l)
+	pl.Legend.Add(label, l)
+}
+
+// positionsPane is a flip chart's lower pane: both precisions' positions
+// (pos[i] held over bar i+1; fp64 solid, fp32 dashed) over bars lo..hi
+// with the flip bar marked, its x axis and top's ticked at the bars that
+// open a round time (times: each bar's, Unix ns). Hull's and the
+// strategies' crossover figures share it.
+func positionsPane(top *plot.Plot, times []int64, pos64, pos32 []int8, bar, lo, hi int) *plot.Plot {
+	bottom := newPlot()
+	bottom.Y.Label.Text = "position"
+	bottom.X.Label.Text = "time (UTC)"
+	ticks := barTimeTicks{times} // bars on the x axis, ticked at their round times
+	top.X.Tick.Marker, bottom.X.Tick.Marker = ticks, ticks
+	pos := func(v []int8) plotter.XYs {
+		xy := make(plotter.XYs, 0, 2*(hi-lo+1))
+		for i := lo; i <= hi; i++ {
+			// pos[i] is decided at the close of bar i, held over bar i+1.
+			xy = append(xy, plotter.XY{X: float64(i), Y: float64(v[i])}, plotter.XY{X: float64(i + 1), Y: float64(v[i])})
+		}
+		return xy
+	}
+	addLine(bottom, "fp64", pos(pos64), solid(colFP64, 1.6))
+	addLine(bottom, "fp32", pos(pos32), dashed(colFP32))
+	bottom.Add(vline(float64(bar), -1.2, 1.2, solid(colMark, 0.6)))
+	bottom.X.Min, bottom.X.Max = float64(lo), float64(hi)
+	bottom.Y.Min, bottom.Y.Max = -1.2, 1.2 // legendAbove makes room for the legend above long
+	bottom.Y.Tick.Marker = plot.ConstantTicks{{Value: -1, Label: "short"}, {Value: 0, Label: "flat"}, {Value: 1, Label: "long"}}
+	return bottom
 }

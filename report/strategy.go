@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -89,18 +88,7 @@ func (s *Source) strategyCrossover(ctx context.Context, r Request, f engine.Flip
 	if err != nil {
 		return nil, fmt.Errorf("figure crossover: session %d, %s: %w", s.ID, label, err)
 	}
-	add := func(pl *plot.Plot, label string, xy plotter.XYs, st draw.LineStyle) {
-		if len(xy) == 0 {
-			return
-		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return
-		}
-		l.LineStyle = st
-		pl.Add(l)
-		pl.Legend.Add(label, l)
-	}
+	add := addLine
 	top := newPlot()
 	top.Title.Text = fmt.Sprintf("Flip %d of %d: %s at bar %d, %s UTC", k, n, label, f.Bar, time.Unix(0, f.Time).UTC().Format("2006-01-02 15:04"))
 	top.Y.Label.Text = sc.Axis
@@ -133,25 +121,7 @@ func (s *Source) strategyCrossover(ctx context.Context, r Request, f engine.Flip
 	top.X.Min, top.X.Max = float64(lo), float64(hi)
 	top.Y.Min, top.Y.Max = sc.YMin, sc.YMax
 
-	bottom := newPlot()
-	bottom.Y.Label.Text = "position"
-	bottom.X.Label.Text = "time (UTC)"
-	ticks := barTimeTicks{st.Dataset.Bars.Time} // bars on the x axis, ticked at their round times
-	top.X.Tick.Marker, bottom.X.Tick.Marker = ticks, ticks
-	pos := func(v []int8) plotter.XYs {
-		xy := make(plotter.XYs, 0, 2*(hi-lo+1))
-		for i := lo; i <= hi; i++ {
-			// pos[i] is decided at the close of bar i, held over bar i+1.
-			xy = append(xy, plotter.XY{X: float64(i), Y: float64(v[i])}, plotter.XY{X: float64(i + 1), Y: float64(v[i])})
-		}
-		return xy
-	}
-	add(bottom, "fp64", pos(pos64), solid(colFP64, 1.6))
-	add(bottom, "fp32", pos(pos32), dashed(colFP32))
-	bottom.Add(vline(float64(f.Bar), -1.2, 1.2, solid(colMark, 0.6)))
-	bottom.X.Min, bottom.X.Max = float64(lo), float64(hi)
-	bottom.Y.Min, bottom.Y.Max = -1.2, 1.2 // legendAbove makes room for the legend above long
-	bottom.Y.Tick.Marker = plot.ConstantTicks{{Value: -1, Label: "short"}, {Value: 0, Label: "flat"}, {Value: 1, Label: "long"}}
+	bottom := positionsPane(top, st.Dataset.Bars.Time, pos64, pos32, f.Bar, lo, hi)
 	kind := "borderline (explained by rounding)"
 	if !f.Borderline {
 		kind = "NOT borderline"
