@@ -25,6 +25,52 @@ type Metrics struct {
 	LongBars    int     // bars held long (pos[i] = +1 held over bar i+1, i = 0..n-2)
 	ShortBars   int     // bars held short
 	FlatBars    int     // bars held flat
+
+	// SPEC Part 2 "New metrics", over the combo's trades (R each trade's
+	// return, a fraction: SPEC "Trades"); NaN where the backend that
+	// computed the combo does not compute them (Trade metrics).
+	ProfitFactor    float64 // sum of R > 0 / |sum of R < 0|; +Inf with wins and no loss; 0 with neither
+	Expectancy      float64 // mean R, fraction per trade; 0 with no trade
+	AvgWin          float64 // mean R of the trades with R > 0, fraction; 0 with none
+	AvgLoss         float64 // mean R of the trades with R < 0, fraction (negative); 0 with none
+	BestTrade       float64 // largest R, fraction; 0 with no trade
+	WorstTrade      float64 // smallest R, fraction; 0 with no trade
+	AvgTradeBars    float64 // bars held per trade, (long_bars+short_bars)/total_trades; 0 with no trade
+	Exposure        float64 // (long_bars+short_bars)/(n-1), fraction of bars held in the market
+	SQN             float64 // sqrt(N)*mean(R)/std(R), population std over the N trades; 0 if N < 2 or std = 0
+	MaxDrawdownBars float64 // longest run of consecutive bars whose equity is below an earlier peak (a count, NaN when not computed)
+}
+
+// TradeMetrics are the names of Part 2's metrics over trades, which need
+// the trades' returns (a backend that keeps only Part 1's accumulators
+// leaves them NaN).
+var TradeMetrics = []string{"profit_factor", "expectancy", "avg_win", "avg_loss", "best_trade", "worst_trade", "sqn", "max_drawdown_bars"}
+
+// HasTradeMetrics reports whether m carries Part 2's trade metrics (a GPU
+// lane of today leaves them NaN: engine.NoTradeMetrics).
+func (m *Metrics) HasTradeMetrics() bool { return !math.IsNaN(m.Expectancy) }
+
+// NoTradeMetrics marks m's trade metrics as not computed (NaN; a count,
+// max_drawdown_bars too), for a backend that computes Part 1's
+// metrics alone. Exposure and avg_trade_bars follow from the bar counts
+// and are set.
+func (m *Metrics) NoTradeMetrics(n int) {
+	nan := math.NaN()
+	m.ProfitFactor, m.Expectancy, m.AvgWin, m.AvgLoss, m.BestTrade, m.WorstTrade, m.SQN, m.MaxDrawdownBars = nan, nan, nan, nan, nan, nan, nan, nan
+	m.AvgTradeBars, m.Exposure = BarShares(m.LongBars, m.ShortBars, m.TotalTrades, n)
+}
+
+// BarShares are avg_trade_bars and exposure from the bar counts over n
+// bars (SPEC Part 2 "New metrics"), in float64.
+func BarShares(long, short, trades, n int) (avgTradeBars, exposure float64) {
+	held := float64(long + short)
+	if trades > 0 {
+		avgTradeBars = held / float64(trades)
+	}
+	if n > 1 {
+		exposure = held / float64(n-1)
+	}
+	return avgTradeBars, exposure
 }
 
 // metricTable is every metric by its SPEC name, in table order: the one
@@ -49,6 +95,16 @@ var metricTable = []struct {
 	{name: "long_bars", count: func(m *Metrics) *int { return &m.LongBars }},
 	{name: "short_bars", count: func(m *Metrics) *int { return &m.ShortBars }},
 	{name: "flat_bars", count: func(m *Metrics) *int { return &m.FlatBars }},
+	{name: "profit_factor", float: func(m *Metrics) *float64 { return &m.ProfitFactor }},
+	{name: "expectancy", float: func(m *Metrics) *float64 { return &m.Expectancy }},
+	{name: "avg_win", float: func(m *Metrics) *float64 { return &m.AvgWin }},
+	{name: "avg_loss", float: func(m *Metrics) *float64 { return &m.AvgLoss }},
+	{name: "best_trade", float: func(m *Metrics) *float64 { return &m.BestTrade }},
+	{name: "worst_trade", float: func(m *Metrics) *float64 { return &m.WorstTrade }},
+	{name: "avg_trade_bars", float: func(m *Metrics) *float64 { return &m.AvgTradeBars }},
+	{name: "exposure", float: func(m *Metrics) *float64 { return &m.Exposure }},
+	{name: "sqn", float: func(m *Metrics) *float64 { return &m.SQN }},
+	{name: "max_drawdown_bars", float: func(m *Metrics) *float64 { return &m.MaxDrawdownBars }},
 }
 
 // MetricNames lists the SPEC names in table order.
@@ -91,14 +147,16 @@ func (m *Metrics) Value(name string) (v float64, ok bool) {
 }
 
 // NumMetrics is len(MetricNames), the length of Metrics.Values.
-const NumMetrics = 14
+const NumMetrics = 24
 
 // Values writes every metric of m as float64 (counts converted) in
-// MetricNames order: what 14 Value calls give, in one call
+// MetricNames order: what 24 Value calls give, in one call
 // (TestMetricValuesOrder checks the order against metricTable).
 func (m *Metrics) Values(out *[NumMetrics]float64) {
 	*out = [NumMetrics]float64{m.TotalReturn, m.CAGR, m.Sharpe, m.Sortino, m.MaxDrawdown, m.Calmar, m.WinRate,
-		float64(m.TotalTrades), m.VaR95, m.CVaR95, m.Omega, float64(m.LongBars), float64(m.ShortBars), float64(m.FlatBars)}
+		float64(m.TotalTrades), m.VaR95, m.CVaR95, m.Omega, float64(m.LongBars), float64(m.ShortBars), float64(m.FlatBars),
+		m.ProfitFactor, m.Expectancy, m.AvgWin, m.AvgLoss, m.BestTrade, m.WorstTrade, m.AvgTradeBars, m.Exposure, m.SQN,
+		m.MaxDrawdownBars}
 }
 
 // metricGetter returns the reader of metric name as float64 (counts

@@ -134,12 +134,28 @@ type Params struct {
 	Mode        Mode
 	Source      Source
 	BarsPerYear float64 // annualisation factor; > 0
+	// Fill, Slippage (q, a fraction in [0, 1) per unit of position change)
+	// and RiskFree (annual, a fraction; Sharpe and Sortino only) are SPEC
+	// Part 2's execution options; their zero values are Part 1.
+	Fill     Fill
+	Slippage float64
+	RiskFree float64
 }
+
+// Part1 reports whether p's execution is Part 1's (fills at the close, no
+// slippage, no risk-free rate): what every GPU lane computes today.
+func (p Params) Part1() bool { return p.Fill == FillClose && p.Slippage == 0 && p.RiskFree == 0 }
 
 // Validate checks the ranges of the parameters.
 func (p Params) Validate() error {
 	if !(p.Fee >= 0 && p.Fee < 1) {
 		return fieldErr(FieldFee, text.FormatFloat(p.Fee), "want a fraction per side in [0, 1), e.g. 0.00045")
+	}
+	if !(p.Slippage >= 0 && p.Slippage < 1) {
+		return fieldErr(FieldSlippage, text.FormatFloat(p.Slippage), "want a fraction per unit of position change in [0, 1)")
+	}
+	if !(p.RiskFree > -1) {
+		return fieldErr(FieldRiskFree, text.FormatFloat(p.RiskFree), "want an annual rate as a fraction above -1")
 	}
 	if !(p.BarsPerYear > 0) || p.BarsPerYear > MaxBarsPerYear {
 		return fieldErr(FieldBarsPerYear, text.FormatFloat(p.BarsPerYear), "want a positive number")

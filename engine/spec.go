@@ -46,6 +46,12 @@ const (
 	FieldStrategy      = "strategy"
 	FieldParams        = "param"
 	FieldFastBelowSlow = "fast-below-slow"
+	// FieldFill, FieldSlippage and FieldRiskFree are the execution options
+	// and the risk-free rate (SPEC Part 2 "Execution options", "New
+	// metrics").
+	FieldFill     = "fill"
+	FieldSlippage = "slippage"
+	FieldRiskFree = "risk-free"
 )
 
 // FieldError is a study input that cannot be used: Field names it (one of
@@ -147,6 +153,13 @@ type Spec struct {
 	FastBelowSlow bool              `json:"fast_below_slow,omitempty"`
 
 	Fee         float64 `json:"fee"`                     // per side, a fraction (SPEC "Input")
+	// Fill (close or next-open; "" = close), Slippage (q, a fraction per
+	// unit of position change) and RiskFree (annual, a fraction, for
+	// Sharpe and Sortino) are SPEC Part 2's execution options; omitted at
+	// their defaults, so a Part 1 study's JSON and digest are unchanged.
+	Fill     string  `json:"fill,omitempty"`
+	Slippage float64 `json:"slippage,omitempty"`
+	RiskFree float64 `json:"risk_free,omitempty"`
 	Mode        string  `json:"mode"`                    // long-short or long-only
 	Source      string  `json:"source"`                  // close, hl2, hlc3, ohlc4 (the HMA's series)
 	BarsPerYear float64 `json:"bars_per_year,omitempty"` // annualisation; 0 = derived from the data (DerivedBarsPerYear)
@@ -225,6 +238,16 @@ func (s Spec) Parse() (*Settings, error) {
 	out.Params.Fee = s.Fee
 	if !(s.Fee >= 0 && s.Fee < 1) {
 		add(fieldErr(FieldFee, text.FormatFloat(s.Fee), "want a fraction per side in [0, 1), e.g. 0.00045"))
+	}
+	out.Params.Fill, err = ParseFill(s.Fill)
+	add(err)
+	out.Params.Slippage = s.Slippage
+	if !(s.Slippage >= 0 && s.Slippage < 1) {
+		add(fieldErr(FieldSlippage, text.FormatFloat(s.Slippage), "want a fraction per unit of position change in [0, 1), e.g. 0.0005"))
+	}
+	out.Params.RiskFree = s.RiskFree
+	if !(s.RiskFree > -1 && s.RiskFree < 10) {
+		add(fieldErr(FieldRiskFree, text.FormatFloat(s.RiskFree), "want an annual rate as a fraction above -1, e.g. 0.04"))
 	}
 	out.Params.Mode, err = ParseMode(s.Mode)
 	add(err)

@@ -59,8 +59,10 @@ const (
 // side, is maximised there). An unknown name is HigherIsBetter.
 func MetricSense(name string) Sense {
 	switch {
-	case name == "max_drawdown":
+	case name == "max_drawdown", name == "max_drawdown_bars":
 		return LowerIsBetter
+	case name == "avg_trade_bars", name == "exposure":
+		return EitherSide
 	case IsCount(name):
 		return EitherSide
 	}

@@ -75,7 +75,7 @@ func BacktestPositionsTrace[F Float](st []int8, r []F, first int, p engine.Param
 
 func backtestTrace[F Float, S signal](a, b []S, r []F, first int, p engine.Params) (engine.Metrics, *engine.Trace) {
 	n := len(r)
-	tr := &engine.Trace{Pos: make([]int8, n), Equity: make([]float64, n)}
+	tr := &engine.Trace{Pos: make([]int8, n), Equity: make([]float64, n), Returns: make([]float64, n)}
 	var sc Scratch[F]
 	m := backtest(a, b, r, first, p, &sc, tr, nil, 0)
 	return m, tr
@@ -131,8 +131,9 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 		sc.rs = make([]F, n-1)
 	}
 	rs := sc.rs[:n-1]
-	keep := F(1) - F(p.Fee) // 1-f
-	keep2 := keep * keep    // (1-f)^2
+	keep := engine.Keep[F](p) // k = (1-f)(1-q)
+	keep2 := keep * keep      // k^2
+	rf := F(p.RiskFreePerBar())
 	first = min(max(first, 0), n-1)
 	longOnly := p.Mode == engine.LongOnly
 
@@ -146,6 +147,8 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 		tp                F // running product of the open trade, entry fee included
 		long, short, flat int
 		tb                int // the block of the last trade closed (closeTrade)
+		acc               kernels.Accumulators[F]
+		run               int // bars since the last equity peak
 	)
 	flat = first // bars 0..first-1 are held flat
 	for i := 0; i < first; i++ {
@@ -167,16 +170,18 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 				g = keep
 			}
 			if prev != 0 {
-				won := F(tp*keep)-1 > 0
+				R := F(tp*keep) - 1
+				won := R > 0
 				if won {
 					wins++
 				}
+				acc.AddTrade(R, trades)
 				if bs != nil {
 					closeTrade(bs, bc, i, won, &tb)
 				}
 				if tr != nil {
 					t := &tr.Trades[len(tr.Trades)-1]
-					t.Exit, t.Return = i, float64(F(tp*keep)-1)
+					t.Exit, t.Return, t.Bars = i, float64(R), i-t.Entry
 				}
 			}
 			if pos != 0 {
@@ -202,16 +207,18 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 		}
 		if i == n-2 && pos != 0 {
 			g *= keep // exit fee at the last bar
-			won := F(tp*keep)-1 > 0
+			R := F(tp*keep) - 1
+			won := R > 0
 			if won {
 				wins++
 			}
+			acc.AddTrade(R, trades)
 			if bs != nil {
 				closeTrade(bs, bc, i, won, &tb)
 			}
 			if tr != nil {
 				t := &tr.Trades[len(tr.Trades)-1]
-				t.Exit, t.Return = n-1, float64(F(tp*keep)-1)
+				t.Exit, t.Return, t.Bars, t.Reason = n-1, float64(R), n-1-t.Entry, engine.ExitEnd
 			}
 		}
 		prev = pos
@@ -219,11 +226,21 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 		if tr != nil {
 			tr.Pos[i] = pos
 			tr.Equity[i+1] = float64(E)
+			tr.Returns[i+1] = float64(g - 1)
 		}
 		if E > peak {
 			peak = E
-		} else if q := E / peak; q < minRatio {
-			minRatio = q
+			run = 0
+		} else {
+			if q := E / peak; q < minRatio {
+				minRatio = q
+			}
+			if E < peak {
+				run++
+				acc.DDBars = max(acc.DDBars, run)
+			} else {
+				run = 0
+			}
 		}
 		v := g - 1
 		rs[i] = v
@@ -231,7 +248,8 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 		lo := min(v, 0) // branchless: the sign of a return is a coin flip
 		gains += max(v, 0)
 		losses -= lo
-		neg2 += F(lo * lo)
+		dn := min(v-rf, 0) // Sortino's downside of rs - rf (rf = 0: dn = lo)
+		neg2 += F(dn * dn)
 	}
 
 	mf := F(n - 1)
@@ -246,8 +264,9 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 	}
 	k := int(math.Floor(0.05 * float64(len(rs)-1)))
 	v, cs, cnt := tailSelect(rs, k, sc)
-	return kernels.Finish(kernels.Accumulators[F]{E: E, MinRatio: minRatio, Sum: sum, SSD: ssd, Neg2: neg2, Gains: gains, Losses: losses,
-		VaR: v, CVaRSum: cs, Trades: trades, Wins: wins, Long: long, Short: short, Flat: flat, CVaRCount: cnt}, n, p)
+	acc.E, acc.MinRatio, acc.Sum, acc.SSD, acc.Neg2, acc.Gains, acc.Losses = E, minRatio, sum, ssd, neg2, gains, losses
+	acc.VaR, acc.CVaRSum, acc.Trades, acc.Wins, acc.Long, acc.Short, acc.Flat, acc.CVaRCount = v, cs, trades, wins, long, short, flat, cnt
+	return kernels.Finish(acc, n, p)
 }
 
 // closeTrade counts a trade closed at return index i (won or not) in its

@@ -1,5 +1,7 @@
 package reference
 
+import "sweepbench/engine"
+
 // Internals the external tests (package reference_test) reach.
 
 // TailSelect is tailSelect: VaR's selection with the sample-and-band pass.
@@ -16,4 +18,19 @@ func HasAVX2() bool { return useAVX2 }
 func SetAVX2(on bool) (was bool) {
 	was, useAVX2 = useAVX2, on
 	return was
+}
+
+// BacktestExecForced runs the execution options' loop even when x asks
+// for nothing beyond Part 1 (to compare it with the fast loop).
+func BacktestExecForced[F Float](st []int8, r []F, first int, p engine.Params, x *Exec[F]) engine.Metrics {
+	var sc Scratch[F]
+	return backtestExec(st, nil, r, first, p, x, &sc, nil, nil, 0)
+}
+
+// BacktestExecForcedTrace is BacktestExecForced with the trace.
+func BacktestExecForcedTrace[F Float](st []int8, r []F, first int, p engine.Params, x *Exec[F]) (engine.Metrics, *engine.Trace) {
+	n := len(r)
+	tr := &engine.Trace{Pos: make([]int8, n), Equity: make([]float64, n), Returns: make([]float64, n)}
+	var sc Scratch[F]
+	return backtestExec(st, nil, r, first, p, x, &sc, tr, nil, 0), tr
 }

@@ -27,10 +27,12 @@ func (r *Raw[F]) Written() bool {
 
 // Finish computes one combo's Metrics over n bars from its raw accumulators
 // through Finish (SPEC "Metrics per combo"), as reference.Backtest does.
+// The kernels keep Part 1's accumulators only: the trade metrics of SPEC
+// Part 2 are left NaN (engine.Metrics.NoTradeMetrics) until they do.
 func (r *Raw[F]) Finish(n int, p engine.Params) engine.Metrics {
 	return Finish(Accumulators[F]{E: r.E, MinRatio: r.MinRatio, Sum: r.Sum, SSD: r.SSD, Neg2: r.Neg2,
 		Gains: r.Gains, Losses: r.Losses, VaR: r.VaR, CVaRSum: r.CVaRSum, Trades: int(r.Trades), Wins: int(r.Wins),
-		Long: int(r.Long), Short: int(r.Short), Flat: int(r.Flat), CVaRCount: int(r.CVaRCount)}, n, p)
+		Long: int(r.Long), Short: int(r.Short), Flat: int(r.Flat), CVaRCount: int(r.CVaRCount), NoTrades: true}, n, p)
 }
 
 // Outputs are the raw outputs of one launch of Count combos from First, as
