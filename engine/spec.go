@@ -152,14 +152,14 @@ type Spec struct {
 	Params        map[string]string `json:"params,omitempty"`
 	FastBelowSlow bool              `json:"fast_below_slow,omitempty"`
 
-	Fee         float64 `json:"fee"`                     // per side, a fraction (SPEC "Input")
+	Fee float64 `json:"fee"` // per side, a fraction (SPEC "Input")
 	// Fill (close or next-open; "" = close), Slippage (q, a fraction per
 	// unit of position change) and RiskFree (annual, a fraction, for
 	// Sharpe and Sortino) are SPEC Part 2's execution options; omitted at
 	// their defaults, so a Part 1 study's JSON and digest are unchanged.
-	Fill     string  `json:"fill,omitempty"`
-	Slippage float64 `json:"slippage,omitempty"`
-	RiskFree float64 `json:"risk_free,omitempty"`
+	Fill        string  `json:"fill,omitempty"`
+	Slippage    float64 `json:"slippage,omitempty"`
+	RiskFree    float64 `json:"risk_free,omitempty"`
 	Mode        string  `json:"mode"`                    // long-short or long-only
 	Source      string  `json:"source"`                  // close, hl2, hlc3, ohlc4 (the HMA's series)
 	BarsPerYear float64 `json:"bars_per_year,omitempty"` // annualisation; 0 = derived from the data (DerivedBarsPerYear)

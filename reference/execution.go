@@ -180,8 +180,8 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 		st, held          int8 // the family's state at the last close; p[i-1]
 		gated             bool
 		trades, wins      int
-		tp                F // running product of the open trade, entry fee included
-		entryP, best      F // the open trade's fill price; its best price so far (trail)
+		tp                F   // running product of the open trade, entry fee included
+		entryP, best      F   // the open trade's fill price; its best price so far (trail)
 		tbars             int // bars held by the open trade
 		long, short, flat int
 		tb                int
