@@ -63,7 +63,7 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 	// another core, while the device thread uploads and launches.
 	spec := sync.OnceValue(func() kernels.Bins[F] { return kernels.BinsFromCloses[F](bars.Close) })
 	go spec()
-	keep := F(1) - F(job.Params.Fee)
+	keep := engine.Keep[F](job.Params) // (1-f)(1-q): slippage runs on the GPU (SPEC Part 2)
 	k := &kernel[F]{
 		job: job, n: n, n3: job.Grid.HMA3.Len(),
 		keep: keep, keep2: keep * keep,

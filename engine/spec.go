@@ -322,6 +322,10 @@ func (s Spec) parseGrid(out *Settings) error {
 	}
 	var perr error
 	for _, k := range sortedKeys(s.Params) {
+		if slices.Contains(StopParams, k) {
+			perr = errors.Join(perr, fieldErr(FieldParams, k+"="+s.Params[k], "%s", HullStops))
+			continue
+		}
 		perr = errors.Join(perr, fieldErr(FieldParams, k+"="+s.Params[k], "unknown parameter of hull (its parameters: hma, hma3)"))
 	}
 	hma, herr := ParseRange(FieldHMA, s.HMA)

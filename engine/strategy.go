@@ -167,6 +167,11 @@ var NewStrategy func(family string, params map[string]string, fastBelowSlow bool
 // that does not link package strategy.
 var ErrNoStrategies = errors.New("strategy families are not linked into this program")
 
+// HullStops is why hull refuses a stop parameter (StopParams): its grid
+// is the engine's own (HMA x HMA3, with its GPU kernels), and the same
+// crossover as a cross grid takes stops.
+const HullStops = "hull takes no stops; the same crossover as a cross grid does: --strategy cross --fast hma3:RANGE --slow hma:RANGE (fast hma3 and slow hma, both on the source: hull's with --source close)"
+
 // FamilyHull is the default family (SPEC Part 1), Grid.Strategy nil.
 const FamilyHull = "hull"
 

@@ -186,6 +186,9 @@ func (s *Study) Validate() error {
 	if err := s.Grid.CheckParams(s.Params, s.WMA); err != nil {
 		return err
 	}
+	if b := &s.Dataset.Bars; s.Params.Fill == FillNextOpen && len(b.Open) != b.Len() {
+		return &FieldError{Field: FieldFill, Value: s.Params.Fill.String(), Err: fmt.Errorf("%s has no open prices (closes only), and next-open enters at the next bar's open: use close with these bars", s.Dataset.Info.Name)}
+	}
 	return s.Params.Validate()
 }
 
@@ -582,8 +585,8 @@ func (r *Report) RunNotes() string {
 // Spec.Study gives a study, known before it runs.
 func (s *Study) FallbackNote() string {
 	note := ""
-	if s.Grid.Strategy != nil && s.Backend != nil && s.Fallback != nil && s.Backend != s.Fallback {
-		return fmt.Sprintf("%s has no %s kernel yet: every lane runs on %s", s.Backend.Name(), s.Grid.Family(), s.Fallback.Name())
+	if why := s.referenceOnly(); why != "" && s.Backend != nil && s.Fallback != nil && s.Backend != s.Fallback {
+		return fmt.Sprintf("%s has no %s kernel yet: every lane runs on %s", s.Backend.Name(), why, s.Fallback.Name())
 	}
 	for _, p := range s.Precisions {
 		if be, err := s.backendFor(p); err == nil && be != s.Backend {
@@ -628,9 +631,13 @@ func medianTradesBelow(run *Run, limit int) int {
 // backendFor picks the backend of a precision lane: the study's, or its
 // fallback when the study's cannot compute that precision.
 func (s *Study) backendFor(p Precision) (Backend, error) {
-	if s.Grid.Strategy != nil && s.Fallback != nil {
-		// Only the CPU reference computes a strategy family until the GPU
+	if why := s.referenceOnly(); why != "" && s.Backend != s.Fallback && s.Backend.Name() != "reference" {
+		// Only the CPU reference computes a strategy family, an execution
+		// option beyond slippage, or the trade metrics, until the GPU
 		// kernels for SPEC Part 2 exist.
+		if s.Fallback == nil {
+			return nil, &FieldError{Field: FieldBackend, Value: s.Backend.Name(), Err: fmt.Errorf("has no %s kernel, and the study has no reference backend to run it on", why)}
+		}
 		return s.Fallback, nil
 	}
 	ps, ok := s.Backend.(PrecisionSupport)
@@ -645,6 +652,36 @@ func (s *Study) backendFor(p Precision) (Backend, error) {
 		return nil, &FieldError{Field: FieldBackend, Value: s.Backend.Name(), Err: err}
 	}
 	return s.Fallback, nil
+}
+
+// referenceOnly is what of s only the CPU reference computes today (SPEC
+// Part 2): a strategy family other than hull (its name), fill next-open,
+// a risk-free rate, or an objective among TradeMetrics (which the GPU
+// kernels leave NaN); "" when a GPU lane can compute all of s. Slippage
+// is not among them: the GPU kernels take engine.Keep.
+func (s *Study) referenceOnly() string {
+	switch {
+	case s.Grid.Strategy != nil:
+		return s.Grid.Family()
+	case s.Params.Fill == FillNextOpen:
+		return "fill next-open"
+	case s.Params.RiskFree != 0:
+		return "risk-free rate"
+	case slices.Contains(TradeMetrics, s.Objective.Metric):
+		return s.Objective.Metric + " objective"
+	}
+	return ""
+}
+
+// OnReference reports whether every lane of s runs on the CPU reference:
+// its backend is the reference, or s asks what only the reference
+// computes (a strategy family, fill next-open, a risk-free rate, a trade
+// metric's objective) and its fallback is the reference.
+func (s *Study) OnReference() bool {
+	if s.Backend != nil && s.Backend.Name() == "reference" {
+		return true
+	}
+	return s.referenceOnly() != "" && s.Fallback != nil && s.Fallback.Name() == "reference"
 }
 
 // JoinNote joins two notes with "; ", skipping empty ones.

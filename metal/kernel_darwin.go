@@ -48,7 +48,7 @@ func prepare(ctx context.Context, d *device, job *engine.Job) (_ engine.Kernel, 
 	if err := checkSeriesFits(n, len(hma), len(hma3), d.maxBuf); err != nil {
 		return nil, err
 	}
-	keep := float32(1) - float32(job.Params.Fee)
+	keep := engine.Keep[float32](job.Params) // (1-f)(1-q): slippage runs on the GPU (SPEC Part 2)
 	k := &kernel{
 		d: d, job: job, n: n, nh: len(hma), n3: len(hma3),
 		keep: keep, keep2: keep * keep,

@@ -30,7 +30,9 @@ func (Arithmetic) Indicators32(ctx context.Context, job *engine.Job) (*engine.In
 }
 
 // TraceCombo builds combo c's two series in job.Precision and job.WMA with
-// BuildIndicators (the sweep's path) and runs BacktestTrace on them.
+// BuildIndicators (the sweep's path) and runs BacktestTraceX on them with
+// the job's execution options (the trades' fill prices and exit reasons
+// filled in).
 func (Arithmetic) TraceCombo(ctx context.Context, job *engine.Job, c engine.Combo) (engine.ComboTrace, error) {
 	if job.Precision == engine.FP32 {
 		return traceCombo[float32](ctx, job, c)
@@ -45,7 +47,7 @@ func traceCombo[F Float](ctx context.Context, job *engine.Job, c engine.Combo) (
 		return engine.ComboTrace{}, err
 	}
 	h, h3 := ind.H[c.HMA], ind.H3[c.HMA3]
-	m, tr := BacktestTrace(h, h3, ind.R, engine.ComboWarmup(c), job.Params)
+	m, tr := BacktestTraceX(h, h3, ind.R, engine.ComboWarmup(c), job.Params, NewExec[F](job.Bars))
 	return engine.ComboTrace{Metrics: m, Trace: tr, H: widen(h), H3: widen(h3)}, nil
 }
 
@@ -105,6 +107,7 @@ func (Arithmetic) NaiveSweep(ctx context.Context, job *engine.Job) ([]engine.Met
 	h, h3 := make([]float64, b.Len()), make([]float64, b.Len())
 	var sc Scratch[float64]
 	var ind time.Duration
+	xe := JobExec[float64](job)
 	out := make([]engine.Metrics, job.Grid.Len())
 	for i := range out {
 		if err := ctx.Err(); err != nil {
@@ -115,7 +118,7 @@ func (Arithmetic) NaiveSweep(ctx context.Context, job *engine.Job) ([]engine.Met
 		scalarHMA(x, c.HMA, h)
 		scalarHMA3(cl, c.HMA3, h3)
 		ind += time.Since(t0)
-		out[i] = Backtest(h, h3, r, engine.ComboWarmup(c), job.Params, &sc)
+		out[i] = BacktestX(h, h3, r, engine.ComboWarmup(c), job.Params, xe, &sc, nil, 0)
 	}
 	return out, ind, nil
 }
@@ -142,9 +145,10 @@ func (Arithmetic) BacktestSeries64(ctx context.Context, job *engine.Job, h, h3 m
 	out := make([]engine.Metrics, job.Grid.Len())
 	workers := runtime.GOMAXPROCS(0)
 	scs := make([]Scratch[float64], workers)
+	xe := JobExec[float64](job)
 	err := engine.Parallel(ctx, len(out), workers, func(w, i int) {
 		c := job.Grid.At(i)
-		out[i] = Backtest(h[c.HMA], h3[c.HMA3], r, engine.ComboWarmup(c), job.Params, &scs[w])
+		out[i] = BacktestX(h[c.HMA], h3[c.HMA3], r, engine.ComboWarmup(c), job.Params, xe, &scs[w], nil, 0)
 	})
 	if err != nil {
 		return nil, err

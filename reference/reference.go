@@ -86,13 +86,24 @@ func (b *Backend) Prepare(ctx context.Context, job *engine.Job) (engine.Kernel, 
 type kernel[F Float] struct {
 	job     *engine.Job
 	ind     *engine.Indicators[F]
+	x       *Exec[F] // the execution options' prices (JobExec; nil: Part 1's fills)
 	scratch []Scratch[F]
 	lanes   int
 	device  string
 }
 
 func newKernel[F Float](job *engine.Job, ind *engine.Indicators[F], lanes int, dev string) *kernel[F] {
-	return &kernel[F]{job: job, ind: ind, scratch: make([]Scratch[F], lanes), lanes: lanes, device: dev}
+	return &kernel[F]{job: job, ind: ind, x: JobExec[F](job), scratch: make([]Scratch[F], lanes), lanes: lanes, device: dev}
+}
+
+// JobExec is the Exec of hull job (its bars' prices in F, no stops: hull
+// takes none), when its execution options need one (fill next-open;
+// slippage and the risk-free rate run in the fast loop), else nil.
+func JobExec[F Float](job *engine.Job) *Exec[F] {
+	if job.Params.Fill != engine.FillNextOpen {
+		return nil
+	}
+	return NewExec[F](job.Bars)
 }
 
 func (k *kernel[F]) Lanes() int     { return k.lanes }
@@ -100,13 +111,14 @@ func (k *kernel[F]) ChunkSize() int { return 2 }
 func (k *kernel[F]) Device() string { return k.device }
 func (k *kernel[F]) Close() error   { return nil }
 
-// Compute runs Backtest for each combo of the chunk.
+// Compute runs BacktestX for each combo of the chunk.
 func (k *kernel[F]) Compute(ctx context.Context, lane, first int, out []engine.Metrics) error {
 	return k.ComputeBlocks(ctx, lane, first, out, nil)
 }
 
 // ComputeBlocks is Compute with each combo's per-block statistics
-// (engine.BlockKernel; BacktestBlocks) when bs is not nil.
+// (engine.BlockKernel; as BacktestBlocks) when bs is not nil, with the
+// job's execution options (BacktestX).
 func (k *kernel[F]) ComputeBlocks(ctx context.Context, lane, first int, out []engine.Metrics, bs *engine.BlockStats) error {
 	sc := &k.scratch[lane]
 	for i := range out {
@@ -115,7 +127,7 @@ func (k *kernel[F]) ComputeBlocks(ctx context.Context, lane, first int, out []en
 		}
 		c := k.job.Grid.At(first + i)
 		h, h3 := k.ind.H[c.HMA], k.ind.H3[c.HMA3]
-		out[i] = BacktestBlocks(h, h3, k.ind.R, engine.ComboWarmup(c), k.job.Params, sc, bs, i)
+		out[i] = BacktestX(h, h3, k.ind.R, engine.ComboWarmup(c), k.job.Params, k.x, sc, bs, i)
 	}
 	return nil
 }

@@ -57,10 +57,42 @@ type jobData struct {
 
 	// digests are, by combo index, a digest of the states the sweep's
 	// kernel computed (statesDigest; 0: not computed here, e.g. a combo
-	// resumed from a session): the parity report skips a combo whose
-	// states the two precisions' kernels computed alike.
+	// resumed from a session, or a grid with stops, whose positions are
+	// not its states): the parity report skips a combo whose states the
+	// two precisions' kernels computed alike.
 	digestsOnce sync.Once
 	digests     []uint64
+
+	// x64 or x32 is the execution options' prices (reference.Exec, no
+	// stops: each combo sets its own), built once on first use (exec).
+	execOnce sync.Once
+	x64      *reference.Exec[float64]
+	x32      *reference.Exec[float32]
+}
+
+// exec is d's reference.Exec in F (the job's bars' prices rounded to F),
+// built on first use and shared (read only; WithStops copies it).
+func exec[F Float](d *jobData, bars *engine.Bars) *reference.Exec[F] {
+	d.execOnce.Do(func() {
+		var z F
+		if _, ok := any(z).(float32); ok {
+			d.x32 = reference.NewExec[float32](bars)
+		} else {
+			d.x64 = reference.NewExec[float64](bars)
+		}
+	})
+	var x any = d.x64
+	if d.x32 != nil {
+		x = d.x32
+	}
+	return x.(*reference.Exec[F])
+}
+
+// needsExec reports whether a study of g with p needs the execution
+// options' loop: stops in the grid, or fill next-open (slippage and the
+// risk-free rate run in the fast loop).
+func needsExec(g Grid, p engine.Params) bool {
+	return g.HasStops() || p.Fill == engine.FillNextOpen
 }
 
 // statesSeed seeds the states' digests: one per process, so digests are
@@ -129,9 +161,11 @@ func (e *engineGrid) Family() string      { return e.g.Family }
 func (e *engineGrid) Len() int            { return e.g.Len() }
 func (e *engineGrid) FastBelowSlow() bool { return e.g.FastBelowSlow }
 
-// Memory: every family but the crossovers has memory (SPEC Part 2
-// "Parity for families with memory").
-func (e *engineGrid) Memory() bool   { return e.g.Family != "cross" && e.g.Family != "hull" }
+// Memory: every family but the crossovers has memory, and so does any
+// grid with stops (SPEC Part 2 "Parity for families with memory").
+func (e *engineGrid) Memory() bool {
+	return e.g.Family != "cross" && e.g.Family != "hull" || e.g.HasStops()
+}
 func (e *engineGrid) String() string { return e.g.String() }
 
 func (e *engineGrid) Axes() []engine.StrategyAxis {
@@ -280,6 +314,9 @@ func (e *engineGrid) BarsNeeded() int {
 	switch e.g.Family {
 	case "cross", "hull":
 		for _, ax := range e.g.Axes {
+			if ax.isStop() {
+				continue
+			}
 			k := Kind("")
 			if ax.Leg != nil {
 				k = ax.Leg.Kind
@@ -342,15 +379,37 @@ func (e *engineGrid) Prepare(ctx context.Context, job *engine.Job, threads int) 
 	threads = max(1, threads)
 	d := e.data(job, job.Precision, job.WMA)
 	dg := d.digestsOf(e.g.Len())
-	if job.Precision == engine.FP32 {
-		return &kernel[float32]{e: e, fam: fam, job: job, in: d.in32, r: d.r32, sc: d.sc32, digests: dg, lanes: newLanes[float32](threads, job.Bars.Len())}, nil
+	if e.g.HasStops() {
+		dg = nil // the positions are not the states: no digest stands for them
 	}
-	return &kernel[float64]{e: e, fam: fam, job: job, in: d.in64, r: d.r64, sc: d.sc64, digests: dg, lanes: newLanes[float64](threads, job.Bars.Len())}, nil
+	if job.Precision == engine.FP32 {
+		k := &kernel[float32]{e: e, fam: fam, job: job, in: d.in32, r: d.r32, sc: d.sc32, digests: dg, lanes: newLanes[float32](threads, job.Bars.Len())}
+		if needsExec(e.g, job.Params) {
+			k.x = exec[float32](d, job.Bars)
+		}
+		return k, nil
+	}
+	k := &kernel[float64]{e: e, fam: fam, job: job, in: d.in64, r: d.r64, sc: d.sc64, digests: dg, lanes: newLanes[float64](threads, job.Bars.Len())}
+	if needsExec(e.g, job.Params) {
+		k.x = exec[float64](d, job.Bars)
+	}
+	return k, nil
 }
 
 type lane[F Float] struct {
 	pos []State
 	scr reference.Scratch[F]
+	x   reference.Exec[F] // the kernel's Exec with the combo's stops
+}
+
+// comboExec is x (nil: none needed) with combo c's stops, in l's copy.
+func (l *lane[F]) comboExec(x *reference.Exec[F], g Grid, c Combo) *reference.Exec[F] {
+	if x == nil {
+		return nil
+	}
+	l.x = *x
+	l.x.Stops, l.x.Margin = g.Stops(c), nil
+	return &l.x
 }
 
 func newLanes[F Float](n, bars int) []lane[F] {
@@ -368,7 +427,8 @@ type kernel[F Float] struct {
 	in      *Inputs[F]
 	r       []F
 	sc      *seriesCache[F]
-	digests []uint64 // by combo index: statesDigest of what this kernel computed
+	digests []uint64           // by combo index: statesDigest of what this kernel computed (nil: none kept)
+	x       *reference.Exec[F] // the execution options' prices (needsExec), else nil
 	lanes   []lane[F]
 }
 
@@ -397,7 +457,10 @@ func (k *kernel[F]) Compute(ctx context.Context, lane, first int, out []engine.M
 }
 
 // ComputeBlocks evaluates combos [first, first+len(out)) with each combo's
-// per-block statistics when bs is set (engine.BlockKernel).
+// per-block statistics when bs is set (engine.BlockKernel), through
+// reference.BacktestX or BacktestPositionsX with the job's execution
+// options and each combo's stops (the fast loop when neither asks more
+// than Part 1's fills at the close).
 func (k *kernel[F]) ComputeBlocks(ctx context.Context, lane, first int, out []engine.Metrics, bs *engine.BlockStats) error {
 	l := &k.lanes[lane]
 	le, fused := k.fam.eval.(legsEvaluator)
@@ -414,15 +477,17 @@ func (k *kernel[F]) ComputeBlocks(ctx context.Context, lane, first int, out []en
 			if err != nil {
 				return err
 			}
-			out[i] = reference.BacktestBlocks(b, a, k.r, fv, k.job.Params, &l.scr, bs, i)
+			out[i] = reference.BacktestX(b, a, k.r, fv, k.job.Params, l.comboExec(k.x, k.e.g, c), &l.scr, bs, i)
 			continue
 		}
 		fv, err := evaluate(k.fam, c, k.in, k.job.WMA, l.pos, nil, k.sc)
 		if err != nil {
 			return err
 		}
-		k.digests[first+i] = statesDigest(l.pos)
-		out[i] = reference.BacktestPositionsBlocks(l.pos, k.r, fv, k.job.Params, &l.scr, bs, i)
+		if k.digests != nil {
+			k.digests[first+i] = statesDigest(l.pos)
+		}
+		out[i] = reference.BacktestPositionsX(l.pos, k.r, fv, k.job.Params, l.comboExec(k.x, k.e.g, c), &l.scr, bs, i)
 	}
 	return nil
 }
@@ -442,6 +507,11 @@ func legsOf[F Float](le legsEvaluator, in *Inputs[F], c Combo, f Formulation, sc
 
 // Compare is combo i's divergences, test (precision, formulation) against
 // fp64 direct, after the mode, over the bars held (pos[n-1] never is).
+// With stops the positions compared are those held (the family's states
+// through the stops, each precision's trace of
+// reference.BacktestPositionsTraceX on its own prices), and a root's
+// margin is the smaller of the family's and the stops' (the distance of
+// the price compared from its level, Exec.Margin) in fp64.
 func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.Precision, form Formulation, i int, tol float64) ([]engine.StrategyFlip, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -453,15 +523,17 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 	n := job.Bars.Len()
 	c := e.g.At(i)
 	d64 := e.data(job, engine.FP64, Direct)
-	if le, ok := fam.eval.(legsEvaluator); ok && test == engine.FP32 {
+	stops := e.g.HasStops()
+	if le, ok := fam.eval.(legsEvaluator); ok && test == engine.FP32 && !stops {
 		return compareLegs(le, job, c, d64, e.data(job, test, form), form, tol)
 	}
 	// States both kernels computed alike (their digests equal): no flip.
 	// Digests that differ say the raw states differ (the positions after
 	// the mode may still agree): the fp64 margins are then read at once.
+	// With stops equal states say nothing of the positions (no digests).
 	dt := e.data(job, test, form)
-	known := false
-	if d64 != dt {
+	known := stops
+	if d64 != dt && !stops {
 		g64, gt := d64.digestsOf(e.g.Len()), dt.digestsOf(e.g.Len())
 		if g64[i] != 0 && g64[i] == gt[i] {
 			return nil, nil
@@ -479,18 +551,29 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 	if known {
 		m64first = m64
 	}
-	if _, err := evaluate(fam, c, d64.in64, Direct, p64, m64first, d64.sc64); err != nil {
+	f64, err := evaluate(fam, c, d64.in64, Direct, p64, m64first, d64.sc64)
+	if err != nil {
 		return nil, err
 	}
+	var ft int
 	if test == engine.FP32 {
-		_, err = evaluate(fam, c, dt.in32, form, pt, nil, dt.sc32)
+		ft, err = evaluate(fam, c, dt.in32, form, pt, nil, dt.sc32)
 	} else {
-		_, err = evaluate(fam, c, dt.in64, form, pt, nil, dt.sc64)
+		ft, err = evaluate(fam, c, dt.in64, form, pt, nil, dt.sc64)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if job.Params.Mode == engine.LongOnly {
+	if stops {
+		x := exec[float64](d64, job.Bars).WithStops(e.g.Stops(c))
+		x.Margin = m64
+		heldPositions(p64, d64.r64, f64, job.Params, x)
+		if test == engine.FP32 {
+			heldPositions(pt, dt.r32, ft, job.Params, exec[float32](dt, job.Bars).WithStops(e.g.Stops(c)))
+		} else {
+			heldPositions(pt, dt.r64, ft, job.Params, exec[float64](dt, job.Bars).WithStops(e.g.Stops(c)))
+		}
+	} else if job.Params.Mode == engine.LongOnly {
 		for b := range p64 {
 			p64[b], pt[b] = max(p64[b], 0), max(pt[b], 0)
 		}
@@ -538,9 +621,21 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 	return out, nil
 }
 
+// heldPositions overwrites st (a family's states) with the positions held after
+// the mode and the stops of x: the trace of
+// reference.BacktestPositionsTraceX (its Pos; x.Margin, when set, takes
+// the stops' margins).
+func heldPositions[F Float](st []State, r []F, first int, p engine.Params, x *reference.Exec[F]) {
+	_, tr := reference.BacktestPositionsTraceX(st, r, first, p, x)
+	copy(st, tr.Pos)
+}
+
 // Trace is combo i recomputed alone, through Evaluate and
-// reference.BacktestPositionsTrace (the sweep's backtest loop), with its
-// signal lines (SignalSeries).
+// reference.BacktestPositionsTraceX with the job's execution options and
+// the combo's stops (the sweep's backtest loop: the trades' fill prices
+// and exit reasons filled in), with its signal lines (SignalSeries). In
+// fp64 the margins are the family's and, where a stop was checked, the
+// smaller of that and the stop's (reference.Exec.Margin).
 func (e *engineGrid) Trace(ctx context.Context, job *engine.Job, i int) (engine.StrategyTrace, error) {
 	if err := ctx.Err(); err != nil {
 		return engine.StrategyTrace{}, err
@@ -569,7 +664,9 @@ func trace[F Float](g Grid, c Combo, job *engine.Job) (engine.StrategyTrace, err
 	if err != nil {
 		return engine.StrategyTrace{}, err
 	}
-	m, tr := reference.BacktestPositionsTrace(pos, kernels.BarReturns[F](job.Bars), first, job.Params)
+	x := reference.NewExec[F](job.Bars).WithStops(g.Stops(c))
+	x.Margin = margin
+	m, tr := reference.BacktestPositionsTraceX(pos, kernels.BarReturns[F](job.Bars), first, job.Params, x)
 	sig, err := SignalSeries(g, c, in, f)
 	if err != nil {
 		return engine.StrategyTrace{}, err

@@ -50,9 +50,9 @@ func TestEngineStudyIsSweep(t *testing.T) {
 			}
 			want := make([]engine.Metrics, n)
 			if prec == engine.FP64 {
-				err = Sweep(context.Background(), g, NewInputs[float64](bars, p.Source), kernels.BarReturns[float64](bars), Direct, p, 0, want, 2)
+				err = Sweep(context.Background(), g, NewInputs[float64](bars, p.Source), kernels.BarReturns[float64](bars), nil, Direct, p, 0, want, 2)
 			} else {
-				err = Sweep(context.Background(), g, NewInputs[float32](bars, p.Source), kernels.BarReturns[float32](bars), tc.f, p, 0, want, 2)
+				err = Sweep(context.Background(), g, NewInputs[float32](bars, p.Source), kernels.BarReturns[float32](bars), nil, tc.f, p, 0, want, 2)
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -148,7 +148,9 @@ func (sc *seriesCache[F]) len() int {
 // (len n) receives the family's state after each bar before the mode
 // (long-short; long-only maps -1 to 0 after, SPEC Part 2 "Families"),
 // margin (nil or len n) each bar's margin as a fraction of close[i] (SPEC
-// computes margins from the fp64 run: pass margin for it). It returns the
+// computes margins from the fp64 run: pass margin for it); c's stop
+// values, if any, are not the family's (the backtest reads them, through
+// Grid.Stops). It returns the
 // first valid bar. Errors: a *ParamError for a value the family refuses,
 // an error for an unknown family or mismatched lengths.
 func Evaluate[F Float](g Grid, c Combo, in *Inputs[F], f Formulation, pos []State, margin []float64) (int, error) {
@@ -165,7 +167,9 @@ func evaluate[F Float](fam Family, c Combo, in *Inputs[F], f Formulation, pos []
 	if fam.eval == nil {
 		return 0, fmt.Errorf("strategy %s: no arithmetic", fam.Name)
 	}
-	if len(c.Values) != len(fam.Params) {
+	// The family reads its own values; the stop axes after them (at most
+	// len(StopParams)) are the backtest's (Grid.Stops).
+	if len(c.Values) < len(fam.Params) || len(c.Values) > len(fam.Params)+len(StopParams) {
 		return 0, fmt.Errorf("strategy %s: combo has %d values for %d parameters", fam.Name, len(c.Values), len(fam.Params))
 	}
 	if n := len(in.Close); len(pos) != n || (margin != nil && len(margin) != n) {

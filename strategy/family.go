@@ -142,6 +142,28 @@ var Families = []Family{
 	},
 }
 
+// StopParams are the exits every family but hull takes as grid
+// parameters (SPEC Part 2 "Execution options"), in engine.StopParams'
+// order: each optional, a decimal fraction of the entry price (trail: of
+// the trade's best price), a single value or a range. Given, each is an
+// axis of the grid after the family's own parameters, in this order.
+// stop_loss and trail are below 1 (a level at or below 0 is no stop).
+var StopParams = []Param{
+	{Name: "stop_loss", Kind: DecimalParam, Min: 0, MinExclusive: true, Doc: "stop loss, a fraction of the entry price, 0 < stop_loss < 1 (none when not given)"},
+	{Name: "take_profit", Kind: DecimalParam, Min: 0, MinExclusive: true, Doc: "take profit, a fraction of the entry price, take_profit > 0 (none when not given)"},
+	{Name: "trail", Kind: DecimalParam, Min: 0, MinExclusive: true, Doc: "trailing stop, a fraction of the trade's best price, 0 < trail < 1 (none when not given)"},
+}
+
+// stopParam is the stop parameter of that name.
+func stopParam(name string) (Param, bool) {
+	for _, p := range StopParams {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
 // Lookup is the family of that name; an unknown name is a *ParamError
 // for "strategy" listing the families.
 func Lookup(name string) (Family, error) {

@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"sweepbench/engine"
 )
 
 // maxDigits bounds a decimal's significant digits and its decimal places,
@@ -377,10 +379,13 @@ type Combo struct {
 
 // NewGrid builds family's grid from the parameters given (name -> text:
 // a range, or a leg for a leg parameter), each parameter not given taking
-// its default. Errors are *ParamError: "strategy" for an unknown family,
+// its default, then the stops given (StopParams, in their order; every
+// family but hull), each an axis after the family's own. Errors are
+// *ParamError: "strategy" for an unknown family,
 // the name of an unknown parameter, of a value below its minimum, of one
 // breaking a rule between parameters (zscore: -entry < exit < entry; rsi:
-// 0 < lower < upper < 100, for every combo), "grid" for more than
+// 0 < lower < upper < 100, for every combo; a stop not above 0, a
+// stop_loss or trail not below 1, any stop of hull), "grid" for more than
 // MaxGridLen combos, "fast-below-slow" for the restriction on a family
 // without fast and slow legs.
 func NewGrid(family string, given map[string]string, fastBelowSlow bool) (Grid, error) {
@@ -398,9 +403,20 @@ func NewGrid(family string, given map[string]string, fastBelowSlow bool) (Grid, 
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if _, ok := f.Param(k); !ok {
-			return Grid{}, paramErr(k, given[k], "unknown parameter of %s (its parameters: %s)", f.Name, strings.Join(names, ", "))
+		if _, ok := f.Param(k); ok {
+			continue
 		}
+		if _, ok := stopParam(k); ok {
+			if f.Name == "hull" {
+				return Grid{}, paramErr(k, given[k], "%s", engine.HullStops)
+			}
+			continue
+		}
+		also := ""
+		if f.Name != "hull" {
+			also = "; and the stops " + stopNames()
+		}
+		return Grid{}, paramErr(k, given[k], "unknown parameter of %s (its parameters: %s%s)", f.Name, strings.Join(names, ", "), also)
 	}
 	g := Grid{Family: f.Name, FastBelowSlow: fastBelowSlow}
 	byName := map[string]Range{}
@@ -417,24 +433,28 @@ func NewGrid(family string, given map[string]string, fastBelowSlow bool) (Grid, 
 			}
 			ax.Leg, ax.Range = &leg, leg.Lengths
 		} else {
-			r, err := ParseRange(p.Name, text, p.Kind == IntegerParam)
+			r, err := parseAxis(p, text)
 			if err != nil {
 				return Grid{}, err
-			}
-			if !math.IsInf(p.Min, 0) {
-				min := new(big.Rat).SetFloat64(p.Min)
-				if c := r.Start.big().Cmp(min); c < 0 || c == 0 && p.MinExclusive {
-					op := ">="
-					if p.MinExclusive {
-						op = ">"
-					}
-					return Grid{}, paramErr(p.Name, text, "%s is below the minimum: want %s %s", r.Start, op, strconv.FormatFloat(p.Min, 'f', -1, 64))
-				}
 			}
 			ax.Range = r
 		}
 		byName[p.Name] = ax.Range
 		g.Axes = append(g.Axes, ax)
+	}
+	for _, p := range StopParams {
+		text, ok := given[p.Name]
+		if !ok {
+			continue
+		}
+		r, err := parseAxis(p, text)
+		if err != nil {
+			return Grid{}, err
+		}
+		if p.Name != "take_profit" && r.Last().Cmp(DecimalInt(1)) >= 0 {
+			return Grid{}, paramErr(p.Name, text, "%s is not below 1: want 0 < %s < 1 (a fraction of the price, 0.02 = 2%%)", r.Last(), p.Name)
+		}
+		g.Axes = append(g.Axes, Axis{Param: p, Range: r})
 	}
 	if err := crossRules(f.Name, byName, given); err != nil {
 		return Grid{}, err
@@ -454,6 +474,75 @@ func NewGrid(family string, given map[string]string, fastBelowSlow bool) (Grid, 
 		g.restrict()
 	}
 	return g, nil
+}
+
+// stopNames lists the stop parameters: "stop_loss, take_profit, trail".
+func stopNames() string {
+	names := make([]string, len(StopParams))
+	for i, p := range StopParams {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// parseAxis is the range of the integer or decimal parameter p from text,
+// checked against p's minimum: ParseRange's errors, and a *ParamError for
+// a start below the minimum.
+func parseAxis(p Param, text string) (Range, error) {
+	r, err := ParseRange(p.Name, text, p.Kind == IntegerParam)
+	if err != nil {
+		return Range{}, err
+	}
+	if !math.IsInf(p.Min, 0) {
+		min := new(big.Rat).SetFloat64(p.Min)
+		if c := r.Start.big().Cmp(min); c < 0 || c == 0 && p.MinExclusive {
+			op := ">="
+			if p.MinExclusive {
+				op = ">"
+			}
+			return Range{}, paramErr(p.Name, text, "%s is below the minimum: want %s %s", r.Start, op, strconv.FormatFloat(p.Min, 'f', -1, 64))
+		}
+	}
+	return r, nil
+}
+
+// isStop reports whether the axis is a stop parameter's (StopParams).
+func (ax Axis) isStop() bool {
+	_, ok := stopParam(ax.Param.Name)
+	return ok
+}
+
+// HasStops reports whether the grid has a stop axis (stop_loss,
+// take_profit or trail): its positions then depend on the prices of the
+// precision that computes them, and the family has memory (SPEC Part 2
+// "Parity for families with memory").
+func (g Grid) HasStops() bool {
+	for _, ax := range g.Axes {
+		if ax.isStop() {
+			return true
+		}
+	}
+	return false
+}
+
+// Stops is combo c's stops, read off its stop axes (the float64 nearest
+// each decimal; an axis not in the grid is 0, no such exit).
+func (g Grid) Stops(c Combo) engine.Stops {
+	var s engine.Stops
+	for k, ax := range g.Axes {
+		if k >= len(c.Values) {
+			break
+		}
+		switch ax.Param.Name {
+		case "stop_loss":
+			s.Loss = c.Values[k].Float64()
+		case "take_profit":
+			s.Take = c.Values[k].Float64()
+		case "trail":
+			s.Trail = c.Values[k].Float64()
+		}
+	}
+	return s
 }
 
 // crossRules checks the rules between parameters over every combo, by

@@ -13,9 +13,12 @@ import (
 
 // Sweep evaluates combos [first, first+len(out)) of g over in (precision
 // F, formulation f) into out: each combo's states by its family, then
-// reference.BacktestPositions with p over r (kernels.BarReturns, len n).
-// out[k] is combo first+k's metrics, bit for bit those of Evaluate and
-// BacktestPositions on that combo alone.
+// reference.BacktestPositionsX with p over r (kernels.BarReturns, len n)
+// and x with the combo's stops (Grid.Stops; x the bars' prices in F,
+// reference.NewExec, or nil for Part 1's fills at the close: a grid with
+// stops or p's fill next-open needs it). out[k] is combo first+k's
+// metrics, bit for bit those of Evaluate and BacktestPositionsX on that
+// combo alone.
 //
 // The series a combo reads are computed once per Sweep call and shared by
 // every combo that reads them: cross and hull each leg's moving average by
@@ -38,11 +41,12 @@ import (
 // reference.Scratch. Memory
 // beyond the cache: n states and the scratch per worker.
 //
-// Errors: the range outside the grid, len(r) != n, the family's errors
+// Errors: the range outside the grid, len(r) != n, x nil (or not of n
+// bars) where stops or fill next-open need it, the family's errors
 // (a *ParamError for a value it refuses: the first met is returned), and
 // ctx.Err() once ctx is done (checked before every combo). On error out
 // is partly written.
-func Sweep[F Float](ctx context.Context, g Grid, in *Inputs[F], r []F, f Formulation, p engine.Params, first int, out []engine.Metrics, workers int) error {
+func Sweep[F Float](ctx context.Context, g Grid, in *Inputs[F], r []F, x *reference.Exec[F], f Formulation, p engine.Params, first int, out []engine.Metrics, workers int) error {
 	fam, err := Lookup(g.Family)
 	if err != nil {
 		return err
@@ -53,6 +57,12 @@ func Sweep[F Float](ctx context.Context, g Grid, in *Inputs[F], r []F, f Formula
 	n := len(in.Close)
 	if len(r) != n {
 		return fmt.Errorf("strategy.Sweep %s: %d bar returns for %d bars", fam.Name, len(r), n)
+	}
+	if needsExec(g, p) && (x == nil || len(x.Close) != n) {
+		return fmt.Errorf("strategy.Sweep %s: stops or fill next-open need the bars' prices (reference.NewExec) of the %d bars", fam.Name, n)
+	}
+	if !needsExec(g, p) {
+		x = nil
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -93,6 +103,7 @@ func Sweep[F Float](ctx context.Context, g Grid, in *Inputs[F], r []F, f Formula
 			defer wg.Done()
 			pos := make([]State, n)
 			var scr reference.Scratch[F]
+			var l lane[F]
 			for {
 				k := int(next.Add(1)) - 1
 				if k >= nChunks {
@@ -112,12 +123,13 @@ func Sweep[F Float](ctx context.Context, g Grid, in *Inputs[F], r []F, f Formula
 						fail(err)
 						return
 					}
-					fv, err := evaluate(fam, g.At(i), in, f, pos, nil, sc)
+					c := g.At(i)
+					fv, err := evaluate(fam, c, in, f, pos, nil, sc)
 					if err != nil {
 						fail(err)
 						return
 					}
-					out[i-start] = reference.BacktestPositions(pos, r, fv, p, &scr)
+					out[i-start] = reference.BacktestPositionsX(pos, r, fv, p, l.comboExec(x, g, c), &scr, nil, 0)
 				}
 			}
 		}()

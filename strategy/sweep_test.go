@@ -95,7 +95,7 @@ func checkSweep[F Float](t *testing.T, tc sweepCase, in *Inputs[F], r []F) {
 	for _, workers := range []int{1, 3} {
 		for _, rg := range ranges {
 			out := make([]engine.Metrics, rg[1])
-			if err := Sweep(context.Background(), g, in, r, tc.f, sweepParams, rg[0], out, workers); err != nil {
+			if err := Sweep(context.Background(), g, in, r, nil, tc.f, sweepParams, rg[0], out, workers); err != nil {
 				t.Fatalf("%s %T workers %d range %v: %v", g, F(0), workers, rg, err)
 			}
 			for k := range out {
@@ -139,16 +139,16 @@ func TestSweepErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := Sweep(ctx, g, in, r, Direct, sweepParams, 1, make([]engine.Metrics, g.Len()), 2); err == nil {
+	if err := Sweep(ctx, g, in, r, nil, Direct, sweepParams, 1, make([]engine.Metrics, g.Len()), 2); err == nil {
 		t.Error("a range past the grid: no error")
 	}
-	if err := Sweep(ctx, g, in, r, Direct, sweepParams, -1, make([]engine.Metrics, 1), 2); err == nil {
+	if err := Sweep(ctx, g, in, r, nil, Direct, sweepParams, -1, make([]engine.Metrics, 1), 2); err == nil {
 		t.Error("first -1: no error")
 	}
-	if err := Sweep(ctx, g, in, r[1:], Direct, sweepParams, 0, make([]engine.Metrics, 1), 2); err == nil {
+	if err := Sweep(ctx, g, in, r[1:], nil, Direct, sweepParams, 0, make([]engine.Metrics, 1), 2); err == nil {
 		t.Error("short returns: no error")
 	}
-	if err := Sweep(ctx, g, in, r, Direct, sweepParams, 0, nil, 2); err != nil {
+	if err := Sweep(ctx, g, in, r, nil, Direct, sweepParams, 0, nil, 2); err != nil {
 		t.Errorf("an empty range: %v", err)
 	}
 	inH := NewInputs[float64](&bars, engine.SourceHL2)
@@ -157,7 +157,7 @@ func TestSweepErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pe *ParamError
-	if err := Sweep(ctx, gb, inH, r, Direct, sweepParams, 0, make([]engine.Metrics, gb.Len()), 3); !errors.As(err, &pe) || pe.Param != "source" {
+	if err := Sweep(ctx, gb, inH, r, nil, Direct, sweepParams, 0, make([]engine.Metrics, gb.Len()), 3); !errors.As(err, &pe) || pe.Param != "source" {
 		t.Errorf("breakout on hl2: %v, want the source's *ParamError", err)
 	}
 }
@@ -176,13 +176,13 @@ func TestSweepCancel(t *testing.T) {
 	out := make([]engine.Metrics, g.Len())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := Sweep(ctx, g, in, r, Direct, sweepParams, 0, out, 2); !errors.Is(err, context.Canceled) {
+	if err := Sweep(ctx, g, in, r, nil, Direct, sweepParams, 0, out, 2); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled before: %v, want context.Canceled", err)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	t0 := time.Now()
-	go func() { done <- Sweep(ctx, g, in, r, Direct, sweepParams, 0, out, 2) }()
+	go func() { done <- Sweep(ctx, g, in, r, nil, Direct, sweepParams, 0, out, 2) }()
 	time.Sleep(50 * time.Millisecond)
 	cancel()
 	select {
@@ -240,7 +240,7 @@ func benchSweep[F Float](b *testing.B, g Grid, bars *engine.Bars, workers int) {
 	out := make([]engine.Metrics, g.Len())
 	b.ResetTimer()
 	for b.Loop() {
-		if err := Sweep(context.Background(), g, in, r, Direct, sweepParams, 0, out, workers); err != nil {
+		if err := Sweep(context.Background(), g, in, r, nil, Direct, sweepParams, 0, out, workers); err != nil {
 			b.Fatal(err)
 		}
 	}

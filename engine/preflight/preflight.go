@@ -212,10 +212,10 @@ func PreflightStudy(ctx context.Context, s *engine.Study, opt PreflightOptions) 
 		}
 		return ce
 	}
-	// A strategy grid runs on the fallback (the CPU reference) whatever
-	// the backend (Study.FallbackNote).
-	onCPU := s.Backend != nil && s.Backend.Name() == "reference" ||
-		s.Grid.Strategy != nil && s.Fallback != nil && s.Fallback.Name() == "reference"
+	// A strategy grid (or an option only the reference computes) runs on
+	// the fallback, the CPU reference, whatever the backend
+	// (Study.FallbackNote).
+	onCPU := s.OnReference()
 	if !onCPU {
 		return p, confirm()
 	}
