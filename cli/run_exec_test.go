@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"sweepbench/engine"
+	"sweepbench/reference"
+	"sweepbench/reference/kernels"
+	"sweepbench/strategy"
+)
+
+// csvRows runs `sweepbench run ARGS --format csv --out F` and returns the
+// rows of F as maps from column to text, and the header.
+func csvRows(t *testing.T, args ...string) ([]map[string]string, []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rows.csv")
+	if _, _, e := execute(t, append(args, "--format", "csv", "--out", path)...); e != "" {
+		t.Fatal(e)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]string
+	for _, rec := range recs[1:] {
+		row := map[string]string{}
+		for j, v := range rec {
+			row[recs[0][j]] = v
+		}
+		rows = append(rows, row)
+	}
+	return rows, recs[0]
+}
+
+func csvFloat(t *testing.T, row map[string]string, col string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(row[col], 64)
+	if err != nil {
+		t.Fatalf("column %s: %q: %v", col, row[col], err)
+	}
+	return v
+}
+
+// TestRunStopsNextOpen: `run --strategy cross --fast ema:5:15:5 --slow
+// sma:20:40:10 --param stop_loss=0.01:0.03:0.01 --fill next-open` on the
+// embedded BTC bars resampled to 1h (721 bars) writes a stop_loss column
+// after the legs and 3 x 9 = 27 combos; a stop of 1% moves the combos
+// (ema 5 / sma 20: return -10.1% against -3.7% without stops, flat bars
+// 93 against 19: a stopped trade waits flat for the next signal, so the
+// trade counts stay 49), the widest stop that is never hit gives the run
+// without stops bit for bit, and every row's metrics equal a direct
+// recomputation (strategy.Evaluate, then reference.BacktestPositionsX
+// with the bars' Exec and the combo's stop), whose trace names the
+// stopped trades' exit reason "stop" and their exit prices at or beyond
+// the stop level.
+func TestRunStopsNextOpen(t *testing.T) {
+	base := []string{"run", "--data", "embedded:btcusdt-1m", "--timeframe", "1h", "--strategy", "cross", "--fast", "ema:5:15:5",
+		"--slow", "sma:20:40:10", "--fill", "next-open", "--backend", "reference", "--precision", "fp64", "--no-save", "-q"}
+	rows, head := csvRows(t, append(base, "--param", "stop_loss=0.01:0.03:0.01")...)
+	plain, _ := csvRows(t, base...)
+	if len(rows) != 27 || len(plain) != 9 {
+		t.Fatalf("%d rows with stops, %d without: want 27 and 9", len(rows), len(plain))
+	}
+	if strings.Join(head[3:9], ",") != "strategy,fast_kind,fast,slow_kind,slow,stop_loss" {
+		t.Fatalf("header %v", head)
+	}
+
+	spec := engine.DefaultSpec()
+	spec.Data, spec.Head, spec.Timeframe, spec.Backend, spec.Precision = "embedded:btcusdt-1m", 0, "1h", "reference", "fp64"
+	spec.Strategy, spec.Fill = "cross", "next-open"
+	spec.Params = map[string]string{"fast": "ema:5:15:5", "slow": "sma:20:40:10", "stop_loss": "0.01:0.03:0.01"}
+	st, err := spec.Build(backends())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := strategy.GridOf(st.Grid.Strategy)
+	if !ok || !st.Grid.Strategy.Memory() || g.Len() != 27 {
+		t.Fatalf("grid %v (memory %v)", g, st.Grid.Strategy.Memory())
+	}
+	bars := &st.Dataset.Bars
+	if bars.Len() != 721 {
+		t.Fatalf("%d bars, want 721", bars.Len())
+	}
+	in := strategy.NewInputs[float64](bars, engine.SourceClose)
+	r := kernels.BarReturns[float64](bars)
+	x := reference.NewExec[float64](bars)
+	pos := make([]strategy.State, bars.Len())
+	stopped := 0
+	for i, row := range rows {
+		c := g.At(i)
+		if row["fast"] != c.Values[0].String() || row["slow"] != c.Values[1].String() || row["stop_loss"] != c.Values[2].String() {
+			t.Fatalf("row %d is %v, combo %v", i, row, c.Values)
+		}
+		first, err := strategy.Evaluate(g, c, in, strategy.Direct, pos, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xc := x.WithStops(g.Stops(c))
+		var sc reference.Scratch[float64]
+		m := reference.BacktestPositionsX(pos, r, first, st.Params, xc, &sc, nil, 0)
+		for _, col := range []string{"total_return", "sharpe", "total_trades", "flat_bars", "profit_factor", "expectancy", "avg_trade_bars"} {
+			want, _ := m.Value(col)
+			if got := csvFloat(t, row, col); got != want {
+				t.Errorf("row %d (%s): %s %v, recomputed %v", i, row["stop_loss"], col, got, want)
+			}
+		}
+		_, tr := reference.BacktestPositionsTraceX(pos, r, first, st.Params, xc)
+		for _, td := range tr.Trades {
+			if td.Reason != engine.ExitStop {
+				continue
+			}
+			stopped++
+			level := td.EntryPrice * (1 - float64(td.Side)*c.Values[2].Float64())
+			if td.Side == 1 && td.ExitPrice > level*(1+1e-12) || td.Side == -1 && td.ExitPrice < level*(1-1e-12) {
+				t.Errorf("row %d trade %+v: exit %v not beyond the stop level %v", i, td, td.ExitPrice, level)
+			}
+		}
+	}
+	if stopped == 0 {
+		t.Error("no trade was stopped: the case tests little")
+	}
+	// ema 5 / sma 20: stop 1% (row 0) against none (plain row 0), stop 3%
+	// (row 2, never hit) equal to none.
+	if a, b := csvFloat(t, rows[0], "total_return"), csvFloat(t, plain[0], "total_return"); a == b {
+		t.Errorf("stop 1%%: return %v, the same as without stops", a)
+	}
+	if a, b := csvFloat(t, rows[0], "flat_bars"), csvFloat(t, plain[0], "flat_bars"); a != 93 || b != 19 {
+		t.Errorf("flat bars %v with a 1%% stop, %v without: want 93 and 19", a, b)
+	}
+	if a, b := csvFloat(t, rows[0], "total_trades"), csvFloat(t, plain[0], "total_trades"); a != 49 || b != 49 {
+		t.Errorf("trades %v with a 1%% stop, %v without: want 49 and 49", a, b)
+	}
+	for _, col := range []string{"total_return", "sharpe", "flat_bars", "total_trades"} {
+		if rows[2][col] != plain[0][col] {
+			t.Errorf("stop 3%% (never hit): %s %s, without stops %s", col, rows[2][col], plain[0][col])
+		}
+	}
+}
+
+// TestRunHullNextOpen: hull with --fill next-open, --slippage 0.0005 and
+// --risk-free 0.04 on the reference (3,000 bars, hma 20:40:20 x hma3
+// 30:60:30, both precisions) writes, for every combo and precision, the
+// metrics of reference.BacktestTraceX over the combo's series with the
+// bars' Exec (the trace's loop, recomputed here), which differ from the
+// fills at the close (the same study with --fill close).
+func TestRunHullNextOpen(t *testing.T) {
+	base := []string{"run", "--data", "embedded:btcusdt-1m", "--head", "3000", "--hma", "20:40:20", "--hma3", "30:60:30",
+		"--slippage", "0.0005", "--risk-free", "0.04", "--backend", "reference", "--no-save", "-q"}
+	rows, _ := csvRows(t, append(base, "--fill", "next-open")...)
+	closeRows, _ := csvRows(t, base...)
+	if len(rows) != 8 || len(closeRows) != 8 {
+		t.Fatalf("%d rows next-open, %d close: want 2 precisions x 4 combos", len(rows), len(closeRows))
+	}
+	spec := engine.DefaultSpec()
+	spec.Data, spec.Head, spec.HMA, spec.HMA3, spec.Backend = "embedded:btcusdt-1m", 3000, "20:40:20", "30:60:30", "reference"
+	spec.Fill, spec.Slippage, spec.RiskFree = "next-open", 0.0005, 0.04
+	st, err := spec.Build(backends())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Params.Fill != engine.FillNextOpen || st.Params.Slippage != 0.0005 || st.Params.RiskFree != 0.04 {
+		t.Fatalf("params %+v", st.Params)
+	}
+	bars := &st.Dataset.Bars
+	ind64, err := reference.BuildIndicators[float64](t.Context(), bars, st.Grid, engine.SourceClose, engine.Direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ind32, err := reference.BuildIndicators[float32](t.Context(), bars, st.Grid, engine.SourceClose, engine.Direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x64, x32 := reference.NewExec[float64](bars), reference.NewExec[float32](bars)
+	for k, row := range rows {
+		hma, _ := strconv.Atoi(row["hma"])
+		hma3, _ := strconv.Atoi(row["hma3"])
+		c := engine.Combo{HMA: hma, HMA3: hma3}
+		var m engine.Metrics
+		var tr *engine.Trace
+		switch row["precision"] {
+		case "fp64":
+			m, tr = reference.BacktestTraceX(ind64.H[hma], ind64.H3[hma3], ind64.R, engine.ComboWarmup(c), st.Params, x64)
+		case "fp32":
+			m, tr = reference.BacktestTraceX(ind32.H[hma], ind32.H3[hma3], ind32.R, engine.ComboWarmup(c), st.Params, x32)
+		default:
+			t.Fatalf("row %d: precision %q", k, row["precision"])
+		}
+		for _, col := range []string{"total_return", "sharpe", "sortino", "max_drawdown", "total_trades", "long_bars", "expectancy"} {
+			want, _ := m.Value(col)
+			if got := csvFloat(t, row, col); got != want && !(got != got && want != want) {
+				t.Errorf("%s hma %d hma3 %d: %s %v, BacktestTraceX %v", row["precision"], hma, hma3, col, got, want)
+			}
+		}
+		if len(tr.Trades) == 0 || tr.Trades[0].EntryPrice != float64(x64.Open[tr.Trades[0].Entry]) && row["precision"] == "fp64" {
+			t.Errorf("%s hma %d hma3 %d: first trade %+v: want its entry at the open of its entry bar", row["precision"], hma, hma3, tr.Trades)
+		}
+		if row["total_return"] == closeRows[k]["total_return"] {
+			t.Errorf("%s hma %d hma3 %d: next-open return %s equals the close fill's", row["precision"], hma, hma3, row["total_return"])
+		}
+	}
+}
