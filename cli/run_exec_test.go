@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/reference"
 	"sweepbench/reference/kernels"
 	"sweepbench/strategy"
@@ -207,5 +209,58 @@ func TestRunHullNextOpen(t *testing.T) {
 		if row["total_return"] == closeRows[k]["total_return"] {
 			t.Errorf("%s hma %d hma3 %d: next-open return %s equals the close fill's", row["precision"], hma, hma3, row["total_return"])
 		}
+	}
+}
+
+// TestExecErrorsPhrased: the execution options' refusals read as the
+// flags: a stop_loss not above 0 or not below 1, a take_profit of 0, a
+// stop on hull (which names the cross grid that takes it), a --fill or a
+// --slippage out of range, and fill next-open on bars without opens
+// (which names the dataset).
+func TestExecErrorsPhrased(t *testing.T) {
+	cross := []string{"run", "--data", "embedded:btcusdt-1m", "--head", "500", "--strategy", "cross", "--fast", "ema:5:10:5",
+		"--slow", "sma:20", "--backend", "reference", "--no-save", "-q"}
+	hull := []string{"run", "--data", "embedded:btcusdt-1m", "--head", "500", "--hma", "20", "--hma3", "30",
+		"--backend", "reference", "--no-save", "-q"}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{append(cross, "--param", "stop_loss=0"), []string{`--param "stop_loss=0"`, "0 is below the minimum: want > 0"}},
+		{append(cross, "--param", "stop_loss=1.5"), []string{`--param "stop_loss=1.5"`, "1.5 is not below 1: want 0 < stop_loss < 1"}},
+		{append(cross, "--param", "trail=0.5:1:0.25"), []string{`--param "trail=0.5:1:0.25"`, "1 is not below 1: want 0 < trail < 1"}},
+		{append(cross, "--param", "take_profit=0"), []string{`--param "take_profit=0"`, "0 is below the minimum: want > 0"}},
+		{append(cross, "--param", "stop=0.01"), []string{`--param "stop=0.01"`, "unknown parameter of cross (its parameters: fast, slow; and the stops stop_loss, take_profit, trail)"}},
+		{append(hull, "--param", "stop_loss=0.02"), []string{`--param "stop_loss=0.02"`, "hull takes no stops", "--strategy cross --fast hma3:RANGE --slow hma:RANGE"}},
+		{append(hull, "--fill", "tomorrow"), []string{"--fill", "want close or next-open"}},
+		{append(hull, "--slippage", "1.5"), []string{"--slippage", "want a fraction per unit of position change in [0, 1)"}},
+	} {
+		_, _, e := execute(t, tc.args...)
+		for _, w := range tc.want {
+			if !strings.Contains(e, w) {
+				t.Errorf("%v:\n%s\nlacks %q", tc.args[len(tc.args)-2:], e, w)
+			}
+		}
+	}
+
+	// Bars of closes only (no loader gives them; a program may).
+	ds := &data.Dataset{Info: data.Info{Name: "closes.csv"}}
+	for i := range 300 {
+		ds.Bars.Time = append(ds.Bars.Time, int64(i)*60_000_000_000)
+		ds.Bars.Close = append(ds.Bars.Close, 100+float64(i%7))
+	}
+	spec := engine.DefaultSpec()
+	spec.HMA, spec.HMA3, spec.Backend, spec.Fill, spec.BarsPerYear = "20", "30", "reference", "next-open", 525600
+	_, err := spec.Study(ds, backends())
+	var fe *engine.FieldError
+	if !errors.As(err, &fe) || fe.Field != engine.FieldFill {
+		t.Fatalf("closes only, next-open: %v", err)
+	}
+	if msg := phrase(err); !strings.Contains(msg, "--fill") || !strings.Contains(msg, "closes.csv has no open prices") {
+		t.Errorf("closes only, next-open: %q", msg)
+	}
+	spec.Fill = "close"
+	if _, err := spec.Study(ds, backends()); err != nil {
+		t.Errorf("closes only, close: %v", err)
 	}
 }
