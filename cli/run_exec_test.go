@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"os"
@@ -262,5 +263,79 @@ func TestExecErrorsPhrased(t *testing.T) {
 	spec.Fill = "close"
 	if _, err := spec.Study(ds, backends()); err != nil {
 		t.Errorf("closes only, close: %v", err)
+	}
+}
+
+// gpuStub is a GPU backend that computes nothing: a study that reaches
+// its Prepare fails, so a study that completes ran on the fallback.
+type gpuStub struct{}
+
+func (gpuStub) Name() string                      { return "cuda" }
+func (gpuStub) Available() error                  { return nil }
+func (gpuStub) Devices() ([]engine.Device, error) { return []engine.Device{{Name: "stub"}}, nil }
+func (gpuStub) Prepare(context.Context, *engine.Job) (engine.Kernel, error) {
+	return nil, errors.New("the stub GPU computes nothing")
+}
+
+// TestGPUFallsBackForExecOptions: on a GPU backend, a hull study with fill
+// next-open, a risk-free rate, or a trade metric for objective runs every
+// lane on the reference, with the note "cuda has no fill next-open kernel
+// yet: every lane runs on reference" (as for a strategy family), and gives
+// the reference's metrics; slippage alone stays on the GPU (no note).
+func TestGPUFallsBackForExecOptions(t *testing.T) {
+	reg := &engine.Registry{}
+	reg.Register(gpuStub{})
+	reg.Register(reference.New())
+	refOnly := &engine.Registry{}
+	refOnly.Register(reference.New())
+	for _, tc := range []struct {
+		set  func(*engine.Spec)
+		note string
+	}{
+		{func(s *engine.Spec) { s.Fill = "next-open" }, "cuda has no fill next-open kernel yet: every lane runs on reference"},
+		{func(s *engine.Spec) { s.RiskFree = 0.04 }, "cuda has no risk-free rate kernel yet: every lane runs on reference"},
+		{func(s *engine.Spec) { s.Objective = "profit_factor" }, "cuda has no profit_factor objective kernel yet: every lane runs on reference"},
+		{func(s *engine.Spec) { s.Slippage = 0.0005 }, ""},
+	} {
+		spec := engine.DefaultSpec()
+		spec.Data, spec.Head, spec.HMA, spec.HMA3, spec.Backend = "embedded:btcusdt-1m", 2000, "20:40:20", "30", "cuda"
+		tc.set(&spec)
+		st, err := spec.Build(reg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.note == "" {
+			if strings.Contains(st.Note, "every lane runs on") || st.OnReference() {
+				t.Errorf("slippage: note %q, on the reference %v: want the GPU", st.Note, st.OnReference())
+			}
+			continue
+		}
+		if !strings.Contains(st.Note, tc.note) || !st.OnReference() {
+			t.Errorf("note %q lacks %q (on the reference: %v)", st.Note, tc.note, st.OnReference())
+		}
+		rep, err := engine.RunStudy(context.Background(), st, engine.StudyOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.note, err)
+		}
+		spec.Backend = "reference"
+		ref, err := spec.Build(refOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := engine.RunStudy(context.Background(), ref, engine.StudyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
+			got, w := rep.Run(p), want.Run(p)
+			if got == nil || w == nil || len(got.Results) != 2 || len(w.Results) != 2 {
+				t.Fatalf("%s %s: runs %v %v", tc.note, p, got, w)
+			}
+			for i := range got.Results {
+				if a, b := got.Results[i].Metrics, w.Results[i].Metrics; a.TotalReturn != b.TotalReturn || a.Sharpe != b.Sharpe || a.TotalTrades != b.TotalTrades {
+					t.Errorf("%s %s combo %d: %+v, the reference's %+v", tc.note, p, i, a, b)
+				}
+			}
+		}
 	}
 }
