@@ -44,7 +44,7 @@ func TestRunFlagDefaultsAreTheSpec(t *testing.T) {
 			f.Name != "timeframe" && f.Name != "head" && f.Name != "backend" && f.Name != "precision" && f.Name != "wma" &&
 			f.Name != "bars-per-year" && f.Name != "borderline" && f.Name != "tz" && f.Name != "time-column" && f.Name != "lean-asset" &&
 			f.Name != "from" && f.Name != "to" && f.Name != "strategy" && f.Name != "param" && f.Name != "fast" && f.Name != "slow" &&
-			f.Name != "fast-below-slow" && f.Name != "formulation" {
+			f.Name != "fast-below-slow" && f.Name != "formulation" && f.Name != "fill" && f.Name != "slippage" && f.Name != "risk-free" {
 			t.Errorf("flag --%s is not a Spec field", f.Name)
 		}
 	})
