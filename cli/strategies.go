@@ -67,6 +67,18 @@ built").`,
 				}
 				fmt.Fprintf(out, "  example: %s\n", f.Example)
 			}
+			// The stops every family but hull takes (SPEC Part 2
+			// "Execution options"): axes after the family's own.
+			fmt.Fprintf(out, "\nstops (every family but hull; each optional, an axis after the family's parameters):\n")
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "  PARAM\tKIND\tMIN\tDEFAULT\tDOC")
+			for _, p := range strategy.StopParams {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, p.MinText(), "none", p.Doc)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "  example: sweepbench run --strategy cross --param fast=ema:5:50:5 --param slow=sma:20:200:10 --param stop_loss=0.01:0.05:0.01 --fill next-open\n")
 			return nil
 		},
 	}

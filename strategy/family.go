@@ -149,9 +149,9 @@ var Families = []Family{
 // axis of the grid after the family's own parameters, in this order.
 // stop_loss and trail are below 1 (a level at or below 0 is no stop).
 var StopParams = []Param{
-	{Name: "stop_loss", Kind: DecimalParam, Min: 0, MinExclusive: true, Doc: "stop loss, a fraction of the entry price, 0 < stop_loss < 1 (none when not given)"},
-	{Name: "take_profit", Kind: DecimalParam, Min: 0, MinExclusive: true, Doc: "take profit, a fraction of the entry price, take_profit > 0 (none when not given)"},
-	{Name: "trail", Kind: DecimalParam, Min: 0, MinExclusive: true, Doc: "trailing stop, a fraction of the trade's best price, 0 < trail < 1 (none when not given)"},
+	{Name: "stop_loss", Kind: DecimalParam, Min: 0, MinExclusive: true, Doc: "stop loss, a fraction of the entry price, 0 < stop_loss < 1"},
+	{Name: "take_profit", Kind: DecimalParam, Min: 0, MinExclusive: true, Doc: "take profit, a fraction of the entry price, take_profit > 0"},
+	{Name: "trail", Kind: DecimalParam, Min: 0, MinExclusive: true, Doc: "trailing stop, a fraction of the trade's best price, 0 < trail < 1"},
 }
 
 // stopParam is the stop parameter of that name.
