@@ -48,7 +48,7 @@ func (c suiteCase) job(p engine.Precision) *engine.Job {
 
 // cases are four jobs on fresh bars: minute-like ticks with ties and flat
 // returns (close, long-short), a random walk at FIL-like prices (hl2,
-// long-only), the prefix formulation (ohlc4), whose fp32 intermediates
+// long-only, slippage 0.0005), the prefix formulation (ohlc4), whose fp32 intermediates
 // are ruined at this price: the same ruin on every backend, and an HMA3
 // range of step 1 (odd start, even end), whose twin lengths (one p =
 // floor(L/2)) engine.Sweep computes once, on the distinct grid
@@ -57,7 +57,7 @@ func (c suiteCase) job(p engine.Precision) *engine.Job {
 func cases(rng *rand.Rand, n int) []suiteCase {
 	p := engine.Params{Fee: engine.DefaultFee, Mode: engine.LongShort, Source: engine.SourceClose, BarsPerYear: 525600}
 	lo, ohlc := p, p
-	lo.Mode, lo.Source = engine.LongOnly, engine.SourceHL2
+	lo.Mode, lo.Source, lo.Slippage = engine.LongOnly, engine.SourceHL2, 0.0005 // slippage: k = (1-f)(1-q) on every backend (engine.Keep)
 	ohlc.Source = engine.SourceOHLC4
 	g := engine.Grid{HMA: engine.Range{Start: 4, Stop: 60, Step: 14}, HMA3: engine.Range{Start: 6, Stop: 90, Step: 21}}
 	g2 := engine.Grid{HMA: engine.Range{Start: 9, Stop: 99, Step: 30}, HMA3: engine.Range{Start: 12, Stop: 120, Step: 27}}

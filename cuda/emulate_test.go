@@ -379,7 +379,7 @@ func (k *emulatedKernel[F]) Compute(ctx context.Context, _, first int, out []eng
 		return err
 	}
 	n, g, p := k.job.Bars.Len(), k.job.Grid, k.job.Params
-	keep := F(1) - F(p.Fee)
+	keep := engine.Keep[F](p)
 	warm := func(j int) int { return min(engine.ComboWarmup(g.At(first+j)), n-1) }
 	for j := range out {
 		start := warm(j)

@@ -98,7 +98,7 @@ func runHost(bin string, job *engine.Job, launches []launch, capacity int) (*hos
 		capacity = kernels.SelectCap(n)
 	}
 	bins := kernels.BinsFromCloses[float32](bars.Close)
-	keep := float32(1) - float32(p.Fee)
+	keep := engine.Keep[float32](p)
 	var in bytes.Buffer
 	w := func(v any) { _ = binary.Write(&in, binary.LittleEndian, v) } // a bytes.Buffer never fails
 	pre, longOnly := int32(0), int32(0)
