@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -32,6 +33,13 @@ func TestFinishWritten(t *testing.T) {
 	if m.TotalReturn != 0.5 || m.CAGR != 0.5 || m.TotalTrades != 3 || m.WinRate != float64(float32(2)/float32(3)) ||
 		m.MaxDrawdown != float64(1-float32(0.9)) || m.CVaR95 != float64(float32(-0.02)) || m.FlatBars != 3 {
 		t.Errorf("finish: %+v", m)
+	}
+	// A GPU lane keeps Part 1's accumulators only: the trade metrics are
+	// NaN (issue 29 computes them), while exposure and avg_trade_bars follow
+	// from the bar counts: (4+3)/10 and (4+3)/3 trades.
+	if m.HasTradeMetrics() || !math.IsNaN(m.ProfitFactor) || !math.IsNaN(m.SQN) || !math.IsNaN(m.MaxDrawdownBars) ||
+		!math.IsNaN(m.AvgLoss) || m.Exposure != 0.7 || m.AvgTradeBars != 7.0/3 {
+		t.Errorf("finish of a GPU lane's trade metrics: %+v", m)
 	}
 }
 
@@ -67,11 +75,25 @@ func TestFinishRefinedAndParallel(t *testing.T) {
 		t.Errorf("refined %d (1 worker), %d (4 workers), want %d", r1, r4, wantRefined)
 	}
 	for j := range one {
-		if one[j] != many[j] {
+		if !sameValues(one[j], many[j]) {
 			t.Fatalf("combo %d: %+v with 4 workers, %+v with one", j, many[j], one[j])
 		}
 		if want := float64(j) / 4096; one[j].TotalReturn != want || one[j].TotalTrades != j%7 {
 			t.Fatalf("combo %d: total return %v, trades %d: want %v, %d (its own slot)", j, one[j].TotalReturn, one[j].TotalTrades, want, j%7)
 		}
 	}
+}
+
+// sameValues reports whether a and b hold the same metrics, bit for bit,
+// a NaN (a trade metric a GPU lane leaves uncomputed) equal to a NaN.
+func sameValues(a, b engine.Metrics) bool {
+	var x, y [engine.NumMetrics]float64
+	a.Values(&x)
+	b.Values(&y)
+	for i := range x {
+		if math.Float64bits(x[i]) != math.Float64bits(y[i]) && !(math.IsNaN(x[i]) && math.IsNaN(y[i])) {
+			return false
+		}
+	}
+	return true
 }
