@@ -150,9 +150,11 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 		acc               kernels.Accumulators[F]
 		run               int // bars since the last equity peak
 	)
-	flat = first // bars 0..first-1 are held flat
+	flat = first       // bars 0..first-1 are held flat
+	dn0 := min(-rf, 0) // Sortino's downside of a flat warm-up bar, rs - rf = -rf
 	for i := 0; i < first; i++ {
 		rs[i] = 0
+		neg2 += F(dn0 * dn0)
 	}
 	if tr != nil {
 		for i := 0; i <= first; i++ {

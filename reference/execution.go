@@ -142,8 +142,9 @@ func traceX[F Float, S signal](a, b []S, r []F, first int, p engine.Params, x *E
 //   - held is p[i-1], the position into the bar; st the family's state
 //     at close i; after a stop, p is 0 until st changes (gated);
 //   - fill close: g = k^|p[i]-held| * (1 + p[i]*r[j]), the trade entered
-//     at close[i]; a stop hit on bar j ends the growth at its price X:
-//     (1 + p*(X/close[i] - 1)) * k;
+//     at close[i]; a stop hit on bar j ends the growth at its price X
+//     (open[j] when the open is beyond a level: a gap; else the level the
+//     low or high reaches): (1 + p*(X/close[i] - 1)) * k;
 //   - fill next-open: g = (1 + held*Gap[j]) * k^|p[i]-held| * (1 +
 //     p[i]*Intra[j]), the change at open[j]; a held trade whose level the
 //     open is beyond exits there (g = (1 + held*Gap[j]) * k); a stop
@@ -312,6 +313,14 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 		}
 		return 0, 0, false
 	}
+	// openOrBarHit is gapHit, else barHit: fill close checks bar j's open
+	// (a gap through a level exits at the open) before its low and high.
+	openOrBarHit := func(j int, side int8) (F, engine.Exit, bool) {
+		if X, why, hit := gapHit(j, side); hit {
+			return X, why, hit
+		}
+		return barHit(j, side)
+	}
 	track := func(j int, side int8) { // the trade's best price after bar j
 		if side == 1 {
 			best = max(best, x.High[j])
@@ -321,8 +330,10 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 	}
 
 	flat = first
+	dn0 := min(-rf, 0) // Sortino's downside of a flat warm-up bar, rs - rf = -rf
 	for i := 0; i < first; i++ {
 		rs[i] = 0
+		neg2 += F(dn0 * dn0)
 	}
 	if tr != nil {
 		for i := 0; i <= first; i++ {
@@ -355,7 +366,7 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 			}
 			if pos != 0 {
 				tbars++
-				if X, why, hit := stopsOn(stops, j, pos, barHit); hit {
+				if X, why, hit := stopsOn(stops, j, pos, openOrBarHit); hit {
 					f := fac(pos, X/x.Close[i]-1)
 					g *= f
 					tp *= f
