@@ -481,3 +481,34 @@ func checkExecTrades(t *testing.T, label string, got, want []engine.Trade, rel f
 func fmtTrade(t engine.Trade) string {
 	return fmt.Sprintf("{%d->%d side %d bars %d %v %v->%v R %.17g}", t.Entry, t.Exit, t.Side, t.Bars, t.Reason, t.EntryPrice, t.ExitPrice, t.Return)
 }
+
+// TestMaxDrawdownBarsTrailing: max_drawdown_bars counts bars with equity
+// strictly below the running peak, a bar back at the peak ends a run, and
+// a run still open at the last bar counts. Long throughout, no fee, closes
+// 64, 128, 64, 128, 64, 32, 48: E = 1, 2 (peak), 1 (run 1), 2 (equal to the
+// peak: the run ends), 1, 0.5, 0.75 (a trailing run of 3): 3 (counting
+// equal bars as below would give 5); max_drawdown = 1 - 0.5/2 = 0.75. Both
+// loops (the fast one and the execution options' one) and both precisions.
+func TestMaxDrawdownBarsTrailing(t *testing.T) {
+	closes := []float64{64, 128, 64, 128, 64, 32, 48}
+	st := []int8{1, 1, 1, 1, 1, 1, 1}
+	p := engine.Params{BarsPerYear: 6}
+	bars := make([]bar, len(closes))
+	for i, c := range closes {
+		bars[i] = bar{c, c, c, c}
+	}
+	b := ohlcBars(bars)
+	check := func(label string, m engine.Metrics) {
+		if m.MaxDrawdownBars != 3 || m.MaxDrawdown != 0.75 || m.TotalTrades != 1 || m.LongBars != 6 {
+			t.Errorf("%s: max_drawdown_bars %v, max_drawdown %v, %d trades, %d long bars; want 3, 0.75, 1, 6",
+				label, m.MaxDrawdownBars, m.MaxDrawdown, m.TotalTrades, m.LongBars)
+		}
+	}
+	var s64 reference.Scratch[float64]
+	var s32 reference.Scratch[float32]
+	r64, r32 := kernels.BarReturns[float64](b), kernels.BarReturns[float32](b)
+	check("fp64 fast", reference.BacktestPositions(st, r64, 0, p, &s64))
+	check("fp32 fast", reference.BacktestPositions(st, r32, 0, p, &s32))
+	check("fp64 exec", reference.BacktestExecForced(st, r64, 0, p, reference.NewExec[float64](b)))
+	check("fp32 exec", reference.BacktestExecForced(st, r32, 0, p, reference.NewExec[float32](b)))
+}
