@@ -187,7 +187,7 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 		long, short, flat int
 		tb                int
 		acc               kernels.Accumulators[F]
-		run               int
+		ddBars, top       int // the longest drawdown run so far; the last point not below the peak
 	)
 	fac := func(side int8, v F) F { // 1 + side*v, as the loop's (1 + rr) / (1 - rr)
 		switch side {
@@ -330,6 +330,7 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 	}
 
 	flat = first
+	top = first        // E[0..first] = 1: the warm-up's points are at the peak
 	dn0 := min(-rf, 0) // Sortino's downside of a flat warm-up bar, rs - rf = -rf
 	for i := 0; i < first; i++ {
 		rs[i] = 0
@@ -441,19 +442,15 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 			tr.Equity[j] = float64(E)
 			tr.Returns[j] = float64(g - 1)
 		}
-		if E > peak {
+		// A point at or above the peak ends a drawdown run: the points
+		// since the last such point (top) were strictly below it. (E == peak
+		// leaves minRatio alone, as E/peak = 1 would.)
+		if E >= peak {
 			peak = E
-			run = 0
-		} else {
-			if q := E / peak; q < minRatio {
-				minRatio = q
-			}
-			if E < peak {
-				run++
-				acc.DDBars = max(acc.DDBars, run)
-			} else {
-				run = 0
-			}
+			ddBars = max(ddBars, i-top)
+			top = i + 1
+		} else if q := E / peak; q < minRatio {
+			minRatio = q
 		}
 		v := g - 1
 		rs[i] = v
@@ -464,6 +461,7 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 		neg2 += F(dn * dn)
 	}
 
+	acc.DDBars = max(ddBars, n-1-top) // a run still open at the last point counts
 	mf := F(n - 1)
 	mean := sum / mf
 	var ssd F
