@@ -305,7 +305,7 @@ func TestSessionsTradesBars(t *testing.T) {
 			for _, x := range R {
 				tss += (x - tm) * (x - tm)
 			}
-			pf, sqn := win / -loss, math.Sqrt(float64(len(R)))*tm/math.Sqrt(tss/float64(len(R)))
+			pf, sqn := win/-loss, math.Sqrt(float64(len(R)))*tm/math.Sqrt(tss/float64(len(R)))
 			for _, ref := range []struct {
 				what string
 				m    engine.Metrics
