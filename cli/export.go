@@ -77,7 +77,7 @@ bars' own; indices count from the dataset's first bar.`
 		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, kind, args[0]) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.combo, "combo", "", "the combo: every grid parameter, NAME=V,NAME=V (hull: hma=V,hma3=V; a family: e.g. fast=5,slow=20)")
+	fl.StringVar(&f.combo, "combo", "", "the combo: every grid parameter, NAME=V,NAME=V (hull: hma=V,hma3=V or HMA:HMA3; a family: e.g. fast=5,slow=20)")
 	fl.StringVar(&f.precision, "precision", "fp64", "recompute in fp64 or fp32 (fp32 in the session's WMA formulation)")
 	fl.StringVar(&f.format, "format", "csv", "csv, jsonl or parquet")
 	fl.StringVarP(&f.out, "out", "o", "", "file to write; stdout when empty or -")
@@ -188,7 +188,8 @@ func studyComboRecords(ctx context.Context, study *engine.Study, id int64, i int
 }
 
 // namedCombo is the index of the combo --combo s names on grid g: every
-// parameter NAME=V (hull's hma and hma3; a strategy family's through
+// parameter NAME=V (hull's hma and hma3, or HMA:HMA3 as parseCombo reads
+// it; a strategy family's through
 // strategyCombo, which also takes a leg's KIND:LENGTH and lets a
 // parameter of one value go unnamed). Errors name the parameter missing,
 // unknown or given twice and a value not on the grid, with the grid's.
@@ -199,6 +200,14 @@ func namedCombo(g engine.Grid, s string) (int, error) {
 	names := []string{engine.FieldHMA, engine.FieldHMA3}
 	ranges := []engine.Range{g.HMA, g.HMA3}
 	given := map[string]string{}
+	if !strings.Contains(s, "=") {
+		// HMA:HMA3, as `sessions plot --combo` takes it.
+		c, err := parseCombo(s)
+		if err != nil {
+			return -1, fmt.Errorf("--combo %q: want hma=V,hma3=V (or HMA:HMA3), e.g. --combo hma=%d,hma3=%d", s, g.HMA.Start, g.HMA3.Start)
+		}
+		s = fmt.Sprintf("hma=%d,hma3=%d", c.HMA, c.HMA3)
+	}
 	for _, part := range strings.Split(s, ",") {
 		name, v, ok := strings.Cut(part, "=")
 		name, v = strings.ToLower(strings.TrimSpace(name)), strings.TrimSpace(v)

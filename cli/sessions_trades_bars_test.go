@@ -426,11 +426,19 @@ func TestSessionsTradesBars(t *testing.T) {
 	if flats == 0 || flips == 0 {
 		t.Errorf("%d trades ended flat, %d in a flip: want both cases checked", flats, flips)
 	}
+	// HMA:HMA3 names a hull combo too; without --out, stdout.
+	a, _, err1 := execute(t, "sessions", "trades", "1", "--combo", "30:40", "--db", db)
+	b, _, err2 := execute(t, "sessions", "trades", "1", "--combo", "hma3=40,hma=30", "--db", db)
+	if err1 != "" || err2 != "" || a != b || !strings.HasPrefix(a, "entry_time,") {
+		t.Errorf("--combo 30:40 (%s) and hma3=40,hma=30 (%s) differ:\n%.200s\n%.200s", err1, err2, a, b)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"trades", "1", "--combo", "hma=30"}, "give hma3 too"},
+		{[]string{"trades", "1", "--combo", "30:45"}, "hma3 45 is not in the grid"},
+		{[]string{"trades", "1", "--combo", "30"}, "want hma=V,hma3=V (or HMA:HMA3)"},
 		{[]string{"trades", "1", "--combo", "hma=30,hma3=45"}, "hma3 45 is not in the grid (hma3: 30:50:10)"},
 		{[]string{"bars", "1", "--combo", "hma=30,hma3=40,fast=3"}, `hull has no parameter "fast"`},
 		{[]string{"bars", "2", "--combo", "fast=10,slow=35"}, "slow 35 is not in the grid"},
