@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"math"
 	"slices"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
 	"testing"
 
 	"sweepbench/engine"
@@ -118,5 +121,37 @@ func TestSignalColumns(t *testing.T) {
 	d.Trace.Returns = nil
 	if _, err := Bars(d, b); err == nil {
 		t.Error("a trace without returns: no error")
+	}
+}
+
+// TestNoTrades: a combo that never trades writes the header alone (CSV),
+// nothing (JSON lines), a Parquet file of the columns and no rows.
+func TestNoTrades(t *testing.T) {
+	d, b := fourBars()
+	d.Trades = nil
+	tt, err := Trades(d, b)
+	if err != nil || tt.Len() != 0 {
+		t.Fatalf("%v, %d rows", err, tt.Len())
+	}
+	for f, want := range map[output.RowFormat]string{output.RowsCSV: strings.Join(TradeColumns, ",") + "\n", output.RowsJSONL: ""} {
+		var got bytes.Buffer
+		if err := tt.Write(&got, f); err != nil || got.String() != want {
+			t.Errorf("%s: %q (%v), want %q", f, got.String(), err, want)
+		}
+	}
+	var pq bytes.Buffer
+	if err := tt.Write(&pq, output.RowsParquet); err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(bytes.NewReader(pq.Bytes()), int64(pq.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range pf.Schema().Fields() {
+		names = append(names, f.Name())
+	}
+	if pf.NumRows() != 0 || !slices.Equal(names, TradeColumns) {
+		t.Errorf("parquet: %d rows, columns %v", pf.NumRows(), names)
 	}
 }
