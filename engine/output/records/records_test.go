@@ -5,9 +5,9 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/parquet-go/parquet-go"
-	"testing"
 
 	"sweepbench/engine"
 	"sweepbench/engine/output"
