@@ -60,7 +60,8 @@ total_return), equity, drawdown (1 - equity / its running peak).`
 	}
 	long += `
 
---combo names the combo by every parameter of the grid: hma=V,hma3=V for
+--combo names the combo by every parameter of the grid: hma=V,hma3=V (or
+HMA:HMA3) for
 hull, a family's parameters as the sessions' CSV columns name them (e.g.
 fast=5,slow=20; a leg's kind may be given too, fast=ema:5). Times are
 RFC 3339 UTC in CSV and JSON lines, TIMESTAMP (ns, UTC) in Parquet;
@@ -161,9 +162,9 @@ func comboRecords(ctx context.Context, ss *sessions.Session, i int, prec engine.
 	return studyComboRecords(ctx, study, ss.ID, i, prec, kind, ss.Grid)
 }
 
-// studyComboRecords is comboRecords on a study already built (the
-// workbench's, or one rebuilt): saved is the grid the combo index i was
-// read on, which the study's must equal.
+// studyComboRecords is comboRecords on the study built again: saved is
+// the session's grid, on which the combo index i was read and which the
+// study's must equal.
 func studyComboRecords(ctx context.Context, study *engine.Study, id int64, i int, prec engine.Precision, kind exportKind, saved engine.Grid) (*records.Table, error) {
 	if study.Grid.Text() != saved.Text() || study.Grid.Len() != saved.Len() {
 		return nil, fmt.Errorf("session %d: its grid %s is not the study's built again (%s)", id, saved.Text(), study.Grid.Text())

@@ -47,6 +47,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -137,7 +138,7 @@ var (
 
 // ErrNoTrace: the combo detail holds no per-bar record (no Trace, or a
 // Trace without its returns or equity of n values).
-var ErrNoTrace = fmt.Errorf("the combo's recomputation holds no per-bar record")
+var ErrNoTrace = errors.New("the combo's recomputation holds no per-bar record")
 
 // check returns the number of bars, or ErrNoTrace when d's trace does not
 // cover the bars' times.
