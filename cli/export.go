@@ -60,13 +60,12 @@ total_return), equity, drawdown (1 - equity / its running peak).`
 	}
 	long += `
 
---combo names the combo by every parameter of the grid: hma=V,hma3=V (or
-HMA:HMA3) for
-hull, a family's parameters as the sessions' CSV columns name them (e.g.
-fast=5,slow=20; a leg's kind may be given too, fast=ema:5). Times are
-RFC 3339 UTC in CSV and JSON lines, TIMESTAMP (ns, UTC) in Parquet;
-non-finite numbers inf, -inf, nan (JSON: the strings). Times are the
-bars' own; indices count from the dataset's first bar.`
+--combo names the combo by every parameter of the grid: hull's
+hma=V,hma3=V (or HMA:HMA3), a family's parameters as the sessions' CSV
+columns name them (e.g. fast=5,slow=20; a leg's kind may be given too,
+fast=ema:5). Times are the bars' own, RFC 3339 UTC in CSV and JSON
+lines, TIMESTAMP (ns, UTC) in Parquet; indices count from the dataset's
+first bar; non-finite numbers are inf, -inf, nan (JSON: the strings).`
 	cmd := &cobra.Command{
 		Use:   string(kind) + " ID --combo NAME=V,NAME=V",
 		Short: short,
