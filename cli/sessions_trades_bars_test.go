@@ -209,7 +209,7 @@ func relClose(a, b, tol float64) bool {
 // with `sessions trades` and `sessions bars` adds up to its saved row:
 // as many trades as total_trades; the bar returns compounded give
 // total_return (1e-12 relative) and, as mean/std (population) x
-// sqrt(bars_per_year), the sharpe; the trades' profit factor (sum R > 0
+// sqrt(bars_per_year), the sharpe (1e-12 too); the trades' profit factor (sum R > 0
 // / |sum R < 0|) and SQN (sqrt(N) mean(R)/std(R), population) the saved
 // ones; and the equity where the combo is flat after a trade is the
 // product of (1+R) of the trades so far (each R holds its two fees;
@@ -287,7 +287,7 @@ func TestSessionsTradesBars(t *testing.T) {
 			for _, x := range r {
 				ss2 += (x - mean) * (x - mean)
 			}
-			if sh := mean / math.Sqrt(ss2/float64(len(r))) * math.Sqrt(bpy); !relClose(sh, m.Sharpe, 1e-9) {
+			if sh := mean / math.Sqrt(ss2/float64(len(r))) * math.Sqrt(bpy); !relClose(sh, m.Sharpe, 1e-12) {
 				t.Errorf("session %d %s: sharpe from the bars %.17g, saved %.17g", id, combo, sh, m.Sharpe)
 			}
 			// profit factor and SQN from the trades.
@@ -317,7 +317,7 @@ func TestSessionsTradesBars(t *testing.T) {
 				if !relClose(pf, ref.m.ProfitFactor, 1e-12) {
 					t.Errorf("session %d %s: profit factor from the trades %.17g, %s %.17g", id, combo, pf, ref.what, ref.m.ProfitFactor)
 				}
-				if !relClose(sqn, ref.m.SQN, 1e-9) {
+				if !relClose(sqn, ref.m.SQN, 1e-12) {
 					t.Errorf("session %d %s: SQN from the trades %.17g, %s %.17g", id, combo, sqn, ref.what, ref.m.SQN)
 				}
 			}
@@ -365,7 +365,7 @@ func TestSessionsTradesBars(t *testing.T) {
 				}
 				mdd = math.Max(mdd, dd[b])
 			}
-			if !relClose(mdd, m.MaxDrawdown, 1e-9) {
+			if !relClose(mdd, m.MaxDrawdown, 1e-12) {
 				t.Errorf("session %d %s: largest drawdown %.17g, max_drawdown %.17g", id, combo, mdd, m.MaxDrawdown)
 			}
 			if i != g.Len()/2 {
