@@ -385,6 +385,14 @@ func runHand[F engine.Float](t *testing.T, c handCase, rel float64) {
 		}
 	}
 	checkTrades(t, label, tr.Trades, c.trades, rel)
+	// Fills at the close: a trade holds the bars Entry+1..Exit, and only
+	// the one still open at the last bar ends by "end".
+	for i, g := range tr.Trades {
+		if g.Bars != g.Exit-g.Entry || (g.Reason == engine.ExitEnd) != (g.Exit == len(c.close)-1) ||
+			(g.Reason != engine.ExitEnd && g.Reason != engine.ExitSignal) {
+			t.Errorf("%s: trade %d: %d bars, reason %v (entry %d, exit %d of %d bars)", label, i, g.Bars, g.Reason, g.Entry, g.Exit, len(c.close))
+		}
+	}
 }
 
 func checkTrades(t *testing.T, label string, got, want []engine.Trade, rel float64) {
