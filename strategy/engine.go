@@ -235,9 +235,15 @@ func (e *engineGrid) Texts() map[string]string {
 
 // Series counts the distinct series the grid's combos read (strategy.Sweep
 // lists them per family) plus the inputs (high, low, close, source,
-// moves) and the bar returns.
+// moves) and the bar returns, and with stops the six series of the
+// execution options' prices (reference.Exec; fill next-open without stops
+// builds them too, which this count, without the study's options, leaves
+// out).
 func (e *engineGrid) Series() int {
-	const inputs = 6
+	inputs := 6
+	if e.g.HasStops() {
+		inputs += 6 // the stops' prices (reference.Exec: open, high, low, close, gap, intra)
+	}
 	lengths := func(names ...string) int {
 		seen := map[string]bool{}
 		for _, ax := range e.g.Axes {
