@@ -237,8 +237,7 @@ func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engi
 		if verify {
 			for i := start; i < len(all); i++ {
 				r := &all[i]
-				metricValues(ms, r)
-				sum.add(buf, r.Index, r.HMA, r.HMA3, ms)
+				sum.add(buf, r.Index, r.HMA, r.HMA3, metricValues(ms, r))
 			}
 		}
 		starts, firsts, sizes = append(starts, start), append(firsts, first), append(sizes, n)
