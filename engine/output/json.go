@@ -84,6 +84,17 @@ type jsonMetrics struct {
 	LongBars    int              `json:"long_bars"`
 	ShortBars   int              `json:"short_bars"`
 	FlatBars    int              `json:"flat_bars"`
+	// SPEC Part 2's metrics ("nan" where not computed)
+	ProfitFactor    engine.JSONFloat `json:"profit_factor"`
+	Expectancy      engine.JSONFloat `json:"expectancy"`
+	AvgWin          engine.JSONFloat `json:"avg_win"`
+	AvgLoss         engine.JSONFloat `json:"avg_loss"`
+	BestTrade       engine.JSONFloat `json:"best_trade"`
+	WorstTrade      engine.JSONFloat `json:"worst_trade"`
+	AvgTradeBars    engine.JSONFloat `json:"avg_trade_bars"`
+	Exposure        engine.JSONFloat `json:"exposure"`
+	SQN             engine.JSONFloat `json:"sqn"`
+	MaxDrawdownBars engine.JSONFloat `json:"max_drawdown_bars"`
 }
 
 func toJSONCombo(r *engine.ComboResult) jsonCombo {
@@ -95,7 +106,10 @@ func toJSONMetrics(r *engine.ComboResult) jsonMetrics {
 	return jsonMetrics{engine.JSONFloat(m.TotalReturn), engine.JSONFloat(m.CAGR), engine.JSONFloat(m.Sharpe),
 		engine.JSONFloat(m.Sortino), engine.JSONFloat(m.MaxDrawdown), engine.JSONFloat(m.Calmar), engine.JSONFloat(m.WinRate),
 		m.TotalTrades, engine.JSONFloat(m.VaR95), engine.JSONFloat(m.CVaR95), engine.JSONFloat(m.Omega),
-		m.LongBars, m.ShortBars, m.FlatBars}
+		m.LongBars, m.ShortBars, m.FlatBars,
+		engine.JSONFloat(m.ProfitFactor), engine.JSONFloat(m.Expectancy), engine.JSONFloat(m.AvgWin), engine.JSONFloat(m.AvgLoss),
+		engine.JSONFloat(m.BestTrade), engine.JSONFloat(m.WorstTrade), engine.JSONFloat(m.AvgTradeBars), engine.JSONFloat(m.Exposure),
+		engine.JSONFloat(m.SQN), engine.JSONFloat(m.MaxDrawdownBars)}
 }
 
 func (c *jsonCombo) toResult(g engine.Grid) engine.ComboResult {
@@ -106,7 +120,10 @@ func (c *jsonCombo) toResult(g engine.Grid) engine.ComboResult {
 	r.Metrics = engine.Metrics{TotalReturn: float64(c.TotalReturn), CAGR: float64(c.CAGR), Sharpe: float64(c.Sharpe),
 		Sortino: float64(c.Sortino), MaxDrawdown: float64(c.MaxDrawdown), Calmar: float64(c.Calmar), WinRate: float64(c.WinRate),
 		TotalTrades: c.TotalTrades, VaR95: float64(c.VaR95), CVaR95: float64(c.CVaR95), Omega: float64(c.Omega),
-		LongBars: c.LongBars, ShortBars: c.ShortBars, FlatBars: c.FlatBars}
+		LongBars: c.LongBars, ShortBars: c.ShortBars, FlatBars: c.FlatBars,
+		ProfitFactor: float64(c.ProfitFactor), Expectancy: float64(c.Expectancy), AvgWin: float64(c.AvgWin), AvgLoss: float64(c.AvgLoss),
+		BestTrade: float64(c.BestTrade), WorstTrade: float64(c.WorstTrade), AvgTradeBars: float64(c.AvgTradeBars),
+		Exposure: float64(c.Exposure), SQN: float64(c.SQN), MaxDrawdownBars: float64(c.MaxDrawdownBars)}
 	return r
 }
 
