@@ -40,14 +40,14 @@ import (
 // digest together.
 
 // recordVersion is the record digests a study written by this build
-// carries (studies.digest_version): 2, the parts of recordPartsV2 (from
-// schema version 14: a study's strategy family and parameters, a flip's
-// divergence, the sensitive combos). 1: the parts of recordParts, what a
-// study saved at schema versions 12 and 13 carries, verified as such. 0:
-// saved before schema version 12, read unverified (Session.Unverified).
-//
-// 3: version 2's parts, the settings with the study's execution options
-// (fill, slippage, risk_free; schema version 15 on).
+// carries (studies.digest_version): 3, the parts of recordPartsV3 (from
+// schema version 15: version 2's, the settings with the study's execution
+// options, fill, slippage, risk_free, and its buy-and-hold return). 2, the
+// parts of recordPartsV2 (schema version 14: a study's strategy family
+// and parameters, a flip's divergence, the sensitive combos). 1: the parts
+// of recordParts, what a study saved at schema versions 12 and 13
+// carries, verified as such. 0: saved before schema version 12, read
+// unverified (Session.Unverified).
 const recordVersion = 3
 
 // writeVersion is the digest version a study saved in s now carries:
@@ -129,7 +129,7 @@ var recordPartsV3 = func() []recordPart {
 	for i, p := range recordPartsV2 {
 		p.queries = append([]string(nil), p.queries...)
 		if p.name == "settings" {
-			p.queries = append(p.queries, `SELECT fill, slippage, risk_free FROM studies WHERE id = ?`)
+			p.queries = append(p.queries, `SELECT fill, slippage, risk_free, buy_hold FROM studies WHERE id = ?`)
 		}
 		ps[i] = p
 	}

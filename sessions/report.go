@@ -58,7 +58,8 @@ func (s *Store) open(ctx context.Context, id int64, sum *engine.SummaryOptions) 
 	}
 	s.settle(ss)
 	rep := &engine.Report{Dataset: ss.Dataset, Params: ss.Params, Grid: ss.Grid, WMA: ss.WMA,
-		Backend: ss.Backend, Note: ss.Note, Created: ss.Created, Requested: append([]engine.Precision(nil), ss.Precisions...)}
+		Backend: ss.Backend, Note: ss.Note, Created: ss.Created, Requested: append([]engine.Precision(nil), ss.Precisions...),
+		BuyHold: ss.BuyHold}
 	// The top lists as the study ranked them (--objective, constraints).
 	if o := ss.Spec; (o.Objective != "" && o.Objective != "sharpe") || o.MinTrades != 0 || o.MaxDrawdown != 0 {
 		name := o.Objective

@@ -337,7 +337,9 @@ ALTER TABLE parities ADD COLUMN sensitive_worst INTEGER;
 	// v15: SPEC Part 2's execution options and new metrics. A study's fill
 	// ('close' or 'next-open'), slippage (a fraction per unit of position
 	// change) and risk-free rate (annual, a fraction); every study saved
-	// before v15 had the defaults. Results batches of format version 2
+	// before v15 had the defaults. Its bars' buy-and-hold return
+	// (engine.BuyHoldReturn, a fraction; NULL, unknown, for a study saved
+	// before v15). Results batches of format version 2
 	// (resultbatch.go) hold the 10 new metrics; the version 1 batches of
 	// earlier runs stay as they are and read them as NaN. The version
 	// bump keeps an older sweepbench from reading version 2 batches as
@@ -346,6 +348,7 @@ ALTER TABLE parities ADD COLUMN sensitive_worst INTEGER;
 ALTER TABLE studies ADD COLUMN fill TEXT NOT NULL DEFAULT 'close';
 ALTER TABLE studies ADD COLUMN slippage REAL NOT NULL DEFAULT 0;
 ALTER TABLE studies ADD COLUMN risk_free REAL NOT NULL DEFAULT 0;
+ALTER TABLE studies ADD COLUMN buy_hold REAL;
 `},
 }
 

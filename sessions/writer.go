@@ -220,8 +220,8 @@ func (s *Store) Begin(ctx context.Context, st *engine.Study) (*Writer, error) {
 	}
 	switch {
 	case s.schema >= executionSchema:
-		if _, err := tx.ExecContext(ctx, `UPDATE studies SET fill = ?, slippage = ?, risk_free = ? WHERE id = ?`,
-			p.Fill.String(), p.Slippage, p.RiskFree, id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE studies SET fill = ?, slippage = ?, risk_free = ?, buy_hold = ? WHERE id = ?`,
+			p.Fill.String(), p.Slippage, p.RiskFree, nullable(engine.BuyHoldReturn(&st.Dataset.Bars)), id); err != nil {
 			return nil, s.wrap("record the study", err)
 		}
 	case !p.Part1():

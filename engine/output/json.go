@@ -60,6 +60,11 @@ type jsonParams struct {
 	Backend         string            `json:"backend"`
 	WMA             string            `json:"wma"`
 	Note            string            `json:"note,omitempty"`
+	// Fill, Slippage and RiskFree are SPEC Part 2's execution options,
+	// each only when not its default (fill close, slippage 0, risk-free 0).
+	Fill     string           `json:"fill,omitempty"`
+	Slippage engine.JSONFloat `json:"slippage,omitempty"`
+	RiskFree engine.JSONFloat `json:"risk_free,omitempty"`
 }
 
 type jsonCombo struct {
@@ -233,7 +238,11 @@ type jsonParity struct {
 type jsonReportHead struct {
 	Dataset jsonDataset `json:"dataset"`
 	Params  jsonParams  `json:"params"`
-	Created time.Time   `json:"created"`
+	// BuyHoldReturn is the study's bars' buy-and-hold return, a fraction
+	// (engine.BuyHoldReturn; "nan" when not known: a session saved before
+	// it was recorded).
+	BuyHoldReturn engine.JSONFloat `json:"buy_hold_return"`
+	Created       time.Time        `json:"created"`
 	// Complete is false when any requested run stopped early or never
 	// started (NotStarted): the combos and the parity then cover only what
 	// completed.
@@ -255,9 +264,14 @@ func reportHeadOf(r *engine.Report) jsonReportHead {
 			d.Files, engine.JSONFloat(d.PriceScale), d.Times, d.TimeZone, d.Convention},
 		Params: jsonParams{"", r.Grid.HMA.String(), r.Grid.HMA3.String(), nil, false, r.Grid.Len(), r.Grid.Aliases(), engine.JSONFloat(r.Params.Fee),
 			r.Params.Mode.String(), r.Params.Source.String(), engine.JSONFloat(r.Params.BarsPerYear),
-			engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear), r.Backend, r.WMA.String(), r.Note},
-		Created:  r.Created,
-		Complete: r.Complete(),
+			engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear), r.Backend, r.WMA.String(), r.Note,
+			"", engine.JSONFloat(r.Params.Slippage), engine.JSONFloat(r.Params.RiskFree)},
+		BuyHoldReturn: engine.JSONFloat(r.BuyHold),
+		Created:       r.Created,
+		Complete:      r.Complete(),
+	}
+	if r.Params.Fill != engine.FillClose {
+		out.Params.Fill = r.Params.Fill.String()
 	}
 	if s := r.Grid.Strategy; s != nil {
 		out.Params.Strategy, out.Params.HMA, out.Params.HMA3 = s.Family(), "", ""
