@@ -170,6 +170,10 @@ func (m *Model) Title() string {
 		short += " by " + m.sortName() + " " + arrow
 	}
 	full += sortBy
+	if rep := r.Report; rep != nil && !math.IsNaN(rep.BuyHold) {
+		// The benchmark of every return below (engine.BuyHoldReturn).
+		full += "; buy & hold " + common.Pct(rep.BuyHold)
+	}
 	if r.Paged() && m.pg.note != "" {
 		full += "; " + m.pg.note
 		short += "; " + m.pg.short
@@ -487,11 +491,14 @@ func (m *Model) cells(i int) []string {
 			continue
 		}
 		v, ok := m.shown(i, col.name, col.prec, col.delta)
-		if !ok {
+		switch {
+		case !ok:
 			row[c] = "-"
-			continue
+		case !col.delta && engine.NotComputed(col.name, v):
+			row[c] = engine.NotComputedText // a GPU lane's trade metrics
+		default:
+			row[c] = col.f.Format(v)
 		}
-		row[c] = col.f.Format(v)
 	}
 	return row
 }
