@@ -55,7 +55,7 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 	bw.Printf("grid    %s = %s%s; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
 		gridText(r.Grid), text.Plural(r.Grid.Len(), "combo"), engine.AliasNote(r.Grid, " (", ")"), text.TrimFloat(r.Params.Fee*100, 4), r.Params.Mode,
 		r.Params.Source, text.TrimFloat(r.Params.BarsPerYear, 2), engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear))
-	if x := execText(r.Params); x != "" {
+	if x := ExecText(r.Params); x != "" {
 		bw.Printf("exec    %s\n", x)
 	}
 	if math.IsNaN(r.BuyHold) {
@@ -124,7 +124,7 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 				fmt.Fprintf(tw, "%s%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t%s", comboCells(r.Grid, c, twins), c.TotalTrades,
 					text.Percent(c.TotalReturn), text.Fixed3(c.Sharpe), text.Percent(c.MaxDrawdown), text.Percent(c.WinRate), tradeCells(&c.Metrics))
 				if extra {
-					fmt.Fprintf(tw, "%s\t-\t", metricCell(obj, &c.Metrics))
+					fmt.Fprintf(tw, "%s\t-\t", MetricCell(obj, &c.Metrics))
 				}
 				fmt.Fprintln(tw)
 				continue
@@ -133,7 +133,7 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 				t.TotalTrades-c.TotalTrades, text.Percent(c.TotalReturn), text.Percent(t.TotalReturn), text.Signed(100*(t.TotalReturn-c.TotalReturn)),
 				text.Fixed3(c.Sharpe), text.Fixed3(t.Sharpe), text.Percent(c.MaxDrawdown), text.Percent(c.WinRate), tradeCells(&c.Metrics))
 			if extra {
-				fmt.Fprintf(tw, "%s\t%s\t", metricCell(obj, &c.Metrics), metricCell(obj, &t.Metrics))
+				fmt.Fprintf(tw, "%s\t%s\t", MetricCell(obj, &c.Metrics), MetricCell(obj, &t.Metrics))
 			}
 			fmt.Fprintln(tw)
 		}
@@ -367,11 +367,11 @@ func WriteParitySummary(bw *text.ErrWriter, p *engine.Parity, l ParityLabels) {
 	}
 }
 
-// metricCell formats metric name of m for the top list: a count whole, a
+// MetricCell formats metric name of m for the top list: a count whole, a
 // fraction (engine.IsFraction) as a percentage, a ratio as the table's
 // other ratios, bars with one decimal; a metric not computed
 // (engine.NotComputed: a GPU lane's trade metrics) as "n/a".
-func metricCell(name string, m *engine.Metrics) string {
+func MetricCell(name string, m *engine.Metrics) string {
 	v, _ := m.Value(name)
 	switch {
 	case engine.NotComputed(name, v):
@@ -395,7 +395,7 @@ var tableTradeMetrics = []string{"profit_factor", "expectancy", "sqn", "exposure
 func tradeCells(m *engine.Metrics) string {
 	var b strings.Builder
 	for _, name := range tableTradeMetrics {
-		b.WriteString(metricCell(name, m) + "\t")
+		b.WriteString(MetricCell(name, m) + "\t")
 	}
 	return b.String()
 }
@@ -414,10 +414,10 @@ func sameMetrics(a, b *engine.Metrics) bool {
 	return true
 }
 
-// execText is the report's line of SPEC Part 2's execution options, those
+// ExecText is the report's line of SPEC Part 2's execution options, those
 // not at their default: "fill next-open; slippage 0.05% per unit of
 // position change; risk-free 4%/year (sharpe, sortino)"; "" when all are.
-func execText(p engine.Params) string {
+func ExecText(p engine.Params) string {
 	var parts []string
 	if p.Fill != engine.FillClose {
 		parts = append(parts, "fill "+p.Fill.String())

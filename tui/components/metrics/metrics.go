@@ -170,16 +170,19 @@ func (m *Model) Title() string {
 		short += " by " + m.sortName() + " " + arrow
 	}
 	full += sortBy
-	if rep := r.Report; rep != nil && !math.IsNaN(rep.BuyHold) {
-		// The benchmark of every return below (engine.BuyHoldReturn).
-		full += "; buy & hold " + common.Pct(rep.BuyHold)
-	}
 	if r.Paged() && m.pg.note != "" {
 		full += "; " + m.pg.note
 		short += "; " + m.pg.short
 	}
 	if m.w > 0 && len(full) > m.w-2 {
 		return short
+	}
+	if rep := r.Report; rep != nil && !math.IsNaN(rep.BuyHold) {
+		// The benchmark of every return below (engine.BuyHoldReturn),
+		// where the pane is wide enough to say it.
+		if bh := full + "; buy & hold " + common.Pct(rep.BuyHold); m.w <= 0 || len(bh) <= m.w-2 {
+			return bh
+		}
 	}
 	return full
 }
