@@ -202,6 +202,8 @@ func TestOutRefusesReadOnly(t *testing.T) {
 		{"sessions", "export", "1", "--db", db},
 		{"sessions", "report", "1", "--db", db},
 		{"sessions", "plot", "1", "--db", db, "--figure", "heatmap", "--format", "svg"},
+		{"sessions", "trades", "1", "--db", db, "--combo", "hma=10,hma3=12"},
+		{"sessions", "bars", "1", "--db", db, "--combo", "hma=20,hma3=24", "--format", "parquet"},
 	} {
 		os.Remove(f)
 		os.WriteFile(f, []byte("keep\n"), 0o444)
@@ -236,6 +238,7 @@ func TestOutRefusesDatabaseCompanions(t *testing.T) {
 			outRun("--db", db, "--format", "csv", "--data-each", filepath.Join("..", "testdata", "data", "binance_archive_FILUSDT-1m-2023-08_head*.csv.gz"), "--out", out),
 			{"sessions", "export", "1", "--db", db, "--out", out},
 			{"sessions", "report", "1", "--db", db, "--out", out},
+			{"sessions", "bars", "1", "--db", db, "--combo", "hma=10,hma3=12", "--out", out},
 		} {
 			r := cli(t, xdg, args...)
 			says := "--out " + out + " is the sessions database's"

@@ -24,7 +24,7 @@ import (
 func newSessionsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show, compare, export, report, plot, remove and resume saved runs",
+		Short: "List, show, compare, export, report, plot, remove and resume saved runs; export one combo's trades and bars",
 		Long: `Every "sweepbench run" is saved as a session (unless --no-save) in the
 sessions database (--db), batch by batch while it computes: a killed run
 keeps what it saved and shows as interrupted, and "sessions resume"
@@ -38,6 +38,8 @@ or ID:fp32.`,
   sweepbench sessions diff 3 5            # fee 0.045% vs 0.1%, say
   sweepbench sessions diff 3:fp64 3:fp32  # the session's own parity, recomputed
   sweepbench sessions export 3 --format csv --out run3.csv
+  sweepbench sessions trades 3 --combo hma=180,hma3=240 --out trades.csv
+  sweepbench sessions bars 3 --combo hma=180,hma3=240 --format parquet --out bars.parquet
   sweepbench sessions resume 4
   sweepbench sessions rm 2`,
 		Args: cobra.NoArgs,
@@ -46,6 +48,7 @@ or ID:fp32.`,
 	cmd.AddCommand(newSessionsLsCmd(), newSessionsShowCmd(), newSessionsDiffCmd(), newSessionsExportCmd(),
 		newSessionsRmCmd(), newSessionsResumeCmd())
 	cmd.AddCommand(newSessionsReportCmds()...)
+	cmd.AddCommand(newSessionsComboExportCmds()...)
 	return cmd
 }
 

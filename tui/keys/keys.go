@@ -25,6 +25,8 @@ type KeyMap struct {
 	Filter, Sort, Best, NextMetric, PrevMetric key.Binding
 	NextFlip, PrevFlip, Precision              key.Binding
 	Robustness, Columns                        key.Binding
+	// Export writes the selected combo's trades and bars to files.
+	Export key.Binding
 	// A suite's datasets (results screen).
 	PrevDataset, NextDataset, AllDatasets key.Binding
 	// Heatmap.
@@ -78,6 +80,7 @@ func Default() *KeyMap {
 		Precision:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "fp64 / fp32")),
 		Robustness:   key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "robustness pane (PBO, DSR, walk-forward)")),
 		Columns:      key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compact / all columns")),
+		Export:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "export trades & bars")),
 		HeatScale:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "heat scale: quantile/clip/linear")),
 		HeatZoom:     key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "heatmap overview / detail")),
 		HeatValues:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "heatmap cell values")),

@@ -11,7 +11,7 @@ import (
 type KeyMap struct {
 	NextPane, PrevPane, Back, Select, Edit, Rerun           key.Binding
 	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom    key.Binding
-	Filter, Sort, Best, Columns                             key.Binding
+	Filter, Sort, Best, Columns, Export                     key.Binding
 	NextMetric, PrevMetric, Precision, NextFlip, PrevFlip   key.Binding
 	Robustness, HeatScale, HeatZoom, HeatValues, Help, Quit key.Binding
 	PrevDataset, NextDataset, AllDatasets                   key.Binding
@@ -23,7 +23,7 @@ type KeyMap struct {
 func newKeyMap(k *keys.KeyMap) KeyMap {
 	return KeyMap{NextPane: k.NextPane, PrevPane: k.PrevPane, Back: k.Back, Select: k.Select, Edit: k.Edit, Rerun: k.Rerun,
 		Up: k.Up, Down: k.Down, Left: k.Left, Right: k.Right, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom,
-		Filter: k.Filter, Sort: k.Sort, Best: k.Best, Columns: k.Columns,
+		Filter: k.Filter, Sort: k.Sort, Best: k.Best, Columns: k.Columns, Export: k.Export,
 		NextMetric: k.NextMetric, PrevMetric: k.PrevMetric, Precision: k.Precision, NextFlip: k.NextFlip, PrevFlip: k.PrevFlip,
 		Robustness: k.Robustness, HeatScale: k.HeatScale, HeatZoom: k.HeatZoom, HeatValues: k.HeatValues, Help: k.Help, Quit: k.Quit,
 		PrevDataset: k.PrevDataset, NextDataset: k.NextDataset, AllDatasets: k.AllDatasets,
@@ -55,7 +55,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	out := [][]key.Binding{
 		{k.NextPane, k.PrevPane, k.Back, k.PrevDataset, k.NextDataset, k.AllDatasets},
 		{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Select, k.Rerun, k.Edit, k.Filter, k.Sort, k.Best, k.Columns},
+		{k.Select, k.Rerun, k.Edit, k.Filter, k.Sort, k.Best, k.Columns, k.Export},
 		{k.NextMetric, k.PrevMetric, k.Precision, k.NextFlip, k.PrevFlip, k.Robustness, k.HeatScale, k.HeatZoom, k.HeatValues},
 	}
 	if r := m.state.Results; r != nil && r.Grid.Strategy != nil {

@@ -368,6 +368,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.cross.Update(msg)
 	case key.Matches(msg, k.Columns):
 		m.metrics.ToggleLayout() // the compact or the full metrics table
+	case key.Matches(msg, k.Export):
+		return m.exportCombo() // export.go
 	case key.Matches(msg, k.HeatScale, k.HeatZoom, k.HeatValues, k.HeatX, k.HeatY, k.HeatReduce, k.HeatStepPrev, k.HeatStepNext):
 		// The heatmap's view, from any pane (it is on screen beside them).
 		return m.heat.Update(msg)
