@@ -254,8 +254,33 @@ func saveAsOld(t *testing.T, db *sql.DB, st *engine.Study) (*engine.Report, int6
 		t.Fatal(err)
 	}
 	rep, id := saveStudy(t, s, st)
-	s.Close()
 	ctx := context.Background()
+	// The record digests that version's code took: version 1 at schema
+	// 12 and 13, 2 at 14 (the parts of the columns it had).
+	var target int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&target); err != nil {
+		t.Fatal(err)
+	}
+	if target >= recordSchema && target < executionSchema {
+		version := 2
+		if target < strategySchema {
+			version = 1
+		}
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE studies SET digest_version = ? WHERE id = ?`, version, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.stampRecord(ctx, tx, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -400,14 +400,16 @@ func tradeCells(m *engine.Metrics) string {
 	return b.String()
 }
 
-// sameMetrics is a == b metric by metric, a NaN equal to a NaN (a GPU
-// lane's trade metrics, not computed, in both twins).
+// sameMetrics is a == b metric by metric, as the twins' test was before
+// SPEC Part 2 (a NaN of Part 1 equals nothing), with a metric not computed
+// (engine.NotComputed: a GPU lane's trade metrics) equal to one not
+// computed, so that a GPU lane's twins still share a row.
 func sameMetrics(a, b *engine.Metrics) bool {
 	var va, vb [engine.NumMetrics]float64
 	a.Values(&va)
 	b.Values(&vb)
-	for i := range va {
-		if va[i] != vb[i] && !(math.IsNaN(va[i]) && math.IsNaN(vb[i])) {
+	for i, name := range engine.MetricNames {
+		if va[i] != vb[i] && !(engine.NotComputed(name, va[i]) && engine.NotComputed(name, vb[i])) {
 			return false
 		}
 	}

@@ -135,8 +135,24 @@ func (m *Model) View() string {
 			continue
 		}
 		// Wrapped, never cut: the trade count is what the list below counts.
-		head = append(head, t.Wrap(fmt.Sprintf("%s: return %s, sharpe %s, max dd %s, %s",
-			d.Precision, common.Pct(d.TotalReturn), common.Num(d.Sharpe), common.Pct(d.MaxDrawdown), common.Plural(d.TotalTrades, "trade")), m.w)...)
+		// Then, on the reference's line only (the pane keeps its lines for
+		// the chart), SPEC Part 2's over the trades ("n/a" where a lane did
+		// not compute them), each as the tables format it (common.Value).
+		var trade []string
+		for _, n := range []struct{ name, label string }{{"profit_factor", "profit factor"}, {"expectancy", "expectancy"},
+			{"sqn", "sqn"}, {"exposure", "exposure"}, {"avg_trade_bars", "bars/trade"}, {"max_drawdown_bars", "max dd bars"}} {
+			if p == engine.FP32 && in.D64 != nil {
+				break
+			}
+			v, _ := d.Metrics.Value(n.name)
+			trade = append(trade, n.label+" "+common.Value(n.name, v))
+		}
+		line := fmt.Sprintf("%s: return %s, sharpe %s, max dd %s, %s",
+			d.Precision, common.Pct(d.TotalReturn), common.Num(d.Sharpe), common.Pct(d.MaxDrawdown), common.Plural(d.TotalTrades, "trade"))
+		if len(trade) > 0 {
+			line += "; " + strings.Join(trade, ", ")
+		}
+		head = append(head, t.Wrap(line, m.w)...)
 	}
 	if in.D64 == nil && in.D32 == nil {
 		return t.Fit(strings.Join(head, "\n"), m.w, m.h)
