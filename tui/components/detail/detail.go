@@ -135,27 +135,21 @@ func (m *Model) View() string {
 			continue
 		}
 		// Wrapped, never cut: the trade count is what the list below counts.
-		// Then, on the reference's line only (the pane keeps its lines for
-		// the chart), SPEC Part 2's over the trades ("n/a" where a lane did
-		// not compute them), each as the tables format it (common.Value).
-		var trade []string
-		for _, n := range []struct{ name, label string }{{"profit_factor", "profit factor"}, {"expectancy", "expectancy"},
-			{"sqn", "sqn"}, {"exposure", "exposure"}, {"avg_trade_bars", "bars/trade"}, {"max_drawdown_bars", "max dd bars"}} {
-			if p == engine.FP32 && in.D64 != nil {
-				break
-			}
-			v, _ := d.Metrics.Value(n.name)
-			trade = append(trade, n.label+" "+common.Value(n.name, v))
-		}
-		line := fmt.Sprintf("%s: return %s, sharpe %s, max dd %s, %s",
-			d.Precision, common.Pct(d.TotalReturn), common.Num(d.Sharpe), common.Pct(d.MaxDrawdown), common.Plural(d.TotalTrades, "trade"))
-		if len(trade) > 0 {
-			line += "; " + strings.Join(trade, ", ")
-		}
-		head = append(head, t.Wrap(line, m.w)...)
+		head = append(head, t.Wrap(fmt.Sprintf("%s: return %s, sharpe %s, max dd %s, %s",
+			d.Precision, common.Pct(d.TotalReturn), common.Num(d.Sharpe), common.Pct(d.MaxDrawdown), common.Plural(d.TotalTrades, "trade")), m.w)...)
 	}
 	if in.D64 == nil && in.D32 == nil {
 		return t.Fit(strings.Join(head, "\n"), m.w, m.h)
+	}
+	// SPEC Part 2's metrics of the reference's combo (fp64 when shown),
+	// where the pane has the lines: the chart keeps at least 4, the list
+	// its header and a row.
+	ref := in.D64
+	if ref == nil {
+		ref = in.D32
+	}
+	if tl := t.Wrap(tradeLine(ref), m.w); m.h-len(head)-len(tl)-1 >= 4+3 {
+		head = append(head, tl...)
 	}
 	rest := m.h - len(head) - 1
 	// The chart first (at least 4 lines), the trade list at least its
@@ -209,6 +203,19 @@ func (m *Model) View() string {
 	m.tbl.SetSize(m.w, m.h-lipgloss.Height(strings.Join(parts, "\n")))
 	parts = append(parts, m.tbl.View())
 	return t.Fit(strings.Join(parts, "\n"), m.w, m.h)
+}
+
+// tradeLine is d's SPEC Part 2 metrics in a line, each as the tables
+// format it (common.Value: "n/a" where the lane did not compute them):
+// "fp64 trades: profit factor 1.2, expectancy 0.05%, sqn 1.1, ...".
+func tradeLine(d *engine.ComboDetail) string {
+	var parts []string
+	for _, n := range []struct{ name, label string }{{"profit_factor", "profit factor"}, {"expectancy", "expectancy"},
+		{"sqn", "sqn"}, {"exposure", "exposure"}, {"avg_trade_bars", "bars/trade"}, {"max_drawdown_bars", "max dd bars"}} {
+		v, _ := d.Metrics.Value(n.name)
+		parts = append(parts, n.label+" "+common.Value(n.name, v))
+	}
+	return d.Precision.String() + " trades: " + strings.Join(parts, ", ")
 }
 
 func key(plain bool, marker rune, c lipgloss.TerminalColor) string {
