@@ -148,9 +148,10 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 		long, short, flat int
 		tb                int // the block of the last trade closed (closeTrade)
 		acc               kernels.Accumulators[F]
-		run               int // bars since the last equity peak
+		ddBars, top       int // the longest drawdown run so far; the last point not below the peak
 	)
 	flat = first // bars 0..first-1 are held flat
+	top = first  // E[0..first] = 1: the warm-up's points are at the peak
 	for i := 0; i < first; i++ {
 		rs[i] = 0
 	}
@@ -228,19 +229,15 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 			tr.Equity[i+1] = float64(E)
 			tr.Returns[i+1] = float64(g - 1)
 		}
-		if E > peak {
+		// A point at or above the peak ends a drawdown run: the points
+		// since the last such point (top) were strictly below it. (E == peak
+		// leaves minRatio alone, as E/peak = 1 would.)
+		if E >= peak {
 			peak = E
-			run = 0
-		} else {
-			if q := E / peak; q < minRatio {
-				minRatio = q
-			}
-			if E < peak {
-				run++
-				acc.DDBars = max(acc.DDBars, run)
-			} else {
-				run = 0
-			}
+			ddBars = max(ddBars, i-top)
+			top = i + 1
+		} else if q := E / peak; q < minRatio {
+			minRatio = q
 		}
 		v := g - 1
 		rs[i] = v
@@ -248,16 +245,21 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 		lo := min(v, 0) // branchless: the sign of a return is a coin flip
 		gains += max(v, 0)
 		losses -= lo
-		dn := min(v-rf, 0) // Sortino's downside of rs - rf (rf = 0: dn = lo)
-		neg2 += F(dn * dn)
 	}
 
+	acc.DDBars = max(ddBars, n-1-top) // a run still open at the last point counts
 	mf := F(n - 1)
 	mean := sum / mf
+	// The second pass: squared deviations, and Sortino's downside of
+	// rs - rf over every bar (the warm-up's zeros included), summed in bar
+	// order as a first-pass sum would be (it is here to keep the bar loop's
+	// registers free: measured, BenchmarkBacktest).
 	var ssd F
 	for _, v := range rs {
 		d := v - mean
 		ssd += F(d * d)
+		dn := min(v-rf, 0)
+		neg2 += F(dn * dn)
 	}
 	if bs != nil {
 		blockSums(bs, bc, rs)

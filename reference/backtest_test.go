@@ -102,6 +102,14 @@ func handCases() []handCase {
 	// var_95: m = 5, element floor(0.05*4) = 0 of the sorted rs = -0.53125 = cvar_95
 	// omega = (0.40625 + 0.5 + 0.318359375) / 0.53125
 	// cagr = E5^(10/5) - 1 = E5^2 - 1; calmar = cagr / 0.53125
+	// Part 2's trade metrics over R = 0.9775390625 (1001/1024) and
+	// -0.3408203125 (-349/1024):
+	//   profit_factor = 1001/349; expectancy = (1001-349)/2048 = 0.318359375
+	//   avg_win = best = 0.9775390625; avg_loss = worst = -0.3408203125
+	//   sqn: N = 2, population std = |R1-R2|/2 = 1350/2048 = 0.6591796875,
+	//        sqrt(2) * 652/1350 = sqrt(2)*326/675
+	//   avg_trade_bars = (2+2)/2 = 2; exposure = 4/5
+	//   max_drawdown_bars: E1 = E0 (not below), E2..E4 new peaks, E5 below: 1
 	{
 		E := []float64{1, 1, k1 * 1.5, k1 * 2.25, k1 * 2.25 * k2 * 1.5, k1 * 2.25 * k2 * 1.5 * 0.5 * k1}
 		cs = append(cs, handCase{
@@ -112,7 +120,10 @@ func handCases() []handCase {
 			trades: []engine.Trade{{Entry: 1, Exit: 3, Side: 1, Return: 0.9775390625}, {Entry: 3, Exit: 5, Side: -1, Return: -0.3408203125}},
 			want: engine.Metrics{TotalReturn: E[5] - 1, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.53125, Calmar: (E[5]*E[5] - 1) / 0.53125,
 				WinRate: 0.5, TotalTrades: 2, VaR95: -0.53125, CVaR95: -0.53125, Omega: (0.40625 + 0.5 + 0.318359375) / 0.53125,
-				LongBars: 2, ShortBars: 2, FlatBars: 1},
+				LongBars: 2, ShortBars: 2, FlatBars: 1,
+				ProfitFactor: 1001.0 / 349, Expectancy: 0.318359375, AvgWin: 0.9775390625, AvgLoss: -0.3408203125,
+				BestTrade: 0.9775390625, WorstTrade: -0.3408203125, AvgTradeBars: 2, Exposure: 0.8, SQN: math.Sqrt2 * 326 / 675,
+				MaxDrawdownBars: 1},
 		})
 	}
 
@@ -122,6 +133,9 @@ func handCases() []handCase {
 	// rs = 0, 0.40625, 0.5, -0.0625, 0; one trade 1->3, R = 0.9775390625 (win)
 	// max_drawdown = 1 - E4/E3 = 0.0625; var = cvar = -0.0625
 	// omega = 0.90625 / 0.0625 = 14.5
+	// trade metrics: one win, no loss: profit_factor = +Inf, expectancy =
+	// avg_win = best = worst = R, avg_loss 0, sqn 0 (N < 2); 2 bars held:
+	// avg_trade_bars 2, exposure 2/5; E4 and E5 below the peak E3: 2 bars.
 	{
 		E := []float64{1, 1, k1 * 1.5, k1 * 2.25, k1 * 2.25 * k1, k1 * 2.25 * k1}
 		cs = append(cs, handCase{
@@ -132,7 +146,9 @@ func handCases() []handCase {
 			trades: []engine.Trade{{Entry: 1, Exit: 3, Side: 1, Return: 0.9775390625}},
 			want: engine.Metrics{TotalReturn: 0.9775390625, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.0625, Calmar: (E[5]*E[5] - 1) / 0.0625,
 				WinRate: 1, TotalTrades: 1, VaR95: -0.0625, CVaR95: -0.0625, Omega: 14.5,
-				LongBars: 2, ShortBars: 0, FlatBars: 3},
+				LongBars: 2, ShortBars: 0, FlatBars: 3,
+				ProfitFactor: math.Inf(1), Expectancy: 0.9775390625, AvgWin: 0.9775390625, BestTrade: 0.9775390625,
+				WorstTrade: 0.9775390625, AvgTradeBars: 2, Exposure: 0.4, MaxDrawdownBars: 2},
 		})
 	}
 
@@ -145,6 +161,12 @@ func handCases() []handCase {
 	// rs = 0, 0, 0.40625, -0.5, -0.5880126953125
 	// trades: long 2->4: k1*1.5*0.5*k1 - 1 = -0.3408203125; short 4->5: k1*0.5*k1 - 1 = -0.560546875
 	// max_drawdown = 1 - E5/E3 = 1 - 0.5*0.4119873046875 = 0.79400634765625
+	// trade metrics over R = -698/2048 and -1148/2048 (two losses, no win):
+	//   profit_factor = 0 (no win: 0 / |loss sum|); avg_win 0
+	//   expectancy = avg_loss = -1846/4096 = -0.45068359375
+	//   best = -0.3408203125, worst = -0.560546875
+	//   sqn: std = |R1-R2|/2 = 450/4096 = 0.10986328125, sqrt(2)*(-1846/450) = -sqrt(2)*923/225
+	//   avg_trade_bars = 3/2; exposure = 3/5; E4, E5 below the peak E3: 2
 	{
 		E := []float64{1, 1, 1, k1 * 1.5, k1 * 0.75, k1 * 0.75 * k2 * 0.5 * k1}
 		cs = append(cs, handCase{
@@ -155,7 +177,9 @@ func handCases() []handCase {
 			trades: []engine.Trade{{Entry: 2, Exit: 4, Side: 1, Return: -0.3408203125}, {Entry: 4, Exit: 5, Side: -1, Return: -0.560546875}},
 			want: engine.Metrics{TotalReturn: E[5] - 1, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.79400634765625, Calmar: (E[5]*E[5] - 1) / 0.79400634765625,
 				WinRate: 0, TotalTrades: 2, VaR95: -0.5880126953125, CVaR95: -0.5880126953125, Omega: 0.40625 / (0.5 + 0.5880126953125),
-				LongBars: 2, ShortBars: 1, FlatBars: 2},
+				LongBars: 2, ShortBars: 1, FlatBars: 2,
+				ProfitFactor: 0, Expectancy: -0.45068359375, AvgLoss: -0.45068359375, BestTrade: -0.3408203125,
+				WorstTrade: -0.560546875, AvgTradeBars: 1.5, Exposure: 0.6, SQN: -math.Sqrt2 * 923 / 225, MaxDrawdownBars: 2},
 		})
 	}
 
@@ -164,6 +188,9 @@ func handCases() []handCase {
 	//   pos = 0, 0, 0, -1, -1
 	//   bar 4: short entry, r = -0.5   g = k1*1.5    E4 = 1.40625
 	//   bar 5: short, r = +0.5, exit   g = 0.5*k1    E5 = 0.6591796875
+	// trade metrics: one loss R = -0.3408203125: profit_factor 0,
+	// expectancy = avg_loss = best = worst = R, sqn 0 (N < 2);
+	// avg_trade_bars 2, exposure 2/5; E5 below the peak E4: 1 bar.
 	{
 		E := []float64{1, 1, 1, 1, k1 * 1.5, k1 * 1.5 * 0.5 * k1}
 		cs = append(cs, handCase{
@@ -174,7 +201,9 @@ func handCases() []handCase {
 			trades: []engine.Trade{{Entry: 3, Exit: 5, Side: -1, Return: -0.3408203125}},
 			want: engine.Metrics{TotalReturn: -0.3408203125, CAGR: E[5]*E[5] - 1, MaxDrawdown: 0.53125, Calmar: (E[5]*E[5] - 1) / 0.53125,
 				WinRate: 0, TotalTrades: 1, VaR95: -0.53125, CVaR95: -0.53125, Omega: 0.40625 / 0.53125,
-				LongBars: 0, ShortBars: 2, FlatBars: 3},
+				LongBars: 0, ShortBars: 2, FlatBars: 3,
+				Expectancy: -0.3408203125, AvgLoss: -0.3408203125, BestTrade: -0.3408203125, WorstTrade: -0.3408203125,
+				AvgTradeBars: 2, Exposure: 0.4, MaxDrawdownBars: 1},
 		})
 	}
 
@@ -184,6 +213,9 @@ func handCases() []handCase {
 	//   bar 2: entry   g = k1*1.5        E2 = 1.40625
 	//   bar 3: exit    g = 1.5*k1        E3 = 1.9775390625
 	// rs = 0, 0.40625, 0.40625; var: m = 3, element 0 = 0 = cvar
+	// trade metrics: one win, profit_factor +Inf, expectancy = avg_win =
+	// best = worst = 0.9775390625, sqn 0; avg_trade_bars 2, exposure 2/3;
+	// equity never below its peak: max_drawdown_bars 0.
 	{
 		E := []float64{1, 1, k1 * 1.5, k1 * 1.5 * 1.5 * k1}
 		cs = append(cs, handCase{
@@ -194,13 +226,16 @@ func handCases() []handCase {
 			trades: []engine.Trade{{Entry: 1, Exit: 3, Side: 1, Return: 0.9775390625}},
 			want: engine.Metrics{TotalReturn: 0.9775390625, CAGR: 0.9775390625, MaxDrawdown: 0, Calmar: 0,
 				WinRate: 1, TotalTrades: 1, VaR95: 0, CVaR95: 0, Omega: math.Inf(1),
-				LongBars: 2, ShortBars: 0, FlatBars: 1},
+				LongBars: 2, ShortBars: 0, FlatBars: 1,
+				ProfitFactor: math.Inf(1), Expectancy: 0.9775390625, AvgWin: 0.9775390625, BestTrade: 0.9775390625,
+				WorstTrade: 0.9775390625, AvgTradeBars: 2, Exposure: 2.0 / 3},
 		})
 	}
 
 	// A signal on the last bar opens nothing (pos[n-1] is never held): no
 	// trade at all, every metric 0 (omega 0, sortino 0: neither gains nor
-	// losses), all bars flat.
+	// losses; profit_factor 0: neither wins nor losses; exposure 0), all
+	// bars flat.
 	cs = append(cs, handCase{
 		name: "signal only on the last bar: no trade", close: []float64{64, 64, 96, 144}, first: 1, fee: 1.0 / 16, mode: engine.LongShort, bpy: 3,
 		h: h100(4, 1), h3: []float64{nb, 100, 100, 101},
@@ -220,6 +255,9 @@ func handCases() []handCase {
 	// SPEC's rule, while sortino (no downside, mean > 0) and omega are +Inf.
 	// close = 64, 96, 144, 216: rs = 0.5, 0.5, 0.5; E3 = 1.5^3 = 3.375;
 	// bpy = 3 = n-1: cagr = total_return = 2.375; var = cvar = 0.5.
+	// One winning trade of R = 2.375 over 3 bars: profit_factor +Inf,
+	// expectancy = avg_win = best = worst = 2.375, sqn 0, avg_trade_bars 3,
+	// exposure 1, max_drawdown_bars 0.
 	cs = append(cs, handCase{
 		name: "all gains, constant return", close: []float64{64, 96, 144, 216}, first: 0, fee: 0, mode: engine.LongShort, bpy: 3,
 		h: h100(4, 0), h3: []float64{101, 101, 101, 101},
@@ -227,7 +265,9 @@ func handCases() []handCase {
 		rs:     []float64{0.5, 0.5, 0.5},
 		trades: []engine.Trade{{Entry: 0, Exit: 3, Side: 1, Return: 2.375}},
 		want: engine.Metrics{TotalReturn: 2.375, CAGR: 2.375, MaxDrawdown: 0, Calmar: 0, WinRate: 1, TotalTrades: 1,
-			VaR95: 0.5, CVaR95: 0.5, Omega: math.Inf(1), LongBars: 3},
+			VaR95: 0.5, CVaR95: 0.5, Omega: math.Inf(1), LongBars: 3,
+			ProfitFactor: math.Inf(1), Expectancy: 2.375, AvgWin: 2.375, BestTrade: 2.375, WorstTrade: 2.375,
+			AvgTradeBars: 3, Exposure: 1},
 	})
 
 	// A losing long: close = 64, 64, 48, 36, 27 (r = 0, -0.25, -0.25, -0.25),
@@ -238,6 +278,9 @@ func handCases() []handCase {
 	// rs = 0, -0.296875, -0.25, -0.296875; omega = 0/0.84375 = 0
 	// max_drawdown = 1 - E4 = 0.62921142578125, calmar = -1
 	// var: m = 4, element 0 = -0.296875; cvar = mean of the two -0.296875 (ties count)
+	// trade metrics: one loss R = tr: profit_factor 0, expectancy =
+	// avg_loss = best = worst = tr, sqn 0; avg_trade_bars 3, exposure 3/4;
+	// E1 = E0 is the peak (equal is not below), E2, E3, E4 below it: 3.
 	{
 		tr := k1*0.421875*k1 - 1
 		cs = append(cs, handCase{
@@ -247,7 +290,8 @@ func handCases() []handCase {
 			rs:     []float64{0, -0.296875, -0.25, -0.296875},
 			trades: []engine.Trade{{Entry: 1, Exit: 4, Side: 1, Return: tr}},
 			want: engine.Metrics{TotalReturn: tr, CAGR: tr, MaxDrawdown: -tr, Calmar: -1, WinRate: 0, TotalTrades: 1,
-				VaR95: -0.296875, CVaR95: -0.296875, Omega: 0, LongBars: 3, FlatBars: 1},
+				VaR95: -0.296875, CVaR95: -0.296875, Omega: 0, LongBars: 3, FlatBars: 1,
+				Expectancy: tr, AvgLoss: tr, BestTrade: tr, WorstTrade: tr, AvgTradeBars: 3, Exposure: 0.75, MaxDrawdownBars: 3},
 		})
 	}
 
@@ -258,6 +302,11 @@ func handCases() []handCase {
 	// max_drawdown = 0.5 (the -0.5 bar off the peak 1.5^10; the later -0.25
 	// falls from a new peak 1.5^14*0.5). Closes start at 2^30 so every
 	// close is an integer and every return exact.
+	// One winning trade over 21 bars: profit_factor +Inf, expectancy =
+	// avg_win = best = worst = ef-1, sqn 0, avg_trade_bars 21, exposure 1.
+	// max_drawdown_bars: after the -0.5 (bar 11) E = 0.5*P, then 0.75*P
+	// (bar 12, still below P = 1.5^10), then 1.125*P (a new peak): 2 bars;
+	// the -0.25 (bar 16) is 1 bar below its peak: the longest run is 2.
 	{
 		rets := []float64{}
 		for range 10 {
@@ -287,7 +336,9 @@ func handCases() []handCase {
 			pos: pos, equity: E, rs: rets,
 			trades: []engine.Trade{{Entry: 0, Exit: 21, Side: 1, Return: ef - 1}},
 			want: engine.Metrics{TotalReturn: ef - 1, CAGR: ef - 1, MaxDrawdown: 0.5, Calmar: (ef - 1) / 0.5, WinRate: 1, TotalTrades: 1,
-				VaR95: -0.25, CVaR95: -0.375, Omega: 19 * 0.5 / 0.75, LongBars: 21},
+				VaR95: -0.25, CVaR95: -0.375, Omega: 19 * 0.5 / 0.75, LongBars: 21,
+				ProfitFactor: math.Inf(1), Expectancy: ef - 1, AvgWin: ef - 1, BestTrade: ef - 1, WorstTrade: ef - 1,
+				AvgTradeBars: 21, Exposure: 1, MaxDrawdownBars: 2},
 		})
 	}
 	for i := range cs {
@@ -334,6 +385,14 @@ func runHand[F engine.Float](t *testing.T, c handCase, rel float64) {
 		}
 	}
 	checkTrades(t, label, tr.Trades, c.trades, rel)
+	// Fills at the close: a trade holds the bars Entry+1..Exit, and only
+	// the one still open at the last bar ends by "end".
+	for i, g := range tr.Trades {
+		if g.Bars != g.Exit-g.Entry || (g.Reason == engine.ExitEnd) != (g.Exit == len(c.close)-1) ||
+			(g.Reason != engine.ExitEnd && g.Reason != engine.ExitSignal) {
+			t.Errorf("%s: trade %d: %d bars, reason %v (entry %d, exit %d of %d bars)", label, i, g.Bars, g.Reason, g.Entry, g.Exit, len(c.close))
+		}
+	}
 }
 
 func checkTrades(t *testing.T, label string, got, want []engine.Trade, rel float64) {

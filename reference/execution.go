@@ -142,8 +142,9 @@ func traceX[F Float, S signal](a, b []S, r []F, first int, p engine.Params, x *E
 //   - held is p[i-1], the position into the bar; st the family's state
 //     at close i; after a stop, p is 0 until st changes (gated);
 //   - fill close: g = k^|p[i]-held| * (1 + p[i]*r[j]), the trade entered
-//     at close[i]; a stop hit on bar j ends the growth at its price X:
-//     (1 + p*(X/close[i] - 1)) * k;
+//     at close[i]; a stop hit on bar j ends the growth at its price X
+//     (open[j] when the open is beyond a level: a gap; else the level the
+//     low or high reaches): (1 + p*(X/close[i] - 1)) * k;
 //   - fill next-open: g = (1 + held*Gap[j]) * k^|p[i]-held| * (1 +
 //     p[i]*Intra[j]), the change at open[j]; a held trade whose level the
 //     open is beyond exits there (g = (1 + held*Gap[j]) * k); a stop
@@ -186,7 +187,7 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 		long, short, flat int
 		tb                int
 		acc               kernels.Accumulators[F]
-		run               int
+		ddBars, top       int // the longest drawdown run so far; the last point not below the peak
 	)
 	fac := func(side int8, v F) F { // 1 + side*v, as the loop's (1 + rr) / (1 - rr)
 		switch side {
@@ -312,6 +313,14 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 		}
 		return 0, 0, false
 	}
+	// openOrBarHit is gapHit, else barHit: fill close checks bar j's open
+	// (a gap through a level exits at the open) before its low and high.
+	openOrBarHit := func(j int, side int8) (F, engine.Exit, bool) {
+		if X, why, hit := gapHit(j, side); hit {
+			return X, why, hit
+		}
+		return barHit(j, side)
+	}
 	track := func(j int, side int8) { // the trade's best price after bar j
 		if side == 1 {
 			best = max(best, x.High[j])
@@ -321,8 +330,11 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 	}
 
 	flat = first
+	top = first        // E[0..first] = 1: the warm-up's points are at the peak
+	dn0 := min(-rf, 0) // Sortino's downside of a flat warm-up bar, rs - rf = -rf
 	for i := 0; i < first; i++ {
 		rs[i] = 0
+		neg2 += F(dn0 * dn0)
 	}
 	if tr != nil {
 		for i := 0; i <= first; i++ {
@@ -355,7 +367,7 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 			}
 			if pos != 0 {
 				tbars++
-				if X, why, hit := stopsOn(stops, j, pos, barHit); hit {
+				if X, why, hit := stopsOn(stops, j, pos, openOrBarHit); hit {
 					f := fac(pos, X/x.Close[i]-1)
 					g *= f
 					tp *= f
@@ -430,19 +442,15 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 			tr.Equity[j] = float64(E)
 			tr.Returns[j] = float64(g - 1)
 		}
-		if E > peak {
+		// A point at or above the peak ends a drawdown run: the points
+		// since the last such point (top) were strictly below it. (E == peak
+		// leaves minRatio alone, as E/peak = 1 would.)
+		if E >= peak {
 			peak = E
-			run = 0
-		} else {
-			if q := E / peak; q < minRatio {
-				minRatio = q
-			}
-			if E < peak {
-				run++
-				acc.DDBars = max(acc.DDBars, run)
-			} else {
-				run = 0
-			}
+			ddBars = max(ddBars, i-top)
+			top = i + 1
+		} else if q := E / peak; q < minRatio {
+			minRatio = q
 		}
 		v := g - 1
 		rs[i] = v
@@ -453,6 +461,7 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 		neg2 += F(dn * dn)
 	}
 
+	acc.DDBars = max(ddBars, n-1-top) // a run still open at the last point counts
 	mf := F(n - 1)
 	mean := sum / mf
 	var ssd F

@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -32,6 +34,13 @@ func TestFinishWritten(t *testing.T) {
 	if m.TotalReturn != 0.5 || m.CAGR != 0.5 || m.TotalTrades != 3 || m.WinRate != float64(float32(2)/float32(3)) ||
 		m.MaxDrawdown != float64(1-float32(0.9)) || m.CVaR95 != float64(float32(-0.02)) || m.FlatBars != 3 {
 		t.Errorf("finish: %+v", m)
+	}
+	// A GPU lane keeps Part 1's accumulators only: the trade metrics are
+	// NaN (issue 29 computes them), while exposure and avg_trade_bars follow
+	// from the bar counts: (4+3)/10 and (4+3)/3 trades.
+	if m.HasTradeMetrics() || !math.IsNaN(m.ProfitFactor) || !math.IsNaN(m.SQN) || !math.IsNaN(m.MaxDrawdownBars) ||
+		!math.IsNaN(m.AvgLoss) || m.Exposure != 0.7 || m.AvgTradeBars != 7.0/3 {
+		t.Errorf("finish of a GPU lane's trade metrics: %+v", m)
 	}
 }
 
@@ -67,11 +76,94 @@ func TestFinishRefinedAndParallel(t *testing.T) {
 		t.Errorf("refined %d (1 worker), %d (4 workers), want %d", r1, r4, wantRefined)
 	}
 	for j := range one {
-		if one[j] != many[j] {
+		if !sameValues(one[j], many[j]) {
 			t.Fatalf("combo %d: %+v with 4 workers, %+v with one", j, many[j], one[j])
 		}
 		if want := float64(j) / 4096; one[j].TotalReturn != want || one[j].TotalTrades != j%7 {
 			t.Fatalf("combo %d: total return %v, trades %d: want %v, %d (its own slot)", j, one[j].TotalReturn, one[j].TotalTrades, want, j%7)
+		}
+	}
+}
+
+// sameValues reports whether a and b hold the same metrics, bit for bit,
+// a NaN (a trade metric a GPU lane leaves uncomputed) equal to a NaN.
+func sameValues(a, b engine.Metrics) bool {
+	var x, y [engine.NumMetrics]float64
+	a.Values(&x)
+	b.Values(&y)
+	for i := range x {
+		if math.Float64bits(x[i]) != math.Float64bits(y[i]) && !(math.IsNaN(x[i]) && math.IsNaN(y[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFinishTradeMetrics: SPEC Part 2's trade metrics from trades folded in
+// by AddTrade, on returns that are binary fractions (every sum, mean and
+// Welford step exact), in both precisions:
+//
+//   - R = 0.5, -0.25, 0.25, 0 (the last neither a win nor a loss): wins sum
+//     0.75, losses -0.25: profit_factor 3; expectancy 0.5/4 = 0.125;
+//     avg_win 0.75/2 = 0.375; avg_loss -0.25/1 (negative; the R = 0 trade
+//     is not a loser); best 0.5, worst -0.25; deviations from the mean
+//     0.375, -0.375, 0.125, -0.125: TM2 = 0.3125, population std
+//     sqrt(0.078125), sqn = sqrt(4) * 0.125 / sqrt(0.078125) = sqrt(0.8);
+//     6 + 2 bars held over n = 11 bars: avg_trade_bars 8/4 = 2, exposure
+//     8/10; max_drawdown_bars is the loop's count, 3.
+//   - R = 0.5, 0.25: no loss: profit_factor +Inf, avg_loss 0; sqn =
+//     sqrt(2) * 0.375 / 0.125 = 3 sqrt(2).
+//   - R = 0, 0: neither: profit_factor 0, avg_win = avg_loss = 0, std 0: sqn 0.
+//   - R = 0.5 alone: sqn 0 (N < 2).
+//   - no trade: every trade metric 0 (profit_factor 0: neither).
+func TestFinishTradeMetrics(t *testing.T) {
+	testFinishTrades[float64](t)
+	testFinishTrades[float32](t)
+}
+
+func testFinishTrades[F engine.Float](t *testing.T) {
+	p := engine.Params{Fee: engine.DefaultFee, BarsPerYear: 10}
+	for _, c := range []struct {
+		name                               string
+		R                                  []float64
+		long, short, ddBars                int
+		pf, exp, win, loss, best, worst, q float64
+	}{
+		{"mixed", []float64{0.5, -0.25, 0.25, 0}, 6, 2, 3, 3, 0.125, 0.375, -0.25, 0.5, -0.25, math.Sqrt(0.8)},
+		{"no loss", []float64{0.5, 0.25}, 3, 0, 0, math.Inf(1), 0.375, 0.375, 0, 0.5, 0.25, 3 * math.Sqrt2},
+		{"neither", []float64{0, 0}, 2, 2, 1, 0, 0, 0, 0, 0, 0, 0},
+		{"one trade", []float64{0.5}, 1, 0, 0, math.Inf(1), 0.5, 0.5, 0, 0.5, 0.5, 0},
+		{"no trade", nil, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0},
+	} {
+		a := Accumulators[F]{E: 1, MinRatio: 1, Long: c.long, Short: c.short, Flat: 10 - c.long - c.short, CVaRCount: 1, DDBars: c.ddBars}
+		for k, R := range c.R {
+			a.Trades++
+			if R > 0 {
+				a.Wins++
+			}
+			a.AddTrade(F(R), k+1)
+		}
+		m := Finish(a, 11, p)
+		label := fmt.Sprintf("%T %s", F(0), c.name)
+		tol := 1e-15
+		if _, f32 := any(F(0)).(float32); f32 {
+			tol = 1e-6
+		}
+		near := func(g, w float64) bool { return g == w || math.Abs(g-w) <= tol*math.Abs(w) }
+		held := float64(c.long + c.short)
+		wantBars := 0.0
+		if len(c.R) > 0 {
+			wantBars = held / float64(len(c.R))
+		}
+		if m.ProfitFactor != c.pf || m.Expectancy != c.exp || m.AvgWin != c.win || m.AvgLoss != c.loss ||
+			m.BestTrade != c.best || m.WorstTrade != c.worst || !near(m.SQN, c.q) || m.MaxDrawdownBars != float64(c.ddBars) ||
+			m.AvgTradeBars != wantBars || m.Exposure != held/10 || !m.HasTradeMetrics() {
+			t.Errorf("%s: profit_factor %v expectancy %v avg_win %v avg_loss %v best %v worst %v sqn %v dd bars %v avg bars %v exposure %v;\n"+
+				"want %v %v %v %v %v %v %v %v %v %v", label, m.ProfitFactor, m.Expectancy, m.AvgWin, m.AvgLoss, m.BestTrade, m.WorstTrade,
+				m.SQN, m.MaxDrawdownBars, m.AvgTradeBars, m.Exposure, c.pf, c.exp, c.win, c.loss, c.best, c.worst, c.q, c.ddBars, wantBars, held/10)
+		}
+		if c.name == "mixed" && (a.TM2 != 0.3125 || a.TMean != 0.125 || a.Losers != 1) {
+			t.Errorf("%s: Welford TMean %v TM2 %v, losers %d; want 0.125, 0.3125, 1", label, a.TMean, a.TM2, a.Losers)
 		}
 	}
 }
