@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"sweepbench/engine"
 	"sweepbench/engine/shard"
 	"sweepbench/reference"
 	"sweepbench/slurm"
@@ -369,8 +370,10 @@ func TestSuiteDatasetErrorsNameTheFlag(t *testing.T) {
 
 // TestMergeShardsOfFormat1: the shard files in testdata/shards-format1,
 // written by the code of 06fd35c (before a combo's columns were declared
-// once for the results and the shard files), still merge into the report
-// a single run of their flags gives.
+// once for the results and the shard files, and before SPEC Part 2's
+// metrics), still merge into the report a single run of their flags
+// gives, but for Part 2's metrics: "nan" (not computed) in every merged
+// combo, and left out of the comparison.
 func TestMergeShardsOfFormat1(t *testing.T) {
 	dir := t.TempDir()
 	flags := []string{"--data", "embedded:btcusdt-1m", "--head", "600", "--hma", "10:20:10", "--hma3", "12:16:4", "--backend", "reference", "--blocks", "2", "-q"}
@@ -395,9 +398,37 @@ func TestMergeShardsOfFormat1(t *testing.T) {
 	if got := takeDevices(vb); !allEqual(got, "AMD EPYC (2 threads)") {
 		t.Errorf("the merged shards' devices %q, want each the shards' own %q", got, "AMD EPYC (2 threads)")
 	}
+	part2 := engine.MetricNames[14:]
+	takeKeys(va, part2)
+	if got := takeKeys(vb, part2); !allEqual(got, "nan") {
+		t.Errorf("the merged format-1 shards' Part 2 metrics %q, want each \"nan\"", got)
+	}
 	if !reflect.DeepEqual(va, vb) {
 		t.Fatalf("the merged report of the format-1 shards differs from a single run's:\n%s\n----\n%s", a, b)
 	}
+}
+
+// takeKeys removes every field named one of keys from a decoded JSON
+// document and returns their values as text, in no particular order.
+func takeKeys(v any, keys []string) []string {
+	var out []string
+	switch u := v.(type) {
+	case map[string]any:
+		for _, k := range keys {
+			if x, ok := u[k]; ok {
+				out = append(out, fmt.Sprint(x))
+				delete(u, k)
+			}
+		}
+		for _, x := range u {
+			out = append(out, takeKeys(x, keys)...)
+		}
+	case []any:
+		for _, x := range u {
+			out = append(out, takeKeys(x, keys)...)
+		}
+	}
+	return out
 }
 
 // takeDevices removes every "device" field from a decoded JSON document

@@ -13,19 +13,19 @@ import (
 // TestForecastMemory: by hand, 6 combos (2 x 3 lengths) on the fake
 // study's bars in fp64 and fp32: (2 HMA series + 2 HMA3 series, hma3 6 and
 // 7 sharing p = 3, + the returns) x bars x (8+4) bytes, and 6 results of
-// 136 bytes (index, two lengths and 14 eight-byte metrics) per precision,
+// 216 bytes (index, two lengths and 24 eight-byte metrics) per precision,
 // plus 6 parity rows.
 func TestForecastMemory(t *testing.T) {
-	if got := unsafe.Sizeof(ComboResult{}); got != 136 {
-		t.Fatalf("ComboResult is %d bytes, the forecast below assumes 136", got)
+	if got := unsafe.Sizeof(ComboResult{}); got != 216 {
+		t.Fatalf("ComboResult is %d bytes, the forecast below assumes 216", got)
 	}
 	s := fakeStudy(nil)
 	s.Grid = Grid{HMA: Range{2, 3, 1}, HMA3: Range{6, 8, 1}}
 	n := int64(s.Dataset.Bars.Len())
 	m := ForecastMemory(s)
 	cp := int64(unsafe.Sizeof(ComboParity{}))
-	if m.Series != 5*n*12 || m.Results != 2*6*136+6*cp {
-		t.Errorf("forecast %+v, want series %d, results %d", m, 5*n*12, 2*6*136+6*cp)
+	if m.Series != 5*n*12 || m.Results != 2*6*216+6*cp {
+		t.Errorf("forecast %+v, want series %d, results %d", m, 5*n*12, 2*6*216+6*cp)
 	}
 	// Results not kept: 12 bytes a combo a lane, and the parity rows.
 	if d := ForecastMemoryWith(s, true); d.Series != m.Series || d.Results != 2*6*12+6*cp {

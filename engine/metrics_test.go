@@ -57,7 +57,7 @@ func TestMetricsByName(t *testing.T) {
 			t.Errorf("SetValue(%q) refused", name)
 		}
 	}
-	want := engine.Metrics{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
+	want := engine.Metrics{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}
 	if m != want {
 		t.Errorf("after SetValue by name: %+v, want %+v (names out of field order?)", m, want)
 	}

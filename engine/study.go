@@ -122,6 +122,10 @@ type Report struct {
 	// Objective orders the top lists of the report's table (the zero
 	// value: Sharpe, unconstrained).
 	Objective Objective
+	// BuyHold is the study's bars' buy-and-hold return (BuyHoldReturn, a
+	// fraction): the benchmark the front ends print beside the combos;
+	// NaN when not known (a session saved before it was recorded).
+	BuyHold float64
 	// Robustness is the study's robustness summary as JSON (engine/robust's
 	// Summary, set by the run path that computed it, sessions.RunStudy; a
 	// saved session keeps it): the JSON report carries it under "robustness" and a Parquet file
@@ -713,5 +717,6 @@ func (r *Run) Lookup(index int) *ComboResult {
 // the precisions it asked for, no run yet.
 func newReport(s *Study) *Report {
 	return &Report{Dataset: s.Dataset.Info, Params: s.Params, Grid: s.Grid, WMA: s.WMA, Note: s.Note,
-		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...), Objective: s.Objective}
+		Backend: s.Backend.Name(), Created: time.Now().UTC(), Requested: append([]Precision(nil), s.Precisions...), Objective: s.Objective,
+		BuyHold: BuyHoldReturn(&s.Dataset.Bars)}
 }

@@ -18,8 +18,8 @@ import (
 
 // DefaultHeatmapCells is the default cap of a heatmap's cells along each
 // axis. A terminal heatmap shows at most a couple of hundred cells across;
-// 256 x 256 cells of the 14 metrics take 29.4 MB a run reduced by blocks
-// (max, min, sum, count: 32 bytes a cell and metric), 7.3 MB at full
+// 256 x 256 cells of the 24 metrics take 50.3 MB a run reduced by blocks
+// (max, min, sum, count: 32 bytes a cell and metric), 12.6 MB at full
 // resolution (one value). A cap of 512 would take four times that.
 const DefaultHeatmapCells = 256
 
@@ -68,6 +68,44 @@ func MetricSense(name string) Sense {
 	}
 	return HigherIsBetter
 }
+
+// IsFraction reports whether metric name is a fraction (0.05 = 5%): the
+// returns, drawdown, win rate, VaR and CVaR of Part 1, and of SPEC Part
+// 2's the trade returns (expectancy, avg_win, avg_loss, best_trade,
+// worst_trade) and exposure. The front ends show these as percentages;
+// the others are ratios (sharpe, profit_factor, sqn, ...), counts, or
+// bars (avg_trade_bars, max_drawdown_bars).
+func IsFraction(name string) bool {
+	switch name {
+	case "total_return", "cagr", "max_drawdown", "win_rate", "var_95", "cvar_95",
+		"expectancy", "avg_win", "avg_loss", "best_trade", "worst_trade", "exposure":
+		return true
+	}
+	return false
+}
+
+// NotComputedText is how the front ends show a metric that was not
+// computed (NotComputed): a GPU lane's trade metrics, a run saved before
+// SPEC Part 2.
+const NotComputedText = "n/a"
+
+// NotComputed reports whether v, the value of metric name, stands for
+// "not computed": NaN in one of SPEC Part 2's metrics (profit_factor to
+// max_drawdown_bars), which are never NaN when computed (profit_factor is
+// 0 with neither wins nor losses, +Inf with no loss; sqn 0 below 2
+// trades). A NaN of Part 1 (a Sharpe of an empty series) is a value, and
+// is shown as "nan".
+func NotComputed(name string, v float64) bool {
+	if !math.IsNaN(v) {
+		return false
+	}
+	i, ok := metricIndex[name]
+	return ok && i >= part1Metrics
+}
+
+// part1Metrics is how many of MetricNames are SPEC Part 1's (total_return
+// to flat_bars), the rest Part 2's.
+const part1Metrics = 14
 
 // Summary is one run's results in bounded memory (see SummaryOptions).
 type Summary struct {

@@ -174,8 +174,8 @@ func TestSummaryBounded(t *testing.T) {
 	if h := large.Heatmap("omega"); h.Rows != 63 || h.Cols != 63 || h.BlockRows != 16 {
 		t.Errorf("10^6 combos: %d x %d cells of %d, want 63 x 63 of 16 x 16", h.Rows, h.Cols, h.BlockRows)
 	}
-	if len(large.Lists) != len(engine.MetricNames)+4 {
-		t.Errorf("%d lists, want one per metric and a second for each of the 4 counts", len(large.Lists))
+	if len(large.Lists) != len(engine.MetricNames)+6 {
+		t.Errorf("%d lists, want one per metric and a second for each of the 4 counts, avg_trade_bars and exposure", len(large.Lists))
 	}
 }
 
@@ -210,8 +210,11 @@ func checkSummary(t *testing.T, what string, s *engine.Summary, rs []engine.Comb
 		t.Errorf("%s: count %d, want %d", what, s.Count, len(rs))
 	}
 	for _, name := range engine.MetricNames {
-		sides := []bool{name == "max_drawdown"}
-		if engine.IsCount(name) {
+		sides := []bool{false}
+		switch engine.MetricSense(name) {
+		case engine.LowerIsBetter: // max_drawdown, max_drawdown_bars
+			sides = []bool{true}
+		case engine.EitherSide: // the 4 counts, avg_trade_bars, exposure
 			sides = []bool{false, true}
 		}
 		for _, minimise := range sides {

@@ -125,7 +125,7 @@ func (s *Source) Sections(ctx context.Context, opt HTMLOptions) (secs []Section,
 		secs = append(secs, Section{ID: "parity", Title: "Parity: fp32 against fp64",
 			Intro: fmt.Sprintf("No parity report: the session's runs are %s (parity needs an fp64 and an fp32 run that finished).", s.precisions())})
 	}
-	secs = append(secs, Section{ID: "equity", Title: "The selected combo", Items: items("equity")})
+	secs = append(secs, Section{ID: "equity", Title: "The selected combo", Pre: s.selectedText(), Items: items("equity")})
 	if plan["robustness"] != nil {
 		var pre string
 		if s.Robust != nil {
@@ -231,6 +231,14 @@ func (s *Source) Facts() [][2]string {
 		{"computed", fmt.Sprintf("%s on %s; fp32 %s %s", strings.Join(ps, " and "), ss.Backend, formWord(ss.Grid), ss.WMA)},
 		{"objective", objective},
 	}
+	if x := output.ExecText(ss.Params); x != "" {
+		facts = append(facts, [2]string{"execution", x})
+	}
+	if bh := s.Report.BuyHold; !math.IsNaN(bh) {
+		facts = append(facts, [2]string{"buy & hold", fmt.Sprintf("%s%% (first close to last, no fee: the benchmark of every return below)", text.Percent(bh))})
+	} else {
+		facts = append(facts, [2]string{"buy & hold", engine.NotComputedText + " (not recorded with this session)"})
+	}
 	if ss.Parity != "" {
 		facts = append(facts, [2]string{"parity", strings.ToUpper(ss.Parity)})
 	}
@@ -241,6 +249,37 @@ func (s *Source) Facts() [][2]string {
 		facts[i][1] = data.Sanitize(facts[i][1])
 	}
 	return facts
+}
+
+// selectedText is the selected combo's metrics (Selected), every one of
+// engine.MetricNames as the run's table formats it (fractions in percent;
+// "n/a" where not computed), four to a line; "" without one.
+func (s *Source) selectedText() string {
+	sel, ok := s.Selected()
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (by %s)\n", s.Report.Grid.Label(sel.Index), s.Objective().Label())
+	for i, name := range engine.MetricNames {
+		cell := output.MetricCell(name, &sel.Metrics)
+		if engine.IsFraction(name) && !engine.NotComputed(name, mustValue(&sel.Metrics, name)) {
+			cell += "%"
+		}
+		fmt.Fprintf(&b, "%-18s %12s", name, cell)
+		if i%4 == 3 || i == len(engine.MetricNames)-1 {
+			b.WriteString("\n")
+		} else {
+			b.WriteString("   ")
+		}
+	}
+	return sanitizeText(b.String())
+}
+
+// mustValue is m's metric name (a name of engine.MetricNames).
+func mustValue(m *engine.Metrics, name string) float64 {
+	v, _ := m.Value(name)
+	return v
 }
 
 // gridFact is the study's grid as the report's head lists it: "hma

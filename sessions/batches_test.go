@@ -71,14 +71,19 @@ func readBatches(t *testing.T, db *sql.DB, rid int64) []storedBatch {
 	return out
 }
 
-// parseBlob reads a batch's blob: version byte 1, uvarint n, n uvarint
+// parseBlob reads a batch's blob: version byte 2, uvarint n, n uvarint
 // indices (the first as is, then each as its distance from the one before
 // less 1), then per metric n values: 8 little-endian bytes for a float,
-// a zigzag varint for a count.
+// a zigzag varint for a count. A version 1 blob holds Part 1's 14 metrics
+// only; the others read as the NaN 0x7ff8000000000000.
 func parseBlob(t *testing.T, data []byte) []storedRow {
 	t.Helper()
-	if len(data) == 0 || data[0] != 1 {
-		t.Fatalf("blob version %v, want 1", data[:min(1, len(data))])
+	if len(data) == 0 || data[0] != 1 && data[0] != 2 {
+		t.Fatalf("blob version %v, want 1 or 2", data[:min(1, len(data))])
+	}
+	cols := len(engine.MetricNames)
+	if data[0] == 1 {
+		cols = 14
 	}
 	p := data[1:]
 	uv := func() uint64 {
@@ -98,6 +103,10 @@ func parseBlob(t *testing.T, data []byte) []storedRow {
 	}
 	for j, name := range engine.MetricNames {
 		for i := range rows {
+			if j >= cols {
+				rows[i].vals[j] = 0x7ff8000000000000
+				continue
+			}
 			if isCount(name) {
 				v, k := binary.Varint(p)
 				if k <= 0 {
@@ -117,9 +126,10 @@ func parseBlob(t *testing.T, data []byte) []storedRow {
 	return rows
 }
 
-// writeBlob is parseBlob's inverse; rows must be in ascending index order.
+// writeBlob is parseBlob's inverse (version 2); rows must be in ascending
+// index order.
 func writeBlob(rows []storedRow) []byte {
-	out := []byte{1}
+	out := []byte{2}
 	out = binary.AppendUvarint(out, uint64(len(rows)))
 	prev := -1
 	for _, r := range rows {
@@ -248,8 +258,8 @@ func TestDamagedBatchRefused(t *testing.T) {
 			return first, "it is empty"
 		}},
 		{"a newer format", func(t *testing.T, db *sql.DB, rid int64, first int, g engine.Grid) (int, string) {
-			mustExec(t, db, `UPDATE result_batches SET data = CAST(x'02' || substr(data, 2) AS BLOB) WHERE run_id = ? AND first_idx = ?`, rid, first)
-			return first, "format version is 2"
+			mustExec(t, db, `UPDATE result_batches SET data = CAST(x'03' || substr(data, 2) AS BLOB) WHERE run_id = ? AND first_idx = ?`, rid, first)
+			return first, "format version is 3"
 		}},
 		{"bytes past its end", func(t *testing.T, db *sql.DB, rid int64, first int, g engine.Grid) (int, string) {
 			mustExec(t, db, `UPDATE result_batches SET data = CAST(data || x'00' AS BLOB) WHERE run_id = ? AND first_idx = ?`, rid, first)

@@ -357,7 +357,8 @@ func (d *Diff) Report() *engine.Report {
 	a := d.A.Session
 	return &engine.Report{Dataset: d.Dataset, Params: a.Params, Grid: d.Grid, WMA: a.WMA, Backend: d.A.Run.Backend,
 		Note: "diff: " + strings.Join(d.Differences, "; "), Created: time.Now().UTC(),
-		Runs: []*engine.Run{d.A.Run, d.B.Run}, Parity: d.Parity, ParityOf: fmt.Sprintf("B (%s) vs A (%s)", d.B.Ref, d.A.Ref)}
+		Runs: []*engine.Run{d.A.Run, d.B.Run}, Parity: d.Parity, ParityOf: fmt.Sprintf("B (%s) vs A (%s)", d.B.Ref, d.A.Ref),
+		BuyHold: a.BuyHold}
 }
 
 // WriteJSON writes {"a", "b", "differences", "verdict_applies",

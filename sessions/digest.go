@@ -36,8 +36,15 @@ type digest [sha256.Size]byte
 // were taken over, when the store kept a NaN as NULL and read it back as
 // one NaN: batches (resultbatch.go) keep a NaN's bits, and the digest
 // still takes every NaN as one, so that a run saved before v8 verifies
-// after its rows moved into batches. A change of engine.MetricNames
-// changes the batch format too: its migration must recompute digests.
+// after its rows moved into batches.
+//
+// A row whose SPEC Part 2 metrics (the columns past v1Columns) are all
+// NaN, not computed, is hashed over Part 1's 14 metrics alone (rowBytes
+// less 80): the bytes every digest saved before Part 2 was taken over, so
+// that those runs verify as they are, their rows read from version 1
+// blobs with Part 2's metrics NaN (metricValues). A row with any of them
+// computed is hashed over all 24: a changed value, or one set to NaN,
+// still changes the row's hash.
 var rowBytes = 8 * (3 + len(engine.MetricNames))
 
 const canonicalNaN = 0x7ff8000000000000
@@ -66,16 +73,26 @@ func (d *digest) plus(e *digest) {
 	}
 }
 
-// metricValues fills ms with the metrics of r in engine.MetricNames order
-// (a count as a float64), as the digest takes them.
-func metricValues(ms []float64, r *engine.ComboResult) {
+// metricValues fills ms (len(engine.MetricNames)) with the metrics of r
+// in engine.MetricNames order (a count as a float64) and returns what
+// the digest takes of them: ms, or ms[:v1Columns] when every Part 2
+// metric is NaN (rowBytes).
+func metricValues(ms []float64, r *engine.ComboResult) []float64 {
+	part2 := false
 	for i, c := range &resultColumns {
 		if c.float != nil {
 			ms[i] = *c.float(&r.Metrics)
 		} else {
 			ms[i] = float64(*c.count(&r.Metrics))
 		}
+		if i >= v1Columns && !math.IsNaN(ms[i]) {
+			part2 = true
+		}
 	}
+	if !part2 {
+		return ms[:v1Columns]
+	}
+	return ms
 }
 
 // DigestError refuses a saved run whose rows no longer hash to the digest

@@ -377,8 +377,7 @@ func eachBatch(ctx context.Context, q querier, ss *Session, rs *RunSummary, f fu
 					Err: errors.New("it holds a combo another batch holds too")}
 			}
 			if verify {
-				metricValues(ms, r)
-				sum.add(digestBuf, r.Index, r.HMA, r.HMA3, ms)
+				sum.add(digestBuf, r.Index, r.HMA, r.HMA3, metricValues(ms, r))
 			}
 		}
 		count += len(buf)

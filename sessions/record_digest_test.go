@@ -247,9 +247,9 @@ func TestRecordDigestCannotBeTurnedOff(t *testing.T) {
 				return fmt.Sprint(e.Parts) == "[note]" && fmt.Sprint(e.Removed) == "[settings]"
 			},
 			"session 1: its note does not match the digest saved with it: it was changed or damaged in the database after it was saved; the digest of its settings is missing"},
-		{"digest_version newer", `UPDATE studies SET digest_version = 3`,
-			func(e *sessions.RecordError) bool { return e.Newer && e.Version == 3 },
-			"session 1 was saved by a newer sweepbench (record digest version 3; this one knows 2), so it is not used"},
+		{"digest_version newer", `UPDATE studies SET digest_version = 4`,
+			func(e *sessions.RecordError) bool { return e.Newer && e.Version == 4 },
+			"session 1 was saved by a newer sweepbench (record digest version 4; this one knows 3), so it is not used"},
 		{"the epochs removed", `DELETE FROM meta; UPDATE studies SET digest_version = 0`,
 			func(e *sessions.RecordError) bool { return e.Lowered },
 			"its digest version reads 0"},

@@ -40,19 +40,25 @@ import (
 // digest together.
 
 // recordVersion is the record digests a study written by this build
-// carries (studies.digest_version): 2, the parts of recordPartsV2 (from
-// schema version 14: a study's strategy family and parameters, a flip's
-// divergence, the sensitive combos). 1: the parts of recordParts, what a
-// study saved at schema versions 12 and 13 carries, verified as such. 0:
-// saved before schema version 12, read unverified (Session.Unverified).
-const recordVersion = 2
+// carries (studies.digest_version): 3, the parts of recordPartsV3 (from
+// schema version 15: version 2's, the settings with the study's execution
+// options, fill, slippage, risk_free, and its buy-and-hold return). 2, the
+// parts of recordPartsV2 (schema version 14: a study's strategy family
+// and parameters, a flip's divergence, the sensitive combos). 1: the parts
+// of recordParts, what a study saved at schema versions 12 and 13
+// carries, verified as such. 0: saved before schema version 12, read
+// unverified (Session.Unverified).
+const recordVersion = 3
 
 // writeVersion is the digest version a study saved in s now carries:
 // 1 on a file below schema version 14 (a test's raw database), whose
 // studies have no strategy columns.
 func (s *Store) writeVersion() int {
-	if s.schema < strategySchema {
+	switch {
+	case s.schema < strategySchema:
 		return 1
+	case s.schema < executionSchema:
+		return 2
 	}
 	return recordVersion
 }
@@ -116,12 +122,29 @@ var recordPartsV2 = func() []recordPart {
 	return ps
 }()
 
-// partsOf are the parts of digest version v (1 or 2).
-func partsOf(v int) []recordPart {
-	if v == 1 {
-		return recordParts
+// recordPartsV3 are the parts of digest version 3: version 2's, the
+// settings with the study's execution options. Never change one.
+var recordPartsV3 = func() []recordPart {
+	ps := make([]recordPart, len(recordPartsV2))
+	for i, p := range recordPartsV2 {
+		p.queries = append([]string(nil), p.queries...)
+		if p.name == "settings" {
+			p.queries = append(p.queries, `SELECT fill, slippage, risk_free, buy_hold FROM studies WHERE id = ?`)
+		}
+		ps[i] = p
 	}
-	return recordPartsV2
+	return ps
+}()
+
+// partsOf are the parts of digest version v (1 to 3).
+func partsOf(v int) []recordPart {
+	switch v {
+	case 1:
+		return recordParts
+	case 2:
+		return recordPartsV2
+	}
+	return recordPartsV3
 }
 
 // recordPartNames are the names of recordParts, in order.

@@ -58,7 +58,8 @@ func (s *Store) open(ctx context.Context, id int64, sum *engine.SummaryOptions) 
 	}
 	s.settle(ss)
 	rep := &engine.Report{Dataset: ss.Dataset, Params: ss.Params, Grid: ss.Grid, WMA: ss.WMA,
-		Backend: ss.Backend, Note: ss.Note, Created: ss.Created, Requested: append([]engine.Precision(nil), ss.Precisions...)}
+		Backend: ss.Backend, Note: ss.Note, Created: ss.Created, Requested: append([]engine.Precision(nil), ss.Precisions...),
+		BuyHold: ss.BuyHold}
 	// The top lists as the study ranked them (--objective, constraints).
 	if o := ss.Spec; (o.Objective != "" && o.Objective != "sharpe") || o.MinTrades != 0 || o.MaxDrawdown != 0 {
 		name := o.Objective
@@ -237,8 +238,7 @@ func loadRun(ctx context.Context, q querier, ss *Session, rs *RunSummary) (*engi
 		if verify {
 			for i := start; i < len(all); i++ {
 				r := &all[i]
-				metricValues(ms, r)
-				sum.add(buf, r.Index, r.HMA, r.HMA3, ms)
+				sum.add(buf, r.Index, r.HMA, r.HMA3, metricValues(ms, r))
 			}
 		}
 		starts, firsts, sizes = append(starts, start), append(firsts, first), append(sizes, n)

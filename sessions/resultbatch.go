@@ -19,15 +19,15 @@ import (
 // batch costs SQLite about what one row did, and encoding it well under a
 // microsecond a combo (docs/PERFORMANCE.md, "Saving beside the sweep").
 //
-// The blob, format version 1 (batchVersion):
+// The blob, format version 2 (batchVersion):
 //
-//	byte 0      the version, 1
+//	byte 0      the version, 2
 //	uvarint     n, the rows (at least 1; result_batches.rows)
 //	n uvarints  the rows' grid indices, strictly ascending (from
 //	            result_batches.first_idx to last_idx): the first as it is,
 //	            each next one as its distance from the one before less 1
 //	            (0 for the next combo)
-//	14 columns  the metrics of engine.MetricNames in order, n values each:
+//	24 columns  the metrics of engine.MetricNames in order, n values each:
 //	            a float metric as its float64 bits, 8 bytes little-endian
 //	            (NaN payloads, -0 and ±Inf kept bit for bit); a count
 //	            (total_trades, long_bars, short_bars, flat_bars) as the
@@ -36,17 +36,28 @@ import (
 // and nothing after. A combo's lengths (hma, hma3) are not stored: they are
 // the run's grid at the index.
 //
+// Format version 1 (every batch saved before SPEC Part 2's metrics) is
+// version 2 with the first 14 columns only (total_return to flat_bars,
+// v1Columns): it is still read, its rows' Part 2 metrics (profit_factor
+// to max_drawdown_bars) NaN, "not computed", as a GPU lane leaves the
+// trade metrics. The writer writes version 2 only.
+//
 // The blob is not compressed. A metric's low mantissa bytes are noise, and
 // zstd at its fastest level (klauspost/compress) took 1% off a batch of
 // 512 real rows (btcusdt, the reference backend) for twice the time of
 // encoding it (BenchmarkBatchEncode: about 89 B and 70 ns a row raw, 88 B
-// and 150 ns compressed); on batches of 512 to 4,096, with the float columns'
+// and 150 ns compressed, at version 1's 14 columns); on batches of 512 to
+// 4,096, with the float columns'
 // bytes shuffled (high bytes together), an experiment got 17% off for
 // several times the encoding's CPU, more than writing those bytes costs
 // SQLite (about 4 ns a byte through the WAL and its checkpoint). A
-// compressed or otherwise changed format takes a new version byte; this
-// one stays readable.
-const batchVersion = 1
+// compressed or otherwise changed format takes a new version byte; the
+// older ones stay readable.
+const batchVersion = 2
+
+// v1Columns is how many of resultColumns a version 1 blob holds (and the
+// results table of schema v1 to v7 had): Part 1's 14 metrics.
+const v1Columns = 14
 
 // maxBlobRows bounds the rows of one blob: a part of a batch larger than
 // this (a GPU's chunk) is stored as several of about 360 kB. Blobs of a
@@ -55,15 +66,30 @@ const batchVersion = 1
 // four of 4,096 each; blobs of 1,024 cost what blobs of 4,096 do.
 const maxBlobRows = 1 << 12
 
-// minRowBytes is the least a row takes in a blob: an index, the float
-// metrics and the counts at a byte each. A blob shorter than its rows need
-// is refused before anything is allocated for them.
-var minRowBytes = 1 + 8*floatColumns + (len(resultColumns) - floatColumns)
+// minRowBytes is the least a row takes in a blob of the current version:
+// an index, the float metrics and the counts at a byte each. A blob
+// shorter than its rows need is refused before anything is allocated for
+// them (minRowBytesOf for a blob of cols columns).
+var minRowBytes = minRowBytesOf(len(resultColumns))
+
+// minRowBytesOf is minRowBytes for a blob of the first cols of
+// resultColumns.
+func minRowBytesOf(cols int) int {
+	n := 1
+	for _, c := range resultColumns[:cols] {
+		if c.float != nil {
+			n += 8
+		} else {
+			n++
+		}
+	}
+	return n
+}
 
 // resultColumns are a row's metrics in engine.MetricNames order
 // (TestResultColumnsAreMetricNames checks it), read and written through
-// the fields: Metrics.Value looks each name up in a map, and 14 lookups a
-// row cost more than encoding it.
+// the fields: Metrics.Value looks each name up in a map, and 24 lookups a
+// row cost more than encoding it. The first v1Columns are version 1's.
 var resultColumns = [...]struct {
 	name  string
 	float func(*engine.Metrics) *float64 // a float metric
@@ -83,19 +109,18 @@ var resultColumns = [...]struct {
 	{name: "long_bars", count: func(m *engine.Metrics) *int { return &m.LongBars }},
 	{name: "short_bars", count: func(m *engine.Metrics) *int { return &m.ShortBars }},
 	{name: "flat_bars", count: func(m *engine.Metrics) *int { return &m.FlatBars }},
+	// SPEC Part 2 "New metrics" (format version 2 on)
+	{name: "profit_factor", float: func(m *engine.Metrics) *float64 { return &m.ProfitFactor }},
+	{name: "expectancy", float: func(m *engine.Metrics) *float64 { return &m.Expectancy }},
+	{name: "avg_win", float: func(m *engine.Metrics) *float64 { return &m.AvgWin }},
+	{name: "avg_loss", float: func(m *engine.Metrics) *float64 { return &m.AvgLoss }},
+	{name: "best_trade", float: func(m *engine.Metrics) *float64 { return &m.BestTrade }},
+	{name: "worst_trade", float: func(m *engine.Metrics) *float64 { return &m.WorstTrade }},
+	{name: "avg_trade_bars", float: func(m *engine.Metrics) *float64 { return &m.AvgTradeBars }},
+	{name: "exposure", float: func(m *engine.Metrics) *float64 { return &m.Exposure }},
+	{name: "sqn", float: func(m *engine.Metrics) *float64 { return &m.SQN }},
+	{name: "max_drawdown_bars", float: func(m *engine.Metrics) *float64 { return &m.MaxDrawdownBars }},
 }
-
-// floatColumns is how many of resultColumns are float metrics (10; the
-// other 4 are counts).
-var floatColumns = func() int {
-	n := 0
-	for _, c := range &resultColumns {
-		if c.float != nil {
-			n++
-		}
-	}
-	return n
-}()
 
 // appendBatch appends the blob of rows to dst. rows must be strictly
 // ascending by index, at least one (sortBatch).
@@ -161,8 +186,13 @@ func decodeBatch(out []engine.ComboResult, blob []byte, first, last, rows int, g
 	if len(blob) == 0 {
 		return out, errors.New("it is empty")
 	}
-	if v := blob[0]; v != batchVersion {
-		return out, fmt.Errorf("its format version is %d, this sweepbench reads %d", v, batchVersion)
+	cols := len(resultColumns)
+	switch v := blob[0]; v {
+	case batchVersion:
+	case 1:
+		cols = v1Columns
+	default:
+		return out, fmt.Errorf("its format version is %d, this sweepbench reads 1 to %d", v, batchVersion)
 	}
 	b := blob[1:]
 	n64, k := binary.Uvarint(b)
@@ -177,7 +207,7 @@ func decodeBatch(out []engine.ComboResult, blob []byte, first, last, rows int, g
 		return out, fmt.Errorf("it holds %d rows, the table says %d", n64, rows)
 	case rows > g.Len():
 		return out, fmt.Errorf("it holds %d rows, more than the grid's %d combos", rows, g.Len())
-	case len(b) < rows*minRowBytes:
+	case len(b) < rows*minRowBytesOf(cols):
 		return out, errBlobTruncated
 	}
 	base := len(out)
@@ -210,7 +240,13 @@ func decodeBatch(out []engine.ComboResult, blob []byte, first, last, rows int, g
 	if a, z := rs[0].Index, rs[len(rs)-1].Index; a != first || z != last {
 		return fail(fmt.Errorf("it holds combos %d to %d, the table says %d to %d", a, z, first, last))
 	}
-	for _, c := range &resultColumns {
+	for j, c := range &resultColumns {
+		if j >= cols { // a version 1 blob: Part 2's metrics not computed
+			for i := range rs {
+				*c.float(&rs[i].Metrics) = math.NaN()
+			}
+			continue
+		}
 		if c.float != nil {
 			if len(b) < 8*len(rs) {
 				return fail(errBlobTruncated)

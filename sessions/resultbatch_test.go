@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"slices"
 	"strings"
@@ -77,9 +78,9 @@ func TestBatchRoundTrip(t *testing.T) {
 		}
 	}
 	// The size the format gives: version, n, the indices (the gap to 5000
-	// and to 99,998 take 2 and 3 bytes), 10 floats of 8 bytes, the counts'
-	// zigzag varints.
-	want := 1 + 1 + (1 + 1 + 1 + 1 + 2 + 1 + 2 + 3 + 1) + 10*8*len(rs)
+	// and to 99,998 take 2 and 3 bytes), 20 floats of 8 bytes (Part 1's
+	// 10 and Part 2's 10), the counts' zigzag varints.
+	want := 1 + 1 + (1 + 1 + 1 + 1 + 2 + 1 + 2 + 3 + 1) + 20*8*len(rs)
 	for _, r := range rs {
 		for _, c := range &resultColumns {
 			if c.count != nil {
@@ -93,6 +94,62 @@ func TestBatchRoundTrip(t *testing.T) {
 	}
 	if len(blob) != want {
 		t.Errorf("blob of %d bytes, the format says %d", len(blob), want)
+	}
+}
+
+// TestDecodeBatchVersion1: a blob of format version 1 (every batch saved
+// before SPEC Part 2), written here byte by byte as that format was
+// (Part 1's 14 columns), reads its rows' Part 1 metrics bit for bit and
+// their Part 2 metrics as NaN, not computed; a version 3 blob is refused,
+// naming the versions this build reads.
+func TestDecodeBatchVersion1(t *testing.T) {
+	rs := specialRows(batchGrid)
+	blob := []byte{1}
+	blob = binary.AppendUvarint(blob, uint64(len(rs)))
+	prev := -1
+	for _, r := range rs {
+		blob = binary.AppendUvarint(blob, uint64(r.Index-prev-1))
+		prev = r.Index
+	}
+	v1 := []string{"total_return", "cagr", "sharpe", "sortino", "max_drawdown", "calmar", "win_rate", "total_trades",
+		"var_95", "cvar_95", "omega", "long_bars", "short_bars", "flat_bars"}
+	for j, name := range v1 {
+		c := resultColumns[j]
+		if c.name != name {
+			t.Fatalf("column %d is %s, version 1's was %s", j, c.name, name)
+		}
+		for i := range rs {
+			if c.count != nil {
+				blob = binary.AppendVarint(blob, int64(*c.count(&rs[i].Metrics)))
+			} else {
+				blob = binary.LittleEndian.AppendUint64(blob, math.Float64bits(*c.float(&rs[i].Metrics)))
+			}
+		}
+	}
+	out, err := decodeBatch(nil, blob, rs[0].Index, rs[len(rs)-1].Index, len(rs), batchGrid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rs {
+		if out[i].Index != rs[i].Index || out[i].Combo != rs[i].Combo {
+			t.Fatalf("row %d: combo %d, want %d", i, out[i].Index, rs[i].Index)
+		}
+		for _, c := range resultColumns[:len(v1)] {
+			if c.float != nil && math.Float64bits(*c.float(&out[i].Metrics)) != math.Float64bits(*c.float(&rs[i].Metrics)) ||
+				c.count != nil && *c.count(&out[i].Metrics) != *c.count(&rs[i].Metrics) {
+				t.Errorf("row %d: %s differs", i, c.name)
+			}
+		}
+		for _, name := range engine.MetricNames[len(v1):] {
+			if v, _ := out[i].Metrics.Value(name); !math.IsNaN(v) {
+				t.Errorf("row %d: %s = %v, want NaN (not computed)", i, name, v)
+			}
+		}
+	}
+	bad := append([]byte(nil), blob...)
+	bad[0] = 3
+	if _, err := decodeBatch(nil, bad, rs[0].Index, rs[len(rs)-1].Index, len(rs), batchGrid); err == nil || !strings.Contains(err.Error(), "reads 1 to 2") {
+		t.Errorf("version 3: %v, want an error naming the versions read", err)
 	}
 }
 

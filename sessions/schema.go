@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 
 	"sweepbench/engine"
 )
@@ -333,7 +334,28 @@ ALTER TABLE flips ADD COLUMN dpnl_pp REAL DEFAULT 0;
 ALTER TABLE parities ADD COLUMN sensitive INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE parities ADD COLUMN sensitive_worst INTEGER;
 `},
+	// v15: SPEC Part 2's execution options and new metrics. A study's fill
+	// ('close' or 'next-open'), slippage (a fraction per unit of position
+	// change) and risk-free rate (annual, a fraction); every study saved
+	// before v15 had the defaults. Its bars' buy-and-hold return
+	// (engine.BuyHoldReturn, a fraction; NULL, unknown, for a study saved
+	// before v15). Results batches of format version 2
+	// (resultbatch.go) hold the 10 new metrics; the version 1 batches of
+	// earlier runs stay as they are and read them as NaN. The version
+	// bump keeps an older sweepbench from reading version 2 batches as
+	// damaged ones: it refuses the file as newer instead.
+	{sql: `
+ALTER TABLE studies ADD COLUMN fill TEXT NOT NULL DEFAULT 'close';
+ALTER TABLE studies ADD COLUMN slippage REAL NOT NULL DEFAULT 0;
+ALTER TABLE studies ADD COLUMN risk_free REAL NOT NULL DEFAULT 0;
+ALTER TABLE studies ADD COLUMN buy_hold REAL;
+`},
 }
+
+// executionSchema is the first schema version that holds a study's
+// execution options (v15): a writer on an older file saves the defaults
+// only.
+const executionSchema = 15
 
 // strategySchema is the first schema version that holds strategy
 // studies (v14): a writer on an older file (a test's raw database)
@@ -448,7 +470,8 @@ func resultsToBatches(ctx context.Context, tx *sql.Tx) error {
 	// The columns of results by their SPEC names: a count scanned as an
 	// integer (exact past 2^53), a float as a nullable float.
 	query := `SELECT idx`
-	for _, c := range &resultColumns {
+	v1 := resultColumns[:v1Columns] // the results table's; Part 2's are NaN
+	for _, c := range v1 {
 		query += ", " + c.name
 	}
 	query += ` FROM results WHERE run_id = ? ORDER BY idx`
@@ -463,12 +486,12 @@ func resultsToBatches(ctx context.Context, tx *sql.Tx) error {
 		batch = batch[:0]
 		return err
 	}
-	floats := make([]sql.NullFloat64, len(resultColumns))
-	counts := make([]int64, len(resultColumns))
-	dest := make([]any, 1+len(resultColumns))
+	floats := make([]sql.NullFloat64, len(v1))
+	counts := make([]int64, len(v1))
+	dest := make([]any, 1+len(v1))
 	var idx int64
 	dest[0] = &idx
-	for i, c := range &resultColumns {
+	for i, c := range v1 {
 		if c.float != nil {
 			dest[1+i] = &floats[i]
 		} else {
@@ -490,7 +513,10 @@ func resultsToBatches(ctx context.Context, tx *sql.Tx) error {
 				continue
 			}
 			row := engine.ComboResult{Index: int(idx), Combo: r.grid.At(int(idx))}
-			for i, c := range &resultColumns {
+			for _, c := range resultColumns[v1Columns:] { // not computed then
+				*c.float(&row.Metrics) = math.NaN()
+			}
+			for i, c := range v1 {
 				if c.float != nil {
 					*c.float(&row.Metrics) = fromNull(floats[i])
 				} else {

@@ -110,7 +110,7 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !reflect.DeepEqual(got.Runs[0].Results, old.Runs[0].Results) {
+				if !sameResults(got.Runs[0].Results, old.Runs[0].Results) {
 					t.Error("the results saved before the migration changed")
 				}
 				// Saved by the code of its version: a digest from v3 on;
@@ -254,8 +254,33 @@ func saveAsOld(t *testing.T, db *sql.DB, st *engine.Study) (*engine.Report, int6
 		t.Fatal(err)
 	}
 	rep, id := saveStudy(t, s, st)
-	s.Close()
 	ctx := context.Background()
+	// The record digests that version's code took: version 1 at schema
+	// 12 and 13, 2 at 14 (the parts of the columns it had).
+	var target int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&target); err != nil {
+		t.Fatal(err)
+	}
+	if target >= recordSchema && target < executionSchema {
+		version := 2
+		if target < strategySchema {
+			version = 1
+		}
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE studies SET digest_version = ? WHERE id = ?`, version, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.stampRecord(ctx, tx, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -294,27 +319,74 @@ func saveAsOld(t *testing.T, db *sql.DB, st *engine.Study) (*engine.Report, int6
 		t.Fatal(err)
 	}
 	if old == 1 {
+		// The code of v1 to v7 computed Part 1's metrics only: the rows
+		// read back with Part 2's NaN, and the digest (from v3) was
+		// taken over the 14.
 		for _, run := range rep.Runs {
+			for i := range run.Results {
+				for _, name := range engine.MetricNames[len(v7Metrics):] {
+					run.Results[i].SetValue(name, math.NaN())
+				}
+			}
 			var rid int64
 			if err := conn.QueryRowContext(ctx, `SELECT id FROM runs WHERE study_id = ? AND precision = ?`, id, run.Precision.String()).Scan(&rid); err != nil {
 				t.Fatal(err)
 			}
 			oldResults(t, conn, rid, run.Results)
+			var d []byte
+			if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'digest'`).Scan(&old); err != nil {
+				t.Fatal(err)
+			}
+			if old == 1 {
+				if err := conn.QueryRowContext(ctx, `SELECT digest FROM runs WHERE id = ?`, rid).Scan(&d); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if d != nil {
+				if _, err := conn.ExecContext(ctx, `UPDATE runs SET digest = ? WHERE id = ?`, v7Digest(connRows(t, conn, rid)), rid); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 	}
 	return rep, id
 }
+
+// sameResults is a == b row by row, a NaN equal to a NaN.
+func sameResults(a, b []engine.ComboResult) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	var va, vb [engine.NumMetrics]float64
+	for i := range a {
+		if a[i].Index != b[i].Index || a[i].Combo != b[i].Combo {
+			return false
+		}
+		a[i].Metrics.Values(&va)
+		b[i].Metrics.Values(&vb)
+		for j := range va {
+			if va[j] != vb[j] && !(math.IsNaN(va[j]) && math.IsNaN(vb[j])) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// v7Metrics are the metric columns of results (schema v1 to v7): Part
+// 1's 14, engine.MetricNames before SPEC Part 2.
+var v7Metrics = engine.MetricNames[:14]
 
 // oldResults inserts rs into the results table of a database before v8,
 // as the writer of v1 to v7 did: a row per combo, a metric by its SPEC
 // name, NaN as NULL, a count as an integer.
 func oldResults(t *testing.T, conn *sql.Conn, rid int64, rs []engine.ComboResult) {
 	t.Helper()
-	q := `INSERT INTO results (run_id, idx, hma, hma3, ` + strings.Join(engine.MetricNames, ", ") + `) VALUES (?, ?, ?, ?` +
-		strings.Repeat(", ?", len(engine.MetricNames)) + `)`
+	q := `INSERT INTO results (run_id, idx, hma, hma3, ` + strings.Join(v7Metrics, ", ") + `) VALUES (?, ?, ?, ?` +
+		strings.Repeat(", ?", len(v7Metrics)) + `)`
 	for _, r := range rs {
 		args := []any{rid, r.Index, r.HMA, r.HMA3}
-		for _, name := range engine.MetricNames {
+		for _, name := range v7Metrics {
 			v, _ := r.Value(name)
 			switch name {
 			case "total_trades", "long_bars", "short_bars", "flat_bars":
@@ -605,6 +677,12 @@ func TestMigrateResultsToBatches(t *testing.T) {
 			t.Fatalf("row %d: combo %d (%d, %d), want %d (%d, %d)", i, got.Index, got.HMA, got.HMA3, w.idx, w.hma, w.hma3)
 		}
 		for j, c := range &resultColumns {
+			if j >= len(v7Metrics) { // Part 2's: not computed before it
+				if v := *c.float(&got.Metrics); !math.IsNaN(v) {
+					t.Errorf("combo %d %s: %v, want NaN", w.idx, c.name, v)
+				}
+				continue
+			}
 			if c.count != nil {
 				if v := int64(*c.count(&got.Metrics)); v != w.counts[j] {
 					t.Errorf("combo %d %s: %d, want %d", w.idx, c.name, v, w.counts[j])
@@ -635,16 +713,29 @@ type v7Row struct {
 
 func v7Rows(t *testing.T, db *sql.DB, rid int64) []v7Row {
 	t.Helper()
-	rows, err := db.Query(`SELECT idx, hma, hma3, `+strings.Join(engine.MetricNames, ", ")+` FROM results WHERE run_id = ? ORDER BY idx`, rid)
+	return scanV7Rows(t, func(q string, args ...any) (*sql.Rows, error) { return db.Query(q, args...) }, rid)
+}
+
+// connRows is v7Rows on a connection.
+func connRows(t *testing.T, conn *sql.Conn, rid int64) []v7Row {
+	t.Helper()
+	return scanV7Rows(t, func(q string, args ...any) (*sql.Rows, error) {
+		return conn.QueryContext(context.Background(), q, args...)
+	}, rid)
+}
+
+func scanV7Rows(t *testing.T, query func(string, ...any) (*sql.Rows, error), rid int64) []v7Row {
+	t.Helper()
+	rows, err := query(`SELECT idx, hma, hma3, `+strings.Join(v7Metrics, ", ")+` FROM results WHERE run_id = ? ORDER BY idx`, rid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var out []v7Row
 	for rows.Next() {
-		r := v7Row{floats: make([]sql.NullFloat64, len(engine.MetricNames)), counts: make([]int64, len(engine.MetricNames))}
+		r := v7Row{floats: make([]sql.NullFloat64, len(v7Metrics)), counts: make([]int64, len(v7Metrics))}
 		dest := []any{&r.idx, &r.hma, &r.hma3}
-		for j, name := range engine.MetricNames {
+		for j, name := range v7Metrics {
 			switch name {
 			case "total_trades", "long_bars", "short_bars", "flat_bars":
 				dest = append(dest, &r.counts[j])
@@ -674,7 +765,7 @@ func v7Digest(rows []v7Row) []byte {
 		for _, v := range []int{r.idx, r.hma, r.hma3} {
 			enc = binary.LittleEndian.AppendUint64(enc, uint64(v))
 		}
-		for j, name := range engine.MetricNames {
+		for j, name := range v7Metrics {
 			bits := uint64(0x7ff8000000000000)
 			switch name {
 			case "total_trades", "long_bars", "short_bars", "flat_bars":

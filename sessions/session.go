@@ -49,9 +49,12 @@ type Session struct {
 	// asked (auto, 0 = derived from the data), the rest as Spec. A session
 	// saved before schema v10 did not keep them: its backend reads as
 	// resolved, its bars per year as 0 when it is what the data derive.
-	Asked      engine.Spec
-	Grid       engine.Grid
-	Params     engine.Params
+	Asked  engine.Spec
+	Grid   engine.Grid
+	Params engine.Params
+	// BuyHold is the study's bars' buy-and-hold return (engine.Report's
+	// BuyHold); NaN for a study saved before it was recorded (schema v15).
+	BuyHold    float64
 	Precisions []engine.Precision // as requested, fp64 first
 	WMA        engine.Formulation // of the fp32 run
 	Backend    string
@@ -160,7 +163,7 @@ const sessionColumns = `s.id, s.created, s.updated, s.finished, s.status, s.erro
 	s.objective, s.min_trades, s.max_drawdown, s.blocks, s.wf, s.suite,
 	s.hma_start, s.hma_stop, s.hma_step, s.hma3_start, s.hma3_stop, s.hma3_step,
 	s.fee, s.mode, s.source, s.bars_per_year, s.precisions, s.wma, s.tolerance, s.backend, s.note,
-	s.asked_backend, s.asked_bars_per_year, s.digest_version, s.strategy, s.params, s.fast_below_slow,
+	s.asked_backend, s.asked_bars_per_year, s.digest_version, s.strategy, s.params, s.fast_below_slow, s.fill, s.slippage, s.risk_free, s.buy_hold,
 	d.name, d.path, d.sha256, d.layout, d.timeframe, d.bars, d.source_bars, d.first_time, d.last_time,
 	d.median_spacing_ns, d.gaps, d.largest_gap_ns, d.dropped_nan, d.min_price, d.max_price,
 	d.files, d.price_scale, d.times, d.time_zone, d.convention, d.dropped_at, d.calendar, d.calendar_why,
@@ -182,6 +185,8 @@ func scanSession(sc scanner) (*Session, error) {
 		digestVersion                    int
 		family, params                   string
 		fastBelowSlow                    bool
+		fill                             string
+		buyHold                          sql.NullFloat64
 		medianNs, largestNs              int64
 		droppedAt                        string
 		di                               = &s.Dataset
@@ -192,7 +197,7 @@ func scanSession(sc scanner) (*Session, error) {
 		&s.Spec.Objective, &s.Spec.MinTrades, &s.Spec.MaxDrawdown, &s.Spec.Blocks, &s.Spec.WF, &s.Spec.Suite,
 		&g.HMA.Start, &g.HMA.Stop, &g.HMA.Step, &g.HMA3.Start, &g.HMA3.Stop, &g.HMA3.Step,
 		&s.Params.Fee, &mode, &source, &s.Params.BarsPerYear, &precs, &wma, &s.Tolerance, &s.Backend, &s.Note,
-		&askedBackend, &askedBPY, &digestVersion, &family, &params, &fastBelowSlow,
+		&askedBackend, &askedBPY, &digestVersion, &family, &params, &fastBelowSlow, &fill, &s.Params.Slippage, &s.Params.RiskFree, &buyHold,
 		&di.Name, &di.Path, &di.SHA256, &di.Layout, &di.Timeframe, &di.Bars, &di.SourceBars, &first, &last,
 		&medianNs, &di.Gaps, &largestNs, &di.DroppedNaN, &minP, &maxP,
 		&di.Files, &di.PriceScale, &di.Times, &di.TimeZone, &di.Convention, &droppedAt, &di.Calendar, &di.CalendarWhy,
@@ -219,6 +224,14 @@ func scanSession(sc scanner) (*Session, error) {
 	if s.Params.Source, err = engine.ParseSource(source); err != nil {
 		return nil, fmt.Errorf("session %d: %w", s.ID, err)
 	}
+	s.BuyHold = fromNull(buyHold)
+	if s.Params.Fill, err = engine.ParseFill(fill); err != nil {
+		return nil, fmt.Errorf("session %d: %w", s.ID, err)
+	}
+	if s.Params.Fill != engine.FillClose { // "" is the default, as a Spec given leaves it
+		s.Spec.Fill = s.Params.Fill.String()
+	}
+	s.Spec.Slippage, s.Spec.RiskFree = s.Params.Slippage, s.Params.RiskFree
 	if s.WMA, err = engine.ParseFormulation(wma); err != nil {
 		return nil, fmt.Errorf("session %d: %w", s.ID, err)
 	}

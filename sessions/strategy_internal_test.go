@@ -67,8 +67,8 @@ func TestStrategyParityKept(t *testing.T) {
 		t.Errorf("explanation %q, want %q", gp.Explanation, p.Explanation)
 	}
 	var v int
-	if err := s.db.QueryRow(`SELECT digest_version FROM studies WHERE id = ?`, id).Scan(&v); err != nil || v != 2 {
-		t.Errorf("digest version %d (%v), want 2", v, err)
+	if err := s.db.QueryRow(`SELECT digest_version FROM studies WHERE id = ?`, id).Scan(&v); err != nil || v != recordVersion {
+		t.Errorf("digest version %d (%v), want %d", v, err, recordVersion)
 	}
 	for _, c := range []struct{ sql, part string }{
 		{`UPDATE flips SET trades = 5 WHERE rank = 0`, "parity report"},

@@ -218,6 +218,15 @@ func (s *Store) Begin(ctx context.Context, st *engine.Study) (*Writer, error) {
 	case family != "":
 		return nil, s.wrap("record the study", fmt.Errorf("a %s study needs schema version %d (this file is at %d)", family, strategySchema, s.schema))
 	}
+	switch {
+	case s.schema >= executionSchema:
+		if _, err := tx.ExecContext(ctx, `UPDATE studies SET fill = ?, slippage = ?, risk_free = ?, buy_hold = ? WHERE id = ?`,
+			p.Fill.String(), p.Slippage, p.RiskFree, nullable(engine.BuyHoldReturn(&st.Dataset.Bars)), id); err != nil {
+			return nil, s.wrap("record the study", err)
+		}
+	case !p.Part1():
+		return nil, s.wrap("record the study", fmt.Errorf("a study with fill, slippage or a risk-free rate needs schema version %d (this file is at %d)", executionSchema, s.schema))
+	}
 	if s.schema >= recordSchema {
 		if _, err := tx.ExecContext(ctx, `UPDATE studies SET digest_version = ? WHERE id = ?`, s.writeVersion(), id); err != nil {
 			return nil, s.wrap("record the study", err)
@@ -486,8 +495,7 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 			}
 			for i := range pc.rows {
 				r := &pc.rows[i]
-				metricValues(ms, r)
-				pc.sum.add(buf, r.Index, r.HMA, r.HMA3, ms)
+				pc.sum.add(buf, r.Index, r.HMA, r.HMA3, metricValues(ms, r))
 			}
 		}
 	})

@@ -60,6 +60,11 @@ type jsonParams struct {
 	Backend         string            `json:"backend"`
 	WMA             string            `json:"wma"`
 	Note            string            `json:"note,omitempty"`
+	// Fill, Slippage and RiskFree are SPEC Part 2's execution options,
+	// each only when not its default (fill close, slippage 0, risk-free 0).
+	Fill     string           `json:"fill,omitempty"`
+	Slippage engine.JSONFloat `json:"slippage,omitempty"`
+	RiskFree engine.JSONFloat `json:"risk_free,omitempty"`
 }
 
 type jsonCombo struct {
@@ -84,6 +89,17 @@ type jsonMetrics struct {
 	LongBars    int              `json:"long_bars"`
 	ShortBars   int              `json:"short_bars"`
 	FlatBars    int              `json:"flat_bars"`
+	// SPEC Part 2's metrics ("nan" where not computed)
+	ProfitFactor    engine.JSONFloat `json:"profit_factor"`
+	Expectancy      engine.JSONFloat `json:"expectancy"`
+	AvgWin          engine.JSONFloat `json:"avg_win"`
+	AvgLoss         engine.JSONFloat `json:"avg_loss"`
+	BestTrade       engine.JSONFloat `json:"best_trade"`
+	WorstTrade      engine.JSONFloat `json:"worst_trade"`
+	AvgTradeBars    engine.JSONFloat `json:"avg_trade_bars"`
+	Exposure        engine.JSONFloat `json:"exposure"`
+	SQN             engine.JSONFloat `json:"sqn"`
+	MaxDrawdownBars engine.JSONFloat `json:"max_drawdown_bars"`
 }
 
 func toJSONCombo(r *engine.ComboResult) jsonCombo {
@@ -95,7 +111,10 @@ func toJSONMetrics(r *engine.ComboResult) jsonMetrics {
 	return jsonMetrics{engine.JSONFloat(m.TotalReturn), engine.JSONFloat(m.CAGR), engine.JSONFloat(m.Sharpe),
 		engine.JSONFloat(m.Sortino), engine.JSONFloat(m.MaxDrawdown), engine.JSONFloat(m.Calmar), engine.JSONFloat(m.WinRate),
 		m.TotalTrades, engine.JSONFloat(m.VaR95), engine.JSONFloat(m.CVaR95), engine.JSONFloat(m.Omega),
-		m.LongBars, m.ShortBars, m.FlatBars}
+		m.LongBars, m.ShortBars, m.FlatBars,
+		engine.JSONFloat(m.ProfitFactor), engine.JSONFloat(m.Expectancy), engine.JSONFloat(m.AvgWin), engine.JSONFloat(m.AvgLoss),
+		engine.JSONFloat(m.BestTrade), engine.JSONFloat(m.WorstTrade), engine.JSONFloat(m.AvgTradeBars), engine.JSONFloat(m.Exposure),
+		engine.JSONFloat(m.SQN), engine.JSONFloat(m.MaxDrawdownBars)}
 }
 
 func (c *jsonCombo) toResult(g engine.Grid) engine.ComboResult {
@@ -106,7 +125,10 @@ func (c *jsonCombo) toResult(g engine.Grid) engine.ComboResult {
 	r.Metrics = engine.Metrics{TotalReturn: float64(c.TotalReturn), CAGR: float64(c.CAGR), Sharpe: float64(c.Sharpe),
 		Sortino: float64(c.Sortino), MaxDrawdown: float64(c.MaxDrawdown), Calmar: float64(c.Calmar), WinRate: float64(c.WinRate),
 		TotalTrades: c.TotalTrades, VaR95: float64(c.VaR95), CVaR95: float64(c.CVaR95), Omega: float64(c.Omega),
-		LongBars: c.LongBars, ShortBars: c.ShortBars, FlatBars: c.FlatBars}
+		LongBars: c.LongBars, ShortBars: c.ShortBars, FlatBars: c.FlatBars,
+		ProfitFactor: float64(c.ProfitFactor), Expectancy: float64(c.Expectancy), AvgWin: float64(c.AvgWin), AvgLoss: float64(c.AvgLoss),
+		BestTrade: float64(c.BestTrade), WorstTrade: float64(c.WorstTrade), AvgTradeBars: float64(c.AvgTradeBars),
+		Exposure: float64(c.Exposure), SQN: float64(c.SQN), MaxDrawdownBars: float64(c.MaxDrawdownBars)}
 	return r
 }
 
@@ -216,7 +238,11 @@ type jsonParity struct {
 type jsonReportHead struct {
 	Dataset jsonDataset `json:"dataset"`
 	Params  jsonParams  `json:"params"`
-	Created time.Time   `json:"created"`
+	// BuyHoldReturn is the study's bars' buy-and-hold return, a fraction
+	// (engine.BuyHoldReturn; "nan" when not known: a session saved before
+	// it was recorded).
+	BuyHoldReturn engine.JSONFloat `json:"buy_hold_return"`
+	Created       time.Time        `json:"created"`
 	// Complete is false when any requested run stopped early or never
 	// started (NotStarted): the combos and the parity then cover only what
 	// completed.
@@ -238,9 +264,14 @@ func reportHeadOf(r *engine.Report) jsonReportHead {
 			d.Files, engine.JSONFloat(d.PriceScale), d.Times, d.TimeZone, d.Convention},
 		Params: jsonParams{"", r.Grid.HMA.String(), r.Grid.HMA3.String(), nil, false, r.Grid.Len(), r.Grid.Aliases(), engine.JSONFloat(r.Params.Fee),
 			r.Params.Mode.String(), r.Params.Source.String(), engine.JSONFloat(r.Params.BarsPerYear),
-			engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear), r.Backend, r.WMA.String(), r.Note},
-		Created:  r.Created,
-		Complete: r.Complete(),
+			engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear), r.Backend, r.WMA.String(), r.Note,
+			"", engine.JSONFloat(r.Params.Slippage), engine.JSONFloat(r.Params.RiskFree)},
+		BuyHoldReturn: engine.JSONFloat(r.BuyHold),
+		Created:       r.Created,
+		Complete:      r.Complete(),
+	}
+	if r.Params.Fill != engine.FillClose {
+		out.Params.Fill = r.Params.Fill.String()
 	}
 	if s := r.Grid.Strategy; s != nil {
 		out.Params.Strategy, out.Params.HMA, out.Params.HMA3 = s.Family(), "", ""

@@ -76,6 +76,17 @@ type ComboColumns struct {
 	LongBars    int64   `parquet:"long_bars"`
 	ShortBars   int64   `parquet:"short_bars"`
 	FlatBars    int64   `parquet:"flat_bars"`
+	// SPEC Part 2's metrics (NaN where not computed)
+	ProfitFactor    float64 `parquet:"profit_factor"`
+	Expectancy      float64 `parquet:"expectancy"`
+	AvgWin          float64 `parquet:"avg_win"`
+	AvgLoss         float64 `parquet:"avg_loss"`
+	BestTrade       float64 `parquet:"best_trade"`
+	WorstTrade      float64 `parquet:"worst_trade"`
+	AvgTradeBars    float64 `parquet:"avg_trade_bars"`
+	Exposure        float64 `parquet:"exposure"`
+	SQN             float64 `parquet:"sqn"`
+	MaxDrawdownBars float64 `parquet:"max_drawdown_bars"`
 }
 
 // ComboColumnsOf is r's columns.
@@ -84,7 +95,9 @@ func ComboColumnsOf(r *engine.ComboResult) ComboColumns {
 	return ComboColumns{HMA: int64(r.HMA), HMA3: int64(r.HMA3),
 		TotalReturn: m.TotalReturn, CAGR: m.CAGR, Sharpe: m.Sharpe, Sortino: m.Sortino, MaxDrawdown: m.MaxDrawdown,
 		Calmar: m.Calmar, WinRate: m.WinRate, TotalTrades: int64(m.TotalTrades), VaR95: m.VaR95, CVaR95: m.CVaR95,
-		Omega: m.Omega, LongBars: int64(m.LongBars), ShortBars: int64(m.ShortBars), FlatBars: int64(m.FlatBars)}
+		Omega: m.Omega, LongBars: int64(m.LongBars), ShortBars: int64(m.ShortBars), FlatBars: int64(m.FlatBars),
+		ProfitFactor: m.ProfitFactor, Expectancy: m.Expectancy, AvgWin: m.AvgWin, AvgLoss: m.AvgLoss, BestTrade: m.BestTrade,
+		WorstTrade: m.WorstTrade, AvgTradeBars: m.AvgTradeBars, Exposure: m.Exposure, SQN: m.SQN, MaxDrawdownBars: m.MaxDrawdownBars}
 }
 
 // result is the combo the columns hold, at grid index i.
@@ -92,7 +105,9 @@ func (c *ComboColumns) Result(i int) engine.ComboResult {
 	return engine.ComboResult{Index: i, Combo: engine.Combo{HMA: int(c.HMA), HMA3: int(c.HMA3)}, Metrics: engine.Metrics{
 		TotalReturn: c.TotalReturn, CAGR: c.CAGR, Sharpe: c.Sharpe, Sortino: c.Sortino, MaxDrawdown: c.MaxDrawdown,
 		Calmar: c.Calmar, WinRate: c.WinRate, TotalTrades: int(c.TotalTrades), VaR95: c.VaR95, CVaR95: c.CVaR95,
-		Omega: c.Omega, LongBars: int(c.LongBars), ShortBars: int(c.ShortBars), FlatBars: int(c.FlatBars)}}
+		Omega: c.Omega, LongBars: int(c.LongBars), ShortBars: int(c.ShortBars), FlatBars: int(c.FlatBars),
+		ProfitFactor: c.ProfitFactor, Expectancy: c.Expectancy, AvgWin: c.AvgWin, AvgLoss: c.AvgLoss, BestTrade: c.BestTrade,
+		WorstTrade: c.WorstTrade, AvgTradeBars: c.AvgTradeBars, Exposure: c.Exposure, SQN: c.SQN, MaxDrawdownBars: c.MaxDrawdownBars}}
 }
 
 // ParquetRowGroup is the most rows in one row group (about DuckDB's own

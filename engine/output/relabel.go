@@ -171,11 +171,7 @@ func relabelParquet(out io.Writer, src io.ReaderAt, size int64, set rowSettings,
 					return err
 				}
 			}
-			rs = append(rs, engine.ComboResult{Combo: engine.Combo{HMA: int(row.HMA), HMA3: int(row.HMA3)}, Metrics: engine.Metrics{
-				TotalReturn: row.TotalReturn, CAGR: row.CAGR, Sharpe: row.Sharpe, Sortino: row.Sortino,
-				MaxDrawdown: row.MaxDrawdown, Calmar: row.Calmar, WinRate: row.WinRate, TotalTrades: int(row.TotalTrades),
-				VaR95: row.VaR95, CVaR95: row.CVaR95, Omega: row.Omega,
-				LongBars: int(row.LongBars), ShortBars: int(row.ShortBars), FlatBars: int(row.FlatBars)}})
+			rs = append(rs, row.ComboColumns.Result(0))
 		}
 		if err := flush(); err != nil {
 			enc.drain()

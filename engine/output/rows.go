@@ -18,7 +18,8 @@ import (
 // Per-combo results files: one row per combo and precision, in grid order
 // per precision, the fp64 rows first (the order of Report.Runs). The
 // columns are RowColumns in every format: precision, backend, wma, hma,
-// hma3, the 14 metrics under SPEC's names, then the run's status and the
+// hma3, the 24 metrics under SPEC's names (engine.MetricNames; a metric not
+// computed, a GPU lane's trade metrics, is nan), then the run's status and the
 // settings (dataset, timeframe, fee, mode, source, bars_per_year), so that
 // a file describes itself and files of several runs concatenate.
 //

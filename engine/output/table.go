@@ -3,6 +3,7 @@ package output
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +55,14 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 	bw.Printf("grid    %s = %s%s; fee %s%% per side; %s; source %s; %s bars/year, %s\n",
 		gridText(r.Grid), text.Plural(r.Grid.Len(), "combo"), engine.AliasNote(r.Grid, " (", ")"), text.TrimFloat(r.Params.Fee*100, 4), r.Params.Mode,
 		r.Params.Source, text.TrimFloat(r.Params.BarsPerYear, 2), engine.BarsPerYearRule(&r.Dataset, r.Params.BarsPerYear))
+	if x := ExecText(r.Params); x != "" {
+		bw.Printf("exec    %s\n", x)
+	}
+	if math.IsNaN(r.BuyHold) {
+		bw.Printf("hold    buy & hold %s (not recorded with this session)\n", engine.NotComputedText)
+	} else {
+		bw.Printf("hold    buy & hold %s%% (first close to last, no fee)\n", text.Percent(r.BuyHold))
+	}
 	if r.Note != "" {
 		bw.Printf("note    %s\n", r.Note)
 	}
@@ -98,12 +107,13 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 			bw.Printf("\nTop combos by fp64 %s: none of the %s meets the constraints\n", r.Objective.Label(), text.Plural(ref.Count(), "combo"))
 			break
 		}
-		bw.Printf("\nTop %s%s by fp64 %s, fp64 | fp32 side by side (return and dPnL in %%, pp)\n", text.Plural(len(tops), "combo"), ofComputed(ref), r.Objective.Label())
+		bw.Printf("\nTop %s%s by fp64 %s, fp64 | fp32 side by side (return, expectancy, exposure and dPnL in %%, pp)\n", text.Plural(len(tops), "combo"), ofComputed(ref), r.Objective.Label())
 		// The objective's own columns when the table's do not show it.
 		obj := r.Objective.Name()
-		extra := !slices.Contains([]string{"sharpe", "total_return", "max_drawdown", "win_rate", "total_trades"}, obj)
+		extra := !slices.Contains([]string{"sharpe", "total_return", "max_drawdown", "win_rate", "total_trades",
+			"profit_factor", "expectancy", "sqn", "exposure"}, obj)
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-		head := comboHead(r.Grid) + "trades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\t"
+		head := comboHead(r.Grid) + "trades64\ttrades32\tdn\treturn64\treturn32\tdPnL\tsharpe64\tsharpe32\tmaxdd64\twin64\tpf64\texpect64\tsqn64\texpo64\t"
 		if extra {
 			head += obj + "64\t" + obj + "32\t"
 		}
@@ -111,19 +121,19 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 		for _, c := range tops {
 			t := test.Lookup(c.Index)
 			if t == nil {
-				fmt.Fprintf(tw, "%s%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t", comboCells(r.Grid, c, twins), c.TotalTrades,
-					text.Percent(c.TotalReturn), text.Fixed3(c.Sharpe), text.Percent(c.MaxDrawdown), text.Percent(c.WinRate))
+				fmt.Fprintf(tw, "%s%d\t-\t-\t%s\t-\t-\t%s\t-\t%s\t%s\t%s", comboCells(r.Grid, c, twins), c.TotalTrades,
+					text.Percent(c.TotalReturn), text.Fixed3(c.Sharpe), text.Percent(c.MaxDrawdown), text.Percent(c.WinRate), tradeCells(&c.Metrics))
 				if extra {
-					fmt.Fprintf(tw, "%s\t-\t", metricCell(obj, &c.Metrics))
+					fmt.Fprintf(tw, "%s\t-\t", MetricCell(obj, &c.Metrics))
 				}
 				fmt.Fprintln(tw)
 				continue
 			}
-			fmt.Fprintf(tw, "%s%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", comboCells(r.Grid, c, twins), c.TotalTrades, t.TotalTrades,
+			fmt.Fprintf(tw, "%s%d\t%d\t%+d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", comboCells(r.Grid, c, twins), c.TotalTrades, t.TotalTrades,
 				t.TotalTrades-c.TotalTrades, text.Percent(c.TotalReturn), text.Percent(t.TotalReturn), text.Signed(100*(t.TotalReturn-c.TotalReturn)),
-				text.Fixed3(c.Sharpe), text.Fixed3(t.Sharpe), text.Percent(c.MaxDrawdown), text.Percent(c.WinRate))
+				text.Fixed3(c.Sharpe), text.Fixed3(t.Sharpe), text.Percent(c.MaxDrawdown), text.Percent(c.WinRate), tradeCells(&c.Metrics))
 			if extra {
-				fmt.Fprintf(tw, "%s\t%s\t", metricCell(obj, &c.Metrics), metricCell(obj, &t.Metrics))
+				fmt.Fprintf(tw, "%s\t%s\t", MetricCell(obj, &c.Metrics), MetricCell(obj, &t.Metrics))
 			}
 			fmt.Fprintln(tw)
 		}
@@ -139,13 +149,13 @@ func WriteTable(w io.Writer, r *engine.Report, top int) error {
 				bw.Printf("\nTop combos by %s %s: none of the %s meets the constraints\n", run.Precision, r.Objective.Label(), text.Plural(run.Count(), "combo"))
 				continue
 			}
-			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, VaR in %%)\n", text.Plural(len(tops), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
+			bw.Printf("\nTop %s%s by %s %s (returns, drawdown, win rate, expectancy, exposure, VaR in %%)\n", text.Plural(len(tops), "combo"), ofComputed(run), run.Precision, r.Objective.Label())
 			tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintf(tw, "%strades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tvar95\tcvar95\tomega\t\n", comboHead(r.Grid))
+			fmt.Fprintf(tw, "%strades\treturn\tcagr\tsharpe\tsortino\tmaxdd\tcalmar\twin\tpf\texpect\tsqn\texpo\tvar95\tcvar95\tomega\t\n", comboHead(r.Grid))
 			for _, c := range tops {
-				fmt.Fprintf(tw, "%s%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", comboCells(r.Grid, c, twins), c.TotalTrades,
+				fmt.Fprintf(tw, "%s%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t\n", comboCells(r.Grid, c, twins), c.TotalTrades,
 					text.Percent(c.TotalReturn), text.Percent(c.CAGR), text.Fixed3(c.Sharpe), text.Fixed3(c.Sortino), text.Percent(c.MaxDrawdown), text.Fixed3(c.Calmar),
-					text.Percent(c.WinRate), text.Percent(c.VaR95), text.Percent(c.CVaR95), text.Fixed3(c.Omega))
+					text.Percent(c.WinRate), tradeCells(&c.Metrics), text.Percent(c.VaR95), text.Percent(c.CVaR95), text.Fixed3(c.Omega))
 			}
 			tw.Flush()
 			noTrades(bw, tops, r.Objective)
@@ -193,7 +203,7 @@ func topDistinct(run *engine.Run, o engine.Objective, k int) ([]engine.ComboResu
 	for i := 0; i < len(all) && len(out) < k; i++ {
 		c := all[i]
 		if i+1 < len(all) && run.Grid.Strategy == nil {
-			if n := all[i+1]; n.HMA == c.HMA && n.HMA3 == engine.HMA3Twin(c.HMA3) && n.Metrics == c.Metrics {
+			if n := all[i+1]; n.HMA == c.HMA && n.HMA3 == engine.HMA3Twin(c.HMA3) && sameMetrics(&n.Metrics, &c.Metrics) {
 				twins[c.Index] = n.HMA3
 				i++
 			}
@@ -357,18 +367,70 @@ func WriteParitySummary(bw *text.ErrWriter, p *engine.Parity, l ParityLabels) {
 	}
 }
 
-// metricCell formats metric name of m for the top list: a count whole, a
-// fraction as a percentage (return, CAGR, drawdown, win rate, VaR,
-// CVaR), a ratio as the table's other ratios.
-func metricCell(name string, m *engine.Metrics) string {
+// MetricCell formats metric name of m for the top list: a count whole, a
+// fraction (engine.IsFraction) as a percentage, a ratio as the table's
+// other ratios, bars with one decimal; a metric not computed
+// (engine.NotComputed: a GPU lane's trade metrics) as "n/a".
+func MetricCell(name string, m *engine.Metrics) string {
 	v, _ := m.Value(name)
 	switch {
+	case engine.NotComputed(name, v):
+		return engine.NotComputedText
 	case engine.IsCount(name):
 		return strconv.Itoa(int(v))
-	case slices.Contains([]string{"total_return", "cagr", "max_drawdown", "win_rate", "var_95", "cvar_95"}, name):
+	case engine.IsFraction(name):
 		return text.Percent(v)
+	case name == "avg_trade_bars" || name == "max_drawdown_bars":
+		return text.TrimFloat(v, 1)
 	}
 	return text.Fixed3(v)
+}
+
+// tableTradeMetrics are the SPEC Part 2 metrics the top lists show by
+// default (pf, expect, sqn, expo): the ones a trader reads first; the rest
+// are in the CSV, JSON and Parquet files and the workbench.
+var tableTradeMetrics = []string{"profit_factor", "expectancy", "sqn", "exposure"}
+
+// tradeCells is m's cells of tableTradeMetrics, each ending in a tab.
+func tradeCells(m *engine.Metrics) string {
+	var b strings.Builder
+	for _, name := range tableTradeMetrics {
+		b.WriteString(MetricCell(name, m) + "\t")
+	}
+	return b.String()
+}
+
+// sameMetrics is a == b metric by metric, as the twins' test was before
+// SPEC Part 2 (a NaN of Part 1 equals nothing), with a metric not computed
+// (engine.NotComputed: a GPU lane's trade metrics) equal to one not
+// computed, so that a GPU lane's twins still share a row.
+func sameMetrics(a, b *engine.Metrics) bool {
+	var va, vb [engine.NumMetrics]float64
+	a.Values(&va)
+	b.Values(&vb)
+	for i, name := range engine.MetricNames {
+		if va[i] != vb[i] && !(engine.NotComputed(name, va[i]) && engine.NotComputed(name, vb[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// ExecText is the report's line of SPEC Part 2's execution options, those
+// not at their default: "fill next-open; slippage 0.05% per unit of
+// position change; risk-free 4%/year (sharpe, sortino)"; "" when all are.
+func ExecText(p engine.Params) string {
+	var parts []string
+	if p.Fill != engine.FillClose {
+		parts = append(parts, "fill "+p.Fill.String())
+	}
+	if p.Slippage != 0 {
+		parts = append(parts, "slippage "+text.TrimFloat(p.Slippage*100, 4)+"% per unit of position change")
+	}
+	if p.RiskFree != 0 {
+		parts = append(parts, "risk-free "+text.TrimFloat(p.RiskFree*100, 4)+"%/year (sharpe, sortino)")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // secs spells d in seconds with three decimals: "1.234s".

@@ -150,14 +150,18 @@ func Metrics() []Metric {
 // ParseMetric returns the decomposable metric of a SPEC name. A SPEC metric
 // that is not decomposable (max_drawdown, which needs the running peak over
 // every bar; calmar; var_95 and cvar_95, order statistics; omega, whose
-// positive and negative parts are not kept; the bar counts by side) is an
-// *InputError wrapping ErrNotDecomposable; an unknown name one wrapping
-// ErrValue.
+// positive and negative parts are not kept; the bar counts by side; and
+// every metric of SPEC Part 2, over each trade's return or the bars held:
+// tradeMetric) is an *InputError wrapping ErrNotDecomposable; an unknown
+// name one wrapping ErrValue.
 func ParseMetric(name string) (Metric, error) {
 	for i, n := range metricNames {
 		if n == name {
 			return Metric(i), nil
 		}
+	}
+	if tradeMetric(name) {
+		return 0, inputErr(ErrNotDecomposable, "objective", "%s is taken over each trade's return or the bars held, which the block statistics do not keep (per block they hold the bars, the sums of the bar returns and the counts of trades and winners), so it cannot be computed over a union of blocks (decomposable: %v)", name, metricNames)
 	}
 	if slices.Contains(engine.MetricNames, name) {
 		return 0, inputErr(ErrNotDecomposable, "objective", "%s cannot be computed over a union of blocks from block statistics (decomposable: %v)", name, metricNames)
@@ -197,10 +201,22 @@ func ParseObjectiveMetric(name string) (Metric, error) {
 		return m, nil
 	case m == MetricTotalTrades && err == nil:
 		return 0, inputErr(ErrValue, "objective", "total_trades is a count, not a measure of performance: the combo with the most trades in sample says nothing of its skill out of sample (objectives over blocks: %s)", list)
+	case errors.Is(err, ErrNotDecomposable) && tradeMetric(name):
+		return 0, inputErr(ErrNotDecomposable, "objective", "%s is taken over each trade's return or the bars held, which the block statistics do not keep, so it cannot be computed over a union of blocks: rank the study by it without blocks (objectives over blocks: %s)", name, list)
 	case errors.Is(err, ErrNotDecomposable):
 		return 0, inputErr(ErrNotDecomposable, "objective", "%s cannot be computed over a union of blocks from block statistics (objectives over blocks: %s)", name, list)
 	}
 	return 0, inputErr(ErrValue, "objective", "unknown metric %q (objectives over blocks: %s)", name, list)
+}
+
+// tradeMetric reports whether name is one of SPEC Part 2's metrics
+// (engine.MetricNames from profit_factor on): over the trades' returns
+// (profit_factor, expectancy, avg_win, avg_loss, best_trade,
+// worst_trade, sqn), the bars held (avg_trade_bars, exposure) or the
+// equity's runs below a peak (max_drawdown_bars). None is decomposable.
+func tradeMetric(name string) bool {
+	i := slices.Index(engine.MetricNames, name)
+	return i >= slices.Index(engine.MetricNames, "profit_factor") && i >= 0
 }
 
 // annualised reports whether the metric's value depends on bars_per_year.

@@ -32,7 +32,12 @@ func TestObjectivesOneList(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		want error
-	}{{"mean", ErrValue}, {"total_trades", ErrValue}, {"max_drawdown", ErrNotDecomposable}, {"calmar", ErrNotDecomposable}, {"nope", ErrValue}} {
+	}{{"mean", ErrValue}, {"total_trades", ErrValue}, {"max_drawdown", ErrNotDecomposable}, {"calmar", ErrNotDecomposable}, {"nope", ErrValue},
+		// SPEC Part 2's, over the trades or the bars held: never from blocks
+		{"profit_factor", ErrNotDecomposable}, {"expectancy", ErrNotDecomposable}, {"avg_win", ErrNotDecomposable},
+		{"avg_loss", ErrNotDecomposable}, {"best_trade", ErrNotDecomposable}, {"worst_trade", ErrNotDecomposable},
+		{"avg_trade_bars", ErrNotDecomposable}, {"exposure", ErrNotDecomposable}, {"sqn", ErrNotDecomposable},
+		{"max_drawdown_bars", ErrNotDecomposable}} {
 		_, err := OptionsFor(engine.Spec{Blocks: 8, Objective: c.name})
 		if err == nil {
 			t.Errorf("objective %s with blocks accepted", c.name)
@@ -42,6 +47,10 @@ func TestObjectivesOneList(t *testing.T) {
 			t.Errorf("objective %s: %v, want %v", c.name, err, c.want)
 		}
 		msg := err.Error()
+		if c.want == ErrNotDecomposable && slices.Index(engine.MetricNames, c.name) >= slices.Index(engine.MetricNames, "profit_factor") &&
+			!strings.Contains(msg, "which the block statistics do not keep") {
+			t.Errorf("objective %s: %q does not say why the blocks cannot give it", c.name, msg)
+		}
 		if !strings.Contains(msg, "(objectives over blocks: "+list+")") || strings.Contains(msg, "mean,") || strings.Contains(msg, "mean ") && c.name != "mean" {
 			t.Errorf("objective %s: %q does not list exactly the objectives (%s)", c.name, msg, list)
 		}

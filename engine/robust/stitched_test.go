@@ -69,6 +69,12 @@ func TestStitchedEquity(t *testing.T) {
 				if rel := math.Abs(got-want) / want; rel > 1e-12 {
 					t.Errorf("block %d (combo %d): the curve grows by %.17g, the block statistics by %.17g", f.OOSBlock, f.Combo, got, want)
 				}
+				// The window's buy and hold: its first return's close
+				// before it to its last close.
+				c := ds.Bars.Close
+				if bh := c[bounds[f.OOSBlock+1]]/c[bounds[f.OOSBlock]] - 1; f.OOSBuyHold != bh {
+					t.Errorf("block %d: buy & hold %v, want %v", f.OOSBlock, f.OOSBuyHold, bh)
+				}
 			}
 
 			sm := r.Summary()
@@ -105,6 +111,9 @@ func TestStitchedEquity(t *testing.T) {
 	}
 	if r.WF.Equity != nil || r.Summary().WF.Equity != nil {
 		t.Error("a curve without the bars")
+	}
+	if f := r.WF.Folds[0]; !math.IsNaN(f.OOSBuyHold) || r.Summary().WF.Folds[0].OOSBuyHold != nil {
+		t.Errorf("a buy & hold without the bars: %v", f.OOSBuyHold)
 	}
 	// Bars that are not the study's are refused by name.
 	short := ds.Head(7000)

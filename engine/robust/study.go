@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -232,6 +233,16 @@ func Analyse(ctx context.Context, rep *engine.Report, opt Options) (*Robustness,
 			if len(rows) < bs.Combos {
 				for i := range r.WF.Folds {
 					r.WF.Folds[i].Combo = rows[r.WF.Folds[i].Combo]
+				}
+			}
+			if b := opt.Bars; b != nil && len(rep.Blocks.Bounds) > 0 && rep.Blocks.Bounds[len(rep.Blocks.Bounds)-1] < b.Len() {
+				// Block k holds the returns of bars Bounds[k]+1 ..
+				// Bounds[k+1]: from close[Bounds[k]] to close[Bounds[k+1]].
+				for i := range r.WF.Folds {
+					f := &r.WF.Folds[i]
+					lo, hi := rep.Blocks.Bounds[f.OOSBlock], rep.Blocks.Bounds[f.OOSBlock+1]
+					window := b.Slice(lo, hi+1)
+					f.OOSBuyHold = engine.BuyHoldReturn(&window)
 				}
 			}
 			if opt.Bars != nil {
@@ -514,6 +525,9 @@ type WFFold struct {
 	ISObjective  float64 `json:"is_objective"`
 	OOSObjective float64 `json:"oos_objective"`
 	OOSReturn    float64 `json:"oos_return"`
+	// OOSBuyHold is the out-of-sample block's buy-and-hold return
+	// (Fold.OOSBuyHold); absent when the study's bars were not at hand.
+	OOSBuyHold *float64 `json:"oos_buy_hold_return,omitempty"`
 }
 
 // finite is a pointer to v, or nil when v is not a finite number (JSON has
@@ -561,7 +575,7 @@ func (r *Robustness) Summary() *Summary {
 			Equity: Downsample(wf.Equity, MaxEquityPoints), EquityNote: wf.EquityNote}
 		for _, f := range wf.Folds {
 			ws.Folds = append(ws.Folds, WFFold{OOSBlock: f.OOSBlock, Combo: combo(f.Combo), ISObjective: f.ISObjective,
-				OOSObjective: f.OOSObjective, OOSReturn: f.OOSReturn})
+				OOSObjective: f.OOSObjective, OOSReturn: f.OOSReturn, OOSBuyHold: finite(f.OOSBuyHold)})
 		}
 		sm.WF = ws
 	}
@@ -651,7 +665,12 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 		for _, f := range wf.Folds {
 			width = max(width, len(f.Combo.Short()))
 		}
-		fmt.Fprintf(&b, "      fold  out-of-sample block (0-%d)  %-*s  IS %-8s  OOS %-8s  OOS return %%\n", sm.Blocks-1, width, "chosen", sm.Metric, sm.Metric)
+		hold := slices.ContainsFunc(wf.Folds, func(f WFFold) bool { return f.OOSBuyHold != nil })
+		holdHead := ""
+		if hold {
+			holdHead = "  buy & hold %"
+		}
+		fmt.Fprintf(&b, "      fold  out-of-sample block (0-%d)  %-*s  IS %-8s  OOS %-8s  OOS return %%%s\n", sm.Blocks-1, width, "chosen", sm.Metric, sm.Metric, holdHead)
 		// One precision per column: 4 significant digits of the column's
 		// largest value.
 		big := 0.0
@@ -667,8 +686,15 @@ func (sm *Summary) WriteTable(w io.Writer) error {
 			dec = min(max(3-int(math.Floor(math.Log10(big))), 0), 6)
 		}
 		for i, f := range wf.Folds {
-			fmt.Fprintf(&b, "      %4d  %24d  %-*s  %11.*f  %12.*f  %12.4f\n", i+1, f.OOSBlock, width, f.Combo.Short(),
+			fmt.Fprintf(&b, "      %4d  %24d  %-*s  %11.*f  %12.*f  %12.4f", i+1, f.OOSBlock, width, f.Combo.Short(),
 				dec, f.ISObjective, dec, f.OOSObjective, 100*f.OOSReturn)
+			switch {
+			case f.OOSBuyHold != nil:
+				fmt.Fprintf(&b, "  %12.4f", 100**f.OOSBuyHold)
+			case hold:
+				fmt.Fprintf(&b, "  %12s", engine.NotComputedText)
+			}
+			b.WriteString("\n")
 		}
 	}
 	if sm.BlockBars > 0 && sm.BlockBars < 1000 {

@@ -89,6 +89,11 @@ type Fold struct {
 	// Efficiency is OOSCAGR/ISCAGR, NaN when ISCAGR <= 0 (an efficiency
 	// relative to a loss means nothing).
 	Efficiency float64
+	// OOSBuyHold is the out-of-sample block's buy-and-hold return
+	// (engine.BuyHoldReturn over the bars of its returns: the close before
+	// its first return to its last close), the benchmark of OOSReturn; set
+	// by Analyse when it has the study's bars, NaN otherwise.
+	OOSBuyHold float64
 }
 
 // WFResult is a walk-forward over every fold. The stitched out-of-sample
@@ -170,7 +175,7 @@ func WalkForward(bs *BlockStats, spec WFSpec, obj Objective, selectable []bool) 
 	for oos := spec.InSample; oos < s; oos++ {
 		is := BlockRange(wfStart(spec, oos), oos)
 		c := best[oos]
-		f := Fold{ISBlocks: is, OOSBlock: oos, Combo: c, IS: bs.Union(c, is), OOS: bs.Union(c, 1<<uint(oos))}
+		f := Fold{ISBlocks: is, OOSBlock: oos, Combo: c, IS: bs.Union(c, is), OOS: bs.Union(c, 1<<uint(oos)), OOSBuyHold: math.NaN()}
 		f.ISObjective, f.OOSObjective = obj.Value(f.IS), obj.Value(f.OOS)
 		f.ISReturn, f.OOSReturn = f.IS.TotalReturn(), f.OOS.TotalReturn()
 		f.ISCAGR, f.OOSCAGR = f.IS.CAGR(bpy), f.OOS.CAGR(bpy)

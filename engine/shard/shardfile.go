@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -40,8 +41,20 @@ import (
 //
 // pandas, polars and DuckDB read the rows like any Parquet file.
 
-// ShardFormat is the version of the shard file layout this build writes.
-const ShardFormat = 1
+// ShardFormat is the version of the shard file layout this build writes:
+// 2, format 1 with SPEC Part 2's metrics (output.ComboColumns from
+// profit_factor to max_drawdown_bars) after flat_bars. A format 1 file
+// (written before them) is still read, its rows' Part 2 metrics NaN, not
+// computed (part2NaN), as a GPU lane leaves the trade metrics.
+const ShardFormat = 2
+
+// part2NaN marks r's SPEC Part 2 metrics not computed: a row of a format 1
+// file, which has no such columns (Parquet reads them as 0).
+func part2NaN(r *engine.ComboResult) {
+	for _, name := range engine.MetricNames[14:] {
+		r.SetValue(name, math.NaN())
+	}
+}
 
 // ShardFile is one shard: shard Index of Count of the study Description
 // says, its slices and what it computed of each (Parts, one per slice, in
@@ -56,6 +69,9 @@ type ShardFile struct {
 	// datasets' relative paths are relative to (ShardDataPath); "" in a
 	// file written before it was recorded.
 	Dir string
+	// format is the layout the file was read in (ShardFormat when
+	// written by this build; 0 for a ShardFile built in memory).
+	format int
 }
 
 // shardHeader is sweepbench.shard.
@@ -239,8 +255,8 @@ func shardHeaderOf(pf *parquet.File, name string) (*ShardFile, []partMeta, error
 	if err := json.Unmarshal([]byte(hs), &h); err != nil {
 		return nil, nil, &ShardFileError{name, fmt.Errorf("sweepbench.shard: %w", err)}
 	}
-	if h.Format != ShardFormat {
-		return nil, nil, &ShardFileError{name, fmt.Errorf("format %d; this build reads %d", h.Format, ShardFormat)}
+	if h.Format < 1 || h.Format > ShardFormat {
+		return nil, nil, &ShardFileError{name, fmt.Errorf("format %d; this build reads 1 to %d", h.Format, ShardFormat)}
 	}
 	ps, ok := pf.Lookup("sweepbench.parts")
 	if !ok {
@@ -257,7 +273,7 @@ func shardHeaderOf(pf *parquet.File, name string) (*ShardFile, []partMeta, error
 	if len(metas) != len(h.Slices) {
 		return nil, nil, &ShardFileError{name, fmt.Errorf("%d slices but %d parts", len(h.Slices), len(metas))}
 	}
-	return &ShardFile{Index: h.Index, Count: h.Count, Description: h.Description, Slices: h.Slices, Created: h.Created, Dir: h.Dir}, metas, nil
+	return &ShardFile{Index: h.Index, Count: h.Count, Description: h.Description, Slices: h.Slices, Created: h.Created, Dir: h.Dir, format: h.Format}, metas, nil
 }
 
 // ReadShard reads a whole shard file: its header and every part with its
@@ -325,7 +341,11 @@ func ReadShardDataset(r io.ReaderAt, size int64, name string, d int) (*ShardFile
 			if !ok || c < 0 || c >= part.Slice.Hi-part.Slice.Lo {
 				return nil, &ShardFileError{name, fmt.Errorf("a row of combo %d of dataset %d outside its slice [%d, %d)", row.Index, row.Dataset, part.Slice.Lo, part.Slice.Hi)}
 			}
-			part.Runs[li].Results = append(part.Runs[li].Results, row.Result(int(row.Index)))
+			res := row.Result(int(row.Index))
+			if f.format == 1 {
+				part2NaN(&res)
+			}
+			part.Runs[li].Results = append(part.Runs[li].Results, res)
 			if fl := flips[int(row.Dataset)]; fl != nil && prec[0] == engine.FP32 {
 				fl[c] = engine.ComboParity{Flips: int(row.Flips), NonBorderline: int(row.NonBorderline), MaxFlipMargin: row.MaxFlipMargin}
 			}

@@ -13,8 +13,10 @@ import (
 // after, though no hull study ever sets it. A hull study's parts are
 // therefore written in the layout of format 1 as it was before the
 // strategy families (hullParts, package format1: the types of that time,
-// field for field and by the same names, so that the stream is byte for
-// byte the one that build wrote: TestShardFileLayoutUnchanged), and a
+// field for field and by the same names, so that the stream is the one
+// that build wrote but for the description of engine.Metrics, which SPEC
+// Part 2's metrics extended (format 2; TestShardFileLayoutUnchanged
+// checks it decodes to the same parts), and a
 // strategy study's with
 // the engine's types as they are (its flips' label, bars, trades and dPnL,
 // the sensitive combos). Either stream decodes into partMeta: gob matches

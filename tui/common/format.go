@@ -121,15 +121,9 @@ func WithYear(times []int64, layout string) string {
 	return layout
 }
 
-// percentMetrics are the SPEC metrics that are fractions: the panes show
-// them as percentages, as the Combo pane and the CLI do.
-var percentMetrics = map[string]bool{
-	"total_return": true, "cagr": true, "max_drawdown": true,
-	"win_rate": true, "var_95": true, "cvar_95": true,
-}
-
-// IsPercent reports whether metric name is a fraction shown as a percentage.
-func IsPercent(name string) bool { return percentMetrics[name] }
+// IsPercent reports whether metric name is a fraction shown as a
+// percentage (engine.IsFraction), as the Combo pane and the CLI do.
+func IsPercent(name string) bool { return engine.IsFraction(name) }
 
 // IsCount reports whether column name holds integers: the count metrics
 // (engine.IsCount), dn, flips and profitable (datasets). Their
@@ -148,8 +142,12 @@ func Header(name string) string {
 }
 
 // Cell writes a value of column name for a table cell: fraction metrics
-// as percentages without the sign (the header has it), others as Num.
+// as percentages without the sign (the header has it), others as Num; a
+// metric not computed (engine.NotComputed) as "n/a".
 func Cell(name string, v float64) string {
+	if engine.NotComputed(name, v) {
+		return engine.NotComputedText
+	}
 	if IsPercent(name) {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return text.FormatFloat(v)
@@ -160,8 +158,12 @@ func Cell(name string, v float64) string {
 }
 
 // Value writes a value of column name on its own: fraction metrics as
-// percentages with the sign ("37.58%"), others as Num.
+// percentages with the sign ("37.58%"), others as Num; a metric not
+// computed as "n/a".
 func Value(name string, v float64) string {
+	if engine.NotComputed(name, v) {
+		return engine.NotComputedText
+	}
 	if IsPercent(name) {
 		return Pct(v)
 	}

@@ -120,8 +120,8 @@ type Results struct {
 // PagedAbove is the grid size, in combos, above which the workbench keeps
 // a study's summaries and pages the rest from the store instead of holding
 // every result (a study discards its results as they stream to the store;
-// a saved session opens as its summary): below it, every result (136 bytes
-// a combo) takes less than a summary (engine.Summary.Bytes: ~29 MB a run
+// a saved session opens as its summary): below it, every result (216 bytes
+// a combo) takes less than a summary (engine.Summary.Bytes: ~50 MB a run
 // at the default caps, reached above 256 x 256 combos). A variable so
 // that tests can page small grids.
 var PagedAbove = 65_536

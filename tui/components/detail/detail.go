@@ -141,6 +141,16 @@ func (m *Model) View() string {
 	if in.D64 == nil && in.D32 == nil {
 		return t.Fit(strings.Join(head, "\n"), m.w, m.h)
 	}
+	// SPEC Part 2's metrics of the reference's combo (fp64 when shown),
+	// where the pane has the lines: the chart keeps at least 4, the list
+	// its header and a row.
+	ref := in.D64
+	if ref == nil {
+		ref = in.D32
+	}
+	if tl := t.Wrap(tradeLine(ref), m.w); m.h-len(head)-len(tl)-1 >= 4+3 {
+		head = append(head, tl...)
+	}
 	rest := m.h - len(head) - 1
 	// The chart first (at least 4 lines), the trade list at least its
 	// header and the cursor's row.
@@ -193,6 +203,19 @@ func (m *Model) View() string {
 	m.tbl.SetSize(m.w, m.h-lipgloss.Height(strings.Join(parts, "\n")))
 	parts = append(parts, m.tbl.View())
 	return t.Fit(strings.Join(parts, "\n"), m.w, m.h)
+}
+
+// tradeLine is d's SPEC Part 2 metrics in a line, each as the tables
+// format it (common.Value: "n/a" where the lane did not compute them):
+// "fp64 trades: profit factor 1.2, expectancy 0.05%, sqn 1.1, ...".
+func tradeLine(d *engine.ComboDetail) string {
+	var parts []string
+	for _, n := range []struct{ name, label string }{{"profit_factor", "profit factor"}, {"expectancy", "expectancy"},
+		{"sqn", "sqn"}, {"exposure", "exposure"}, {"avg_trade_bars", "bars/trade"}, {"max_drawdown_bars", "max dd bars"}} {
+		v, _ := d.Metrics.Value(n.name)
+		parts = append(parts, n.label+" "+common.Value(n.name, v))
+	}
+	return d.Precision.String() + " trades: " + strings.Join(parts, ", ")
 }
 
 func key(plain bool, marker rune, c lipgloss.TerminalColor) string {

@@ -177,6 +177,13 @@ func (m *Model) Title() string {
 	if m.w > 0 && len(full) > m.w-2 {
 		return short
 	}
+	if rep := r.Report; rep != nil && !math.IsNaN(rep.BuyHold) {
+		// The benchmark of every return below (engine.BuyHoldReturn),
+		// where the pane is wide enough to say it.
+		if bh := full + "; buy & hold " + common.Pct(rep.BuyHold); m.w <= 0 || len(bh) <= m.w-2 {
+			return bh
+		}
+	}
 	return full
 }
 
@@ -487,11 +494,14 @@ func (m *Model) cells(i int) []string {
 			continue
 		}
 		v, ok := m.shown(i, col.name, col.prec, col.delta)
-		if !ok {
+		switch {
+		case !ok:
 			row[c] = "-"
-			continue
+		case !col.delta && engine.NotComputed(col.name, v):
+			row[c] = engine.NotComputedText // a GPU lane's trade metrics
+		default:
+			row[c] = col.f.Format(v)
 		}
-		row[c] = col.f.Format(v)
 	}
 	return row
 }

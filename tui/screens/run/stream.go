@@ -4,7 +4,6 @@ import (
 	"errors"
 	"slices"
 	"sync"
-	"time"
 
 	"sweepbench/engine"
 	"sweepbench/tui/common"
@@ -51,8 +50,7 @@ var errRunning = errors.New("still computing")
 func (s *stream) snapshot(st *engine.Study) (rep *engine.Report, seen, kept int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rep = &engine.Report{Dataset: st.Dataset.Info, Params: st.Params, Grid: st.Grid, WMA: st.WMA, Note: st.Note,
-		Backend: st.Backend.Name(), Created: time.Now().UTC(), Requested: slices.Clone(st.Precisions), Objective: st.Objective}
+	rep = engine.NewReport(st)
 	for _, p := range st.Precisions {
 		rs := s.lanes[p]
 		if len(rs) == 0 {
