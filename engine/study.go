@@ -635,13 +635,12 @@ func medianTradesBelow(run *Run, limit int) int {
 // backendFor picks the backend of a precision lane: the study's, or its
 // fallback when the study's cannot compute that precision.
 func (s *Study) backendFor(p Precision) (Backend, error) {
-	if why := s.referenceOnly(); why != "" && s.Backend != s.Fallback && s.Backend.Name() != "reference" {
+	if why := s.referenceOnly(); why != "" && s.Fallback != nil && s.Backend != s.Fallback && s.Backend.Name() != "reference" {
 		// Only the CPU reference computes a strategy family, an execution
 		// option beyond slippage, or the trade metrics, until the GPU
-		// kernels for SPEC Part 2 exist.
-		if s.Fallback == nil {
-			return nil, &FieldError{Field: FieldBackend, Value: s.Backend.Name(), Err: fmt.Errorf("has no %s kernel, and the study has no reference backend to run it on", why)}
-		}
+		// kernels for SPEC Part 2 exist. (A study without a fallback runs
+		// on the backend it was given: Spec.Study always sets the
+		// reference as the fallback of a GPU backend.)
 		return s.Fallback, nil
 	}
 	ps, ok := s.Backend.(PrecisionSupport)
