@@ -17,9 +17,11 @@ import (
 // (Gap[0], Intra[0] unused) are the two halves of a bar's move that fill
 // next-open splits it into, each one F division and one subtraction.
 //
-// Margin, when not nil (len n), receives at each bar j where a stop was
-// checked the distance of the nearest price compared from its level, as a
-// fraction of close[j] (the open for a gap, the low or high otherwise): the
+// Margin, when not nil (len n), receives for each stop check on bar j the
+// distance of the price compared from its level (the open for a gap, the
+// low or high otherwise), as a fraction of the close, at the index of the
+// first held position the check can change (Trace.Pos): j, except a gap
+// at the open under fill next-open, j-1 (the position from that open): the
 // margin parity reads at a divergence that a stop caused (SPEC Part 2
 // "Parity for families with memory"), when it is smaller than the value
 // there: pass the family's margins (or +Inf) to have the smaller of the
@@ -273,18 +275,25 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 			}
 		}
 	}
-	// gapHit is the level the open of bar j is beyond, if any.
+	// gapHit is the level the open of bar j is beyond, if any. Its margin
+	// goes to the first position it can change: p[j] under fill close
+	// (the stop ends bar j), p[j-1] under next-open (p[j-1] is the
+	// position from open[j], 0 after a gap exit there).
+	gapShift := 0
+	if nextOpen {
+		gapShift = 1
+	}
 	gapHit := func(j int, side int8) (F, engine.Exit, bool) {
 		adv, fav := levels(side)
 		o := x.Open[j]
 		if adv.on {
-			margin(j, o, adv.at)
+			margin(j-gapShift, o, adv.at)
 			if (side == 1 && o <= adv.at) || (side == -1 && o >= adv.at) {
 				return o, adv.why, true
 			}
 		}
 		if fav.on {
-			margin(j, o, fav.at)
+			margin(j-gapShift, o, fav.at)
 			if (side == 1 && o >= fav.at) || (side == -1 && o <= fav.at) {
 				return o, fav.why, true
 			}

@@ -621,10 +621,46 @@ func (e *engineGrid) Compare(ctx context.Context, job *engine.Job, test engine.P
 		}
 		return out, nil
 	}
-	for _, dv := range Divergences(p64[:held], pt[:held], m64[:held], tol) {
+	ds := Divergences(p64[:held], pt[:held], m64[:held], tol)
+	if stops {
+		inheritStopRoots(ds, p64[:held], pt[:held], tol)
+	}
+	for _, dv := range ds {
 		out = append(out, flip(dv.Root, dv.Bars, dv.Margin))
 	}
 	return out, nil
+}
+
+// inheritStopRoots gives a divergence of a study with stops the root
+// margin of the divergence before it when the two precisions come to its
+// root holding the same side from trades entered on different bars: the
+// entry differs by an earlier divergence, so the stop levels differ by the
+// entry prices, not by rounding, and the root's own margin (a price's
+// distance from levels that are not the same level) says nothing of the
+// precision (docs/SPEC.md "Parity with stops"). p64 and pt are the held
+// positions; a trade starts where a run of one non-zero position starts
+// (after a stop the position is 0 until the state changes, so a new trade
+// always starts a new run).
+func inheritStopRoots(ds []Divergence, p64, pt []State, tol float64) {
+	if len(ds) < 2 {
+		return
+	}
+	start := func(p []State, i int) int { // the first bar of the run of p[i]
+		for i > 0 && p[i-1] == p[i] {
+			i--
+		}
+		return i
+	}
+	for k := 1; k < len(ds); k++ {
+		r := ds[k].Root
+		if r == 0 || p64[r-1] != pt[r-1] || p64[r-1] == 0 {
+			continue
+		}
+		if start(p64, r-1) != start(pt, r-1) {
+			ds[k].Margin = ds[k-1].Margin
+			ds[k].Borderline = ds[k].Margin < tol
+		}
+	}
 }
 
 // heldPositions overwrites st (a family's states) with the positions held after

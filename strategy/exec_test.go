@@ -97,7 +97,9 @@ func TestEngineStudyStops(t *testing.T) {
 			}
 			held := nb - 1
 			flips, nonBorder := 0, 0
-			for _, d := range Divergences(p64[:held], p32[:held], m64[:held], par.Tolerance) {
+			ds := Divergences(p64[:held], p32[:held], m64[:held], par.Tolerance)
+			inheritStopRoots(ds, p64[:held], p32[:held], par.Tolerance) // TestInheritStopRoots
+			for _, d := range ds {
 				flips += d.Bars
 				if !d.Borderline {
 					nonBorder++
@@ -116,5 +118,40 @@ func TestEngineStudyStops(t *testing.T) {
 			t.Errorf("%s: verdict %s (%v), want %s", form, par.Verdict, par.Reasons, wantVerdict)
 		}
 		t.Logf("%s: verdict %s, %d flip bars (%d non-borderline), %d sensitive", form, par.Verdict, par.FlipCount, par.NonBorderlineFlips, par.Sensitive)
+	}
+}
+
+// TestInheritStopRoots: positions of a study with stops, by hand. The
+// first divergence (bar 2: fp64 still long, fp32 already short, margin
+// 1e-7, borderline) makes the shorts enter on different bars (fp32 at 2,
+// fp64 at 3); both are short at bar 5, and at bar 6 fp64 is stopped (0)
+// while fp32 holds: the stop levels differ by the entry prices, so the
+// second divergence takes the first's margin (borderline) instead of its
+// own 3e-4. A third divergence after both went flat (bar 8, no trade held
+// before it) keeps its own margin; the fourth (bar 12) comes after longs
+// entered on different bars (8 and 9, the third divergence) and inherits
+// the third's.
+func TestInheritStopRoots(t *testing.T) {
+	//            0  1  2   3   4   5   6   7  8  9  10  11  12  13
+	p64 := []State{0, 1, 1, -1, -1, -1, 0, 0, 0, 1, 1, 1, 1, 0}
+	pt := []State{0, 1, -1, -1, -1, -1, -1, 0, 1, 1, 1, 1, 0, 0}
+	margin := []float64{0, 0, 1e-7, 0, 0, 0, 3e-4, 0, 2e-4, 0, 0, 0, 5e-4, 0}
+	ds := Divergences(p64, pt, margin, 1e-5)
+	if len(ds) != 4 {
+		t.Fatalf("divergences %+v, want 4", ds)
+	}
+	inheritStopRoots(ds, p64, pt, 1e-5)
+	want := []Divergence{
+		{Root: 2, Bars: 1, Margin: 1e-7, Borderline: true},
+		{Root: 6, Bars: 1, Margin: 1e-7, Borderline: true}, // inherited from bar 2
+		{Root: 8, Bars: 1, Margin: 2e-4, Borderline: false},
+		// bar 12: both long since bar 9 in fp64 and 8 in fp32: entered on
+		// different bars (the bar-8 divergence), so inherited from it.
+		{Root: 12, Bars: 1, Margin: 2e-4, Borderline: false},
+	}
+	for k := range want {
+		if ds[k] != want[k] {
+			t.Errorf("divergence %d: %+v, want %+v", k, ds[k], want[k])
+		}
 	}
 }
