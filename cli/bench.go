@@ -151,6 +151,10 @@ func (f *benchFlags) bench(cmd *cobra.Command) error {
 	if f.sf.spec.IsStrategy() {
 		return fmt.Errorf("--strategy %s: bench's ladder measures hull's kernels (the strategy families have no GPU kernel yet); time a family with `sweepbench run --strategy %s ... --no-save` (scripts/bench-strategies.sh)", f.sf.spec.Strategy, f.sf.spec.Strategy)
 	}
+	if sp := f.sf.spec; sp.Fill != "" && sp.Fill != engine.FillClose.String() || sp.RiskFree != 0 {
+		return fmt.Errorf("--fill %s / --risk-free %s: bench's ladder times Part 1's kernels (fills at the close, no risk-free rate), which the GPU rungs compute; time SPEC Part 2's execution options with `sweepbench run ... --no-save` on the reference",
+			orDefault(sp.Fill, "close"), text.FormatFloat(sp.RiskFree))
+	}
 	reg := backends()
 	f.sf.spec.Backend, f.sf.spec.Precision = "reference", "fp64"
 	s, err := f.sf.study(cmd.Context(), reg)
@@ -452,4 +456,12 @@ func writeBenchJSON(w io.Writer, s *engine.Study, hw hardwareInfo, res []bench.R
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// orDefault is s, or def when s is empty.
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -235,6 +235,8 @@ func TestExecErrorsPhrased(t *testing.T) {
 		{append(hull, "--param", "stop_loss=0.02"), []string{`--param "stop_loss=0.02"`, "hull takes no stops", "--strategy cross --fast hma3:RANGE --slow hma:RANGE"}},
 		{append(hull, "--fill", "tomorrow"), []string{"--fill", "want close or next-open"}},
 		{append(hull, "--slippage", "1.5"), []string{"--slippage", "want a fraction per unit of position change in [0, 1)"}},
+		{[]string{"bench", "--data", "embedded:btcusdt-1m", "--head", "500", "--fill", "next-open", "-q"}, []string{"--fill next-open / --risk-free 0", "bench's ladder times Part 1's kernels"}},
+		{[]string{"bench", "--data", "embedded:btcusdt-1m", "--head", "500", "--risk-free", "0.04", "-q"}, []string{"--fill close / --risk-free 0.04"}},
 	} {
 		_, _, e := execute(t, tc.args...)
 		for _, w := range tc.want {
