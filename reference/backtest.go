@@ -140,7 +140,7 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 	var (
 		E, peak           = F(1), F(1)
 		minRatio          = F(1) // min over bars of E[i]/peak_i
-		sum, neg2         F      // sum rs, sum min(rs,0)^2
+		sum               F      // sum rs
 		gains, losses     F      // sum max(rs,0), sum max(-rs,0)
 		prev              int8   // pos[i-1]
 		trades, wins      int
@@ -248,27 +248,35 @@ func backtest[F Float, S signal](a, b []S, r []F, first int, p engine.Params, sc
 	}
 
 	acc.DDBars = max(ddBars, n-1-top) // a run still open at the last point counts
-	mf := F(n - 1)
-	mean := sum / mf
-	// The second pass: squared deviations, and Sortino's downside of
-	// rs - rf over every bar (the warm-up's zeros included), summed in bar
-	// order as a first-pass sum would be (it is here to keep the bar loop's
-	// registers free: measured, BenchmarkBacktest).
-	var ssd F
+	acc.E, acc.MinRatio, acc.Sum, acc.Gains, acc.Losses = E, minRatio, sum, gains, losses
+	acc.Trades, acc.Wins, acc.Long, acc.Short, acc.Flat = trades, wins, long, short, flat
+	return finishLoop(&acc, rs, rf, n, p, sc, bs, bc)
+}
+
+// finishLoop ends both backtest loops (backtest, backtestExec) from the
+// strategy returns rs (len n-1) and the first pass's accumulators in acc:
+// the second pass over rs (squared deviations from the mean, and
+// Sortino's downside of rs - rf over every bar, the warm-up's zeros
+// included, each summed in bar order; here and not in the bar loop to
+// keep that loop's registers free: measured, BenchmarkBacktest), the
+// per-block statistics of combo bc when bs is set, VaR and CVaR
+// (tailSelect, which reorders rs), and kernels.Finish.
+func finishLoop[F Float](acc *kernels.Accumulators[F], rs []F, rf F, n int, p engine.Params, sc *Scratch[F], bs *engine.BlockStats, bc int) engine.Metrics {
+	mean := acc.Sum / F(n-1)
+	var ssd, neg2 F
 	for _, v := range rs {
 		d := v - mean
 		ssd += F(d * d)
 		dn := min(v-rf, 0)
 		neg2 += F(dn * dn)
 	}
+	acc.SSD, acc.Neg2 = ssd, neg2
 	if bs != nil {
 		blockSums(bs, bc, rs)
 	}
 	k := int(math.Floor(0.05 * float64(len(rs)-1)))
-	v, cs, cnt := tailSelect(rs, k, sc)
-	acc.E, acc.MinRatio, acc.Sum, acc.SSD, acc.Neg2, acc.Gains, acc.Losses = E, minRatio, sum, ssd, neg2, gains, losses
-	acc.VaR, acc.CVaRSum, acc.Trades, acc.Wins, acc.Long, acc.Short, acc.Flat, acc.CVaRCount = v, cs, trades, wins, long, short, flat, cnt
-	return kernels.Finish(acc, n, p)
+	acc.VaR, acc.CVaRSum, acc.CVaRCount = tailSelect(rs, k, sc)
+	return kernels.Finish(*acc, n, p)
 }
 
 // closeTrade counts a trade closed at return index i (won or not) in its

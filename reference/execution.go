@@ -178,7 +178,7 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 	var (
 		E, peak           = F(1), F(1)
 		minRatio          = F(1)
-		sum, neg2         F
+		sum               F
 		gains, losses     F
 		st, held          int8 // the family's state at the last close; p[i-1]
 		gated             bool
@@ -339,11 +339,9 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 	}
 
 	flat = first
-	top = first        // E[0..first] = 1: the warm-up's points are at the peak
-	dn0 := min(-rf, 0) // Sortino's downside of a flat warm-up bar, rs - rf = -rf
+	top = first // E[0..first] = 1: the warm-up's points are at the peak
 	for i := 0; i < first; i++ {
 		rs[i] = 0
-		neg2 += F(dn0 * dn0)
 	}
 	if tr != nil {
 		for i := 0; i <= first; i++ {
@@ -466,26 +464,12 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 		sum += v
 		gains += max(v, 0)
 		losses -= min(v, 0)
-		dn := min(v-rf, 0)
-		neg2 += F(dn * dn)
 	}
 
 	acc.DDBars = max(ddBars, n-1-top) // a run still open at the last point counts
-	mf := F(n - 1)
-	mean := sum / mf
-	var ssd F
-	for _, v := range rs {
-		dv := v - mean
-		ssd += F(dv * dv)
-	}
-	if bs != nil {
-		blockSums(bs, bc, rs)
-	}
-	k := int(math.Floor(0.05 * float64(len(rs)-1)))
-	v, cs, cnt := tailSelect(rs, k, sc)
-	acc.E, acc.MinRatio, acc.Sum, acc.SSD, acc.Neg2, acc.Gains, acc.Losses = E, minRatio, sum, ssd, neg2, gains, losses
-	acc.VaR, acc.CVaRSum, acc.Trades, acc.Wins, acc.Long, acc.Short, acc.Flat, acc.CVaRCount = v, cs, trades, wins, long, short, flat, cnt
-	return kernels.Finish(acc, n, p)
+	acc.E, acc.MinRatio, acc.Sum, acc.Gains, acc.Losses = E, minRatio, sum, gains, losses
+	acc.Trades, acc.Wins, acc.Long, acc.Short, acc.Flat = trades, wins, long, short, flat
+	return finishLoop(&acc, rs, rf, n, p, sc, bs, bc)
 }
 
 // stopsOn is hit(j, side) when the combo has stops, else no hit.
