@@ -341,3 +341,40 @@ func TestGPUFallsBackForExecOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsListShowsExecution: two saved sessions of one grid that
+// differ only in their execution options are told apart by `sessions ls`'s
+// settings column (fill, slippage, risk-free), and the Part 1 one shows
+// none of them.
+func TestSessionsListShowsExecution(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	base := []string{"run", "--data", "embedded:btcusdt-1m", "--head", "2000", "--hma", "20", "--hma3", "30",
+		"--backend", "reference", "-q", "--db", db}
+	for _, extra := range [][]string{nil, {"--fill", "next-open", "--slippage", "0.001", "--risk-free", "0.04"}} {
+		if _, _, e := execute(t, append(base, extra...)...); e != "" {
+			t.Fatal(e)
+		}
+	}
+	ls, _, e := execute(t, "sessions", "ls", "--db", db)
+	if e != "" {
+		t.Fatal(e)
+	}
+	lines := strings.Split(strings.TrimSpace(ls), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("sessions ls:\n%s", ls)
+	}
+	var exec, plain string
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(strings.TrimSpace(l), "2 ") {
+			exec = l
+		} else {
+			plain = l
+		}
+	}
+	if !strings.Contains(exec, "fill next-open, slippage 0.1%, risk-free 4%") {
+		t.Errorf("session 2's settings lack its execution options:\n%s", exec)
+	}
+	if strings.Contains(plain, "fill") || strings.Contains(plain, "slippage") || strings.Contains(plain, "risk-free") {
+		t.Errorf("session 1 (Part 1) names execution options:\n%s", plain)
+	}
+}

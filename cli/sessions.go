@@ -126,7 +126,7 @@ func writeSessionList(w io.Writer, list []sessions.Session) error {
 		if ss.Spec.Timeframe != "" {
 			settings += ", timeframe " + ss.Spec.Timeframe
 		}
-		settings += sessions.SelectionSettings(ss)
+		settings += sessions.ListSettings(ss)
 		if len(ss.Unverified) > 0 {
 			settings += " [unverified]" // saved before digests: its parts are read as saved
 		}

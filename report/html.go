@@ -220,7 +220,7 @@ func (s *Source) Facts() [][2]string {
 		ps = append(ps, p.String())
 	}
 	objective := s.Objective().Label()
-	if sel := strings.TrimPrefix(sessions.SelectionSettings(ss), ", "); sel != "" {
+	if sel := strings.TrimPrefix(sessions.BlockSettings(ss), ", "); sel != "" { // the label names the constraints
 		objective += " (" + sel + ")"
 	}
 	facts := [][2]string{

@@ -620,12 +620,32 @@ func precisionSpec(ps []engine.Precision) string {
 	return "both"
 }
 
-// SelectionSettings is what a session asked of its selection, for a list's
-// settings column: ", objective sortino, min trades 400, max drawdown 30%,
-// blocks 16, wf rolling:8, suite 3fa2c9e1b0d4 2/5", each part only when
-// set ("" for none), so that two studies of one grid that differ in it are
-// told apart (and the datasets of one suite seen together: `sessions ls`
-// and the workbench's sessions screen both show it).
+// ListSettings is what a session asked beyond its fee, mode, source and
+// backend, for a list's settings column (`sessions ls` and the
+// workbench's sessions screen): ExecSettings then SelectionSettings, so
+// that two studies of one grid that differ in it are told apart.
+func ListSettings(ss *Session) string { return ExecSettings(ss) + SelectionSettings(ss) }
+
+// ExecSettings is SPEC Part 2's execution options of a session, those not
+// at their default: ", fill next-open, slippage 0.02%, risk-free 4%" ("" for
+// none).
+func ExecSettings(ss *Session) string {
+	var b strings.Builder
+	if ss.Params.Fill != engine.FillClose {
+		b.WriteString(", fill " + ss.Params.Fill.String())
+	}
+	if q := ss.Params.Slippage; q != 0 {
+		b.WriteString(", slippage " + text.FormatFloat(100*q) + "%")
+	}
+	if rf := ss.Params.RiskFree; rf != 0 {
+		b.WriteString(", risk-free " + text.FormatFloat(100*rf) + "%")
+	}
+	return b.String()
+}
+
+// SelectionSettings is what a session asked of its selection: ",
+// objective sortino, min trades 400, max drawdown 30%," then
+// BlockSettings, each part only when set ("" for none).
 func SelectionSettings(ss *Session) string {
 	var b strings.Builder
 	if o := ss.Spec.Objective; o != "" && o != "sharpe" {
@@ -637,6 +657,13 @@ func SelectionSettings(ss *Session) string {
 	if dd := ss.Spec.MaxDrawdown; dd > 0 {
 		b.WriteString(", max drawdown " + text.FormatFloat(100*dd) + "%")
 	}
+	return b.String() + BlockSettings(ss)
+}
+
+// BlockSettings is a session's robustness blocks, walk-forward and suite:
+// ", blocks 16, wf rolling:8, suite 3fa2c9e1b0d4 2/5" ("" for none).
+func BlockSettings(ss *Session) string {
+	var b strings.Builder
 	if n := ss.Spec.Blocks; n > 0 {
 		fmt.Fprintf(&b, ", blocks %d", n)
 	}

@@ -141,11 +141,11 @@ func (m *Model) View() string {
 	if in.D64 == nil && in.D32 == nil {
 		return t.Fit(strings.Join(head, "\n"), m.w, m.h)
 	}
-	// SPEC Part 2's metrics of the reference's combo (fp64 when shown),
-	// where the pane has the lines: the chart keeps at least 4, the list
-	// its header and a row.
+	// SPEC Part 2's metrics of the combo in the precision on screen (p),
+	// else the other, where the pane has the lines: the chart keeps at
+	// least 4, the list its header and a row.
 	ref := in.D64
-	if ref == nil {
+	if ref == nil || (m.state.Prec == engine.FP32 && in.D32 != nil) {
 		ref = in.D32
 	}
 	if tl := t.Wrap(tradeLine(ref), m.w); m.h-len(head)-len(tl)-1 >= 4+3 {

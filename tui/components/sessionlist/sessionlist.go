@@ -314,7 +314,7 @@ func settings(ss *sessions.Session) string {
 	if ss.WMA != engine.Direct && slices.Contains(ss.Precisions, engine.FP32) {
 		parts = append(parts, "wma "+ss.WMA.String())
 	}
-	return strings.Join(parts, ", ") + sessions.SelectionSettings(ss)
+	return strings.Join(parts, ", ") + sessions.ListSettings(ss)
 }
 
 // markOf is the mark column of session id: the letter and the lane

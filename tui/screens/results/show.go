@@ -54,9 +54,9 @@ func (m *Model) show(rep *engine.Report, asked []engine.Precision, err error, se
 	}
 	m.state.Results = common.NewResults(rep, err)
 	m.state.Results.Asked = asked
+	m.state.Results.Session = session // the export key names its files after it
 	var open tea.Cmd
 	if m.state.Results.Paged() {
-		m.state.Results.Session = session
 		open = m.openPagers(m.state.Results)
 	}
 	m.picking = -1
