@@ -52,7 +52,8 @@ func TestGPUTiledStudy(t *testing.T) {
 			t.Fatalf("%s: %d results, want %d", wr.Precision, len(tr.Results), len(wr.Results))
 		}
 		for k := range wr.Results {
-			if tr.Results[k] != wr.Results[k] {
+			// NaN-aware: a GPU lane leaves SPEC Part 2's trade metrics NaN.
+			if _, same := conformance.SameMetrics(tr.Results[k].Metrics, wr.Results[k].Metrics); !same || tr.Results[k].Index != wr.Results[k].Index || tr.Results[k].Combo != wr.Results[k].Combo {
 				t.Fatalf("%s combo %d: %+v, want the untiled %+v", wr.Precision, k, tr.Results[k], wr.Results[k])
 			}
 		}
