@@ -227,10 +227,10 @@ func TestExecErrorsPhrased(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{append(cross, "--param", "stop_loss=0"), []string{`--param "stop_loss=0"`, "0 is below the minimum: want > 0"}},
+		{append(cross, "--param", "stop_loss=0"), []string{`--param "stop_loss=0"`, "0 is not above 0: want stop_loss > 0"}},
 		{append(cross, "--param", "stop_loss=1.5"), []string{`--param "stop_loss=1.5"`, "1.5 is not below 1: want 0 < stop_loss < 1"}},
 		{append(cross, "--param", "trail=0.5:1:0.25"), []string{`--param "trail=0.5:1:0.25"`, "1 is not below 1: want 0 < trail < 1"}},
-		{append(cross, "--param", "take_profit=0"), []string{`--param "take_profit=0"`, "0 is below the minimum: want > 0"}},
+		{append(cross, "--param", "take_profit=0"), []string{`--param "take_profit=0"`, "0 is not above 0: want take_profit > 0"}},
 		{append(cross, "--param", "stop=0.01"), []string{`--param "stop=0.01"`, "unknown parameter of cross (its parameters: fast, slow; and the stops stop_loss, take_profit, trail)"}},
 		{append(hull, "--param", "stop_loss=0.02"), []string{`--param "stop_loss=0.02"`, "hull takes no stops", "--strategy cross --fast hma3:RANGE --slow hma:RANGE"}},
 		{append(hull, "--fill", "tomorrow"), []string{"--fill", "want close or next-open"}},

@@ -496,11 +496,11 @@ func parseAxis(p Param, text string) (Range, error) {
 	if !math.IsInf(p.Min, 0) {
 		min := new(big.Rat).SetFloat64(p.Min)
 		if c := r.Start.big().Cmp(min); c < 0 || c == 0 && p.MinExclusive {
-			op := ">="
+			lo := strconv.FormatFloat(p.Min, 'f', -1, 64)
 			if p.MinExclusive {
-				op = ">"
+				return Range{}, paramErr(p.Name, text, "%s is not above %s: want %s > %s", r.Start, lo, p.Name, lo)
 			}
-			return Range{}, paramErr(p.Name, text, "%s is below the minimum: want %s %s", r.Start, op, strconv.FormatFloat(p.Min, 'f', -1, 64))
+			return Range{}, paramErr(p.Name, text, "%s is below the minimum: want >= %s", r.Start, lo)
 		}
 	}
 	return r, nil
