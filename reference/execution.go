@@ -338,6 +338,26 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 		}
 	}
 
+	// hold is the held position pos's factor over bar j from its fill at
+	// price from (close[i], or open[j] under next-open), whose move to
+	// close[j] is mv (r[j] or Intra[j]): a stop the check hit finds ends it
+	// at the stop's price X, 1 + pos*(X/from - 1), and closes the trade
+	// (the caller pays k); else 1 + pos*mv, and the trade's best price
+	// takes bar j's.
+	hold := func(i, j int, pos int8, from, mv F, hit func(int, int8) (F, engine.Exit, bool)) (F, bool) {
+		tbars++
+		if X, why, ok := stopsOn(stops, j, pos, hit); ok {
+			f := fac(pos, X/from-1)
+			tp *= f
+			closeTr(i, j, X, why)
+			return f, true
+		}
+		f := fac(pos, mv)
+		tp *= f
+		track(j, pos)
+		return f, false
+	}
+
 	flat = first
 	top = first // E[0..first] = 1: the warm-up's points are at the peak
 	for i := 0; i < first; i++ {
@@ -373,19 +393,11 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 				}
 			}
 			if pos != 0 {
-				tbars++
-				if X, why, hit := stopsOn(stops, j, pos, openOrBarHit); hit {
-					f := fac(pos, X/x.Close[i]-1)
-					g *= f
-					tp *= f
+				f, stopped := hold(i, j, pos, x.Close[i], r[j], openOrBarHit)
+				g *= f
+				if stopped {
 					g *= keep
-					closeTr(i, j, X, why)
 					after, gated = 0, true
-				} else {
-					f := fac(pos, r[j])
-					g *= f
-					tp *= f
-					track(j, pos)
 				}
 			} else {
 				g *= fac(0, r[j])
@@ -414,19 +426,11 @@ func backtestExec[F Float, S signal](a, b []S, r []F, first int, p engine.Params
 				}
 			}
 			if pos != 0 {
-				tbars++
-				if X, why, hit := stopsOn(stops, j, pos, barHit); hit {
-					f := fac(pos, X/x.Open[j]-1)
-					g *= f
-					tp *= f
+				f, stopped := hold(i, j, pos, x.Open[j], x.Intra[j], barHit)
+				g *= f
+				if stopped {
 					g *= keep
-					closeTr(i, j, X, why)
 					after, gated = 0, true
-				} else {
-					f := fac(pos, x.Intra[j])
-					g *= f
-					tp *= f
-					track(j, pos)
 				}
 			}
 		}
