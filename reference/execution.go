@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"fmt"
 	"math"
 
 	"sweepbench/engine"
@@ -35,8 +34,8 @@ type Exec[F Float] struct {
 
 // NewExec rounds b's prices to F for the execution options. Bars of closes
 // only take the close for the open, high and low (fill next-open then
-// moves nothing at the open: a caller that needs real opens checks
-// HasOpens first).
+// moves nothing at the open: engine.Study.Validate refuses next-open on
+// bars without opens, the one check of it).
 func NewExec[F Float](b *engine.Bars) *Exec[F] {
 	n := b.Len()
 	x := &Exec[F]{Open: make([]F, n), High: make([]F, n), Low: make([]F, n), Close: make([]F, n), Gap: make([]F, n), Intra: make([]F, n)}
@@ -58,30 +57,12 @@ func NewExec[F Float](b *engine.Bars) *Exec[F] {
 	return x
 }
 
-// HasOpens reports whether b has an open price per bar (fill next-open
-// needs them).
-func HasOpens(b *engine.Bars) bool { return len(b.Open) == b.Len() && b.Len() > 0 }
-
 // WithStops is a copy of x with combo stops s (the prices shared).
 func (x *Exec[F]) WithStops(s engine.Stops) *Exec[F] {
 	c := *x
 	c.Stops = s
 	c.Margin = nil
 	return &c
-}
-
-// ExecError is an execution option the bars cannot serve.
-type ExecError struct{ Reason string }
-
-func (e *ExecError) Error() string { return e.Reason }
-
-// CheckExec says whether options p and the stops can run on b: fill
-// next-open needs open prices.
-func CheckExec(b *engine.Bars, p engine.Params) error {
-	if p.Fill == engine.FillNextOpen && !HasOpens(b) {
-		return &ExecError{Reason: fmt.Sprintf("fill next-open needs an open price per bar; the %d bars have none", b.Len())}
-	}
-	return nil
 }
 
 // plainExec reports whether x asks nothing of the loop beyond Part 1's

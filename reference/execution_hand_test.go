@@ -433,8 +433,8 @@ func runExecHand[F engine.Float](t *testing.T, c execCase, rel float64) {
 	t.Helper()
 	bars := ohlcBars(c.bars)
 	label := precName[F]()
-	if err := reference.CheckExec(bars, c.p); err != nil {
-		t.Fatal(err)
+	if len(bars.Open) != bars.Len() {
+		t.Fatalf("%d bars, %d opens: the hand cases need opens", bars.Len(), len(bars.Open))
 	}
 	x := reference.NewExec[F](bars).WithStops(c.stops)
 	r := kernels.BarReturns[F](bars)

@@ -223,7 +223,11 @@ func gappyBars(rng *rand.Rand, n int) *engine.Bars {
 	return b
 }
 
-// randomStates are a family's states in runs (0 before first).
+// randomStates are a family's states in runs (0 before first). The last
+// four are short, then long over the last three bars: a trade always
+// opens on a state change at bar n-3 (after any stop's gate, and in
+// long-only too), so that some trade of the cases is still open at the
+// end (an exit by end) whatever the seed.
 func randomStates(rng *rand.Rand, n, first int) []int8 {
 	st := make([]int8, n)
 	for i := first; i < n; i++ {
@@ -231,6 +235,10 @@ func randomStates(rng *rand.Rand, n, first int) []int8 {
 		if i > first && rng.IntN(8) > 0 {
 			st[i] = st[i-1]
 		}
+	}
+	if n-4 > first {
+		st[n-4] = -1
+		st[n-3], st[n-2], st[n-1] = 1, 1, 1
 	}
 	return st
 }
