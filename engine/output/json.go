@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"sweepbench/engine"
@@ -452,11 +454,10 @@ func WriteJSON(w io.Writer, r *engine.Report) error {
 		run := r.Runs[i]
 		j.object(jsonRunHeadOf(run), "    ")
 		j.raw(",\n      \"combos\": ")
-		j.array(len(run.Results), "      ", func(k int) {
+		j.rows(len(run.Results), "      ", func(b []byte, k int) []byte {
 			c := &run.Results[k]
-			b := combos.appendParams(append(j.row[:0], '{'), c.Index, c.Combo)
-			j.row = append(combos.appendMetrics(b, &c.Metrics), combos.layout.end...)
-			j.bytes(j.row)
+			b = combos.appendParams(append(b, '{'), c.Index, c.Combo)
+			return append(combos.appendMetrics(b, &c.Metrics), combos.layout.end...)
 		})
 		j.raw("\n    }")
 	})
@@ -467,10 +468,7 @@ func WriteJSON(w io.Writer, r *engine.Report) error {
 		j.object(parityHeadOf(r), "  ")
 		j.raw(",\n    \"combos\": ")
 		rows := newParityFields(pc, indentedJSON("      "))
-		j.array(len(p.Combos), "    ", func(k int) {
-			j.row = rows.appendObject(j.row[:0], &p.Combos[k])
-			j.bytes(j.row)
-		})
+		j.rows(len(p.Combos), "    ", func(b []byte, k int) []byte { return rows.appendObject(b, &p.Combos[k]) })
 		j.raw(",\n    \"flips\": ")
 		f := objectFields(r.Grid) // at most MaxFlipsListed: through the Encoder
 		j.array(len(p.Flips), "    ", func(k int) { j.value(flipJSON(f, &p.Flips[k]), "      ") })
@@ -495,8 +493,9 @@ type jsonStream struct {
 	w   *bufio.Writer
 	buf bytes.Buffer
 	enc *json.Encoder
-	row []byte // a row object's bytes (jsonFields), reused
 	err error
+	// pieces are rows' buffers, kept from one array to the next.
+	pieces [][]byte
 }
 
 func (j *jsonStream) raw(s string) {
@@ -542,6 +541,104 @@ func (j *jsonStream) array(n int, prefix string, elem func(i int)) {
 		j.raw("\n" + prefix)
 	}
 	j.raw("]")
+}
+
+// rowsPerPiece is how many rows jsonStream.rows formats as one piece.
+const rowsPerPiece = 512
+
+// rows writes an array of n row objects at depth prefix as array does,
+// row(b, k) appending row k's object to b (called from several goroutines:
+// it must only read shared state). The rows are formatted in pieces of
+// rowsPerPiece on up to GOMAXPROCS goroutines and written in order, so the
+// bytes are those of one goroutine; at most two pieces per goroutine are
+// held at a time.
+func (j *jsonStream) rows(n int, prefix string, row func(b []byte, k int) []byte) {
+	j.raw("[")
+	open := "\n" + prefix + "  "
+	format := func(b []byte, piece int) []byte {
+		for k := piece * rowsPerPiece; k < min(n, (piece+1)*rowsPerPiece); k++ {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = row(append(b, open...), k)
+		}
+		return b
+	}
+	pieces := (n + rowsPerPiece - 1) / rowsPerPiece
+	if workers := min(runtime.GOMAXPROCS(0), pieces); workers <= 1 {
+		if len(j.pieces) == 0 {
+			j.pieces = append(j.pieces, nil)
+		}
+		for p := 0; p < pieces && j.err == nil; p++ {
+			j.pieces[0] = format(j.pieces[0][:0], p)
+			j.bytes(j.pieces[0])
+		}
+	} else {
+		j.parallel(pieces, workers, format)
+	}
+	if n > 0 {
+		j.raw("\n" + prefix)
+	}
+	j.raw("]")
+}
+
+// parallel writes pieces 0..pieces-1, each format(buf, piece), formatted by
+// workers goroutines. A buffer is handed to a piece in order before the
+// piece is, so the pieces holding one always start at the next to write
+// (no wait on a later piece); a write error stops it.
+func (j *jsonStream) parallel(pieces, workers int, format func(b []byte, piece int) []byte) {
+	type job struct {
+		piece int
+		buf   []byte
+	}
+	free := make(chan []byte, 2*workers)
+	for k := range cap(free) {
+		if k < len(j.pieces) {
+			free <- j.pieces[k]
+		} else {
+			free <- nil
+		}
+	}
+	done := make([]chan []byte, pieces)
+	for p := range done {
+		done[p] = make(chan []byte, 1)
+	}
+	work, stop := make(chan job), make(chan struct{})
+	go func() {
+		defer close(work)
+		for p := range pieces {
+			var buf []byte
+			select {
+			case <-stop:
+				return
+			case buf = <-free:
+			}
+			select {
+			case <-stop:
+				return
+			case work <- job{p, buf}:
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for jb := range work {
+				done[jb.piece] <- format(jb.buf[:0], jb.piece)
+			}
+		})
+	}
+	for p := 0; p < pieces && j.err == nil; p++ {
+		b := <-done[p]
+		j.bytes(b)
+		free <- b
+	}
+	close(stop)
+	wg.Wait()
+	j.pieces = j.pieces[:0]
+	for len(free) > 0 {
+		j.pieces = append(j.pieces, <-free) // the next array's, grown already
+	}
 }
 
 // object writes the struct v indented at prefix without its closing

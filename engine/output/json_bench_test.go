@@ -3,9 +3,11 @@ package output
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -94,10 +96,14 @@ func BenchmarkReportWriters(b *testing.B) {
 // TestWriteJSONRowsAreTheEncoders: the JSON report's rows, which WriteJSON
 // writes by hand (jsonFields), are byte for byte what encoding/json makes
 // of the report's types (MarshalReport, indented), for hand-built reports
-// of a hull grid and of crossover grids (legs of two kinds, a price leg)
-// whose metrics and parity figures hold nan, +inf, -inf and -0.
+// of hull grids and of crossover and z-score grids (legs of two kinds, a
+// price leg, decimal thresholds) whose metrics and parity figures hold
+// nan, +inf, -inf and -0; the 40 x 40 grid's rows (1,600, over
+// rowsPerPiece) are formatted on 4 goroutines, the others' on one.
 func TestWriteJSONRowsAreTheEncoders(t *testing.T) {
-	grids := map[string]engine.Grid{"hull": {HMA: engine.Range{Start: 4, Stop: 10, Step: 2}, HMA3: engine.Range{Start: 5, Stop: 45, Step: 5}}}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	grids := map[string]engine.Grid{"hull": {HMA: engine.Range{Start: 4, Stop: 10, Step: 2}, HMA3: engine.Range{Start: 5, Stop: 45, Step: 5}},
+		"hull 40x40": {HMA: engine.Range{Start: 2, Stop: 41, Step: 1}, HMA3: engine.Range{Start: 2, Stop: 41, Step: 1}}}
 	for name, params := range map[string]map[string]string{
 		"cross":       {"fast": "ema:5:50:5", "slow": "sma:20:200:20"},
 		"cross price": {"fast": "price", "slow": "wma:10:300:10"},
@@ -139,5 +145,38 @@ func TestWriteJSONRowsAreTheEncoders(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// failAfter fails every write once n bytes have been written.
+type failAfter struct{ n int }
+
+var errDiskFull = errors.New("disk full")
+
+func (f *failAfter) Write(b []byte) (int, error) {
+	if f.n < len(b) {
+		k := max(f.n, 0)
+		f.n = -1
+		return k, errDiskFull
+	}
+	f.n -= len(b)
+	return len(b), nil
+}
+
+// TestWriteJSONStopsOnWriteError: a write that fails in the combos (rows
+// formatted on 4 goroutines) or in the parity rows ends WriteJSON with the
+// writer's error, whatever the point.
+func TestWriteJSONStopsOnWriteError(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	rep := handReport(engine.Grid{HMA: engine.Range{Start: 2, Stop: 61, Step: 1}, HMA3: engine.Range{Start: 2, Stop: 61, Step: 1}})
+	var all bytes.Buffer
+	if err := WriteJSON(&all, rep); err != nil {
+		t.Fatal(err)
+	}
+	parity := bytes.Index(all.Bytes(), []byte(`"parity": {`))
+	for _, at := range []int{0, 300 << 10, all.Len() / 3, parity + 1000, all.Len() - 10} {
+		if err := WriteJSON(&failAfter{at}, rep); !errors.Is(err, errDiskFull) {
+			t.Errorf("failing after %d of %d bytes: %v, want %v", at, all.Len(), err, errDiskFull)
+		}
 	}
 }
