@@ -222,3 +222,92 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	*c += countingWriter(len(p))
 	return len(p), nil
 }
+
+// TestParquetStrategyRoundTrip: a strategy grid's results file of two row
+// groups a lane, streamed, holds the rows one parquet-go writer gives
+// when it writes every row of the report at once (the layout's rows),
+// each value bit for bit, in order.
+func TestParquetStrategyRoundTrip(t *testing.T) {
+	st, err := engine.NewStrategy("zscore", map[string]string{"length": "2:263:1", "entry": "0.5:3:0.01", "exit": "0.25"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := engine.Grid{Strategy: st}
+	if g.Len() <= resultsRowGroup {
+		t.Fatalf("%d combos: want more than a row group", g.Len())
+	}
+	rep := &engine.Report{Grid: g, Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Backend: "cuda", Created: time.Unix(0, 0)}
+	for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
+		run := &engine.Run{Backend: "cuda", Precision: p, Grid: g, Status: engine.StatusComplete, Results: make([]engine.ComboResult, g.Len())}
+		for i := range run.Results {
+			run.Results[i] = sweepLike(i)
+			run.Results[i].Metrics.Sharpe += float64(p)
+		}
+		rep.Runs = append(rep.Runs, run)
+	}
+	var out bytes.Buffer
+	if err := WriteParquet(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	// The same rows by one writer, unstreamed.
+	l := newStrategyLayout(paramColsOf(g))
+	var want bytes.Buffer
+	pw := parquet.NewWriter(&want, append([]parquet.WriterOption{l.schema}, parquetOptions()...)...)
+	for _, run := range rep.Runs {
+		lane := parquetRow{Precision: run.Precision.String(), Backend: "cuda", WMA: engine.Direct.String(), Status: string(engine.StatusComplete),
+			Fee: engine.DefaultFee, BarsPerYear: 525600}
+		s := settingsOf(rep.Dataset, rep.Params)
+		lane.Dataset, lane.Timeframe, lane.Mode, lane.Source = s.dataset, s.timeframe, s.mode, s.source
+		rows := make([]parquet.Row, len(run.Results))
+		for i := range run.Results {
+			lane.ComboColumns = ComboColumnsOf(&run.Results[i])
+			rows[i] = l.row(nil, &lane, i)
+		}
+		if _, err := pw.WriteRows(rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	read := func(b []byte) (rows []parquet.Row, groups int) {
+		f, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := parquet.NewReader(f)
+		defer r.Close()
+		rows = make([]parquet.Row, f.NumRows())
+		if n, _ := r.ReadRows(rows); n != len(rows) {
+			for n < len(rows) {
+				k, err := r.ReadRows(rows[n:])
+				n += k
+				if err != nil && n < len(rows) {
+					t.Fatalf("read %d of %d rows: %v", n, len(rows), err)
+				}
+			}
+		}
+		return rows, len(f.RowGroups())
+	}
+	got, gotGroups := read(out.Bytes())
+	wantRows, _ := read(want.Bytes())
+	if len(got) != 2*g.Len() || len(wantRows) != len(got) || gotGroups != 4 {
+		t.Fatalf("%d rows in %d row groups, want %d in 4 (the unstreamed file: %d)", len(got), gotGroups, 2*g.Len(), len(wantRows))
+	}
+	same := func(a, b parquet.Row) bool { // value by value, NaN equal to itself
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if a[i].Kind() != b[i].Kind() || a[i].Column() != b[i].Column() || !bytes.Equal(a[i].Bytes(), b[i].Bytes()) {
+				return false
+			}
+		}
+		return true
+	}
+	for k := range got {
+		if !same(got[k], wantRows[k]) {
+			t.Fatalf("row %d:\n%v\nwant\n%v", k, got[k], wantRows[k])
+		}
+	}
+}
