@@ -63,16 +63,25 @@ func benchChunks(g Grid, chunk int) [][]ComboResult {
 // summarising study (the workbench's: StudyOptions.Summary with the
 // defaults, the best 100 by Sharpe); "keep", the `run` table's (the best
 // 2 x --top 3 by Sharpe, no summary). 10^6 realistic results (every
-// metric finite); ns/row is the time per result (the keeper's
+// metric finite), on 1000 x 1000 combos (cells of 4 x 4) and on cells of
+// 40 x 40 (summary-cells40: as the 10^8 grid's); ns/row is the time per
+// result (the keeper's
 // construction untimed), allocs/op those of one run's 10^6 results.
 func BenchmarkSummaryRows(b *testing.B) {
-	g := benchGrid(1000)
-	chunks := benchChunks(g, 1<<18)
+	square := benchGrid(1000)
+	// 2560 x 400 combos capped at 64 x 10 cells: cells of 40 x 40 combos,
+	// those of the 10^8 grid (10^4 x 10^4 under the default 256 x 256).
+	wide := Grid{HMA: Range{Start: 2, Stop: 2561, Step: 1}, HMA3: Range{Start: 6, Stop: 405, Step: 1}}
+	chunksOf := map[Grid][][]ComboResult{square: benchChunks(square, 1<<18), wide: benchChunks(wide, 1<<18)}
 	for _, c := range []struct {
 		name    string
+		g       Grid
 		k       int
 		summary bool
-	}{{"summary", DefaultKeep, true}, {"keep", 6, false}} {
+		opt     SummaryOptions
+	}{{"summary", square, DefaultKeep, true, SummaryOptions{}}, {"summary-cells40", wide, DefaultKeep, true, SummaryOptions{MaxRows: 64, MaxCols: 10}},
+		{"keep", square, 6, false, SummaryOptions{}}} {
+		g, chunks := c.g, chunksOf[c.g]
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
@@ -81,7 +90,7 @@ func BenchmarkSummaryRows(b *testing.B) {
 				b.StopTimer()
 				kp := &keeper{best: NewTop(Objective{}, c.k)}
 				if c.summary {
-					kp.sum = newSummariser(g, FP32, Objective{}, SummaryOptions{})
+					kp.sum = newSummariser(g, FP32, Objective{}, c.opt)
 				}
 				b.StartTimer()
 				for _, ch := range chunks {
