@@ -376,6 +376,9 @@ func (st *studyRun) sweepOptions(p Precision, prior *Run) (SweepOptions, *keeper
 			}
 		}
 		next := so.Sink
+		// The keeper copies what it keeps: with no other sink, the
+		// lane's results slice can be reused chunk after chunk.
+		so.SinkCopies = next == nil
 		so.Discard, so.Sink = discard, func(rs []ComboResult) error {
 			kp.add(rs)
 			if next != nil {
