@@ -81,6 +81,18 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 	hma, hma3 := job.Grid.HMA.Values(), job.Grid.HMA3.Values()
 	warmH, warm3 := kernels.Warmups(hma, hma3)
 	prefix := job.WMA == engine.Prefix
+	var pairs *engine.Pairs[F] // a crossover grid's legs (pairs.go)
+	var r []F
+	if job.Grid.Strategy != nil {
+		var err error
+		if pairs, err = pairsOf[F](ctx, job); err != nil {
+			return nil, err
+		}
+		hma, hma3 = make([]int, len(pairs.A)), make([]int, len(pairs.B))
+		warmH, warm3 = toInt32(pairs.FirstA), toInt32(pairs.FirstB)
+		k.n3 = len(pairs.B)
+		r = kernels.BarReturns[F](bars)
+	}
 
 	errs := make([]error, len(devs))
 	prep := func(i int, d *device) {
@@ -89,7 +101,14 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 		k.lanes[i] = l
 		errs[i] = d.do(func() error {
 			var err error
-			if l.ind, err = buildIndicatorsBars[F](d, bars, job.Params.Source, hma[l.hLo:l.hHi], hma3, prefix, sk.seg); err != nil {
+			if pairs != nil {
+				if sk.seg {
+					return errors.New("cuda: a crossover grid runs on the thread-per-combo kernel only")
+				}
+				if l.ind, err = uploadPairs(d, pairs, r, l.hLo, l.hHi); err != nil {
+					return err
+				}
+			} else if l.ind, err = buildIndicatorsBars[F](d, bars, job.Params.Source, hma[l.hLo:l.hHi], hma3, prefix, sk.seg); err != nil {
 				return err
 			}
 			sp := spec()

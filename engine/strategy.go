@@ -272,3 +272,36 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(ks)
 	return ks
 }
+
+// PairStrategy is a Strategy whose combos can run as Part 1's crossover
+// of two series on a GPU (SPEC Part 2 "cross": long while the fast leg is
+// above the slow, short while below, unchanged on a tie or NaN; the
+// engine's hull kernels given the legs' series). A backend that takes
+// such grids implements PairRunner; the others run them on the reference.
+type PairStrategy interface {
+	Strategy
+	// PairsOK reports whether a study of the grid with p runs as pairs:
+	// combo i = a*NB + b over NA first-axis and NB last-axis series (no
+	// stops, no --fast-below-slow, fill close).
+	PairsOK(p Params) bool
+	// Pairs64 and Pairs32 are job's legs in its precision and
+	// formulation (job.WMA), computed once per job and shared with the
+	// grid's parity report.
+	Pairs64(ctx context.Context, job *Job) (*Pairs[float64], error)
+	Pairs32(ctx context.Context, job *Job) (*Pairs[float32], error)
+}
+
+// Pairs are a PairStrategy's legs for one job: A (NA series, the first
+// axis: cross's fast leg) and B (NB series, the last axis: the slow leg),
+// each n values in F in bar order, NaN before its first valid bar
+// FirstA[a] / FirstB[b]. Combo a*NB + b is long while A[a] > B[b].
+type Pairs[F Float] struct {
+	A, B           [][]F
+	FirstA, FirstB []int
+}
+
+// PairRunner is a backend whose kernels run a PairStrategy's grids (its
+// Prepare takes a job whose Grid.Strategy is one, when PairsOK).
+type PairRunner interface {
+	RunsPairs() bool
+}

@@ -500,7 +500,7 @@ func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Ru
 	bT, errT := s.backendFor(test.Precision)
 	dev, ok := b64.(ParityDevice)
 	small := s.computedCombos() < DeviceParityMinCombos && os.Getenv(ParityEnv) != "device"
-	if ok && err64 == nil && errT == nil && b64 == bT && ref.Complete() && test.Complete() && !small && os.Getenv(ParityEnv) != "cpu" {
+	if ok && s.Grid.Strategy == nil && err64 == nil && errT == nil && b64 == bT && ref.Complete() && test.Complete() && !small && os.Getenv(ParityEnv) != "cpu" {
 		par, err := CompareOnDevice(ctx, dev, s.job(FP64, cache), ref, test, s.Tolerance)
 		if err == nil || ctx.Err() != nil {
 			return par, "", err
@@ -517,6 +517,9 @@ func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Ru
 // report does not compute them again on the CPU. A device that fails here
 // only costs that: the report computes the series itself.
 func (s *Study) deviceSeries(ctx context.Context, cache *IndicatorCache) {
+	if s.Grid.Strategy != nil {
+		return // a strategy grid's parity reads its own series cache
+	}
 	for _, p := range []Precision{FP64, FP32} {
 		be, err := s.backendFor(p)
 		dev, ok := be.(SeriesDevice)
@@ -660,6 +663,15 @@ func (s *Study) backendFor(p Precision) (Backend, error) {
 	return s.Fallback, nil
 }
 
+// runsPairs reports whether s's backend runs its strategy grid as pairs
+// of series (PairStrategy, PairRunner): a crossover without stops, and no
+// per-block statistics (the GPU's block pass reads hull's series).
+func (s *Study) runsPairs() bool {
+	ps, ok := s.Grid.Strategy.(PairStrategy)
+	pr, ok2 := s.Backend.(PairRunner)
+	return ok && ok2 && pr.RunsPairs() && ps.PairsOK(s.Params) && s.Blocks == 0
+}
+
 // referenceOnly is what of s only the CPU reference computes today (SPEC
 // Part 2): a strategy family other than hull (its name) or fill
 // next-open; "" when a GPU lane can compute all of s. Slippage, the
@@ -668,7 +680,7 @@ func (s *Study) backendFor(p Precision) (Backend, error) {
 // the trade accumulators (kernels.Raw).
 func (s *Study) referenceOnly() string {
 	switch {
-	case s.Grid.Strategy != nil:
+	case s.Grid.Strategy != nil && !s.runsPairs():
 		return s.Grid.Family()
 	case s.Params.Fill == FillNextOpen:
 		return "fill next-open"
