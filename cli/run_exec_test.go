@@ -280,10 +280,11 @@ func (gpuStub) Prepare(context.Context, *engine.Job) (engine.Kernel, error) {
 }
 
 // TestGPUFallsBackForExecOptions: on a GPU backend, a hull study with fill
-// next-open, a risk-free rate, or a trade metric for objective runs every
-// lane on the reference, with the note "cuda has no fill next-open kernel
-// yet: every lane runs on reference" (as for a strategy family), and gives
-// the reference's metrics; slippage alone stays on the GPU (no note).
+// next-open runs every lane on the reference, with the note "cuda has no
+// fill next-open kernel yet: every lane runs on reference" (as for a
+// strategy family), and gives the reference's metrics; slippage, a
+// risk-free rate and a trade metric for objective stay on the GPU (no
+// note: the kernels keep the trade accumulators and the rate per bar).
 func TestGPUFallsBackForExecOptions(t *testing.T) {
 	reg := &engine.Registry{}
 	reg.Register(gpuStub{})
@@ -295,8 +296,8 @@ func TestGPUFallsBackForExecOptions(t *testing.T) {
 		note string
 	}{
 		{func(s *engine.Spec) { s.Fill = "next-open" }, "cuda has no fill next-open kernel yet: every lane runs on reference"},
-		{func(s *engine.Spec) { s.RiskFree = 0.04 }, "cuda has no risk-free rate kernel yet: every lane runs on reference"},
-		{func(s *engine.Spec) { s.Objective = "profit_factor" }, "cuda has no profit_factor objective kernel yet: every lane runs on reference"},
+		{func(s *engine.Spec) { s.RiskFree = 0.04 }, ""},
+		{func(s *engine.Spec) { s.Objective = "profit_factor" }, ""},
 		{func(s *engine.Spec) { s.Slippage = 0.0005 }, ""},
 	} {
 		spec := engine.DefaultSpec()
@@ -308,7 +309,7 @@ func TestGPUFallsBackForExecOptions(t *testing.T) {
 		}
 		if tc.note == "" {
 			if strings.Contains(st.Note, "every lane runs on") || st.OnReference() {
-				t.Errorf("slippage: note %q, on the reference %v: want the GPU", st.Note, st.OnReference())
+				t.Errorf("%+v: note %q, on the reference %v: want the GPU", spec, st.Note, st.OnReference())
 			}
 			continue
 		}

@@ -135,7 +135,7 @@ func TestPackArgs(t *testing.T) {
 
 func TestLaunchSizing(t *testing.T) {
 	per := bytesPerCombo(kernels.SelectCap(150_000), 8, 150_000)
-	if per != uint64(2343*8+9*8+8*4+4*9375) { // 9375 = ceil(149,999 / 16) position words
+	if per != uint64(2343*8+15*8+10*4+4*9375) { // 9375 = ceil(149,999 / 16) position words
 		t.Fatalf("bytes per combo = %d", per)
 	}
 	cases := []struct {
@@ -274,7 +274,7 @@ func TestSweepKernel(t *testing.T) {
 		total int
 		want  sweepKernel
 		entry string
-	}{{80, barParallel, "sweep_seg_f32"}, {segMaxCombos - 1, barParallel, "sweep_seg_f32"}, {segMaxCombos, threadPerCombo, "sweep_f32_k1"}, {102_400, threadPerCombo, "sweep_f32_k1"}} {
+	}{{1, threadPerCombo, "sweep_f32_k1"}, {80, threadPerCombo, "sweep_f32_k1"}, {8191, threadPerCombo, "sweep_f32_k1"}, {102_400, threadPerCombo, "sweep_f32_k1"}} {
 		if got := kernelFor(c.total); got != c.want || got.entry("f32") != c.entry {
 			t.Errorf("kernelFor(%d) = %v (%s), want %v (%s)", c.total, got, got.entry("f32"), c.want, c.entry)
 		}

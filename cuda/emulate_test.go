@@ -174,7 +174,7 @@ func emulateCombo[F engine.Float](h, h3, r []F, first, start int, keep, keep2 F,
 	raw := kernels.Raw[F]{
 		E: s.E, MinRatio: s.minRatio, Sum: s.sum, SSD: ssd, Neg2: s.neg2, Gains: s.gains, Losses: s.losses,
 		Trades: int32(s.trades), Wins: int32(s.wins), Long: int32(s.nlong), Short: int32(s.nshort), Flat: int32(n - 1 - s.nlong - s.nshort),
-		Refine: int32(refine),
+		Refine: int32(refine), NoTrades: true, // the trade accumulators: TestMSLOnHost (the shared C) and the GPU tests
 	}
 	if nIn <= capacity {
 		raw.VaR = kernels.Select(buf[:nIn], kth-below)

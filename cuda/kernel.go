@@ -21,6 +21,7 @@ type kernel[F engine.Float] struct {
 	n3       int
 	keep     F // 1-f in F, as reference.Backtest rounds it
 	keep2    F // (1-f)^2
+	rf       F // the risk-free rate per bar in F, as reference.Backtest rounds it
 	longOnly int32
 	kth      int
 	cap      int
@@ -66,7 +67,7 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 	keep := engine.Keep[F](job.Params) // (1-f)(1-q): slippage runs on the GPU (SPEC Part 2)
 	k := &kernel[F]{
 		job: job, n: n, n3: job.Grid.HMA3.Len(),
-		keep: keep, keep2: keep * keep,
+		keep: keep, keep2: keep * keep, rf: F(job.Params.RiskFreePerBar()),
 		kth:   kernels.KthIndex(n - 1),
 		cap:   kernels.SelectCap(n),
 		chunk: chunkSize(job.Grid.Len(), len(devs)),
@@ -365,7 +366,7 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 			g := [3]uint32{uint32((cnt + kernels.SweepBlock - 1) / kernels.SweepBlock), 1, 1}
 			err = l.d.launch(name, g, [3]uint32{kernels.SweepBlock, 1, 1}, 0,
 				hBase, l.ind.H3, l.ind.R, int32(k.n), int32(len(l.ind.hma)), int32(len(l.ind.hma3)),
-				l.warmH, l.warm3, int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), k.longOnly,
+				l.warmH, l.warm3, int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), floatArg(k.rf), k.longOnly,
 				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, l.pos, int32(k.cap), l.outF, l.outI)
 		}
 		if err != nil {
@@ -407,7 +408,8 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 // its metrics (kernels.Outputs.Finish), on all cores once the launch is
 // large.
 func (k *kernel[F]) finishAll(outF []F, outI []int32, cnt, first int, out []engine.Metrics, l *lane) error {
-	o := kernels.Outputs[F]{F: outF, I: outI, Count: cnt, First: first, Kernel: "sweep_" + suffix[F]()}
+	// The bar-parallel kernel writes Part 1's fields only.
+	o := kernels.Outputs[F]{F: outF, I: outI, Count: cnt, First: first, Kernel: "sweep_" + suffix[F](), NoTrades: k.sweep.seg}
 	refined, err := o.Finish(k.n, k.job.Params, out, min(runtime.GOMAXPROCS(0), max(cnt/1024, 1)))
 	l.refined += refined
 	return err

@@ -111,11 +111,15 @@ func laneHMA(total, lanes, chunk, n3, nh, i int) (lo, hi int) {
 	return a / n3, (b-1)/n3 + 1
 }
 
-// segMaxCombos: grids of fewer combos run the bar-parallel kernel
+// segMaxCombos: grids of fewer combos ran the bar-parallel kernel
 // (sweep_seg: one block of segThreads per combo, bars split across its
-// threads); larger ones one thread per combo (sweep_*_k1), which fills the
-// GPU once there are tens of thousands of combos.
-const segMaxCombos = 8192
+// threads) until issue 29; kernelFor no longer chooses it. Its sums run
+// segment by segment (another order than the reference's, so fp32 agrees
+// to rounding only), it keeps Part 1's accumulators only (no trade
+// metrics, no risk-free downside), and the thread-per-combo kernel runs a
+// small grid within the command's budget (docs/PERFORMANCE.md, issue 29).
+// Tests still force it (its check against the reference stays).
+const segMaxCombos = 0
 
 // sweepKernel is the sweep kernel a prepared job launches: the bar-parallel
 // one (seg: series-major indicator series) or the thread-per-combo one
@@ -130,7 +134,10 @@ var (
 	threadPerCombo = sweepKernel{}
 )
 
-// kernelFor is the kernel a grid of total combos takes.
+// kernelFor is the kernel a grid of total combos takes: the
+// thread-per-combo one, whose results equal the reference's fp32 path bit
+// for bit and carry every metric (segMaxCombos says why not the
+// bar-parallel one).
 func kernelFor(total int) sweepKernel {
 	if total < segMaxCombos {
 		return barParallel

@@ -159,19 +159,62 @@ func (m *Metrics) Values(out *[NumMetrics]float64) {
 		m.MaxDrawdownBars}
 }
 
-// metricGetter returns the reader of metric name as float64 (counts
-// converted), what Value does without the map lookup per call; an unknown
-// name reads 0, as Value's v does.
-func metricGetter(name string) func(*Metrics) float64 {
-	i, ok := metricIndex[name]
-	if !ok {
-		return func(*Metrics) float64 { return 0 }
+// metricAt is metric i of MetricNames in m as float64 (counts
+// converted), what Value does without the map lookup; an index out of
+// range reads 0, as Value's v does for an unknown name.
+// TestMetricAtOrder checks it against metricTable.
+func metricAt(m *Metrics, i int) float64 {
+	switch i {
+	case 0:
+		return m.TotalReturn
+	case 1:
+		return m.CAGR
+	case 2:
+		return m.Sharpe
+	case 3:
+		return m.Sortino
+	case 4:
+		return m.MaxDrawdown
+	case 5:
+		return m.Calmar
+	case 6:
+		return m.WinRate
+	case 7:
+		return float64(m.TotalTrades)
+	case 8:
+		return m.VaR95
+	case 9:
+		return m.CVaR95
+	case 10:
+		return m.Omega
+	case 11:
+		return float64(m.LongBars)
+	case 12:
+		return float64(m.ShortBars)
+	case 13:
+		return float64(m.FlatBars)
+	case 14:
+		return m.ProfitFactor
+	case 15:
+		return m.Expectancy
+	case 16:
+		return m.AvgWin
+	case 17:
+		return m.AvgLoss
+	case 18:
+		return m.BestTrade
+	case 19:
+		return m.WorstTrade
+	case 20:
+		return m.AvgTradeBars
+	case 21:
+		return m.Exposure
+	case 22:
+		return m.SQN
+	case 23:
+		return m.MaxDrawdownBars
 	}
-	if f := metricTable[i]; f.count != nil {
-		return func(m *Metrics) float64 { return float64(*f.count(m)) }
-	}
-	f := metricTable[i].float
-	return func(m *Metrics) float64 { return *f(m) }
+	return 0
 }
 
 // SetValue sets a metric by its SPEC name (the inverse of Value, for stores

@@ -122,9 +122,15 @@ func TopBy(run *Run, o Objective, k int) []ComboResult {
 type Top struct {
 	o   Objective
 	k   int
-	get func(*Metrics) float64 // o's metric, resolved once (Metrics.Value looks names up in a map)
-	h   []ComboResult          // a heap whose root ranks lowest
-	key []float64              // o.value of h[i]: larger is better
+	m   int           // o's metric, its place in MetricNames (resolved once: Metrics.Value looks names up in a map); -1 unknown
+	h   []ComboResult // a heap whose root ranks lowest
+	key []float64     // o.value of h[i]: larger is better
+	// thr is the key of the root once t holds k (the k-th best), NaN
+	// before: a key below it (v < thr, false for NaN) ranks below every
+	// combo kept, and is turned away by that one comparison, before any
+	// heap work (what nearly every offer of a large run is).
+	thr   float64
+	ready bool // m and thr are set (NewTop, or the first Offer of a zero Top)
 }
 
 // NewTop keeps the best k (k <= 0: none) by o.
@@ -135,14 +141,18 @@ func NewTop(o Objective, k int) *Top {
 }
 
 func (t *Top) init() {
-	if t.get == nil {
-		t.get = metricGetter(t.o.metric())
+	if !t.ready {
+		t.m = -1
+		if i, ok := metricIndex[t.o.metric()]; ok {
+			t.m = i
+		}
+		t.thr, t.ready = math.NaN(), true
 	}
 }
 
-// value is o.value(r) through the resolved getter.
+// value is o.value(r) through the resolved metric.
 func (t *Top) value(r *ComboResult) float64 {
-	v := t.get(&r.Metrics)
+	v := metricAt(&r.Metrics, t.m)
 	if t.o.Minimise {
 		return -v
 	}
@@ -180,8 +190,13 @@ func (t *Top) Offer(r *ComboResult) {
 	t.offer(r, t.value(r))
 }
 
-// offer considers r, selectable, whose key (o.value) is v.
+// offer considers r, selectable, whose key (o.value) is v: turned away
+// by one comparison when v is below the k-th best kept (thr), else the
+// heap's order decides (NaN last, ties to the lower index).
 func (t *Top) offer(r *ComboResult, v float64) {
+	if v < t.thr || t.k <= 0 {
+		return
+	}
 	if len(t.h) < t.k {
 		t.h, t.key = append(t.h, *r), append(t.key, v)
 		for c := len(t.h) - 1; c > 0; {
@@ -191,6 +206,9 @@ func (t *Top) offer(r *ComboResult, v float64) {
 			}
 			t.swap(p, c)
 			c = p
+		}
+		if len(t.h) == t.k {
+			t.thr = t.key[0]
 		}
 		return
 	}
@@ -207,11 +225,12 @@ func (t *Top) offer(r *ComboResult, v float64) {
 			m = rr
 		}
 		if m == i {
-			return
+			break
 		}
 		t.swap(i, m)
 		i = m
 	}
+	t.thr = t.key[0]
 }
 
 // Len is how many combos t holds (at most k).

@@ -376,6 +376,9 @@ func (st *studyRun) sweepOptions(p Precision, prior *Run) (SweepOptions, *keeper
 			}
 		}
 		next := so.Sink
+		// The keeper copies what it keeps: with no other sink, the
+		// lane's results slice can be reused chunk after chunk.
+		so.SinkCopies = next == nil
 		so.Discard, so.Sink = discard, func(rs []ComboResult) error {
 			kp.add(rs)
 			if next != nil {
@@ -658,20 +661,17 @@ func (s *Study) backendFor(p Precision) (Backend, error) {
 }
 
 // referenceOnly is what of s only the CPU reference computes today (SPEC
-// Part 2): a strategy family other than hull (its name), fill next-open,
-// a risk-free rate, or an objective among TradeMetrics (which the GPU
-// kernels leave NaN); "" when a GPU lane can compute all of s. Slippage
-// is not among them: the GPU kernels take engine.Keep.
+// Part 2): a strategy family other than hull (its name) or fill
+// next-open; "" when a GPU lane can compute all of s. Slippage, the
+// risk-free rate and every metric (TradeMetrics included) are not among
+// them: the GPU kernels take engine.Keep and the rate per bar, and keep
+// the trade accumulators (kernels.Raw).
 func (s *Study) referenceOnly() string {
 	switch {
 	case s.Grid.Strategy != nil:
 		return s.Grid.Family()
 	case s.Params.Fill == FillNextOpen:
 		return "fill next-open"
-	case s.Params.RiskFree != 0:
-		return "risk-free rate"
-	case slices.Contains(TradeMetrics, s.Objective.Metric):
-		return s.Objective.Metric + " objective"
 	}
 	return ""
 }

@@ -197,7 +197,8 @@ type heatCells struct {
 }
 
 // heatAcc is a block's reduction of one metric over its values that are
-// not NaN.
+// not NaN; with n = 0 (none) it holds max -Inf, min +Inf and sum -0, so
+// that adding a value needs no test for the first.
 type heatAcc struct {
 	max, min, sum float64
 	n             uint32
@@ -235,6 +236,10 @@ func newHeatCells(g Grid, maxRows, maxCols int) *heatCells {
 		}
 	} else {
 		h.acc = make([]heatAcc, n)
+		empty := heatAcc{max: math.Inf(-1), min: math.Inf(1), sum: math.Copysign(0, -1)}
+		for i := range h.acc {
+			h.acc[i] = empty
+		}
 	}
 	return h
 }
@@ -279,13 +284,18 @@ func (h *heatCells) add(r, c int, vs *[NumMetrics]float64) {
 		if v != v { // NaN
 			continue
 		}
+		// An empty accumulator is (-Inf, +Inf, -0, 0) (newHeatCells):
+		// its first value v gives (v, v, v, 1), -0 + v being v for
+		// every v, -0 included. max and min are the builtins' for
+		// values that are not NaN (+0 above -0), a branch each that
+		// is rarely taken.
 		a := &acc[m]
-		if a.n == 0 {
-			*a = heatAcc{max: v, min: v, sum: v, n: 1}
-			continue
+		if v > a.max || v == a.max && math.Signbit(a.max) {
+			a.max = v
 		}
-		a.max = max(a.max, v)
-		a.min = min(a.min, v)
+		if v < a.min || v == a.min && !math.Signbit(a.min) {
+			a.min = v
+		}
 		a.sum += v
 		a.n++
 	}
@@ -344,10 +354,17 @@ func (h *Heatmap) Cell(row, col int) Cell {
 // summariser builds a Summary from results offered one by one (a
 // keeper's, under its lock).
 type summariser struct {
-	s     *Summary
-	tops  []*Top // one per list of s.Lists
-	of    []int  // the metric (MetricNames place) of each list
-	cells *heatCells
+	s    *Summary
+	tops []*Top // one per list of s.Lists
+	// Per metric (MetricNames place), its list on the higher side and
+	// its list on the lower side (nil: none) with their thresholds
+	// (Top.thr, on the lower side of the negated value; +Inf for a list
+	// it does not have): a row's pass reads two fixed arrays, with one
+	// comparison per list unless the value ranks above the list's k-th
+	// best.
+	hi, lo       [NumMetrics]*Top
+	hiThr, loThr [NumMetrics]float64
+	cells        *heatCells
 }
 
 func newSummariser(g Grid, p Precision, o Objective, opt SummaryOptions) *summariser {
@@ -359,10 +376,16 @@ func newSummariser(g Grid, p Precision, o Objective, opt SummaryOptions) *summar
 		if MetricSense(name) == EitherSide {
 			sides = []bool{false, true}
 		}
+		b.hiThr[m], b.loThr[m] = math.Inf(1), math.Inf(1)
 		for _, minimise := range sides {
+			t := NewTop(Objective{Metric: name, Minimise: minimise}, opt.K)
 			b.s.Lists = append(b.s.Lists, TopList{Metric: name, Minimise: minimise})
-			b.tops = append(b.tops, NewTop(Objective{Metric: name, Minimise: minimise}, opt.K))
-			b.of = append(b.of, m)
+			b.tops = append(b.tops, t)
+			if minimise {
+				b.lo[m], b.loThr[m] = t, t.thr
+			} else {
+				b.hi[m], b.hiThr[m] = t, t.thr
+			}
 		}
 		c := b.cells
 		b.s.Heatmaps = append(b.s.Heatmaps, &Heatmap{Metric: name, Rows: c.rows, Cols: c.cols, BlockRows: c.blockRows, BlockCols: c.blockCols, cells: c, m: m})
@@ -370,22 +393,31 @@ func newSummariser(g Grid, p Precision, o Objective, opt SummaryOptions) *summar
 	return b
 }
 
-// add summarises r: its 14 values read once, offered to each list (none
+// add summarises r: its 24 values read once, offered to each list (none
 // has a constraint, so Objective.Selectable is TotalTrades >= 0 for all)
-// and put in their cells.
+// and put in their cells. A list costs a row one comparison with its
+// k-th best unless the row ranks above it (Top.offer): no allocation, no
+// call. A NaN passes every comparison (the heap ranks it, last), a
+// side without a list too: offer skips that.
 func (b *summariser) add(r *ComboResult) {
 	b.s.Count++
 	var vs [NumMetrics]float64
 	r.Metrics.Values(&vs)
-	for i, t := range b.tops {
-		if t.k <= 0 || r.TotalTrades < 0 {
-			continue
+	if r.TotalTrades >= 0 {
+		for m, v := range vs {
+			if !(v < b.hiThr[m]) {
+				if t := b.hi[m]; t != nil {
+					t.offer(r, v)
+					b.hiThr[m] = t.thr
+				}
+			}
+			if !(-v < b.loThr[m]) {
+				if t := b.lo[m]; t != nil {
+					t.offer(r, -v)
+					b.loThr[m] = t.thr
+				}
+			}
 		}
-		v := vs[b.of[i]]
-		if t.o.Minimise {
-			v = -v
-		}
-		t.offer(r, v)
 	}
 	row, col := b.cells.pos(r.Index)
 	b.cells.add(row, col, &vs)

@@ -133,6 +133,12 @@ type SweepOptions struct {
 	// Discard drops results after Sink has seen them (a huge grid streamed
 	// to a store); Run.Results then stays empty.
 	Discard bool
+	// SinkCopies says that Sink keeps nothing of the slice it is handed
+	// once it returns (it copies what it keeps: a keeper): with Discard,
+	// each lane then labels its chunks into one slice of its own, reused,
+	// rather than allocating a chunk's results (2^19 x 216 bytes a GPU
+	// chunk) every time.
+	SinkCopies bool
 	// Blocks receives every combo's per-block statistics (the grid's
 	// combos, over Job.Blocks) when the job asks for blocks; nil otherwise.
 	Blocks *BlockStats
@@ -350,6 +356,10 @@ func (w *sweep) runLanes() {
 func (w *sweep) lane(lane int) {
 	chunk, ktotal := w.chunk, w.ktotal
 	buf := make([]Metrics, chunk)
+	var reuse *[]ComboResult // the lane's results slice, when the sink copies (SinkCopies)
+	if w.opt.Discard && w.opt.SinkCopies {
+		reuse = new([]ComboResult)
+	}
 	claim := func() int { return int(w.next.Add(int64(chunk))) - chunk }
 	if w.static {
 		claimed := false
@@ -366,7 +376,7 @@ func (w *sweep) lane(lane int) {
 		if lo >= ktotal {
 			return
 		}
-		if !w.laneChunk(lane, lo, min(lo+chunk, ktotal), buf) {
+		if !w.laneChunk(lane, lo, min(lo+chunk, ktotal), buf, reuse) {
 			return
 		}
 	}
@@ -375,7 +385,7 @@ func (w *sweep) lane(lane int) {
 // laneChunk evaluates kernel combos [lo, hi) on lane, split around combos
 // already done (resume): a kernel combo is done when every combo it stands
 // for is. It reports whether the lane goes on.
-func (w *sweep) laneChunk(lane, lo, hi int, buf []Metrics) bool {
+func (w *sweep) laneChunk(lane, lo, hi int, buf []Metrics, reuse *[]ComboResult) bool {
 	am, skip := &w.am, w.opt.Skip
 	for a := lo; a < hi; {
 		for a < hi && am.skipped(a, skip) {
@@ -400,7 +410,7 @@ func (w *sweep) laneChunk(lane, lo, hi int, buf []Metrics) bool {
 			}
 			return false
 		}
-		res, nskip := w.label(a, ulo, uhi, out)
+		res, nskip := w.label(a, ulo, uhi, out, reuse)
 		if !w.save(res) {
 			return false
 		}
@@ -440,8 +450,9 @@ func (w *sweep) compute(lane, a, z int, out []Metrics) error {
 
 // label turns the metrics of kernel combos from a on into the results of
 // grid combos [ulo, uhi) but those done before (nskip of them), in place
-// in the run's slice when it can.
-func (w *sweep) label(a, ulo, uhi int, out []Metrics) (res []ComboResult, nskip int) {
+// in the run's slice when it can, else in *reuse (grown as needed) when
+// the lane reuses one (SweepOptions.SinkCopies).
+func (w *sweep) label(a, ulo, uhi int, out []Metrics, reuse *[]ComboResult) (res []ComboResult, nskip int) {
 	am, skip := &w.am, w.opt.Skip
 	// The grid's combos of the chunk but those done before.
 	if skip != nil && !am.same {
@@ -451,9 +462,15 @@ func (w *sweep) label(a, ulo, uhi int, out []Metrics) (res []ComboResult, nskip 
 			}
 		}
 	}
-	if w.all != nil && nskip == 0 {
+	switch n := uhi - ulo - nskip; {
+	case w.all != nil && nskip == 0:
 		res = w.all[ulo:uhi]
-	} else {
+	case reuse != nil:
+		if cap(*reuse) < n {
+			*reuse = make([]ComboResult, n)
+		}
+		res = (*reuse)[:n]
+	default:
 		res = make([]ComboResult, uhi-ulo-nskip)
 	}
 	am.fill(res, out, a, ulo, nskip > 0, skip)

@@ -292,7 +292,7 @@ func (k *kernel) launch(first, cnt int, out []engine.Metrics, bs *engine.BlockSt
 	p := sweepParams{
 		N: int32(k.n), NH: int32(k.nh), N3: int32(k.n3), Count: int32(cnt), ComboFirst: int64(first),
 		Keep: k.keep, Keep2: k.keep2, LongOnly: k.longOnly, Kth: int32(k.kth),
-		K0: k.bins.K0, Shift: k.bins.Shift, Cap: int32(k.cap),
+		K0: k.bins.K0, Shift: k.bins.Shift, Cap: int32(k.cap), RF: float32(k.job.Params.RiskFreePerBar()),
 	}
 	steps := []step{{
 		fn: fnSweep,

@@ -81,7 +81,7 @@ func (p indParams) bytes() []byte {
 //	offset  0 int   n          offset 24 float keep       offset 40 uint k0
 //	offset  4 int   nh         offset 28 float keep2      offset 44 uint shift
 //	offset  8 int   n3         offset 32 int   longOnly   offset 48 int  cap
-//	offset 12 int   count      offset 36 int   kth        offset 52 int  pad
+//	offset 12 int   count      offset 36 int   kth        offset 52 float rf
 //	offset 16 long  comboFirst                            size 56, align 8
 type sweepParams struct {
 	N, NH, N3, Count int32
@@ -90,6 +90,7 @@ type sweepParams struct {
 	LongOnly, Kth    int32
 	K0, Shift        uint32
 	Cap              int32
+	RF               float32 // the risk-free rate per bar, in float32
 }
 
 const sweepParamsSize = 56
@@ -109,6 +110,7 @@ func (p sweepParams) bytes() []byte {
 	le.PutUint32(b[40:], p.K0)
 	le.PutUint32(b[44:], p.Shift)
 	le.PutUint32(b[48:], uint32(p.Cap))
+	le.PutUint32(b[52:], math.Float32bits(p.RF))
 	return b
 }
 

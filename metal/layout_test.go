@@ -110,7 +110,7 @@ func TestDispatchCoversWork(t *testing.T) {
 
 func TestScratchAndLaunch(t *testing.T) {
 	s := scratchFor(1000, 2343, 0)
-	if s.buf != 1000*2343*4 || s.outF != 1000*9*4 || s.outI != 1000*8*4 || s.total() != s.buf+s.outF+s.outI {
+	if s.buf != 1000*2343*4 || s.outF != 1000*15*4 || s.outI != 1000*10*4 || s.total() != s.buf+s.outF+s.outI {
 		t.Errorf("scratchFor(1000, 2343, 0) = %+v", s)
 	}
 	// 16 blocks: four float64 and three int32 fields per block, two float64 per combo.
@@ -129,8 +129,8 @@ func TestScratchAndLaunch(t *testing.T) {
 	}{
 		{"small grid fits", 16 << 30, 8 << 30, 2343, 0, 80, 80},
 		{"capped by maxLaunch", 1 << 40, 1 << 40, 1024, 0, 1 << 22, maxLaunch},
-		{"capped by memory", 1 << 30, 1 << 30, 8192, 0, 1 << 20, int((1 << 30) / 4 / (8192*4 + 9*4 + 8*4))},
-		{"capped by memory with 64 blocks", 1 << 30, 1 << 30, 8192, 64, 1 << 20, int((1 << 30) / 4 / (8192*4 + 9*4 + 8*4 + 64*44 + 16))},
+		{"capped by memory", 1 << 30, 1 << 30, 8192, 0, 1 << 20, int((1 << 30) / 4 / (8192*4 + 15*4 + 10*4))},
+		{"capped by memory with 64 blocks", 1 << 30, 1 << 30, 8192, 64, 1 << 20, int((1 << 30) / 4 / (8192*4 + 15*4 + 10*4 + 64*44 + 16))},
 		{"capped by one buffer", 1 << 40, 64 << 20, 8192, 0, 1 << 20, (64 << 20) / (8192 * 4)},
 		{"capped by one block buffer", 1 << 40, 64 << 20, 1024, 1024, 1 << 20, (64 << 20) / (1024 * 8)},
 		{"nothing fits", 1 << 20, 1 << 30, 8192, 0, 1000, 0},

@@ -138,7 +138,7 @@ func runHost(bin string, job *engine.Job, launches []launch, capacity int) (*hos
 	for i, l := range launches {
 		sp[i] = sweepParams{N: int32(n), NH: int32(nh), N3: int32(n3), Count: int32(l.count), ComboFirst: int64(l.first),
 			Keep: keep, Keep2: keep * keep, LongOnly: longOnly, Kth: int32(kernels.KthIndex(n - 1)),
-			K0: bins.K0, Shift: bins.Shift, Cap: int32(capacity)}
+			K0: bins.K0, Shift: bins.Shift, Cap: int32(capacity), RF: float32(p.RiskFreePerBar())}
 		in.Write(sp[i].bytes())
 	}
 	if S > 0 {

@@ -58,6 +58,12 @@ if [[ $STEPS == *1* ]]; then
 	for f in indicators.ptx sweep.ptx parity.ptx robust.ptx SOURCES.sha256 CUBINS.sha256; do
 		if cmp -s "$OUT/ptx/$f" "cuda/ptx/$f"; then echo "$f: identical to the embedded"; else echo "$f: DIFFERS from the embedded"; fi
 	done | tee -a "$OUT/summary.txt"
+	if [ -n "${USE_NEW_PTX:-}" ]; then
+		# Kernel sources changed here: the later steps load the PTX just
+		# built (SWEEPBENCH_PTX_DIR), before it is committed and embedded.
+		export SWEEPBENCH_PTX_DIR=$OUT/ptx
+		echo "later steps load the PTX just built ($OUT/ptx)" | tee -a "$OUT/summary.txt"
+	fi
 fi
 if [[ $STEPS == *2* ]]; then
 	echo "== 2. GPU tests" | tee -a "$OUT/summary.txt"
@@ -131,6 +137,20 @@ if [[ $STEPS == *7* ]]; then
 		if diff <(cut -d, -f1,3- "$OUT/fam-cuda-$name.txt") <(cut -d, -f1,3- "$OUT/fam-ref-$name.txt") >/dev/null; then r=identical; else r=DIFFERS; fi
 		note=$(grep -o 'has no [a-z]* kernel yet[^;]*' "$OUT/fam-cuda-$name.err" | head -1)
 		echo "$fam: cuda vs reference CSV $r; note: ${note:-none}" | tee -a "$OUT/summary.txt"
+	done
+fi
+if [[ $STEPS == *8* ]]; then
+	echo "== 8. hull under --backend cuda against --backend reference, every metric" | tee -a "$OUT/summary.txt"
+	for opts in "" "--mode long-only --source hl2" "--risk-free 0.04 --slippage 0.0005" "--objective profit_factor --wma prefix"; do
+		name=hull-$(echo "x$opts" | tr -c 'a-z0-9\n' '-' | cut -c1-40)
+		# shellcheck disable=SC2086
+		timed "$name-cuda" $B run --backend cuda --no-save --head 30000 --hma 10:40:3 --hma3 12:60:4 $opts --format csv
+		# shellcheck disable=SC2086
+		timed "$name-ref" $B run --backend reference --no-save --head 30000 --hma 10:40:3 --hma3 12:60:4 $opts --format csv
+		if python3 scripts/csvdiff.py "$OUT/$name-cuda.txt" "$OUT/$name-ref.txt" >"$OUT/$name.diff"; then r=identical; else r="differs:"; fi
+		echo "hull $opts: cuda vs reference CSV (24 metrics, both precisions) $r" | tee -a "$OUT/summary.txt"
+		cat "$OUT/$name.diff" | tee -a "$OUT/summary.txt"
+		rm -f "$OUT/$name"-*.txt "$OUT/$name"-*.rss "$OUT/$name"-*.err "$OUT/$name.diff" # the fetch takes few files
 	done
 fi
 echo "== summary"

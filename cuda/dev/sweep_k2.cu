@@ -137,7 +137,7 @@ static Result launch(Kern kern, int K, const F* dH, const F* dH3, const F* dR, i
         CK(cudaMemset(doutF, 0xff, sizeof(F) * SB_NF * count));
         CK(cudaMemset(doutI, 0xff, sizeof(int) * SB_NI * count));
         CK(cudaEventRecord(a));
-        kern<<<grid, block>>>(dH, dH3, dR, n, nh, n3, dwH, dw3, 0LL, count, keep, keep * keep, 0, kth, dthr, k0,
+        kern<<<grid, block>>>(dH, dH3, dR, n, nh, n3, dwH, dw3, 0LL, count, keep, keep * keep, (F)0, 0, kth, dthr, k0,
                               shift, dbuf, dpos, cap, doutF, doutI);
         CK(cudaGetLastError());
         CK(cudaEventRecord(b));

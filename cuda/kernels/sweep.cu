@@ -50,8 +50,8 @@
 #define SB_BINS 32
 #define SB_U 4
 #define SB_PW 16 // bars per stored position word (2 bits each)
-#define SB_NF 9
-#define SB_NI 8
+#define SB_NF 15 // the thread-per-combo kernel; sweep_seg writes the first 9
+#define SB_NI 10 // and the first 8 (kernels.NFBase, NIBase)
 
 // Float fields of outF.
 #define OF_E 0
@@ -72,6 +72,15 @@
 #define OI_CVARCNT 5
 #define OI_REFINE 6
 #define OI_STATUS 7
+// The trade accumulators of pass 2 (SPEC Part 2 "New metrics"; SbReplay).
+#define OF_WINSUM 9
+#define OF_LOSSSUM 10
+#define OF_BEST 11
+#define OF_WORST 12
+#define OF_TMEAN 13
+#define OF_TM2 14
+#define OI_LOSERS 8
+#define OI_DDBARS 9
 
 // Order-preserving integer key of a float: a < b  <=>  key(a) < key(b)
 // for non-NaN values (-0 sorts just below +0).
@@ -241,7 +250,7 @@ __device__ __forceinline__ void sb_var(const F* h3col, const F* hcol, const F* R
 template <typename F, int K>
 __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, const F* __restrict__ R,
                            int n, int nh, int n3, const int* __restrict__ warmH, const int* __restrict__ warm3,
-                           long long comboFirst, int count, F keep, F keep2, int longOnly, int kth,
+                           long long comboFirst, int count, F keep, F keep2, F rf, int longOnly, int kth,
                            const F* __restrict__ thrIn, unsigned k0, unsigned shift, F* __restrict__ buf,
                            unsigned* __restrict__ posbuf, int cap, F* __restrict__ outF, int* __restrict__ outI) {
     __shared__ int hist[K * SB_BINS * SB_BLOCK];
@@ -380,7 +389,8 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
 
     // The bin that holds each combo's k-th smallest rs.
     F mean[K], lo[K], up[K], ssd[K], sumBelow[K], sumIn[K];
-    int below[K], inBin[K], nIn[K], prev[K];
+    int below[K], inBin[K], nIn[K];
+    SbReplay<F> t[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         sb_finish_drawdown<F>(s[k]);
@@ -399,7 +409,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         sumBelow[k] = (F)0;
         sumIn[k] = (F)0;
         nIn[k] = 0;
-        prev[k] = 0;
+        sb_replay_init<F>(t[k], f0, rf);
         // rs = 0 for bars 0..f0-1: the variance terms in engine's order,
         // and the zeros into the buffer when their bin is the VaR bin.
         F d0 = (F)0 - mean[k];
@@ -473,8 +483,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
                 for (int k = 0; k < K; ++k) {
                     const int pos = (int)pw[k] >> 30;
                     pw[k] <<= 2;
-                    F g = sb_regrowth<F>(prev[k], pos, rr[u], false, keep, keep2);
-                    F v = g - (F)1;
+                    F v = sb_replay<F>(t[k], pos, rr[u], false, keep, keep2, rf, i + q + u);
                     SB_COLLECT(k, v);
                 }
             }
@@ -490,8 +499,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
             for (int k = 0; k < K; ++k) {
                 const int pos = (int)pw[k] >> 30;
                 pw[k] <<= 2;
-                F g = sb_regrowth<F>(prev[k], pos, rr, i == iend, keep, keep2);
-                F v = g - (F)1;
+                F v = sb_replay<F>(t[k], pos, rr, i == iend, keep, keep2, rf, i);
                 SB_COLLECT(k, v);
             }
         }
@@ -511,7 +519,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         outF[OF_MINRATIO * count + j] = s[k].minRatio;
         outF[OF_SUM * count + j] = s[k].sum;
         outF[OF_SSD * count + j] = ssd[k];
-        outF[OF_NEG2 * count + j] = s[k].neg2;
+        outF[OF_NEG2 * count + j] = t[k].neg2; // pass 2's: min(rs - rf, 0)^2
         outF[OF_GAINS * count + j] = s[k].gains;
         outF[OF_LOSSES * count + j] = s[k].losses;
         outF[OF_VAR * count + j] = var;
@@ -524,15 +532,23 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         outI[OI_CVARCNT * count + j] = cvarCnt;
         outI[OI_REFINE * count + j] = refine;
         outI[OI_STATUS * count + j] = status;
+        outF[OF_WINSUM * count + j] = t[k].winSum;
+        outF[OF_LOSSSUM * count + j] = t[k].lossSum;
+        outF[OF_BEST * count + j] = t[k].best;
+        outF[OF_WORST * count + j] = t[k].worst;
+        outF[OF_TMEAN * count + j] = t[k].tmean;
+        outF[OF_TM2 * count + j] = t[k].tm2;
+        outI[OI_LOSERS * count + j] = t[k].losers;
+        outI[OI_DDBARS * count + j] = sb_replay_ddbars<F>(t[k], n);
     }
 }
 
 #define SB_SWEEP(NAME, F, K, MINB)                                                                     \
     extern "C" __global__ void __launch_bounds__(SB_BLOCK, MINB) NAME(                                       \
         const F* H, const F* H3, const F* R, int n, int nh, int n3, const int* warmH, const int* warm3, \
-        long long comboFirst, int count, F keep, F keep2, int longOnly, int kth, const F* thr,           \
+        long long comboFirst, int count, F keep, F keep2, F rf, int longOnly, int kth, const F* thr,     \
         unsigned k0, unsigned shift, F* buf, unsigned* posbuf, int cap, F* outF, int* outI) {          \
-        sweep_body<F, K>(H, H3, R, n, nh, n3, warmH, warm3, comboFirst, count, keep, keep2, longOnly,   \
+        sweep_body<F, K>(H, H3, R, n, nh, n3, warmH, warm3, comboFirst, count, keep, keep2, rf, longOnly, \
                          kth, thr, k0, shift, buf, posbuf, cap, outF, outI);                           \
     }
 

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"sweepbench/engine"
@@ -287,11 +289,11 @@ func reportHeadOf(r *engine.Report) jsonReportHead {
 // writes the same bytes element by element.
 func toJSON(r *engine.Report) jsonReport {
 	out := jsonReport{jsonReportHead: reportHeadOf(r), Runs: []jsonRun{}, Parity: parityOf(r)}
-	pc := paramColsOf(r.Grid)
+	f := objectFields(r.Grid)
 	for _, run := range r.Runs {
 		jr := jsonRun{jsonRunHead: jsonRunHeadOf(run), Combos: make([]any, len(run.Results))}
 		for i := range run.Results {
-			jr.Combos[i] = comboJSON(pc, &run.Results[i])
+			jr.Combos[i] = comboJSON(f, &run.Results[i])
 		}
 		out.Runs = append(out.Runs, jr)
 	}
@@ -304,13 +306,13 @@ func parityOf(r *engine.Report) *jsonParity {
 	if p == nil {
 		return nil
 	}
-	pc := paramColsOf(r.Grid)
+	f := objectFields(r.Grid)
 	jp := &jsonParity{jsonParityHead: parityHeadOf(r), Combos: make([]any, len(p.Combos)), Flips: make([]any, len(p.Flips))}
 	for i := range p.Combos {
-		jp.Combos[i] = comboParityJSON(pc, &p.Combos[i])
+		jp.Combos[i] = comboParityJSON(f, &p.Combos[i])
 	}
 	for i := range p.Flips {
-		jp.Flips[i] = flipJSON(pc, &p.Flips[i])
+		jp.Flips[i] = flipJSON(f, &p.Flips[i])
 	}
 	return jp
 }
@@ -343,37 +345,41 @@ func toJSONFlip(f *engine.Flip) jsonFlip {
 	return jsonFlip{f.HMA, f.HMA3, jsonFlipFigures{f.Bar, time.Unix(0, f.Time).UTC(), f.Pos64, f.Pos32, engine.JSONFloat(f.Margin), f.Borderline}}
 }
 
-// comboJSON is combo r's JSON value: jsonCombo for a hull grid (pc nil);
-// for a strategy grid its strategy and parameters (paramsObject), then
-// its metrics.
-func comboJSON(pc *paramCols, r *engine.ComboResult) any {
-	if pc == nil {
+// objectFields is the compact fields of g's combos opening their object:
+// what comboJSON, comboParityJSON and flipJSON take.
+func objectFields(g engine.Grid) *jsonFields { return newJSONFields(paramColsOf(g), compactJSON, true) }
+
+// comboJSON is combo r's JSON value: jsonCombo for a hull grid; for a
+// strategy grid its strategy and parameters (paramsObject), then its
+// metrics. f is objectFields(grid).
+func comboJSON(f *jsonFields, r *engine.ComboResult) any {
+	if f.pc == nil {
 		return toJSONCombo(r)
 	}
-	return paramsObject{pc, r.Index, toJSONMetrics(r)}
+	return paramsObject{f, r.Index, toJSONMetrics(r)}
 }
 
 // comboParityJSON is a parity row's JSON value, as comboJSON's.
-func comboParityJSON(pc *paramCols, c *engine.ComboParity) any {
-	if pc == nil {
+func comboParityJSON(f *jsonFields, c *engine.ComboParity) any {
+	if f.pc == nil {
 		return toJSONComboParity(c)
 	}
-	return paramsObject{pc, c.Index, toJSONParityFigures(c)}
+	return paramsObject{f, c.Index, toJSONParityFigures(c)}
 }
 
 // flipJSON is a flip's JSON value, as comboJSON's.
-func flipJSON(pc *paramCols, f *engine.Flip) any {
-	if pc == nil {
-		return toJSONFlip(f)
+func flipJSON(f *jsonFields, fl *engine.Flip) any {
+	if f.pc == nil {
+		return toJSONFlip(fl)
 	}
-	return paramsObject{pc, f.Index, toJSONFlip(f).jsonFlipFigures}
+	return paramsObject{f, fl.Index, toJSONFlip(fl).jsonFlipFigures}
 }
 
 // paramsObject is a strategy grid's combo as a JSON object: "strategy"
 // (the family), the combo's parameters under their SPEC names (a leg's
-// NAME_kind and NAME), then rest's fields.
+// NAME_kind and NAME; jsonFields, compact), then rest's fields.
 type paramsObject struct {
-	pc    *paramCols
+	f     *jsonFields // objectFields(grid)
 	index int
 	rest  any // a struct, marshalled to an object
 }
@@ -383,8 +389,7 @@ func (o paramsObject) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := jsonString(append(make([]byte, 0, 64+len(rest)), `{"strategy":`...), o.pc.family)
-	b = o.pc.appendJSON(append(b, ','), o.index)
+	b := o.f.appendParams(append(make([]byte, 0, 64+len(rest)), '{'), o.index, engine.Combo{})
 	if len(rest) > 2 {
 		b = append(append(b, ','), rest[1:]...)
 	} else {
@@ -393,11 +398,48 @@ func (o paramsObject) MarshalJSON() ([]byte, error) {
 	return b, nil
 }
 
+// parityKeys are jsonParityFigures' fields, in order.
+var parityKeys = [...]string{"trades_fp64", "trades_fp32", "dn", "rel_dn", "dpnl_pp", "rel_dpnl", "flips", "non_borderline_flips", "max_flip_margin"}
+
+// parityFields appends a parity row's fields in one layout: its combo's
+// parameters (jsonFields, opening the object), then jsonParityFigures'.
+type parityFields struct {
+	*jsonFields
+	figures [len(parityKeys)][]byte
+}
+
+func newParityFields(pc *paramCols, l jsonLayout) *parityFields {
+	f := &parityFields{jsonFields: newJSONFields(pc, l, true)}
+	for k, name := range parityKeys {
+		f.figures[k] = l.key(name, false)
+	}
+	return f
+}
+
+// appendObject appends c's object, braces included.
+func (f *parityFields) appendObject(b []byte, c *engine.ComboParity) []byte {
+	b = f.appendParams(append(b, '{'), c.Index, c.Combo)
+	b = strconv.AppendInt(append(b, f.figures[0]...), int64(c.Trades64), 10)
+	b = strconv.AppendInt(append(b, f.figures[1]...), int64(c.Trades32), 10)
+	b = strconv.AppendInt(append(b, f.figures[2]...), int64(c.Dn), 10)
+	b = appendJSONFloat(append(b, f.figures[3]...), c.RelDn)
+	b = appendJSONFloat(append(b, f.figures[4]...), c.DPnLpp)
+	b = appendJSONFloat(append(b, f.figures[5]...), c.RelDPnL)
+	b = strconv.AppendInt(append(b, f.figures[6]...), int64(c.Flips), 10)
+	b = strconv.AppendInt(append(b, f.figures[7]...), int64(c.NonBorderline), 10)
+	b = appendJSONFloat(append(b, f.figures[8]...), c.MaxFlipMargin)
+	return append(b, f.layout.end...)
+}
+
 // WriteJSON writes the report in the documented JSON shape, indented by
 // two spaces, as one encoding of the whole document would (the same
 // bytes), but element by element: the head, then each run's fields and
 // its combos one at a time, then the parity report; no copy of the
 // results is built. A run of a million combos writes in constant memory.
+// The combos and the parity rows are written by hand, as JSON lines' are
+// (jsonFields, indented): no reflection per row, about JSON lines' cost;
+// the heads and the flips (at most engine.MaxFlipsListed) go through
+// encoding/json.
 func WriteJSON(w io.Writer, r *engine.Report) error {
 	if err := r.Kept(); err != nil {
 		return err
@@ -407,11 +449,16 @@ func WriteJSON(w io.Writer, r *engine.Report) error {
 	pc := paramColsOf(r.Grid)
 	j.object(reportHeadOf(r), "") // {"dataset": ..., "complete": ..., its closing brace to come
 	j.raw(",\n  \"runs\": ")
+	combos := newJSONFields(pc, indentedJSON("        "), true)
 	j.array(len(r.Runs), "  ", func(i int) {
 		run := r.Runs[i]
 		j.object(jsonRunHeadOf(run), "    ")
 		j.raw(",\n      \"combos\": ")
-		j.array(len(run.Results), "      ", func(k int) { j.value(comboJSON(pc, &run.Results[k]), "        ") })
+		j.rows(len(run.Results), "      ", func(b []byte, k int) []byte {
+			c := &run.Results[k]
+			b = combos.appendParams(append(b, '{'), c.Index, c.Combo)
+			return append(combos.appendMetrics(b, &c.Metrics), combos.layout.end...)
+		})
 		j.raw("\n    }")
 	})
 	j.raw(",\n  \"parity\": ")
@@ -420,9 +467,11 @@ func WriteJSON(w io.Writer, r *engine.Report) error {
 	} else {
 		j.object(parityHeadOf(r), "  ")
 		j.raw(",\n    \"combos\": ")
-		j.array(len(p.Combos), "    ", func(k int) { j.value(comboParityJSON(pc, &p.Combos[k]), "      ") })
+		rows := newParityFields(pc, indentedJSON("      "))
+		j.rows(len(p.Combos), "    ", func(b []byte, k int) []byte { return rows.appendObject(b, &p.Combos[k]) })
 		j.raw(",\n    \"flips\": ")
-		j.array(len(p.Flips), "    ", func(k int) { j.value(flipJSON(pc, &p.Flips[k]), "      ") })
+		f := objectFields(r.Grid) // at most MaxFlipsListed: through the Encoder
+		j.array(len(p.Flips), "    ", func(k int) { j.value(flipJSON(f, &p.Flips[k]), "      ") })
 		j.raw("\n  }")
 	}
 	if len(r.Robustness) > 0 {
@@ -445,11 +494,20 @@ type jsonStream struct {
 	buf bytes.Buffer
 	enc *json.Encoder
 	err error
+	// pieces are rows' buffers, kept from one array to the next.
+	pieces [][]byte
 }
 
 func (j *jsonStream) raw(s string) {
 	if j.err == nil {
 		_, j.err = j.w.WriteString(s)
+	}
+}
+
+// bytes writes b as it is (a row object).
+func (j *jsonStream) bytes(b []byte) {
+	if j.err == nil {
+		_, j.err = j.w.Write(b)
 	}
 }
 
@@ -471,17 +529,116 @@ func (j *jsonStream) value(v any, prefix string) {
 // "[]" when empty.
 func (j *jsonStream) array(n int, prefix string, elem func(i int)) {
 	j.raw("[")
+	open := "\n" + prefix + "  "
 	for i := 0; i < n && j.err == nil; i++ {
 		if i > 0 {
 			j.raw(",")
 		}
-		j.raw("\n" + prefix + "  ")
+		j.raw(open)
 		elem(i)
 	}
 	if n > 0 {
 		j.raw("\n" + prefix)
 	}
 	j.raw("]")
+}
+
+// rowsPerPiece is how many rows jsonStream.rows formats as one piece.
+const rowsPerPiece = 512
+
+// rows writes an array of n row objects at depth prefix as array does,
+// row(b, k) appending row k's object to b (called from several goroutines:
+// it must only read shared state). The rows are formatted in pieces of
+// rowsPerPiece on up to GOMAXPROCS goroutines and written in order, so the
+// bytes are those of one goroutine; at most two pieces per goroutine are
+// held at a time.
+func (j *jsonStream) rows(n int, prefix string, row func(b []byte, k int) []byte) {
+	j.raw("[")
+	open := "\n" + prefix + "  "
+	format := func(b []byte, piece int) []byte {
+		for k := piece * rowsPerPiece; k < min(n, (piece+1)*rowsPerPiece); k++ {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = row(append(b, open...), k)
+		}
+		return b
+	}
+	pieces := (n + rowsPerPiece - 1) / rowsPerPiece
+	if workers := min(runtime.GOMAXPROCS(0), pieces); workers <= 1 {
+		if len(j.pieces) == 0 {
+			j.pieces = append(j.pieces, nil)
+		}
+		for p := 0; p < pieces && j.err == nil; p++ {
+			j.pieces[0] = format(j.pieces[0][:0], p)
+			j.bytes(j.pieces[0])
+		}
+	} else {
+		j.parallel(pieces, workers, format)
+	}
+	if n > 0 {
+		j.raw("\n" + prefix)
+	}
+	j.raw("]")
+}
+
+// parallel writes pieces 0..pieces-1, each format(buf, piece), formatted by
+// workers goroutines. A buffer is handed to a piece in order before the
+// piece is, so the pieces holding one always start at the next to write
+// (no wait on a later piece); a write error stops it.
+func (j *jsonStream) parallel(pieces, workers int, format func(b []byte, piece int) []byte) {
+	type job struct {
+		piece int
+		buf   []byte
+	}
+	free := make(chan []byte, 2*workers)
+	for k := range cap(free) {
+		if k < len(j.pieces) {
+			free <- j.pieces[k]
+		} else {
+			free <- nil
+		}
+	}
+	done := make([]chan []byte, pieces)
+	for p := range done {
+		done[p] = make(chan []byte, 1)
+	}
+	work, stop := make(chan job), make(chan struct{})
+	go func() {
+		defer close(work)
+		for p := range pieces {
+			var buf []byte
+			select {
+			case <-stop:
+				return
+			case buf = <-free:
+			}
+			select {
+			case <-stop:
+				return
+			case work <- job{p, buf}:
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for jb := range work {
+				done[jb.piece] <- format(jb.buf[:0], jb.piece)
+			}
+		})
+	}
+	for p := 0; p < pieces && j.err == nil; p++ {
+		b := <-done[p]
+		j.bytes(b)
+		free <- b
+	}
+	close(stop)
+	wg.Wait()
+	j.pieces = j.pieces[:0]
+	for len(free) > 0 {
+		j.pieces = append(j.pieces, <-free) // the next array's, grown already
+	}
 }
 
 // object writes the struct v indented at prefix without its closing

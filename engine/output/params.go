@@ -16,11 +16,11 @@ import (
 // threshold its exact decimal text (a double in Parquet).
 
 // paramCols describes a strategy grid's parameter columns; nil for hull.
+// Their JSON fields are jsonFields'.
 type paramCols struct {
 	grid   engine.Grid
 	family string
 	axes   []paramAxis
-	keys   [][2][]byte // per axis its JSON keys: `"fast_kind":`, `,"fast":` (the first axis' without its comma)
 }
 
 // paramAxis is one parameter of the grid: a leg writes its kind then its
@@ -38,35 +38,9 @@ func paramColsOf(g engine.Grid) *paramCols {
 	}
 	p := &paramCols{grid: g, family: g.Family()}
 	for _, ax := range g.Strategy.Axes() {
-		a := paramAxis{name: ax.Name, leg: ax.Kind != "", integer: ax.Kind != "" || ax.Integer}
-		p.axes = append(p.axes, a)
-		var kk [2][]byte
-		sep := ","
-		if len(p.keys) == 0 {
-			sep = ""
-		}
-		if a.leg {
-			kk[0] = append(jsonString([]byte(sep), a.name+"_kind"), ':')
-			sep = ","
-		}
-		kk[1] = append(jsonString([]byte(sep), a.name), ':')
-		p.keys = append(p.keys, kk)
+		p.axes = append(p.axes, paramAxis{name: ax.Name, leg: ax.Kind != "", integer: ax.Kind != "" || ax.Integer})
 	}
 	return p
-}
-
-// appendJSON appends the JSON fields of combo i's parameters, comma
-// separated, without braces: a leg's kind as a string then its length, a
-// number as appendNumber writes it.
-func (p *paramCols) appendJSON(b []byte, i int) []byte {
-	for k, v := range p.point(i) {
-		a := p.axes[k]
-		if a.leg {
-			b = jsonString(append(b, p.keys[k][0]...), v.Kind)
-		}
-		b = a.appendNumber(append(b, p.keys[k][1]...), v)
-	}
-	return b
 }
 
 // columns are the parameter columns (Grid.Columns()).

@@ -37,8 +37,8 @@ import (
 // (NaN, +Inf, -Inf), which Parquet stores like any double and pandas,
 // polars and DuckDB read back as such; page statistics leave NaN out of
 // their min/max. Snappy compression, data page v1 (the widest reader
-// support), row groups of at most ParquetRowGroup rows (what bounds the
-// writer's memory while it streams). The run's settings and the parity
+// support), row groups of at most resultsRowGroup rows, written out as
+// they fill (what bounds the writer's memory while it streams). The run's settings and the parity
 // verdict are the file's key/value metadata (parquetMetadata).
 
 // parquetRow is one row; its column names are RowColumns (a test checks).
@@ -111,26 +111,63 @@ func (c *ComboColumns) Result(i int) engine.ComboResult {
 }
 
 // ParquetRowGroup is the most rows in one row group (about DuckDB's own
-// row group size): the writer holds one row group's pages in memory.
+// row group size) of the other Parquet files (per-block statistics,
+// shards, trades and bars): their writers hold one row group's pages in
+// memory.
 const ParquetRowGroup = 1 << 17
 
-// parquetRows writes the rows as row groups of at most ParquetRowGroup
+// resultsRowGroup is the most rows in one row group of a results file
+// (about 10 MB of sweep metrics, compressed): half ParquetRowGroup, as
+// the results writer holds parquetSlots() row groups at once, each as its
+// rows and as its encoding.
+const resultsRowGroup = 1 << 16
+
+// parquetRows writes the rows as row groups of at most resultsRowGroup
 // rows (a lane's last one shorter: a row group holds one lane), each
-// encoded and compressed on its own goroutine, up to parquetWorkers at
-// once, into a Parquet file of its own in memory, then spliced into the
-// output in order by the writer's WriteRowGroup, which copies the encoded
-// column chunks verbatim. Writing 2 x 10^7 rows on one goroutine took
+// written to the output as soon as it is encoded, so that the writer's
+// memory is a fixed number of row groups, whatever the grid's size.
+//
+// A row group fills on the caller's goroutine (its combos' columns
+// copied, 208 bytes a row), is encoded and compressed on a goroutine of
+// its own into a Parquet file of its own in memory (about 160 bytes a
+// row of sweep metrics), then spliced into the output in order by the
+// writer's WriteRowGroup, which copies the encoded column chunks
+// verbatim. There are parquetSlots() row groups in all, each with its
+// buffers and its encoder, used again and again: when every one is
+// filling, encoding or waiting for its turn, the caller waits for the
+// oldest to be written out. Writing 2 x 10^7 rows on one goroutine took
 // longer than the GPU lanes that computed them.
 type parquetRows struct {
-	w        parquetFileWriter
-	opts     []parquet.WriterOption
-	proto    parquetRow // the lane's and the settings' columns
-	group    []parquetRow
-	layout   *strategyLayout     // a strategy grid's schema (parquet_params.go); nil for hull
-	indices  []int               // with a layout: the grid index of each row of group
-	inflight []chan encodedGroup // in file order
-	sem      chan struct{}
-	free     chan []parquetRow // group buffers to reuse (35 MB each)
+	w      parquetFileWriter
+	opts   []parquet.WriterOption
+	proto  parquetRow      // the lane's and the settings' columns
+	layout *strategyLayout // a strategy grid's schema (parquet_params.go); nil for hull
+
+	cur      *parquetGroup   // filling; nil between row groups
+	free     []*parquetGroup // spliced, ready to fill again
+	inflight []*parquetGroup // encoding or encoded, in file order
+	made     int             // row groups allocated (at most parquetSlots())
+}
+
+// parquetGroup is one row group's rows and its encoding, used again once
+// spliced. Its lane columns are the writer's when it took its first row:
+// settings changed between lanes (setSettings) take effect at the next
+// lane, which starts a row group.
+type parquetGroup struct {
+	lane    parquetRow     // the lane's and the settings' columns, the same for every row
+	cols    []ComboColumns // the rows' combos, at most resultsRowGroup
+	indices []int          // with a layout: the grid index of each row
+	file    bytes.Buffer   // the encoded row group, a Parquet file of its own
+	enc     groupEncoder   // made on first use, Reset for each row group
+	done    chan error     // the encoding's result (buffered: one send a row group)
+}
+
+// groupEncoder is the writer of one row group's file: a
+// GenericWriter[parquetRow] for hull, a *parquet.Writer of a strategy
+// grid's schema.
+type groupEncoder interface {
+	Reset(io.Writer)
+	Close() error
 }
 
 // parquetFileWriter is the file's writer: a GenericWriter[parquetRow]
@@ -141,29 +178,28 @@ type parquetFileWriter interface {
 	Close() error
 }
 
-// encodedGroup is one row group encoded as a Parquet file of its own.
-type encodedGroup struct {
-	file []byte
-	err  error
-}
+// parquetWorkers bounds the row groups encoded at once: 4 encode 2 x 10^7
+// rows in a few seconds on the H200 host's cores, beside the lanes.
+func parquetWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
 
-// parquetWorkers bounds the row groups encoded at once (each holds about
-// 60 MB while it is: its rows and its pages).
-func parquetWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 8)) }
+// parquetSlots is how many row groups the writer holds at most (one
+// filling while the others encode or wait their turn): about 30 MB each
+// at resultsRowGroup rows of sweep metrics (the rows, 13.6 MB; the encoded
+// file; the encoder's page and column buffers while it encodes).
+func parquetSlots() int { return parquetWorkers() + 1 }
 
 // parquetOptions are the results file's writer options.
 func parquetOptions() []parquet.WriterOption {
 	return []parquet.WriterOption{
 		parquet.Compression(FastSnappy{}),
 		parquet.DataPageVersion(1),
-		parquet.MaxRowsPerRowGroup(ParquetRowGroup),
+		parquet.MaxRowsPerRowGroup(resultsRowGroup),
 	}
 }
 
 func newParquetRows(w io.Writer, s rowSettings, pc *paramCols) *parquetRows {
 	opts := parquetOptions()
 	p := &parquetRows{opts: opts,
-		sem: make(chan struct{}, parquetWorkers()), free: make(chan []parquetRow, 2*parquetWorkers()+2),
 		proto: parquetRow{Dataset: s.dataset, Timeframe: s.timeframe, Fee: s.fee, Mode: s.mode, Source: s.source, BarsPerYear: s.barsPerYear}}
 	if pc != nil {
 		p.layout = newStrategyLayout(pc)
@@ -196,20 +232,20 @@ func (p *parquetRows) lane(l rowLane) error {
 
 func (p *parquetRows) rows(rs []engine.ComboResult) error {
 	for i := range rs {
-		if p.group == nil {
-			select {
-			case p.group = <-p.free:
-			default:
-				p.group = make([]parquetRow, 0, ParquetRowGroup)
+		if p.cur == nil {
+			g, err := p.take()
+			if err != nil {
+				return err
 			}
+			g.lane, g.cols, g.indices = p.proto, g.cols[:0], g.indices[:0]
+			p.cur = g
 		}
-		row := p.proto
-		row.ComboColumns = ComboColumnsOf(&rs[i])
-		p.group = append(p.group, row)
+		g := p.cur
+		g.cols = append(g.cols, ComboColumnsOf(&rs[i]))
 		if p.layout != nil {
-			p.indices = append(p.indices, rs[i].Index)
+			g.indices = append(g.indices, rs[i].Index)
 		}
-		if len(p.group) == ParquetRowGroup {
+		if len(g.cols) == resultsRowGroup {
 			if err := p.dispatch(); err != nil {
 				return err
 			}
@@ -218,66 +254,124 @@ func (p *parquetRows) rows(rs []engine.ComboResult) error {
 	return nil
 }
 
-// dispatch starts encoding the rows gathered (when any) and splices in the
-// row groups whose encoding has finished, in order; it waits for the
-// oldest when too many are waiting.
-func (p *parquetRows) dispatch() error {
-	if len(p.group) > 0 {
-		g, indices := p.group, p.indices
-		p.group, p.indices = nil, nil
-		ch := make(chan encodedGroup, 1)
-		p.inflight = append(p.inflight, ch)
-		p.sem <- struct{}{}
-		go func() {
-			defer func() { <-p.sem }()
-			var buf bytes.Buffer
-			buf.Grow(96 * len(g)) // about what a row takes, compressed: no regrowth
-			var err error
-			if p.layout != nil {
-				err = p.layout.encode(&buf, p.opts, g, indices)
-			} else {
-				w := parquet.NewGenericWriter[parquetRow](&buf, p.opts...)
-				if _, err = w.Write(g); err == nil {
-					err = w.Close()
-				}
-			}
-			select {
-			case p.free <- g[:0]:
-			default:
-			}
-			ch <- encodedGroup{buf.Bytes(), err}
-		}()
+// take is a row group to fill: one spliced before, a new one while fewer
+// than parquetSlots() exist, else the oldest in flight once it is written
+// out.
+func (p *parquetRows) take() (*parquetGroup, error) {
+	if n := len(p.free); n > 0 {
+		g := p.free[n-1]
+		p.free = p.free[:n-1]
+		return g, nil
 	}
-	return p.splice(len(p.inflight) > 2*cap(p.sem))
+	if p.made < parquetSlots() {
+		p.made++
+		return &parquetGroup{cols: make([]ComboColumns, 0, resultsRowGroup), done: make(chan error, 1)}, nil
+	}
+	if err := p.splice(true); err != nil {
+		return nil, err
+	}
+	return p.take()
+}
+
+// buffered is how many rows the writer holds (filling, encoding or
+// waiting to be written out): at most parquetSlots() x resultsRowGroup.
+func (p *parquetRows) buffered() int {
+	n := 0
+	if p.cur != nil {
+		n += len(p.cur.cols)
+	}
+	for _, g := range p.inflight {
+		n += len(g.cols)
+	}
+	return n
+}
+
+// dispatch starts encoding the row group filling (when it has rows) and
+// writes out the row groups whose encoding has finished, in order.
+func (p *parquetRows) dispatch() error {
+	if g := p.cur; g != nil && len(g.cols) > 0 {
+		p.cur = nil
+		p.inflight = append(p.inflight, g)
+		go func() { g.done <- p.encode(g) }()
+	}
+	return p.splice(false)
+}
+
+// encode writes g's rows into g.file, a Parquet file of one row group.
+func (p *parquetRows) encode(g *parquetGroup) error {
+	g.file.Reset()
+	g.file.Grow(168 * len(g.cols)) // sweep metrics take about 160 bytes a row: no regrowth
+	if p.layout != nil {
+		if g.enc == nil {
+			g.enc = parquet.NewWriter(&g.file, append([]parquet.WriterOption{p.layout.schema}, p.opts...)...)
+		} else {
+			g.enc.Reset(&g.file)
+		}
+		return p.layout.encode(g.enc.(*parquet.Writer), &g.lane, g.cols, g.indices)
+	}
+	var w *parquet.GenericWriter[parquetRow]
+	if g.enc == nil {
+		w = parquet.NewGenericWriter[parquetRow](&g.file, p.opts...)
+		g.enc = w
+	} else {
+		w = g.enc.(*parquet.GenericWriter[parquetRow])
+		w.Reset(&g.file)
+	}
+	// In batches of 1024 rows: parquet-go writes 64 rows at a time
+	// whatever the batch, so the pages are those of one Write of them all.
+	var batch [1024]parquetRow
+	for off := 0; off < len(g.cols); off += len(batch) {
+		b := batch[:min(len(batch), len(g.cols)-off)]
+		for k := range b {
+			b[k] = g.lane
+			b[k].ComboColumns = g.cols[off+k]
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return w.Close()
 }
 
 // splice writes the encoded row groups at the head of the queue into the
-// output: those done, or (wait) the oldest at least.
+// output: those done, or (wait) the oldest at least. Each one written out
+// is free to fill again.
 func (p *parquetRows) splice(wait bool) error {
 	for len(p.inflight) > 0 {
-		var g encodedGroup
+		g := p.inflight[0]
+		var err error
 		if wait {
-			g = <-p.inflight[0]
+			err = <-g.done
 			wait = false
 		} else {
 			select {
-			case g = <-p.inflight[0]:
+			case err = <-g.done:
 			default:
 				return nil
 			}
 		}
 		p.inflight = p.inflight[1:]
-		if g.err != nil {
-			return g.err
+		if err == nil {
+			err = p.write(g)
 		}
-		f, err := parquet.OpenFile(bytes.NewReader(g.file), int64(len(g.file)))
+		g.cols, g.indices = g.cols[:0], g.indices[:0]
+		p.free = append(p.free, g)
 		if err != nil {
-			return fmt.Errorf("a row group encoded in memory: %w", err)
+			return err
 		}
-		for _, rg := range f.RowGroups() {
-			if _, err := p.w.WriteRowGroup(rg); err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// write splices g's encoded row group into the output.
+func (p *parquetRows) write(g *parquetGroup) error {
+	f, err := parquet.OpenFile(bytes.NewReader(g.file.Bytes()), int64(g.file.Len()))
+	if err != nil {
+		return fmt.Errorf("a row group encoded in memory: %w", err)
+	}
+	for _, rg := range f.RowGroups() {
+		if _, err := p.w.WriteRowGroup(rg); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -305,10 +399,10 @@ func (p *parquetRows) finishWith(kv [][2]string) error {
 }
 
 // drain waits for the row groups still encoding (after an error: their
-// goroutines end, their memory goes).
+// goroutines end).
 func (p *parquetRows) drain() {
-	for _, ch := range p.inflight {
-		<-ch
+	for _, g := range p.inflight {
+		<-g.done
 	}
 	p.inflight = nil
 }

@@ -141,19 +141,21 @@ func (l *strategyLayout) row(out parquet.Row, r *parquetRow, i int) parquet.Row 
 	return out
 }
 
-// encode writes the rows g (indices their grid indices) as a Parquet file
-// of the layout's schema.
-func (l *strategyLayout) encode(w io.Writer, opts []parquet.WriterOption, g []parquetRow, indices []int) error {
-	pw := parquet.NewWriter(w, append([]parquet.WriterOption{l.schema}, opts...)...)
+// encode writes the rows of lane (its lane and settings columns) and
+// cols (their combos; indices their grid indices) with pw, a writer of
+// the layout's schema, and closes it.
+func (l *strategyLayout) encode(pw *parquet.Writer, lane *parquetRow, cols []ComboColumns, indices []int) error {
 	const batch = 1024
-	rows := make([]parquet.Row, 0, batch)
-	for k := range g {
-		rows = append(rows, l.row(nil, &g[k], indices[k]))
-		if len(rows) == batch || k == len(g)-1 {
-			if _, err := pw.WriteRows(rows); err != nil {
-				return err
-			}
-			rows = rows[:0]
+	rows := make([]parquet.Row, batch)
+	r := *lane
+	for off := 0; off < len(cols); off += batch {
+		b := rows[:min(batch, len(cols)-off)]
+		for k := range b {
+			r.ComboColumns = cols[off+k]
+			b[k] = l.row(b[k][:0], &r, indices[off+k])
+		}
+		if _, err := pw.WriteRows(b); err != nil {
+			return err
 		}
 	}
 	return pw.Close()

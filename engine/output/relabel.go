@@ -83,7 +83,7 @@ func laneAffixes(f RowFormat, set rowSettings, l rowLane, pc *paramCols) (prefix
 		_ = c.lane(l) // never fails
 		return c.prefix, c.suffix
 	}
-	j := &jsonlRows{set: set, params: pc}
+	j := &jsonlRows{set: set}
 	_ = j.lane(l) // never fails
 	return j.prefix, j.suffix
 }

@@ -284,26 +284,21 @@ func appendFloat(b []byte, v float64) []byte {
 
 // ---- JSON lines ----------------------------------------------------------------
 
-// jsonlRows writes one object per row, by hand: the text fields are
-// escaped by encoding/json once per lane, numbers as JSONFloat writes them
-// (non-finite ones as the strings "inf", "-inf", "nan").
+// jsonlRows writes one object per row, by hand: the lane's fields and the
+// settings are escaped by encoding/json once per lane, the combo's fields
+// by jsonFields (compact), numbers as JSONFloat writes them (non-finite
+// ones as the strings "inf", "-inf", "nan").
 type jsonlRows struct {
 	w      *bufio.Writer
 	set    rowSettings
-	params *paramCols // a strategy grid's parameters; nil for hull
-	prefix []byte     // {"precision":"fp64","backend":"reference","wma":"direct","hma": (a strategy's: ...,"strategy":"cross",)
-	keys   [][]byte
+	fields *jsonFields
+	prefix []byte // {"precision":"fp64","backend":"reference","wma":"direct"
 	suffix []byte // ,"status":"complete",...,"bars_per_year":525600}\n
 	buf    []byte
 }
 
 func newJSONLRows(w io.Writer, s rowSettings, pc *paramCols) *jsonlRows {
-	j := &jsonlRows{w: bufio.NewWriterSize(w, 256<<10), set: s, params: pc}
-
-	for _, name := range engine.MetricNames {
-		j.keys = append(j.keys, []byte(`,"`+name+`":`))
-	}
-	return j
+	return &jsonlRows{w: bufio.NewWriterSize(w, 256<<10), set: s, fields: newJSONFields(pc, compactJSON, false)}
 }
 
 func jsonString(b []byte, s string) []byte {
@@ -314,13 +309,7 @@ func jsonString(b []byte, s string) []byte {
 func (j *jsonlRows) lane(l rowLane) error {
 	b := jsonString(append([]byte(nil), `{"precision":`...), l.precision.String())
 	b = jsonString(append(b, `,"backend":`...), l.backend)
-	b = jsonString(append(b, `,"wma":`...), l.wma.String())
-	if j.params != nil {
-		b = jsonString(append(b, `,"strategy":`...), j.params.family)
-		j.prefix = append(b, ',')
-	} else {
-		j.prefix = append(b, `,"hma":`...)
-	}
+	j.prefix = jsonString(append(b, `,"wma":`...), l.wma.String())
 	s := j.set
 	b = jsonString(append([]byte(nil), `,"status":`...), string(l.status))
 	b = jsonString(append(b, `,"dataset":`...), s.dataset)
@@ -345,23 +334,8 @@ func (j *jsonlRows) rows(rs []engine.ComboResult) error {
 	for i := range rs {
 		r := &rs[i]
 		b := append(j.buf[:0], j.prefix...)
-		if j.params == nil {
-			b = strconv.AppendInt(b, int64(r.HMA), 10)
-			b = append(b, `,"hma3":`...)
-			b = strconv.AppendInt(b, int64(r.HMA3), 10)
-		} else {
-			b = j.params.appendJSON(b, r.Index)
-		}
-		var vs [engine.NumMetrics]float64
-		r.Metrics.Values(&vs)
-		for k, v := range vs {
-			b = append(b, j.keys[k]...)
-			if isCount[k] {
-				b = strconv.AppendInt(b, int64(v), 10)
-			} else {
-				b = appendJSONFloat(b, v)
-			}
-		}
+		b = j.fields.appendParams(b, r.Index, r.Combo)
+		b = j.fields.appendMetrics(b, &r.Metrics)
 		b = append(b, j.suffix...)
 		j.buf = b
 		if _, err := j.w.Write(b); err != nil {
@@ -372,3 +346,109 @@ func (j *jsonlRows) rows(rs []engine.ComboResult) error {
 }
 
 func (j *jsonlRows) finish(*engine.Report) error { return j.w.Flush() }
+
+// ---- a combo's JSON fields -------------------------------------------------------
+
+// jsonLayout places an object's fields as encoding/json does: compact
+// (JSON lines, {"k":v,"l":w}) or indented (the JSON report).
+type jsonLayout struct {
+	first string // before the object's first key: "" or "\n" and the fields' indent
+	next  string // before each other key: "," or ",\n" and the indent
+	colon string // after a key: ":" or ": "
+	end   string // the closing brace, after the last field: "}" or "\n" and the object's indent, "}"
+}
+
+// compactJSON is encoding/json's Marshal layout.
+var compactJSON = jsonLayout{first: "", next: ",", colon: ":", end: "}"}
+
+// indentedJSON is the layout of MarshalIndent(v, "", "  ") for an object
+// whose line starts with prefix (spaces): its fields one a line, indented
+// two spaces more.
+func indentedJSON(prefix string) jsonLayout {
+	in := "\n" + prefix + "  "
+	return jsonLayout{first: in, next: "," + in, colon: ": ", end: "\n" + prefix + "}"}
+}
+
+// key is the bytes of name's key: the separator before it (the object's
+// first field's when first), the quoted name, the colon.
+func (l jsonLayout) key(name string, first bool) []byte {
+	sep := l.next
+	if first {
+		sep = l.first
+	}
+	return append(jsonString([]byte(sep), name), l.colon...)
+}
+
+// jsonFields appends a combo's fields in one layout, the keys made once:
+// its parameters (hull's hma and hma3; a strategy grid's "strategy", the
+// family, then its parameter columns, a leg's NAME_kind and NAME) and its
+// metrics (engine.MetricNames, counts as integers, floats as JSONFloat
+// marshals them). JSON lines and the JSON report's combos (and parity
+// rows) are its bytes, in their layouts.
+type jsonFields struct {
+	layout  jsonLayout
+	pc      *paramCols  // a strategy grid's parameters; nil for hull
+	lead    []byte      // hull: hma's key; a strategy's: "strategy"'s key and the family
+	keys    [][2][]byte // hull: hma3's key at [0][1]; a strategy's per axis: its kind's key (a leg), its value's
+	metrics [engine.NumMetrics][]byte
+}
+
+// newJSONFields is the fields of grid pc's combos (nil: hull) in layout l;
+// opens tells whether they open their object (the report's combos: the
+// first parameter takes the first field's separator) or follow other
+// fields (JSON lines' lane fields).
+func newJSONFields(pc *paramCols, l jsonLayout, opens bool) *jsonFields {
+	f := &jsonFields{layout: l, pc: pc}
+	if pc == nil {
+		f.lead = l.key("hma", opens)
+		f.keys = [][2][]byte{{nil, l.key("hma3", false)}}
+	} else {
+		f.lead = jsonString(l.key("strategy", opens), pc.family)
+		for _, a := range pc.axes {
+			var kk [2][]byte
+			if a.leg {
+				kk[0] = l.key(a.name+"_kind", false)
+			}
+			kk[1] = l.key(a.name, false)
+			f.keys = append(f.keys, kk)
+		}
+	}
+	for k, name := range engine.MetricNames {
+		f.metrics[k] = l.key(name, false)
+	}
+	return f
+}
+
+// appendParams appends the parameter fields of the combo at grid index i
+// (c its hull combo; a strategy grid's are read from Grid.Point(i)), a
+// length as an integer, a decimal as its exact text, a kind as a string.
+func (f *jsonFields) appendParams(b []byte, i int, c engine.Combo) []byte {
+	b = append(b, f.lead...)
+	if f.pc == nil {
+		b = strconv.AppendInt(b, int64(c.HMA), 10)
+		return strconv.AppendInt(append(b, f.keys[0][1]...), int64(c.HMA3), 10)
+	}
+	for k, v := range f.pc.point(i) {
+		a := f.pc.axes[k]
+		if a.leg {
+			b = jsonString(append(b, f.keys[k][0]...), v.Kind)
+		}
+		b = a.appendNumber(append(b, f.keys[k][1]...), v)
+	}
+	return b
+}
+
+// appendMetrics appends m's fields, each after a separator.
+func (f *jsonFields) appendMetrics(b []byte, m *engine.Metrics) []byte {
+	var vs [engine.NumMetrics]float64
+	m.Values(&vs)
+	for k, v := range vs {
+		b = append(b, f.metrics[k]...)
+		if isCount[k] {
+			b = strconv.AppendInt(b, int64(v), 10)
+		} else {
+			b = appendJSONFloat(b, v)
+		}
+	}
+	return b
+}

@@ -606,7 +606,7 @@ func TestStrategyParseMetricsJSON(t *testing.T) {
 		g := engine.Grid{Strategy: st}
 		for i := range g.Len() {
 			r := engine.ComboResult{Index: i, Metrics: engine.Metrics{Sharpe: float64(i) / 3, TotalTrades: i}}
-			b, err := json.Marshal(comboJSON(paramColsOf(g), &r))
+			b, err := json.Marshal(comboJSON(objectFields(g), &r))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -230,9 +230,9 @@ func TestParquetColumnsAreTheCSVs(t *testing.T) {
 // TestParquetRowGroupsInOrder: a file of several row groups per lane,
 // encoded on several goroutines and spliced in, holds every row of the
 // report once, in order (lane by lane, grid order), each lane's rows in
-// row groups of its own of at most ParquetRowGroup rows.
+// row groups of its own of at most resultsRowGroup rows.
 func TestParquetRowGroupsInOrder(t *testing.T) {
-	g := engine.Grid{HMA: engine.Range{Start: 2, Stop: 151, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 1006, Step: 1}} // 150,150 combos: 2 row groups a lane
+	g := engine.Grid{HMA: engine.Range{Start: 2, Stop: 151, Step: 1}, HMA3: engine.Range{Start: 6, Stop: 1006, Step: 1}} // 150,150 combos: 3 row groups a lane
 	rep := &engine.Report{Grid: g, Params: engine.Params{Fee: engine.DefaultFee, BarsPerYear: 525600}, Backend: "cuda", Created: time.Unix(0, 0)}
 	for _, p := range []engine.Precision{engine.FP64, engine.FP32} {
 		run := &engine.Run{Backend: "cuda", Precision: p, Grid: g, Status: engine.StatusComplete, Results: make([]engine.ComboResult, g.Len())}
@@ -264,9 +264,9 @@ func TestParquetRowGroupsInOrder(t *testing.T) {
 	for _, rg := range f.RowGroups() {
 		sizes = append(sizes, rg.NumRows())
 	}
-	per := (g.Len() + ParquetRowGroup - 1) / ParquetRowGroup
-	if len(sizes) != 2*per || sizes[0] != ParquetRowGroup || sizes[per-1] != int64(g.Len()-(per-1)*ParquetRowGroup) {
-		t.Errorf("row groups %v: want %d per lane of at most %d, the last of each lane shorter", sizes, per, ParquetRowGroup)
+	per := (g.Len() + resultsRowGroup - 1) / resultsRowGroup
+	if len(sizes) != 2*per || sizes[0] != resultsRowGroup || sizes[per-1] != int64(g.Len()-(per-1)*resultsRowGroup) {
+		t.Errorf("row groups %v: want %d per lane of at most %d, the last of each lane shorter", sizes, per, resultsRowGroup)
 	}
 }
 

@@ -12,8 +12,10 @@
 //           neighbouring h3 columns of the bar-major series.
 //   Thread: runs its combo end to end in reference.Backtest's order:
 //           pass 1  sb_step per bar + the histogram of rs over the bins;
-//           pass 2  sb_growth replays rs: the two-pass variance and the
-//                   values of the VaR bin into the combo's buffer;
+//           pass 2  sb_replay replays rs: the two-pass variance, the
+//                   values of the VaR bin into the combo's buffer, the
+//                   trade metrics, the drawdown run and the downside of
+//                   rs - rf (SPEC Part 2 "New metrics");
 //           refine  (rare) histogram passes on the float keys of the bin;
 //           select  sb_select of the k-th smallest; CVaR sum and count.
 //   Threadgroup memory: SB_BINS*SB_BLOCK int32 counters (8 KiB), counter b
@@ -28,8 +30,8 @@
 
 #define SB_BLOCK 64
 #define SB_BINS 32
-#define SB_NF 9
-#define SB_NI 8
+#define SB_NF 15
+#define SB_NI 10
 
 // SweepParams is the constant block of sweep_f32 (metal.sweepParams).
 struct SweepParams {
@@ -45,7 +47,7 @@ struct SweepParams {
     uint k0;         // bins (cuda.binSpec): first uniform key
     uint shift;      // log2 of the uniform bins' width in keys
     int cap;         // buffer values per combo
-    int pad;
+    float rf;        // risk-free rate per bar (Sortino's downside)
 };
 
 // Order-preserving key of a float: a < b <=> key(a) < key(b) (non-NaN).
@@ -128,11 +130,11 @@ SB_KERNEL void sweep_f32(const device float* H [[buffer(0)]], const device float
             ++nIn;
         }
     }
-    int prev = 0;
+    SbReplay<float> t;
+    sb_replay_init<float>(t, first, P.rf);
     for (int i = first; i < n - 1; ++i) {
-        float g = sb_growth<float>(prev, h3col[(long)i * n3], hcol[(long)i * nh], R[i + 1], i == n - 2, keep, keep2,
-                                   longOnly);
-        float v = g - 1.0f;
+        const int pos = sb_position<float>(h3col[(long)i * n3], hcol[(long)i * nh], t.prev, longOnly);
+        float v = sb_replay<float>(t, pos, R[i + 1], i == n - 2, keep, keep2, P.rf, i);
         float d = v - mean;
         float d2 = d * d;
         ssd = ssd + d2;
@@ -234,7 +236,7 @@ SB_KERNEL void sweep_f32(const device float* H [[buffer(0)]], const device float
     outF[1 * cnt + j] = s.minRatio;
     outF[2 * cnt + j] = s.sum;
     outF[3 * cnt + j] = ssd;
-    outF[4 * cnt + j] = s.neg2;
+    outF[4 * cnt + j] = t.neg2;
     outF[5 * cnt + j] = s.gains;
     outF[6 * cnt + j] = s.losses;
     outF[7 * cnt + j] = var;
@@ -247,4 +249,12 @@ SB_KERNEL void sweep_f32(const device float* H [[buffer(0)]], const device float
     outI[5 * cnt + j] = cvarCnt;
     outI[6 * cnt + j] = refine;
     outI[7 * cnt + j] = status;
+    outF[9 * cnt + j] = t.winSum;
+    outF[10 * cnt + j] = t.lossSum;
+    outF[11 * cnt + j] = t.best;
+    outF[12 * cnt + j] = t.worst;
+    outF[13 * cnt + j] = t.tmean;
+    outF[14 * cnt + j] = t.tm2;
+    outI[8 * cnt + j] = t.losers;
+    outI[9 * cnt + j] = sb_replay_ddbars<float>(t, n);
 }

@@ -20,10 +20,15 @@ func TestFinishWritten(t *testing.T) {
 	}
 	// combo 0 written (E = 1.5 over 11 bars, 3 trades, 2 wins), combo 1 not.
 	outF[0*2+0], outF[1*2+0] = 1.5, 0.9
-	for f, v := range []int32{3, 2, 4, 3, 3, 1, 0, 0} {
+	for f, v := range []int32{3, 2, 4, 3, 3, 1, 0, 0, 1, 5} {
 		outI[f*2+0] = v
 	}
 	outF[8*2+0] = -0.02
+	// The trade accumulators: trades +0.2, +0.1, -0.1 (WinSum 0.3, LossSum
+	// -0.1, best 0.2, worst -0.1, mean 0.2/3, TM2 as Welford leaves it).
+	for f, v := range []float32{0.3, -0.1, 0.2, -0.1, 0.2 / 3, 0.0466667} {
+		outF[(9+f)*2+0] = v
+	}
 	out := make([]engine.Metrics, 2)
 	_, err := o.Finish(11, engine.Params{Fee: engine.DefaultFee, BarsPerYear: 10}, out, 1)
 	if err == nil || !strings.Contains(err.Error(), "kernel sweep_f32 left combo 101 unwritten (launch of combos 100..101)") {
@@ -35,12 +40,31 @@ func TestFinishWritten(t *testing.T) {
 		m.MaxDrawdown != float64(1-float32(0.9)) || m.CVaR95 != float64(float32(-0.02)) || m.FlatBars != 3 {
 		t.Errorf("finish: %+v", m)
 	}
-	// A GPU lane keeps Part 1's accumulators only: the trade metrics are
-	// NaN (issue 29 computes them), while exposure and avg_trade_bars follow
+	// The trade metrics from the trade fields: profit factor 0.3/0.1,
+	// average win 0.3/2 wins, average loss -0.1/1 loser, SQN sqrt(3) *
+	// mean/sqrt(TM2/3), each ratio in float32; exposure and avg_trade_bars
 	// from the bar counts: (4+3)/10 and (4+3)/3 trades.
-	if m.HasTradeMetrics() || !math.IsNaN(m.ProfitFactor) || !math.IsNaN(m.SQN) || !math.IsNaN(m.MaxDrawdownBars) ||
-		!math.IsNaN(m.AvgLoss) || m.Exposure != 0.7 || m.AvgTradeBars != 7.0/3 {
-		t.Errorf("finish of a GPU lane's trade metrics: %+v", m)
+	sd := float32(math.Sqrt(float64(float32(0.0466667) / 3)))
+	if !m.HasTradeMetrics() || m.ProfitFactor != float64(float32(0.3)/float32(0.1)) || m.AvgWin != float64(float32(0.3)/2) ||
+		m.AvgLoss != float64(float32(-0.1)) || m.BestTrade != float64(float32(0.2)) || m.WorstTrade != float64(float32(-0.1)) ||
+		m.Expectancy != float64(float32(0.2/3)) || m.MaxDrawdownBars != 5 || m.Exposure != 0.7 || m.AvgTradeBars != 7.0/3 ||
+		m.SQN != float64(float32(math.Sqrt(3)*float64(float32(0.2/3)/sd))) {
+		t.Errorf("finish of the trade fields: %+v", m)
+	}
+	// A kernel that writes Part 1's fields only (CUDA's bar-parallel
+	// sweep_seg): the trade metrics are NaN, the trade fields unread (their
+	// poison is not "unwritten").
+	o.NoTrades = true
+	for f := 9; f < NF; f++ {
+		outF[f*2+0] = float32(math.NaN())
+	}
+	outI[8*2+0], outI[9*2+0] = -1, -1
+	if _, err := o.Finish(11, engine.Params{Fee: engine.DefaultFee, BarsPerYear: 10}, out[:1], 1); err == nil {
+		t.Errorf("NoTrades: combo 1 is still unwritten, want an error")
+	}
+	if m := out[0]; m.HasTradeMetrics() || !math.IsNaN(m.ProfitFactor) || !math.IsNaN(m.SQN) || !math.IsNaN(m.MaxDrawdownBars) ||
+		m.Exposure != 0.7 || m.TotalTrades != 3 {
+		t.Errorf("finish without the trade fields: %+v", m)
 	}
 }
 

@@ -6,8 +6,13 @@ import "math"
 // (sweep.cu, sweep.metal and sweep_common.h's SB_* constants).
 const (
 	SweepBlock = 64 // SB_BLOCK: threads per block (thread-per-combo kernels)
-	NF         = 9  // SB_NF: float outputs per combo, in OF_* order (see Raw)
-	NI         = 8  // SB_NI: int32 outputs per combo, in OI_* order (see Raw)
+	NF         = 15 // SB_NF: float outputs per combo, in OF_* order (see Raw)
+	NI         = 10 // SB_NI: int32 outputs per combo, in OI_* order (see Raw)
+	// NFBase and NIBase are the fields a kernel without the trade
+	// accumulators writes (CUDA's bar-parallel sweep_seg): the first 9
+	// and 8 of the layout (Outputs.NoTrades).
+	NFBase = 9
+	NIBase = 8
 	// MinLaunch: below this many combos per launch an out-of-memory is final.
 	MinLaunch = 128
 )

@@ -230,6 +230,119 @@ SB_FN F sb_step(SB_THREAD SbState<F>& s, F a3, F a, F rr, bool last, F keep, F k
     return v;
 }
 
+// ---- pass 2: the trade metrics (SPEC Part 2 "New metrics") ----------------
+
+// SbReplay is what a kernel's second pass over a combo's stored positions
+// accumulates beside the variance: the trade accumulators of
+// kernels.Accumulators (AddTrade: the trades' returns R in the order they
+// close, WinSum/LossSum/Losers, Best/Worst, Welford's TMean/TM2), the
+// longest run of bars below an earlier equity peak (DDBars, from the
+// equity recomputed bar by bar: the same products as pass 1, so the same
+// bits), and Sortino's downside sum of min(rs - rf, 0)^2 (Neg2, rf the
+// risk-free rate per bar; with rf = 0 it equals pass 1's neg2 bit for
+// bit). The loop it mirrors is reference/backtest.go's backtest and
+// finishLoop, statement for statement.
+template <typename F>
+struct SbReplay {
+    F E, peak, tp;
+    F winSum, lossSum, best, worst, tmean, tm2, neg2;
+    int prev, k, losers, ddBars, top;
+};
+
+// sb_replay_init starts pass 2 at bar f0 (a warp's first bar): the f0
+// warm-up returns (zeros) are already in neg2, as finishLoop sums every
+// return from bar 0.
+template <typename F>
+SB_FN void sb_replay_init(SB_THREAD SbReplay<F>& t, int f0, F rf) {
+    t.E = (F)1; t.peak = (F)1; t.tp = (F)0;
+    t.winSum = (F)0; t.lossSum = (F)0; t.best = (F)0; t.worst = (F)0; t.tmean = (F)0; t.tm2 = (F)0;
+    t.neg2 = (F)0;
+    F d0 = (F)0 - rf;
+    d0 = d0 < (F)0 ? d0 : (F)0;
+    F n0 = d0 * d0;
+    for (int q = 0; q < f0; ++q) t.neg2 = t.neg2 + n0;
+    t.prev = 0; t.k = 0; t.losers = 0; t.ddBars = 0; t.top = f0;
+}
+
+// sb_add_trade folds one closed trade's return R, the k-th trade closed,
+// into t (kernels.Accumulators.AddTrade). R is never NaN or -0 (it is
+// x - 1 for a positive x), so the selects equal Go's max and min.
+template <typename F>
+SB_FN void sb_add_trade(SB_THREAD SbReplay<F>& t, F R) {
+    if (R > (F)0) {
+        t.winSum = t.winSum + R;
+    } else if (R < (F)0) {
+        t.lossSum = t.lossSum + R;
+        t.losers += 1;
+    }
+    if (t.k == 1) {
+        t.best = R;
+        t.worst = R;
+    } else {
+        t.best = R > t.best ? R : t.best;
+        t.worst = R < t.worst ? R : t.worst;
+    }
+    F d = R - t.tmean;
+    F q = d / (F)t.k;
+    t.tmean = t.tmean + q;
+    F e = R - t.tmean;
+    F de = d * e;
+    t.tm2 = t.tm2 + de;
+}
+
+// sb_replay is bar i of pass 2 for the known position pos (the stored
+// one): the growth factor g exactly as sb_regrowth (and pass 1's sb_step)
+// forms it, the trade closed and opened at a change of position (rare:
+// a branch), the exit at the last bar, the equity and its drawdown run,
+// and the downside term. It returns rs = g - 1.
+template <typename F>
+SB_FN F sb_replay(SB_THREAD SbReplay<F>& t, int pos, F rr, bool last, F keep, F keep2, F rf, int i) {
+    const int d = pos - t.prev;
+    F g = d == 0 ? (F)1 : ((d == 2 || d == -2) ? keep2 : keep);
+    if (d != 0) {
+        if (t.prev != 0) {
+            F x = t.tp * keep;
+            sb_add_trade<F>(t, x - (F)1);
+        }
+        if (pos != 0) {
+            t.k += 1;
+            t.tp = keep;
+        }
+    }
+    F up = (F)1 + rr;
+    F dn = (F)1 - rr;
+    F f = pos == 1 ? up : (pos == -1 ? dn : (F)1);
+    g = g * f;
+    t.tp = t.tp * f; // flat: tp * 1, the same bits
+    if (last && pos != 0) {
+        g = g * keep;
+        F x = t.tp * keep;
+        sb_add_trade<F>(t, x - (F)1);
+    }
+    t.prev = pos;
+    F E = t.E * g;
+    t.E = E;
+    if (E >= t.peak) {
+        t.peak = E;
+        int run = i - t.top;
+        t.ddBars = run > t.ddBars ? run : t.ddBars;
+        t.top = i + 1;
+    }
+    F v = g - (F)1;
+    F dr = v - rf;
+    dr = dr < (F)0 ? dr : (F)0;
+    F d2 = dr * dr;
+    t.neg2 = t.neg2 + d2;
+    return v;
+}
+
+// sb_replay_ddbars is DDBars with a run still open at the last point (n-1) counted.
+template <typename F>
+SB_FN int sb_replay_ddbars(SB_THREAD const SbReplay<F>& t, int n) {
+    int run = n - 1 - t.top;
+    return run > t.ddBars ? run : t.ddBars;
+}
+
 // sb_finish_drawdown closes the last peak segment.
 template <typename F>
 SB_FN void sb_finish_drawdown(SB_THREAD SbState<F>& s) {
