@@ -149,7 +149,7 @@ func TestSessionsDigestsCannotBeTurnedOff(t *testing.T) {
 			"sweepbench: session 1: its digest version reads 0, but the session was saved with record digests: the version was changed in the database after it was saved, " +
 				"so its settings, dataset, note, robustness summary, parity report cannot be verified and the session is not used (sweepbench sessions rm 1 removes the session; run the study again to compute it anew)\n"},
 		{"digest_version newer", `UPDATE studies SET digest_version = 7`,
-			"sweepbench: session 1 was saved by a newer sweepbench (record digest version 7; this one knows 3), so it is not used: read it with that sweepbench or a later one\n"},
+			"sweepbench: session 1 was saved by a newer sweepbench (record digest version 7; this one knows 4), so it is not used: read it with that sweepbench or a later one\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

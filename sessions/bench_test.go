@@ -185,3 +185,64 @@ func BenchmarkStudySaving(b *testing.B) {
 		b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	})
 }
+
+// BenchmarkSink204800 is the saving of a 320 x 320 study in both
+// precisions as the H200 hands it over (204,800 results in chunks of
+// 16,384, fp64 then fp32) and its parity report of 102,400 combos: the
+// rows and report of one reference study on 600 bars, computed once. One
+// op is a fresh store, Begin, every chunk through Writer.Save, then
+// Finish. Its metrics:
+//
+//   - cpu-s/op: the process's CPU for the op (the committer and digest
+//     goroutines included).
+//   - tail-s/op: Finish alone, after a Flush has committed every batch:
+//     what the study waits for once its sweep is done when the committer
+//     kept up (the last batch, the runs' final state, the parity report),
+//     the part of saving on the critical path of a GPU study.
+func BenchmarkSink204800(b *testing.B) {
+	st := newStudy(b, btcusdt(b, 600), "10:329:1", "12:331:1")
+	if st.Grid.Len() != 102_400 {
+		b.Fatalf("%d combos", st.Grid.Len())
+	}
+	rep, err := engine.RunStudy(context.Background(), st, engine.StudyOptions{})
+	if err != nil || rep.Parity == nil || len(rep.Parity.Combos) != 102_400 {
+		b.Fatal("no parity report of 102,400 combos: ", err)
+	}
+	const chunk = 16384
+	var cpu, tail time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		s, err := sessions.Open(filepath.Join(b.TempDir(), "sessions.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		cpu0 := cpuTime()
+		b.StartTimer()
+		w, err := s.Begin(context.Background(), st)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, run := range rep.Runs {
+			rows := run.Results
+			for lo := 0; lo < len(rows); lo += chunk {
+				if err := w.Save(run.Precision, rows[lo:min(lo+chunk, len(rows))]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		if err := w.Finish(rep, nil); err != nil {
+			b.Fatal(err)
+		}
+		tail += time.Since(t0)
+		b.StopTimer()
+		cpu += cpuTime() - cpu0
+		s.Close()
+	}
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(tail.Seconds()/float64(b.N), "tail-s/op")
+}

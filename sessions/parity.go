@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"sweepbench/engine"
@@ -14,9 +15,13 @@ import (
 // replacing an earlier one of the same pair. studyID is set for a study's
 // own fp32-vs-fp64 report. v14 (schema v14 on): the file holds a
 // flip's divergence (its bars, trades and dPnL) and the sensitive combos;
-// a writer on an older file (a test's) leaves them out. A row's label
-// (Name) is not kept: the study's grid names it (refillLabels).
-func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64, compared string, p *engine.Parity, now time.Time, v14 bool) error {
+// a writer on an older file (a test's) leaves them out. batches: the
+// row per combo goes into parity_batches, maxBlobRows rows a blob
+// (paritybatch.go; schema v16 on, a study of digest version 4 or 0),
+// else a row of parity_combos each (what a study of digest version 1 to 3
+// hashes). A row's label (Name) is not kept: the study's grid names it
+// (refillLabels).
+func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64, compared string, p *engine.Parity, now time.Time, v14, batches bool) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM parities WHERE ref_run = ? AND test_run = ?`, ref, test); err != nil {
 		return err
 	}
@@ -48,38 +53,75 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 			return err
 		}
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO parity_combos (parity_id, idx, hma, hma3, trades_ref, trades_test, dn, rel_dn,
-		dpnl_pp, rel_dpnl, flips, non_borderline, max_flip_margin, dn_limit_breached) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer stmt.Close()
-	for _, c := range p.Combos {
-		if _, err := stmt.ExecContext(ctx, id, c.Index, c.HMA, c.HMA3, c.Trades64, c.Trades32, c.Dn, nullable(c.RelDn),
-			nullable(c.DPnLpp), nullable(c.RelDPnL), c.Flips, c.NonBorderline, nullable(c.MaxFlipMargin), c.DnLimitBreached); err != nil {
+	if batches {
+		if err := saveParityBatches(ctx, tx, id, p.Combos); err != nil {
 			return err
 		}
+	} else {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO parity_combos (parity_id, idx, hma, hma3, trades_ref, trades_test, dn, rel_dn,
+			dpnl_pp, rel_dpnl, flips, non_borderline, max_flip_margin, dn_limit_breached) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, c := range p.Combos {
+			if _, err := stmt.ExecContext(ctx, id, c.Index, c.HMA, c.HMA3, c.Trades64, c.Trades32, c.Dn, nullable(c.RelDn),
+				nullable(c.DPnLpp), nullable(c.RelDPnL), c.Flips, c.NonBorderline, nullable(c.MaxFlipMargin), c.DnLimitBreached); err != nil {
+				return err
+			}
+		}
 	}
-	fstmt, err := tx.PrepareContext(ctx, `INSERT INTO flips (parity_id, rank, idx, hma, hma3, bar, time_ns, pos_ref, pos_test, margin, borderline)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	// A flip's divergence (v14 on) in its row's insert: a statement a flip
+	// (up to engine.MaxFlipsListed).
+	fq := `INSERT INTO flips (parity_id, rank, idx, hma, hma3, bar, time_ns, pos_ref, pos_test, margin, borderline)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	if v14 {
+		fq = `INSERT INTO flips (parity_id, rank, idx, hma, hma3, bar, time_ns, pos_ref, pos_test, margin, borderline, bars, trades, dpnl_pp)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	}
+	fstmt, err := tx.PrepareContext(ctx, fq)
 	if err != nil {
 		return err
 	}
 	defer fstmt.Close()
 	for i, f := range p.Flips {
-		if _, err := fstmt.ExecContext(ctx, id, i, f.Index, f.HMA, f.HMA3, f.Bar, f.Time, f.Pos64, f.Pos32, nullable(f.Margin), f.Borderline); err != nil {
-			return err
+		args := []any{id, i, f.Index, f.HMA, f.HMA3, f.Bar, f.Time, f.Pos64, f.Pos32, nullable(f.Margin), f.Borderline}
+		if v14 {
+			args = append(args, f.Bars, f.Trades, nullable(f.DPnLpp))
 		}
-		if v14 && (f.Bars != 0 || f.Trades != 0 || f.DPnLpp != 0) {
-			if _, err := tx.ExecContext(ctx, `UPDATE flips SET bars = ?, trades = ?, dpnl_pp = ? WHERE parity_id = ? AND rank = ?`,
-				f.Bars, f.Trades, nullable(f.DPnLpp), id, i); err != nil {
-				return err
-			}
+		if _, err := fstmt.ExecContext(ctx, args...); err != nil {
+			return err
 		}
 	}
 	for i, e := range p.IndicatorErrors {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO indicator_errors (parity_id, rank, series, length, max_rel, bar) VALUES (?, ?, ?, ?, ?, ?)`,
 			id, i, e.Series, e.Length, nullable(e.MaxRel), e.Bar); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertParityBatch stores one blob of a parity report's rows.
+const insertParityBatch = `INSERT INTO parity_batches (parity_id, first_idx, last_idx, rows, data) VALUES (?, ?, ?, ?, ?)`
+
+// saveParityBatches stores the row per combo of parity report id as
+// blobs of up to maxBlobRows rows, in index order.
+func saveParityBatches(ctx context.Context, tx *sql.Tx, id int64, combos []engine.ComboParity) error {
+	cs, err := parityInOrder(combos)
+	if err != nil || len(cs) == 0 {
+		return err
+	}
+	insert, err := tx.PrepareContext(ctx, insertParityBatch)
+	if err != nil {
+		return err
+	}
+	defer insert.Close()
+	var blob []byte
+	for lo := 0; lo < len(cs); lo += maxBlobRows {
+		part := cs[lo:min(lo+maxBlobRows, len(cs))]
+		blob = appendParityBatch(blob[:0], part)
+		if _, err := insert.ExecContext(ctx, id, part[0].Index, part[len(part)-1].Index, len(part), blob); err != nil {
 			return err
 		}
 	}
@@ -92,8 +134,9 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 // grows with the grid), reading each only into the combos behind the
 // maxima (Parity.Worst), which the figures and the explanation name.
 // The labels of a strategy study's rows and flips are refilled from its
-// grid g (labeller).
-func loadStudyParity(ctx context.Context, q querier, studyID int64, g engine.Grid, combos bool) (*engine.Parity, string, error) {
+// grid g (labeller). batches: the rows in parity_batches are read too
+// (batchedParity of the study's digest version).
+func loadStudyParity(ctx context.Context, q querier, studyID int64, g engine.Grid, combos, batches bool) (*engine.Parity, string, error) {
 	var (
 		id                                          int64
 		compared, reasons, verdict                  string
@@ -127,11 +170,6 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, g engine.Gri
 	// Every row is read: held when combos is set, else only taken into
 	// the combos behind the maxima (engine.ParityWorst), which the figures
 	// and the explanation name.
-	rows, err := q.QueryContext(ctx, `SELECT idx, hma, hma3, trades_ref, trades_test, dn, rel_dn, dpnl_pp, rel_dpnl, flips,
-		non_borderline, max_flip_margin, dn_limit_breached FROM parity_combos WHERE parity_id = ? ORDER BY idx`, id)
-	if err != nil {
-		return nil, "", err
-	}
 	if combos {
 		p.Combos = []engine.ComboParity{}
 	}
@@ -139,6 +177,26 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, g engine.Gri
 	*worst = engine.NewParityWorst()
 	p.SensitiveWorst = nil
 	label := labeller(g)
+	take := func(c *engine.ComboParity) {
+		c.Name = label(c.Index)
+		if sensitiveWorst.Valid && int64(c.Index) == sensitiveWorst.Int64 {
+			cc := *c
+			p.SensitiveWorst = &cc
+		}
+		if combos {
+			p.Combos = append(p.Combos, *c)
+		} else {
+			worst.Add(c)
+		}
+	}
+	// A report saved before v16 has its rows in parity_combos, one from
+	// v16 on in parity_batches (saveParity): one of the two is empty, and
+	// a study of digest version 1 to 3 has none in parity_batches.
+	rows, err := q.QueryContext(ctx, `SELECT idx, hma, hma3, trades_ref, trades_test, dn, rel_dn, dpnl_pp, rel_dpnl, flips,
+		non_borderline, max_flip_margin, dn_limit_breached FROM parity_combos WHERE parity_id = ? ORDER BY idx`, id)
+	if err != nil {
+		return nil, "", err
+	}
 	for rows.Next() {
 		var c engine.ComboParity
 		var relDn, dpnl, relDPnL, margin sql.NullFloat64
@@ -148,19 +206,15 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, g engine.Gri
 			return nil, "", err
 		}
 		c.RelDn, c.DPnLpp, c.RelDPnL, c.MaxFlipMargin = fromNull(relDn), fromNull(dpnl), fromNull(relDPnL), fromNull(margin)
-		c.Name = label(c.Index)
-		if sensitiveWorst.Valid && int64(c.Index) == sensitiveWorst.Int64 {
-			cc := c
-			p.SensitiveWorst = &cc
-		}
-		if combos {
-			p.Combos = append(p.Combos, c)
-		} else {
-			worst.Add(&c)
-		}
+		take(&c)
 	}
 	if err := rows.Close(); err != nil {
 		return nil, "", err
+	}
+	if batches {
+		if err := loadParityBatches(ctx, q, studyID, id, take); err != nil {
+			return nil, "", err
+		}
 	}
 
 	rows, err = q.QueryContext(ctx, `SELECT idx, hma, hma3, bar, time_ns, pos_ref, pos_test, margin, borderline, bars, trades, dpnl_pp
@@ -203,4 +257,39 @@ func loadStudyParity(ctx context.Context, q querier, studyID int64, g engine.Gri
 	p.JudgeAsFamily(g)
 	p.Explain() // Worst from Combos when held, then the explanation
 	return &p, compared, nil
+}
+
+// loadParityBatches hands take every row of the parity_batches of parity
+// report id (of session studyID), in index order; none on a file below
+// v16. A blob that cannot be read is a *ParityBatchError.
+func loadParityBatches(ctx context.Context, q querier, studyID, id int64, take func(*engine.ComboParity)) error {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'parity_batches'`).Scan(&n); err != nil || n == 0 {
+		return err // a raw file of a test, below v16
+	}
+	rows, err := q.QueryContext(ctx, `SELECT first_idx, last_idx, rows, data FROM parity_batches WHERE parity_id = ? ORDER BY first_idx`, id)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var buf []engine.ComboParity
+	prev := -1 // the last index of the batch before
+	for rows.Next() {
+		var first, last, count int
+		var blob []byte
+		if err := rows.Scan(&first, &last, &count, &blob); err != nil {
+			return err
+		}
+		if first <= prev {
+			return &ParityBatchError{ID: studyID, First: first, Rows: count, Err: fmt.Errorf("it starts at or before combo %d, where the batch before it ends", prev)}
+		}
+		if buf, err = decodeParityBatch(buf[:0], blob, first, last, count); err != nil {
+			return &ParityBatchError{ID: studyID, First: first, Rows: count, Err: err}
+		}
+		prev = last
+		for i := range buf {
+			take(&buf[i])
+		}
+	}
+	return rows.Err()
 }

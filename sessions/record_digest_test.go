@@ -30,7 +30,12 @@ var recordEdits = []struct {
 	{"parity max_abs_dpnl_pp", "parity report", `UPDATE parities SET max_abs_dpnl_pp = coalesce(max_abs_dpnl_pp, 0) + 1`},
 	{"parity flip_count", "parity report", `UPDATE parities SET flip_count = flip_count + 1`},
 	{"a flip's margin", "parity report", `UPDATE flips SET margin = coalesce(margin, 0) + 0.5 WHERE rank = 0`},
-	{"a combo's parity", "parity report", `UPDATE parity_combos SET dpnl_pp = coalesce(dpnl_pp, 0) + 1 WHERE idx = 0`},
+	// The last combo's dn_limit_breached (the blob's last byte) flipped:
+	// a blob that still reads.
+	{"a combo's parity", "parity report", `UPDATE parity_batches SET data = unhex(substr(hex(data), 1, length(hex(data)) - 2) ||
+		CASE substr(hex(data), -2) WHEN '00' THEN '01' ELSE '00' END)`},
+	{"a combo's parity row added", "parity report", `INSERT INTO parity_combos (parity_id, idx, hma, hma3, trades_ref, trades_test, dn,
+		flips, non_borderline, dn_limit_breached) SELECT id, 0, 10, 12, 1, 1, 0, 0, 0, 0 FROM parities`},
 	{"an indicator error", "parity report", `UPDATE indicator_errors SET max_rel = coalesce(max_rel, 0) * 2 + 1 WHERE rank = 0`},
 	{"the parity deleted", "parity report", `DELETE FROM parities`},
 	{"studies.fee", "settings", `UPDATE studies SET fee = fee * 2`},
@@ -60,11 +65,16 @@ func completeRecordSession(t *testing.T, s *sessions.Store) int64 {
 		t.Fatal(err)
 	}
 	db := rawSQL(t, s.Path())
-	for _, table := range []string{"flips", "indicator_errors", "parity_combos"} {
+	for _, table := range []string{"flips", "indicator_errors", "parity_batches"} {
 		var n int
 		if err := db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil || n == 0 {
 			t.Fatalf("%s: %d rows (%v): the study should have some", table, n, err)
 		}
+	}
+	// The row per combo is in parity_batches only (schema v16).
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM parity_combos`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("parity_combos: %d rows (%v), want none", n, err)
 	}
 	return rec.ID
 }
@@ -247,9 +257,9 @@ func TestRecordDigestCannotBeTurnedOff(t *testing.T) {
 				return fmt.Sprint(e.Parts) == "[note]" && fmt.Sprint(e.Removed) == "[settings]"
 			},
 			"session 1: its note does not match the digest saved with it: it was changed or damaged in the database after it was saved; the digest of its settings is missing"},
-		{"digest_version newer", `UPDATE studies SET digest_version = 4`,
-			func(e *sessions.RecordError) bool { return e.Newer && e.Version == 4 },
-			"session 1 was saved by a newer sweepbench (record digest version 4; this one knows 3), so it is not used"},
+		{"digest_version newer", `UPDATE studies SET digest_version = 5`,
+			func(e *sessions.RecordError) bool { return e.Newer && e.Version == 5 },
+			"session 1 was saved by a newer sweepbench (record digest version 5; this one knows 4), so it is not used"},
 		{"the epochs removed", `DELETE FROM meta; UPDATE studies SET digest_version = 0`,
 			func(e *sessions.RecordError) bool { return e.Lowered },
 			"its digest version reads 0"},

@@ -40,7 +40,9 @@ import (
 // digest together.
 
 // recordVersion is the record digests a study written by this build
-// carries (studies.digest_version): 3, the parts of recordPartsV3 (from
+// carries (studies.digest_version): 4, the parts of recordPartsV4 (from
+// schema version 16: version 3's, the parity report's row per combo
+// hashed as the blobs of parity_batches). 3, the parts of recordPartsV3 (from
 // schema version 15: version 2's, the settings with the study's execution
 // options, fill, slippage, risk_free, and its buy-and-hold return). 2, the
 // parts of recordPartsV2 (schema version 14: a study's strategy family
@@ -48,7 +50,7 @@ import (
 // of recordParts, what a study saved at schema versions 12 and 13
 // carries, verified as such. 0: saved before schema version 12, read
 // unverified (Session.Unverified).
-const recordVersion = 3
+const recordVersion = 4
 
 // writeVersion is the digest version a study saved in s now carries:
 // 1 on a file below schema version 14 (a test's raw database), whose
@@ -59,8 +61,24 @@ func (s *Store) writeVersion() int {
 		return 1
 	case s.schema < executionSchema:
 		return 2
+	case s.schema < parityBatchSchema:
+		return 3
 	}
 	return recordVersion
+}
+
+// parityBatches reports whether the parity report of study id goes into
+// parity_batches (saveParity): on a file of schema v16 on, when the
+// study's digest version says so (batchedParity).
+func (s *Store) parityBatches(ctx context.Context, q querier, id int64) (bool, error) {
+	if s.schema < parityBatchSchema {
+		return false, nil
+	}
+	var version int
+	if err := q.QueryRowContext(ctx, `SELECT digest_version FROM studies WHERE id = ?`, id).Scan(&version); err != nil {
+		return false, err
+	}
+	return batchedParity(version), nil
 }
 
 // recordSchema is the first schema version with record digests.
@@ -136,15 +154,43 @@ var recordPartsV3 = func() []recordPart {
 	return ps
 }()
 
-// partsOf are the parts of digest version v (1 to 3).
+// recordPartsV4 are the parts of digest version 4: version 3's, the
+// parity report with its row per combo in parity_batches (schema v16),
+// the blobs as stored. parity_combos, which a version 4 study leaves
+// empty, is hashed still (version 3's query): a row added there, which
+// loadStudyParity would read, is an edit. Never change one.
+var recordPartsV4 = func() []recordPart {
+	ps := make([]recordPart, len(recordPartsV3))
+	for i, p := range recordPartsV3 {
+		p.queries = append([]string(nil), p.queries...)
+		if p.name == "parity report" {
+			p.queries = append(p.queries, `SELECT b.first_idx, b.last_idx, b.rows, b.data FROM parities p JOIN parity_batches b ON b.parity_id = p.id
+			WHERE p.study_id = ? ORDER BY p.id, b.first_idx`)
+		}
+		ps[i] = p
+	}
+	return ps
+}()
+
+// batchedParity reports whether a study of digest version v keeps its
+// parity report's rows in parity_batches (on a file of schema v16 on):
+// version 4, or 0 (saved before record digests; a resume writes them
+// so). A study of version 1 to 3 keeps the rows of parity_combos that its
+// digest hashes, resumed or not, and nothing of parity_batches is read
+// for it.
+func batchedParity(v int) bool { return v == 0 || v >= 4 }
+
+// partsOf are the parts of digest version v (1 to 4).
 func partsOf(v int) []recordPart {
 	switch v {
 	case 1:
 		return recordParts
 	case 2:
 		return recordPartsV2
+	case 3:
+		return recordPartsV3
 	}
-	return recordPartsV3
+	return recordPartsV4
 }
 
 // recordPartNames are the names of recordParts, in order.

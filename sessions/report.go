@@ -88,7 +88,7 @@ func (s *Store) open(ctx context.Context, id int64, sum *engine.SummaryOptions) 
 		}
 		rep.Runs = append(rep.Runs, run)
 	}
-	rep.Parity, rep.ParityOf, err = loadStudyParity(ctx, tx, id, ss.Grid, sum == nil)
+	rep.Parity, rep.ParityOf, err = loadStudyParity(ctx, tx, id, ss.Grid, sum == nil, batchedParity(ss.digestVersion))
 	if err != nil {
 		return nil, s.wrap(fmt.Sprintf("read the parity of session %d", id), err)
 	}

@@ -350,7 +350,33 @@ ALTER TABLE studies ADD COLUMN slippage REAL NOT NULL DEFAULT 0;
 ALTER TABLE studies ADD COLUMN risk_free REAL NOT NULL DEFAULT 0;
 ALTER TABLE studies ADD COLUMN buy_hold REAL;
 `},
+	// v16: a parity report's row per combo stored a batch at a time, one
+	// blob of up to maxBlobRows rows per row of parity_batches
+	// (paritybatch.go), as results are since v8: a row of parity_combos
+	// cost about 5 us of CPU to insert and read back for its digest, so the
+	// report of a 320 x 320 study took half a second to save after the
+	// study, when nothing else is left to overlap it. The reports saved
+	// before v16 keep their rows in parity_combos (and their digest version,
+	// 1 to 3, whose parity report hashes them); a report saved from v16 on,
+	// by a study of digest version 4, has its rows in parity_batches only.
+	// A rowid table with the primary key as an index beside it, as
+	// result_batches.
+	{sql: `
+CREATE TABLE parity_batches (
+	parity_id INTEGER NOT NULL REFERENCES parities(id) ON DELETE CASCADE,
+	first_idx INTEGER NOT NULL,                     -- grid index of the batch's first combo (rows are in index order)
+	last_idx  INTEGER NOT NULL,                     -- of its last
+	rows      INTEGER NOT NULL CHECK (rows > 0),    -- combos in the batch
+	data      BLOB NOT NULL,                        -- the rows, encoded (paritybatch.go)
+	PRIMARY KEY (parity_id, first_idx)
+) STRICT;
+`},
 }
+
+// parityBatchSchema is the first schema version that stores a parity
+// report's rows as batches (v16): a writer on an older file writes rows
+// of parity_combos.
+const parityBatchSchema = 16
 
 // executionSchema is the first schema version that holds a study's
 // execution options (v15): a writer on an older file saves the defaults

@@ -289,7 +289,7 @@ func saveAsOld(t *testing.T, db *sql.DB, st *engine.Study) (*engine.Report, int6
 	if _, err := conn.ExecContext(ctx, "ATTACH DATABASE ? AS scratch", scratch); err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range []string{"datasets", "studies", "runs", "results", "result_batches", "parities", "parity_combos", "flips", "indicator_errors"} {
+	for _, table := range []string{"datasets", "studies", "runs", "results", "result_batches", "parities", "parity_combos", "parity_batches", "flips", "indicator_errors"} {
 		rows, err := conn.QueryContext(ctx, "SELECT name FROM pragma_table_info(?, 'main') WHERE name IN (SELECT name FROM pragma_table_info(?, 'scratch'))", table, table)
 		if err != nil {
 			t.Fatal(err)

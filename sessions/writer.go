@@ -702,7 +702,11 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 			if compared == "" {
 				compared = "fp32 vs fp64"
 			}
-			if err := saveParity(ctx, tx, &w.id, ref, test, compared, par, now, w.s.schema >= strategySchema); err != nil {
+			batches, err := w.s.parityBatches(ctx, tx, w.id)
+			if err != nil {
+				return fail(err)
+			}
+			if err := saveParity(ctx, tx, &w.id, ref, test, compared, par, now, w.s.schema >= strategySchema, batches); err != nil {
 				return fail(err)
 			}
 			if err := w.s.stampRecord(ctx, tx, w.id, "parity report"); err != nil {
