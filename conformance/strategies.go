@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -91,11 +92,20 @@ func testStrategy(t *testing.T, b engine.Backend, c strategyCase) {
 	if err := s.Validate(); err != nil {
 		t.Fatalf("%s: %v", grid.Text(), err)
 	}
+	// A crossover grid runs on a GPU backend that takes pairs of series
+	// (engine.PairRunner): no note, the lanes on b.
+	ps, isPair := st.(engine.PairStrategy)
+	pr, runsPairs := b.(engine.PairRunner)
+	onB := b.Name() == "reference" || isPair && runsPairs && pr.RunsPairs() && ps.PairsOK(c.p)
+	lanes := "reference"
+	if onB {
+		lanes = b.Name()
+	}
 	note := s.FallbackNote()
-	if want := fmt.Sprintf("%s has no %s kernel yet: every lane runs on reference", b.Name(), c.family); b.Name() != "reference" && note != want {
+	if onB && note != "" {
+		t.Errorf("%s runs %s itself, yet the fallback note says %q", b.Name(), c.family, note)
+	} else if want := fmt.Sprintf("%s has no %s kernel yet: every lane runs on reference", b.Name(), c.family); !onB && note != want {
 		t.Errorf("fallback note %q, want %q", note, want)
-	} else if b.Name() == "reference" && note != "" {
-		t.Errorf("the reference runs %s itself, yet the fallback note says %q", c.family, note)
 	}
 	rep, err := engine.RunStudy(context.Background(), s, engine.StudyOptions{})
 	if err != nil {
@@ -114,8 +124,8 @@ func testStrategy(t *testing.T, b engine.Backend, c strategyCase) {
 	var sc32 reference.Scratch[float32]
 	run64, run32 := rep.Run(engine.FP64), rep.Run(engine.FP32)
 	for _, run := range []*engine.Run{run64, run32} {
-		if run.Backend != "reference" {
-			t.Errorf("%s lane ran on %q, want reference (no GPU kernel for %s)", run.Precision, run.Backend, c.family)
+		if run.Backend != lanes {
+			t.Errorf("%s lane ran on %q, want %s", run.Precision, run.Backend, lanes)
 		}
 		if len(run.Results) != grid.Len() {
 			t.Fatalf("%s lane: %d results, want %d", run.Precision, len(run.Results), grid.Len())
@@ -151,7 +161,13 @@ func testStrategy(t *testing.T, b engine.Backend, c strategyCase) {
 			if r.Index != i || r.Combo != (engine.Combo{}) {
 				t.Fatalf("%s lane: result %d is index %d combo %+v, want index %d and the zero Combo", lane.run.Precision, i, r.Index, r.Combo, i)
 			}
-			if name, same := SameMetrics(r.Metrics, lane.want); !same {
+			got := r.Metrics
+			if lanes != "reference" && math.Abs(got.CVaR95-lane.want.CVaR95) <= 1e-3*math.Abs(lane.want.CVaR95) {
+				// A GPU kernel sums CVaR's tail in its buffer's order (as
+				// for hull: the conformance suite's CVaR tolerance).
+				got.CVaR95 = lane.want.CVaR95
+			}
+			if name, same := SameMetrics(got, lane.want); !same {
 				got, _ := r.Metrics.Value(name)
 				want, _ := lane.want.Value(name)
 				t.Errorf("%s lane on %s, combo %d (%s): %s = %v, by hand %v", lane.run.Precision, b.Name(), i, label, name, got, want)

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# device-issue29.sh — issue 29's device run, in one call, the summary on
+# stdout (files in /tmp): the GPU tests; hull and cross under --backend cuda
+# against --backend reference (every metric of every combo, scripts/csvdiff.py);
+# the issue's timings on FIL's first 150,000 bars (whole command, wall and
+# max RSS): 80 combos under auto, 320 x 320 saved and --no-save, the JSON
+# report, 10^6 and 10^7 combos to Parquet, 10^8 fp32 combos, cross
+# ema x sma 320 x 320; a kill -9 and resume.
+# Build here: bin/sweepbench and bin/cuda.test (see device-conformance.sh).
+# USE_NEW_PTX=1 builds the kernels with nvcc first and loads that PTX.
+set -uo pipefail
+B=bin/sweepbench
+T=/tmp/i29
+rm -rf $T && mkdir -p $T
+if [ -n "${USE_NEW_PTX:-}" ]; then
+	bash scripts/cuda-build.sh $T/ptx >/dev/null 2>&1 && export SWEEPBENCH_PTX_DIR=$T/ptx && echo "PTX built here, loaded from $T/ptx"
+	[ -n "${OUT:-}" ] && tar czf "$OUT/ptx.tgz" -C $T ptx
+fi
+timed() { # timed NAME CMD...
+	local name=$1
+	shift
+	local t0 t1
+	t0=$(date +%s.%N)
+	SWEEPBENCH_TIMINGS=1 /usr/bin/time -f "%M" -o $T/$name.rss "$@" >$T/$name.txt 2>$T/$name.err
+	local rc=$?
+	t1=$(date +%s.%N)
+	printf '%-18s exit %d  wall %6.2f s  max RSS %7d KB\n' "$name" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$(tail -1 $T/$name.rss)"
+	[ $rc -ne 0 ] && tail -3 $T/$name.err
+	return 0
+}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+if [[ ${STEPS:-123} == *1* ]]; then
+	echo "== GPU tests"
+	timeout 300 bin/cuda.test -test.v -test.run GPU -test.skip GPUTiming -test.timeout 280s >$T/gputest.log 2>&1
+	echo "gpu tests exit $?"
+	grep -E '^(--- FAIL|FAIL|panic)' $T/gputest.log | head
+	grep -E -A8 '^--- FAIL' $T/gputest.log | head -40
+fi
+if [[ ${STEPS:-123} == *2* ]]; then
+	echo "== cuda against reference, every metric of every combo"
+	cmpcase() { # cmpcase NAME ARGS...
+		local name=$1
+		shift
+		$B run --backend cuda --no-save "$@" --format csv >$T/$name-cuda.csv 2>$T/$name-cuda.err
+		$B run --backend reference --no-save "$@" --format csv >$T/$name-ref.csv 2>/dev/null
+		note=$(grep -o 'has no [a-z -]* kernel yet' $T/$name-cuda.err | head -1)
+		echo "$name ($*): $(wc -l <$T/$name-cuda.csv) lines; note: ${note:-none}"
+		python3 scripts/csvdiff.py $T/$name-cuda.csv $T/$name-ref.csv && echo "  identical"
+	}
+	H=(--head 30000 --hma 10:40:3 --hma3 12:60:4)
+	cmpcase hull "${H[@]}"
+	cmpcase hull-lo "${H[@]}" --mode long-only --source hl2
+	cmpcase hull-rf "${H[@]}" --risk-free 0.04 --slippage 0.0005
+	cmpcase hull-pf "${H[@]}" --objective profit_factor --wma prefix
+	C=(--data embedded:btcusdt-1m --strategy cross)
+	cmpcase cross "${C[@]}" --fast ema:5:50:5 --slow sma:20:200:10
+	cmpcase cross-kinds "${C[@]}" --fast dema:3:30:3 --slow wma:20:200:20 --mode long-only
+	cmpcase cross-prefix "${C[@]}" --fast hma:5:50:5 --slow sma:20:200:10 --formulation prefix
+	cmpcase cross-price "${C[@]}" --fast price --slow tema:10:100:10 --risk-free 0.03
+	cmpcase cross-fbs "${C[@]}" --fast ema:5:50:5 --slow sma:20:200:10 --fast-below-slow
+fi
+if [[ ${STEPS:-123} == *3* ]]; then
+	echo "== timings"
+	F=(--head 150000)
+	G=("${F[@]}" --hma 10:329:1 --hma3 12:331:1 --top 3)
+	X=("${F[@]}" --strategy cross --fast ema:2:321 --slow sma:10:329 --top 3)
+	timed warm $B run --backend cuda --no-save --head 2000 --hma 20 --hma3 30
+	for i in 1 2; do
+		timed "auto-80-$i" $B run --backend cuda --no-save
+		timed "320-nosave-$i" $B run --backend cuda --no-save "${G[@]}"
+		rm -f $T/s.db*
+		timed "320-saved-$i" $B run --backend cuda --db $T/s.db "${G[@]}"
+	done
+	grep -h 'study done\|saving\|saved' $T/320-nosave-2.err $T/320-saved-2.err | head -6
+	timed json $B run --backend cuda --no-save "${G[@]}" --format json --out $T/r.json
+	timed jsonl $B run --backend cuda --no-save "${G[@]}" --format jsonl --out $T/r.jsonl
+	grep -h 'timing' $T/json.err $T/jsonl.err | grep -E 'study|report|written|done' | head -8
+	timed parquet-1m $B run --backend cuda --no-save "${F[@]}" --hma 10:1009:1 --hma3 12:1011:1 --format parquet --out $T/r1m.parquet
+	rm -f $T/r1m.parquet
+	timed parquet-10m $B run --backend cuda --no-save "${F[@]}" --hma 10:3172:1 --hma3 12:3174:1 --format parquet --out $T/r10m.parquet
+	rm -f $T/r10m.parquet
+	timed fp32-100m $B run --backend cuda --no-save --head 20000 --hma 2:10001 --hma3 6:10005 --precision fp32 --top 3
+	for i in 1 2; do
+		timed "cross-nosave-$i" $B run --backend cuda --no-save "${X[@]}"
+		rm -f $T/x.db*
+		timed "cross-saved-$i" $B run --backend cuda --db $T/x.db "${X[@]}"
+	done
+	grep -E 'Parity|cuda ' $T/cross-nosave-2.txt | head -4
+	grep -h 'timing' $T/cross-nosave-2.err | head -12
+	timed cross-ref-4k $B run --backend reference --no-save --head 150000 --strategy cross --fast ema:2:65 --slow sma:10:73 --top 3
+	grep -E 'reference ' $T/cross-ref-4k.txt | head -2
+fi
