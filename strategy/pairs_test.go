@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/reference"
 )
 
 // kernelPositions is what the GPU's sweep kernels decide from p for combo
@@ -177,4 +178,49 @@ func checkPairs[F Float](t *testing.T, name string, g Grid, p *engine.Pairs[F], 
 		t.Fatalf("%s: no position changed: the case tests nothing", name)
 	}
 	t.Logf("%s: %d combos, %d position changes, %d reset bars", name, g.Len(), changes, resets)
+}
+
+// pairBackend is a backend that takes pairs (engine.PairRunner), named
+// "gpu": the fallback note's wording, without a GPU.
+type pairBackend struct{ engine.Backend }
+
+func (pairBackend) Name() string    { return "gpu" }
+func (pairBackend) RunsPairs() bool { return true }
+
+// TestPairsFallbackNote: on a backend that takes pairs, a family's grid
+// runs there without a note, and what keeps one on the reference is named:
+// stops, --fast-below-slow, fill next-open, --blocks.
+func TestPairsFallbackNote(t *testing.T) {
+	cases := []struct {
+		family string
+		params map[string]string
+		fbs    bool
+		fill   engine.Fill
+		blocks int
+		want   string
+	}{
+		{"zscore", map[string]string{"length": "10:20:10", "entry": "2", "exit": "0"}, false, engine.FillClose, 0, ""},
+		{"rsi", map[string]string{"length": "14", "lower": "30", "upper": "70"}, false, engine.FillClose, 0, ""},
+		{"breakout", map[string]string{"entry": "20", "exit": "10"}, false, engine.FillClose, 0, ""},
+		{"cross", map[string]string{"fast": "ema:5:15:5", "slow": "sma:20:40:10"}, false, engine.FillClose, 0, ""},
+		{"zscore", map[string]string{"length": "10", "entry": "2", "exit": "0", "stop_loss": "0.01"}, false, engine.FillClose, 0,
+			"gpu has no zscore kernel with stops yet: every lane runs on reference"},
+		{"cross", map[string]string{"fast": "ema:5:15:5", "slow": "sma:20:40:10"}, true, engine.FillClose, 0,
+			"gpu has no cross kernel with --fast-below-slow yet: every lane runs on reference"},
+		{"breakout", map[string]string{"entry": "20", "exit": "10"}, false, engine.FillNextOpen, 0,
+			"gpu has no breakout kernel with fill next-open yet: every lane runs on reference"},
+		{"rsi", map[string]string{"length": "14", "lower": "30", "upper": "70"}, false, engine.FillClose, 4,
+			"gpu has no rsi kernel with --blocks yet: every lane runs on reference"},
+	}
+	for _, tc := range cases {
+		s, err := engine.NewStrategy(tc.family, tc.params, tc.fbs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := &engine.Study{Grid: engine.Grid{Strategy: s}, Params: engine.Params{Fill: tc.fill}, Blocks: tc.blocks,
+			Backend: pairBackend{reference.New()}, Fallback: reference.New()}
+		if got := st.FallbackNote(); got != tc.want {
+			t.Errorf("%s %v: note %q, want %q", tc.family, tc.params, got, tc.want)
+		}
+	}
 }
