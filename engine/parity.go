@@ -404,17 +404,7 @@ func compareStrategy(ctx context.Context, job *Job, ref, test *Run, tol float64,
 			errs[w] = err
 			return
 		}
-		for _, d := range fs {
-			cp.Flips += d.Bars
-			if !d.Borderline {
-				cp.NonBorderline++
-			}
-			if !math.IsNaN(d.Margin) {
-				cp.MaxFlipMargin = math.Max(cp.MaxFlipMargin, d.Margin)
-			}
-			heaps[w].offer(Flip{Index: cp.Index, Name: cp.Name, Bar: d.Root, Time: job.Bars.Time[d.Root],
-				Pos64: d.Pos64, Pos32: d.Pos32, Margin: d.Margin, Borderline: d.Borderline, Bars: d.Bars, Trades: d.Trades, DPnLpp: d.DPnLpp})
-		}
+		cp.Flips, cp.NonBorderline, cp.MaxFlipMargin = offerStrategyFlips(&heaps[w], job, cp, fs)
 	})
 	if err == nil {
 		err = errors.Join(errs...)
@@ -422,9 +412,34 @@ func compareStrategy(ctx context.Context, job *Job, ref, test *Run, tol float64,
 	if err != nil {
 		return nil, err
 	}
-	se, err := st.SeriesErrors(ctx, job, test.Precision, test.WMA)
+	return p, finishStrategy(ctx, p, job, test, heaps, refLabel, testLabel)
+}
+
+// offerStrategyFlips offers combo cp's divergences fs to h and returns
+// what its report row counts of them: the bars apart, the divergences not
+// borderline, the largest margin (NaN skipped).
+func offerStrategyFlips(h *flipHeap, job *Job, cp *ComboParity, fs []StrategyFlip) (bars, nonBorderline int, maxMargin float64) {
+	for _, d := range fs {
+		bars += d.Bars
+		if !d.Borderline {
+			nonBorderline++
+		}
+		if !math.IsNaN(d.Margin) {
+			maxMargin = math.Max(maxMargin, d.Margin)
+		}
+		h.offer(Flip{Index: cp.Index, Name: cp.Name, Bar: d.Root, Time: job.Bars.Time[d.Root],
+			Pos64: d.Pos64, Pos32: d.Pos32, Margin: d.Margin, Borderline: d.Borderline, Bars: d.Bars, Trades: d.Trades, DPnLpp: d.DPnLpp})
+	}
+	return bars, nonBorderline, maxMargin
+}
+
+// finishStrategy completes a strategy grid's report p from its rows and
+// the workers' heaps of worst divergences: the series' errors, the
+// verdict, the listed flips.
+func finishStrategy(ctx context.Context, p *Parity, job *Job, test *Run, heaps []flipHeap, refLabel, testLabel string) error {
+	se, err := job.Grid.Strategy.SeriesErrors(ctx, job, test.Precision, test.WMA)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.setIndicatorErrors(se)
 	var all []Flip
@@ -432,7 +447,7 @@ func compareStrategy(ctx context.Context, job *Job, ref, test *Run, tol float64,
 		all = append(all, h...)
 	}
 	p.finishSides(all, refLabel, testLabel)
-	return p, nil
+	return nil
 }
 
 // newParity starts the report of test against ref: the tolerance (0 means

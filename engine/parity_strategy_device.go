@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"sort"
 	"time"
@@ -126,18 +125,7 @@ func CompareStrategyOnDevice(ctx context.Context, dev StrategyParityDevice, job 
 			errs[w] = err
 			return
 		}
-		bars, nb, mx := 0, 0, 0.0
-		for _, d := range fs {
-			bars += d.Bars
-			if !d.Borderline {
-				nb++
-			}
-			if !math.IsNaN(d.Margin) {
-				mx = math.Max(mx, d.Margin)
-			}
-			heaps[w].offer(Flip{Index: cp.Index, Name: cp.Name, Bar: d.Root, Time: job.Bars.Time[d.Root],
-				Pos64: d.Pos64, Pos32: d.Pos32, Margin: d.Margin, Borderline: d.Borderline, Bars: d.Bars, Trades: d.Trades, DPnLpp: d.DPnLpp})
-		}
+		bars, nb, mx := offerStrategyFlips(&heaps[w], job, cp, fs)
 		if bars != cp.Flips || nb != cp.NonBorderline || mx != cp.MaxFlipMargin {
 			errs[w] = fmt.Errorf("parity on %s: combo %d (%s): the device counts %d bars apart, %d non-borderline, max margin %g; the CPU %d, %d, %g",
 				df.Device, cp.Index, cp.Name, cp.Flips, cp.NonBorderline, cp.MaxFlipMargin, bars, nb, mx)
@@ -149,16 +137,9 @@ func CompareStrategyOnDevice(ctx context.Context, dev StrategyParityDevice, job 
 	if err != nil {
 		return nil, err
 	}
-	se, err := st.SeriesErrors(ctx, job, test.Precision, test.WMA)
-	if err != nil {
+	if err := finishStrategy(ctx, p, job, test, heaps, "", ""); err != nil {
 		return nil, err
 	}
-	p.setIndicatorErrors(se)
-	var all []Flip
-	for _, h := range heaps {
-		all = append(all, h...)
-	}
-	p.finishSides(all, "", "")
 	p.Device = df.Device
 	return p, nil
 }
