@@ -226,6 +226,11 @@ func (r *studyRun) compute() {
 	// Nor the parity report's per-combo rows, unless the session
 	// saves them: the table and a rows file show only its figures.
 	opt.NoParityRows = opt.Discard && r.store == nil
+	if r.stream != nil && r.store == nil {
+		// The streamed file's writer is the last to hold the chunks:
+		// it hands the lanes back those it has written.
+		opt.Results = r.stream.rows.Results
+	}
 	// The robustness statistics (--blocks) run on the run path,
 	// beside the rest of the study: in rep.Robustness and the
 	// session, or rec.Robustness says why not.

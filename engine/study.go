@@ -102,6 +102,10 @@ type StudyOptions struct {
 	// rows). A study run in tiles keeps them (its tiles' reports are
 	// joined row by row).
 	NoParityRows bool
+	// Results, with Discard, is where the lanes' results slices come
+	// from (SweepOptions.Results): a sink that is the last to hold the
+	// chunks recycles them. nil: each is made.
+	Results func(n int) []ComboResult
 }
 
 // Report is what a study produced: the dataset, the parameters, each run and
@@ -387,6 +391,7 @@ func (st *studyRun) sweepOptions(p Precision, prior *Run) (SweepOptions, *keeper
 		// The keeper copies what it keeps: with no other sink, the
 		// lane's results slice can be reused chunk after chunk.
 		so.SinkCopies = next == nil
+		so.Results = opt.Results
 		so.Discard, so.Sink = discard, func(rs []ComboResult) error {
 			kp.add(rs)
 			if next != nil {
