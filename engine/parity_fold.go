@@ -136,10 +136,7 @@ func (p *Parity) build(ctx context.Context, ref, test *Run, unit int, keep bool,
 		unit = max(unit, 1)
 		step = max(parityBlock/unit, 1) * unit
 	}
-	var rows []ComboParity
-	if keep {
-		rows = make([]ComboParity, 0, min(ref.Count(), test.Count()))
-	}
+	rows := make([]ComboParity, 0, min(ref.Count(), test.Count(), step))
 	compared := 0
 	for lo := 0; ; lo += step {
 		hi := math.MaxInt // the last block takes whatever is left

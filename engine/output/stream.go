@@ -88,15 +88,16 @@ type streamLane struct {
 
 // rowWriterQueue is how many chunks the sink queues for the writer, and
 // rowWriterQueueRows how many rows at most (a chunk is always taken when
-// none is queued): 2^19 results are 108 MB, one GPU chunk with its HMA3
-// twins (cuda's maxChunk), so that a lane ahead of the writer waits
-// for it rather than queue the grid's results in memory, and the writer
-// still has the next chunk at hand when it finishes one. The chunks
+// none is queued): 2^18 results are 56 MB, half a GPU chunk with its
+// HMA3 twins (cuda's maxChunk; two of the pieces a lane hands a
+// recycling writer, engine's resultsPiece), so that a lane ahead of the
+// writer waits for it rather than queue the grid's results in memory,
+// and the writer still has the next piece at hand when it finishes one. The chunks
 // waiting in the reorder buffer (pending) are not counted: the chunk that
 // frees them may be the next one queued.
 const (
 	rowWriterQueue     = 16
-	rowWriterQueueRows = 1 << 19
+	rowWriterQueueRows = 1 << 18
 	rowWriterFree      = 2 // chunks written kept for Results
 )
 
