@@ -14,6 +14,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"sweepbench/engine"
@@ -94,17 +97,41 @@ func uploadPairs[F engine.Float](d *device, p *engine.Pairs[F], r []F, lo, hi in
 }
 
 // barMajor lays the series ss (each n values) out bar-major, value i of
-// series j at [i*len(ss) + j], negated when neg (exact; NaN stays NaN).
+// series j at [i*len(ss) + j], negated when neg (exact; NaN stays NaN). A
+// transposition of up to gigabytes: blocks of barMajorBlock bars (their
+// rows stay in cache while every series writes into them) on all cores.
 func barMajor[F engine.Float](ss [][]F, n int, neg bool) []F {
 	m := len(ss)
 	out := make([]F, n*m)
-	for j, s := range ss {
-		for i, v := range s {
-			if neg {
-				v = -v
+	blocks := (n + barMajorBlock - 1) / barMajorBlock
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(blocks, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				blk := int(next.Add(1)) - 1
+				if blk >= blocks {
+					return
+				}
+				lo, hi := blk*barMajorBlock, min((blk+1)*barMajorBlock, n)
+				for j, s := range ss {
+					src := s[lo:min(hi, len(s))]
+					for k, v := range src {
+						if neg {
+							v = -v
+						}
+						out[(lo+k)*m+j] = v
+					}
+				}
 			}
-			out[i*m+j] = v
-		}
+		}()
 	}
+	wg.Wait()
 	return out
 }
+
+// barMajorBlock is barMajor's block of bars: 64 rows of up to a few
+// thousand series stay in the L2 cache.
+const barMajorBlock = 64

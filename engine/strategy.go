@@ -340,6 +340,10 @@ type Pairs[F Float] struct {
 	A2, B2         [][]F  // MachineChannel: the second level of each a and b
 	V              []F    // MachineChannel: the value compared, per bar
 	Levels         [][4]F // MachineBands: the four levels of each b
+	// zscore in fp64 (its parity's margins, SPEC Part 2): per a, x - mean
+	// and the sd (NaN where undefined); per b, (entry, exit).
+	D, SD      [][]F
+	Thresholds [][2]F
 }
 
 // NB is the number of last-axis columns: len(Levels) for MachineBands,

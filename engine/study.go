@@ -522,6 +522,16 @@ func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Ru
 		}
 		note = fmt.Sprintf("parity on %s failed (%v): computed on the CPU", b64.Name(), err)
 	}
+	if sdev, ok := b64.(StrategyParityDevice); ok && s.Grid.Strategy != nil && s.runsPairs() && err64 == nil && errT == nil && b64 == bT &&
+		ref.Complete() && test.Complete() && !small && os.Getenv(ParityEnv) != "cpu" {
+		par, err := CompareStrategyOnDevice(ctx, sdev, s.job(FP64, cache), ref, test, s.Tolerance)
+		if err == nil || ctx.Err() != nil {
+			return par, "", err
+		}
+		if !errors.Is(err, ErrNoStrategyParity) {
+			note = fmt.Sprintf("parity on %s failed (%v): computed on the CPU", b64.Name(), err)
+		}
+	}
 	s.deviceSeries(ctx, cache)
 	par, err = compareRuns(ctx, s.job(FP64, cache), ref, test, s.Tolerance, progress, rows)
 	return par, note, err

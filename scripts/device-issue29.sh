@@ -43,7 +43,7 @@ if [[ ${STEPS:-123} == *2* ]]; then
 		shift
 		$B run --backend cuda --no-save "$@" --format csv >$T/$name-cuda.csv 2>$T/$name-cuda.err
 		$B run --backend reference --no-save "$@" --format csv >$T/$name-ref.csv 2>/dev/null
-		note=$(grep -o 'has no [a-z -]* kernel yet' $T/$name-cuda.err | head -1)
+		note=$(grep -o 'has no [a-z -]* kernel[a-z -]* yet' $T/$name-cuda.err | head -1)
 		echo "$name ($*): $(wc -l <$T/$name-cuda.csv) lines; note: ${note:-none}"
 		python3 scripts/csvdiff.py $T/$name-cuda.csv $T/$name-ref.csv && echo "  identical"
 	}
@@ -70,6 +70,21 @@ if [[ ${STEPS:-123} == *2* ]]; then
 	cmpcase breakout-lo "${K[@]}" --mode long-only
 	cmpcase breakout-btc --data embedded:btcusdt-1m --strategy breakout --param entry=10:200:10 --param exit=5:100:5
 	cmpcase zscore-stops "${Z[@]}" --param stop_loss=0.01:0.02:0.01
+	echo "== parity on the GPU (SWEEPBENCH_PARITY=device) against the CPU's, the whole report"
+	paritycase() { # paritycase NAME ARGS...
+		local name=$1
+		shift
+		SWEEPBENCH_PARITY=device $B run --backend cuda --no-save "$@" --format json >$T/$name-pc.json 2>$T/$name-pc.err
+		$B run --backend reference --no-save "$@" --format json >$T/$name-pr.json 2>/dev/null
+		echo "$name ($*): $(grep -o 'parity on [^;]*' $T/$name-pc.err | head -1)"
+		python3 scripts/paritydiff.py $T/$name-pc.json $T/$name-pr.json
+	}
+	paritycase zscore "${Z[@]}"
+	paritycase zscore-lo-prefix "${Z[@]}" --mode long-only --formulation prefix
+	paritycase rsi-prefix "${R[@]}" --formulation prefix
+	paritycase rsi-lo "${R[@]}" --mode long-only --source hl2
+	paritycase breakout "${K[@]}"
+	paritycase zscore-btc --data embedded:btcusdt-1m --strategy zscore --param length=5:100:5 --param entry=0.5:3:0.5 --param exit=-0.4:0.4:0.2
 fi
 if [[ ${STEPS:-123} == *3* ]]; then
 	echo "== timings"

@@ -66,6 +66,17 @@ func pairs[F Float](ctx context.Context, g Grid, in *Inputs[F], f Formulation, s
 		p.Levels = bandLevels[F](g)
 		p.FirstB = make([]int, len(p.Levels))
 	}
+	var z F
+	_, margins := any(z).(float64)
+	margins = margins && g.Family == "zscore"
+	if margins {
+		p.D, p.SD = make([][]F, na), make([][]F, na)
+		for i := range g.Axes[1].Range.Len() {
+			for j := range g.Axes[2].Range.Len() {
+				p.Thresholds = append(p.Thresholds, [2]F{value[F](g.Axes[1].Range.At(i)), value[F](g.Axes[2].Range.At(j))})
+			}
+		}
+	}
 	errs := make([]error, na+nb)
 	err := engine.Parallel(ctx, na+nb, runtime.GOMAXPROCS(0), func(_, k int) {
 		if k >= na {
@@ -87,7 +98,15 @@ func pairs[F Float](ctx context.Context, g Grid, in *Inputs[F], f Formulation, s
 			p.A[k], errs[k] = maSeries(l, f, sc)
 			p.FirstA[k] = FirstValid(l.k, l.L, 0)
 		case "zscore":
-			p.A[k], p.FirstA[k] = zBands(zscoreCached(in, L, f, sc)), L-1
+			v := zscoreCached(in, L, f, sc)
+			p.A[k], p.FirstA[k] = zBands(v), L-1
+			if margins {
+				d := make([]F, len(in.Src))
+				for i, x := range in.Src {
+					d[i] = x - v[0][i]
+				}
+				p.D[k], p.SD[k] = d, v[1]
+			}
 		case "rsi":
 			p.A[k], p.FirstA[k] = rsiCached(in, L, f, sc), L
 		case "breakout":

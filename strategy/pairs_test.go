@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 
 	"sweepbench/engine"
+	"sweepbench/engine/data"
 	"sweepbench/reference"
 )
 
@@ -221,6 +223,87 @@ func TestPairsFallbackNote(t *testing.T) {
 			Backend: pairBackend{reference.New()}, Fallback: reference.New()}
 		if got := st.FallbackNote(); got != tc.want {
 			t.Errorf("%s %v: note %q, want %q", tc.family, tc.params, got, tc.want)
+		}
+	}
+}
+
+// cpuCounts is a StrategyParityDevice that counts on the CPU, through
+// Strategy.Compare: CompareStrategyOnDevice's selection and merge, tested
+// without a GPU.
+type cpuCounts struct{}
+
+func (cpuCounts) StrategyParity(ctx context.Context, job *engine.Job, test engine.Precision, form engine.Formulation, tol float64) (*engine.StrategyDeviceParity, error) {
+	st := job.Grid.Strategy
+	n := job.Grid.Len()
+	out := &engine.StrategyDeviceParity{Bars: make([]int32, n), NonBorderline: make([]int32, n), NaNRoots: make([]int32, n),
+		MaxMargin: make([]float64, n), Device: "cpu counts"}
+	for i := range n {
+		fs, err := st.Compare(ctx, job, test, form, i, tol)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range fs {
+			out.Bars[i] += int32(d.Bars)
+			if !d.Borderline {
+				out.NonBorderline[i]++
+			}
+			if math.IsNaN(d.Margin) {
+				out.NaNRoots[i]++
+			} else {
+				out.MaxMargin[i] = math.Max(out.MaxMargin[i], d.Margin)
+			}
+		}
+	}
+	return out, nil
+}
+
+// TestCompareStrategyOnDevice: the report built from per-combo counts and
+// the worst combos recomputed on the CPU is compareStrategy's, field for
+// field, for each family with memory, in both modes and formulations.
+func TestCompareStrategyOnDevice(t *testing.T) {
+	all := btcBars(t)
+	bars := all.Slice(0, 6000)
+	cases := []sweepCase{
+		{"zscore", map[string]string{"length": "5:45:10", "entry": "1:2.5:0.5", "exit": "-0.5:0.5:0.5"}, false, Direct},
+		{"zscore", map[string]string{"length": "2:42:20", "entry": "0.5:2.5:1", "exit": "0"}, false, Prefix},
+		{"breakout", map[string]string{"entry": "5:30:5", "exit": "3:20:4"}, false, Direct},
+		{"rsi", map[string]string{"length": "2:21:3", "lower": "25:35:5", "upper": "65:75:5"}, false, Prefix},
+	}
+	ctx := context.Background()
+	for _, tc := range cases {
+		for _, mode := range []engine.Mode{engine.LongShort, engine.LongOnly} {
+			s, err := engine.NewStrategy(tc.family, tc.params, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			params := sweepParams
+			params.Mode = mode
+			grid := engine.Grid{Strategy: s}
+			st := &engine.Study{Dataset: &data.Dataset{Bars: bars, Info: data.Info{Name: "btc", Bars: bars.Len()}}, Grid: grid, Params: params,
+				Precisions: []engine.Precision{engine.FP64, engine.FP32}, WMA: tc.f, Backend: reference.New(), Fallback: reference.New()}
+			rep, err := engine.RunStudy(ctx, st, engine.StudyOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			job := &engine.Job{Bars: &bars, Grid: grid, Params: params, Precision: engine.FP64, WMA: engine.Direct}
+			got, err := engine.CompareStrategyOnDevice(ctx, cpuCounts{}, job, rep.Run(engine.FP64), rep.Run(engine.FP32), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := rep.Parity
+			if got.Device != "cpu counts" {
+				t.Errorf("device %q", got.Device)
+			}
+			got.Device = want.Device
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %s %s: the report differs:\n got %+v\nwant %+v", tc.family, tc.f, mode, *got, *want)
+			}
+			// breakout's levels are exact in both precisions: no flips,
+			// the report of zero divergences is what is compared.
+			if want.FlipCount == 0 && tc.family != "breakout" {
+				t.Errorf("%s %s %s: no flips: the case tests little", tc.family, tc.f, mode)
+			}
+			t.Logf("%s %s %s: %d flips, %d listed, verdict %s", tc.family, tc.f, mode, want.FlipCount, len(want.Flips), want.Verdict)
 		}
 	}
 }
