@@ -137,7 +137,11 @@ func CompareStrategyOnDevice(ctx context.Context, dev StrategyParityDevice, job 
 	if err != nil {
 		return nil, err
 	}
-	if err := finishStrategy(ctx, p, job, test, heaps, "", ""); err != nil {
+	t := newParityTally(p.memory)
+	for k := range p.Combos {
+		t.add(&p.Combos[k])
+	}
+	if err := finishStrategy(ctx, p, &t, job, test, heaps, "", ""); err != nil {
 		return nil, err
 	}
 	p.Device = df.Device

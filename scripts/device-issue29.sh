@@ -110,6 +110,16 @@ if [[ ${STEPS:-123} == *3* ]]; then
 	rm -f $T/r1m.parquet
 	timed parquet-10m $B run --backend cuda --no-save "${F[@]}" --hma 10:3172:1 --hma3 12:3174:1 --format parquet --out $T/r10m.parquet
 	rm -f $T/r10m.parquet
+	# mem: the heap at each stage (SWEEPBENCH_TIMINGS), a heap profile when
+	# the study is done (SWEEPBENCH_MEMPROFILE, to $OUT), and the collector
+	# at GOGC=50 (the heap's headroom over what is live).
+	grep -h 'timing' $T/parquet-10m.err | head -4
+	timed parquet-10m-prof env SWEEPBENCH_MEMPROFILE=$T/heap-10m.pb.gz $B run --backend cuda --no-save "${F[@]}" --hma 10:3172:1 --hma3 12:3174:1 --format parquet --out $T/r10m.parquet
+	rm -f $T/r10m.parquet
+	[ -n "${OUT:-}" ] && cp $T/heap-10m.pb.gz "$OUT/" 2>/dev/null
+	timed parquet-10m-gogc50 env GOGC=50 $B run --backend cuda --no-save "${F[@]}" --hma 10:3172:1 --hma3 12:3174:1 --format parquet --out $T/r10m.parquet
+	rm -f $T/r10m.parquet
+	grep -h 'timing' $T/parquet-10m-gogc50.err | head -4
 	timed fp32-100m $B run --backend cuda --no-save --head 20000 --hma 2:10001 --hma3 6:10005 --precision fp32 --top 3
 	for i in 1 2; do
 		timed "cross-nosave-$i" $B run --backend cuda --no-save "${X[@]}"
