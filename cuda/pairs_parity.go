@@ -12,12 +12,12 @@ import (
 
 // memFamily is parity_mem's fam argument for a family with memory that
 // runs from engine.Pairs (kernels/parity.cu).
-var memFamily = map[string]int32{"zscore": 0, "rsi": 1, "breakout": 2}
+var memFamily = map[string]int32{"zscore": 0, "rsi": 1, "breakout": 2, "cross": 3}
 
 // StrategyParity counts the divergences of SPEC Part 2 "Parity for
-// families with memory" on the first GPU (engine.StrategyParityDevice) for
-// a zscore, rsi or breakout grid the sweep ran from its Pairs, fp32 under
-// test: both precisions' series (the strategy's own, the lanes' bits) are
+// families with memory" (and cross's flip bars, memoryless) on the first
+// GPU (engine.StrategyParityDevice) for a zscore, rsi, breakout or cross
+// grid the sweep ran from its Pairs, fp32 under test: both precisions' series (the strategy's own, the lanes' bits) are
 // uploaded bar-major, and parity_mem runs both machines per combo and
 // returns its rows (bars apart, non-borderline divergences, the largest
 // root margin, NaN roots). Outputs are poisoned before the kernel and
@@ -109,7 +109,10 @@ func strategyParity[F engine.Float](ctx context.Context, d *device, job *engine.
 		var ptr [18]devPtr
 		h64 := map[int][]float64{17: job.Bars.Close}
 		hT := map[int][]F{}
-		if fam == 2 {
+		if fam == 3 {
+			h64[9], hT[10] = barMajor(p64.A, n, true), barMajor(pt.A, n, true)
+			h64[13], hT[14] = barMajor(p64.B, n, true), barMajor(pt.B, n, true)
+		} else if fam == 2 {
 			c64 := make([]float64, n)
 			for i, x := range p64.V {
 				c64[i] = -x

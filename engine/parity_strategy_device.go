@@ -10,8 +10,8 @@ import (
 )
 
 // StrategyParityDevice is implemented by backends that count the
-// divergences of SPEC Part 2 "Parity for families with memory" on their
-// device for a grid they ran from Pairs (PairStrategy, PairRunner): from
+// divergences of SPEC Part 2 "Parity for families with memory" (a
+// memoryless family's flip bars, each its own root) on their device for a grid they ran from Pairs (PairStrategy, PairRunner): from
 // both precisions' series they run both machines and return, per combo,
 // what the report's rows hold. The worst divergences (the report's list,
 // with their trades and PnL) are then recomputed on the CPU for the few
@@ -20,7 +20,8 @@ type StrategyParityDevice interface {
 	// StrategyParity counts every combo of job's grid (job: the fp64
 	// reference's, Direct) against the test precision and formulation,
 	// tol the borderline margin (> 0). It returns ErrNoStrategyParity for
-	// a grid it has no kernel for (a memoryless family, stops).
+	// a grid it has no kernel for (stops, a test precision other than
+	// fp32).
 	StrategyParity(ctx context.Context, job *Job, test Precision, testWMA Formulation, tol float64) (*StrategyDeviceParity, error)
 }
 
@@ -58,9 +59,6 @@ func CompareStrategyOnDevice(ctx context.Context, dev StrategyParityDevice, job 
 	p := newParity(ref, test, tol)
 	tol = p.Tolerance
 	p.memory = st.Memory()
-	if !p.memory {
-		return nil, ErrNoStrategyParity
-	}
 	df, err := dev.StrategyParity(ctx, job, test.Precision, test.WMA, tol)
 	if err != nil {
 		return nil, err

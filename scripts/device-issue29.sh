@@ -84,6 +84,8 @@ if [[ ${STEPS:-123} == *2* ]]; then
 	paritycase rsi-prefix "${R[@]}" --formulation prefix
 	paritycase rsi-lo "${R[@]}" --mode long-only --source hl2
 	paritycase breakout "${K[@]}"
+	paritycase cross "${C[@]}" --fast ema:5:50:5 --slow sma:20:200:10
+	paritycase cross-prefix-lo "${C[@]}" --fast sma:3:30:3 --slow wma:10:60:10 --formulation prefix --mode long-only
 	paritycase zscore-btc --data embedded:btcusdt-1m --strategy zscore --param length=5:100:5 --param entry=0.5:3:0.5 --param exit=-0.4:0.4:0.2
 fi
 if [[ ${STEPS:-123} == *3* ]]; then

@@ -268,6 +268,7 @@ func TestCompareStrategyOnDevice(t *testing.T) {
 		{"zscore", map[string]string{"length": "2:42:20", "entry": "0.5:2.5:1", "exit": "0"}, false, Prefix},
 		{"breakout", map[string]string{"entry": "5:30:5", "exit": "3:20:4"}, false, Direct},
 		{"rsi", map[string]string{"length": "2:21:3", "lower": "25:35:5", "upper": "65:75:5"}, false, Prefix},
+		{"cross", map[string]string{"fast": "sma:3:30:3", "slow": "wma:10:60:10"}, false, Prefix},
 	}
 	ctx := context.Background()
 	for _, tc := range cases {
