@@ -188,7 +188,22 @@ func smaDirect[F Float](x []F, L, s int, out []F) {
 	first := s + L - 1
 	fillNaN(out[:min(first, n)])
 	den := F(L)
-	for i := first; i < n; i++ {
+	i := first
+	// Four windows at a time: independent sums, each oldest bar first (the
+	// bits of the one-window loop below, TestSMADirectFourWindows).
+	for ; i+3 < n; i += 4 {
+		w := x[i-L+1 : i+4]
+		var a0, a1, a2, a3 F
+		for j := range L {
+			v := w[j : j+4 : j+4]
+			a0 += v[0]
+			a1 += v[1]
+			a2 += v[2]
+			a3 += v[3]
+		}
+		out[i], out[i+1], out[i+2], out[i+3] = a0/den, a1/den, a2/den, a3/den
+	}
+	for ; i < n; i++ {
 		var acc F
 		for _, v := range x[i-L+1 : i+1] {
 			acc += v

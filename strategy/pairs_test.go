@@ -375,3 +375,32 @@ func BenchmarkZScoreSeriesDirectPlain(b *testing.B) {
 		zscoreDirectPlain(in64.Src, 200)
 	}
 }
+
+// TestSMADirectFourWindows: smaDirect's four-window loop gives the
+// one-window sums' bits (oldest bar first), every bar, lengths 1..41, from
+// source starts 0 and 5, in both precisions.
+func TestSMADirectFourWindows(t *testing.T) {
+	all := btcBars(t)
+	bars := all.Slice(0, 1003)
+	in64, in32 := NewInputs[float64](&bars, engine.SourceClose), NewInputs[float32](&bars, engine.SourceClose)
+	check := func(L, s int) {
+		got, got32 := make([]float64, len(in64.Src)), make([]float32, len(in32.Src))
+		smaDirect(in64.Src, L, s, got)
+		smaDirect(in32.Src, L, s, got32)
+		for i := s + L - 1; i < len(got); i++ {
+			var a float64
+			var a32 float32
+			for j := i - L + 1; j <= i; j++ {
+				a += in64.Src[j]
+				a32 += in32.Src[j]
+			}
+			if w, w32 := a/float64(L), a32/float32(L); math.Float64bits(got[i]) != math.Float64bits(w) || math.Float32bits(got32[i]) != math.Float32bits(w32) {
+				t.Fatalf("L %d s %d bar %d: %v %v, want %v %v", L, s, i, got[i], got32[i], w, w32)
+			}
+		}
+	}
+	for L := 1; L <= 41; L++ {
+		check(L, 0)
+		check(L, 5)
+	}
+}
