@@ -476,60 +476,63 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 			pieces = append(pieces, &piece{g: g, rows: pt.rows})
 		}
 	}
-	// The digest's hashes, a third of a commit's CPU, are taken beside the
-	// encoding and the inserts: on another core, when one is free (a GPU
-	// sweep's host, or once a fast sweep is done).
-	var hashing sync.WaitGroup
-	var hashErr error
-	hashing.Go(func() {
-		defer func() {
-			if r := recover(); r != nil {
-				hashErr = fmt.Errorf("panic while hashing: %v", r)
-			}
-		}()
-		buf := make([]byte, 0, rowBytes)
-		ms := make([]float64, len(engine.MetricNames))
-		for _, pc := range pieces {
-			if !pc.g.ln.hasDigest {
-				continue
-			}
-			for i := range pc.rows {
-				r := &pc.rows[i]
-				pc.sum.add(buf, r.Index, r.HMA, r.HMA3, metricValues(ms, r))
-			}
-		}
-	})
-	defer hashing.Wait() // the rows are the hashing's until it is done
-	var insert *sql.Stmt // prepared on first use
-	var blob []byte
+	// Each piece is stored as blobs of up to maxBlobRows rows, encoded,
+	// hashed for the digest and searched for the best Sharpe on the other
+	// cores (pipeline.go) while this goroutine inserts them in order: a
+	// GPU's chunk is 25 blobs, and what this commit takes is what a GPU
+	// study waits for after its last lane.
+	type blobPart struct {
+		pc   *piece
+		rows []engine.ComboResult
+	}
+	var parts []blobPart
 	for _, pc := range pieces {
-		g, rows := pc.g, pc.rows
+		for lo := 0; lo < len(pc.rows); lo += maxBlobRows {
+			parts = append(parts, blobPart{pc, pc.rows[lo:min(lo+maxBlobRows, len(pc.rows))]})
+		}
+	}
+	workers := encodeWorkers()
+	spare := make(chan []byte, 2*workers+1) // blobs inserted, for the next parts to reuse
+	enc := startPipeline(len(parts), workers, 2*workers, func(i int) encodedBatch {
+		var buf []byte
+		select {
+		case buf = <-spare:
+		default:
+		}
+		pt := parts[i]
+		return encodeBatch(buf, pt.rows, pt.pc.g.ln.hasDigest)
+	})
+	defer enc.stop()     // the rows are the pipeline's until it has stopped
+	var insert *sql.Stmt // prepared on first use
+	for _, pt := range parts {
+		e, err := enc.next()
+		if err != nil {
+			return err
+		}
+		g := pt.pc.g
 		if insert == nil {
 			if insert, err = tx.PrepareContext(ctx, insertBatch); err != nil {
 				return err
 			}
 			defer insert.Close()
 		}
-		for lo := 0; lo < len(rows); lo += maxBlobRows {
-			part := rows[lo:min(lo+maxBlobRows, len(rows))]
-			blob = appendBatch(blob[:0], part)
-			if _, err := insert.ExecContext(ctx, g.ln.runID, part[0].Index, part[len(part)-1].Index, len(part), blob); err != nil {
-				return err
-			}
+		if _, err := insert.ExecContext(ctx, g.ln.runID, pt.rows[0].Index, pt.rows[len(pt.rows)-1].Index, len(pt.rows), e.blob); err != nil {
+			return err
 		}
-		for i := range rows {
-			r := &rows[i]
-			if s := r.Sharpe; !math.IsNaN(s) && (math.IsNaN(g.best) || s > g.best || s == g.best && r.Index < g.bestIdx) {
-				g.best, g.bestIdx = s, r.Index
-			}
+		select {
+		case spare <- e.blob[:0]:
+		default:
 		}
-		g.rows += len(rows)
+		pt.pc.sum.plus(&e.sum)
+		// The parts' best, in index order: the row with the highest
+		// Sharpe, the lowest index among equals, as a scan of every row.
+		if s := e.best; !math.IsNaN(s) && (math.IsNaN(g.best) || s > g.best || s == g.best && e.bestIdx < g.bestIdx) {
+			g.best, g.bestIdx = s, e.bestIdx
+		}
 	}
-	hashing.Wait()
-	if hashErr != nil {
-		return hashErr
-	}
+	enc.stop()
 	for _, pc := range pieces {
+		pc.g.rows += len(pc.rows)
 		pc.g.digest.plus(&pc.sum)
 	}
 	for _, g := range gains {
@@ -559,6 +562,37 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 		g.ln.best, g.ln.bestIdx, g.ln.digest = g.best, g.bestIdx, g.digest
 	}
 	return nil
+}
+
+// encodedBatch is one blob of a run's rows (resultbatch.go) and what the
+// commit takes of them: the sum of their digest hashes (when the run has a
+// digest) and their best Sharpe.
+type encodedBatch struct {
+	blob    []byte
+	sum     digest
+	best    float64 // NaN when no row has a Sharpe
+	bestIdx int
+}
+
+// encodeBatch encodes rows (in index order) as a blob, appended to
+// buf[:0], hashing them for the digest when hash is set.
+func encodeBatch(buf []byte, rows []engine.ComboResult, hash bool) encodedBatch {
+	e := encodedBatch{blob: appendBatch(buf[:0], rows), best: math.NaN()}
+	if hash {
+		b := make([]byte, 0, rowBytes)
+		ms := make([]float64, len(engine.MetricNames))
+		for i := range rows {
+			r := &rows[i]
+			e.sum.add(b, r.Index, r.HMA, r.HMA3, metricValues(ms, r))
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		if s := r.Sharpe; !math.IsNaN(s) && (math.IsNaN(e.best) || s > e.best || s == e.best && r.Index < e.bestIdx) {
+			e.best, e.bestIdx = s, r.Index
+		}
+	}
+	return e
 }
 
 // lane returns the lane of precision p with its run row, creating the row
@@ -648,6 +682,13 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 			close(w.queue)
 		}
 	}
+	// The parity report's rows are encoded on the other cores while the
+	// committer commits its last batches.
+	var parityBlobs func() ([]parityBlob, error)
+	if par != nil && w.s.schema >= parityBatchSchema {
+		parityBlobs = encodeParity(par.Combos)
+		defer parityBlobs() // the encoding is over when finish returns
+	}
 	if w.done != nil {
 		<-w.done // the committer has committed (or refused) every batch
 	}
@@ -702,9 +743,13 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 			if compared == "" {
 				compared = "fp32 vs fp64"
 			}
-			batches, err := w.s.parityBatches(ctx, tx, w.id)
+			batched, err := w.s.parityBatches(ctx, tx, w.id)
 			if err != nil {
 				return fail(err)
+			}
+			var batches func() ([]parityBlob, error)
+			if batched {
+				batches = parityBlobs
 			}
 			if err := saveParity(ctx, tx, &w.id, ref, test, compared, par, now, w.s.schema >= strategySchema, batches); err != nil {
 				return fail(err)
