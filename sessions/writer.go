@@ -71,6 +71,7 @@ type Writer struct {
 	received map[engine.Precision]int // combos Save accepted
 	queue    chan *batch              // nil until the first hand-off
 	done     chan struct{}            // closed when the committer has returned
+	ckpt     *checkpointer            // started with the committer (checkpoint.go)
 	finished bool
 
 	errMu sync.Mutex
@@ -78,6 +79,9 @@ type Writer struct {
 
 	// lanes belong to the committer while it runs, then to finish.
 	lanes map[engine.Precision]*lane
+	// unckpt is what the committer committed since it last asked for a
+	// checkpoint, in bytes of blobs.
+	unckpt int
 }
 
 // part is the rows of one precision in a batch.
@@ -311,6 +315,7 @@ func (w *Writer) handOffLocked(ack chan struct{}) {
 	}
 	if w.queue == nil {
 		w.queue, w.done = make(chan *batch, QueueDepth), make(chan struct{})
+		w.ckpt = w.s.startCheckpointer()
 		go w.commit()
 	}
 	w.queue <- &batch{parts: w.pending, ack: ack}
@@ -326,11 +331,14 @@ func (w *Writer) commit() {
 	// cache when another one wrote the file since its last transaction, so
 	// commits that took turns on the pool's connections read the pages
 	// they update again each time.
-	conn, err := w.s.db.Conn(context.Background())
+	// Its commits leave the checkpoints to the checkpointer.
+	ctx := context.Background()
+	conn, err := w.s.db.Conn(ctx)
 	if err != nil {
 		w.fail(err)
 	} else {
 		defer conn.Close()
+		defer noAutoCheckpoint(ctx, conn)()
 	}
 	for b := range w.queue {
 		group := []*batch{b}
@@ -349,6 +357,9 @@ func (w *Writer) commit() {
 		if w.Err() == nil {
 			if err := w.commitGroup(conn, group); err != nil {
 				w.fail(err)
+			} else if w.unckpt >= checkpointBytes {
+				w.ckpt.ask()
+				w.unckpt = 0
 			}
 		}
 		for _, g := range group {
@@ -504,6 +515,7 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 	})
 	defer enc.stop()     // the rows are the pipeline's until it has stopped
 	var insert *sql.Stmt // prepared on first use
+	written := 0
 	for _, pt := range parts {
 		e, err := enc.next()
 		if err != nil {
@@ -519,6 +531,7 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 		if _, err := insert.ExecContext(ctx, g.ln.runID, pt.rows[0].Index, pt.rows[len(pt.rows)-1].Index, len(pt.rows), e.blob); err != nil {
 			return err
 		}
+		written += len(e.blob)
 		select {
 		case spare <- e.blob[:0]:
 		default:
@@ -558,6 +571,7 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	w.unckpt += written
 	for _, g := range gains {
 		g.ln.best, g.ln.bestIdx, g.ln.digest = g.best, g.bestIdx, g.digest
 	}
@@ -695,7 +709,20 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 	saveErr := w.Err()
 	ctx := context.Background()
 	now := time.Now()
-	tx, err := w.s.db.BeginTx(ctx, nil)
+	// The final state commits with the automatic checkpoint off, as the
+	// committer does: the checkpointer copies it beside the front end's
+	// report (checkpoint.go).
+	conn, err := w.s.db.Conn(ctx)
+	if err != nil {
+		return w.s.wrap(fmt.Sprintf("finish session %d", w.id), err)
+	}
+	defer conn.Close()
+	if w.ckpt != nil {
+		defer noAutoCheckpoint(ctx, conn)()
+		defer w.ckpt.close()
+		defer w.ckpt.ask()
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return w.s.wrap(fmt.Sprintf("finish session %d", w.id), err)
 	}
