@@ -137,7 +137,7 @@ type parityBlob struct {
 
 // encodeParity starts encoding a parity report's row per combo as the
 // blobs of parity_batches, maxBlobRows rows a blob in index order, on the
-// other cores (pipeline.go), and returns what waits for them: Finish
+// other cores (encoders.go), and returns what waits for them: Finish
 // starts it before it waits for the committer's last batches. The rows
 // are refused as parityInOrder refuses them. The function returned may be
 // called more than once (the same blobs); cs must not change until it has
@@ -148,7 +148,7 @@ func encodeParity(combos []engine.ComboParity) func() ([]parityBlob, error) {
 		return func() ([]parityBlob, error) { return nil, err }
 	}
 	n := (len(cs) + maxBlobRows - 1) / maxBlobRows
-	p := startPipeline(n, encodeWorkers(), n, func(i int) parityBlob {
+	p := startEncoders(n, encodeWorkers(), n, func(i int) parityBlob {
 		part := cs[i*maxBlobRows : min((i+1)*maxBlobRows, len(cs))]
 		return parityBlob{first: part[0].Index, last: part[len(part)-1].Index, rows: len(part), data: appendParityBatch(nil, part)}
 	})

@@ -489,7 +489,7 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 	}
 	// Each piece is stored as blobs of up to maxBlobRows rows, encoded,
 	// hashed for the digest and searched for the best Sharpe on the other
-	// cores (pipeline.go) while this goroutine inserts them in order: a
+	// cores (encoders.go) while this goroutine inserts them in order: a
 	// GPU's chunk is 25 blobs, and what this commit takes is what a GPU
 	// study waits for after its last lane.
 	type blobPart struct {
@@ -504,7 +504,7 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 	}
 	workers := encodeWorkers()
 	spare := make(chan []byte, 2*workers+1) // blobs inserted, for the next parts to reuse
-	enc := startPipeline(len(parts), workers, 2*workers, func(i int) encodedBatch {
+	enc := startEncoders(len(parts), workers, 2*workers, func(i int) encodedBatch {
 		var buf []byte
 		select {
 		case buf = <-spare:
@@ -513,7 +513,7 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 		pt := parts[i]
 		return encodeBatch(buf, pt.rows, pt.pc.g.ln.hasDigest)
 	})
-	defer enc.stop()     // the rows are the pipeline's until it has stopped
+	defer enc.stop()     // the rows are the encoders' until they have stopped
 	var insert *sql.Stmt // prepared on first use
 	written := 0
 	for _, pt := range parts {

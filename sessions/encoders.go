@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// A pipeline encodes a commit's blobs on the host's other cores while the
+// Encoders encode a commit's blobs on the host's other cores while the
 // one goroutine that may write SQLite inserts them: the committer's batch
 // of a GPU's chunk (102,400 results, 25 blobs, their digest hashes and
 // best Sharpe), the parity report's rows in Finish. SQLite takes a blob in
@@ -14,10 +14,10 @@ import (
 // which after a GPU study's last lane is time the process waits for
 // (docs/PERFORMANCE.md, "Issue 29: saving beside the sweep").
 
-// pipeline computes f(0), ..., f(n-1) on up to workers goroutines, at most
+// encoders computes f(0), ..., f(n-1) on up to workers goroutines, at most
 // ahead results before the one next takes, and hands them back in order.
 // Safe for one consumer.
-type pipeline[T any] struct {
+type encoders[T any] struct {
 	out  []chan result[T] // out[i] receives f(i)'s result, once
 	room chan struct{}    // a token per result computed or being computed, not yet taken
 	quit chan struct{}
@@ -31,17 +31,17 @@ type result[T any] struct {
 	err error // a panic in f
 }
 
-// encodeWorkers is how many goroutines a pipeline computes on: every core
+// encodeWorkers is how many goroutines encoders compute on: every core
 // but the inserting goroutine's, at least one.
 func encodeWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 
-// startPipeline starts computing f(i) for i in [0, n) on workers
+// startEncoders starts computing f(i) for i in [0, n) on workers
 // goroutines (at least 1), at most ahead (at least 1) results ahead of the
 // consumer. f must be safe to call concurrently for distinct i. stop must
 // be called once the consumer is done (or gives up).
-func startPipeline[T any](n, workers, ahead int, f func(i int) T) *pipeline[T] {
+func startEncoders[T any](n, workers, ahead int, f func(i int) T) *encoders[T] {
 	workers, ahead = max(workers, 1), max(ahead, 1)
-	p := &pipeline[T]{out: make([]chan result[T], n), room: make(chan struct{}, ahead), quit: make(chan struct{})}
+	p := &encoders[T]{out: make([]chan result[T], n), room: make(chan struct{}, ahead), quit: make(chan struct{})}
 	for i := range p.out {
 		p.out[i] = make(chan result[T], 1) // a worker never waits for the consumer
 	}
@@ -84,17 +84,17 @@ func run[T any](f func(int) T, i int) (r result[T]) {
 
 // next returns f(i) for the next i, in order, waiting for it; a panic in
 // f comes back as the error. It must not be called more than n times.
-func (p *pipeline[T]) next() (T, error) {
+func (p *encoders[T]) next() (T, error) {
 	r := <-p.out[p.i]
 	p.i++
 	<-p.room
 	return r.v, r.err
 }
 
-// stop ends the pipeline: nothing more is started, and stop returns once
+// stop ends the encoders: nothing more is started, and stop returns once
 // every f already started has returned (what f reads is the caller's
 // again).
-func (p *pipeline[T]) stop() {
+func (p *encoders[T]) stop() {
 	p.once.Do(func() { close(p.quit) })
 	p.done.Wait()
 }
