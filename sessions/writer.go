@@ -37,8 +37,11 @@ const QueueDepth = 2
 // wait) for a goroutine that commits them, each in a transaction of its
 // own, or several at once when it fell behind (up to QueueDepth+1). A
 // batch is stored as one blob per precision (resultbatch.go): about 90
-// bytes and 0.75 us of CPU a combo in all, the digest's hashes taken on
-// another goroutine (docs/PERFORMANCE.md, "Saving beside the sweep"). The sweep waits for SQLite only when the
+// bytes and 0.75 us of CPU a combo in all, the blobs encoded and the
+// digest's hashes taken on the other cores while the committer inserts
+// (encoders.go), the copying into the database file (the WAL's
+// checkpoints) on a goroutine of its own (checkpoint.go; docs/PERFORMANCE.md,
+// "Saving beside the sweep"). The sweep waits for SQLite only when the
 // queue is full. Finish must be called once the study ends: it drains the
 // queue and stops the goroutine. A kill -9 loses what is not committed:
 // the buffer being filled (under one batch or one chunk), the batches
