@@ -54,10 +54,13 @@ func strategyCases(rng *rand.Rand, n int) []strategyCase {
 }
 
 // testStrategies: every family of SPEC Part 2 runs as a study on b, both
-// precisions. No GPU backend has a kernel for them yet, so each lane runs
-// on the study's fallback, the CPU reference, and the study's note says
-// so ("cuda has no cross kernel yet: every lane runs on reference"); the
-// reference runs them itself. Either way the metrics are, combo by combo
+// precisions. A GPU backend that takes a strategy's pairs of series
+// (engine.PairRunner: CUDA's kernels for cross, zscore, rsi and breakout
+// without stops and with fill close) runs the lanes itself, without a
+// note; on any other backend each lane runs on the study's fallback, the
+// CPU reference, and the study's note says so ("metal has no cross kernel
+// yet: every lane runs on reference"); the reference runs them itself.
+// Either way the metrics are, combo by combo
 // (by index), bit for bit those worked out here from the family's
 // positions (strategy.Evaluate, then reference.BacktestPositions), and
 // the parity report's flips are the divergences recomputed here.
@@ -92,8 +95,9 @@ func testStrategy(t *testing.T, b engine.Backend, c strategyCase) {
 	if err := s.Validate(); err != nil {
 		t.Fatalf("%s: %v", grid.Text(), err)
 	}
-	// A crossover grid runs on a GPU backend that takes pairs of series
-	// (engine.PairRunner): no note, the lanes on b.
+	// A grid whose combos run from pairs of series (engine.PairStrategy)
+	// runs on a GPU backend that takes them (engine.PairRunner): no note,
+	// the lanes on b.
 	ps, isPair := st.(engine.PairStrategy)
 	pr, runsPairs := b.(engine.PairRunner)
 	onB := b.Name() == "reference" || isPair && runsPairs && pr.RunsPairs() && ps.PairsOK(c.p)

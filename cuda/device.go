@@ -180,8 +180,9 @@ var kernelNames = map[string][]string{
 		"wma_f64", "hma_stage1_f64", "hma3_stage1_f64", "prefix_scan_f64", "wma_series_f64", "prep_series_f64",
 	},
 	"sweep": {"sweep_f32_k1", "sweep_f64_k1", "sweep_seg_f32", "sweep_seg_f64",
+		"sweep_band_f32", "sweep_band_f64", "sweep_chan_f32", "sweep_chan_f64",
 		"block_stats_f32", "block_stats_f64"},
-	"parity": {"parity_flips_f32", "series_err_f32", "parity_flips_f64", "series_err_f64"},
+	"parity": {"parity_flips_f32", "series_err_f32", "parity_flips_f64", "series_err_f64", "parity_mem_f32", "parity_mem_f64"},
 	"robust": {"pbo_best", "pbo_rank"},
 }
 

@@ -16,24 +16,32 @@ const indBlock = 256
 // series' warm-up (SPEC "Indicators"). The buffers come from the device's
 // pool and go back to it in free.
 type deviceIndicators struct {
-	H, H3, R    devPtr
-	n           int
-	seriesMajor bool
-	hma         []int
-	hma3        []int
-	ms          float32 // device time of the indicator kernels (after timed)
-	start, stop event   // around the indicator kernels
-	pinned      unsafe.Pointer
+	H, H3, R devPtr
+	// A strategy grid's other series (uploadPairs): H2, H4, V, T4 by
+	// machine; H3 may alias R (MachineBands).
+	H2, H4, V, T4 devPtr
+	machine       engine.PairMachine
+	n             int
+	seriesMajor   bool
+	hma           []int
+	hma3          []int
+	ms            float32 // device time of the indicator kernels (after timed)
+	start, stop   event   // around the indicator kernels
+	pinned        unsafe.Pointer
 }
 
 // free returns the buffers to the pool (on the device thread) and returns
 // the driver calls' errors, joined. The stream is synchronised first: the
 // pinned staging buffer may still be copying.
 func (di *deviceIndicators) free(d *device) error {
+	if di.H3 == di.R {
+		di.H3 = 0
+	}
 	err := errors.Join(d.sync("indicator buffers"), d.put(di.H), d.put(di.H3), d.put(di.R),
-		d.destroyEvent(di.start), d.destroyEvent(di.stop))
+		d.put(di.H2), d.put(di.H4), d.put(di.V), d.put(di.T4), d.destroyEvent(di.start), d.destroyEvent(di.stop))
 	d.putHost(di.pinned)
 	di.H, di.H3, di.R, di.pinned, di.start, di.stop = 0, 0, 0, nil, 0, 0
+	di.H2, di.H4, di.V, di.T4 = 0, 0, 0, 0
 	return err
 }
 

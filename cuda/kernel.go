@@ -88,9 +88,9 @@ func prepare[F engine.Float](ctx context.Context, devs []*device, job *engine.Jo
 		if pairs, err = pairsOf[F](ctx, job); err != nil {
 			return nil, err
 		}
-		hma, hma3 = make([]int, len(pairs.A)), make([]int, len(pairs.B))
+		hma, hma3 = make([]int, len(pairs.A)), make([]int, pairs.NB())
 		warmH, warm3 = toInt32(pairs.FirstA), toInt32(pairs.FirstB)
-		k.n3 = len(pairs.B)
+		k.n3 = pairs.NB()
 		r = kernels.BarReturns[F](bars)
 	}
 
@@ -311,6 +311,13 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 	es := uint64(unsafe.Sizeof(z))
 	seg := k.sweep.seg
 	name := k.sweep.entry(suffix[F]())
+	machine := engine.MachineCross
+	if l.ind.machine != engine.MachineCross {
+		// The families with memory (a strategy grid's pairs: sweep_band_*,
+		// sweep_chan_*, which take four more series after outI).
+		machine = l.ind.machine
+		name = map[engine.PairMachine]string{engine.MachineBands: "sweep_band_", engine.MachineChannel: "sweep_chan_"}[machine] + suffix[F]()
+	}
 	if h0, h1 := first/k.n3, (first+cnt-1)/k.n3; h0 < l.hLo || h1 >= l.hHi {
 		return nil, nil, fmt.Errorf("internal error: combos %d..%d use HMA lengths %d..%d, the GPU holds the series of %d..%d only",
 			first, first+cnt-1, h0, h1, l.hLo, l.hHi-1)
@@ -323,6 +330,10 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 		hOff *= uint64(k.n) // series-major
 	}
 	hBase := l.ind.H - devPtr(hOff)
+	h2Base := devPtr(0)
+	if l.ind.H2 != 0 {
+		h2Base = l.ind.H2 - devPtr(hOff)
+	}
 	fBytes := uint64(cnt) * kernels.NF * es
 	iBytes := uint64(cnt) * kernels.NI * 4
 	var outF []F
@@ -383,10 +394,13 @@ func (k *kernel[F]) launch(l *lane, first, cnt int) ([]F, []int32, error) {
 				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, int32(k.cap), l.outF, l.outI)
 		} else {
 			g := [3]uint32{uint32((cnt + kernels.SweepBlock - 1) / kernels.SweepBlock), 1, 1}
-			err = l.d.launch(name, g, [3]uint32{kernels.SweepBlock, 1, 1}, 0,
-				hBase, l.ind.H3, l.ind.R, int32(k.n), int32(len(l.ind.hma)), int32(len(l.ind.hma3)),
+			args := []any{hBase, l.ind.H3, l.ind.R, int32(k.n), int32(len(l.ind.hma)), int32(len(l.ind.hma3)),
 				l.warmH, l.warm3, int64(first), int32(cnt), floatArg(k.keep), floatArg(k.keep2), floatArg(k.rf), k.longOnly,
-				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, l.pos, int32(k.cap), l.outF, l.outI)
+				int32(k.kth), l.thr, int32(k.k0), int32(k.shift), l.buf, l.pos, int32(k.cap), l.outF, l.outI}
+			if machine != engine.MachineCross {
+				args = append(args, h2Base, l.ind.H4, l.ind.V, l.ind.T4)
+			}
+			err = l.d.launch(name, g, [3]uint32{kernels.SweepBlock, 1, 1}, 0, args...)
 		}
 		if err != nil {
 			return fmt.Errorf("combos %d..%d: %w", first, first+cnt-1, err)

@@ -273,31 +273,86 @@ func sortedKeys(m map[string]string) []string {
 	return ks
 }
 
-// PairStrategy is a Strategy whose combos can run as Part 1's crossover
-// of two series on a GPU (SPEC Part 2 "cross": long while the fast leg is
-// above the slow, short while below, unchanged on a tie or NaN; the
-// engine's hull kernels given the legs' series). A backend that takes
-// such grids implements PairRunner; the others run them on the reference.
+// PairStrategy is a Strategy whose combos a GPU's sweep kernels run
+// from series the strategy computes (Pairs): Part 1's crossover of two
+// series (SPEC Part 2 "cross": long while the fast leg is above the slow,
+// short while below, unchanged on a tie or NaN), or the three-state
+// machine of the families with memory (zscore, rsi, breakout) over a
+// value and four levels. A backend that takes such grids implements
+// PairRunner; the others run them on the reference.
 type PairStrategy interface {
 	Strategy
 	// PairsOK reports whether a study of the grid with p runs as pairs:
-	// combo i = a*NB + b over NA first-axis and NB last-axis series (no
+	// combo i = a*NB + b over NA first-axis and NB last-axis columns (no
 	// stops, no --fast-below-slow, fill close).
 	PairsOK(p Params) bool
-	// Pairs64 and Pairs32 are job's legs in its precision and
+	// Pairs64 and Pairs32 are job's series in its precision and
 	// formulation (job.WMA), computed once per job and shared with the
 	// grid's parity report.
 	Pairs64(ctx context.Context, job *Job) (*Pairs[float64], error)
 	Pairs32(ctx context.Context, job *Job) (*Pairs[float32], error)
 }
 
-// Pairs are a PairStrategy's legs for one job: A (NA series, the first
-// axis: cross's fast leg) and B (NB series, the last axis: the slow leg),
-// each n values in F in bar order, NaN before its first valid bar
-// FirstA[a] / FirstB[b]. Combo a*NB + b is long while A[a] > B[b].
+// PairMachine is how a combo reads its Pairs.
+type PairMachine int
+
+const (
+	// MachineCross (cross): combo a*NB + b is long while A[a] > B[b],
+	// short while below (flat in long-only), unchanged on a tie or NaN.
+	MachineCross PairMachine = iota
+	// MachineBands (zscore, rsi): the state machine of the families with
+	// memory (below) over v = A[a][i] and the constant levels Levels[b];
+	// a NaN v keeps the state (zscore's sd = 0, rsi's 0/0) and -0 sends it
+	// to 0 (zscore's undefined variance, prefix: no value is -0 otherwise).
+	MachineBands
+	// MachineChannel (breakout): the same machine over v = V[i] (the
+	// close) with the levels read per bar, negated: long entry when
+	// V > A[a] (the entry channel's high), short entry when V < A2[a] (its
+	// low), long exit when V < B[b] (the exit channel's low), short exit
+	// when V > B2[b] (its high).
+	MachineChannel
+)
+
+// Pairs are a PairStrategy's series for one job, each n values in F in
+// bar order: A (NA columns, the first axis: cross's fast leg, zscore's
+// and rsi's length, breakout's entry length) and B (NB, the last axes:
+// cross's slow leg, breakout's exit length; zscore's (entry, exit) and
+// rsi's (lower, upper) pairs, as Levels only). Combo a*NB + b is flat
+// before max(FirstA[a], FirstB[b]).
+//
+// The families with memory (MachineBands, MachineChannel) share one
+// three-state machine (strategy.zscoreStep, rsiStates, breakoutMachine,
+// in long-short; the mode maps -1 to 0 after), every comparison strict,
+// written for Bands with Levels[b] = (tLE, tSE, tLX, tSX):
+//
+//	from  0: v < tLE -> +1, else v > tSE -> -1;
+//	from +1: v > tLX -> 0, and then v > tSE -> -1 on the same bar;
+//	from -1: v < tSX -> 0, and then v < tLE -> +1.
+//
+// (zscore: -entry, entry, the largest F below -exit, the smallest F above
+// exit; rsi: lower, upper, upper, lower.) Channel's levels are per bar,
+// as MachineChannel says; its B holds the exit channel's lows and B2 its
+// highs.
 type Pairs[F Float] struct {
+	Machine        PairMachine
 	A, B           [][]F
 	FirstA, FirstB []int
+	A2, B2         [][]F  // MachineChannel: the second level of each a and b
+	V              []F    // MachineChannel: the value compared, per bar
+	Levels         [][4]F // MachineBands: the four levels of each b
+	// zscore in fp64 (its parity's margins, SPEC Part 2): per a, x - mean
+	// and the sd (NaN where undefined); per b, (entry, exit).
+	D, SD      [][]F
+	Thresholds [][2]F
+}
+
+// NB is the number of last-axis columns: len(Levels) for MachineBands,
+// len(B) otherwise.
+func (p *Pairs[F]) NB() int {
+	if p.Machine == MachineBands {
+		return len(p.Levels)
+	}
+	return len(p.B)
 }
 
 // PairRunner is a backend whose kernels run a PairStrategy's grids (its

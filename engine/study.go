@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -507,6 +508,16 @@ func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Ru
 		}
 		note = fmt.Sprintf("parity on %s failed (%v): computed on the CPU", b64.Name(), err)
 	}
+	if sdev, ok := b64.(StrategyParityDevice); ok && s.Grid.Strategy != nil && s.runsPairs() && err64 == nil && errT == nil && b64 == bT &&
+		ref.Complete() && test.Complete() && !small && os.Getenv(ParityEnv) != "cpu" {
+		par, err := CompareStrategyOnDevice(ctx, sdev, s.job(FP64, cache), ref, test, s.Tolerance)
+		if err == nil || ctx.Err() != nil {
+			return par, "", err
+		}
+		if !errors.Is(err, ErrNoStrategyParity) {
+			note = fmt.Sprintf("parity on %s failed (%v): computed on the CPU", b64.Name(), err)
+		}
+	}
 	s.deviceSeries(ctx, cache)
 	par, err = CompareRuns(ctx, s.job(FP64, cache), ref, test, s.Tolerance, progress)
 	return par, note, err
@@ -596,7 +607,11 @@ func (r *Report) RunNotes() string {
 func (s *Study) FallbackNote() string {
 	note := ""
 	if why := s.referenceOnly(); why != "" && s.Backend != nil && s.Fallback != nil && s.Backend != s.Fallback {
-		return fmt.Sprintf("%s has no %s kernel yet: every lane runs on %s", s.Backend.Name(), why, s.Fallback.Name())
+		what, with, _ := strings.Cut(why, " with ") // "zscore with stops": a zscore kernel with stops
+		if with != "" {
+			with = " with " + with
+		}
+		return fmt.Sprintf("%s has no %s kernel%s yet: every lane runs on %s", s.Backend.Name(), what, with, s.Fallback.Name())
 	}
 	for _, p := range s.Precisions {
 		if be, err := s.backendFor(p); err == nil && be != s.Backend {
@@ -672,6 +687,29 @@ func (s *Study) runsPairs() bool {
 	return ok && ok2 && pr.RunsPairs() && ps.PairsOK(s.Params) && s.Blocks == 0
 }
 
+// pairsWithout is what keeps a strategy grid that a GPU backend runs from
+// pairs (PairRunner) on the reference, as the fallback note's words
+// (" with stops"): "" when the backend takes no pairs at all, or the
+// family has no GPU form.
+func (s *Study) pairsWithout() string {
+	ps, ok := s.Grid.Strategy.(PairStrategy)
+	pr, ok2 := s.Backend.(PairRunner)
+	if !ok || !ok2 || !pr.RunsPairs() {
+		return ""
+	}
+	switch {
+	case s.Params.Fill == FillNextOpen:
+		return " with fill next-open"
+	case s.Blocks > 0:
+		return " with --blocks"
+	case ps.FastBelowSlow():
+		return " with --fast-below-slow"
+	case !ps.PairsOK(s.Params):
+		return " with stops"
+	}
+	return ""
+}
+
 // referenceOnly is what of s only the CPU reference computes today (SPEC
 // Part 2): a strategy family other than hull (its name) or fill
 // next-open; "" when a GPU lane can compute all of s. Slippage, the
@@ -681,7 +719,7 @@ func (s *Study) runsPairs() bool {
 func (s *Study) referenceOnly() string {
 	switch {
 	case s.Grid.Strategy != nil && !s.runsPairs():
-		return s.Grid.Family()
+		return s.Grid.Family() + s.pairsWithout()
 	case s.Params.Fill == FillNextOpen:
 		return "fill next-open"
 	}

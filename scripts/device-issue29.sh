@@ -43,7 +43,7 @@ if [[ ${STEPS:-123} == *2* ]]; then
 		shift
 		$B run --backend cuda --no-save "$@" --format csv >$T/$name-cuda.csv 2>$T/$name-cuda.err
 		$B run --backend reference --no-save "$@" --format csv >$T/$name-ref.csv 2>/dev/null
-		note=$(grep -o 'has no [a-z -]* kernel yet' $T/$name-cuda.err | head -1)
+		note=$(grep -o 'has no [a-z -]* kernel[a-z -]* yet' $T/$name-cuda.err | head -1)
 		echo "$name ($*): $(wc -l <$T/$name-cuda.csv) lines; note: ${note:-none}"
 		python3 scripts/csvdiff.py $T/$name-cuda.csv $T/$name-ref.csv && echo "  identical"
 	}
@@ -58,6 +58,33 @@ if [[ ${STEPS:-123} == *2* ]]; then
 	cmpcase cross-prefix "${C[@]}" --fast hma:5:50:5 --slow sma:20:200:10 --formulation prefix
 	cmpcase cross-price "${C[@]}" --fast price --slow tema:10:100:10 --risk-free 0.03
 	cmpcase cross-fbs "${C[@]}" --fast ema:5:50:5 --slow sma:20:200:10 --fast-below-slow
+	Z=(--head 30000 --strategy zscore --param length=10:60:5 --param entry=1:2.5:0.5 --param exit=-0.5:0.5:0.25)
+	cmpcase zscore "${Z[@]}"
+	cmpcase zscore-lo-hl2 "${Z[@]}" --mode long-only --source hl2 --risk-free 0.03
+	cmpcase zscore-prefix "${Z[@]}" --formulation prefix
+	R=(--head 30000 --strategy rsi --param length=2:40:3 --param lower=20:40:5 --param upper=60:80:5)
+	cmpcase rsi "${R[@]}"
+	cmpcase rsi-lo-prefix "${R[@]}" --mode long-only --formulation prefix --slippage 0.0005
+	K=(--head 30000 --strategy breakout --param entry=5:100:5 --param exit=3:60:3)
+	cmpcase breakout "${K[@]}"
+	cmpcase breakout-lo "${K[@]}" --mode long-only
+	cmpcase breakout-btc --data embedded:btcusdt-1m --strategy breakout --param entry=10:200:10 --param exit=5:100:5
+	cmpcase zscore-stops "${Z[@]}" --param stop_loss=0.01:0.02:0.01
+	echo "== parity on the GPU (SWEEPBENCH_PARITY=device) against the CPU's, the whole report"
+	paritycase() { # paritycase NAME ARGS...
+		local name=$1
+		shift
+		SWEEPBENCH_PARITY=device $B run --backend cuda --no-save "$@" --format json >$T/$name-pc.json 2>$T/$name-pc.err
+		$B run --backend reference --no-save "$@" --format json >$T/$name-pr.json 2>/dev/null
+		echo "$name ($*): $(grep -o 'parity on [^;]*' $T/$name-pc.err | head -1)"
+		python3 scripts/paritydiff.py $T/$name-pc.json $T/$name-pr.json
+	}
+	paritycase zscore "${Z[@]}"
+	paritycase zscore-lo-prefix "${Z[@]}" --mode long-only --formulation prefix
+	paritycase rsi-prefix "${R[@]}" --formulation prefix
+	paritycase rsi-lo "${R[@]}" --mode long-only --source hl2
+	paritycase breakout "${K[@]}"
+	paritycase zscore-btc --data embedded:btcusdt-1m --strategy zscore --param length=5:100:5 --param entry=0.5:3:0.5 --param exit=-0.4:0.4:0.2
 fi
 if [[ ${STEPS:-123} == *3* ]]; then
 	echo "== timings"
@@ -65,8 +92,12 @@ if [[ ${STEPS:-123} == *3* ]]; then
 	G=("${F[@]}" --hma 10:329:1 --hma3 12:331:1 --top 3)
 	X=("${F[@]}" --strategy cross --fast ema:2:321 --slow sma:10:329 --top 3)
 	timed warm $B run --backend cuda --no-save --head 2000 --hma 20 --hma3 30
+	for i in 1 2 3; do
+		timed "auto-80-$i" $B run --no-save "${F[@]}"
+	done
+	head -3 $T/auto-80-3.err
 	for i in 1 2; do
-		timed "auto-80-$i" $B run --backend cuda --no-save
+		timed "cuda-80-$i" $B run --backend cuda --no-save "${F[@]}"
 		timed "320-nosave-$i" $B run --backend cuda --no-save "${G[@]}"
 		rm -f $T/s.db*
 		timed "320-saved-$i" $B run --backend cuda --db $T/s.db "${G[@]}"
@@ -91,6 +122,15 @@ if [[ ${STEPS:-123} == *3* ]]; then
 	done
 	grep -E 'Parity|cuda ' $T/cross-nosave-2.txt | head -4
 	grep -h 'timing' $T/cross-nosave-2.err | head -12
+	ZB=("${F[@]}" --strategy zscore --param length=10:329:1 --param entry=1:2.5:0.1 --param exit=-0.95:0.95:0.1 --top 3)
+	RB=("${F[@]}" --strategy rsi --param length=2:321:1 --param lower=10:40:2 --param upper=60:98:2 --top 3)
+	KB=("${F[@]}" --strategy breakout --param entry=2:321:1 --param exit=2:321:1 --top 3)
+	for fam in zscore rsi breakout; do
+		case $fam in zscore) A=("${ZB[@]}") ;; rsi) A=("${RB[@]}") ;; breakout) A=("${KB[@]}") ;; esac
+		timed "$fam-nosave" timeout 200 $B run --backend cuda --no-save "${A[@]}"
+		grep -E 'Parity|verdict|cuda ' $T/$fam-nosave.txt | head -3
+		grep -h 'timing' $T/$fam-nosave.err | head -8
+	done
 	timed cross-ref-4k $B run --backend reference --no-save --head 150000 --strategy cross --fast ema:2:65 --slow sma:10:73 --top 3
 	grep -E 'reference ' $T/cross-ref-4k.txt | head -2
 fi

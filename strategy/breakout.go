@@ -211,14 +211,21 @@ func evalBreakout[F Float](in *Inputs[F], c Combo, pos []State, margin []float64
 	if err != nil || done {
 		return first, err
 	}
-	channel := func(x []F, src string, L int, isMax bool) []F {
-		v, _ := sc.get(seriesKey{name: "channel", src: src, length: L}, func() ([][]F, error) {
-			return [][]F{Channel(x, L, isMax)}, nil
-		})
-		return v[0]
-	}
-	upIn, dnIn := channel(in.High, "high", lin, true), channel(in.Low, "low", lin, false)
-	upOut, dnOut := channel(in.High, "high", lout, true), channel(in.Low, "low", lout, false)
+	upIn, dnIn := channelCached(in, lin, true, sc), channelCached(in, lin, false, sc)
+	upOut, dnOut := channelCached(in, lout, true, sc), channelCached(in, lout, false, sc)
 	breakoutMachine(in.Close, upIn, dnIn, upOut, dnOut, first, pos, margin)
 	return first, nil
+}
+
+// channelCached is the Donchian level of length L through sc (nil: for
+// this call alone): of the highs when isMax, else of the lows.
+func channelCached[F Float](in *Inputs[F], L int, isMax bool, sc *seriesCache[F]) []F {
+	x, src := in.Low, "low"
+	if isMax {
+		x, src = in.High, "high"
+	}
+	v, _ := sc.get(seriesKey{name: "channel", src: src, length: L}, func() ([][]F, error) {
+		return [][]F{Channel(x, L, isMax)}, nil
+	})
+	return v[0]
 }

@@ -178,6 +178,14 @@ func evalRSI[F Float](in *Inputs[F], L int, lower, upper F, pos []State, margin 
 	if err := rsiCheck(in.Src, L, lower, upper, pos, margin, nil); err != nil {
 		return 0, err
 	}
+	rsiStates(rsiCached(in, L, f, sc), L, lower, upper, pos, margin)
+	return L, nil
+}
+
+// rsiCached is the length-L RSI of the source through sc (nil: for this
+// call alone): from the moves rounded once in the direct formulation, the
+// differences of the rounded source in the prefix one (evalRSI).
+func rsiCached[F Float](in *Inputs[F], L int, f Formulation, sc *seriesCache[F]) []F {
 	moves := in.Moves
 	if f == Prefix || len(moves) != len(in.Src) {
 		moves, f = nil, Prefix
@@ -185,6 +193,5 @@ func evalRSI[F Float](in *Inputs[F], L int, lower, upper F, pos []State, margin 
 	v, _ := sc.get(seriesKey{name: "rsi", src: "src", length: L, f: f}, func() ([][]F, error) {
 		return [][]F{rsiSeries(in.Src, moves, L)}, nil
 	})
-	rsiStates(v[0], L, lower, upper, pos, margin)
-	return L, nil
+	return v[0]
 }

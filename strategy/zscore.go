@@ -292,10 +292,7 @@ func evalZScore[F Float](in *Inputs[F], L int, kin, kout F, f Formulation, pos [
 	if err := zscoreCheck(in.Src, in.Close, L, kin, kout, f, pos, margin); err != nil {
 		return 0, err
 	}
-	v, _ := sc.get(seriesKey{name: "zscore", src: "src", length: L, f: f}, func() ([][]F, error) {
-		m, sd := zscoreSeries(in.Src, L, f)
-		return [][]F{m, sd, zSeries(in.Src, m, sd)}, nil
-	})
+	v := zscoreCached(in, L, f, sc)
 	if margin == nil {
 		// z depends on the length alone: computed once in the cache, each
 		// combo only compares it with its thresholds.
@@ -304,4 +301,14 @@ func evalZScore[F Float](in *Inputs[F], L int, kin, kout F, f Formulation, pos [
 	}
 	zscoreMachine(in.Src, in.Close, v[0], v[1], L-1, kin, kout, pos, margin)
 	return L - 1, nil
+}
+
+// zscoreCached is the length-L series of the source through sc (nil: for
+// this call alone): the mean, the sd and z (zscoreSeries, zSeries).
+func zscoreCached[F Float](in *Inputs[F], L int, f Formulation, sc *seriesCache[F]) [][]F {
+	v, _ := sc.get(seriesKey{name: "zscore", src: "src", length: L, f: f}, func() ([][]F, error) {
+		m, sd := zscoreSeries(in.Src, L, f)
+		return [][]F{m, sd, zSeries(in.Src, m, sd)}, nil
+	})
+	return v
 }

@@ -141,14 +141,169 @@ __device__ __forceinline__ int sb_bin(F v, unsigned k0, unsigned shift) {
     return b;
 }
 
+// ---- replaying a combo's growth factors (sb_var's refinement) -----------
+
+// SbPosReplay replays launch combo j from the positions pass 1 stored
+// (posbuf: word w at pb[w*count + j], SB_PW bars a word from bar f0, the
+// first in the top bits): growth(i, ...) for i = f0, f0+1, ... in order.
+template <typename F>
+struct SbPosReplay {
+    const unsigned* pb;
+    long long count;
+    int j, f0, prev;
+    unsigned w;
+    __device__ __forceinline__ F growth(int i, F rr, bool last, F keep, F keep2) {
+        const int q = i - f0;
+        if ((q & (SB_PW - 1)) == 0) w = pb[(long long)(q / SB_PW) * count + j];
+        const int pos = (int)w >> 30;
+        w <<= 2;
+        return sb_regrowth<F>(prev, pos, rr, last, keep, keep2);
+    }
+};
+
+// SbSigReplay replays a combo from Part 1's indicators (the bar-parallel
+// kernel, which stores no positions): h3[i*s3] against h[i*sh].
+template <typename F>
+struct SbSigReplay {
+    const F* h3;
+    const F* h;
+    long long s3, sh;
+    int longOnly, prev;
+    __device__ __forceinline__ F growth(int i, F rr, bool last, F keep, F keep2) {
+        return sb_growth<F>(prev, h3[(long long)i * s3], h[(long long)i * sh], rr, last, keep, keep2, longOnly);
+    }
+};
+
+// ---- signals: what a combo's thread reads per bar, and its position ------
+//
+// A signal is one combo's view of the kernel's series (SbArgs): init for
+// grid combo (a, b) = (c / n3, c % n3) and its first valid bar; load(i),
+// bar i's values (Val: loaded a group ahead, see sweep_body); next(v,
+// prev, i), the position at bar i from them (prev: the position at bar
+// i-1). kPrefetch: sweep_body software-pipelines the loads (fp32, one
+// combo a thread, Val small enough for the register budget).
+
+// SbArgs are the series a signal reads, bar-major (bar i of column a at
+// [i*nh + a], of column b at [i*n3 + b]):
+//   hull, cross   H (nh columns) and H3 (n3): long while H3 > H;
+//   bands         H: the value v per a (zscore's z, rsi's RSI); T4: the
+//                 levels (tLE, tSE, tLX, tSX) of each b, at [4b..4b+3];
+//   channel       V: v per bar (breakout's -close); H, H2 (per a): tLE,
+//                 tSE; H3, H4 (per b): tLX, tSX.
+template <typename F>
+struct SbArgs {
+    const F* H;
+    const F* H3;
+    const F* H2;
+    const F* H4;
+    const F* V;
+    const F* T4;
+    int nh, n3;
+};
+
+// SbHullSig: Part 1's crossover (hull, and cross through negated legs);
+// warm-up bars are flat because their indicators are NaN.
+template <typename F>
+struct SbHullSig {
+    struct Val {
+        F a3, a;
+    };
+    static constexpr bool kPrefetch = sizeof(F) == 4;
+    const F* hcol;
+    const F* h3col;
+    int nh, n3;
+    int longOnly;
+    __device__ __forceinline__ void init(const SbArgs<F>& A, int a, int b, int first, int lo) {
+        hcol = A.H + a;
+        h3col = A.H3 + b;
+        nh = A.nh;
+        n3 = A.n3;
+        longOnly = lo;
+    }
+    __device__ __forceinline__ Val load(int i) const { return Val{h3col[(long)i * n3], hcol[(long)i * nh]}; }
+    __device__ __forceinline__ int next(Val v, int prev, int i) { return sb_position<F>(v.a3, v.a, prev, longOnly); }
+};
+
+// SbBandSig: zscore and rsi (sb_band over v = H[a] and the constant levels
+// of b); the machine's state st is its own (long-only maps it after), 0
+// before the combo's first bar and at a reset (-0).
+template <typename F>
+struct SbBandSig {
+    typedef F Val;
+    static constexpr bool kPrefetch = sizeof(F) == 4;
+    const F* vcol;
+    int nh;
+    F tLE, tSE, tLX, tSX;
+    int st, first, longOnly;
+    __device__ __forceinline__ void init(const SbArgs<F>& A, int a, int b, int f, int lo) {
+        vcol = A.H + a;
+        nh = A.nh;
+        tLE = A.T4[4 * b];
+        tSE = A.T4[4 * b + 1];
+        tLX = A.T4[4 * b + 2];
+        tSX = A.T4[4 * b + 3];
+        st = 0;
+        first = f;
+        longOnly = lo;
+    }
+    __device__ __forceinline__ Val load(int i) const { return vcol[(long)i * nh]; }
+    __device__ __forceinline__ int next(Val v, int prev, int i) {
+        int s2 = sb_band<F>(st, v, tLE, tSE, tLX, tSX);
+        s2 = (sb_is_reset(v) || i < first) ? 0 : s2;
+        st = s2;
+        return sb_band_pos(s2, longOnly);
+    }
+};
+
+// SbChanSig: breakout (sb_band over v = V[i] and the levels H, H2 of a and
+// H3, H4 of b); the state is 0 before the combo's first bar, max(entry,
+// exit), where one channel may already be defined.
+template <typename F>
+struct SbChanSig {
+    struct Val {
+        F v, le, se, lx, sx;
+    };
+    static constexpr bool kPrefetch = false;
+    const F* V;
+    const F* le;
+    const F* se;
+    const F* lx;
+    const F* sx;
+    int nh, n3;
+    int st, first, longOnly;
+    __device__ __forceinline__ void init(const SbArgs<F>& A, int a, int b, int f, int lo) {
+        V = A.V;
+        le = A.H + a;
+        se = A.H2 + a;
+        lx = A.H3 + b;
+        sx = A.H4 + b;
+        nh = A.nh;
+        n3 = A.n3;
+        st = 0;
+        first = f;
+        longOnly = lo;
+    }
+    __device__ __forceinline__ Val load(int i) const {
+        const long ia = (long)i * nh, ib = (long)i * n3;
+        return Val{V[i], le[ia], se[ia], lx[ib], sx[ib]};
+    }
+    __device__ __forceinline__ int next(Val v, int prev, int i) {
+        int s2 = sb_band<F>(st, v.v, v.le, v.se, v.lx, v.sx);
+        s2 = i < first ? 0 : s2;
+        st = s2;
+        return sb_band_pos(s2, longOnly);
+    }
+};
+
 // One combo's VaR selection after pass 1 (hist, the bracket) and pass 2
 // (the buffer): refinement if the bin overflowed, then the k-th smallest
-// and the CVaR sum. Rarely-taken paths replay the combo with sb_growth,
-// sequentially in the calling thread. myHist: 32 counters at stride hs;
-// h3col/hcol: the combo's series with element stride n3/nh.
-template <typename F>
-__device__ __forceinline__ void sb_var(const F* h3col, const F* hcol, const F* R, int n, int nh, int n3, int f0,
-                                       F keep, F keep2, int longOnly, int kth, int* myHist, int hs, int below, int inBin,
+// and the CVaR sum. Rarely-taken paths replay the combo's growth factors
+// from bar f0 through rep (a copy of it per replay: SbPosReplay from the
+// stored positions, SbSigReplay from Part 1's indicators), sequentially in
+// the calling thread. myHist: 32 counters at stride hs.
+template <typename F, typename Rep>
+__device__ __forceinline__ void sb_var(const Rep rep, const F* R, int n, int f0,
+                                       F keep, F keep2, int kth, int* myHist, int hs, int below, int inBin,
                                        F lo, F up, F sumBelow, F sumIn, int nIn, F* mybuf, int cap, F& var,
                                        F& cvarSum, int& cvarCnt, int& refine, int& status) {
     typedef typename SbKey<F>::U U;
@@ -163,9 +318,9 @@ __device__ __forceinline__ void sb_var(const F* h3col, const F* hcol, const F* R
             int q = kv < klo ? 0 : min((int)((kv - klo) / w), 31);
             myHist[q * hs] += f0;
         }
-        int prev = 0;
+        Rep r = rep;
         for (int i = f0; i < n - 1; ++i) {
-            F g = sb_growth<F>(prev, h3col[(long)i * n3], hcol[(long)i * nh], R[i + 1], i == n - 2, keep, keep2, longOnly);
+            F g = r.growth(i, R[i + 1], i == n - 2, keep, keep2);
             F v = g - (F)1;
             if (!(v < lo) && v < up) {
                 U kv = SbKey<F>::key(v);
@@ -198,9 +353,9 @@ __device__ __forceinline__ void sb_var(const F* h3col, const F* hcol, const F* R
                 ++nIn;
             }
         }
-        int prev = 0;
+        Rep r = rep;
         for (int i = f0; i < n - 1; ++i) {
-            F g = sb_growth<F>(prev, h3col[(long)i * n3], hcol[(long)i * nh], R[i + 1], i == n - 2, keep, keep2, longOnly);
+            F g = r.growth(i, R[i + 1], i == n - 2, keep, keep2);
             F v = g - (F)1;
             if (v < lo) {
                 sumBelow = sumBelow + v;
@@ -247,12 +402,14 @@ __device__ __forceinline__ void sb_var(const F* h3col, const F* hcol, const F* R
 // bits; word w of launch combo j at posbuf[w*count + j] (coalesced).
 // Pass 2 reads them back with r instead of replaying h, h3 and the signal.
 // The last bar (n-2, the exit fee) is peeled off both loops.
-template <typename F, int K>
-__device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, const F* __restrict__ R,
-                           int n, int nh, int n3, const int* __restrict__ warmH, const int* __restrict__ warm3,
+template <typename F, int K, typename Sig>
+__device__ void sweep_body(const SbArgs<F> A, const F* __restrict__ R,
+                           int n, const int* __restrict__ warmH, const int* __restrict__ warm3,
                            long long comboFirst, int count, F keep, F keep2, F rf, int longOnly, int kth,
                            const F* __restrict__ thrIn, unsigned k0, unsigned shift, F* __restrict__ buf,
                            unsigned* __restrict__ posbuf, int cap, F* __restrict__ outF, int* __restrict__ outI) {
+    typedef typename Sig::Val Val;
+    const int n3 = A.n3;
     __shared__ int hist[K * SB_BINS * SB_BLOCK];
     __shared__ F thr[SB_BINS - 1];
     const int tid = threadIdx.x;
@@ -260,8 +417,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
     __syncthreads();
     const int j0 = (blockIdx.x * SB_BLOCK + tid) * K;
 
-    const F* hcol[K];
-    const F* h3col[K];
+    Sig sig[K];
     int jc[K];
     int f0 = n - 1;
 #pragma unroll
@@ -273,8 +429,7 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         int first = max(warmH[hi], warm3[ti]);
         first = min(max(first, 0), n - 1);
         f0 = min(f0, first);
-        hcol[k] = H + hi;
-        h3col[k] = H3 + ti;
+        sig[k].init(A, hi, ti, first, longOnly);
     }
     // The warp's smallest first bar (SB_BLOCK is a multiple of 32 and no
     // thread has returned yet, so the whole warp takes part).
@@ -300,17 +455,15 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
     // waits on these loads first among the stalls at 3 warps per
     // scheduler). fp32 with one combo per thread only: the 12 registers fit
     // under the 72 that 13 blocks of 64 threads allow; fp64 already spills.
-    constexpr bool PF = sizeof(F) == 4 && K == 1;
-    F nr[SB_U], na3[K][SB_U], na[K][SB_U];
+    constexpr bool PF = Sig::kPrefetch && K == 1;
+    F nr[SB_U];
+    Val nv[K][SB_U];
     if (PF && i + SB_PW <= iend) {
 #pragma unroll
         for (int u = 0; u < SB_U; ++u) {
             nr[u] = R[i + u + 1];
 #pragma unroll
-            for (int k = 0; k < K; ++k) {
-                na3[k][u] = h3col[k][(long)(i + u) * n3];
-                na[k][u] = hcol[k][(long)(i + u) * nh];
-            }
+            for (int k = 0; k < K; ++k) nv[k][u] = sig[k].load(i + u);
         }
     }
     for (; i + SB_PW <= iend; i += SB_PW) {
@@ -320,7 +473,8 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
 #pragma unroll 1
         for (int q = 0; q < SB_PW; q += SB_U) {
             const int ib = i + q;
-            F rr[SB_U], a3[K][SB_U], a[K][SB_U];
+            F rr[SB_U];
+            Val va[K][SB_U];
             if constexpr (PF) {
                 // The next group: the next word's first group when the loop
                 // goes on (never clamped then: i + 2*SB_PW <= iend), else
@@ -332,10 +486,8 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
                     nr[u] = R[nb + u + 1];
 #pragma unroll
                     for (int k = 0; k < K; ++k) {
-                        a3[k][u] = na3[k][u];
-                        a[k][u] = na[k][u];
-                        na3[k][u] = h3col[k][(long)(nb + u) * n3];
-                        na[k][u] = hcol[k][(long)(nb + u) * nh];
+                        va[k][u] = nv[k][u];
+                        nv[k][u] = sig[k].load(nb + u);
                     }
                 }
             } else {
@@ -343,17 +495,15 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
                 for (int u = 0; u < SB_U; ++u) {
                     rr[u] = R[ib + u + 1];
 #pragma unroll
-                    for (int k = 0; k < K; ++k) {
-                        a3[k][u] = h3col[k][(long)(ib + u) * n3];
-                        a[k][u] = hcol[k][(long)(ib + u) * nh];
-                    }
+                    for (int k = 0; k < K; ++k) va[k][u] = sig[k].load(ib + u);
                 }
             }
 #pragma unroll
             for (int u = 0; u < SB_U; ++u) {
 #pragma unroll
                 for (int k = 0; k < K; ++k) {
-                    F v = sb_step<F>(s[k], a3[k][u], a[k][u], rr[u], false, keep, keep2, longOnly);
+                    const int pos = sig[k].next(va[k][u], s[k].prev, ib + u);
+                    F v = sb_step_pos<F>(s[k], pos, rr[u], false, keep, keep2);
                     hist[(k * SB_BINS + sb_bin<F>(v, k0, shift)) * SB_BLOCK + tid] += 1;
                     pw[k] = (pw[k] << 2) | ((unsigned)s[k].prev & 3u);
                 }
@@ -375,7 +525,8 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
             const bool last = i == iend;
 #pragma unroll
             for (int k = 0; k < K; ++k) {
-                F v = sb_step<F>(s[k], h3col[k][(long)i * n3], hcol[k][(long)i * nh], R[i + 1], last, keep, keep2, longOnly);
+                const int pos = sig[k].next(sig[k].load(i), s[k].prev, i);
+                F v = sb_step_pos<F>(s[k], pos, R[i + 1], last, keep, keep2);
                 hist[(k * SB_BINS + sb_bin<F>(v, k0, shift)) * SB_BLOCK + tid] += 1;
                 pw[k] = (pw[k] << 2) | ((unsigned)s[k].prev & 3u);
             }
@@ -512,7 +663,8 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         if (j >= count) break;
         F var, cvarSum;
         int cvarCnt, refine, status;
-        sb_var<F>(h3col[k], hcol[k], R, n, nh, n3, f0, keep, keep2, longOnly, kth,
+        const SbPosReplay<F> rep{posbuf, (long long)count, j, f0, 0, 0u};
+        sb_var<F>(rep, R, n, f0, keep, keep2, kth,
                   hist + k * SB_BINS * SB_BLOCK + tid, SB_BLOCK, below[k], inBin[k], lo[k], up[k], sumBelow[k], sumIn[k],
                   nIn[k], buf + (long)j * cap, cap, var, cvarSum, cvarCnt, refine, status);
         outF[OF_E * count + j] = s[k].E;
@@ -548,8 +700,23 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
         const F* H, const F* H3, const F* R, int n, int nh, int n3, const int* warmH, const int* warm3, \
         long long comboFirst, int count, F keep, F keep2, F rf, int longOnly, int kth, const F* thr,     \
         unsigned k0, unsigned shift, F* buf, unsigned* posbuf, int cap, F* outF, int* outI) {          \
-        sweep_body<F, K>(H, H3, R, n, nh, n3, warmH, warm3, comboFirst, count, keep, keep2, rf, longOnly, \
-                         kth, thr, k0, shift, buf, posbuf, cap, outF, outI);                           \
+        const SbArgs<F> A{H, H3, nullptr, nullptr, nullptr, nullptr, nh, n3};                          \
+        sweep_body<F, K, SbHullSig<F>>(A, R, n, warmH, warm3, comboFirst, count, keep, keep2, rf, longOnly, \
+                                       kth, thr, k0, shift, buf, posbuf, cap, outF, outI);             \
+    }
+
+// The families with memory (SBM: SbBandSig or SbChanSig): the hull
+// kernel's parameters, then H2, H4, V and T4 (SbArgs; those a signal does
+// not read may be null).
+#define SB_SWEEP_M(NAME, F, SIG)                                                                        \
+    extern "C" __global__ void __launch_bounds__(SB_BLOCK, 13) NAME(                                      \
+        const F* H, const F* H3, const F* R, int n, int nh, int n3, const int* warmH, const int* warm3, \
+        long long comboFirst, int count, F keep, F keep2, F rf, int longOnly, int kth, const F* thr,     \
+        unsigned k0, unsigned shift, F* buf, unsigned* posbuf, int cap, F* outF, int* outI, const F* H2, \
+        const F* H4, const F* V, const F* T4) {                                                        \
+        const SbArgs<F> A{H, H3, H2, H4, V, T4, nh, n3};                                               \
+        sweep_body<F, 1, SIG<F>>(A, R, n, warmH, warm3, comboFirst, count, keep, keep2, rf, longOnly,   \
+                                 kth, thr, k0, shift, buf, posbuf, cap, outF, outI);                   \
     }
 
 // MINB: resident blocks per multiprocessor the register budget must allow.
@@ -557,6 +724,10 @@ __device__ void sweep_body(const F* __restrict__ H, const F* __restrict__ H3, co
 // combo per thread then fits one wave on a 132-SM H200.
 SB_SWEEP(sweep_f32_k1, float, 1, 13)
 SB_SWEEP(sweep_f64_k1, double, 1, 13)
+SB_SWEEP_M(sweep_band_f32, float, SbBandSig)
+SB_SWEEP_M(sweep_band_f64, double, SbBandSig)
+SB_SWEEP_M(sweep_chan_f32, float, SbChanSig)
+SB_SWEEP_M(sweep_chan_f64, double, SbChanSig)
 
 // ---------------------------------------------------------------------------
 // sweep_seg_{f32,f64}: the bar-parallel sweep for small grids.
@@ -810,7 +981,8 @@ __device__ void sweep_seg_body(const F* __restrict__ H, const F* __restrict__ H3
         }
         F var, cvarSum;
         int cvarCnt, refine, status;
-        sb_var<F>(h3, h, R, n, 1, 1, first, keep, keep2, longOnly, kth, hist, 1, shBelow, shInBin, lo, up, sb, si,
+        const SbSigReplay<F> rep{h3, h, 1, 1, longOnly, 0};
+        sb_var<F>(rep, R, n, first, keep, keep2, kth, hist, 1, shBelow, shInBin, lo, up, sb, si,
                   nIn, mybuf, cap, var, cvarSum, cvarCnt, refine, status);
         outF[OF_SSD * count + j] = ssdT;
         outF[OF_VAR * count + j] = var;

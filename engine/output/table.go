@@ -328,7 +328,9 @@ func WriteParitySummary(bw *text.ErrWriter, p *engine.Parity, l ParityLabels) {
 	}
 	bw.Printf("  flips         %s (%s non-borderline; borderline = margin %s < %g)\n",
 		text.Thousands(p.FlipCount), text.Thousands(p.NonBorderlineFlips), margin, p.Tolerance)
-	if p.Device != "" {
+	if p.Device != "" && l.Grid.Strategy != nil {
+		bw.Printf("  found on      %s (each combo's divergences, from both precisions' series there; the listed worst recomputed on the CPU)\n", p.Device)
+	} else if p.Device != "" {
 		bw.Printf("  found on      %s (flips and indicator errors, from both precisions' series computed there)\n", p.Device)
 	}
 	if len(p.IndicatorErrors) > 0 {

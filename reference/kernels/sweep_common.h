@@ -168,12 +168,52 @@ SB_FN F sb_growth(SB_THREAD int& prev, F a3, F a, F rr, bool last, F keep, F kee
     return sb_regrowth<F>(prev, pos, rr, last, keep, keep2);
 }
 
-// sb_step is one bar of engine.Backtest's loop: it updates every
-// accumulator and returns the strategy return rs = g - 1.
+// ---- the families with memory (SPEC Part 2: zscore, rsi, breakout) --------
+
+// sb_band is one bar of the three-state machine that zscore, rsi and
+// breakout share (strategy.zscoreStep, rsiStates, breakoutMachine), in
+// long-short (the mode maps -1 to 0 after: sb_band_pos), from state st at
+// the value v against four levels, each predicate strict:
+//   from  0: v < tLE -> +1, else v > tSE -> -1;
+//   from +1: v > tLX -> 0, and then v > tSE -> -1 on the same bar;
+//   from -1: v < tSX -> 0, and then v < tLE -> +1.
+// A NaN (v or a level) compares false: the state is kept. The families
+// map onto it exactly (engine.Pairs, Machine Bands and Channel): zscore
+// v = z, tLE = -entry, tSE = entry, tLX = the largest F below -exit
+// (z >= -exit is z > that), tSX = the smallest F above exit; rsi v = RSI,
+// tLE = tSX = lower, tSE = tLX = upper; breakout v = -close and the
+// negated channels (-c < -up is c > up: negation is exact).
 template <typename F>
-SB_FN F sb_step(SB_THREAD SbState<F>& s, F a3, F a, F rr, bool last, F keep, F keep2, int longOnly) {
+SB_FN int sb_band(int st, F v, F tLE, F tSE, F tLX, F tSX) {
+    const int fromFlat = v < tLE ? 1 : (v > tSE ? -1 : 0);
+    const int fromLong = v > tLX ? (v > tSE ? -1 : 0) : 1;
+    const int fromShort = v < tSX ? (v < tLE ? 1 : 0) : -1;
+    return st == 0 ? fromFlat : (st == 1 ? fromLong : fromShort);
+}
+
+// sb_is_reset reports whether v is -0, the value that sends the band
+// machine to 0 (zscore's prefix formulation where the window's variance
+// is negative: undefined, SPEC; no family's value is -0 otherwise).
+#if defined(__CUDACC__)
+SB_FN bool sb_is_reset(float v) { return __float_as_uint(v) == 0x80000000u; }
+SB_FN bool sb_is_reset(double v) { return (unsigned long long)__double_as_longlong(v) == 0x8000000000000000ull; }
+#elif defined(__METAL_VERSION__)
+SB_FN bool sb_is_reset(float v) { return as_type<uint>(v) == 0x80000000u; }
+#else
+SB_FN bool sb_is_reset(float v) { return v == 0.0f && 1.0f / v < 0.0f; }
+SB_FN bool sb_is_reset(double v) { return v == 0.0 && 1.0 / v < 0.0; }
+#endif
+
+// sb_band_pos is the position the state st holds: st, or 0 for -1 when
+// long-only (SPEC Part 2 "Families": the mode applies after the machine).
+SB_FN int sb_band_pos(int st, int longOnly) { return (longOnly && st == -1) ? 0 : st; }
+
+// sb_step_pos is one bar of engine.Backtest's loop for the bar's position
+// pos (sb_step's, or a family's machine's): it updates every accumulator
+// and returns the strategy return rs = g - 1.
+template <typename F>
+SB_FN F sb_step_pos(SB_THREAD SbState<F>& s, int pos, F rr, bool last, F keep, F keep2) {
     int prev = s.prev;
-    int pos = sb_position<F>(a3, a, prev, longOnly);
     int d = pos - prev;
     bool changed = d != 0;
     F g = !changed ? (F)1 : ((d == 2 || d == -2) ? keep2 : keep);
@@ -228,6 +268,13 @@ SB_FN F sb_step(SB_THREAD SbState<F>& s, F a3, F a, F rr, bool last, F keep, F k
     s.losses = s.losses - lv;
     s.neg2 = s.neg2 + v2;
     return v;
+}
+
+// sb_step is sb_step_pos with Part 1's position (sb_position) from the
+// indicators.
+template <typename F>
+SB_FN F sb_step(SB_THREAD SbState<F>& s, F a3, F a, F rr, bool last, F keep, F keep2, int longOnly) {
+    return sb_step_pos<F>(s, sb_position<F>(a3, a, s.prev, longOnly), rr, last, keep, keep2);
 }
 
 // ---- pass 2: the trade metrics (SPEC Part 2 "New metrics") ----------------
