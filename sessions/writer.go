@@ -505,9 +505,11 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 			parts = append(parts, blobPart{pc, pc.rows[lo:min(lo+maxBlobRows, len(pc.rows))]})
 		}
 	}
+	// At most one blob per worker and the one being inserted ahead: about
+	// 0.8 MB each (4,096 rows of 24 metrics), 13 MB on 16 cores.
 	workers := encodeWorkers()
-	spare := make(chan []byte, 2*workers+1) // blobs inserted, for the next parts to reuse
-	enc := startEncoders(len(parts), workers, 2*workers, func(i int) encodedBatch {
+	spare := make(chan []byte, workers+2) // blobs inserted, for the next parts to reuse
+	enc := startEncoders(len(parts), workers, workers+1, func(i int) encodedBatch {
 		var buf []byte
 		select {
 		case buf = <-spare:
