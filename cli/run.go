@@ -224,6 +224,14 @@ func (r *studyRun) compute() {
 	if r.save && !r.noSave {
 		r.store = openStoreToSave(r.cmd, r.stderr)
 	}
+	// Nor the parity report's per-combo rows, unless the session
+	// saves them: the table and a rows file show only its figures.
+	opt.NoParityRows = opt.Discard && r.store == nil
+	if r.stream != nil && r.store == nil {
+		// The streamed file's writer is the last to hold the chunks:
+		// it hands the lanes back those it has written.
+		opt.Results = r.stream.rows.Results
+	}
 	// The robustness statistics (--blocks) run on the run path,
 	// beside the rest of the study: in rep.Robustness and the
 	// session, or rec.Robustness says why not.
@@ -241,6 +249,7 @@ func (r *studyRun) compute() {
 		bar.wait()
 	}
 	mark("study done (lanes, parity, saving)")
+	heapProfile()
 }
 
 // writeBlocksOut writes the per-block statistics to --blocks-out, when

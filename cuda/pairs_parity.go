@@ -12,12 +12,12 @@ import (
 
 // memFamily is parity_mem's fam argument for a family with memory that
 // runs from engine.Pairs (kernels/parity.cu).
-var memFamily = map[string]int32{"zscore": 0, "rsi": 1, "breakout": 2}
+var memFamily = map[string]int32{"zscore": 0, "rsi": 1, "breakout": 2, "cross": 3}
 
 // StrategyParity counts the divergences of SPEC Part 2 "Parity for
-// families with memory" on the first GPU (engine.StrategyParityDevice) for
-// a zscore, rsi or breakout grid the sweep ran from its Pairs, fp32 under
-// test: both precisions' series (the strategy's own, the lanes' bits) are
+// families with memory" (and cross's flip bars, memoryless) on the first
+// GPU (engine.StrategyParityDevice) for a zscore, rsi, breakout or cross
+// grid the sweep ran from its Pairs, fp32 under test: both precisions' series (the strategy's own, the lanes' bits) are
 // uploaded bar-major, and parity_mem runs both machines per combo and
 // returns its rows (bars apart, non-borderline divergences, the largest
 // root margin, NaN roots). Outputs are poisoned before the kernel and
@@ -104,44 +104,27 @@ func strategyParity[F engine.Float](ctx context.Context, d *device, job *engine.
 			return o
 		}
 		// Argument order of parity_mem: V64 VT L64 LT K64 D64 S64 C64 CT A64
-		// AT A264 A2T B64 BT B264 B2T close.
+		// AT A264 A2T B64 BT B264 B2T close; those a family does not read
+		// stay null.
 		var ptr [18]devPtr
-		var errs []error
-		put := func(k int, p devPtr, err error) { ptr[k] = p; errs = append(errs, err) }
-		if fam == 2 {
+		h64 := map[int][]float64{17: job.Bars.Close}
+		hT := map[int][]F{}
+		if fam == 3 {
+			h64[9], hT[10] = barMajor(p64.A, n, true), barMajor(pt.A, n, true)
+			h64[13], hT[14] = barMajor(p64.B, n, true), barMajor(pt.B, n, true)
+		} else if fam == 2 {
 			c64 := make([]float64, n)
 			for i, x := range p64.V {
 				c64[i] = -x
 			}
-			p, e := up64(c64)
-			put(7, p, e)
-			p, e = upT(neg(pt.V))
-			put(8, p, e)
-			p, e = up64(barMajor(p64.A, n, true))
-			put(9, p, e)
-			p, e = upT(barMajor(pt.A, n, true))
-			put(10, p, e)
-			p, e = up64(barMajor(p64.A2, n, true))
-			put(11, p, e)
-			p, e = upT(barMajor(pt.A2, n, true))
-			put(12, p, e)
-			p, e = up64(barMajor(p64.B, n, true))
-			put(13, p, e)
-			p, e = upT(barMajor(pt.B, n, true))
-			put(14, p, e)
-			p, e = up64(barMajor(p64.B2, n, true))
-			put(15, p, e)
-			p, e = upT(barMajor(pt.B2, n, true))
-			put(16, p, e)
+			h64[7], hT[8] = c64, neg(pt.V)
+			h64[9], hT[10] = barMajor(p64.A, n, true), barMajor(pt.A, n, true)
+			h64[11], hT[12] = barMajor(p64.A2, n, true), barMajor(pt.A2, n, true)
+			h64[13], hT[14] = barMajor(p64.B, n, true), barMajor(pt.B, n, true)
+			h64[15], hT[16] = barMajor(p64.B2, n, true), barMajor(pt.B2, n, true)
 		} else {
-			p, e := up64(barMajor(p64.A, n, false))
-			put(0, p, e)
-			p, e = upT(barMajor(pt.A, n, false))
-			put(1, p, e)
-			p, e = up64(levels64(p64.Levels))
-			put(2, p, e)
-			p, e = upT(levelsT(pt.Levels))
-			put(3, p, e)
+			h64[0], hT[1] = barMajor(p64.A, n, false), barMajor(pt.A, n, false)
+			h64[2], hT[3] = levels64(p64.Levels), levelsT(pt.Levels)
 			if fam == 0 {
 				k := make([]float64, 0, 2*len(p64.Thresholds))
 				for _, t := range p64.Thresholds {
@@ -150,21 +133,25 @@ func strategyParity[F engine.Float](ctx context.Context, d *device, job *engine.
 				if len(k) != 2*nb || len(p64.D) != na || len(p64.SD) != na {
 					return fmt.Errorf("internal error: zscore's margins: %d thresholds, %d and %d series for %d x %d", len(k)/2, len(p64.D), len(p64.SD), na, nb)
 				}
-				p, e = up64(k)
-				put(4, p, e)
-				p, e = up64(barMajor(p64.D, n, false))
-				put(5, p, e)
-				p, e = up64(barMajor(p64.SD, n, false))
-				put(6, p, e)
+				h64[4], h64[5], h64[6] = k, barMajor(p64.D, n, false), barMajor(p64.SD, n, false)
 			}
 		}
-		p, e := up64(job.Bars.Close)
-		put(17, p, e)
-		wh, e := upInt32(sc, toInt32(p64.FirstA))
-		errs = append(errs, e)
-		w3, e := upInt32(sc, toInt32(p64.FirstB))
-		errs = append(errs, e)
-		if err := errors.Join(errs...); err != nil {
+		for k, v := range h64 {
+			if ptr[k], err = up64(v); err != nil {
+				return err
+			}
+		}
+		for k, v := range hT {
+			if ptr[k], err = upT(v); err != nil {
+				return err
+			}
+		}
+		wh, err := upInt32(sc, toInt32(p64.FirstA))
+		if err != nil {
+			return err
+		}
+		w3, err := upInt32(sc, toInt32(p64.FirstB))
+		if err != nil {
 			return err
 		}
 		longOnly := int32(0)

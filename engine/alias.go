@@ -91,6 +91,16 @@ func (m *aliasMap) users(r int) (lo, hi int) {
 	return row*m.n3 + a, row*m.n3 + b + 1
 }
 
+// computed is the computed combo that grid combo u is one of the users
+// of (users' inverse): its row, and the comp length of its HMA3 length's p.
+func (m *aliasMap) computed(u int) int {
+	if m.same {
+		return u
+	}
+	row, col := u/m.n3, u%m.n3
+	return row*m.c3 + (m.s+col)/2 - m.s/2
+}
+
 // skipped reports whether every combo computed combo r stands for is done
 // (skip); such a combo is not computed. nil skip skips nothing.
 func (m *aliasMap) skipped(r int, skip func(int) bool) bool {

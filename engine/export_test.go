@@ -29,3 +29,12 @@ func SetMemoryLimit(f func() memlimit.MemoryLimit) (restore func()) {
 // chunk chunk, for the preflight's tests.
 func FakeStudy(b Backend) *Study              { return fakeStudy(b) }
 func NewFakeBackend(lanes, chunk int) Backend { return &fakeBackend{lanes: lanes, chunk: chunk} }
+
+// SetParityBlock makes n the combos a parity report without rows builds
+// at a time (parityBlock), returning what restores it, so that a test
+// runs a report of many blocks on a small grid.
+func SetParityBlock(n int) (restore func()) {
+	old := parityBlock
+	parityBlock = n
+	return func() { parityBlock = old }
+}

@@ -219,6 +219,10 @@ type ParityInput[A, B Float] struct {
 	// ("return -23.10% A, -92.63% B"): "" = "fp64" and "fp32", a study's
 	// own parity; a sessions diff passes "A" and "B".
 	RefLabel, TestLabel string
+	// NoRows leaves the report's per-combo rows out (Combos nil): they
+	// are built a block at a time and folded into its figures, so that
+	// its memory does not grow with the grid (StudyOptions.NoParityRows).
+	NoRows bool
 }
 
 // parityProgressEvery is how often Compare reports its progress, combos.
@@ -230,8 +234,14 @@ const parityProgressEvery = 4096
 // fp32 series are the CPU float32 path's, which SPEC makes bit-identical on
 // every backend; trade counts and PnL come from the runs.
 func CompareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64, progress func(done int)) (*Parity, error) {
+	return compareRuns(ctx, job, ref, test, tol, progress, true)
+}
+
+// compareRuns is CompareRuns, the per-combo rows kept in the report or,
+// rows false, left out (ParityInput.NoRows).
+func compareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64, progress func(done int), rows bool) (*Parity, error) {
 	if job.Grid.Strategy != nil {
-		return compareStrategy(ctx, job, ref, test, tol, progress, "", "")
+		return compareStrategy(ctx, job, ref, test, tol, progress, "", "", rows)
 	}
 	j64 := *job
 	j64.Precision, j64.WMA = FP64, Direct
@@ -246,13 +256,13 @@ func CompareRuns(ctx context.Context, job *Job, ref, test *Run, tol float64, pro
 		if err != nil {
 			return nil, err
 		}
-		return Compare(ctx, ParityInput[float64, float32]{job.Bars, job.Grid, job.Params, ref, test, ind64, ind32, tol, progress, "", ""})
+		return Compare(ctx, ParityInput[float64, float32]{job.Bars, job.Grid, job.Params, ref, test, ind64, ind32, tol, progress, "", "", !rows})
 	}
 	indT, err := IndicatorsOf[float64](ctx, &jt)
 	if err != nil {
 		return nil, err
 	}
-	return Compare(ctx, ParityInput[float64, float64]{job.Bars, job.Grid, job.Params, ref, test, ind64, indT, tol, progress, "", ""})
+	return Compare(ctx, ParityInput[float64, float64]{job.Bars, job.Grid, job.Params, ref, test, ind64, indT, tol, progress, "", "", !rows})
 }
 
 // Compare builds the parity report (SPEC "Parity"). Combos present in both
@@ -262,7 +272,7 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	if err != nil {
 		return nil, err
 	}
-	p := newParity(in.Ref, in.Test, in.Tolerance)
+	p := startParity(in.Ref, in.Test, in.Tolerance)
 	tol := p.Tolerance
 
 	// Indicator errors, per series, on every core: the HMA series in grid
@@ -293,74 +303,78 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	p.setIndicatorErrors(errs)
 
 	// Flips: the bars where the held positions differ, combo by combo on
-	// every core (grid order, HMA-major: consecutive combos share h).
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(p.Combos)))
+	// every core (grid order, HMA-major: consecutive combos share h), a
+	// block of rows at a time (Parity.build).
+	workers := max(1, runtime.GOMAXPROCS(0))
 	heaps := make([]flipHeap, workers)
 	pos := make([][2][]int8, workers) // each worker's fp64 and fp32 positions
 	close := in.Bars.Close
 	held := len(close) - 1 // pos[n-1] is never held
 	var compared atomic.Int64
-	err = Parallel(ctx, len(p.Combos), workers, func(w, k int) {
-		if in.Progress != nil {
-			if n := compared.Add(1); n%parityProgressEvery == 0 {
-				in.Progress(int(n))
-			}
-		}
-		if k > 0 && hma3Twins(in, &p.Combos[k-1], &p.Combos[k]) {
-			return // its twin, combo k-1, gives it its flips
-		}
-		cp := &p.Combos[k]
-		c := cp.Combo
-		h64, h364 := in.RefInd.H[c.HMA], in.RefInd.H3[c.HMA3]
-		h32, h332 := in.TestInd.H[c.HMA], in.TestInd.H3[c.HMA3]
-		if h64 == nil || h364 == nil || h32 == nil || h332 == nil {
-			return
-		}
-		// An HMA3 twin (the next combo: same h, same h3 slices, same
-		// warm-up) has the same positions, so the same flips, re-labelled.
-		var twin *ComboParity
-		if k+1 < len(p.Combos) && hma3Twins(in, cp, &p.Combos[k+1]) {
-			twin = &p.Combos[k+1]
-		}
-		warm := ComboWarmup(c)
-		onFlip := func(b int, p64, p32 int8) {
-			m := math.Abs(float64(h364[b])-float64(h64[b])) / close[b]
-			f := Flip{Index: cp.Index, Combo: c, Bar: b, Time: in.Bars.Time[b],
-				Pos64: p64, Pos32: p32, Margin: m, Borderline: m < tol}
-			cp.Flips++
-			if !f.Borderline {
-				cp.NonBorderline++
-			}
-			cp.MaxFlipMargin = math.Max(cp.MaxFlipMargin, m)
-			heaps[w].offer(f)
-			if twin != nil {
-				f.Index, f.Combo = twin.Index, twin.Combo
-				heaps[w].offer(f)
-			}
-		}
-		// fp64 against fp32 (parity's case) in one pass; any other pair
-		// of precisions through the two position arrays.
-		r64, ok64 := any(h64).([]float64)
-		r32, ok32 := any(h32).([]float32)
-		if ok64 && ok32 {
-			cpu.PositionFlips(r64, any(h364).([]float64), r32, any(h332).([]float32), warm, held, in.Params.Mode, onFlip)
-		} else {
-			if pos[w][0] == nil {
-				pos[w] = [2][]int8{make([]int8, len(close)), make([]int8, len(close))}
-			}
-			pos64, pos32 := pos[w][0], pos[w][1]
-			positions(cpu, h64, h364, warm, in.Params.Mode, 0, pos64)
-			positions(cpu, h32, h332, warm, in.Params.Mode, 0, pos32)
-			for b := warm; b < held; b++ {
-				if pos64[b] != pos32[b] {
-					onFlip(b, pos64[b], pos32[b])
+	flips := func(rows []ComboParity) error {
+		return Parallel(ctx, len(rows), workers, func(w, k int) {
+			if in.Progress != nil {
+				if n := compared.Add(1); n%parityProgressEvery == 0 {
+					in.Progress(int(n))
 				}
 			}
-		}
-		if twin != nil {
-			twin.Flips, twin.NonBorderline, twin.MaxFlipMargin = cp.Flips, cp.NonBorderline, cp.MaxFlipMargin
-		}
-	})
+			if k > 0 && hma3Twins(in, &rows[k-1], &rows[k]) {
+				return // its twin, combo k-1, gives it its flips
+			}
+			cp := &rows[k]
+			c := cp.Combo
+			h64, h364 := in.RefInd.H[c.HMA], in.RefInd.H3[c.HMA3]
+			h32, h332 := in.TestInd.H[c.HMA], in.TestInd.H3[c.HMA3]
+			if h64 == nil || h364 == nil || h32 == nil || h332 == nil {
+				return
+			}
+			// An HMA3 twin (the next combo: same h, same h3 slices, same
+			// warm-up) has the same positions, so the same flips, re-labelled.
+			var twin *ComboParity
+			if k+1 < len(rows) && hma3Twins(in, cp, &rows[k+1]) {
+				twin = &rows[k+1]
+			}
+			warm := ComboWarmup(c)
+			onFlip := func(b int, p64, p32 int8) {
+				m := math.Abs(float64(h364[b])-float64(h64[b])) / close[b]
+				f := Flip{Index: cp.Index, Combo: c, Bar: b, Time: in.Bars.Time[b],
+					Pos64: p64, Pos32: p32, Margin: m, Borderline: m < tol}
+				cp.Flips++
+				if !f.Borderline {
+					cp.NonBorderline++
+				}
+				cp.MaxFlipMargin = math.Max(cp.MaxFlipMargin, m)
+				heaps[w].offer(f)
+				if twin != nil {
+					f.Index, f.Combo = twin.Index, twin.Combo
+					heaps[w].offer(f)
+				}
+			}
+			// fp64 against fp32 (parity's case) in one pass; any other pair
+			// of precisions through the two position arrays.
+			r64, ok64 := any(h64).([]float64)
+			r32, ok32 := any(h32).([]float32)
+			if ok64 && ok32 {
+				cpu.PositionFlips(r64, any(h364).([]float64), r32, any(h332).([]float32), warm, held, in.Params.Mode, onFlip)
+			} else {
+				if pos[w][0] == nil {
+					pos[w] = [2][]int8{make([]int8, len(close)), make([]int8, len(close))}
+				}
+				pos64, pos32 := pos[w][0], pos[w][1]
+				positions(cpu, h64, h364, warm, in.Params.Mode, 0, pos64)
+				positions(cpu, h32, h332, warm, in.Params.Mode, 0, pos32)
+				for b := warm; b < held; b++ {
+					if pos64[b] != pos32[b] {
+						onFlip(b, pos64[b], pos32[b])
+					}
+				}
+			}
+			if twin != nil {
+				twin.Flips, twin.NonBorderline, twin.MaxFlipMargin = cp.Flips, cp.NonBorderline, cp.MaxFlipMargin
+			}
+		})
+	}
+	t, err := p.build(ctx, in.Ref, in.Test, in.Grid.HMA3.Len(), !in.NoRows, flips)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +382,7 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 	for _, h := range heaps {
 		all = append(all, h...)
 	}
-	p.finishSides(all, in.RefLabel, in.TestLabel)
+	p.finishTally(&t, all, in.RefLabel, in.TestLabel)
 	return p, nil
 }
 
@@ -378,114 +392,100 @@ func Compare[A, B Float](ctx context.Context, in ParityInput[A, B]) (*Parity, er
 // with the root's fp64 margin, the combo's Flips the bars that differ and
 // NonBorderline its non-borderline divergences; then the indicator
 // errors of every series the combos read.
-// refLabel and testLabel name the sides in the reasons ("": fp64, fp32).
-func compareStrategy(ctx context.Context, job *Job, ref, test *Run, tol float64, progress func(done int), refLabel, testLabel string) (*Parity, error) {
-	p := newParity(ref, test, tol)
+// refLabel and testLabel name the sides in the reasons ("": fp64, fp32);
+// rows false leaves the per-combo rows out (ParityInput.NoRows).
+func compareStrategy(ctx context.Context, job *Job, ref, test *Run, tol float64, progress func(done int), refLabel, testLabel string, rows bool) (*Parity, error) {
+	p := startParity(ref, test, tol)
 	tol = p.Tolerance
 	st := job.Grid.Strategy
 	p.memory = st.Memory()
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(p.Combos)))
+	workers := max(1, runtime.GOMAXPROCS(0))
 	heaps := make([]flipHeap, workers)
 	errs := make([]error, workers)
 	var compared atomic.Int64
-	err := Parallel(ctx, len(p.Combos), workers, func(w, k int) {
-		if progress != nil {
-			if n := compared.Add(1); n%parityProgressEvery == 0 {
-				progress(int(n))
+	divergences := func(combos []ComboParity) error {
+		err := Parallel(ctx, len(combos), workers, func(w, k int) {
+			if progress != nil {
+				if n := compared.Add(1); n%parityProgressEvery == 0 {
+					progress(int(n))
+				}
 			}
-		}
-		if errs[w] != nil {
-			return
-		}
-		cp := &p.Combos[k]
-		cp.Name = job.Grid.Label(cp.Index)
-		fs, err := st.Compare(ctx, job, test.Precision, test.WMA, cp.Index, tol)
-		if err != nil {
-			errs[w] = err
-			return
-		}
-		for _, d := range fs {
-			cp.Flips += d.Bars
-			if !d.Borderline {
-				cp.NonBorderline++
+			if errs[w] != nil {
+				return
 			}
-			if !math.IsNaN(d.Margin) {
-				cp.MaxFlipMargin = math.Max(cp.MaxFlipMargin, d.Margin)
+			cp := &combos[k]
+			cp.Name = job.Grid.Label(cp.Index)
+			fs, err := st.Compare(ctx, job, test.Precision, test.WMA, cp.Index, tol)
+			if err != nil {
+				errs[w] = err
+				return
 			}
-			heaps[w].offer(Flip{Index: cp.Index, Name: cp.Name, Bar: d.Root, Time: job.Bars.Time[d.Root],
-				Pos64: d.Pos64, Pos32: d.Pos32, Margin: d.Margin, Borderline: d.Borderline, Bars: d.Bars, Trades: d.Trades, DPnLpp: d.DPnLpp})
+			cp.Flips, cp.NonBorderline, cp.MaxFlipMargin = offerStrategyFlips(&heaps[w], job, cp, fs)
+		})
+		if err == nil {
+			err = errors.Join(errs...)
 		}
-	})
-	if err == nil {
-		err = errors.Join(errs...)
+		return err
 	}
+	t, err := p.build(ctx, ref, test, 1, rows, divergences)
 	if err != nil {
 		return nil, err
 	}
-	se, err := st.SeriesErrors(ctx, job, test.Precision, test.WMA)
+	return p, finishStrategy(ctx, p, &t, job, test, heaps, refLabel, testLabel)
+}
+
+// offerStrategyFlips offers combo cp's divergences fs to h and returns
+// what its report row counts of them: the bars apart, the divergences not
+// borderline, the largest margin (NaN skipped).
+func offerStrategyFlips(h *flipHeap, job *Job, cp *ComboParity, fs []StrategyFlip) (bars, nonBorderline int, maxMargin float64) {
+	for _, d := range fs {
+		bars += d.Bars
+		if !d.Borderline {
+			nonBorderline++
+		}
+		if !math.IsNaN(d.Margin) {
+			maxMargin = math.Max(maxMargin, d.Margin)
+		}
+		h.offer(Flip{Index: cp.Index, Name: cp.Name, Bar: d.Root, Time: job.Bars.Time[d.Root],
+			Pos64: d.Pos64, Pos32: d.Pos32, Margin: d.Margin, Borderline: d.Borderline, Bars: d.Bars, Trades: d.Trades, DPnLpp: d.DPnLpp})
+	}
+	return bars, nonBorderline, maxMargin
+}
+
+// finishStrategy completes a strategy grid's report p from the fold of its
+// rows (t) and the workers' heaps of worst divergences: the series'
+// errors, the verdict, the listed flips.
+func finishStrategy(ctx context.Context, p *Parity, t *parityTally, job *Job, test *Run, heaps []flipHeap, refLabel, testLabel string) error {
+	se, err := job.Grid.Strategy.SeriesErrors(ctx, job, test.Precision, test.WMA)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.setIndicatorErrors(se)
 	var all []Flip
 	for _, h := range heaps {
 		all = append(all, h...)
 	}
-	p.finishSides(all, refLabel, testLabel)
-	return p, nil
+	p.finishTally(t, all, refLabel, testLabel)
+	return nil
 }
 
-// newParity starts the report of test against ref: the tolerance (0 means
-// DefaultBorderline), whether either run is incomplete, and one
-// ComboParity per combo present in both runs (grid order) with its trade
-// counts and PnL; flips are left to the caller.
+// newParity starts the report of test against ref (startParity) with
+// one ComboParity per combo present in both runs (grid order) with its
+// trade counts and PnL; flips are left to the caller.
 func newParity(ref, test *Run, tol float64) *Parity {
+	p := startParity(ref, test, tol)
+	_, _ = p.build(context.Background(), ref, test, 1, true, nil) // no fill, no error
+	return p
+}
+
+// startParity starts the report of test against ref, no row yet: the
+// tolerance (0 means DefaultBorderline) and whether either run is
+// incomplete.
+func startParity(ref, test *Run, tol float64) *Parity {
 	if tol <= 0 {
 		tol = DefaultBorderline
 	}
-	p := &Parity{Tolerance: tol, Incomplete: !ref.Complete() || !test.Complete()}
-	p.Combos = make([]ComboParity, 0, min(ref.Count(), test.Count()))
-	add := func(a, b *ComboResult) { p.Combos = append(p.Combos, comboParity(a, b)) }
-	if ref.outcomes != nil || test.outcomes != nil {
-		// A kept run (StudyOptions.Discard): pair by index.
-		var other []ComboResult
-		var has indexSet
-		if test.outcomes == nil {
-			other, has = test.Results, priorSet(test, ref.Grid.Len())
-		}
-		ref.each(func(a *ComboResult) {
-			i := a.Index
-			a.Combo = ref.Grid.At(i)
-			switch {
-			case test.outcomes != nil:
-				o := test.outcomes
-				if o.has.has(i) {
-					b := ComboResult{Index: i}
-					b.TotalTrades, b.TotalReturn = int(o.trades[i]), o.ret[i]
-					add(a, &b)
-				}
-			case has.has(i):
-				add(a, &other[sort.Search(len(other), func(k int) bool { return other[k].Index >= i })])
-			}
-		})
-	} else {
-		i, j := 0, 0
-		for i < len(ref.Results) && j < len(test.Results) {
-			a, b := &ref.Results[i], &test.Results[j]
-			switch {
-			case a.Index == b.Index:
-				add(a, b)
-				i++
-				j++
-			case a.Index < b.Index:
-				i++
-			default:
-				j++
-			}
-		}
-	}
-	p.CombosCompared = len(p.Combos)
-	return p
+	return &Parity{Tolerance: tol, Incomplete: !ref.Complete() || !test.Complete()}
 }
 
 // ComboParityOf is comboParity, for package shard, which joins the rows
@@ -533,43 +533,35 @@ func (p *Parity) finish(flips []Flip) { p.finishSides(flips, "", "") }
 // collapse reasons ("" = "fp64" and "fp32": a study's own parity; a
 // sessions diff names them "A" and "B").
 func (p *Parity) finishSides(flips []Flip, ref, test string) {
+	t := newParityTally(p.memory)
+	for k := range p.Combos {
+		t.add(&p.Combos[k])
+	}
+	p.finishTally(&t, flips, ref, test)
+}
+
+// finishTally is finishSides from the fold of the report's rows (t, in
+// grid order), whether or not the report holds them (Parity.build).
+func (p *Parity) finishTally(t *parityTally, flips []Flip, ref, test string) {
 	if ref == "" {
 		ref = "fp64"
 	}
 	if test == "" {
 		test = "fp32"
 	}
-	p.worst = NewParityWorst()
-	for k := range p.Combos {
-		c := &p.Combos[k]
-		p.TotalTrades64 += c.Trades64
-		p.TotalTrades32 += c.Trades32
-		p.ShiftedTrades += abs(c.Dn)
-		p.worst.Add(c)
-		if c.Dn != 0 || c.DPnLpp != 0 {
-			p.CombosDiffering++
-		}
-		p.FlipCount += c.Flips
-		p.NonBorderlineFlips += c.NonBorderline
-	}
+	p.TotalTrades64 += t.trades64
+	p.TotalTrades32 += t.trades32
+	p.ShiftedTrades += t.shifted
+	p.CombosDiffering += t.differing
+	p.FlipCount += t.flips
+	p.NonBorderlineFlips += t.nonBorderline
+	p.worst = t.worst
 	w := &p.worst
 	judged := w
 	p.Sensitive, p.SensitiveWorst = 0, nil
 	if p.memory {
-		jw := NewParityWorst()
-		for k := range p.Combos {
-			c := &p.Combos[k]
-			if c.NonBorderline == 0 && (c.DnLimitBreached || !(math.Abs(c.DPnLpp) <= MaxDPnLpp)) {
-				p.Sensitive++
-				if p.SensitiveWorst == nil || gtNaN(math.Abs(c.DPnLpp), math.Abs(p.SensitiveWorst.DPnLpp)) {
-					cc := *c
-					p.SensitiveWorst = &cc
-				}
-				continue
-			}
-			jw.Add(c)
-		}
-		judged = &jw
+		p.Sensitive, p.SensitiveWorst = t.sensitive, t.sensitiveWorst
+		judged = &t.judged
 	}
 	p.MaxAbsDn, p.MaxRelDn = abs(w.Dn.Dn), w.RelDn.RelDn
 	p.MaxAbsDPnLpp, p.MaxRelDPnL = math.Abs(w.DPnL.DPnLpp), w.RelDPnL.RelDPnL

@@ -50,11 +50,17 @@ var ErrParityIncomplete = errors.New("parity on the device needs both runs compl
 // Parity.Device naming the device. Trade counts and PnL come from the
 // runs.
 func CompareOnDevice(ctx context.Context, dev ParityDevice, job *Job, ref, test *Run, tol float64) (*Parity, error) {
+	return compareOnDevice(ctx, dev, job, ref, test, tol, true)
+}
+
+// compareOnDevice is CompareOnDevice, the per-combo rows kept in the
+// report or, rows false, left out (ParityInput.NoRows).
+func compareOnDevice(ctx context.Context, dev ParityDevice, job *Job, ref, test *Run, tol float64, rows bool) (*Parity, error) {
 	n := job.Grid.Len()
 	if !ref.Complete() || !test.Complete() || ref.Count() != n || test.Count() != n {
 		return nil, ErrParityIncomplete
 	}
-	p := newParity(ref, test, tol)
+	p := startParity(ref, test, tol)
 	// The pass runs on the distinct grid (an HMA3 twin has its twin's
 	// positions, so its flips): each of its combos stands for one or two
 	// of the grid's (aliasMap), its flips are listed for each.
@@ -70,17 +76,17 @@ func CompareOnDevice(ctx context.Context, dev ParityDevice, job *Job, ref, test 
 		return nil, fmt.Errorf("parity on %s: %d/%d/%d per-combo counts for a grid of %d combos",
 			df.Device, len(df.Flips), len(df.NonBorderline), len(df.MaxMargin), nc)
 	}
-	comp := make([]int32, n) // the computed combo each of the grid's combos is
-	for r := 0; r < nc; r++ {
-		lo, hi := am.users(r)
-		for u := lo; u < hi; u++ {
-			comp[u] = int32(r)
+	// Each row's counts are those of the computed combo it is.
+	t, err := p.build(ctx, ref, test, job.Grid.HMA3.Len(), rows, func(rows []ComboParity) error {
+		for k := range rows {
+			cp := &rows[k]
+			r := am.computed(cp.Index)
+			cp.Flips, cp.NonBorderline, cp.MaxFlipMargin = int(df.Flips[r]), int(df.NonBorderline[r]), df.MaxMargin[r]
 		}
-	}
-	for k := range p.Combos {
-		cp := &p.Combos[k]
-		r := comp[cp.Index]
-		cp.Flips, cp.NonBorderline, cp.MaxFlipMargin = int(df.Flips[r]), int(df.NonBorderline[r]), df.MaxMargin[r]
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	// Indicator errors: the HMA series as computed, an HMA3 length's those
 	// of the series of its p.
@@ -117,7 +123,7 @@ func CompareOnDevice(ctx context.Context, dev ParityDevice, job *Job, ref, test 
 		}
 	}
 	df.Worst = worst
-	p.finish(df.Worst)
+	p.finishTally(&t, df.Worst, "", "")
 	p.Device = df.Device
 	return p, nil
 }

@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"sort"
 	"time"
 )
 
 // StrategyParityDevice is implemented by backends that count the
-// divergences of SPEC Part 2 "Parity for families with memory" on their
-// device for a grid they ran from Pairs (PairStrategy, PairRunner): from
+// divergences of SPEC Part 2 "Parity for families with memory" (a
+// memoryless family's flip bars, each its own root) on their device for a grid they ran from Pairs (PairStrategy, PairRunner): from
 // both precisions' series they run both machines and return, per combo,
 // what the report's rows hold. The worst divergences (the report's list,
 // with their trades and PnL) are then recomputed on the CPU for the few
@@ -21,7 +20,8 @@ type StrategyParityDevice interface {
 	// StrategyParity counts every combo of job's grid (job: the fp64
 	// reference's, Direct) against the test precision and formulation,
 	// tol the borderline margin (> 0). It returns ErrNoStrategyParity for
-	// a grid it has no kernel for (a memoryless family, stops).
+	// a grid it has no kernel for (stops, a test precision other than
+	// fp32).
 	StrategyParity(ctx context.Context, job *Job, test Precision, testWMA Formulation, tol float64) (*StrategyDeviceParity, error)
 }
 
@@ -59,9 +59,6 @@ func CompareStrategyOnDevice(ctx context.Context, dev StrategyParityDevice, job 
 	p := newParity(ref, test, tol)
 	tol = p.Tolerance
 	p.memory = st.Memory()
-	if !p.memory {
-		return nil, ErrNoStrategyParity
-	}
 	df, err := dev.StrategyParity(ctx, job, test.Precision, test.WMA, tol)
 	if err != nil {
 		return nil, err
@@ -126,18 +123,7 @@ func CompareStrategyOnDevice(ctx context.Context, dev StrategyParityDevice, job 
 			errs[w] = err
 			return
 		}
-		bars, nb, mx := 0, 0, 0.0
-		for _, d := range fs {
-			bars += d.Bars
-			if !d.Borderline {
-				nb++
-			}
-			if !math.IsNaN(d.Margin) {
-				mx = math.Max(mx, d.Margin)
-			}
-			heaps[w].offer(Flip{Index: cp.Index, Name: cp.Name, Bar: d.Root, Time: job.Bars.Time[d.Root],
-				Pos64: d.Pos64, Pos32: d.Pos32, Margin: d.Margin, Borderline: d.Borderline, Bars: d.Bars, Trades: d.Trades, DPnLpp: d.DPnLpp})
-		}
+		bars, nb, mx := offerStrategyFlips(&heaps[w], job, cp, fs)
 		if bars != cp.Flips || nb != cp.NonBorderline || mx != cp.MaxFlipMargin {
 			errs[w] = fmt.Errorf("parity on %s: combo %d (%s): the device counts %d bars apart, %d non-borderline, max margin %g; the CPU %d, %d, %g",
 				df.Device, cp.Index, cp.Name, cp.Flips, cp.NonBorderline, cp.MaxFlipMargin, bars, nb, mx)
@@ -149,16 +135,13 @@ func CompareStrategyOnDevice(ctx context.Context, dev StrategyParityDevice, job 
 	if err != nil {
 		return nil, err
 	}
-	se, err := st.SeriesErrors(ctx, job, test.Precision, test.WMA)
-	if err != nil {
+	t := newParityTally(p.memory)
+	for k := range p.Combos {
+		t.add(&p.Combos[k])
+	}
+	if err := finishStrategy(ctx, p, &t, job, test, heaps, "", ""); err != nil {
 		return nil, err
 	}
-	p.setIndicatorErrors(se)
-	var all []Flip
-	for _, h := range heaps {
-		all = append(all, h...)
-	}
-	p.finishSides(all, "", "")
 	p.Device = df.Device
 	return p, nil
 }

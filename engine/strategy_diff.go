@@ -9,7 +9,7 @@ import "context"
 // CompareRuns (whose labels the hull diff sets through Compare).
 func CompareRunsSides(ctx context.Context, job *Job, ref, test *Run, tol float64, progress func(done int), refLabel, testLabel string) (*Parity, error) {
 	if job.Grid.Strategy != nil {
-		return compareStrategy(ctx, job, ref, test, tol, progress, refLabel, testLabel)
+		return compareStrategy(ctx, job, ref, test, tol, progress, refLabel, testLabel, true)
 	}
 	return CompareRuns(ctx, job, ref, test, tol, progress)
 }

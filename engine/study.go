@@ -95,6 +95,18 @@ type StudyOptions struct {
 	// whether or not the run keeps its results (Discard). A resumed
 	// study's prior results are summarised with the new ones.
 	Summary *SummaryOptions
+	// NoParityRows leaves the parity report's per-combo rows out
+	// (Parity.Combos nil; its figures, verdict, worst combos and flips
+	// are the same), so that it does not grow with the grid: for a front
+	// end that prints or writes only those (the table, Parquet's
+	// metadata) and saves no session (the sessions store keeps the
+	// rows). A study run in tiles keeps them (its tiles' reports are
+	// joined row by row).
+	NoParityRows bool
+	// Results, with Discard, is where the lanes' results slices come
+	// from (SweepOptions.Results): a sink that is the last to hold the
+	// chunks recycles them. nil: each is made.
+	Results func(n int) []ComboResult
 }
 
 // Report is what a study produced: the dataset, the parameters, each run and
@@ -380,6 +392,7 @@ func (st *studyRun) sweepOptions(p Precision, prior *Run) (SweepOptions, *keeper
 		// The keeper copies what it keeps: with no other sink, the
 		// lane's results slice can be reused chunk after chunk.
 		so.SinkCopies = next == nil
+		so.Results = opt.Results
 		so.Discard, so.Sink = discard, func(rs []ComboResult) error {
 			kp.add(rs)
 			if next != nil {
@@ -466,7 +479,7 @@ func (st *studyRun) parityReport(ctx context.Context) {
 		pctx = context.Background()
 	}
 	progress := func(done int) { st.sendParity(test, done) }
-	par, note, err := st.s.parity(pctx, st.cache, ref, test, progress)
+	par, note, err := st.s.parity(pctx, st.cache, ref, test, progress, !st.opt.NoParityRows)
 	if err != nil && st.runErr == nil {
 		st.runErr = fmt.Errorf("parity: %w", err)
 	}
@@ -495,14 +508,15 @@ const DeviceParityMinCombos = 4096
 // falls back to the CPU, whose report is the same, and says so in note.
 //
 // progress, when set, is told how many combos the CPU pass has compared
-// (ParityInput.Progress); the device pass reports none.
-func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Run, progress func(done int)) (par *Parity, note string, err error) {
+// (ParityInput.Progress); the device pass reports none. rows false leaves
+// the per-combo rows out (StudyOptions.NoParityRows).
+func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Run, progress func(done int), rows bool) (par *Parity, note string, err error) {
 	b64, err64 := s.backendFor(FP64)
 	bT, errT := s.backendFor(test.Precision)
 	dev, ok := b64.(ParityDevice)
 	small := s.computedCombos() < DeviceParityMinCombos && os.Getenv(ParityEnv) != "device"
 	if ok && s.Grid.Strategy == nil && err64 == nil && errT == nil && b64 == bT && ref.Complete() && test.Complete() && !small && os.Getenv(ParityEnv) != "cpu" {
-		par, err := CompareOnDevice(ctx, dev, s.job(FP64, cache), ref, test, s.Tolerance)
+		par, err := compareOnDevice(ctx, dev, s.job(FP64, cache), ref, test, s.Tolerance, rows)
 		if err == nil || ctx.Err() != nil {
 			return par, "", err
 		}
@@ -511,6 +525,9 @@ func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Ru
 	if sdev, ok := b64.(StrategyParityDevice); ok && s.Grid.Strategy != nil && s.runsPairs() && err64 == nil && errT == nil && b64 == bT &&
 		ref.Complete() && test.Complete() && !small && os.Getenv(ParityEnv) != "cpu" {
 		par, err := CompareStrategyOnDevice(ctx, sdev, s.job(FP64, cache), ref, test, s.Tolerance)
+		if err == nil && !rows {
+			par.Combos = nil // folded into the figures already (Parity.build without keep)
+		}
 		if err == nil || ctx.Err() != nil {
 			return par, "", err
 		}
@@ -519,7 +536,7 @@ func (s *Study) parity(ctx context.Context, cache *IndicatorCache, ref, test *Ru
 		}
 	}
 	s.deviceSeries(ctx, cache)
-	par, err = CompareRuns(ctx, s.job(FP64, cache), ref, test, s.Tolerance, progress)
+	par, err = compareRuns(ctx, s.job(FP64, cache), ref, test, s.Tolerance, progress, rows)
 	return par, note, err
 }
 

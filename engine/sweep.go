@@ -139,6 +139,13 @@ type SweepOptions struct {
 	// rather than allocating a chunk's results (2^19 x 216 bytes a GPU
 	// chunk) every time.
 	SinkCopies bool
+	// Results, with Discard, is where a lane's results slices come from
+	// when it does not reuse one (SinkCopies): a sink that is the last to
+	// hold them hands back those it has finished with (the streamed rows
+	// file's writer, output.RowWriter.Results), so that a GPU sweep does
+	// not leave a chunk's results (2^19 x 216 bytes) to the collector
+	// every time. Called from every lane's goroutine. nil: each is made.
+	Results func(n int) []ComboResult
 	// Blocks receives every combo's per-block statistics (the grid's
 	// combos, over Job.Blocks) when the job asks for blocks; nil otherwise.
 	Blocks *BlockStats
@@ -410,12 +417,40 @@ func (w *sweep) laneChunk(lane, lo, hi int, buf []Metrics, reuse *[]ComboResult)
 			}
 			return false
 		}
-		res, nskip := w.label(a, ulo, uhi, out, reuse)
+		if !w.hand(a, z, out, reuse) {
+			return false
+		}
+		a = z
+	}
+	return true
+}
+
+// resultsPiece is how many kernel combos' results a lane labels and
+// hands the sink at a time when the sink recycles them
+// (SweepOptions.Results): a GPU chunk (2^18 combos, 2^19 results with
+// their HMA3 twins, 113 MB) goes in pieces of 14 MB, so that what waits
+// for the streamed file's writer, and what the writer holds, is a few
+// pieces rather than a few chunks.
+var resultsPiece = 1 << 16 // a variable: tests hand pieces of a few combos
+
+// hand labels the metrics out of kernel combos [a, z) (hand's caller
+// computed them), hands them to the sink and records them, in pieces of
+// resultsPiece combos when the sink recycles the results, else at once;
+// false when the sink failed (the lane stops).
+func (w *sweep) hand(a, z int, out []Metrics, reuse *[]ComboResult) bool {
+	piece := z - a
+	if w.opt.Discard && w.opt.Results != nil && reuse == nil {
+		piece = resultsPiece
+	}
+	for pa := a; pa < z; pa += piece {
+		pz := min(pa+piece, z)
+		ulo, _ := w.am.users(pa)
+		_, uhi := w.am.users(pz - 1)
+		res, nskip := w.label(pa, ulo, uhi, out[pa-a:pz-a], reuse)
 		if !w.save(res) {
 			return false
 		}
 		w.record(res, nskip, ulo, uhi)
-		a = z
 	}
 	return true
 }
@@ -470,6 +505,8 @@ func (w *sweep) label(a, ulo, uhi int, out []Metrics, reuse *[]ComboResult) (res
 			*reuse = make([]ComboResult, n)
 		}
 		res = (*reuse)[:n]
+	case w.opt.Discard && w.opt.Results != nil:
+		res = w.opt.Results(n)
 	default:
 		res = make([]ComboResult, uhi-ulo-nskip)
 	}
@@ -477,13 +514,22 @@ func (w *sweep) label(a, ulo, uhi int, out []Metrics, reuse *[]ComboResult) (res
 	return res, nskip
 }
 
-// save hands res to the sink (timed as Saving); a sink error fails the
-// sweep and stops the lane (false).
+// save offers res to the best so far, then hands it to the sink (timed
+// as Saving): before, since a sink that recycles the results
+// (SweepOptions.Results) may hand res to another lane once it returns. A
+// sink error fails the sweep and stops the lane (false).
 func (w *sweep) save(res []ComboResult) bool {
+	w.mu.Lock()
+	for i := range res {
+		if w.best == nil || res[i].Sharpe > w.best.Sharpe {
+			c := res[i]
+			w.best = &c
+		}
+	}
 	if w.opt.Sink == nil {
+		w.mu.Unlock()
 		return true
 	}
-	w.mu.Lock()
 	t0 := time.Now()
 	err := w.opt.Sink(res)
 	w.run.Saving += time.Since(t0)
@@ -495,20 +541,14 @@ func (w *sweep) save(res []ComboResult) bool {
 	return true
 }
 
-// record counts grid combos [ulo, uhi) done, keeps res, updates the best
-// and sends a progress event when one is due.
+// record counts grid combos [ulo, uhi) done, keeps res (save offered it
+// to the best) and sends a progress event when one is due.
 func (w *sweep) record(res []ComboResult, nskip, ulo, uhi int) {
 	w.mu.Lock()
 	w.skipped.Add(int64(nskip))
 	d := int(w.done.Add(int64(uhi - ulo)))
 	if !w.opt.Discard {
 		w.chunks = append(w.chunks, res)
-	}
-	for i := range res {
-		if w.best == nil || res[i].Sharpe > w.best.Sharpe {
-			c := res[i]
-			w.best = &c
-		}
 	}
 	if now := time.Now(); d > w.maxSent && (now.Sub(w.lastSent) >= w.opt.Every || d == w.total) {
 		w.lastSent, w.maxSent = now, d

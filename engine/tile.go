@@ -609,7 +609,7 @@ func (ts *tiledStudy) tileParity(pctx context.Context, ref, test *tiledLane, t t
 	before := compared
 	par, note, err = sub.parity(pctx, &IndicatorCache{}, tref, ttest, func(done int) {
 		ts.send(Progress{Backend: test.run.Backend, Precision: FP32, Done: before + done, Total: total, Elapsed: test.run.Elapsed, Phase: PhaseParity})
-	})
+	}, true) // mergeParity joins the tiles' rows
 	if err != nil {
 		return nil, "", false, err
 	}

@@ -84,6 +84,8 @@ if [[ ${STEPS:-123} == *2* ]]; then
 	paritycase rsi-prefix "${R[@]}" --formulation prefix
 	paritycase rsi-lo "${R[@]}" --mode long-only --source hl2
 	paritycase breakout "${K[@]}"
+	paritycase cross "${C[@]}" --fast ema:5:50:5 --slow sma:20:200:10
+	paritycase cross-prefix-lo "${C[@]}" --fast sma:3:30:3 --slow wma:10:60:10 --formulation prefix --mode long-only
 	paritycase zscore-btc --data embedded:btcusdt-1m --strategy zscore --param length=5:100:5 --param entry=0.5:3:0.5 --param exit=-0.4:0.4:0.2
 fi
 if [[ ${STEPS:-123} == *3* ]]; then
@@ -114,6 +116,16 @@ if [[ ${STEPS:-123} == *3* ]]; then
 	rm -f $T/r1m.parquet
 	timed parquet-10m $B run --backend cuda --no-save "${F[@]}" --hma 10:3172:1 --hma3 12:3174:1 --format parquet --out $T/r10m.parquet
 	rm -f $T/r10m.parquet
+	# mem: the heap at each stage (SWEEPBENCH_TIMINGS), a heap profile when
+	# the study is done (SWEEPBENCH_MEMPROFILE, to $OUT), and the collector
+	# at GOGC=50 (the heap's headroom over what is live).
+	grep -h 'timing' $T/parquet-10m.err | head -4
+	timed parquet-10m-prof env SWEEPBENCH_MEMPROFILE=$T/heap-10m.pb.gz $B run --backend cuda --no-save "${F[@]}" --hma 10:3172:1 --hma3 12:3174:1 --format parquet --out $T/r10m.parquet
+	rm -f $T/r10m.parquet
+	[ -n "${OUT:-}" ] && cp $T/heap-10m.pb.gz "$OUT/" 2>/dev/null
+	timed parquet-10m-gogc50 env GOGC=50 $B run --backend cuda --no-save "${F[@]}" --hma 10:3172:1 --hma3 12:3174:1 --format parquet --out $T/r10m.parquet
+	rm -f $T/r10m.parquet
+	grep -h 'timing' $T/parquet-10m-gogc50.err | head -4
 	timed fp32-100m $B run --backend cuda --no-save --head 20000 --hma 2:10001 --hma3 6:10005 --precision fp32 --top 3
 	for i in 1 2; do
 		timed "cross-nosave-$i" $B run --backend cuda --no-save "${X[@]}"

@@ -268,6 +268,7 @@ func TestCompareStrategyOnDevice(t *testing.T) {
 		{"zscore", map[string]string{"length": "2:42:20", "entry": "0.5:2.5:1", "exit": "0"}, false, Prefix},
 		{"breakout", map[string]string{"entry": "5:30:5", "exit": "3:20:4"}, false, Direct},
 		{"rsi", map[string]string{"length": "2:21:3", "lower": "25:35:5", "upper": "65:75:5"}, false, Prefix},
+		{"cross", map[string]string{"fast": "sma:3:30:3", "slow": "wma:10:60:10"}, false, Prefix},
 	}
 	ctx := context.Background()
 	for _, tc := range cases {
@@ -305,5 +306,72 @@ func TestCompareStrategyOnDevice(t *testing.T) {
 			}
 			t.Logf("%s %s %s: %d flips, %d listed, verdict %s", tc.family, tc.f, mode, want.FlipCount, len(want.Flips), want.Verdict)
 		}
+	}
+}
+
+// zscoreDirectPlain is zscoreSeries' direct formulation one window at a
+// time, as SPEC writes it: the test's oracle for the four-window loop.
+func zscoreDirectPlain[F Float](x []F, L int) (m, sd []F) {
+	n := len(x)
+	m, sd = make([]F, n), make([]F, n)
+	lf := F(L)
+	for i := range n {
+		if i < L-1 {
+			m[i], sd[i] = F(math.NaN()), F(math.NaN())
+			continue
+		}
+		var sum F
+		for j := i - L + 1; j <= i; j++ {
+			sum += x[j]
+		}
+		mi := sum / lf
+		var acc F
+		for j := i - L + 1; j <= i; j++ {
+			dv := x[j] - mi
+			acc += F(dv * dv)
+		}
+		m[i], sd[i] = mi, F(math.Sqrt(float64(acc/lf)))
+	}
+	return m, sd
+}
+
+// TestZScoreDirectFourWindows: the four-window loop gives the plain loop's
+// bits, every bar, lengths 2..41 and lengths that leave 0-3 bars after the
+// last group of four, in both precisions.
+func TestZScoreDirectFourWindows(t *testing.T) {
+	all := btcBars(t)
+	bars := all.Slice(0, 1003)
+	in64, in32 := NewInputs[float64](&bars, engine.SourceClose), NewInputs[float32](&bars, engine.SourceClose)
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || a != a && b != b }
+	for L := 2; L <= 41; L++ {
+		m, sd := zscoreSeries(in64.Src, L, Direct)
+		wm, wsd := zscoreDirectPlain(in64.Src, L)
+		m32, sd32 := zscoreSeries(in32.Src, L, Direct)
+		wm32, wsd32 := zscoreDirectPlain(in32.Src, L)
+		for i := range m {
+			if !same(m[i], wm[i]) || !same(sd[i], wsd[i]) || !same(float64(m32[i]), float64(wm32[i])) || !same(float64(sd32[i]), float64(wsd32[i])) {
+				t.Fatalf("L %d bar %d: fp64 %v %v want %v %v; fp32 %v %v want %v %v", L, i, m[i], sd[i], wm[i], wsd[i], m32[i], sd32[i], wm32[i], wsd32[i])
+			}
+		}
+	}
+}
+
+// BenchmarkZScoreSeriesDirect: one length's mean and sd over btcusdt-1m
+// (the host's share of a zscore study on the GPU).
+func BenchmarkZScoreSeriesDirect(b *testing.B) {
+	all := btcBars(b)
+	in64 := NewInputs[float64](all, engine.SourceClose)
+	for b.Loop() {
+		zscoreSeries(in64.Src, 200, Direct)
+	}
+}
+
+// BenchmarkZScoreSeriesDirectPlain is BenchmarkZScoreSeriesDirect with the
+// one-window loop (the four-window loop's gain).
+func BenchmarkZScoreSeriesDirectPlain(b *testing.B) {
+	all := btcBars(b)
+	in64 := NewInputs[float64](all, engine.SourceClose)
+	for b.Loop() {
+		zscoreDirectPlain(in64.Src, 200)
 	}
 }

@@ -168,7 +168,11 @@ PB_PARITY(f64, double)
 //                         x - mean and sd per a (fp64);
 //           fam 1 rsi     V64/VT: RSI per a, L64/LT;
 //           fam 2 breakout C64/CT: -close; A64/AT, A264/A2T (per a: -up_in,
-//                         -dn_in), B64/BT, B264/B2T (per b: -dn_out, -up_out).
+//                         -dn_in), B64/BT, B264/B2T (per b: -dn_out, -up_out);
+//           fam 3 cross   A64/AT: -fast per a, B64/BT: -slow per b (sb_position
+//                         over them, as the sweep's SbHullSig); memoryless:
+//                         every flip bar is a root, margin |fast - slow| /
+//                         close ((-a) - (-b) is -(a - b) exactly).
 //   close: the fp64 closes (zscore's margin is a fraction of close).
 __device__ __forceinline__ double pm_min(double a, double b) { return b < a ? b : a; }
 
@@ -205,6 +209,25 @@ __device__ void mem_body(int fam, const double* V64, const F* VT, const double* 
     for (int i = first; i < held; ++i) {
         const long ia = (long)i * nh + a, ib = (long)i * n3 + b;
         int s64, sT;
+        if (fam == 3) {
+            // cross, memoryless: Part 1's position (the state is the
+            // position), each flip bar its own root.
+            s64 = sb_position<double>(B64[ib], A64[ia], st64, longOnly);
+            sT = sb_position<F>(BT[ib], AT[ia], stT, longOnly);
+            if (s64 != sT) {
+                ++bars;
+                const double m = fabs(A64[ia] - B64[ib]) / close[i];
+                if (!(m < tol)) ++nb;
+                if (m != m) {
+                    ++nans;
+                } else if (m > mx) {
+                    mx = m;
+                }
+            }
+            st64 = s64;
+            stT = sT;
+            continue;
+        }
         if (fam == 2) {
             s64 = sb_band<double>(st64, C64[i], A64[ia], A264[ia], B64[ib], B264[ib]);
             sT = sb_band<F>(stT, CT[i], AT[ia], A2T[ia], BT[ib], B2T[ib]);

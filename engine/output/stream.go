@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 
 	"sweepbench/engine"
 )
@@ -58,6 +59,14 @@ type RowWriter struct {
 	enc    rowEncoder
 	queue  chan streamChunk
 	done   chan struct{}
+	// queued counts the rows in queue, which Sink bounds by
+	// rowWriterQueueRows (room says when there is room again).
+	qmu    sync.Mutex
+	room   *sync.Cond
+	queued int
+	// free holds the chunks written, for Results to hand out again;
+	// nil until Results is asked for.
+	free chan []engine.ComboResult
 
 	// Owned by the writing goroutine until done is closed.
 	lanes   []streamLane
@@ -77,8 +86,20 @@ type streamLane struct {
 	stray bool // a chunk out of any order (overlap, left waiting): not the report
 }
 
-// rowWriterQueue is how many chunks the sink queues for the writer.
-const rowWriterQueue = 16
+// rowWriterQueue is how many chunks the sink queues for the writer, and
+// rowWriterQueueRows how many rows at most (a chunk is always taken when
+// none is queued): 2^18 results are 56 MB, half a GPU chunk with its
+// HMA3 twins (cuda's maxChunk; two of the pieces a lane hands a
+// recycling writer, engine's resultsPiece), so that a lane ahead of the
+// writer waits for it rather than queue the grid's results in memory,
+// and the writer still has the next piece at hand when it finishes one. The chunks
+// waiting in the reorder buffer (pending) are not counted: the chunk that
+// frees them may be the next one queued.
+const (
+	rowWriterQueue     = 16
+	rowWriterQueueRows = 1 << 18
+	rowWriterFree      = 2 // chunks written kept for Results
+)
 
 // NewRowWriter starts a RowWriter of format f for study s on out. Give its
 // Sink to RunStudy (StudyOptions.Sink) and call Close with the report once
@@ -90,6 +111,7 @@ func NewRowWriter(out RewindableWriter, f RowFormat, s *engine.Study) (*RowWrite
 	}
 	w := &RowWriter{out: out, format: f, study: s, enc: enc, queue: make(chan streamChunk, rowWriterQueue),
 		done: make(chan struct{}), pending: map[int][]engine.ComboResult{}}
+	w.room = sync.NewCond(&w.qmu)
 	go w.loop()
 	return w, nil
 }
@@ -100,14 +122,60 @@ func NewRowWriter(out RewindableWriter, f RowFormat, s *engine.Study) (*RowWrite
 // (Sweep never reuses one). Not to be called after Close.
 func (w *RowWriter) Sink(p engine.Precision, rs []engine.ComboResult) error {
 	if len(rs) > 0 {
+		w.qmu.Lock()
+		for w.queued > 0 && w.queued+len(rs) > rowWriterQueueRows {
+			w.room.Wait()
+		}
+		w.queued += len(rs)
+		w.qmu.Unlock()
 		w.queue <- streamChunk{p, rs}
 	}
 	return nil
 }
 
+// Results returns a results slice of n combos for the study's lanes
+// (StudyOptions.Results): one the writer has written, when one of that
+// size is free, else a new one. Asking for it makes the writer keep the
+// chunks it has written for it: only when the writer is the last to
+// hold the chunks the sink hands it (no other sink keeps them).
+func (w *RowWriter) Results(n int) []engine.ComboResult {
+	w.qmu.Lock()
+	if w.free == nil {
+		w.free = make(chan []engine.ComboResult, rowWriterFree)
+	}
+	free := w.free
+	w.qmu.Unlock()
+	select {
+	case rs := <-free:
+		if cap(rs) >= n {
+			return rs[:n]
+		}
+	default:
+	}
+	return make([]engine.ComboResult, n)
+}
+
+// recycle keeps chunk rs, written, for Results (when asked for and
+// there is room).
+func (w *RowWriter) recycle(rs []engine.ComboResult) {
+	w.qmu.Lock()
+	free := w.free
+	w.qmu.Unlock()
+	if free != nil {
+		select {
+		case free <- rs:
+		default:
+		}
+	}
+}
+
 func (w *RowWriter) loop() {
 	defer close(w.done)
 	for c := range w.queue {
+		w.qmu.Lock()
+		w.queued -= len(c.rs)
+		w.room.Broadcast()
+		w.qmu.Unlock()
 		if w.err == nil {
 			if err := w.take(c); err != nil {
 				w.err = err
@@ -152,6 +220,7 @@ func (w *RowWriter) take(c streamChunk) error {
 		if err := w.enc.rows(rs); err != nil {
 			return err
 		}
+		w.recycle(rs)
 		l.next += len(rs)
 		l.rows += len(rs)
 		if rs = w.pending[l.next]; rs != nil {

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +24,9 @@ import (
 // file, and returns the report and the file's bytes; opt.Sink, when set,
 // sees each chunk before the writer (the chain cmd_run builds, the
 // sessions store's sink first).
+//
+// opt.Results, when set, stands for the writer's own (RowWriter.Results:
+// the writer hands the lanes back the chunks it has written).
 //
 // It also says whether the file was written as the study ran (not
 // rewritten from the report by Close) and whether chunks came out of grid
@@ -38,6 +42,9 @@ func streamStudy(t *testing.T, ctx context.Context, s *engine.Study, f RowFormat
 	rw, err := NewRowWriter(out, f, s)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if opt.Results != nil {
+		opt.Results = rw.Results
 	}
 	var mu sync.Mutex // the lanes' chunks may come at once
 	last := map[engine.Precision]int{engine.FP64: -1, engine.FP32: -1}
@@ -176,6 +183,48 @@ func TestRowWriterStreamsTheReport(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRowWriterRecyclesResults: with the writer handing the lanes back the
+// chunks it has written (StudyOptions.Results: RowWriter.Results), the
+// file streamed from chunks that complete out of grid order on seven
+// lanes, not kept (Discard), is the one a study that keeps every result
+// writes: byte for byte for CSV and JSON lines, row for row for Parquet;
+// and the lanes labelled chunks into slices handed back.
+func TestRowWriterRecyclesResults(t *testing.T) {
+	for _, f := range RowFormats {
+		t.Run(string(f), func(t *testing.T) {
+			ctx := context.Background()
+			rep, want, _, _ := streamStudy(t, ctx, fakeStudy(shuffledBackend(11, nil)), f, engine.StudyOptions{})
+			var seen sync.Map
+			var reused atomic.Int64
+			tap := func(_ engine.Precision, rs []engine.ComboResult) error {
+				// seen holds every first element: no slice is collected, so an
+				// address seen again is a slice handed back.
+				if _, again := seen.LoadOrStore(&rs[:1][0], true); again {
+					reused.Add(1)
+				}
+				return nil
+			}
+			kept, got, streamed, shuffled := streamStudy(t, ctx, fakeStudy(shuffledBackend(11, nil)), f,
+				engine.StudyOptions{Discard: true, Keep: 3, Sink: tap, Results: func(int) []engine.ComboResult { return nil }})
+			if !rep.Complete() || !kept.Complete() || !streamed || !shuffled {
+				t.Fatalf("complete %v and %v, streamed %v, out of grid order %v: want all", rep.Complete(), kept.Complete(), streamed, shuffled)
+			}
+			if reused.Load() == 0 {
+				t.Error("no chunk was labelled into a slice the writer handed back")
+			}
+			if f == RowsParquet {
+				if g, w := readParquet(t, got), readParquet(t, want); len(w) == 0 || !reflect.DeepEqual(g, w) {
+					t.Errorf("recycled Parquet: %d rows, kept %d; differ", len(g), len(w))
+				}
+				return
+			}
+			if len(got) == 0 || !bytes.Equal(got, want) {
+				t.Errorf("recycled %s (%d bytes) differs from the kept study's (%d bytes)", f, len(got), len(want))
+			}
+		})
 	}
 }
 
