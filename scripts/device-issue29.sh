@@ -106,7 +106,7 @@ if [[ ${STEPS:-123} == *3* ]]; then
 	done
 	grep -h 'study done\|saving\|saved' $T/320-nosave-2.err $T/320-saved-2.err | head -6
 	# saving's tail: study done, report written, database closed (the last checkpoint), against --no-save
-	for f in 320-nosave-1 320-nosave-2 320-saved-1 320-saved-2; do echo "$f: $(grep -h '^timing' $T/$f.err | awk '{printf "%s %s %s %s | ", $2, $4, $5, $6}')"; done
+	for f in 320-nosave-1 320-nosave-2 320-saved-1 320-saved-2; do grep -h '^timing' $T/$f.err | sed "s/^/$f: /"; done
 	# saved into a database that holds sessions already (no schema to create: what a user's runs pay)
 	for i in 1 2; do timed "320-saved-again-$i" $B run --backend cuda --db $T/s.db "${G[@]}"; done
 	timed json $B run --backend cuda --no-save "${G[@]}" --format json --out $T/r.json
