@@ -42,7 +42,7 @@ func startProfile() (stop func()) {
 
 // TimingsEnv, set to 1, prints to stderr the wall time since the process
 // started at each stage of `run` (dataset and backend ready, study done,
-// robustness done, output written): where the whole command's time goes,
+// robustness done, output written, the sessions database closed): where the whole command's time goes,
 // beside the CPU profile (which does not see a GPU's waits as time).
 const TimingsEnv = "SWEEPBENCH_TIMINGS"
 

@@ -151,7 +151,8 @@ func (f *runFlags) runStudy(cmd *cobra.Command) error {
 	}
 	defer func() {
 		if r.store != nil {
-			r.store.Close()
+			r.store.Close() // after the last checkpoint, which ran beside the report
+			mark("sessions database closed")
 		}
 	}()
 	r.compute()

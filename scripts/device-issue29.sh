@@ -105,6 +105,10 @@ if [[ ${STEPS:-123} == *3* ]]; then
 		timed "320-saved-$i" $B run --backend cuda --db $T/s.db "${G[@]}"
 	done
 	grep -h 'study done\|saving\|saved' $T/320-nosave-2.err $T/320-saved-2.err | head -6
+	# saving's tail: study done, report written, database closed (the last checkpoint), against --no-save
+	for f in 320-nosave-1 320-nosave-2 320-saved-1 320-saved-2; do grep -h '^timing' $T/$f.err | sed "s/^/$f: /"; done
+	# saved into a database that holds sessions already (no schema to create: what a user's runs pay)
+	for i in 1 2; do timed "320-saved-again-$i" $B run --backend cuda --db $T/s.db "${G[@]}"; done
 	timed json $B run --backend cuda --no-save "${G[@]}" --format json --out $T/r.json
 	timed jsonl $B run --backend cuda --no-save "${G[@]}" --format jsonl --out $T/r.jsonl
 	grep -h 'timing' $T/json.err $T/jsonl.err | grep -E 'study|report|written|done' | head -8

@@ -187,18 +187,28 @@ func BenchmarkStudySaving(b *testing.B) {
 }
 
 // BenchmarkSink204800 is the saving of a 320 x 320 study in both
-// precisions as the H200 hands it over (204,800 results in chunks of
-// 16,384, fp64 then fp32) and its parity report of 102,400 combos: the
-// rows and report of one reference study on 600 bars, computed once. One
-// op is a fresh store, Begin, every chunk through Writer.Save, then
-// Finish. Its metrics:
+// precisions and its parity report of 102,400 combos: the rows and report
+// of one reference study on 600 bars, computed once. One op is a fresh
+// store (opened, as `run` opens it, outside the timer), Begin, every chunk
+// through Writer.Save, Finish, then Close. The cases:
+//
+//   - chunks: 204,800 results in chunks of 16,384, fp64 then fp32, then a
+//     Flush before Finish (the committer kept up).
+//   - gpu: each lane's 102,400 results in one chunk, as the H200 hands
+//     them over (cuda's chunk is the whole grid up to 2^18 combos),
+//     gpuLane apart (a lane's time on the device, the host's cores idle),
+//     and Finish at once after the fp32 lane's chunk (a parity pass that
+//     takes no time: the worst case).
+//
+// Their metrics:
 //
 //   - cpu-s/op: the process's CPU for the op (the committer and digest
 //     goroutines included).
-//   - tail-s/op: Finish alone, after a Flush has committed every batch:
-//     what the study waits for once its sweep is done when the committer
-//     kept up (the last batch, the runs' final state, the parity report),
-//     the part of saving on the critical path of a GPU study.
+//   - tail-s/op: what the study, and then the process, wait for once the
+//     sweep is done, the part of saving on the critical path of a GPU
+//     study: gpu, from the fp32 lane's chunk handed to Save to Close's
+//     return; chunks, Finish and Close after a Flush committed every
+//     batch.
 func BenchmarkSink204800(b *testing.B) {
 	st := newStudy(b, btcusdt(b, 600), "10:329:1", "12:331:1")
 	if st.Grid.Len() != 102_400 {
@@ -208,41 +218,60 @@ func BenchmarkSink204800(b *testing.B) {
 	if err != nil || rep.Parity == nil || len(rep.Parity.Combos) != 102_400 {
 		b.Fatal("no parity report of 102,400 combos: ", err)
 	}
-	const chunk = 16384
-	var cpu, tail time.Duration
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		s, err := sessions.Open(filepath.Join(b.TempDir(), "sessions.db"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		runtime.GC()
-		cpu0 := cpuTime()
-		b.StartTimer()
-		w, err := s.Begin(context.Background(), st)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, run := range rep.Runs {
-			rows := run.Results
-			for lo := 0; lo < len(rows); lo += chunk {
-				if err := w.Save(run.Precision, rows[lo:min(lo+chunk, len(rows))]); err != nil {
+	const gpuLane = 200 * time.Millisecond
+	for _, c := range []struct {
+		name  string
+		chunk int
+		gap   time.Duration // before each lane's first chunk
+		flush bool
+	}{
+		{"chunks", 16384, 0, true},
+		{"gpu", 102_400, gpuLane, false},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var cpu, tail time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s, err := sessions.Open(filepath.Join(b.TempDir(), "sessions.db"))
+				if err != nil {
 					b.Fatal(err)
 				}
+				runtime.GC()
+				cpu0 := cpuTime()
+				b.StartTimer()
+				w, err := s.Begin(context.Background(), st)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var t0 time.Time
+				for _, run := range rep.Runs {
+					time.Sleep(c.gap)
+					t0 = time.Now()
+					rows := run.Results
+					for lo := 0; lo < len(rows); lo += c.chunk {
+						if err := w.Save(run.Precision, rows[lo:min(lo+c.chunk, len(rows))]); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				if c.flush {
+					if err := w.Flush(); err != nil {
+						b.Fatal(err)
+					}
+					t0 = time.Now()
+				}
+				if err := w.Finish(rep, nil); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+				tail += time.Since(t0)
+				b.StopTimer()
+				cpu += cpuTime() - cpu0
 			}
-		}
-		if err := w.Flush(); err != nil {
-			b.Fatal(err)
-		}
-		t0 := time.Now()
-		if err := w.Finish(rep, nil); err != nil {
-			b.Fatal(err)
-		}
-		tail += time.Since(t0)
-		b.StopTimer()
-		cpu += cpuTime() - cpu0
-		s.Close()
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(tail.Seconds()/float64(b.N), "tail-s/op")
+		})
 	}
-	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
-	b.ReportMetric(tail.Seconds()/float64(b.N), "tail-s/op")
 }

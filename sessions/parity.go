@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"sweepbench/engine"
@@ -15,13 +16,13 @@ import (
 // replacing an earlier one of the same pair. studyID is set for a study's
 // own fp32-vs-fp64 report. v14 (schema v14 on): the file holds a
 // flip's divergence (its bars, trades and dPnL) and the sensitive combos;
-// a writer on an older file (a test's) leaves them out. batches: the
-// row per combo goes into parity_batches, maxBlobRows rows a blob
-// (paritybatch.go; schema v16 on, a study of digest version 4 or 0),
-// else a row of parity_combos each (what a study of digest version 1 to 3
-// hashes). A row's label (Name) is not kept: the study's grid names it
-// (refillLabels).
-func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64, compared string, p *engine.Parity, now time.Time, v14, batches bool) error {
+// a writer on an older file (a test's) leaves them out. batches, when
+// not nil, returns the row per combo encoded for parity_batches
+// (encodeParity: maxBlobRows rows a blob; schema v16 on, a study of digest
+// version 4 or 0); when nil, each row goes into parity_combos (what a study
+// of digest version 1 to 3 hashes). A row's label (Name) is not kept: the
+// study's grid names it (refillLabels).
+func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64, compared string, p *engine.Parity, now time.Time, v14 bool, batches func() ([]parityBlob, error)) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM parities WHERE ref_run = ? AND test_run = ?`, ref, test); err != nil {
 		return err
 	}
@@ -53,8 +54,12 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 			return err
 		}
 	}
-	if batches {
-		if err := saveParityBatches(ctx, tx, id, p.Combos); err != nil {
+	if batches != nil {
+		blobs, err := batches()
+		if err != nil {
+			return err
+		}
+		if err := saveParityBatches(ctx, tx, id, blobs); err != nil {
 			return err
 		}
 	} else {
@@ -105,27 +110,59 @@ func saveParity(ctx context.Context, tx *sql.Tx, studyID *int64, ref, test int64
 // insertParityBatch stores one blob of a parity report's rows.
 const insertParityBatch = `INSERT INTO parity_batches (parity_id, first_idx, last_idx, rows, data) VALUES (?, ?, ?, ?, ?)`
 
-// saveParityBatches stores the row per combo of parity report id as
-// blobs of up to maxBlobRows rows, in index order.
-func saveParityBatches(ctx context.Context, tx *sql.Tx, id int64, combos []engine.ComboParity) error {
-	cs, err := parityInOrder(combos)
-	if err != nil || len(cs) == 0 {
-		return err
+// saveParityBatches stores the blobs of parity report id's rows.
+func saveParityBatches(ctx context.Context, tx *sql.Tx, id int64, blobs []parityBlob) error {
+	if len(blobs) == 0 {
+		return nil
 	}
 	insert, err := tx.PrepareContext(ctx, insertParityBatch)
 	if err != nil {
 		return err
 	}
 	defer insert.Close()
-	var blob []byte
-	for lo := 0; lo < len(cs); lo += maxBlobRows {
-		part := cs[lo:min(lo+maxBlobRows, len(cs))]
-		blob = appendParityBatch(blob[:0], part)
-		if _, err := insert.ExecContext(ctx, id, part[0].Index, part[len(part)-1].Index, len(part), blob); err != nil {
+	for _, b := range blobs {
+		if _, err := insert.ExecContext(ctx, id, b.first, b.last, b.rows, b.data); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// parityBlob is one row of parity_batches: maxBlobRows rows of a parity
+// report at most, combos first to last, encoded (appendParityBatch).
+type parityBlob struct {
+	first, last, rows int
+	data              []byte
+}
+
+// encodeParity starts encoding a parity report's row per combo as the
+// blobs of parity_batches, maxBlobRows rows a blob in index order, on the
+// other cores (encoders.go), and returns what waits for them: Finish
+// starts it before it waits for the committer's last batches. The rows
+// are refused as parityInOrder refuses them. The function returned may be
+// called more than once (the same blobs); cs must not change until it has
+// been called.
+func encodeParity(combos []engine.ComboParity) func() ([]parityBlob, error) {
+	cs, err := parityInOrder(combos)
+	if err != nil || len(cs) == 0 {
+		return func() ([]parityBlob, error) { return nil, err }
+	}
+	n := (len(cs) + maxBlobRows - 1) / maxBlobRows
+	p := startEncoders(n, encodeWorkers(), n, func(i int) parityBlob {
+		part := cs[i*maxBlobRows : min((i+1)*maxBlobRows, len(cs))]
+		return parityBlob{first: part[0].Index, last: part[len(part)-1].Index, rows: len(part), data: appendParityBatch(nil, part)}
+	})
+	return sync.OnceValues(func() ([]parityBlob, error) {
+		defer p.stop()
+		blobs := make([]parityBlob, n)
+		for i := range blobs {
+			var err error
+			if blobs[i], err = p.next(); err != nil {
+				return nil, err
+			}
+		}
+		return blobs, nil
+	})
 }
 
 // loadStudyParity reads the parity report of study id, or nil when it has

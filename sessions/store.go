@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -44,6 +45,11 @@ type Store struct {
 	// schema is the file's schema version once opened; a writer on an
 	// older one (a test's raw database) saves what that version holds.
 	schema int
+	// bg is the writers' checkpointers (checkpoint.go), which Close
+	// closes and waits for; ckpts those running, under ckptMu.
+	bg     sync.WaitGroup
+	ckptMu sync.Mutex
+	ckpts  map[*checkpointer]bool
 }
 
 // DefaultPath is where the store lives when --db is not given:
@@ -212,8 +218,18 @@ func dsn(path string) string {
 // Path is the absolute path of the database file.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database, once the checkpoints its writers asked for
+// are done (Writer.Finish's, of the study's last commits, runs beside the
+// front end's report until then).
+func (s *Store) Close() error {
+	s.ckptMu.Lock()
+	for c := range s.ckpts {
+		c.close() // a writer not finished (a test's crash) asks no more
+	}
+	s.ckptMu.Unlock()
+	s.bg.Wait()
+	return s.db.Close()
+}
 
 // DBError is a failure of the database file itself: corrupted, not a
 // sessions database, read-only, locked, full, or of a newer schema. The

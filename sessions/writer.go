@@ -37,8 +37,11 @@ const QueueDepth = 2
 // wait) for a goroutine that commits them, each in a transaction of its
 // own, or several at once when it fell behind (up to QueueDepth+1). A
 // batch is stored as one blob per precision (resultbatch.go): about 90
-// bytes and 0.75 us of CPU a combo in all, the digest's hashes taken on
-// another goroutine (docs/PERFORMANCE.md, "Saving beside the sweep"). The sweep waits for SQLite only when the
+// bytes and 0.75 us of CPU a combo in all, the blobs encoded and the
+// digest's hashes taken on the other cores while the committer inserts
+// (encoders.go), the copying into the database file (the WAL's
+// checkpoints) on a goroutine of its own (checkpoint.go; docs/PERFORMANCE.md,
+// "Saving beside the sweep"). The sweep waits for SQLite only when the
 // queue is full. Finish must be called once the study ends: it drains the
 // queue and stops the goroutine. A kill -9 loses what is not committed:
 // the buffer being filled (under one batch or one chunk), the batches
@@ -71,6 +74,7 @@ type Writer struct {
 	received map[engine.Precision]int // combos Save accepted
 	queue    chan *batch              // nil until the first hand-off
 	done     chan struct{}            // closed when the committer has returned
+	ckpt     *checkpointer            // started with the committer (checkpoint.go)
 	finished bool
 
 	errMu sync.Mutex
@@ -78,6 +82,9 @@ type Writer struct {
 
 	// lanes belong to the committer while it runs, then to finish.
 	lanes map[engine.Precision]*lane
+	// unckpt is what the committer committed since it last asked for a
+	// checkpoint, in bytes of blobs.
+	unckpt int
 }
 
 // part is the rows of one precision in a batch.
@@ -311,6 +318,7 @@ func (w *Writer) handOffLocked(ack chan struct{}) {
 	}
 	if w.queue == nil {
 		w.queue, w.done = make(chan *batch, QueueDepth), make(chan struct{})
+		w.ckpt = w.s.startCheckpointer()
 		go w.commit()
 	}
 	w.queue <- &batch{parts: w.pending, ack: ack}
@@ -326,11 +334,14 @@ func (w *Writer) commit() {
 	// cache when another one wrote the file since its last transaction, so
 	// commits that took turns on the pool's connections read the pages
 	// they update again each time.
-	conn, err := w.s.db.Conn(context.Background())
+	// Its commits leave the checkpoints to the checkpointer.
+	ctx := context.Background()
+	conn, err := w.s.db.Conn(ctx)
 	if err != nil {
 		w.fail(err)
 	} else {
 		defer conn.Close()
+		defer noAutoCheckpoint(ctx, conn)()
 	}
 	for b := range w.queue {
 		group := []*batch{b}
@@ -349,6 +360,9 @@ func (w *Writer) commit() {
 		if w.Err() == nil {
 			if err := w.commitGroup(conn, group); err != nil {
 				w.fail(err)
+			} else if w.unckpt >= checkpointBytes {
+				w.ckpt.ask()
+				w.unckpt = 0
 			}
 		}
 		for _, g := range group {
@@ -476,60 +490,67 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 			pieces = append(pieces, &piece{g: g, rows: pt.rows})
 		}
 	}
-	// The digest's hashes, a third of a commit's CPU, are taken beside the
-	// encoding and the inserts: on another core, when one is free (a GPU
-	// sweep's host, or once a fast sweep is done).
-	var hashing sync.WaitGroup
-	var hashErr error
-	hashing.Go(func() {
-		defer func() {
-			if r := recover(); r != nil {
-				hashErr = fmt.Errorf("panic while hashing: %v", r)
-			}
-		}()
-		buf := make([]byte, 0, rowBytes)
-		ms := make([]float64, len(engine.MetricNames))
-		for _, pc := range pieces {
-			if !pc.g.ln.hasDigest {
-				continue
-			}
-			for i := range pc.rows {
-				r := &pc.rows[i]
-				pc.sum.add(buf, r.Index, r.HMA, r.HMA3, metricValues(ms, r))
-			}
-		}
-	})
-	defer hashing.Wait() // the rows are the hashing's until it is done
-	var insert *sql.Stmt // prepared on first use
-	var blob []byte
+	// Each piece is stored as blobs of up to maxBlobRows rows, encoded,
+	// hashed for the digest and searched for the best Sharpe on the other
+	// cores (encoders.go) while this goroutine inserts them in order: a
+	// GPU's chunk is 25 blobs, and what this commit takes is what a GPU
+	// study waits for after its last lane.
+	type blobPart struct {
+		pc   *piece
+		rows []engine.ComboResult
+	}
+	var parts []blobPart
 	for _, pc := range pieces {
-		g, rows := pc.g, pc.rows
+		for lo := 0; lo < len(pc.rows); lo += maxBlobRows {
+			parts = append(parts, blobPart{pc, pc.rows[lo:min(lo+maxBlobRows, len(pc.rows))]})
+		}
+	}
+	// At most one blob per worker and the one being inserted ahead: about
+	// 0.8 MB each (4,096 rows of 24 metrics), 13 MB on 16 cores.
+	workers := encodeWorkers()
+	spare := make(chan []byte, workers+2) // blobs inserted, for the next parts to reuse
+	enc := startEncoders(len(parts), workers, workers+1, func(i int) encodedBatch {
+		var buf []byte
+		select {
+		case buf = <-spare:
+		default:
+		}
+		pt := parts[i]
+		return encodeBatch(buf, pt.rows, pt.pc.g.ln.hasDigest)
+	})
+	defer enc.stop()     // the rows are the encoders' until they have stopped
+	var insert *sql.Stmt // prepared on first use
+	written := 0
+	for _, pt := range parts {
+		e, err := enc.next()
+		if err != nil {
+			return err
+		}
+		g := pt.pc.g
 		if insert == nil {
 			if insert, err = tx.PrepareContext(ctx, insertBatch); err != nil {
 				return err
 			}
 			defer insert.Close()
 		}
-		for lo := 0; lo < len(rows); lo += maxBlobRows {
-			part := rows[lo:min(lo+maxBlobRows, len(rows))]
-			blob = appendBatch(blob[:0], part)
-			if _, err := insert.ExecContext(ctx, g.ln.runID, part[0].Index, part[len(part)-1].Index, len(part), blob); err != nil {
-				return err
-			}
+		if _, err := insert.ExecContext(ctx, g.ln.runID, pt.rows[0].Index, pt.rows[len(pt.rows)-1].Index, len(pt.rows), e.blob); err != nil {
+			return err
 		}
-		for i := range rows {
-			r := &rows[i]
-			if s := r.Sharpe; !math.IsNaN(s) && (math.IsNaN(g.best) || s > g.best || s == g.best && r.Index < g.bestIdx) {
-				g.best, g.bestIdx = s, r.Index
-			}
+		written += len(e.blob)
+		select {
+		case spare <- e.blob[:0]:
+		default:
 		}
-		g.rows += len(rows)
+		pt.pc.sum.plus(&e.sum)
+		// The parts' best, in index order: the row with the highest
+		// Sharpe, the lowest index among equals, as a scan of every row.
+		if s := e.best; !math.IsNaN(s) && (math.IsNaN(g.best) || s > g.best || s == g.best && e.bestIdx < g.bestIdx) {
+			g.best, g.bestIdx = s, e.bestIdx
+		}
 	}
-	hashing.Wait()
-	if hashErr != nil {
-		return hashErr
-	}
+	enc.stop()
 	for _, pc := range pieces {
+		pc.g.rows += len(pc.rows)
 		pc.g.digest.plus(&pc.sum)
 	}
 	for _, g := range gains {
@@ -555,10 +576,42 @@ func (w *Writer) commitGroup(conn *sql.Conn, group []*batch) (err error) {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	w.unckpt += written
 	for _, g := range gains {
 		g.ln.best, g.ln.bestIdx, g.ln.digest = g.best, g.bestIdx, g.digest
 	}
 	return nil
+}
+
+// encodedBatch is one blob of a run's rows (resultbatch.go) and what the
+// commit takes of them: the sum of their digest hashes (when the run has a
+// digest) and their best Sharpe.
+type encodedBatch struct {
+	blob    []byte
+	sum     digest
+	best    float64 // NaN when no row has a Sharpe
+	bestIdx int
+}
+
+// encodeBatch encodes rows (in index order) as a blob, appended to
+// buf[:0], hashing them for the digest when hash is set.
+func encodeBatch(buf []byte, rows []engine.ComboResult, hash bool) encodedBatch {
+	e := encodedBatch{blob: appendBatch(buf[:0], rows), best: math.NaN()}
+	if hash {
+		b := make([]byte, 0, rowBytes)
+		ms := make([]float64, len(engine.MetricNames))
+		for i := range rows {
+			r := &rows[i]
+			e.sum.add(b, r.Index, r.HMA, r.HMA3, metricValues(ms, r))
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		if s := r.Sharpe; !math.IsNaN(s) && (math.IsNaN(e.best) || s > e.best || s == e.best && r.Index < e.bestIdx) {
+			e.best, e.bestIdx = s, r.Index
+		}
+	}
+	return e
 }
 
 // lane returns the lane of precision p with its run row, creating the row
@@ -648,13 +701,33 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 			close(w.queue)
 		}
 	}
+	// The parity report's rows are encoded on the other cores while the
+	// committer commits its last batches.
+	var parityBlobs func() ([]parityBlob, error)
+	if par != nil && w.s.schema >= parityBatchSchema {
+		parityBlobs = encodeParity(par.Combos)
+		defer parityBlobs() // the encoding is over when finish returns
+	}
 	if w.done != nil {
 		<-w.done // the committer has committed (or refused) every batch
 	}
 	saveErr := w.Err()
 	ctx := context.Background()
 	now := time.Now()
-	tx, err := w.s.db.BeginTx(ctx, nil)
+	// The final state commits with the automatic checkpoint off, as the
+	// committer does: the checkpointer copies it beside the front end's
+	// report (checkpoint.go).
+	conn, err := w.s.db.Conn(ctx)
+	if err != nil {
+		return w.s.wrap(fmt.Sprintf("finish session %d", w.id), err)
+	}
+	defer conn.Close()
+	if w.ckpt != nil {
+		defer noAutoCheckpoint(ctx, conn)()
+		defer w.ckpt.close()
+		defer w.ckpt.ask()
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return w.s.wrap(fmt.Sprintf("finish session %d", w.id), err)
 	}
@@ -702,9 +775,13 @@ func (w *Writer) finish(runs []*engine.Run, par *engine.Parity, compared string,
 			if compared == "" {
 				compared = "fp32 vs fp64"
 			}
-			batches, err := w.s.parityBatches(ctx, tx, w.id)
+			batched, err := w.s.parityBatches(ctx, tx, w.id)
 			if err != nil {
 				return fail(err)
+			}
+			var batches func() ([]parityBlob, error)
+			if batched {
+				batches = parityBlobs
 			}
 			if err := saveParity(ctx, tx, &w.id, ref, test, compared, par, now, w.s.schema >= strategySchema, batches); err != nil {
 				return fail(err)
