@@ -2,9 +2,11 @@ package strategy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"sweepbench/engine"
@@ -402,5 +404,18 @@ func TestSMADirectFourWindows(t *testing.T) {
 	for L := 1; L <= 41; L++ {
 		check(L, 0)
 		check(L, 5)
+	}
+}
+
+// TestFastBelowSlowEmpty: a restriction that leaves no combo is an error
+// naming --fast-below-slow, not an empty study.
+func TestFastBelowSlowEmpty(t *testing.T) {
+	_, err := NewGrid("cross", map[string]string{"fast": "ema:50:60:5", "slow": "sma:20:30:10"}, true)
+	var pe *ParamError
+	if !errors.As(err, &pe) || pe.Param != "fast-below-slow" || !strings.Contains(pe.Reason, "no combo") {
+		t.Fatalf("err %v, want a fast-below-slow ParamError", err)
+	}
+	if g, err := NewGrid("cross", map[string]string{"fast": "ema:5:60:5", "slow": "sma:20:30:10"}, true); err != nil || g.Len() == 0 {
+		t.Fatalf("a restriction that keeps combos: %v, %d combos", err, g.Len())
 	}
 }
