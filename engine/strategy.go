@@ -260,6 +260,10 @@ func strategyGrid(family string, params map[string]string, fastBelowSlow bool) (
 	if err != nil {
 		return Grid{}, err
 	}
+	if s.Len() == 0 && fastBelowSlow {
+		return Grid{}, &FieldError{Field: FieldFastBelowSlow, Value: s.String(),
+			Err: errors.New("no combo has its fast leg shorter than its slow one: lower the fast lengths or raise the slow ones")}
+	}
 	return Grid{Strategy: s}, nil
 }
 

@@ -472,9 +472,6 @@ func NewGrid(family string, given map[string]string, fastBelowSlow bool) (Grid, 
 			return Grid{}, paramErr("fast-below-slow", "", "%s has no fast and slow legs to restrict", f.Name)
 		}
 		g.restrict()
-		if g.Len() == 0 {
-			return Grid{}, paramErr("fast-below-slow", "", "no combo of %s has its fast leg shorter than its slow one: lower the fast lengths or raise the slow ones", g)
-		}
 	}
 	return g, nil
 }

@@ -407,15 +407,18 @@ func TestSMADirectFourWindows(t *testing.T) {
 	}
 }
 
-// TestFastBelowSlowEmpty: a restriction that leaves no combo is an error
-// naming --fast-below-slow, not an empty study.
+// TestFastBelowSlowEmpty: a study whose restriction leaves no combo is
+// refused, naming --fast-below-slow (the grid itself may be empty:
+// TestFastBelowSlowByHand).
 func TestFastBelowSlowEmpty(t *testing.T) {
-	_, err := NewGrid("cross", map[string]string{"fast": "ema:50:60:5", "slow": "sma:20:30:10"}, true)
-	var pe *ParamError
-	if !errors.As(err, &pe) || pe.Param != "fast-below-slow" || !strings.Contains(pe.Reason, "no combo") {
-		t.Fatalf("err %v, want a fast-below-slow ParamError", err)
+	sp := engine.Spec{Strategy: "cross", Params: map[string]string{"fast": "ema:50:60:5", "slow": "sma:20:30:10"}, FastBelowSlow: true}
+	_, err := sp.Parse()
+	var fe *engine.FieldError
+	if !errors.As(err, &fe) || fe.Field != engine.FieldFastBelowSlow || !strings.Contains(err.Error(), "no combo") {
+		t.Fatalf("err %v, want a --fast-below-slow FieldError", err)
 	}
-	if g, err := NewGrid("cross", map[string]string{"fast": "ema:5:60:5", "slow": "sma:20:30:10"}, true); err != nil || g.Len() == 0 {
-		t.Fatalf("a restriction that keeps combos: %v, %d combos", err, g.Len())
+	sp.Params["fast"] = "ema:5:60:5"
+	if _, err := sp.Parse(); errors.As(err, &fe) && fe.Field == engine.FieldFastBelowSlow {
+		t.Fatalf("a restriction that keeps combos: %v", err)
 	}
 }
