@@ -411,14 +411,17 @@ func TestSMADirectFourWindows(t *testing.T) {
 // refused, naming --fast-below-slow (the grid itself may be empty:
 // TestFastBelowSlowByHand).
 func TestFastBelowSlowEmpty(t *testing.T) {
-	sp := engine.Spec{Strategy: "cross", Params: map[string]string{"fast": "ema:50:60:5", "slow": "sma:20:30:10"}, FastBelowSlow: true}
+	sp := engine.DefaultSpec()
+	sp.HMA, sp.HMA3 = "", ""
+	sp.Strategy, sp.FastBelowSlow = "cross", true
+	sp.Params = map[string]string{"fast": "ema:50:60:5", "slow": "sma:20:30:10"}
 	_, err := sp.Parse()
 	var fe *engine.FieldError
 	if !errors.As(err, &fe) || fe.Field != engine.FieldFastBelowSlow || !strings.Contains(err.Error(), "no combo") {
 		t.Fatalf("err %v, want a --fast-below-slow FieldError", err)
 	}
 	sp.Params["fast"] = "ema:5:60:5"
-	if _, err := sp.Parse(); errors.As(err, &fe) && fe.Field == engine.FieldFastBelowSlow {
+	if set, err := sp.Parse(); err != nil || set.Grid.Len() != 8 { // fast 5, 10, 15 below 20; 5..25 below 30
 		t.Fatalf("a restriction that keeps combos: %v", err)
 	}
 }
