@@ -76,7 +76,8 @@ if [[ ${STEPS:-123} == *2* ]]; then
 		shift
 		SWEEPBENCH_PARITY=device $B run --backend cuda --no-save "$@" --format json >$T/$name-pc.json 2>$T/$name-pc.err
 		$B run --backend reference --no-save "$@" --format json >$T/$name-pr.json 2>/dev/null
-		echo "$name ($*): $(grep -o 'parity on [^;]*' $T/$name-pc.err | head -1)"
+		SWEEPBENCH_PARITY=device $B run --backend cuda --no-save "$@" >$T/$name-pc.txt 2>&1
+		echo "$name ($*): $(grep -ho 'found on .*(each\|parity on [^;]*' $T/$name-pc.txt | head -1)"
 		python3 scripts/paritydiff.py $T/$name-pc.json $T/$name-pr.json
 	}
 	paritycase zscore "${Z[@]}"

@@ -192,7 +192,7 @@ __device__ void mem_body(int fam, const double* V64, const F* VT, const double* 
     const int held = n - 1;
     double l64[4];
     F lt[4];
-    if (fam != 2) {
+    if (fam <= 1) { // zscore and rsi read the levels of b
         for (int q = 0; q < 4; ++q) {
             l64[q] = L64[4 * b + q];
             lt[q] = LT[4 * b + q];
